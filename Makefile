@@ -1,0 +1,42 @@
+# The two commands of the README: `make render` and `make test`.
+# Both install whatever is missing first, so they work on a fresh Debian machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SENTENCE ?= the cat sat
+APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config
+TORCH_VERSION := 2.13.0
+
+.PHONY: setup render test benchmark clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.apt:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; fi
+	@mkdir -p $(VENV) && touch $@
+
+$(VENV)/.installed: $(VENV)/.apt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
+	$(BIN)/pip install -q torch==$(TORCH_VERSION)
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+render: setup
+	$(BIN)/blockviz render "$(SENTENCE)" --scene all --lecture -q l
+	$(BIN)/blockviz figures "$(SENTENCE)"
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+benchmark: setup
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) media

@@ -1,0 +1,33 @@
+"""The ``blockviz`` command: a group of verb subcommands. Heavy imports happen inside commands."""
+
+from __future__ import annotations
+
+import click
+
+from blockviz import __version__
+from blockviz.cli.figures_command import figures
+from blockviz.cli.record_command import record
+from blockviz.cli.render_command import render
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="blockviz")
+def main() -> None:
+    """Show, with real numbers, what happens inside one transformer block.
+
+    A sentence becomes one row of numbers per token and runs through one pre-norm decoder
+    block; every intermediate tensor is recorded. `record` prints the numbers, `figures`
+    draws them with matplotlib, `render` animates them with Manim.
+
+    \b
+    Examples:
+      blockviz record "the cat sat"
+      blockviz figures "the cat sat" --format png,svg
+      blockviz render "the cat sat" --scene all -q l
+      blockviz record -- "-a sentence that starts with a dash"
+    """
+
+
+main.add_command(record)
+main.add_command(figures)
+main.add_command(render)

@@ -1,0 +1,85 @@
+"""From a sentence to rows of numbers: tokens, their embeddings and their positions."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+import torch
+
+from blockviz.config import BlockConfig
+from blockviz.errors import BlockvizError
+
+# Contractions split as GPT-2 splits them ("didn't" → "didn", "'t"); a word keeps its combining
+# accents; an emoji keeps its variation selectors, skin tones and zero-width joins.
+_TOKEN = re.compile(
+    r"'(?:s|t|re|ve|m|ll|d)\b"
+    r"|[\w\u0300-\u036f]+"
+    r"|[^\w\s](?:[\ufe00-\ufe0f\U0001f3fb-\U0001f3ff]|\u200d[^\w\s])*",
+    re.IGNORECASE,
+)
+
+EMBEDDING_SCALE = 1.0
+"""Standard deviation of a token embedding's entries.
+
+At 1.0 a token vector is as large as the sinusoidal position it is added to, so both show in
+``resid_pre``, and the numbers print well with two decimals.
+"""
+
+
+def tokenize(sentence: str, max_tokens: int = 64) -> list[str]:
+    """Split a sentence into word and punctuation tokens, keeping their text exactly.
+
+    ``"it was too tired."`` → ``["it", "was", "too", "tired", "."]``.
+
+    Raises
+    ------
+    BlockvizError
+        If the sentence holds no token, or more than ``max_tokens``.
+    """
+    tokens = _TOKEN.findall(sentence)
+    if not tokens:
+        raise BlockvizError("the sentence is empty: give at least one word, e.g. \"the cat sat\"")
+    if len(tokens) > max_tokens:
+        raise BlockvizError(
+            f"the sentence has {len(tokens)} tokens, more than max_tokens {max_tokens}: shorten it"
+        )
+    return tokens
+
+
+def token_embedding(token: str, config: BlockConfig) -> torch.Tensor:
+    """The embedding of one token, shape ``(d_model,)``.
+
+    Drawn from N(0, EMBEDDING_SCALE²) by a generator seeded with a BLAKE2 hash of the seed and
+    the token's text, so a token has the same vector in every sentence, run and machine.
+    """
+    digest = hashlib.blake2b(f"{config.seed}\x00{token}".encode("utf-8"), digest_size=8).digest()
+    generator = torch.Generator().manual_seed(int.from_bytes(digest, "little") & (2**63 - 1))
+    vector = torch.randn(config.d_model, generator=generator, dtype=torch.float64) * EMBEDDING_SCALE
+    return vector.to(dtype_of(config))
+
+
+def embed(tokens: list[str], config: BlockConfig) -> torch.Tensor:
+    """The token embeddings, one row per token, shape ``(n, d_model)``."""
+    return torch.stack([token_embedding(token, config) for token in tokens])
+
+
+def sinusoidal_positions(n: int, d_model: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Sinusoidal positional encodings, shape ``(n, d_model)``.
+
+    PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))
+    (Vaswani et al. 2017, "Attention Is All You Need", §3.5).
+    """
+    position = torch.arange(n, dtype=torch.float64)[:, None]
+    frequency = torch.exp(-math.log(10000.0) * torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    encoding = torch.zeros(n, d_model, dtype=torch.float64)
+    encoding[:, 0::2] = torch.sin(position * frequency)
+    encoding[:, 1::2] = torch.cos(position * frequency)[:, : d_model // 2]
+    return encoding.to(dtype)
+
+
+def dtype_of(config: BlockConfig) -> torch.dtype:
+    """The torch dtype named by ``config.dtype``."""
+    return {"float32": torch.float32, "float64": torch.float64}[config.dtype]
+
