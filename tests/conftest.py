@@ -1,0 +1,18 @@
+"""Shared fixtures: records of the default and the long example sentence."""
+
+import pytest
+
+from blockviz import record
+
+DEFAULT_SENTENCE = "the cat sat"
+LONG_SENTENCE = "The chicken didn't cross the road because it was too tired."
+
+
+@pytest.fixture(scope="session")
+def cat_record():
+    return record(DEFAULT_SENTENCE)
+
+
+@pytest.fixture(scope="session")
+def chicken_record():
+    return record(LONG_SENTENCE)

@@ -1,0 +1,85 @@
+"""`blockviz record` and the group, through click's CliRunner."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from blockviz import __version__
+from blockviz.cli import main
+
+
+def row(output: str, section: str, token: str) -> list[str]:
+    """The first table row labelled ``token`` after the heading ``section``."""
+    lines = output.split(section, 1)[1].splitlines()
+    return next(line.split() for line in lines if line.startswith(f"  {token} "))
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_version():
+    result = run("--version")
+    assert result.exit_code == 0 and __version__ in result.output
+
+
+def test_record_prints_every_tensor_with_shape_and_token_labels(cat_record):
+    result = run("record", "the cat sat")
+    assert result.exit_code == 0, result.output
+    assert "weights  (2, 3, 3)" in result.output
+    assert "resid_post  (3, 4)" in result.output
+    assert "ffn_pre  (3, 8)" in result.output
+    assert row(result.output, "weights  (2, 3, 3)", "the") == ["the", "1.00", "0.00", "0.00"]
+    assert "-inf" in result.output.split("mask  (3, 3)")[1]
+    value = f"{cat_record.resid_post[2, 3].item():.2f}"
+    assert row(result.output, "resid_post  (3, 4)", "sat")[-1] == value
+
+
+def test_record_decimals_and_options():
+    result = run("record", "a b", "--decimals", "4", "--d-model", "6", "--heads", "3", "--bidirectional")
+    assert result.exit_code == 0, result.output
+    assert "query  (3, 2, 2)" in result.output and "-inf" not in result.output
+    assert any(len(word.split(".")[-1]) == 4 for word in result.output.split() if "." in word)
+
+
+def test_record_save_writes_json(tmp_path):
+    path = tmp_path / "r.json"
+    result = run("record", "the cat sat", "--save", str(path))
+    assert result.exit_code == 0, result.output
+    assert json.loads(path.read_text())["tokens"] == ["the", "cat", "sat"]
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["record", ""], 1, "the sentence is empty"),
+        (["record", "  "], 1, "the sentence is empty"),
+        (["record", " ".join(["w"] * 65)], 1, "more than max_tokens 64"),
+        (["record", "-the cat"], 2, "put -- before it"),
+        (["record", "a", "--d-model", "5"], 1, "not divisible by n_heads"),
+        (["record", "a", "--activation", "tanh"], 2, "'tanh' is not one of"),
+        (["record", "a", "--weights", "nope.json"], 1, "no file at"),
+        (["record", "a", "--save", "out.txt"], 1, "neither .safetensors nor .json"),
+    ],
+)
+def test_bad_input_is_one_line_error(args, code, message):
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == code
+    assert message in result.output
+    assert "Traceback" not in result.output
+    error_lines = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(error_lines) == 1
+
+
+def test_sentence_starting_with_dash_works_after_double_dash():
+    result = run("record", "--", "-the cat")
+    assert result.exit_code == 0 and "  -  " in result.output
+
+
+def test_unwritable_save_folder_writes_nothing(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = run("record", "a", "--save", str(blocker / "r.json"))
+    assert result.exit_code == 1 and "cannot write to folder" in result.output
+    assert blocker.read_text() == "x"
