@@ -1,11 +1,107 @@
-"""``blockviz figures``: placeholder until the figures are built."""
+"""``blockviz figures``: every step of the block as a static figure (PNG, SVG, PDF), from the record."""
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import click
 
+from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
+from blockviz.cli.sentence import SentenceCommand
+from blockviz.figures.registry import FIGURE_NAMES, FIGURES
 
-@click.command()
-def figures() -> None:
-    """Not built yet."""
-    raise click.ClickException("blockviz figures is not built yet")
+FORMATS = ("png", "svg", "pdf")
+THEMES = ("light", "dark")
+
+
+class FormatList(click.ParamType):
+    """A comma-separated list of file formats, e.g. ``png,svg``; each one checked."""
+
+    name = "FORMATS"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (list, tuple)):
+            return list(value)
+        formats = [part.strip().lower().lstrip(".") for part in str(value).split(",") if part.strip()]
+        if not formats:
+            self.fail(f"give at least one format: a comma-separated list of {', '.join(FORMATS)}", param, ctx)
+        unknown = [fmt for fmt in formats if fmt not in FORMATS]
+        if unknown:
+            self.fail(f"unknown format {unknown[0]!r}: choose from {', '.join(FORMATS)} (comma-separated, e.g. png,svg)", param, ctx)
+        return list(dict.fromkeys(formats))
+
+
+@click.command(cls=SentenceCommand)
+@record_options(allow_record_file=True)
+@click.option("-o", "--output", "folder", type=click.Path(file_okay=False, writable=True, path_type=Path), default=None,
+              help="Folder for the files  [default: renders/<sentence-slug>/figures]")
+@click.option("--figure", "names", type=click.Choice(FIGURE_NAMES), multiple=True, metavar="NAME",
+              help="Draw only this figure (repeat for several; see --list). Default: all 12.")
+@click.option("--format", "formats", type=FormatList(), default="png,svg", show_default=True, help="File formats, comma-separated: png, svg, pdf.")
+@click.option("--dpi", type=click.IntRange(20, 1200), default=200, show_default=True, help="Pixels per inch of PNG files.")
+@click.option("--theme", type=click.Choice(THEMES), default="light", show_default=True, help="light for documents, dark to match the videos.")
+@click.option("--token", default=None, metavar="WORD|INDEX",
+              help="Query token written out in value-mixing: a token of the sentence or its index (negative counts from the end). Default: the last.")
+@click.option("--head", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Show only head N in per-head figures (and mix with it in value-mixing). Default: every head; value-mixing uses head 0.")
+@click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
+def figures(folder, names, formats, dpi, theme, token, head, list_only, **options) -> None:
+    """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
+
+    Writes FOLDER/<figure>.<format> for each figure and format and prints each path.
+    Colours match the videos; every number shown is one the computation produced.
+
+    \b
+    Examples:
+      blockviz figures "the cat sat"
+      blockviz figures "the cat sat" --figure weights --figure mask --format svg,pdf
+      blockviz figures "The chicken didn't cross the road." --token chicken --head 1
+      blockviz figures --record cat.safetensors -o docs/figures
+      blockviz figures --list
+    """
+    if list_only:
+        width = max(len(spec.name) for spec in FIGURES)
+        for spec in FIGURES:
+            click.echo(f"{spec.name:<{width}}  {spec.description}")
+        return
+    record_options = pop_record_options(options)
+    rec = build_record(**record_options)
+    from blockviz.figures.request import FigureRequest, resolve_token
+    from blockviz.files import sentence_slug
+    from blockviz.style import theme as theme_named
+
+    with reporting_errors():
+        request = FigureRequest(rec, theme_named(theme), token=resolve_token(rec.tokens, token), head=head)
+        folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
+        _check_folder(folder)
+        _write(request, folder, list(names) or list(FIGURE_NAMES), formats, dpi)
+
+
+def _write(request, folder: Path, names: list[str], formats: list[str], dpi: int) -> None:
+    from blockviz.figures.glyphs import MissingGlyphWarning
+    from blockviz.figures.writing import write_figures
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MissingGlyphWarning)
+        for path in write_figures(request, folder, names, formats, dpi):
+            for warning in _pop(caught, MissingGlyphWarning):
+                click.echo(f"warning: {warning.message}", err=True)
+            click.echo(str(path))
+
+
+def _pop(caught: list, category) -> list:
+    found = [warning for warning in caught if issubclass(warning.category, category)]
+    for warning in found:
+        caught.remove(warning)
+    return found
+
+
+def _check_folder(folder: Path) -> None:
+    """Create ``folder`` now, so an unusable one fails before any drawing."""
+    from blockviz.errors import BlockvizError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise BlockvizError(f"cannot create folder {str(folder)!r} ({error.strerror}): choose a writable folder with -o") from None

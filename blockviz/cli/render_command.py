@@ -1,11 +1,94 @@
-"""``blockviz render``: placeholder until the render are built."""
+"""``blockviz render``: animate the record's real numbers with Manim, one file per scene."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import click
 
+from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
+from blockviz.cli.sentence import SentenceCommand
 
-@click.command()
-def render() -> None:
-    """Not built yet."""
-    raise click.ClickException("blockviz render is not built yet")
+QUALITY_LETTERS = ("l", "m", "h", "k")
+FORMAT_NAMES = ("mp4", "gif", "png")
+
+
+def _resolution(ctx, param, value):
+    if value is None:
+        return None
+    match = re.fullmatch(r"(\d+)x(\d+)", value)
+    if not match or int(match[1]) < 16 or int(match[2]) < 16 or int(match[1]) % 2 or int(match[2]) % 2:
+        raise click.BadParameter(f"{value!r} is not WIDTHxHEIGHT in even pixels ≥ 16, e.g. 1280x720")
+    return int(match[1]), int(match[2])
+
+
+def _list_scenes(ctx, param, value):
+    if not value or ctx.resilient_parsing:
+        return
+    from scenes.catalog import entries
+
+    width = max(len(entry.name) for entry in entries())
+    for entry in entries():
+        click.echo(f"{entry.name:<{width}}  {entry.description}")
+    ctx.exit()
+
+
+@click.command(cls=SentenceCommand)
+@record_options(allow_record_file=True)
+@click.option("--scene", "scenes", multiple=True, default=("all",), show_default=True, metavar="NAME", help="Scene to render (repeat for several), or all. See --list.")
+@click.option("-q", "--quality", type=click.Choice(QUALITY_LETTERS), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
+@click.option("--format", "file_format", type=click.Choice(FORMAT_NAMES), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=Path("renders"), show_default=True, help="Folder; files go to OUTPUT/<sentence>/<scene>.<format>.")
+@click.option("--token", default=None, metavar="WORD", help="Token the scenes focus on (its row is worked in detail). [default: the last token]")
+@click.option("--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1).")
+@click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the page.")
+@click.option("--resolution", callback=_resolution, default=None, metavar="WxH", help="Pixel size instead of the quality's, e.g. 320x180.")
+@click.option("--fps", type=click.IntRange(1, 120), default=None, help="Frames per second instead of the quality's.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Scenes rendered in parallel processes.")
+@click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
+@click.option("--list", "list_scenes", is_flag=True, expose_value=False, is_eager=True, callback=_list_scenes, help="List the scenes and exit.")
+def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, jobs, force, **options) -> None:
+    """Animate SENTENCE's attention with its real numbers: one Manim scene per file.
+
+    Files go to OUTPUT/<sentence>/<scene>.<format> and their paths are printed. A scene whose
+    inputs (record, options, code) have not changed since the last render is not rendered again.
+    Each scene file also runs under plain Manim on "the cat sat":
+    manim -ql scenes/softmax.py Softmax
+
+    \b
+    Examples:
+      blockviz render "the cat sat" --scene all -q l
+      blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
+      blockviz render --record rec.safetensors --scene mask --format png
+    """
+    from blockviz import rendering
+    from scenes.catalog import lookup
+
+    record_inputs = pop_record_options(options)
+    render_options = rendering.RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps)
+    with reporting_errors():
+        names = [entry.name for entry in lookup(scenes)]
+        sentence = _sentence(record_inputs)
+        planned = rendering.plan(names, sentence, record_inputs, render_options, output)
+    pending = [job for job in planned if force or not job.is_fresh()]
+    if pending:
+        rec = build_record(**record_inputs)
+        with reporting_errors():
+            rendering.render_jobs(rec, pending, render_options, processes=jobs, progress=rendering.Progress(enabled=True))
+    for job in planned:
+        click.echo(f"{job.output}" + ("" if job in pending else "  (unchanged)"))
+
+
+def _sentence(record_inputs: dict) -> str:
+    """The sentence whose folder the files go to, found without running the block."""
+    from blockviz.rendering import record_file_sentence
+
+    sentence, record_file = record_inputs.get("sentence"), record_inputs.get("record_file")
+    if record_file is not None:
+        if sentence is not None:
+            raise click.UsageError("give either a sentence or --record FILE, not both")
+        return record_file_sentence(record_file)
+    if sentence is None:
+        raise click.UsageError('give a sentence, e.g. "the cat sat", or --record FILE')
+    return sentence

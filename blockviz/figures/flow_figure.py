@@ -1,0 +1,127 @@
+"""The route through the pre-norm block as a diagram, with this sentence's shapes.
+
+x → LayerNorm → attention → add → LayerNorm → FFN → add (pre-norm as in GPT-2; Xiong et al.
+2020, "On Layer Normalization in the Transformer Architecture").
+"""
+
+from __future__ import annotations
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Circle, FancyBboxPatch
+
+from blockviz.figures import formulas
+from blockviz.figures.labels import text_size_in
+from blockviz.figures.layout import Slot, build_figure
+from blockviz.figures.parts import heading, note
+from blockviz.figures.request import FigureRequest
+from blockviz.style import FFN_COLOR, OUTPUT_COLOR, RESIDUAL_COLOR, Theme
+
+BOX_PT = 9.0
+RESIDUAL_Y = 0.55
+BRANCH_Y = 2.0
+BOX_PAD_IN = 0.14
+ADD_RADIUS = 0.14
+
+
+def block_flow(request: FigureRequest) -> Figure:
+    """Figure 8: the block as a diagram: resid_pre → LayerNorm → attention → ⊕ → LayerNorm →
+    FFN → ⊕ → resid_post, each arrow labelled with its shape for this sentence."""
+    rec = request.record
+    n, c = rec.n, rec.config
+    rows = f"{n} × {c.d_model}"
+    mask = "causal mask" if c.causal else "no mask (bidirectional)"
+    boxes = [
+        ("resid_pre", f"x = resid_pre\n{rows}", RESIDUAL_COLOR, "stream"),
+        ("ln1", f"LayerNorm\n{rows}", RESIDUAL_COLOR, "branch"),
+        ("attention", f"multi-head attention\n{c.n_heads} heads × d_head {c.d_head}, {mask}\n{rows} \u2192 {rows}", OUTPUT_COLOR, "branch"),
+        ("add1", "resid_mid", RESIDUAL_COLOR, "add"),
+        ("ln2", f"LayerNorm\n{rows}", RESIDUAL_COLOR, "branch"),
+        ("ffn", f"FFN ({c.activation.upper() if c.activation == 'gelu' else 'ReLU'})\n{rows} \u2192 {n} × {c.d_ff} \u2192 {rows}", FFN_COLOR, "branch"),
+        ("add2", "resid_post", RESIDUAL_COLOR, "add"),
+        ("resid_post", f"resid_post\n{rows}", RESIDUAL_COLOR, "stream"),
+    ]
+    sizes = {name: text_size_in(text, BOX_PT) for name, text, _, _ in boxes}
+    width = _flow_width(boxes, sizes)
+    outputs = {"add1": f"attn_out\n{rows}", "add2": f"ffn_out\n{rows}"}
+
+    def draw(ax: Axes):
+        return _draw_flow(ax, boxes, sizes, outputs, request.theme)
+
+    lines = heading("Block flow: one pre-norm decoder block", formulas.RESIDUAL)
+    lines.append([Slot(width, BRANCH_Y + 0.75, draw, key="flow")])
+    lines.append([note(f"shapes as rows × columns for this sentence: n = {n} tokens, d_model = {c.d_model}, d_ff = {c.d_ff}; every step keeps one row per token")])
+    return build_figure(lines)[0]
+
+
+def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
+    ax.set_label("flow")
+    ax.set_axis_off()
+    width, height = ax.figure.get_size_inches() * ax.get_position().size
+    ax.set_xlim(0, width)
+    ax.set_ylim(0, height)
+    drawn = {}
+    x = 0.05
+    branch_start = None
+    previous_branch = None
+    stream_previous = None
+    for name, text, colour, kind in boxes:
+        if kind == "add":
+            centre = (x + 0.3, RESIDUAL_Y)
+            ax.add_patch(Circle(centre, ADD_RADIUS, facecolor=theme.background, edgecolor=colour, linewidth=1.4))
+            ax.text(*centre, "+", ha="center", va="center", fontsize=12, color=theme.text)
+            ax.text(centre[0], RESIDUAL_Y - 0.3, text, ha="center", va="top", fontsize=BOX_PT - 1, color=theme.muted_text, parse_math=False)
+            _arrow(ax, (previous_branch[0], previous_branch[1]), (centre[0], BRANCH_Y), colour, head=False)
+            _arrow(ax, (centre[0], BRANCH_Y), (centre[0], RESIDUAL_Y + ADD_RADIUS), colour)
+            ax.text(centre[0] - 0.08, (BRANCH_Y + RESIDUAL_Y) / 2 + 0.1, outputs[name], ha="right", va="center", fontsize=BOX_PT - 1.5,
+                    color=theme.muted_text, parse_math=False, linespacing=1.3)
+            _arrow(ax, stream_previous, (centre[0] - ADD_RADIUS, RESIDUAL_Y), RESIDUAL_COLOR)
+            stream_previous = (centre[0] + ADD_RADIUS, RESIDUAL_Y)
+            drawn[name] = centre
+            x = centre[0] + 0.45
+            branch_start = None
+            continue
+        box_width, box_height = sizes[name][0] + 2 * BOX_PAD_IN, sizes[name][1] + 2 * BOX_PAD_IN
+        y = RESIDUAL_Y if kind == "stream" else BRANCH_Y
+        if kind == "branch" and branch_start is None:
+            branch_start = (x, RESIDUAL_Y)
+            ax.add_patch(Circle(branch_start, 0.04, color=RESIDUAL_COLOR))
+            _arrow(ax, branch_start, (x, y), RESIDUAL_COLOR, head=False)
+            _arrow(ax, (x, y), (x + 0.3, y), RESIDUAL_COLOR)
+            x += 0.3
+        elif kind == "branch":
+            _arrow(ax, previous_branch, (x, y), colour)
+        if kind == "stream" and stream_previous is not None:
+            _arrow(ax, stream_previous, (x, y), RESIDUAL_COLOR)
+        ax.add_patch(FancyBboxPatch((x, y - box_height / 2), box_width, box_height, boxstyle="round,pad=0,rounding_size=0.08",
+                                    facecolor=theme.background, edgecolor=colour, linewidth=1.4))
+        drawn[name] = ax.text(x + box_width / 2, y, text, ha="center", va="center", fontsize=BOX_PT, color=theme.text, parse_math=False, linespacing=1.35)
+        if kind == "stream":
+            stream_previous = (x + box_width, y)
+            x += box_width + (0.9 if name == "resid_pre" else 0.0)
+        else:
+            previous_branch = (x + box_width, y)
+            x += box_width + 0.35
+    return drawn
+
+
+def _flow_width(boxes, sizes) -> float:
+    """Width in inches of the diagram, following the same steps as :func:`_draw_flow`."""
+    x = 0.05
+    in_branch = False
+    for name, _, _, kind in boxes:
+        box_width = sizes[name][0] + 2 * BOX_PAD_IN
+        if kind == "add":
+            x += 0.3 + 0.45
+            in_branch = False
+        elif kind == "stream":
+            x += box_width + (0.9 if name == "resid_pre" else 0.0)
+        else:
+            x += (0.0 if in_branch else 0.3) + box_width + 0.35
+            in_branch = True
+    return x + 0.05
+
+
+def _arrow(ax: Axes, start, end, colour: str, head: bool = True) -> None:
+    ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle="-|>" if head else "-", color=colour, linewidth=1.3,
+                                                          shrinkA=0, shrinkB=0, mutation_scale=10))

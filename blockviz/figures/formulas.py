@@ -1,0 +1,49 @@
+"""Formulas, typeset with matplotlib's mathtext (no LaTeX), and numbers written out as vectors."""
+
+from __future__ import annotations
+
+from blockviz.style import format_number
+
+ATTENTION = r"$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right) V$"
+"""Scaled dot-product attention (Vaswani et al. 2017, "Attention Is All You Need", Eq. 1) with
+the mask M added before the softmax."""
+SCORES = r"$S = QK^{\top}$, then $S / \sqrt{d_k}$"
+MASKED_SCORES = r"$S / \sqrt{d_k} + M$,  $M_{ij} = 0$ if $j \leq i$, $-\infty$ if $j > i$"
+OPEN_MASK = r"$S / \sqrt{d_k} + M$,  $M = 0$ (bidirectional: nothing blocked)"
+WEIGHTS = r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$, each row sums to 1"
+QKV = r"$Q = XW^Q_h + b^Q_h,\quad K = XW^K_h + b^K_h,\quad V = XW^V_h + b^V_h,\quad X = \mathrm{LayerNorm}(x)$"
+MIXING = r"$z_i = \sum_j w_{ij}\, v_j$"
+MULTI_HEAD = r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O + b^O$"
+FFN = r"$\mathrm{FFN}(x) = \mathrm{act}(x W_{in} + b_{in})\, W_{out} + b_{out}$"
+RESIDUAL = r"$x_{mid} = x + \mathrm{Attention}(\mathrm{LN}_1(x)),\quad x_{out} = x_{mid} + \mathrm{FFN}(\mathrm{LN}_2(x_{mid}))$"
+TOKEN_GRID = r"$x = \mathrm{embedding} + \mathrm{position}$"
+
+_MATHTEXT_SPECIALS = str.maketrans({"$": r"\$"})
+
+
+def escape_mathtext(text: str) -> str:
+    r"""``text`` with ``$`` escaped (``\$``), so matplotlib shows it as typed instead of as maths."""
+    return text.translate(_MATHTEXT_SPECIALS)
+
+
+def vector_text(values, decimals: int = 2, max_items: int = 6) -> str:
+    """A vector as written in the figures: ``(0.50, 3.00)``; past ``max_items`` entries the
+    middle ones are elided, ``(0.10, 0.20, 0.30, …, 0.90)``, keeping the first 3 and last 2."""
+    numbers = [format_number(float(value), decimals) for value in values]
+    if len(numbers) > max_items:
+        numbers = numbers[:3] + ["\u2026"] + numbers[-2:]
+    return "(" + ", ".join(numbers) + ")"
+
+
+def mixture_terms(weights, vectors, decimals: int = 2) -> list[str]:
+    """The terms ``w·(v)`` of a weighted sum of vectors: ``["0.25·(2.00, 0.00)", …]``."""
+    return [f"{format_number(float(weight), decimals)}\u00b7{vector_text(vector, decimals)}" for weight, vector in zip(weights, vectors)]
+
+
+def mixture_equation(weights, vectors, total, decimals: int = 2) -> str:
+    """``w₁·(v₁) + w₂·(v₂) + … = (total)`` on one line, every number as given.
+
+    ``mixture_equation([.25, .75], [(2, 0), (0, 4)], (.5, 3))`` →
+    ``"0.25·(2.00, 0.00) + 0.75·(0.00, 4.00) = (0.50, 3.00)"``.
+    """
+    return " + ".join(mixture_terms(weights, vectors, decimals)) + " = " + vector_text(total, decimals)

@@ -1,0 +1,116 @@
+"""Drawing a matrix as coloured cells, annotating the cells, and the blocked (−∞) cell style.
+
+As in matplotlib's gallery "Creating annotated heatmaps": drawing and annotating are two
+functions; both take the ``Axes`` and return the artists they drew. Row 0 is at the top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.collections import QuadMesh
+from matplotlib.colors import Colormap, Normalize
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.text import Text
+
+from blockviz.style import NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, Theme, format_number, signed_limit, text_color_on
+
+BLOCKED_HATCH = "///"
+
+
+@dataclass(frozen=True)
+class ColourScale:
+    """A colour map and the range it spans."""
+
+    cmap: Colormap
+    norm: Normalize
+
+    def rgba(self, values: np.ndarray) -> np.ndarray:
+        """RGBA of each value, shape ``values.shape + (4,)``."""
+        return self.cmap(self.norm(values))
+
+
+def signed_scale(*arrays) -> ColourScale:
+    """The diverging map centred on 0, wide enough for every finite value of ``arrays``."""
+    limit = max(signed_limit(np.asarray(array, dtype=float).ravel()) for array in arrays)
+    return ColourScale(colormaps[SIGNED_CMAP], Normalize(-limit, limit))
+
+
+def weights_scale() -> ColourScale:
+    """The weights map on the fixed range 0–1."""
+    return ColourScale(colormaps[WEIGHTS_CMAP], Normalize(0.0, 1.0))
+
+
+def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, blocked: np.ndarray | None = None) -> QuadMesh:
+    """Cells of ``values`` ``(rows, cols)`` coloured by ``scale``; ``blocked`` cells are left
+    empty (for :func:`draw_blocked`), so −∞ never stretches the scale. Row 0 at the top."""
+    rows, cols = values.shape
+    shown = np.ma.masked_array(np.where(np.isfinite(values), values, 0.0), mask=_blocked_or_none(values, blocked))
+    mesh = ax.pcolormesh(
+        np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5, shown,
+        cmap=scale.cmap, norm=scale.norm, edgecolors=theme.background, linewidth=0.5 if max(rows, cols) <= 24 else 0.25,
+    )
+    ax.set_xlim(-0.5, cols - 0.5)
+    ax.set_ylim(rows - 0.5, -0.5)
+    ax.set_aspect("auto")
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return mesh
+
+
+def draw_blocked(ax: Axes, blocked: np.ndarray, theme: Theme, filled: bool = True) -> list[Rectangle]:
+    """Hatch the ``blocked`` cells (a boolean ``(rows, cols)`` array), one rectangle per run of
+    blocked cells in a row. ``filled`` paints them in the theme's blocked colour (masked scores,
+    −∞); otherwise only the hatch shows over the cell's own colour (weights, exactly 0)."""
+    patches = []
+    for row, flags in enumerate(np.asarray(blocked, dtype=bool)):
+        for start, stop in _runs(flags):
+            patch = Rectangle(
+                (start - 0.5, row - 0.5), stop - start, 1.0, facecolor=theme.blocked if filled else "none",
+                edgecolor=theme.blocked_hatch, hatch=BLOCKED_HATCH, linewidth=0.0, alpha=None if filled else 0.6,
+            )
+            ax.add_patch(patch)
+            patches.append(patch)
+    return patches
+
+
+def blocked_legend_handle(theme: Theme, label: str | None = None) -> Patch:
+    """The legend entry explaining the blocked style."""
+    return Patch(facecolor=theme.blocked, edgecolor=theme.blocked_hatch, hatch=BLOCKED_HATCH, linewidth=0.0,
+                 label=label or f"{NEG_INF_LABEL}: blocked by the mask M (a key after its query); its weight is exactly 0")
+
+
+def annotate_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, size_pt: float,
+                     blocked: np.ndarray | None = None, decimals: int = 2, blocked_filled: bool = True) -> list[Text]:
+    """Write every cell's value (``format_number``) on it, in black or white to suit the cell.
+
+    −∞ cells read "−∞"; cells are written row by row, so ``ax.texts[i * cols + j]`` is cell (i, j).
+    """
+    is_blocked = _blocked_or_none(values, blocked)
+    colours = scale.rgba(np.where(np.isfinite(values), values, 0.0))
+    texts = []
+    for (row, col), value in np.ndenumerate(values):
+        on_blocked = is_blocked is not False and bool(is_blocked[row, col]) and blocked_filled
+        background = theme.blocked if on_blocked else colours[row, col]
+        texts.append(ax.text(col, row, format_number(float(value), decimals), ha="center", va="center", fontsize=size_pt, color=text_color_on(background), parse_math=False))
+    return texts
+
+
+def _blocked_or_none(values: np.ndarray, blocked: np.ndarray | None):
+    mask = np.isneginf(values)
+    if blocked is not None:
+        mask = mask | np.asarray(blocked, dtype=bool)
+    return mask if mask.any() else False
+
+
+def _runs(flags: np.ndarray):
+    start = None
+    for index, flag in enumerate(list(flags) + [False]):
+        if flag and start is None:
+            start = index
+        elif not flag and start is not None:
+            yield start, index
+            start = None

@@ -1,0 +1,68 @@
+"""Labels that stay legible: ellipsised tokens, measured text and font sizes that fit a cell."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import text_to_path
+
+MAX_LABEL_CHARS = 12
+"""Longest token label; longer tokens are cut to this many characters, ending in "…"."""
+ELLIPSIS = "\u2026"
+
+LARGEST_ANNOTATION_PT = 9.0
+SMALLEST_ANNOTATION_PT = 5.0
+"""Below this size digits are unreadable: the cells are shown by colour alone."""
+LARGEST_TICK_PT = 9.0
+SMALLEST_TICK_PT = 4.5
+POINTS_PER_INCH = 72.0
+LINE_SPACING = 1.4
+"""Distance between lines of multi-line text, in font sizes (matplotlib's default is 1.2 × line height)."""
+
+
+def ellipsize(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
+    """``text`` cut to ``max_chars`` characters, the last one "…", if longer.
+
+    ``ellipsize("internationalisation")`` → ``"internation…"`` (12 characters).
+    """
+    if len(text) <= max_chars:
+        return text
+    return text[: max_chars - 1] + ELLIPSIS
+
+
+def token_labels(tokens: list[str]) -> list[str]:
+    """Tick labels for tokens: ellipsised, and blank-looking tokens made visible."""
+    return [ellipsize(token) if token.strip() else repr(token) for token in tokens]
+
+
+@lru_cache(maxsize=4096)
+def text_size_in(text: str, size_pt: float, family: str = "sans-serif", math: bool = False) -> tuple[float, float]:
+    """Width and height (ascent + descent) of ``text`` at ``size_pt``, in inches, measured from
+    the font's outlines (no renderer needed)."""
+    if "\n" in text and not math:
+        sizes = [text_size_in(line, size_pt, family) for line in text.split("\n")]
+        return max(width for width, _ in sizes), LINE_SPACING * size_pt / POINTS_PER_INCH * (len(sizes) - 1) + sizes[-1][1]
+    width, height, _ = text_to_path.get_text_width_height_descent(text, FontProperties(family=family, size=size_pt), ismath=math)
+    return float(width) / POINTS_PER_INCH, float(height) / POINTS_PER_INCH
+
+
+def widest_in(texts, size_pt: float, family: str = "sans-serif") -> float:
+    """Width in inches of the widest of ``texts`` at ``size_pt`` (0 for none)."""
+    return max((text_size_in(text, size_pt, family)[0] for text in texts), default=0.0)
+
+
+def annotation_size(cell_in: float, texts, family: str = "sans-serif") -> float | None:
+    """Font size (pt) at which every one of ``texts`` fits in a square cell ``cell_in`` wide,
+    at most 9 pt; ``None`` when that is under 5 pt (then the cells show colour only)."""
+    reference = 10.0
+    widest = widest_in(texts, reference, family)
+    if widest == 0:
+        return LARGEST_ANNOTATION_PT
+    size = min(LARGEST_ANNOTATION_PT, reference * 0.84 * cell_in / widest, 0.5 * cell_in * POINTS_PER_INCH)
+    return round(size, 2) if size >= SMALLEST_ANNOTATION_PT else None
+
+
+def tick_size(cell_in: float) -> float:
+    """Font size (pt) of tick labels one per cell ``cell_in`` apart, so that they never touch."""
+    return round(max(SMALLEST_TICK_PT, min(LARGEST_TICK_PT, 0.62 * cell_in * POINTS_PER_INCH)), 2)

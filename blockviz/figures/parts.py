@@ -1,0 +1,54 @@
+"""Pieces every figure uses: its heading, operators between panels, axis labels, arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from blockviz.figures.labels import token_labels
+from blockviz.figures.layout import Slot, text_slot
+
+HEADING_PT = 12.0
+FORMULA_PT = 11.0
+OPERATOR_PT = 15.0
+NOTE_PT = 8.5
+OPERATOR_COLUMNS = 1.6
+"""Width of an operator between panels, counted in cells, when sizing cells to a line."""
+LABEL_COLUMNS = 3.0
+
+
+def as_array(tensor) -> np.ndarray:
+    """A record tensor as a float64 NumPy array (values unchanged)."""
+    return np.asarray(tensor, dtype=float)
+
+
+def heading(title: str, formula: str | None = None) -> list[list[Slot]]:
+    """The lines at the top of a figure: its title, and a mathtext formula under it."""
+    lines = [[text_slot(title, HEADING_PT, key="heading", fontweight="bold")]]
+    if formula:
+        lines.append([text_slot(formula, FORMULA_PT, key="formula", math=True)])
+    return lines
+
+
+def operator(symbol: str, math: bool = False, size: float = OPERATOR_PT) -> Slot:
+    """An operator between two panels: "+", "=", "→", or a mathtext step such as ÷√d_k."""
+    return text_slot(symbol, size, math=math)
+
+
+def note(text: str, key: str | None = None, math: bool = False) -> Slot:
+    """A line of explanation in small type."""
+    return text_slot(text, NOTE_PT, key=key, math=math)
+
+
+def rows_of(tokens: list[str]) -> list[str]:
+    """Row labels for token rows."""
+    return token_labels(tokens)
+
+
+def dimensions(prefix: str, count: int) -> list[str]:
+    """Column labels of a vector's entries: ``d0, d1, …`` (``q``, ``k``, ``v``, ``h`` for others)."""
+    return [f"{prefix}{index}" for index in range(count)]
+
+
+def line_columns(panel_columns: list[int], operators: int = 0, colorbar: bool = False) -> float:
+    """A line's width counted in cells, to size cells so the line fits the page."""
+    return sum(panel_columns) + operators * OPERATOR_COLUMNS + LABEL_COLUMNS + (2.0 if colorbar else 0.0)

@@ -1,0 +1,317 @@
+"""The render pipeline: from a record and catalogued scene names to video (or PNG) files.
+
+``renders/<sentence slug>/<scene>.<format>`` holds one file per scene, so two sentences never
+share a file. Each scene renders in a fresh temporary media folder (no stale partial movies from
+another sentence can be reused), and its file replaces the final name in one step. A render whose
+inputs are unchanged — the record's inputs, the scene, the options and the code — is skipped
+without importing torch or Manim. ``jobs > 1`` renders scenes in parallel processes.
+
+Imported by the CLI; imports scenes (and Manim) only inside the functions that render.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+
+from blockviz.errors import BlockvizError
+from blockviz.files import atomic_path, sentence_slug
+
+QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality", "k": "fourk_quality"}
+"""``-q`` letters → Manim quality names (480p15, 720p30, 1080p60, 2160p60)."""
+FORMATS = ("mp4", "gif", "png")
+"""Output formats; ``png`` saves the scene's last frame."""
+CACHE_FOLDER = ".cache"
+"""Inside each sentence's folder: the saved record, render stamps, temporary media."""
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How to render: quality letter, file format, focus token, head, theme, size overrides.
+
+    ``resolution`` ``(width, height)`` in pixels and ``fps`` replace the quality's own when given.
+    """
+
+    quality: str = "l"
+    format: str = "mp4"
+    token: str | None = None
+    head: int = 0
+    theme: str = "dark"
+    resolution: tuple[int, int] | None = None
+    fps: int | None = None
+
+    def check(self) -> RenderOptions:
+        """Raise :class:`BlockvizError` for an unknown quality or format."""
+        if self.quality not in QUALITIES:
+            raise BlockvizError(f"unknown quality {self.quality!r}: choose one of {', '.join(QUALITIES)}")
+        if self.format not in FORMATS:
+            raise BlockvizError(f"unknown format {self.format!r}: choose one of {', '.join(FORMATS)}")
+        return self
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """One scene to render: its catalogue name, where its file goes, and the key of its inputs."""
+
+    scene: str
+    output: Path
+    stamp: Path
+    key: str
+
+    def is_fresh(self) -> bool:
+        """True if the output exists and was rendered from the same inputs (nothing to do)."""
+        try:
+            return self.output.exists() and self.stamp.read_text() == self.key
+        except OSError:
+            return False
+
+
+# -- planning (no torch, no Manim) --------------------------------------------------------------
+def plan(scenes: list[str], sentence: str, record_inputs: dict, options: RenderOptions, out_dir: str | os.PathLike) -> list[RenderJob]:
+    """The jobs of rendering ``scenes`` (catalogue names) of ``sentence`` into ``out_dir``.
+
+    ``record_inputs`` are whatever determines the record (sentence, config fields, a weights
+    or record file path); files among them are keyed by their content.
+    """
+    folder = Path(out_dir) / sentence_slug(sentence)
+    base = _digest({"record": _content_of(record_inputs), "options": asdict(options), "code": code_version()})
+    return [
+        RenderJob(
+            scene=name,
+            output=folder / f"{name}.{options.format}",
+            stamp=folder / CACHE_FOLDER / f"{name}.{options.format}.key",
+            key=_digest({"base": base, "scene": name}),
+        )
+        for name in scenes
+    ]
+
+
+def record_file_sentence(path: str | os.PathLike) -> str:
+    """The sentence stored in a saved record, read without torch.
+
+    Raises :class:`BlockvizError` if the file is not a readable record.
+    """
+    path = Path(path)
+    try:
+        if path.suffix == ".json":
+            header = json.loads(path.read_text(encoding="utf-8"))
+            sentence = header.get("sentence") or " ".join(header["tokens"])
+        else:
+            from safetensors import safe_open
+
+            with safe_open(str(path), framework="numpy") as handle:
+                meta = handle.metadata() or {}
+            sentence = json.loads(meta["sentence"]) if "sentence" in meta else " ".join(json.loads(meta["tokens"]))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BlockvizError(f"{str(path)!r} is not a blockviz record ({type(error).__name__}): write one with `blockviz record … --save`") from None
+    return sentence
+
+
+RENDER_SOURCES = ("attention", "block", "block_record", "config", "errors", "files", "rendering", "style", "tensorfile", "tokens", "weights")
+"""The blockviz modules a rendered frame depends on (with every module of ``scenes``)."""
+
+
+def code_version() -> str:
+    """A hash of the sources a frame depends on and the Manim version: a code change re-renders."""
+    root = Path(__file__).resolve().parent.parent
+    sources = [root / "blockviz" / f"{name}.py" for name in RENDER_SOURCES] + sorted((root / "scenes").rglob("*.py"))
+    digest = hashlib.blake2b(digest_size=16)
+    for source in sources:
+        digest.update(source.relative_to(root).as_posix().encode())
+        digest.update(source.read_bytes())
+    digest.update(metadata.version("manim").encode())
+    return digest.hexdigest()
+
+
+def _content_of(record_inputs: dict) -> dict:
+    keyed = {}
+    for name, value in record_inputs.items():
+        if isinstance(value, (str, os.PathLike)) and name in ("weights", "record_file"):
+            keyed[name] = hashlib.blake2b(Path(value).read_bytes(), digest_size=16).hexdigest()
+        else:
+            keyed[name] = value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
+    return keyed
+
+
+def _digest(data: dict) -> str:
+    return hashlib.blake2b(json.dumps(data, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+
+
+# -- rendering ---------------------------------------------------------------------------------
+def check_request(record, options: RenderOptions) -> None:
+    """Check the token and head against the record before anything renders.
+
+    Raises :class:`BlockvizError` for a token not in the sentence or a head out of range.
+    """
+    from scenes.focus import check_head, focus_index
+
+    options.check()
+    focus_index(record.tokens, options.token)
+    check_head(options.head, record.config.n_heads)
+
+
+def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes: int = 1, progress=None) -> list[tuple[RenderJob, float]]:
+    """Render every job; return each job with its seconds. Outputs appear atomically.
+
+    ``progress`` is a :class:`Progress` (or ``None`` for silence). With ``processes > 1`` the
+    scenes render in that many parallel processes, each reading the record from a saved file.
+
+    Raises
+    ------
+    BlockvizError
+        For a token not in the sentence or a head out of range (before anything renders).
+    """
+    check_request(record, options)
+    if not jobs:
+        return []
+    cache = jobs[0].output.parent / CACHE_FOLDER
+    cache.mkdir(parents=True, exist_ok=True)
+    progress = progress or Progress(enabled=False)
+    done = []
+    with progress:
+        progress.start_scenes(len(jobs))
+        if processes <= 1 or len(jobs) == 1:
+            for job in jobs:
+                progress.start_scene(job.scene)
+                done.append((job, render_one(record, job, options, progress.on_play)))
+                progress.finish_scene(job.scene)
+        else:
+            done = _render_parallel(record, jobs, options, processes, cache, progress)
+    return done
+
+
+def _render_parallel(record, jobs, options, processes, cache, progress):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    record_path = cache / f"record-{os.getpid()}.safetensors"
+    record.save(record_path)
+    done = []
+    try:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+            futures = {pool.submit(_render_from_file, str(record_path), job, options): job for job in jobs}
+            for future in as_completed(futures):
+                job = futures[future]
+                done.append((job, future.result()))
+                progress.finish_scene(job.scene)
+    finally:
+        record_path.unlink(missing_ok=True)
+    order = {job.scene: index for index, job in enumerate(jobs)}
+    return sorted(done, key=lambda pair: order[pair[0].scene])
+
+
+def _render_from_file(record_path: str, job: RenderJob, options: RenderOptions) -> float:
+    from blockviz.block_record import BlockRecord
+
+    return render_one(BlockRecord.load(record_path), job, options)
+
+
+def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> float:
+    """Render one scene of ``record`` to ``job.output`` (atomically) and stamp it; return seconds.
+
+    Manim writes into a fresh temporary media folder beside the output, removed afterwards, so
+    no partial movie of an earlier render (another sentence) can end up in this one.
+    """
+    from manim import tempconfig
+
+    from scenes.catalog import lookup
+
+    started = time.perf_counter()
+    entry = lookup([job.scene])[0]
+    scene_class = entry.scene_class()
+    cache = job.output.parent / CACHE_FOLDER
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache, prefix="media-") as media:
+        with tempconfig(_manim_settings(media, entry.class_name, options)):
+            scene = scene_class(record=record, token=options.token, head=options.head, theme=options.theme)
+            if on_play is not None:
+                scene.play_listeners.append(on_play)
+            scene.render()
+        produced = _produced_file(Path(media), entry.class_name, options.format)
+        with atomic_path(job.output) as partial:
+            os.replace(produced, partial)
+    with atomic_path(job.stamp) as partial:
+        partial.write_text(job.key)
+    return time.perf_counter() - started
+
+
+def _manim_settings(media: str, output_name: str, options: RenderOptions) -> dict:
+    settings = {
+        "media_dir": media,
+        "quality": QUALITIES[options.quality],
+        "output_file": output_name,
+        "disable_caching": True,
+        "progress_bar": "none",
+        "verbosity": "WARNING",
+        "preview": False,
+    }
+    if options.format == "png":
+        settings.update(save_last_frame=True, write_to_movie=False, format="png")
+    else:
+        settings.update(write_to_movie=True, format=options.format)
+    if options.resolution is not None:
+        settings.update(pixel_width=options.resolution[0], pixel_height=options.resolution[1])
+    if options.fps is not None:
+        settings["frame_rate"] = options.fps
+    return settings
+
+
+def _produced_file(media: Path, output_name: str, file_format: str) -> Path:
+    found = [path for path in media.rglob(f"{output_name}*.{file_format}") if "partial_movie_files" not in path.parts]
+    if not found:
+        raise BlockvizError(f"Manim wrote no {file_format} file for {output_name}: run it alone with -v to see why")
+    return max(found, key=lambda path: path.stat().st_mtime)
+
+
+class Progress:
+    """Scene and animation progress on the terminal, drawn by :mod:`rich` (silent if disabled)."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._bar = None
+        self._scenes = self._animations = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._bar = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+            self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+            self._bar = None
+
+    def start_scenes(self, total: int) -> None:
+        if self._bar is not None:
+            self._scenes = self._bar.add_task("scenes", total=total)
+
+    def start_scene(self, name: str) -> None:
+        if self._bar is not None:
+            if self._animations is not None:
+                self._bar.remove_task(self._animations)
+            self._animations = self._bar.add_task(f"  {name}: animations", total=None)
+
+    def on_play(self, scene) -> None:
+        if self._bar is not None and self._animations is not None:
+            self._bar.advance(self._animations)
+
+    def finish_scene(self, name: str) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._scenes)
+
+
+def remove_stale_media(folder: Path) -> None:
+    """Delete temporary media folders left by an interrupted render in ``folder``'s cache."""
+    for leftover in (folder / CACHE_FOLDER).glob("media-*"):
+        shutil.rmtree(leftover, ignore_errors=True)

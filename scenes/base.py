@@ -1,0 +1,115 @@
+"""The base of every blockviz scene: where its record comes from, its focus, title and captions."""
+
+from __future__ import annotations
+
+import os
+
+from manim import DOWN, UP, FadeIn, FadeOut, Mobject, Scene, Text, config
+
+from scenes.focus import check_head, focus_index
+from scenes.helpers import fit_between, fit_width, text
+from scenes.look import CAPTION_SIZE, FRAME_MARGIN, TITLE_SIZE, look
+
+DEFAULT_SENTENCE = "the cat sat"
+RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
+"""Path of a saved record for a scene run by the plain ``manim`` command (else the default sentence)."""
+
+
+class RecordScene(Scene):
+    """A Manim scene that animates the real numbers of one :class:`~blockviz.block_record.BlockRecord`.
+
+    ``blockviz render`` builds it with the record, the focus token, the head and the theme.
+    Under plain ``manim -ql scenes/<file>.py <Scene>`` it is built without arguments and records
+    :data:`DEFAULT_SENTENCE` (or loads the file named by ``$BLOCKVIZ_RECORD``).
+
+    Pacing is set by class attributes, so a variant is a two-line subclass.
+
+    Attributes
+    ----------
+    step_time
+        Run time (s) of one animation step.
+    pause
+        Wait (s) after a step, for the viewer to read.
+    detailed_rows_max
+        Sentences of at most this many tokens get every row worked in detail; longer ones only
+        the focus token's row.
+    """
+
+    title = ""
+    step_time = 0.8
+    pause = 0.6
+    detailed_rows_max = 4
+
+    def __init__(self, record=None, token: str | None = None, head: int = 0, theme: str = "dark", **kwargs) -> None:
+        self._record = record
+        self.token = token
+        self.head = head
+        self.look = look(theme)
+        self.caption: Mobject | None = None
+        self.sums: list[tuple[list[Text], Text]] = []
+        self.play_listeners: list = []  # called with the scene after every play (progress, tests)
+        super().__init__(**kwargs)
+
+    # -- the numbers ------------------------------------------------------------------------------
+    @property
+    def record(self):
+        """The record shown (recorded on first use if none was given)."""
+        if self._record is None:
+            from blockviz.block_record import BlockRecord, record
+
+            path = os.environ.get(RECORD_ENVIRONMENT_VARIABLE)
+            self._record = BlockRecord.load(path) if path else record(DEFAULT_SENTENCE)
+        return self._record
+
+    @property
+    def focus(self) -> int:
+        """Position of the focus token (``--token``; the last token by default)."""
+        return focus_index(self.record.tokens, self.token)
+
+    @property
+    def h(self) -> int:
+        """The head shown (checked against the record's ``n_heads``)."""
+        return check_head(self.head, self.record.config.n_heads)
+
+    def detailed_rows(self) -> list[int]:
+        """Query rows worked in detail: all rows of a short sentence, else the focus row."""
+        return list(range(self.record.n)) if self.record.n <= self.detailed_rows_max else [self.focus]
+
+    # -- scene furniture --------------------------------------------------------------------------
+    def setup(self) -> None:
+        self.camera.background_color = self.look.background
+
+    def show_title(self, shown: str) -> Text:
+        """Put ``shown`` at the top of the frame (at once: titles are not animated)."""
+        title = fit_width(text(shown, TITLE_SIZE, self.look.text, bold=True), config.frame_width - 2 * FRAME_MARGIN)
+        title.to_edge(UP, buff=FRAME_MARGIN)
+        self.add(title)
+        return title
+
+    def place(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5) -> Mobject:
+        """Fit ``layout`` (growing it at most ``grow`` ×) between the title and the bottom
+        ``bottom_space`` (the caption's band, and any work line), centred there."""
+        return fit_between(layout, title.get_bottom()[1] - 0.25, -config.frame_height / 2 + bottom_space, grow)
+
+    def say(self, shown: str) -> list:
+        """Animations replacing the caption at the bottom of the frame with ``shown``."""
+        new = fit_width(text(shown, CAPTION_SIZE, self.look.text), config.frame_width - 2 * FRAME_MARGIN)
+        new.to_edge(DOWN, buff=FRAME_MARGIN)
+        animations = [FadeIn(new)]
+        if self.caption is not None:
+            animations.insert(0, FadeOut(self.caption))
+        self.caption = new
+        return animations
+
+    def shown_sum(self, parts: list[Text], total: Text) -> None:
+        """Note that ``total`` is shown as the sum of ``parts`` (tests check it adds up)."""
+        self.sums.append((list(parts), total))
+
+    def play(self, *animations, **kwargs) -> None:
+        super().play(*animations, **kwargs)
+        for listener in self.play_listeners:
+            listener(self)
+
+    def rest(self, seconds: float | None = None) -> None:
+        """Wait ``seconds`` (default :attr:`pause`); a still frame costs almost nothing to draw."""
+        self.wait(self.pause if seconds is None else seconds)

@@ -1,0 +1,76 @@
+"""Scene 8 — causal vs bidirectional: the same sentence's masks and weights with and without M."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from manim import DOWN, RIGHT, UP, FadeIn, ReplacementTransform, VGroup
+
+from scenes.base import RecordScene
+from scenes.helpers import Highlight, NumberGrid, text
+from scenes.look import CAPTION_SIZE
+
+
+def counterpart(rec, causal: bool):
+    """The same sentence and weights recorded with ``causal`` set as asked (the record itself if
+    it already is). Computed by :func:`blockviz.record`, with the record's own parameters."""
+    if rec.config.causal == causal:
+        return rec
+    from blockviz.block_record import record
+    from blockviz.tensorfile import write_tensors
+
+    with tempfile.TemporaryDirectory(prefix="blockviz-") as folder:
+        weights = Path(folder) / "weights.safetensors"
+        write_tensors(weights, rec.params, {})
+        return record(rec.sentence, replace(rec.config, causal=causal), weights=weights)
+
+
+class CausalVsBidirectional(RecordScene):
+    """Masks and weights ``(n, n)`` of head h for a decoder (causal mask) beside an encoder
+    (no mask): an encoder's token may use later context too."""
+
+    def construct(self) -> None:
+        title = self.show_title(f"Decoder vs encoder attention (head {self.h})")
+        decoder, encoder = counterpart(self.record, True), counterpart(self.record, False)
+        grids = self.build(title, decoder, encoder)
+        self.play(FadeIn(grids), *self.say("left, a decoder's causal mask; right, an encoder's: no mask at all"), run_time=self.step_time)
+        self.rest(1.2)
+        changes = self.to_weights(grids[0], decoder) + self.to_weights(grids[1], encoder)
+        self.play(*changes, *self.say("the weights each mask lets softmax give"), run_time=1.2)
+        self.rest()
+        token = self.record.tokens[self.focus]
+        highlight = Highlight(self.look, VGroup(grids[0].row(self.focus), grids[1].row(self.focus)))
+        self.play(FadeIn(highlight), *self.say(f"“{token}”: a decoder uses only itself and earlier tokens; an encoder may use later context"), run_time=self.step_time)
+        self.rest(1.5)
+
+    def build(self, title, decoder, encoder) -> VGroup:
+        look, h = self.look, self.h
+        grids = []
+        for rec, name, row_names in ((decoder, "decoder: causal mask", decoder.tokens), (encoder, "encoder: no mask", None)):
+            grid = NumberGrid(rec.mask, row_names, rec.tokens, look, colors="none", decimals=0, source=(f"{variant(rec)}.mask",),
+                              row_focus=self.focus, column_focus=self.focus)
+            grid.header_group.add(text(name, CAPTION_SIZE - 2, look.text).next_to(grid.cell_group, DOWN, buff=0.15))
+            grids.append(grid)
+        layout = VGroup(*grids).arrange(RIGHT, buff=0.6, aligned_edge=UP)
+        self.place(layout, title)
+        return layout
+
+    def to_weights(self, grid: NumberGrid, rec) -> list:
+        h = self.h
+        animations = []
+        for (i, j), old in list(grid.labels.items()):
+            value = rec.weights[h, i, j].item()
+            blocked = rec.mask[i, j].item() == -math.inf
+            fill = self.look.blocked if blocked else grid.colors_for_weight(value)
+            new = grid.number_at(i, j, value=value, decimals=0 if blocked else 2, fill=fill, source=(f"{variant(rec)}.weights", h, i, j))
+            grid.set_label(i, j, new)
+            animations += [ReplacementTransform(old, new), grid.cells[i, j].animate.set_fill(fill)]
+        return animations
+
+
+def variant(rec) -> str:
+    """``"decoder"`` for a causal record, "encoder" for a bidirectional one (names label sources)."""
+    return "decoder" if rec.config.causal else "encoder"

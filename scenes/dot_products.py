@@ -1,0 +1,121 @@
+"""Scene 3 — dot products: each query meets each allowed key; products, their sum, then ÷ √d_k."""
+
+from __future__ import annotations
+
+import math
+
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, LaggedStart, ReplacementTransform, TransformFromCopy, VGroup
+
+from scenes.base import RecordScene
+from scenes.helpers import Highlight, NumberGrid, fit_width, formula, number, text
+from scenes.look import CAPTION_SIZE, FRAME_MARGIN, WORK_SIZE
+
+
+class DotProducts(RecordScene):
+    """Scores ``(n, n)`` of head h: cell (i, j) is query i · key j, the sum of element-wise
+    products; then every cell is divided by √d_k (Vaswani et al. 2017, Eq. 1)."""
+
+    key_time = 0.6
+
+    def construct(self) -> None:
+        rec = self.record
+        title = self.show_title(f"Dot products: query · key (head {self.h})")
+        query, keys, scores = self.build(title)
+        self.play(FadeIn(VGroup(query, keys, scores)), *self.say("score of query i and key j = q_i · k_j"), run_time=self.step_time)
+        row_light, key_light = Highlight(self.look, query.row(self.focus)), Highlight(self.look, keys.column(0), color=self.look.key)
+        self.add(row_light, key_light)
+        work = None
+        for i in self.detailed_rows():
+            if not query.has_row(i):
+                continue
+            row_light.place(query.row(i))
+            for j in self.allowed_keys(i, scores):
+                work = self.show_product(i, j, query, keys, scores, key_light, work)
+        self.play(FadeOut(VGroup(work, key_light, row_light)), *self.fill_rest(scores), *self.say(self.rest_caption()), run_time=1.2)
+        self.rest()
+        self.scale_scores(scores)
+
+    def build(self, title):
+        rec, h, look = self.record, self.h, self.look
+        d_head = rec.config.d_head
+        query = NumberGrid(rec.query[h], rec.tokens, None, look, source=("query", h), row_focus=self.focus, max_columns=4, row_header_color=look.query)
+        query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.cell_group, DOWN, buff=0.12))
+        keys = NumberGrid(rec.key[h].T, [f"k{c}" for c in range(d_head)], rec.tokens, look, source=lambda c, j: ("key", h, j, c), column_focus=self.focus, max_rows=4, column_header_color=look.key)
+        scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), row_focus=self.focus, column_focus=self.focus, show_numbers=False, filled=False)
+        scores.next_to(query.cell_group, RIGHT, buff=0.25, aligned_edge=UP)
+        scores.align_to(query.cell_group, UP)
+        keys.next_to(scores, UP, buff=0.15)
+        keys.shift(RIGHT * (scores.cell_group.get_left()[0] - keys.cell_group.get_left()[0]))
+        layout = VGroup(query, keys, scores)
+        self.place(layout, title, bottom_space=1.5)
+        return query, keys, scores
+
+    def allowed_keys(self, i: int, scores: NumberGrid) -> list[int]:
+        blocked = self.record.mask[i]
+        return [j for j in scores.shown_columns() if blocked[j] == 0]
+
+    def show_product(self, i, j, query, keys, scores, key_light, previous):
+        rec, h, look = self.record, self.h, self.look
+        d_head = rec.config.d_head
+        shown_dims = list(range(d_head)) if d_head <= 4 else [0, 1, 2]
+        q, k = rec.query[h, i].tolist(), rec.key[h, j].tolist()
+        terms, products = [], []
+        for c in shown_dims:
+            product = number(q[c] * k[c], WORK_SIZE, look.text)
+            products.append(product)
+            terms += [text("(", WORK_SIZE, look.muted), number(q[c], WORK_SIZE, look.query, source=("query", h, i, c)), text("×", WORK_SIZE, look.muted),
+                      number(k[c], WORK_SIZE, look.key, source=("key", h, j, c)), text(")", WORK_SIZE, look.muted), text("+", WORK_SIZE, look.muted)]
+        terms[-1] = text("+ ⋯" if len(shown_dims) < d_head else "=", WORK_SIZE, look.muted)
+        if len(shown_dims) < d_head:
+            terms.append(text("=", WORK_SIZE, look.muted))
+        total = number(rec.scores[h, i, j], WORK_SIZE, look.text, source=("scores", h, i, j))
+        name = text(f"“{rec.tokens[i]}” · “{rec.tokens[j]}” :", WORK_SIZE, look.text)
+        line = VGroup(name, *terms, total).arrange(RIGHT, buff=0.12)
+        for part in line[1:]:
+            part.align_to(line[-1], DOWN) if part.shown[0].isdigit() or part.shown[0] == "−" else None
+        fit_width(line, 13.6)
+        line.to_edge(DOWN, buff=FRAME_MARGIN + 0.6)
+        if len(shown_dims) == d_head:
+            self.shown_sum(products, total)
+        cell_label = scores.number_at(i, j)
+        animations = [key_light.over(keys.column(j)), FadeIn(line)]
+        if previous is not None:
+            animations.append(FadeOut(previous))
+        self.play(*animations, run_time=self.key_time)
+        scores.set_label(i, j, cell_label)
+        self.play(TransformFromCopy(total, cell_label), scores.cells[i, j].animate.set_fill(scores.color_of(rec.scores[h, i, j].item())), run_time=self.key_time)
+        return line
+
+    def fill_rest(self, scores: NumberGrid):
+        rest = [(i, j) for (i, j) in scores.cells if (i, j) not in scores.labels]
+        if not rest:
+            return []
+        animations = []
+        for i, j in rest:
+            label = scores.number_at(i, j)
+            scores.set_label(i, j, label)
+            scores.cells[i, j].set_fill(scores.color_of(scores.values[i][j]))
+            animations.append(FadeIn(VGroup(scores.cells[i, j].copy(), label)))
+        return [LaggedStart(*animations, lag_ratio=0.05)]
+
+    def rest_caption(self) -> str:
+        if self.record.config.causal:
+            return "every query with every key (later keys too: the mask comes next)"
+        return "every query with every key"
+
+    def scale_scores(self, scores: NumberGrid) -> None:
+        rec, h, look = self.record, self.h, self.look
+        d_head = rec.config.d_head
+        root = math.sqrt(d_head)
+        equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", look.text, 32)
+        note = text(f"d_k = {d_head},  √d_k = {number(root).shown}", WORK_SIZE, look.text)
+        work = VGroup(equation, note).arrange(RIGHT, buff=0.4).to_edge(DOWN, buff=FRAME_MARGIN + 0.55)
+        replacements = []
+        for (i, j), old in list(scores.labels.items()):
+            new = scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j))
+            scores.set_label(i, j, new)
+            replacements.append(ReplacementTransform(old, new))
+        self.play(FadeIn(work), *self.say("then every score is divided by √d_k, so scores stay moderate as d_k grows"), run_time=self.step_time)
+        self.rest()
+        self.play(*replacements, run_time=1.2)
+        self.rest(1.2)

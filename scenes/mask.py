@@ -1,0 +1,68 @@
+"""Scene 4 — the causal mask: M adds 0 where a key is allowed and −∞ where it is a later token."""
+
+from __future__ import annotations
+
+import math
+
+from manim import DOWN, RIGHT, UP, FadeIn, ReplacementTransform, VGroup
+
+from scenes.base import RecordScene
+from scenes.helpers import Highlight, NumberGrid, text
+from scenes.look import CAPTION_SIZE, TITLE_SIZE
+
+
+class Mask(RecordScene):
+    """``masked_scores = scaled_scores + M`` with M ``(n, n)`` 0 on and below the diagonal and −∞
+    above it: a position can use itself and earlier positions, never later ones."""
+
+    def construct(self) -> None:
+        rec = self.record
+        title = self.show_title("The mask: no looking ahead" if rec.config.causal else "The mask: here, nothing is blocked")
+        scores, plus, mask = self.build(title)
+        self.play(FadeIn(scores), *self.say("the scaled scores: every query with every key"), run_time=self.step_time)
+        self.rest()
+        self.play(FadeIn(VGroup(plus, mask)), *self.say(self.rule()), run_time=self.step_time)
+        self.rest(1.2)
+        highlight = Highlight(self.look, VGroup(scores.row(self.focus), mask.row(self.focus)))
+        self.play(FadeIn(highlight), *self.say(self.focus_caption()), run_time=self.step_time)
+        self.rest()
+        self.play(*self.apply_mask(scores), *self.say("blocked cells become −∞: they will get exactly 0 weight"), run_time=1.2)
+        self.rest(1.5)
+
+    def build(self, title):
+        rec, h, look = self.record, self.h, self.look
+        common = dict(row_focus=self.focus, column_focus=self.focus)
+        scores = NumberGrid(rec.scaled_scores[h], rec.tokens, rec.tokens, look, source=("scaled_scores", h), **common)
+        scores.header_group.add(text("scaled scores", CAPTION_SIZE - 4, look.muted).next_to(scores.cell_group, DOWN, buff=0.15))
+        mask = NumberGrid(rec.mask, None, rec.tokens, look, colors="none", source=("mask",), cell_width=0.6, decimals=0, **common)
+        mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.cell_group, DOWN, buff=0.15))
+        plus = text("+", TITLE_SIZE, look.text)
+        layout = VGroup(scores, plus, mask).arrange(RIGHT, buff=0.3)
+        plus.set_y(scores.cell_group.get_y())
+        mask.align_to(scores, UP)
+        self.place(layout, title)
+        return scores, plus, mask
+
+    def rule(self) -> str:
+        if self.record.config.causal:
+            return "M: a position can use itself and earlier positions, never later ones"
+        return "M is all 0: bidirectional attention lets every position use every position"
+
+    def focus_caption(self) -> str:
+        i, tokens = self.focus, self.record.tokens
+        allowed = [j for j in range(self.record.n) if self.record.mask[i, j] == 0]
+        return f"“{tokens[i]}” may use {len(allowed)} of {len(tokens)} positions"
+
+    def apply_mask(self, scores: NumberGrid) -> list:
+        rec, h = self.record, self.h
+        animations = []
+        for (i, j), old in list(scores.labels.items()):
+            value = rec.masked_scores[h, i, j].item()
+            if value != -math.inf:
+                old.source = ("masked_scores", h, i, j)
+                continue
+            animations.append(scores.cells[i, j].animate.set_fill(self.look.blocked))
+            new = scores.number_at(i, j, value=value, source=("masked_scores", h, i, j), fill=self.look.blocked)
+            scores.set_label(i, j, new)
+            animations.append(ReplacementTransform(old, new))
+        return animations

@@ -1,0 +1,254 @@
+"""The lecture's title card: its title, the sentence cut into tokens, and the block's sizes.
+
+Runs on its own on the default sentence::
+
+    manim -ql scenes/title_card.py TitleCard
+
+Every size shown is read from the record's config; the tokens are the record's tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+import textwrap
+
+from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, RoundedRectangle, Scene, Text, VGroup, config
+
+from blockviz.block_record import BlockRecord
+from scenes.helpers import fit_width
+from scenes.look import FONT, FRAME_MARGIN, Look, look
+
+TITLE = "Inside one transformer block"
+DEFAULT_SENTENCE = "the cat sat"
+
+TITLE_FONT_SIZE = 44
+SENTENCE_FONT_SIZE = 26
+TOKEN_FONT_SIZE = 24
+NOTE_FONT_SIZE = 20
+SIZE_NAME_FONT_SIZE = 18
+SIZE_VALUE_FONT_SIZE = 30
+
+SENTENCE_LINE_CHARACTERS = 64
+"""A sentence longer than this wraps onto more lines."""
+SENTENCE_MAX_LINES = 2
+TOKEN_BAND = 3.0
+LONG_TOKEN_BAND = 3.8
+"""Height for the tokens when the sentence is too long to be shown above them as well."""
+TOKEN_GAP = 0.14
+TOKEN_ROW_GAP = 0.18
+TOKEN_PADDING = 0.14
+BAND_GAP = 0.4
+
+
+class TokenChips(VGroup):
+    """The sentence's tokens as labelled boxes in rows, wrapped to fit ``width`` × ``height``.
+
+    ``labels[i]`` is the ``Text`` of token ``i`` (its string in ``.shown``), ``boxes[i]`` its box.
+    Labels sit on one baseline, so "." stays low and "'" high. The group is scaled to the largest
+    size, at most ``max_scale``, at which the wrapped rows fit.
+    """
+
+    def __init__(self, tokens: list[str], look: Look, width: float, height: float, max_scale: float = 1.5) -> None:
+        super().__init__()
+        self.labels = [on_baseline(token, TOKEN_FONT_SIZE, look.text) for token in tokens]
+        ascent = max(label.get_top()[1] - baseline_of(label) for label in self.labels)
+        descent = max(label.baseline_offset for label in self.labels)
+        box_height = ascent + descent + TOKEN_PADDING
+        self.boxes = []
+        for label in self.labels:
+            box = RoundedRectangle(
+                corner_radius=0.06, width=label.width + 2 * TOKEN_PADDING, height=box_height,
+                stroke_color=look.grid, stroke_width=1.5, fill_color=look.grid, fill_opacity=0.35,
+            )
+            label.move_to(box)
+            label.shift(UP * (box.get_bottom()[1] + TOKEN_PADDING / 2 + descent - baseline_of(label)))
+            self.boxes.append(box)
+        self.chips = [VGroup(box, label) for box, label in zip(self.boxes, self.labels)]
+        widths = [chip.width for chip in self.chips]
+        scale = _fitting_scale(widths, box_height, width, height, max_scale)
+        rows = _wrap(widths, width / scale)
+        lines = VGroup(*(VGroup(*self.chips[start:stop]).arrange(buff=TOKEN_GAP) for start, stop in rows))
+        self.add(*lines.arrange(DOWN, buff=TOKEN_ROW_GAP))
+        self.scale(scale)
+
+
+def text(shown: str, font_size: float, color: str, bold: bool = False) -> Text:
+    """``shown`` as a ``Text`` exactly as typed (no markup: quotes, ``<``, ``&`` stay), kept in
+    ``.shown``. Ligatures stay on: Manim's glyph-per-character split (``disable_ligatures``)
+    rejects combining accents and drops the text after an emoji its font lacks."""
+    label = _text_prototype(shown, font_size, color, "BOLD" if bold else "NORMAL").copy()
+    label.shown = shown
+    return label
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_prototype(shown: str, font_size: float, color: str, weight: str) -> Text:
+    # Building a Text costs ~20 ms; copying a built one far less, and tokens repeat.
+    return Text(shown, font=FONT, font_size=font_size, color=color, weight=weight)
+
+
+def on_baseline(shown: str, font_size: float, color: str) -> Text:
+    """``shown`` as a ``Text`` (see :func:`text`) that knows where its baseline is:
+    ``baseline_offset`` is the baseline's height above the Text's bottom (its descent).
+
+    Found by typing an "x", which sits on the baseline, before the string and removing it again.
+    A string with no visible glyph is shown as its code points (``U+200B``).
+    """
+    label = text("x" + shown, font_size, color)
+    if len(label.submobjects) < 2:
+        label = text("x" + " ".join(f"U+{ord(character):04X}" for character in shown), font_size, color)
+    marker = label.submobjects[0]
+    baseline = marker.get_bottom()[1]
+    label.remove(marker)
+    label.shown = shown
+    label.baseline_offset = baseline - label.get_bottom()[1]
+    return label
+
+
+def baseline_of(label: Text) -> float:
+    """The height of the baseline of a Text made by :func:`on_baseline`, where it stands now."""
+    return label.get_bottom()[1] + label.baseline_offset
+
+
+def _wrap(widths: list[float], width: float) -> list[tuple[int, int]]:
+    """Greedy rows ``(start, stop)`` of items of ``widths`` separated by ``TOKEN_GAP``."""
+    rows, start, used = [], 0, 0.0
+    for index, item in enumerate(widths):
+        needed = item if index == start else used + TOKEN_GAP + item
+        if index > start and needed > width:
+            rows.append((start, index))
+            start, used = index, item
+        else:
+            used = needed
+    rows.append((start, len(widths)))
+    return rows
+
+
+def _fitting_scale(widths: list[float], row_height: float, width: float, height: float, max_scale: float) -> float:
+    """The largest scale ≤ ``max_scale`` at which the items, wrapped into rows, fit ``width`` × ``height``."""
+    scale = min(max_scale, width / max(widths))
+    while scale > 0.05:
+        rows = len(_wrap(widths, width / scale))
+        if scale * (rows * row_height + (rows - 1) * TOKEN_ROW_GAP) <= height:
+            return scale
+        scale *= 0.97
+    return scale
+
+
+class TitleCardLayout(VGroup):
+    """Everything on the title card, placed: ``title``; ``sentence`` (its lines, none if it is too
+    long to show above its tokens); ``tokens`` (:class:`TokenChips`); ``grid_note`` (the
+    n × d_model grid it becomes); ``sizes`` and ``size_names`` (name → ``Text`` for d_model,
+    n_heads, d_head, d_ff, activation, attention); ``mask_note`` (what the mask allows)."""
+
+    def __init__(self, record: BlockRecord, look: Look, title: str = TITLE) -> None:
+        super().__init__()
+        width = config.frame_width - 2 * FRAME_MARGIN
+        cfg = record.config
+        self.title = fit_width(text(title, TITLE_FONT_SIZE, look.text, bold=True), width)
+        self.sentence = _sentence_lines(record.sentence, look, width)
+        self.tokens = TokenChips(record.tokens, look, width, TOKEN_BAND if len(self.sentence) else LONG_TOKEN_BAND)
+        token_word = "token" if record.n == 1 else "tokens"
+        self.grid_note = fit_width(
+            text(f"{record.n} {token_word} → a grid of {record.n} × {cfg.d_model} numbers: one row of d_model numbers per token", NOTE_FONT_SIZE, look.muted),
+            width,
+        )
+        attention = "causal" if cfg.causal else "bidirectional"
+        shown_sizes = {
+            "d_model": str(cfg.d_model), "n_heads": str(cfg.n_heads), "d_head": str(cfg.d_head),
+            "d_ff": str(cfg.d_ff), "activation": cfg.activation.upper(), "attention": attention,
+        }
+        self.sizes = {name: on_baseline(shown, SIZE_VALUE_FONT_SIZE, look.text) for name, shown in shown_sizes.items()}
+        self.size_names = {name: on_baseline(name, SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
+        self.size_cards = fit_width(_size_cards(list(self.sizes.values()), list(self.size_names.values())), width)
+        self.mask_note = fit_width(text(_mask_sentence(cfg.causal), NOTE_FONT_SIZE, look.muted), width)
+        sentence = [self.sentence] if len(self.sentence) else []
+        self.add(self.title, *sentence, self.tokens, self.grid_note, self.size_cards, self.mask_note)
+        self.arrange(DOWN, buff=BAND_GAP)
+        self.title.shift(UP * 0.15)
+        self.size_cards.shift(DOWN * 0.1)
+        self.mask_note.shift(DOWN * 0.1)
+        self.move_to(0)
+        if self.height > config.frame_height - 2 * FRAME_MARGIN:
+            self.scale_to_fit_height(config.frame_height - 2 * FRAME_MARGIN)
+
+    def labels(self) -> list[Text]:
+        """Every ``Text`` on the card, for reading back and overlap checks."""
+        return [self.title, *self.sentence, *self.tokens.labels, self.grid_note, *self.sizes.values(), *self.size_names.values(), self.mask_note]
+
+
+def _size_cards(values: list[Text], names: list[Text], gap: float = 0.6) -> VGroup:
+    """Each value over its name; values on one baseline, names on another, cards side by side."""
+    value_descent = max(value.baseline_offset for value in values)
+    name_ascent = max(name.get_top()[1] - baseline_of(name) for name in names)
+    name_baseline = -(value_descent + 0.16 + name_ascent)
+    cards, left = VGroup(), 0.0
+    for value, name in zip(values, names):
+        card_width = max(value.width, name.width)
+        for label, baseline in ((value, 0.0), (name, name_baseline)):
+            label.shift(RIGHT * (left + card_width / 2 - label.get_center()[0]) + UP * (baseline - baseline_of(label)))
+        cards.add(VGroup(value, name))
+        left += card_width + gap
+    return cards
+
+
+def _sentence_lines(sentence: str, look: Look, width: float) -> VGroup:
+    """The sentence in quotes on at most two lines; empty if it needs more (the tokens below
+    show it whole)."""
+    lines = textwrap.wrap(f"\u201c{sentence}\u201d", SENTENCE_LINE_CHARACTERS)
+    if len(lines) > SENTENCE_MAX_LINES:
+        return VGroup()
+    return fit_width(VGroup(*(text(line, SENTENCE_FONT_SIZE, look.text) for line in lines)).arrange(DOWN, buff=0.12), width)
+
+
+def _mask_sentence(causal: bool) -> str:
+    if causal:
+        return "causal mask: a token uses itself and earlier tokens, never later ones (a decoder)"
+    return "no mask: every token uses every token, earlier and later (an encoder)"
+
+
+class TitleCard(Scene):
+    """The lecture's opening card (~5 s): title, sentence and tokens, the block's sizes.
+
+    Class attributes: ``record`` (a :class:`~blockviz.block_record.BlockRecord`; ``None`` =
+    ``blockviz.record("the cat sat")``), ``theme_name`` ("dark" or "light"), ``title``, and the
+    pacing in seconds: ``intro_time``, ``tokens_time``, ``sizes_time``, ``hold_time``.
+    """
+
+    record: BlockRecord | None = None
+    theme_name = "dark"
+    title = TITLE
+    intro_time = 0.8
+    tokens_time = 1.2
+    sizes_time = 0.8
+    hold_time = 2.2
+
+    def construct(self) -> None:
+        card = self.layout()
+        self.camera.background_color = self.look.background
+        self.show_title(card)
+        self.show_tokens(card)
+        self.show_sizes(card)
+        self.wait(self.hold_time)
+
+    def layout(self) -> TitleCardLayout:
+        """The card for this scene's record, placed but not yet shown."""
+        if self.record is None:
+            from blockviz import record
+
+            self.record = record(DEFAULT_SENTENCE)
+        self.look = look(self.theme_name)
+        return TitleCardLayout(self.record, self.look, self.title)
+
+    def show_title(self, card: TitleCardLayout) -> None:
+        self.play(FadeIn(card.title, shift=DOWN * 0.2), FadeIn(card.sentence), run_time=self.intro_time)
+
+    def show_tokens(self, card: TitleCardLayout) -> None:
+        chips = [FadeIn(chip, shift=UP * 0.1) for chip in card.tokens.chips]
+        self.play(LaggedStart(*chips, lag_ratio=min(0.3, 3.0 / len(chips))), run_time=self.tokens_time)
+
+    def show_sizes(self, card: TitleCardLayout) -> None:
+        self.play(FadeIn(card.grid_note), FadeIn(card.size_cards), FadeIn(card.mask_note), run_time=self.sizes_time)
+
+
+__all__ = ["TitleCard", "TitleCardLayout", "TokenChips", "TITLE"]

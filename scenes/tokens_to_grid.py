@@ -1,0 +1,62 @@
+"""Scene 1 — tokens to grid: each token becomes a row; embedding + position = the input grid."""
+
+from __future__ import annotations
+
+from manim import DOWN, RIGHT, FadeIn, VGroup
+
+from scenes.base import RecordScene
+from scenes.helpers import Highlight, NumberGrid, fit_width, text
+from scenes.look import CAPTION_SIZE, TITLE_SIZE, WORK_SIZE
+
+
+class TokensToGrid(RecordScene):
+    """The sentence splits into tokens; each token's embedding plus its position's encoding is
+    one row of the ``(n, d_model)`` grid that enters the block (``resid_pre``)."""
+
+    def construct(self) -> None:
+        rec = self.record
+        self.show_title("Tokens become rows of numbers")
+        sentence = self.show_sentence()
+        grids = self.build_grids()
+        self.play(FadeIn(sentence), *self.say(f"the sentence splits into {rec.n} tokens"), run_time=self.step_time)
+        self.rest()
+        embed, plus, pos, equals, resid = grids
+        self.play(FadeIn(VGroup(embed.header_group, embed.ellipsis_group)), *self.say("one row per token"), run_time=self.step_time)
+        self.play(FadeIn(VGroup(embed.cell_group, embed.label_group)), *self.say(f"each token's embedding: d_model = {rec.config.d_model} numbers"), run_time=self.step_time)
+        self.rest()
+        self.play(FadeIn(VGroup(plus, pos)), *self.say("plus the encoding of its position"), run_time=self.step_time)
+        self.rest()
+        self.play(FadeIn(VGroup(equals, resid)), *self.say(f"= the {rec.n} × {rec.config.d_model} grid that enters the block"), run_time=self.step_time)
+        self.sweep_rows(embed, pos, resid)
+
+    def show_sentence(self):
+        sentence = fit_width(text(self.record.sentence, WORK_SIZE + 4, self.look.text), 13.0)
+        self.sentence = sentence.next_to(self.mobjects[0], DOWN, buff=0.3)
+        return sentence
+
+    def build_grids(self) -> VGroup:
+        rec, focus = self.record, self.focus
+        width = rec.config.d_model
+        kwargs = dict(look=self.look, row_focus=focus, max_columns=6)
+        embed = NumberGrid(rec.embed, rec.tokens, [f"d{c}" for c in range(width)], source=("embed",), **kwargs)
+        pos = NumberGrid(rec.pos_embed, None, [f"d{c}" for c in range(width)], source=("pos_embed",), **kwargs)
+        resid = NumberGrid(rec.resid_pre, None, [f"d{c}" for c in range(width)], source=("resid_pre",), **kwargs)
+        names = VGroup(*(text(name, CAPTION_SIZE - 4, self.look.muted).next_to(grid.cell_group, DOWN, buff=0.15)
+                         for grid, name in ((embed, "embedding"), (pos, "position"), (resid, "input x"))))
+        for grid, name in zip((embed, pos, resid), names):
+            grid.header_group.add(name)
+        plus, equals = text("+", TITLE_SIZE, self.look.text), text("=", TITLE_SIZE, self.look.text)
+        grids = VGroup(embed, plus, pos, equals, resid).arrange(RIGHT, buff=0.3)
+        for sign in (plus, equals):
+            sign.set_y(embed.cell_group.get_y())
+        self.place(grids, self.sentence)
+        return grids
+
+    def sweep_rows(self, *grids: NumberGrid) -> None:
+        rows = grids[0].shown_rows()
+        highlight = Highlight(self.look, VGroup(*(grid.row(rows[0]) for grid in grids)))
+        self.play(FadeIn(highlight), run_time=0.4)
+        for i in rows[1:]:
+            self.play(highlight.over(VGroup(*(grid.row(i) for grid in grids))), run_time=0.35)
+        self.play(highlight.over(VGroup(*(grid.row(self.focus) for grid in grids))), *self.say(f"row {self.focus}: “{self.record.tokens[self.focus]}”"), run_time=self.step_time)
+        self.rest(1.0)

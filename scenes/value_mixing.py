@@ -1,0 +1,104 @@
+"""Scene 6 — value mixing: a query's weights scale the value rows, and the scaled rows add up."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, LaggedStart, ReplacementTransform, TransformFromCopy, VGroup
+
+from scenes.base import RecordScene
+from scenes.helpers import Highlight, NumberGrid, number, text
+from scenes.look import CAPTION_SIZE, NUMBER_SIZE, TITLE_SIZE
+
+
+class ValueMixing(RecordScene):
+    """Output row i of head h is Σ_j weights[i, j] · value[j] ``(d_head,)``: the mixture has as
+    many entries as each value vector (``head_outputs = weights @ value``)."""
+
+    def construct(self) -> None:
+        rec = self.record
+        title = self.show_title(f"Mixing the values (head {self.h})")
+        values, output, signs = self.build(title)
+        self.play(FadeIn(VGroup(values, output)), *self.say("the value rows, one per key, and the output grid to fill"), run_time=self.step_time)
+        self.rest(0.4)
+        shown = None
+        for i in self.detailed_rows():
+            shown = self.mix_row(i, values, output, signs, shown)
+        self.play(*self.fill_rest(output), *self.say(f"every output row: {rec.config.d_head} numbers, as many as a value vector"), run_time=1.2)
+        self.rest(1.5)
+
+    def build(self, title):
+        rec, h, look = self.record, self.h, self.look
+        common = dict(row_focus=self.focus, max_columns=4)
+        values = NumberGrid(rec.value[h], rec.tokens, [f"v{c}" for c in range(rec.config.d_head)], look, source=("value", h), column_header_color=look.value, **common)
+        values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.cell_group, DOWN, buff=0.12))
+        output = NumberGrid(rec.head_outputs[h], rec.tokens, [f"z{c}" for c in range(rec.config.d_head)], look, source=("head_outputs", h),
+                            show_numbers=False, filled=False, column_header_color=look.output, **common)
+        output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.cell_group, DOWN, buff=0.12))
+        times, equals = text("×", TITLE_SIZE, look.text), text("=", TITLE_SIZE, look.text)
+        # Stand-ins fix where each query's weight column and products go.
+        weights_slot, products_slot = self.weight_grid(self.focus), self.product_grid(self.focus)
+        layout = VGroup(values, times, weights_slot, equals, products_slot, output).arrange(RIGHT, buff=0.35, aligned_edge=UP)
+        output.shift(RIGHT * 0.6)
+        self.place(layout, title, bottom_space=1.7)
+        for sign in (times, equals):
+            sign.set_y(values.cell_group.get_y())
+        self.slots = (weights_slot, products_slot)
+        self.scale_factor = values.cell_group.height / (len(values.row_slots) * values.cell_height)
+        return values, output, VGroup(times, equals)
+
+    def weight_grid(self, i: int) -> NumberGrid:
+        rec, h = self.record, self.h
+        blocked = (rec.mask[i] == float("-inf"))[:, None]
+        return NumberGrid(rec.weights[h, i][:, None], None, ["weight"], self.look, colors="weights", blocked=blocked,
+                          source=lambda j, _: ("weights", h, i, j), row_focus=self.focus, cell_width=0.9)
+
+    def product_grid(self, i: int) -> NumberGrid:
+        rec, h = self.record, self.h
+        products = rec.weights[h, i][:, None] * rec.value[h]
+        return NumberGrid(products, None, [f"w·v{c}" for c in range(rec.config.d_head)], self.look, row_focus=self.focus, max_columns=4)
+
+    def placed(self, grid: NumberGrid, like: NumberGrid) -> NumberGrid:
+        grid.scale(self.scale_factor)
+        return grid.shift(like.cell_group.get_center() - grid.cell_group.get_center())
+
+    def mix_row(self, i, values, output, signs, previous):
+        rec, h, look = self.record, self.h, self.look
+        weights = self.placed(self.weight_grid(i), self.slots[0])
+        products = self.placed(self.product_grid(i), self.slots[1])
+        sums = VGroup()
+        for c in products.shown_columns():
+            total = number(rec.head_outputs[h, i, c].item(), NUMBER_SIZE, look.text, source=("head_outputs", h, i, c))
+            total.scale(self.scale_factor).next_to(products.cell_group, DOWN, buff=0.45).set_x(products.cells[products.shown_rows()[0], c].get_x())
+            sums.add(total)
+            if len(products.shown_rows()) == rec.n:
+                self.shown_sum([products.labels[j, c] for j in range(rec.n)], total)
+        sum_sign = VGroup(text("Σ", CAPTION_SIZE, look.text).scale(self.scale_factor).next_to(sums, LEFT, buff=0.25))
+        if len(products.shown_rows()) < rec.n:
+            sum_sign.add(text("(with the ⋮ rows)", CAPTION_SIZE - 6, look.muted).scale(self.scale_factor).next_to(sums, DOWN, buff=0.15))
+        highlight = Highlight(look, VGroup(*(output.cells[i, c] for c in output.shown_columns())))
+        first = [FadeOut(previous)] if previous is not None else []
+        self.play(*first, FadeIn(weights), *self.say(f"the weights of “{rec.tokens[i]}”, one per key"), run_time=self.step_time)
+        self.rest(0.4)
+        self.play(FadeIn(VGroup(signs, products)), *self.say("each value row times its weight"), run_time=self.step_time)
+        self.rest(0.4)
+        self.play(FadeIn(VGroup(sum_sign, sums)), *self.say("add the scaled rows down each column"), run_time=self.step_time)
+        landing = []
+        for c, total in zip(output.shown_columns(), sums):
+            label = output.number_at(i, c, fill=output.color_of(output.values[i][c]))
+            output.set_label(i, c, label)
+            landing += [TransformFromCopy(total, label), output.cells[i, c].animate.set_fill(output.color_of(output.values[i][c]))]
+        self.play(*landing, FadeIn(highlight), *self.say(f"= the output row of “{rec.tokens[i]}”"), run_time=self.step_time)
+        self.rest()
+        return VGroup(weights, products, sums, sum_sign, highlight, signs)
+
+    def fill_rest(self, output: NumberGrid) -> list:
+        animations = []
+        for (i, c), cell in output.cells.items():
+            if (i, c) in output.labels:
+                continue
+            fill = output.color_of(output.values[i][c])
+            label = output.number_at(i, c, fill=fill)
+            output.set_label(i, c, label)
+            cell.set_fill(fill)
+            animations.append(FadeIn(VGroup(cell.copy(), label)))
+        return [LaggedStart(*animations, lag_ratio=0.05)] if animations else []
+

@@ -1,0 +1,98 @@
+"""Saved figures: valid PNG/SVG/PDF, repeat saves byte-identical, writes atomic, odd tokens safe."""
+
+from __future__ import annotations
+
+import warnings
+import xml.etree.ElementTree as ElementTree
+
+import matplotlib.image
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from blockviz import BlockvizError, record
+from blockviz.figures import FigureRequest, MissingGlyphWarning, draw_figure, save_figure, write_figures
+from blockviz.style import DARK
+
+DPI = 30
+
+
+@pytest.fixture(scope="module")
+def request_3():
+    return FigureRequest(record("the cat sat"))
+
+
+def test_each_format_is_valid(tmp_path, request_3):
+    paths = list(write_figures(request_3, tmp_path, ["weights"], ["png", "svg", "pdf"], dpi=DPI))
+    assert [path.name for path in paths] == ["weights.png", "weights.svg", "weights.pdf"]
+    image = matplotlib.image.imread(tmp_path / "weights.png")
+    assert image.ndim == 3 and image.shape[0] > 50 and image.shape[1] > 50
+    root = ElementTree.parse(tmp_path / "weights.svg").getroot()
+    assert root.tag.endswith("svg")
+    pdf = (tmp_path / "weights.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and b"/FontFile2" in pdf  # TrueType (Type 42), text stays text
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["weights.pdf", "weights.png", "weights.svg"]
+
+
+@pytest.mark.parametrize("fmt", ["svg", "pdf"])
+def test_repeat_saves_are_byte_identical(tmp_path, request_3, fmt):
+    first = list(write_figures(request_3, tmp_path / "a", ["mask", "block-flow"], [fmt], dpi=DPI))
+    second = list(write_figures(request_3, tmp_path / "b", ["mask", "block-flow"], [fmt], dpi=DPI))
+    for one, two in zip(first, second):
+        assert one.read_bytes() == two.read_bytes()
+    assert b"CreationDate" not in first[0].read_bytes() and b"<dc:date>" not in first[0].read_bytes()
+
+
+def test_a_failed_save_leaves_no_file(tmp_path, request_3, monkeypatch):
+    figure = draw_figure("weights", request_3)
+
+    def fail(self, target, **options):
+        with open(target, "wb") as handle:
+            handle.write(b"half a fi")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Figure, "savefig", fail)
+    with pytest.raises(KeyboardInterrupt):
+        save_figure(figure, tmp_path / "weights.png", "png")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_folder_and_unknown_format_are_blockviz_errors(tmp_path, request_3):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(BlockvizError, match="cannot write to folder"):
+        list(write_figures(request_3, blocker / "figures", ["worked-example"], ["svg"]))
+    with pytest.raises(BlockvizError, match="unknown format 'jpg'"):
+        list(write_figures(request_3, tmp_path, ["weights"], ["jpg"]))
+    with pytest.raises(BlockvizError, match="no figure named 'heatmap'"):
+        list(write_figures(request_3, tmp_path, ["heatmap"], ["svg"]))
+    assert [path.name for path in tmp_path.iterdir()] == ["file"]
+
+
+def test_dark_png_has_the_dark_background(tmp_path):
+    request = FigureRequest(record("the cat sat"), theme=DARK)
+    (path,) = write_figures(request, tmp_path, ["weights"], ["png"], dpi=DPI)
+    corner = matplotlib.image.imread(path)[0, 0, :3]
+    assert corner == pytest.approx(np.array([int(DARK.background[i:i + 2], 16) / 255 for i in (1, 3, 5)]), abs=1 / 255)
+
+
+def test_odd_tokens_are_shown_with_one_warning(tmp_path):
+    rec = record('He said "hi" <b> & paid $5 $6 — café 猫 🐈')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        paths = list(write_figures(FigureRequest(rec), tmp_path, ["weights", "value-mixing"], ["svg", "pdf", "png"], dpi=DPI))
+    messages = [str(warning.message) for warning in caught]
+    assert len(messages) == 1 and issubclass(caught[0].category, MissingGlyphWarning), messages
+    assert "'猫', '🐈'" in messages[0]
+    assert len(paths) == 6
+    figure = draw_figure("weights", FigureRequest(rec))
+    ax = next(ax for ax in figure.axes if ax.get_label() == "weights[0]")
+    labels = [label.get_text() for label in ax.get_xticklabels()]
+    assert labels == rec.tokens and "$" in labels and "&" in labels and "café" in labels
+    ElementTree.parse(tmp_path / "weights.svg")
+
+
+def test_plain_ascii_tokens_give_no_warning(tmp_path, request_3):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        list(write_figures(request_3, tmp_path, ["value-mixing"], ["svg"]))

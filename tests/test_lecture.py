@@ -1,0 +1,228 @@
+"""The lecture: scene videos joined into one, with chapters and captions that match it.
+
+The parts are tiny clips made here with PyAV (160 × 90, 5 fps, one flat colour each), so every
+frame can be traced back to the part it came from.
+"""
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+import srt
+
+from blockviz.errors import BlockvizError
+from blockviz.lecture import LecturePart, captions_srt, Chapter, probe_video, sidecar_paths, timestamp, write_lecture
+
+RED, GREEN, BLUE, YELLOW = (220, 30, 30), (30, 200, 60), (40, 60, 220), (230, 210, 40)
+
+
+def make_clip(path: Path, frames: int, color, size=(160, 90), fps=5, left_stripe=False) -> Path:
+    """An H.264 clip of ``frames`` frames of ``color`` with a white bar growing along its top,
+    and if asked a black stripe down its left fifth (below the top rows)."""
+    width, height = size
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("libx264", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        for index in range(frames):
+            pixels = np.empty((height, width, 3), dtype=np.uint8)
+            pixels[:] = color
+            pixels[2:8, 10 : 12 + 4 * index] = 255
+            if left_stripe:
+                pixels[height // 6 :, : width // 5] = 0
+            container.mux(stream.encode(av.VideoFrame.from_ndarray(pixels, format="rgb24")))
+        container.mux(stream.encode(None))
+    return path
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("clips")
+    return {
+        "a": make_clip(folder / "a.mp4", 7, RED),
+        "b": make_clip(folder / "b.mp4", 12, GREEN),
+        "c": make_clip(folder / "c.mp4", 5, BLUE),
+        "wide": make_clip(folder / "wide.mp4", 6, YELLOW, size=(320, 240), fps=10, left_stripe=True),
+    }
+
+
+def parts_of(clips, names):
+    return [LecturePart(name, f"Scene {name}", f"Scene {name} shows one colour.", clips[name]) for name in names]
+
+
+def decoded_frames(path):
+    with av.open(str(path)) as container:
+        return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
+
+
+def centre_colour(pixels):
+    return pixels[pixels.shape[0] // 2, pixels.shape[1] // 2].astype(int)
+
+
+def assert_colour(pixels, colour):
+    assert np.abs(centre_colour(pixels) - np.array(colour)).max() < 25
+
+
+def packet_payloads(path):
+    with av.open(str(path)) as container:
+        return [bytes(packet) for packet in container.demux(video=0) if packet.size]
+
+
+def test_compatible_parts_are_copied_packet_for_packet(clips, tmp_path):
+    lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4")
+    assert not lecture.reencoded
+    expected = packet_payloads(clips["a"]) + packet_payloads(clips["b"]) + packet_payloads(clips["c"])
+    assert packet_payloads(lecture.video) == expected
+
+
+def test_lecture_lasts_the_sum_of_its_parts(clips, tmp_path):
+    lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4")
+    info = probe_video(lecture.video)
+    assert (info.width, info.height, info.fps) == (160, 90, 5)
+    assert info.frames == 7 + 12 + 5 == len(decoded_frames(lecture.video))
+    parts_total = sum(probe_video(clips[name]).duration for name in "abc")
+    assert parts_total == Fraction(24, 5)
+    assert abs(info.duration - parts_total) <= Fraction(1, 5)
+    assert lecture.duration == pytest.approx(4.8)
+
+
+def test_chapters_start_at_the_cumulative_durations(clips, tmp_path):
+    lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4")
+    assert [(c.start, c.end) for c in lecture.chapters] == [(0.0, 1.4), (1.4, 3.8), (3.8, 4.8)]
+    assert lecture.chapters_text.read_text(encoding="utf-8").splitlines() == ["00:00 Scene a", "00:01 Scene b", "00:03 Scene c"]
+    document = json.loads(lecture.chapters_json.read_text(encoding="utf-8"))
+    assert document["video"] == "lecture.mp4" and document["duration"] == pytest.approx(4.8)
+    assert [(c["name"], c["title"], c["start"], c["end"]) for c in document["chapters"]] == [
+        ("a", "Scene a", 0.0, 1.4), ("b", "Scene b", 1.4, 3.8), ("c", "Scene c", 3.8, 4.8),
+    ]
+    with av.open(str(lecture.video)) as container:
+        embedded = container.chapters()
+    assert [(c["metadata"]["title"], c["start"] * c["time_base"], c["end"] * c["time_base"]) for c in embedded] == [
+        ("Scene a", 0, Fraction(7, 5)), ("Scene b", Fraction(7, 5), Fraction(19, 5)), ("Scene c", Fraction(19, 5), Fraction(24, 5)),
+    ]
+
+
+def test_captions_span_each_chapter(clips, tmp_path):
+    lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4")
+    cues = list(srt.parse(lecture.captions.read_text(encoding="utf-8")))
+    assert [cue.content for cue in cues] == [f"Scene {name} shows one colour." for name in "abc"]
+    for cue, chapter in zip(cues, lecture.chapters, strict=True):
+        assert cue.start.total_seconds() == pytest.approx(chapter.start, abs=1e-3)
+        assert cue.end.total_seconds() == pytest.approx(chapter.end, abs=1e-3)
+    assert lecture.captions == sidecar_paths(lecture.video)[2] == tmp_path / "lecture.srt"
+
+
+def test_each_chapter_shows_its_own_part(clips, tmp_path):
+    lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4")
+    frames = decoded_frames(lecture.video)
+    for chapter, colour in zip(lecture.chapters, (RED, GREEN, BLUE)):
+        first, last = round(chapter.start * 5), round(chapter.end * 5) - 1
+        assert_colour(frames[first], colour)
+        assert_colour(frames[last], colour)
+
+
+def test_incompatible_parts_are_encoded_again_at_the_first_parts_format(clips, tmp_path):
+    lecture = write_lecture(parts_of(clips, ["a", "wide", "c"]), tmp_path / "lecture.mp4")
+    assert lecture.reencoded
+    info = probe_video(lecture.video)
+    assert (info.codec, info.width, info.height, info.fps) == ("h264", 160, 90, 5)
+    parts_total = Fraction(7, 5) + Fraction(6, 10) + Fraction(5, 5)
+    assert abs(info.duration - parts_total) <= Fraction(1, 5)
+    frames = decoded_frames(lecture.video)
+    assert len(frames) == info.frames == 15
+    assert [(c.start, c.end) for c in lecture.chapters] == [(0.0, 1.4), (1.4, 2.0), (2.0, 3.0)]
+    for chapter, colour in zip(lecture.chapters, (RED, YELLOW, BLUE)):
+        assert_colour(frames[round(chapter.start * 5)], colour)
+    # the 4:3 part is fitted inside the 16:9 frame, not stretched: 20 pixels of padding (the
+    # colour of its top-left pixel) each side, then its black stripe
+    assert_colour(frames[7][45:46, 5:6], YELLOW)
+    assert_colour(frames[7][45:46, 25:26], (0, 0, 0))
+
+
+def test_progress_is_reported_after_each_part(clips, tmp_path):
+    calls = []
+    write_lecture(parts_of(clips, "ab"), tmp_path / "lecture.mp4", progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 2), (2, 2)]
+
+
+def test_the_same_parts_give_the_same_bytes(clips, tmp_path):
+    first = write_lecture(parts_of(clips, "ab"), tmp_path / "one.mp4")
+    second = write_lecture(parts_of(clips, "ab"), tmp_path / "two.mp4")
+    assert first.video.read_bytes() == second.video.read_bytes()
+
+
+@pytest.fixture
+def not_videos(tmp_path):
+    from PIL import Image
+
+    folder = tmp_path / "not-videos"
+    folder.mkdir()
+    Image.new("RGB", (16, 9), RED).save(folder / "scene.png")
+    Image.new("RGB", (16, 9), RED).save(folder / "scene.gif")
+    (folder / "broken.mp4").write_bytes(b"not a video at all")
+    return folder
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("missing", "does not exist"),
+        ("scene.png", "is an image"),
+        ("scene.gif", "is an image"),
+        ("broken.mp4", "is not a readable video"),
+    ],
+)
+def test_a_bad_part_is_a_one_line_error_and_writes_nothing(clips, not_videos, tmp_path, bad, message):
+    output = tmp_path / "out" / "lecture.mp4"
+    parts = parts_of(clips, "a") + [LecturePart("Bad", "Bad", "A bad part.", not_videos / bad)]
+    with pytest.raises(BlockvizError, match=message) as error:
+        write_lecture(parts, output)
+    assert "\n" not in str(error.value) and "'Bad'" in str(error.value)
+    assert not output.parent.exists() or list(output.parent.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda parts, out: ([], out), "at least one scene video"),
+        (lambda parts, out: (parts, out.with_suffix(".gif")), "must end in .mp4"),
+        (lambda parts, out: (parts[:1] + [LecturePart("b", "B", "  ", parts[1].video)], out), "empty caption"),
+        (lambda parts, out: (parts, parts[0].video), "is also a part"),
+    ],
+)
+def test_a_bad_request_is_a_one_line_error(clips, tmp_path, change, message):
+    parts, output = change(parts_of(clips, "ab"), tmp_path / "lecture.mp4")
+    with pytest.raises(BlockvizError, match=message) as error:
+        write_lecture(parts, output)
+    assert "\n" not in str(error.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_lecture_leaves_the_previous_files_untouched(clips, tmp_path):
+    output = tmp_path / "lecture.mp4"
+    write_lecture(parts_of(clips, "ab"), output)
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+
+    def interrupt(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_lecture(parts_of(clips, "ca"), output, progress=interrupt)
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("seconds, shown", [(0, "00:00"), (1.4, "00:01"), (59.9999, "00:59"), (75.9, "01:15"), (600, "10:00"), (3725, "1:02:05")])
+def test_timestamps_are_whole_seconds_rounded_down(seconds, shown):
+    assert timestamp(seconds) == shown
+
+
+def test_long_captions_wrap_at_42_characters():
+    caption = "Each token's query is compared with every key it may use, and the products are summed."
+    text = captions_srt([Chapter("DotProducts", "Dot products", caption, 0.0, 12.5)])
+    (cue,) = srt.parse(text)
+    lines = cue.content.splitlines()
+    assert len(lines) > 1 and all(len(line) <= 42 for line in lines)
+    assert " ".join(lines) == caption
+    assert cue.end.total_seconds() == 12.5

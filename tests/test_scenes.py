@@ -1,0 +1,196 @@
+"""Every attention scene, built without writing video: the numbers it shows are the record's, the
+sums it shows add up, and no label overlaps another or leaves the frame, after every play."""
+
+import math
+
+import numpy as np
+import pytest
+from manim import Text, config, tempconfig
+
+from blockviz import BlockConfig, record
+from blockviz.style import format_number
+from scenes.catalog import entries, lookup
+from scenes.causal_vs_bidirectional import counterpart
+from scenes.helpers import NumberGrid, formula, text, visible_slots
+from scenes.look import look
+from scenes.worked_example import worked_example
+
+TWELVE_TOKENS = "The chicken didn't cross the road because it was tired."
+SENTENCES = {"default": "the cat sat", "12 tokens": TWELVE_TOKENS}
+
+
+@pytest.fixture(scope="module", params=list(SENTENCES), ids=list(SENTENCES))
+def sentence_record(request):
+    return record(SENTENCES[request.param])
+
+
+def parse(shown: str) -> float:
+    return float(shown.replace("\u2212", "-").replace("∞", "inf"))
+
+
+def visible_texts(scene) -> list[Text]:
+    texts = []
+    for mobject in scene.mobjects:
+        for member in mobject.get_family():
+            if isinstance(member, Text) and member.get_fill_opacity() > 0.01 and member.width > 0:
+                texts.append(member)
+    return texts
+
+
+def overlapping_pairs(texts: list[Text], tolerance: float = 0.01) -> list[tuple[str, str]]:
+    boxes = np.array([[t.get_left()[0], t.get_bottom()[1], t.get_right()[0], t.get_top()[1]] for t in texts])
+    x_overlap = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+    y_overlap = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    clash = np.triu((x_overlap > tolerance) & (y_overlap > tolerance), k=1)
+    return [(texts[i].shown, texts[j].shown) for i, j in zip(*np.nonzero(clash))]
+
+
+def outside_frame(texts: list[Text]) -> list[str]:
+    half_width, half_height = config.frame_width / 2, config.frame_height / 2
+    return [t.shown for t in texts if t.get_left()[0] < -half_width or t.get_right()[0] > half_width or t.get_bottom()[1] < -half_height or t.get_top()[1] > half_height]
+
+
+def record_value(source: tuple, records: dict) -> float:
+    name, *index = source
+    rec = records["main"]
+    if "." in name:
+        variant, name = name.split(".")
+        rec = records[variant]
+    return getattr(rec, name)[tuple(index)].item()
+
+
+class Inspector:
+    """Called after every play: checks and remembers what the scene shows."""
+
+    def __init__(self, records):
+        self.records = records
+        self.problems: list[str] = []
+        self.sourced: dict[int, Text] = {}
+        self.plays = 0
+
+    def __call__(self, scene) -> None:
+        self.plays += 1
+        texts = visible_texts(scene)
+        for pair in overlapping_pairs(texts):
+            self.problems.append(f"play {self.plays}: labels overlap {pair}")
+        for shown in outside_frame(texts):
+            self.problems.append(f"play {self.plays}: label {shown!r} leaves the frame")
+        for label in texts:
+            if getattr(label, "source", None) is not None:
+                self.sourced[id(label)] = label
+
+
+def build(scene_class, rec, **options):
+    """Run the scene's construct with animations skipped and no file written."""
+    records = {"main": rec, "decoder": counterpart(rec, True), "encoder": counterpart(rec, False)}
+    inspector = Inspector(records)
+    with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
+        scene = scene_class(record=rec, skip_animations=True, **options)
+        scene.play_listeners.append(inspector)
+        scene.render()
+    return scene, inspector
+
+
+@pytest.mark.parametrize("entry", entries(), ids=[entry.name for entry in entries()])
+def test_scene_shows_the_records_numbers_legibly(entry, sentence_record):
+    scene, inspector = build(entry.scene_class(), sentence_record)
+    assert inspector.plays >= 4
+    assert inspector.problems == []
+    if entry.name != "worked-example":
+        assert len(inspector.sourced) >= 6, "the scene shows hardly any of the record's numbers"
+    for label in inspector.sourced.values():
+        expected = format_number(record_value(label.source, inspector.records), label.decimals)
+        assert label.shown == expected, f"{label.source}: shows {label.shown}, record has {expected}"
+    for parts, total in scene.sums:
+        shown_sum = sum(parse(part.shown) for part in parts)
+        assert shown_sum == pytest.approx(parse(total.shown), abs=0.005 * (len(parts) + 1)), [p.shown for p in parts] + [total.shown]
+
+
+def test_scenes_show_sums_where_they_add(cat_record):
+    sums = {entry.name: len(build(entry.scene_class(), cat_record)[0].sums) for entry in lookup(["dot-products", "softmax", "value-mixing"])}
+    d_head, n = cat_record.config.d_head, cat_record.n
+    # dot products: one per allowed (query, key) pair; softmax: exp sums and weight rows;
+    # mixing: one per output entry of each worked row.
+    assert sums["dot-products"] == n * (n + 1) // 2
+    assert sums["softmax"] == 2 * n
+    assert sums["value-mixing"] == n * d_head
+
+
+def test_final_frames_show_the_last_step(cat_record):
+    from scenes.softmax import Softmax
+
+    scene, _ = build(Softmax, cat_record)
+    grid = next(m for m in scene.mobjects if isinstance(m, NumberGrid))
+    weights = cat_record.weights[0]
+    for (i, j), label in grid.labels.items():
+        assert label in scene.mobjects or any(label in m.get_family() for m in scene.mobjects)
+        if cat_record.mask[i, j] == -math.inf:
+            assert weights[i, j].item() == 0.0 and label.shown == "0"
+        else:
+            assert label.shown == format_number(weights[i, j].item())
+
+
+def test_focus_token_and_head_choose_the_worked_row(chicken_record):
+    from scenes.dot_products import DotProducts
+
+    scene, inspector = build(DotProducts, chicken_record, token="it", head=1)
+    it = chicken_record.tokens.index("it")
+    rows = {label.source[2] for label in inspector.sourced.values() if label.source[0] == "query"}
+    heads = {label.source[1] for label in inspector.sourced.values()}
+    assert rows == {it} and heads == {1}
+
+
+def test_worked_example_numbers_come_from_softmax_and_mix():
+    from scenes.worked_example import WorkedExample
+
+    scores, values, weights, mixture = worked_example()
+    assert weights.tolist() == pytest.approx([0.25, 0.75]) and mixture.tolist() == pytest.approx([0.5, 3.0])
+    scene, _ = build(WorkedExample, record("the cat sat"))
+    shown = [t.shown for t in visible_texts(scene)]
+    for expected in ("1.10", "1.00", "3.00", "4.00", "0.25", "0.75", "0.50", "(1/4, 3/4)"):
+        assert expected in shown
+
+
+def test_causal_vs_bidirectional_records_differ_only_in_the_mask(cat_record):
+    encoder = counterpart(cat_record, False)
+    assert not encoder.config.causal and encoder.tokens == cat_record.tokens
+    assert bool((encoder.mask == 0).all()) and bool(encoder.weights[:, 0, 1:].gt(0).all())
+    assert bool((encoder.scores == cat_record.scores).all())
+
+
+def test_visible_slots_elide_around_the_focus():
+    assert visible_slots(3, 2) == [0, 1, 2]
+    assert visible_slots(13, 6) == [0, None, 4, 5, 6, 7, None, 12]
+    assert visible_slots(13, 12) == [0, None, 7, 8, 9, 10, 11, 12]
+    assert visible_slots(13, 0) == [0, 1, 2, 3, 4, 5, None, 12]
+    for n in range(1, 65):
+        for focus in (0, n // 2, n - 1):
+            slots = visible_slots(n, focus)
+            assert len(slots) <= 8 and focus in slots and 0 in slots and n - 1 in slots
+
+
+def test_text_is_shown_as_typed_and_grids_elide():
+    typed = 'a "quote" <b> & 🐈'
+    assert text(typed).shown == typed
+    values = np.arange(12 * 12, dtype=float).reshape(12, 12)
+    grid = NumberGrid(values, [f"<{i}&>" for i in range(12)], None, look("dark"), row_focus=11, column_focus=11)
+    assert len(grid.shown_rows()) == 6 and 11 in grid.shown_rows()
+    assert grid.row_headers[11].shown == "<11&>"
+    assert grid.labels[11, 11].shown == format_number(143.0)
+
+
+def test_formulas_are_mathtext_svg_not_latex():
+    equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", "#ffffff", 24)
+    assert len(equation.family_members_with_points()) >= 5
+    assert 0.2 < equation.height < 1.5
+
+
+@pytest.mark.parametrize("sentence", ["cat", 'she said "hi" <b> & 🐈 ok'])
+def test_odd_sentences_build(sentence):
+    from scenes.mask import Mask
+    from scenes.tokens_to_grid import TokensToGrid
+
+    rec = record(sentence, BlockConfig(d_model=8, n_heads=2))
+    for scene_class in (TokensToGrid, Mask):
+        _, inspector = build(scene_class, rec)
+        assert inspector.problems == []

@@ -1,0 +1,137 @@
+"""The title card: its tokens and sizes read back from the record, nothing overlapping or off the
+frame at any sentence length, and one real tiny render that joins into a lecture."""
+
+import itertools
+
+import av
+import numpy as np
+import pytest
+from manim import Text, config, tempconfig
+
+from blockviz import BlockConfig, record
+from blockviz.lecture import LecturePart, probe_video, write_lecture
+from scenes.look import FONT, look
+from scenes.title_card import TOKEN_FONT_SIZE, TitleCard, TitleCardLayout
+
+SIXTY_FOUR_TOKENS = " ".join(
+    ["the", "internationalisation", "of", "extraordinarily", "tired", "chickens"] * 9
+) + ' "so" <b> & 🐈 ok.'
+SPECIAL = 'She said "hi" <b> & 🐈\u200d⬛ cafe\u0301 — naïve'
+
+CASES = {
+    "default": ("the cat sat", BlockConfig()),
+    "long": ("The chicken didn't cross the road because it was too tired.", BlockConfig()),
+    "64 tokens, wide": (SIXTY_FOUR_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64, causal=False, activation="relu")),
+    "quotes, <, &, emoji, accents": (SPECIAL, BlockConfig()),
+    "one token": ("cat", BlockConfig()),
+}
+
+
+@pytest.fixture(scope="module", params=list(CASES), ids=list(CASES))
+def card(request):
+    sentence, block_config = CASES[request.param]
+    rec = record(sentence, block_config)
+    return rec, TitleCardLayout(rec, look("dark"))
+
+
+def box(mobject):
+    (left, bottom, _), (right, top, _) = mobject.get_corner([-1, -1, 0]), mobject.get_corner([1, 1, 0])
+    return left, bottom, right, top
+
+
+def overlap(a, b) -> bool:
+    """Whether two boxes ``(left, bottom, right, top)`` overlap."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_the_longest_case_has_max_tokens():
+    sentence, block_config = CASES["64 tokens, wide"]
+    assert record(sentence, block_config).n == block_config.max_tokens == 64
+
+
+def test_tokens_are_the_records_tokens_in_reading_order(card):
+    rec, layout = card
+    assert [label.shown for label in layout.tokens.labels] == rec.tokens
+    for before, after in itertools.pairwise(layout.tokens.boxes):
+        same_row = abs(before.get_y() - after.get_y()) < 1e-6
+        assert (same_row and after.get_x() > before.get_x()) or (not same_row and after.get_y() < before.get_y())
+
+
+def test_token_labels_draw_exactly_their_tokens(card):
+    rec, layout = card
+    plain = [Text(token, font=FONT, font_size=TOKEN_FONT_SIZE) for token in rec.tokens]
+    assert [len(label.submobjects) for label in layout.tokens.labels] == [len(text.submobjects) for text in plain]
+    scales = [label.width / text.width for label, text in zip(layout.tokens.labels, plain)]
+    assert max(scales) == pytest.approx(min(scales), rel=0.02)
+
+
+def test_sizes_are_the_records_config(card):
+    rec, layout = card
+    shown = {name: label.shown for name, label in layout.sizes.items()}
+    cfg = rec.config
+    assert shown == {
+        "d_model": str(cfg.d_model), "n_heads": str(cfg.n_heads), "d_head": str(cfg.d_model // cfg.n_heads),
+        "d_ff": str(cfg.d_ff), "activation": cfg.activation.upper(), "attention": "causal" if cfg.causal else "bidirectional",
+    }
+    assert [label.shown for label in layout.size_names.values()] == list(shown)
+    assert f"{rec.n} × {cfg.d_model} numbers" in layout.grid_note.shown
+
+
+def test_nothing_overlaps_or_leaves_the_frame(card):
+    _, layout = card
+    half_width, half_height = config.frame_width / 2, config.frame_height / 2
+    for label in layout.labels() + layout.tokens.boxes:
+        left, bottom, right, top = box(label)
+        assert -half_width < left and right < half_width and -half_height < bottom and top < half_height
+    bands = [layout.title, *layout.sentence, layout.tokens, layout.grid_note, *layout.sizes.values(), *layout.size_names.values(), layout.mask_note]
+    for first, second in itertools.combinations([box(band) for band in bands], 2):
+        assert not overlap(first, second)
+    for first, second in itertools.combinations([box(chip) for chip in layout.tokens.boxes], 2):
+        assert not overlap(first, second)
+
+
+def test_tokens_stay_legible(card):
+    _, layout = card
+    # 0.35 frame units is 21 pixels at -ql (480 p): the tokens' text is at least 17 px tall
+    assert min(chip.height for chip in layout.tokens.boxes) >= 0.35
+    for label, chip in zip(layout.tokens.labels, layout.tokens.boxes):
+        (label_left, label_bottom, label_right, label_top), (left, bottom, right, top) = box(label), box(chip)
+        assert left < label_left and label_right < right and bottom < label_bottom and label_top < top
+
+
+def test_punctuation_sits_on_the_baseline():
+    layout = TitleCardLayout(record("it was tired."), look("dark"))
+    word, period = layout.tokens.labels[2], layout.tokens.labels[3]
+    assert period.get_bottom()[1] == pytest.approx(word.get_bottom()[1], abs=0.02)
+    assert period.get_top()[1] < layout.tokens.boxes[3].get_y()
+
+
+def test_without_a_record_the_card_shows_the_default_sentence():
+    assert TitleCard.record is None
+    assert [label.shown for label in TitleCard().layout().tokens.labels] == ["the", "cat", "sat"]
+    assert TitleCard.record is None
+
+
+def test_a_tiny_render_is_a_video_that_joins_into_a_lecture(tmp_path):
+    settings = {
+        "pixel_width": 160, "pixel_height": 90, "frame_rate": 5, "media_dir": str(tmp_path / "media"),
+        "disable_caching": True, "verbosity": "ERROR", "progress_bar": "none", "output_file": "TitleCard",
+    }
+    with tempconfig(settings):
+        scene = TitleCard()
+        scene.render()
+        video = scene.renderer.file_writer.movie_file_path
+    run_time = TitleCard.intro_time + TitleCard.tokens_time + TitleCard.sizes_time + TitleCard.hold_time
+    assert 4 <= run_time <= 6
+    info = probe_video(video)
+    assert (info.width, info.height, info.fps, info.frames) == (160, 90, 5, round(run_time * 5))
+    with av.open(str(video)) as container:
+        last = list(container.decode(video=0))[-1].to_ndarray(format="rgb24")
+    assert (last.max(axis=2) > 200).sum() > 50  # light text drawn on the dark page
+    assert np.abs(last[0, 0].astype(int) - [15, 23, 42]).max() < 8  # the dark theme's background
+
+    part = LecturePart("TitleCard", "Title", "What this lecture is about.", video)
+    lecture = write_lecture([part, part], tmp_path / "lecture.mp4")
+    assert not lecture.reencoded
+    assert probe_video(lecture.video).duration == 2 * info.duration
+    assert [chapter.start for chapter in lecture.chapters] == [0.0, float(info.duration)]
