@@ -23,8 +23,8 @@ ATTENTION_INIT_STD = 0.5
 
 
 def remember(cache: Cache, name: str, tensor: torch.Tensor) -> torch.Tensor:
-    """Store ``tensor`` in ``cache`` under ``name`` and return it."""
-    cache[name] = tensor.detach()
+    """Store a copy of ``tensor`` in ``cache`` under ``name`` (no two entries share memory) and return it."""
+    cache[name] = tensor.detach().clone()
     return tensor
 
 

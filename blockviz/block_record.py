@@ -5,6 +5,7 @@ This is the single source of numbers for the CLI, the figures and the scenes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,7 +127,7 @@ class BlockRecord:
         return cls(sentence=sentence, tokens=list(header["tokens"]), config=config, params=params, **activations)
 
 
-def record(sentence: str, config: BlockConfig | None = None, weights: str | Path | None = None) -> BlockRecord:
+def record(sentence: str, config: BlockConfig | None = None, weights: str | Path | Mapping[str, torch.Tensor] | None = None) -> BlockRecord:
     """Run ``sentence`` through one block and record every intermediate tensor.
 
     Parameters
@@ -136,8 +137,8 @@ def record(sentence: str, config: BlockConfig | None = None, weights: str | Path
     config
         Sizes and choices; :class:`BlockConfig` defaults if omitted.
     weights
-        Optional ``.safetensors`` or ``.json`` file of parameters (names as in
-        ``BlockRecord.params``) replacing the seeded ones.
+        Parameters replacing the seeded ones: a ``.safetensors`` or ``.json`` file, or named
+        tensors (e.g. another record's ``params``); names as in ``BlockRecord.params``.
 
     Raises
     ------

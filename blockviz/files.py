@@ -36,6 +36,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     except OSError as error:
         raise BlockvizError(f"cannot write to folder {str(folder)!r} ({error.strerror}): choose a writable folder") from None
     os.close(handle)
+    os.chmod(temporary, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
     try:
         yield Path(temporary)
         os.replace(temporary, final)
@@ -43,6 +44,12 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def sentence_slug(sentence: str, max_length: int = 48) -> str:

@@ -8,7 +8,8 @@ every frame is decoded and encoded again (H.264) at the first part's size and fr
 
 Beside ``lecture.mp4`` it writes:
 
-* ``lecture.chapters.txt`` — ``MM:SS Title`` lines, as YouTube reads chapters from a description;
+* ``lecture.chapters.txt`` — ``MM:SS Title`` lines, as YouTube reads chapters from a description
+  (a scene under 10 s shares a line with its neighbour, as YouTube requires);
 * ``lecture.chapters.json`` — ``{"video", "duration", "chapters": [{name, title, caption, start,
   end}]}``, times in seconds;
 * ``lecture.srt`` — SubRip captions, one cue per scene spanning the scene: its one-sentence caption.
@@ -43,6 +44,8 @@ COPYABLE_CODECS = ("h264", "hevc", "av1", "vp9")
 """Codecs whose packets an MP4 can hold as they are; parts in other codecs are encoded again."""
 REENCODE_CODEC = "libx264"
 REENCODE_OPTIONS = {"crf": "23"}  # as Manim encodes its scenes
+YOUTUBE_MIN_CHAPTER = 10.0
+"""YouTube ignores a chapter list in which any chapter is shorter than this (seconds)."""
 CAPTION_LINE_LENGTH = 42
 """Longest caption line in characters (the usual subtitle guideline); longer captions wrap."""
 
@@ -137,6 +140,7 @@ def write_lecture(
     output: str | Path,
     *,
     progress: Callable[[int, int], None] | None = None,
+    min_chapter_seconds: float = YOUTUBE_MIN_CHAPTER,
 ) -> Lecture:
     """Join the rendered scene videos ``parts`` (in teaching order) into one lecture video.
 
@@ -154,6 +158,9 @@ def write_lecture(
         Path of the lecture video; its folder is created if missing.
     progress
         Called as ``progress(parts_done, parts_total)`` after each part is written.
+    min_chapter_seconds
+        In ``.chapters.txt`` only, shorter chapters are merged with a neighbour (YouTube's
+        rule, see :func:`chapters_text`); the JSON, the captions and the MP4 keep every scene.
 
     Returns
     -------
@@ -188,7 +195,7 @@ def write_lecture(
                     _reencode(infos, starts, container, report)
         except av.error.FFmpegError as error:
             raise BlockvizError(f"cannot write the lecture {str(output)!r} ({_reason(error)}): re-render the scenes and try again") from None
-        files.enter_context(_written(text_path, chapters_text(chapters)))
+        files.enter_context(_written(text_path, chapters_text(chapters, min_chapter_seconds)))
         files.enter_context(_written(json_path, chapters_json(chapters, output.name)))
         files.enter_context(_written(srt_path, captions_srt(chapters)))
     return Lecture(output, text_path, json_path, srt_path, chapters, float(starts[-1]), not remux)
@@ -244,14 +251,26 @@ def probe_video(path: str | Path, name: str | None = None) -> VideoInfo:
     return info
 
 
-def chapters_text(chapters: Sequence[Chapter]) -> str:
+def chapters_text(chapters: Sequence[Chapter], min_seconds: float = YOUTUBE_MIN_CHAPTER) -> str:
     """One ``MM:SS Title`` line per chapter (``H:MM:SS`` past an hour), as YouTube reads them.
 
     Start times are rounded down to the second, so no chapter's link skips its first frames.
-    YouTube lists chapters only if the first starts at 00:00, there are at least three and each
-    lasts at least 10 s.
+    YouTube shows chapters only if the first starts at 00:00, there are at least three, and
+    each lasts at least 10 s; so a chapter shorter than ``min_seconds`` (between the rounded
+    times) is merged into the next one (the last into the one before), their titles joined by
+    " / ". ``min_seconds=0`` keeps every chapter.
     """
-    return "".join(f"{timestamp(chapter.start)} {chapter.title}\n" for chapter in chapters)
+    lines: list[tuple[int, list[str]]] = []  # (start in whole seconds, titles)
+    end = math.floor(chapters[-1].end + 1e-9) if chapters else 0
+    for chapter in chapters:
+        start = math.floor(chapter.start + 1e-9)
+        if lines and start - lines[-1][0] < min_seconds:
+            lines[-1][1].append(chapter.title)
+        else:
+            lines.append((start, [chapter.title]))
+    if len(lines) > 1 and end - lines[-1][0] < min_seconds:
+        lines[-2][1].extend(lines.pop()[1])
+    return "".join(f"{timestamp(start)} {' / '.join(titles)}\n" for start, titles in lines)
 
 
 def chapters_json(chapters: Sequence[Chapter], video_name: str) -> str:

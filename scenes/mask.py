@@ -15,6 +15,10 @@ class Mask(RecordScene):
     """``masked_scores = scaled_scores + M`` with M ``(n, n)`` 0 on and below the diagonal and −∞
     above it: a position can use itself and earlier positions, never later ones."""
 
+    step_time = 1.0
+    pause = 1.4
+
+
     def construct(self) -> None:
         rec = self.record
         title = self.show_title("The mask: no looking ahead" if rec.config.causal else "The mask: here, nothing is blocked")

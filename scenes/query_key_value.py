@@ -13,6 +13,9 @@ class QueryKeyValue(RecordScene):
     """Each row x of ``ln1`` ``(n, d_model)`` becomes a query, a key and a value ``(n, d_head)``
     for head h: q = x W_Q + b_Q, k = x W_K + b_K, v = x W_V + b_V."""
 
+    step_time = 1.0
+    pause = 1.4
+
     def construct(self) -> None:
         rec, h = self.record, self.h
         title = self.show_title(f"Query, key and value (head {h})")

@@ -15,6 +15,9 @@ class Softmax(RecordScene):
     """weights[i, j] = exp(s_ij) / Σ_k exp(s_ik) over each row of the masked scores ``(n, n)``:
     each row sums to 1, and a blocked key (s = −∞) gets exactly 0."""
 
+    pause = 1.0
+
+
     def construct(self) -> None:
         rec = self.record
         title = self.show_title(f"Softmax, row by row (head {self.h})")

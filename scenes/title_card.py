@@ -1,6 +1,6 @@
 """The lecture's title card: its title, the sentence cut into tokens, and the block's sizes.
 
-Runs on its own on the default sentence::
+Runs on its own on the default sentence (or the record saved at ``$BLOCKVIZ_RECORD``)::
 
     manim -ql scenes/title_card.py TitleCard
 
@@ -12,14 +12,14 @@ from __future__ import annotations
 import functools
 import textwrap
 
-from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, RoundedRectangle, Scene, Text, VGroup, config
+from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, RoundedRectangle, Text, VGroup, config
 
 from blockviz.block_record import BlockRecord
+from scenes.base import RecordScene
 from scenes.helpers import fit_width
-from scenes.look import FONT, FRAME_MARGIN, Look, look
+from scenes.look import FONT, FRAME_MARGIN, Look
 
 TITLE = "Inside one transformer block"
-DEFAULT_SENTENCE = "the cat sat"
 
 TITLE_FONT_SIZE = 44
 SENTENCE_FONT_SIZE = 26
@@ -207,47 +207,51 @@ def _mask_sentence(causal: bool) -> str:
     return "no mask: every token uses every token, earlier and later (an encoder)"
 
 
-class TitleCard(Scene):
+class TitleCard(RecordScene):
     """The lecture's opening card (~5 s): title, sentence and tokens, the block's sizes.
 
-    Class attributes: ``record`` (a :class:`~blockviz.block_record.BlockRecord`; ``None`` =
-    ``blockviz.record("the cat sat")``), ``theme_name`` ("dark" or "light"), ``title``, and the
-    pacing in seconds: ``intro_time``, ``tokens_time``, ``sizes_time``, ``hold_time``.
+    The record shown is, first found: the ``record`` argument (as ``blockviz render`` passes
+    it), the class attribute ``record`` (a :class:`~blockviz.block_record.BlockRecord`, for a
+    two-line subclass), else :class:`~scenes.base.RecordScene`'s default (``$BLOCKVIZ_RECORD``
+    or ``blockviz.record("the cat sat")``). ``token`` and ``head`` are accepted and unused.
+    Pacing in seconds: ``intro_time``, ``tokens_time``, ``sizes_time``, ``hold_time``.
     """
 
-    record: BlockRecord | None = None
-    theme_name = "dark"
+    record: BlockRecord | None = None  # replaces RecordScene's property: see shown_record()
     title = TITLE
     intro_time = 0.8
     tokens_time = 1.2
     sizes_time = 0.8
     hold_time = 2.2
 
+    def __init__(self, record: BlockRecord | None = None, token: str | None = None, head: int = 0, theme: str = "dark", **kwargs) -> None:
+        super().__init__(record=record, token=token, head=head, theme=theme, **kwargs)
+        if record is not None:
+            self.record = record
+
     def construct(self) -> None:
         card = self.layout()
-        self.camera.background_color = self.look.background
-        self.show_title(card)
-        self.show_tokens(card)
-        self.show_sizes(card)
+        self.reveal_title(card)
+        self.reveal_tokens(card)
+        self.reveal_sizes(card)
         self.wait(self.hold_time)
+
+    def shown_record(self) -> BlockRecord:
+        """The record this card shows (see the class docstring)."""
+        return self.record if self.record is not None else RecordScene.record.fget(self)
 
     def layout(self) -> TitleCardLayout:
         """The card for this scene's record, placed but not yet shown."""
-        if self.record is None:
-            from blockviz import record
+        return TitleCardLayout(self.shown_record(), self.look, self.title)
 
-            self.record = record(DEFAULT_SENTENCE)
-        self.look = look(self.theme_name)
-        return TitleCardLayout(self.record, self.look, self.title)
-
-    def show_title(self, card: TitleCardLayout) -> None:
+    def reveal_title(self, card: TitleCardLayout) -> None:
         self.play(FadeIn(card.title, shift=DOWN * 0.2), FadeIn(card.sentence), run_time=self.intro_time)
 
-    def show_tokens(self, card: TitleCardLayout) -> None:
+    def reveal_tokens(self, card: TitleCardLayout) -> None:
         chips = [FadeIn(chip, shift=UP * 0.1) for chip in card.tokens.chips]
         self.play(LaggedStart(*chips, lag_ratio=min(0.3, 3.0 / len(chips))), run_time=self.tokens_time)
 
-    def show_sizes(self, card: TitleCardLayout) -> None:
+    def reveal_sizes(self, card: TitleCardLayout) -> None:
         self.play(FadeIn(card.grid_note), FadeIn(card.size_cards), FadeIn(card.mask_note), run_time=self.sizes_time)
 
 

@@ -13,6 +13,8 @@ class TokensToGrid(RecordScene):
     """The sentence splits into tokens; each token's embedding plus its position's encoding is
     one row of the ``(n, d_model)`` grid that enters the block (``resid_pre``)."""
 
+    pause = 1.2
+
     def construct(self) -> None:
         rec = self.record
         self.show_title("Tokens become rows of numbers")

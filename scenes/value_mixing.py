@@ -13,6 +13,9 @@ class ValueMixing(RecordScene):
     """Output row i of head h is Σ_j weights[i, j] · value[j] ``(d_head,)``: the mixture has as
     many entries as each value vector (``head_outputs = weights @ value``)."""
 
+    pause = 1.1
+
+
     def construct(self) -> None:
         rec = self.record
         title = self.show_title(f"Mixing the values (head {self.h})")

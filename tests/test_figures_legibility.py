@@ -69,10 +69,19 @@ def test_no_text_overlaps_or_is_cut_off_at_32_tokens(long_request, name):
     assert_legible(draw_figure(name, long_request))
 
 
-@pytest.mark.parametrize("sentence", ["hi", "The chicken didn't cross the road because it was too tired."])
+@pytest.fixture(scope="module")
+def one_token_request():
+    return FigureRequest(record("hi"))
+
+
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_no_text_overlaps_or_is_cut_off_at_1_token(one_token_request, name):
+    assert_legible(draw_figure(name, one_token_request))
+
+
 @pytest.mark.parametrize("name", ["mask", "value-mixing", "multi-head"])
-def test_no_text_overlaps_with_annotations(sentence, name):
-    assert_legible(draw_figure(name, FigureRequest(record(sentence))))
+def test_no_text_overlaps_with_annotations_at_13_tokens(name):
+    assert_legible(draw_figure(name, FigureRequest(record("The chicken didn't cross the road because it was too tired."))))
 
 
 def test_annotations_fit_their_cells_at_13_tokens():

@@ -36,6 +36,11 @@ def shown(figure, label) -> list[str]:
     return [text.get_text() for text in panel(figure, label).texts]
 
 
+def figure_text(figure, label) -> str:
+    (text,) = [text for text in figure.texts if text.get_label() == label]
+    return text.get_text()
+
+
 def expected(tensor) -> list[str]:
     return [format_number(float(value)) for value in tensor.flatten().tolist()]
 
@@ -95,7 +100,7 @@ def test_blocked_cells_are_hatched_and_do_not_stretch_the_colour_scale(rec):
     limit = rec.scaled_scores.abs().max().item()  # every finite value; −∞ plays no part
     assert (mesh.norm.vmin, mesh.norm.vmax) == (pytest.approx(-limit), pytest.approx(limit))
     assert bool(np.ma.getmaskarray(mesh.get_array()).reshape(rec.n, rec.n)[0, 1])
-    legend_texts = [text.get_text() for legend in figure.legends + [ax.get_legend() for ax in figure.axes if ax.get_legend()] for text in legend.get_texts()]
+    legend_texts = [text.get_text() for legend in figure.legends for text in legend.get_texts()]
     assert any(NEG_INF_LABEL in text and "blocked" in text for text in legend_texts)
 
 
@@ -126,7 +131,7 @@ def test_value_mixing_writes_out_the_records_numbers(rec):
 
 def test_value_mixing_default_is_last_token_head_0_and_one_line_for_few_terms(short):
     figure = draw_figure("value-mixing", FigureRequest(short, token=1))
-    one_line = panel(figure, "mixing_one_line").texts[0].get_text()
+    one_line = figure_text(figure, "mixing_one_line")
     assert one_line == mixture_equation(short.weights[0, 1, :2].tolist(), short.value[0, :2].tolist(), short.head_outputs[0, 1].tolist())
     assert FigureRequest(short).query == short.n - 1 and FigureRequest(short).mixing_head == 0
 
@@ -183,7 +188,7 @@ def test_worked_example_numbers():
     assert shown(figure, "example_scores") == ["0.00", format_number(math.log(3))]
     assert shown(figure, "example_weights") == ["0.25", "0.75"]
     assert shown(figure, "example_mixture") == ["0.50", "3.00"]
-    equation = panel(figure, "example_equation").texts[0].get_text()
+    equation = figure_text(figure, "example_equation")
     assert equation == "0.25\u00b7(2.00, 0.00) + 0.75\u00b7(0.00, 4.00) = (0.50, 3.00)"
 
 

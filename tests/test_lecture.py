@@ -14,7 +14,7 @@ import pytest
 import srt
 
 from blockviz.errors import BlockvizError
-from blockviz.lecture import LecturePart, captions_srt, Chapter, probe_video, sidecar_paths, timestamp, write_lecture
+from blockviz.lecture import Chapter, LecturePart, captions_srt, chapters_text, probe_video, sidecar_paths, timestamp, write_lecture
 
 RED, GREEN, BLUE, YELLOW = (220, 30, 30), (30, 200, 60), (40, 60, 220), (230, 210, 40)
 
@@ -89,7 +89,7 @@ def test_lecture_lasts_the_sum_of_its_parts(clips, tmp_path):
 
 
 def test_chapters_start_at_the_cumulative_durations(clips, tmp_path):
-    lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4")
+    lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4", min_chapter_seconds=0)
     assert [(c.start, c.end) for c in lecture.chapters] == [(0.0, 1.4), (1.4, 3.8), (3.8, 4.8)]
     assert lecture.chapters_text.read_text(encoding="utf-8").splitlines() == ["00:00 Scene a", "00:01 Scene b", "00:03 Scene c"]
     document = json.loads(lecture.chapters_json.read_text(encoding="utf-8"))
@@ -211,6 +211,31 @@ def test_an_interrupted_lecture_leaves_the_previous_files_untouched(clips, tmp_p
     with pytest.raises(KeyboardInterrupt):
         write_lecture(parts_of(clips, "ca"), output, progress=interrupt)
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+def test_the_chapter_list_for_youtube_merges_chapters_under_10_seconds(clips, tmp_path):
+    lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4")
+    assert lecture.chapters_text.read_text(encoding="utf-8") == "00:00 Scene a / Scene b / Scene c\n"
+    assert len(json.loads(lecture.chapters_json.read_text(encoding="utf-8"))["chapters"]) == 3
+
+
+@pytest.mark.parametrize(
+    "spans, lines",
+    [
+        # a 5 s title card joins the first scene; every line then lasts at least 10 s
+        ([(0, 5), (5, 20), (20, 41.5), (41.5, 60)], ["00:00 T0 / T1", "00:20 T2", "00:41 T3"]),
+        # a short last chapter joins the one before
+        ([(0, 12), (12, 30), (30, 36)], ["00:00 T0", "00:12 T1 / T2"]),
+        # lengths count between the rounded-down times YouTube sees: 10.4 → 19.9 is 10 → 19, too short
+        ([(0, 10.4), (10.4, 19.9), (19.9, 31)], ["00:00 T0", "00:10 T1 / T2"]),
+        ([(0, 10.2), (10.2, 20.1), (20.1, 30)], ["00:00 T0", "00:10 T1", "00:20 T2"]),
+        ([(0, 4)], ["00:00 T0"]),
+    ],
+)
+def test_chapter_lines_last_at_least_10_seconds(spans, lines):
+    chapters = [Chapter(f"S{i}", f"T{i}", "A caption.", start, end) for i, (start, end) in enumerate(spans)]
+    assert chapters_text(chapters).splitlines() == lines
+    assert chapters_text(chapters, min_seconds=0).splitlines() == [f"{timestamp(start)} T{i}" for i, (start, _) in enumerate(spans)]
 
 
 @pytest.mark.parametrize("seconds, shown", [(0, "00:00"), (1.4, "00:01"), (59.9999, "00:59"), (75.9, "01:15"), (600, "10:00"), (3725, "1:02:05")])

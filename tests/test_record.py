@@ -157,3 +157,22 @@ def test_an_empty_sentence_is_refused(sentence):
 def test_too_many_tokens_are_refused():
     with pytest.raises(BlockvizError, match="65 tokens, more than max_tokens 64"):
         record(" ".join(["cat"] * 65))
+
+
+def test_one_token_record_saves_to_safetensors(tmp_path):
+    # With one token, concat would be a view of head_outputs; safetensors refuses shared memory.
+    rec = record("hi")
+    rec.save(tmp_path / "hi.safetensors")
+    assert torch.equal(BlockRecord.load(tmp_path / "hi.safetensors").concat, rec.concat)
+
+
+def test_saved_files_get_the_usual_permissions(tmp_path, cat_record):
+    import os
+    import stat
+
+    mask = os.umask(0o022)
+    try:
+        cat_record.save(tmp_path / "r.json")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o644

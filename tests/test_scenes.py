@@ -9,12 +9,13 @@ from manim import Text, config, tempconfig
 
 from blockviz import BlockConfig, record
 from blockviz.style import format_number
-from scenes.catalog import entries, lookup
+from scenes.catalog import lookup
 from scenes.causal_vs_bidirectional import counterpart
 from scenes.helpers import NumberGrid, formula, text, visible_slots
 from scenes.look import look
 from scenes.worked_example import worked_example
 
+ATTENTION_SCENES = ("tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional")
 TWELVE_TOKENS = "The chicken didn't cross the road because it was tired."
 SENTENCES = {"default": "the cat sat", "12 tokens": TWELVE_TOKENS}
 
@@ -32,13 +33,22 @@ def visible_texts(scene) -> list[Text]:
     texts = []
     for mobject in scene.mobjects:
         for member in mobject.get_family():
-            if isinstance(member, Text) and member.get_fill_opacity() > 0.01 and member.width > 0:
+            if isinstance(member, Text) and member.get_fill_opacity() > 0.01 and len(member.get_family()) > 1:
                 texts.append(member)
     return texts
 
 
+def boxes_of(texts: list[Text]) -> np.ndarray:
+    """``(len(texts), 4)``: left, bottom, right, top of each text's drawn points."""
+    boxes = np.zeros((len(texts), 4))
+    for row, label in enumerate(texts):
+        points = np.concatenate([member.points for member in label.get_family() if len(member.points)])
+        boxes[row] = points[:, 0].min(), points[:, 1].min(), points[:, 0].max(), points[:, 1].max()
+    return boxes
+
+
 def overlapping_pairs(texts: list[Text], tolerance: float = 0.01) -> list[tuple[str, str]]:
-    boxes = np.array([[t.get_left()[0], t.get_bottom()[1], t.get_right()[0], t.get_top()[1]] for t in texts])
+    boxes = boxes_of(texts)
     x_overlap = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
     y_overlap = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
     clash = np.triu((x_overlap > tolerance) & (y_overlap > tolerance), k=1)
@@ -47,7 +57,9 @@ def overlapping_pairs(texts: list[Text], tolerance: float = 0.01) -> list[tuple[
 
 def outside_frame(texts: list[Text]) -> list[str]:
     half_width, half_height = config.frame_width / 2, config.frame_height / 2
-    return [t.shown for t in texts if t.get_left()[0] < -half_width or t.get_right()[0] > half_width or t.get_bottom()[1] < -half_height or t.get_top()[1] > half_height]
+    boxes = boxes_of(texts)
+    outside = (boxes[:, 0] < -half_width) | (boxes[:, 2] > half_width) | (boxes[:, 1] < -half_height) | (boxes[:, 3] > half_height)
+    return [texts[i].shown for i in np.nonzero(outside)[0]]
 
 
 def record_value(source: tuple, records: dict) -> float:
@@ -91,7 +103,7 @@ def build(scene_class, rec, **options):
     return scene, inspector
 
 
-@pytest.mark.parametrize("entry", entries(), ids=[entry.name for entry in entries()])
+@pytest.mark.parametrize("entry", lookup(ATTENTION_SCENES), ids=list(ATTENTION_SCENES))
 def test_scene_shows_the_records_numbers_legibly(entry, sentence_record):
     scene, inspector = build(entry.scene_class(), sentence_record)
     assert inspector.plays >= 4
@@ -135,9 +147,11 @@ def test_focus_token_and_head_choose_the_worked_row(chicken_record):
 
     scene, inspector = build(DotProducts, chicken_record, token="it", head=1)
     it = chicken_record.tokens.index("it")
-    rows = {label.source[2] for label in inspector.sourced.values() if label.source[0] == "query"}
-    heads = {label.source[1] for label in inspector.sourced.values()}
-    assert rows == {it} and heads == {1}
+    worked = {total.source for _, total in scene.sums}
+    # "it" may use itself and the 7 tokens before it; with elision 6 of them are drawn.
+    assert {source[2] for source in worked} == {it} and {source[1] for source in worked} == {1}
+    assert {source[3] for source in worked} == {j for j in visible_slots(chicken_record.n, it) if j is not None and j <= it}
+    assert {label.source[1] for label in inspector.sourced.values()} == {1}
 
 
 def test_worked_example_numbers_come_from_softmax_and_mix():
@@ -147,8 +161,9 @@ def test_worked_example_numbers_come_from_softmax_and_mix():
     assert weights.tolist() == pytest.approx([0.25, 0.75]) and mixture.tolist() == pytest.approx([0.5, 3.0])
     scene, _ = build(WorkedExample, record("the cat sat"))
     shown = [t.shown for t in visible_texts(scene)]
-    for expected in ("1.10", "1.00", "3.00", "4.00", "0.25", "0.75", "0.50", "(1/4, 3/4)"):
+    for expected in ("1.10", "1.00", "3.00", "4.00", "0.25", "0.75", "0.50", "= (1/4, 3/4)"):
         assert expected in shown
+    assert sorted(total.shown for _, total in scene.sums) == ["0.50", "3.00", "4.00"]
 
 
 def test_causal_vs_bidirectional_records_differ_only_in_the_mask(cat_record):
@@ -160,7 +175,7 @@ def test_causal_vs_bidirectional_records_differ_only_in_the_mask(cat_record):
 
 def test_visible_slots_elide_around_the_focus():
     assert visible_slots(3, 2) == [0, 1, 2]
-    assert visible_slots(13, 6) == [0, None, 4, 5, 6, 7, None, 12]
+    assert visible_slots(13, 6) == [0, None, 5, 6, 7, 8, None, 12]
     assert visible_slots(13, 12) == [0, None, 7, 8, 9, 10, 11, 12]
     assert visible_slots(13, 0) == [0, 1, 2, 3, 4, 5, None, 12]
     for n in range(1, 65):
@@ -174,7 +189,7 @@ def test_text_is_shown_as_typed_and_grids_elide():
     assert text(typed).shown == typed
     values = np.arange(12 * 12, dtype=float).reshape(12, 12)
     grid = NumberGrid(values, [f"<{i}&>" for i in range(12)], None, look("dark"), row_focus=11, column_focus=11)
-    assert len(grid.shown_rows()) == 6 and 11 in grid.shown_rows()
+    assert grid.shown_rows() == [0, 6, 7, 8, 9, 10, 11]
     assert grid.row_headers[11].shown == "<11&>"
     assert grid.labels[11, 11].shown == format_number(143.0)
 

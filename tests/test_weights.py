@@ -92,3 +92,11 @@ def test_unreadable_weights_files_are_one_clear_error(tmp_path, name, content, m
         path.write_bytes(content)
     with pytest.raises(BlockvizError, match=message):
         record("a", weights=path)
+
+
+def test_another_records_parameters_can_be_passed_directly(cat_record):
+    again = record("the cat sat", weights=cat_record.params)
+    assert torch.equal(again.resid_post, cat_record.resid_post)
+    bad = dict(cat_record.params, **{"ffn.b_in": torch.zeros(3)})
+    with pytest.raises(BlockvizError, match=r"'ffn.b_in' in the given parameters has shape \[3\], expected \[8\]"):
+        record("a", weights=bad)

@@ -6,7 +6,6 @@ In every n × n panel rows are queries and columns keys, both labelled with the 
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from blockviz.figures import formulas
@@ -29,7 +28,7 @@ def scores(request: FigureRequest) -> Figure:
     scale = signed_scale(raw[request.heads], scaled[request.heads])
     cell = cell_size(rec.n, line_columns([rec.n, rec.n], operators=1, colorbar=True))
     divide = rf"$\div\sqrt{{{rec.config.d_head}}}$"
-    lines = heading("Scores: every query's dot product with every key, then scaled", formulas.SCORES)
+    lines = heading("Scores: every query's dot product with every key, then scaled", formulas.ATTENTION, formulas.SCORES)
     for head in request.heads:
         lines.append([
             matrix_slot(_square(rec, raw[head], f"q\u00b7k, head {head}"), scale, request.theme, cell, f"scores[{head}]", request.decimals),
@@ -151,15 +150,16 @@ def zero_weight_handle(theme: Theme):
 
 
 def legend_slot(handles, theme: Theme) -> Slot:
-    """A line holding a legend explaining ``handles``."""
+    """A line holding a legend explaining ``handles``, drawn on the figure itself."""
     width = max(text_size_in(handle.get_label(), NOTE_PT)[0] for handle in handles) + 0.6
     height = 0.22 * len(handles) + 0.05
 
-    def draw(ax: Axes):
-        ax.set_axis_off()
-        return ax.legend(handles=handles, loc="center", frameon=False, fontsize=NOTE_PT, handlelength=2.2, handleheight=1.2, borderaxespad=0.0)
+    def draw(figure, rect):
+        x0, y0, w, h = rect
+        return figure.legend(handles=handles, loc="center", bbox_to_anchor=(x0 + w / 2, y0 + h / 2), frameon=False,
+                             fontsize=NOTE_PT, handlelength=2.2, handleheight=1.2, borderaxespad=0.0, borderpad=0.0)
 
-    return Slot(width, height, draw, key="legend")
+    return Slot(width, height, draw, key="legend", axes=False)
 
 
 def _weights_line(request: FigureRequest, values: np.ndarray, blocked: np.ndarray, cell: float, name: str) -> list[Slot]:

@@ -7,7 +7,7 @@ from blockviz.style import format_number
 ATTENTION = r"$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right) V$"
 """Scaled dot-product attention (Vaswani et al. 2017, "Attention Is All You Need", Eq. 1) with
 the mask M added before the softmax."""
-SCORES = r"$S = QK^{\top}$, then $S / \sqrt{d_k}$"
+SCORES = r"this step: $S = QK^{\top}$, then $S / \sqrt{d_k}$"
 MASKED_SCORES = r"$S / \sqrt{d_k} + M$,  $M_{ij} = 0$ if $j \leq i$, $-\infty$ if $j > i$"
 OPEN_MASK = r"$S / \sqrt{d_k} + M$,  $M = 0$ (bidirectional: nothing blocked)"
 WEIGHTS = r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$, each row sums to 1"

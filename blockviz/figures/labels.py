@@ -37,13 +37,13 @@ def token_labels(tokens: list[str]) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def text_size_in(text: str, size_pt: float, family: str = "sans-serif", math: bool = False) -> tuple[float, float]:
+def text_size_in(text: str, size_pt: float, family: str = "sans-serif", math: bool = False, weight: str = "normal") -> tuple[float, float]:
     """Width and height (ascent + descent) of ``text`` at ``size_pt``, in inches, measured from
     the font's outlines (no renderer needed)."""
     if "\n" in text and not math:
-        sizes = [text_size_in(line, size_pt, family) for line in text.split("\n")]
+        sizes = [text_size_in(line, size_pt, family, weight=weight) for line in text.split("\n")]
         return max(width for width, _ in sizes), LINE_SPACING * size_pt / POINTS_PER_INCH * (len(sizes) - 1) + sizes[-1][1]
-    width, height, _ = text_to_path.get_text_width_height_descent(text, FontProperties(family=family, size=size_pt), ismath=math)
+    width, height, _ = text_to_path.get_text_width_height_descent(text, FontProperties(family=family, size=size_pt, weight=weight), ismath=math)
     return float(width) / POINTS_PER_INCH, float(height) / POINTS_PER_INCH
 
 

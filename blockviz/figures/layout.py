@@ -29,7 +29,11 @@ WIDEST_LINE_IN = 15.0
 @dataclass
 class Slot:
     """One Axes ``width`` × ``height`` inches, with ``left``/``right``/``top``/``bottom`` inches
-    of room for its labels; ``draw(ax)`` fills it and its return value is kept under ``key``."""
+    of room for its labels; ``draw(ax)`` fills it and its return value is kept under ``key``.
+
+    A slot with ``axes=False`` gets no Axes (they are costly): ``draw(figure, rect)`` receives
+    the figure and the slot's rectangle ``(x0, y0, width, height)`` in figure fractions.
+    """
 
     width: float
     height: float
@@ -39,6 +43,7 @@ class Slot:
     right: float = 0.0
     top: float = 0.0
     bottom: float = 0.0
+    axes: bool = True
 
     @property
     def full_width(self) -> float:
@@ -53,15 +58,17 @@ def cell_size(max_rows: int, total_columns: int) -> float:
     return max(SMALLEST_CELL_IN, min(LARGEST_CELL_IN, by_rows, by_columns))
 
 
-def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = False, **text_options) -> Slot:
-    """A slot just holding ``text`` (a title, an operator such as "+" or "÷ √d_k")."""
-    width, height = text_size_in(text, size_pt, math=math)
+def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = False, family: str = "sans-serif", **text_options) -> Slot:
+    """A slot just holding ``text`` (a title, an operator such as "+" or "÷ √d_k"), drawn on the
+    figure itself; the Text's label (``get_label()``) is ``key``."""
+    width, height = text_size_in(text, size_pt, family=family, math=math, weight=text_options.get("fontweight", "normal"))
 
-    def draw(ax: Axes):
-        ax.set_axis_off()
-        return ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=size_pt, parse_math=math, transform=ax.transAxes, **text_options)
+    def draw(figure: Figure, rect):
+        x0, y0, w, h = rect
+        return figure.text(x0 + w / 2, y0 + h / 2, text, ha="center", va="center", fontsize=size_pt, parse_math=math,
+                           family=family, label=key or "", **text_options)
 
-    return Slot(width + 0.06, height + 0.06, draw, key=key)
+    return Slot(width * 1.03 + 0.08, height + 0.06, draw, key=key, axes=False)  # slack for hinting at low dpi
 
 
 def build_figure(lines: list[list[Slot]]) -> tuple[Figure, dict[str, Any]]:
@@ -83,8 +90,8 @@ def build_figure(lines: list[list[Slot]]) -> tuple[Figure, dict[str, Any]]:
         x = (figure_width - width) / 2
         for slot in line:
             y = body_bottom + (body - slot.height) / 2
-            ax = figure.add_axes((( x + slot.left) / figure_width, y / figure_height, slot.width / figure_width, slot.height / figure_height))
-            result = slot.draw(ax)
+            rect = ((x + slot.left) / figure_width, y / figure_height, slot.width / figure_width, slot.height / figure_height)
+            result = slot.draw(figure.add_axes(rect)) if slot.axes else slot.draw(figure, rect)
             if slot.key is not None:
                 results[slot.key] = result
             x += slot.full_width + GAP_IN

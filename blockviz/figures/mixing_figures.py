@@ -13,11 +13,11 @@ from blockviz.figures import formulas
 from blockviz.figures.attention_figures import legend_slot, zero_weight_handle
 from blockviz.figures.heatmap import signed_scale, weights_scale
 from blockviz.figures.labels import POINTS_PER_INCH, ellipsize, text_size_in, widest_in
-from blockviz.figures.layout import Slot, build_figure, cell_size
+from blockviz.figures.layout import Slot, build_figure, cell_size, text_slot
 from blockviz.figures.panels import MatrixSpec, matrix_slot
 from blockviz.figures.parts import as_array, dimensions, heading, line_columns, note, operator, rows_of
 from blockviz.figures.request import FigureRequest
-from blockviz.style import OUTPUT_COLOR, VALUE_COLOR, WEIGHTS_CMAP, Theme, format_number
+from blockviz.style import OUTPUT_COLOR, VALUE_COLOR, Theme
 
 MONO = "monospace"
 ONE_LINE_TERMS = 4
@@ -115,11 +115,4 @@ def _equation_slot(n: int, cell: float, allowed: list[int], terms: list[str], to
 
 
 def _mono_slot(text: str, size: float, key: str) -> Slot:
-    width, height = text_size_in(text, size, MONO)
-
-    def draw(ax: Axes):
-        ax.set_label(key)
-        ax.set_axis_off()
-        return ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=size, family=MONO, parse_math=False, transform=ax.transAxes)
-
-    return Slot(width + 0.1, height + 0.1, draw, key=key)
+    return text_slot(text, size, key=key, family=MONO)

@@ -21,11 +21,11 @@ def as_array(tensor) -> np.ndarray:
     return np.asarray(tensor, dtype=float)
 
 
-def heading(title: str, formula: str | None = None) -> list[list[Slot]]:
-    """The lines at the top of a figure: its title, and a mathtext formula under it."""
+def heading(title: str, *formulas: str) -> list[list[Slot]]:
+    """The lines at the top of a figure: its title, and mathtext formulas under it."""
     lines = [[text_slot(title, HEADING_PT, key="heading", fontweight="bold")]]
-    if formula:
-        lines.append([text_slot(formula, FORMULA_PT, key="formula", math=True)])
+    for index, formula in enumerate(formulas):
+        lines.append([text_slot(formula, FORMULA_PT, key=f"formula{index or ''}", math=True)])
     return lines
 
 

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 from functools import cached_property
-from pathlib import Path
 
 from blockviz.block_record import BlockRecord, record
 from blockviz.errors import BlockvizError
 from blockviz.style import LIGHT, Theme
-from blockviz.tensorfile import write_tensors
 
 
 @dataclasses.dataclass
@@ -97,7 +94,7 @@ def resolve_token(tokens: list[str], choice: str | int | None) -> int | None:
 
 def other_mask_record(rec: BlockRecord) -> BlockRecord:
     """``rec``'s sentence through the same block with the other mask, computed by
-    :func:`blockviz.block_record.record` (seeded parameters, or ``rec``'s own if they differ).
+    :func:`blockviz.block_record.record` with ``rec``'s own parameters.
 
     Raises
     ------
@@ -105,16 +102,8 @@ def other_mask_record(rec: BlockRecord) -> BlockRecord:
         If the sentence no longer splits into the record's tokens.
     """
     config = dataclasses.replace(rec.config, causal=not rec.config.causal)
-    other = record(rec.sentence, config)
-    if not _same_parameters(other, rec):
-        with tempfile.TemporaryDirectory(prefix="blockviz-") as folder:
-            weights = Path(folder) / "weights.safetensors"
-            write_tensors(weights, rec.params, {})
-            other = record(rec.sentence, config, weights=weights)
+    other = record(rec.sentence, config, weights=rec.params)
     if other.tokens != rec.tokens:
         raise BlockvizError("the record's sentence does not split into its tokens: save the record again with this version of blockviz")
     return other
 
-
-def _same_parameters(a: BlockRecord, b: BlockRecord) -> bool:
-    return a.params.keys() == b.params.keys() and all(a.params[name].equal(b.params[name]) for name in a.params)

@@ -49,3 +49,4 @@ def save_figure(figure: Figure, path: str | Path, fmt: str, dpi: int = DEFAULT_D
         except OSError as error:
             raise BlockvizError(f"cannot write {str(path)!r} ({error.strerror}): choose a writable folder") from None
     return path
+

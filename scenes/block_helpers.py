@@ -1,0 +1,161 @@
+"""Drawing objects for the whole-block scenes (multi-head, block flow, inside the FFN).
+
+Built on :mod:`scenes.helpers`; everything takes real record tensors and computes nothing.
+
+* :func:`row_grid` — one token's row ``(d,)`` of a record tensor as a 1 × d :class:`NumberGrid`.
+* :func:`parameter_grid` — a parameter matrix (``W_O``, …) whose labels name the parameter in
+  ``.parameter`` (``.source`` names only :class:`BlockRecord` activations).
+* :class:`ColumnSum` — rows stacked like a written addition (``a + b = c``), columns aligned.
+* :func:`shape_text` — ``"13 × 4"``.
+* :func:`activation_curve` — axes with the FFN's activation drawn from ``torch.nn.functional``
+  and a dot at each (pre, post) value pair of the record.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from manim import DOWN, LEFT, RIGHT, UP, Axes, Dot, Line, VGroup, VMobject
+
+from blockviz import style
+from scenes.helpers import NumberGrid, fit_width, text
+from scenes.look import CAPTION_SIZE, CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
+
+TIMES = "\u00d7"
+
+ACTIVATION_TITLES = {"gelu": "GELU", "relu": "ReLU"}
+ACTIVATION_FORMULAS = {"gelu": r"$\mathrm{GELU}(x) = x\,\Phi(x)$", "relu": r"$\mathrm{ReLU}(x) = \max(0,\,x)$"}
+"""Hendrycks & Gimpel 2016 (GELU, exact erf form as ``torch.nn.functional.gelu``); Nair & Hinton 2010 (ReLU)."""
+
+
+def shape_text(rows: int, columns: int) -> str:
+    """``"rows × columns"``, as a grid's shape is said on screen."""
+    return f"{rows} {TIMES} {columns}"
+
+
+def column_names(prefix: str, count: int) -> list[str]:
+    """``["d0", "d1", …]``: column headers for a width of ``count``."""
+    return [f"{prefix}{c}" for c in range(count)]
+
+
+def row_grid(values, i: int, name: str | None, look: Look, *, source_name: str | None = None, prefix: str | None = "d",
+             column_focus: int = 0, max_columns: int = MAX_SLOTS, color_limit: float | None = None,
+             header_color: str | None = None, cell_width: float = CELL_WIDTH) -> NumberGrid:
+    """Row ``i`` of a ``(n, d)`` record tensor as a 1 × d grid headed ``name``.
+
+    Label ``(0, j)`` gets ``.source = (source_name, i, j)`` (``None`` if no ``source_name``);
+    columns beyond ``max_columns`` are elided with ⋯ around ``column_focus``.
+    """
+    row = values[i]
+    width = len(row)
+    source = (lambda _, j: (source_name, i, j)) if source_name else None
+    return NumberGrid(row[None, :], [name] if name is not None else None, column_names(prefix, width) if prefix else None, look,
+                      source=source, column_focus=column_focus, max_columns=max_columns, color_limit=color_limit,
+                      row_header_color=header_color, cell_width=cell_width)
+
+
+def parameter_grid(values, name: str, look: Look, index=None, **grid_options) -> NumberGrid:
+    """A parameter tensor ``(rows, columns)`` as a grid; label ``(i, j)`` gets
+    ``.parameter = (name, *index(i, j))`` (default ``(name, i, j)``), a key of ``record.params``."""
+    grid = NumberGrid(values, source=None, look=look, **grid_options)
+    index = index or (lambda i, j: (i, j))
+    for (i, j), label in grid.labels.items():
+        label.parameter = (name, *index(i, j))
+    return grid
+
+
+def tag_parameter(label, name: str, *index: int):
+    """Mark ``label`` as showing ``record.params[name][index]``; returns it."""
+    label.parameter = (name, *index)
+    return label
+
+
+def shared_limit(*tensors) -> float:
+    """One colour scale for tensors shown together (their largest finite |value|)."""
+    return max(style.signed_limit(tensor) for tensor in tensors)
+
+
+class ColumnSum(VGroup):
+    """Rows stacked as a written addition, one term per line and the result under a rule::
+
+            d0    d1    d2
+          [x row          ]
+        + [attn_out row   ]
+        ───────────────────
+        = [resid_mid row  ]
+
+    ``terms`` and ``result`` are 1 × d :class:`NumberGrid` s with the same column slots (their
+    column headers are hidden except the first term's). :meth:`register` tells the scene that each
+    shown result label is the sum of the term labels above it.
+    """
+
+    def __init__(self, terms: Sequence[NumberGrid], result: NumberGrid, look: Look, gap: float = 0.16) -> None:
+        super().__init__()
+        self.terms, self.result = list(terms), result
+        for grid in self.terms[1:] + [result]:
+            grid.header_group.remove(*grid.column_headers.values())
+            grid.column_headers = {}
+        grids = self.terms + [result]
+        for previous, grid in zip(grids, grids[1:]):
+            grid.next_to(previous.cell_group, DOWN, buff=gap)
+            grid.shift(RIGHT * (previous.cell_group.get_left()[0] - grid.cell_group.get_left()[0]))
+        result.shift(DOWN * gap)
+        left = min(grid.header_group.get_left()[0] for grid in grids if len(grid.header_group))
+        self.signs = VGroup()
+        for grid, sign in zip(grids[1:], ["+"] * (len(grids) - 2) + ["="]):
+            mark = text(sign, CAPTION_SIZE, look.text).move_to(grid.cell_group).set_x(left - 0.3)
+            self.signs.add(mark)
+        rule_y = (self.terms[-1].cell_group.get_bottom()[1] + result.cell_group.get_top()[1]) / 2
+        self.rule = Line(LEFT, RIGHT, color=look.muted, stroke_width=2)
+        self.rule.put_start_and_end_on([left - 0.45, rule_y, 0], [result.cell_group.get_right()[0], rule_y, 0])
+        self.add(*grids, self.signs, self.rule)
+
+    def register(self, scene) -> int:
+        """Note every fully shown column as a sum on ``scene``; returns how many."""
+        count = 0
+        for j in self.result.shown_columns():
+            scene.shown_sum([grid.labels[0, j] for grid in self.terms], self.result.labels[0, j])
+            count += 1
+        return count
+
+
+def activation_curve(pre: Sequence[float], post: Sequence[float], activation: str, look: Look, color: str,
+                     width: float = 4.6, height: float = 3.4):
+    """Axes with ``activation`` drawn as its curve and a dot at each ``(pre[j], post[j])``.
+
+    The curve is ``torch.nn.functional.<activation>`` applied to sample points (0 is always
+    sampled, so ReLU's corner is sharp); the dots are placed at the record's values, so
+    ``axes.p2c(dot.get_center())`` gives ``(pre[j], post[j])`` back.
+
+    Returns ``(axes, curve, dots, labels)``: ``dots[j]`` is value ``j``'s dot.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    function = getattr(F, activation)
+    low = float(min(min(pre), -1.0))
+    high = float(max(max(pre), 1.0))
+    pad = 0.08 * (high - low)
+    x_low, x_high = low - pad, high + pad
+    samples = torch.linspace(x_low, x_high, 241, dtype=torch.float64)
+    samples = torch.sort(torch.cat([samples, torch.zeros(1, dtype=torch.float64)])).values
+    curve_values = function(samples)
+    y_low = float(min(curve_values.min().item(), min(post), -0.25))
+    y_high = float(max(curve_values.max().item(), max(post), 1.0))
+    y_pad = 0.08 * (y_high - y_low)
+    axes = Axes(
+        x_range=[x_low, x_high, 1.0], y_range=[y_low - y_pad, y_high + y_pad, 1.0], x_length=width, y_length=height,
+        axis_config={"color": look.muted, "stroke_width": 2, "include_ticks": False, "include_tip": False},
+    )
+    points = [axes.c2p(x, y) for x, y in zip(samples.tolist(), curve_values.tolist())]
+    curve = VMobject(color=color, stroke_width=4).set_points_as_corners(points)
+    dots = VGroup(*(Dot(axes.c2p(float(x), float(y)), radius=0.06, color=look.highlight) for x, y in zip(pre, post)))
+    labels = VGroup(
+        text("ffn_pre", HEADER_SIZE, look.muted).next_to(axes.x_axis.get_right(), DOWN, buff=0.12).align_to(axes.x_axis.get_right(), RIGHT),
+        text("ffn_post", HEADER_SIZE, look.muted).next_to(axes.y_axis.get_top(), RIGHT, buff=0.12).align_to(axes.y_axis.get_top(), UP),
+    )
+    return axes, curve, dots, labels
+
+
+__all__ = ["shape_text", "column_names", "row_grid", "parameter_grid", "tag_parameter", "shared_limit", "ColumnSum", "activation_curve",
+           "ACTIVATION_TITLES", "ACTIVATION_FORMULAS", "TIMES"]

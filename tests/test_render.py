@@ -1,0 +1,153 @@
+"""The render pipeline and ``blockviz render``: real tiny renders checked with PyAV, skipping
+unchanged renders, separate files per sentence, atomic outputs, one-line errors before rendering."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import av
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from blockviz import record
+from blockviz.cli import main
+from blockviz.rendering import RenderOptions, plan, render_jobs, render_one
+from scenes.catalog import entries
+
+ATTENTION_SCENES = ["tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional"]
+
+TINY = dict(resolution=(160, 90), fps=5)
+RECORD_INPUTS = {"sentence": "the cat sat", "seed": 0}
+
+
+def video_facts(path: Path) -> tuple[int, int, int]:
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = sum(1 for _ in container.decode(stream))
+        return frames, stream.codec_context.width, stream.codec_context.height
+
+
+def test_every_scene_renders_a_real_tiny_video(tmp_path, cat_record):
+    options = RenderOptions(**TINY)
+    jobs = plan(ATTENTION_SCENES, "the cat sat", RECORD_INPUTS, options, tmp_path)
+    render_jobs(cat_record, jobs, options)
+    for job in jobs:
+        frames, width, height = video_facts(job.output)
+        assert (width, height) == (160, 90), job.scene
+        # each scene lasts 10–40 s at normal speed: 50–200 frames at 5 fps
+        assert 50 <= frames <= 200, (job.scene, frames)
+        assert job.is_fresh()
+    assert sorted(path.name for path in (tmp_path / "the-cat-sat").iterdir()) == sorted([".cache"] + [f"{name}.mp4" for name in ATTENTION_SCENES])
+    assert not list((tmp_path / "the-cat-sat" / ".cache").glob("media-*")), "temporary media left behind"
+
+
+def test_two_sentences_get_their_own_files_and_numbers(tmp_path):
+    options = RenderOptions(format="png", **TINY)
+    outputs = []
+    for sentence in ("the cat sat", "a dog ran"):
+        jobs = plan(["mask"], sentence, {"sentence": sentence}, options, tmp_path)
+        render_jobs(record(sentence), jobs, options)
+        outputs.append(jobs[0].output)
+    assert outputs[0].parent != outputs[1].parent
+    first, second = (Image.open(path).convert("RGB") for path in outputs)
+    assert first.size == (160, 90) and first.tobytes() != second.tobytes()
+
+
+def test_an_interrupted_render_leaves_no_file(tmp_path, cat_record):
+    options = RenderOptions(**TINY)
+    job = plan(["mask"], "the cat sat", RECORD_INPUTS, options, tmp_path)[0]
+
+    def interrupt(scene):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        render_one(cat_record, job, options, on_play=interrupt)
+    folder = tmp_path / "the-cat-sat"
+    assert not job.output.exists() and not job.is_fresh()
+    assert not [path for path in folder.rglob("*") if path.is_file()]
+
+
+def test_parallel_jobs_render_every_scene(tmp_path, cat_record):
+    options = RenderOptions(format="png", **TINY)
+    jobs = plan(["mask", "worked-example"], "the cat sat", RECORD_INPUTS, options, tmp_path)
+    done = render_jobs(cat_record, jobs, options, processes=2)
+    assert [job.scene for job, _ in done] == ["mask", "worked-example"]
+    assert all(Image.open(job.output).size == (160, 90) for job in jobs)
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, ["render", *args])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["the cat sat", "--scene", "attention"], "unknown scene 'attention'"),
+        (["the cat sat", "-q", "x"], "'x' is not one of 'l', 'm', 'h', 'k'"),
+        (["the cat sat", "--format", "avi"], "'avi' is not one of 'mp4', 'gif', 'png'"),
+        (["the cat sat", "--token", "dog"], "token 'dog' is not in the sentence"),
+        (["the cat sat", "--head", "2"], "head 2 is out of range"),
+        (["   "], "the sentence is empty"),
+        (["the cat sat", "--resolution", "big"], "is not WIDTHxHEIGHT"),
+    ],
+)
+def test_bad_input_is_a_one_line_error_before_rendering(tmp_path, args, message):
+    result = invoke(*args, "-o", str(tmp_path))
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+    error_lines = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(error_lines) == 1
+    assert not [path for path in tmp_path.rglob("*") if path.is_file()]
+
+
+def test_cli_renders_then_skips_an_unchanged_scene(tmp_path):
+    args = ["the cat sat", "--scene", "worked-example", "--format", "png", "--resolution", "160x90", "-o", str(tmp_path)]
+    first = invoke(*args)
+    assert first.exit_code == 0, first.output
+    output = tmp_path / "the-cat-sat" / "worked-example.png"
+    assert first.output.strip().endswith(str(output)) and output.exists()
+    started = time.perf_counter()
+    again = invoke(*args)
+    assert time.perf_counter() - started < 1.0
+    assert again.exit_code == 0 and "(unchanged)" in again.output
+    other_head = invoke(*args[:-2], "--head", "1", "-o", str(tmp_path))
+    assert other_head.exit_code == 0 and "(unchanged)" not in other_head.output
+
+
+def test_cli_renders_from_a_saved_record(tmp_path, cat_record):
+    saved = tmp_path / "cat.safetensors"
+    cat_record.save(saved)
+    result = invoke("--record", str(saved), "--scene", "mask", "--format", "png", "--resolution", "160x90", "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "the-cat-sat" / "mask.png").exists()
+
+
+def test_list_names_every_scene_quickly():
+    started = time.perf_counter()
+    completed = subprocess.run([sys.executable, "-m", "blockviz.cli", "render", "--list"], capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if completed.returncode != 0:  # no __main__ module: call the console entry point instead
+        result = invoke("--list")
+        listed = result.output
+    else:
+        listed = completed.stdout
+    for entry in entries():
+        assert entry.name in listed and entry.description in listed
+    assert "torch" not in sys.modules or elapsed < 5
+
+
+def test_help_and_list_do_not_import_torch_or_manim():
+    code = "import sys; from blockviz.cli import main; from click.testing import CliRunner; r = CliRunner().invoke(main, ['render', '--list']); assert r.exit_code == 0; print(sorted(m for m in ('torch', 'manim') if m in sys.modules))"
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert completed.stdout.strip() == "[]"
+
+
+def test_scene_file_runs_under_plain_manim(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, "-m", "manim", "render", "--dry_run", "-v", "WARNING", "--media_dir", str(tmp_path), "scenes/mask.py", "Mask"],
+        capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
