@@ -133,7 +133,7 @@ class MultiHead(RecordScene):
         plus = text("+", CAPTION_SIZE, look.text).move_to(bias.cell_group).set_x(bias.header_group.get_left()[0] - 0.25)
         equals = text("=", CAPTION_SIZE, look.text).move_to(result.cell_group).set_x(result.header_group.get_left()[0] - 0.25)
         work = VGroup(column, times, weights, name, bias, plus, rule, result, equals)
-        work.column, work.weights, work.bias, work.result = column, weights, bias, result
+        work.column, work.weights, work.bias, work.result, work.name = column, weights, bias, result, name
         work.first = VGroup(column, times, weights, name)
         work.bias_line = VGroup(bias, plus)
         work.result_line = VGroup(rule, result, equals)
@@ -171,7 +171,8 @@ class MultiHead(RecordScene):
         self.add(*moved)
         self.rest()
         products = self.products(work)
-        self.play(*products, highlight.over(work.weights.cell_group),
+        renamed = text("c_i × W_O[i, j]", HEADER_SIZE, self.look.muted).move_to(work.name, aligned_edge=LEFT)
+        self.play(*products, ReplacementTransform(work.name, renamed), highlight.over(work.weights.cell_group),
                   *self.say("each entry of the row times its row of W_O"), run_time=self.step_time)
         self.rest()
         self.play(FadeIn(work.bias_line), *self.say("plus the bias b_O"), run_time=self.step_time)
