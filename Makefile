@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SENTENCE ?= the cat sat
-APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config
+APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-symbola
 TORCH_VERSION := 2.13.0
 
 .PHONY: setup render test benchmark clean

@@ -10,7 +10,7 @@ from scenes.helpers import Highlight, fit_between, text
 from scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.style import FFN_COLOR
 
-ARROW_LENGTH = 1.05
+ARROW_LENGTH = 0.85
 BYPASS_HEIGHT = 0.75
 DIAGRAM_BAND = 2.6
 """Height (scene units) of the band the diagram is fitted into, under the title."""
@@ -84,7 +84,7 @@ class BlockFlow(RecordScene):
         for left, right in zip(order, order[1:]):
             arrow = Arrow(left.get_right(), right.get_left(), buff=0.04, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.18)
             arrows.add(arrow)
-            shapes.add(text(shape_text(n, d), HEADER_SIZE, look.muted).next_to(arrow, DOWN, buff=0.08))
+            shapes.add(text(shape_text(n, d), HEADER_SIZE - 2, look.muted).next_to(arrow, DOWN, buff=0.08))
         bypasses = VGroup(self.bypass(arrows[0], nodes["add1"]), self.bypass(arrows[3], nodes["add2"]))
         diagram = VGroup(spaced, arrows, shapes, bypasses)
         diagram.nodes, diagram.arrows, diagram.shapes, diagram.bypasses = nodes, arrows, shapes, bypasses
@@ -92,7 +92,7 @@ class BlockFlow(RecordScene):
 
     def node(self, name: str, note: str, color: str) -> VGroup:
         label = VGroup(text(name, CAPTION_SIZE, self.look.text, bold=True), text(note, HEADER_SIZE, self.look.muted)).arrange(DOWN, buff=0.1)
-        box = RoundedRectangle(corner_radius=0.12, width=label.width + 0.3, height=1.0, stroke_color=color, stroke_width=3)
+        box = RoundedRectangle(corner_radius=0.12, width=label.width + 0.24, height=0.95, stroke_color=color, stroke_width=3)
         box.set_fill(color, opacity=0.18)
         return VGroup(box, label.move_to(box))
 
@@ -119,7 +119,7 @@ class BlockFlow(RecordScene):
 
         sums = []
         for terms, result, heading in ((("resid_pre", "attn_out"), "resid_mid", "after attention"), (("resid_mid", "ffn_out"), "resid_post", "after the FFN")):
-            column_sum = ColumnSum([row(terms[0], look.residual), row(terms[1], look.output if terms[1] == "attn_out" else FFN_COLOR)], row(result), look)
+            column_sum = ColumnSum([row(terms[0]), row(terms[1], look.output if terms[1] == "attn_out" else FFN_COLOR)], row(result), look)
             column_sum.heading = text(f"{heading}, row “{rec.tokens[f]}”", HEADER_SIZE, look.text).next_to(column_sum, UP, buff=0.15).align_to(column_sum, LEFT)
             column_sum.add(column_sum.heading)
             column_sum.register(self)
