@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -172,7 +171,10 @@ def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes
     if not jobs:
         return []
     cache = jobs[0].output.parent / CACHE_FOLDER
-    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise BlockvizError(f"cannot write to folder {str(jobs[0].output.parent)!r} ({error.strerror}): choose a writable folder with -o") from None
     progress = progress or Progress(enabled=False)
     done = []
     with progress:
@@ -230,7 +232,7 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     cache = job.output.parent / CACHE_FOLDER
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix="media-") as media:
-        with tempconfig(_manim_settings(media, entry.class_name, options)):
+        with tempconfig(manim_settings(media, entry.class_name, options)):
             scene = scene_class(record=record, token=options.token, head=options.head, theme=options.theme)
             if on_play is not None:
                 scene.play_listeners.append(on_play)
@@ -243,7 +245,8 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     return time.perf_counter() - started
 
 
-def _manim_settings(media: str, output_name: str, options: RenderOptions) -> dict:
+def manim_settings(media: str, output_name: str, options: RenderOptions) -> dict:
+    """Manim config for one render into ``media``: quality, format, size, no caching, quiet."""
     settings = {
         "media_dir": media,
         "quality": QUALITIES[options.quality],
@@ -310,8 +313,3 @@ class Progress:
         if self._bar is not None:
             self._bar.advance(self._scenes)
 
-
-def remove_stale_media(folder: Path) -> None:
-    """Delete temporary media folders left by an interrupted render in ``folder``'s cache."""
-    for leftover in (folder / CACHE_FOLDER).glob("media-*"):
-        shutil.rmtree(leftover, ignore_errors=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 
-from manim import DOWN, UP, FadeIn, FadeOut, Mobject, Scene, Text, config
+from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, ReplacementTransform, Scene, Text, VGroup, config
+from manim.animation.animation import prepare_animation
 
 from scenes.focus import check_head, focus_index
-from scenes.helpers import fit_between, fit_width, text
+from scenes.helpers import Highlight, NumberGrid, fit_between, fit_width, text
 from scenes.look import CAPTION_SIZE, FRAME_MARGIN, TITLE_SIZE, look
 
 DEFAULT_SENTENCE = "the cat sat"
@@ -47,6 +48,7 @@ class RecordScene(Scene):
         self.look = look(theme)
         self.caption: Mobject | None = None
         self.sums: list[tuple[list[Text], Text]] = []
+        self._after_play: list = []
         self.play_listeners: list = []  # called with the scene after every play (progress, tests)
         super().__init__(**kwargs)
 
@@ -95,21 +97,95 @@ class RecordScene(Scene):
         """Animations replacing the caption at the bottom of the frame with ``shown``."""
         new = fit_width(text(shown, CAPTION_SIZE, self.look.text), config.frame_width - 2 * FRAME_MARGIN)
         new.to_edge(DOWN, buff=FRAME_MARGIN)
-        animations = [FadeIn(new)]
-        if self.caption is not None:
-            animations.insert(0, FadeOut(self.caption))
-        self.caption = new
-        return animations
+        old, self.caption = self.caption, new
+        if old is None:
+            return [FadeIn(new, shift=UP * 0.2)]
+        return [self.one_after_another(FadeOut(old, shift=UP * 0.2), FadeIn(new, shift=UP * 0.2))]
+
+    @staticmethod
+    def one_after_another(*animations):
+        """The animations in turn, within one play (so two texts never cross-fade in one place)."""
+        return LaggedStart(*animations, lag_ratio=1.0)
 
     def shown_sum(self, parts: list[Text], total: Text) -> None:
         """Note that ``total`` is shown as the sum of ``parts`` (tests check it adds up)."""
         self.sums.append((list(parts), total))
 
+    # -- drawing few shapes per frame -------------------------------------------------------------
+    # Manim redraws, every frame, each mobject from the first animated one in `self.mobjects`
+    # onwards; everything before it is drawn once. So: animated mobjects go to the end of the
+    # list, labels that change are lifted out of their grid while they move, and cells change
+    # colour under an overlay instead of being animated inside their grid.
+
     def play(self, *animations, **kwargs) -> None:
-        super().play(*animations, **kwargs)
+        prepared = [prepare_animation(animation) for animation in animations]
+        self._bring_to_front(prepared)
+        super().play(*prepared, **kwargs)
+        while self._after_play:
+            self._after_play.pop(0)()
         for listener in self.play_listeners:
             listener(self)
+
+    def _bring_to_front(self, animations) -> None:
+        animated = set()
+        for animation in animations:
+            for member in _animated_mobjects(animation):
+                animated.add(id(member))
+        moving = [m for m in self.mobjects if any(id(member) in animated for member in m.get_family())]
+        still = [m for m in self.mobjects if m not in moving and not isinstance(m, Highlight)]
+        self.mobjects = still + moving + [m for m in self.mobjects if isinstance(m, Highlight) and m not in moving]
+
+    def replace_labels(self, grid: NumberGrid, new_labels: dict) -> list:
+        """Animations turning grid labels into ``new_labels`` (``{(i, j): Text}``); only the
+        labels move. Call :meth:`recolour` first if the cells change colour too."""
+        animations = []
+        for (i, j), new in new_labels.items():
+            old = grid.set_label(i, j, new)
+            if old is None:
+                animations.append(FadeIn(new))
+                continue
+            grid.label_group.remove(old)
+            self.add(old)
+            animations.append(ReplacementTransform(old, new))
+        self.adopt(grid, list(new_labels.values()))
+        return animations
+
+    def adopt(self, grid: NumberGrid, labels: list) -> None:
+        """After the next play, move ``labels`` (top-level while animated) back into ``grid``."""
+
+        def settle():
+            self.remove(*labels)
+            grid.label_group.add(*labels)
+
+        self._after_play.append(settle)
+
+    def recolour(self, grid: NumberGrid, fills: dict) -> list:
+        """Animations changing the fill of cells ``{(i, j): colour}``: a coloured copy fades in
+        over each cell, which takes the colour when the play ends."""
+        if not fills:
+            return []
+        overlays = VGroup(*(grid.cells[key].copy().set_fill(fill, opacity=1) for key, fill in fills.items()))
+        self.add(overlays)
+
+        def settle():
+            for key, fill in fills.items():
+                grid.cells[key].set_fill(fill, opacity=1)
+            self.remove(overlays)
+
+        self._after_play.append(settle)
+        return [FadeIn(overlays)]
+
+    def sweep(self, highlight, targets, seconds_each: float = 0.4) -> None:
+        """Move ``highlight`` over each of ``targets`` in turn (cheap: only the overlay moves)."""
+        for target in targets:
+            self.play(highlight.over(target), run_time=seconds_each)
 
     def rest(self, seconds: float | None = None) -> None:
         """Wait ``seconds`` (default :attr:`pause`); a still frame costs almost nothing to draw."""
         self.wait(self.pause if seconds is None else seconds)
+
+
+def _animated_mobjects(animation) -> list:
+    if isinstance(animation, AnimationGroup):
+        return [member for inner in animation.animations for member in _animated_mobjects(inner)]
+    return [animation.mobject] if getattr(animation, "mobject", None) is not None else []

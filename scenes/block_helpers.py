@@ -18,8 +18,8 @@ from typing import Sequence
 from manim import DOWN, LEFT, RIGHT, UP, Axes, Dot, Line, VGroup, VMobject
 
 from blockviz import style
-from scenes.helpers import NumberGrid, fit_width, text
-from scenes.look import CAPTION_SIZE, CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
+from scenes.helpers import NumberGrid, text
+from scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, Look
 
 TIMES = "\u00d7"
 
@@ -64,10 +64,12 @@ def parameter_grid(values, name: str, look: Look, index=None, **grid_options) ->
     return grid
 
 
-def tag_parameter(label, name: str, *index: int):
-    """Mark ``label`` as showing ``record.params[name][index]``; returns it."""
-    label.parameter = (name, *index)
-    return label
+def regroup(scene, whole, *pieces) -> None:
+    """Put ``whole`` in the scene in place of ``pieces`` of it that were added one by one (a grid's
+    cells faded in as one group, its labels arriving one by one): later animations then move and
+    layer it as one, labels above cells. Each piece must be a top-level mobject of ``scene``."""
+    scene.remove(*pieces)
+    scene.add(whole)
 
 
 def shared_limit(*tensors) -> float:
@@ -92,8 +94,9 @@ class ColumnSum(VGroup):
     def __init__(self, terms: Sequence[NumberGrid], result: NumberGrid, look: Look, gap: float = 0.16) -> None:
         super().__init__()
         self.terms, self.result = list(terms), result
-        for grid in self.terms[1:] + [result]:
-            grid.header_group.remove(*grid.column_headers.values())
+        for grid in self.terms[1:] + [result]:  # one row of column headers (and ⋯) is enough
+            row_headers = list(grid.row_headers.values())
+            grid.header_group.remove(*(header for header in grid.header_group if not any(header is kept for kept in row_headers)))
             grid.column_headers = {}
         grids = self.terms + [result]
         for previous, grid in zip(grids, grids[1:]):
@@ -145,17 +148,20 @@ def activation_curve(pre: Sequence[float], post: Sequence[float], activation: st
     y_pad = 0.08 * (y_high - y_low)
     axes = Axes(
         x_range=[x_low, x_high, 1.0], y_range=[y_low - y_pad, y_high + y_pad, 1.0], x_length=width, y_length=height,
-        axis_config={"color": look.muted, "stroke_width": 2, "include_ticks": False, "include_tip": False},
+        axis_config={"color": look.muted, "stroke_width": 2, "include_ticks": True, "tick_size": 0.05, "include_tip": False},
     )
     points = [axes.c2p(x, y) for x, y in zip(samples.tolist(), curve_values.tolist())]
     curve = VMobject(color=color, stroke_width=4).set_points_as_corners(points)
     dots = VGroup(*(Dot(axes.c2p(float(x), float(y)), radius=0.06, color=look.highlight) for x, y in zip(pre, post)))
     labels = VGroup(
-        text("ffn_pre", HEADER_SIZE, look.muted).next_to(axes.x_axis.get_right(), DOWN, buff=0.12).align_to(axes.x_axis.get_right(), RIGHT),
+        text("ffn_pre", HEADER_SIZE, look.muted).next_to(axes.x_axis.get_right(), UP, buff=0.1).align_to(axes.x_axis.get_right(), RIGHT),
         text("ffn_post", HEADER_SIZE, look.muted).next_to(axes.y_axis.get_top(), RIGHT, buff=0.12).align_to(axes.y_axis.get_top(), UP),
+        # The unit on each axis (ticks every 1): where the curve never is, right of and above 0.
+        text("1", HEADER_SIZE - 2, look.muted).next_to(axes.c2p(1, 0), DOWN, buff=0.1),
+        text("1", HEADER_SIZE - 2, look.muted).next_to(axes.c2p(0, 1), LEFT, buff=0.1),
     )
     return axes, curve, dots, labels
 
 
-__all__ = ["shape_text", "column_names", "row_grid", "parameter_grid", "tag_parameter", "shared_limit", "ColumnSum", "activation_curve",
+__all__ = ["shape_text", "column_names", "row_grid", "parameter_grid", "regroup", "shared_limit", "ColumnSum", "activation_curve",
            "ACTIVATION_TITLES", "ACTIVATION_FORMULAS", "TIMES"]

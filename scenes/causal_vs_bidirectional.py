@@ -7,7 +7,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from manim import DOWN, RIGHT, UP, FadeIn, ReplacementTransform, VGroup
+from manim import DOWN, RIGHT, UP, FadeIn, VGroup
 
 from scenes.base import RecordScene
 from scenes.helpers import Highlight, NumberGrid, text
@@ -35,20 +35,23 @@ class CausalVsBidirectional(RecordScene):
     step_time = 1.2
     pause = 2.0
 
-
     def construct(self) -> None:
         title = self.show_title(f"Decoder vs encoder attention (head {self.h})")
         decoder, encoder = counterpart(self.record, True), counterpart(self.record, False)
         grids = self.build(title, decoder, encoder)
-        self.play(FadeIn(grids), *self.say("left, a decoder's causal mask; right, an encoder's: no mask at all"), run_time=self.step_time)
+        self.add(grids)
+        self.play(*self.say("left, a decoder's causal mask; right, an encoder's: no mask at all"), run_time=self.step_time)
         self.rest(1.2)
         changes = self.to_weights(grids[0], decoder) + self.to_weights(grids[1], encoder)
         self.play(*changes, *self.say("the weights each mask lets softmax give"), run_time=1.2)
         self.rest()
         token = self.record.tokens[self.focus]
         highlight = Highlight(self.look, VGroup(grids[0].row(self.focus), grids[1].row(self.focus)))
-        self.play(FadeIn(highlight), *self.say(f"“{token}”: a decoder uses only itself and earlier tokens; an encoder may use later context"), run_time=self.step_time)
-        self.rest(1.5)
+        self.play(FadeIn(highlight), *self.say("row by row: the decoder's weights stop at the diagonal"), run_time=self.step_time)
+        self.sweep(highlight, [VGroup(grids[0].row(i), grids[1].row(i)) for i in grids[0].shown_rows()])
+        self.play(highlight.over(VGroup(grids[0].row(self.focus), grids[1].row(self.focus))),
+                  *self.say(f"“{token}”: a decoder uses only itself and earlier tokens; an encoder may use later context"), run_time=self.step_time)
+        self.rest()
 
     def build(self, title, decoder, encoder) -> VGroup:
         look, h = self.look, self.h
@@ -64,15 +67,13 @@ class CausalVsBidirectional(RecordScene):
 
     def to_weights(self, grid: NumberGrid, rec) -> list:
         h = self.h
-        animations = []
-        for (i, j), old in list(grid.labels.items()):
+        fills, labels = {}, {}
+        for i, j in grid.labels:
             value = rec.weights[h, i, j].item()
             blocked = rec.mask[i, j].item() == -math.inf
-            fill = self.look.blocked if blocked else grid.colors_for_weight(value)
-            new = grid.number_at(i, j, value=value, decimals=0 if blocked else 2, fill=fill, source=(f"{variant(rec)}.weights", h, i, j))
-            grid.set_label(i, j, new)
-            animations += [ReplacementTransform(old, new), grid.cells[i, j].animate.set_fill(fill)]
-        return animations
+            fills[i, j] = self.look.blocked if blocked else grid.colors_for_weight(value)
+            labels[i, j] = grid.number_at(i, j, value=value, decimals=0 if blocked else 2, fill=fills[i, j], source=(f"{variant(rec)}.weights", h, i, j))
+        return self.recolour(grid, fills) + self.replace_labels(grid, labels)
 
 
 def variant(rec) -> str:

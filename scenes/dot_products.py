@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, LaggedStart, ReplacementTransform, TransformFromCopy, VGroup
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, TransformFromCopy, VGroup
 
 from scenes.base import RecordScene
 from scenes.helpers import Highlight, NumberGrid, fit_width, formula, number, text
@@ -21,7 +21,8 @@ class DotProducts(RecordScene):
         rec = self.record
         title = self.show_title(f"Dot products: query · key (head {self.h})")
         query, keys, scores = self.build(title)
-        self.play(FadeIn(VGroup(query, keys, scores)), *self.say("score of query i and key j = q_i · k_j"), run_time=self.step_time)
+        self.add(query, keys, scores)
+        self.play(*self.say("score of query i and key j = q_i · k_j"), run_time=self.step_time)
         row_light, key_light = Highlight(self.look, query.row(self.focus)), Highlight(self.look, keys.column(0), color=self.look.key)
         self.add(row_light, key_light)
         work = None
@@ -39,7 +40,7 @@ class DotProducts(RecordScene):
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
         query = NumberGrid(rec.query[h], rec.tokens, None, look, source=("query", h), row_focus=self.focus, max_columns=4, row_header_color=look.query)
-        query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.cell_group, DOWN, buff=0.12))
+        query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.cell_group, DOWN, buff=0.2))
         keys = NumberGrid(rec.key[h].T, [f"k{c}" for c in range(d_head)], rec.tokens, look, source=lambda c, j: ("key", h, j, c), column_focus=self.focus, max_rows=4, column_header_color=look.key)
         scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), row_focus=self.focus, column_focus=self.focus, show_numbers=False, filled=False)
         scores.next_to(query.cell_group, RIGHT, buff=0.25, aligned_edge=UP)
@@ -65,38 +66,37 @@ class DotProducts(RecordScene):
             products.append(product)
             terms += [text("(", WORK_SIZE, look.muted), number(q[c], WORK_SIZE, look.query, source=("query", h, i, c)), text("×", WORK_SIZE, look.muted),
                       number(k[c], WORK_SIZE, look.key, source=("key", h, j, c)), text(")", WORK_SIZE, look.muted), text("+", WORK_SIZE, look.muted)]
-        terms[-1] = text("+ ⋯" if len(shown_dims) < d_head else "=", WORK_SIZE, look.muted)
-        if len(shown_dims) < d_head:
-            terms.append(text("=", WORK_SIZE, look.muted))
-        total = number(rec.scores[h, i, j], WORK_SIZE, look.text, source=("scores", h, i, j))
-        name = text(f"“{rec.tokens[i]}” · “{rec.tokens[j]}” :", WORK_SIZE, look.text)
-        line = VGroup(name, *terms, total).arrange(RIGHT, buff=0.12)
-        for part in line[1:]:
-            part.align_to(line[-1], DOWN) if part.shown[0].isdigit() or part.shown[0] == "−" else None
+        elided = len(shown_dims) < d_head
+        terms[-1] = text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)
+        sums = []
+        for product in products:
+            sums += [product, text("+", WORK_SIZE, look.muted)]
+        sums[-1] = text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)
+        total = number(rec.scores[h, i, j].item(), WORK_SIZE, look.text, source=("scores", h, i, j))
+        # Pieces, not one string: each token's Text is built once and reused for every pair.
+        name = [text(f"“{rec.tokens[i]}”", WORK_SIZE, look.query), text("·", WORK_SIZE, look.muted), text(f"“{rec.tokens[j]}”", WORK_SIZE, look.key), text(":", WORK_SIZE, look.muted)]
+        line = VGroup(*name, *terms, *sums, total).arrange(RIGHT, buff=0.12)
         fit_width(line, 13.6)
         line.to_edge(DOWN, buff=FRAME_MARGIN + 0.6)
-        if len(shown_dims) == d_head:
+        if not elided:
             self.shown_sum(products, total)
-        cell_label = scores.number_at(i, j)
-        animations = [key_light.over(keys.column(j)), FadeIn(line)]
-        if previous is not None:
-            animations.append(FadeOut(previous))
-        self.play(*animations, run_time=self.key_time)
+        fill = scores.color_of(rec.scores[h, i, j].item())
+        cell_label = scores.number_at(i, j, fill=fill)
+        show_line = FadeIn(line) if previous is None else self.one_after_another(FadeOut(previous), FadeIn(line))
+        self.play(key_light.over(keys.column(j)), show_line, run_time=self.key_time)
+        recolour = self.recolour(scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
-        self.play(TransformFromCopy(total, cell_label), scores.cells[i, j].animate.set_fill(scores.color_of(rec.scores[h, i, j].item())), run_time=self.key_time)
+        self.adopt(scores, [cell_label])
+        self.play(*recolour, TransformFromCopy(total, cell_label), run_time=self.key_time)
         return line
 
     def fill_rest(self, scores: NumberGrid):
         rest = [(i, j) for (i, j) in scores.cells if (i, j) not in scores.labels]
         if not rest:
             return []
-        animations = []
-        for i, j in rest:
-            label = scores.number_at(i, j)
-            scores.set_label(i, j, label)
-            scores.cells[i, j].set_fill(scores.color_of(scores.values[i][j]))
-            animations.append(FadeIn(VGroup(scores.cells[i, j].copy(), label)))
-        return [LaggedStart(*animations, lag_ratio=0.05)]
+        fills = {(i, j): scores.color_of(scores.values[i][j]) for i, j in rest}
+        labels = {key: scores.number_at(*key, fill=fill) for key, fill in fills.items()}
+        return self.recolour(scores, fills) + [LaggedStart(*self.replace_labels(scores, labels), lag_ratio=0.05)]
 
     def rest_caption(self) -> str:
         if self.record.config.causal:
@@ -110,12 +110,8 @@ class DotProducts(RecordScene):
         equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", look.text, 32)
         note = text(f"d_k = {d_head},  √d_k = {number(root).shown}", WORK_SIZE, look.text)
         work = VGroup(equation, note).arrange(RIGHT, buff=0.4).to_edge(DOWN, buff=FRAME_MARGIN + 0.55)
-        replacements = []
-        for (i, j), old in list(scores.labels.items()):
-            new = scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j))
-            scores.set_label(i, j, new)
-            replacements.append(ReplacementTransform(old, new))
+        scaled = {(i, j): scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j)) for (i, j) in scores.labels}
         self.play(FadeIn(work), *self.say("then every score is divided by √d_k, so scores stay moderate as d_k grows"), run_time=self.step_time)
         self.rest()
-        self.play(*replacements, run_time=1.2)
+        self.play(*self.replace_labels(scores, scaled), run_time=1.2)
         self.rest(1.2)

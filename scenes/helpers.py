@@ -22,6 +22,8 @@ import math
 import re
 import tempfile
 from pathlib import Path
+
+import numpy as np
 from typing import Iterable, Sequence
 
 from manim import DOWN, LEFT, RIGHT, Mobject, Rectangle, SVGMobject, Text, VGroup, config
@@ -93,11 +95,47 @@ def number(value: float, font_size: float = NUMBER_SIZE, color: str = "#ffffff",
     ``source`` names where the value comes from, e.g. ``("scores", head, row, column)``, or
     ``None`` for a value derived on screen (a product, a sum). Kept in ``.value`` and ``.source``.
     """
-    mobject = text(style.format_number(float(value), decimals), font_size, color)
+    mobject = numeral(style.format_number(float(value), decimals), font_size, color)
     mobject.value = float(value)
     mobject.decimals = decimals
     mobject.source = source
     return mobject
+
+
+_DIGITS = "0123456789"
+
+
+@functools.lru_cache(maxsize=256)
+def _digit_glyphs(font_size: float, color: str) -> tuple[list, list[tuple[float, float]]]:
+    # The font's digits share one advance width (tabular figures), so a digit's place in a
+    # number is the place of a "0" there, corrected by how the two glyphs sit in their boxes.
+    row = _text_prototype(_DIGITS, font_size, color, "NORMAL").submobjects
+    pair = _text_prototype("00", font_size, color, "NORMAL").submobjects
+    advance = pair[1].get_left()[0] - pair[0].get_left()[0]
+    zero_left, zero_bottom = row[0].get_left()[0], row[0].get_bottom()[1]
+    offsets = [(glyph.get_left()[0] - (zero_left + index * advance), glyph.get_bottom()[1] - zero_bottom) for index, glyph in enumerate(row)]
+    return row, offsets
+
+
+def numeral(shown: str, font_size: float = NUMBER_SIZE, color: str = "#ffffff") -> Text:
+    """``shown`` (digits, sign, point, ∞) as a ``Text`` identical to ``text(shown)``, built in
+    ~0.5 ms instead of ~25 ms: the digits of a cached "0…" template are swapped for cached
+    digit glyphs. Anything else falls back to :func:`text`."""
+    template = "".join("0" if char in _DIGITS else char for char in shown)
+    characters = [char for char in shown if not char.isspace()]
+    label = _text_prototype(template, font_size, color, "NORMAL").copy()
+    if len(label.submobjects) != len(characters) or template == shown:
+        return text(shown, font_size, color)
+    glyphs, offsets = _digit_glyphs(font_size, color)
+    for glyph, char in zip(label.submobjects, characters):
+        if char in _DIGITS and char != "0":
+            digit = int(char)
+            source = glyphs[digit]
+            shift = np.array([glyph.get_left()[0] + offsets[digit][0] - source.get_left()[0], glyph.get_bottom()[1] + offsets[digit][1] - source.get_bottom()[1], 0.0])
+            glyph.set_points(source.points + shift)
+    label.text = label.original_text = shown
+    label.shown = shown
+    return label
 
 
 def fit_width(mobject: Mobject, width: float) -> Mobject:

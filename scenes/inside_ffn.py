@@ -6,9 +6,15 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Indicate, Trans
 
 from blockviz.style import FFN_COLOR
 from scenes.base import RecordScene
-from scenes.block_helpers import ACTIVATION_FORMULAS, ACTIVATION_TITLES, activation_curve, row_grid, shape_text
+from scenes.block_helpers import ACTIVATION_FORMULAS, ACTIVATION_TITLES, activation_curve, regroup, row_grid, shape_text
 from scenes.helpers import Highlight, NumberGrid, column_of, formula, text
-from scenes.look import CAPTION_SIZE, HEADER_SIZE, WORK_SIZE
+from scenes.look import CAPTION_SIZE, HEADER_SIZE
+
+
+ACTIVATION_SAYS = {
+    "gelu": "the activation, GELU: negative values squashed towards 0, positive ones kept",
+    "relu": "the activation, ReLU: negative values become 0, positive ones kept",
+}
 
 
 class InsideFFN(RecordScene):
@@ -29,7 +35,7 @@ class InsideFFN(RecordScene):
         name = ACTIVATION_TITLES[rec.config.activation]
         title = self.show_title(f"Inside the FFN: one row widened, through {name}, narrowed back")
         rows, ops, plot = self.build(title)
-        self.work_row(rows, ops, plot, name)
+        self.work_row(rows, ops, plot)
         self.every_row(rows, ops, plot, title)
 
     # -- one row --------------------------------------------------------------------------------
@@ -69,14 +75,14 @@ class InsideFFN(RecordScene):
         arrow = Arrow(UP * 0.22, DOWN * 0.22, buff=0, color=self.look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.4)
         return VGroup(arrow, text(shown, HEADER_SIZE, self.look.muted)).arrange(RIGHT, buff=0.15)
 
-    def work_row(self, rows, ops, plot, name) -> None:
+    def work_row(self, rows, ops, plot) -> None:
         rec, f = self.record, self.focus
         d, d_ff = rec.config.d_model, rec.config.d_ff
         self.play(FadeIn(rows["ln2"]), *self.say(f"the normalized row of “{rec.tokens[f]}”: d_model = {d} numbers"), run_time=self.step_time)
         self.rest()
         self.play(FadeIn(VGroup(ops[0], rows["ffn_pre"])), *self.say(f"the wide layer: {d} → d_ff = {d_ff} numbers"), run_time=self.step_time)
         self.rest()
-        self.play(FadeIn(VGroup(ops[1], plot.frame, plot.curve)), *self.say(f"the activation, {name}: small and negative values are squashed"), run_time=self.step_time)
+        self.play(FadeIn(VGroup(ops[1], plot.frame, plot.curve)), *self.say(ACTIVATION_SAYS[rec.config.activation]), run_time=self.step_time)
         self.play(FadeIn(plot.dots), *self.say(f"each entry of the row is a point on the curve ({d_ff} dots)"), run_time=self.step_time)
         self.rest(0.4)
         self.trace_entries(rows["ffn_pre"], rows["ffn_post"], plot.dots)
@@ -86,14 +92,13 @@ class InsideFFN(RecordScene):
     def trace_entries(self, pre: NumberGrid, post: NumberGrid, dots: VGroup) -> None:
         """Light each shown entry of ffn_pre, its dot on the curve, then its ffn_post value."""
         columns = pre.shown_columns()
-        self.remove(*post.label_group)
+        frame = VGroup(post.cell_group, post.header_group, post.ellipsis_group)
         highlight = Highlight(self.look, VGroup(pre.cells[0, columns[0]], post.cells[0, columns[0]]))
-        self.play(FadeIn(VGroup(post.cell_group, post.header_group, post.ellipsis_group)), FadeIn(highlight),
-                  *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
+        self.play(FadeIn(frame), FadeIn(highlight), *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
         for j in columns:
             self.play(highlight.over(VGroup(pre.cells[0, j], post.cells[0, j])), Indicate(dots[j], scale_factor=1.8),
                       TransformFromCopy(dots[j], post.labels[0, j]), run_time=self.entry_time)
-        self.add(post)
+        regroup(self, post, frame, *(post.labels[0, j] for j in columns))
         self.play(FadeOut(highlight), run_time=0.3)
 
     # -- every row ------------------------------------------------------------------------------
@@ -114,9 +119,10 @@ class InsideFFN(RecordScene):
         self.play(FadeOut(VGroup(*rows.values(), *ops, plot)), FadeIn(layout),
                   *self.say("the same function on every row"), run_time=self.step_time)
         shown = before.shown_rows()
-        highlight = Highlight(look, VGroup(before.row(shown[0]), after.row(shown[0])))
-        self.play(FadeIn(highlight), run_time=0.3)
+        lights = [Highlight(look, grid.row(shown[0])) for grid in (before, after)]  # one per grid: none crosses the middle text
+        self.play(*(FadeIn(light) for light in lights), run_time=0.3)
         for i in shown[1:]:
-            self.play(highlight.over(VGroup(before.row(i), after.row(i))), run_time=0.3)
-        self.play(highlight.over(VGroup(before.row(f), after.row(f))), *self.say("each row reads no other row: only attention mixes positions"), run_time=self.step_time)
+            self.play(*(light.over(grid.row(i)) for light, grid in zip(lights, (before, after))), run_time=0.3)
+        self.play(*(light.over(grid.row(f)) for light, grid in zip(lights, (before, after))),
+                  *self.say("each row reads no other row: only attention mixes positions"), run_time=self.step_time)
         self.rest(1.5)

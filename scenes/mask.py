@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, UP, FadeIn, ReplacementTransform, VGroup
+from manim import DOWN, RIGHT, UP, FadeIn, VGroup
 
 from scenes.base import RecordScene
 from scenes.helpers import Highlight, NumberGrid, text
@@ -18,28 +18,32 @@ class Mask(RecordScene):
     step_time = 1.0
     pause = 1.4
 
-
     def construct(self) -> None:
         rec = self.record
         title = self.show_title("The mask: no looking ahead" if rec.config.causal else "The mask: here, nothing is blocked")
         scores, plus, mask = self.build(title)
-        self.play(FadeIn(scores), *self.say("the scaled scores: every query with every key"), run_time=self.step_time)
+        self.add(scores)
+        self.play(*self.say("the scaled scores: every query with every key"), run_time=self.step_time)
         self.rest()
-        self.play(FadeIn(VGroup(plus, mask)), *self.say(self.rule()), run_time=self.step_time)
+        self.add(plus, mask)
+        self.play(*self.say(self.rule()), run_time=self.step_time)
         self.rest(1.2)
         highlight = Highlight(self.look, VGroup(scores.row(self.focus), mask.row(self.focus)))
         self.play(FadeIn(highlight), *self.say(self.focus_caption()), run_time=self.step_time)
         self.rest()
         self.play(*self.apply_mask(scores), *self.say("blocked cells become −∞: they will get exactly 0 weight"), run_time=1.2)
+        self.rest()
+        self.play(*self.say("row by row, the allowed keys grow by one"), run_time=0.5)
+        self.sweep(highlight, [VGroup(scores.row(i), mask.row(i)) for i in scores.shown_rows()])
         self.rest(1.5)
 
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
         common = dict(row_focus=self.focus, column_focus=self.focus)
         scores = NumberGrid(rec.scaled_scores[h], rec.tokens, rec.tokens, look, source=("scaled_scores", h), **common)
-        scores.header_group.add(text("scaled scores", CAPTION_SIZE - 4, look.muted).next_to(scores.cell_group, DOWN, buff=0.15))
+        scores.header_group.add(text("scaled scores", CAPTION_SIZE - 4, look.muted).next_to(scores.cell_group, DOWN, buff=0.2))
         mask = NumberGrid(rec.mask, None, rec.tokens, look, colors="none", source=("mask",), cell_width=0.6, decimals=0, **common)
-        mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.cell_group, DOWN, buff=0.15))
+        mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.cell_group, DOWN, buff=0.2))
         plus = text("+", TITLE_SIZE, look.text)
         layout = VGroup(scores, plus, mask).arrange(RIGHT, buff=0.3)
         plus.set_y(scores.cell_group.get_y())
@@ -59,14 +63,11 @@ class Mask(RecordScene):
 
     def apply_mask(self, scores: NumberGrid) -> list:
         rec, h = self.record, self.h
-        animations = []
+        blocked = {}
         for (i, j), old in list(scores.labels.items()):
             value = rec.masked_scores[h, i, j].item()
-            if value != -math.inf:
-                old.source = ("masked_scores", h, i, j)
-                continue
-            animations.append(scores.cells[i, j].animate.set_fill(self.look.blocked))
-            new = scores.number_at(i, j, value=value, source=("masked_scores", h, i, j), fill=self.look.blocked)
-            scores.set_label(i, j, new)
-            animations.append(ReplacementTransform(old, new))
-        return animations
+            if value == -math.inf:
+                blocked[i, j] = scores.number_at(i, j, value=value, source=("masked_scores", h, i, j), fill=self.look.blocked)
+            else:
+                old.source = ("masked_scores", h, i, j)  # + 0 leaves the number as it was
+        return self.recolour(scores, {key: self.look.blocked for key in blocked}) + self.replace_labels(scores, blocked)

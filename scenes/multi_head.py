@@ -7,7 +7,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, ReplacementTransform, TransformFromCopy, VGroup
 
 from scenes.base import RecordScene
-from scenes.block_helpers import column_names, parameter_grid, row_grid, shape_text
+from scenes.block_helpers import column_names, parameter_grid, regroup, row_grid, shape_text, shared_limit
 from scenes.helpers import ELLIPSIS_ACROSS, Highlight, NumberGrid, fit_width, text, visible_slots
 from scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, TITLE_SIZE
 
@@ -37,7 +37,8 @@ class MultiHead(RecordScene):
     def build_heads(self, title) -> dict:
         rec, look = self.record, self.look
         slots = visible_slots(rec.config.n_heads, self.h, HEAD_SLOTS)
-        max_columns = 4 if len(slots) < 3 else 3
+        crowded = len(slots) >= 3  # three heads across: narrower pattern cells, fewer output columns
+        max_columns, pattern_width = (3, 0.26) if crowded else (4, CELL_HEIGHT)
         blocked = rec.mask == -math.inf
         columns, weights, outputs, names, gaps = [], {}, {}, VGroup(), VGroup()
         for k, h in enumerate(slots):
@@ -47,7 +48,7 @@ class MultiHead(RecordScene):
                 columns.append(gap)
                 continue
             pattern = NumberGrid(rec.weights[h], rec.tokens if k == 0 else None, None, look, colors="weights", blocked=blocked,
-                                 show_numbers=False, row_focus=self.focus, column_focus=self.focus, cell_width=CELL_HEIGHT)
+                                 show_numbers=False, row_focus=self.focus, column_focus=self.focus, cell_width=pattern_width)
             pattern.header_group.add(text("weights", HEADER_SIZE, look.muted).next_to(pattern.cell_group, DOWN, buff=0.12))
             output = NumberGrid(rec.head_outputs[h], None, column_names("z", rec.config.d_head), look, source=("head_outputs", h),
                                 row_focus=self.focus, max_columns=max_columns, column_header_color=look.output)
@@ -72,10 +73,10 @@ class MultiHead(RecordScene):
         rec, f = self.record, self.focus
         weights, outputs = heads["weights"], heads["outputs"]
         self.play(FadeIn(VGroup(*weights.values(), heads["names"], heads["gaps"])),
-                  *self.say(f"{rec.config.n_heads} heads on the same {rec.n} rows, each with its own weights pattern"), run_time=self.step_time)
+                  *self.say(f"{rec.config.n_heads} heads read the same {rec.n} rows, each through its own W_Q, W_K: its own weights"), run_time=self.step_time)
         self.rest()
         self.play(FadeIn(VGroup(*outputs.values())),
-                  *self.say(f"each mixes its own values: an output of d_head = {rec.config.d_head} per row"), run_time=self.step_time)
+                  *self.say(f"each mixes its own values (its own W_V): d_head = {rec.config.d_head} numbers per row"), run_time=self.step_time)
         self.rest()
         rows = VGroup(*(grid.row(f) for grid in list(weights.values()) + list(outputs.values())))
         self.highlight = Highlight(self.look, rows)
@@ -118,7 +119,7 @@ class MultiHead(RecordScene):
         d_model = rec.config.d_model
         W_O, b_O = rec.params["attn.W_O"], rec.params["attn.b_O"]
         column = NumberGrid(rec.concat[f][:, None], column_names("c", d_model), [f"“{rec.tokens[f]}”"], look, source=lambda i, _: ("concat", f, i),
-                            max_rows=8, color_limit=concat_limit(rec), column_header_color=look.output)
+                            max_rows=8, color_limit=shared_limit(rec.concat), column_header_color=look.output)
         weights = parameter_grid(W_O, "attn.W_O", look, row_names=None, column_names=column_names("o", d_model))
         weights.next_to(column.cell_group, RIGHT, buff=0.6).align_to(column.cell_group, UP)
         weights.shift(UP * (column.cell_group.get_top()[1] - weights.cell_group.get_top()[1]))
@@ -151,10 +152,9 @@ class MultiHead(RecordScene):
         rest = VGroup(concat.cell_group, concat.header_group, concat.ellipsis_group, concat.segments,
                       *(label for label in concat.labels.values() if not any(label is target for target in moved)))
         self.play(FadeOut(VGroup(*heads["weights"].values(), heads["names"], self.highlight, heads["gaps"])), run_time=self.step_time / 2)
-        self.play(FadeOut(VGroup(*heads["outputs"].values())),
-                  FadeIn(rest), *moves,
+        self.play(FadeOut(VGroup(*heads["outputs"].values())), FadeIn(rest), *moves,
                   *self.say(f"concatenate: the heads' outputs side by side, {shape_text(rec.n, rec.config.d_model)}"), run_time=self.step_time)
-        self.add(*moved)  # above the cells that faded in
+        regroup(self, concat, rest, *moved)
         self.rest()
 
     def project(self, concat: NumberGrid, work: VGroup) -> None:
@@ -165,10 +165,12 @@ class MultiHead(RecordScene):
         column = work.column
         moves = [TransformFromCopy(concat.labels[f, i], column.labels[i, 0]) for i in column.shown_rows() if (f, i) in concat.labels]
         moved = [move.mobject for move in moves]
-        arriving = [label for label in column.labels.values() if not any(label is target for target in moved)]
-        self.play(FadeIn(VGroup(column.cell_group, column.header_group, column.ellipsis_group, *arriving, *work.first[1:])), *moves,
-                  *self.say(f"…times W_O ({shape_text(d_model, d_model)})"), run_time=self.step_time)
-        self.add(*moved)
+        arriving = VGroup(column.cell_group, column.header_group, column.ellipsis_group,
+                          *(label for label in column.labels.values() if not any(label is target for target in moved)))
+        appearing = VGroup(arriving, *work.first[1:])
+        self.play(FadeIn(appearing), *moves, *self.say(f"…times W_O ({shape_text(d_model, d_model)})"), run_time=self.step_time)
+        regroup(self, column, appearing, *moved)
+        self.add(*work.first[1:])
         self.rest()
         products = self.products(work)
         renamed = text("c_i × W_O[i, j]", HEADER_SIZE, self.look.muted).move_to(work.name, aligned_edge=LEFT)
@@ -178,29 +180,25 @@ class MultiHead(RecordScene):
         self.play(FadeIn(work.bias_line), *self.say("plus the bias b_O"), run_time=self.step_time)
         self.rest(0.4)
         self.play(FadeIn(work.result_line), highlight.over(work.result.cell_group),
-                  *self.say(f"add down each column: attn_out of “{rec.tokens[f]}”"), run_time=self.step_time)
+                  *self.say(f"add down each column{self.elided_rows_note(work)}: attn_out of “{rec.tokens[f]}”"), run_time=self.step_time)
         self.rest()
         self.play(*self.say(f"every row alike: attn_out is {shape_text(rec.n, d_model)}, as wide as the residual stream"), run_time=self.step_time)
         self.rest(1.5)
 
+    def elided_rows_note(self, work: VGroup) -> str:
+        return "" if len(work.weights.shown_rows()) == self.record.config.d_model else " (the ⋮ rows too)"
+
     def products(self, work: VGroup) -> list:
-        """Replace each W_O label by concat[f, i] · W_O[i, j]; note the column sums."""
+        """W_O's grid turning into the grid of products concat[f, i] · W_O[i, j] (the sums down
+        its columns, plus b_O, are attn_out[f]); notes those sums when every row is drawn."""
         rec, f = self.record, self.focus
         W_O = rec.params["attn.W_O"]
-        grid = work.weights
-        animations = []
-        for (i, j), old in list(grid.labels.items()):
-            new = grid.number_at(i, j, value=rec.concat[f, i].item() * W_O[i, j].item(), source=None)
-            grid.set_label(i, j, new)
-            animations.append(ReplacementTransform(old, new))
+        old = work.weights
+        grid = NumberGrid(rec.concat[f][:, None] * W_O, None, column_names("o", rec.config.d_model), self.look)
+        grid.scale(old.scale_now).shift(old.cell_group.get_center() - grid.cell_group.get_center())
+        work.weights = grid
         if len(grid.shown_rows()) == rec.config.d_model:
             for j in grid.shown_columns():
                 self.shown_sum([grid.labels[i, j] for i in grid.shown_rows()] + [work.bias.labels[0, j]], work.result.labels[0, j])
-        return animations
+        return [ReplacementTransform(old, grid)]
 
-
-def concat_limit(rec) -> float:
-    """The colour scale of the concatenation (so its column matches the grid's colours)."""
-    from blockviz import style
-
-    return style.signed_limit(rec.concat)

@@ -21,14 +21,18 @@ class QueryKeyValue(RecordScene):
         title = self.show_title(f"Query, key and value (head {h})")
         source, arrow, projections = self.build(title)
         query, key, value = projections
-        self.play(FadeIn(source), *self.say("LayerNorm of each token's row: the input to attention"), run_time=self.step_time)
+        self.add(source)
+        self.play(*self.say("LayerNorm of each token's row: the input to attention"), run_time=self.step_time)
         self.rest()
         highlight = Highlight(self.look, source.row(self.focus))
-        self.play(FadeIn(highlight), FadeIn(arrow), FadeIn(query), *self.say(f"the query: what “{rec.tokens[self.focus]}” is looking for"), run_time=self.step_time)
+        self.add(arrow, query)
+        self.play(FadeIn(highlight), *self.say(f"the query: what “{rec.tokens[self.focus]}” is looking for"), run_time=self.step_time)
         self.rest()
-        self.play(FadeIn(key), *self.say("the key: what each token offers to be found by"), run_time=self.step_time)
+        self.add(key)
+        self.play(*self.say("the key: what each token offers to be found by"), run_time=self.step_time)
         self.rest()
-        self.play(FadeIn(value), *self.say("the value: what each token hands on if it is attended to"), run_time=self.step_time)
+        self.add(value)
+        self.play(*self.say("the value: what each token hands on if it is attended to"), run_time=self.step_time)
         self.rest()
         self.play(highlight.over(VGroup(*(grid.row(self.focus) for grid in (query, key, value)))),
                   *self.say(f"d_model = {rec.config.d_model} numbers in, d_head = {rec.config.d_head} out, three times"), run_time=self.step_time)
@@ -38,11 +42,11 @@ class QueryKeyValue(RecordScene):
         rec, h, look = self.record, self.h, self.look
         common = dict(look=look, row_focus=self.focus, max_columns=6)
         source = NumberGrid(rec.ln1, rec.tokens, [f"d{c}" for c in range(rec.config.d_model)], source=("ln1",), **common)
-        source.header_group.add(text("LayerNorm(x)", CAPTION_SIZE - 4, look.muted).next_to(source.cell_group, DOWN, buff=0.15))
+        source.header_group.add(text("LayerNorm(x)", CAPTION_SIZE - 4, look.muted).next_to(source.cell_group, DOWN, buff=0.2))
         grids = []
         for name, color, letter in (("query", look.query, "q"), ("key", look.key, "k"), ("value", look.value, "v")):
             grid = NumberGrid(getattr(rec, name)[h], None, [f"{letter}{c}" for c in range(rec.config.d_head)], source=(name, h), column_header_color=color, **common)
-            grid.header_group.add(text(name, CAPTION_SIZE - 4, color).next_to(grid.cell_group, DOWN, buff=0.15))
+            grid.header_group.add(text(name, CAPTION_SIZE - 4, color).next_to(grid.cell_group, DOWN, buff=0.2))
             grids.append(grid)
         projections = VGroup(*grids).arrange(RIGHT, buff=0.45, aligned_edge=UP)
         arrow = Arrow(RIGHT * 0, RIGHT * 1.0, color=look.muted, buff=0)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, ReplacementTransform, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, TransformFromCopy, VGroup
 
 from scenes.base import RecordScene
 from scenes.helpers import Highlight, NumberGrid, fit_width, number, text
-from scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE, WORK_SIZE
+from scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
 
 
 class Softmax(RecordScene):
@@ -17,20 +17,24 @@ class Softmax(RecordScene):
 
     pause = 1.0
 
-
     def construct(self) -> None:
         rec = self.record
         title = self.show_title(f"Softmax, row by row (head {self.h})")
         grid = self.build_grid(title)
-        self.play(FadeIn(grid), *self.say("the masked scores: one row per query"), run_time=self.step_time)
+        self.add(grid)
+        self.play(*self.say("the masked scores: one row per query"), run_time=self.step_time)
         self.rest()
         highlight = Highlight(self.look, grid.row(self.focus))
         self.add(highlight)
         table = None
         for i in self.detailed_rows():
             table = self.work_row(i, grid, highlight, table)
-        finishing = [FadeOut(highlight)] + self.convert_rows(grid, [i for i in grid.shown_rows() if i not in self.detailed_rows()])
-        self.play(*finishing, *self.say("every row of weights sums to 1; blocked cells are exactly 0"), run_time=1.2)
+        rest = [i for i in grid.shown_rows() if i not in self.detailed_rows()]
+        if rest:
+            self.play(*self.convert_rows(grid, rest), *self.say("every other row the same way"), run_time=1.2)
+        self.play(*self.say("every row of weights sums to 1; blocked cells are exactly 0"), run_time=0.5)
+        self.sweep(highlight, [VGroup(grid.row(i), self.sum_labels[i]) for i in grid.shown_rows()])
+        self.play(FadeOut(highlight), run_time=0.4)
         self.rest(1.5)
 
     def build_grid(self, title) -> NumberGrid:
@@ -52,10 +56,11 @@ class Softmax(RecordScene):
         if len(exp_labels) == rec.n:
             self.shown_sum(exp_labels, total_label)
         first, score_pairs, exp_column, sum_line, weight_column = columns
-        moves = [highlight.over(grid.row(i))]
         if previous is not None:
-            moves.append(FadeOut(previous))
-        self.play(*moves, FadeIn(first), *(TransformFromCopy(grid.labels[i, j], label) for j, label in score_pairs),
+            self.play(FadeOut(previous), highlight.over(grid.row(i)), run_time=0.4)
+        else:
+            highlight.place(grid.row(i))
+        self.play(FadeIn(first), *(TransformFromCopy(grid.labels[i, j], label) for j, label in score_pairs),
                   *self.say(f"row “{rec.tokens[i]}”: its scores against each key"), run_time=self.step_time)
         self.play(FadeIn(exp_column), *self.say("exponentiate each score: all positive, and exp(−∞) = 0"), run_time=self.step_time)
         self.play(FadeIn(sum_line), *self.say("add them up"), run_time=self.step_time)
@@ -104,17 +109,15 @@ class Softmax(RecordScene):
 
     def convert_rows(self, grid: NumberGrid, rows: list[int]) -> list:
         rec, h = self.record, self.h
-        animations = []
+        animations, fills, labels = [], {}, {}
         for i in rows:
             row_labels = []
             for j in grid.shown_columns():
                 value = rec.weights[h, i, j].item()
                 blocked = rec.masked_scores[h, i, j].item() == -math.inf
-                fill = self.look.blocked if blocked else grid.colors_for_weight(value)
-                new = grid.number_at(i, j, value=value, source=("weights", h, i, j), decimals=0 if blocked else 2, fill=fill)
-                animations += [ReplacementTransform(grid.labels[i, j], new), grid.cells[i, j].animate.set_fill(fill)]
-                grid.set_label(i, j, new)
-                row_labels.append(new)
+                fills[i, j] = self.look.blocked if blocked else grid.colors_for_weight(value)
+                labels[i, j] = grid.number_at(i, j, value=value, source=("weights", h, i, j), decimals=0 if blocked else 2, fill=fills[i, j])
+                row_labels.append(labels[i, j])
             row_sum = number(rec.weights[h, i].sum().item(), NUMBER_SIZE, self.look.text).scale(grid.scale_now)
             row_sum.next_to(grid.cell_group, RIGHT, buff=0.25 * grid.scale_now).set_y(grid.cells[i, grid.shown_columns()[0]].get_y())
             if len(row_labels) == rec.n:
@@ -123,4 +126,4 @@ class Softmax(RecordScene):
             self.sum_labels[i] = row_sum
         if rows and self.sum_header not in self.mobjects:
             animations.append(FadeIn(self.sum_header))
-        return animations
+        return self.recolour(grid, fills) + self.replace_labels(grid, labels) + animations

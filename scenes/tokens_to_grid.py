@@ -13,7 +13,7 @@ class TokensToGrid(RecordScene):
     """The sentence splits into tokens; each token's embedding plus its position's encoding is
     one row of the ``(n, d_model)`` grid that enters the block (``resid_pre``)."""
 
-    pause = 1.2
+    pause = 1.4
 
     def construct(self) -> None:
         rec = self.record
@@ -23,12 +23,18 @@ class TokensToGrid(RecordScene):
         self.play(FadeIn(sentence), *self.say(f"the sentence splits into {rec.n} tokens"), run_time=self.step_time)
         self.rest()
         embed, plus, pos, equals, resid = grids
-        self.play(FadeIn(VGroup(embed.header_group, embed.ellipsis_group)), *self.say("one row per token"), run_time=self.step_time)
-        self.play(FadeIn(VGroup(embed.cell_group, embed.label_group)), *self.say(f"each token's embedding: d_model = {rec.config.d_model} numbers"), run_time=self.step_time)
+        self.add(embed.header_group, embed.ellipsis_group)
+        self.play(*self.say("one row per token"), run_time=self.step_time)
         self.rest()
-        self.play(FadeIn(VGroup(plus, pos)), *self.say("plus the encoding of its position"), run_time=self.step_time)
+        self.remove(embed.header_group, embed.ellipsis_group)
+        self.add(embed)
+        self.play(*self.say(f"each token's embedding: d_model = {rec.config.d_model} numbers"), run_time=self.step_time)
         self.rest()
-        self.play(FadeIn(VGroup(equals, resid)), *self.say(f"= the {rec.n} × {rec.config.d_model} grid that enters the block"), run_time=self.step_time)
+        self.add(plus, pos)
+        self.play(*self.say("plus the encoding of its position"), run_time=self.step_time)
+        self.rest()
+        self.add(equals, resid)
+        self.play(*self.say(f"= the {rec.n} × {rec.config.d_model} grid that enters the block"), run_time=self.step_time)
         self.sweep_rows(embed, pos, resid)
 
     def show_sentence(self):
@@ -43,7 +49,7 @@ class TokensToGrid(RecordScene):
         embed = NumberGrid(rec.embed, rec.tokens, [f"d{c}" for c in range(width)], source=("embed",), **kwargs)
         pos = NumberGrid(rec.pos_embed, None, [f"d{c}" for c in range(width)], source=("pos_embed",), **kwargs)
         resid = NumberGrid(rec.resid_pre, None, [f"d{c}" for c in range(width)], source=("resid_pre",), **kwargs)
-        names = VGroup(*(text(name, CAPTION_SIZE - 4, self.look.muted).next_to(grid.cell_group, DOWN, buff=0.15)
+        names = VGroup(*(text(name, CAPTION_SIZE - 4, self.look.muted).next_to(grid.cell_group, DOWN, buff=0.2)
                          for grid, name in ((embed, "embedding"), (pos, "position"), (resid, "input x"))))
         for grid, name in zip((embed, pos, resid), names):
             grid.header_group.add(name)

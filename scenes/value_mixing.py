@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, LaggedStart, ReplacementTransform, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, LaggedStart, TransformFromCopy, VGroup
 
 from scenes.base import RecordScene
 from scenes.helpers import Highlight, NumberGrid, number, text
@@ -15,27 +15,30 @@ class ValueMixing(RecordScene):
 
     pause = 1.1
 
-
     def construct(self) -> None:
         rec = self.record
         title = self.show_title(f"Mixing the values (head {self.h})")
         values, output, signs = self.build(title)
-        self.play(FadeIn(VGroup(values, output)), *self.say("the value rows, one per key, and the output grid to fill"), run_time=self.step_time)
+        self.add(values, output)
+        self.play(*self.say("the value rows, one per key, and the output grid to fill"), run_time=self.step_time)
         self.rest(0.4)
         shown = None
         for i in self.detailed_rows():
             shown = self.mix_row(i, values, output, signs, shown)
         self.play(*self.fill_rest(output), *self.say(f"every output row: {rec.config.d_head} numbers, as many as a value vector"), run_time=1.2)
+        highlight = Highlight(self.look, output.row(output.shown_rows()[0]))
+        self.play(FadeIn(highlight), run_time=0.3)
+        self.sweep(highlight, [output.row(i) for i in output.shown_rows()[1:]])
         self.rest(1.5)
 
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
         common = dict(row_focus=self.focus, max_columns=4)
         values = NumberGrid(rec.value[h], rec.tokens, [f"v{c}" for c in range(rec.config.d_head)], look, source=("value", h), column_header_color=look.value, **common)
-        values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.cell_group, DOWN, buff=0.12))
+        values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.cell_group, DOWN, buff=0.2))
         output = NumberGrid(rec.head_outputs[h], rec.tokens, [f"z{c}" for c in range(rec.config.d_head)], look, source=("head_outputs", h),
                             show_numbers=False, filled=False, column_header_color=look.output, **common)
-        output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.cell_group, DOWN, buff=0.12))
+        output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.cell_group, DOWN, buff=0.2))
         times, equals = text("×", TITLE_SIZE, look.text), text("=", TITLE_SIZE, look.text)
         # Stand-ins fix where each query's weight column and products go.
         weights_slot, products_slot = self.weight_grid(self.focus), self.product_grid(self.focus)
@@ -78,30 +81,30 @@ class ValueMixing(RecordScene):
         if len(products.shown_rows()) < rec.n:
             sum_sign.add(text("(with the ⋮ rows)", CAPTION_SIZE - 6, look.muted).scale(self.scale_factor).next_to(sums, DOWN, buff=0.15))
         highlight = Highlight(look, VGroup(*(output.cells[i, c] for c in output.shown_columns())))
-        first = [FadeOut(previous)] if previous is not None else []
-        self.play(*first, FadeIn(weights), *self.say(f"the weights of “{rec.tokens[i]}”, one per key"), run_time=self.step_time)
+        if previous is not None:
+            self.remove(*previous)
+        self.add(weights)
+        self.play(*self.say(f"the weights of “{rec.tokens[i]}”, one per key"), run_time=self.step_time)
         self.rest(0.4)
-        self.play(FadeIn(VGroup(signs, products)), *self.say("each value row times its weight"), run_time=self.step_time)
+        self.add(signs, products)
+        self.play(*self.say("each value row times its weight"), run_time=self.step_time)
         self.rest(0.4)
         self.play(FadeIn(VGroup(sum_sign, sums)), *self.say("add the scaled rows down each column"), run_time=self.step_time)
-        landing = []
+        fills = {(i, c): output.color_of(output.values[i][c]) for c in output.shown_columns()}
+        landing = self.recolour(output, fills)
         for c, total in zip(output.shown_columns(), sums):
-            label = output.number_at(i, c, fill=output.color_of(output.values[i][c]))
+            label = output.number_at(i, c, fill=fills[i, c])
             output.set_label(i, c, label)
-            landing += [TransformFromCopy(total, label), output.cells[i, c].animate.set_fill(output.color_of(output.values[i][c]))]
+            self.adopt(output, [label])
+            landing.append(TransformFromCopy(total, label))
         self.play(*landing, FadeIn(highlight), *self.say(f"= the output row of “{rec.tokens[i]}”"), run_time=self.step_time)
         self.rest()
         return VGroup(weights, products, sums, sum_sign, highlight, signs)
 
     def fill_rest(self, output: NumberGrid) -> list:
-        animations = []
-        for (i, c), cell in output.cells.items():
-            if (i, c) in output.labels:
-                continue
-            fill = output.color_of(output.values[i][c])
-            label = output.number_at(i, c, fill=fill)
-            output.set_label(i, c, label)
-            cell.set_fill(fill)
-            animations.append(FadeIn(VGroup(cell.copy(), label)))
-        return [LaggedStart(*animations, lag_ratio=0.05)] if animations else []
+        fills = {key: output.color_of(output.values[key[0]][key[1]]) for key in output.cells if key not in output.labels}
+        if not fills:
+            return []
+        labels = {key: output.number_at(*key, fill=fill) for key, fill in fills.items()}
+        return self.recolour(output, fills) + [LaggedStart(*self.replace_labels(output, labels), lag_ratio=0.05)]
 

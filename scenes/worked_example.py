@@ -31,6 +31,8 @@ class WorkedExample(RecordScene):
     """One query, two keys: scores 0 and ln 3, exponentials 1 and 3, weights ¼ and ¾, and the
     mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3). Numbers from :func:`blockviz.attention.softmax_and_mix`."""
 
+    pause = 0.9
+
     def construct(self) -> None:
         title = self.show_title("A worked example: one query, two keys")
         scores, values, weights, mixture = worked_example()

@@ -11,7 +11,7 @@ import av
 import numpy as np
 import pytest
 import torch
-from manim import tempconfig
+from manim import Rectangle, tempconfig
 
 from blockviz import BlockConfig, record
 from blockviz.style import format_number
@@ -43,7 +43,7 @@ def built(records):
 
     def get(scene_name: str, record_name: str):
         if (scene_name, record_name) not in cache:
-            cache[scene_name, record_name] = build(SCENES[scene_name], records[record_name])
+            cache[scene_name, record_name] = build(watching_parameters(SCENES[scene_name]), records[record_name])
         return cache[scene_name, record_name]
 
     return get
@@ -54,12 +54,22 @@ def drawn(width: int) -> int:
     return width if width <= 8 else 7
 
 
-def shown_labels(scene) -> list:
-    return visible_texts(scene)
+def watching_parameters(scene_class):
+    """``scene_class`` that also keeps, in ``.parameters_shown``, every label of a parameter
+    (``.parameter``, e.g. ``("attn.W_O", i, j)``) visible after any play."""
 
+    class Watched(scene_class):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.parameters_shown = {}
+            self.play_listeners.append(self.keep_parameters)
 
-def parameter_labels(inspector_labels) -> list:
-    return [label for label in inspector_labels if getattr(label, "parameter", None) is not None]
+        def keep_parameters(self, scene):
+            for label in visible_texts(scene):
+                if getattr(label, "parameter", None) is not None:
+                    self.parameters_shown[id(label)] = label
+
+    return Watched
 
 
 CASES = [(scene, rec) for scene in SCENES for rec in RECORDS]
@@ -73,12 +83,31 @@ def test_scene_shows_the_records_numbers_legibly(scene_name, record_name, built,
     assert len(inspector.sourced) >= 12
     for label in inspector.sourced.values():
         assert label.shown == format_number(record_value(label.source, inspector.records), label.decimals), label.source
-    for label in parameter_labels(shown_labels(scene)):
+    for label in scene.parameters_shown.values():
         name, *index = label.parameter
         assert label.shown == format_number(rec.params[name][tuple(index)].item()), label.parameter
     for parts, total in scene.sums:
         assert sum(parse(part.shown) for part in parts) == pytest.approx(parse(total.shown), abs=0.005 * (len(parts) + 1))
     assert 10 <= scene.renderer.time <= 40, f"{scene.renderer.time:.1f} s at normal speed"
+
+
+def hidden_under_cells(scene) -> list[str]:
+    """Visible labels with an opaque cell drawn after them (on top) over their centre."""
+    order = {id(member): k for k, member in enumerate(scene.get_mobject_family_members())}
+    cells = [(order[id(m)], m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
+             for m in scene.get_mobject_family_members() if isinstance(m, Rectangle) and m.get_fill_opacity() > 0.5]
+    hidden = []
+    for label in visible_texts(scene):
+        x, y, _ = label.get_center()
+        if any(k > order[id(label)] and left < x < right and bottom < y < top for k, left, bottom, right, top in cells):
+            hidden.append(label.shown)
+    return hidden
+
+
+@pytest.mark.parametrize(("scene_name", "record_name"), CASES, ids=[f"{s}/{r}" for s, r in CASES])
+def test_no_label_ends_hidden_under_a_cell(scene_name, record_name, built):
+    scene, _ = built(scene_name, record_name)
+    assert hidden_under_cells(scene) == []
 
 
 def sourced_by(inspector, name: str) -> dict:
@@ -94,12 +123,25 @@ def test_multi_head_shows_every_head_concat_and_the_focus_rows_projection(record
     attn_out = sourced_by(inspector, "attn_out")
     assert {i for i, _ in attn_out} == {f} and len(attn_out) == drawn(rec.config.d_model)
     assert {(i, j) for i, j in sourced_by(inspector, "concat") if i == f} >= {(f, j) for _, j in attn_out}
-    shown = {label.parameter for label in parameter_labels(shown_labels(scene))}
-    assert ("attn.b_O", 0) in shown
+    shown = {label.parameter for label in scene.parameters_shown.values()}
+    assert ("attn.b_O", 0) in shown and ("attn.W_O", 0, 0) in shown
+    assert len([p for p in shown if p[0] == "attn.W_O"]) == drawn(rec.config.d_model) ** 2
     if rec.config.d_model <= 8:
         # attn_out[f, j] = Σ_i concat[f, i] · W_O[i, j] + b_O[j]: d_model products and the bias.
         assert len(scene.sums) == rec.config.d_model
         assert all(len(parts) == rec.config.d_model + 1 for parts, _ in scene.sums)
+
+
+def test_multi_head_elides_wide_head_outputs():
+    rec = record(TWELVE_TOKENS, BlockConfig(d_model=16, n_heads=2, d_ff=64))
+    scene, inspector = build(MultiHead, rec, token="it", head=1)
+    assert inspector.problems == [] and len(scene.sums) == 0  # 16 rows of W_O: 8 drawn, so no sum is claimed
+    it = rec.tokens.index("it")
+    outputs = sourced_by(inspector, "head_outputs")
+    assert {h for h, _, _ in outputs} == {0, 1} and {c for _, _, c in outputs} == {0, 1, 7}  # d_head 8: z0 z1 ⋯ z7
+    assert {i for i, _ in sourced_by(inspector, "attn_out")} == {it}
+    for label in inspector.sourced.values():
+        assert label.shown == format_number(record_value(label.source, inspector.records), label.decimals)
 
 
 @pytest.mark.parametrize("record_name", list(RECORDS))
@@ -110,10 +152,12 @@ def test_block_flow_adds_the_residual_twice_and_names_the_shapes(record_name, bu
     assert added == {("resid_pre", "attn_out", "resid_mid"), ("resid_mid", "ffn_out", "resid_post")}
     assert all(total.source[1] == f for _, total in scene.sums)
     assert len(scene.sums) == 2 * drawn(rec.config.d_model)
-    shown = [label.shown for label in shown_labels(scene)]
+    shown = [label.shown for label in visible_texts(scene)]
     n_by_d = f"{rec.n} × {rec.config.d_model}"
     assert shown.count(n_by_d) >= 6 and f"via {rec.n} × {rec.config.d_ff}" in shown
     assert scene.caption.shown.startswith(f"{n_by_d} out, as {n_by_d} came in")
+    # Elided columns: one ⋯ per row of each addition and one over its column headers.
+    assert shown.count("⋯") == (0 if rec.config.d_model <= 8 else 2 * (3 + 1))
 
 
 @pytest.mark.parametrize("record_name", list(RECORDS))
