@@ -190,16 +190,24 @@ def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes
 
 
 def _render_parallel(record, jobs, options, processes, cache, progress):
+    # This process renders every `processes`-th scene itself (it has torch and the record
+    # already); `processes - 1` fresh processes render the rest from the saved record.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     record_path = cache / f"record-{os.getpid()}.safetensors"
     record.save(record_path)
+    here = jobs[::processes]
+    elsewhere = [job for job in jobs if job not in here]
     done = []
     try:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-            futures = {pool.submit(_render_from_file, str(record_path), job, options): job for job in jobs}
+        with ProcessPoolExecutor(max_workers=processes - 1, mp_context=context) as pool:
+            futures = {pool.submit(_render_from_file, str(record_path), job, options): job for job in elsewhere}
+            for job in here:
+                progress.start_scene(job.scene)
+                done.append((job, render_one(record, job, options, progress.on_play)))
+                progress.finish_scene(job.scene)
             for future in as_completed(futures):
                 job = futures[future]
                 done.append((job, future.result()))
@@ -275,7 +283,8 @@ def _produced_file(media: Path, output_name: str, file_format: str) -> Path:
 
 
 class Progress:
-    """Scene and animation progress on the terminal, drawn by :mod:`rich` (silent if disabled)."""
+    """Scene and animation progress on the terminal (stderr), drawn by :mod:`rich`; silent if
+    disabled. ``on_play`` is a :class:`~scenes.base.RecordScene` play listener."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
@@ -284,9 +293,12 @@ class Progress:
 
     def __enter__(self):
         if self.enabled:
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-            self._bar = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+            # On stderr, so the printed file paths are all that stdout holds.
+            self._bar = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     transient=True, console=Console(stderr=True))
             self._bar.__enter__()
         return self
 

@@ -39,14 +39,14 @@ class BlockFlow(RecordScene):
                   f"attention mixes across allowed positions: {shape_text(n, d)} → {shape_text(n, d)}")
         self.step([FadeIn(VGroup(nodes["add1"], bypasses[0])), highlight.over(nodes["add1"])], "add the input back: the residual stream")
         self.step([FadeIn(VGroup(*first.terms, first.signs[0], first.heading))], f"row “{token}”: x plus attention's output")
-        self.step([FadeIn(VGroup(first.result, first.signs[1], first.rule))], "= resid_mid, entry by entry")
+        self.step([FadeIn(VGroup(first.result, first.signs[1], first.rule, first.note))], "= resid_mid, entry by entry")
         self.step([FadeIn(VGroup(arrows[3], shapes[3], nodes["ln2"])), highlight.over(nodes["ln2"])], "normalize again (LayerNorm)")
         self.step([FadeIn(VGroup(arrows[4], shapes[4], nodes["ffn"], arrows[5], shapes[5])), highlight.over(nodes["ffn"])],
                   f"the FFN changes each row on its own: {shape_text(n, d)} → {shape_text(n, d_ff)} → {shape_text(n, d)}")
         self.step([FadeIn(VGroup(nodes["add2"], bypasses[1])), highlight.over(nodes["add2"])], "add again")
         self.step([TransformFromCopy(first.result, second.terms[0]), FadeIn(VGroup(second.terms[1], second.signs[0], second.heading))],
                   "resid_mid plus the FFN's output")
-        self.step([FadeIn(VGroup(second.result, second.signs[1], second.rule))], "= resid_post: the block's output")
+        self.step([FadeIn(VGroup(second.result, second.signs[1], second.rule, second.note))], "= resid_post: the block's output")
         self.step([FadeIn(VGroup(arrows[6], shapes[6], nodes["out"])), highlight.over(nodes["out"]), FadeIn(Highlight(self.look, nodes["x"]))],
                   f"{shape_text(n, d)} out, as {shape_text(n, d)} came in: the same shape, so blocks stack", pause=2.0)
 

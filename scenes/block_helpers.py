@@ -112,6 +112,10 @@ class ColumnSum(VGroup):
         self.rule = Line(LEFT, RIGHT, color=look.muted, stroke_width=2)
         self.rule.put_start_and_end_on([left - 0.45, rule_y, 0], [result.cell_group.get_right()[0], rule_y, 0])
         self.add(*grids, self.signs, self.rule)
+        self.note = rounding_note([([grid.labels[0, j] for grid in self.terms], result.labels[0, j]) for j in result.shown_columns()], look)
+        if len(self.note):
+            self.note.next_to(result.cell_group, DOWN, buff=0.15).align_to(self.rule, LEFT)
+            self.add(self.note)
 
     def register(self, scene) -> int:
         """Note every fully shown column as a sum on ``scene``; returns how many."""
@@ -120,6 +124,21 @@ class ColumnSum(VGroup):
             scene.shown_sum([grid.labels[0, j] for grid in self.terms], self.result.labels[0, j])
             count += 1
         return count
+
+
+ROUNDING_NOTE = "(each number is rounded on its own,\na sum may differ in the last digit)"
+
+
+def rounding_note(sums: Sequence[tuple[Sequence, object]], look: Look) -> VGroup:
+    """A small muted note that shown numbers are rounded, if some ``(parts, total)`` sum of
+    shown labels does not add up exactly at the shown decimals; else an empty group."""
+
+    def units(label) -> int:
+        return round(float(label.shown.replace("\u2212", "-")) * 10 ** label.decimals)
+
+    if all(sum(units(part) for part in parts) == units(total) for parts, total in sums):
+        return VGroup()
+    return VGroup(text(ROUNDING_NOTE, HEADER_SIZE - 2, look.muted))
 
 
 def activation_curve(pre: Sequence[float], post: Sequence[float], activation: str, look: Look, color: str,
@@ -163,5 +182,5 @@ def activation_curve(pre: Sequence[float], post: Sequence[float], activation: st
     return axes, curve, dots, labels
 
 
-__all__ = ["shape_text", "column_names", "row_grid", "parameter_grid", "regroup", "shared_limit", "ColumnSum", "activation_curve",
+__all__ = ["shape_text", "column_names", "row_grid", "parameter_grid", "regroup", "shared_limit", "ColumnSum", "rounding_note", "activation_curve",
            "ACTIVATION_TITLES", "ACTIVATION_FORMULAS", "TIMES"]

@@ -7,7 +7,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, ReplacementTransform, TransformFromCopy, VGroup
 
 from scenes.base import RecordScene
-from scenes.block_helpers import column_names, parameter_grid, regroup, row_grid, shape_text, shared_limit
+from scenes.block_helpers import column_names, parameter_grid, regroup, rounding_note, row_grid, shape_text, shared_limit
 from scenes.helpers import ELLIPSIS_ACROSS, Highlight, NumberGrid, fit_width, text, visible_slots
 from scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, TITLE_SIZE
 
@@ -177,9 +177,12 @@ class MultiHead(RecordScene):
         self.play(*products, ReplacementTransform(work.name, renamed), highlight.over(work.weights.cell_group),
                   *self.say("each entry of the row times its row of W_O"), run_time=self.step_time)
         self.rest()
+        note = rounding_note(self.sums, look)
+        if len(note):
+            note.next_to(work.result.cell_group, DOWN, buff=0.15).align_to(work.result.cell_group, RIGHT)
         self.play(FadeIn(work.bias_line), *self.say("plus the bias b_O"), run_time=self.step_time)
         self.rest(0.4)
-        self.play(FadeIn(work.result_line), highlight.over(work.result.cell_group),
+        self.play(FadeIn(work.result_line), FadeIn(note), highlight.over(work.result.cell_group),
                   *self.say(f"add down each column{self.elided_rows_note(work)}: attn_out of “{rec.tokens[f]}”"), run_time=self.step_time)
         self.rest()
         self.play(*self.say(f"every row alike: attn_out is {shape_text(rec.n, d_model)}, as wide as the residual stream"), run_time=self.step_time)

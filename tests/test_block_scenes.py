@@ -88,6 +88,9 @@ def test_scene_shows_the_records_numbers_legibly(scene_name, record_name, built,
         assert label.shown == format_number(rec.params[name][tuple(index)].item()), label.parameter
     for parts, total in scene.sums:
         assert sum(parse(part.shown) for part in parts) == pytest.approx(parse(total.shown), abs=0.005 * (len(parts) + 1))
+    # Rounded numbers that do not add up exactly are said to be rounded, and only then.
+    inexact = any(round(sum(parse(part.shown) for part in parts) * 100) != round(parse(total.shown) * 100) for parts, total in scene.sums)
+    assert any("rounded" in label.shown for label in visible_texts(scene)) == inexact
     assert 10 <= scene.renderer.time <= 40, f"{scene.renderer.time:.1f} s at normal speed"
 
 
