@@ -65,7 +65,13 @@ def _slots(n: int, low: int, high: int) -> list[int | None]:
 @functools.lru_cache(maxsize=4096)
 def _text_prototype(shown: str, font_size: float, color: str, weight: str) -> Text:
     # Building a Text costs ~10 ms; a copy of a slimmed built one costs ~0.4 ms.
-    return slim(Text(shown, font=FONT, font_size=font_size, color=color, weight=weight, disable_ligatures=True))
+    try:
+        built = Text(shown, font=FONT, font_size=font_size, color=color, weight=weight, disable_ligatures=True)
+    except ValueError:
+        # Combining accents and joined emoji make fewer glyphs than characters, which Manim's
+        # ligature-free mode refuses; with ligatures the text is drawn just the same.
+        built = Text(shown, font=FONT, font_size=font_size, color=color, weight=weight)
+    return slim(built)
 
 
 def slim(mobject: Mobject) -> Mobject:

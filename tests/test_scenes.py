@@ -185,8 +185,8 @@ def test_visible_slots_elide_around_the_focus():
 
 
 def test_text_is_shown_as_typed_and_grids_elide():
-    typed = 'a "quote" <b> & 🐈'
-    assert text(typed).shown == typed
+    for typed in ('a "quote" <b> & 🐈', "cafe\u0301", "🐈\u200d⬛"):
+        assert text(typed).shown == typed
     values = np.arange(12 * 12, dtype=float).reshape(12, 12)
     grid = NumberGrid(values, [f"<{i}&>" for i in range(12)], None, look("dark"), row_focus=11, column_focus=11)
     assert grid.shown_rows() == [0, 6, 7, 8, 9, 10, 11]
@@ -200,7 +200,7 @@ def test_formulas_are_mathtext_svg_not_latex():
     assert 0.2 < equation.height < 1.5
 
 
-@pytest.mark.parametrize("sentence", ["cat", 'she said "hi" <b> & 🐈 ok'])
+@pytest.mark.parametrize("sentence", ["cat", 'she said "hi" <b> & 🐈 ok', "cafe\u0301 🐈\u200d⬛ naïve"])
 def test_odd_sentences_build(sentence):
     from scenes.mask import Mask
     from scenes.tokens_to_grid import TokensToGrid
