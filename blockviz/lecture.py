@@ -227,7 +227,7 @@ def probe_video(path: str | Path, name: str | None = None) -> VideoInfo:
             if container.format.name in IMAGE_FORMATS or context.name in IMAGE_CODECS:
                 raise BlockvizError(f"{what} is an image ({context.name}), not a video: {fix} (--format mp4)")
             span = _packet_span(container, stream)
-            fps = stream.average_rate or stream.guessed_rate
+            fps = stream.guessed_rate or stream.average_rate  # the declared rate: a last frame cut short skews the average
             tick = Fraction(stream.time_base)
             info = VideoInfo(
                 path=path,
@@ -295,7 +295,7 @@ def captions_srt(chapters: Sequence[Chapter]) -> str:
             index=number,
             start=datetime.timedelta(seconds=chapter.start),
             end=datetime.timedelta(seconds=chapter.end),
-            content="\n".join(textwrap.wrap(chapter.caption, CAPTION_LINE_LENGTH)),
+            content="\n".join(textwrap.wrap(chapter.caption, CAPTION_LINE_LENGTH, break_on_hyphens=False)),
         )
         for number, chapter in enumerate(chapters, start=1)
     ]
@@ -361,7 +361,7 @@ def _packet_span(container, stream) -> _PacketSpan:
 
 
 def _ticks_per_frame(stream) -> int:
-    rate = stream.average_rate or stream.guessed_rate
+    rate = stream.guessed_rate or stream.average_rate
     return max(1, round(1 / (Fraction(rate) * Fraction(stream.time_base)))) if rate else 1
 
 

@@ -6,6 +6,10 @@ another sentence can be reused), and its file replaces the final name in one ste
 inputs are unchanged — the record's inputs, the scene, the options and the code — is skipped
 without importing torch or Manim. ``jobs > 1`` renders scenes in parallel processes.
 
+A lecture (:func:`plan_lecture`, :func:`join_lecture`) is the title card and every scene, in
+teaching order, rendered (or reused) as mp4 and joined by :func:`blockviz.lecture.write_lecture`
+into ``renders/<sentence slug>/lecture.mp4`` with its chapters and captions beside it.
+
 Imported by the CLI; imports scenes (and Manim) only inside the functions that render.
 """
 
@@ -79,16 +83,18 @@ def plan(scenes: list[str], sentence: str, record_inputs: dict, options: RenderO
     ``record_inputs`` are whatever determines the record (sentence, config fields, a weights
     or record file path); files among them are keyed by their content.
     """
+    from scenes.catalog import lookup
+
     folder = Path(out_dir) / sentence_slug(sentence)
     base = _digest({"record": _content_of(record_inputs), "options": asdict(options), "code": code_version()})
     return [
         RenderJob(
-            scene=name,
-            output=folder / f"{name}.{options.format}",
-            stamp=folder / CACHE_FOLDER / f"{name}.{options.format}.key",
-            key=_digest({"base": base, "scene": name}),
+            scene=entry.name,
+            output=folder / f"{entry.name}.{options.format}",
+            stamp=folder / CACHE_FOLDER / f"{entry.name}.{options.format}.key",
+            key=_digest({"base": base, "scene": entry.name, "class": f"{entry.module}.{entry.class_name}"}),
         )
-        for name in scenes
+        for entry in (lookup([name])[0] for name in scenes)
     ]
 
 
@@ -118,9 +124,14 @@ RENDER_SOURCES = ("attention", "block", "block_record", "config", "errors", "fil
 
 
 def code_version() -> str:
-    """A hash of the sources a frame depends on and the Manim version: a code change re-renders."""
+    """A hash of the sources a frame depends on and the Manim version: a code change re-renders.
+
+    The catalogue is left out (its titles, captions and descriptions are not drawn); each
+    job's key holds its own scene's module and class instead.
+    """
     root = Path(__file__).resolve().parent.parent
-    sources = [root / "blockviz" / f"{name}.py" for name in RENDER_SOURCES] + sorted((root / "scenes").rglob("*.py"))
+    scene_sources = [path for path in sorted((root / "scenes").rglob("*.py")) if path.name != "catalog.py"]
+    sources = [root / "blockviz" / f"{name}.py" for name in RENDER_SOURCES] + scene_sources
     digest = hashlib.blake2b(digest_size=16)
     for source in sources:
         digest.update(source.relative_to(root).as_posix().encode())
@@ -141,6 +152,86 @@ def _content_of(record_inputs: dict) -> dict:
 
 def _digest(data: dict) -> str:
     return hashlib.blake2b(json.dumps(data, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+
+
+# -- the lecture (no torch, no Manim) ------------------------------------------------------------
+LECTURE_NAME = "lecture"
+"""The lecture's file stem: ``<sentence folder>/lecture.mp4``, ``lecture.srt``, …"""
+
+
+@dataclass(frozen=True)
+class LecturePlan:
+    """One sentence's lecture: ``jobs`` renders the title card and every scene as mp4 in
+    teaching order; ``output`` is the lecture video, ``stamp`` holds the ``key`` of everything
+    it was joined from (the parts' keys, the chapter titles and captions, the joining code)."""
+
+    jobs: list[RenderJob]
+    output: Path
+    stamp: Path
+    key: str
+
+    def files(self) -> list[Path]:
+        """The lecture video, then its chapters (``.chapters.txt``, ``.chapters.json``) and captions (``.srt``)."""
+        from blockviz.lecture import sidecar_paths
+
+        return [self.output, *sidecar_paths(self.output)]
+
+    def is_fresh(self) -> bool:
+        """True if every lecture file exists and was joined from the same inputs."""
+        try:
+            return all(path.exists() for path in self.files()) and self.stamp.read_text() == self.key
+        except OSError:
+            return False
+
+
+def plan_lecture(sentence: str, record_inputs: dict, options: RenderOptions, out_dir: str | os.PathLike) -> LecturePlan:
+    """The lecture of ``sentence`` into ``out_dir``: its parts' render jobs and its files.
+
+    Raises
+    ------
+    BlockvizError
+        If ``options.format`` is not ``mp4`` (a lecture joins videos).
+    """
+    from scenes.catalog import lecture_entries
+
+    if options.format != "mp4":
+        raise BlockvizError(f"a lecture joins mp4 videos, not {options.format}: drop --format {options.format}")
+    lecture_parts = lecture_entries()
+    jobs = plan([entry.name for entry in lecture_parts], sentence, record_inputs, options, out_dir)
+    folder = jobs[0].output.parent
+    joiner = Path(__file__).with_name("lecture.py").read_bytes()
+    key = _digest({
+        "parts": [job.key for job in jobs],
+        "chapters": [(entry.name, entry.title, entry.caption, entry.encoder_caption) for entry in lecture_parts],
+        "joiner": hashlib.blake2b(joiner, digest_size=16).hexdigest(),
+        "av": metadata.version("av"),
+    })
+    return LecturePlan(jobs, folder / f"{LECTURE_NAME}.mp4", folder / CACHE_FOLDER / f"{LECTURE_NAME}.mp4.key", key)
+
+
+def join_lecture(lecture: LecturePlan, causal: bool, progress=None):
+    """Join the lecture's rendered parts into its video, chapters and captions; stamp it.
+
+    ``causal`` picks each scene's caption for a decoder or an encoder (the record's
+    ``config.causal``). ``progress`` is a :class:`Progress` or ``None``. Returns the
+    :class:`blockviz.lecture.Lecture` written.
+
+    Raises
+    ------
+    BlockvizError
+        If a part's video is missing or unreadable (see :func:`blockviz.lecture.write_lecture`).
+    """
+    from blockviz.lecture import LecturePart, write_lecture
+    from scenes.catalog import lookup
+
+    by_name = {entry.name: entry for entry in lookup([job.scene for job in lecture.jobs])}
+    parts = [LecturePart(job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output) for job in lecture.jobs]
+    progress = progress or Progress(enabled=False)
+    with progress:
+        written = write_lecture(parts, lecture.output, progress=progress.start_joining(len(parts)))
+    with atomic_path(lecture.stamp) as partial:
+        partial.write_text(lecture.key)
+    return written
 
 
 # -- rendering ---------------------------------------------------------------------------------
@@ -284,7 +375,8 @@ def _produced_file(media: Path, output_name: str, file_format: str) -> Path:
 
 class Progress:
     """Scene and animation progress on the terminal (stderr), drawn by :mod:`rich`; silent if
-    disabled. ``on_play`` is a :class:`~scenes.base.RecordScene` play listener."""
+    disabled or if stderr is not a terminal. ``on_play`` is a :class:`~scenes.base.RecordScene`
+    play listener."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
@@ -296,9 +388,13 @@ class Progress:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-            # On stderr, so the printed file paths are all that stdout holds.
+            # On stderr, so the printed file paths are all that stdout holds; and only on a
+            # terminal (elsewhere rich would leave a stray blank line among the paths).
+            console = Console(stderr=True)
+            if not console.is_terminal:
+                return self
             self._bar = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                     transient=True, console=Console(stderr=True))
+                                     transient=True, console=console)
             self._bar.__enter__()
         return self
 
@@ -325,3 +421,13 @@ class Progress:
         if self._bar is not None:
             self._bar.advance(self._scenes)
 
+    def start_joining(self, total: int):
+        """A bar for joining ``total`` lecture parts; returns the ``progress(done, total)`` callback
+        :func:`blockviz.lecture.write_lecture` calls."""
+        task = self._bar.add_task("joining the lecture", total=total) if self._bar is not None else None
+
+        def advance(done: int, total: int) -> None:
+            if self._bar is not None and task is not None:
+                self._bar.update(task, completed=done)
+
+        return advance

@@ -1,4 +1,5 @@
-"""``blockviz render``: animate the record's real numbers with Manim, one file per scene."""
+"""``blockviz render``: animate the record's real numbers with Manim, one file per scene, and
+with ``--lecture`` join the title card and every scene into one video with chapters and captions."""
 
 from __future__ import annotations
 
@@ -23,6 +24,17 @@ def _resolution(ctx, param, value):
     return int(match[1]), int(match[2])
 
 
+def _scene_names(ctx, param, value):
+    """``--scene a,b --scene c`` → ``("a", "b", "c")``; names are checked against the catalogue later."""
+    names = []
+    for given in value:
+        for name in given.split(","):
+            if not name.strip():
+                raise click.BadParameter(f"{given!r} holds an empty scene name: separate names with single commas, e.g. softmax,mask")
+            names.append(name.strip())
+    return tuple(names)
+
+
 def _list_scenes(ctx, param, value):
     if not value or ctx.resilient_parsing:
         return
@@ -30,13 +42,14 @@ def _list_scenes(ctx, param, value):
 
     width = max(len(entry.name) for entry in entries())
     for entry in entries():
-        click.echo(f"{entry.name:<{width}}  {entry.description}")
+        note = "  (lecture only: not in --scene all)" if entry.lecture_only else ""
+        click.echo(f"{entry.name:<{width}}  {entry.description}{note}")
     ctx.exit()
 
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option("--scene", "scenes", multiple=True, default=("all",), show_default=True, metavar="NAME", help="Scene to render (repeat for several), or all. See --list.")
+@click.option("--scene", "scenes", multiple=True, default=("all",), show_default=True, callback=_scene_names, metavar="NAME[,NAME…]", help="Scenes to render: names separated by commas or the option repeated, or all. See --list.")
 @click.option("-q", "--quality", type=click.Choice(QUALITY_LETTERS), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
 @click.option("--format", "file_format", type=click.Choice(FORMAT_NAMES), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=Path("renders"), show_default=True, help="Folder; files go to OUTPUT/<sentence>/<scene>.<format>.")
@@ -46,38 +59,69 @@ def _list_scenes(ctx, param, value):
 @click.option("--resolution", callback=_resolution, default=None, metavar="WxH", help="Pixel size instead of the quality's, e.g. 320x180.")
 @click.option("--fps", type=click.IntRange(1, 120), default=None, help="Frames per second instead of the quality's.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Scenes rendered in parallel processes.")
+@click.option("--lecture", is_flag=True, help="Also join the title card and every scene, in teaching order, into OUTPUT/<sentence>/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.")
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option("--list", "list_scenes", is_flag=True, expose_value=False, is_eager=True, callback=_list_scenes, help="List the scenes and exit.")
-def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, jobs, force, **options) -> None:
-    """Animate SENTENCE's attention with its real numbers: one Manim scene per file.
+def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, jobs, lecture, force, **options) -> None:
+    """Animate SENTENCE's attention and block with their real numbers: one Manim scene per file.
 
     Files go to OUTPUT/<sentence>/<scene>.<format> and their paths are printed. A scene whose
     inputs (record, options, code) have not changed since the last render is not rendered again.
-    Each scene file also runs under plain Manim on "the cat sat":
-    manim -ql scenes/softmax.py Softmax
+    With --lecture, the title card and every scene are rendered (or reused) as mp4 and joined,
+    without encoding again, into OUTPUT/<sentence>/lecture.mp4; beside it go
+    lecture.chapters.txt (YouTube chapter lines), lecture.chapters.json and lecture.srt (one
+    caption per scene).
 
     \b
     Examples:
       blockviz render "the cat sat" --scene all -q l
+      blockviz render "the cat sat" --scene softmax,mask --format png
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
+      blockviz render "the cat sat" --lecture -q h
       blockviz render --record rec.safetensors --scene mask --format png
+    Each scene file also runs under plain Manim on "the cat sat":
+      manim -ql scenes/softmax.py Softmax
     """
     from blockviz import rendering
     from scenes.catalog import lookup
 
+    if lecture:
+        _check_lecture_request(scenes, file_format)
     record_inputs = pop_record_options(options)
     render_options = rendering.RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps)
     with reporting_errors():
         names = [entry.name for entry in lookup(scenes)]
         sentence = _sentence(record_inputs)
-        planned = rendering.plan(names, sentence, record_inputs, render_options, output)
+        if lecture:
+            lecture_plan = rendering.plan_lecture(sentence, record_inputs, render_options, output)
+            planned = lecture_plan.jobs
+        else:
+            planned = rendering.plan(names, sentence, record_inputs, render_options, output)
     pending = [job for job in planned if force or not job.is_fresh()]
+    rec = None
     if pending:
         rec = build_record(**record_inputs)
         with reporting_errors():
             rendering.render_jobs(rec, pending, render_options, processes=jobs, progress=rendering.Progress(enabled=True))
     for job in planned:
         click.echo(f"{job.output}" + ("" if job in pending else "  (unchanged)"))
+    if lecture:
+        joined = bool(pending) or force or not lecture_plan.is_fresh()
+        if joined:
+            rec = rec or build_record(**record_inputs)
+            with reporting_errors():
+                rendering.join_lecture(lecture_plan, rec.config.causal, progress=rendering.Progress(enabled=True))
+        for path in lecture_plan.files():
+            click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
+
+
+def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:
+    """A lecture is every scene as mp4: refuse other formats and a choice of scenes."""
+    if file_format != "mp4":
+        raise click.UsageError(f"--lecture joins mp4 videos: drop --format {file_format}")
+    chosen = [name for name in scenes if name != "all"]
+    if chosen:
+        raise click.UsageError(f"--lecture always joins every scene: drop --scene {','.join(chosen)} (render single scenes without --lecture)")
 
 
 def _sentence(record_inputs: dict) -> str:

@@ -1,0 +1,195 @@
+"""``blockviz render … --lecture``: the title card and every scene rendered once at a tiny size
+(160 × 90, 5 fps) and joined into one video whose length, chapters, captions and frames match
+the scene files; a second run reuses everything; bad combinations fail before rendering."""
+
+import json
+import math
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+import srt
+from click.testing import CliRunner
+
+from blockviz.cli import main
+from blockviz.rendering import LecturePlan, RenderJob, join_lecture
+from scenes.catalog import lecture_entries, lookup
+
+SENTENCE = "the cat sat"
+TINY = ["--resolution", "160x90", "--fps", "5"]
+LECTURE_ORDER = ["title", "tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example",
+                 "causal-vs-bidirectional", "multi-head", "block-flow", "ffn"]
+LECTURE_FILES = ["lecture.mp4", "lecture.chapters.txt", "lecture.chapters.json", "lecture.srt"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, ["render", *args])
+
+
+def stream_seconds(path: Path) -> Fraction:
+    """From the first frame's timestamp to the end of the last frame, read from the packets."""
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        packets = [packet for packet in container.demux(stream) if packet.pts is not None]
+        first = min(packet.pts for packet in packets)
+        end = max(packet.pts + packet.duration for packet in packets)
+        return (end - first) * Fraction(stream.time_base)
+
+
+def frames_of(path: Path) -> list[np.ndarray]:
+    with av.open(str(path)) as container:
+        return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """One tiny lecture of "the cat sat": (output folder, sentence folder, CLI result, mtimes)."""
+    out = tmp_path_factory.mktemp("renders")
+    result = invoke(SENTENCE, "--lecture", *TINY, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    folder = out / "the-cat-sat"
+    mtimes = {path.name: path.stat().st_mtime_ns for path in folder.iterdir() if path.is_file()}
+    return out, folder, result, mtimes
+
+
+def test_lecture_order_is_the_title_card_then_every_scene():
+    assert [entry.name for entry in lecture_entries()] == LECTURE_ORDER
+    assert "title" not in [entry.name for entry in lookup(["all"])]
+    assert [entry.name for entry in lookup(["title"])] == ["title"]
+
+
+def test_lecture_writes_every_scene_then_the_lecture_files(rendered):
+    _, folder, result, _ = rendered
+    printed = result.output.strip().splitlines()
+    expected = [folder / f"{name}.mp4" for name in LECTURE_ORDER] + [folder / name for name in LECTURE_FILES]
+    assert printed == [str(path) for path in expected]
+    assert all(path.is_file() and path.stat().st_size > 0 for path in expected)
+    assert not [path for path in folder.iterdir() if path.name.endswith(".part")]
+
+
+def test_lecture_lasts_the_sum_of_its_scenes(rendered):
+    _, folder, _, _ = rendered
+    scene_seconds = [stream_seconds(folder / f"{name}.mp4") for name in LECTURE_ORDER]
+    assert stream_seconds(folder / "lecture.mp4") == sum(scene_seconds)
+    with av.open(str(folder / "lecture.mp4")) as container:
+        stream = container.streams.video[0]
+        assert (stream.codec_context.width, stream.codec_context.height) == (160, 90)
+        assert stream.average_rate == 5
+
+
+def test_chapters_start_where_the_scenes_before_them_end(rendered):
+    _, folder, _, _ = rendered
+    scene_seconds = [float(stream_seconds(folder / f"{name}.mp4")) for name in LECTURE_ORDER]
+    starts = np.concatenate([[0.0], np.cumsum(scene_seconds)])
+    document = json.loads((folder / "lecture.chapters.json").read_text(encoding="utf-8"))
+    chapters = document["chapters"]
+    assert [chapter["name"] for chapter in chapters] == LECTURE_ORDER
+    assert [chapter["start"] for chapter in chapters] == pytest.approx(starts[:-1].tolist(), abs=1e-6)
+    assert [chapter["end"] for chapter in chapters] == pytest.approx(starts[1:].tolist(), abs=1e-6)
+    assert document["duration"] == pytest.approx(starts[-1], abs=1e-6)
+    by_name = {entry.name: entry for entry in lecture_entries()}
+    assert [chapter["title"] for chapter in chapters] == [by_name[name].title for name in LECTURE_ORDER]
+    assert [chapter["caption"] for chapter in chapters] == [by_name[name].caption for name in LECTURE_ORDER]
+
+
+def test_chapter_lines_are_whole_seconds_of_chapter_starts(rendered):
+    _, folder, _, _ = rendered
+    chapters = json.loads((folder / "lecture.chapters.json").read_text(encoding="utf-8"))["chapters"]
+    lines = (folder / "lecture.chapters.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("00:00 Introduction")  # the title card is under 10 s: it shares a line
+    starts = {math.floor(chapter["start"]) for chapter in chapters}
+    for line in lines:
+        minutes, seconds = line.split()[0].split(":")
+        assert int(minutes) * 60 + int(seconds) in starts
+    shown = " / ".join(line.split(" ", 1)[1] for line in lines)
+    assert shown == " / ".join(chapter["title"] for chapter in chapters)
+
+
+def test_captions_say_each_scenes_sentence_while_it_plays(rendered):
+    _, folder, _, _ = rendered
+    chapters = json.loads((folder / "lecture.chapters.json").read_text(encoding="utf-8"))["chapters"]
+    cues = list(srt.parse((folder / "lecture.srt").read_text(encoding="utf-8")))
+    assert len(cues) == len(chapters)
+    for cue, chapter in zip(cues, chapters):
+        assert " ".join(cue.content.splitlines()) == chapter["caption"]
+        assert cue.start.total_seconds() == pytest.approx(chapter["start"], abs=1e-3)
+        assert cue.end.total_seconds() == pytest.approx(chapter["end"], abs=1e-3)
+
+
+def test_each_chapter_opens_on_its_scenes_first_frame(rendered):
+    _, folder, _, _ = rendered
+    lecture = frames_of(folder / "lecture.mp4")
+    first = 0
+    for name in LECTURE_ORDER:
+        scene = frames_of(folder / f"{name}.mp4")
+        assert np.array_equal(lecture[first], scene[0]), name
+        assert np.array_equal(lecture[first + len(scene) - 1], scene[-1]), name
+        first += len(scene)
+    assert first == len(lecture)
+
+
+def test_a_second_lecture_run_renders_and_joins_nothing(rendered):
+    out, folder, _, mtimes = rendered
+    again = invoke(SENTENCE, "--scene", "all", "--lecture", *TINY, "-o", str(out))
+    assert again.exit_code == 0, again.output
+    printed = again.output.strip().splitlines()
+    assert len(printed) == len(LECTURE_ORDER) + len(LECTURE_FILES)
+    assert all(line.endswith("(unchanged)") for line in printed)
+    assert {path.name: path.stat().st_mtime_ns for path in folder.iterdir() if path.is_file()} == mtimes
+
+
+def test_a_missing_lecture_file_is_joined_again_without_rendering_scenes(rendered, tmp_path):
+    out, _, _, _ = rendered
+    shutil.copytree(out, tmp_path / "out")
+    folder = tmp_path / "out" / "the-cat-sat"
+    scene_mtimes = {name: (folder / f"{name}.mp4").stat().st_mtime_ns for name in LECTURE_ORDER}
+    (folder / "lecture.srt").unlink()
+    result = invoke(SENTENCE, "--lecture", *TINY, "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    printed = result.output.strip().splitlines()
+    assert all(line.endswith("(unchanged)") for line in printed[: len(LECTURE_ORDER)])
+    assert printed[len(LECTURE_ORDER):] == [str(folder / name) for name in LECTURE_FILES]
+    assert (folder / "lecture.srt").read_text(encoding="utf-8") == (out / "the-cat-sat" / "lecture.srt").read_text(encoding="utf-8")
+    assert {name: (folder / f"{name}.mp4").stat().st_mtime_ns for name in LECTURE_ORDER} == scene_mtimes
+
+
+def test_an_encoders_lecture_captions_its_mask_scene_as_no_mask(rendered, tmp_path):
+    _, folder, _, _ = rendered
+    jobs = [RenderJob(name, folder / f"{name}.mp4", tmp_path / f"{name}.key", "unused") for name in LECTURE_ORDER]
+    plan = LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / "lecture.key", "key")
+    written = join_lecture(plan, causal=False)
+    captions = {chapter.name: chapter.caption for chapter in written.chapters}
+    (mask,) = lookup(["mask"])
+    assert captions["mask"] == mask.encoder_caption != mask.caption
+    assert captions["softmax"] == lookup(["softmax"])[0].caption
+    assert (tmp_path / "lecture.key").read_text() == "key"
+
+
+@pytest.mark.parametrize(
+    "args, message, exit_code",
+    [
+        (["--lecture", "--format", "gif"], "--lecture joins mp4 videos: drop --format gif", 2),
+        (["--lecture", "--format", "png"], "--lecture joins mp4 videos: drop --format png", 2),
+        (["--lecture", "--scene", "softmax,mask"], "--lecture always joins every scene: drop --scene softmax,mask", 2),
+        (["--scene", "softmax,"], "'softmax,' holds an empty scene name", 2),
+        (["--scene", "softmax,attention"], "unknown scene 'attention'", 1),
+    ],
+)
+def test_bad_lecture_requests_are_one_line_errors_before_rendering(tmp_path, args, message, exit_code):
+    result = invoke(SENTENCE, *args, *TINY, "-o", str(tmp_path))
+    assert result.exit_code == exit_code
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert len([line for line in result.output.splitlines() if line.startswith("Error")]) == 1
+    assert not list(tmp_path.rglob("*"))
+
+
+def test_scene_names_can_be_given_as_a_comma_list(tmp_path):
+    result = invoke(SENTENCE, "--scene", "worked-example, mask", "--scene", "mask", "--format", "png", "--resolution", "160x90", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "the-cat-sat"
+    assert result.output.strip().splitlines() == [str(folder / "mask.png"), str(folder / "worked-example.png")]
+    assert sorted(path.name for path in folder.glob("*.png")) == ["mask.png", "worked-example.png"]
