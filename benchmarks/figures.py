@@ -3,10 +3,12 @@
 Prints, in seconds:
 1. a bare matplotlib annotated heatmap saved as PNG (3 × 3 and 12 × 12), the issue's baseline;
 2. `blockviz figures` on the 13-token example, all 12 figures in PNG and SVG, in a fresh
-   process (start-up included; target < 5 s);
+   process (start-up included; target < 5 s), drawing figures in parallel (the default, one
+   process per core) and in one process (`--jobs 1`), with the CPU seconds each used;
 3. the same figures in-process, split into drawing, PNG and SVG time per figure;
 4. the weights figure of a 64-token sentence as PNG (target < 3 s).
-The machine's load average is printed too: timings on a shared machine vary with it.
+The machine's load average is printed too: timings on a shared machine vary with it (CPU
+seconds much less so).
 """
 
 from __future__ import annotations
@@ -39,12 +41,15 @@ def bare_heatmap(n: int) -> float:
     return time.perf_counter() - start
 
 
-def whole_command(folder: Path) -> float:
-    """Seconds for `blockviz figures LONG --format png,svg` in a new process."""
-    command = [str(Path(sys.executable).with_name("blockviz")), "figures", LONG, "--format", "png,svg", "-o", str(folder)]
+def whole_command(folder: Path, *options: str) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (all processes) of `blockviz figures LONG --format png,svg` in a new process."""
+    command = [str(Path(sys.executable).with_name("blockviz")), "figures", LONG, "--format", "png,svg", "-o", str(folder), *options]
+    before = os.times()
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = os.times()
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
 
 def per_figure(folder: Path) -> None:
@@ -55,7 +60,7 @@ def per_figure(folder: Path) -> None:
     request.other_mask_record  # computed once, outside the timings
     totals = [0.0, 0.0, 0.0]
     print(f"{'figure':<25} {'draw':>6} {'png':>6} {'svg':>6}")
-    for name in FIGURE_NAMES:
+    for name in FIGURE_NAMES:  # in this process, one after another
         times = []
         start = time.perf_counter()
         figure = draw_figure(name, request)
@@ -84,7 +89,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         print(f"bare matplotlib heatmap PNG: 3 × 3 {bare_heatmap(3):.3f} s, 12 × 12 {bare_heatmap(12):.3f} s")
-        print(f"blockviz figures (13 tokens, 12 figures, PNG + SVG, fresh process): {whole_command(folder / 'cli'):.2f} s")
+        for label, options in (("parallel (default)", ()), ("one process, --jobs 1", ("--jobs", "1"))):
+            wall, cpu = whole_command(folder / "cli", *options)
+            print(f"blockviz figures (13 tokens, 12 figures, PNG + SVG, fresh process), {label}: {wall:.2f} s ({cpu:.2f} CPU s)")
+        print(f"load average: {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
         per_figure(folder)
         print(f"weights figure, 64 tokens, PNG: {weights_64(folder):.2f} s")
 

@@ -96,3 +96,30 @@ def test_plain_ascii_tokens_give_no_warning(tmp_path, request_3):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         list(write_figures(request_3, tmp_path, ["value-mixing"], ["svg"]))
+
+
+def test_parallel_and_serial_writes_are_byte_identical(tmp_path, request_3):
+    names, formats = ["weights", "mask", "worked-example"], ["png", "svg"]
+    serial = list(write_figures(request_3, tmp_path / "serial", names, formats, dpi=DPI, jobs=1))
+    parallel = list(write_figures(request_3, tmp_path / "parallel", names, formats, dpi=DPI, jobs=2))
+    assert [path.name for path in parallel] == [path.name for path in serial] == [f"{name}.{fmt}" for name in names for fmt in formats]
+    for one, two in zip(serial, parallel):
+        assert one.read_bytes() == two.read_bytes(), one.name
+
+
+def test_an_error_in_a_worker_is_a_blockviz_error(tmp_path, request_3):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(BlockvizError, match="cannot write to folder"):
+        list(write_figures(request_3, blocker / "figures", ["weights", "mask"], ["svg"], jobs=2))
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_shared_text_caches_change_no_byte(tmp_path, request_3, monkeypatch, fmt):
+    import blockviz.figures.layout as layout
+
+    cached = [save_figure(draw_figure(name, request_3), tmp_path / f"cached-{name}.{fmt}", fmt, dpi=DPI) for name in ("mask", "worked-example")]
+    monkeypatch.setattr(layout, "share_text_caches", lambda renderer: None)
+    plain = [save_figure(draw_figure(name, request_3), tmp_path / f"plain-{name}.{fmt}", fmt, dpi=DPI) for name in ("mask", "worked-example")]
+    for one, two in zip(cached, plain):
+        assert one.read_bytes() == two.read_bytes(), one.name

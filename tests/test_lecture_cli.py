@@ -193,3 +193,31 @@ def test_scene_names_can_be_given_as_a_comma_list(tmp_path):
     folder = tmp_path / "the-cat-sat"
     assert result.output.strip().splitlines() == [str(folder / "mask.png"), str(folder / "worked-example.png")]
     assert sorted(path.name for path in folder.glob("*.png")) == ["mask.png", "worked-example.png"]
+
+
+def manim_like_clip(path: Path, frames: int, late_shift: int = 0) -> Path:
+    """An H.264 clip at 15 fps in Manim's time base (1/15360 s); with ``late_shift`` its last
+    three frames come that many ticks early, as in Manim files whose last frame is cut short."""
+    tick = Fraction(1, 15360)
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("libx264", rate=15)
+        stream.width, stream.height, stream.pix_fmt = 160, 90, "yuv420p"
+        stream.codec_context.time_base = tick
+        for index in range(frames):
+            frame = av.VideoFrame.from_ndarray(np.full((90, 160, 3), 20 * index, np.uint8), format="rgb24")
+            frame.pts, frame.time_base = index * 1024 - (late_shift if index >= frames - 3 else 0), tick
+            container.mux(stream.encode(frame))
+        container.mux(stream.encode(None))
+    return path
+
+
+def test_a_scene_whose_last_frame_is_cut_short_is_still_copied_not_reencoded(tmp_path):
+    from blockviz.lecture import LecturePart, probe_video, write_lecture
+
+    clips = [manim_like_clip(tmp_path / "a.mp4", 12), manim_like_clip(tmp_path / "b.mp4", 12, late_shift=5), manim_like_clip(tmp_path / "c.mp4", 9)]
+    short = probe_video(clips[1])
+    assert short.fps == 15 and short.duration == Fraction(12 * 1024 - 5, 15360)
+    parts = [LecturePart(path.stem, path.stem, f"Part {path.stem}.", path) for path in clips]
+    written = write_lecture(parts, tmp_path / "lecture.mp4")
+    assert not written.reencoded
+    assert stream_seconds(written.video) == sum(stream_seconds(path) for path in clips)

@@ -45,8 +45,10 @@ class FormatList(click.ParamType):
               help="Query token written out in value-mixing: a token of the sentence or its index (negative counts from the end). Default: the last.")
 @click.option("--head", type=click.IntRange(min=0), default=None, metavar="N",
               help="Show only head N in per-head figures (and mix with it in value-mixing). Default: every head; value-mixing uses head 0.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Draw N figures at once in separate processes. Default: one per CPU core (Linux; elsewhere 1).")
 @click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
-def figures(folder, names, formats, dpi, theme, token, head, list_only, **options) -> None:
+def figures(folder, names, formats, dpi, theme, token, head, jobs, list_only, **options) -> None:
     """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
 
     Writes FOLDER/<figure>.<format> for each figure and format and prints each path.
@@ -75,16 +77,16 @@ def figures(folder, names, formats, dpi, theme, token, head, list_only, **option
         request = FigureRequest(rec, theme_named(theme), token=resolve_token(rec.tokens, token), head=head)
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)
-        _write(request, folder, list(names) or list(FIGURE_NAMES), formats, dpi)
+        _write(request, folder, list(names) or list(FIGURE_NAMES), formats, dpi, jobs)
 
 
-def _write(request, folder: Path, names: list[str], formats: list[str], dpi: int) -> None:
+def _write(request, folder: Path, names: list[str], formats: list[str], dpi: int, jobs: int | None) -> None:
     from blockviz.figures.glyphs import MissingGlyphWarning
     from blockviz.figures.writing import write_figures
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MissingGlyphWarning)
-        for path in write_figures(request, folder, names, formats, dpi):
+        for path in write_figures(request, folder, names, formats, dpi, jobs=jobs):
             for warning in _pop(caught, MissingGlyphWarning):
                 click.echo(f"warning: {warning.message}", err=True)
             click.echo(str(path))

@@ -4,8 +4,13 @@ matplotlib lays out and rasterises every :class:`~matplotlib.text.Text` from scr
 save, glyph by glyph (about 0.5 ms a text; a 13-token figure set has over 4,000 numbers). A
 :class:`CellText` is a plain ``Text`` (same properties, same ``get_window_extent``, found in
 ``ax.texts``) that remembers its layout per string, font, alignment and resolution, and on the
-Agg canvas (PNG) rasterises each distinct string once and stamps the pixels wherever it recurs.
-SVG and PDF draw it as any other text (glyph outlines in SVG, TrueType text in PDF).
+Agg canvas (PNG) rasterises each distinct string once (FreeType draws the whole string, as
+matplotlib's Agg backend did up to 3.10) and stamps the pixels wherever it recurs, snapped to
+whole pixels. SVG and PDF draw it as any other text (glyph outlines in SVG, TrueType text in PDF).
+
+It overrides ``Text._get_layout``, matplotlib's private layout step that both ``draw`` and
+``get_window_extent`` use (matplotlib 3.8 to 3.11); ``tests/test_figures_cell_text.py`` checks
+that a CellText still measures and looks like a plain ``Text``.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import colors as mcolors
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import RendererAgg
-from matplotlib.font_manager import FontProperties, findfont
+from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
+from matplotlib.font_manager import FontProperties, findfont, get_font
 from matplotlib.text import Text
 
 CACHE_LIMIT = 20_000
@@ -38,6 +43,18 @@ def add_cell_text(ax: Axes, x: float, y: float, text: str, font: FontProperties,
     return add_text(artist) if add_text is not None else ax.add_artist(artist)
 
 
+def cache_layouts(texts, family: str = "sans-serif") -> None:
+    """Turn plain ``texts`` (tick labels) into :class:`CellText` s in the same font file and
+    size, so that their layout too is worked out once per string. Texts with characters the
+    font lacks stay as they are (matplotlib then draws its missing-glyph boxes)."""
+    from blockviz.figures.glyphs import missing_characters
+
+    for text in texts:
+        if type(text) is Text and not missing_characters(text.get_text()):
+            text.set_fontproperties(cell_font(family, text.get_fontsize()))
+            text.__class__ = CellText  # a Text subclass adding no state: only how it lays out and draws
+
+
 class CellText(Text):
     """A one-line, unrotated, non-math text whose layout is cached and whose pixels are
     rasterised once per string on Agg canvases. Anything else draws as a plain ``Text``."""
@@ -55,9 +72,9 @@ class CellText(Text):
         return layout
 
     def _layout_key(self, renderer):
-        if self.get_usetex() or self.get_wrap() or self._linespacing != 1.2 and "\n" in self._text:
-            return None
-        return (type(renderer), getattr(renderer, "dpi", None), self.get_figure(root=True).dpi, self._text,
+        if self.get_usetex() or self.get_wrap() or self._fontproperties.get_file() is None:
+            return None  # wrapped text depends on the figure's size; a font by family name on the rcParams
+        return (type(renderer), getattr(renderer, "dpi", None), self.get_figure(root=True).dpi, self._text, self._parse_math,
                 self._fontproperties, self._horizontalalignment, self._verticalalignment, self.get_rotation(),
                 self.get_rotation_mode(), self._linespacing, self._multialignment)
 
@@ -66,7 +83,7 @@ class CellText(Text):
             return super().draw(renderer)
         self._renderer = renderer
         _, ((_, _, (dx, dy)),), _ = self._get_layout(renderer)
-        posx, posy = self.get_transform().transform((float(self._x), float(self._y)))
+        posx, posy = self.get_transform().transform(self.get_unitless_position())
         if not (np.isfinite(posx) and np.isfinite(posy)):
             return
         color = mcolors.to_rgba(self.get_color(), self.get_alpha())
@@ -87,8 +104,9 @@ class CellText(Text):
 
 
 def _stamp(text: str, font: FontProperties, dpi: float, antialiased: bool, color: tuple):
-    """``text`` rasterised as matplotlib's Agg renderer draws it: an RGBA image cropped to the
-    ink, and the offset (columns, rows) of its top-left corner from the baseline start."""
+    """``text`` rasterised in ``color``: an RGBA image cropped to the ink, rows bottom-up as
+    ``draw_image`` takes them, and the offset (columns, rows) of its top-left corner from the
+    start of the baseline."""
     key = (text, font, dpi, antialiased, color)
     stamp = _stamps.get(key)
     if stamp is None:
@@ -107,30 +125,30 @@ def _stamp(text: str, font: FontProperties, dpi: float, antialiased: bool, color
 
 
 def _coverage(text: str, font: FontProperties, dpi: float, antialiased: bool):
+    """Ink of ``text`` (0–255 floats, cropped) and its top-left corner's offset from the
+    baseline start, rendered by FreeType as matplotlib's Agg backend did up to 3.10."""
     key = (text, font, dpi, antialiased)
     cached = _coverages.get(key)
     if cached is not None:
         return cached
     if len(_coverages) > CACHE_LIMIT:
         _coverages.clear()
-    size = font.get_size_in_points() * dpi / 72.0
-    pad = int(np.ceil(size)) + 2
-    width = int(np.ceil(size * (len(text) + 1))) + 2 * pad
-    height = int(np.ceil(size)) * 2 + 2 * pad
-    scratch = RendererAgg(width, height, dpi)
-    gc = scratch.new_gc()
-    gc.set_foreground((0.0, 0.0, 0.0, 1.0), isRGBA=True)
-    gc.set_antialiased(antialiased)
-    origin_x, origin_y = pad, pad + int(np.ceil(size))
-    scratch.draw_text(gc, origin_x, origin_y, text, font, 0.0)
-    gc.restore()
-    alpha = np.asarray(scratch.buffer_rgba())[..., 3]
-    rows, cols = np.nonzero(alpha)
+    face = get_font(findfont(font))
+    face.clear()
+    face.set_size(font.get_size_in_points(), dpi)
+    face.set_text(text, 0.0, flags=get_hinting_flag())
+    face.draw_glyphs_to_bitmap(antialiased=antialiased)
+    ink = np.asarray(face.get_image())
+    left, below = face.get_bitmap_offset()  # 1/64 px
+    rows, cols = np.nonzero(ink)
     if rows.size == 0:
         result = (None, 0, 0)
     else:
-        top, bottom, left, right = rows.min(), rows.max() + 1, cols.min(), cols.max() + 1
-        result = (alpha[top:bottom, left:right].astype(float), int(left) - origin_x, int(top) - origin_y)
+        first_row, first_col = rows.min(), cols.min()
+        crop = ink[first_row:rows.max() + 1, first_col:cols.max() + 1].astype(float)
+        # As Agg's draw_text did: the bitmap's bottom row sits one pixel below baseline + descent.
+        bottom = round((below + face.get_descent()) / 64) + 1
+        result = (crop, int(first_col) + round(left / 64), int(first_row) + bottom - ink.shape[0])
     _coverages[_frozen(key)] = result
     return result
 

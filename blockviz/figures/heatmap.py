@@ -48,7 +48,10 @@ def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme,
     """Cells of ``values`` ``(rows, cols)`` coloured by ``scale``; ``blocked`` cells are left
     empty (for :func:`draw_blocked`), so −∞ never stretches the scale. Row 0 at the top."""
     rows, cols = values.shape
-    shown = np.ma.masked_array(np.where(np.isfinite(values), values, 0.0), mask=_blocked_or_none(values, blocked))
+    hidden = _blocked_or_none(values, blocked)
+    shown = np.where(np.isfinite(values), values, 0.0)
+    if hidden is not False:
+        shown = np.ma.masked_array(shown, mask=hidden)
     mesh = ax.pcolormesh(
         np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5, shown,
         cmap=scale.cmap, norm=scale.norm, edgecolors=theme.background, linewidth=0.5 if max(rows, cols) <= 24 else 0.25,
