@@ -36,7 +36,9 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 benchmark: setup
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/figures.py
+	$(BIN)/python benchmarks/scenes.py
+	$(BIN)/python benchmarks/lecture.py
 
 clean:
 	rm -rf $(VENV) media
