@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib import colors as mcolors
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
+from matplotlib.backends.backend_mixed import MixedModeRenderer
 from matplotlib.font_manager import FontProperties, findfont, get_font
 from matplotlib.text import Text
 
@@ -74,7 +75,7 @@ class CellText(Text):
     def _layout_key(self, renderer):
         if self.get_usetex() or self.get_wrap() or self._fontproperties.get_file() is None:
             return None  # wrapped text depends on the figure's size; a font by family name on the rcParams
-        return (type(renderer), getattr(renderer, "dpi", None), self.get_figure(root=True).dpi, self._text, self._parse_math,
+        return (*_renderer_kind(renderer), self.get_figure(root=True).dpi, self._text, self._parse_math,
                 self._fontproperties, self._horizontalalignment, self._verticalalignment, self.get_rotation(),
                 self.get_rotation_mode(), self._linespacing, self._multialignment)
 
@@ -101,6 +102,14 @@ class CellText(Text):
         return (isinstance(renderer, RendererAgg) and self.get_visible() and bool(self._text) and "\n" not in self._text
                 and not self.get_rotation() and not self.get_usetex() and not self.get_path_effects()
                 and self._bbox_patch is None and not self._preprocess_math(self._text)[1] and self.get_url() is None)
+
+
+def _renderer_kind(renderer) -> tuple:
+    """What text metrics depend on: the renderer's class and dpi. savefig wraps SVG and PDF
+    renderers alike in a MixedModeRenderer, so look inside it."""
+    if isinstance(renderer, MixedModeRenderer):
+        renderer = renderer._renderer
+    return type(renderer), getattr(renderer, "dpi", None)
 
 
 def _stamp(text: str, font: FontProperties, dpi: float, antialiased: bool, color: tuple):

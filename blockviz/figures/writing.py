@@ -49,7 +49,8 @@ def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[st
     Raises
     ------
     BlockvizError
-        For an unknown figure name or format, or an unwritable folder (before drawing anything).
+        For an unknown figure name or format, ``jobs`` under 1 (before drawing anything), or
+        an unwritable folder.
     """
     names, formats = list(names), list(formats)
     for name in names:
@@ -59,24 +60,22 @@ def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[st
             from blockviz.errors import BlockvizError
 
             raise BlockvizError(f"unknown format {fmt!r}: choose from {', '.join(FORMATS)}")
+    workers = _worker_count(jobs, len(names))
     folder = Path(folder)
     warn_missing_glyphs(request.record.tokens)
-    workers = _worker_count(jobs, len(names))
     if workers <= 1:
         for name in names:
             yield from _draw_and_save(name, request, folder, formats, dpi)
         return
     if "causal-vs-bidirectional" in names:
         request.other_mask_record  # computed once, before forking
-    global _JOB
-    _JOB = (request, folder, formats, dpi)
-    executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker)
+    job = (request, folder, formats, dpi)  # forked workers inherit it: nothing is pickled but figure names and paths
+    executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(job,))
     try:
         for paths in executor.map(_draw_and_save_job, names):
             yield from paths
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
-        _JOB = None
 
 
 def _draw_and_save(name: str, request: FigureRequest, folder: Path, formats: list[str], dpi: int) -> list[Path]:
@@ -85,14 +84,16 @@ def _draw_and_save(name: str, request: FigureRequest, folder: Path, formats: lis
 
 
 _JOB: tuple | None = None
-"""What forked workers draw: (request, folder, formats, dpi), inherited rather than pickled."""
+"""In a worker process: what it draws, (request, folder, formats, dpi)."""
 
 
 def _draw_and_save_job(name: str) -> list[Path]:
     return _draw_and_save(name, *_JOB)
 
 
-def _start_worker() -> None:
+def _start_worker(job: tuple) -> None:
+    global _JOB
+    _JOB = job
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)  # as PyTorch's DataLoader workers do: no thread pool inherited across fork
