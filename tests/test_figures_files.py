@@ -114,23 +114,8 @@ def test_an_error_in_a_worker_is_a_blockviz_error(tmp_path, request_3):
         list(write_figures(request_3, blocker / "figures", ["weights", "mask"], ["svg"], jobs=2))
 
 
-@pytest.mark.parametrize("fmt", ["svg", "png"])
-def test_shared_text_caches_change_no_byte(tmp_path, request_3, monkeypatch, fmt):
-    import blockviz.figures.layout as layout
-
-    cached = [save_figure(draw_figure(name, request_3), tmp_path / f"cached-{name}.{fmt}", fmt, dpi=DPI) for name in ("mask", "worked-example")]
-    monkeypatch.setattr(layout, "share_text_caches", lambda renderer: None)
-    plain = [save_figure(draw_figure(name, request_3), tmp_path / f"plain-{name}.{fmt}", fmt, dpi=DPI) for name in ("mask", "worked-example")]
-    for one, two in zip(cached, plain):
-        assert one.read_bytes() == two.read_bytes(), one.name
-
-
 def test_a_pdf_is_the_same_whatever_was_saved_before(tmp_path, request_3):
-    from blockviz.figures import cell_text
-
-    cell_text._layouts.clear()
     alone = save_figure(draw_figure("worked-example", request_3), tmp_path / "alone.pdf", "pdf").read_bytes()
-    cell_text._layouts.clear()
     figure = draw_figure("worked-example", request_3)
     save_figure(figure, tmp_path / "first.svg", "svg")
     after_svg = save_figure(figure, tmp_path / "after.pdf", "pdf").read_bytes()

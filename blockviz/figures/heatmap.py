@@ -14,8 +14,8 @@ from matplotlib.axes import Axes
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import Colormap, Normalize
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.text import Text
 
-from blockviz.figures.cell_text import CellText, add_cell_text, cell_font
 from blockviz.style import NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, Theme, format_number, signed_limit, text_color_on
 
 BLOCKED_HATCH = "///"
@@ -87,19 +87,18 @@ def blocked_legend_handle(theme: Theme, label: str | None = None) -> Patch:
 
 
 def annotate_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, size_pt: float,
-                     blocked: np.ndarray | None = None, decimals: int = 2, blocked_filled: bool = True) -> list[CellText]:
+                     blocked: np.ndarray | None = None, decimals: int = 2, blocked_filled: bool = True) -> list[Text]:
     """Write every cell's value (``format_number``) on it, in black or white to suit the cell.
 
     −∞ cells read "−∞"; cells are written row by row, so ``ax.texts[i * cols + j]`` is cell (i, j).
     """
     is_blocked = _blocked_or_none(values, blocked)
     colours = scale.rgba(np.where(np.isfinite(values), values, 0.0))
-    font = cell_font("sans-serif", size_pt)
     texts = []
     for (row, col), value in np.ndenumerate(values):
         on_blocked = is_blocked is not False and bool(is_blocked[row, col]) and blocked_filled
         background = theme.blocked if on_blocked else colours[row, col]
-        texts.append(add_cell_text(ax, col, row, format_number(float(value), decimals), font, text_color_on(background)))
+        texts.append(ax.text(col, row, format_number(float(value), decimals), ha="center", va="center", fontsize=size_pt, color=text_color_on(background), parse_math=False))
     return texts
 
 

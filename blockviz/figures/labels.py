@@ -5,8 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from matplotlib.font_manager import FontProperties
-
-from blockviz.figures.text_caches import TEXT_TO_PATH
+from matplotlib.textpath import text_to_path
 
 MAX_LABEL_CHARS = 12
 """Longest token label; longer tokens are cut to this many characters, ending in "…"."""
@@ -44,7 +43,7 @@ def text_size_in(text: str, size_pt: float, family: str = "sans-serif", math: bo
     if "\n" in text and not math:
         sizes = [text_size_in(line, size_pt, family, weight=weight) for line in text.split("\n")]
         return max(width for width, _ in sizes), LINE_SPACING * size_pt / POINTS_PER_INCH * (len(sizes) - 1) + sizes[-1][1]
-    width, height, _ = TEXT_TO_PATH.get_text_width_height_descent(text, FontProperties(family=family, size=size_pt, weight=weight), ismath=math)
+    width, height, _ = text_to_path.get_text_width_height_descent(text, FontProperties(family=family, size=size_pt, weight=weight), ismath=math)
     return float(width) / POINTS_PER_INCH, float(height) / POINTS_PER_INCH
 
 

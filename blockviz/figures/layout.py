@@ -14,7 +14,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from blockviz.figures.labels import text_size_in
-from blockviz.figures.text_caches import share_text_caches
 
 GAP_IN = 0.12
 """Space between neighbouring slots and between lines, in inches."""
@@ -72,15 +71,6 @@ def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = Fa
     return Slot(width * 1.03 + 0.08, height + 0.06, draw, key=key, axes=False)  # slack for hinting at low dpi
 
 
-class BlockvizFigure(Figure):
-    """A matplotlib ``Figure`` whose renderers share text caches across saves
-    (:func:`~blockviz.figures.text_caches.share_text_caches`): the same pixels and bytes, sooner."""
-
-    def draw(self, renderer):
-        share_text_caches(renderer)
-        return super().draw(renderer)
-
-
 def build_figure(lines: list[list[Slot]]) -> tuple[Figure, dict[str, Any]]:
     """A figure holding ``lines`` top to bottom, each line's slots left to right and centred.
 
@@ -91,7 +81,7 @@ def build_figure(lines: list[list[Slot]]) -> tuple[Figure, dict[str, Any]]:
     widths = [sum(slot.full_width for slot in line) + GAP_IN * (len(line) - 1) for line in lines]
     figure_width = max(widths) + 2 * MARGIN_IN
     figure_height = sum(heights) + GAP_IN * (len(lines) - 1) + 2 * MARGIN_IN
-    figure = BlockvizFigure(figsize=(figure_width, figure_height))
+    figure = Figure(figsize=(figure_width, figure_height))
     results: dict[str, Any] = {}
     top = figure_height - MARGIN_IN
     for line, height, width in zip(lines, heights, widths):

@@ -9,7 +9,6 @@ from matplotlib.axes import Axes
 from matplotlib.collections import QuadMesh
 from matplotlib.text import Text
 
-from blockviz.figures.cell_text import cache_layouts
 from blockviz.figures.heatmap import ColourScale, annotate_heatmap, draw_blocked, draw_heatmap
 from blockviz.figures.labels import annotation_size, text_size_in, tick_size, widest_in
 from blockviz.figures.layout import Slot
@@ -96,7 +95,6 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, cell: float,
             ax.set_xlabel(spec.xlabel, fontsize=AXIS_LABEL_PT, parse_math=False)
         if spec.title:
             ax.set_title(spec.title, fontsize=TITLE_PT, pad=5, parse_math=spec.title_math, color=spec.title_color or theme.text)
-        cache_layouts(ax.get_xticklabels() + ax.get_yticklabels())
         return Panel(ax, mesh, texts, blocked)
 
     return Slot(width, rows * cell, draw, key=key, left=max(left, overhang), right=max(overhang, 0.0), top=top, bottom=bottom)
