@@ -4,7 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SENTENCE ?= the cat sat
-APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config fonts-symbola
+# Passed through the environment, so quotes and $ in the sentence reach blockviz as typed.
+export SENTENCE
+APT_PACKAGES := python3-venv python3-dev gcc libcairo2-dev libpango1.0-dev pkg-config fonts-symbola
 TORCH_VERSION := 2.13.0
 
 .PHONY: setup render test benchmark clean
@@ -29,8 +31,8 @@ $(VENV)/.installed: $(VENV)/.apt pyproject.toml
 	touch $@
 
 render: setup
-	$(BIN)/blockviz render "$(SENTENCE)" --scene all --lecture -q l
-	$(BIN)/blockviz figures "$(SENTENCE)"
+	$(BIN)/blockviz render "$$SENTENCE" --scene all --lecture -q l
+	$(BIN)/blockviz figures "$$SENTENCE"
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -29,21 +29,41 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         If the folder does not exist or cannot be written.
     """
     final = Path(path)
-    folder = final.parent if str(final.parent) else Path(".")
+    folder = writable_folder(final.parent)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{final.name}.", suffix=".part")
     except OSError as error:
         raise BlockvizError(f"cannot write to folder {str(folder)!r} ({error.strerror}): choose a writable folder") from None
     os.close(handle)
-    os.chmod(temporary, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
     try:
         yield Path(temporary)
+        os.chmod(temporary, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
         os.replace(temporary, final)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def writable_folder(folder: str | os.PathLike) -> Path:
+    """``folder``, created with its parents if missing, once it is known to be writable.
+
+    Raises
+    ------
+    BlockvizError
+        If part of the path is a file, or the folder cannot be created or written.
+    """
+    folder = Path(folder) if str(folder) else Path(".")
+    blocking_file = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
+    if blocking_file is not None:
+        raise BlockvizError(f"{str(blocking_file)!r} is a file, not a folder: choose another folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise BlockvizError(f"cannot create folder {str(folder)!r} ({error.strerror}): choose a writable folder") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise BlockvizError(f"cannot write to folder {str(folder)!r} (permission denied): choose a writable folder")
+    return folder
 
 
 def _current_umask() -> int:

@@ -16,3 +16,11 @@ def cat_record():
 @pytest.fixture(scope="session")
 def chicken_record():
     return record(LONG_SENTENCE)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def manim_media_in_a_temporary_folder(tmp_path_factory):
+    """Scenes built by tests write their media under a temporary folder, not ./media."""
+    from manim import config
+
+    config.media_dir = str(tmp_path_factory.mktemp("media"))

@@ -81,5 +81,27 @@ def test_unwritable_save_folder_writes_nothing(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     result = run("record", "a", "--save", str(blocker / "r.json"))
-    assert result.exit_code == 1 and "cannot write to folder" in result.output
+    assert result.exit_code == 1 and "is a file, not a folder" in result.output
     assert blocker.read_text() == "x"
+
+
+def test_unwritable_save_folder_is_refused_before_anything_is_printed(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = run("record", "the cat sat", "--save", str(blocker / "sub" / "r.safetensors"))
+    assert result.exit_code == 1
+    assert result.output.strip().startswith("Error:") and "is a file, not a folder" in result.output
+    assert "resid_post" not in result.output
+
+
+def test_saved_safetensors_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    mask = os.umask(0o022)
+    try:
+        result = run("record", "a", "--save", str(tmp_path / "r.safetensors"))
+    finally:
+        os.umask(mask)
+    assert result.exit_code == 0
+    assert stat.S_IMODE((tmp_path / "r.safetensors").stat().st_mode) == 0o644

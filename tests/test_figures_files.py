@@ -60,7 +60,7 @@ def test_a_failed_save_leaves_no_file(tmp_path, request_3, monkeypatch):
 def test_unwritable_folder_and_unknown_format_are_blockviz_errors(tmp_path, request_3):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    with pytest.raises(BlockvizError, match="cannot write to folder"):
+    with pytest.raises(BlockvizError, match="is a file, not a folder"):
         list(write_figures(request_3, blocker / "figures", ["worked-example"], ["svg"]))
     with pytest.raises(BlockvizError, match="unknown format 'jpg'"):
         list(write_figures(request_3, tmp_path, ["weights"], ["jpg"]))
@@ -110,7 +110,7 @@ def test_parallel_and_serial_writes_are_byte_identical(tmp_path, request_3):
 def test_an_error_in_a_worker_is_a_blockviz_error(tmp_path, request_3):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    with pytest.raises(BlockvizError, match="cannot write to folder"):
+    with pytest.raises(BlockvizError, match="is a file, not a folder"):
         list(write_figures(request_3, blocker / "figures", ["weights", "mask"], ["svg"], jobs=2))
 
 

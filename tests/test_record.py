@@ -131,7 +131,7 @@ def test_token_text_survives_saving_exactly(tmp_path):
 def test_saving_into_an_unwritable_folder_is_one_clear_error(tmp_path, cat_record):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    with pytest.raises(BlockvizError, match="cannot write"):
+    with pytest.raises(BlockvizError, match="is a file, not a folder"):
         cat_record.save(blocker / "rec.json")
 
 

@@ -16,7 +16,7 @@ def record_options(allow_record_file: bool = False):
 
     def decorate(command):
         options = [
-            click.argument("sentence", required=not allow_record_file, default=None),
+            click.argument("sentence", required=not allow_record_file, **({"default": None} if allow_record_file else {})),
             click.option("--d-model", type=click.IntRange(min=1), default=4, show_default=True, help="Width of the residual stream (a multiple of --heads)."),
             click.option("--heads", "n_heads", type=click.IntRange(min=1), default=2, show_default=True, help="Number of attention heads; d_head = d_model / heads."),
             click.option("--d-ff", type=click.IntRange(min=1), default=8, show_default=True, help="Width of the FFN's hidden layer."),

@@ -20,11 +20,13 @@ def record(decimals: int, save: Path | None, **options) -> None:
     Rows are tokens (queries); in n × n tensors columns are keys. A sentence that begins
     with "-" goes after "--": blockviz record -- "-x marks the spot".
     """
+    from blockviz.files import writable_folder
     from blockviz.tensorfile import check_format
 
     if save is not None:
         with reporting_errors():
             check_format(save)
+            writable_folder(save.parent)
     rec = build_record(**options)
     for name, tensor in rec.activations().items():
         rows, columns = _labels(name, rec)
