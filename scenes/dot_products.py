@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, TransformFromCopy, VGroup
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Text, TransformFromCopy, VGroup, config
 
+from blockviz import style
 from scenes.base import RecordScene
-from scenes.helpers import Highlight, NumberGrid, fit_width, formula, number, text
+from scenes.block_helpers import rounding_note
+from scenes.helpers import Highlight, NumberGrid, fit_width, formula, number, numeral, text
 from scenes.look import CAPTION_SIZE, FRAME_MARGIN, WORK_SIZE
+
+
+MINUS = "\u2212"
+
+
+def later_term(value: float, color: str) -> Text:
+    """A product after the first in a written sum: a negative one is drawn "− 0.03" (its sign
+    stands in for the "+"). ``.shown`` is the signed number (``"−0.03"``) it stands for."""
+    shown = style.format_number(float(value))
+    if not shown.startswith(MINUS):
+        return number(value, WORK_SIZE, color)
+    label = numeral(f"{MINUS} {shown[1:]}", WORK_SIZE, color)
+    label.shown, label.value, label.decimals, label.source = shown, float(value), 2, None
+    return label
 
 
 class DotProducts(RecordScene):
@@ -60,26 +76,29 @@ class DotProducts(RecordScene):
         d_head = rec.config.d_head
         shown_dims = list(range(d_head)) if d_head <= 4 else [0, 1, 2]
         q, k = rec.query[h, i].tolist(), rec.key[h, j].tolist()
-        terms, products = [], []
+        terms = []
         for c in shown_dims:
-            product = number(q[c] * k[c], WORK_SIZE, look.text)
-            products.append(product)
             terms += [text("(", WORK_SIZE, look.muted), number(q[c], WORK_SIZE, look.query, source=("query", h, i, c)), text("×", WORK_SIZE, look.muted),
                       number(k[c], WORK_SIZE, look.key, source=("key", h, j, c)), text(")", WORK_SIZE, look.muted), text("+", WORK_SIZE, look.muted)]
         elided = len(shown_dims) < d_head
         terms[-1] = text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)
+        products = [number(q[c] * k[c], WORK_SIZE, look.text) if index == 0 else later_term(q[c] * k[c], look.text)
+                    for index, c in enumerate(shown_dims)]
         sums = []
         for product in products:
-            sums += [product, text("+", WORK_SIZE, look.muted)]
-        sums[-1] = text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)
+            sums += [product] if sums and product.shown.startswith(MINUS) else [text("+", WORK_SIZE, look.muted), product]
+        sums = sums[1:] + [text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)]
         total = number(rec.scores[h, i, j].item(), WORK_SIZE, look.text, source=("scores", h, i, j))
         # Pieces, not one string: each token's Text is built once and reused for every pair.
         name = [text(f"“{rec.tokens[i]}”", WORK_SIZE, look.query), text("·", WORK_SIZE, look.muted), text(f"“{rec.tokens[j]}”", WORK_SIZE, look.key), text(":", WORK_SIZE, look.muted)]
         line = VGroup(*name, *terms, *sums, total).arrange(RIGHT, buff=0.12)
-        fit_width(line, 13.6)
-        line.to_edge(DOWN, buff=FRAME_MARGIN + 0.6)
         if not elided:
             self.shown_sum(products, total)
+            note = rounding_note([(products, total)], look)  # shown only when the rounded terms don't add up
+            if len(note):
+                line = VGroup(line, note.next_to(line, RIGHT, buff=0.35))
+        fit_width(line, config.frame_width - 2 * FRAME_MARGIN)
+        line.to_edge(DOWN, buff=FRAME_MARGIN + 0.6).set_x(0)
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
         show_line = FadeIn(line) if previous is None else self.one_after_another(FadeOut(previous), FadeIn(line))

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, UP, FadeIn, VGroup
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, VGroup
 
 from scenes.base import RecordScene
-from scenes.helpers import Highlight, NumberGrid, text
+from scenes.helpers import Highlight, NumberGrid, fit_width, text
 from scenes.look import CAPTION_SIZE, TITLE_SIZE
+
+SCALED_LABEL = "scaled scores"
+MASKED_LABEL = ("masked scores", "= scaled scores + M")
+"""The scores grid's name once M is added, in two centred lines."""
 
 
 class Mask(RecordScene):
     """``masked_scores = scaled_scores + M`` with M ``(n, n)`` 0 on and below the diagonal and −∞
-    above it: a position can use itself and earlier positions, never later ones."""
+    above it: a position can use itself and earlier positions, never later ones. A bidirectional
+    record's M is all 0: the captions say what the record's mask blocks, if anything; the scores
+    grid is renamed "masked scores" when M is added."""
 
     step_time = 1.0
     pause = 1.4
@@ -31,9 +37,9 @@ class Mask(RecordScene):
         highlight = Highlight(self.look, VGroup(scores.row(self.focus), mask.row(self.focus)))
         self.play(FadeIn(highlight), *self.say(self.focus_caption()), run_time=self.step_time)
         self.rest()
-        self.play(*self.apply_mask(scores), *self.say("blocked cells become −∞: they will get exactly 0 weight"), run_time=1.2)
+        self.play(*self.apply_mask(scores), *self.relabel(scores), *self.say(self.applied_caption()), run_time=1.2)
         self.rest()
-        self.play(*self.say("row by row, the allowed keys grow by one"), run_time=0.5)
+        self.play(*self.say(self.rows_caption()), run_time=0.5)
         self.sweep(highlight, [VGroup(scores.row(i), mask.row(i)) for i in scores.shown_rows()])
         self.rest(1.5)
 
@@ -41,7 +47,8 @@ class Mask(RecordScene):
         rec, h, look = self.record, self.h, self.look
         common = dict(row_focus=self.focus, column_focus=self.focus)
         scores = NumberGrid(rec.scaled_scores[h], rec.tokens, rec.tokens, look, source=("scaled_scores", h), **common)
-        scores.header_group.add(text("scaled scores", CAPTION_SIZE - 4, look.muted).next_to(scores.cell_group, DOWN, buff=0.2))
+        self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.cell_group, DOWN, buff=0.2)
+        scores.header_group.add(self.scores_name)
         mask = NumberGrid(rec.mask, None, rec.tokens, look, colors="none", source=("mask",), cell_width=0.6, decimals=0, **common)
         mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.cell_group, DOWN, buff=0.2))
         plus = text("+", TITLE_SIZE, look.text)
@@ -55,6 +62,41 @@ class Mask(RecordScene):
         if self.record.config.causal:
             return "M: a position can use itself and earlier positions, never later ones"
         return "M is all 0: bidirectional attention lets every position use every position"
+
+    def allowed_counts(self) -> list[int]:
+        """How many keys each query may use, read from the record's mask ``(n, n)``."""
+        return [int((self.record.mask[i] == 0).sum()) for i in range(self.record.n)]
+
+    def applied_caption(self) -> str:
+        if bool((self.record.mask == -math.inf).any()):
+            return "blocked cells become −∞: they will get exactly 0 weight"
+        return "M adds 0 everywhere: every score stays as it was, no key is blocked"
+
+    def rows_caption(self) -> str:
+        counts, n = self.allowed_counts(), self.record.n
+        if n > 1 and counts == list(range(1, n + 1)):
+            return "row by row, the allowed keys grow by one"
+        if all(count == n for count in counts):
+            return f"every row may use all {n} keys" if n > 1 else "the one query may use its one key"
+        return "row by row, the keys each query may use"
+
+    def relabel(self, scores: NumberGrid) -> list:
+        """Animations renaming the scores grid "masked scores = scaled scores + M" under its cells."""
+        old = self.scores_name
+        new = VGroup(*(text(line, CAPTION_SIZE - 4, self.look.muted) for line in MASKED_LABEL)).arrange(DOWN, buff=0.08)
+        new.scale(old.width / text(SCALED_LABEL, CAPTION_SIZE - 4, self.look.muted).width)  # the grid's scale
+        fit_width(new, max(scores.cell_group.width, old.width))
+        new.next_to(scores.cell_group, DOWN, buff=0.2)
+        scores.header_group.remove(old)
+        self.add(old)
+        self.scores_name = new
+
+        def settle():
+            self.remove(new)
+            scores.header_group.add(new)
+
+        self._after_play.append(settle)
+        return [self.one_after_another(FadeOut(old), FadeIn(new))]
 
     def focus_caption(self) -> str:
         i, tokens = self.focus, self.record.tokens

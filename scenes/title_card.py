@@ -139,7 +139,8 @@ class TitleCardLayout(VGroup):
     """Everything on the title card, placed: ``title``; ``sentence`` (its lines, none if it is too
     long to show above its tokens); ``tokens`` (:class:`TokenChips`); ``grid_note`` (the
     n × d_model grid it becomes); ``sizes`` and ``size_names`` (name → ``Text`` for d_model,
-    n_heads, d_head, d_ff, activation, attention); ``mask_note`` (what the mask allows)."""
+    n_heads, d_head, d_ff, activation, attention); ``mask_note`` (what the mask allows);
+    ``weights_note`` (that the weights are seeded random numbers, not a trained model's)."""
 
     def __init__(self, record: BlockRecord, look: Look, title: str = TITLE) -> None:
         super().__init__()
@@ -162,19 +163,21 @@ class TitleCardLayout(VGroup):
         self.size_names = {name: on_baseline(name, SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
         self.size_cards = fit_width(_size_cards(list(self.sizes.values()), list(self.size_names.values())), width)
         self.mask_note = fit_width(text(_mask_sentence(cfg.causal), NOTE_FONT_SIZE, look.muted), width)
+        self.weights_note = fit_width(_weights_lines(cfg.seed, look), width)
         sentence = [self.sentence] if len(self.sentence) else []
-        self.add(self.title, *sentence, self.tokens, self.grid_note, self.size_cards, self.mask_note)
+        self.add(self.title, *sentence, self.tokens, self.grid_note, self.size_cards, self.mask_note, self.weights_note)
         self.arrange(DOWN, buff=BAND_GAP)
         self.title.shift(UP * 0.15)
         self.size_cards.shift(DOWN * 0.1)
         self.mask_note.shift(DOWN * 0.1)
+        self.weights_note.next_to(self.mask_note, DOWN, buff=0.25)
         self.move_to(0)
         if self.height > config.frame_height - 2 * FRAME_MARGIN:
             self.scale_to_fit_height(config.frame_height - 2 * FRAME_MARGIN)
 
     def labels(self) -> list[Text]:
         """Every ``Text`` on the card, for reading back and overlap checks."""
-        return [self.title, *self.sentence, *self.tokens.labels, self.grid_note, *self.sizes.values(), *self.size_names.values(), self.mask_note]
+        return [self.title, *self.sentence, *self.tokens.labels, self.grid_note, *self.sizes.values(), *self.size_names.values(), self.mask_note, *self.weights_note]
 
 
 def _size_cards(values: list[Text], names: list[Text], gap: float = 0.6) -> VGroup:
@@ -205,6 +208,21 @@ def _mask_sentence(causal: bool) -> str:
     if causal:
         return "causal mask: a token uses itself and earlier tokens, never later ones (a decoder)"
     return "no mask: every token uses every token, earlier and later (an encoder)"
+
+
+def weights_sentence(seed: int) -> tuple[str, str]:
+    """What the weights are, in two lines. A record does not say whether its parameters came
+    from a file (``--weights``), so the sentence states the rule rather than guessing."""
+    return (f"unless you pass --weights, the weights are random (seed {seed}), not trained:",
+            "the patterns show the arithmetic of attention, not what words mean")
+
+
+def _weights_lines(seed: int, look: Look) -> VGroup:
+    """:func:`weights_sentence` as two centred lines; ``.shown`` is the whole sentence."""
+    first, second = weights_sentence(seed)
+    lines = VGroup(text(first, NOTE_FONT_SIZE, look.text), text(second, NOTE_FONT_SIZE, look.muted)).arrange(DOWN, buff=0.1)
+    lines.shown = f"{first} {second}"
+    return lines
 
 
 class TitleCard(RecordScene):
@@ -252,7 +270,7 @@ class TitleCard(RecordScene):
         self.play(LaggedStart(*chips, lag_ratio=min(0.3, 3.0 / len(chips))), run_time=self.tokens_time)
 
     def reveal_sizes(self, card: TitleCardLayout) -> None:
-        self.play(FadeIn(card.grid_note), FadeIn(card.size_cards), FadeIn(card.mask_note), run_time=self.sizes_time)
+        self.play(FadeIn(card.grid_note), FadeIn(card.size_cards), FadeIn(card.mask_note), FadeIn(card.weights_note), run_time=self.sizes_time)
 
 
-__all__ = ["TitleCard", "TitleCardLayout", "TokenChips", "TITLE"]
+__all__ = ["TitleCard", "TitleCardLayout", "TokenChips", "TITLE", "weights_sentence"]

@@ -209,3 +209,105 @@ def test_odd_sentences_build(sentence):
     for scene_class in (TokensToGrid, Mask):
         _, inspector = build(scene_class, rec)
         assert inspector.problems == []
+
+
+def play_by_play(scene_class, rec, watch):
+    """Build the scene (see :func:`build`); ``watch(scene)`` after every play; returns its results."""
+    seen = []
+
+    class Watched(scene_class):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.play_listeners.append(lambda scene: seen.append(watch(scene)))
+
+    scene, inspector = build(Watched, rec)
+    assert inspector.problems == []
+    return scene, seen
+
+
+def test_mask_renames_the_grid_masked_scores_when_m_is_added(cat_record):
+    from scenes.mask import MASKED_LABEL, SCALED_LABEL, Mask
+
+    def labels(scene):
+        texts = visible_texts(scene)
+        shown = [t.shown for t in texts]
+        blocked = any(t.shown == "−∞" and (getattr(t, "source", None) or ("",))[0] == "masked_scores" for t in texts)
+        return blocked, SCALED_LABEL in shown, all(line in shown for line in MASKED_LABEL)
+
+    _, seen = play_by_play(Mask, cat_record, labels)
+    first_masked = next(play for play, (blocked, _, _) in enumerate(seen) if blocked)
+    assert first_masked > 0
+    assert all(scaled and not masked for _, scaled, masked in seen[:first_masked])
+    assert all(masked and not scaled for _, scaled, masked in seen[first_masked:])
+    assert MASKED_LABEL == ("masked scores", "= scaled scores + M")
+
+
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "bidirectional"])
+def test_mask_captions_match_the_records_mask(causal):
+    from scenes.mask import MASKED_LABEL, Mask
+
+    rec = record("the cat sat", BlockConfig(causal=causal))
+    scene, captions = play_by_play(Mask, rec, lambda scene: scene.caption.shown)
+    allowed = [int((rec.mask[i] == 0).sum()) for i in range(rec.n)]
+    assert allowed == ([1, 2, 3] if causal else [3, 3, 3])
+    said = " | ".join(captions)
+    assert "“sat” may use 3 of 3 positions" in said
+    if causal:
+        assert "blocked cells become −∞" in said and "the allowed keys grow by one" in said
+    else:
+        assert "−∞" not in said and "grow" not in said and "blocked" not in said.replace("no key is blocked", "")
+        assert "every row may use all 3 keys" in said
+        assert set(MASKED_LABEL) <= {t.shown for t in visible_texts(scene)}
+
+
+def shown_units(label) -> int:
+    return round(parse(label.shown) * 10 ** label.decimals)
+
+
+def test_dot_products_note_rounding_exactly_when_the_shown_terms_miss_the_shown_sum(cat_record):
+    from scenes.block_helpers import ROUNDING_NOTE
+    from scenes.dot_products import DotProducts
+
+    def line_and_note(scene):
+        texts = visible_texts(scene)
+        totals = {id(total) for _, total in scene.sums}
+        shown_totals = [t.source for t in texts if id(t) in totals]
+        return shown_totals, any(t.shown == ROUNDING_NOTE for t in texts)
+
+    scene, seen = play_by_play(DotProducts, cat_record, line_and_note)
+    noted = {totals[0] for totals, note in seen if note}
+    assert all(len(totals) == 1 for totals, note in seen if note)
+    # From the record: only "sat" · "cat" of head 0 rounds apart: 0.21 + 0.92 = 1.13, shown sum 1.14.
+    off = set()
+    for h, i, j in [(0, i, j) for i in range(cat_record.n) for j in range(i + 1)]:
+        q, k = cat_record.query[h, i].tolist(), cat_record.key[h, j].tolist()
+        terms = sum(round(float(format_number(a * b).replace("\u2212", "-")) * 100) for a, b in zip(q, k))
+        if terms != round(float(format_number(cat_record.scores[h, i, j].item()).replace("\u2212", "-")) * 100):
+            off.add(("scores", h, i, j))
+    assert off == {("scores", 0, 2, 1)}
+    assert noted == off
+    for parts, total in scene.sums:
+        assert (sum(shown_units(part) for part in parts) != shown_units(total)) == (total.source in off)
+
+
+def test_a_negative_product_after_the_first_is_written_with_a_minus_not_plus_minus(cat_record):
+    from scenes.dot_products import DotProducts, later_term
+
+    term = later_term(-0.0312, "#ffffff")
+    assert (term.shown, term.value) == ("−0.03", -0.0312)
+    assert term.width > text("−0.03", 20).width  # "− 0.03": the sign stands apart, like an operator
+    assert later_term(0.0312, "#ffffff").shown == "0.03"
+
+    def pluses_before_negative_terms(scene):
+        texts = visible_texts(scene)
+        pluses = [t for t in texts if t.shown == "+"]
+        clashes = 0
+        for parts, _ in scene.sums:
+            for part in parts[1:]:
+                if any(part is t for t in texts) and part.shown.startswith("−"):
+                    clashes += sum(0 < part.get_left()[0] - plus.get_right()[0] < 0.4 and abs(part.get_y() - plus.get_y()) < 0.1 for plus in pluses)
+        return clashes
+
+    scene, seen = play_by_play(DotProducts, cat_record, pluses_before_negative_terms)
+    assert any(part.shown.startswith("−") for parts, _ in scene.sums for part in parts[1:]), "no negative later term to check"
+    assert sum(seen) == 0

@@ -82,11 +82,24 @@ def test_nothing_overlaps_or_leaves_the_frame(card):
     for label in layout.labels() + layout.tokens.boxes:
         left, bottom, right, top = box(label)
         assert -half_width < left and right < half_width and -half_height < bottom and top < half_height
-    bands = [layout.title, *layout.sentence, layout.tokens, layout.grid_note, *layout.sizes.values(), *layout.size_names.values(), layout.mask_note]
+    bands = [layout.title, *layout.sentence, layout.tokens, layout.grid_note, *layout.sizes.values(), *layout.size_names.values(), layout.mask_note, layout.weights_note]
     for first, second in itertools.combinations([box(band) for band in bands], 2):
         assert not overlap(first, second)
     for first, second in itertools.combinations([box(chip) for chip in layout.tokens.boxes], 2):
         assert not overlap(first, second)
+
+
+def test_the_card_says_the_weights_are_seeded_random_not_trained(card):
+    rec, layout = card
+    shown = layout.weights_note.shown
+    assert f"random (seed {rec.config.seed})" in shown and "not trained" in shown and "--weights" in shown
+    assert all(line in layout.labels() for line in layout.weights_note)
+    assert layout.weights_note.height >= 0.3  # two lines at least 9 px each at -ql (480 p)
+
+
+def test_the_weights_note_reads_the_records_seed():
+    layout = TitleCardLayout(record("the cat sat", BlockConfig(seed=7)), look("dark"))
+    assert "seed 7" in layout.weights_note.shown and "seed 0" not in layout.weights_note.shown
 
 
 def test_tokens_stay_legible(card):
