@@ -8,23 +8,23 @@ torch.Size([2, 3, 3])
 
 from __future__ import annotations
 
+import importlib
+
 __version__ = "0.1.0"
 
 __all__ = ["BlockConfig", "BlockRecord", "BlockvizError", "record", "__version__"]
 
 
+_LAZY = {
+    "BlockRecord": "blockviz.block_record",
+    "record": "blockviz.block_record",
+    "BlockConfig": "blockviz.config",
+    "BlockvizError": "blockviz.errors",
+}
+"""Names imported on first use, so that `blockviz --help` does not pay for importing torch."""
+
+
 def __getattr__(name: str):
-    # Lazy, so that `blockviz --help` does not pay for importing torch.
-    if name in ("BlockRecord", "record"):
-        from blockviz import block_record as record_module
-
-        return getattr(record_module, name)
-    if name == "BlockConfig":
-        from blockviz.config import BlockConfig
-
-        return BlockConfig
-    if name == "BlockvizError":
-        from blockviz.errors import BlockvizError
-
-        return BlockvizError
-    raise AttributeError(f"module 'blockviz' has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module 'blockviz' has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name]), name)

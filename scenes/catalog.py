@@ -121,6 +121,7 @@ def entries() -> list[SceneEntry]:
 
 
 def names() -> list[str]:
+    """Every catalogued scene's name, in teaching order."""
     return [entry.name for entry in entries()]
 
 

@@ -13,17 +13,17 @@ from blockviz.figures.formulas import escape_mathtext, mixture_equation, vector_
 from blockviz.figures.request import other_mask_record, resolve_token
 from blockviz.style import DARK, NEG_INF_LABEL, format_number
 
-LONG = "The chicken didn't cross the road because it was too tired."
+from conftest import LONG_SENTENCE as LONG
 
 
-@pytest.fixture(scope="module")
-def rec():
-    return record(LONG)
+@pytest.fixture
+def rec(chicken_record):
+    return chicken_record
 
 
-@pytest.fixture(scope="module")
-def short():
-    return record("the cat sat")
+@pytest.fixture
+def short(cat_record):
+    return cat_record
 
 
 def panel(figure, label):

@@ -12,27 +12,24 @@ matplotlib's object interface only (no pyplot) and the colours of :mod:`blockviz
 
 from __future__ import annotations
 
+import importlib
+
 from blockviz.figures.registry import FIGURE_NAMES, FIGURES, FigureSpec, figure_spec
 
 __all__ = ["FIGURES", "FIGURE_NAMES", "FigureSpec", "figure_spec", "FigureRequest", "draw_figure", "write_figures", "save_figure", "MissingGlyphWarning"]
 
 
+_LAZY = {
+    "FigureRequest": "blockviz.figures.request",
+    "draw_figure": "blockviz.figures.writing",
+    "write_figures": "blockviz.figures.writing",
+    "save_figure": "blockviz.figures.saving",
+    "MissingGlyphWarning": "blockviz.figures.glyphs",
+}
+"""Names imported on first use, so that listing the figures imports neither torch nor drawing code."""
+
+
 def __getattr__(name: str):
-    # Lazy, so that listing the figures does not import matplotlib's drawing code or torch.
-    if name == "FigureRequest":
-        from blockviz.figures.request import FigureRequest
-
-        return FigureRequest
-    if name in ("draw_figure", "write_figures"):
-        from blockviz.figures import writing
-
-        return getattr(writing, name)
-    if name == "save_figure":
-        from blockviz.figures.saving import save_figure
-
-        return save_figure
-    if name == "MissingGlyphWarning":
-        from blockviz.figures.glyphs import MissingGlyphWarning
-
-        return MissingGlyphWarning
-    raise AttributeError(f"module 'blockviz.figures' has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module 'blockviz.figures' has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name]), name)
