@@ -82,7 +82,7 @@ def main() -> None:
     arguments = parser.parse_args()
     from blockviz import record
     from blockviz.rendering import QUALITIES
-    from scenes.catalog import lookup
+    from blockviz.scenes.catalog import lookup
 
     settings = {"quality": QUALITIES["l"], "disable_caching": True, "progress_bar": "none", "verbosity": "ERROR", "write_to_movie": True, "format": "mp4"}
     sentences = {3: SENTENCES[3]} if arguments.quick else SENTENCES

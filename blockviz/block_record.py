@@ -16,7 +16,7 @@ from blockviz.config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.tensorfile import read_tensors, write_tensors
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
-from blockviz.weights import learned_positions, load_weights
+from blockviz.params import learned_positions, load_weights
 
 ACTIVATION_NAMES = (
     "embed", "pos_embed", "resid_pre", "ln1", "query", "key", "value", "scores", "scaled_scores",

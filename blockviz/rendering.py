@@ -83,7 +83,7 @@ def plan(scenes: list[str], sentence: str, record_inputs: dict, options: RenderO
     ``record_inputs`` are whatever determines the record (sentence, config fields, a weights
     or record file path); files among them are keyed by their content.
     """
-    from scenes.catalog import lookup
+    from blockviz.scenes.catalog import lookup
 
     folder = Path(out_dir) / sentence_slug(sentence)
     base = _digest({"record": _content_of(record_inputs), "options": asdict(options), "code": code_version()})
@@ -119,7 +119,7 @@ def record_file_sentence(path: str | os.PathLike) -> str:
     return sentence
 
 
-RENDER_SOURCES = ("attention", "block", "block_record", "config", "errors", "files", "rendering", "style", "tensorfile", "tokens", "weights")
+RENDER_SOURCES = ("attention", "block", "block_record", "config", "errors", "files", "rendering", "style", "tensorfile", "tokens", "params")
 """The blockviz modules a rendered frame depends on (with every module of ``scenes``)."""
 
 
@@ -192,7 +192,7 @@ def plan_lecture(sentence: str, record_inputs: dict, options: RenderOptions, out
     BlockvizError
         If ``options.format`` is not ``mp4`` (a lecture joins videos).
     """
-    from scenes.catalog import lecture_entries
+    from blockviz.scenes.catalog import lecture_entries
 
     if options.format != "mp4":
         raise BlockvizError(f"a lecture joins mp4 videos, not {options.format}: drop --format {options.format}")
@@ -222,7 +222,7 @@ def join_lecture(lecture: LecturePlan, causal: bool, progress=None):
         If a part's video is missing or unreadable (see :func:`blockviz.lecture.write_lecture`).
     """
     from blockviz.lecture import LecturePart, write_lecture
-    from scenes.catalog import lookup
+    from blockviz.scenes.catalog import lookup
 
     by_name = {entry.name: entry for entry in lookup([job.scene for job in lecture.jobs])}
     parts = [LecturePart(job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output) for job in lecture.jobs]
@@ -240,7 +240,7 @@ def check_request(record, options: RenderOptions) -> None:
 
     Raises :class:`BlockvizError` for a token not in the sentence or a head out of range.
     """
-    from scenes.focus import check_head, focus_index
+    from blockviz.scenes.focus import check_head, focus_index
 
     options.check()
     focus_index(record.tokens, options.token)
@@ -323,7 +323,7 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     """
     from manim import tempconfig
 
-    from scenes.catalog import lookup
+    from blockviz.scenes.catalog import lookup
 
     started = time.perf_counter()
     entry = lookup([job.scene])[0]
@@ -375,7 +375,7 @@ def _produced_file(media: Path, output_name: str, file_format: str) -> Path:
 
 class Progress:
     """Scene and animation progress on the terminal (stderr), drawn by :mod:`rich`; silent if
-    disabled or if stderr is not a terminal. ``on_play`` is a :class:`~scenes.base.RecordScene`
+    disabled or if stderr is not a terminal. ``on_play`` is a :class:`~blockviz.scenes.base.RecordScene`
     play listener."""
 
     def __init__(self, enabled: bool = True) -> None:

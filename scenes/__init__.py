@@ -2,7 +2,7 @@
 
 * :mod:`scenes.helpers` — drawing objects (number grids with elision, highlight, mathtext formulas);
 * :mod:`scenes.look` — Manim sizes and the theme's colours (from :mod:`blockviz.style`);
-* :mod:`scenes.base` — :class:`~scenes.base.RecordScene`, the base of every scene;
+* :mod:`scenes.base` — :class:`~blockviz.scenes.base.RecordScene`, the base of every scene;
 * :mod:`scenes.catalog` — every renderable scene by name, in teaching order;
 * one module per scene (``scenes/softmax.py`` …), each runnable with ``manim -ql scenes/<file>.py <Scene>``.
 

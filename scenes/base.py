@@ -7,9 +7,9 @@ import os
 from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, ReplacementTransform, Scene, Text, VGroup, config
 from manim.animation.animation import prepare_animation
 
-from scenes.focus import check_head, focus_index
-from scenes.helpers import Highlight, NumberGrid, fit_between, fit_width, text
-from scenes.look import CAPTION_SIZE, FRAME_MARGIN, TITLE_SIZE, look
+from blockviz.scenes.focus import check_head, focus_index
+from blockviz.scenes.helpers import Highlight, NumberGrid, fit_between, fit_width, text
+from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, TITLE_SIZE, look
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"

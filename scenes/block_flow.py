@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, Circle, FadeIn, RoundedRectangle, TransformFromCopy, VGroup, VMobject, config
 
-from scenes.base import RecordScene
-from scenes.block_helpers import ColumnSum, row_grid, shape_text, shared_limit
-from scenes.helpers import Highlight, fit_between, text
-from scenes.look import CAPTION_SIZE, HEADER_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text, shared_limit
+from blockviz.scenes.helpers import Highlight, fit_between, text
+from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.style import FFN_COLOR
 
 ARROW_LENGTH = 0.85

@@ -18,8 +18,8 @@ from typing import Sequence
 from manim import DOWN, LEFT, RIGHT, UP, Axes, Dot, Line, VGroup, VMobject
 
 from blockviz import style
-from scenes.helpers import NumberGrid, text
-from scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, Look
+from blockviz.scenes.helpers import NumberGrid, text
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, Look
 
 TIMES = "\u00d7"
 

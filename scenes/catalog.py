@@ -26,7 +26,7 @@ class SceneEntry:
     """
 
     name: str
-    module: str  # e.g. "scenes.softmax"
+    module: str  # e.g. "blockviz.scenes.softmax"
     class_name: str  # e.g. "Softmax"
     description: str  # one line, shown by `blockviz render --list`
     order: float  # teaching order; lower first
@@ -51,64 +51,64 @@ class SceneEntry:
 
 CATALOG: list[SceneEntry] = [
     SceneEntry(
-        "title", "scenes.title_card", "TitleCard", "the lecture's title card: the sentence, its tokens and the block's sizes", 0,
+        "title", "blockviz.scenes.title_card", "TitleCard", "the lecture's title card: the sentence, its tokens and the block's sizes", 0,
         title="Introduction",
         caption="One sentence is cut into tokens and sent through one transformer block; these are the block's sizes.",
         lecture_only=True,
     ),
     SceneEntry(
-        "tokens", "scenes.tokens_to_grid", "TokensToGrid", "tokens become rows: embedding + position = the n × d_model input grid", 1,
+        "tokens", "blockviz.scenes.tokens_to_grid", "TokensToGrid", "tokens become rows: embedding + position = the n × d_model input grid", 1,
         title="Tokens to grid",
         caption="Each token becomes one row of numbers: its embedding plus its position's encoding, giving the n × d_model grid that enters the block.",
     ),
     SceneEntry(
-        "qkv", "scenes.query_key_value", "QueryKeyValue", "each row projected into a query, a key and a value for one head", 2,
+        "qkv", "blockviz.scenes.query_key_value", "QueryKeyValue", "each row projected into a query, a key and a value for one head", 2,
         title="Query, key, value",
         caption="Each normalized row is multiplied by one head's W_Q, W_K and W_V to give that token's query, key and value.",
     ),
     SceneEntry(
-        "dot-products", "scenes.dot_products", "DotProducts", "query · key: element-wise products, their sum in the score cell, then ÷ √d_k", 3,
+        "dot-products", "blockviz.scenes.dot_products", "DotProducts", "query · key: element-wise products, their sum in the score cell, then ÷ √d_k", 3,
         title="Dot products",
         caption="Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k.",
     ),
     SceneEntry(
-        "mask", "scenes.mask", "Mask", "the causal mask M: later positions become −∞", 4,
+        "mask", "blockviz.scenes.mask", "Mask", "the causal mask M: later positions become −∞", 4,
         title="The causal mask",
         caption="The mask adds 0 where a key is allowed and −∞ where it comes later: a position uses itself and earlier positions, never later ones.",
         encoder_caption="Without a causal mask M is all 0: nothing is blocked, and every position may use every position, earlier and later.",
     ),
     SceneEntry(
-        "softmax", "scenes.softmax", "Softmax", "row by row: exponentials, their sum, each divided by it; rows sum to 1", 5,
+        "softmax", "blockviz.scenes.softmax", "Softmax", "row by row: exponentials, their sum, each divided by it; rows sum to 1", 5,
         title="Softmax",
         caption="Row by row, each score is exponentiated and divided by the row's sum, so the weights add up to 1 and blocked keys get exactly 0.",
     ),
     SceneEntry(
-        "value-mixing", "scenes.value_mixing", "ValueMixing", "weights scale the value rows; the scaled rows add up to the output row", 6,
+        "value-mixing", "blockviz.scenes.value_mixing", "ValueMixing", "weights scale the value rows; the scaled rows add up to the output row", 6,
         title="Value mixing",
         caption="A token's weights scale the value rows, and the scaled rows add up to its output row, as long as one value vector.",
     ),
     SceneEntry(
-        "worked-example", "scenes.worked_example", "WorkedExample", "scores 0 and ln 3 → weights ¼, ¾ → ¼·(2, 0) + ¾·(0, 4) = (0.5, 3)", 7,
+        "worked-example", "blockviz.scenes.worked_example", "WorkedExample", "scores 0 and ln 3 → weights ¼, ¾ → ¼·(2, 0) + ¾·(0, 4) = (0.5, 3)", 7,
         title="A worked example",
         caption="Scores 0 and ln 3 give exponentials 1 and 3, weights ¼ and ¾, and the mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3).",
     ),
     SceneEntry(
-        "causal-vs-bidirectional", "scenes.causal_vs_bidirectional", "CausalVsBidirectional", "decoder vs encoder: masks and weights with and without the causal mask", 8,
+        "causal-vs-bidirectional", "blockviz.scenes.causal_vs_bidirectional", "CausalVsBidirectional", "decoder vs encoder: masks and weights with and without the causal mask", 8,
         title="Causal vs bidirectional",
         caption="The same sentence with and without the causal mask: a decoder's token reads only earlier tokens, an encoder's may use later ones too.",
     ),
     SceneEntry(
-        "multi-head", "scenes.multi_head", "MultiHead", "heads side by side with their own weights; outputs concatenated, times W_O = attn_out", 9,
+        "multi-head", "blockviz.scenes.multi_head", "MultiHead", "heads side by side with their own weights; outputs concatenated, times W_O = attn_out", 9,
         title="Multi-head attention",
         caption="Several attention heads read the same rows, each with its own weights; their outputs are concatenated and multiplied by W_O to give the attention output.",
     ),
     SceneEntry(
-        "block-flow", "scenes.block_flow", "BlockFlow", "the pre-norm block's route with shapes: LayerNorm, attention, add, LayerNorm, FFN, add", 10,
+        "block-flow", "blockviz.scenes.block_flow", "BlockFlow", "the pre-norm block's route with shapes: LayerNorm, attention, add, LayerNorm, FFN, add", 10,
         title="The block's flow",
         caption="The pre-norm block normalizes, attends, adds the input back, normalizes, applies the FFN and adds again, so the grid leaves with the shape it came in and blocks can stack.",
     ),
     SceneEntry(
-        "ffn", "scenes.inside_ffn", "InsideFFN", "one row through the FFN: widen to d_ff, the activation curve, narrow back", 11,
+        "ffn", "blockviz.scenes.inside_ffn", "InsideFFN", "one row through the FFN: widen to d_ff, the activation curve, narrow back", 11,
         title="Inside the FFN",
         caption="The FFN widens one token's row to d_ff numbers, bends each through GELU (or ReLU), and narrows it back; every row goes through the same function without reading any other row.",
     ),

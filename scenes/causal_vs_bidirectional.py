@@ -9,9 +9,9 @@ from pathlib import Path
 
 from manim import DOWN, RIGHT, UP, FadeIn, VGroup
 
-from scenes.base import RecordScene
-from scenes.helpers import Highlight, NumberGrid, text
-from scenes.look import CAPTION_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.helpers import Highlight, NumberGrid, text
+from blockviz.scenes.look import CAPTION_SIZE
 
 
 def counterpart(rec, causal: bool):

@@ -7,10 +7,10 @@ import math
 from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Text, TransformFromCopy, VGroup, config
 
 from blockviz import style
-from scenes.base import RecordScene
-from scenes.block_helpers import rounding_note
-from scenes.helpers import Highlight, NumberGrid, fit_width, formula, number, numeral, text
-from scenes.look import CAPTION_SIZE, FRAME_MARGIN, WORK_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.block_helpers import rounding_note
+from blockviz.scenes.helpers import Highlight, NumberGrid, fit_width, formula, number, numeral, text
+from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, WORK_SIZE
 
 
 MINUS = "\u2212"

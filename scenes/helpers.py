@@ -8,7 +8,7 @@ and draws them in the shared style; nothing computes attention. Scene files impo
   :func:`blockviz.style.format_number`. Both carry ``.shown`` (the string) and numbers ``.value``
   and ``.source`` (tensor name and index) so tests can read them back.
 * :class:`NumberGrid` — a grid of coloured number cells with token labels, elided beyond
-  :data:`scenes.look.MAX_SLOTS` around a focus row/column.
+  :data:`blockviz.scenes.look.MAX_SLOTS` around a focus row/column.
 * :class:`Highlight` — the one overlay a scene moves around instead of recolouring cells.
 * :func:`formula` — matplotlib mathtext rendered to SVG and loaded as an ``SVGMobject`` (no LaTeX).
 """
@@ -30,7 +30,7 @@ from manim import DOWN, LEFT, RIGHT, Mobject, Rectangle, SVGMobject, Text, VGrou
 
 from blockviz import style
 from blockviz.files import atomic_path
-from scenes.look import CELL_HEIGHT, CELL_WIDTH, FONT, FRAME_MARGIN, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
+from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, FONT, FRAME_MARGIN, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
 
 ELLIPSIS_ACROSS = "\u22ef"  # ⋯ stands for elided columns
 ELLIPSIS_DOWN = "\u22ee"  # ⋮ stands for elided rows

@@ -5,10 +5,10 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Indicate, TransformFromCopy, VGroup
 
 from blockviz.style import FFN_COLOR
-from scenes.base import RecordScene
-from scenes.block_helpers import ACTIVATION_FORMULAS, ACTIVATION_TITLES, activation_curve, regroup, row_grid, shape_text
-from scenes.helpers import Highlight, NumberGrid, column_of, formula, text
-from scenes.look import CAPTION_SIZE, HEADER_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.block_helpers import ACTIVATION_FORMULAS, ACTIVATION_TITLES, activation_curve, regroup, row_grid, shape_text
+from blockviz.scenes.helpers import Highlight, NumberGrid, column_of, formula, text
+from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 
 
 ACTIVATION_SAYS = {

@@ -6,9 +6,9 @@ import math
 
 from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, VGroup
 
-from scenes.base import RecordScene
-from scenes.helpers import Highlight, NumberGrid, fit_width, text
-from scenes.look import CAPTION_SIZE, TITLE_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.helpers import Highlight, NumberGrid, fit_width, text
+from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE
 
 SCALED_LABEL = "scaled scores"
 MASKED_LABEL = ("masked scores", "= scaled scores + M")

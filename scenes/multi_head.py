@@ -6,10 +6,10 @@ import math
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, ReplacementTransform, TransformFromCopy, VGroup
 
-from scenes.base import RecordScene
-from scenes.block_helpers import column_names, parameter_grid, regroup, rounding_note, row_grid, shape_text, shared_limit
-from scenes.helpers import ELLIPSIS_ACROSS, Highlight, NumberGrid, fit_width, text, visible_slots
-from scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, TITLE_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.block_helpers import column_names, parameter_grid, regroup, rounding_note, row_grid, shape_text, shared_limit
+from blockviz.scenes.helpers import ELLIPSIS_ACROSS, Highlight, NumberGrid, fit_width, text, visible_slots
+from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, TITLE_SIZE
 
 HEAD_SLOTS = 3
 """At most this many heads drawn side by side (⋯ stands for the rest)."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, UP, Arrow, FadeIn, VGroup
 
-from scenes.base import RecordScene
-from scenes.helpers import Highlight, NumberGrid, formula, text
-from scenes.look import CAPTION_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.helpers import Highlight, NumberGrid, formula, text
+from blockviz.scenes.look import CAPTION_SIZE
 
 
 class QueryKeyValue(RecordScene):

@@ -6,9 +6,9 @@ import math
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, TransformFromCopy, VGroup
 
-from scenes.base import RecordScene
-from scenes.helpers import Highlight, NumberGrid, fit_width, number, text
-from scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.helpers import Highlight, NumberGrid, fit_width, number, text
+from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
 
 
 class Softmax(RecordScene):

@@ -15,9 +15,9 @@ import textwrap
 from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, RoundedRectangle, Text, VGroup, config
 
 from blockviz.block_record import BlockRecord
-from scenes.base import RecordScene
-from scenes.helpers import fit_width
-from scenes.look import FONT, FRAME_MARGIN, Look
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.helpers import fit_width
+from blockviz.scenes.look import FONT, FRAME_MARGIN, Look
 
 TITLE = "Inside one transformer block"
 
@@ -230,7 +230,7 @@ class TitleCard(RecordScene):
 
     The record shown is, first found: the ``record`` argument (as ``blockviz render`` passes
     it), the class attribute ``record`` (a :class:`~blockviz.block_record.BlockRecord`, for a
-    two-line subclass), else :class:`~scenes.base.RecordScene`'s default (``$BLOCKVIZ_RECORD``
+    two-line subclass), else :class:`~blockviz.scenes.base.RecordScene`'s default (``$BLOCKVIZ_RECORD``
     or ``blockviz.record("the cat sat")``). ``token`` and ``head`` are accepted and unused.
     Pacing in seconds: ``intro_time``, ``tokens_time``, ``sizes_time``, ``hold_time``.
     """

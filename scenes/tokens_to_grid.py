@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, FadeIn, VGroup
 
-from scenes.base import RecordScene
-from scenes.helpers import Highlight, NumberGrid, fit_width, text
-from scenes.look import CAPTION_SIZE, TITLE_SIZE, WORK_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.helpers import Highlight, NumberGrid, fit_width, text
+from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE, WORK_SIZE
 
 
 class TokensToGrid(RecordScene):

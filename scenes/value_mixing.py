@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, LaggedStart, TransformFromCopy, VGroup
 
-from scenes.base import RecordScene
-from scenes.helpers import Highlight, NumberGrid, number, text
-from scenes.look import CAPTION_SIZE, NUMBER_SIZE, TITLE_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.helpers import Highlight, NumberGrid, number, text
+from blockviz.scenes.look import CAPTION_SIZE, NUMBER_SIZE, TITLE_SIZE
 
 
 class ValueMixing(RecordScene):

@@ -7,9 +7,9 @@ from fractions import Fraction
 
 from manim import DOWN, LEFT, RIGHT, FadeIn, VGroup
 
-from scenes.base import RecordScene
-from scenes.helpers import formula, number, text
-from scenes.look import WORK_SIZE
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.helpers import formula, number, text
+from blockviz.scenes.look import WORK_SIZE
 
 
 def worked_example():

@@ -15,11 +15,11 @@ from manim import Rectangle, tempconfig
 
 from blockviz import BlockConfig, record
 from blockviz.style import format_number
-from scenes.block_flow import BlockFlow
-from scenes.block_helpers import activation_curve
-from scenes.inside_ffn import InsideFFN
-from scenes.look import look
-from scenes.multi_head import MultiHead
+from blockviz.scenes.block_flow import BlockFlow
+from blockviz.scenes.block_helpers import activation_curve
+from blockviz.scenes.inside_ffn import InsideFFN
+from blockviz.scenes.look import look
+from blockviz.scenes.multi_head import MultiHead
 from test_scenes import TWELVE_TOKENS, build, parse, record_value, visible_texts
 
 SCENES = {"multi-head": MultiHead, "block-flow": BlockFlow, "ffn": InsideFFN}

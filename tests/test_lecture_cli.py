@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from blockviz.cli import main
 from blockviz.rendering import LecturePlan, RenderJob, join_lecture
-from scenes.catalog import lecture_entries, lookup
+from blockviz.scenes.catalog import lecture_entries, lookup
 
 SENTENCE = "the cat sat"
 TINY = ["--resolution", "160x90", "--fps", "5"]

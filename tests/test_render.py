@@ -14,7 +14,7 @@ from PIL import Image
 from blockviz import record
 from blockviz.cli import main
 from blockviz.rendering import RenderOptions, plan, render_jobs, render_one
-from scenes.catalog import entries
+from blockviz.scenes.catalog import entries
 
 ATTENTION_SCENES = ["tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional"]
 

@@ -9,11 +9,11 @@ from manim import Text, config, tempconfig
 
 from blockviz import BlockConfig, record
 from blockviz.style import format_number
-from scenes.catalog import lookup
-from scenes.causal_vs_bidirectional import counterpart
-from scenes.helpers import NumberGrid, formula, text, visible_slots
-from scenes.look import look
-from scenes.worked_example import worked_example
+from blockviz.scenes.catalog import lookup
+from blockviz.scenes.causal_vs_bidirectional import counterpart
+from blockviz.scenes.helpers import NumberGrid, formula, text, visible_slots
+from blockviz.scenes.look import look
+from blockviz.scenes.worked_example import worked_example
 
 ATTENTION_SCENES = ("tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional")
 TWELVE_TOKENS = "The chicken didn't cross the road because it was tired."
@@ -129,7 +129,7 @@ def test_scenes_show_sums_where_they_add(cat_record):
 
 
 def test_final_frames_show_the_last_step(cat_record):
-    from scenes.softmax import Softmax
+    from blockviz.scenes.softmax import Softmax
 
     scene, _ = build(Softmax, cat_record)
     grid = next(m for m in scene.mobjects if isinstance(m, NumberGrid))
@@ -143,7 +143,7 @@ def test_final_frames_show_the_last_step(cat_record):
 
 
 def test_focus_token_and_head_choose_the_worked_row(chicken_record):
-    from scenes.dot_products import DotProducts
+    from blockviz.scenes.dot_products import DotProducts
 
     scene, inspector = build(DotProducts, chicken_record, token="it", head=1)
     it = chicken_record.tokens.index("it")
@@ -155,7 +155,7 @@ def test_focus_token_and_head_choose_the_worked_row(chicken_record):
 
 
 def test_worked_example_numbers_come_from_softmax_and_mix():
-    from scenes.worked_example import WorkedExample
+    from blockviz.scenes.worked_example import WorkedExample
 
     scores, values, weights, mixture = worked_example()
     assert weights.tolist() == pytest.approx([0.25, 0.75]) and mixture.tolist() == pytest.approx([0.5, 3.0])
@@ -202,8 +202,8 @@ def test_formulas_are_mathtext_svg_not_latex():
 
 @pytest.mark.parametrize("sentence", ["cat", 'she said "hi" <b> & 🐈 ok', "cafe\u0301 🐈\u200d⬛ naïve"])
 def test_odd_sentences_build(sentence):
-    from scenes.mask import Mask
-    from scenes.tokens_to_grid import TokensToGrid
+    from blockviz.scenes.mask import Mask
+    from blockviz.scenes.tokens_to_grid import TokensToGrid
 
     rec = record(sentence, BlockConfig(d_model=8, n_heads=2))
     for scene_class in (TokensToGrid, Mask):
@@ -226,7 +226,7 @@ def play_by_play(scene_class, rec, watch):
 
 
 def test_mask_renames_the_grid_masked_scores_when_m_is_added(cat_record):
-    from scenes.mask import MASKED_LABEL, SCALED_LABEL, Mask
+    from blockviz.scenes.mask import MASKED_LABEL, SCALED_LABEL, Mask
 
     def labels(scene):
         texts = visible_texts(scene)
@@ -244,7 +244,7 @@ def test_mask_renames_the_grid_masked_scores_when_m_is_added(cat_record):
 
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "bidirectional"])
 def test_mask_captions_match_the_records_mask(causal):
-    from scenes.mask import MASKED_LABEL, Mask
+    from blockviz.scenes.mask import MASKED_LABEL, Mask
 
     rec = record("the cat sat", BlockConfig(causal=causal))
     scene, captions = play_by_play(Mask, rec, lambda scene: scene.caption.shown)
@@ -265,8 +265,8 @@ def shown_units(label) -> int:
 
 
 def test_dot_products_note_rounding_exactly_when_the_shown_terms_miss_the_shown_sum(cat_record):
-    from scenes.block_helpers import ROUNDING_NOTE
-    from scenes.dot_products import DotProducts
+    from blockviz.scenes.block_helpers import ROUNDING_NOTE
+    from blockviz.scenes.dot_products import DotProducts
 
     def line_and_note(scene):
         texts = visible_texts(scene)
@@ -291,7 +291,7 @@ def test_dot_products_note_rounding_exactly_when_the_shown_terms_miss_the_shown_
 
 
 def test_a_negative_product_after_the_first_is_written_with_a_minus_not_plus_minus(cat_record):
-    from scenes.dot_products import DotProducts, later_term
+    from blockviz.scenes.dot_products import DotProducts, later_term
 
     term = later_term(-0.0312, "#ffffff")
     assert (term.shown, term.value) == ("−0.03", -0.0312)

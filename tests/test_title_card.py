@@ -9,8 +9,8 @@ from manim import Text, config, tempconfig
 
 from blockviz import BlockConfig, record
 from blockviz.lecture import LecturePart, probe_video, write_lecture
-from scenes.look import FONT, look
-from scenes.title_card import TOKEN_FONT_SIZE, TitleCard, TitleCardLayout
+from blockviz.scenes.look import FONT, look
+from blockviz.scenes.title_card import TOKEN_FONT_SIZE, TitleCard, TitleCardLayout
 
 SIXTY_FOUR_TOKENS = " ".join(
     ["the", "internationalisation", "of", "extraordinarily", "tired", "chickens"] * 9

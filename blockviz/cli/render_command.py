@@ -38,7 +38,7 @@ def _scene_names(ctx, param, value):
 def _list_scenes(ctx, param, value):
     if not value or ctx.resilient_parsing:
         return
-    from scenes.catalog import entries
+    from blockviz.scenes.catalog import entries
 
     width = max(len(entry.name) for entry in entries())
     for entry in entries():
@@ -83,7 +83,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
       manim -ql scenes/softmax.py Softmax
     """
     from blockviz import rendering
-    from scenes.catalog import lookup
+    from blockviz.scenes.catalog import lookup
 
     if lecture:
         _check_lecture_request(scenes, file_format)
