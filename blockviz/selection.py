@@ -1,0 +1,86 @@
+"""Choosing a token and a head of a record: the one rule every command and the Python API use.
+
+A token is named by
+
+* a word of the sentence — its first occurrence (exact text first, then ignoring case);
+* ``word#k`` — the k-th occurrence of the word, counted from 1 (``the#2``);
+* a 0-based position — ``0`` is the first token (a token that is itself a number, such as
+  ``"3"``, is reached as ``3#1``).
+
+>>> tokens = ["the", "cat", "saw", "the", "dog"]
+>>> select_token(tokens, "the#2"), select_token(tokens, "Dog"), select_token(tokens, "1")
+(3, 4, 1)
+>>> select_token(tokens, None)      # the default: the last token
+4
+"""
+
+from __future__ import annotations
+
+import re
+
+from blockviz.errors import BlockvizError
+
+_OCCURRENCE = re.compile(r"(?P<word>.+)#(?P<k>-?\d+)", re.DOTALL)
+
+
+def select_token(tokens: list[str], choice: str | int | None) -> int:
+    """The position (0-based) of the token named by ``choice``; ``None`` gives the last token.
+
+    Raises
+    ------
+    BlockvizError
+        If the position is out of range, the word is not a token, ``k`` is below 1, or the word
+        occurs fewer than ``k`` times. The message lists the tokens with their positions.
+    """
+    if choice is None:
+        return len(tokens) - 1
+    if isinstance(choice, bool):
+        raise BlockvizError(f"token {choice!r} is neither a word nor a position: {token_choices(tokens)}")
+    if isinstance(choice, int) or str(choice).strip().isdecimal():
+        return _position(tokens, int(choice))
+    text = str(choice)
+    occurrence = _OCCURRENCE.fullmatch(text)
+    if occurrence and text not in tokens:
+        return _occurrence(tokens, occurrence["word"], int(occurrence["k"]))
+    return _occurrence(tokens, text, 1)
+
+
+def select_head(head: int | None, n_heads: int) -> int:
+    """``head`` if it is a head of the block (0 ≤ head < n_heads); ``None`` gives head 0.
+
+    Raises
+    ------
+    BlockvizError
+        If ``head`` is out of range; the message gives the valid range.
+    """
+    if head is None:
+        return 0
+    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < n_heads:
+        heads = "head 0 only" if n_heads == 1 else f"heads 0 to {n_heads - 1}"
+        raise BlockvizError(f"head {head!r} does not exist: the block has {n_heads} head{'s' if n_heads > 1 else ''}, choose {heads}")
+    return head
+
+
+def token_choices(tokens: list[str]) -> str:
+    """``"choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"``."""
+    listed = ", ".join(f"{position} {token!r}" for position, token in enumerate(tokens))
+    return f"choose a word, word#k or a position: {listed}"
+
+
+def _position(tokens: list[str], position: int) -> int:
+    if 0 <= position < len(tokens):
+        return position
+    raise BlockvizError(f"token position {position} is outside the sentence of {len(tokens)} token{'s' if len(tokens) > 1 else ''}: {token_choices(tokens)}")
+
+
+def _occurrence(tokens: list[str], word: str, k: int) -> int:
+    if k < 1:
+        raise BlockvizError(f"{word}#{k}: occurrences count from 1 (the first is {word}#1): {token_choices(tokens)}")
+    for matches in (lambda token: token == word, lambda token: token.casefold() == word.casefold()):
+        positions = [position for position, token in enumerate(tokens) if matches(token)]
+        if positions:
+            if k > len(positions):
+                times = "once" if len(positions) == 1 else f"{len(positions)} times"
+                raise BlockvizError(f"{word!r} occurs {times}, so {word}#{k} does not exist: {token_choices(tokens)}")
+            return positions[k - 1]
+    raise BlockvizError(f"token {word!r} is not in the sentence: {token_choices(tokens)}")
