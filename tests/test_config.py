@@ -9,7 +9,7 @@ from blockviz import BlockConfig, BlockvizError
     "fields, message",
     [
         (dict(d_model=5), "d_model 5 is not divisible by n_heads 2"),
-        (dict(d_model=0), "d_model must be a whole number ≥ 1"),
+        (dict(d_model=0), "d_model must be a whole number from 1 to 4096"),
         (dict(n_heads=0), "n_heads must be"),
         (dict(d_ff=-1), "d_ff must be"),
         (dict(activation="tanh"), "activation must be one of gelu, relu"),
