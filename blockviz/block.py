@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from blockviz.attention import causal_mask, dot_product_scores, open_mask, scale_scores, softmax_and_mix
+from blockviz.attention import causal_mask, dot_product_scores, mix, open_mask, scale_scores, softmax_steps
 from blockviz.config import BlockConfig
 
 Cache = dict[str, torch.Tensor]
@@ -61,11 +61,33 @@ class Attention(nn.Module):
         mask = causal_mask(n, x.dtype) if self.config.causal else open_mask(n, x.dtype)
         remember(cache, "mask", mask)
         masked_scores = remember(cache, "masked_scores", scaled_scores + mask)
-        weights, head_outputs = softmax_and_mix(masked_scores, value)
-        remember(cache, "weights", weights)
-        remember(cache, "head_outputs", head_outputs)
+        softmax = softmax_steps(masked_scores)
+        for name in ("row_max", "exp_scores", "exp_sums", "weights"):
+            remember(cache, name, getattr(softmax, name))
+        head_outputs = remember(cache, "head_outputs", mix(softmax.weights, value))
         concat = remember(cache, "concat", head_outputs.transpose(0, 1).reshape(n, self.config.d_model))
         return remember(cache, "attn_out", concat @ self.W_O + self.b_O)
+
+
+class LayerNorm(nn.LayerNorm):
+    """LayerNorm over each row (Ba et al. 2016, Eq. 4; Vaswani et al. 2017 use it around each
+    sub-layer), its statistics recorded: ``(n, d_model)`` in and out.
+
+    mean = Σ x / d_model and var = Σ (x − mean)² / d_model (biased, as ``torch.nn.LayerNorm``)
+    go to the cache as ``<name>_mean`` and ``<name>_var`` ``(n,)``; the normalised rows
+    (x − mean) / √(var + ε) as ``<name>_norm``; the output γ ⊙ norm + β as ``<name>``.
+    Parameters as ``nn.LayerNorm``: ``weight`` (γ) and ``bias`` (β), ``(d_model,)``.
+    """
+
+    def __init__(self, name: str, d_model: int, eps: float):
+        super().__init__(d_model, eps=eps)
+        self.record_name = name
+
+    def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
+        mean = remember(cache, f"{self.record_name}_mean", x.mean(dim=-1))
+        var = remember(cache, f"{self.record_name}_var", x.var(dim=-1, unbiased=False))
+        norm = remember(cache, f"{self.record_name}_norm", (x - mean[:, None]) / torch.sqrt(var[:, None] + self.eps))
+        return remember(cache, self.record_name, norm * self.weight + self.bias)
 
 
 class FFN(nn.Module):
@@ -100,9 +122,9 @@ class Block(nn.Module):
 
     def __init__(self, config: BlockConfig):
         super().__init__()
-        self.ln1 = nn.LayerNorm(config.d_model, eps=config.ln_eps)
+        self.ln1 = LayerNorm("ln1", config.d_model, config.ln_eps)
         self.attn = Attention(config)
-        self.ln2 = nn.LayerNorm(config.d_model, eps=config.ln_eps)
+        self.ln2 = LayerNorm("ln2", config.d_model, config.ln_eps)
         self.ffn = FFN(config)
         initialise(self, config.seed)
 
@@ -110,10 +132,11 @@ class Block(nn.Module):
         """``resid_pre`` ``(n, d_model)`` → ``resid_post`` ``(n, d_model)``; intermediates go to ``cache``."""
         cache = {} if cache is None else cache
         remember(cache, "resid_pre", resid_pre)
-        ln1 = remember(cache, "ln1", self.ln1(resid_pre))
+        ln1 = self.ln1(resid_pre, cache)
         resid_mid = remember(cache, "resid_mid", resid_pre + self.attn(ln1, cache))
-        ln2 = remember(cache, "ln2", self.ln2(resid_mid))
+        ln2 = self.ln2(resid_mid, cache)
         return remember(cache, "resid_post", resid_mid + self.ffn(ln2, cache))
+
 
 def initialise(block: Block, seed: int) -> None:
     """Seeded initial weights: attention projections N(0, ATTENTION_INIT_STD²); W_O, W_in, W_out

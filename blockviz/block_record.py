@@ -1,12 +1,13 @@
 """The record: every real intermediate tensor of one block on one sentence.
 
-This is the single source of numbers for the CLI, the figures and the scenes.
+This is the single source of numbers for the CLI, the figures and the scenes: they read it,
+they never recompute it. Its fields are declared once, in :mod:`blockviz.record_fields`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -14,18 +15,11 @@ import torch
 from blockviz.block import Block
 from blockviz.config import BlockConfig
 from blockviz.errors import BlockvizError
-from blockviz.tensorfile import read_tensors, write_tensors
+from blockviz.params import learned_positions, load_params
+from blockviz.record_check import check_record
+from blockviz.record_fields import BY_NAME, FIELD_NAMES, FIELDS, docs_table
+from blockviz.record_format import read_record, write_record
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
-from blockviz.params import learned_positions, load_weights
-
-ACTIVATION_NAMES = (
-    "embed", "pos_embed", "resid_pre", "ln1", "query", "key", "value", "scores", "scaled_scores",
-    "mask", "masked_scores", "weights", "head_outputs", "concat", "attn_out", "resid_mid", "ln2",
-    "ffn_pre", "ffn_post", "ffn_out", "resid_post",
-)
-"""Names of the recorded activations, in the order the data flows."""
-
-RECORD_FORMAT = "blockviz-record/1"
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,64 +27,37 @@ class BlockRecord:
     """Every intermediate tensor of one pre-norm decoder block on one sentence.
 
     No batch dimension; heads first; in ``(…, n, n)`` tensors rows are query positions and
-    columns key positions. ``n`` = number of tokens, ``d_head = d_model // n_heads``.
+    columns key positions. ``n`` = number of tokens, ``d_head = d_model // n_heads``. Each
+    tensor is an attribute (``rec.weights``) and an entry of ``rec.tensors``:
 
-    ==================  ========================  ==========================================
-    name                shape                     what
-    ==================  ========================  ==========================================
-    ``embed``           ``(n, d_model)``          token vectors (seeded hash of each token)
-    ``pos_embed``       ``(n, d_model)``          positional encodings
-    ``resid_pre``       ``(n, d_model)``          embed + pos_embed: the block's input
-    ``ln1``             ``(n, d_model)``          LayerNorm before attention
-    ``query``           ``(n_heads, n, d_head)``  ln1 @ W_Q[h] + b_Q[h]
-    ``key``             ``(n_heads, n, d_head)``  ln1 @ W_K[h] + b_K[h]
-    ``value``           ``(n_heads, n, d_head)``  ln1 @ W_V[h] + b_V[h]
-    ``scores``          ``(n_heads, n, n)``       raw dot products q·k
-    ``scaled_scores``   ``(n_heads, n, n)``       scores / √d_head
-    ``mask``            ``(n, n)``                M: 0 where allowed, −∞ where blocked
-    ``masked_scores``   ``(n_heads, n, n)``       scaled_scores + mask
-    ``weights``         ``(n_heads, n, n)``       softmax of each row; blocked cells exactly 0
-    ``head_outputs``    ``(n_heads, n, d_head)``  weights @ value
-    ``concat``          ``(n, d_model)``          the heads' outputs side by side
-    ``attn_out``        ``(n, d_model)``          concat @ W_O + b_O
-    ``resid_mid``       ``(n, d_model)``          resid_pre + attn_out
-    ``ln2``             ``(n, d_model)``          LayerNorm before the FFN
-    ``ffn_pre``         ``(n, d_ff)``             ln2 @ W_in + b_in: the widened rows
-    ``ffn_post``        ``(n, d_ff)``             activation(ffn_pre)
-    ``ffn_out``         ``(n, d_model)``          ffn_post @ W_out + b_out: narrowed back
-    ``resid_post``      ``(n, d_model)``          resid_mid + ffn_out: the block's output
-    ==================  ========================  ==========================================
+    {table}
 
     ``params`` holds the parameters used, by their :class:`~blockviz.block.Block` names
     (``ln1.weight`` = γ, ``ln1.bias`` = β, ``attn.W_Q`` … ``attn.b_O``, ``ln2.*``,
     ``ffn.W_in`` … ``ffn.b_out``, and ``W_pos`` ``(max_tokens, d_model)`` for learned positions).
+
+    Raises
+    ------
+    BlockvizError
+        When built from tensors that do not form a record (see
+        :func:`blockviz.record_check.check_record`): the message names the field.
     """
 
     sentence: str
     tokens: list[str]
     config: BlockConfig
-    embed: torch.Tensor
-    pos_embed: torch.Tensor
-    resid_pre: torch.Tensor
-    ln1: torch.Tensor
-    query: torch.Tensor
-    key: torch.Tensor
-    value: torch.Tensor
-    scores: torch.Tensor
-    scaled_scores: torch.Tensor
-    mask: torch.Tensor
-    masked_scores: torch.Tensor
-    weights: torch.Tensor
-    head_outputs: torch.Tensor
-    concat: torch.Tensor
-    attn_out: torch.Tensor
-    resid_mid: torch.Tensor
-    ln2: torch.Tensor
-    ffn_pre: torch.Tensor
-    ffn_post: torch.Tensor
-    ffn_out: torch.Tensor
-    resid_post: torch.Tensor
+    tensors: Mapping[str, torch.Tensor]
     params: dict[str, torch.Tensor] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_record(self.tokens, self.config, self.tensors, self.params)
+
+    def __getattr__(self, name: str) -> torch.Tensor:
+        # Only reached when normal lookup fails: the recorded tensors by name.
+        tensors = self.__dict__.get("tensors")
+        if tensors is not None and name in BY_NAME:
+            return tensors[name]
+        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
 
     @property
     def n(self) -> int:
@@ -99,35 +66,79 @@ class BlockRecord:
 
     def activations(self) -> dict[str, torch.Tensor]:
         """The recorded activations by name, in data-flow order."""
-        return {name: getattr(self, name) for name in ACTIVATION_NAMES}
+        return {name: self.tensors[name] for name in FIELD_NAMES}
+
+    def scale_limit(self, name: str) -> float:
+        """Half-width of the one colour scale of quantity ``name`` in this record: the largest
+        finite ``|value|`` over every field of its colour-scale family (a parameter is its own
+        family). At least 1e-9, so a scale of zeros still has a width.
+
+        Raises ``KeyError`` for a name that is neither a field nor a parameter.
+        """
+        if name in BY_NAME:
+            family = [self.tensors[spec.name] for spec in FIELDS if spec.scale == BY_NAME[name].scale]
+        else:
+            family = [self.params[name]]
+        largest = [float(tensor[torch.isfinite(tensor)].abs().max()) for tensor in family if bool(torch.isfinite(tensor).any())]
+        return max(largest + [1e-9])
+
+    def qk_products(self, head: int, query: int) -> torch.Tensor:
+        """The element-wise products of query ``query``'s vector with every key of ``head``,
+        ``(n, d_head)``: row j holds q_i ⊙ k_j, whose sum is ``scores[head, query, j]``."""
+        return self.tensors["query"][head, query] * self.tensors["key"][head]
+
+    def weighted_values(self, head: int, query: int) -> torch.Tensor:
+        """Every value row of ``head`` scaled by query ``query``'s weight on it, ``(n, d_head)``:
+        row j holds weights[head, query, j] · value[head, j]; the rows add up to
+        ``head_outputs[head, query]``."""
+        return self.tensors["weights"][head, query][:, None] * self.tensors["value"][head]
+
+    def counterpart(self, causal: bool) -> BlockRecord:
+        """The same sentence through the same block (same parameters) with the causal mask on
+        (``causal=True``) or off; the record itself if its mask already is so.
+
+        Raises
+        ------
+        BlockvizError
+            If the sentence no longer splits into the record's tokens (a record saved by
+            another version of blockviz).
+        """
+        if self.config.causal == causal:
+            return self
+        other = record(self.sentence, replace(self.config, causal=causal), params=self.params)
+        if other.tokens != self.tokens:
+            raise BlockvizError("the record's sentence no longer splits into its tokens: record it again with this version of blockviz")
+        return other
 
     def save(self, path: str | Path) -> None:
         """Write the record to ``.safetensors`` (exact) or ``.json`` (−∞ as null), atomically.
 
         Raises :class:`BlockvizError` for another suffix or an unwritable folder.
         """
-        header = {"format": RECORD_FORMAT, "sentence": self.sentence, "tokens": self.tokens, "config": self.config.to_dict()}
-        write_tensors(path, {**self.activations(), **self.params}, header)
+        write_record(path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params})
 
     @classmethod
     def load(cls, path: str | Path) -> BlockRecord:
         """Read a record written by :meth:`save`; ``.safetensors`` loads back bit for bit.
 
-        Raises :class:`BlockvizError` if the file is missing, unreadable or not a blockviz record.
+        Raises
+        ------
+        BlockvizError
+            If the file is missing, unreadable, not a blockviz record, of another format
+            version, or does not form a valid record (the message names the field).
         """
-        tensors, header = read_tensors(path)
-        missing = [name for name in ACTIVATION_NAMES if name not in tensors]
-        if header.get("format") != RECORD_FORMAT or missing or "tokens" not in header:
-            raise BlockvizError(f"{str(path)!r} is not a blockviz record: write one with `blockviz record … --save`")
-        config = BlockConfig.from_dict(header["config"])
-        dtype = dtype_of(config)
-        activations = {name: tensors.pop(name).to(dtype) for name in ACTIVATION_NAMES}
-        params = {name: tensor.to(dtype) for name, tensor in tensors.items()}
-        sentence = header.get("sentence", " ".join(header["tokens"]))
-        return cls(sentence=sentence, tokens=list(header["tokens"]), config=config, params=params, **activations)
+        sentence, tokens, config, tensors = read_record(path)
+        activations = {name: tensors.pop(name) for name in FIELD_NAMES if name in tensors}
+        try:
+            return cls(sentence=sentence, tokens=tokens, config=config, tensors=activations, params=tensors)
+        except BlockvizError as error:
+            raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 
 
-def record(sentence: str, config: BlockConfig | None = None, weights: str | Path | Mapping[str, torch.Tensor] | None = None) -> BlockRecord:
+BlockRecord.__doc__ = BlockRecord.__doc__.replace("{table}", docs_table().replace("\n", "\n    "))
+
+
+def record(sentence: str, config: BlockConfig | None = None, params: str | Path | Mapping[str, torch.Tensor] | None = None) -> BlockRecord:
     """Run ``sentence`` through one block and record every intermediate tensor.
 
     Parameters
@@ -136,22 +147,23 @@ def record(sentence: str, config: BlockConfig | None = None, weights: str | Path
         Text; split into word and punctuation tokens by :func:`blockviz.tokens.tokenize`.
     config
         Sizes and choices; :class:`BlockConfig` defaults if omitted.
-    weights
+    params
         Parameters replacing the seeded ones: a ``.safetensors`` or ``.json`` file, or named
         tensors (e.g. another record's ``params``); names as in ``BlockRecord.params``.
 
     Raises
     ------
     BlockvizError
-        For an empty sentence, more than ``config.max_tokens`` tokens, or a bad weights file.
+        For an empty sentence, more than ``config.max_tokens`` tokens, a bad parameters file,
+        or parameters that make a value overflow (the message names the first such tensor).
     """
     config = config or BlockConfig()
     tokens = tokenize(sentence, config.max_tokens)
     dtype = dtype_of(config)
     block = Block(config).to(dtype)
     position_table = learned_positions(config) if config.positional == "learned" else None
-    if weights is not None:
-        position_table = load_weights(weights, block, config)
+    if params is not None:
+        position_table = load_params(params, block, config)
     with torch.no_grad():
         token_vectors = embed(tokens, config)
         if position_table is None:
@@ -160,7 +172,7 @@ def record(sentence: str, config: BlockConfig | None = None, weights: str | Path
             positions = position_table[: len(tokens)].to(dtype)
         cache: dict[str, torch.Tensor] = {"embed": token_vectors, "pos_embed": positions}
         block(token_vectors + positions, cache)
-    params = {name: tensor.detach().clone() for name, tensor in block.state_dict().items()}
+    used = {name: tensor.detach().clone() for name, tensor in block.state_dict().items()}
     if position_table is not None:
-        params["W_pos"] = position_table.to(dtype)
-    return BlockRecord(sentence=sentence, tokens=tokens, config=config, params=params, **{name: cache[name] for name in ACTIVATION_NAMES})
+        used["W_pos"] = position_table.to(dtype)
+    return BlockRecord(sentence=sentence, tokens=tokens, config=config, tensors={name: cache[name] for name in FIELD_NAMES}, params=used)

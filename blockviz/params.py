@@ -1,4 +1,5 @@
-"""Parameters from a user's file in place of the seeded ones, and the seeded learned positions."""
+"""The block's parameters: their names and shapes, a user's file in place of the seeded ones,
+and the seeded learned positions."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from pathlib import Path
 
 import torch
 
-from blockviz.block import Block
 from blockviz.config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.tensorfile import read_tensors
 from blockviz.tokens import EMBEDDING_SCALE, dtype_of
+
+FILE_DTYPES = (torch.float32, torch.float64)
+"""Dtypes a parameters file may hold; others (ints, bool, float16, float8) are refused, not converted."""
 
 
 def learned_positions(config: BlockConfig) -> torch.Tensor:
@@ -22,15 +25,33 @@ def learned_positions(config: BlockConfig) -> torch.Tensor:
     return (table * EMBEDDING_SCALE).to(dtype_of(config))
 
 
-def expected_shapes(block: Block, config: BlockConfig) -> dict[str, tuple[int, ...]]:
-    """Every parameter name a weights file must hold, with its shape."""
-    shapes = {name: tuple(tensor.shape) for name, tensor in block.state_dict().items()}
+def parameter_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
+    """Every parameter name a record or parameters file holds, with its shape (the
+    :class:`~blockviz.block.Block`'s ``state_dict``, plus ``W_pos`` for learned positions)."""
+    d, h, e, f = config.d_model, config.n_heads, config.d_head, config.d_ff
+    shapes = {"ln1.weight": (d,), "ln1.bias": (d,)}
+    shapes.update({f"attn.W_{kind}": (h, d, e) for kind in "QKV"})
+    shapes.update({f"attn.b_{kind}": (h, e) for kind in "QKV"})
+    shapes.update({"attn.W_O": (d, d), "attn.b_O": (d,), "ln2.weight": (d,), "ln2.bias": (d,)})
+    shapes.update({"ffn.W_in": (d, f), "ffn.b_in": (f,), "ffn.W_out": (f, d), "ffn.b_out": (d,)})
     if config.positional == "learned":
-        shapes["W_pos"] = (config.max_tokens, config.d_model)
+        shapes["W_pos"] = (config.max_tokens, d)
     return shapes
 
 
-def load_weights(source: str | Path | Mapping[str, torch.Tensor], block: Block, config: BlockConfig) -> torch.Tensor | None:
+def check_parameters(params: Mapping[str, torch.Tensor], config: BlockConfig, where: str, dtypes=FILE_DTYPES, extra_allowed: bool = False) -> None:
+    """Raise :class:`BlockvizError` unless ``params`` holds every parameter of ``config``, each a
+    tensor of one of ``dtypes``, of its shape and finite; names beyond those only if ``extra_allowed``."""
+    shapes = parameter_shapes(config)
+    if not extra_allowed:
+        extra = sorted(set(params) - set(shapes))
+        if extra:
+            raise BlockvizError(f"{where} has an unknown parameter {extra[0]!r}: the block's parameters are {', '.join(shapes)}")
+    for name, shape in shapes.items():
+        _check_parameter(name, params.get(name), shape, where, dtypes)
+
+
+def load_params(source: str | Path | Mapping[str, torch.Tensor], block, config: BlockConfig) -> torch.Tensor | None:
     """Copy the parameters in ``source`` (a file, or named tensors such as ``BlockRecord.params``)
     into ``block``; return ``W_pos`` if positions are learned.
 
@@ -39,25 +60,30 @@ def load_weights(source: str | Path | Mapping[str, torch.Tensor], block: Block, 
     Raises
     ------
     BlockvizError
-        If the file is missing, unreadable or of another format, a parameter is missing, has
-        the wrong shape (naming expected and got), or holds NaN or ±∞.
+        If the file is missing, unreadable or of another format, a parameter is missing, is not
+        float32/float64, has the wrong shape (naming expected and got), or holds NaN or ±∞.
     """
     if isinstance(source, Mapping):
         tensors, where = dict(source), "the given parameters"
     else:
-        tensors, where = read_tensors(source)[0], f"weights file {str(source)!r}"
-    shapes = expected_shapes(block, config)
-    for name, shape in shapes.items():
-        _check_parameter(name, tensors.get(name), shape, where)
+        tensors, where = read_tensors(source)[0], f"parameters file {str(source)!r}"
+        if Path(source).suffix.lower() == ".json":
+            tensors = {name: tensor.to(dtype_of(config)) for name, tensor in tensors.items()}
+    check_parameters(tensors, config, where, extra_allowed=True)
     dtype = dtype_of(config)
     with torch.no_grad():
         block.load_state_dict({name: tensors[name].to(dtype) for name in block.state_dict()})
-    return tensors["W_pos"].to(dtype) if "W_pos" in shapes else None
+    return tensors["W_pos"].to(dtype) if config.positional == "learned" else None
 
 
-def _check_parameter(name: str, tensor: torch.Tensor | None, shape: tuple[int, ...], where: str) -> None:
+def _check_parameter(name: str, tensor, shape: tuple[int, ...], where: str, dtypes) -> None:
     if tensor is None:
         raise BlockvizError(f"{where} has no parameter {name!r}: add it with shape {list(shape)}")
+    if not isinstance(tensor, torch.Tensor):
+        raise BlockvizError(f"parameter {name!r} in {where} is a {type(tensor).__name__}, not a tensor")
+    if tensor.dtype not in dtypes:
+        allowed = " or ".join(str(dtype).removeprefix("torch.") for dtype in dtypes)
+        raise BlockvizError(f"parameter {name!r} in {where} has dtype {str(tensor.dtype).removeprefix('torch.')}: save parameters as {allowed}")
     if tuple(tensor.shape) != shape:
         raise BlockvizError(f"parameter {name!r} in {where} has shape {list(tensor.shape)}, expected {list(shape)}: match the config's sizes")
     if not bool(torch.isfinite(tensor).all()):

@@ -1,35 +1,53 @@
-"""A recorded tensor as plain text for a terminal, rows and columns labelled."""
+"""Recorded tensors as tables for a terminal, rows and columns labelled, drawn by :mod:`rich`
+(so wide characters — CJK, emoji — keep the columns aligned)."""
 
 from __future__ import annotations
 
 import torch
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
+from blockviz.record_fields import RecordField, axis_labels
 from blockviz.style import format_number
+from blockviz.tokens import display_token
 
-LABEL_WIDTH = 10
+LABEL_WIDTH = 16
+"""Token labels wider than this many terminal cells end in "…"."""
 
 
-def tensor_table(name: str, tensor: torch.Tensor, row_labels: list[str], column_labels: list[str], decimals: int = 2) -> str:
-    """``name``, its shape, and its values, one table per head for a 3-D tensor.
-
-    ``tensor`` is ``(rows, columns)`` or ``(n_heads, rows, columns)``; −∞ prints as ``-inf``.
+def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], decimals: int = 2) -> list[Table | Text]:
+    """``spec``'s tensor as renderables: a title line ``name  (sizes)``, then one table per head
+    for a per-head field. Rows are tokens; columns are keys (tokens), ``d0…``/``f0…`` features,
+    ``h0…`` heads (for ``(n_heads, n)`` fields) or the field itself (for ``(n,)``). −∞ prints as ``-inf``.
     """
-    title = f"{name}  {tuple(tensor.shape)}"
-    if tensor.dim() == 2:
-        return "\n".join([title, _matrix(tensor, row_labels, column_labels, decimals)])
-    heads = [f"  head {index}\n{_matrix(matrix, row_labels, column_labels, decimals)}" for index, matrix in enumerate(tensor)]
-    return "\n".join([title, *heads])
+    title = Text(f"{spec.name}  {tuple(tensor.shape)}")
+    shape = spec.shape
+    if shape == ("n",):
+        return [title, _table(tensor[:, None], tokens, [spec.name], decimals)]
+    if shape == ("n_heads", "n"):
+        return [title, _table(tensor.T, tokens, axis_labels("n_heads", tokens, tensor.shape[0]), decimals)]
+    columns = axis_labels(shape[-1], tokens, tensor.shape[-1])
+    if len(shape) == 2:
+        return [title, _table(tensor, tokens, columns, decimals)]
+    parts: list[Table | Text] = [title]
+    for head, matrix in enumerate(tensor):
+        parts += [Text(f"  head {head}"), _table(matrix, tokens, columns, decimals)]
+    return parts
 
 
-def _matrix(matrix: torch.Tensor, row_labels: list[str], column_labels: list[str], decimals: int) -> str:
-    cells = [[format_number(float(value), decimals, unicode_minus=False) for value in row] for row in matrix.tolist()]
-    width = max([len(text) for row in cells for text in row] + [len(_shorten(label, LABEL_WIDTH)) for label in column_labels])
-    header = " " * (LABEL_WIDTH + 2) + " ".join(_shorten(label, LABEL_WIDTH).rjust(width) for label in column_labels)
-    lines = [header]
-    for label, row in zip(row_labels, cells):
-        lines.append(f"  {_shorten(label, LABEL_WIDTH).ljust(LABEL_WIDTH)}" + " ".join(text.rjust(width) for text in row))
-    return "\n".join(lines)
+def print_tables(renderables, console: Console | None = None) -> None:
+    """Print renderables with a blank line after each field (no colour, no wrapping of wide tables)."""
+    console = console or Console(highlight=False, width=100_000, color_system=None)
+    for renderable in renderables:
+        console.print(renderable)
 
 
-def _shorten(label: str, width: int) -> str:
-    return label if len(label) <= width else label[: width - 1] + "\u2026"
+def _table(matrix: torch.Tensor, row_labels: list[str], column_labels: list[str], decimals: int) -> Table:
+    table = Table(box=None, padding=(0, 0, 0, 2), show_edge=False)
+    table.add_column("", max_width=LABEL_WIDTH, overflow="ellipsis", no_wrap=True)
+    for label in column_labels:
+        table.add_column(Text(display_token(label)), justify="right", max_width=LABEL_WIDTH, overflow="ellipsis", no_wrap=True)
+    for label, values in zip(row_labels, matrix.tolist()):
+        table.add_row(Text(display_token(label)), *(format_number(float(value), decimals, unicode_minus=False) for value in values))
+    return table

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import unicodedata
 
 import torch
 
@@ -52,9 +53,12 @@ def token_embedding(token: str, config: BlockConfig) -> torch.Tensor:
     """The embedding of one token, shape ``(d_model,)``.
 
     Drawn from N(0, EMBEDDING_SCALE²) by a generator seeded with a BLAKE2 hash of the seed and
-    the token's text, so a token has the same vector in every sentence, run and machine.
+    the token's text in Unicode normal form NFC, so a token has the same vector in every
+    sentence, run and machine, and ``naïve`` typed with a precomposed or a combining accent is
+    one token. A lone surrogate (what Python makes of invalid UTF-8 in argv) is hashed as is.
     """
-    digest = hashlib.blake2b(f"{config.seed}\x00{token}".encode("utf-8"), digest_size=8).digest()
+    text = unicodedata.normalize("NFC", token)
+    digest = hashlib.blake2b(f"{config.seed}\x00{text}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
     generator = torch.Generator().manual_seed(int.from_bytes(digest, "little") & (2**63 - 1))
     vector = torch.randn(config.d_model, generator=generator, dtype=torch.float64) * EMBEDDING_SCALE
     return vector.to(dtype_of(config))
@@ -83,3 +87,17 @@ def dtype_of(config: BlockConfig) -> torch.dtype:
     """The torch dtype named by ``config.dtype``."""
     return {"float32": torch.float32, "float64": torch.float64}[config.dtype]
 
+
+def display_token(token: str) -> str:
+    """``token`` as it can be drawn and written anywhere (terminal, SVG, PDF, video): the text
+    itself, with each character no font or file can hold — control characters (NUL, C0, C1) and
+    lone surrogates — written as its code point.
+
+    >>> display_token("a\\x01b"), display_token("\\udcff"), display_token("café")
+    ('aU+0001b', 'U+DCFF', 'café')
+    """
+    return "".join(f"U+{ord(char):04X}" if _undrawable(char) else char for char in token)
+
+
+def _undrawable(char: str) -> bool:
+    return unicodedata.category(char) in ("Cc", "Cs")

@@ -3,29 +3,12 @@
 from __future__ import annotations
 
 import math
-import tempfile
-from dataclasses import replace
-from pathlib import Path
 
 from manim import DOWN, RIGHT, UP, FadeIn, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.helpers import Highlight, NumberGrid, text
 from blockviz.scenes.look import CAPTION_SIZE
-
-
-def counterpart(rec, causal: bool):
-    """The same sentence and weights recorded with ``causal`` set as asked (the record itself if
-    it already is). Computed by :func:`blockviz.record`, with the record's own parameters."""
-    if rec.config.causal == causal:
-        return rec
-    from blockviz.block_record import record
-    from blockviz.tensorfile import write_tensors
-
-    with tempfile.TemporaryDirectory(prefix="blockviz-") as folder:
-        weights = Path(folder) / "weights.safetensors"
-        write_tensors(weights, rec.params, {})
-        return record(rec.sentence, replace(rec.config, causal=causal), weights=weights)
 
 
 class CausalVsBidirectional(RecordScene):
@@ -37,7 +20,7 @@ class CausalVsBidirectional(RecordScene):
 
     def construct(self) -> None:
         title = self.show_title(f"Decoder vs encoder attention (head {self.h})")
-        decoder, encoder = counterpart(self.record, True), counterpart(self.record, False)
+        decoder, encoder = self.record.counterpart(causal=True), self.record.counterpart(causal=False)
         grids = self.build(title, decoder, encoder)
         self.add(grids)
         self.play(*self.say("left, a decoder's causal mask; right, an encoder's: no mask at all"), run_time=self.step_time)

@@ -176,11 +176,11 @@ def test_other_mask_record_keeps_custom_weights(tmp_path):
     from blockviz.tensorfile import write_tensors
 
     write_tensors(weights_file, record("x", BlockConfig(seed=7)).params, {})
-    custom = record("the cat sat", weights=weights_file)
+    custom = record("the cat sat", params=weights_file)
     other = other_mask_record(custom)
     assert not other.config.causal
     assert all(other.params[name].equal(custom.params[name]) for name in custom.params)
-    assert other.weights.equal(record("the cat sat", BlockConfig(causal=False), weights=weights_file).weights)
+    assert other.weights.equal(record("the cat sat", BlockConfig(causal=False), params=weights_file).weights)
 
 
 def test_worked_example_numbers():

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blockviz import BlockConfig, BlockRecord, BlockvizError, record
-from blockviz.block_record import ACTIVATION_NAMES
+from blockviz.record_fields import FIELD_NAMES as ACTIVATION_NAMES
 
 WORDS = ["the", "cat", "sat", "on", "mat", "it", "was", "tired", ",", ".", "didn't", "café", "🙂", '"', "<b>", "&"]
 sentences = st.lists(st.sampled_from(WORDS), min_size=1, max_size=24).map(" ".join)
@@ -44,7 +44,9 @@ def test_shapes_match_the_documented_table(chicken_record):
         "query": (2, n, 2), "key": (2, n, 2), "value": (2, n, 2),
         "scores": (2, n, n), "scaled_scores": (2, n, n), "mask": (n, n), "masked_scores": (2, n, n),
         "weights": (2, n, n), "head_outputs": (2, n, 2), "concat": (n, 4), "attn_out": (n, 4),
-        "resid_mid": (n, 4), "ln2": (n, 4), "ffn_pre": (n, 8), "ffn_post": (n, 8), "ffn_out": (n, 4), "resid_post": (n, 4),
+        "resid_mid": (n, 4), "ln2": (n, 4),
+        "ln1_mean": (n,), "ln1_var": (n,), "ln1_norm": (n, 4), "ln2_mean": (n,), "ln2_var": (n,), "ln2_norm": (n, 4),
+        "row_max": (2, n), "exp_scores": (2, n, n), "exp_sums": (2, n), "ffn_pre": (n, 8), "ffn_post": (n, 8), "ffn_out": (n, 4), "resid_post": (n, 4),
     }
     assert {name: tuple(t.shape) for name, t in rec.activations().items()} == expected
 

@@ -17,36 +17,23 @@ from blockviz.cli.sentence import SentenceCommand
 def record(decimals: int, save: Path | None, **options) -> None:
     """Run SENTENCE through one block and print every intermediate tensor.
 
-    Rows are tokens (queries); in n × n tensors columns are keys. A sentence that begins
-    with "-" goes after "--": blockviz record -- "-x marks the spot".
+    Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
+    d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
+    after "--": blockviz record -- "-x marks the spot".
     """
     from blockviz.files import writable_folder
+    from blockviz.record_fields import FIELDS
     from blockviz.tensorfile import check_format
+    from blockviz.text_table import field_tables, print_tables
 
     if save is not None:
         with reporting_errors():
             check_format(save)
             writable_folder(save.parent)
     rec = build_record(**options)
-    for name, tensor in rec.activations().items():
-        rows, columns = _labels(name, rec)
-        click.echo(_table(name, tensor, rows, columns, decimals) + "\n")
+    for spec in FIELDS:
+        print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals), ""])
     if save is not None:
         with reporting_errors():
             rec.save(save)
         click.echo(f"saved {save}")
-
-
-def _labels(name: str, rec) -> tuple[list[str], list[str]]:
-    tokens = rec.tokens
-    width = rec.activations()[name].shape[-1]
-    if name in ("scores", "scaled_scores", "mask", "masked_scores", "weights"):
-        return tokens, tokens
-    prefix = {"query": "q", "key": "k", "value": "v", "head_outputs": "z", "ffn_pre": "h", "ffn_post": "h"}.get(name, "d")
-    return tokens, [f"{prefix}{index}" for index in range(width)]
-
-
-def _table(name, tensor, rows, columns, decimals):
-    from blockviz.text_table import tensor_table
-
-    return tensor_table(name, tensor, rows, columns, decimals)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from functools import cached_property
 
-from blockviz.block_record import BlockRecord, record
+from blockviz.block_record import BlockRecord
 from blockviz.errors import BlockvizError
 from blockviz.style import LIGHT, Theme
 
@@ -51,59 +51,6 @@ class FigureRequest:
         return self.head or 0
 
     @cached_property
-    def other_mask_record(self) -> BlockRecord:
-        """The same sentence, config and parameters with the other mask (causal ↔ bidirectional)."""
-        return other_mask_record(self.record)
-
-
-def check_head(head: int, n_heads: int) -> None:
-    """Raise :class:`BlockvizError` unless ``0 ≤ head < n_heads``."""
-    if not 0 <= head < n_heads:
-        raise BlockvizError(f"head {head} does not exist: this block has {n_heads} head{'s' if n_heads > 1 else ''}, numbered 0 to {n_heads - 1}")
-
-
-def describe_tokens(tokens: list[str]) -> str:
-    """``"choose one of 0 'the', 1 'cat', 2 'sat' (a token or its index)"``."""
-    listed = ", ".join(f"{index} {token!r}" for index, token in enumerate(tokens))
-    return f"choose one of {listed} (a token or its index)"
-
-
-def resolve_token(tokens: list[str], choice: str | int | None) -> int | None:
-    """The position named by ``choice``: an index (negative counts from the end), or a token's
-    text (its first occurrence, case-sensitive, then case-insensitive). ``None`` stays ``None``.
-
-    Raises
-    ------
-    BlockvizError
-        If no token matches; the message lists the tokens with their indices.
-    """
-    if choice is None:
-        return None
-    text = str(choice).strip()
-    if text.lstrip("-").isdigit():
-        index = int(text)
-        if -len(tokens) <= index < len(tokens):
-            return index % len(tokens)
-        raise BlockvizError(f"token index {index} is outside the sentence of {len(tokens)} tokens: {describe_tokens(tokens)}")
-    for candidates in (tokens, [token.lower() for token in tokens]):
-        wanted = text if candidates is tokens else text.lower()
-        if wanted in candidates:
-            return candidates.index(wanted)
-    raise BlockvizError(f"token {text!r} is not in the sentence: {describe_tokens(tokens)}")
-
-
-def other_mask_record(rec: BlockRecord) -> BlockRecord:
-    """``rec``'s sentence through the same block with the other mask, computed by
-    :func:`blockviz.block_record.record` with ``rec``'s own parameters.
-
-    Raises
-    ------
-    BlockvizError
-        If the sentence no longer splits into the record's tokens.
-    """
-    config = dataclasses.replace(rec.config, causal=not rec.config.causal)
-    other = record(rec.sentence, config, weights=rec.params)
-    if other.tokens != rec.tokens:
-        raise BlockvizError("the record's sentence does not split into its tokens: save the record again with this version of blockviz")
-    return other
-
+    def other_mask_record(rec: BlockRecord) -> BlockRecord:
+    """``rec``'s sentence through the same block with the other mask: :meth:`BlockRecord.counterpart`."""
+    return rec.counterpart(causal=not rec.config.causal)

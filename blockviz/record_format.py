@@ -1,0 +1,91 @@
+"""A record on disk: its header (format version, sentence, tokens, config) and its tensors.
+
+Files are ``.safetensors`` (exact; the header in the metadata) or ``.json`` (standard JSON, −∞
+as ``null``), written and read by :mod:`blockviz.tensorfile`. The header's ``format`` is
+:data:`RECORD_FORMAT`; a file of an older or newer version is refused with a message saying so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from pathlib import Path
+
+import torch
+
+from blockviz.config import BlockConfig
+from blockviz.errors import BlockvizError
+from blockviz.tensorfile import read_tensors, write_tensors
+
+FORMAT_NAME = "blockviz-record"
+FORMAT_VERSION = 2
+"""2 added the LayerNorm statistics and the softmax steps (row_max, exp_scores, exp_sums)."""
+RECORD_FORMAT = f"{FORMAT_NAME}/{FORMAT_VERSION}"
+
+
+def write_record(path: str | Path, sentence: str, tokens: list[str], config: BlockConfig, tensors: dict[str, torch.Tensor]) -> None:
+    """Write a record's header and ``tensors`` (activations and parameters) to ``path``, atomically.
+
+    Raises :class:`BlockvizError` for a suffix other than .safetensors/.json or an unwritable folder.
+    """
+    header = {"format": RECORD_FORMAT, "sentence": sentence, "tokens": tokens, "config": config.to_dict()}
+    write_tensors(path, tensors, header)
+
+
+def read_record(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str, torch.Tensor]]:
+    """``(sentence, tokens, config, tensors)`` of the record file at ``path``. JSON tensors,
+    which carry no dtype, come back in the config's dtype; safetensors tensors as stored.
+
+    Raises
+    ------
+    BlockvizError
+        If the file cannot be read, is not a blockviz record, is of another format version, or
+        its header (sentence, tokens, config) is malformed.
+    """
+    tensors, header = read_tensors(path)
+    where = repr(str(path))
+    check_version(header.get("format"), where)
+    tokens = header.get("tokens")
+    if not isinstance(tokens, list) or not tokens or not all(isinstance(token, str) for token in tokens):
+        raise BlockvizError(f"{where} is not a valid record: its tokens must be a non-empty list of strings")
+    sentence = header.get("sentence", " ".join(tokens))
+    if not isinstance(sentence, str):
+        raise BlockvizError(f"{where} is not a valid record: its sentence must be a string")
+    config = _config(header.get("config"), where)
+    if Path(path).suffix.lower() == ".json":
+        tensors = {name: tensor.to(_dtype(config)) for name, tensor in tensors.items()}
+    return sentence, tokens, config, tensors
+
+
+def check_version(format_field, where: str) -> None:
+    """Accept :data:`RECORD_FORMAT` only; say whether another version is older or newer.
+
+    Raises :class:`BlockvizError` otherwise.
+    """
+    if format_field == RECORD_FORMAT:
+        return
+    match = re.fullmatch(rf"{FORMAT_NAME}/(\d+)", format_field) if isinstance(format_field, str) else None
+    if match is None:
+        raise BlockvizError(f"{where} is not a blockviz record: write one with `blockviz record … --save`")
+    version = int(match[1])
+    if version < FORMAT_VERSION:
+        raise BlockvizError(f"{where} is a record of format {version}, written by an older blockviz; this one reads format {FORMAT_VERSION}: record it again with `blockviz record … --save`")
+    raise BlockvizError(f"{where} is a record of format {version}, written by a newer blockviz; this one reads format {FORMAT_VERSION}: upgrade blockviz")
+
+
+def _config(data, where: str) -> BlockConfig:
+    if not isinstance(data, dict):
+        raise BlockvizError(f"{where} is not a valid record: its config must be an object of named fields")
+    missing = [f.name for f in fields(BlockConfig) if f.name not in data]
+    if missing:
+        raise BlockvizError(f"{where} is not a valid record: its config lacks {missing[0]!r}")
+    try:
+        return BlockConfig.from_dict(data)
+    except BlockvizError as error:
+        raise BlockvizError(f"{where} is not a valid record: {error}") from None
+
+
+def _dtype(config: BlockConfig) -> torch.dtype:
+    from blockviz.tokens import dtype_of
+
+    return dtype_of(config)
