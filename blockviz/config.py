@@ -7,6 +7,9 @@ from dataclasses import asdict, dataclass, fields
 from blockviz.errors import BlockvizError
 
 ACTIVATIONS = ("gelu", "relu")
+ACTIVATION_NAMES = {"gelu": "GELU", "relu": "ReLU"}
+"""How each activation is written on screen and paper (GELU: Hendrycks & Gimpel 2016, exact erf
+form as ``torch.nn.functional.gelu``; ReLU: Nair & Hinton 2010)."""
 POSITIONAL_ENCODINGS = ("sinusoidal", "learned")
 DTYPES = ("float32", "float64")
 
@@ -60,6 +63,11 @@ class BlockConfig:
             raise BlockvizError(f"causal must be true or false, got {self.causal!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise BlockvizError(f"seed must be a whole number from 0 to 2**63 - 1, got {self.seed!r}")
+
+    @property
+    def activation_name(self) -> str:
+        """The activation as written on screen and paper: ``"GELU"`` or ``"ReLU"``."""
+        return ACTIVATION_NAMES[self.activation]
 
     @property
     def d_head(self) -> int:
