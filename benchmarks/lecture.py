@@ -42,7 +42,8 @@ def lecture_timings(sentence: str, quality: str, jobs: int, out: str) -> dict:
     """Render and join one lecture in this process, as `blockviz render --lecture` does; every
     time in seconds."""
     from blockviz.cli.options import build_record
-    from blockviz.rendering import RenderOptions, join_lecture, plan_lecture, render_jobs
+    from blockviz.render.plan import RenderOptions, plan_lecture
+    from blockviz.render.run import join_lecture, render_jobs
 
     started = time.perf_counter()
     record_inputs = cli_record_inputs(sentence)

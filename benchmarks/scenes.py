@@ -81,7 +81,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="only the 3-token sentence and two scenes")
     arguments = parser.parse_args()
     from blockviz import record
-    from blockviz.rendering import QUALITIES
+    from blockviz.render.plan import QUALITIES
     from blockviz.scenes.catalog import lookup
 
     settings = {"quality": QUALITIES["l"], "disable_caching": True, "progress_bar": "none", "verbosity": "ERROR", "write_to_movie": True, "format": "mp4"}

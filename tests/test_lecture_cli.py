@@ -15,7 +15,8 @@ import srt
 from click.testing import CliRunner
 
 from blockviz.cli import main
-from blockviz.rendering import LecturePlan, RenderJob, join_lecture
+from blockviz.render.plan import LecturePlan, RenderJob
+from blockviz.render.run import join_lecture
 from blockviz.scenes.catalog import lecture_entries, lookup
 
 SENTENCE = "the cat sat"

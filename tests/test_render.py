@@ -13,7 +13,8 @@ from PIL import Image
 
 from blockviz import record
 from blockviz.cli import main
-from blockviz.rendering import RenderOptions, plan, render_jobs, render_one
+from blockviz.render.plan import RenderOptions, plan
+from blockviz.render.run import render_jobs, render_one
 from blockviz.scenes.catalog import entries
 
 ATTENTION_SCENES = ["tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional"]

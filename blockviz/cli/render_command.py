@@ -82,27 +82,29 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
     """
-    from blockviz import rendering
+    from blockviz.render.plan import RenderOptions, plan, plan_lecture
+    from blockviz.render.progress import Progress
+    from blockviz.render.run import join_lecture, render_jobs
     from blockviz.scenes.catalog import lookup
 
     if lecture:
         _check_lecture_request(scenes, file_format)
     record_inputs = pop_record_options(options)
-    render_options = rendering.RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps)
+    render_options = RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps)
     with reporting_errors():
         names = [entry.name for entry in lookup(scenes)]
         sentence = _sentence(record_inputs)
         if lecture:
-            lecture_plan = rendering.plan_lecture(sentence, record_inputs, render_options, output)
+            lecture_plan = plan_lecture(sentence, record_inputs, render_options, output)
             planned = lecture_plan.jobs
         else:
-            planned = rendering.plan(names, sentence, record_inputs, render_options, output)
+            planned = plan(names, sentence, record_inputs, render_options, output)
     pending = [job for job in planned if force or not job.is_fresh()]
     rec = None
     if pending:
         rec = build_record(**record_inputs)
         with reporting_errors():
-            rendering.render_jobs(rec, pending, render_options, processes=jobs, progress=rendering.Progress(enabled=True))
+            render_jobs(rec, pending, render_options, processes=jobs, progress=Progress(enabled=True))
     for job in planned:
         click.echo(f"{job.output}" + ("" if job in pending else "  (unchanged)"))
     if lecture:
@@ -110,7 +112,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
         if joined:
             rec = rec or build_record(**record_inputs)
             with reporting_errors():
-                rendering.join_lecture(lecture_plan, rec.config.causal, progress=rendering.Progress(enabled=True))
+                join_lecture(lecture_plan, rec.config.causal, progress=Progress(enabled=True))
         for path in lecture_plan.files():
             click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
 
@@ -126,7 +128,7 @@ def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:
 
 def _sentence(record_inputs: dict) -> str:
     """The sentence whose folder the files go to, found without running the block."""
-    from blockviz.rendering import record_file_sentence
+    from blockviz.render.plan import record_file_sentence
 
     sentence, record_file = record_inputs.get("sentence"), record_inputs.get("record_file")
     if record_file is not None:

@@ -1,0 +1,214 @@
+"""Planning a render: which files to write, and whether each is already up to date (no torch, no Manim).
+
+``renders/<sentence slug>/<scene>.<format>`` holds one file per scene, so two sentences never
+share a file. Each file has a key: a hash of everything it is rendered from — the record's
+inputs, the scene, the options and the code (:func:`code_version`). A file whose stamp holds
+its key is not rendered again.
+
+A lecture (:func:`plan_lecture`) is the title card and every scene, in teaching order, rendered
+(or reused) as mp4 and joined into ``renders/<sentence slug>/lecture.mp4`` with its chapters
+and captions beside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+
+from blockviz.errors import BlockvizError
+from blockviz.files import sentence_slug
+
+QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality", "k": "fourk_quality"}
+"""``-q`` letters → Manim quality names (480p15, 720p30, 1080p60, 2160p60)."""
+FORMATS = ("mp4", "gif", "png")
+"""Output formats; ``png`` saves the scene's last frame."""
+CACHE_FOLDER = ".cache"
+"""Inside each output folder: render stamps, temporary media, the record for parallel renders."""
+LECTURE_NAME = "lecture"
+"""The lecture's file stem: ``<folder>/lecture.mp4``, ``lecture.srt``, …"""
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How to render: quality letter, file format, focus token, head, theme, size overrides.
+
+    ``resolution`` ``(width, height)`` in pixels and ``fps`` replace the quality's own when given.
+    """
+
+    quality: str = "l"
+    format: str = "mp4"
+    token: str | None = None
+    head: int = 0
+    theme: str = "dark"
+    resolution: tuple[int, int] | None = None
+    fps: int | None = None
+
+    def check(self) -> RenderOptions:
+        """Raise :class:`BlockvizError` for an unknown quality or format."""
+        if self.quality not in QUALITIES:
+            raise BlockvizError(f"unknown quality {self.quality!r}: choose one of {', '.join(QUALITIES)}")
+        if self.format not in FORMATS:
+            raise BlockvizError(f"unknown format {self.format!r}: choose one of {', '.join(FORMATS)}")
+        return self
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """One scene to render: its catalogue name, where its file goes, and the key of its inputs."""
+
+    scene: str
+    output: Path
+    stamp: Path
+    key: str
+
+    def is_fresh(self) -> bool:
+        """True if the output exists and was rendered from the same inputs (nothing to do)."""
+        try:
+            return self.output.exists() and self.stamp.read_text() == self.key
+        except OSError:
+            return False
+
+
+def plan(scenes: list[str], sentence: str, record_inputs: dict, options: RenderOptions, out_dir: str | os.PathLike) -> list[RenderJob]:
+    """The jobs of rendering ``scenes`` (catalogue names) of ``sentence`` into ``out_dir``.
+
+    ``record_inputs`` are whatever determines the record (sentence, config fields, a weights
+    or record file path); files among them are keyed by their content.
+
+    Raises
+    ------
+    BlockvizError
+        For a scene name not in the catalogue.
+    """
+    from blockviz.scenes.catalog import lookup
+
+    folder = Path(out_dir) / sentence_slug(sentence)
+    base = _digest({"record": _content_of(record_inputs), "options": asdict(options), "code": code_version()})
+    return [
+        RenderJob(
+            scene=entry.name,
+            output=folder / f"{entry.name}.{options.format}",
+            stamp=folder / CACHE_FOLDER / f"{entry.name}.{options.format}.key",
+            key=_digest({"base": base, "scene": entry.name, "class": f"{entry.module}.{entry.class_name}"}),
+        )
+        for entry in lookup(scenes)
+    ]
+
+
+def record_file_sentence(path: str | os.PathLike) -> str:
+    """The sentence stored in a saved record, read without torch.
+
+    Raises :class:`BlockvizError` if the file is not a readable record.
+    """
+    path = Path(path)
+    try:
+        if path.suffix == ".json":
+            header = json.loads(path.read_text(encoding="utf-8"))
+            sentence = header.get("sentence") or " ".join(header["tokens"])
+        else:
+            from safetensors import safe_open
+
+            with safe_open(str(path), framework="numpy") as handle:
+                meta = handle.metadata() or {}
+            sentence = json.loads(meta["sentence"]) if "sentence" in meta else " ".join(json.loads(meta["tokens"]))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BlockvizError(f"{str(path)!r} is not a blockviz record ({type(error).__name__}): write one with `blockviz record … --save`") from None
+    return sentence
+
+
+@functools.cache
+def code_version() -> str:
+    """A hash of every file of the installed ``blockviz`` package (its scenes included) and of
+    the Manim version: any change to the code re-renders.
+
+    The files are found from the packages themselves (``blockviz`` and ``blockviz.scenes``,
+    which an editable install maps to the repository's top-level ``scenes/``), so a new module
+    is covered without being listed. Computed once per process.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    for name, path in _code_files():
+        digest.update(name.encode())
+        digest.update(hashlib.blake2b(path.read_bytes(), digest_size=16).digest())
+    digest.update(metadata.version("manim").encode())
+    return digest.hexdigest()
+
+
+def _code_files() -> list[tuple[str, Path]]:
+    """``(name, path)`` of every file of ``blockviz`` and ``blockviz.scenes`` (no ``__pycache__``,
+    no hidden files), sorted by name; a scene file is named the same in a wheel and in a checkout."""
+    import blockviz
+    import blockviz.scenes
+
+    named: dict[Path, str] = {}
+    for package in (blockviz, blockviz.scenes):  # the scenes last: in a wheel they lie inside blockviz/
+        root = Path(package.__file__).resolve().parent
+        for path in root.rglob("*"):
+            relative = path.relative_to(root)
+            if path.is_file() and "__pycache__" not in relative.parts and not any(part.startswith(".") for part in relative.parts):
+                named[path] = f"{package.__name__}/{relative.as_posix()}"
+    return sorted((name, path) for path, name in named.items())
+
+
+def _content_of(record_inputs: dict) -> dict:
+    keyed = {}
+    for name, value in record_inputs.items():
+        if isinstance(value, (str, os.PathLike)) and name in ("weights", "record_file"):
+            keyed[name] = hashlib.blake2b(Path(value).read_bytes(), digest_size=16).hexdigest()
+        else:
+            keyed[name] = value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
+    return keyed
+
+
+def _digest(data: dict) -> str:
+    return hashlib.blake2b(json.dumps(data, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class LecturePlan:
+    """One sentence's lecture: ``jobs`` renders the title card and every scene as mp4 in
+    teaching order; ``output`` is the lecture video, ``stamp`` holds the ``key`` of everything
+    it was joined from (the parts' keys and the PyAV version)."""
+
+    jobs: list[RenderJob]
+    output: Path
+    stamp: Path
+    key: str
+
+    def files(self) -> list[Path]:
+        """The lecture video, then its chapters (``.chapters.txt``, ``.chapters.json``) and captions (``.srt``)."""
+        from blockviz.lecture import sidecar_paths
+
+        return [self.output, *sidecar_paths(self.output)]
+
+    def is_fresh(self) -> bool:
+        """True if every lecture file exists and was joined from the same inputs."""
+        try:
+            return all(path.exists() for path in self.files()) and self.stamp.read_text() == self.key
+        except OSError:
+            return False
+
+
+def plan_lecture(sentence: str, record_inputs: dict, options: RenderOptions, out_dir: str | os.PathLike) -> LecturePlan:
+    """The lecture of ``sentence`` into ``out_dir``: its parts' render jobs and its files.
+
+    The chapter titles and captions are part of the code (the catalogue), so the parts' keys
+    cover them.
+
+    Raises
+    ------
+    BlockvizError
+        If ``options.format`` is not ``mp4`` (a lecture joins videos).
+    """
+    from blockviz.scenes.catalog import lecture_entries
+
+    if options.format != "mp4":
+        raise BlockvizError(f"a lecture joins mp4 videos, not {options.format}: drop --format {options.format}")
+    jobs = plan([entry.name for entry in lecture_entries()], sentence, record_inputs, options, out_dir)
+    folder = jobs[0].output.parent
+    key = _digest({"parts": [job.key for job in jobs], "av": metadata.version("av")})
+    return LecturePlan(jobs, folder / f"{LECTURE_NAME}.mp4", folder / CACHE_FOLDER / f"{LECTURE_NAME}.mp4.key", key)

@@ -1,0 +1,182 @@
+"""Carrying out a render plan: each job's Manim run, then (for a lecture) the joining of its parts.
+
+Each scene renders in a fresh temporary media folder (no stale partial movies from another
+sentence can be reused), and its file replaces the final name in one step. ``processes > 1``
+renders scenes in parallel processes. Imports scenes (and Manim) only inside the functions that
+render.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from blockviz.errors import BlockvizError
+from blockviz.files import atomic_path
+from blockviz.render.plan import CACHE_FOLDER, QUALITIES, LecturePlan, RenderJob, RenderOptions
+from blockviz.render.progress import Progress
+
+
+def check_request(record, options: RenderOptions) -> None:
+    """Check the options, and the token and head against the record, before anything renders.
+
+    Raises :class:`BlockvizError` for a bad option, a token not in the sentence or a head out of range.
+    """
+    from blockviz.scenes.focus import check_head, focus_index
+
+    options.check()
+    focus_index(record.tokens, options.token)
+    check_head(options.head, record.config.n_heads)
+
+
+def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes: int = 1, progress: Progress | None = None) -> list[tuple[RenderJob, float]]:
+    """Render every job; return each job with its seconds. Outputs appear atomically.
+
+    ``progress`` is a :class:`Progress` (or ``None`` for silence). With ``processes > 1`` the
+    scenes render in that many parallel processes, each reading the record from a saved file.
+
+    Raises
+    ------
+    BlockvizError
+        For a bad option, a token not in the sentence or a head out of range (before anything
+        renders), or an output folder that cannot be written.
+    """
+    check_request(record, options)
+    if not jobs:
+        return []
+    cache = jobs[0].output.parent / CACHE_FOLDER
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise BlockvizError(f"cannot write to folder {str(jobs[0].output.parent)!r} ({error.strerror}): choose a writable folder with -o") from None
+    progress = progress or Progress(enabled=False)
+    done = []
+    with progress:
+        progress.start_scenes(len(jobs))
+        if processes <= 1 or len(jobs) == 1:
+            for job in jobs:
+                progress.start_scene(job.scene)
+                done.append((job, render_one(record, job, options, progress.on_play)))
+                progress.finish_scene(job.scene)
+        else:
+            done = _render_parallel(record, jobs, options, processes, cache, progress)
+    return done
+
+
+def _render_parallel(record, jobs, options, processes, cache, progress):
+    # This process renders every `processes`-th scene itself (it has torch and the record
+    # already); `processes - 1` fresh processes render the rest from the saved record.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    record_path = cache / f"record-{os.getpid()}.safetensors"
+    record.save(record_path)
+    here = jobs[::processes]
+    elsewhere = [job for job in jobs if job not in here]
+    done = []
+    try:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=processes - 1, mp_context=context) as pool:
+            futures = {pool.submit(_render_from_file, str(record_path), job, options): job for job in elsewhere}
+            for job in here:
+                progress.start_scene(job.scene)
+                done.append((job, render_one(record, job, options, progress.on_play)))
+                progress.finish_scene(job.scene)
+            for future in as_completed(futures):
+                job = futures[future]
+                done.append((job, future.result()))
+                progress.finish_scene(job.scene)
+    finally:
+        record_path.unlink(missing_ok=True)
+    order = {job.scene: index for index, job in enumerate(jobs)}
+    return sorted(done, key=lambda pair: order[pair[0].scene])
+
+
+def _render_from_file(record_path: str, job: RenderJob, options: RenderOptions) -> float:
+    from blockviz.block_record import BlockRecord
+
+    return render_one(BlockRecord.load(record_path), job, options)
+
+
+def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> float:
+    """Render one scene of ``record`` to ``job.output`` (atomically) and stamp it; return seconds.
+
+    Manim writes into a fresh temporary media folder beside the output, removed afterwards, so
+    no partial movie of an earlier render (another sentence) can end up in this one.
+    """
+    from manim import tempconfig
+
+    from blockviz.scenes.catalog import lookup
+
+    started = time.perf_counter()
+    entry = lookup([job.scene])[0]
+    scene_class = entry.scene_class()
+    cache = job.output.parent / CACHE_FOLDER
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache, prefix="media-") as media:
+        with tempconfig(manim_settings(media, entry.class_name, options)):
+            scene = scene_class(record=record, token=options.token, head=options.head, theme=options.theme)
+            if on_play is not None:
+                scene.play_listeners.append(on_play)
+            scene.render()
+        produced = _produced_file(Path(media), entry.class_name, options.format)
+        with atomic_path(job.output) as partial:
+            os.replace(produced, partial)
+    with atomic_path(job.stamp) as partial:
+        partial.write_text(job.key)
+    return time.perf_counter() - started
+
+
+def manim_settings(media: str, output_name: str, options: RenderOptions) -> dict:
+    """Manim config for one render into ``media``: quality, format, size, no caching, quiet."""
+    settings = {
+        "media_dir": media,
+        "quality": QUALITIES[options.quality],
+        "output_file": output_name,
+        "disable_caching": True,
+        "progress_bar": "none",
+        "verbosity": "WARNING",
+        "preview": False,
+    }
+    if options.format == "png":
+        settings.update(save_last_frame=True, write_to_movie=False, format="png")
+    else:
+        settings.update(write_to_movie=True, format=options.format)
+    if options.resolution is not None:
+        settings.update(pixel_width=options.resolution[0], pixel_height=options.resolution[1])
+    if options.fps is not None:
+        settings["frame_rate"] = options.fps
+    return settings
+
+
+def _produced_file(media: Path, output_name: str, file_format: str) -> Path:
+    found = [path for path in media.rglob(f"{output_name}*.{file_format}") if "partial_movie_files" not in path.parts]
+    if not found:
+        raise BlockvizError(f"Manim wrote no {file_format} file for {output_name}: run it alone with -v to see why")
+    return max(found, key=lambda path: path.stat().st_mtime)
+
+
+def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None = None):
+    """Join the lecture's rendered parts into its video, chapters and captions; stamp it.
+
+    ``causal`` picks each scene's caption for a decoder or an encoder (the record's
+    ``config.causal``). Returns the :class:`blockviz.lecture.Lecture` written.
+
+    Raises
+    ------
+    BlockvizError
+        If a part's video is missing or unreadable (see :func:`blockviz.lecture.write_lecture`).
+    """
+    from blockviz.lecture import LecturePart, write_lecture
+    from blockviz.scenes.catalog import lookup
+
+    by_name = {entry.name: entry for entry in lookup([job.scene for job in lecture.jobs])}
+    parts = [LecturePart(job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output) for job in lecture.jobs]
+    progress = progress or Progress(enabled=False)
+    with progress:
+        written = write_lecture(parts, lecture.output, progress=progress.start_joining(len(parts)))
+    with atomic_path(lecture.stamp) as partial:
+        partial.write_text(lecture.key)
+    return written
