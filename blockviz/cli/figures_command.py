@@ -69,12 +69,13 @@ def figures(folder, names, formats, dpi, theme, token, head, jobs, list_only, **
         return
     record_options = pop_record_options(options)
     rec = build_record(**record_options)
-    from blockviz.figures.request import FigureRequest, resolve_token
+    from blockviz.figures.request import FigureRequest
+    from blockviz.selection import select_token
     from blockviz.files import sentence_slug
     from blockviz.style import theme as theme_named
 
     with reporting_errors():
-        request = FigureRequest(rec, theme_named(theme), token=resolve_token(rec.tokens, token), head=head)
+        request = FigureRequest(rec, theme_named(theme), token=select_token(rec.tokens, token) if token is not None else None, head=head)
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)
         _write(request, folder, list(names) or list(FIGURE_NAMES), formats, dpi, jobs)

@@ -6,7 +6,7 @@ import dataclasses
 from functools import cached_property
 
 from blockviz.block_record import BlockRecord
-from blockviz.errors import BlockvizError
+from blockviz.selection import select_head, select_token
 from blockviz.style import LIGHT, Theme
 
 
@@ -31,9 +31,9 @@ class FigureRequest:
 
     def __post_init__(self) -> None:
         if self.head is not None:
-            check_head(self.head, self.record.config.n_heads)
-        if self.token is not None and not 0 <= self.token < self.record.n:
-            raise BlockvizError(f"token index {self.token} is outside the sentence: {describe_tokens(self.record.tokens)}")
+            select_head(self.head, self.record.config.n_heads)
+        if self.token is not None:
+            select_token(self.record.tokens, self.token)
 
     @property
     def heads(self) -> list[int]:
@@ -51,6 +51,6 @@ class FigureRequest:
         return self.head or 0
 
     @cached_property
-    def other_mask_record(rec: BlockRecord) -> BlockRecord:
-    """``rec``'s sentence through the same block with the other mask: :meth:`BlockRecord.counterpart`."""
-    return rec.counterpart(causal=not rec.config.causal)
+    def other_mask_record(self) -> BlockRecord:
+        """The same sentence, config and parameters with the other mask (causal ↔ bidirectional)."""
+        return self.record.counterpart(causal=not self.record.config.causal)
