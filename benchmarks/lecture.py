@@ -59,7 +59,6 @@ def lecture_timings(sentence: str, quality: str, jobs: int, out: str) -> dict:
         "join": finished - join_started,
         "total": finished - started,
         "video": written.duration,
-        "reencoded": written.reencoded,
         "output": lecture.output,
     }
 
@@ -75,7 +74,7 @@ def main() -> None:
             timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out)
             scenes = timings["scenes"]
             print(f"-q{quality}: {arguments.sentence!r}, {len(scenes)} parts, {timings['video']:.1f} s of video"
-                  f" ({'re-encoded' if timings['reencoded'] else 'packets copied, not re-encoded'}), --jobs {arguments.jobs}")
+                  f" (packets copied, not re-encoded), --jobs {arguments.jobs}")
             for name, seconds in scenes.items():
                 print(f"  {name:<25}{seconds:>8.1f} s")
             print(f"  {'sum of scene renders':<25}{sum(scenes.values()):>8.1f} s")

@@ -14,7 +14,8 @@ import pytest
 import srt
 
 from blockviz.errors import BlockvizError
-from blockviz.lecture import Chapter, LecturePart, captions_srt, chapters_text, probe_video, sidecar_paths, timestamp, write_lecture
+from blockviz.lecture.chapters import Chapter, captions_srt, chapters_json, chapters_of, chapters_text, sidecar_paths, timestamp
+from blockviz.lecture.join import LecturePart, probe_video, write_lecture
 
 RED, GREEN, BLUE, YELLOW = (220, 30, 30), (30, 200, 60), (40, 60, 220), (230, 210, 40)
 
@@ -72,7 +73,6 @@ def packet_payloads(path):
 
 def test_compatible_parts_are_copied_packet_for_packet(clips, tmp_path):
     lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4")
-    assert not lecture.reencoded
     expected = packet_payloads(clips["a"]) + packet_payloads(clips["b"]) + packet_payloads(clips["c"])
     assert packet_payloads(lecture.video) == expected
 
@@ -123,22 +123,13 @@ def test_each_chapter_shows_its_own_part(clips, tmp_path):
         assert_colour(frames[last], colour)
 
 
-def test_incompatible_parts_are_encoded_again_at_the_first_parts_format(clips, tmp_path):
-    lecture = write_lecture(parts_of(clips, ["a", "wide", "c"]), tmp_path / "lecture.mp4")
-    assert lecture.reencoded
-    info = probe_video(lecture.video)
-    assert (info.codec, info.width, info.height, info.fps) == ("h264", 160, 90, 5)
-    parts_total = Fraction(7, 5) + Fraction(6, 10) + Fraction(5, 5)
-    assert abs(info.duration - parts_total) <= Fraction(1, 5)
-    frames = decoded_frames(lecture.video)
-    assert len(frames) == info.frames == 15
-    assert [(c.start, c.end) for c in lecture.chapters] == [(0.0, 1.4), (1.4, 2.0), (2.0, 3.0)]
-    for chapter, colour in zip(lecture.chapters, (RED, YELLOW, BLUE)):
-        assert_colour(frames[round(chapter.start * 5)], colour)
-    # the 4:3 part is fitted inside the 16:9 frame, not stretched: 20 pixels of padding (the
-    # colour of its top-left pixel) each side, then its black stripe
-    assert_colour(frames[7][45:46, 5:6], YELLOW)
-    assert_colour(frames[7][45:46, 25:26], (0, 0, 0))
+def test_parts_of_another_size_and_frame_rate_are_refused_not_encoded_again(clips, tmp_path):
+    with pytest.raises(BlockvizError) as error:
+        write_lecture(parts_of(clips, ["a", "wide", "c"]), tmp_path / "lecture.mp4")
+    message = str(error.value)
+    assert "lecture part 'wide'" in message and "differs from 'a' in its size 320x240, not 160x90" in message
+    assert "render every part with the same options" in message and "\n" not in message
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_progress_is_reported_after_each_part(clips, tmp_path):
@@ -251,3 +242,56 @@ def test_long_captions_wrap_at_42_characters():
     assert len(lines) > 1 and all(len(line) <= 42 for line in lines)
     assert " ".join(lines) == caption
     assert cue.end.total_seconds() == 12.5
+
+
+# -- chapters and captions as text: exact values, no video needed ------------------------------
+
+
+def test_chapters_start_where_the_durations_before_them_end():
+    chapters = chapters_of(["title", "mask"], ["Intro", "The\n  mask"], ["One.", " Two   words. "], [Fraction(7, 5), Fraction(12, 5)])
+    assert chapters == (Chapter("title", "Intro", "One.", 0.0, 1.4), Chapter("mask", "The mask", "Two words.", 1.4, 3.8))
+    with pytest.raises(ValueError):
+        chapters_of(["a", "b"], ["A", "B"], ["A.", "B."], [1.0])
+
+
+def test_chapters_json_is_this_exact_document():
+    chapters = (Chapter("a", "Scène a", "Shows a.", 0.0, 1.4), Chapter("b", "Scene b", "Shows b.", 1.4, 3.8000004))
+    assert chapters_json(chapters, "lecture.mp4") == (
+        '{\n'
+        '  "video": "lecture.mp4",\n'
+        '  "duration": 3.8,\n'
+        '  "chapters": [\n'
+        '    {\n'
+        '      "name": "a",\n'
+        '      "title": "Scène a",\n'
+        '      "caption": "Shows a.",\n'
+        '      "start": 0.0,\n'
+        '      "end": 1.4\n'
+        '    },\n'
+        '    {\n'
+        '      "name": "b",\n'
+        '      "title": "Scene b",\n'
+        '      "caption": "Shows b.",\n'
+        '      "start": 1.4,\n'
+        '      "end": 3.8\n'
+        '    }\n'
+        '  ]\n'
+        '}\n'
+    )
+
+
+def test_captions_srt_is_this_exact_text():
+    caption = "Each token's query is compared with every key it may use, and the products are summed."
+    chapters = (Chapter("title", "Intro", "One sentence.", 0.0, 4.2), Chapter("dot-products", "Dot products", caption, 4.2, 3725.5))
+    assert captions_srt(chapters) == (
+        "1\n00:00:00,000 --> 00:00:04,200\nOne sentence.\n\n"
+        "2\n00:00:04,200 --> 01:02:05,500\n"
+        "Each token's query is compared with every\nkey it may use, and the products are\nsummed.\n\n"
+    )
+
+
+def test_chapter_text_past_an_hour_and_the_sidecar_names():
+    chapters = (Chapter("a", "A", "A.", 0.0, 3725.0), Chapter("b", "B", "B.", 3725.0, 3800.0))
+    assert chapters_text(chapters) == "00:00 A\n1:02:05 B\n"
+    assert chapters_text(()) == ""
+    assert sidecar_paths("out/talk.mp4") == (Path("out/talk.chapters.txt"), Path("out/talk.chapters.json"), Path("out/talk.srt"))

@@ -1,0 +1,337 @@
+"""Joining rendered scene videos into one lecture video, with its chapters and captions beside it.
+
+Scenes rendered by one ``blockviz render`` run share their video set-up (codec, size, pixel
+format, frame rate, time base, ``extradata``), so their encoded packets are copied unchanged and
+only their timestamps are shifted (a remux: fast, no quality loss). Parts that differ are
+refused with a message naming the difference; nothing is encoded again.
+
+All times come from the videos' own timestamps (PyAV), never from planned run times. Every
+file is written under a temporary name and renamed when complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+import av
+
+from blockviz.errors import BlockvizError
+from blockviz.files import atomic_path
+from blockviz.lecture.chapters import (
+    YOUTUBE_MIN_CHAPTER, Chapter, captions_srt, chapters_json, chapters_of, chapters_text, one_line, sidecar_paths,
+)
+
+IMAGE_SUFFIXES = (".gif", ".png", ".apng", ".jpg", ".jpeg", ".webp")
+IMAGE_FORMATS = ("gif", "png_pipe", "apng", "image2", "jpeg_pipe", "webp_pipe")
+IMAGE_CODECS = ("gif", "png", "apng", "mjpeg", "webp")
+COPYABLE_CODECS = ("h264", "hevc", "av1", "vp9")
+"""Codecs whose packets an MP4 can hold as they are."""
+SAME_OPTIONS = "render every part with the same options (one `blockviz render --lecture` run)"
+
+
+@dataclass(frozen=True)
+class LecturePart:
+    """One rendered scene in the lecture, in teaching order.
+
+    ``name`` is the scene's name (``"dot-products"``), ``title`` its chapter title (``"Dot
+    products"``), ``caption`` one sentence saying what the scene shows, ``video`` its rendered
+    MP4 (or MOV/WebM) file.
+    """
+
+    name: str
+    title: str
+    caption: str
+    video: Path
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """What the lecture needs to know about one video file's (first) video stream.
+
+    Times are in seconds: ``start`` is the first frame's presentation time, ``duration`` runs from
+    it to the end of the last frame (its timestamp plus its duration), ``first_dts`` and
+    ``last_dts`` are the first and last decoding times. ``fps`` is in frames per second;
+    ``frames`` counts the frames (one packet each).
+    """
+
+    path: Path
+    codec: str
+    width: int
+    height: int
+    pixel_format: str
+    fps: Fraction
+    time_base: Fraction
+    extradata: bytes
+    frames: int
+    start: Fraction
+    duration: Fraction
+    first_dts: Fraction
+    last_dts: Fraction
+
+    def mismatch(self, other: VideoInfo) -> str | None:
+        """What keeps this stream's packets from following ``other``'s in one stream, e.g.
+        ``"size 320x240, not 160x90"``; ``None`` if nothing does."""
+        for what, mine, theirs in (
+            ("codec", self.codec, other.codec),
+            ("size", f"{self.width}x{self.height}", f"{other.width}x{other.height}"),
+            ("pixel format", self.pixel_format, other.pixel_format),
+            ("frame rate", f"{self.fps} fps", f"{other.fps} fps"),
+            ("time base", f"{self.time_base} s", f"{other.time_base} s"),
+        ):
+            if mine != theirs:
+                return f"{what} {mine}, not {theirs}"
+        return None if self.extradata == other.extradata else "codec set-up (extradata)"
+
+
+@dataclass(frozen=True)
+class Lecture:
+    """The files :func:`write_lecture` wrote and the chapters in them; ``duration`` in seconds."""
+
+    video: Path
+    chapters_text: Path
+    chapters_json: Path
+    captions: Path
+    chapters: tuple[Chapter, ...]
+    duration: float
+
+
+def write_lecture(
+    parts: Sequence[LecturePart],
+    output: str | Path,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    min_chapter_seconds: float = YOUTUBE_MIN_CHAPTER,
+) -> Lecture:
+    """Join the rendered scene videos ``parts`` (in teaching order) into one lecture video.
+
+    Writes ``output`` (an ``.mp4``, chapters embedded) and beside it the chapter list
+    (``.chapters.txt``, ``.chapters.json``) and the captions (``.srt``): see
+    :func:`~blockviz.lecture.chapters.sidecar_paths`. Only the parts' video streams are kept
+    (the scenes are silent). Each file is written under a temporary name and renamed when
+    complete, so an error or interruption leaves no half-written file.
+
+    Parameters
+    ----------
+    parts
+        The scenes' videos in the order they are shown. Every chapter starts where the previous
+        one ends and lasts exactly as long as its video.
+    output
+        Path of the lecture video; its folder is created if missing.
+    progress
+        Called as ``progress(parts_done, parts_total)`` after each part is written.
+    min_chapter_seconds
+        In ``.chapters.txt`` only, shorter chapters are merged with a neighbour (YouTube's
+        rule, see :func:`~blockviz.lecture.chapters.chapters_text`); the JSON, the captions and
+        the MP4 keep every scene.
+
+    Returns
+    -------
+    Lecture
+        The paths written and the chapters (seconds).
+
+    Raises
+    ------
+    BlockvizError
+        If there are no parts, a part's title or caption is empty, a video is missing, unreadable,
+        empty, or a GIF/PNG image rather than a video, the parts' video set-ups differ (so their
+        packets cannot be copied into one stream), ``output`` is not an ``.mp4`` or is one of the
+        parts, or the folder cannot be written. Nothing is written then.
+    """
+    output = Path(output)
+    _check_request(parts, output)
+    infos = [probe_video(part.video, part.name) for part in parts]
+    starts = _check_joinable(parts, infos)
+    chapters = chapters_of([p.name for p in parts], [p.title for p in parts], [p.caption for p in parts], [info.duration for info in infos])
+    report = (lambda done: progress(done, len(parts))) if progress else (lambda done: None)
+    text_path, json_path, srt_path = sidecar_paths(output)
+    with contextlib.ExitStack() as files:
+        video_file = files.enter_context(atomic_path(output))
+        try:
+            with _open_output(video_file, chapters) as container:
+                _remux(infos, starts, container, report)
+        except av.error.FFmpegError as error:
+            raise BlockvizError(f"cannot write the lecture {str(output)!r} ({_reason(error)}): re-render the scenes and try again") from None
+        files.enter_context(_written(text_path, chapters_text(chapters, min_chapter_seconds)))
+        files.enter_context(_written(json_path, chapters_json(chapters, output.name)))
+        files.enter_context(_written(srt_path, captions_srt(chapters)))
+    return Lecture(output, text_path, json_path, srt_path, chapters, float(starts[-1]))
+
+
+def probe_video(path: str | Path, name: str | None = None) -> VideoInfo:
+    """Read a video file's first video stream's set-up and timing, without decoding frames.
+
+    ``name`` (the scene's name) is used in error messages.
+
+    Raises
+    ------
+    BlockvizError
+        If the file is missing, not a readable video, an image (GIF/PNG…), or holds no frame.
+    """
+    path = Path(path)
+    what = _part(name, path)
+    fix = "render the scene as mp4 first"
+    if not path.is_file():
+        raise BlockvizError(f"{what} does not exist: {fix}")
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        raise BlockvizError(f"{what} is an image ({path.suffix}), not a video: {fix} (--format mp4)")
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.video:
+                raise BlockvizError(f"{what} has no video stream: {fix}")
+            stream = container.streams.video[0]
+            context = stream.codec_context
+            if container.format.name in IMAGE_FORMATS or context.name in IMAGE_CODECS:
+                raise BlockvizError(f"{what} is an image ({context.name}), not a video: {fix} (--format mp4)")
+            span = _packet_span(container, stream)
+            fps = stream.guessed_rate or stream.average_rate  # the declared rate: a last frame cut short skews the average
+            tick = Fraction(stream.time_base)
+            info = VideoInfo(
+                path=path,
+                codec=context.name,
+                width=context.width,
+                height=context.height,
+                pixel_format=context.pix_fmt or "",
+                fps=Fraction(fps) if fps else Fraction(0),
+                time_base=tick,
+                extradata=bytes(context.extradata or b""),
+                frames=span.frames,
+                start=span.first_pts * tick,
+                duration=(span.end - span.first_pts) * tick,
+                first_dts=span.first_dts * tick,
+                last_dts=span.last_dts * tick,
+            )
+    except av.error.FFmpegError as error:
+        raise BlockvizError(f"{what} is not a readable video ({_reason(error)}): {fix}") from None
+    if info.frames == 0 or info.duration <= 0 or info.fps <= 0:
+        raise BlockvizError(f"{what} holds no frames: {fix}")
+    return info
+
+
+# -- checking the request ----------------------------------------------------------------------
+
+
+def _check_request(parts: Sequence[LecturePart], output: Path) -> None:
+    if not parts:
+        raise BlockvizError("a lecture needs at least one scene video: render the scenes first")
+    if output.suffix.lower() != ".mp4":
+        raise BlockvizError(f"the lecture file {str(output)!r} must end in .mp4: choose e.g. lecture.mp4")
+    for part in parts:
+        for field in ("name", "title", "caption"):
+            if not one_line(str(getattr(part, field))):
+                raise BlockvizError(f"lecture part {part.name!r} has an empty {field}: give every scene a {field}")
+        if Path(part.video).resolve() == output.resolve():
+            raise BlockvizError(f"the lecture file {str(output)!r} is also a part: choose another name for the lecture")
+
+
+def _check_joinable(parts: Sequence[LecturePart], infos: list[VideoInfo]) -> list[Fraction]:
+    """Each part's start (seconds), where the previous one ends, then the total; once it is
+    known that the parts' packets can be copied into one stream: the same stream set-up, and
+    shifted timestamps that land on the time base and keep decoding order increasing.
+
+    Raises :class:`BlockvizError` naming the first part that cannot follow the one before it.
+    """
+    first = infos[0]
+    if first.codec not in COPYABLE_CODECS:
+        raise BlockvizError(f"{_part(parts[0].name, first.path)} is {first.codec}, which an MP4 cannot hold as it is: render the scenes as mp4")
+    starts = [Fraction(0)]
+    previous_last = None
+    for part, info in zip(parts, infos):
+        mismatch = info.mismatch(first)
+        if mismatch is not None:
+            raise BlockvizError(f"{_part(part.name, info.path)} differs from {parts[0].name!r} in its {mismatch}: {SAME_OPTIONS}")
+        start = starts[-1]
+        shifted_first, shifted_last = start + info.first_dts - info.start, start + info.last_dts - info.start
+        if ((start - info.start) / info.time_base).denominator != 1 or (previous_last is not None and shifted_first <= previous_last):
+            raise BlockvizError(f"{_part(part.name, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}")
+        previous_last = shifted_last
+        starts.append(start + info.duration)
+    return starts
+
+
+def _part(name: str | None, path: Path) -> str:
+    return f"lecture part {name!r} ({str(path)!r})" if name else repr(str(path))
+
+
+def _reason(error: Exception) -> str:
+    return one_line(getattr(error, "strerror", None) or str(error)) or type(error).__name__
+
+
+# -- reading a video's timestamps ----------------------------------------------------------------
+
+
+@dataclass
+class _PacketSpan:
+    """Timestamps of a stream's packets in its time base's ticks."""
+
+    frames: int = 0
+    first_pts: int = 0
+    end: int = 0  # the last frame's pts plus its duration
+    first_dts: int = 0
+    last_dts: int = 0
+
+
+def _packet_span(container, stream) -> _PacketSpan:
+    span = _PacketSpan()
+    frame_ticks = _ticks_per_frame(stream)
+    for packet in container.demux(stream):
+        if packet.pts is None:  # the empty packet that ends demuxing
+            continue
+        dts = packet.pts if packet.dts is None else packet.dts
+        end = packet.pts + (packet.duration or frame_ticks)
+        if span.frames == 0:
+            span.first_pts, span.end, span.first_dts = packet.pts, end, dts
+        span.frames += 1
+        span.first_pts, span.end, span.last_dts = min(span.first_pts, packet.pts), max(span.end, end), dts
+    return span
+
+
+def _ticks_per_frame(stream) -> int:
+    rate = stream.guessed_rate or stream.average_rate
+    return max(1, round(1 / (Fraction(rate) * Fraction(stream.time_base)))) if rate else 1
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def _open_output(path: Path, chapters: Sequence[Chapter]):
+    container = av.open(str(path), mode="w", format="mp4", options={"movflags": "+faststart"})
+    container.set_chapters(_chapter_entries(chapters))
+    return container
+
+
+def _remux(infos: list[VideoInfo], starts: list[Fraction], output, report: Callable[[int], None]) -> None:
+    """Copy every part's packets into ``output``, shifting their timestamps so each part starts
+    at its start time (seconds)."""
+    with av.open(str(infos[0].path)) as template:
+        stream = output.add_stream_from_template(template.streams.video[0])
+    for done, (info, start) in enumerate(zip(infos, starts), start=1):
+        shift = int((start - info.start) / info.time_base)
+        with av.open(str(info.path)) as source:
+            for packet in source.demux(source.streams.video[0]):
+                if packet.dts is None:  # the empty packet that ends demuxing
+                    continue
+                packet.pts += shift
+                packet.dts += shift
+                packet.stream = stream
+                output.mux(packet)
+        report(done)
+
+
+def _chapter_entries(chapters: Sequence[Chapter]) -> list[dict]:
+    """The chapters as PyAV's ``set_chapters`` takes them (milliseconds)."""
+    millisecond = Fraction(1, 1000)
+    return [
+        {"id": number, "start": round(c.start * 1000), "end": round(c.end * 1000), "time_base": millisecond, "metadata": {"title": c.title}}
+        for number, c in enumerate(chapters, start=1)
+    ]
+
+
+@contextlib.contextmanager
+def _written(path: Path, text: str) -> Iterator[Path]:
+    with atomic_path(path) as partial:
+        partial.write_text(text, encoding="utf-8")
+        yield partial
