@@ -1,0 +1,120 @@
+"""The record's fields are declared once and everything follows the declaration; the new
+fields (LayerNorm statistics, softmax steps) and record methods match independent references."""
+
+import math
+from pathlib import Path
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+from blockviz import BlockConfig, BlockvizError, record
+from blockviz.record_fields import FIELDS, FIELD_NAMES, axis_labels, markdown_table
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_lists_exactly_the_declared_fields():
+    assert markdown_table() in README.read_text(encoding="utf-8")
+
+
+def test_every_declared_field_is_recorded_with_its_declared_shape(chicken_record):
+    rec = chicken_record
+    assert list(rec.activations()) == list(FIELD_NAMES)
+    for spec in FIELDS:
+        assert tuple(rec.tensors[spec.name].shape) == spec.sizes(rec.n, rec.config), spec.name
+
+
+def test_layer_norm_statistics_match_torch(chicken_record):
+    rec = chicken_record
+    for name, source in (("ln1", rec.resid_pre), ("ln2", rec.resid_mid)):
+        torch.testing.assert_close(rec.tensors[f"{name}_mean"], source.mean(-1))
+        torch.testing.assert_close(rec.tensors[f"{name}_var"], source.var(-1, unbiased=False))
+        reference = F.layer_norm(source, (rec.config.d_model,), rec.params[f"{name}.weight"], rec.params[f"{name}.bias"], rec.config.ln_eps)
+        torch.testing.assert_close(rec.tensors[name], reference, atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(rec.tensors[f"{name}_norm"], F.layer_norm(source, (rec.config.d_model,), eps=rec.config.ln_eps), atol=1e-6, rtol=1e-5)
+
+
+def test_softmax_steps_match_torch_softmax(chicken_record):
+    rec = chicken_record
+    torch.testing.assert_close(rec.weights, torch.softmax(rec.masked_scores, dim=-1), atol=1e-7, rtol=1e-6)
+    assert torch.equal(rec.row_max, rec.masked_scores.max(-1).values)
+    torch.testing.assert_close(rec.exp_sums, rec.exp_scores.sum(-1))
+    assert bool((rec.exp_scores <= 1).all()) and bool((rec.exp_scores.amax(-1) == 1).all())  # the max's exp is exactly 1
+    assert bool((rec.exp_scores[:, torch.isneginf(rec.mask)] == 0).all())
+
+
+def test_worked_numbers_by_hand():
+    # scores (0, ln 3): max ln 3, exps (1/3, 1), sum 4/3, weights (1/4, 3/4)
+    from blockviz.worked_example import worked_example
+
+    example = worked_example()
+    assert example.exp_scores.tolist() == pytest.approx([1 / 3, 1.0])
+    assert example.exp_sum.item() == pytest.approx(4 / 3)
+    assert example.weights.tolist() == pytest.approx([0.25, 0.75])
+    assert example.weighted_values.flatten().tolist() == pytest.approx([0.5, 0.0, 0.0, 3.0])
+    assert example.mixture.tolist() == pytest.approx([0.5, 3.0])
+
+
+def test_qk_products_add_up_to_the_scores(chicken_record):
+    rec = chicken_record
+    products = rec.qk_products(1, 7)
+    assert products.shape == (rec.n, rec.config.d_head)
+    assert products[3].tolist() == pytest.approx((rec.query[1, 7] * rec.key[1, 3]).tolist())
+    torch.testing.assert_close(products.sum(-1), rec.scores[1, 7])
+
+
+def test_weighted_values_add_up_to_the_head_output(chicken_record):
+    rec = chicken_record
+    terms = rec.weighted_values(0, 12)
+    torch.testing.assert_close(terms.sum(0), rec.head_outputs[0, 12])
+    assert terms[2].tolist() == pytest.approx((rec.weights[0, 12, 2] * rec.value[0, 2]).tolist())
+
+
+def test_counterpart_is_the_same_block_with_the_other_mask(cat_record):
+    encoder = cat_record.counterpart(causal=False)
+    assert cat_record.counterpart(causal=True) is cat_record
+    assert not bool(encoder.mask.any()) and encoder.tokens == cat_record.tokens
+    assert all(torch.equal(encoder.params[name], tensor) for name, tensor in cat_record.params.items())
+    assert torch.equal(encoder.query, cat_record.query)  # the mask changes attention only from the scores on
+    assert torch.equal(encoder.counterpart(causal=True).weights, cat_record.weights)
+
+
+def test_scale_limit_is_shared_by_a_family(chicken_record):
+    rec = chicken_record
+    residual = max(float(rec.tensors[name].abs().max()) for name in ("embed", "pos_embed", "resid_pre", "resid_mid", "resid_post", "ln1_mean", "ln2_mean"))
+    assert rec.scale_limit("resid_mid") == rec.scale_limit("embed") == pytest.approx(residual)
+    assert rec.scale_limit("masked_scores") == pytest.approx(float(rec.scaled_scores.abs().max()))  # −∞ ignored
+    assert rec.scale_limit("attn.W_O") == pytest.approx(float(rec.params["attn.W_O"].abs().max()))
+
+
+def test_axis_labels():
+    assert axis_labels("n", ["a", "b"], 2) == ["a", "b"]
+    assert axis_labels("d_head", [], 2) == ["d0", "d1"]
+    assert axis_labels("d_ff", [], 3) == ["f0", "f1", "f2"]
+
+
+def test_a_record_built_from_inconsistent_tensors_is_refused(cat_record):
+    from blockviz import BlockRecord
+
+    tensors = dict(cat_record.tensors, weights=cat_record.weights[:, :2])
+    with pytest.raises(BlockvizError, match="field 'weights' has shape"):
+        BlockRecord(cat_record.sentence, cat_record.tokens, cat_record.config, tensors, cat_record.params)
+    with pytest.raises(BlockvizError, match="lacks field 'exp_sums'"):
+        BlockRecord(cat_record.sentence, cat_record.tokens, cat_record.config, {k: v for k, v in cat_record.tensors.items() if k != "exp_sums"}, cat_record.params)
+    with pytest.raises(BlockvizError, match="mask"):
+        BlockRecord(cat_record.sentence, cat_record.tokens, BlockConfig(causal=False), cat_record.tensors, cat_record.params)
+
+
+def test_overflowing_parameters_are_refused_naming_the_tensor(cat_record):
+    params = dict(cat_record.params, **{"ffn.W_out": cat_record.params["ffn.W_out"] * 3e38})
+    with pytest.raises(BlockvizError, match="ffn_out"):
+        record("the cat sat", params=params)
+
+
+def test_saved_records_carry_their_format_version(tmp_path, cat_record):
+    import json
+
+    cat_record.save(tmp_path / "r.json")
+    assert json.loads((tmp_path / "r.json").read_text())["format"] == "blockviz-record/2"
+    assert math.isinf(json.loads((tmp_path / "r.json").read_text())["tensors"]["mask"][0][1] or -math.inf)
