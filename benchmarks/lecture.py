@@ -49,7 +49,7 @@ def lecture_timings(sentence: str, quality: str, jobs: int, out: str) -> dict:
     record_inputs = cli_record_inputs(sentence)
     rec = build_record(**record_inputs)
     options = RenderOptions(quality=quality)
-    lecture = plan_lecture(sentence, record_inputs, options, out)
+    lecture = plan_lecture(record_inputs, options, out)
     rendered = render_jobs(rec, lecture.jobs, options, processes=jobs)
     join_started = time.perf_counter()
     written = join_lecture(lecture, rec.config.causal)

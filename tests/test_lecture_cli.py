@@ -47,13 +47,12 @@ def frames_of(path: Path) -> list[np.ndarray]:
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    """One tiny lecture of "the cat sat": (output folder, sentence folder, CLI result, mtimes)."""
-    out = tmp_path_factory.mktemp("renders")
-    result = invoke(SENTENCE, "--lecture", *TINY, "-o", str(out))
+    """One tiny lecture of "the cat sat" written into a folder: (folder, CLI result, mtimes)."""
+    folder = tmp_path_factory.mktemp("renders")
+    result = invoke(SENTENCE, "--lecture", *TINY, "-o", str(folder))
     assert result.exit_code == 0, result.output
-    folder = out / "the-cat-sat"
     mtimes = {path.name: path.stat().st_mtime_ns for path in folder.iterdir() if path.is_file()}
-    return out, folder, result, mtimes
+    return folder, result, mtimes
 
 
 def test_lecture_order_is_the_title_card_then_every_scene():
@@ -62,8 +61,9 @@ def test_lecture_order_is_the_title_card_then_every_scene():
     assert [entry.name for entry in lookup(["title"])] == ["title"]
 
 
+@pytest.mark.render
 def test_lecture_writes_every_scene_then_the_lecture_files(rendered):
-    _, folder, result, _ = rendered
+    folder, result, _ = rendered
     printed = result.output.strip().splitlines()
     expected = [folder / f"{name}.mp4" for name in LECTURE_ORDER] + [folder / name for name in LECTURE_FILES]
     assert printed == [str(path) for path in expected]
@@ -71,8 +71,9 @@ def test_lecture_writes_every_scene_then_the_lecture_files(rendered):
     assert not [path for path in folder.iterdir() if path.name.endswith(".part")]
 
 
+@pytest.mark.render
 def test_lecture_lasts_the_sum_of_its_scenes(rendered):
-    _, folder, _, _ = rendered
+    folder, _, _ = rendered
     scene_seconds = [stream_seconds(folder / f"{name}.mp4") for name in LECTURE_ORDER]
     assert stream_seconds(folder / "lecture.mp4") == sum(scene_seconds)
     with av.open(str(folder / "lecture.mp4")) as container:
@@ -81,8 +82,9 @@ def test_lecture_lasts_the_sum_of_its_scenes(rendered):
         assert stream.average_rate == 5
 
 
+@pytest.mark.render
 def test_chapters_start_where_the_scenes_before_them_end(rendered):
-    _, folder, _, _ = rendered
+    folder, _, _ = rendered
     scene_seconds = [float(stream_seconds(folder / f"{name}.mp4")) for name in LECTURE_ORDER]
     starts = np.concatenate([[0.0], np.cumsum(scene_seconds)])
     document = json.loads((folder / "lecture.chapters.json").read_text(encoding="utf-8"))
@@ -96,8 +98,9 @@ def test_chapters_start_where_the_scenes_before_them_end(rendered):
     assert [chapter["caption"] for chapter in chapters] == [by_name[name].caption for name in LECTURE_ORDER]
 
 
+@pytest.mark.render
 def test_chapter_lines_are_whole_seconds_of_chapter_starts(rendered):
-    _, folder, _, _ = rendered
+    folder, _, _ = rendered
     chapters = json.loads((folder / "lecture.chapters.json").read_text(encoding="utf-8"))["chapters"]
     lines = (folder / "lecture.chapters.txt").read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("00:00 Introduction")  # the title card is under 10 s: it shares a line
@@ -109,8 +112,9 @@ def test_chapter_lines_are_whole_seconds_of_chapter_starts(rendered):
     assert shown == " / ".join(chapter["title"] for chapter in chapters)
 
 
+@pytest.mark.render
 def test_captions_say_each_scenes_sentence_while_it_plays(rendered):
-    _, folder, _, _ = rendered
+    folder, _, _ = rendered
     chapters = json.loads((folder / "lecture.chapters.json").read_text(encoding="utf-8"))["chapters"]
     cues = list(srt.parse((folder / "lecture.srt").read_text(encoding="utf-8")))
     assert len(cues) == len(chapters)
@@ -120,8 +124,9 @@ def test_captions_say_each_scenes_sentence_while_it_plays(rendered):
         assert cue.end.total_seconds() == pytest.approx(chapter["end"], abs=1e-3)
 
 
+@pytest.mark.render
 def test_each_chapter_opens_on_its_scenes_first_frame(rendered):
-    _, folder, _, _ = rendered
+    folder, _, _ = rendered
     lecture = frames_of(folder / "lecture.mp4")
     first = 0
     for name in LECTURE_ORDER:
@@ -132,9 +137,10 @@ def test_each_chapter_opens_on_its_scenes_first_frame(rendered):
     assert first == len(lecture)
 
 
+@pytest.mark.render
 def test_a_second_lecture_run_renders_and_joins_nothing(rendered):
-    out, folder, _, mtimes = rendered
-    again = invoke(SENTENCE, "--scene", "all", "--lecture", *TINY, "-o", str(out))
+    folder, _, mtimes = rendered
+    again = invoke(SENTENCE, "--scene", "all", "--lecture", *TINY, "-o", str(folder))
     assert again.exit_code == 0, again.output
     printed = again.output.strip().splitlines()
     assert len(printed) == len(LECTURE_ORDER) + len(LECTURE_FILES)
@@ -142,23 +148,25 @@ def test_a_second_lecture_run_renders_and_joins_nothing(rendered):
     assert {path.name: path.stat().st_mtime_ns for path in folder.iterdir() if path.is_file()} == mtimes
 
 
+@pytest.mark.render
 def test_a_missing_lecture_file_is_joined_again_without_rendering_scenes(rendered, tmp_path):
-    out, _, _, _ = rendered
-    shutil.copytree(out, tmp_path / "out")
-    folder = tmp_path / "out" / "the-cat-sat"
+    rendered_folder, _, _ = rendered
+    folder = tmp_path / "out"
+    shutil.copytree(rendered_folder, folder)
     scene_mtimes = {name: (folder / f"{name}.mp4").stat().st_mtime_ns for name in LECTURE_ORDER}
     (folder / "lecture.srt").unlink()
-    result = invoke(SENTENCE, "--lecture", *TINY, "-o", str(tmp_path / "out"))
+    result = invoke(SENTENCE, "--lecture", *TINY, "-o", str(folder))
     assert result.exit_code == 0, result.output
     printed = result.output.strip().splitlines()
     assert all(line.endswith("(unchanged)") for line in printed[: len(LECTURE_ORDER)])
     assert printed[len(LECTURE_ORDER):] == [str(folder / name) for name in LECTURE_FILES]
-    assert (folder / "lecture.srt").read_text(encoding="utf-8") == (out / "the-cat-sat" / "lecture.srt").read_text(encoding="utf-8")
+    assert (folder / "lecture.srt").read_text(encoding="utf-8") == (rendered_folder / "lecture.srt").read_text(encoding="utf-8")
     assert {name: (folder / f"{name}.mp4").stat().st_mtime_ns for name in LECTURE_ORDER} == scene_mtimes
 
 
+@pytest.mark.render
 def test_an_encoders_lecture_captions_its_mask_scene_as_no_mask(rendered, tmp_path):
-    _, folder, _, _ = rendered
+    folder, _, _ = rendered
     jobs = [RenderJob(name, folder / f"{name}.mp4", tmp_path / f"{name}.key", "unused") for name in LECTURE_ORDER]
     plan = LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / "lecture.key", "key")
     written = join_lecture(plan, causal=False)
@@ -188,12 +196,12 @@ def test_bad_lecture_requests_are_one_line_errors_before_rendering(tmp_path, arg
     assert not list(tmp_path.rglob("*"))
 
 
+@pytest.mark.render
 def test_scene_names_can_be_given_as_a_comma_list(tmp_path):
-    result = invoke(SENTENCE, "--scene", "worked-example, mask", "--scene", "mask", "--format", "png", "--resolution", "160x90", "-o", str(tmp_path))
+    result = invoke(SENTENCE, "--scene", "worked-example, mask", "--scene", "mask", "--format", "png", *TINY, "-o", str(tmp_path))
     assert result.exit_code == 0, result.output
-    folder = tmp_path / "the-cat-sat"
-    assert result.output.strip().splitlines() == [str(folder / "mask.png"), str(folder / "worked-example.png")]
-    assert sorted(path.name for path in folder.glob("*.png")) == ["mask.png", "worked-example.png"]
+    assert result.output.strip().splitlines() == [str(tmp_path / "mask.png"), str(tmp_path / "worked-example.png")]
+    assert sorted(path.name for path in tmp_path.glob("*.png")) == ["mask.png", "worked-example.png"]
 
 
 def manim_like_clip(path: Path, frames: int, late_shift: int = 0) -> Path:

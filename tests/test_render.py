@@ -1,5 +1,6 @@
 """The render pipeline and ``blockviz render``: real tiny renders checked with PyAV, skipping
-unchanged renders, separate files per sentence, atomic outputs, one-line errors before rendering."""
+unchanged renders, separate folders per sentence by default and ``-o DIR`` written into directly,
+atomic outputs, one-line errors before rendering. Tests that run Manim are marked ``render``."""
 
 import subprocess
 import sys
@@ -11,15 +12,15 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from blockviz import record
 from blockviz.cli import main
-from blockviz.render.plan import RenderOptions, plan
+from blockviz.render.plan import RenderOptions, default_folder, plan
 from blockviz.render.run import render_jobs, render_one
 from blockviz.scenes.catalog import entries
 
 ATTENTION_SCENES = ["tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional"]
 
 TINY = dict(resolution=(160, 90), fps=5)
+TINY_ARGS = ["--resolution", "160x90", "--fps", "5"]
 RECORD_INPUTS = {"sentence": "the cat sat", "seed": 0}
 
 
@@ -30,9 +31,10 @@ def video_facts(path: Path) -> tuple[int, int, int]:
         return frames, stream.codec_context.width, stream.codec_context.height
 
 
+@pytest.mark.render
 def test_every_scene_renders_a_real_tiny_video(tmp_path, cat_record):
     options = RenderOptions(**TINY)
-    jobs = plan(ATTENTION_SCENES, "the cat sat", RECORD_INPUTS, options, tmp_path)
+    jobs = plan(ATTENTION_SCENES, RECORD_INPUTS, options, tmp_path)
     render_jobs(cat_record, jobs, options)
     for job in jobs:
         frames, width, height = video_facts(job.output)
@@ -40,39 +42,41 @@ def test_every_scene_renders_a_real_tiny_video(tmp_path, cat_record):
         # each scene lasts 10–40 s at normal speed: 50–200 frames at 5 fps
         assert 50 <= frames <= 200, (job.scene, frames)
         assert job.is_fresh()
-    assert sorted(path.name for path in (tmp_path / "the-cat-sat").iterdir()) == sorted([".cache"] + [f"{name}.mp4" for name in ATTENTION_SCENES])
-    assert not list((tmp_path / "the-cat-sat" / ".cache").glob("media-*")), "temporary media left behind"
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([".cache"] + [f"{name}.mp4" for name in ATTENTION_SCENES])
+    assert not list((tmp_path / ".cache").glob("media-*")), "temporary media left behind"
 
 
-def test_two_sentences_get_their_own_files_and_numbers(tmp_path):
-    options = RenderOptions(format="png", **TINY)
+@pytest.mark.render
+def test_by_default_two_sentences_get_their_own_folders_and_numbers(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     outputs = []
-    for sentence in ("the cat sat", "a dog ran"):
-        jobs = plan(["mask"], sentence, {"sentence": sentence}, options, tmp_path)
-        render_jobs(record(sentence), jobs, options)
-        outputs.append(jobs[0].output)
-    assert outputs[0].parent != outputs[1].parent
+    for sentence, slug in (("the cat sat", "the-cat-sat"), ("a dog ran", "a-dog-ran")):
+        result = invoke(sentence, "--scene", "mask", "--format", "png", *TINY_ARGS)
+        assert result.exit_code == 0, result.output
+        outputs.append(Path("renders") / slug / "mask.png")
+        assert result.output.strip() == str(outputs[-1]) and default_folder(sentence) == outputs[-1].parent
     first, second = (Image.open(path).convert("RGB") for path in outputs)
     assert first.size == (160, 90) and first.tobytes() != second.tobytes()
 
 
+@pytest.mark.render
 def test_an_interrupted_render_leaves_no_file(tmp_path, cat_record):
     options = RenderOptions(**TINY)
-    job = plan(["mask"], "the cat sat", RECORD_INPUTS, options, tmp_path)[0]
+    job = plan(["mask"], RECORD_INPUTS, options, tmp_path)[0]
 
     def interrupt(scene):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         render_one(cat_record, job, options, on_play=interrupt)
-    folder = tmp_path / "the-cat-sat"
     assert not job.output.exists() and not job.is_fresh()
-    assert not [path for path in folder.rglob("*") if path.is_file()]
+    assert not [path for path in tmp_path.rglob("*") if path.is_file()]
 
 
+@pytest.mark.render
 def test_parallel_jobs_render_every_scene(tmp_path, cat_record):
     options = RenderOptions(format="png", **TINY)
-    jobs = plan(["mask", "worked-example"], "the cat sat", RECORD_INPUTS, options, tmp_path)
+    jobs = plan(["mask", "worked-example"], RECORD_INPUTS, options, tmp_path)
     done = render_jobs(cat_record, jobs, options, processes=2)
     assert [job.scene for job, _ in done] == ["mask", "worked-example"]
     assert all(Image.open(job.output).size == (160, 90) for job in jobs)
@@ -104,12 +108,14 @@ def test_bad_input_is_a_one_line_error_before_rendering(tmp_path, args, message)
     assert not [path for path in tmp_path.rglob("*") if path.is_file()]
 
 
-def test_cli_renders_then_skips_an_unchanged_scene(tmp_path):
-    args = ["the cat sat", "--scene", "worked-example", "--format", "png", "--resolution", "160x90", "-o", str(tmp_path)]
+@pytest.mark.render
+def test_cli_renders_into_dir_then_skips_an_unchanged_scene(tmp_path):
+    args = ["the cat sat", "--scene", "worked-example", "--format", "png", *TINY_ARGS, "-o", str(tmp_path)]
     first = invoke(*args)
     assert first.exit_code == 0, first.output
-    output = tmp_path / "the-cat-sat" / "worked-example.png"
-    assert first.output.strip().endswith(str(output)) and output.exists()
+    output = tmp_path / "worked-example.png"
+    assert first.output.strip() == str(output) and output.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".cache", "worked-example.png"]
     started = time.perf_counter()
     again = invoke(*args)
     assert time.perf_counter() - started < 1.0
@@ -118,12 +124,13 @@ def test_cli_renders_then_skips_an_unchanged_scene(tmp_path):
     assert other_head.exit_code == 0 and "(unchanged)" not in other_head.output
 
 
+@pytest.mark.render
 def test_cli_renders_from_a_saved_record(tmp_path, cat_record):
     saved = tmp_path / "cat.safetensors"
     cat_record.save(saved)
-    result = invoke("--record", str(saved), "--scene", "mask", "--format", "png", "--resolution", "160x90", "-o", str(tmp_path / "out"))
+    result = invoke("--record", str(saved), "--scene", "mask", "--format", "png", *TINY_ARGS, "-o", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "out" / "the-cat-sat" / "mask.png").exists()
+    assert (tmp_path / "out" / "mask.png").exists()
 
 
 def test_list_names_every_scene_quickly():
@@ -146,6 +153,7 @@ def test_help_and_list_do_not_import_torch_or_manim():
     assert completed.stdout.strip() == "[]"
 
 
+@pytest.mark.render
 def test_scene_file_runs_under_plain_manim(tmp_path):
     completed = subprocess.run(
         [sys.executable, "-m", "manim", "render", "--dry_run", "-v", "WARNING", "--media_dir", str(tmp_path), "scenes/mask.py", "Mask"],

@@ -52,25 +52,25 @@ def _list_scenes(ctx, param, value):
 @click.option("--scene", "scenes", multiple=True, default=("all",), show_default=True, callback=_scene_names, metavar="NAME[,NAME…]", help="Scenes to render: names separated by commas or the option repeated, or all. See --list.")
 @click.option("-q", "--quality", type=click.Choice(QUALITY_LETTERS), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
 @click.option("--format", "file_format", type=click.Choice(FORMAT_NAMES), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
-@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=Path("renders"), show_default=True, help="Folder; files go to OUTPUT/<sentence>/<scene>.<format>.")
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR", help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence>/]")
 @click.option("--token", default=None, metavar="WORD", help="Token the scenes focus on (its row is worked in detail). [default: the last token]")
 @click.option("--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1).")
 @click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the page.")
 @click.option("--resolution", callback=_resolution, default=None, metavar="WxH", help="Pixel size instead of the quality's, e.g. 320x180.")
 @click.option("--fps", type=click.IntRange(1, 120), default=None, help="Frames per second instead of the quality's.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Scenes rendered in parallel processes.")
-@click.option("--lecture", is_flag=True, help="Also join the title card and every scene, in teaching order, into OUTPUT/<sentence>/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.")
+@click.option("--lecture", is_flag=True, help="Also join the title card and every scene, in teaching order, into DIR/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.")
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option("--list", "list_scenes", is_flag=True, expose_value=False, is_eager=True, callback=_list_scenes, help="List the scenes and exit.")
 def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, jobs, lecture, force, **options) -> None:
     """Animate SENTENCE's attention and block with their real numbers: one Manim scene per file.
 
-    Files go to OUTPUT/<sentence>/<scene>.<format> and their paths are printed. A scene whose
-    inputs (record, options, code) have not changed since the last render is not rendered again.
-    With --lecture, the title card and every scene are rendered (or reused) as mp4 and joined,
-    without encoding again, into OUTPUT/<sentence>/lecture.mp4; beside it go
-    lecture.chapters.txt (YouTube chapter lines), lecture.chapters.json and lecture.srt (one
-    caption per scene).
+    Files go to DIR/<scene>.<format> (-o DIR; by default renders/<sentence>/, one folder per
+    sentence) and their paths are printed. A scene whose inputs (record, options, code) have not
+    changed since the last render is not rendered again. With --lecture, the title card and
+    every scene are rendered (or reused) as mp4 and joined, without encoding again, into
+    DIR/lecture.mp4; beside it go lecture.chapters.txt (YouTube chapter lines),
+    lecture.chapters.json and lecture.srt (one caption per scene).
 
     \b
     Examples:
@@ -78,11 +78,11 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
       blockviz render "the cat sat" --scene softmax,mask --format png
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
       blockviz render "the cat sat" --lecture -q h
-      blockviz render --record rec.safetensors --scene mask --format png
+      blockviz render --record rec.safetensors --scene mask --format png -o docs/frames
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
     """
-    from blockviz.render.plan import RenderOptions, plan, plan_lecture
+    from blockviz.render.plan import RenderOptions, default_folder, plan, plan_lecture
     from blockviz.render.progress import Progress
     from blockviz.render.run import join_lecture, render_jobs
     from blockviz.scenes.catalog import lookup
@@ -94,11 +94,12 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     with reporting_errors():
         names = [entry.name for entry in lookup(scenes)]
         sentence = _sentence(record_inputs)
+        folder = output if output is not None else default_folder(sentence)
         if lecture:
-            lecture_plan = plan_lecture(sentence, record_inputs, render_options, output)
+            lecture_plan = plan_lecture(record_inputs, render_options, folder)
             planned = lecture_plan.jobs
         else:
-            planned = plan(names, sentence, record_inputs, render_options, output)
+            planned = plan(names, record_inputs, render_options, folder)
     pending = [job for job in planned if force or not job.is_fresh()]
     rec = None
     if pending:
@@ -127,7 +128,7 @@ def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:
 
 
 def _sentence(record_inputs: dict) -> str:
-    """The sentence whose folder the files go to, found without running the block."""
+    """The sentence whose folder the files go to by default, found without running the block."""
     from blockviz.render.plan import record_file_sentence
 
     sentence, record_file = record_inputs.get("sentence"), record_inputs.get("record_file")

@@ -1,13 +1,14 @@
 """Planning a render: which files to write, and whether each is already up to date (no torch, no Manim).
 
-``renders/<sentence slug>/<scene>.<format>`` holds one file per scene, so two sentences never
-share a file. Each file has a key: a hash of everything it is rendered from — the record's
-inputs, the scene, the options and the code (:func:`code_version`). A file whose stamp holds
-its key is not rendered again.
+Files are written straight into one folder: ``<folder>/<scene>.<format>``. The CLI's default
+folder is ``renders/<sentence slug>/`` (:func:`default_folder`), so two sentences never share a
+file. Each file has a key: a hash of everything it is rendered from — the record's inputs, the
+scene, the options and the code (:func:`code_version`). A file whose stamp holds its key is not
+rendered again.
 
 A lecture (:func:`plan_lecture`) is the title card and every scene, in teaching order, rendered
-(or reused) as mp4 and joined into ``renders/<sentence slug>/lecture.mp4`` with its chapters
-and captions beside it.
+(or reused) as mp4 and joined into ``<folder>/lecture.mp4`` with its chapters and captions
+beside it.
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality", "k"
 """``-q`` letters → Manim quality names (480p15, 720p30, 1080p60, 2160p60)."""
 FORMATS = ("mp4", "gif", "png")
 """Output formats; ``png`` saves the scene's last frame."""
+RENDERS = Path("renders")
+"""The default folder's parent: ``renders/<sentence slug>/``."""
 CACHE_FOLDER = ".cache"
 """Inside each output folder: render stamps, temporary media, the record for parallel renders."""
+FILE_INPUTS = ("params", "record_file")
+"""The record inputs that name a file (``--params``, ``--record``): keyed by the file's content."""
 LECTURE_NAME = "lecture"
 """The lecture's file stem: ``<folder>/lecture.mp4``, ``lecture.srt``, …"""
 
@@ -74,11 +79,17 @@ class RenderJob:
             return False
 
 
-def plan(scenes: list[str], sentence: str, record_inputs: dict, options: RenderOptions, out_dir: str | os.PathLike) -> list[RenderJob]:
-    """The jobs of rendering ``scenes`` (catalogue names) of ``sentence`` into ``out_dir``.
+def default_folder(sentence: str) -> Path:
+    """Where a sentence's files go unless told otherwise: ``renders/<sentence slug>/``
+    (see :func:`blockviz.files.sentence_slug`)."""
+    return RENDERS / sentence_slug(sentence)
 
-    ``record_inputs`` are whatever determines the record (sentence, config fields, a weights
-    or record file path); files among them are keyed by their content.
+
+def plan(scenes: list[str], record_inputs: dict, options: RenderOptions, folder: str | os.PathLike) -> list[RenderJob]:
+    """The jobs of rendering ``scenes`` (catalogue names) into ``folder``: ``<folder>/<scene>.<format>``.
+
+    ``record_inputs`` are whatever determines the record (sentence, config fields, a
+    parameters or record file path); files among them are keyed by their content.
 
     Raises
     ------
@@ -87,7 +98,7 @@ def plan(scenes: list[str], sentence: str, record_inputs: dict, options: RenderO
     """
     from blockviz.scenes.catalog import lookup
 
-    folder = Path(out_dir) / sentence_slug(sentence)
+    folder = Path(folder)
     base = _digest({"record": _content_of(record_inputs), "options": asdict(options), "code": code_version()})
     return [
         RenderJob(
@@ -157,7 +168,7 @@ def _code_files() -> list[tuple[str, Path]]:
 def _content_of(record_inputs: dict) -> dict:
     keyed = {}
     for name, value in record_inputs.items():
-        if isinstance(value, (str, os.PathLike)) and name in ("weights", "record_file"):
+        if isinstance(value, (str, os.PathLike)) and name in FILE_INPUTS:
             keyed[name] = hashlib.blake2b(Path(value).read_bytes(), digest_size=16).hexdigest()
         else:
             keyed[name] = value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
@@ -170,7 +181,7 @@ def _digest(data: dict) -> str:
 
 @dataclass(frozen=True)
 class LecturePlan:
-    """One sentence's lecture: ``jobs`` renders the title card and every scene as mp4 in
+    """One lecture: ``jobs`` renders the title card and every scene as mp4 in
     teaching order; ``output`` is the lecture video, ``stamp`` holds the ``key`` of everything
     it was joined from (the parts' keys and the PyAV version)."""
 
@@ -193,8 +204,9 @@ class LecturePlan:
             return False
 
 
-def plan_lecture(sentence: str, record_inputs: dict, options: RenderOptions, out_dir: str | os.PathLike) -> LecturePlan:
-    """The lecture of ``sentence`` into ``out_dir``: its parts' render jobs and its files.
+def plan_lecture(record_inputs: dict, options: RenderOptions, folder: str | os.PathLike) -> LecturePlan:
+    """The lecture into ``folder``: its parts' render jobs (``<folder>/<scene>.mp4``) and its
+    files (``<folder>/lecture.mp4`` and its chapters and captions).
 
     The chapter titles and captions are part of the code (the catalogue), so the parts' keys
     cover them.
@@ -208,7 +220,7 @@ def plan_lecture(sentence: str, record_inputs: dict, options: RenderOptions, out
 
     if options.format != "mp4":
         raise BlockvizError(f"a lecture joins mp4 videos, not {options.format}: drop --format {options.format}")
-    jobs = plan([entry.name for entry in lecture_entries()], sentence, record_inputs, options, out_dir)
-    folder = jobs[0].output.parent
+    jobs = plan([entry.name for entry in lecture_entries()], record_inputs, options, folder)
+    folder = Path(folder)
     key = _digest({"parts": [job.key for job in jobs], "av": metadata.version("av")})
     return LecturePlan(jobs, folder / f"{LECTURE_NAME}.mp4", folder / CACHE_FOLDER / f"{LECTURE_NAME}.mp4.key", key)
