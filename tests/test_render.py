@@ -12,9 +12,10 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
+from blockviz import record
 from blockviz.cli import main
 from blockviz.render.plan import RenderOptions, default_folder, plan
-from blockviz.render.run import render_jobs, render_one
+from blockviz.render.run import check_request, render_jobs, render_one
 from blockviz.scenes.catalog import entries
 
 ATTENTION_SCENES = ["tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional"]
@@ -92,8 +93,11 @@ def invoke(*args):
         (["the cat sat", "--scene", "attention"], "unknown scene 'attention'"),
         (["the cat sat", "-q", "x"], "'x' is not one of 'l', 'm', 'h', 'k'"),
         (["the cat sat", "--format", "avi"], "'avi' is not one of 'mp4', 'gif', 'png'"),
-        (["the cat sat", "--token", "dog"], "token 'dog' is not in the sentence"),
-        (["the cat sat", "--head", "2"], "head 2 is out of range"),
+        (["the cat sat", "--token", "dog"], "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
+        (["the cat sat", "--token", "3"], "token position 3 is outside the sentence of 3 tokens"),
+        (["the cat sat", "--token", "cat#0"], "occurrences count from 1"),
+        (["the cat saw the dog", "--token", "the#3"], "'the' occurs 2 times, so the#3 does not exist"),
+        (["the cat sat", "--head", "2"], "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),
         (["   "], "the sentence is empty"),
         (["the cat sat", "--resolution", "big"], "is not WIDTHxHEIGHT"),
     ],
@@ -106,6 +110,11 @@ def test_bad_input_is_a_one_line_error_before_rendering(tmp_path, args, message)
     error_lines = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(error_lines) == 1
     assert not [path for path in tmp_path.rglob("*") if path.is_file()]
+
+
+@pytest.mark.parametrize("token", ["the#2", "3", "Dog", None])
+def test_the_token_may_be_a_word_its_kth_occurrence_or_a_position(token):
+    check_request(record("the cat saw the dog"), RenderOptions(token=token))  # raises if refused
 
 
 @pytest.mark.render

@@ -53,7 +53,7 @@ def _list_scenes(ctx, param, value):
 @click.option("-q", "--quality", type=click.Choice(QUALITY_LETTERS), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
 @click.option("--format", "file_format", type=click.Choice(FORMAT_NAMES), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR", help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence>/]")
-@click.option("--token", default=None, metavar="WORD", help="Token the scenes focus on (its row is worked in detail). [default: the last token]")
+@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last token]")
 @click.option("--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1).")
 @click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the page.")
 @click.option("--resolution", callback=_resolution, default=None, metavar="WxH", help="Pixel size instead of the quality's, e.g. 320x180.")
@@ -77,6 +77,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
       blockviz render "the cat sat" --scene all -q l
       blockviz render "the cat sat" --scene softmax,mask --format png
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
+      blockviz render "the cat saw the dog" --token the#2 --scene value-mixing
       blockviz render "the cat sat" --lecture -q h
       blockviz render --record rec.safetensors --scene mask --format png -o docs/frames
     Each scene file also runs under plain Manim on "the cat sat":

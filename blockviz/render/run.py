@@ -17,18 +17,21 @@ from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path
 from blockviz.render.plan import CACHE_FOLDER, QUALITIES, LecturePlan, RenderJob, RenderOptions
 from blockviz.render.progress import Progress
+from blockviz.selection import select_head, select_token
 
 
 def check_request(record, options: RenderOptions) -> None:
     """Check the options, and the token and head against the record, before anything renders.
 
-    Raises :class:`BlockvizError` for a bad option, a token not in the sentence or a head out of range.
-    """
-    from blockviz.scenes.focus import check_head, focus_index
+    The token is chosen as everywhere (:func:`blockviz.selection.select_token`): a word, its
+    k-th occurrence ``word#k`` or a 0-based position.
 
+    Raises :class:`BlockvizError` for a bad option, a token not in the sentence (the message
+    lists the tokens) or a head out of range.
+    """
     options.check()
-    focus_index(record.tokens, options.token)
-    check_head(options.head, record.config.n_heads)
+    select_token(record.tokens, options.token)
+    select_head(options.head, record.config.n_heads)
 
 
 def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes: int = 1, progress: Progress | None = None) -> list[tuple[RenderJob, float]]:
@@ -41,7 +44,7 @@ def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes
     ------
     BlockvizError
         For a bad option, a token not in the sentence or a head out of range (before anything
-        renders), or an output folder that cannot be written.
+        renders: :func:`check_request`), or an output folder that cannot be written.
     """
     check_request(record, options)
     if not jobs:
