@@ -14,6 +14,7 @@ from PIL import Image
 
 from blockviz import record
 from blockviz.cli import main
+from blockviz.errors import BlockvizError
 from blockviz.render.plan import RenderOptions, default_folder, plan
 from blockviz.render.run import check_request, render_jobs, render_one
 from blockviz.scenes.catalog import entries
@@ -100,6 +101,11 @@ def invoke(*args):
         (["the cat sat", "--head", "2"], "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),
         (["   "], "the sentence is empty"),
         (["the cat sat", "--resolution", "big"], "is not WIDTHxHEIGHT"),
+        (["the cat sat", "--resolution", "16x16"], "resolution 16x16 is below the legible minimum of 160x90: choose e.g. 320x180"),
+        (["the cat sat", "--resolution", "160x88"], "below the legible minimum of 160x90"),
+        (["the cat sat", "--resolution", "7682x4320"], "resolution 7682x4320 is above the maximum of 7680x4320: choose e.g. 3840x2160"),
+        (["the cat sat", "--resolution", "321x181"], "resolution 321x181 has an odd side, and video needs even sizes: choose e.g. 320x180"),
+        (["the cat sat", "--fps", "0"], "0 is not in the range 1<=x<=120"),
     ],
 )
 def test_bad_input_is_a_one_line_error_before_rendering(tmp_path, args, message):
@@ -110,6 +116,24 @@ def test_bad_input_is_a_one_line_error_before_rendering(tmp_path, args, message)
     error_lines = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(error_lines) == 1
     assert not [path for path in tmp_path.rglob("*") if path.is_file()]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(resolution=(16, 16)), "below the legible minimum of 160x90"),
+        (dict(resolution=(7680, 4322)), "above the maximum of 7680x4320"),
+        (dict(resolution=(161, 90)), "has an odd side"),
+        (dict(resolution=(160.0, 90)), "not whole pixels"),
+        (dict(fps=121), "outside 1 … 120"),
+        (dict(quality="x"), "unknown quality 'x'"),
+        (dict(format="avi"), "unknown format 'avi'"),
+    ],
+)
+def test_options_outside_their_bounds_are_refused_by_the_library(options, message):
+    with pytest.raises(BlockvizError, match=message):
+        RenderOptions(**options).check()
+    assert RenderOptions(resolution=(160, 90), fps=1).check() and RenderOptions(resolution=(7680, 4320), fps=120).check()
 
 
 @pytest.mark.parametrize("token", ["the#2", "3", "Dog", None])

@@ -10,18 +10,21 @@ import click
 
 from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
-
-QUALITY_LETTERS = ("l", "m", "h", "k")
-FORMAT_NAMES = ("mp4", "gif", "png")
+from blockviz.errors import BlockvizError
+from blockviz.render.plan import FORMATS, FPS_RANGE, MAX_RESOLUTION, MIN_RESOLUTION, QUALITIES, check_resolution
 
 
 def _resolution(ctx, param, value):
+    """``"320x180"`` → ``(320, 180)``, within the bounds of :func:`~blockviz.render.plan.check_resolution`."""
     if value is None:
         return None
-    match = re.fullmatch(r"(\d+)x(\d+)", value)
-    if not match or int(match[1]) < 16 or int(match[2]) < 16 or int(match[1]) % 2 or int(match[2]) % 2:
-        raise click.BadParameter(f"{value!r} is not WIDTHxHEIGHT in even pixels ≥ 16, e.g. 1280x720")
-    return int(match[1]), int(match[2])
+    match = re.fullmatch(r"([0-9]+)x([0-9]+)", value.strip())
+    if not match:
+        raise click.BadParameter(f"{value!r} is not WIDTHxHEIGHT in pixels, e.g. 1280x720")
+    try:
+        return check_resolution(int(match[1]), int(match[2]))
+    except BlockvizError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 def _scene_names(ctx, param, value):
@@ -50,14 +53,15 @@ def _list_scenes(ctx, param, value):
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
 @click.option("--scene", "scenes", multiple=True, default=("all",), show_default=True, callback=_scene_names, metavar="NAME[,NAME…]", help="Scenes to render: names separated by commas or the option repeated, or all. See --list.")
-@click.option("-q", "--quality", type=click.Choice(QUALITY_LETTERS), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
-@click.option("--format", "file_format", type=click.Choice(FORMAT_NAMES), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
+@click.option("-q", "--quality", type=click.Choice(tuple(QUALITIES)), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
+@click.option("--format", "file_format", type=click.Choice(FORMATS), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR", help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence>/]")
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last token]")
 @click.option("--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1).")
 @click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the page.")
-@click.option("--resolution", callback=_resolution, default=None, metavar="WxH", help="Pixel size instead of the quality's, e.g. 320x180.")
-@click.option("--fps", type=click.IntRange(1, 120), default=None, help="Frames per second instead of the quality's.")
+@click.option("--resolution", callback=_resolution, default=None, metavar="WxH",
+              help=f"Pixel size instead of the quality's, e.g. 320x180: even sizes from {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]} to {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}.")
+@click.option("--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Scenes rendered in parallel processes.")
 @click.option("--lecture", is_flag=True, help="Also join the title card and every scene, in teaching order, into DIR/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.")
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")

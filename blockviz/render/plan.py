@@ -28,6 +28,12 @@ QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality", "k"
 """``-q`` letters → Manim quality names (480p15, 720p30, 1080p60, 2160p60)."""
 FORMATS = ("mp4", "gif", "png")
 """Output formats; ``png`` saves the scene's last frame."""
+MIN_RESOLUTION = (160, 90)
+"""Smallest ``(width, height)`` in pixels a render may have: below it the numbers are not legible."""
+MAX_RESOLUTION = (7680, 4320)
+"""Largest ``(width, height)`` in pixels (8K UHD)."""
+FPS_RANGE = (1, 120)
+"""Frames per second a render may have, both ends included."""
 RENDERS = Path("renders")
 """The default folder's parent: ``renders/<sentence slug>/``."""
 CACHE_FOLDER = ".cache"
@@ -54,12 +60,42 @@ class RenderOptions:
     fps: int | None = None
 
     def check(self) -> RenderOptions:
-        """Raise :class:`BlockvizError` for an unknown quality or format."""
+        """Raise :class:`BlockvizError` for an unknown quality or format, a resolution refused by
+        :func:`check_resolution`, or frames per second outside :data:`FPS_RANGE`."""
         if self.quality not in QUALITIES:
             raise BlockvizError(f"unknown quality {self.quality!r}: choose one of {', '.join(QUALITIES)}")
         if self.format not in FORMATS:
             raise BlockvizError(f"unknown format {self.format!r}: choose one of {', '.join(FORMATS)}")
+        if self.resolution is not None:
+            check_resolution(*self.resolution)
+        if self.fps is not None and not (_is_int(self.fps) and FPS_RANGE[0] <= self.fps <= FPS_RANGE[1]):
+            raise BlockvizError(f"{self.fps!r} frames per second is outside {FPS_RANGE[0]} … {FPS_RANGE[1]}: choose e.g. 30")
         return self
+
+
+def check_resolution(width: int, height: int) -> tuple[int, int]:
+    """``(width, height)`` if a render may have that size in pixels: at least
+    :data:`MIN_RESOLUTION`, at most :data:`MAX_RESOLUTION`, both even (as H.264 video needs).
+
+    Raises
+    ------
+    BlockvizError
+        Naming the rule broken and a size that keeps it.
+    """
+    size = f"{width}x{height}"
+    if not (_is_int(width) and _is_int(height)):
+        raise BlockvizError(f"resolution {size} is not whole pixels: choose e.g. 320x180")
+    if width < MIN_RESOLUTION[0] or height < MIN_RESOLUTION[1]:
+        raise BlockvizError(f"resolution {size} is below the legible minimum of {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]}: choose e.g. 320x180")
+    if width > MAX_RESOLUTION[0] or height > MAX_RESOLUTION[1]:
+        raise BlockvizError(f"resolution {size} is above the maximum of {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}: choose e.g. 3840x2160")
+    if width % 2 or height % 2:
+        raise BlockvizError(f"resolution {size} has an odd side, and video needs even sizes: choose e.g. {width // 2 * 2}x{height // 2 * 2}")
+    return width, height
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
