@@ -2,6 +2,7 @@
 unchanged renders, separate folders per sentence by default and ``-o DIR`` written into directly,
 atomic outputs, one-line errors before rendering. Tests that run Manim are marked ``render``."""
 
+import re
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from PIL import Image
 from blockviz import record
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
-from blockviz.render.plan import RenderOptions, default_folder, plan
+from blockviz.render.plan import RenderOptions, default_folder, plan, record_file_sentence
 from blockviz.render.run import check_request, render_jobs, render_one
 from blockviz.scenes.catalog import entries
 
@@ -139,6 +140,68 @@ def test_options_outside_their_bounds_are_refused_by_the_library(options, messag
 @pytest.mark.parametrize("token", ["the#2", "3", "Dog", None])
 def test_the_token_may_be_a_word_its_kth_occurrence_or_a_position(token):
     check_request(record("the cat saw the dog"), RenderOptions(token=token))  # raises if refused
+
+
+@pytest.fixture(scope="module")
+def bad_files(tmp_path_factory, cat_record):
+    """Files that are no record or parameters at all: name → (path, words its message holds)."""
+    folder = tmp_path_factory.mktemp("bad")
+    cat_record.save(folder / "good.safetensors")
+    data = (folder / "good.safetensors").read_bytes()
+    files = {
+        "missing": (folder / "missing.safetensors", "no file at"),
+        "truncated safetensors": (folder / "truncated.safetensors", "is not a valid .safetensors file"),
+        "truncated header": (folder / "header.safetensors", "is not a valid .safetensors file"),
+        "invalid header": (folder / "garbage.safetensors", "is not a valid .safetensors file"),
+        "invalid JSON": (folder / "invalid.json", "is not valid JSON"),
+        "JSON nested 100,000 deep": (folder / "deep.json", "is nested too deeply"),
+        "JSON that is not an object": (folder / "list.json", "must hold a JSON object"),
+        "a 200 MB JSON file": (folder / "huge.json", "is 200 MB, more than the 64 MB a .json file may hold"),
+        "a 200 MB safetensors file of zeros": (folder / "huge.safetensors", "is not a valid .safetensors file"),
+    }
+    files["truncated safetensors"][0].write_bytes(data[: len(data) // 2])
+    files["truncated header"][0].write_bytes(data[:12])
+    files["invalid header"][0].write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not JSON at all")
+    files["invalid JSON"][0].write_text('{"tensors": {')
+    files["JSON nested 100,000 deep"][0].write_text('{"tensors": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}")
+    files["JSON that is not an object"][0].write_text("[1, 2, 3]")
+    for kind in ("a 200 MB JSON file", "a 200 MB safetensors file of zeros"):
+        with open(files[kind][0], "wb") as handle:
+            handle.truncate(200 * 2**20)  # sparse: refused before it is read
+    return files
+
+
+BAD_FILE_KINDS = ["missing", "truncated safetensors", "truncated header", "invalid header", "invalid JSON",
+                  "JSON nested 100,000 deep", "JSON that is not an object", "a 200 MB JSON file", "a 200 MB safetensors file of zeros"]
+
+
+@pytest.mark.parametrize("option", ["--record", "--params"])
+@pytest.mark.parametrize("kind", BAD_FILE_KINDS)
+def test_a_bad_record_or_parameters_file_is_a_one_line_error(tmp_path, bad_files, option, kind):
+    path, message = bad_files[kind]
+    given = ["--record", str(path)] if option == "--record" else ["the cat sat", "--params", str(path)]
+    result = invoke(*given, "--scene", "mask", "--format", "png", *TINY_ARGS, "-o", str(tmp_path / "out"))
+    assert result.exit_code in (1, 2), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    (line,) = [line for line in result.output.splitlines() if line.strip()]
+    assert line.startswith("Error: ") and message in line and str(path) in line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kind", BAD_FILE_KINDS)
+def test_the_sentence_of_a_bad_record_file_is_a_blockviz_error(bad_files, kind):
+    path, message = bad_files[kind]
+    with pytest.raises(BlockvizError, match=re.escape(message)):
+        record_file_sentence(path)
+
+
+def test_the_sentence_of_a_record_file_is_read_without_torch(tmp_path, cat_record):
+    for name in ("cat.safetensors", "cat.json"):
+        cat_record.save(tmp_path / name)
+    code = f"import sys; from blockviz.render.plan import record_file_sentence as s; print([s(r'{tmp_path}/cat.safetensors'), s(r'{tmp_path}/cat.json')], 'torch' in sys.modules)"
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert completed.stdout.strip() == "['the cat sat', 'the cat sat'] False"
 
 
 @pytest.mark.render

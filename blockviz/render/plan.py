@@ -23,6 +23,7 @@ from pathlib import Path
 
 from blockviz.errors import BlockvizError
 from blockviz.files import sentence_slug
+from blockviz.tensorfile import check_file, read_header
 
 QUALITIES = {"l": "low_quality", "m": "medium_quality", "h": "high_quality", "k": "fourk_quality"}
 """``-q`` letters → Manim quality names (480p15, 720p30, 1080p60, 2160p60)."""
@@ -148,24 +149,21 @@ def plan(scenes: list[str], record_inputs: dict, options: RenderOptions, folder:
 
 
 def record_file_sentence(path: str | os.PathLike) -> str:
-    """The sentence stored in a saved record, read without torch.
+    """The sentence stored in a saved record, read from its header without torch.
 
-    Raises :class:`BlockvizError` if the file is not a readable record.
+    Raises
+    ------
+    BlockvizError
+        If the file is missing, too large, unreadable, not a ``.safetensors``/``.json`` file
+        (see :func:`blockviz.tensorfile.read_header`), or its header holds no sentence or tokens.
     """
-    path = Path(path)
-    try:
-        if path.suffix == ".json":
-            header = json.loads(path.read_text(encoding="utf-8"))
-            sentence = header.get("sentence") or " ".join(header["tokens"])
-        else:
-            from safetensors import safe_open
-
-            with safe_open(str(path), framework="numpy") as handle:
-                meta = handle.metadata() or {}
-            sentence = json.loads(meta["sentence"]) if "sentence" in meta else " ".join(json.loads(meta["tokens"]))
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise BlockvizError(f"{str(path)!r} is not a blockviz record ({type(error).__name__}): write one with `blockviz record … --save`") from None
-    return sentence
+    header = read_header(path)
+    sentence, tokens = header.get("sentence"), header.get("tokens")
+    if isinstance(sentence, str) and sentence.strip():
+        return sentence
+    if isinstance(tokens, list) and tokens and all(isinstance(token, str) for token in tokens):
+        return " ".join(tokens)
+    raise BlockvizError(f"{str(path)!r} is not a blockviz record (its header holds no sentence): write one with `blockviz record … --save`")
 
 
 @functools.cache
@@ -202,13 +200,27 @@ def _code_files() -> list[tuple[str, Path]]:
 
 
 def _content_of(record_inputs: dict) -> dict:
+    """The record inputs as key material: a file by the hash of its bytes (read in chunks,
+    after :func:`blockviz.tensorfile.check_file`), anything else as itself or its text."""
     keyed = {}
     for name, value in record_inputs.items():
         if isinstance(value, (str, os.PathLike)) and name in FILE_INPUTS:
-            keyed[name] = hashlib.blake2b(Path(value).read_bytes(), digest_size=16).hexdigest()
+            check_file(value)
+            keyed[name] = _file_digest(Path(value))
         else:
             keyed[name] = value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
     return keyed
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(2**20), b""):
+                digest.update(chunk)
+    except OSError as error:
+        raise BlockvizError(f"cannot read {str(path)!r} ({error.strerror}): check the file and its permissions") from None
+    return digest.hexdigest()
 
 
 def _digest(data: dict) -> str:
