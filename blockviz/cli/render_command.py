@@ -11,7 +11,12 @@ import click
 from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.errors import BlockvizError
-from blockviz.render.plan import FORMATS, FPS_RANGE, MAX_RESOLUTION, MIN_RESOLUTION, QUALITIES, check_resolution
+from blockviz.render.plan import (
+    FORMATS, FPS_RANGE, MAX_RESOLUTION, MIN_RESOLUTION, QUALITIES, RenderOptions, check_resolution, default_folder, plan, plan_lecture,
+    record_file_sentence,
+)
+from blockviz.render.progress import Progress
+from blockviz.render.run import join_lecture, render_jobs
 
 
 def _resolution(ctx, param, value):
@@ -87,9 +92,6 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
     """
-    from blockviz.render.plan import RenderOptions, default_folder, plan, plan_lecture
-    from blockviz.render.progress import Progress
-    from blockviz.render.run import join_lecture, render_jobs
     from blockviz.scenes.catalog import lookup
 
     if lecture:
@@ -134,8 +136,6 @@ def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:
 
 def _sentence(record_inputs: dict) -> str:
     """The sentence whose folder the files go to by default, found without running the block."""
-    from blockviz.render.plan import record_file_sentence
-
     sentence, record_file = record_inputs.get("sentence"), record_inputs.get("record_file")
     if record_file is not None:
         if sentence is not None:

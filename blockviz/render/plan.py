@@ -256,8 +256,8 @@ def plan_lecture(record_inputs: dict, options: RenderOptions, folder: str | os.P
     """The lecture into ``folder``: its parts' render jobs (``<folder>/<scene>.mp4``) and its
     files (``<folder>/lecture.mp4`` and its chapters and captions).
 
-    The chapter titles and captions are part of the code (the catalogue), so the parts' keys
-    cover them.
+    The chapter titles and captions are code (each scene's module and the catalogue), so the
+    parts' keys cover them.
 
     Raises
     ------
