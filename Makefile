@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 SENTENCE ?= the cat sat
 # Passed through the environment, so quotes and $ in the sentence reach blockviz as typed.
 export SENTENCE
-APT_PACKAGES := python3-venv python3-dev gcc libcairo2-dev libpango1.0-dev pkg-config fonts-symbola
+APT_PACKAGES := python3-venv python3-dev gcc libcairo2-dev libpango1.0-dev pkg-config fonts-symbola chromium
 TORCH_VERSION := 2.13.0
 
 .PHONY: setup render test benchmark clean

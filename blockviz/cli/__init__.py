@@ -31,3 +31,4 @@ def main() -> None:
 main.add_command(record)
 main.add_command(figures)
 main.add_command(render)
+main.add_command(__import__("blockviz.cli.explore_command", fromlist=["explore"]).explore)

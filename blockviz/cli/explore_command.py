@@ -1,0 +1,57 @@
+"""``blockviz explore``: the token-flow explorer, one offline HTML page, from the record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
+from blockviz.cli.sentence import SentenceCommand
+
+
+class StepName(click.ParamType):
+    """A step of the explorer; a wrong name is refused with the list of names."""
+
+    name = "STEP"
+
+    def convert(self, value, param, ctx):
+        from blockviz.errors import BlockvizError
+        from blockviz.explorer.steps import select_step
+
+        try:
+            return select_step(value)
+        except BlockvizError as error:
+            self.fail(str(error), param, ctx)
+
+
+@click.command(cls=SentenceCommand)
+@record_options(allow_record_file=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+              help="The page to write  [default: renders/<sentence-slug>/explorer.html]")
+@click.option("--token", default=None, metavar="WORD|WORD#K|INDEX", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last.")
+@click.option("--head", type=int, default=None, metavar="N", help="Head the page opens on. Default: 0.")
+@click.option("--step", type=StepName(), default=None, help="Step the page opens on (input, ln1, qkv, scores, …, output). Default: input.")
+@click.option("--theme", type=click.Choice(("light", "dark")), default="light", show_default=True, help="Colours the page opens with (it has a switch).")
+def explore(output, token, head, step, theme, **options) -> None:
+    """Write one self-contained HTML page to explore every calculation of the block on SENTENCE.
+
+    Select a token and a head; each step shows the real numbers of that token, recomputed in
+    the page and checked against the record. The page needs no network: open it from disk.
+    The view is kept in the link (#token=it&head=1&step=softmax).
+
+    \b
+    Examples:
+      blockviz explore "The chicken didn't cross the road because it was too tired." --token it
+      blockviz explore "the cat sat" --head 1 --step softmax --theme dark -o cat.html
+      blockviz explore --record cat.safetensors
+    """
+    rec = build_record(**pop_record_options(options))
+    from blockviz.explorer import Explorer
+    from blockviz.files import sentence_slug
+
+    with reporting_errors():
+        page = Explorer(rec, token=token, head=head, step=step, theme=theme)
+        path = output if output is not None else Path("renders") / sentence_slug(rec.sentence) / "explorer.html"
+        page.save(path)
+    click.echo(str(path))

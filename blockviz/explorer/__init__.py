@@ -1,0 +1,105 @@
+"""The token-flow explorer: one offline HTML page to select a token and inspect every calculation.
+
+>>> from blockviz import record
+>>> page = explore(record("the cat sat"), token="cat", head=1, step="softmax")
+>>> page.token, page.head, page.step
+(1, 1, 'softmax')
+>>> "<script type=\\"application/json\\"" in page.html()
+True
+
+Importing this module also gives :class:`~blockviz.block_record.BlockRecord` its
+``explore()`` method and a ``_repr_html_`` summary table for notebooks.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from blockviz.explorer.page import explorer_page, summary_line
+from blockviz.explorer.steps import STEP_NAMES, STEPS, select_step
+from blockviz.files import atomic_path
+from blockviz.selection import select_head, select_token
+from blockviz.style import theme as theme_named
+
+__all__ = ["Explorer", "STEPS", "STEP_NAMES", "explore", "record_summary_html"]
+
+
+class Explorer:
+    """The explorer page of one record, opening on one view.
+
+    ``token`` is a word, ``word#k`` or a 0-based position (default: the last token), ``head``
+    a head number (default 0), ``step`` a name of :data:`STEP_NAMES` (default the first), and
+    ``theme`` "light" or "dark". In a notebook it shows itself as a sandboxed iframe.
+
+    Raises
+    ------
+    BlockvizError
+        For a token, head, step or theme that does not exist; the message lists the choices.
+    """
+
+    def __init__(self, rec, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
+        self.record = rec
+        self.token = select_token(rec.tokens, token)
+        self.head = select_head(head, rec.config.n_heads)
+        self.step = select_step(step)
+        self.theme = theme_named(theme).name
+
+    def html(self) -> str:
+        """The whole page: one self-contained HTML document."""
+        return explorer_page(self.record, self.token, self.head, self.step, self.theme)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the page to ``path`` atomically (no half-written page under that name) and return it.
+
+        Raises :class:`BlockvizError` if the folder cannot be created or written.
+        """
+        path = Path(path)
+        text = self.html()
+        with atomic_path(path) as temporary:
+            temporary.write_text(text, encoding="utf-8")
+        return path
+
+    def _repr_html_(self) -> str:
+        # One static line first, so an untrusted notebook (scripts off) still shows something.
+        page = html.escape(self.html(), quote=True)
+        line = html.escape(summary_line(self.record))
+        return (f'<p class="blockviz-summary">{line}</p>'
+                f'<iframe srcdoc="{page}" sandbox="allow-scripts" title="blockviz explorer" '
+                f'style="width: 100%; height: 760px; border: 1px solid #d1d5db;" loading="lazy"></iframe>')
+
+    def __repr__(self) -> str:
+        return f"Explorer({self.record.sentence!r}, token={self.token}, head={self.head}, step={self.step!r}, theme={self.theme!r})"
+
+
+def explore(rec, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light") -> Explorer:
+    """The explorer of record ``rec`` opening on ``token``, ``head`` and ``step`` (see :class:`Explorer`)."""
+    return Explorer(rec, token=token, head=head, step=step, theme=theme)
+
+
+def record_summary_html(rec) -> str:
+    """A record as a small HTML table for notebooks: sentence, tokens, config, tensor names and shapes."""
+    from blockviz.record_fields import FIELDS
+    from blockviz.tokens import display_token
+
+    e = lambda text: html.escape(str(text))  # noqa: E731
+    config = ", ".join(f"{key} {value}" for key, value in rec.config.to_dict().items())
+    rows = "".join(f"<tr><td><code>{e(spec.name)}</code></td><td>{e(tuple(rec.tensors[spec.name].shape))}</td><td>{e(spec.what)}</td></tr>" for spec in FIELDS)
+    tokens = " ".join(f"<code>{e(display_token(token))}</code>" for token in rec.tokens)
+    return (f"<p><b>BlockRecord</b> “{e(display_token(rec.sentence))}” — {rec.n} tokens: {tokens}</p>"
+            f"<p>{e(config)}</p>"
+            f"<table><thead><tr><th>tensor</th><th>shape</th><th>what</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _attach() -> None:
+    """Give BlockRecord ``explore()`` and ``_repr_html_`` (kept here: the record module stays lean)."""
+    from blockviz.block_record import BlockRecord
+
+    if "explore" not in BlockRecord.__dict__:
+        BlockRecord.explore = explore
+        BlockRecord.explore.__doc__ = explore.__doc__
+    if "_repr_html_" not in BlockRecord.__dict__:
+        BlockRecord._repr_html_ = record_summary_html
+
+
+_attach()

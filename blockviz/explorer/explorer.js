@@ -1,0 +1,766 @@
+/* blockviz token-flow explorer: every calculation of one pre-norm block for one token.
+   Vanilla JavaScript, no network, no build step. The DOM is built with textContent only;
+   the data (the record, the style module's colours and number format) is the JSON block
+   #record-data, written by blockviz.explorer. */
+(function () {
+  "use strict";
+
+  const DATA = JSON.parse(document.getElementById("record-data").textContent);
+  const S = DATA.style;
+  const C = DATA.config;
+  const TOKENS = DATA.tokens;
+  const N = TOKENS.length, H = C.n_heads, D = C.d_model, E = C.d_head, F = C.d_ff;
+  const F32 = C.dtype === "float32";
+  const TOLERANCE = F32 ? 1e-4 : 1e-9; // relative to 1 + |record value|
+  const STEP_NAMES = DATA.steps.map(function (s) { return s.name; });
+  const MINUS = S.minus;
+
+  /* ---------- tensors ---------- */
+
+  function load(t) {
+    const data = new Float64Array(t.data.length);
+    for (let k = 0; k < t.data.length; k++) {
+      const v = t.data[k];
+      data[k] = v === null ? -Infinity : (F32 ? Math.fround(v) : v);
+    }
+    return { shape: t.shape, data: data, offset: 0 };
+  }
+  const T = {}, P = {};
+  Object.keys(DATA.tensors).forEach(function (name) { T[name] = load(DATA.tensors[name]); });
+  Object.keys(DATA.params).forEach(function (name) { P[name] = load(DATA.params[name]); });
+
+  function sub(t) { // t[i][j]… : a view on the remaining dimensions
+    let offset = t.offset, shape = t.shape;
+    for (let a = 1; a < arguments.length; a++) {
+      const size = shape.slice(1).reduce(function (x, y) { return x * y; }, 1);
+      offset += arguments[a] * size;
+      shape = shape.slice(1);
+    }
+    return { shape: shape, data: t.data, offset: offset };
+  }
+  function vec(t) { // a 1-D view as a plain array
+    const view = sub.apply(null, arguments);
+    return Array.from(view.data.subarray(view.offset, view.offset + view.shape[0]));
+  }
+  function at(t) { return sub.apply(null, arguments).data[sub.apply(null, arguments).offset]; }
+  function matvec(x, W) { // x · W, W (len(x) × cols)
+    const cols = W.shape[1], out = new Array(cols).fill(0);
+    for (let r = 0; r < x.length; r++) for (let c = 0; c < cols; c++) out[c] += x[r] * W.data[W.offset + r * cols + c];
+    return out;
+  }
+  function add(a, b) { return a.map(function (v, k) { return v + b[k]; }); }
+  function range(n) { return Array.from({ length: n }, function (_, k) { return k; }); }
+  function maxAbs(values) { return values.reduce(function (m, v) { return Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m; }, 1e-9); }
+
+  /* erf to double precision: Taylor series below 3, continued fraction for erfc above. */
+  function erf(x) {
+    const ax = Math.abs(x);
+    if (ax < 3) {
+      let term = ax, sum = ax;
+      for (let n = 1; n < 200; n++) {
+        term *= -ax * ax / n;
+        const next = term / (2 * n + 1);
+        sum += next;
+        if (Math.abs(next) < 1e-17 * Math.abs(sum)) break;
+      }
+      return Math.sign(x) * sum * 2 / Math.sqrt(Math.PI);
+    }
+    let fraction = 0;
+    for (let k = 60; k >= 1; k--) fraction = (k / 2) / (ax + fraction);
+    const erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + fraction);
+    return Math.sign(x) * (1 - erfc);
+  }
+  const ACTIVATE = C.activation === "gelu"
+    ? function (x) { return 0.5 * x * (1 + erf(x / Math.SQRT2)); }
+    : function (x) { return Math.max(0, x); };
+
+  /* ---------- the style module's number format (blockviz.style.format_number) ---------- */
+
+  function fmt(x) {
+    if (x === -Infinity) return MINUS + "\u221e";
+    if (x === Infinity) return "\u221e";
+    if (Number.isNaN(x)) return "NaN";
+    const d = S.decimals;
+    let text = x.toFixed(d);
+    const scaled = Math.abs(x) * Math.pow(10, d);
+    if (scaled % 1 === 0.5 && Math.floor(scaled) % 2 === 0) { // Python rounds an exact tie to even
+      text = (x < 0 ? "-" : "") + (Math.floor(scaled) / Math.pow(10, d)).toFixed(d);
+    }
+    if (text.charAt(0) === "-") text = parseFloat(text) === 0 ? text.slice(1) : MINUS + text.slice(1);
+    return text;
+  }
+  function fmtDelta(x) {
+    if (x === 0) return "0";
+    if (!Number.isFinite(x)) return "\u221e";
+    return x.toExponential(1).replace("e-", "e" + MINUS).replace("e+", "e");
+  }
+
+  /* ---------- DOM (textContent only) ---------- */
+
+  function el(tag, props) {
+    const node = document.createElement(tag);
+    if (props) {
+      Object.keys(props).forEach(function (key) {
+        const value = props[key];
+        if (value === undefined || value === null || value === false) return;
+        if (key === "text") node.textContent = value;
+        else if (key === "class") node.className = value;
+        else node.setAttribute(key, value === true ? "" : String(value));
+      });
+    }
+    for (let a = 2; a < arguments.length; a++) {
+      const child = arguments[a];
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) child.forEach(function (c) { if (c) node.appendChild(c); });
+      else node.appendChild(child);
+    }
+    return node;
+  }
+  function textEl(tag, text, cls) { return el(tag, { text: text, class: cls }); }
+
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs) {
+    const node = document.createElementNS(SVG_NS, tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      if (key === "text") node.textContent = attrs[key]; else node.setAttribute(key, String(attrs[key]));
+    });
+    return node;
+  }
+
+  /* ---------- colours: the style module's maps, nearest stop ---------- */
+
+  function signedStop(value, limit) {
+    const t = Math.min(1, Math.max(0, (value + limit) / (2 * limit)));
+    return S.signed[Math.round(t * (S.signed.length - 1))];
+  }
+  function weightStop(value) {
+    const t = Math.min(1, Math.max(0, value));
+    return S.weights[Math.round(t * (S.weights.length - 1))];
+  }
+  function paint(cell, value, scale) {
+    if (value === -Infinity) { cell.classList.add("blockedcell"); return; }
+    if (!scale || !Number.isFinite(value)) return;
+    const stop = scale.weights ? weightStop(value) : signedStop(value, scale.limit);
+    cell.style.setProperty("background-color", stop[0]);
+    cell.style.setProperty("color", stop[1]);
+  }
+  function fieldScale(name) {
+    return name === "weights" ? { weights: true } : { limit: DATA.limits[name] || 1 };
+  }
+  function valuesScale(values) { return { limit: maxAbs(values) }; }
+
+  const ROLE_VAR = { query: "--q", key: "--k", value: "--v", output: "--o", residual: "--r", ffn: "--f" };
+
+  /* ---------- number tables ---------- */
+
+  /* spec: {caption, columns: [labels], rows: [{label, values, role, field, at, param, scale,
+     result, blocked, blockedColumns, operands(c) → text}] , blockedColumns: [bool]} */
+  function numTable(spec, box) {
+    const table = el("table", { class: "nums" });
+    const caption = el("caption", null, textEl("span", spec.caption));
+    const csv = el("button", { type: "button", class: "copy", text: "Copy CSV", "aria-label": "Copy " + spec.caption + " as CSV" });
+    const md = el("button", { type: "button", class: "copy", text: "Copy Markdown", "aria-label": "Copy " + spec.caption + " as Markdown" });
+    caption.appendChild(csv); caption.appendChild(md);
+    table.appendChild(caption);
+    const head = el("tr", null, el("th", { scope: "col", text: "" }));
+    spec.columns.forEach(function (label, c) {
+      head.appendChild(el("th", { scope: "col", text: label, class: spec.blockedColumns && spec.blockedColumns[c] ? "struck" : null }));
+    });
+    table.appendChild(el("thead", null, head));
+    const body = el("tbody");
+    spec.rows.forEach(function (row) {
+      const tr = el("tr", { class: [row.result ? "result" : "", row.blocked ? "blocked" : ""].join(" ").trim() || null });
+      const th = el("th", { scope: "row", class: "rowhead", text: row.label });
+      if (row.role) th.style.setProperty("border-left-color", "var(" + ROLE_VAR[row.role] + ")");
+      tr.appendChild(th);
+      const scale = row.scale || (row.field ? fieldScale(row.field) : valuesScale(row.values.filter(function (v) { return v !== null; })));
+      row.values.forEach(function (value, c) {
+        if (value === null) { tr.appendChild(el("td", { class: "empty" })); return; }
+        const td = el("td", { class: "num", text: row.texts ? row.texts[c] : fmt(value) });
+        if (row.field && !(row.fieldColumns && row.fieldColumns[c] === null)) { td.setAttribute("data-field", row.field); td.setAttribute("data-at", row.at.concat(row.fieldColumns ? row.fieldColumns[c] : [c]).join(",")); }
+        if (row.param) { td.setAttribute("data-param", row.param); td.setAttribute("data-at", row.at.concat([c]).join(",")); }
+        if (row.operands) td.addEventListener("click", function () { showOperands(box, row.label + "[" + spec.columns[c] + "] = " + row.operands(c)); });
+        else td.addEventListener("click", function () { showOperands(box, row.label + "[" + spec.columns[c] + "] = " + td.textContent + (row.source ? "  (" + row.source + ")" : "")); });
+        paint(td, value, scale);
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    csv.addEventListener("click", function () { copyText(box, tableText(spec, "csv")); });
+    md.addEventListener("click", function () { copyText(box, tableText(spec, "md")); });
+    return el("div", { class: "scroll" }, table);
+  }
+
+  function tableText(spec, kind) {
+    const header = [""].concat(spec.columns);
+    const lines = [header].concat(spec.rows.map(function (row) {
+      return [row.label].concat(row.values.map(function (v, c) { return v === null ? "" : (row.texts ? row.texts[c] : fmt(v)); }));
+    }));
+    if (kind === "csv") {
+      return lines.map(function (cells) {
+        return cells.map(function (cell) { return /[",\n]/.test(cell) ? '"' + cell.replace(/"/g, '""') + '"' : cell; }).join(",");
+      }).join("\n") + "\n";
+    }
+    const esc = function (cell) { return cell.replace(/\|/g, "\\|"); };
+    const out = ["| " + lines[0].map(esc).join(" | ") + " |", "|" + lines[0].map(function () { return "---"; }).join("|") + "|"];
+    lines.slice(1).forEach(function (cells) { out.push("| " + cells.map(esc).join(" | ") + " |"); });
+    return out.join("\n") + "\n";
+  }
+
+  function showOperands(box, text) {
+    box.operands.textContent = text;
+    box.operands.hidden = false;
+  }
+  function copyText(box, text) {
+    box.copied.value = text;
+    box.copied.hidden = false;
+    box.copied.select();
+    const done = function () { box.copyNote.textContent = "Copied to the clipboard."; };
+    const manual = function () { box.copyNote.textContent = "Press Ctrl+C (⌘C) to copy the selected text."; };
+    try {
+      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, manual);
+      else manual();
+    } catch (error) { manual(); }
+  }
+
+  function sumText(terms) { // "0.12 + (−0.30) + …"
+    return terms.map(function (t, k) { const s = fmt(t); return k > 0 && s.charAt(0) === MINUS ? "(" + s + ")" : s; }).join(" + ");
+  }
+  function dotOperands(x, W, bias, c, xName, wName, bName) {
+    const cols = W.shape[1];
+    const terms = x.map(function (v, r) { return fmt(v) + " × " + fmt(W.data[W.offset + r * cols + c]); });
+    if (!bias) return "Σ " + xName + "[r] × " + wName + "[r, " + c + "] = " + terms.join(" + ");
+    return "Σ " + xName + "[r] × " + wName + "[r, " + c + "] + " + bName + "[" + c + "] = " + terms.join(" + ") + " + " + fmt(bias[c]);
+  }
+
+  /* ---------- checks ---------- */
+
+  function compare(pairs) { // [[computed values, record values], …] → {delta, ok}
+    let delta = 0, ok = true;
+    pairs.forEach(function (pair) {
+      const got = [].concat(pair[0]), want = [].concat(pair[1]);
+      if (got.length !== want.length) { ok = false; delta = Infinity; return; }
+      got.forEach(function (g, k) {
+        const w = want[k];
+        if (g === w) return; // equal, −∞ included
+        const diff = Math.abs(g - w);
+        if (!(diff <= TOLERANCE * (1 + Math.abs(w)))) ok = false;
+        delta = Math.max(delta, Number.isNaN(diff) ? Infinity : diff);
+      });
+    });
+    return { delta: delta, ok: ok };
+  }
+  function checkLine(pairs) {
+    const result = compare(pairs);
+    const text = (result.ok ? "\u2713 matches the record" : "\u2717 differs from the record") + " (max |\u0394| " + fmtDelta(result.delta) + ")";
+    return el("p", { class: result.ok ? "check ok" : "check bad", text: text, title: "recomputed in the page from the step's inputs and compared with the record" });
+  }
+
+  /* ---------- labels ---------- */
+
+  function tokenLabel(j) { return j + " " + TOKENS[j]; }
+  function cols(prefix, n) { return range(n).map(function (k) { return prefix + k; }); }
+  function blockedKeys(i) { return range(N).map(function (j) { return at(T.mask, i, j) === -Infinity; }); }
+  function keyColumns(i) { const blocked = blockedKeys(i); return range(N).map(function (j) { return (blocked[j] ? "\u2715 " : "") + TOKENS[j]; }); }
+
+  /* ---------- the steps: each returns {body: [nodes], checks: [[computed, record], …]} ---------- */
+
+  function layerNormStep(n, i, box) {
+    const source = n === 1 ? "resid_pre" : "resid_mid", name = "ln" + n;
+    const x = vec(T[source], i);
+    const mean = x.reduce(function (s, v) { return s + v; }, 0) / D;
+    const variance = x.reduce(function (s, v) { return s + (v - mean) * (v - mean); }, 0) / D;
+    const root = Math.sqrt(variance + C.ln_eps);
+    const centred = x.map(function (v) { return v - mean; });
+    const norm = centred.map(function (v) { return v / root; });
+    const gamma = vec(P[name + ".weight"]), beta = vec(P[name + ".bias"]);
+    const out = norm.map(function (v, c) { return gamma[c] * v + beta[c]; });
+    const stats = numTable({
+      caption: "statistics of the row (over its " + D + " entries)",
+      columns: ["value"],
+      rows: [
+        { label: "mean = Σ x / " + D, values: [at(T[name + "_mean"], i)], field: name + "_mean", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x) + ") / " + D + " = " + fmt(mean); } },
+        { label: "var = Σ (x − mean)² / " + D, values: [at(T[name + "_var"], i)], field: name + "_var", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(centred.map(function (v) { return v * v; })) + ") / " + D + " = " + fmt(variance); } },
+        { label: "√(var + ε), ε = " + C.ln_eps, values: [root], scale: valuesScale([root]) },
+      ],
+    }, box);
+    const rows = numTable({
+      caption: "the row, normalised, then scaled by γ and shifted by β",
+      columns: cols("d", D),
+      rows: [
+        { label: source, values: vec(T[source], i), field: source, at: [i], role: "residual" },
+        { label: "x − mean", values: centred },
+        { label: name + "_norm = (x − mean) / √(var + ε)", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(centred[c]) + " / " + fmt(root) + " = " + fmt(norm[c]); } },
+        { label: "γ (" + name + ".weight)", values: gamma, param: name + ".weight", at: [] },
+        { label: "β (" + name + ".bias)", values: beta, param: name + ".bias", at: [] },
+        { label: name + " = γ ⊙ norm + β", values: vec(T[name], i), field: name, at: [i], result: true, operands: function (c) { return fmt(gamma[c]) + " × " + fmt(norm[c]) + " + " + fmt(beta[c]) + " = " + fmt(out[c]); } },
+      ],
+    }, box);
+    return {
+      body: [stats, rows],
+      checks: [[mean, at(T[name + "_mean"], i)], [variance, at(T[name + "_var"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[name], i)]],
+    };
+  }
+
+  function projectionTerms(x, W, xName, wName) { // the term table: one row per input entry
+    const colsOut = W.shape[1];
+    return range(x.length).map(function (r) {
+      return { label: xName + "[" + r + "] × " + wName + "[" + r + ", ·]", values: range(colsOut).map(function (c) { return x[r] * W.data[W.offset + r * colsOut + c]; }) };
+    });
+  }
+  function termsDetails(summaryText, spec, box) {
+    const details = el("details", null, textEl("summary", summaryText));
+    let built = false;
+    details.addEventListener("toggle", function () {
+      if (details.open && !built) { built = true; details.appendChild(numTable(spec, box)); }
+    });
+    return details;
+  }
+
+  const STEPS = {
+    input: function (i, h, box) {
+      const e = vec(T.embed, i), p = vec(T.pos_embed, i), x = vec(T.resid_pre, i), sum = add(e, p);
+      return {
+        body: [numTable({
+          caption: "token " + tokenLabel(i) + ": its embedding plus its position's encoding",
+          columns: cols("d", D),
+          rows: [
+            { label: "embed", values: e, field: "embed", at: [i], role: "residual" },
+            { label: "pos_embed", values: p, field: "pos_embed", at: [i], role: "residual" },
+            { label: "x = resid_pre", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + " = " + fmt(sum[c]); } },
+          ],
+        }, box)],
+        checks: [[sum, x]],
+      };
+    },
+    ln1: function (i, h, box) { return layerNormStep(1, i, box); },
+    qkv: function (i, h, box) {
+      const a = vec(T.ln1, i), body = [], checks = [];
+      body.push(numTable({ caption: "input: ln1 of token " + tokenLabel(i), columns: cols("d", D), rows: [{ label: "ln1", values: a, field: "ln1", at: [i] }] }, box));
+      const rows = [];
+      [["Q", "query", "q"], ["K", "key", "k"], ["V", "value", "v"]].forEach(function (names) {
+        const W = sub(P["attn.W_" + names[0]], h), b = vec(P["attn.b_" + names[0]], h);
+        const got = add(matvec(a, W), b);
+        rows.push({ label: names[2] + " = ln1 · W_" + names[0] + " + b_" + names[0], values: vec(T[names[1]], h, i), field: names[1], at: [h, i], role: names[1],
+                    operands: function (c) { return dotOperands(a, W, b, c, "ln1", "W_" + names[0] + "[h" + h + "]", "b_" + names[0]) + " = " + fmt(got[c]); } });
+        checks.push([got, vec(T[names[1]], h, i)]);
+      });
+      body.push(numTable({ caption: "head " + h + ": query, key and value of token " + tokenLabel(i), columns: cols("d", E), rows: rows }, box));
+      ["Q", "K", "V"].forEach(function (m) {
+        const W = sub(P["attn.W_" + m], h), b = vec(P["attn.b_" + m], h);
+        const terms = projectionTerms(a, W, "ln1", "W_" + m);
+        terms.push({ label: "b_" + m, values: b, param: "attn.b_" + m, at: [h] });
+        body.push(termsDetails("Terms of ln1 · W_" + m + " + b_" + m + " (head " + h + ")", { caption: "each row is one term; the column sums are the " + m.toLowerCase() + " above", columns: cols("d", E), rows: terms }, box));
+      });
+      return { body: body, checks: checks };
+    },
+    scores: function (i, h, box) {
+      const q = vec(T.query, h, i), blocked = blockedKeys(i), got = [], rows = [];
+      rows.push({ label: "q of " + tokenLabel(i), values: q.concat([null]), field: "query", at: [h, i], role: "query" });
+      range(N).forEach(function (j) {
+        const k = vec(T.key, h, j), terms = q.map(function (v, c) { return v * k[c]; });
+        const sum = terms.reduce(function (s, v) { return s + v; }, 0);
+        got.push(sum);
+        rows.push({ label: "q ⊙ k of " + tokenLabel(j), values: terms.concat([at(T.scores, h, i, j)]), role: "key", blocked: blocked[j],
+                    field: "scores", at: [h, i], fieldColumns: terms.map(function () { return null; }).concat([[j]]),
+                    operands: function (c) { return c < E ? fmt(q[c]) + " × " + fmt(k[c]) + " = " + fmt(terms[c]) : sumText(terms) + " = " + fmt(sum); } });
+      });
+      const table = numTable({ caption: "head " + h + ": element-wise products q_c · k_jc with every key, and their sum (blocked keys struck through: their scores are masked next)", columns: cols("d", E).concat(["= q · k"]), rows: rows }, box);
+      return { body: [table], checks: [[got, vec(T.scores, h, i)]] };
+    },
+    scale: function (i, h, box) {
+      const s = vec(T.scores, h, i), root = Math.sqrt(E), got = s.map(function (v) { return v / root; });
+      return {
+        body: [textEl("p", "√d_head = √" + E + " = " + fmt(root), "note"), numTable({
+          caption: "head " + h + ", query " + tokenLabel(i) + ": one column per key", columns: keyColumns(i), blockedColumns: blockedKeys(i),
+          rows: [
+            { label: "q · k", values: s, field: "scores", at: [h, i], role: "query" },
+            { label: "÷ √" + E + " = scaled", values: vec(T.scaled_scores, h, i), field: "scaled_scores", at: [h, i], result: true, operands: function (c) { return fmt(s[c]) + " / " + fmt(root) + " = " + fmt(got[c]); } },
+          ],
+        }, box)],
+        checks: [[got, vec(T.scaled_scores, h, i)]],
+      };
+    },
+    mask: function (i, h, box) {
+      const s = vec(T.scaled_scores, h, i), m = vec(T.mask, i), got = add(s, m);
+      const note = C.causal ? "Causal mask: a token sees itself and the tokens before it; later keys (\u2715) get −∞." : "Bidirectional: every key is allowed (the mask is all 0).";
+      return {
+        body: [textEl("p", note, "note"), numTable({
+          caption: "head " + h + ", query " + tokenLabel(i), columns: keyColumns(i), blockedColumns: blockedKeys(i),
+          rows: [
+            { label: "scaled", values: s, field: "scaled_scores", at: [h, i] },
+            { label: "+ M", values: m, field: "mask", at: [i], scale: { limit: 1 } },
+            { label: "masked", values: vec(T.masked_scores, h, i), field: "masked_scores", at: [h, i], result: true, operands: function (c) { return fmt(s[c]) + " + " + fmt(m[c]) + " = " + fmt(got[c]); } },
+          ],
+        }, box)],
+        checks: [[got, vec(T.masked_scores, h, i)]],
+      };
+    },
+    softmax: function (i, h, box) {
+      const m = vec(T.masked_scores, h, i);
+      const max = m.reduce(function (a, v) { return Math.max(a, v); }, -Infinity);
+      const shifted = m.map(function (v) { return v - max; });
+      const exps = shifted.map(function (v) { return Math.exp(v); });
+      const sum = exps.reduce(function (a, v) { return a + v; }, 0);
+      const w = exps.map(function (v) { return v / sum; });
+      const recW = vec(T.weights, h, i), total = recW.reduce(function (a, v) { return a + v; }, 0);
+      const recExp = vec(T.exp_scores, h, i);
+      return {
+        body: [numTable({
+          caption: "the row's largest score, the sum of its exponentials, and the sum of the weights",
+          columns: ["value"],
+          rows: [
+            { label: "max", values: [at(T.row_max, h, i)], field: "row_max", at: [], fieldColumns: [[h, i]], operands: function () { return "max(" + m.map(fmt).join(", ") + ") = " + fmt(max); } },
+            { label: "sum = Σ exp", values: [at(T.exp_sums, h, i)], field: "exp_sums", at: [], fieldColumns: [[h, i]], operands: function () { return sumText(recExp) + " = " + fmt(sum); } },
+            { label: "Σ weights", values: [total], scale: { weights: true }, operands: function () { return sumText(recW) + " = " + fmt(total); } },
+          ],
+        }, box), numTable({
+          caption: "head " + h + ", query " + tokenLabel(i) + ": softmax over the keys", columns: keyColumns(i), blockedColumns: blockedKeys(i),
+          rows: [
+            { label: "masked", values: m, field: "masked_scores", at: [h, i] },
+            { label: "− max", values: shifted },
+            { label: "exp", values: recExp, field: "exp_scores", at: [h, i], operands: function (c) { return "exp(" + fmt(shifted[c]) + ") = " + fmt(exps[c]); } },
+            { label: "÷ sum = weight", values: recW, field: "weights", at: [h, i], result: true, operands: function (c) { return fmt(exps[c]) + " / " + fmt(sum) + " = " + fmt(w[c]); } },
+          ],
+        }, box)],
+        checks: [[max, at(T.row_max, h, i)], [exps, recExp], [sum, at(T.exp_sums, h, i)], [w, recW], [total, 1]],
+      };
+    },
+    mix: function (i, h, box) {
+      const w = vec(T.weights, h, i), rows = [], got = new Array(E).fill(0), blocked = blockedKeys(i);
+      range(N).forEach(function (j) {
+        const v = vec(T.value, h, j), scaled = v.map(function (x) { return w[j] * x; });
+        scaled.forEach(function (x, c) { got[c] += x; });
+        rows.push({ label: fmt(w[j]) + " × v of " + tokenLabel(j), values: scaled, role: "value", blocked: blocked[j],
+                    operands: function (c) { return fmt(w[j]) + " × " + fmt(v[c]) + " = " + fmt(scaled[c]); } });
+      });
+      rows.push({ label: "head_out = Σ", values: vec(T.head_outputs, h, i), field: "head_outputs", at: [h, i], role: "output", result: true,
+                  operands: function (c) { return sumText(rows.slice(0, N).map(function (r) { return r.values[c]; })) + " = " + fmt(got[c]); } });
+      return {
+        body: [numTable({ caption: "head " + h + ": every value row scaled by its weight; the rows add up to the head's output", columns: cols("d", E), rows: rows }, box)],
+        checks: [[got, vec(T.head_outputs, h, i)]],
+      };
+    },
+    concat: function (i, h, box) {
+      const rows = [], got = [];
+      range(H).forEach(function (g) {
+        const out = vec(T.head_outputs, g, i);
+        got.push.apply(got, out);
+        rows.push({ label: "head " + g, values: range(D).map(function (c) { return Math.floor(c / E) === g ? out[c - g * E] : null; }), role: "output" });
+      });
+      rows.push({ label: "concat", values: vec(T.concat, i), field: "concat", at: [i], role: "output", result: true });
+      return { body: [numTable({ caption: "the " + H + " heads' outputs of token " + tokenLabel(i) + " side by side", columns: cols("d", D), rows: rows }, box)], checks: [[got, vec(T.concat, i)]] };
+    },
+    project: function (i, h, box) {
+      const x = vec(T.concat, i), W = P["attn.W_O"], b = vec(P["attn.b_O"]), product = matvec(x, W), got = add(product, b);
+      const terms = projectionTerms(x, W, "concat", "W_O");
+      return {
+        body: [numTable({
+          caption: "token " + tokenLabel(i) + ": the concatenated heads through W_O", columns: cols("d", D),
+          rows: [
+            { label: "concat", values: x, field: "concat", at: [i], role: "output" },
+            { label: "concat · W_O", values: product, operands: function (c) { return dotOperands(x, W, null, c, "concat", "W_O") + " = " + fmt(product[c]); } },
+            { label: "b_O", values: b, param: "attn.b_O", at: [] },
+            { label: "attn_out", values: vec(T.attn_out, i), field: "attn_out", at: [i], role: "output", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
+          ],
+        }, box), termsDetails("Terms of concat · W_O", { caption: "each row is one term; the column sums are concat · W_O", columns: cols("d", D), rows: terms }, box)],
+        checks: [[got, vec(T.attn_out, i)]],
+      };
+    },
+    add1: function (i, h, box) { return residualStep(i, box, "resid_pre", "attn_out", "resid_mid", "output"); },
+    ln2: function (i, h, box) { return layerNormStep(2, i, box); },
+    widen: function (i, h, box) {
+      const x = vec(T.ln2, i), W = P["ffn.W_in"], b = vec(P["ffn.b_in"]), product = matvec(x, W), got = add(product, b);
+      return {
+        body: [
+          numTable({ caption: "input: ln2 of token " + tokenLabel(i), columns: cols("d", D), rows: [{ label: "ln2", values: x, field: "ln2", at: [i] }] }, box),
+          numTable({
+            caption: "widened from " + D + " to " + F + " entries", columns: cols("f", F),
+            rows: [
+              { label: "ln2 · W_in", values: product, operands: function (c) { return dotOperands(x, W, null, c, "ln2", "W_in") + " = " + fmt(product[c]); } },
+              { label: "b_in", values: b, param: "ffn.b_in", at: [] },
+              { label: "ffn_pre", values: vec(T.ffn_pre, i), field: "ffn_pre", at: [i], role: "ffn", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
+            ],
+          }, box),
+          termsDetails("Terms of ln2 · W_in", { caption: "each row is one term; the column sums are ln2 · W_in", columns: cols("f", F), rows: projectionTerms(x, W, "ln2", "W_in") }, box),
+        ],
+        checks: [[got, vec(T.ffn_pre, i)]],
+      };
+    },
+    activation: function (i, h, box) {
+      const pre = vec(T.ffn_pre, i), got = pre.map(ACTIVATE);
+      return {
+        body: [numTable({
+          caption: C.activation_name + " applied to each entry", columns: cols("f", F),
+          rows: [
+            { label: "ffn_pre", values: pre, field: "ffn_pre", at: [i], role: "ffn" },
+            { label: "ffn_post = " + C.activation_name + "(ffn_pre)", values: vec(T.ffn_post, i), field: "ffn_post", at: [i], role: "ffn", result: true, operands: function (c) { return C.activation_name + "(" + fmt(pre[c]) + ") = " + fmt(got[c]); } },
+          ],
+        }, box), activationCurve(pre)],
+        checks: [[got, vec(T.ffn_post, i)]],
+      };
+    },
+    narrow: function (i, h, box) {
+      const x = vec(T.ffn_post, i), W = P["ffn.W_out"], b = vec(P["ffn.b_out"]), product = matvec(x, W), got = add(product, b);
+      return {
+        body: [
+          numTable({ caption: "input: ffn_post of token " + tokenLabel(i), columns: cols("f", F), rows: [{ label: "ffn_post", values: x, field: "ffn_post", at: [i], role: "ffn" }] }, box),
+          numTable({
+            caption: "narrowed back from " + F + " to " + D + " entries", columns: cols("d", D),
+            rows: [
+              { label: "ffn_post · W_out", values: product, operands: function (c) { return dotOperands(x, W, null, c, "ffn_post", "W_out") + " = " + fmt(product[c]); } },
+              { label: "b_out", values: b, param: "ffn.b_out", at: [] },
+              { label: "ffn_out", values: vec(T.ffn_out, i), field: "ffn_out", at: [i], role: "ffn", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
+            ],
+          }, box),
+          termsDetails("Terms of ffn_post · W_out", { caption: "each row is one term; the column sums are ffn_post · W_out", columns: cols("d", D), rows: projectionTerms(x, W, "ffn_post", "W_out") }, box),
+        ],
+        checks: [[got, vec(T.ffn_out, i)]],
+      };
+    },
+    add2: function (i, h, box) { return residualStep(i, box, "resid_mid", "ffn_out", "resid_post", "ffn"); },
+    output: function (i, h, box) {
+      const rows = range(N).map(function (j) {
+        return { label: tokenLabel(j), values: vec(T.resid_post, j), field: "resid_post", at: [j], role: "residual", result: j === i };
+      });
+      const got = [], want = [];
+      range(N).forEach(function (j) { got.push.apply(got, add(vec(T.resid_mid, j), vec(T.ffn_out, j))); want.push.apply(want, vec(T.resid_post, j)); });
+      return {
+        body: [textEl("p", "One row per token, " + D + " numbers each: the same shape as the block's input. Row " + tokenLabel(i) + " is the selected token's.", "note"),
+               numTable({ caption: "resid_post, the block's output", columns: cols("d", D), rows: rows }, box)],
+        checks: [[got, want]],
+      };
+    },
+  };
+
+  function residualStep(i, box, a, b, out, role) {
+    const x = vec(T[a], i), y = vec(T[b], i), got = add(x, y);
+    return {
+      body: [numTable({
+        caption: "token " + tokenLabel(i) + ": the residual stream plus the sub-layer's output", columns: cols("d", D),
+        rows: [
+          { label: a, values: x, field: a, at: [i], role: "residual" },
+          { label: "+ " + b, values: y, field: b, at: [i], role: role },
+          { label: out, values: vec(T[out], i), field: out, at: [i], role: "residual", result: true, operands: function (c) { return fmt(x[c]) + " + " + fmt(y[c]) + " = " + fmt(got[c]); } },
+        ],
+      }, box)],
+      checks: [[got, vec(T[out], i)]],
+    };
+  }
+
+  function activationCurve(points) {
+    const width = 320, height = 150, pad = 24;
+    const span = Math.max(3, maxAbs(points) * 1.1);
+    const lo = -span, hi = span;
+    const ys = range(121).map(function (k) { return ACTIVATE(lo + (hi - lo) * k / 120); });
+    const yLo = Math.min(-0.5, Math.min.apply(null, ys)), yHi = Math.max.apply(null, ys);
+    const X = function (x) { return pad + (x - lo) / (hi - lo) * (width - 2 * pad); };
+    const Y = function (y) { return height - pad - (y - yLo) / (yHi - yLo) * (height - 2 * pad); };
+    const svg = svgEl("svg", { class: "curve", viewBox: "0 0 " + width + " " + height, width: width, height: height, role: "img", "aria-label": C.activation_name + " curve with this token's " + F + " entries marked" });
+    svg.appendChild(svgEl("line", { class: "axis", x1: pad, x2: width - pad, y1: Y(0), y2: Y(0) }));
+    svg.appendChild(svgEl("line", { class: "axis", x1: X(0), x2: X(0), y1: pad / 2, y2: height - pad }));
+    svg.appendChild(svgEl("polyline", { class: "line", points: ys.map(function (y, k) { return X(lo + (hi - lo) * k / 120).toFixed(1) + "," + Y(y).toFixed(1); }).join(" ") }));
+    points.forEach(function (x) { svg.appendChild(svgEl("circle", { class: "dot", cx: X(x).toFixed(1), cy: Y(ACTIVATE(x)).toFixed(1), r: 3 })); });
+    svg.appendChild(svgEl("text", { x: width - pad, y: Y(0) - 4, "text-anchor": "end", text: "ffn_pre" }));
+    svg.appendChild(svgEl("text", { x: X(0) + 4, y: pad / 2 + 10, text: C.activation_name }));
+    return el("figure", { class: "curvebox" }, svg, textEl("figcaption", "The curve of " + C.activation_name + "; the dots are this token's entries.", "note"));
+  }
+
+  /* ---------- token names for links (blockviz.selection's rule) ---------- */
+
+  function selectToken(choice) { // position or −1
+    if (/^\s*\d+\s*$/.test(choice)) { const p = parseInt(choice, 10); return p < N ? p : -1; }
+    const occurrence = /^([\s\S]+)#(-?\d+)$/.exec(choice);
+    if (occurrence && TOKENS.indexOf(choice) < 0) return nth(occurrence[1], parseInt(occurrence[2], 10));
+    return nth(choice, 1);
+  }
+  function nth(word, k) {
+    if (k < 1) return -1;
+    const rules = [function (t) { return t === word; }, function (t) { return t.toLowerCase() === word.toLowerCase(); }];
+    for (let r = 0; r < rules.length; r++) {
+      const positions = range(N).filter(function (j) { return rules[r](TOKENS[j]); });
+      if (positions.length) return k <= positions.length ? positions[k - 1] : -1;
+    }
+    return -1;
+  }
+  function tokenName(i) {
+    const word = TOKENS[i];
+    if (selectToken(word) === i) return word;
+    const k = range(i + 1).filter(function (j) { return TOKENS[j] === word; }).length;
+    if (selectToken(word + "#" + k) === i) return word + "#" + k;
+    return String(i);
+  }
+
+  /* ---------- state, hash, rendering ---------- */
+
+  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false };
+
+  function readHash() {
+    const text = location.hash.replace(/^#/, "");
+    if (!text) return;
+    text.split("&").forEach(function (part) {
+      const eq = part.indexOf("=");
+      if (eq < 0) return;
+      let key, value;
+      try { key = decodeURIComponent(part.slice(0, eq)); value = decodeURIComponent(part.slice(eq + 1)); } catch (error) { return; }
+      if (key === "token") { const p = selectToken(value); if (p >= 0) state.token = p; }
+      else if (key === "head" && /^\d+$/.test(value) && parseInt(value, 10) < H) state.head = parseInt(value, 10);
+      else if (key === "step" && STEP_NAMES.indexOf(value) >= 0) state.step = value;
+      else if (key === "theme" && S.themes[value]) state.theme = value;
+    });
+  }
+  function hashText() {
+    return "#token=" + encodeURIComponent(tokenName(state.token)) + "&head=" + state.head + "&step=" + state.step;
+  }
+  function writeHash() {
+    const text = hashText();
+    if (location.hash === text) return;
+    try { history.replaceState(null, "", text); } catch (error) { // a sandboxed srcdoc iframe
+      try { location.hash = text; } catch (ignored) { /* no URL to keep the view in */ }
+    }
+  }
+
+  function applyTheme() {
+    const t = S.themes[state.theme], root = document.documentElement;
+    root.setAttribute("data-theme", state.theme);
+    const vars = { "--bg": t.background, "--text": t.text, "--muted": t.muted_text, "--grid": t.grid, "--blocked": t.blocked, "--blocked-text": t.blocked_text,
+                   "--q": S.roles.query, "--k": S.roles.key, "--v": S.roles.value, "--o": S.roles.output, "--r": S.roles.residual, "--f": S.roles.ffn };
+    Object.keys(vars).forEach(function (k) { root.style.setProperty(k, vars[k]); });
+    root.style.setProperty("color-scheme", state.theme);
+    themeButton.textContent = state.theme === "dark" ? "Light theme" : "Dark theme";
+  }
+
+  /* roving focus: one tab stop per group, arrows move the selection */
+  function rovingKeys(event, count, current, choose) {
+    const moves = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
+    let next = null;
+    if (event.key in moves) next = (current + moves[event.key] + count) % count;
+    else if (event.key === "Home") next = 0;
+    else if (event.key === "End") next = count - 1;
+    if (next === null) return;
+    event.preventDefault();
+    choose(next, true);
+  }
+
+  const app = document.getElementById("app");
+  const themeButton = document.getElementById("theme-toggle");
+  themeButton.hidden = false;
+  themeButton.addEventListener("click", function () { state.theme = state.theme === "dark" ? "light" : "dark"; applyTheme(); });
+
+  const tokenBar = el("div", { class: "bar tokens", role: "radiogroup", "aria-label": "Token" }, textEl("span", "Token", "label"));
+  const chips = TOKENS.map(function (token, j) {
+    const chip = el("button", { type: "button", class: "chip", role: "radio", "data-token": j, "aria-label": "token " + j + ": " + token },
+                    textEl("span", String(j), "pos"), textEl("span", token, "word"));
+    chip.addEventListener("click", function () { chooseToken(j, false); });
+    chip.addEventListener("keydown", function (event) { rovingKeys(event, N, state.token, chooseToken); });
+    tokenBar.appendChild(chip);
+    return chip;
+  });
+  const headBar = el("div", { class: "bar heads", role: "radiogroup", "aria-label": "Head" }, textEl("span", "Head", "label"));
+  const headButtons = range(H).map(function (g) {
+    const button = el("button", { type: "button", class: "head", role: "radio", "data-head": g, text: "head " + g });
+    button.addEventListener("click", function () { chooseHead(g, false); });
+    button.addEventListener("keydown", function (event) { rovingKeys(event, H, state.head, chooseHead); });
+    headBar.appendChild(button);
+    return button;
+  });
+  const allBox = el("input", { type: "checkbox", id: "all-steps" });
+  allBox.addEventListener("change", function () { state.all = allBox.checked; layout.classList.toggle("all-steps", state.all); });
+  headBar.appendChild(el("label", { class: "allsteps", for: "all-steps" }, allBox, textEl("span", " show all steps")));
+
+  const stepList = el("ol");
+  const stepButtons = DATA.steps.map(function (step, k) {
+    const button = el("button", { type: "button", "data-step": step.name }, textEl("span", (k + 1) + ".", "num"), textEl("span", step.title));
+    button.addEventListener("click", function () { chooseStep(k, false); });
+    button.addEventListener("keydown", function (event) { rovingKeys(event, STEP_NAMES.length, STEP_NAMES.indexOf(state.step), chooseStep); });
+    stepList.appendChild(el("li", null, button));
+    return button;
+  });
+  const stepNav = el("nav", { class: "stepnav", "aria-label": "Steps" }, stepList);
+  const stepsBox = el("div", { class: "steps" });
+  const patternBox = el("aside", { class: "pattern", "aria-label": "Attention pattern" });
+  const layout = el("div", { class: "layout" }, stepNav, stepsBox, patternBox);
+  app.textContent = "";
+  app.appendChild(tokenBar); app.appendChild(headBar); app.appendChild(layout);
+
+  function chooseToken(j, focus) { state.token = j; update(); if (focus) chips[j].focus(); }
+  function chooseHead(g, focus) { state.head = g; update(); if (focus) headButtons[g].focus(); }
+  function chooseStep(k, focus) { state.step = STEP_NAMES[k]; showStep(); writeHash(); if (focus) stepButtons[k].focus(); }
+
+  function renderSteps() {
+    stepsBox.textContent = "";
+    DATA.steps.forEach(function (step, k) {
+      const box = { operands: el("p", { class: "operands", hidden: true, "aria-live": "polite" }), copied: el("textarea", { class: "copied", readonly: true, rows: 4, hidden: true, "aria-label": "Copied table" }), copyNote: el("p", { class: "note", "aria-live": "polite" }) };
+      const result = STEPS[step.name](state.token, state.head, box);
+      const prev = el("button", { type: "button", text: "← previous step", disabled: k === 0 });
+      const next = el("button", { type: "button", text: "next step →", disabled: k === DATA.steps.length - 1 });
+      prev.addEventListener("click", function () { chooseStep(k - 1, false); });
+      next.addEventListener("click", function () { chooseStep(k + 1, false); });
+      const section = el("section", { class: "step", id: "step-" + step.name, "data-step": step.name, "aria-labelledby": "title-" + step.name },
+        el("h2", { id: "title-" + step.name, text: (k + 1) + ". " + step.title }),
+        textEl("p", step.formula, "formula"),
+        result.body,
+        checkLine(result.checks),
+        box.operands, box.copied, box.copyNote,
+        el("div", { class: "stepfoot" }, prev, next));
+      stepsBox.appendChild(section);
+    });
+    showStep();
+  }
+
+  function showStep() {
+    stepButtons.forEach(function (button, k) {
+      const current = STEP_NAMES[k] === state.step;
+      if (current) button.setAttribute("aria-current", "step"); else button.removeAttribute("aria-current");
+      button.tabIndex = current ? 0 : -1;
+    });
+    Array.prototype.forEach.call(stepsBox.children, function (section) { section.hidden = section.getAttribute("data-step") !== state.step; });
+  }
+
+  function renderPattern() {
+    patternBox.textContent = "";
+    const dense = N > 16;
+    patternBox.appendChild(el("h2", { text: "Attention pattern, head " + state.head }));
+    patternBox.appendChild(textEl("p", "Rows are queries, columns keys; row " + tokenLabel(state.token) + " is highlighted. Click a row to select its token.", "note"));
+    const table = el("table", { class: dense ? "grid dense" : "grid" });
+    const head = el("tr", null, el("th", { scope: "col", text: "" }));
+    range(N).forEach(function (j) { head.appendChild(el("th", { scope: "col", text: dense ? "" : TOKENS[j], title: tokenLabel(j) })); });
+    table.appendChild(el("thead", null, head));
+    const body = el("tbody");
+    range(N).forEach(function (q) {
+      const tr = el("tr", { class: q === state.token ? "selected" : null, "data-query": q });
+      const th = el("th", { scope: "row", text: dense ? String(q) : TOKENS[q], title: tokenLabel(q) });
+      tr.appendChild(th);
+      range(N).forEach(function (j) {
+        const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity;
+        const td = el("td", { text: dense ? "" : fmt(w), title: TOKENS[q] + " → " + TOKENS[j] + ": " + fmt(w) + (blocked ? " (blocked)" : ""), "data-field": dense ? null : "weights", "data-at": dense ? null : [state.head, q, j].join(",") });
+        paint(td, blocked ? -Infinity : w, { weights: true });
+        tr.appendChild(td);
+      });
+      tr.addEventListener("click", function () { chooseToken(q, false); });
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    patternBox.appendChild(el("div", { class: "scroll" }, table));
+    if (dense) patternBox.appendChild(textEl("p", "Hover a cell for its weight; the selected row's weights are in the Softmax step.", "note"));
+  }
+
+  function update() {
+    chips.forEach(function (chip, j) { chip.setAttribute("aria-checked", String(j === state.token)); chip.tabIndex = j === state.token ? 0 : -1; });
+    headButtons.forEach(function (button, g) { button.setAttribute("aria-checked", String(g === state.head)); button.tabIndex = g === state.head ? 0 : -1; });
+    renderSteps();
+    renderPattern();
+    writeHash();
+  }
+
+  readHash();
+  applyTheme();
+  update();
+  window.addEventListener("hashchange", function () {
+    const before = [state.token, state.head, state.step].join();
+    readHash();
+    if ([state.token, state.head, state.step].join() !== before) update();
+  });
+  document.body.setAttribute("data-ready", "true");
+})();

@@ -1,0 +1,58 @@
+"""Assembling the explorer: one self-contained HTML page (script, style and data inline).
+
+The page's code is package data beside this module (``explorer.html``, ``.css``, ``.js``;
+vanilla, no build step). Its Content-Security-Policy allows exactly its own inline script and
+style (by hash) and forbids every network request; the record goes in as inert JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import re
+from importlib import resources
+
+from blockviz.explorer.payload import payload, script_json
+from blockviz.tokens import display_token
+
+
+def _asset(name: str) -> str:
+    return resources.files("blockviz.explorer").joinpath(name).read_text(encoding="utf-8")
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(script: str, style: str) -> str:
+    """No network, no plugins, no forms, no base URL: only the page's own script and style run."""
+    return f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'"
+
+
+def summary_line(rec) -> str:
+    """One line on the record, readable before (or without) any script: sentence, tokens, sizes."""
+    c = rec.config
+    return (f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
+            f"d_model {c.d_model}, {c.n_heads} head{'s' if c.n_heads != 1 else ''}, d_ff {c.d_ff}, {c.activation_name}, "
+            f"{'causal' if c.causal else 'bidirectional'}, seed {c.seed}")
+
+
+def explorer_page(rec, token: int, head: int, step: str, theme: str) -> str:
+    """The page for record ``rec``, opening on ``token`` (position), ``head``, ``step`` and ``theme``
+    (already checked: see :class:`blockviz.explorer.Explorer`)."""
+    script = _asset("explorer.js")
+    style = _asset("explorer.css")
+    template = _asset("explorer.html")
+    parts = {
+        "{{csp}}": html.escape(content_security_policy(script, style), quote=False),  # it holds no "
+        "{{title}}": html.escape(f"blockviz explorer — {display_token(rec.sentence)}", quote=True),
+        "{{summary}}": html.escape(summary_line(rec), quote=True),
+        "{{theme}}": html.escape(theme, quote=True),
+        "{{style}}": style,
+        "{{data}}": script_json(payload(rec, token, head, step, theme)),
+        "{{script}}": script,
+    }
+    # Split the template once, so text put in (a sentence holding "{{script}}") is never rescanned.
+    pieces = re.split(r"(\{\{[a-z]+\}\})", template)
+    return "".join(parts.get(piece, piece) for piece in pieces)

@@ -1,0 +1,98 @@
+"""The record as the explorer page reads it: a JSON object, numbers as short text.
+
+Float32 records store each number as the shortest text that reads back as the same float32
+(``0.1``, not ``0.10000000149011612``); the page turns it back into that float32 exactly
+(``Math.fround``), so a number formatted on the page is the number formatted in Python.
+Float64 records store the shortest float64 text. −∞ (a blocked cell) is ``null``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from blockviz.record_fields import FIELDS
+from blockviz.style import (
+    DARK,
+    FFN_COLOR,
+    KEY_COLOR,
+    LIGHT,
+    MINUS,
+    OUTPUT_COLOR,
+    QUERY_COLOR,
+    RESIDUAL_COLOR,
+    VALUE_COLOR,
+    hex_color,
+    signed_color,
+    text_color_on,
+    weight_color,
+)
+from blockviz.explorer.steps import STEPS
+from blockviz.tokens import display_token
+
+DECIMALS = 2
+"""Decimals of every number on the page: the figures' and scenes' format (``format_number``)."""
+COLOUR_STOPS = 65
+"""Samples of each colour map passed to the page; it colours a cell with the nearest one."""
+SKIPPED_PARAMS = ("W_pos",)
+"""Parameters the page does not need (the record's ``pos_embed`` holds the rows it used)."""
+
+
+def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
+    """Everything the page shows, JSON-ready: tokens, config, tensors, style and initial view."""
+    tensors = {name: _tensor(rec.tensors[name], rec.config.dtype) for name in (spec.name for spec in FIELDS)}
+    params = {name: _tensor(value, rec.config.dtype) for name, value in rec.params.items() if name not in SKIPPED_PARAMS}
+    return {
+        "format": 1,
+        "sentence": display_token(rec.sentence),
+        "tokens": [display_token(token_text) for token_text in rec.tokens],
+        "config": {**rec.config.to_dict(), "d_head": rec.config.d_head, "activation_name": rec.config.activation_name},
+        "steps": [{"name": s.name, "title": s.title, "formula": s.formula} for s in STEPS],
+        "fields": {spec.name: {"what": spec.what, "shape": list(spec.shape), "scale": spec.scale} for spec in FIELDS},
+        "limits": {spec.name: rec.scale_limit(spec.name) for spec in FIELDS},
+        "tensors": tensors,
+        "params": params,
+        "style": style(),
+        "initial": {"token": token, "head": head, "step": step, "theme": theme},
+    }
+
+
+def style() -> dict:
+    """The style module's colours and number format, for the page (it restates none of them)."""
+    stops = np.linspace(0.0, 1.0, COLOUR_STOPS)
+    signed = [hex_color(signed_color(2 * s - 1, 1.0)) for s in stops]
+    weights = [hex_color(weight_color(s)) for s in stops]
+    themes = {}
+    for theme in (LIGHT, DARK):
+        themes[theme.name] = {key: getattr(theme, key) for key in ("background", "text", "muted_text", "grid", "blocked", "blocked_hatch")}
+        themes[theme.name]["blocked_text"] = text_color_on(theme.blocked)
+    return {
+        "roles": {"query": QUERY_COLOR, "key": KEY_COLOR, "value": VALUE_COLOR, "output": OUTPUT_COLOR, "residual": RESIDUAL_COLOR, "ffn": FFN_COLOR},
+        "themes": themes,
+        "signed": [[colour, text_color_on(colour)] for colour in signed],
+        "weights": [[colour, text_color_on(colour)] for colour in weights],
+        "decimals": DECIMALS,
+        "minus": MINUS,
+    }
+
+
+def _tensor(tensor, dtype: str) -> dict:
+    array = tensor.detach().cpu().numpy()
+    flat = array.astype(np.float32 if dtype == "float32" else np.float64).reshape(-1)
+    # numpy writes each float as its shortest round-trip text; float() of that text keeps it short.
+    values = [None if text == "-inf" else float(text) for text in flat.astype(str)]
+    return {"shape": list(array.shape), "data": values}
+
+
+def script_json(data: dict) -> str:
+    """``data`` as JSON that can stand inside ``<script type="application/json">``: ASCII only,
+    and ``<``, ``>``, ``&`` (and with them ``</script>`` and ``<!--``) written as ``\\u`` escapes,
+    so no text in it can end the block or be read as markup.
+
+    >>> script_json({"token": "</script><b>&"})
+    '{"token":"\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026"}'
+    """
+    text = json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+

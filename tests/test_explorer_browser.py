@@ -1,0 +1,173 @@
+"""The explorer in a real browser: Debian's Chromium driven by Playwright (never `playwright install`).
+
+Every request other than the page itself is aborted and any console error fails the test. One
+browser serves the whole module.
+"""
+
+import os
+import shutil
+import time
+from dataclasses import replace
+
+import pytest
+
+from blockviz import record
+from blockviz.explorer import STEP_NAMES, Explorer
+from blockviz.style import format_number
+
+CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is a test dependency: pip install -e '.[test]'")
+if not shutil.which(CHROMIUM) and not os.environ.get("CI"):
+    pytest.skip(f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Opened:
+    """A page of the browser that allows only its own file, and keeps every console error."""
+
+    def __init__(self, browser, path, hash_text="", ready=True):
+        self.errors = []
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("dialog", lambda dialog: (self.errors.append(f"dialog {dialog.message}"), dialog.dismiss()))
+        url = path.resolve().as_uri()
+        self.page.route("**/*", lambda route: route.continue_() if route.request.url.split("#")[0] == url else (self.errors.append(f"request {route.request.url}"), route.abort()))
+        self.page.goto(url + hash_text)
+        if ready:
+            self.page.wait_for_selector("body[data-ready]")
+
+    def close(self):
+        self.context.close()
+        assert self.errors == []
+
+
+@pytest.fixture(scope="module")
+def chicken(tmp_path_factory):
+    rec = record("The chicken didn't cross the road because it was too tired.")
+    path = tmp_path_factory.mktemp("explorer") / "chicken.html"
+    Explorer(rec, token="it").save(path)
+    return rec, path
+
+
+@pytest.fixture()
+def opened(browser, chicken):
+    pages = []
+
+    def open_page(path=None, hash_text=""):
+        pages.append(Opened(browser, path or chicken[1], hash_text))
+        return pages[-1].page
+
+    yield open_page
+    for page in pages:
+        page.close()
+
+
+SHOWN = """() => Array.from(document.querySelectorAll('.steps [data-field], .steps [data-param], .pattern [data-field]'),
+  cell => [cell.dataset.field || '', cell.dataset.param || '', cell.dataset.at, cell.textContent])"""
+
+
+def expected_text(rec, field, param, at):
+    tensor = rec.tensors[field] if field else rec.params[param]
+    index = tuple(int(k) for k in at.split(",")) if at else ()
+    return format_number(float(tensor[index]))
+
+
+def test_every_view_shows_the_records_numbers_and_every_check(opened, chicken):
+    rec, _ = chicken
+    page = opened()
+    seen_fields = set()
+    for head in range(rec.config.n_heads):
+        for token in range(rec.n):
+            page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
+            page.wait_for_function(f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
+            cells = page.evaluate(SHOWN)
+            wrong = [(f or p, at, text) for f, p, at, text in cells if text != expected_text(rec, f, p, at)]
+            assert wrong == [], (token, head, wrong[:5])
+            seen_fields.update(f for f, _, _, _ in cells if f)
+            checks = page.locator(".step .check").all_text_contents()
+            assert len(checks) == len(STEP_NAMES)
+            assert all(text.startswith("✓ matches the record (max |Δ| ") for text in checks), (token, head, checks)
+    assert seen_fields == set(rec.tensors)  # every recorded tensor appears somewhere
+
+
+def test_clicks_keys_and_the_link(opened, chicken):
+    page = opened()
+    assert page.evaluate("location.hash") == "#token=it&head=0&step=input"
+    page.click(".chip[data-token='1']")
+    assert page.evaluate("location.hash") == "#token=chicken&head=0&step=input"
+    page.keyboard.press("ArrowRight")  # the clicked chip has the focus
+    page.keyboard.press("End")
+    assert page.get_attribute(".chip[data-token='12']", "aria-checked") == "true"
+    assert page.evaluate("document.activeElement.dataset.token") == "12"
+    page.keyboard.press("Tab")  # to the heads: one tab stop
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.head") == "1"
+    page.click(".stepnav button[data-step='input']")
+    for _ in range(6):
+        page.keyboard.press("ArrowDown")
+    assert page.evaluate("location.hash") == "#token=.&head=1&step=softmax"
+    assert page.is_visible("#step-softmax") and not page.is_visible("#step-input")
+    page.click(".pattern tr[data-query='5']")
+    assert page.evaluate("location.hash") == "#token=the&head=1&step=softmax"
+    page.click("#step-softmax table.nums td[data-field='weights']")
+    assert page.locator("#step-softmax .operands").text_content().startswith("÷ sum = weight[")
+
+
+def test_a_deep_link_opens_its_view(opened, chicken):
+    page = opened(hash_text="#token=The%231&head=1&step=mask")
+    assert page.get_attribute(".chip[data-token='0']", "aria-checked") == "true"
+    assert page.get_attribute(".head[data-head='1']", "aria-checked") == "true"
+    assert page.is_visible("#step-mask") and page.locator("#step-mask h2").text_content() == "6. Mask"
+    page.evaluate("location.hash = '#token=nonsense&head=9&step=nope'")  # ignored, no error
+    assert page.get_attribute(".chip[data-token='0']", "aria-checked") == "true"
+
+
+def test_hostile_token_text_stays_text(browser, tmp_path):
+    tokens = ["</script><img src=x onerror=alert(1)>", "a&amp;b\"'\u2028", "<!--"]
+    rec = replace(record("a b c"), tokens=tokens, sentence="</script><img src=x onerror=alert(1)>")
+    path = tmp_path / "hostile.html"
+    Explorer(rec).save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    assert page.locator(".chip .word").all_text_contents() == tokens
+    assert page.locator("img").count() == 0
+    assert page.evaluate("document.title") == "blockviz explorer — </script><img src=x onerror=alert(1)>"
+    opened.close()
+
+
+def test_in_a_sandboxed_srcdoc_iframe_the_page_works_without_history(browser, tmp_path, chicken):
+    host = tmp_path / "notebook.html"  # what a notebook shows: the summary line and the iframe
+    host.write_text("<!DOCTYPE html><meta charset='utf-8'><body>" + Explorer(chicken[0], token=2)._repr_html_(), encoding="utf-8")
+    opened = Opened(browser, host, ready=False)
+    frame = opened.page.frame_locator("iframe")
+    frame.locator("body[data-ready]").wait_for()
+    frame.locator(".chip[data-token='4']").click()
+    assert frame.locator(".chip[data-token='4']").get_attribute("aria-checked") == "true"
+    assert frame.locator(".step .check").first.text_content().startswith("✓")
+    opened.close()
+
+
+def test_64_tokens_load_and_respond(browser, tmp_path):
+    rec = record(" ".join(f"w{k}" for k in range(64)))
+    path = tmp_path / "long.html"
+    Explorer(rec).save(path)
+    start = time.perf_counter()
+    opened = Opened(browser, path)
+    page = opened.page
+    page.click(".chip[data-token='10']")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute(".chip[data-token='11']", "aria-checked") == "true"
+    assert time.perf_counter() - start < 10
+    assert len(page.locator(".step .check.ok").all()) == len(STEP_NAMES)
+    opened.close()
