@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
+import torch
 from click.testing import CliRunner
 
 from blockviz.cli import main
-from blockviz.figures import FIGURE_NAMES
+from blockviz.cli.figures_command import FORMATS, THEMES
+from blockviz.figures import FIGURE_NAMES, FIGURES
 from blockviz.files import sentence_slug
 from blockviz.style import DARK
+from blockviz.style import THEMES as STYLE_THEMES
 
 FAST = ["--dpi", "30", "--format", "svg"]
 
@@ -49,6 +54,27 @@ def test_token_head_theme_and_output_folder(tmp_path):
     assert DARK.background in svg  # the dark page
 
 
+@pytest.mark.parametrize("token", ["the#2", "3"])
+def test_token_takes_a_later_occurrence_or_a_position(tmp_path, token):
+    result = run("the cat saw the dog", "-o", str(tmp_path), "--figure", "value-mixing", "--token", token, *FAST)
+    assert result.exit_code == 0, result.output
+    assert "<!-- Value mixing: query 'the' (position 3), head 0 -->" in (tmp_path / "value-mixing.svg").read_text()  # text drawn as paths, named in a comment
+
+
+def test_help_names_the_selector_and_the_output_folder():
+    result = run("--help")
+    assert "--token WORD|WORD#K|POSITION" in result.output
+    assert "DIR/<figure>.<format>" in " ".join(result.output.split())
+    assert "renders/<sentence-slug>/figures" in result.output
+    assert f"Default: all {len(FIGURES)}." in " ".join(result.output.split())
+
+
+def test_the_commands_themes_and_formats_are_the_librarys():
+    from blockviz.figures.saving import FORMATS as SAVED
+
+    assert THEMES == tuple(STYLE_THEMES) and FORMATS == SAVED
+
+
 def test_reads_a_saved_record(tmp_path):
     saved = tmp_path / "cat.safetensors"
     assert CliRunner().invoke(main, ["record", "the cat sat", "--save", str(saved)]).exit_code == 0
@@ -63,10 +89,13 @@ def test_reads_a_saved_record(tmp_path):
         (["--format", "png,jpg"], 2, "unknown format 'jpg': choose from png, svg, pdf"),
         (["--format", ","], 2, "give at least one format"),
         (["--figure", "heatmap"], 2, "'heatmap' is not one of"),
-        (["--token", "dog"], 1, "token 'dog' is not in the sentence: choose one of 0 'the', 1 'cat', 2 'sat'"),
-        (["--token", "7"], 1, "token index 7 is outside the sentence of 3 tokens"),
-        (["--head", "2"], 1, "head 2 does not exist: this block has 2 heads, numbered 0 to 1"),
-        (["--head", "-1"], 2, "-1 is not in the range x>=0"),
+        (["--token", "dog"], 1, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
+        (["--token", "7"], 1, "token position 7 is outside the sentence of 3 tokens"),
+        (["--token", "cat#0"], 1, "cat#0: occurrences count from 1"),
+        (["--token", "cat#2"], 1, "'cat' occurs once, so cat#2 does not exist"),
+        (["--head", "2"], 1, "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),
+        (["--head", "-1"], 1, "head -1 does not exist: the block has 2 heads, choose heads 0 to 1"),
+        (["--head", "one"], 2, "'one' is not a valid integer"),
         (["--dpi", "5"], 2, "5 is not in the range 20<=x<=1200"),
         (["--theme", "blue"], 2, "'blue' is not one of 'light', 'dark'"),
     ],
@@ -102,3 +131,135 @@ def test_missing_glyphs_warn_once_on_stderr(tmp_path):
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "'猫', '🐈'" in warnings[0]
     assert result.stdout.splitlines() == [str(tmp_path / "block-flow.svg"), str(tmp_path / "worked-example.svg")]
+
+
+@pytest.mark.parametrize("sentence", ["a\x01b", "a\x00b\x1b[31m", "caf\udce9 ok"])
+def test_control_characters_and_lone_surrogates_give_well_formed_svg(tmp_path, sentence):
+    result = run(sentence, "-o", str(tmp_path), "--figure", "weights", "--format", "svg")
+    assert result.exit_code == 0, result.output
+    root = ElementTree.parse(tmp_path / "weights.svg").getroot()
+    assert root.tag.endswith("svg")
+
+
+def test_every_figure_of_a_control_character_sentence_is_well_formed_svg(tmp_path):
+    result = run("a\x01b", "-o", str(tmp_path), *FAST)
+    assert result.exit_code == 0, result.output
+    for name in FIGURE_NAMES:
+        ElementTree.parse(tmp_path / f"{name}.svg")
+    assert "warning" not in result.stderr  # U+0001 is drawn as text the font has
+
+
+# Bad record and parameter files: one line, exit 1 or 2, no traceback, nothing written.
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A good record saved as .safetensors and as .json, to break in different ways."""
+    from blockviz import record
+
+    folder = tmp_path_factory.mktemp("saved")
+    rec = record("the cat sat")
+    rec.save(folder / "cat.safetensors")
+    rec.save(folder / "cat.json")
+    return folder
+
+
+def _truncated(folder, source):
+    data = (source / "cat.safetensors").read_bytes()
+    (folder / "cut.safetensors").write_bytes(data[: len(data) // 2])
+    return folder / "cut.safetensors"
+
+
+def _header_cut(folder, source):
+    data = (source / "cat.safetensors").read_bytes()
+    (folder / "head.safetensors").write_bytes(data[:20])
+    return folder / "head.safetensors"
+
+
+def _rewritten(change):
+    """The good record written again with its tensors changed (past the checks of BlockRecord.save)."""
+    def make(folder, source):
+        from blockviz import BlockRecord
+        from blockviz.record_format import write_record
+
+        rec = BlockRecord.load(source / "cat.safetensors")
+        tensors = {name: tensor.clone() for name, tensor in {**rec.activations(), **rec.params}.items()}
+        change(tensors)
+        write_record(folder / "rewritten.safetensors", rec.sentence, rec.tokens, rec.config, tensors)
+        return folder / "rewritten.safetensors"
+    return make
+
+
+def _text(name, text):
+    def make(folder, source):
+        (folder / name).write_text(text)
+        return folder / name
+    return make
+
+
+def _edited(change):
+    def make(folder, source):
+        data = json.loads((source / "cat.json").read_text())
+        change(data)
+        (folder / "edited.json").write_text(json.dumps(data))
+        return folder / "edited.json"
+    return make
+
+
+BAD_FILES = {
+    "missing": lambda folder, source: folder / "nowhere.safetensors",
+    "truncated safetensors": _truncated,
+    "truncated safetensors header": _header_cut,
+    "invalid JSON": _text("bad.json", '{"format": "blockviz-record/2", "tokens": ['),
+    "nested JSON": _text("deep.json", "[" * 100_000 + "]" * 100_000),
+    "not a record": _text("other.json", '{"hello": "world"}'),
+    "a field missing": _edited(lambda data: data["tensors"].pop("weights")),
+    "an extra field": _edited(lambda data: data["tensors"].__setitem__("surprise", [[1.0]])),
+    "a list for the config": _edited(lambda data: data.__setitem__("config", [])),
+    "ints for the tokens": _edited(lambda data: data.__setitem__("tokens", [1, 2, 3])),
+    "tokens that do not match the tensors": _edited(lambda data: data.__setitem__("tokens", ["the", "cat"])),
+    "a string where a number belongs": _edited(lambda data: data["tensors"]["resid_pre"][0].__setitem__(0, "NaN")),
+    "a NaN where values must be finite": _rewritten(lambda tensors: tensors["resid_pre"][0].__setitem__(0, float("nan"))),
+    "a float8 tensor": _rewritten(lambda tensors: tensors.__setitem__("weights", tensors["weights"].to(torch.float8_e4m3fn))),
+    "an int tensor": _rewritten(lambda tensors: tensors.__setitem__("embed", tensors["embed"].to(torch.int32))),
+    "a future format": _edited(lambda data: data.__setitem__("format", "blockviz-record/9")),
+    "an older format": _edited(lambda data: data.__setitem__("format", "blockviz-record/1")),
+}
+"""How each bad file is made from the good ones."""
+
+EXPECTED = {"a future format": "written by a newer blockviz", "an older format": "written by an older blockviz", "a field missing": "weights",
+            "tokens that do not match the tensors": "token", "a list for the config": "config", "a NaN where values must be finite": "resid_pre",
+            "a float8 tensor": "weights", "an int tensor": "embed"}
+"""Words the one-line message must hold, where the problem has a name."""
+
+
+def assert_refused(result, out: Path, words: str | None = None):
+    assert result.exit_code in (1, 2), result.output
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(error_lines(result)) == 1 and len(lines) <= 3, result.output  # usage errors add a usage line and a hint
+    if words:
+        assert words in error_lines(result)[0], result.output
+    assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.mark.parametrize("case", BAD_FILES)
+def test_a_bad_record_file_is_one_line_and_writes_nothing(tmp_path, saved, case):
+    bad = BAD_FILES[case](tmp_path, saved)
+    out = tmp_path / "out"
+    assert_refused(run("--record", str(bad), "-o", str(out), *FAST), out, EXPECTED.get(case))
+
+
+@pytest.mark.parametrize("case", ["missing", "truncated safetensors", "truncated safetensors header", "invalid JSON", "nested JSON", "not a record"])
+def test_a_bad_params_file_is_one_line_and_writes_nothing(tmp_path, saved, case):
+    bad = BAD_FILES[case](tmp_path, saved)
+    out = tmp_path / "out"
+    assert_refused(run("the cat sat", "--params", str(bad), "-o", str(out), *FAST), out)
+
+
+def test_the_good_files_draw(tmp_path, saved):
+    for name in ("cat.safetensors", "cat.json"):
+        result = run("--record", str(saved / name), "-o", str(tmp_path / name), "--figure", "weights", *FAST)
+        assert result.exit_code == 0, result.output
+    result = run("the cat sat", "--params", str(saved / "cat.json"), "-o", str(tmp_path / "params"), "--figure", "weights", *FAST)
+    assert result.exit_code == 0, result.output

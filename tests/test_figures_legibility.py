@@ -79,13 +79,18 @@ def test_no_text_overlaps_or_is_cut_off_at_1_token(one_token_request, name):
     assert_legible(draw_figure(name, one_token_request))
 
 
-@pytest.mark.parametrize("name", ["mask", "value-mixing", "multi-head"])
-def test_no_text_overlaps_with_annotations_at_13_tokens(name):
-    assert_legible(draw_figure(name, FigureRequest(record("The chicken didn't cross the road because it was too tired."))))
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_no_text_overlaps_with_annotations_at_13_tokens(chicken_record, name):
+    assert_legible(draw_figure(name, FigureRequest(chicken_record)))
 
 
-def test_annotations_fit_their_cells_at_13_tokens():
-    rec = record("The chicken didn't cross the road because it was too tired.")
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_no_text_overlaps_with_one_head_chosen(cat_record, name):
+    assert_legible(draw_figure(name, FigureRequest(cat_record, token="cat", head=1)))
+
+
+def test_annotations_fit_their_cells_at_13_tokens(chicken_record):
+    rec = chicken_record
     figure = draw_figure("scores", FigureRequest(rec))
     figure.set_dpi(72)
     ax = next(ax for ax in figure.axes if ax.get_label() == "scores[0]")

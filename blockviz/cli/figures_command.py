@@ -9,10 +9,10 @@ import click
 
 from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
-from blockviz.figures.registry import FIGURE_NAMES, FIGURES
+from blockviz.figures.registry import DEFAULT_DPI, FIGURE_NAMES, FIGURES, FORMATS
 
-FORMATS = ("png", "svg", "pdf")
 THEMES = ("light", "dark")
+"""The names of :data:`blockviz.style.THEMES` (restated so that ``--help`` imports no matplotlib; a test keeps them equal)."""
 
 
 class FormatList(click.ParamType):
@@ -34,31 +34,32 @@ class FormatList(click.ParamType):
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option("-o", "--output", "folder", type=click.Path(file_okay=False, writable=True, path_type=Path), default=None,
-              help="Folder for the files  [default: renders/<sentence-slug>/figures]")
+@click.option("-o", "--output", "folder", type=click.Path(file_okay=False, writable=True, path_type=Path), default=None, metavar="DIR",
+              help="The folder the files go into: DIR/<figure>.<format>.  [default: renders/<sentence-slug>/figures]")
 @click.option("--figure", "names", type=click.Choice(FIGURE_NAMES), multiple=True, metavar="NAME",
-              help="Draw only this figure (repeat for several; see --list). Default: all 12.")
-@click.option("--format", "formats", type=FormatList(), default="png,svg", show_default=True, help="File formats, comma-separated: png, svg, pdf.")
-@click.option("--dpi", type=click.IntRange(20, 1200), default=200, show_default=True, help="Pixels per inch of PNG files.")
+              help=f"Draw only this figure (repeat for several; see --list). Default: all {len(FIGURES)}.")
+@click.option("--format", "formats", type=FormatList(), default="png,svg", show_default=True, help=f"File formats, comma-separated: {', '.join(FORMATS)}.")
+@click.option("--dpi", type=click.IntRange(20, 1200), default=DEFAULT_DPI, show_default=True, help="Pixels per inch of PNG files.")
 @click.option("--theme", type=click.Choice(THEMES), default="light", show_default=True, help="light for documents, dark to match the videos.")
-@click.option("--token", default=None, metavar="WORD|INDEX",
-              help="Query token written out in value-mixing: a token of the sentence or its index (negative counts from the end). Default: the last.")
-@click.option("--head", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Show only head N in per-head figures (and mix with it in value-mixing). Default: every head; value-mixing uses head 0.")
+@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION",
+              help="Query written out in value-mixing: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last token.")
+@click.option("--head", type=int, default=None, metavar="N",
+              help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing. Default: every head; value-mixing uses head 0.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Draw N figures at once in separate processes. Default: one per CPU core (Linux; elsewhere 1).")
 @click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
 def figures(folder, names, formats, dpi, theme, token, head, jobs, list_only, **options) -> None:
     """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
 
-    Writes FOLDER/<figure>.<format> for each figure and format and prints each path.
+    Writes DIR/<figure>.<format> for each figure and format (DIR: -o, by default
+    renders/<sentence-slug>/figures) and prints each path.
     Colours match the videos; every number shown is one the computation produced.
 
     \b
     Examples:
       blockviz figures "the cat sat"
       blockviz figures "the cat sat" --figure weights --figure mask --format svg,pdf
-      blockviz figures "The chicken didn't cross the road." --token chicken --head 1
+      blockviz figures "The chicken didn't cross the road." --token the#2 --head 1
       blockviz figures --record cat.safetensors -o docs/figures
       blockviz figures --list
     """

@@ -1,13 +1,19 @@
 """Static figures of every step of the block, drawn with matplotlib from a record.
 
-Figures read a :class:`~blockviz.block_record.BlockRecord`; they never recompute a number
-(the causal-vs-bidirectional figure asks :func:`blockviz.record` for the other mask). They use
+Figures read a :class:`~blockviz.block_record.BlockRecord` and compute no number (the
+causal-vs-bidirectional figure asks :meth:`BlockRecord.counterpart` for the other mask; the
+worked example reads :func:`blockviz.worked_example.worked_example`). Each quantity has one
+colour scale per record (:meth:`BlockRecord.scale_limit`), the same as in the videos. They use
 matplotlib's object interface only (no pyplot) and the colours of :mod:`blockviz.style`.
 
+>>> import tempfile
 >>> from blockviz import record
 >>> from blockviz.figures import FigureRequest, draw_figure, write_figures
->>> figure = draw_figure("weights", FigureRequest(record("the cat sat")))
->>> paths = list(write_figures(FigureRequest(record("the cat sat")), "out", formats=["svg"]))
+>>> request = FigureRequest(record("the cat sat"), token="cat", head=1)
+>>> figure = draw_figure("weights", request)
+>>> with tempfile.TemporaryDirectory() as folder:
+...     [path.name for path in write_figures(request, folder, ["weights"], formats=["svg"])]
+['weights.svg']
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def block_flow(request: FigureRequest) -> Figure:
         ("attention", f"multi-head attention\n{c.n_heads} heads × d_head {c.d_head}, {mask}\n{rows} \u2192 {rows}", OUTPUT_COLOR, "branch"),
         ("add1", "resid_mid", RESIDUAL_COLOR, "add"),
         ("ln2", f"LayerNorm\n{rows}", RESIDUAL_COLOR, "branch"),
-        ("ffn", f"FFN ({c.activation.upper() if c.activation == 'gelu' else 'ReLU'})\n{rows} \u2192 {n} × {c.d_ff} \u2192 {rows}", FFN_COLOR, "branch"),
+        ("ffn", f"FFN ({c.activation_name})\n{rows} \u2192 {n} × {c.d_ff} \u2192 {rows}", FFN_COLOR, "branch"),
         ("add2", "resid_post", RESIDUAL_COLOR, "add"),
         ("resid_post", f"resid_post\n{rows}", RESIDUAL_COLOR, "stream"),
     ]

@@ -18,14 +18,6 @@ FFN = r"$\mathrm{FFN}(x) = \mathrm{act}(x W_{in} + b_{in})\, W_{out} + b_{out}$"
 RESIDUAL = r"$x_{mid} = x + \mathrm{Attention}(\mathrm{LN}_1(x)),\quad x_{out} = x_{mid} + \mathrm{FFN}(\mathrm{LN}_2(x_{mid}))$"
 TOKEN_GRID = r"$x = \mathrm{embedding} + \mathrm{position}$"
 
-_MATHTEXT_SPECIALS = str.maketrans({"$": r"\$"})
-
-
-def escape_mathtext(text: str) -> str:
-    r"""``text`` with ``$`` escaped (``\$``), so matplotlib shows it as typed instead of as maths."""
-    return text.translate(_MATHTEXT_SPECIALS)
-
-
 def vector_text(values, decimals: int = 2, max_items: int = 6) -> str:
     """A vector as written in the figures: ``(0.50, 3.00)``; past ``max_items`` entries the
     middle ones are elided, ``(0.10, 0.20, 0.30, …, 0.90)``, keeping the first 3 and last 2."""
@@ -40,10 +32,20 @@ def mixture_terms(weights, vectors, decimals: int = 2) -> list[str]:
     return [f"{format_number(float(weight), decimals)}\u00b7{vector_text(vector, decimals)}" for weight, vector in zip(weights, vectors)]
 
 
-def mixture_equation(weights, vectors, total, decimals: int = 2) -> str:
-    """``w₁·(v₁) + w₂·(v₂) + … = (total)`` on one line, every number as given.
+def product_terms(weights, vectors, products, decimals: int = 2) -> list[str]:
+    """Each term with its product, every number as given (``products`` are read, not computed):
+    ``["0.25·(2.00, 0.00) = (0.50, 0.00)", …]``."""
+    return [f"{term} = {vector_text(product, decimals)}" for term, product in zip(mixture_terms(weights, vectors, decimals), products)]
+
+
+def mixture_equation(weights, vectors, total, decimals: int = 2, products=None) -> str:
+    """``w₁·(v₁) + w₂·(v₂) + … = (total)`` on one line, every number as given; with
+    ``products`` (the rows wⱼ·vⱼ) also ``= (p₁) + (p₂) + …`` before the total.
 
     ``mixture_equation([.25, .75], [(2, 0), (0, 4)], (.5, 3))`` →
     ``"0.25·(2.00, 0.00) + 0.75·(0.00, 4.00) = (0.50, 3.00)"``.
     """
-    return " + ".join(mixture_terms(weights, vectors, decimals)) + " = " + vector_text(total, decimals)
+    sides = [" + ".join(mixture_terms(weights, vectors, decimals))]
+    if products is not None:
+        sides.append(" + ".join(vector_text(product, decimals) for product in products))
+    return " = ".join(sides + [vector_text(total, decimals)])

@@ -10,6 +10,7 @@ from functools import lru_cache
 from matplotlib.font_manager import FontProperties, findfont, get_font
 
 from blockviz.figures.context import FONT_FAMILY
+from blockviz.tokens import display_token
 
 
 class MissingGlyphWarning(UserWarning):
@@ -38,8 +39,9 @@ def missing_characters(text: str) -> str:
 
 
 def warn_missing_glyphs(tokens: list[str]) -> None:
-    """Warn once (:class:`MissingGlyphWarning`) if any token has characters the font lacks."""
-    affected = [token for token in dict.fromkeys(tokens) if missing_characters(token)]
+    """Warn once (:class:`MissingGlyphWarning`) if any token, as drawn
+    (:func:`~blockviz.tokens.display_token`), has characters the font lacks."""
+    affected = [shown for shown in dict.fromkeys(display_token(token) for token in tokens) if missing_characters(shown)]
     if affected:
         shown = ", ".join(repr(token) for token in affected[:5]) + (" …" if len(affected) > 5 else "")
         warnings.warn(

@@ -16,32 +16,48 @@ from matplotlib.colors import Colormap, Normalize
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 
-from blockviz.style import NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, Theme, format_number, signed_limit, text_color_on
+from blockviz.style import NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, Theme, format_number, text_color_on
 
 BLOCKED_HATCH = "///"
 
 
 @dataclass(frozen=True)
 class ColourScale:
-    """A colour map and the range it spans."""
+    """A colour map, the range it spans, and the quantity it belongs to (its colour bar's label)."""
 
     cmap: Colormap
     norm: Normalize
+    label: str = ""
 
     def rgba(self, values: np.ndarray) -> np.ndarray:
         """RGBA of each value, shape ``values.shape + (4,)``."""
         return self.cmap(self.norm(values))
 
 
-def signed_scale(*arrays) -> ColourScale:
-    """The diverging map centred on 0, wide enough for every finite value of ``arrays``."""
-    limit = max(signed_limit(np.asarray(array, dtype=float).ravel()) for array in arrays)
-    return ColourScale(colormaps[SIGNED_CMAP], Normalize(-limit, limit))
+def signed_scale(limit: float, label: str = "") -> ColourScale:
+    """The diverging map on ``[-limit, limit]``, white at 0."""
+    return ColourScale(colormaps[SIGNED_CMAP], Normalize(-limit, limit), label)
+
+
+def record_scale(rec, name: str) -> ColourScale:
+    """The one colour scale of quantity ``name`` (a record field or a parameter, e.g.
+    ``"attn.W_O"``) in ``rec``: :meth:`BlockRecord.scale_limit`, the call the scenes make too,
+    so a value has the same colour in every panel, figure and video. Labelled with the
+    quantity's colour-scale family (a parameter: its own name)."""
+    return signed_scale(rec.scale_limit(name), scale_family(name))
+
+
+def scale_family(name: str) -> str:
+    """The colour-scale family of a record field (``"masked_scores"`` → ``"scaled_scores"``);
+    a parameter is its own family."""
+    from blockviz.record_fields import BY_NAME
+
+    return BY_NAME[name].scale if name in BY_NAME else name
 
 
 def weights_scale() -> ColourScale:
     """The weights map on the fixed range 0–1."""
-    return ColourScale(colormaps[WEIGHTS_CMAP], Normalize(0.0, 1.0))
+    return ColourScale(colormaps[WEIGHTS_CMAP], Normalize(0.0, 1.0), "weight")
 
 
 def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, blocked: np.ndarray | None = None) -> QuadMesh:

@@ -7,6 +7,8 @@ from functools import lru_cache
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
 
+from blockviz.tokens import display_token
+
 MAX_LABEL_CHARS = 12
 """Longest token label; longer tokens are cut to this many characters, ending in "…"."""
 ELLIPSIS = "\u2026"
@@ -31,9 +33,17 @@ def ellipsize(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
     return text[: max_chars - 1] + ELLIPSIS
 
 
+def token_label(token: str, max_chars: int = MAX_LABEL_CHARS) -> str:
+    """A token as drawn: :func:`blockviz.tokens.display_token` (control characters and lone
+    surrogates as ``U+XXXX``, so every file format can hold it), ellipsised, and a blank-looking
+    token shown quoted."""
+    shown = display_token(token)
+    return ellipsize(shown, max_chars) if shown.strip() else repr(shown)
+
+
 def token_labels(tokens: list[str]) -> list[str]:
-    """Tick labels for tokens: ellipsised, and blank-looking tokens made visible."""
-    return [ellipsize(token) if token.strip() else repr(token) for token in tokens]
+    """Tick labels for tokens (:func:`token_label` of each)."""
+    return [token_label(token) for token in tokens]
 
 
 @lru_cache(maxsize=4096)

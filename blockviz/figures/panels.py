@@ -100,12 +100,15 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, cell: float,
     return Slot(width, rows * cell, draw, key=key, left=max(left, overhang), right=max(overhang, 0.0), top=top, bottom=bottom)
 
 
-def colorbar_slot(scale: ColourScale, height: float, label: str = "", key: str | None = None) -> Slot:
-    """A colour bar for ``scale``, ``height`` inches tall."""
+def colorbar_slot(scale: ColourScale, height: float, label: str | None = None, key: str | None = None) -> Slot:
+    """A colour bar for ``scale``, ``height`` inches tall (longer if its label needs it),
+    labelled with ``label`` (default: the scale's own label, the quantity it belongs to)."""
     from matplotlib.cm import ScalarMappable
 
     ticks_pt = 7.0
-    label_room = text_size_in("Ag", AXIS_LABEL_PT)[1] + 0.1 if label else 0.0
+    label = scale.label if label is None else label
+    label_width, label_height = text_size_in(label, AXIS_LABEL_PT) if label else (0.0, 0.0)
+    label_room = label_height + 0.1 if label else 0.0
     ticks = [format_number(value) for value in (scale.norm.vmin, scale.norm.vmax)]
 
     def draw(ax: Axes):
@@ -117,4 +120,13 @@ def colorbar_slot(scale: ColourScale, height: float, label: str = "", key: str |
             bar.set_label(label, fontsize=AXIS_LABEL_PT, parse_math=False)
         return bar
 
-    return Slot(0.12, max(0.6, height), draw, key=key, right=widest_in(ticks + ["−0.00"], ticks_pt) + 0.1 + label_room)
+    return Slot(0.12, max(0.6, height, label_width + 0.1), draw, key=key, right=widest_in(ticks + ["\u22120.00"], ticks_pt) + 0.1 + label_room)
+
+
+def colorbar_slots(scales: list[ColourScale], height: float) -> list[Slot]:
+    """One colour bar per distinct scale of ``scales``, in order of first use, each labelled
+    with its quantity: the bars at the end of a line whose panels use several scales."""
+    distinct: dict[tuple, ColourScale] = {}
+    for scale in scales:
+        distinct.setdefault((scale.label, scale.norm.vmin, scale.norm.vmax), scale)
+    return [colorbar_slot(scale, height) for scale in distinct.values()]

@@ -6,6 +6,7 @@ import numpy as np
 
 from blockviz.figures.labels import token_labels
 from blockviz.figures.layout import Slot, text_slot
+from blockviz.record_fields import axis_labels, field
 
 HEADING_PT = 12.0
 FORMULA_PT = 11.0
@@ -44,11 +45,18 @@ def rows_of(tokens: list[str]) -> list[str]:
     return token_labels(tokens)
 
 
-def dimensions(prefix: str, count: int) -> list[str]:
-    """Column labels of a vector's entries: ``d0, d1, …`` (``q``, ``k``, ``v``, ``h`` for others)."""
-    return [f"{prefix}{index}" for index in range(count)]
+def columns_of(rec, name: str) -> list[str]:
+    """Column labels of record field ``name``'s last axis (:func:`blockviz.record_fields.axis_labels`):
+    ``d0…`` for d_model and d_head, ``f0…`` for d_ff, the tokens for key positions."""
+    dimension = field(name).shape[-1]
+    return token_labels(rec.tokens) if dimension == "n" else feature_labels(dimension, field(name).sizes(rec.n, rec.config)[-1])
 
 
-def line_columns(panel_columns: list[int], operators: int = 0, colorbar: bool = False) -> float:
+def feature_labels(dimension: str, size: int) -> list[str]:
+    """Labels of a feature axis (``"d_model"``, ``"d_head"``, ``"d_ff"``): ``d0…`` or ``f0…``."""
+    return axis_labels(dimension, [], size)
+
+
+def line_columns(panel_columns: list[int], operators: int = 0, colorbars: int = 0) -> float:
     """A line's width counted in cells, to size cells so the line fits the page."""
-    return sum(panel_columns) + operators * OPERATOR_COLUMNS + LABEL_COLUMNS + (2.0 if colorbar else 0.0)
+    return sum(panel_columns) + operators * OPERATOR_COLUMNS + LABEL_COLUMNS + 2.0 * colorbars

@@ -1,4 +1,5 @@
-"""The figures by name, in the order the data flows, each with a one-line description.
+"""The figures by name, in the order the data flows, each with a one-line description; the
+file formats and the default PNG resolution they are saved in.
 
 Listing the figures imports nothing heavy; a figure's drawing function is imported when used.
 """
@@ -45,6 +46,11 @@ FIGURES = (
 """Every figure, in the order the data flows through the block."""
 
 FIGURE_NAMES = tuple(spec.name for spec in FIGURES)
+
+FORMATS = ("png", "svg", "pdf")
+"""The file formats a figure is saved in (stated here, where the CLI can read them cheaply)."""
+DEFAULT_DPI = 200
+"""Pixels per inch of PNG files unless asked otherwise."""
 
 
 def figure_spec(name: str) -> FigureSpec:

@@ -14,18 +14,20 @@ from blockviz.style import LIGHT, Theme
 class FigureRequest:
     """A record and the choices that shape its figures.
 
-    ``token`` is the query position the value-mixing figure writes out (``None``: the last);
-    ``head`` limits per-head figures to one head (``None``: every head; value mixing uses head 0).
+    ``token`` is the query the value-mixing figure writes out, named as
+    :func:`blockviz.selection.select_token` takes it (a word, ``word#k`` or a 0-based position;
+    ``None``: the last token) and kept as its position; ``head`` limits per-head figures to one
+    head (``None``: every head; value mixing uses head 0).
 
     Raises
     ------
     BlockvizError
-        If ``token`` or ``head`` is outside the record.
+        If ``token`` or ``head`` is not in the record (the message lists the choices).
     """
 
     record: BlockRecord
     theme: Theme = LIGHT
-    token: int | None = None
+    token: int | str | None = None
     head: int | None = None
     decimals: int = 2
 
@@ -33,7 +35,7 @@ class FigureRequest:
         if self.head is not None:
             select_head(self.head, self.record.config.n_heads)
         if self.token is not None:
-            select_token(self.record.tokens, self.token)
+            self.token = select_token(self.record.tokens, self.token)
 
     @property
     def heads(self) -> list[int]:
@@ -42,15 +44,16 @@ class FigureRequest:
 
     @property
     def query(self) -> int:
-        """The query position written out in the value-mixing figure."""
-        return self.record.n - 1 if self.token is None else self.token
+        """The query position written out in the value-mixing figure (default: the last token)."""
+        return select_token(self.record.tokens, self.token)
 
     @property
     def mixing_head(self) -> int:
-        """The head written out in the value-mixing figure."""
-        return self.head or 0
+        """The head written out in the value-mixing figure (default: head 0)."""
+        return select_head(self.head, self.record.config.n_heads)
 
     @cached_property
     def other_mask_record(self) -> BlockRecord:
-        """The same sentence, config and parameters with the other mask (causal ↔ bidirectional)."""
+        """The same sentence and parameters with the other mask (causal ↔ bidirectional):
+        :meth:`BlockRecord.counterpart`."""
         return self.record.counterpart(causal=not self.record.config.causal)

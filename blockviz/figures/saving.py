@@ -8,10 +8,8 @@ from matplotlib.figure import Figure
 
 from blockviz.errors import BlockvizError
 from blockviz.figures.context import saving_context
+from blockviz.figures.registry import DEFAULT_DPI, FORMATS
 from blockviz.files import atomic_path
-
-FORMATS = ("png", "svg", "pdf")
-DEFAULT_DPI = 200
 
 
 def metadata(fmt: str, title: str) -> dict:
