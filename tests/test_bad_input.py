@@ -168,7 +168,7 @@ BOUNDS = {
     "token out of range": (["--token", "9"], "position 9"),
     "word#0": (["--token", "cat#0"], "count from 1"),
     "word#9 for a word that occurs twice": (["--token", "the#9"], "occurs 2 times"),
-    "unknown word": (["--token", "dog"], "not in the sentence"),
+    "unknown word": (["--token", "bird"], "not in the sentence"),
     "head out of range": (["--head", "7"], "head 7"),
 }
 
