@@ -156,12 +156,12 @@
   /* spec: {caption, columns: [labels], rows: [{label, values, role, field, at, param, scale,
      result, blocked, blockedColumns, operands(c) → text}] , blockedColumns: [bool]} */
   function numTable(spec, box) {
-    const table = el("table", { class: "nums" });
-    const caption = el("caption", null, textEl("span", spec.caption));
+    const captionId = "table-" + (++tableCount);
+    const table = el("table", { class: "nums", "aria-labelledby": captionId });
+    const caption = el("p", { class: "tablecap", id: captionId }, textEl("span", spec.caption));
     const csv = el("button", { type: "button", class: "copy", text: "Copy CSV", "aria-label": "Copy " + spec.caption + " as CSV" });
     const md = el("button", { type: "button", class: "copy", text: "Copy Markdown", "aria-label": "Copy " + spec.caption + " as Markdown" });
     caption.appendChild(csv); caption.appendChild(md);
-    table.appendChild(caption);
     const head = el("tr", null, el("th", { scope: "col", text: "" }));
     spec.columns.forEach(function (label, c) {
       head.appendChild(el("th", { scope: "col", text: label, class: spec.blockedColumns && spec.blockedColumns[c] ? "struck" : null }));
@@ -189,8 +189,9 @@
     table.appendChild(body);
     csv.addEventListener("click", function () { copyText(box, tableText(spec, "csv")); });
     md.addEventListener("click", function () { copyText(box, tableText(spec, "md")); });
-    return el("div", { class: "scroll" }, table);
+    return el("div", { class: "tablebox" }, caption, el("div", { class: "scroll" }, table));
   }
+  let tableCount = 0;
 
   function tableText(spec, kind) {
     const header = [""].concat(spec.columns);
