@@ -110,6 +110,21 @@ class BlockRecord:
             raise BlockvizError("the record's sentence no longer splits into its tokens: record it again with this version of blockviz")
         return other
 
+    def explore(self, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
+        """The token-flow explorer of this record (a :class:`blockviz.explorer.Explorer`: ``.save(path)``,
+        ``.html()``, and shown in a notebook), opening on ``token``, ``head`` and ``step``.
+
+        Raises :class:`BlockvizError` for a token, head, step or theme that does not exist.
+        """
+        from blockviz.explorer import explore
+
+        return explore(self, token, head, step, theme)
+
+    def _repr_html_(self) -> str:
+        from blockviz.explorer import record_summary_html
+
+        return record_summary_html(self)
+
     def save(self, path: str | Path) -> None:
         """Write the record to ``.safetensors`` (exact) or ``.json`` (−∞ as null), atomically.
 

@@ -10,6 +10,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from playwright import sync_api  # a test dependency (pip install -e '.[test]'); the browser is Debian's
 
 from blockviz import record
 from blockviz.explorer import STEP_NAMES, Explorer
@@ -17,10 +18,7 @@ from blockviz.style import format_number
 
 CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is a test dependency: pip install -e '.[test]'")
-if not shutil.which(CHROMIUM) and not os.environ.get("CI"):
-    pytest.skip(f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium", allow_module_level=True)
+assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
 
 
 @pytest.fixture(scope="module")

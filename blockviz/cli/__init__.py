@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from blockviz import __version__
+from blockviz.cli.explore_command import explore
 from blockviz.cli.figures_command import figures
 from blockviz.cli.record_command import record
 from blockviz.cli.render_command import render
@@ -31,4 +32,4 @@ def main() -> None:
 main.add_command(record)
 main.add_command(figures)
 main.add_command(render)
-main.add_command(__import__("blockviz.cli.explore_command", fromlist=["explore"]).explore)
+main.add_command(explore)

@@ -89,17 +89,3 @@ def record_summary_html(rec) -> str:
     return (f"<p><b>BlockRecord</b> “{e(display_token(rec.sentence))}” — {rec.n} tokens: {tokens}</p>"
             f"<p>{e(config)}</p>"
             f"<table><thead><tr><th>tensor</th><th>shape</th><th>what</th></tr></thead><tbody>{rows}</tbody></table>")
-
-
-def _attach() -> None:
-    """Give BlockRecord ``explore()`` and ``_repr_html_`` (kept here: the record module stays lean)."""
-    from blockviz.block_record import BlockRecord
-
-    if "explore" not in BlockRecord.__dict__:
-        BlockRecord.explore = explore
-        BlockRecord.explore.__doc__ = explore.__doc__
-    if "_repr_html_" not in BlockRecord.__dict__:
-        BlockRecord._repr_html_ = record_summary_html
-
-
-_attach()
