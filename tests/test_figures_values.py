@@ -315,11 +315,31 @@ def test_a_quantity_has_one_colour_scale_in_every_figure(chicken_record):
     assert rec.scale_limit("scores") != rec.scale_limit("scaled_scores")
 
 
-def test_colour_bars_name_their_quantity(short):
+def colour_bars(figure) -> list:
+    return [ax for ax in figure.axes if ax.get_label() == "colorbar"]
+
+
+def test_colour_bars_name_their_quantity_and_skip_a_quantity_of_zeros(short):
+    assert not short.params["attn.b_O"].any()  # biases start at 0
     figure = draw_figure("multi-head", FigureRequest(short))
-    bars = [ax for ax in figure.axes if ax.get_label() == "colorbar"]
-    assert [ax.get_ylabel() for ax in bars] == ["weight", "head_outputs", "attn.W_O", "attn.b_O", "attn_out"]
-    assert [ax.get_ylim()[1] for ax in bars[1:]] == pytest.approx([short.scale_limit(name) for name in ("head_outputs", "attn.W_O", "attn.b_O", "attn_out")])
+    bars = colour_bars(figure)
+    assert [ax.get_ylabel() for ax in bars] == ["weight", "z, concat", "W_O", "attn_out"]
+    assert [ax.get_ylim()[1] for ax in bars[1:]] == pytest.approx([short.scale_limit(name) for name in ("head_outputs", "attn.W_O", "attn_out")])
+    assert [ax.get_ylabel() for ax in colour_bars(draw_figure("ffn", FigureRequest(short)))] == ["ln2", "ffn_pre, ffn_post", "ffn_out"]
+    assert [ax.get_ylabel() for ax in colour_bars(draw_figure("residual-stream", FigureRequest(short)))] == ["residual", "attn_out", "ffn_out"]
+    assert [ax.get_ylabel() for ax in colour_bars(draw_figure("mask", FigureRequest(short)))] == ["scaled_scores"] * 2  # one per head; M is all 0 or −∞
+
+
+def test_colour_bar_ticks_are_written_like_every_number(short):
+    for bar in colour_bars(draw_figure("scores", FigureRequest(short))):
+        labels = [label.get_text() for label in bar.get_yticklabels() if label.get_text()]
+        assert labels and all(re.fullmatch(r"\u2212?\d+\.\d{2}", label) for label in labels), labels
+        assert not bar.yaxis.get_offset_text().get_text()
+    tiny = record("the cat sat", params={**short.params, "attn.b_O": short.params["attn.b_O"] + 1e-4})
+    bar = colour_bars(draw_figure("multi-head", FigureRequest(tiny)))[3]
+    assert bar.get_ylabel() == "b_O"
+    labels = [label.get_text() for label in bar.get_yticklabels() if label.get_text()]
+    assert len(set(labels)) == len(labels) > 1 and not bar.yaxis.get_offset_text().get_text(), labels
 
 
 def tick_texts(ax, axis: str = "x") -> list[str]:

@@ -97,11 +97,14 @@ def multi_head(request: FigureRequest) -> Figure:
     lines.append(_weights_line(FigureRequest(rec, request.theme, decimals=request.decimals), as_array(rec.weights), blocked, top_cell, "weights"))
     outputs, concat = as_array(rec.head_outputs), as_array(rec.concat)
     w_o, b_o, attn_out = as_array(rec.params["attn.W_O"]), as_array(rec.params["attn.b_O"])[None, :], as_array(rec.attn_out)
-    output_scale, w_o_scale, b_o_scale, attn_out_scale = (record_scale(rec, name) for name in ("head_outputs", "attn.W_O", "attn.b_O", "attn_out"))
+    output_scale, w_o_scale, b_o_scale, attn_out_scale = (
+        record_scale(rec, "head_outputs", label="z, concat"), record_scale(rec, "attn.W_O", label="W_O"),
+        record_scale(rec, "attn.b_O", label="b_O"), record_scale(rec, "attn_out"))
     d, e = config.d_model, config.d_head
     model_columns = feature_labels("d_model", d)
     columns = [e] * len(heads) + [d, d, d, d]
-    cell = cell_size(max(rec.n, d), line_columns(columns, operators=len(heads) + 3, colorbars=4))
+    scales = [output_scale, w_o_scale, b_o_scale, attn_out_scale]
+    cell = cell_size(max(rec.n, d), line_columns(columns, operators=len(heads) + 3, colorbars=sum(not scale.all_zero for scale in scales)))
     line: list[Slot] = []
     for head in heads:
         spec = MatrixSpec(outputs[head], rows_of(rec.tokens) if head == 0 else None, columns_of(rec, "head_outputs"), title=f"z, head {head}", title_color=VALUE_COLOR)
@@ -113,7 +116,7 @@ def multi_head(request: FigureRequest) -> Figure:
     line.append(matrix_slot(MatrixSpec(b_o, None, model_columns, title="b_O"), b_o_scale, request.theme, cell, "b_O", request.decimals))
     line.append(operator("="))
     line.append(matrix_slot(MatrixSpec(attn_out, None, columns_of(rec, "attn_out"), title="attn_out", title_color=OUTPUT_COLOR), attn_out_scale, request.theme, cell, "attn_out", request.decimals))
-    line += colorbar_slots([output_scale, w_o_scale, b_o_scale, attn_out_scale], max(rec.n, d) * cell)
+    line += colorbar_slots(scales, max(rec.n, d) * cell)
     lines.append(line)
     lines.append([note(f"z_h = weights_h \u00b7 V_h is n × d_head = {rec.n} × {e}; concat is n × d_model = {rec.n} × {d}; W_O is d_model × d_model = {d} × {d}")])
     return build_figure(lines)[0]

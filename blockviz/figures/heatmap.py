@@ -19,6 +19,8 @@ from matplotlib.text import Text
 from blockviz.style import NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, Theme, format_number, text_color_on
 
 BLOCKED_HATCH = "///"
+ZERO_LIMIT = 1e-9
+"""The smallest half-width :meth:`BlockRecord.scale_limit` gives: the scale of all zeros."""
 
 
 @dataclass(frozen=True)
@@ -33,18 +35,24 @@ class ColourScale:
         """RGBA of each value, shape ``values.shape + (4,)``."""
         return self.cmap(self.norm(values))
 
+    @property
+    def all_zero(self) -> bool:
+        """True for the scale of a quantity that is 0 everywhere (its half-width is the 1e-9
+        floor of :meth:`BlockRecord.scale_limit`): a colour bar would tell nothing."""
+        return self.norm.vmax <= ZERO_LIMIT
+
 
 def signed_scale(limit: float, label: str = "") -> ColourScale:
     """The diverging map on ``[-limit, limit]``, white at 0."""
     return ColourScale(colormaps[SIGNED_CMAP], Normalize(-limit, limit), label)
 
 
-def record_scale(rec, name: str) -> ColourScale:
+def record_scale(rec, name: str, label: str | None = None) -> ColourScale:
     """The one colour scale of quantity ``name`` (a record field or a parameter, e.g.
     ``"attn.W_O"``) in ``rec``: :meth:`BlockRecord.scale_limit`, the call the scenes make too,
-    so a value has the same colour in every panel, figure and video. Labelled with the
-    quantity's colour-scale family (a parameter: its own name)."""
-    return signed_scale(rec.scale_limit(name), scale_family(name))
+    so a value has the same colour in every panel, figure and video. Labelled ``label``, by
+    default the quantity's colour-scale family (a parameter: its own name)."""
+    return signed_scale(rec.scale_limit(name), scale_family(name) if label is None else label)
 
 
 def scale_family(name: str) -> str:

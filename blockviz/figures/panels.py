@@ -102,31 +102,47 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, cell: float,
 
 def colorbar_slot(scale: ColourScale, height: float, label: str | None = None, key: str | None = None) -> Slot:
     """A colour bar for ``scale``, ``height`` inches tall (longer if its label needs it),
-    labelled with ``label`` (default: the scale's own label, the quantity it belongs to)."""
+    labelled with ``label`` (default: the scale's own label, the quantity it belongs to). Tick
+    labels are written like every number (:func:`~blockviz.style.format_number`), with enough
+    decimals for small scales, and never as an offset or a power of ten."""
     from matplotlib.cm import ScalarMappable
+    from matplotlib.ticker import FuncFormatter
 
     ticks_pt = 7.0
     label = scale.label if label is None else label
     label_width, label_height = text_size_in(label, AXIS_LABEL_PT) if label else (0.0, 0.0)
     label_room = label_height + 0.1 if label else 0.0
-    ticks = [format_number(value) for value in (scale.norm.vmin, scale.norm.vmax)]
+    decimals = tick_decimals(scale.norm.vmax - scale.norm.vmin)
+    ticks = [format_number(value, decimals) for value in (scale.norm.vmin, scale.norm.vmax, -abs(scale.norm.vmax) / 3)]
 
     def draw(ax: Axes):
         ax.set_label(key or "colorbar")
-        bar = ax.figure.colorbar(ScalarMappable(scale.norm, scale.cmap), cax=ax)
+        bar = ax.figure.colorbar(ScalarMappable(scale.norm, scale.cmap), cax=ax, format=FuncFormatter(lambda value, _: format_number(value, decimals)))
         bar.outline.set_visible(False)
         bar.ax.tick_params(labelsize=ticks_pt, length=2, width=0.5)
         if label:
             bar.set_label(label, fontsize=AXIS_LABEL_PT, parse_math=False)
         return bar
 
-    return Slot(0.12, max(0.6, height, label_width + 0.1), draw, key=key, right=widest_in(ticks + ["\u22120.00"], ticks_pt) + 0.1 + label_room)
+    return Slot(0.12, max(0.6, height, label_width + 0.1), draw, key=key, right=widest_in(ticks, ticks_pt) + 0.1 + label_room)
+
+
+def tick_decimals(span: float) -> int:
+    """Decimals of colour-bar ticks over a range ``span`` wide: 2 (as every number), more
+    when ticks 1/8 of the range apart would otherwise read the same (at most 6)."""
+    step = span / 8
+    decimals = 2
+    while decimals < 6 and step < 10 ** -decimals:
+        decimals += 1
+    return decimals
 
 
 def colorbar_slots(scales: list[ColourScale], height: float) -> list[Slot]:
     """One colour bar per distinct scale of ``scales``, in order of first use, each labelled
-    with its quantity: the bars at the end of a line whose panels use several scales."""
+    with its quantity: the bars at the end of a line whose panels use several scales. A
+    quantity that is 0 everywhere (e.g. a bias at its initial value) gets none."""
     distinct: dict[tuple, ColourScale] = {}
     for scale in scales:
-        distinct.setdefault((scale.label, scale.norm.vmin, scale.norm.vmax), scale)
+        if not scale.all_zero:
+            distinct.setdefault((scale.label, scale.norm.vmin, scale.norm.vmax), scale)
     return [colorbar_slot(scale, height) for scale in distinct.values()]

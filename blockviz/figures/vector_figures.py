@@ -9,7 +9,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from blockviz.figures import formulas
-from blockviz.figures.heatmap import record_scale
+from blockviz.figures.heatmap import record_scale, scale_family
 from blockviz.figures.layout import build_figure, cell_size
 from blockviz.figures.panels import MatrixSpec, colorbar_slots, matrix_slot
 from blockviz.figures.parts import as_array, columns_of, heading, line_columns, note, operator, rows_of
@@ -77,7 +77,7 @@ def _equation_figure(request: FigureRequest, title: str, formula: str, titles: d
     then one colour bar per colour scale used."""
     rec = request.record
     arrays = {name: as_array(rec.tensors[name]) for name in titles}
-    scales = {name: record_scale(rec, name) for name in titles}
+    scales = {name: record_scale(rec, name, _bar_label(name, list(titles))) for name in titles}
     bars = len({scale.label for scale in scales.values()})
     cell = cell_size(rec.n, line_columns([array.shape[1] for array in arrays.values()], operators=len(operators), colorbars=bars))
     line = []
@@ -94,3 +94,10 @@ def _equation_figure(request: FigureRequest, title: str, formula: str, titles: d
         lines.append([note(footnote)])
     figure, _ = build_figure(lines)
     return figure
+
+
+def _bar_label(name: str, names: list[str]) -> str:
+    """The label of ``name``'s colour bar in a line of ``names``: the fields it colours if one or
+    two (``"ffn_pre, ffn_post"``), otherwise their colour-scale family (``"residual"``)."""
+    sharing = [other for other in names if scale_family(other) == scale_family(name)]
+    return ", ".join(sharing) if len(sharing) <= 2 else scale_family(name)
