@@ -15,7 +15,7 @@ import torch
 
 from blockviz.config import BlockConfig
 from blockviz.errors import BlockvizError
-from blockviz.tensorfile import read_tensors, write_tensors
+from blockviz.tensorfile import read_header, read_tensors, write_tensors
 
 FORMAT_NAME = "blockviz-record"
 FORMAT_VERSION = 2
@@ -42,9 +42,9 @@ def read_record(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str
         If the file cannot be read, is not a blockviz record, is of another format version, or
         its header (sentence, tokens, config) is malformed.
     """
-    tensors, header = read_tensors(path)
     where = repr(str(path))
-    check_version(header.get("format"), where)
+    check_version(read_header(path).get("format"), where)  # before the tensors: a stray file gets this message
+    tensors, header = read_tensors(path)
     tokens = header.get("tokens")
     if not isinstance(tokens, list) or not tokens or not all(isinstance(token, str) for token in tokens):
         raise BlockvizError(f"{where} is not a valid record: its tokens must be a non-empty list of strings")

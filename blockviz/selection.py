@@ -2,14 +2,14 @@
 
 A token is named by
 
-* a word of the sentence — its first occurrence (exact text first, then ignoring case);
-* ``word#k`` — the k-th occurrence of the word, counted from 1 (``the#2``);
+* a word of the sentence — its first occurrence, ignoring case (``the`` finds ``The``);
+* ``word#k`` — the k-th occurrence of the word, ignoring case, counted from 1 (``the#2``);
 * a 0-based position — ``0`` is the first token (a token that is itself a number, such as
   ``"3"``, is reached as ``3#1``).
 
->>> tokens = ["the", "cat", "saw", "the", "dog"]
->>> select_token(tokens, "the#2"), select_token(tokens, "Dog"), select_token(tokens, "1")
-(3, 4, 1)
+>>> tokens = ["The", "cat", "saw", "the", "dog"]
+>>> select_token(tokens, "the"), select_token(tokens, "the#2"), select_token(tokens, "Dog"), select_token(tokens, "1")
+(0, 3, 4, 1)
 >>> select_token(tokens, None)      # the default: the last token
 4
 """
@@ -76,11 +76,10 @@ def _position(tokens: list[str], position: int) -> int:
 def _occurrence(tokens: list[str], word: str, k: int) -> int:
     if k < 1:
         raise BlockvizError(f"{word}#{k}: occurrences count from 1 (the first is {word}#1): {token_choices(tokens)}")
-    for matches in (lambda token: token == word, lambda token: token.casefold() == word.casefold()):
-        positions = [position for position, token in enumerate(tokens) if matches(token)]
-        if positions:
-            if k > len(positions):
-                times = "once" if len(positions) == 1 else f"{len(positions)} times"
-                raise BlockvizError(f"{word!r} occurs {times}, so {word}#{k} does not exist: {token_choices(tokens)}")
-            return positions[k - 1]
+    positions = [position for position, token in enumerate(tokens) if token.casefold() == word.casefold()]
+    if positions:
+        if k > len(positions):
+            times = "once" if len(positions) == 1 else f"{len(positions)} times"
+            raise BlockvizError(f"{word!r} occurs {times}, so {word}#{k} does not exist: {token_choices(tokens)}")
+        return positions[k - 1]
     raise BlockvizError(f"token {word!r} is not in the sentence: {token_choices(tokens)}")
