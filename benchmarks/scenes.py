@@ -1,4 +1,4 @@
-"""How fast the attention scenes render, against a plain Manim scene doing the naive thing.
+"""How fast the catalogued scenes render, against a plain Manim scene doing the naive thing.
 
 Run:  .venv/bin/python benchmarks/scenes.py [--quick]
 
@@ -6,8 +6,9 @@ The plain scene fades in an n × n grid of labelled cells, recolours every cell 
 highlight row by row by recolouring each row (what one writes without caring for speed). For
 each blockviz scene the script renders it at -ql, counts its frames and its number labels, and
 renders the plain scene with as many labelled cells (best of two runs); the ratio compares
-seconds per frame (target: at most 0.6). It also times `blockviz --help`, `blockviz render --list`, a skipped
-unchanged render, and `--jobs 2` against `--jobs 1`. Not a test: timings depend on the machine.
+seconds per frame (target: at most 0.6). The scenes are the catalogue's ``--scene all``. It also
+times `blockviz --help`, `blockviz render --list`, a skipped unchanged render, and `--jobs 2`
+against `--jobs 1`. Not a test: timings depend on the machine.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-ATTENTION_SCENES = ["tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional"]
 SENTENCES = {3: "the cat sat", 12: "The chicken didn't cross the road because it was tired."}
 
 
@@ -82,11 +82,12 @@ def main() -> None:
     arguments = parser.parse_args()
     from blockviz import record
     from blockviz.render.plan import QUALITIES
-    from blockviz.scenes.catalog import lookup
+    from blockviz.scenes.catalog import entries, lookup
 
     settings = {"quality": QUALITIES["l"], "disable_caching": True, "progress_bar": "none", "verbosity": "ERROR", "write_to_movie": True, "format": "mp4"}
     sentences = {3: SENTENCES[3]} if arguments.quick else SENTENCES
-    names = ATTENTION_SCENES[2:4] if arguments.quick else ATTENTION_SCENES
+    every_scene = [entry.name for entry in entries() if not entry.lecture_only]
+    names = every_scene[2:4] if arguments.quick else every_scene
     plain_cache: dict[int, tuple[float, int]] = {}
     print(f"{'scene':<25}{'tokens':>7}{'labels':>8}{'frames':>8}{'seconds':>9}{'plain s/frame':>15}{'ours s/frame':>14}{'ratio':>7}")
     for n, sentence in sentences.items():

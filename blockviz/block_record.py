@@ -17,7 +17,7 @@ from blockviz.config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
 from blockviz.record_check import check_record
-from blockviz.record_fields import BY_NAME, FIELD_NAMES, FIELDS, docs_table
+from blockviz.record_fields import BY_NAME, FIELD_NAMES, FIELDS, PARAMETER_SCALE, docs_table
 from blockviz.record_format import read_record, write_record
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
 
@@ -70,15 +70,18 @@ class BlockRecord:
 
     def scale_limit(self, name: str) -> float:
         """Half-width of the one colour scale of quantity ``name`` in this record: the largest
-        finite ``|value|`` over every field of its colour-scale family (a parameter is its own
-        family). At least 1e-9, so a scale of zeros still has a width.
+        finite ``|value|`` over every field of its colour-scale family (every parameter is of the
+        one family :data:`~blockviz.record_fields.PARAMETER_SCALE`). At least 1e-9, so a scale of
+        zeros still has a width.
 
         Raises ``KeyError`` for a name that is neither a field nor a parameter.
         """
         if name in BY_NAME:
             family = [self.tensors[spec.name] for spec in FIELDS if spec.scale == BY_NAME[name].scale]
+        elif name in self.params or name == PARAMETER_SCALE:
+            family = list(self.params.values())
         else:
-            family = [self.params[name]]
+            raise KeyError(name)
         largest = [float(tensor[torch.isfinite(tensor)].abs().max()) for tensor in family if bool(torch.isfinite(tensor).any())]
         return max(largest + [1e-9])
 

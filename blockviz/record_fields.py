@@ -23,7 +23,10 @@ class RecordField:
 
     ``shape`` names each dimension (``("n_heads", "n", "n")``); ``what`` is one line on what it
     holds; ``scale`` names its colour-scale family — fields of one family share one colour scale
-    per record (:meth:`BlockRecord.scale_limit`); ``neg_inf`` says whether −∞ may appear
+    per record (:meth:`BlockRecord.scale_limit`), so one number has one colour in every scene and
+    figure: the residual stream (embeddings, residuals, LayerNorm outputs, head outputs, attention
+    and FFN outputs), q/k/v, scores (raw, scaled, masked), FFN hidden, and the parameters
+    (:data:`PARAMETER_SCALE`) each share one; ``neg_inf`` says whether −∞ may appear
     (blocked cells), otherwise every value must be finite.
     """
 
@@ -50,36 +53,39 @@ FIELDS: tuple[RecordField, ...] = (
     RecordField("resid_pre", ("n", "d_model"), "embed + pos_embed: the block's input (residual stream)", "residual"),
     RecordField("ln1_mean", ("n",), "mean of each resid_pre row (LayerNorm 1)", "residual"),
     RecordField("ln1_var", ("n",), "variance of each resid_pre row, divided by d_model (LayerNorm 1)", "variance"),
-    RecordField("ln1_norm", ("n", "d_model"), "(resid_pre − mean) / √(var + ε): the normalised rows, before γ and β", "normalised"),
-    RecordField("ln1", ("n", "d_model"), "γ ⊙ ln1_norm + β: LayerNorm before attention", "normalised"),
-    RecordField("query", ("n_heads", "n", "d_head"), "ln1 @ W_Q[h] + b_Q[h]", "query"),
-    RecordField("key", ("n_heads", "n", "d_head"), "ln1 @ W_K[h] + b_K[h]", "key"),
-    RecordField("value", ("n_heads", "n", "d_head"), "ln1 @ W_V[h] + b_V[h]", "value"),
+    RecordField("ln1_norm", ("n", "d_model"), "(resid_pre − mean) / √(var + ε): the normalised rows, before γ and β", "residual"),
+    RecordField("ln1", ("n", "d_model"), "γ ⊙ ln1_norm + β: LayerNorm before attention", "residual"),
+    RecordField("query", ("n_heads", "n", "d_head"), "ln1 @ W_Q[h] + b_Q[h]", "qkv"),
+    RecordField("key", ("n_heads", "n", "d_head"), "ln1 @ W_K[h] + b_K[h]", "qkv"),
+    RecordField("value", ("n_heads", "n", "d_head"), "ln1 @ W_V[h] + b_V[h]", "qkv"),
     RecordField("scores", ("n_heads", "n", "n"), "raw dot products q·k", "scores"),
-    RecordField("scaled_scores", ("n_heads", "n", "n"), "scores / √d_head", "scaled_scores"),
+    RecordField("scaled_scores", ("n_heads", "n", "n"), "scores / √d_head", "scores"),
     RecordField("mask", ("n", "n"), "M: 0 where allowed, −∞ where blocked (all 0 when bidirectional)", "mask", neg_inf=True),
-    RecordField("masked_scores", ("n_heads", "n", "n"), "scaled_scores + mask", "scaled_scores", neg_inf=True),
-    RecordField("row_max", ("n_heads", "n"), "largest masked score of each row (subtracted before exp)", "scaled_scores"),
+    RecordField("masked_scores", ("n_heads", "n", "n"), "scaled_scores + mask", "scores", neg_inf=True),
+    RecordField("row_max", ("n_heads", "n"), "largest masked score of each row (subtracted before exp)", "scores"),
     RecordField("exp_scores", ("n_heads", "n", "n"), "exp(masked_scores − row_max): in (0, 1], exactly 0 where blocked", "exp_scores"),
     RecordField("exp_sums", ("n_heads", "n"), "sum of each row of exp_scores", "exp_sums"),
     RecordField("weights", ("n_heads", "n", "n"), "exp_scores / exp_sums: softmax of each row (the attention pattern)", "weights"),
-    RecordField("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "head_outputs"),
-    RecordField("concat", ("n", "d_model"), "the heads' outputs side by side", "head_outputs"),
-    RecordField("attn_out", ("n", "d_model"), "concat @ W_O + b_O", "attn_out"),
+    RecordField("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "residual"),
+    RecordField("concat", ("n", "d_model"), "the heads' outputs side by side", "residual"),
+    RecordField("attn_out", ("n", "d_model"), "concat @ W_O + b_O", "residual"),
     RecordField("resid_mid", ("n", "d_model"), "resid_pre + attn_out", "residual"),
     RecordField("ln2_mean", ("n",), "mean of each resid_mid row (LayerNorm 2)", "residual"),
     RecordField("ln2_var", ("n",), "variance of each resid_mid row, divided by d_model (LayerNorm 2)", "variance"),
-    RecordField("ln2_norm", ("n", "d_model"), "(resid_mid − mean) / √(var + ε), before γ and β", "normalised"),
-    RecordField("ln2", ("n", "d_model"), "γ ⊙ ln2_norm + β: LayerNorm before the FFN", "normalised"),
+    RecordField("ln2_norm", ("n", "d_model"), "(resid_mid − mean) / √(var + ε), before γ and β", "residual"),
+    RecordField("ln2", ("n", "d_model"), "γ ⊙ ln2_norm + β: LayerNorm before the FFN", "residual"),
     RecordField("ffn_pre", ("n", "d_ff"), "ln2 @ W_in + b_in: each row widened", "ffn_hidden"),
     RecordField("ffn_post", ("n", "d_ff"), "activation(ffn_pre)", "ffn_hidden"),
-    RecordField("ffn_out", ("n", "d_model"), "ffn_post @ W_out + b_out: narrowed back", "ffn_out"),
+    RecordField("ffn_out", ("n", "d_model"), "ffn_post @ W_out + b_out: narrowed back", "residual"),
     RecordField("resid_post", ("n", "d_model"), "resid_mid + ffn_out: the block's output, same shape as its input", "residual"),
 )
 """Every recorded activation, in the order the data flows through the block."""
 
 FIELD_NAMES: tuple[str, ...] = tuple(spec.name for spec in FIELDS)
 BY_NAME: dict[str, RecordField] = {spec.name: spec for spec in FIELDS}
+
+PARAMETER_SCALE = "parameters"
+"""The colour-scale family of every parameter (W_Q … b_out, γ, β, W_pos)."""
 
 COLUMN_PREFIXES = {"d_model": "d", "d_head": "d", "d_ff": "f"}
 """Column labels of a feature axis: ``d0, d1, …`` for d_model and d_head, ``f0, f1, …`` for d_ff."""

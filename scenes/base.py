@@ -1,4 +1,4 @@
-"""The base of every blockviz scene: where its record comes from, its focus, title and captions."""
+"""The base of every blockviz scene: where its record comes from, its focus token and head, its title and captions."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import os
 from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, ReplacementTransform, Scene, Text, VGroup, config
 from manim.animation.animation import prepare_animation
 
-from blockviz.scenes.focus import check_head, focus_index
-from blockviz.scenes.helpers import Highlight, NumberGrid, fit_between, fit_width, text
+from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.layout import fit_between, fit_width, frame_text_width
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, TITLE_SIZE, look
+from blockviz.scenes.text import text
+from blockviz.selection import select_head, select_token
+from blockviz.tokens import display_token
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
@@ -36,12 +39,11 @@ class RecordScene(Scene):
         the focus token's row.
     """
 
-    title = ""
     step_time = 0.8
     pause = 0.6
     detailed_rows_max = 4
 
-    def __init__(self, record=None, token: str | None = None, head: int = 0, theme: str = "dark", **kwargs) -> None:
+    def __init__(self, record=None, token: str | int | None = None, head: int | None = 0, theme: str = "dark", **kwargs) -> None:
         self._record = record
         self.token = token
         self.head = head
@@ -65,13 +67,28 @@ class RecordScene(Scene):
 
     @property
     def focus(self) -> int:
-        """Position of the focus token (``--token``; the last token by default)."""
-        return focus_index(self.record.tokens, self.token)
+        """Position of the focus token: ``token`` is a word, ``word#k`` or a 0-based position
+        (:func:`blockviz.selection.select_token`); the last token by default."""
+        return select_token(self.record.tokens, self.token)
 
     @property
     def h(self) -> int:
-        """The head shown (checked against the record's ``n_heads``)."""
-        return check_head(self.head, self.record.config.n_heads)
+        """The head shown (:func:`blockviz.selection.select_head`: 0 by default)."""
+        return select_head(self.head, self.record.config.n_heads)
+
+    @property
+    def token_names(self) -> list[str]:
+        """The record's tokens as drawn (:func:`blockviz.tokens.display_token`): grid headers."""
+        return [display_token(token) for token in self.record.tokens]
+
+    def token_name(self, i: int) -> str:
+        """Token ``i`` as drawn, e.g. in a caption."""
+        return display_token(self.record.tokens[i])
+
+    def limit(self, name: str) -> float:
+        """The colour scale of quantity ``name`` (a field or a parameter) in this record:
+        :meth:`~blockviz.block_record.BlockRecord.scale_limit`, the same in every scene."""
+        return self.record.scale_limit(name)
 
     def detailed_rows(self) -> list[int]:
         """Query rows worked in detail: all rows of a short sentence, else the focus row."""
@@ -83,7 +100,7 @@ class RecordScene(Scene):
 
     def show_title(self, shown: str) -> Text:
         """Put ``shown`` at the top of the frame (at once: titles are not animated)."""
-        title = fit_width(text(shown, TITLE_SIZE, self.look.text, bold=True), config.frame_width - 2 * FRAME_MARGIN)
+        title = fit_width(text(shown, TITLE_SIZE, self.look.text, bold=True), frame_text_width())
         title.to_edge(UP, buff=FRAME_MARGIN)
         self.add(title)
         return title
@@ -95,7 +112,7 @@ class RecordScene(Scene):
 
     def say(self, shown: str) -> list:
         """Animations replacing the caption at the bottom of the frame with ``shown``."""
-        new = fit_width(text(shown, CAPTION_SIZE, self.look.text), config.frame_width - 2 * FRAME_MARGIN)
+        new = fit_width(text(shown, CAPTION_SIZE, self.look.text), frame_text_width())
         new.to_edge(DOWN, buff=FRAME_MARGIN)
         old, self.caption = self.caption, new
         if old is None:

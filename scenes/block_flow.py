@@ -5,10 +5,17 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, Circle, FadeIn, RoundedRectangle, TransformFromCopy, VGroup, VMobject, config
 
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text, shared_limit
-from blockviz.scenes.helpers import Highlight, fit_between, text
+from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
+from blockviz.scenes.grids import Highlight
+from blockviz.scenes.layout import fit_between
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
+from blockviz.scenes.text import text
 from blockviz.style import FFN_COLOR
+
+DESCRIPTION = "the pre-norm block's route with shapes: LayerNorm, attention, add, LayerNorm, FFN, add"
+CHAPTER = "The block's flow"
+CAPTION = ("The pre-norm block normalizes, attends, adds the input back, normalizes, applies the FFN and adds again, "
+           "so the grid leaves with the shape it came in and blocks can stack.")
 
 ARROW_LENGTH = 0.85
 BYPASS_HEIGHT = 0.75
@@ -31,7 +38,7 @@ class BlockFlow(RecordScene):
         title = self.show_title("The whole block, with this sentence's shapes")
         diagram, first, second = self.build(title)
         nodes, arrows, shapes, bypasses = diagram.nodes, diagram.arrows, diagram.shapes, diagram.bypasses
-        token = rec.tokens[self.focus]
+        token = self.token_name(self.focus)
         highlight = Highlight(self.look, nodes["x"])
         self.step([FadeIn(nodes["x"]), FadeIn(highlight)], f"the block's input x: {shape_text(n, d)}, one row per token")
         self.step([FadeIn(VGroup(arrows[0], shapes[0], nodes["ln1"])), highlight.over(nodes["ln1"])], "normalize each row (LayerNorm)")
@@ -112,15 +119,14 @@ class BlockFlow(RecordScene):
 
     def build_sums(self) -> tuple[ColumnSum, ColumnSum]:
         rec, look, f = self.record, self.look, self.focus
-        limit = shared_limit(*(getattr(rec, name)[f] for name in ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post")))
 
         def row(name: str, color: str | None = None):
-            return row_grid(getattr(rec, name), f, name, look, source_name=name, color_limit=limit, header_color=color)
+            return row_grid(rec, name, f, name, look, header_color=color)
 
         sums = []
         for terms, result, heading in ((("resid_pre", "attn_out"), "resid_mid", "after attention"), (("resid_mid", "ffn_out"), "resid_post", "after the FFN")):
             column_sum = ColumnSum([row(terms[0]), row(terms[1], look.output if terms[1] == "attn_out" else FFN_COLOR)], row(result), look)
-            column_sum.heading = text(f"{heading}, row “{rec.tokens[f]}”", HEADER_SIZE, look.text).next_to(column_sum, UP, buff=0.15).align_to(column_sum, LEFT)
+            column_sum.heading = text(f"{heading}, row “{self.token_name(f)}”", HEADER_SIZE, look.text).next_to(column_sum, UP, buff=0.15).align_to(column_sum, LEFT)
             column_sum.add(column_sum.heading)
             column_sum.register(self)
             sums.append(column_sum)

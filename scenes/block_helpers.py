@@ -1,10 +1,10 @@
 """Drawing objects for the whole-block scenes (multi-head, block flow, inside the FFN).
 
-Built on :mod:`scenes.helpers`; everything takes real record tensors and computes nothing.
+Built on :mod:`blockviz.scenes.grids`; everything takes real record tensors and computes nothing.
 
-* :func:`row_grid` — one token's row ``(d,)`` of a record tensor as a 1 × d :class:`NumberGrid`.
-* :func:`parameter_grid` — a parameter matrix (``W_O``, …) whose labels name the parameter in
-  ``.parameter`` (``.source`` names only :class:`BlockRecord` activations).
+* :func:`row_grid` — one token's row ``(d,)`` of a record field as a 1 × d :class:`NumberGrid`.
+* :func:`parameter_grid` — a parameter matrix (``W_O``, …); its labels' sources are
+  ``("params", name, *index)``.
 * :class:`ColumnSum` — rows stacked like a written addition (``a + b = c``), columns aligned.
 * :func:`shape_text` — ``"13 × 4"``.
 * :func:`activation_curve` — axes with the FFN's activation drawn from ``torch.nn.functional``
@@ -17,13 +17,13 @@ from typing import Sequence
 
 from manim import DOWN, LEFT, RIGHT, UP, Axes, Dot, Line, VGroup, VMobject
 
-from blockviz import style
-from blockviz.scenes.helpers import NumberGrid, text
+from blockviz.record_fields import BY_NAME, axis_labels
+from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, Look
+from blockviz.scenes.text import text
 
 TIMES = "\u00d7"
 
-ACTIVATION_TITLES = {"gelu": "GELU", "relu": "ReLU"}
 ACTIVATION_FORMULAS = {"gelu": r"$\mathrm{GELU}(x) = x\,\Phi(x)$", "relu": r"$\mathrm{ReLU}(x) = \max(0,\,x)$"}
 """Hendrycks & Gimpel 2016 (GELU, exact erf form as ``torch.nn.functional.gelu``); Nair & Hinton 2010 (ReLU)."""
 
@@ -33,35 +33,29 @@ def shape_text(rows: int, columns: int) -> str:
     return f"{rows} {TIMES} {columns}"
 
 
-def column_names(prefix: str, count: int) -> list[str]:
-    """``["d0", "d1", …]``: column headers for a width of ``count``."""
-    return [f"{prefix}{c}" for c in range(count)]
+def row_grid(rec, field: str, i: int, name: str | None, look: Look, *, column_headers: bool = True,
+             column_focus: int = 0, max_columns: int = MAX_SLOTS, header_color: str | None = None, cell_width: float = CELL_WIDTH) -> NumberGrid:
+    """Row ``i`` of the record's ``(n, d)`` field ``field`` as a 1 × d grid headed ``name``, on the
+    field's colour scale, its columns named by :func:`~blockviz.record_fields.axis_labels`.
 
-
-def row_grid(values, i: int, name: str | None, look: Look, *, source_name: str | None = None, prefix: str | None = "d",
-             column_focus: int = 0, max_columns: int = MAX_SLOTS, color_limit: float | None = None,
-             header_color: str | None = None, cell_width: float = CELL_WIDTH) -> NumberGrid:
-    """Row ``i`` of a ``(n, d)`` record tensor as a 1 × d grid headed ``name``.
-
-    Label ``(0, j)`` gets ``.source = (source_name, i, j)`` (``None`` if no ``source_name``);
-    columns beyond ``max_columns`` are elided with ⋯ around ``column_focus``.
+    Label ``(0, j)`` has ``.source = (field, i, j)``; columns beyond ``max_columns`` are elided
+    with ⋯ around ``column_focus``.
     """
-    row = values[i]
-    width = len(row)
-    source = (lambda _, j: (source_name, i, j)) if source_name else None
-    return NumberGrid(row[None, :], [name] if name is not None else None, column_names(prefix, width) if prefix else None, look,
-                      source=source, column_focus=column_focus, max_columns=max_columns, color_limit=color_limit,
+    row = rec.tensors[field][i]
+    dimension = BY_NAME[field].shape[-1]
+    columns = axis_labels(dimension, rec.tokens, len(row)) if column_headers else None
+    return NumberGrid(row[None, :], [name] if name is not None else None, columns, look, source=lambda _, j: (field, i, j),
+                      color_limit=rec.scale_limit(field), column_focus=column_focus, max_columns=max_columns,
                       row_header_color=header_color, cell_width=cell_width)
 
 
-def parameter_grid(values, name: str, look: Look, index=None, **grid_options) -> NumberGrid:
-    """A parameter tensor ``(rows, columns)`` as a grid; label ``(i, j)`` gets
-    ``.parameter = (name, *index(i, j))`` (default ``(name, i, j)``), a key of ``record.params``."""
-    grid = NumberGrid(values, source=None, look=look, **grid_options)
+def parameter_grid(rec, name: str, look: Look, values=None, index=None, **grid_options) -> NumberGrid:
+    """The parameter ``rec.params[name]`` (or ``values``, a view of it such as ``b[None, :]``) as a
+    grid on the parameter's own colour scale; label ``(i, j)`` has ``.source = ("params", name,
+    *index(i, j))`` (default ``index(i, j) = (i, j)``)."""
     index = index or (lambda i, j: (i, j))
-    for (i, j), label in grid.labels.items():
-        label.parameter = (name, *index(i, j))
-    return grid
+    values = rec.params[name] if values is None else values
+    return NumberGrid(values, look=look, source=lambda i, j: ("params", name, *index(i, j)), color_limit=rec.scale_limit(name), **grid_options)
 
 
 def regroup(scene, whole, *pieces) -> None:
@@ -70,11 +64,6 @@ def regroup(scene, whole, *pieces) -> None:
     layer it as one, labels above cells. Each piece must be a top-level mobject of ``scene``."""
     scene.remove(*pieces)
     scene.add(whole)
-
-
-def shared_limit(*tensors) -> float:
-    """One colour scale for tensors shown together (their largest finite |value|)."""
-    return max(style.signed_limit(tensor) for tensor in tensors)
 
 
 class ColumnSum(VGroup):
@@ -182,5 +171,4 @@ def activation_curve(pre: Sequence[float], post: Sequence[float], activation: st
     return axes, curve, dots, labels
 
 
-__all__ = ["shape_text", "column_names", "row_grid", "parameter_grid", "regroup", "shared_limit", "ColumnSum", "rounding_note", "activation_curve",
-           "ACTIVATION_TITLES", "ACTIVATION_FORMULAS", "TIMES"]
+__all__ = ["shape_text", "row_grid", "parameter_grid", "regroup", "ColumnSum", "rounding_note", "activation_curve", "ACTIVATION_FORMULAS", "TIMES"]

@@ -1,128 +1,131 @@
-"""The scene catalogue: every renderable scene by name, in teaching order.
+"""The scene catalogue: every renderable scene by name, in teaching order — a registry only.
 
 ``blockviz render --list`` prints it and ``blockviz render --scene NAME`` looks names up here,
-without importing Manim: each entry names its module and class, imported only when rendered.
-Each entry also gives its lecture chapter's title and the one-sentence caption the lecture's
-``.srt`` shows while it plays. To add a scene, append a :class:`SceneEntry` to :data:`CATALOG`
-(``order`` sets its place in ``--scene all`` and in the lecture).
+without importing Manim: an entry names its module and class, imported only when rendered.
+
+What a scene says about itself lives in its own module, as module-level strings read here
+without importing the module (its source is parsed, the strings are literals):
+
+* ``DESCRIPTION`` — one line for ``blockviz render --list``;
+* ``CHAPTER`` — its chapter's title in the lecture;
+* ``CAPTION`` — one sentence for the lecture's ``.srt`` while it plays;
+* ``ENCODER_CAPTION`` (optional) — the caption for a record without the causal mask, when the
+  scene shows something else then.
+
+To add a scene: write its module (a :class:`~blockviz.scenes.base.RecordScene` subclass and
+those strings) and add one line to :data:`CATALOG`; ``order`` sets its place in
+``--scene all`` and in the lecture. The scene tests then build and value-check it.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 
 from blockviz.errors import BlockvizError
+
+PACKAGE = "blockviz.scenes"
+PROSE = ("DESCRIPTION", "CHAPTER", "CAPTION")
+"""The strings every scene module states; ``ENCODER_CAPTION`` is optional."""
 
 
 @dataclass(frozen=True)
 class SceneEntry:
-    """One catalogued scene: ``name`` (the CLI's), where its class lives, what it shows.
+    """One catalogued scene: ``name`` (the CLI's), where its class lives, its teaching ``order``.
 
-    ``title`` names its chapter in the lecture; ``caption`` says in one sentence what it shows
-    (the lecture's captions), and ``encoder_caption`` replaces it for a bidirectional record
-    when the scene shows something else then. A ``lecture_only`` scene (the title card) is left
-    out of ``--scene all`` but can still be rendered by name.
+    A ``lecture_only`` scene (the title card) is left out of ``--scene all`` but can still be
+    rendered by name. ``title``, ``caption``, ``encoder_caption`` and ``description`` are read
+    from the scene's module (see the module docstring).
     """
 
     name: str
     module: str  # e.g. "blockviz.scenes.softmax"
     class_name: str  # e.g. "Softmax"
-    description: str  # one line, shown by `blockviz render --list`
     order: float  # teaching order; lower first
-    title: str  # chapter title, e.g. "Softmax"
-    caption: str  # one sentence for the lecture's .srt
-    encoder_caption: str | None = None  # the caption when there is no causal mask, if it differs
     lecture_only: bool = False
 
     def scene_class(self):
         """The Manim scene class (imports Manim and the scene's module)."""
         return getattr(importlib.import_module(self.module), self.class_name)
 
+    @property
+    def description(self) -> str:
+        """One line for ``blockviz render --list``."""
+        return module_prose(self.module)["DESCRIPTION"]
+
+    @property
+    def title(self) -> str:
+        """The scene's chapter title in the lecture."""
+        return module_prose(self.module)["CHAPTER"]
+
+    @property
+    def caption(self) -> str:
+        """One sentence on what the scene shows (the lecture's captions)."""
+        return module_prose(self.module)["CAPTION"]
+
+    @property
+    def encoder_caption(self) -> str | None:
+        """The caption for a record without the causal mask, if it differs."""
+        return module_prose(self.module).get("ENCODER_CAPTION")
+
     def caption_for(self, causal: bool) -> str:
         """The caption for a record with (``causal``) or without a causal mask."""
         return self.caption if causal or self.encoder_caption is None else self.encoder_caption
 
-    @property
-    def path(self) -> str:
-        """The scene file, for the plain ``manim`` command."""
-        return self.module.replace(".", "/") + ".py"
+
+def scene(name: str, module: str, class_name: str, order: float, lecture_only: bool = False) -> SceneEntry:
+    """A catalogue line: ``module`` is the file's name in ``scenes/`` without ``.py``."""
+    return SceneEntry(name, f"{PACKAGE}.{module}", class_name, order, lecture_only)
 
 
-CATALOG: list[SceneEntry] = [
-    SceneEntry(
-        "title", "blockviz.scenes.title_card", "TitleCard", "the lecture's title card: the sentence, its tokens and the block's sizes", 0,
-        title="Introduction",
-        caption="One sentence is cut into tokens and sent through one transformer block; these are the block's sizes.",
-        lecture_only=True,
-    ),
-    SceneEntry(
-        "tokens", "blockviz.scenes.tokens_to_grid", "TokensToGrid", "tokens become rows: embedding + position = the n × d_model input grid", 1,
-        title="Tokens to grid",
-        caption="Each token becomes one row of numbers: its embedding plus its position's encoding, giving the n × d_model grid that enters the block.",
-    ),
-    SceneEntry(
-        "qkv", "blockviz.scenes.query_key_value", "QueryKeyValue", "each row projected into a query, a key and a value for one head", 2,
-        title="Query, key, value",
-        caption="Each normalized row is multiplied by one head's W_Q, W_K and W_V to give that token's query, key and value.",
-    ),
-    SceneEntry(
-        "dot-products", "blockviz.scenes.dot_products", "DotProducts", "query · key: element-wise products, their sum in the score cell, then ÷ √d_k", 3,
-        title="Dot products",
-        caption="Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k.",
-    ),
-    SceneEntry(
-        "mask", "blockviz.scenes.mask", "Mask", "the causal mask M: later positions become −∞", 4,
-        title="The causal mask",
-        caption="The mask adds 0 where a key is allowed and −∞ where it comes later: a position uses itself and earlier positions, never later ones.",
-        encoder_caption="Without a causal mask M is all 0: nothing is blocked, and every position may use every position, earlier and later.",
-    ),
-    SceneEntry(
-        "softmax", "blockviz.scenes.softmax", "Softmax", "row by row: exponentials, their sum, each divided by it; rows sum to 1", 5,
-        title="Softmax",
-        caption="Row by row, each score is exponentiated and divided by the row's sum, so the weights add up to 1 and blocked keys get exactly 0.",
-    ),
-    SceneEntry(
-        "value-mixing", "blockviz.scenes.value_mixing", "ValueMixing", "weights scale the value rows; the scaled rows add up to the output row", 6,
-        title="Value mixing",
-        caption="A token's weights scale the value rows, and the scaled rows add up to its output row, as long as one value vector.",
-    ),
-    SceneEntry(
-        "worked-example", "blockviz.scenes.worked_example", "WorkedExample", "scores 0 and ln 3 → weights ¼, ¾ → ¼·(2, 0) + ¾·(0, 4) = (0.5, 3)", 7,
-        title="A worked example",
-        caption="Scores 0 and ln 3 give exponentials 1 and 3, weights ¼ and ¾, and the mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3).",
-    ),
-    SceneEntry(
-        "causal-vs-bidirectional", "blockviz.scenes.causal_vs_bidirectional", "CausalVsBidirectional", "decoder vs encoder: masks and weights with and without the causal mask", 8,
-        title="Causal vs bidirectional",
-        caption="The same sentence with and without the causal mask: a decoder's token reads only earlier tokens, an encoder's may use later ones too.",
-    ),
-    SceneEntry(
-        "multi-head", "blockviz.scenes.multi_head", "MultiHead", "heads side by side with their own weights; outputs concatenated, times W_O = attn_out", 9,
-        title="Multi-head attention",
-        caption="Several attention heads read the same rows, each with its own weights; their outputs are concatenated and multiplied by W_O to give the attention output.",
-    ),
-    SceneEntry(
-        "block-flow", "blockviz.scenes.block_flow", "BlockFlow", "the pre-norm block's route with shapes: LayerNorm, attention, add, LayerNorm, FFN, add", 10,
-        title="The block's flow",
-        caption="The pre-norm block normalizes, attends, adds the input back, normalizes, applies the FFN and adds again, so the grid leaves with the shape it came in and blocks can stack.",
-    ),
-    SceneEntry(
-        "ffn", "blockviz.scenes.inside_ffn", "InsideFFN", "one row through the FFN: widen to d_ff, the activation curve, narrow back", 11,
-        title="Inside the FFN",
-        caption="The FFN widens one token's row to d_ff numbers, bends each through GELU (or ReLU), and narrows it back; every row goes through the same function without reading any other row.",
-    ),
-]
+CATALOG: tuple[SceneEntry, ...] = (
+    scene("title", "title_card", "TitleCard", 0, lecture_only=True),
+    scene("tokens", "tokens_to_grid", "TokensToGrid", 1),
+    scene("qkv", "query_key_value", "QueryKeyValue", 2),
+    scene("dot-products", "dot_products", "DotProducts", 3),
+    scene("mask", "mask", "Mask", 4),
+    scene("softmax", "softmax", "Softmax", 5),
+    scene("value-mixing", "value_mixing", "ValueMixing", 6),
+    scene("worked-example", "worked_example", "WorkedExample", 7),
+    scene("causal-vs-bidirectional", "causal_vs_bidirectional", "CausalVsBidirectional", 8),
+    scene("multi-head", "multi_head", "MultiHead", 9),
+    scene("block-flow", "block_flow", "BlockFlow", 10),
+    scene("ffn", "inside_ffn", "InsideFFN", 11),
+)
+
+
+@functools.cache
+def module_prose(module: str) -> dict[str, str]:
+    """The prose strings (``DESCRIPTION``, ``CHAPTER``, ``CAPTION``, ``ENCODER_CAPTION``) that
+    scene ``module`` states, read from its source without importing it.
+
+    Raises
+    ------
+    ValueError
+        If the module lacks one of :data:`PROSE` or one is not a plain string literal.
+    """
+    path = Path(__file__).with_name(module.rpartition(".")[2] + ".py")
+    found: dict[str, str] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) and node.value else []
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in (*PROSE, "ENCODER_CAPTION"):
+                value = ast.literal_eval(node.value)
+                if not isinstance(value, str):
+                    raise ValueError(f"{path.name}: {target.id} must be a string literal")
+                found[target.id] = value
+    missing = [name for name in PROSE if name not in found]
+    if missing:
+        raise ValueError(f"{path.name} does not state {', '.join(missing)}: every catalogued scene module does (see blockviz.scenes.catalog)")
+    return found
 
 
 def entries() -> list[SceneEntry]:
     """Every catalogued scene in teaching order, the lecture-only title card first."""
     return sorted(CATALOG, key=lambda entry: entry.order)
-
-
-def names() -> list[str]:
-    """Every catalogued scene's name, in teaching order."""
-    return [entry.name for entry in entries()]
 
 
 def lecture_entries() -> list[SceneEntry]:

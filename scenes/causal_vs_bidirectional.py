@@ -7,13 +7,19 @@ import math
 from manim import DOWN, RIGHT, UP, FadeIn, VGroup
 
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.helpers import Highlight, NumberGrid, text
+from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.look import CAPTION_SIZE
+from blockviz.scenes.text import text
+
+DESCRIPTION = "decoder vs encoder: masks and weights with and without the causal mask"
+CHAPTER = "Causal vs bidirectional"
+CAPTION = "The same sentence with and without the causal mask: a decoder's token reads only earlier tokens, an encoder's may use later ones too."
 
 
 class CausalVsBidirectional(RecordScene):
     """Masks and weights ``(n, n)`` of head h for a decoder (causal mask) beside an encoder
-    (no mask): an encoder's token may use later context too."""
+    (no mask): an encoder's token may use later context too. Both records come from
+    :meth:`~blockviz.block_record.BlockRecord.counterpart` (same sentence, same parameters)."""
 
     step_time = 1.2
     pause = 2.0
@@ -28,7 +34,7 @@ class CausalVsBidirectional(RecordScene):
         changes = self.to_weights(grids[0], decoder) + self.to_weights(grids[1], encoder)
         self.play(*changes, *self.say("the weights each mask lets softmax give"), run_time=1.2)
         self.rest()
-        token = self.record.tokens[self.focus]
+        token = self.token_name(self.focus)
         highlight = Highlight(self.look, VGroup(grids[0].row(self.focus), grids[1].row(self.focus)))
         self.play(FadeIn(highlight), *self.say("row by row: the decoder's weights stop at the diagonal"), run_time=self.step_time)
         self.sweep(highlight, [VGroup(grids[0].row(i), grids[1].row(i)) for i in grids[0].shown_rows()])
@@ -39,8 +45,8 @@ class CausalVsBidirectional(RecordScene):
     def build(self, title, decoder, encoder) -> VGroup:
         look, h = self.look, self.h
         grids = []
-        for rec, name, row_names in ((decoder, "decoder: causal mask", decoder.tokens), (encoder, "encoder: no mask", None)):
-            grid = NumberGrid(rec.mask, row_names, rec.tokens, look, colors="none", decimals=0, source=(f"{variant(rec)}.mask",),
+        for rec, name, row_names in ((decoder, "decoder: causal mask", self.token_names), (encoder, "encoder: no mask", None)):
+            grid = NumberGrid(rec.mask, row_names, self.token_names, look, colors="none", decimals=0, source=(variant(rec), "mask"),
                               row_focus=self.focus, column_focus=self.focus)
             grid.header_group.add(text(name, CAPTION_SIZE - 2, look.text).next_to(grid.cell_group, DOWN, buff=0.15))
             grids.append(grid)
@@ -55,10 +61,11 @@ class CausalVsBidirectional(RecordScene):
             value = rec.weights[h, i, j].item()
             blocked = rec.mask[i, j].item() == -math.inf
             fills[i, j] = self.look.blocked if blocked else grid.colors_for_weight(value)
-            labels[i, j] = grid.number_at(i, j, value=value, decimals=0 if blocked else 2, fill=fills[i, j], source=(f"{variant(rec)}.weights", h, i, j))
+            labels[i, j] = grid.number_at(i, j, value=value, decimals=0 if blocked else 2, fill=fills[i, j], source=(variant(rec), "weights", h, i, j))
         return self.recolour(grid, fills) + self.replace_labels(grid, labels)
 
 
 def variant(rec) -> str:
-    """``"decoder"`` for a causal record, "encoder" for a bidirectional one (names label sources)."""
+    """``"decoder"`` for a causal record, ``"encoder"`` for a bidirectional one: the first word of
+    a label's source (:func:`blockviz.scenes.text.number`)."""
     return "decoder" if rec.config.causal else "encoder"

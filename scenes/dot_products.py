@@ -2,29 +2,33 @@
 
 from __future__ import annotations
 
-import math
-
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Text, TransformFromCopy, VGroup, config
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Text, TransformFromCopy, VGroup
 
 from blockviz import style
+from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import rounding_note
-from blockviz.scenes.helpers import Highlight, NumberGrid, fit_width, formula, number, numeral, text
+from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.layout import fit_width, frame_text_width
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, WORK_SIZE
+from blockviz.scenes.text import formula, number, numeral, text
 
+DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
+CHAPTER = "Dot products"
+CAPTION = "Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k."
 
 MINUS = "\u2212"
 
 
-def later_term(value: float, color: str) -> Text:
+def later_term(value: float, color: str, source: tuple) -> Text:
     """A product after the first in a written sum: a negative one is drawn "− 0.03" (its sign
     stands in for the "+"). ``.shown`` is the signed number (``"−0.03"``) it stands for."""
-    shown = style.format_number(float(value))
-    if not shown.startswith(MINUS):
-        return number(value, WORK_SIZE, color)
-    label = numeral(f"{MINUS} {shown[1:]}", WORK_SIZE, color)
-    label.shown, label.value, label.decimals, label.source = shown, float(value), 2, None
-    return label
+    label = number(value, WORK_SIZE, color, source=source)
+    if not label.shown.startswith(MINUS):
+        return label
+    written = numeral(f"{MINUS} {label.shown[1:]}", WORK_SIZE, color)
+    written.shown, written.value, written.decimals, written.source = label.shown, label.value, label.decimals, label.source
+    return written
 
 
 class DotProducts(RecordScene):
@@ -55,10 +59,13 @@ class DotProducts(RecordScene):
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        query = NumberGrid(rec.query[h], rec.tokens, None, look, source=("query", h), row_focus=self.focus, max_columns=4, row_header_color=look.query)
+        query = NumberGrid(rec.query[h], self.token_names, None, look, source=("query", h), color_limit=self.limit("query"),
+                           row_focus=self.focus, max_columns=4, row_header_color=look.query)
         query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.cell_group, DOWN, buff=0.2))
-        keys = NumberGrid(rec.key[h].T, [f"k{c}" for c in range(d_head)], rec.tokens, look, source=lambda c, j: ("key", h, j, c), column_focus=self.focus, max_rows=4, column_header_color=look.key)
-        scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), row_focus=self.focus, column_focus=self.focus, show_numbers=False, filled=False)
+        keys = NumberGrid(rec.key[h].T, axis_labels("d_head", rec.tokens, d_head), self.token_names, look, source=lambda c, j: ("key", h, j, c),
+                          color_limit=self.limit("key"), column_focus=self.focus, max_rows=4, column_header_color=look.key)
+        scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), color_limit=self.limit("scores"),
+                            row_focus=self.focus, column_focus=self.focus, show_numbers=False, filled=False)
         scores.next_to(query.cell_group, RIGHT, buff=0.25, aligned_edge=UP)
         scores.align_to(query.cell_group, UP)
         keys.next_to(scores, UP, buff=0.15)
@@ -75,29 +82,30 @@ class DotProducts(RecordScene):
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
         shown_dims = list(range(d_head)) if d_head <= 4 else [0, 1, 2]
-        q, k = rec.query[h, i].tolist(), rec.key[h, j].tolist()
+        q, k, q_times_k = rec.query[h, i].tolist(), rec.key[h, j].tolist(), rec.qk_products(h, i)[j].tolist()
         terms = []
         for c in shown_dims:
             terms += [text("(", WORK_SIZE, look.muted), number(q[c], WORK_SIZE, look.query, source=("query", h, i, c)), text("×", WORK_SIZE, look.muted),
                       number(k[c], WORK_SIZE, look.key, source=("key", h, j, c)), text(")", WORK_SIZE, look.muted), text("+", WORK_SIZE, look.muted)]
         elided = len(shown_dims) < d_head
         terms[-1] = text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)
-        products = [number(q[c] * k[c], WORK_SIZE, look.text) if index == 0 else later_term(q[c] * k[c], look.text)
-                    for index, c in enumerate(shown_dims)]
+        products = [number(q_times_k[c], WORK_SIZE, look.text, source=("qk_products", h, i, j, c)) if index == 0
+                    else later_term(q_times_k[c], look.text, ("qk_products", h, i, j, c)) for index, c in enumerate(shown_dims)]
         sums = []
         for product in products:
             sums += [product] if sums and product.shown.startswith(MINUS) else [text("+", WORK_SIZE, look.muted), product]
         sums = sums[1:] + [text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)]
         total = number(rec.scores[h, i, j].item(), WORK_SIZE, look.text, source=("scores", h, i, j))
         # Pieces, not one string: each token's Text is built once and reused for every pair.
-        name = [text(f"“{rec.tokens[i]}”", WORK_SIZE, look.query), text("·", WORK_SIZE, look.muted), text(f"“{rec.tokens[j]}”", WORK_SIZE, look.key), text(":", WORK_SIZE, look.muted)]
+        name = [text(f"“{self.token_name(i)}”", WORK_SIZE, look.query), text("·", WORK_SIZE, look.muted),
+                text(f"“{self.token_name(j)}”", WORK_SIZE, look.key), text(":", WORK_SIZE, look.muted)]
         line = VGroup(*name, *terms, *sums, total).arrange(RIGHT, buff=0.12)
         if not elided:
             self.shown_sum(products, total)
             note = rounding_note([(products, total)], look)  # shown only when the rounded terms don't add up
             if len(note):
                 line = VGroup(line, note.next_to(line, RIGHT, buff=0.35))
-        fit_width(line, config.frame_width - 2 * FRAME_MARGIN)
+        fit_width(line, frame_text_width())
         line.to_edge(DOWN, buff=FRAME_MARGIN + 0.6).set_x(0)
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
@@ -125,10 +133,10 @@ class DotProducts(RecordScene):
     def scale_scores(self, scores: NumberGrid) -> None:
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        root = math.sqrt(d_head)
         equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", look.text, 32)
-        note = text(f"d_k = {d_head},  √d_k = {number(root).shown}", WORK_SIZE, look.text)
+        note = text(f"d_k = d_head = {d_head}: every score ÷ √{d_head}", WORK_SIZE, look.text)
         work = VGroup(equation, note).arrange(RIGHT, buff=0.4).to_edge(DOWN, buff=FRAME_MARGIN + 0.55)
+        # The cells keep their colours: scaled_scores' scale is the scores' scale ÷ √d_k.
         scaled = {(i, j): scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j)) for (i, j) in scores.labels}
         self.play(FadeIn(work), *self.say("then every score is divided by √d_k, so scores stay moderate as d_k grows"), run_time=self.step_time)
         self.rest()

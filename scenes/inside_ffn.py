@@ -4,17 +4,25 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Indicate, TransformFromCopy, VGroup
 
-from blockviz.style import FFN_COLOR
+from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import ACTIVATION_FORMULAS, ACTIVATION_TITLES, activation_curve, regroup, row_grid, shape_text
-from blockviz.scenes.helpers import Highlight, NumberGrid, column_of, formula, text
+from blockviz.scenes.block_helpers import ACTIVATION_FORMULAS, activation_curve, regroup, row_grid, shape_text
+from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.layout import column_of
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
+from blockviz.scenes.text import formula, text
+from blockviz.style import FFN_COLOR
 
+DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, narrow back"
+CHAPTER = "Inside the FFN"
+CAPTION = ("The FFN widens one token's row to d_ff numbers, bends each through GELU (or ReLU), and narrows it back; "
+           "every row goes through the same function without reading any other row.")
 
 ACTIVATION_SAYS = {
-    "gelu": "the activation, GELU: negative values squashed towards 0, positive ones kept",
-    "relu": "the activation, ReLU: negative values become 0, positive ones kept",
+    "gelu": "negative values squashed towards 0, positive ones kept",
+    "relu": "negative values become 0, positive ones kept",
 }
+"""What the activation does, after its name (:attr:`blockviz.config.BlockConfig.activation_name`)."""
 
 
 class InsideFFN(RecordScene):
@@ -32,7 +40,7 @@ class InsideFFN(RecordScene):
 
     def construct(self) -> None:
         rec = self.record
-        name = ACTIVATION_TITLES[rec.config.activation]
+        name = rec.config.activation_name
         title = self.show_title(f"Inside the FFN: one row widened, through {name}, narrowed back")
         rows, ops, plot = self.build(title)
         self.work_row(rows, ops, plot)
@@ -42,17 +50,17 @@ class InsideFFN(RecordScene):
     def build(self, title):
         rec, look, f = self.record, self.look, self.focus
         d, d_ff = rec.config.d_model, rec.config.d_ff
-        token = rec.tokens[f]
+        token = self.token_name(f)
         rows = {
-            "ln2": row_grid(rec.ln2, f, f"ln2 “{token}”", look, source_name="ln2", prefix="d"),
-            "ffn_pre": row_grid(rec.ffn_pre, f, "ffn_pre", look, source_name="ffn_pre", prefix="f", header_color=FFN_COLOR),
-            "ffn_post": row_grid(rec.ffn_post, f, "ffn_post", look, source_name="ffn_post", prefix="f", header_color=FFN_COLOR),
-            "ffn_out": row_grid(rec.ffn_out, f, "ffn_out", look, source_name="ffn_out", prefix="d"),
+            "ln2": row_grid(rec, "ln2", f, f"ln2 “{token}”", look),
+            "ffn_pre": row_grid(rec, "ffn_pre", f, "ffn_pre", look, header_color=FFN_COLOR),
+            "ffn_post": row_grid(rec, "ffn_post", f, "ffn_post", look, header_color=FFN_COLOR),
+            "ffn_out": row_grid(rec, "ffn_out", f, "ffn_out", look),
         }
         activation = rec.config.activation
         ops = [
             self.op(f"× W_in + b_in   (W_in: {shape_text(d, d_ff)}, widen)"),
-            self.op(f"{ACTIVATION_TITLES[activation]}, entry by entry"),
+            self.op(f"{rec.config.activation_name}, entry by entry"),
             self.op(f"× W_out + b_out   (W_out: {shape_text(d_ff, d)}, narrow)"),
         ]
         grids = list(rows.values())
@@ -78,11 +86,11 @@ class InsideFFN(RecordScene):
     def work_row(self, rows, ops, plot) -> None:
         rec, f = self.record, self.focus
         d, d_ff = rec.config.d_model, rec.config.d_ff
-        self.play(FadeIn(rows["ln2"]), *self.say(f"the normalized row of “{rec.tokens[f]}”: d_model = {d} numbers"), run_time=self.step_time)
+        self.play(FadeIn(rows["ln2"]), *self.say(f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers"), run_time=self.step_time)
         self.rest()
         self.play(FadeIn(VGroup(ops[0], rows["ffn_pre"])), *self.say(f"the wide layer: {d} → d_ff = {d_ff} numbers"), run_time=self.step_time)
         self.rest()
-        self.play(FadeIn(VGroup(ops[1], plot.frame, plot.curve)), *self.say(ACTIVATION_SAYS[rec.config.activation]), run_time=self.step_time)
+        self.play(FadeIn(VGroup(ops[1], plot.frame, plot.curve)), *self.say(f"the activation, {rec.config.activation_name}: {ACTIVATION_SAYS[rec.config.activation]}"), run_time=self.step_time)
         self.play(FadeIn(plot.dots), *self.say(f"each entry of the row is a point on the curve ({d_ff} dots)"), run_time=self.step_time)
         self.rest(0.4)
         self.trace_entries(rows["ffn_pre"], rows["ffn_post"], plot.dots)
@@ -105,8 +113,9 @@ class InsideFFN(RecordScene):
     def every_row(self, rows, ops, plot, title) -> None:
         rec, look, f = self.record, self.look, self.focus
         d = rec.config.d_model
-        before = NumberGrid(rec.ln2, rec.tokens, [f"d{c}" for c in range(d)], look, source=("ln2",), row_focus=f, max_columns=6)
-        after = NumberGrid(rec.ffn_out, None, [f"d{c}" for c in range(d)], look, source=("ffn_out",), row_focus=f, max_columns=6)
+        columns = axis_labels("d_model", rec.tokens, d)
+        before = NumberGrid(rec.ln2, self.token_names, columns, look, source=("ln2",), color_limit=self.limit("ln2"), row_focus=f, max_columns=6)
+        after = NumberGrid(rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), row_focus=f, max_columns=6)
         arrow = Arrow(LEFT * 0.6, RIGHT * 0.6, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25)
         box = VGroup(text("FFN, row by row", CAPTION_SIZE, FFN_COLOR, bold=True), arrow,
                      text(f"{shape_text(rec.n, d)} → {shape_text(rec.n, rec.config.d_ff)} → {shape_text(rec.n, d)}", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.15)

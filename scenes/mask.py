@@ -7,8 +7,15 @@ import math
 from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, VGroup
 
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.helpers import Highlight, NumberGrid, fit_width, text
+from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.layout import fit_width
 from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE
+from blockviz.scenes.text import text
+
+DESCRIPTION = "the causal mask M: later positions become −∞"
+CHAPTER = "The causal mask"
+CAPTION = "The mask adds 0 where a key is allowed and −∞ where it comes later: a position uses itself and earlier positions, never later ones."
+ENCODER_CAPTION = "Without a causal mask M is all 0: nothing is blocked, and every position may use every position, earlier and later."
 
 SCALED_LABEL = "scaled scores"
 MASKED_LABEL = ("masked scores", "= scaled scores + M")
@@ -46,10 +53,11 @@ class Mask(RecordScene):
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
         common = dict(row_focus=self.focus, column_focus=self.focus)
-        scores = NumberGrid(rec.scaled_scores[h], rec.tokens, rec.tokens, look, source=("scaled_scores", h), **common)
+        scores = NumberGrid(rec.scaled_scores[h], self.token_names, self.token_names, look, source=("scaled_scores", h),
+                            color_limit=self.limit("scaled_scores"), **common)
         self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.cell_group, DOWN, buff=0.2)
         scores.header_group.add(self.scores_name)
-        mask = NumberGrid(rec.mask, None, rec.tokens, look, colors="none", source=("mask",), cell_width=0.6, decimals=0, **common)
+        mask = NumberGrid(rec.mask, None, self.token_names, look, colors="none", source=("mask",), cell_width=0.6, decimals=0, **common)
         mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.cell_group, DOWN, buff=0.2))
         plus = text("+", TITLE_SIZE, look.text)
         layout = VGroup(scores, plus, mask).arrange(RIGHT, buff=0.3)
@@ -99,9 +107,9 @@ class Mask(RecordScene):
         return [self.one_after_another(FadeOut(old), FadeIn(new))]
 
     def focus_caption(self) -> str:
-        i, tokens = self.focus, self.record.tokens
+        i = self.focus
         allowed = [j for j in range(self.record.n) if self.record.mask[i, j] == 0]
-        return f"“{tokens[i]}” may use {len(allowed)} of {len(tokens)} positions"
+        return f"“{self.token_name(i)}” may use {len(allowed)} of {self.record.n} positions"
 
     def apply_mask(self, scores: NumberGrid) -> list:
         rec, h = self.record, self.h

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, ReplacementTransform, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, TransformFromCopy, VGroup
 
+from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import column_names, parameter_grid, regroup, rounding_note, row_grid, shape_text, shared_limit
-from blockviz.scenes.helpers import ELLIPSIS_ACROSS, Highlight, NumberGrid, fit_width, text, visible_slots
+from blockviz.scenes.block_helpers import parameter_grid, regroup, row_grid, shape_text
+from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, visible_slots
+from blockviz.scenes.layout import fit_width
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, TITLE_SIZE
+from blockviz.scenes.text import text
+
+DESCRIPTION = "heads side by side with their own weights; outputs concatenated, times W_O = attn_out"
+CHAPTER = "Multi-head attention"
+CAPTION = ("Several attention heads read the same rows, each with its own weights; their outputs are concatenated "
+           "and multiplied by W_O to give the attention output.")
 
 HEAD_SLOTS = 3
 """At most this many heads drawn side by side (⋯ stands for the rest)."""
@@ -20,8 +28,8 @@ class MultiHead(RecordScene):
     output ``(n, d_head)``; the outputs side by side are ``concat`` ``(n, d_model)``, and
     ``attn_out = concat @ W_O + b_O`` ``(n, d_model)`` (Vaswani et al. 2017, §3.2.2).
 
-    The focus token's row of the projection is worked column by column: each entry of its
-    concatenated row times its row of W_O, summed down each column, plus b_O.
+    The focus token's row of the projection is shown: its concatenated row beside W_O, plus b_O,
+    gives its attn_out row (the products c_i · W_O[i, j] are not recorded, so they are said, not shown).
     """
 
     def construct(self) -> None:
@@ -47,11 +55,11 @@ class MultiHead(RecordScene):
                 gaps.add(gap)
                 columns.append(gap)
                 continue
-            pattern = NumberGrid(rec.weights[h], rec.tokens if k == 0 else None, None, look, colors="weights", blocked=blocked,
+            pattern = NumberGrid(rec.weights[h], self.token_names if k == 0 else None, None, look, colors="weights", blocked=blocked,
                                  show_numbers=False, row_focus=self.focus, column_focus=self.focus, cell_width=pattern_width)
             pattern.header_group.add(text("weights", HEADER_SIZE, look.muted).next_to(pattern.cell_group, DOWN, buff=0.12))
-            output = NumberGrid(rec.head_outputs[h], None, column_names("z", rec.config.d_head), look, source=("head_outputs", h),
-                                row_focus=self.focus, max_columns=max_columns, column_header_color=look.output)
+            output = NumberGrid(rec.head_outputs[h], None, axis_labels("d_head", rec.tokens, rec.config.d_head), look, source=("head_outputs", h),
+                                color_limit=self.limit("head_outputs"), row_focus=self.focus, max_columns=max_columns, column_header_color=look.output)
             output.header_group.add(text("output", HEADER_SIZE, look.output).next_to(output.cell_group, DOWN, buff=0.12))
             output.next_to(pattern.cell_group, RIGHT, buff=0.3)
             output.shift(UP * (pattern.cell_group.get_top()[1] - output.cell_group.get_top()[1]))
@@ -80,15 +88,15 @@ class MultiHead(RecordScene):
         self.rest()
         rows = VGroup(*(grid.row(f) for grid in list(weights.values()) + list(outputs.values())))
         self.highlight = Highlight(self.look, rows)
-        self.play(FadeIn(self.highlight), *self.say(f"row “{rec.tokens[f]}”: a different mixture in every head"), run_time=self.step_time)
+        self.play(FadeIn(self.highlight), *self.say(f"row “{self.token_name(f)}”: a different mixture in every head"), run_time=self.step_time)
         self.rest()
 
     # -- concatenation and W_O ------------------------------------------------------------------
     def build_projection(self, title):
         rec, look, f = self.record, self.look, self.focus
         d_model, d_head = rec.config.d_model, rec.config.d_head
-        concat = NumberGrid(rec.concat, rec.tokens, column_names("c", d_model), look, source=("concat",), row_focus=f,
-                            column_header_color=look.output)
+        concat = NumberGrid(rec.concat, self.token_names, axis_labels("d_model", rec.tokens, d_model), look, source=("concat",),
+                            color_limit=self.limit("concat"), row_focus=f, column_header_color=look.output)
         concat.header_group.add(text(f"concat  ({shape_text(rec.n, d_model)})", HEADER_SIZE, look.output).next_to(concat.cell_group, DOWN, buff=0.12))
         concat.segments = self.head_segments(concat, d_head)
         concat.add(concat.segments)
@@ -117,17 +125,17 @@ class MultiHead(RecordScene):
         """Row f of concat as a column beside W_O, then b_O and the attn_out row under W_O."""
         rec, look, f = self.record, self.look, self.focus
         d_model = rec.config.d_model
-        W_O, b_O = rec.params["attn.W_O"], rec.params["attn.b_O"]
-        column = NumberGrid(rec.concat[f][:, None], column_names("c", d_model), [f"“{rec.tokens[f]}”"], look, source=lambda i, _: ("concat", f, i),
-                            max_rows=8, color_limit=shared_limit(rec.concat), column_header_color=look.output)
-        weights = parameter_grid(W_O, "attn.W_O", look, row_names=None, column_names=column_names("o", d_model))
+        features = axis_labels("d_model", rec.tokens, d_model)
+        column = NumberGrid(rec.concat[f][:, None], features, [f"“{self.token_name(f)}”"], look, source=lambda i, _: ("concat", f, i),
+                            max_rows=8, color_limit=self.limit("concat"), column_header_color=look.output)
+        weights = parameter_grid(rec, "attn.W_O", look, row_names=None, column_names=features)
         weights.next_to(column.cell_group, RIGHT, buff=0.6).align_to(column.cell_group, UP)
         weights.shift(UP * (column.cell_group.get_top()[1] - weights.cell_group.get_top()[1]))
         times = text("×", TITLE_SIZE, look.text).move_to((column.cell_group.get_right() + weights.cell_group.get_left()) / 2)
         name = text("W_O", HEADER_SIZE, look.muted).next_to(weights.column_headers[weights.shown_columns()[0]], UP, buff=0.12).align_to(weights.cell_group, LEFT)
-        bias = parameter_grid(b_O[None, :], "attn.b_O", look, index=lambda _, j: (j,), row_names=["b_O"], column_names=None)
+        bias = parameter_grid(rec, "attn.b_O", look, values=rec.params["attn.b_O"][None, :], index=lambda _, j: (j,), row_names=["b_O"], column_names=None)
         bias.next_to(weights.cell_group, DOWN, buff=0.2).align_to(weights.cell_group, LEFT)
-        result = row_grid(rec.attn_out, f, "attn_out", look, source_name="attn_out", prefix=None, header_color=look.output)
+        result = row_grid(rec, "attn_out", f, "attn_out", look, column_headers=False, header_color=look.output)
         result.next_to(bias.cell_group, DOWN, buff=0.34).align_to(weights.cell_group, LEFT)
         rule_y = (bias.cell_group.get_bottom()[1] + result.cell_group.get_top()[1]) / 2
         rule = Line([result.header_group.get_left()[0] - 0.35, rule_y, 0], [result.cell_group.get_right()[0], rule_y, 0], color=look.muted, stroke_width=2)
@@ -161,7 +169,7 @@ class MultiHead(RecordScene):
         rec, look, f = self.record, self.look, self.focus
         d_model = rec.config.d_model
         highlight = Highlight(look, concat.row(f))
-        self.play(FadeIn(highlight), *self.say(f"row “{rec.tokens[f]}” of the concatenation…"), run_time=self.step_time)
+        self.play(FadeIn(highlight), *self.say(f"row “{self.token_name(f)}” of the concatenation…"), run_time=self.step_time)
         column = work.column
         moves = [TransformFromCopy(concat.labels[f, i], column.labels[i, 0]) for i in column.shown_rows() if (f, i) in concat.labels]
         moved = [move.mobject for move in moves]
@@ -172,36 +180,13 @@ class MultiHead(RecordScene):
         regroup(self, column, appearing, *moved)
         self.add(*work.first[1:])
         self.rest()
-        products = self.products(work)
-        renamed = text("c_i × W_O[i, j]", HEADER_SIZE, self.look.muted).move_to(work.name, aligned_edge=LEFT)
-        self.play(*products, ReplacementTransform(work.name, renamed), highlight.over(work.weights.cell_group),
-                  *self.say("each entry of the row times its row of W_O"), run_time=self.step_time)
+        self.play(highlight.over(work.weights.cell_group),
+                  *self.say("each entry of the row times its row of W_O, added down each column"), run_time=self.step_time)
         self.rest()
-        note = rounding_note(self.sums, look)
-        if len(note):
-            note.next_to(work.result.cell_group, DOWN, buff=0.15).align_to(work.result.cell_group, RIGHT)
         self.play(FadeIn(work.bias_line), *self.say("plus the bias b_O"), run_time=self.step_time)
         self.rest(0.4)
-        self.play(FadeIn(work.result_line), FadeIn(note), highlight.over(work.result.cell_group),
-                  *self.say(f"add down each column{self.elided_rows_note(work)}: attn_out of “{rec.tokens[f]}”"), run_time=self.step_time)
+        self.play(FadeIn(work.result_line), highlight.over(work.result.cell_group),
+                  *self.say(f"= attn_out of “{self.token_name(f)}”"), run_time=self.step_time)
         self.rest()
         self.play(*self.say(f"every row alike: attn_out is {shape_text(rec.n, d_model)}, as wide as the residual stream"), run_time=self.step_time)
         self.rest(1.5)
-
-    def elided_rows_note(self, work: VGroup) -> str:
-        return "" if len(work.weights.shown_rows()) == self.record.config.d_model else " (the ⋮ rows too)"
-
-    def products(self, work: VGroup) -> list:
-        """W_O's grid turning into the grid of products concat[f, i] · W_O[i, j] (the sums down
-        its columns, plus b_O, are attn_out[f]); notes those sums when every row is drawn."""
-        rec, f = self.record, self.focus
-        W_O = rec.params["attn.W_O"]
-        old = work.weights
-        grid = NumberGrid(rec.concat[f][:, None] * W_O, None, column_names("o", rec.config.d_model), self.look)
-        grid.scale(old.scale_now).shift(old.cell_group.get_center() - grid.cell_group.get_center())
-        work.weights = grid
-        if len(grid.shown_rows()) == rec.config.d_model:
-            for j in grid.shown_columns():
-                self.shown_sum([grid.labels[i, j] for i in grid.shown_rows()] + [work.bias.labels[0, j]], work.result.labels[0, j])
-        return [ReplacementTransform(old, grid)]
-

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, UP, Arrow, FadeIn, VGroup
 
+from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.helpers import Highlight, NumberGrid, formula, text
+from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.look import CAPTION_SIZE
+from blockviz.scenes.text import formula, text
+
+DESCRIPTION = "each row projected into a query, a key and a value for one head"
+CHAPTER = "Query, key, value"
+CAPTION = "Each normalized row is multiplied by one head's W_Q, W_K and W_V to give that token's query, key and value."
 
 
 class QueryKeyValue(RecordScene):
@@ -26,7 +32,7 @@ class QueryKeyValue(RecordScene):
         self.rest()
         highlight = Highlight(self.look, source.row(self.focus))
         self.add(arrow, query)
-        self.play(FadeIn(highlight), *self.say(f"the query: what “{rec.tokens[self.focus]}” is looking for"), run_time=self.step_time)
+        self.play(FadeIn(highlight), *self.say(f"the query: what “{self.token_name(self.focus)}” is looking for"), run_time=self.step_time)
         self.rest()
         self.add(key)
         self.play(*self.say("the key: what each token offers to be found by"), run_time=self.step_time)
@@ -41,11 +47,13 @@ class QueryKeyValue(RecordScene):
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
         common = dict(look=look, row_focus=self.focus, max_columns=6)
-        source = NumberGrid(rec.ln1, rec.tokens, [f"d{c}" for c in range(rec.config.d_model)], source=("ln1",), **common)
+        source = NumberGrid(rec.ln1, self.token_names, axis_labels("d_model", rec.tokens, rec.config.d_model), source=("ln1",),
+                            color_limit=self.limit("ln1"), **common)
         source.header_group.add(text("LayerNorm(x)", CAPTION_SIZE - 4, look.muted).next_to(source.cell_group, DOWN, buff=0.2))
         grids = []
-        for name, color, letter in (("query", look.query, "q"), ("key", look.key, "k"), ("value", look.value, "v")):
-            grid = NumberGrid(getattr(rec, name)[h], None, [f"{letter}{c}" for c in range(rec.config.d_head)], source=(name, h), column_header_color=color, **common)
+        columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
+        for name, color in (("query", look.query), ("key", look.key), ("value", look.value)):
+            grid = NumberGrid(getattr(rec, name)[h], None, columns, source=(name, h), color_limit=self.limit(name), column_header_color=color, **common)
             grid.header_group.add(text(name, CAPTION_SIZE - 4, color).next_to(grid.cell_group, DOWN, buff=0.2))
             grids.append(grid)
         projections = VGroup(*grids).arrange(RIGHT, buff=0.45, aligned_edge=UP)

@@ -9,15 +9,20 @@ Every size shown is read from the record's config; the tokens are the record's t
 
 from __future__ import annotations
 
-import functools
 import textwrap
 
 from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, RoundedRectangle, Text, VGroup, config
 
 from blockviz.block_record import BlockRecord
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.helpers import fit_width
-from blockviz.scenes.look import FONT, FRAME_MARGIN, Look
+from blockviz.scenes.layout import fit_width, frame_text_width
+from blockviz.scenes.look import FRAME_MARGIN, Look
+from blockviz.scenes.text import text
+from blockviz.tokens import display_token
+
+DESCRIPTION = "the lecture's title card: the sentence, its tokens and the block's sizes"
+CHAPTER = "Introduction"
+CAPTION = "One sentence is cut into tokens and sent through one transformer block; these are the block's sizes."
 
 TITLE = "Inside one transformer block"
 
@@ -43,14 +48,15 @@ BAND_GAP = 0.4
 class TokenChips(VGroup):
     """The sentence's tokens as labelled boxes in rows, wrapped to fit ``width`` × ``height``.
 
-    ``labels[i]`` is the ``Text`` of token ``i`` (its string in ``.shown``), ``boxes[i]`` its box.
+    ``labels[i]`` is the ``Text`` of token ``i`` (in ``.shown``, as drawn by
+    :func:`blockviz.tokens.display_token`), ``boxes[i]`` its box.
     Labels sit on one baseline, so "." stays low and "'" high. The group is scaled to the largest
     size, at most ``max_scale``, at which the wrapped rows fit.
     """
 
     def __init__(self, tokens: list[str], look: Look, width: float, height: float, max_scale: float = 1.5) -> None:
         super().__init__()
-        self.labels = [on_baseline(token, TOKEN_FONT_SIZE, look.text) for token in tokens]
+        self.labels = [on_baseline(display_token(token), TOKEN_FONT_SIZE, look.text) for token in tokens]
         ascent = max(label.get_top()[1] - baseline_of(label) for label in self.labels)
         descent = max(label.baseline_offset for label in self.labels)
         box_height = ascent + descent + TOKEN_PADDING
@@ -72,23 +78,8 @@ class TokenChips(VGroup):
         self.scale(scale)
 
 
-def text(shown: str, font_size: float, color: str, bold: bool = False) -> Text:
-    """``shown`` as a ``Text`` exactly as typed (no markup: quotes, ``<``, ``&`` stay), kept in
-    ``.shown``. Ligatures stay on: Manim's glyph-per-character split (``disable_ligatures``)
-    rejects combining accents and drops the text after an emoji its font lacks."""
-    label = _text_prototype(shown, font_size, color, "BOLD" if bold else "NORMAL").copy()
-    label.shown = shown
-    return label
-
-
-@functools.lru_cache(maxsize=1024)
-def _text_prototype(shown: str, font_size: float, color: str, weight: str) -> Text:
-    # Building a Text costs ~20 ms; copying a built one far less, and tokens repeat.
-    return Text(shown, font=FONT, font_size=font_size, color=color, weight=weight)
-
-
 def on_baseline(shown: str, font_size: float, color: str) -> Text:
-    """``shown`` as a ``Text`` (see :func:`text`) that knows where its baseline is:
+    """``shown`` as a ``Text`` (see :func:`blockviz.scenes.text.text`) that knows where its baseline is:
     ``baseline_offset`` is the baseline's height above the Text's bottom (its descent).
 
     Found by typing an "x", which sits on the baseline, before the string and removing it again.
@@ -144,7 +135,7 @@ class TitleCardLayout(VGroup):
 
     def __init__(self, record: BlockRecord, look: Look, title: str = TITLE) -> None:
         super().__init__()
-        width = config.frame_width - 2 * FRAME_MARGIN
+        width = frame_text_width()
         cfg = record.config
         self.title = fit_width(text(title, TITLE_FONT_SIZE, look.text, bold=True), width)
         self.sentence = _sentence_lines(record.sentence, look, width)
@@ -157,7 +148,7 @@ class TitleCardLayout(VGroup):
         attention = "causal" if cfg.causal else "bidirectional"
         shown_sizes = {
             "d_model": str(cfg.d_model), "n_heads": str(cfg.n_heads), "d_head": str(cfg.d_head),
-            "d_ff": str(cfg.d_ff), "activation": cfg.activation.upper(), "attention": attention,
+            "d_ff": str(cfg.d_ff), "activation": cfg.activation_name, "attention": attention,
         }
         self.sizes = {name: on_baseline(shown, SIZE_VALUE_FONT_SIZE, look.text) for name, shown in shown_sizes.items()}
         self.size_names = {name: on_baseline(name, SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
@@ -198,7 +189,7 @@ def _size_cards(values: list[Text], names: list[Text], gap: float = 0.6) -> VGro
 def _sentence_lines(sentence: str, look: Look, width: float) -> VGroup:
     """The sentence in quotes on at most two lines; empty if it needs more (the tokens below
     show it whole)."""
-    lines = textwrap.wrap(f"\u201c{sentence}\u201d", SENTENCE_LINE_CHARACTERS)
+    lines = textwrap.wrap(f"\u201c{display_token(sentence)}\u201d", SENTENCE_LINE_CHARACTERS)
     if len(lines) > SENTENCE_MAX_LINES:
         return VGroup()
     return fit_width(VGroup(*(text(line, SENTENCE_FONT_SIZE, look.text) for line in lines)).arrange(DOWN, buff=0.12), width)
@@ -212,8 +203,8 @@ def _mask_sentence(causal: bool) -> str:
 
 def weights_sentence(seed: int) -> tuple[str, str]:
     """What the weights are, in two lines. A record does not say whether its parameters came
-    from a file (``--weights``), so the sentence states the rule rather than guessing."""
-    return (f"unless you pass --weights, the weights are random (seed {seed}), not trained:",
+    from a file (``--params``), so the sentence states the rule rather than guessing."""
+    return (f"unless you pass --params, the weights are random (seed {seed}), not trained:",
             "the patterns show the arithmetic of attention, not what words mean")
 
 

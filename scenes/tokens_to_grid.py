@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from manim import DOWN, RIGHT, FadeIn, VGroup
 
+from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.helpers import Highlight, NumberGrid, fit_width, text
+from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.layout import fit_width, frame_text_width
 from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE, WORK_SIZE
+from blockviz.scenes.text import text
+from blockviz.tokens import display_token
+
+DESCRIPTION = "tokens become rows: embedding + position = the n × d_model input grid"
+CHAPTER = "Tokens to grid"
+CAPTION = "Each token becomes one row of numbers: its embedding plus its position's encoding, giving the n × d_model grid that enters the block."
 
 
 class TokensToGrid(RecordScene):
@@ -38,17 +46,17 @@ class TokensToGrid(RecordScene):
         self.sweep_rows(embed, pos, resid)
 
     def show_sentence(self):
-        sentence = fit_width(text(self.record.sentence, WORK_SIZE + 4, self.look.text), 13.0)
+        sentence = fit_width(text(display_token(self.record.sentence), WORK_SIZE + 4, self.look.text), frame_text_width())
         self.sentence = sentence.next_to(self.mobjects[0], DOWN, buff=0.3)
         return sentence
 
     def build_grids(self) -> VGroup:
         rec, focus = self.record, self.focus
-        width = rec.config.d_model
+        columns = axis_labels("d_model", rec.tokens, rec.config.d_model)
         kwargs = dict(look=self.look, row_focus=focus, max_columns=6)
-        embed = NumberGrid(rec.embed, rec.tokens, [f"d{c}" for c in range(width)], source=("embed",), **kwargs)
-        pos = NumberGrid(rec.pos_embed, None, [f"d{c}" for c in range(width)], source=("pos_embed",), **kwargs)
-        resid = NumberGrid(rec.resid_pre, None, [f"d{c}" for c in range(width)], source=("resid_pre",), **kwargs)
+        embed = NumberGrid(rec.embed, self.token_names, columns, source=("embed",), color_limit=self.limit("embed"), **kwargs)
+        pos = NumberGrid(rec.pos_embed, None, columns, source=("pos_embed",), color_limit=self.limit("pos_embed"), **kwargs)
+        resid = NumberGrid(rec.resid_pre, None, columns, source=("resid_pre",), color_limit=self.limit("resid_pre"), **kwargs)
         names = VGroup(*(text(name, CAPTION_SIZE - 4, self.look.muted).next_to(grid.cell_group, DOWN, buff=0.2)
                          for grid, name in ((embed, "embedding"), (pos, "position"), (resid, "input x"))))
         for grid, name in zip((embed, pos, resid), names):
@@ -66,5 +74,5 @@ class TokensToGrid(RecordScene):
         self.play(FadeIn(highlight), run_time=0.4)
         for i in rows[1:]:
             self.play(highlight.over(VGroup(*(grid.row(i) for grid in grids))), run_time=0.35)
-        self.play(highlight.over(VGroup(*(grid.row(self.focus) for grid in grids))), *self.say(f"row {self.focus}: “{self.record.tokens[self.focus]}”"), run_time=self.step_time)
+        self.play(highlight.over(VGroup(*(grid.row(self.focus) for grid in grids))), *self.say(f"row {self.focus}: “{self.token_name(self.focus)}”"), run_time=self.step_time)
         self.rest(1.0)

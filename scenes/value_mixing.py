@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, LaggedStart, TransformFromCopy, VGroup
 
+from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.helpers import Highlight, NumberGrid, number, text
+from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.look import CAPTION_SIZE, NUMBER_SIZE, TITLE_SIZE
+from blockviz.scenes.text import number, text
+
+DESCRIPTION = "weights scale the value rows; the scaled rows add up to the output row"
+CHAPTER = "Value mixing"
+CAPTION = "A token's weights scale the value rows, and the scaled rows add up to its output row, as long as one value vector."
 
 
 class ValueMixing(RecordScene):
     """Output row i of head h is Σ_j weights[i, j] · value[j] ``(d_head,)``: the mixture has as
-    many entries as each value vector (``head_outputs = weights @ value``)."""
+    many entries as each value vector (``head_outputs = weights @ value``). The scaled rows are
+    the record's ``weighted_values(h, i)``."""
 
     pause = 1.1
 
@@ -34,9 +41,11 @@ class ValueMixing(RecordScene):
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
         common = dict(row_focus=self.focus, max_columns=4)
-        values = NumberGrid(rec.value[h], rec.tokens, [f"v{c}" for c in range(rec.config.d_head)], look, source=("value", h), column_header_color=look.value, **common)
+        columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
+        values = NumberGrid(rec.value[h], self.token_names, columns, look, source=("value", h), color_limit=self.limit("value"),
+                            column_header_color=look.value, **common)
         values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.cell_group, DOWN, buff=0.2))
-        output = NumberGrid(rec.head_outputs[h], rec.tokens, [f"z{c}" for c in range(rec.config.d_head)], look, source=("head_outputs", h),
+        output = NumberGrid(rec.head_outputs[h], self.token_names, columns, look, source=("head_outputs", h), color_limit=self.limit("head_outputs"),
                             show_numbers=False, filled=False, column_header_color=look.output, **common)
         output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.cell_group, DOWN, buff=0.2))
         times, equals = text("×", TITLE_SIZE, look.text), text("=", TITLE_SIZE, look.text)
@@ -58,9 +67,12 @@ class ValueMixing(RecordScene):
                           source=lambda j, _: ("weights", h, i, j), row_focus=self.focus, cell_width=0.9)
 
     def product_grid(self, i: int) -> NumberGrid:
+        """The value rows scaled by query i's weights, on the values' colour scale."""
         rec, h = self.record, self.h
-        products = rec.weights[h, i][:, None] * rec.value[h]
-        return NumberGrid(products, None, [f"w·v{c}" for c in range(rec.config.d_head)], self.look, row_focus=self.focus, max_columns=4)
+        grid = NumberGrid(rec.weighted_values(h, i), None, axis_labels("d_head", rec.tokens, rec.config.d_head), self.look,
+                          source=lambda j, c: ("weighted_values", h, i, j, c), color_limit=self.limit("value"), row_focus=self.focus, max_columns=4)
+        grid.header_group.add(text("weight × value", CAPTION_SIZE - 4, self.look.value).next_to(grid.header_group, UP, buff=0.12))
+        return grid
 
     def placed(self, grid: NumberGrid, like: NumberGrid) -> NumberGrid:
         grid.scale(self.scale_factor)
@@ -84,7 +96,7 @@ class ValueMixing(RecordScene):
         if previous is not None:
             self.remove(*previous)
         self.add(weights)
-        self.play(*self.say(f"the weights of “{rec.tokens[i]}”, one per key"), run_time=self.step_time)
+        self.play(*self.say(f"the weights of “{self.token_name(i)}”, one per key"), run_time=self.step_time)
         self.rest(0.4)
         self.add(signs, products)
         self.play(*self.say("each value row times its weight"), run_time=self.step_time)
@@ -97,7 +109,7 @@ class ValueMixing(RecordScene):
             output.set_label(i, c, label)
             self.adopt(output, [label])
             landing.append(TransformFromCopy(total, label))
-        self.play(*landing, FadeIn(highlight), *self.say(f"= the output row of “{rec.tokens[i]}”"), run_time=self.step_time)
+        self.play(*landing, FadeIn(highlight), *self.say(f"= the output row of “{self.token_name(i)}”"), run_time=self.step_time)
         self.rest()
         return VGroup(weights, products, sums, sum_sign, highlight, signs)
 

@@ -1,59 +1,65 @@
-"""Scene 7 — the guide's worked example: scores (0, ln 3) → weights (¼, ¾) → mixture (0.5, 3)."""
+"""Scene 7 — the guide's worked example: scores (0, ln 3) → exp(s − max) (⅓, 1) → weights (¼, ¾) → mixture (0.5, 3)."""
 
 from __future__ import annotations
-
-import math
-from fractions import Fraction
 
 from manim import DOWN, LEFT, RIGHT, FadeIn, VGroup
 
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.helpers import formula, number, text
 from blockviz.scenes.look import WORK_SIZE
+from blockviz.scenes.text import formula, number, text
+from blockviz.worked_example import worked_example
 
+DESCRIPTION = "scores 0 and ln 3 → exp(s − max) ⅓ and 1 → weights ¼, ¾ → ¼·(2, 0) + ¾·(0, 4) = (0.5, 3)"
+CHAPTER = "A worked example"
+CAPTION = ("Scores 0 and ln 3, less the larger, exponentiate to ⅓ and 1, which sum to 4/3: "
+           "the weights are ¼ and ¾, and the mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3).")
 
-def worked_example():
-    """The guide's two-key example computed by :func:`blockviz.attention.softmax_and_mix`.
+EXACT = {"scores": "(0, ln 3)", "row_max": "ln 3", "exp_scores": "(⅓, 1)", "exp_sum": "4/3", "weights": "(¼, ¾)"}
+"""The example's numbers as the guide writes them, beside their rounded values (tests check they agree)."""
 
-    Returns ``(scores (2,), values (2, 2), weights (2,), mixture (2,))`` as tensors.
-    """
-    import torch
-
-    from blockviz.attention import softmax_and_mix
-
-    scores = torch.tensor([[0.0, math.log(3.0)]], dtype=torch.float64)
-    values = torch.tensor([[2.0, 0.0], [0.0, 4.0]], dtype=torch.float64)
-    weights, mixture = softmax_and_mix(scores, values)
-    return scores[0], values, weights[0], mixture[0]
+CAPTIONS = (
+    "the scores of two keys: 0 and ln 3",
+    "the larger score, ln 3, is subtracted from each",
+    "exponentiate: ⅓ and 1 (every exp is ≤ 1)",
+    "add them: 4/3",
+    "divide each by the sum: ¼ and ¾, which sum to 1",
+    "weight each value vector",
+    "add: the mixture has as many entries as a value",
+)
 
 
 class WorkedExample(RecordScene):
-    """One query, two keys: scores 0 and ln 3, exponentials 1 and 3, weights ¼ and ¾, and the
-    mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3). Numbers from :func:`blockviz.attention.softmax_and_mix`."""
+    """One query, two keys: scores 0 and ln 3; the larger subtracted, exponentials ⅓ and 1, their
+    sum 4/3; weights ¼ and ¾; the mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3). Every number is read
+    from :func:`blockviz.worked_example.worked_example` (computed by the block's own softmax)."""
 
     pause = 0.9
 
     def construct(self) -> None:
         title = self.show_title("A worked example: one query, two keys")
-        scores, values, weights, mixture = worked_example()
-        exps = [math.exp(s) for s in scores.tolist()]
-        lines = self.build_lines(scores.tolist(), exps, values.tolist(), weights.tolist(), mixture.tolist())
-        equations = VGroup(formula(r"$w_j = \frac{e^{s_j}}{\sum_k e^{s_k}}$", self.look.text, 26), formula(r"$z = \sum_j w_j\, v_j$", self.look.text, 26)).arrange(RIGHT, buff=1.2)
+        lines = self.build_lines()
+        equations = VGroup(formula(r"$w_j = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},\quad m = \max_k s_k$", self.look.text, 26),
+                           formula(r"$z = \sum_j w_j\, v_j$", self.look.text, 26)).arrange(RIGHT, buff=1.0)
         layout = VGroup(equations, lines).arrange(DOWN, buff=0.45)
         self.place(layout, title, grow=1.3)
-        captions = ["the scores of two keys: 0 and ln 3", "exponentiate: 1 and 3", "add them: 4",
-                    "divide by the sum: ¼ and ¾, which sum to 1", "weight each value vector", "add: the mixture has as many entries as a value"]
         self.play(FadeIn(equations), run_time=self.step_time)
-        for line, caption in zip(lines, captions):
+        for line, caption in zip(lines, CAPTIONS):
             self.play(FadeIn(line), *self.say(caption), run_time=self.step_time)
             self.rest()
         self.rest(1.0)
 
-    def vector(self, values, color, decimals=2):
+    def value(self, field: str, *index, color: str | None = None, decimals: int = 2):
+        """The example's ``field[index]`` as a number label."""
+        tensor = getattr(worked_example(), field)
+        return number(tensor[index].item(), WORK_SIZE, color or self.look.text, decimals, source=("worked_example", field, *index))
+
+    def vector(self, field: str, *index, color: str | None = None, decimals: int = 2) -> VGroup:
+        """``(a, b)`` of the example's ``field[index]`` (a vector), entries at ``vector[1]``, ``vector[3]``."""
+        size = getattr(worked_example(), field)[index].shape[0]
         parts = [text("(", WORK_SIZE, self.look.muted)]
-        for index, value in enumerate(values):
-            parts.append(number(value, WORK_SIZE, color, decimals))
-            parts.append(text("," if index < len(values) - 1 else ")", WORK_SIZE, self.look.muted))
+        for c in range(size):
+            parts.append(self.value(field, *index, c, color=color, decimals=decimals))
+            parts.append(text("," if c < size - 1 else ")", WORK_SIZE, self.look.muted))
         vector = VGroup(*parts).arrange(RIGHT, buff=0.1)
         for comma, before in zip(parts[2:-1:2], parts[1:-1:2]):
             comma.align_to(before, DOWN).shift(DOWN * 0.06)
@@ -64,24 +70,24 @@ class WorkedExample(RecordScene):
         pieces = [text(name, WORK_SIZE, look.muted)] + [text(part, WORK_SIZE, look.text) if isinstance(part, str) else part for part in parts]
         return VGroup(*pieces).arrange(RIGHT, buff=0.18)
 
-    def build_lines(self, scores, exps, values, weights, mixture) -> VGroup:
+    def build_lines(self) -> VGroup:
         look = self.look
-        exp_labels = [number(value, WORK_SIZE, look.text) for value in exps]
-        total = number(sum(exps), WORK_SIZE, look.text)
-        self.shown_sum(exp_labels, total)
-        fractions = ", ".join(str(Fraction(weight).limit_denominator(100)) for weight in weights)
-        scaled = [[weight * entry for entry in row] for weight, row in zip(weights, values)]
-        scaled_vectors = [self.vector(row, look.value) for row in scaled]
-        mixture_vector = self.vector(mixture, look.output)
-        for column in range(len(mixture)):
-            self.shown_sum([vector[1 + 2 * column] for vector in scaled_vectors], mixture_vector[1 + 2 * column])
+        exps = [self.value("exp_scores", j) for j in range(2)]
+        total = self.value("exp_sum")
+        self.shown_sum(exps, total)
+        weighted = [self.vector("weighted_values", j, color=look.value) for j in range(2)]
+        terms = [self.vector("weighted_values", j, color=look.value) for j in range(2)]  # the same, written again to add
+        mixture = self.vector("mixture", color=look.output)
+        for c in range(2):
+            self.shown_sum([vector[1 + 2 * c] for vector in terms], mixture[1 + 2 * c])
         lines = VGroup(
-            self.line("scores", self.vector(scores, look.text), "= (0, ln 3)"),
-            self.line("exponentials", self.vector(exps, look.text)),
-            self.line("sum", exp_labels[0], "+", exp_labels[1], "=", total),
-            self.line("weights", self.vector(weights, look.text), f"= ({fractions})"),
-            self.line("mixture", number(weights[0], WORK_SIZE, look.text), "·", self.vector(values[0], look.value), "+",
-                      number(weights[1], WORK_SIZE, look.text), "·", self.vector(values[1], look.value)),
-            self.line("", "=", scaled_vectors[0], "+", scaled_vectors[1], "=", mixture_vector),
-        ).arrange(DOWN, buff=0.35, aligned_edge=LEFT)
+            self.line("scores", self.vector("scores"), f"= {EXACT['scores']}"),
+            self.line("largest", "m =", self.value("row_max"), f"= {EXACT['row_max']}"),
+            self.line("exp(s − m)", self.vector("exp_scores"), f"= {EXACT['exp_scores']}"),
+            self.line("sum", exps[0], "+", exps[1], "=", total, f"= {EXACT['exp_sum']}"),
+            self.line("weights", self.vector("weights"), f"= {EXACT['weights']}"),
+            self.line("weighted values", self.value("weights", 0), "·", self.vector("values", 0, color=look.value, decimals=0), "=", weighted[0], ",  ",
+                      self.value("weights", 1), "·", self.vector("values", 1, color=look.value, decimals=0), "=", weighted[1]),
+            self.line("mixture", terms[0], "+", terms[1], "=", mixture),
+        ).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
         return lines

@@ -82,10 +82,17 @@ def test_counterpart_is_the_same_block_with_the_other_mask(cat_record):
 
 def test_scale_limit_is_shared_by_a_family(chicken_record):
     rec = chicken_record
-    residual = max(float(rec.tensors[name].abs().max()) for name in ("embed", "pos_embed", "resid_pre", "resid_mid", "resid_post", "ln1_mean", "ln2_mean"))
-    assert rec.scale_limit("resid_mid") == rec.scale_limit("embed") == pytest.approx(residual)
-    assert rec.scale_limit("masked_scores") == pytest.approx(float(rec.scaled_scores.abs().max()))  # −∞ ignored
-    assert rec.scale_limit("attn.W_O") == pytest.approx(float(rec.params["attn.W_O"].abs().max()))
+    residual_family = ("embed", "pos_embed", "resid_pre", "ln1_mean", "ln1_norm", "ln1", "head_outputs", "concat", "attn_out",
+                       "resid_mid", "ln2_mean", "ln2_norm", "ln2", "ffn_out", "resid_post")
+    residual = max(float(rec.tensors[name].abs().max()) for name in residual_family)
+    assert rec.scale_limit("attn_out") == rec.scale_limit("embed") == rec.scale_limit("ln2") == pytest.approx(residual)
+    scores = max(float(rec.scores.abs().max()), float(rec.scaled_scores.abs().max()))
+    assert rec.scale_limit("masked_scores") == rec.scale_limit("scores") == pytest.approx(scores)  # −∞ ignored
+    assert rec.scale_limit("query") == rec.scale_limit("value") == pytest.approx(max(float(rec.tensors[n].abs().max()) for n in ("query", "key", "value")))
+    parameters = max(float(tensor.abs().max()) for tensor in rec.params.values())
+    assert rec.scale_limit("attn.W_O") == rec.scale_limit("ffn.b_in") == pytest.approx(parameters)
+    with pytest.raises(KeyError):
+        rec.scale_limit("no_such_thing")
 
 
 def test_axis_labels():

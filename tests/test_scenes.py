@@ -1,148 +1,161 @@
-"""Every attention scene, built without writing video: the numbers it shows are the record's, the
-sums it shows add up, and no label overlaps another or leaves the frame, after every play."""
+"""Every catalogued scene, built without writing video: each number it shows is the record's value
+at the label's source, each sum it shows adds up, no label overlaps another or leaves the frame
+after any play — and the scene-specific steps (softmax, dot products, mixing, the mask, the
+worked example) show what they say. Also the text, grid and catalogue modules the scenes use."""
 
 import math
+import subprocess
+import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
-from manim import Text, config, tempconfig
+from manim import Rectangle, Text, tempconfig
 
 from blockviz import BlockConfig, record
+from blockviz.errors import BlockvizError
 from blockviz.style import format_number
-from blockviz.scenes.catalog import lookup
-from blockviz.scenes.causal_vs_bidirectional import counterpart
-from blockviz.scenes.helpers import NumberGrid, formula, text, visible_slots
-from blockviz.scenes.look import look
-from blockviz.scenes.worked_example import worked_example
+from blockviz.scenes.catalog import CATALOG, entries, lookup, module_prose
+from blockviz.scenes.grids import NumberGrid, visible_slots
+from blockviz.scenes.look import FONT, look
+from blockviz.scenes.text import formula, formula_cache_path, number, text
+from blockviz.worked_example import worked_example
+from support import RECORDS, build, built, named_record, parse, play_by_play, record_value, visible_texts
 
-ATTENTION_SCENES = ("tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional")
-TWELVE_TOKENS = "The chicken didn't cross the road because it was tired."
-SENTENCES = {"default": "the cat sat", "12 tokens": TWELVE_TOKENS}
-
-
-@pytest.fixture(scope="module", params=list(SENTENCES), ids=list(SENTENCES))
-def sentence_record(request):
-    return record(SENTENCES[request.param])
+ENTRIES = entries()
+CASES = [(entry.name, name) for entry in ENTRIES for name in RECORDS]
 
 
-def parse(shown: str) -> float:
-    return float(shown.replace("\u2212", "-").replace("∞", "inf"))
-
-
-def visible_texts(scene) -> list[Text]:
-    texts = []
-    for mobject in scene.mobjects:
-        for member in mobject.get_family():
-            if isinstance(member, Text) and member.get_fill_opacity() > 0.01 and len(member.get_family()) > 1:
-                texts.append(member)
-    return texts
-
-
-def boxes_of(texts: list[Text]) -> np.ndarray:
-    """``(len(texts), 4)``: left, bottom, right, top of each text's drawn points."""
-    boxes = np.zeros((len(texts), 4))
-    for row, label in enumerate(texts):
-        points = np.concatenate([member.points for member in label.get_family() if len(member.points)])
-        boxes[row] = points[:, 0].min(), points[:, 1].min(), points[:, 0].max(), points[:, 1].max()
-    return boxes
-
-
-def overlapping_pairs(texts: list[Text], tolerance: float = 0.01) -> list[tuple[str, str]]:
-    boxes = boxes_of(texts)
-    x_overlap = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
-    y_overlap = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
-    clash = np.triu((x_overlap > tolerance) & (y_overlap > tolerance), k=1)
-    return [(texts[i].shown, texts[j].shown) for i, j in zip(*np.nonzero(clash))]
-
-
-def outside_frame(texts: list[Text]) -> list[str]:
-    half_width, half_height = config.frame_width / 2, config.frame_height / 2
-    boxes = boxes_of(texts)
-    outside = (boxes[:, 0] < -half_width) | (boxes[:, 2] > half_width) | (boxes[:, 1] < -half_height) | (boxes[:, 3] > half_height)
-    return [texts[i].shown for i in np.nonzero(outside)[0]]
-
-
-def record_value(source: tuple, records: dict) -> float:
-    name, *index = source
-    rec = records["main"]
-    if "." in name:
-        variant, name = name.split(".")
-        rec = records[variant]
-    return getattr(rec, name)[tuple(index)].item()
-
-
-class Inspector:
-    """Called after every play: checks and remembers what the scene shows."""
-
-    def __init__(self, records):
-        self.records = records
-        self.problems: list[str] = []
-        self.sourced: dict[int, Text] = {}
-        self.plays = 0
-
-    def __call__(self, scene) -> None:
-        self.plays += 1
-        texts = visible_texts(scene)
-        for pair in overlapping_pairs(texts):
-            self.problems.append(f"play {self.plays}: labels overlap {pair}")
-        for shown in outside_frame(texts):
-            self.problems.append(f"play {self.plays}: label {shown!r} leaves the frame")
-        for label in texts:
-            if getattr(label, "source", None) is not None:
-                self.sourced[id(label)] = label
-
-
-def build(scene_class, rec, **options):
-    """Run the scene's construct with animations skipped and no file written."""
-    records = {"main": rec, "decoder": counterpart(rec, True), "encoder": counterpart(rec, False)}
-    inspector = Inspector(records)
-    with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
-        scene = scene_class(record=rec, skip_animations=True, **options)
-        scene.play_listeners.append(inspector)
-        scene.render()
-    return scene, inspector
-
-
-@pytest.mark.parametrize("entry", lookup(ATTENTION_SCENES), ids=list(ATTENTION_SCENES))
-def test_scene_shows_the_records_numbers_legibly(entry, sentence_record):
-    scene, inspector = build(entry.scene_class(), sentence_record)
-    assert inspector.plays >= 4
+@pytest.mark.parametrize(("scene_name", "record_name"), CASES, ids=[f"{s}/{r}" for s, r in CASES])
+def test_every_scene_shows_the_records_numbers_legibly(scene_name, record_name):
+    scene, inspector = built(scene_name, record_name)
+    rec = named_record(record_name)
+    assert inspector.plays >= 3
     assert inspector.problems == []
-    if entry.name != "worked-example":
-        assert len(inspector.sourced) >= 6, "the scene shows hardly any of the record's numbers"
-    for label in inspector.sourced.values():
-        expected = format_number(record_value(label.source, inspector.records), label.decimals)
-        assert label.shown == expected, f"{label.source}: shows {label.shown}, record has {expected}"
+    for label in inspector.numbers.values():
+        expected = format_number(record_value(rec, label.source), label.decimals)
+        assert label.shown == expected, f"{label.source}: shows {label.shown}, the record has {expected}"
     for parts, total in scene.sums:
         shown_sum = sum(parse(part.shown) for part in parts)
         assert shown_sum == pytest.approx(parse(total.shown), abs=0.005 * (len(parts) + 1)), [p.shown for p in parts] + [total.shown]
 
 
+def hidden_under_cells(scene) -> list[str]:
+    """Visible labels with an opaque cell drawn after them (on top) over their centre."""
+    order = {id(member): k for k, member in enumerate(scene.get_mobject_family_members())}
+    cells = [(order[id(m)], m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
+             for m in scene.get_mobject_family_members() if isinstance(m, Rectangle) and m.get_fill_opacity() > 0.5]
+    hidden = []
+    for label in visible_texts(scene):
+        x, y, _ = label.get_center()
+        if any(k > order[id(label)] and left < x < right and bottom < y < top for k, left, bottom, right, top in cells):
+            hidden.append(label.shown)
+    return hidden
+
+
+@pytest.mark.parametrize(("scene_name", "record_name"), CASES, ids=[f"{s}/{r}" for s, r in CASES])
+def test_no_label_ends_hidden_under_a_cell(scene_name, record_name):
+    scene, _ = built(scene_name, record_name)
+    assert hidden_under_cells(scene) == []
+
+
+@pytest.mark.parametrize("scene_name", [entry.name for entry in ENTRIES if not entry.lecture_only])
+def test_every_scene_shows_numbers_of_the_record(scene_name):
+    _, inspector = built(scene_name, "13 tokens")
+    assert len(inspector.numbers) >= 6, "the scene shows hardly any numbers"
+
+
+# -- the catalogue ---------------------------------------------------------------------------------
+def test_the_catalogue_is_a_registry_and_each_scene_states_its_prose():
+    names = [entry.name for entry in ENTRIES]
+    assert len(set(names)) == len(names) and names[0] == "title"
+    assert [entry.name for entry in lookup(["all"])] == names[1:]
+    for entry in ENTRIES:
+        assert entry.module.startswith("blockviz.scenes.") and entry.title and entry.caption and entry.description
+        assert "\n" not in entry.description and entry.caption_for(True) == entry.caption
+        assert entry.caption_for(False) == (entry.encoder_caption or entry.caption)
+        assert entry.scene_class().__name__ == entry.class_name
+    assert lookup(["mask"])[0].encoder_caption.startswith("Without a causal mask")
+    with pytest.raises(BlockvizError, match="unknown scene 'nope'"):
+        lookup(["nope"])
+
+
+def test_the_catalogue_reads_the_prose_without_importing_manim():
+    code = ("import sys; from blockviz.scenes.catalog import entries; "
+            "[(e.description, e.title, e.caption, e.encoder_caption) for e in entries()]; "
+            "assert 'manim' not in sys.modules and 'torch' not in sys.modules, sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_scene_module_without_its_prose_is_refused(tmp_path, monkeypatch):
+    import blockviz.scenes.catalog as catalog
+
+    (tmp_path / "bare.py").write_text('DESCRIPTION = "one line"\nCHAPTER = 3\n', encoding="utf-8")
+    monkeypatch.setattr(catalog, "__file__", str(tmp_path / "catalog.py"))
+    module_prose.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="CHAPTER must be a string"):
+            module_prose("blockviz.scenes.bare")
+        (tmp_path / "bare.py").write_text('DESCRIPTION = "one line"\n', encoding="utf-8")
+        module_prose.cache_clear()
+        with pytest.raises(ValueError, match="does not state CHAPTER, CAPTION"):
+            module_prose("blockviz.scenes.bare")
+    finally:
+        module_prose.cache_clear()
+    assert len(CATALOG) == len(ENTRIES)
+
+
+# -- what each step shows ----------------------------------------------------------------------------
 def test_scenes_show_sums_where_they_add(cat_record):
-    sums = {entry.name: len(build(entry.scene_class(), cat_record)[0].sums) for entry in lookup(["dot-products", "softmax", "value-mixing"])}
+    sums = {name: len(built(name, "default")[0].sums) for name in ("dot-products", "softmax", "value-mixing", "worked-example")}
     d_head, n = cat_record.config.d_head, cat_record.n
-    # dot products: one per allowed (query, key) pair; softmax: exp sums and weight rows;
-    # mixing: one per output entry of each worked row.
-    assert sums["dot-products"] == n * (n + 1) // 2
-    assert sums["softmax"] == 2 * n
-    assert sums["value-mixing"] == n * d_head
+    # dot products: one per allowed (query, key) pair; softmax: each row's exps and its weights;
+    # mixing: one per output entry of each worked row; the worked example: the exps and the mixture.
+    assert sums == {"dot-products": n * (n + 1) // 2, "softmax": 2 * n, "value-mixing": n * d_head, "worked-example": 3}
 
 
-def test_final_frames_show_the_last_step(cat_record):
-    from blockviz.scenes.softmax import Softmax
+def sourced(inspector, name: str) -> dict:
+    return {label.source[1:]: label for label in inspector.numbers.values() if label.source[0] == name}
 
-    scene, _ = build(Softmax, cat_record)
-    grid = next(m for m in scene.mobjects if isinstance(m, NumberGrid))
-    weights = cat_record.weights[0]
-    for (i, j), label in grid.labels.items():
-        assert label in scene.mobjects or any(label in m.get_family() for m in scene.mobjects)
+
+def test_softmax_shows_the_records_steps(cat_record):
+    scene, inspector = built("softmax", "default")
+    n, h = cat_record.n, 0
+    assert set(sourced(inspector, "row_max")) == {(h, i) for i in range(n)}
+    assert set(sourced(inspector, "exp_sums")) == {(h, i) for i in range(n)}
+    exps = sourced(inspector, "exp_scores")
+    assert set(exps) == {(h, i, j) for i in range(n) for j in range(n)}
+    for (_, i, j), label in exps.items():
+        assert parse(label.shown) <= 1.0
         if cat_record.mask[i, j] == -math.inf:
-            assert weights[i, j].item() == 0.0 and label.shown == "0"
-        else:
-            assert label.shown == format_number(weights[i, j].item())
+            assert label.shown == "0"
+    grid = next(m for m in scene.mobjects if isinstance(m, NumberGrid))
+    for (i, j), label in grid.labels.items():  # the last frame: the weights replaced the scores
+        assert label.source == ("weights", h, i, j)
+        assert label.shown == ("0" if cat_record.mask[i, j] == -math.inf else format_number(cat_record.weights[h, i, j].item()))
+    said = " | ".join(caption for caption in scene_captions("softmax", cat_record))
+    assert "subtract the row's largest score, then exponentiate: every exp is ≤ 1, and exp(−∞) = 0" in said
 
 
-def test_focus_token_and_head_choose_the_worked_row(chicken_record):
+def scene_captions(name: str, rec) -> list[str]:
+    (entry,) = lookup([name])
+    return play_by_play(entry.scene_class(), rec, lambda scene: scene.caption.shown if scene.caption else "")[1]
+
+
+def test_dot_products_show_the_records_element_wise_products(cat_record):
+    _, inspector = built("dot-products", "default")
+    products = sourced(inspector, "qk_products")
+    n, d_head = cat_record.n, cat_record.config.d_head
+    assert set(products) == {(0, i, j, c) for i in range(n) for j in range(i + 1) for c in range(d_head)}
+
+
+def test_value_mixing_shows_the_records_weighted_values(cat_record):
+    _, inspector = built("value-mixing", "default")
+    weighted = sourced(inspector, "weighted_values")
+    assert {(h, i, j) for h, i, j, _ in weighted} == {(0, i, j) for i in range(cat_record.n) for j in range(cat_record.n)}
+
+
+def test_the_focus_token_and_head_choose_the_worked_row(chicken_record):
     from blockviz.scenes.dot_products import DotProducts
 
     scene, inspector = build(DotProducts, chicken_record, token="it", head=1)
@@ -151,56 +164,53 @@ def test_focus_token_and_head_choose_the_worked_row(chicken_record):
     # "it" may use itself and the 7 tokens before it; with elision 6 of them are drawn.
     assert {source[2] for source in worked} == {it} and {source[1] for source in worked} == {1}
     assert {source[3] for source in worked} == {j for j in visible_slots(chicken_record.n, it) if j is not None and j <= it}
-    assert {label.source[1] for label in inspector.sourced.values()} == {1}
+    assert {label.source[1] for label in inspector.numbers.values()} == {1}
 
 
-def test_worked_example_numbers_come_from_softmax_and_mix():
-    from blockviz.scenes.worked_example import WorkedExample
+def test_the_focus_is_chosen_by_the_one_selector():
+    from blockviz.scenes.softmax import Softmax
 
-    scores, values, weights, mixture = worked_example()
-    assert weights.tolist() == pytest.approx([0.25, 0.75]) and mixture.tolist() == pytest.approx([0.5, 3.0])
-    scene, _ = build(WorkedExample, record("the cat sat"))
-    shown = [t.shown for t in visible_texts(scene)]
-    for expected in ("1.10", "1.00", "3.00", "4.00", "0.25", "0.75", "0.50", "= (1/4, 3/4)"):
-        assert expected in shown
-    assert sorted(total.shown for _, total in scene.sums) == ["0.50", "3.00", "4.00"]
-
-
-def test_causal_vs_bidirectional_records_differ_only_in_the_mask(cat_record):
-    encoder = counterpart(cat_record, False)
-    assert not encoder.config.causal and encoder.tokens == cat_record.tokens
-    assert bool((encoder.mask == 0).all()) and bool(encoder.weights[:, 0, 1:].gt(0).all())
-    assert bool((encoder.scores == cat_record.scores).all())
+    rec = record("the cat saw the dog")
+    assert Softmax(record=rec, token="the#2").focus == 3
+    assert Softmax(record=rec, token="1").focus == 1
+    assert Softmax(record=rec).focus == rec.n - 1
+    with pytest.raises(BlockvizError, match="the#3"):
+        Softmax(record=rec, token="the#3").focus
+    with pytest.raises(BlockvizError, match="head 2 does not exist"):
+        Softmax(record=rec, head=2).h
 
 
-def test_visible_slots_elide_around_the_focus():
-    assert visible_slots(3, 2) == [0, 1, 2]
-    assert visible_slots(13, 6) == [0, None, 5, 6, 7, 8, None, 12]
-    assert visible_slots(13, 12) == [0, None, 7, 8, 9, 10, 11, 12]
-    assert visible_slots(13, 0) == [0, 1, 2, 3, 4, 5, None, 12]
-    for n in range(1, 65):
-        for focus in (0, n // 2, n - 1):
-            slots = visible_slots(n, focus)
-            assert len(slots) <= 8 and focus in slots and 0 in slots and n - 1 in slots
+def test_worked_example_reads_the_worked_example(cat_record):
+    from blockviz.scenes.worked_example import CAPTIONS, EXACT
+
+    example = worked_example()
+    scene, inspector = built("worked-example", "default")
+    fields = {label.source[1] for label in inspector.numbers.values()}
+    assert fields == {"scores", "row_max", "exp_scores", "exp_sum", "weights", "values", "weighted_values", "mixture"}
+    assert sorted(total.shown for _, total in scene.sums) == ["0.50", "1.33", "3.00"]
+    shown = {t.shown for t in visible_texts(scene)}
+    assert {"0.33", "1.00", "1.33", "0.25", "0.75", "0.50", "3.00"} <= shown
+    # The exact values written beside the rounded ones are the example's.
+    fraction = lambda value: Fraction(value).limit_denominator(100)  # noqa: E731
+    assert example.row_max.item() == pytest.approx(math.log(3)) and EXACT["row_max"] == "ln 3"
+    assert [fraction(v) for v in example.exp_scores.tolist()] == [Fraction(1, 3), 1] and EXACT["exp_scores"] == "(⅓, 1)"
+    assert fraction(example.exp_sum.item()) == Fraction(4, 3) and EXACT["exp_sum"] == "4/3"
+    assert [fraction(v) for v in example.weights.tolist()] == [Fraction(1, 4), Fraction(3, 4)] and EXACT["weights"] == "(¼, ¾)"
+    assert all(f"= {exact}" in shown for exact in EXACT.values() if exact != "ln 3")
+    said = [caption for caption in dict.fromkeys(scene_captions("worked-example", cat_record)) if caption]
+    assert said == list(CAPTIONS)
 
 
-def test_text_is_shown_as_typed_and_grids_elide():
-    for typed in ('a "quote" <b> & 🐈', "cafe\u0301", "🐈\u200d⬛"):
-        assert text(typed).shown == typed
-    values = np.arange(12 * 12, dtype=float).reshape(12, 12)
-    grid = NumberGrid(values, [f"<{i}&>" for i in range(12)], None, look("dark"), row_focus=11, column_focus=11)
-    assert grid.shown_rows() == [0, 6, 7, 8, 9, 10, 11]
-    assert grid.row_headers[11].shown == "<11&>"
-    assert grid.labels[11, 11].shown == format_number(143.0)
+def test_causal_vs_bidirectional_shows_both_masks_weights(cat_record):
+    _, inspector = built("causal-vs-bidirectional", "default")
+    n = cat_record.n
+    for variant, mask in (("decoder", cat_record.mask), ("encoder", cat_record.counterpart(causal=False).mask)):
+        weights = {label.source[3:]: label for label in inspector.numbers.values() if label.source[:2] == (variant, "weights")}
+        assert set(weights) == {(i, j) for i in range(n) for j in range(n)}
+        assert all((label.shown == "0") == (mask[i, j] == -math.inf) for (i, j), label in weights.items())
 
 
-def test_formulas_are_mathtext_svg_not_latex():
-    equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", "#ffffff", 24)
-    assert len(equation.family_members_with_points()) >= 5
-    assert 0.2 < equation.height < 1.5
-
-
-@pytest.mark.parametrize("sentence", ["cat", 'she said "hi" <b> & 🐈 ok', "cafe\u0301 🐈\u200d⬛ naïve"])
+@pytest.mark.parametrize("sentence", ["cat", 'she said "hi" <b> & 🐈 ok', "cafe\u0301 🐈\u200d⬛ naïve", "bell\x07 and \udcff"])
 def test_odd_sentences_build(sentence):
     from blockviz.scenes.mask import Mask
     from blockviz.scenes.tokens_to_grid import TokensToGrid
@@ -211,18 +221,13 @@ def test_odd_sentences_build(sentence):
         assert inspector.problems == []
 
 
-def play_by_play(scene_class, rec, watch):
-    """Build the scene (see :func:`build`); ``watch(scene)`` after every play; returns its results."""
-    seen = []
+def test_tokens_are_drawn_as_their_code_points_when_no_font_holds_them():
+    from blockviz.scenes.tokens_to_grid import TokensToGrid
 
-    class Watched(scene_class):
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.play_listeners.append(lambda scene: seen.append(watch(scene)))
-
-    scene, inspector = build(Watched, rec)
-    assert inspector.problems == []
-    return scene, seen
+    rec = record("bell\x07 and \udcff", BlockConfig(d_model=8, n_heads=2))
+    scene, _ = build(TokensToGrid, rec)
+    shown = {t.shown for t in visible_texts(scene)}
+    assert "U+DCFF" in shown and not any("\udcff" in s or "\x07" in s for s in shown)
 
 
 def test_mask_renames_the_grid_masked_scores_when_m_is_added(cat_record):
@@ -277,14 +282,13 @@ def test_dot_products_note_rounding_exactly_when_the_shown_terms_miss_the_shown_
     scene, seen = play_by_play(DotProducts, cat_record, line_and_note)
     noted = {totals[0] for totals, note in seen if note}
     assert all(len(totals) == 1 for totals, note in seen if note)
-    # From the record: only "sat" · "cat" of head 0 rounds apart: 0.21 + 0.92 = 1.13, shown sum 1.14.
     off = set()
-    for h, i, j in [(0, i, j) for i in range(cat_record.n) for j in range(i + 1)]:
-        q, k = cat_record.query[h, i].tolist(), cat_record.key[h, j].tolist()
-        terms = sum(round(float(format_number(a * b).replace("\u2212", "-")) * 100) for a, b in zip(q, k))
-        if terms != round(float(format_number(cat_record.scores[h, i, j].item()).replace("\u2212", "-")) * 100):
-            off.add(("scores", h, i, j))
-    assert off == {("scores", 0, 2, 1)}
+    for i in range(cat_record.n):
+        for j in range(i + 1):
+            terms = sum(round(parse(format_number(value)) * 100) for value in cat_record.qk_products(0, i)[j].tolist())
+            if terms != round(parse(format_number(cat_record.scores[0, i, j].item())) * 100):
+                off.add(("scores", 0, i, j))
+    assert off, "no rounded sum misses in this record: the test checks nothing"
     assert noted == off
     for parts, total in scene.sums:
         assert (sum(shown_units(part) for part in parts) != shown_units(total)) == (total.source in off)
@@ -293,10 +297,11 @@ def test_dot_products_note_rounding_exactly_when_the_shown_terms_miss_the_shown_
 def test_a_negative_product_after_the_first_is_written_with_a_minus_not_plus_minus(cat_record):
     from blockviz.scenes.dot_products import DotProducts, later_term
 
-    term = later_term(-0.0312, "#ffffff")
-    assert (term.shown, term.value) == ("−0.03", -0.0312)
+    source = ("qk_products", 0, 0, 0, 0)
+    term = later_term(-0.0312, "#ffffff", source)
+    assert (term.shown, term.value, term.source) == ("−0.03", -0.0312, source)
     assert term.width > text("−0.03", 20).width  # "− 0.03": the sign stands apart, like an operator
-    assert later_term(0.0312, "#ffffff").shown == "0.03"
+    assert later_term(0.0312, "#ffffff", source).shown == "0.03"
 
     def pluses_before_negative_terms(scene):
         texts = visible_texts(scene)
@@ -311,3 +316,93 @@ def test_a_negative_product_after_the_first_is_written_with_a_minus_not_plus_min
     scene, seen = play_by_play(DotProducts, cat_record, pluses_before_negative_terms)
     assert any(part.shown.startswith("−") for parts, _ in scene.sums for part in parts[1:]), "no negative later term to check"
     assert sum(seen) == 0
+
+
+def test_one_quantity_has_one_colour_scale_in_every_scene():
+    dot_products, _ = built("dot-products", "default")
+    mixing, _ = built("value-mixing", "default")
+    rec = named_record("default")
+    grids = [m for scene in (dot_products, mixing) for m in scene.mobjects if isinstance(m, NumberGrid)]
+    # every grid of a record field is drawn on that field's family scale
+    assert {grid.color_limit for grid in grids if grid.color_rule == "signed"} <= {rec.scale_limit(name) for name in rec.tensors}
+    with pytest.raises(ValueError, match="colour scale"):
+        NumberGrid(np.zeros((2, 2)), None, None, look("dark"), source=("scores", 0))
+
+
+# -- text, grids, formulas ------------------------------------------------------------------------------
+def test_visible_slots_elide_around_the_focus():
+    assert visible_slots(3, 2) == [0, 1, 2]
+    assert visible_slots(13, 6) == [0, None, 5, 6, 7, 8, None, 12]
+    assert visible_slots(13, 12) == [0, None, 7, 8, 9, 10, 11, 12]
+    assert visible_slots(13, 0) == [0, 1, 2, 3, 4, 5, None, 12]
+    for n in range(1, 65):
+        for focus in (0, n // 2, n - 1):
+            slots = visible_slots(n, focus)
+            assert len(slots) <= 8 and focus in slots and 0 in slots and n - 1 in slots
+
+
+def test_text_is_shown_as_typed_and_grids_elide():
+    for typed in ('a "quote" <b> & 🐈', "cafe\u0301", "🐈\u200d⬛"):
+        assert text(typed).shown == typed
+    values = np.arange(12 * 12, dtype=float).reshape(12, 12)
+    grid = NumberGrid(values, [f"<{i}&>" for i in range(12)], None, look("dark"), color_limit=143.0, source=("scores", 0), row_focus=11, column_focus=11)
+    assert grid.shown_rows() == [0, 6, 7, 8, 9, 10, 11]
+    assert grid.row_headers[11].shown == "<11&>"
+    assert (grid.labels[11, 11].shown, grid.labels[11, 11].source) == (format_number(143.0), ("scores", 0, 11, 11))
+
+
+def test_a_number_needs_its_source():
+    with pytest.raises(ValueError, match="source"):
+        number(1.0, source=())
+    label = number(-1.5, source=("scores", 0, 1, 2))
+    assert (label.shown, label.value, label.decimals, label.source) == ("−1.50", -1.5, 2, ("scores", 0, 1, 2))
+
+
+LONG_LINE = "the internationalisation of extraordinarily tired chickens, twice over"
+
+
+def fresh_size(shown: str, font_size: float, folder) -> tuple[float, float]:
+    """The width and height of a ``Text`` built by Manim itself in an empty media folder."""
+    with tempconfig({"media_dir": str(folder)}):
+        fresh = Text(shown, font=FONT, font_size=font_size)
+        return fresh.width, fresh.height
+
+
+def test_text_built_on_a_small_canvas_does_not_change_text_built_later(tmp_path):
+    """Pango lays a line out in a canvas as wide as the frame's pixels, so a long line wraps at
+    160 × 90: the cached texts (and Manim's text files) are kept apart per canvas."""
+    media = tmp_path / "shared-media"
+    with tempconfig({"pixel_width": 160, "pixel_height": 90, "media_dir": str(media)}):
+        small = text(LONG_LINE, 24)
+        small_width = small.width
+        small_number = number(12.34, source=("scores", 0, 0, 0)).width
+    with tempconfig({"pixel_width": 854, "pixel_height": 480, "media_dir": str(media)}):
+        large = text(LONG_LINE, 24)
+        large_number = number(12.34, source=("scores", 0, 0, 0)).width
+        expected = fresh_size(LONG_LINE, 24, tmp_path / "fresh")
+    assert small_width < expected[0] * 0.95  # the small canvas did wrap the line
+    assert (large.width, large.height) == pytest.approx(expected, rel=1e-6)
+    assert large_number == pytest.approx(small_number, rel=1e-6)  # short texts do not wrap
+
+
+def test_formulas_are_mathtext_svg_not_latex():
+    equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", "#ffffff", 24)
+    assert len(equation.family_members_with_points()) >= 5
+    assert 0.2 < equation.height < 1.5
+
+
+def test_the_formula_cache_is_named_by_everything_that_changes_the_svg(monkeypatch):
+    import matplotlib
+
+    import blockviz.scenes.text as scene_text
+
+    first = formula_cache_path("$x$", "#ffffff")
+    assert formula_cache_path("$x$", "#ffffff") == first
+    assert len({first, formula_cache_path("$y$", "#ffffff"), formula_cache_path("$x$", "#000000")}) == 3
+    monkeypatch.setattr(matplotlib, "__version__", "0.0-other")
+    assert formula_cache_path("$x$", "#ffffff") != first
+    monkeypatch.undo()
+    monkeypatch.setattr(scene_text, "MATHTEXT_SETTINGS", {**scene_text.MATHTEXT_SETTINGS, "mathtext.fontset": "stix"})
+    assert formula_cache_path("$x$", "#ffffff") != first
+    monkeypatch.setattr(scene_text, "MATHTEXT_RECIPE", scene_text.MATHTEXT_RECIPE + 1)
+    assert formula_cache_path("$x$", "#ffffff") != first

@@ -1,0 +1,194 @@
+"""Text for every scene: words, numbers and mathtext formulas, built fast and laid out as Manim would.
+
+* :func:`text` — a ``Text`` shown exactly as typed (no markup), ``.shown`` holds the string;
+* :func:`number` — a value of the record as :func:`blockviz.style.format_number` writes it, with
+  ``.value``, ``.decimals`` and ``.source`` (where in the record it comes from) for tests;
+* :func:`numeral` — a string of digits built from cached glyphs (what :func:`number` draws);
+* :func:`formula` — matplotlib mathtext as an ``SVGMobject`` (no LaTeX on this machine);
+* :func:`slim` — drop what a built SVG mobject only needed while being parsed.
+
+Building a ``Text`` costs ~10–20 ms, so each distinct one is built once and copied. Manim's text
+layout depends on more than the string: Pango lays each line out in a canvas as wide as
+``config.pixel_width`` (a long line wraps on a small canvas), so the caches are keyed by
+:func:`layout_key` — the pixel and frame size and the renderer — and Manim's own SVG files for
+text are kept in one folder per layout (its file names leave the canvas out).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import re
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from manim import Mobject, SVGMobject, Text, config
+
+from blockviz import style
+from blockviz.files import atomic_path
+from blockviz.scenes.look import FONT, HEADER_SIZE, NUMBER_SIZE
+
+_DIGITS = "0123456789"
+
+
+def layout_key() -> tuple:
+    """Everything besides the string, size, colour and weight that changes how Manim lays a
+    ``Text`` out: the canvas in pixels (Pango wraps lines at its width), the frame and the renderer."""
+    return (config.pixel_width, config.pixel_height, float(config.frame_width), float(config.frame_height), str(config.renderer))
+
+
+@contextmanager
+def _text_files_for(layout: tuple):
+    """Manim's SVG files for text go to a folder of this layout while a ``Text`` is built
+    (Manim names them by string and style only, so a file made on a 160-pixel canvas would
+    otherwise be reused, wrapped, on an 854-pixel one)."""
+    folder = config.text_dir
+    width, height, *_ = layout
+    config.text_dir = str(Path(folder) / f"{width}x{height}-{hashlib.blake2b(repr(layout).encode(), digest_size=4).hexdigest()}")
+    try:
+        yield
+    finally:
+        config.text_dir = folder
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_prototype(shown: str, font_size: float, color: str, weight: str, layout: tuple) -> Text:
+    # Built once per layout; a copy of a slimmed built Text costs ~0.4 ms. Ligatures stay on
+    # (Manim's default): its glyph-per-character mode rejects combining accents and joined
+    # emoji and can drop the glyphs after an emoji the font lacks.
+    with _text_files_for(layout):
+        built = Text(shown, font=FONT, font_size=font_size, color=color, weight=weight)
+    return slim(built)
+
+
+def slim(mobject: Mobject) -> Mobject:
+    """Drop what an SVG-based mobject (``Text``, ``SVGMobject``) only needs while being built:
+    the parsed SVG paths and the id table. Copies — which every animation makes — get ~20× cheaper."""
+    for member in mobject.get_family():
+        if hasattr(member, "path_obj"):
+            member.path_obj = None
+        if hasattr(member, "id_to_vgroup_dict"):
+            member.id_to_vgroup_dict = {}
+    return mobject
+
+
+def text(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", bold: bool = False) -> Text:
+    """``shown`` as a ``Text``, exactly as typed (quotes, ``<``, ``&``, emoji: no markup).
+
+    The string is kept in ``.shown`` (``Text.text`` drops spaces). Draw a token through
+    :func:`blockviz.tokens.display_token` first (control characters have no glyph).
+    """
+    mobject = _text_prototype(shown, font_size, color, "BOLD" if bold else "NORMAL", layout_key()).copy()
+    mobject.shown = shown
+    return mobject
+
+
+def number(value: float, font_size: float = NUMBER_SIZE, color: str = "#ffffff", decimals: int = 2, *, source: tuple) -> Text:
+    """A value of the record as shown everywhere (:func:`blockviz.style.format_number`).
+
+    ``source`` says which recorded value it is, so a test can read it back:
+
+    * ``(field, *index)`` — ``record.tensors[field][index]``, e.g. ``("scores", head, i, j)``;
+    * ``(method, head, query, *index)`` — ``record.<method>(head, query)[index]``
+      (``"qk_products"``, ``"weighted_values"``);
+    * ``("params", name, *index)`` — ``record.params[name][index]``, e.g. ``("params", "attn.W_O", i, j)``;
+    * ``("decoder" | "encoder", field, *index)`` — the same in ``record.counterpart(causal=…)``;
+    * ``("worked_example", field, *index)`` — a value of :func:`blockviz.worked_example.worked_example`.
+
+    Scenes show no number they compute themselves: every number on screen has a source.
+    Kept in ``.value``, ``.decimals`` and ``.source``.
+    """
+    if not source:
+        raise ValueError("a number shown in a scene needs the source of its value in the record")
+    mobject = numeral(style.format_number(float(value), decimals), font_size, color)
+    mobject.value = float(value)
+    mobject.decimals = decimals
+    mobject.source = tuple(source)
+    return mobject
+
+
+@functools.lru_cache(maxsize=256)
+def _digit_glyphs(font_size: float, color: str, layout: tuple) -> tuple[list, list[tuple[float, float]]]:
+    # The font's digits share one advance width (tabular figures), so a digit's place in a
+    # number is the place of a "0" there, corrected by how the two glyphs sit in their boxes.
+    row = _text_prototype(_DIGITS, font_size, color, "NORMAL", layout).submobjects
+    pair = _text_prototype("00", font_size, color, "NORMAL", layout).submobjects
+    advance = pair[1].get_left()[0] - pair[0].get_left()[0]
+    zero_left, zero_bottom = row[0].get_left()[0], row[0].get_bottom()[1]
+    offsets = [(glyph.get_left()[0] - (zero_left + index * advance), glyph.get_bottom()[1] - zero_bottom) for index, glyph in enumerate(row)]
+    return row, offsets
+
+
+def numeral(shown: str, font_size: float = NUMBER_SIZE, color: str = "#ffffff") -> Text:
+    """``shown`` (digits, sign, point, ∞) as a ``Text`` identical to ``text(shown)``, built in
+    ~0.5 ms instead of ~25 ms: the digits of a cached "0…" template are swapped for cached
+    digit glyphs. Anything else falls back to :func:`text`."""
+    layout = layout_key()
+    template = "".join("0" if char in _DIGITS else char for char in shown)
+    characters = [char for char in shown if not char.isspace()]
+    label = _text_prototype(template, font_size, color, "NORMAL", layout).copy()
+    if len(label.submobjects) != len(characters) or template == shown:
+        return text(shown, font_size, color)
+    glyphs, offsets = _digit_glyphs(font_size, color, layout)
+    for glyph, char in zip(label.submobjects, characters):
+        if char in _DIGITS and char != "0":
+            digit = int(char)
+            source = glyphs[digit]
+            shift = np.array([glyph.get_left()[0] + offsets[digit][0] - source.get_left()[0], glyph.get_bottom()[1] + offsets[digit][1] - source.get_bottom()[1], 0.0])
+            glyph.set_points(source.points + shift)
+    label.text = label.original_text = shown
+    label.shown = shown
+    return label
+
+
+# -- formulas ------------------------------------------------------------------------------------
+MATHTEXT_SETTINGS = {"svg.hashsalt": "blockviz", "svg.fonttype": "path", "mathtext.fontset": "dejavusans"}
+MATHTEXT_POINTS = 20
+MATHTEXT_RECIPE = 2
+"""Bump when :func:`_mathtext_svg` changes what it writes: the cached SVG files are keyed by it."""
+
+
+def formula_cache_path(mathtext: str, color: str) -> Path:
+    """Where the SVG of ``mathtext`` in ``color`` is cached: named by everything that changes it
+    (the formula, the colour, matplotlib's version, the settings and the recipe)."""
+    import matplotlib
+
+    key = repr((mathtext, color, matplotlib.__version__, sorted(MATHTEXT_SETTINGS.items()), MATHTEXT_POINTS, MATHTEXT_RECIPE))
+    digest = hashlib.blake2b(key.encode(), digest_size=12).hexdigest()
+    return Path(tempfile.gettempdir()) / "blockviz-mathtext" / f"{digest}.svg"
+
+
+def formula(mathtext: str, color: str, font_size: float = 20) -> SVGMobject:
+    """A formula written in matplotlib mathtext (e.g. ``r"$\\frac{q \\cdot k}{\\sqrt{d_k}}$"``) as an
+    ``SVGMobject``, sized like ``Text`` of ``font_size``. No LaTeX is involved.
+
+    The SVG is cached in the temporary folder (see :func:`formula_cache_path`).
+    """
+    path = formula_cache_path(mathtext, color)
+    if not path.exists():
+        with atomic_path(path) as partial:
+            partial.write_text(_mathtext_svg(mathtext, color), encoding="utf-8")
+    svg = SVGMobject(str(path), height=None, stroke_width=0)
+    svg.scale(font_size / MATHTEXT_POINTS * 0.0145)
+    svg.set_fill(color, opacity=1)
+    svg.shown = mathtext
+    return slim(svg)
+
+
+def _mathtext_svg(mathtext: str, color: str) -> str:
+    from matplotlib import mathtext as matplotlib_mathtext
+    from matplotlib import rc_context
+    from matplotlib.font_manager import FontProperties
+
+    buffer = io.BytesIO()
+    with rc_context(MATHTEXT_SETTINGS):
+        matplotlib_mathtext.math_to_image(mathtext, buffer, prop=FontProperties(size=MATHTEXT_POINTS), format="svg", color=color)
+    svg = buffer.getvalue().decode("utf-8")
+    # Drop the figure's background rectangle: the formula sits on the scene's background.
+    return re.sub(r'<g id="patch_1">.*?</g>', "", svg, count=1, flags=re.DOTALL)
+
+
+__all__ = ["text", "number", "numeral", "formula", "slim", "layout_key", "formula_cache_path"]

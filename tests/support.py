@@ -1,0 +1,160 @@
+"""Shared helpers of the tests: building a catalogued scene without writing video, reading back
+the text it shows, and the value in the record that a shown number names.
+
+Scenes are built once per (scene, record) for the whole test session (:func:`built`), so the
+scene test files share their builds.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+from manim import Text, config, tempconfig
+
+from blockviz import BlockConfig, record
+from blockviz.worked_example import worked_example
+
+DEFAULT_SENTENCE = "the cat sat"
+THIRTEEN_TOKENS = "The chicken didn't cross the road because it was too tired."
+SIXTY_FOUR_TOKENS = " ".join(f"w{i}" for i in range(64))
+
+RECORDS = {
+    "default": (DEFAULT_SENTENCE, None),
+    "13 tokens": (THIRTEEN_TOKENS, None),
+    "64 tokens, d_model 16, d_ff 64, relu": (SIXTY_FOUR_TOKENS, dict(d_model=16, n_heads=4, d_ff=64, activation="relu")),
+}
+"""Records the scene tests build every scene on, by name: ``(sentence, BlockConfig options)``."""
+
+
+@functools.cache
+def named_record(name: str):
+    """The record called ``name`` in :data:`RECORDS` (recorded once per session)."""
+    sentence, options = RECORDS[name]
+    return record(sentence, BlockConfig(**options) if options else None)
+
+
+def parse(shown: str) -> float:
+    """A shown number back as a float (``"−1.50"`` → -1.5, ``"−∞"`` → -inf)."""
+    return float(shown.replace("\u2212", "-").replace("∞", "inf"))
+
+
+def record_value(rec, source: tuple) -> float:
+    """The value a number label's ``.source`` names (the forms of :func:`blockviz.scenes.text.number`)."""
+    name, *index = source
+    if name == "worked_example":
+        field, *index = index
+        return getattr(worked_example(), field)[tuple(index)].item()
+    if name == "params":
+        parameter, *index = index
+        return rec.params[parameter][tuple(index)].item()
+    if name in ("decoder", "encoder"):
+        return record_value(rec.counterpart(causal=name == "decoder"), tuple(index))
+    if name in rec.tensors:
+        return rec.tensors[name][tuple(index)].item()
+    method = getattr(rec, name)  # a record method of (head, query), e.g. qk_products
+    head, query, *index = index
+    return method(head, query)[tuple(index)].item()
+
+
+def visible_texts(scene) -> list[Text]:
+    """Every ``Text`` drawn in the scene now (with glyphs, not faded out)."""
+    texts = []
+    for mobject in scene.mobjects:
+        for member in mobject.get_family():
+            if isinstance(member, Text) and member.get_fill_opacity() > 0.01 and len(member.get_family()) > 1:
+                texts.append(member)
+    return texts
+
+
+def is_number_label(label) -> bool:
+    """Whether ``label`` was made by :func:`blockviz.scenes.text.number` (it knows its decimals)."""
+    return getattr(label, "decimals", None) is not None
+
+
+def boxes_of(texts: list[Text]) -> np.ndarray:
+    """``(len(texts), 4)``: left, bottom, right, top of each text's drawn points."""
+    boxes = np.zeros((len(texts), 4))
+    for row, label in enumerate(texts):
+        points = np.concatenate([member.points for member in label.get_family() if len(member.points)])
+        boxes[row] = points[:, 0].min(), points[:, 1].min(), points[:, 0].max(), points[:, 1].max()
+    return boxes
+
+
+def overlapping_pairs(texts: list[Text], tolerance: float = 0.01) -> list[tuple[str, str]]:
+    boxes = boxes_of(texts)
+    x_overlap = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+    y_overlap = np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    clash = np.triu((x_overlap > tolerance) & (y_overlap > tolerance), k=1)
+    return [(texts[i].shown, texts[j].shown) for i, j in zip(*np.nonzero(clash))]
+
+
+def outside_frame(texts: list[Text]) -> list[str]:
+    half_width, half_height = config.frame_width / 2, config.frame_height / 2
+    boxes = boxes_of(texts)
+    outside = (boxes[:, 0] < -half_width) | (boxes[:, 2] > half_width) | (boxes[:, 1] < -half_height) | (boxes[:, 3] > half_height)
+    return [texts[i].shown for i in np.nonzero(outside)[0]]
+
+
+DECIMAL = re.compile(r"\d\.\d")
+
+
+class Inspector:
+    """Called after every play: notes overlapping or off-frame text, decimals drawn as plain text
+    (a number computed on screen), and keeps every number label shown (``numbers``)."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.numbers: dict[int, Text] = {}
+        self.plays = 0
+
+    def __call__(self, scene) -> None:
+        self.plays += 1
+        texts = visible_texts(scene)
+        for pair in overlapping_pairs(texts):
+            self.problems.append(f"play {self.plays}: labels overlap {pair}")
+        for shown in outside_frame(texts):
+            self.problems.append(f"play {self.plays}: label {shown!r} leaves the frame")
+        for label in texts:
+            if is_number_label(label):
+                self.numbers[id(label)] = label
+            elif DECIMAL.search(getattr(label, "shown", "")):
+                self.problems.append(f"play {self.plays}: {label.shown!r} shows a decimal that is not a record's number")
+
+
+def build(scene_class, rec, **options):
+    """Run the scene's ``construct`` with animations skipped and no file written; returns the
+    scene and its :class:`Inspector`. Built at the configured frame size (1920 × 1080 in tests,
+    laid out as at -ql: Pango wraps lines only on canvases far narrower than 854 pixels)."""
+    inspector = Inspector()
+    with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
+        scene = scene_class(record=rec, skip_animations=True, **options)
+        scene.play_listeners.append(inspector)
+        scene.render()
+    return scene, inspector
+
+
+@functools.cache
+def built(scene_name: str, record_name: str):
+    """``(scene, inspector)`` of catalogued scene ``scene_name`` on record ``record_name`` of
+    :data:`RECORDS`, built once per session."""
+    from blockviz.scenes.catalog import lookup
+
+    (entry,) = lookup([scene_name])
+    return build(entry.scene_class(), named_record(record_name))
+
+
+def play_by_play(scene_class, rec, watch):
+    """Build the scene (see :func:`build`) calling ``watch(scene)`` after every play; returns the
+    scene and the list of what ``watch`` returned."""
+    seen = []
+
+    class Watched(scene_class):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.play_listeners.append(lambda scene: seen.append(watch(scene)))
+
+    scene, inspector = build(Watched, rec)
+    assert inspector.problems == []
+    return scene, seen
