@@ -136,9 +136,11 @@ class DotProducts(RecordScene):
         equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", look.text, 32)
         note = text(f"d_k = d_head = {d_head}: every score ÷ √{d_head}", WORK_SIZE, look.text)
         work = VGroup(equation, note).arrange(RIGHT, buff=0.4).to_edge(DOWN, buff=FRAME_MARGIN + 0.55)
-        # The cells keep their colours: scaled_scores' scale is the scores' scale ÷ √d_k.
-        scaled = {(i, j): scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j)) for (i, j) in scores.labels}
+        # Raw and scaled scores share one colour scale, so the cells pale as their numbers shrink.
+        fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}
+        scaled = {(i, j): scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j), fill=fills[i, j])
+                  for (i, j) in scores.labels}
         self.play(FadeIn(work), *self.say("then every score is divided by √d_k, so scores stay moderate as d_k grows"), run_time=self.step_time)
         self.rest()
-        self.play(*self.replace_labels(scores, scaled), run_time=1.2)
+        self.play(*self.recolour(scores, fills), *self.replace_labels(scores, scaled), run_time=1.2)
         self.rest(1.2)
