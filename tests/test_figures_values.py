@@ -104,7 +104,7 @@ def test_blocked_cells_are_hatched_and_do_not_stretch_the_colour_scale(rec):
     assert len(hatched) == rec.n - 1  # one run of blocked keys per query row but the last
     assert sum(patch.get_width() for patch in hatched) == rec.n * (rec.n - 1) / 2
     mesh = ax.collections[0]
-    limit = rec.scaled_scores.abs().max().item()  # every finite value; −∞ plays no part
+    limit = max(rec.scores.abs().max().item(), rec.scaled_scores.abs().max().item())  # the scores family; −∞ plays no part
     assert (mesh.norm.vmin, mesh.norm.vmax) == (-rec.scale_limit("masked_scores"), rec.scale_limit("masked_scores"))
     assert rec.scale_limit("masked_scores") == pytest.approx(limit)
     assert bool(np.ma.getmaskarray(mesh.get_array()).reshape(rec.n, rec.n)[0, 1])
