@@ -116,18 +116,20 @@ class ColumnSum(VGroup):
 
 
 ROUNDING_NOTE = "(each number is rounded on its own,\na sum may differ in the last digit)"
+ROUNDING_NOTE_ONE_LINE = "(numbers rounded: the sum may differ in the last digit)"
 
 
-def rounding_note(sums: Sequence[tuple[Sequence, object]], look: Look) -> VGroup:
+def rounding_note(sums: Sequence[tuple[Sequence, object]], look: Look, one_line: bool = False) -> VGroup:
     """A small muted note that shown numbers are rounded, if some ``(parts, total)`` sum of
-    shown labels does not add up exactly at the shown decimals; else an empty group."""
+    shown labels does not add up exactly at the shown decimals; else an empty group.
+    ``one_line`` gives the shorter note that ends a written line (:data:`ROUNDING_NOTE_ONE_LINE`)."""
 
     def units(label) -> int:
         return round(float(label.shown.replace("\u2212", "-")) * 10 ** label.decimals)
 
     if all(sum(units(part) for part in parts) == units(total) for parts, total in sums):
         return VGroup()
-    return VGroup(text(ROUNDING_NOTE, HEADER_SIZE - 2, look.muted))
+    return VGroup(text(ROUNDING_NOTE_ONE_LINE if one_line else ROUNDING_NOTE, HEADER_SIZE - 2, look.muted))
 
 
 def activation_curve(pre: Sequence[float], post: Sequence[float], activation: str, look: Look, color: str,

@@ -102,7 +102,7 @@ class DotProducts(RecordScene):
         line = VGroup(*name, *terms, *sums, total).arrange(RIGHT, buff=0.12)
         if not elided:
             self.shown_sum(products, total)
-            note = rounding_note([(products, total)], look)  # shown only when the rounded terms don't add up
+            note = rounding_note([(products, total)], look, one_line=True)  # shown only when the rounded terms don't add up
             if len(note):
                 line = VGroup(line, note.next_to(line, RIGHT, buff=0.35))
         fit_width(line, frame_text_width())
@@ -133,9 +133,9 @@ class DotProducts(RecordScene):
     def scale_scores(self, scores: NumberGrid) -> None:
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", look.text, 32)
+        equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", look.text, 26)
         note = text(f"d_k = d_head = {d_head}: every score ÷ √{d_head}", WORK_SIZE, look.text)
-        work = VGroup(equation, note).arrange(RIGHT, buff=0.4).to_edge(DOWN, buff=FRAME_MARGIN + 0.55)
+        work = VGroup(equation, note).arrange(RIGHT, buff=0.4).to_edge(DOWN, buff=FRAME_MARGIN + 0.5)
         # Raw and scaled scores share one colour scale, so the cells pale as their numbers shrink.
         fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}
         scaled = {(i, j): scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j), fill=fills[i, j])

@@ -7,6 +7,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, TransformFromCopy, VGroup
 
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.block_helpers import rounding_note
 from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width
 from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
@@ -107,12 +108,18 @@ class Softmax(RecordScene):
                 mobject.move_to(DOWN * row * CELL_HEIGHT * 1.05)
         body = VGroup(*columns).arrange(RIGHT, buff=0.35, aligned_edge=UP)
         max_line = VGroup(text("max =", size, look.text), number(rec.row_max[h, i].item(), size, look.text, source=("row_max", h, i)))
-        max_line.arrange(RIGHT, buff=0.15).next_to(body, DOWN, buff=0.3).align_to(columns[1], LEFT)
+        if len(exp_labels) < rec.n:
+            max_line.add(text("(with the ⋮ keys)", HEADER_SIZE, look.muted))
+        max_line.arrange(RIGHT, buff=0.15, aligned_edge=DOWN).next_to(body, DOWN, buff=0.3).align_to(columns[1], LEFT)
         total = number(rec.exp_sums[h, i].item(), size, look.text, source=("exp_sums", h, i))
         sum_line = VGroup(text("sum =", size, look.text), total)
         if len(exp_labels) < rec.n:
             sum_line.add(text("(with the ⋮ keys)", HEADER_SIZE, look.muted))
-        sum_line.arrange(RIGHT, buff=0.15).next_to(max_line, DOWN, buff=0.2).align_to(columns[2], LEFT)
+        sum_line.arrange(RIGHT, buff=0.15, aligned_edge=DOWN).next_to(max_line, DOWN, buff=0.2).align_to(columns[2], LEFT)
+        if len(exp_labels) == rec.n:
+            note = rounding_note([(exp_labels, total)], look)  # only when the rounded exps miss the sum
+            if len(note):
+                sum_line.add(note.next_to(sum_line, DOWN, buff=0.15).align_to(sum_line, LEFT))
         table = VGroup(body, max_line, sum_line)
         paired = {id(label) for _, label in score_pairs}
         score_rest = VGroup(*(mobject for mobject in columns[1] if id(mobject) not in paired))

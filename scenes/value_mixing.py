@@ -6,6 +6,7 @@ from manim import DOWN, LEFT, RIGHT, UP, FadeIn, LaggedStart, TransformFromCopy,
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.block_helpers import rounding_note
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.look import CAPTION_SIZE, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import number, text
@@ -69,9 +70,11 @@ class ValueMixing(RecordScene):
     def product_grid(self, i: int) -> NumberGrid:
         """The value rows scaled by query i's weights, on the values' colour scale."""
         rec, h = self.record, self.h
-        grid = NumberGrid(rec.weighted_values(h, i), None, axis_labels("d_head", rec.tokens, rec.config.d_head), self.look,
+        blocked = (rec.mask[i] == float("-inf"))[:, None].expand(rec.n, rec.config.d_head)  # 0 · value: grey "0", like the weight
+        grid = NumberGrid(rec.weighted_values(h, i), None, axis_labels("d_head", rec.tokens, rec.config.d_head), self.look, blocked=blocked,
                           source=lambda j, c: ("weighted_values", h, i, j, c), color_limit=self.limit("value"), row_focus=self.focus, max_columns=4)
-        grid.header_group.add(text("weight × value", CAPTION_SIZE - 4, self.look.value).next_to(grid.header_group, UP, buff=0.12))
+        grid.name = text("weight × value", CAPTION_SIZE - 4, self.look.value).next_to(grid.cell_group, DOWN, buff=0.2)
+        grid.header_group.add(grid.name)
         return grid
 
     def placed(self, grid: NumberGrid, like: NumberGrid) -> NumberGrid:
@@ -85,13 +88,17 @@ class ValueMixing(RecordScene):
         sums = VGroup()
         for c in products.shown_columns():
             total = number(rec.head_outputs[h, i, c].item(), NUMBER_SIZE, look.text, source=("head_outputs", h, i, c))
-            total.scale(self.scale_factor).next_to(products.cell_group, DOWN, buff=0.45).set_x(products.cells[products.shown_rows()[0], c].get_x())
+            total.scale(self.scale_factor).next_to(products.name, DOWN, buff=0.3 * self.scale_factor).set_x(products.cells[products.shown_rows()[0], c].get_x())
             sums.add(total)
             if len(products.shown_rows()) == rec.n:
                 self.shown_sum([products.labels[j, c] for j in range(rec.n)], total)
         sum_sign = VGroup(text("Σ", CAPTION_SIZE, look.text).scale(self.scale_factor).next_to(sums, LEFT, buff=0.25))
         if len(products.shown_rows()) < rec.n:
             sum_sign.add(text("(with the ⋮ rows)", CAPTION_SIZE - 6, look.muted).scale(self.scale_factor).next_to(sums, DOWN, buff=0.15))
+        else:  # said only when the rounded scaled rows miss a shown sum
+            note = rounding_note([([products.labels[j, c] for j in range(rec.n)], total) for c, total in zip(products.shown_columns(), sums)], look)
+            if len(note):
+                sum_sign.add(note.scale(self.scale_factor).next_to(sums, DOWN, buff=0.15))
         highlight = Highlight(look, VGroup(*(output.cells[i, c] for c in output.shown_columns())))
         if previous is not None:
             self.remove(*previous)

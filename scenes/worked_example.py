@@ -86,7 +86,7 @@ class WorkedExample(RecordScene):
             self.line("exp(s − m)", self.vector("exp_scores"), f"= {EXACT['exp_scores']}"),
             self.line("sum", exps[0], "+", exps[1], "=", total, f"= {EXACT['exp_sum']}"),
             self.line("weights", self.vector("weights"), f"= {EXACT['weights']}"),
-            self.line("weighted values", self.value("weights", 0), "·", self.vector("values", 0, color=look.value, decimals=0), "=", weighted[0], ",  ",
+            self.line("weighted values", self.value("weights", 0), "·", self.vector("values", 0, color=look.value, decimals=0), "=", weighted[0], "and",
                       self.value("weights", 1), "·", self.vector("values", 1, color=look.value, decimals=0), "=", weighted[1]),
             self.line("mixture", terms[0], "+", terms[1], "=", mixture),
         ).arrange(DOWN, buff=0.32, aligned_edge=LEFT)

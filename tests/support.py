@@ -11,7 +11,7 @@ import functools
 import re
 
 import numpy as np
-from manim import Text, config, tempconfig
+from manim import SVGMobject, Text, config, tempconfig
 
 from blockviz import BlockConfig, record
 from blockviz.worked_example import worked_example
@@ -59,11 +59,13 @@ def record_value(rec, source: tuple) -> float:
 
 
 def visible_texts(scene) -> list[Text]:
-    """Every ``Text`` drawn in the scene now (with glyphs, not faded out)."""
+    """Every ``Text`` and mathtext formula drawn in the scene now (with glyphs, not faded out);
+    each has ``.shown``."""
     texts = []
     for mobject in scene.mobjects:
         for member in mobject.get_family():
-            if isinstance(member, Text) and member.get_fill_opacity() > 0.01 and len(member.get_family()) > 1:
+            drawn_text = isinstance(member, Text) or (isinstance(member, SVGMobject) and hasattr(member, "shown"))
+            if drawn_text and member.get_fill_opacity() > 0.01 and len(member.get_family()) > 1:
                 texts.append(member)
     return texts
 

@@ -270,14 +270,14 @@ def shown_units(label) -> int:
 
 
 def test_dot_products_note_rounding_exactly_when_the_shown_terms_miss_the_shown_sum(cat_record):
-    from blockviz.scenes.block_helpers import ROUNDING_NOTE
+    from blockviz.scenes.block_helpers import ROUNDING_NOTE_ONE_LINE
     from blockviz.scenes.dot_products import DotProducts
 
     def line_and_note(scene):
         texts = visible_texts(scene)
         totals = {id(total) for _, total in scene.sums}
         shown_totals = [t.source for t in texts if id(t) in totals]
-        return shown_totals, any(t.shown == ROUNDING_NOTE for t in texts)
+        return shown_totals, any(t.shown == ROUNDING_NOTE_ONE_LINE for t in texts)
 
     scene, seen = play_by_play(DotProducts, cat_record, line_and_note)
     noted = {totals[0] for totals, note in seen if note}
