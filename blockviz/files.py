@@ -1,12 +1,21 @@
-"""Writing files safely, and naming them after sentences."""
+"""Writing files safely, and naming them after sentences.
+
+Every file blockviz writes goes through :func:`atomic_path` (a temporary file beside it, renamed
+over it when complete) or lives in a :func:`temporary_folder`; both remove what they made on any
+error or interruption, and an ``OSError`` while writing (a full disk, a read-only file system, no
+permission, a name too long) becomes one :class:`BlockvizError` naming the path and the reason.
+A process that must end at once (a worker told to stop) calls :func:`remove_temporaries`.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
-import tempfile
+import secrets
+import shutil
 import unicodedata
 from pathlib import Path
 from typing import Iterator
@@ -14,56 +23,186 @@ from typing import Iterator
 from blockviz.errors import BlockvizError
 
 _READABLE_SENTENCE = re.compile(r"[a-z0-9]+( [a-z0-9]+)*")
+_TEMPORARY_NAME_BYTES = 120
+"""A temporary file's name holds at most this much of the final name (in UTF-8 bytes), so a
+final name that fits the file system's limit (usually 255 bytes) gives a temporary name that fits."""
+_FIXES = {
+    errno.ENOSPC: "free some space or choose another folder",
+    errno.EDQUOT: "free some space or choose another folder",
+    errno.EFBIG: "choose another folder",
+    errno.EROFS: "choose a writable folder",
+    errno.EACCES: "choose a writable folder",
+    errno.EPERM: "choose a writable folder",
+    errno.ENAMETOOLONG: "choose a shorter name",
+}
+
+_temporaries: dict[Path, int] = {}
+"""Temporary files and folders being written, each with the id of the process writing it (a
+forked child inherits the parent's entries and must leave them alone)."""
+
+
+def output_error(path: str | os.PathLike, error: OSError, what: str = "write") -> BlockvizError:
+    """The one-line error for ``error`` raised while writing ``path``: the path, the system's
+    reason (:func:`os.strerror`) and what to do.
+
+    >>> import errno
+    >>> str(output_error("out/a.svg", OSError(errno.ENOSPC, "x")))
+    "cannot write 'out/a.svg' (No space left on device): free some space or choose another folder"
+    """
+    reason = os.strerror(error.errno) if error.errno else (error.strerror or str(error) or type(error).__name__)
+    return BlockvizError(f"cannot {what} {str(path)!r} ({reason}): {_FIXES.get(error.errno, 'choose another folder')}")
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike, what: str = "write") -> Iterator[None]:
+    """Turn an ``OSError`` raised inside into :func:`output_error` for ``path``."""
+    try:
+        yield
+    except OSError as error:
+        raise output_error(path, error, what) from None
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path`` in one step.
 
-    On any error the temporary file is removed and ``path`` is left as it was, so no
-    half-written file ever stands under the final name.
+    On any error or interruption the temporary file is removed and ``path`` is left as it was,
+    so no half-written file ever stands under the final name. The temporary file is hidden:
+    ``.<name>.<random>.part``.
 
     Raises
     ------
     BlockvizError
-        If the folder does not exist or cannot be written.
+        If the folder does not exist or cannot be written, or writing fails (an ``OSError``
+        inside the body too, e.g. a full disk): the message names ``path`` and the reason.
     """
     final = Path(path)
     folder = writable_folder(final.parent)
+    stem = _shortened(final.name, _TEMPORARY_NAME_BYTES)
+    with writing(final):
+        temporary = _create(folder, f".{stem}.", ".part", _new_file)
     try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{final.name}.", suffix=".part")
-    except OSError as error:
-        raise BlockvizError(f"cannot write to folder {str(folder)!r} ({error.strerror}): choose a writable folder") from None
-    os.close(handle)
-    try:
-        yield Path(temporary)
-        os.chmod(temporary, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
-        os.replace(temporary, final)
+        with writing(final):
+            yield temporary
+            os.chmod(temporary, 0o666 & ~_current_umask())  # a new file is 0600; give the usual mode
+            os.replace(temporary, final)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        _remove(temporary)
         raise
+    finally:
+        _temporaries.pop(temporary, None)
+
+
+@contextlib.contextmanager
+def temporary_folder(parent: str | os.PathLike, prefix: str) -> Iterator[Path]:
+    """A new, empty folder ``parent/<prefix><random>``, removed with everything in it afterwards
+    (after an error or interruption too). ``parent`` is created if missing.
+
+    Raises
+    ------
+    BlockvizError
+        If ``parent`` cannot be created or written (the message names it and the reason).
+    """
+    parent = Path(parent)
+    with writing(parent, "write to folder"):
+        parent.mkdir(parents=True, exist_ok=True)
+        folder = _create(parent, prefix, "", lambda path: os.mkdir(path, 0o700))
+    try:
+        yield folder
+    finally:
+        _remove(folder)
+        _temporaries.pop(folder, None)
+
+
+def remove_temporaries() -> None:
+    """Remove every temporary file and folder this process made (:func:`atomic_path`,
+    :func:`temporary_folder`) and has not removed yet: for a process that ends without
+    unwinding (a worker told to stop), and as a last sweep when a command is interrupted."""
+    me = os.getpid()
+    for path, owner in list(_temporaries.items()):
+        if owner == me:
+            _remove(path)
+            _temporaries.pop(path, None)
+
+
+def _create(folder: Path, prefix: str, suffix: str, make) -> Path:
+    """``folder/<prefix><random><suffix>`` made by ``make(path)``, registered before it exists
+    (an interruption between making it and registering it would leave it behind)."""
+    while True:
+        path = folder / f"{prefix}{secrets.token_hex(4)}{suffix}"
+        _temporaries[path] = os.getpid()
+        try:
+            make(path)
+            return path
+        except FileExistsError:
+            _temporaries.pop(path, None)
+        except BaseException:
+            _temporaries.pop(path, None)
+            raise
+
+
+def _shortened(name: str, limit: int) -> str:
+    """The longest start of ``name`` that is at most ``limit`` bytes in the file system's encoding."""
+    while len(os.fsencode(name)) > limit:
+        name = name[:-1]
+    return name
+
+
+def _new_file(path: Path) -> None:
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def writable_folder(folder: str | os.PathLike) -> Path:
     """``folder``, created with its parents if missing, once it is known to be writable.
 
+    Writability is tried, not asked (``os.access`` says yes for a root user on a read-only file
+    system): a file is made in the folder and removed.
+
     Raises
     ------
     BlockvizError
-        If part of the path is a file, or the folder cannot be created or written.
+        If part of the path is a file, or the folder cannot be created or written; the message
+        gives the system's reason (e.g. "Read-only file system", "Permission denied").
     """
     folder = Path(folder) if str(folder) else Path(".")
     blocking_file = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
     if blocking_file is not None:
         raise BlockvizError(f"{str(blocking_file)!r} is a file, not a folder: choose another folder")
-    try:
+    with writing(folder, "create folder"):
         folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise BlockvizError(f"cannot create folder {str(folder)!r} ({error.strerror}): choose a writable folder") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise BlockvizError(f"cannot write to folder {str(folder)!r} (permission denied): choose a writable folder")
+    with writing(folder, "write to folder"):
+        probe = _create(folder, ".blockviz-probe-", "", _new_file)
+        _remove(probe)
+        _temporaries.pop(probe, None)
     return folder
+
+
+def writable_file(path: str | os.PathLike) -> Path:
+    """``path``, once its folder is known to be writable (:func:`writable_folder`) and its name
+    to fit the file system, so a write that would fail is refused before any work.
+
+    Raises
+    ------
+    BlockvizError
+        As :func:`writable_folder`, or for a name too long (the message names the path).
+    """
+    path = Path(path)
+    folder = writable_folder(path.parent)
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):  # no such limit here
+        return path
+    if len(os.fsencode(path.name)) > limit:
+        raise output_error(path, OSError(errno.ENAMETOOLONG, ""))
+    return path
 
 
 def _current_umask() -> int:

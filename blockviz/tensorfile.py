@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -68,7 +70,8 @@ def check_file(path: str | Path) -> str:
 def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: dict) -> None:
     """Write ``tensors`` and a JSON-ready ``header`` (tokens, config, …) to ``path``, atomically.
 
-    Raises :class:`BlockvizError` for an unknown suffix or an unwritable folder.
+    Raises :class:`BlockvizError` for an unknown suffix, an unwritable folder or a failed write
+    (a full disk, …: the message names the path and the reason).
     """
     from safetensors.torch import save_file
 
@@ -76,7 +79,10 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
     with atomic_path(path) as temporary:
         if suffix == ".safetensors":
             contiguous = {name: tensor.contiguous() for name, tensor in tensors.items()}
-            save_file(contiguous, str(temporary), metadata={key: json.dumps(value) for key, value in header.items()})
+            try:
+                save_file(contiguous, str(temporary), metadata={key: json.dumps(value) for key, value in header.items()})
+            except SafetensorError as error:
+                raise _os_error(error) from None  # atomic_path names the path and the reason
         else:
             document = {**header, "tensors": {name: _to_json(tensor) for name, tensor in tensors.items()}}
             temporary.write_text(json.dumps(document, ensure_ascii=False, allow_nan=False), encoding="utf-8")
@@ -211,6 +217,16 @@ def _neg_inf_for_nulls(values, depth: int = 1):
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not standard JSON; write −∞ as null")
+
+
+def _os_error(error: Exception) -> OSError:
+    """The ``OSError`` inside a safetensors error (its Rust I/O error names the errno:
+    "… No space left on device (os error 28)"), or one holding its first line."""
+    found = re.search(r"os error (\d+)|code: (\d+)", str(error))
+    if found:
+        number = int(found[1] or found[2])
+        return OSError(number, os.strerror(number))
+    return OSError(_first_line(error))
 
 
 def _first_line(error: Exception) -> str:

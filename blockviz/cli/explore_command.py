@@ -27,7 +27,7 @@ class StepName(click.ParamType):
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The page to write  [default: renders/<sentence-slug>/explorer.html]")
 @click.option("--token", default=None, metavar="WORD|WORD#K|INDEX", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last.")
 @click.option("--head", type=int, default=None, metavar="N", help="Head the page opens on. Default: 0.")

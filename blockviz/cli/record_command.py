@@ -21,7 +21,7 @@ def record(decimals: int, save: Path | None, **options) -> None:
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
     after "--": blockviz record -- "-x marks the spot".
     """
-    from blockviz.files import writable_folder
+    from blockviz.files import writable_file
     from blockviz.record_fields import FIELDS
     from blockviz.tensorfile import check_format
     from blockviz.text_table import field_tables, print_tables
@@ -29,7 +29,7 @@ def record(decimals: int, save: Path | None, **options) -> None:
     if save is not None:
         with reporting_errors():
             check_format(save)
-            writable_folder(save.parent)
+            writable_file(save)
     rec = build_record(**options)
     for spec in FIELDS:
         print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals), ""])

@@ -12,6 +12,7 @@ file is written under a temporary name and renamed when complete.
 from __future__ import annotations
 
 import contextlib
+import errno
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Callable, Iterator, Sequence
 import av
 
 from blockviz.errors import BlockvizError
-from blockviz.files import atomic_path
+from blockviz.files import atomic_path, output_error
 from blockviz.lecture.chapters import (
     YOUTUBE_MIN_CHAPTER, Chapter, captions_srt, chapters_json, chapters_of, chapters_text, one_line, sidecar_paths,
 )
@@ -30,6 +31,8 @@ IMAGE_FORMATS = ("gif", "png_pipe", "apng", "image2", "jpeg_pipe", "webp_pipe")
 IMAGE_CODECS = ("gif", "png", "apng", "mjpeg", "webp")
 COPYABLE_CODECS = ("h264", "hevc", "av1", "vp9")
 """Codecs whose packets an MP4 can hold as they are."""
+OUTPUT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG)
+"""Errors of PyAV's that are the output's fault (a full disk, a read-only folder): said as for any file."""
 SAME_OPTIONS = "render every part with the same options (one `blockviz render --lecture` run)"
 
 
@@ -154,6 +157,8 @@ def write_lecture(
             with _open_output(video_file, chapters) as container:
                 _remux(infos, starts, container, report)
         except av.error.FFmpegError as error:
+            if isinstance(error, OSError) and error.errno in OUTPUT_ERRNOS:
+                raise output_error(output, error) from None
             raise BlockvizError(f"cannot write the lecture {str(output)!r} ({_reason(error)}): re-render the scenes and try again") from None
         files.enter_context(_written(text_path, chapters_text(chapters, min_chapter_seconds)))
         files.enter_context(_written(json_path, chapters_json(chapters, output.name)))

@@ -2,19 +2,21 @@
 
 Each scene renders in a fresh temporary media folder (no stale partial movies from another
 sentence can be reused), and its file replaces the final name in one step. ``processes > 1``
-renders scenes in parallel processes. Imports scenes (and Manim) only inside the functions that
-render.
+renders scenes in parallel processes. An error or an interruption removes the media folders and
+stops the worker processes (:mod:`blockviz.processes`); an ``OSError`` while rendering (a full
+disk, a read-only folder) is a :class:`BlockvizError` naming the file and the reason. Imports
+scenes (and Manim) only inside the functions that render.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
 import time
 from pathlib import Path
 
 from blockviz.errors import BlockvizError
-from blockviz.files import atomic_path
+from blockviz.files import atomic_path, output_error, temporary_folder, writable_folder, writing
 from blockviz.render.plan import CACHE_FOLDER, QUALITIES, LecturePlan, RenderJob, RenderOptions
 from blockviz.render.progress import Progress
 from blockviz.selection import select_head, select_token
@@ -43,17 +45,15 @@ def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes
     Raises
     ------
     BlockvizError
-        For a bad option, a token not in the sentence or a head out of range (before anything
-        renders: :func:`check_request`), or an output folder that cannot be written.
+        For a bad option, a token not in the sentence or a head out of range, or an output folder
+        that cannot be written (before anything renders: :func:`check_request`), or a write
+        that fails while rendering (a full disk).
     """
     check_request(record, options)
     if not jobs:
         return []
-    cache = jobs[0].output.parent / CACHE_FOLDER
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise BlockvizError(f"cannot write to folder {str(jobs[0].output.parent)!r} ({error.strerror}): choose a writable folder with -o") from None
+    writable_folder(jobs[0].output.parent)
+    cache = writable_folder(jobs[0].output.parent / CACHE_FOLDER)
     progress = progress or Progress(enabled=False)
     done = []
     with progress:
@@ -71,18 +71,23 @@ def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes
 def _render_parallel(record, jobs, options, processes, cache, progress):
     # This process renders every `processes`-th scene itself (it has torch and the record
     # already); `processes - 1` fresh processes render the rest from the saved record.
+    # Workers are stopped in `finally` (an error, Ctrl-C or SIGTERM here): they remove their
+    # media folders and exit, rather than finishing their scenes as `with pool` would wait for.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    record_path = cache / f"record-{os.getpid()}.safetensors"
-    record.save(record_path)
+    from blockviz.processes import end_pool, signals_blocked, start_worker
+
     here = jobs[::processes]
     elsewhere = [job for job in jobs if job not in here]
     done = []
-    try:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=processes - 1, mp_context=context) as pool:
-            futures = {pool.submit(_render_from_file, str(record_path), job, options): job for job in elsewhere}
+    with temporary_folder(cache, "record-") as shared:
+        record_path = shared / "record.safetensors"
+        record.save(record_path)
+        pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker)
+        try:
+            with signals_blocked():  # the workers start here (spawned on submit)
+                futures = {pool.submit(_render_from_file, str(record_path), job, options): job for job in elsewhere}
             for job in here:
                 progress.start_scene(job.scene)
                 done.append((job, render_one(record, job, options, progress.on_play)))
@@ -91,8 +96,10 @@ def _render_parallel(record, jobs, options, processes, cache, progress):
                 job = futures[future]
                 done.append((job, future.result()))
                 progress.finish_scene(job.scene)
-    finally:
-        record_path.unlink(missing_ok=True)
+        except BaseException:
+            end_pool(pool)
+            raise
+        pool.shutdown(wait=True)
     order = {job.scene: index for index, job in enumerate(jobs)}
     return sorted(done, key=lambda pair: order[pair[0].scene])
 
@@ -106,8 +113,12 @@ def _render_from_file(record_path: str, job: RenderJob, options: RenderOptions) 
 def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> float:
     """Render one scene of ``record`` to ``job.output`` (atomically) and stamp it; return seconds.
 
-    Manim writes into a fresh temporary media folder beside the output, removed afterwards, so
-    no partial movie of an earlier render (another sentence) can end up in this one.
+    Manim writes into a fresh temporary media folder beside the output, removed afterwards (after
+    an error or interruption too), so no partial movie of an earlier render (another sentence)
+    can end up in this one.
+
+    Raises :class:`BlockvizError` naming ``job.output`` if the media folder cannot be made or
+    a write fails while rendering (a full disk, a read-only file system).
     """
     from manim import tempconfig
 
@@ -116,20 +127,36 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     started = time.perf_counter()
     entry = lookup([job.scene])[0]
     scene_class = entry.scene_class()
-    cache = job.output.parent / CACHE_FOLDER
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache, prefix="media-") as media:
-        with tempconfig(manim_settings(media, entry.class_name, options)):
-            scene = scene_class(record=record, token=options.token, head=options.head, theme=options.theme)
-            if on_play is not None:
-                scene.play_listeners.append(on_play)
-            scene.render()
-        produced = _produced_file(Path(media), entry.class_name, options.format)
+    with temporary_folder(job.output.parent / CACHE_FOLDER, "media-") as media, writing(job.output):
+        try:
+            with tempconfig(manim_settings(str(media), entry.class_name, options)):
+                scene = scene_class(record=record, token=options.token, head=options.head, theme=options.theme)
+                if on_play is not None:
+                    scene.play_listeners.append(on_play)
+                scene.render()
+        except Exception as error:
+            if isinstance(error, OSError) or not _is_full(media):
+                raise
+            raise output_error(job.output, OSError(errno.ENOSPC, "")) from None  # e.g. a text SVG cut short, then unreadable
+        produced = _produced_file(media, entry.class_name, options.format)
         with atomic_path(job.output) as partial:
             os.replace(produced, partial)
     with atomic_path(job.stamp) as partial:
         partial.write_text(job.key)
     return time.perf_counter() - started
+
+
+FULL_BYTES = 64 * 1024
+"""Free space below which a failed render is blamed on a full disk."""
+
+
+def _is_full(folder: Path) -> bool:
+    """True if the file system holding ``folder`` has (nearly) no space left for a user."""
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < FULL_BYTES
 
 
 def manim_settings(media: str, output_name: str, options: RenderOptions) -> dict:
