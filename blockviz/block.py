@@ -74,8 +74,8 @@ class LayerNorm(nn.LayerNorm):
     sub-layer), its statistics recorded: ``(n, d_model)`` in and out.
 
     mean = Σ x / d_model and var = Σ (x − mean)² / d_model (biased, as ``torch.nn.LayerNorm``)
-    go to the cache as ``<name>_mean`` and ``<name>_var`` ``(n,)``; the normalised rows
-    (x − mean) / √(var + ε) as ``<name>_norm``; the output γ ⊙ norm + β as ``<name>``.
+    go to the cache as ``<name>_mean`` and ``<name>_var`` ``(n,)``, the centred rows x − mean as
+    ``<name>_centred``, the normalised rows (x − mean) / √(var + ε) as ``<name>_norm``; the output γ ⊙ norm + β as ``<name>``.
     Parameters as ``nn.LayerNorm``: ``weight`` (γ) and ``bias`` (β), ``(d_model,)``.
     """
 
@@ -85,8 +85,9 @@ class LayerNorm(nn.LayerNorm):
 
     def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
         mean = remember(cache, f"{self.record_name}_mean", x.mean(dim=-1))
-        var = remember(cache, f"{self.record_name}_var", x.var(dim=-1, unbiased=False))
-        norm = remember(cache, f"{self.record_name}_norm", (x - mean[:, None]) / torch.sqrt(var[:, None] + self.eps))
+        centred = remember(cache, f"{self.record_name}_centred", x - mean[:, None])
+        var = remember(cache, f"{self.record_name}_var", (centred**2).mean(dim=-1))
+        norm = remember(cache, f"{self.record_name}_norm", centred / torch.sqrt(var[:, None] + self.eps))
         return remember(cache, self.record_name, norm * self.weight + self.bias)
 
 

@@ -96,6 +96,11 @@ class BlockRecord:
         ``head_outputs[head, query]``."""
         return self.tensors["weights"][head, query][:, None] * self.tensors["value"][head]
 
+    def projection_products(self, query: int) -> torch.Tensor:
+        """The terms of query ``query``'s output projection, ``(d_model, d_model)``: entry (i, j)
+        is concat[query, i] · W_O[i, j]; column j adds up, with b_O[j], to ``attn_out[query, j]``."""
+        return self.tensors["concat"][query][:, None] * self.params["attn.W_O"]
+
     def counterpart(self, causal: bool) -> BlockRecord:
         """The same sentence through the same block (same parameters) with the causal mask on
         (``causal=True``) or off; the record itself if its mask already is so.

@@ -45,7 +45,7 @@ def test_shapes_match_the_documented_table(chicken_record):
         "scores": (2, n, n), "scaled_scores": (2, n, n), "mask": (n, n), "masked_scores": (2, n, n),
         "weights": (2, n, n), "head_outputs": (2, n, 2), "concat": (n, 4), "attn_out": (n, 4),
         "resid_mid": (n, 4), "ln2": (n, 4),
-        "ln1_mean": (n,), "ln1_var": (n,), "ln1_norm": (n, 4), "ln2_mean": (n,), "ln2_var": (n,), "ln2_norm": (n, 4),
+        "ln1_mean": (n,), "ln1_centred": (n, 4), "ln2_centred": (n, 4), "ln1_var": (n,), "ln1_norm": (n, 4), "ln2_mean": (n,), "ln2_var": (n,), "ln2_norm": (n, 4),
         "row_max": (2, n), "exp_scores": (2, n, n), "exp_sums": (2, n), "ffn_pre": (n, 8), "ffn_post": (n, 8), "ffn_out": (n, 4), "resid_post": (n, 4),
     }
     assert {name: tuple(t.shape) for name, t in rec.activations().items()} == expected

@@ -30,6 +30,7 @@ def test_layer_norm_statistics_match_torch(chicken_record):
     for name, source in (("ln1", rec.resid_pre), ("ln2", rec.resid_mid)):
         torch.testing.assert_close(rec.tensors[f"{name}_mean"], source.mean(-1))
         torch.testing.assert_close(rec.tensors[f"{name}_var"], source.var(-1, unbiased=False))
+        torch.testing.assert_close(rec.tensors[f"{name}_centred"], source - source.mean(-1, keepdim=True))
         reference = F.layer_norm(source, (rec.config.d_model,), rec.params[f"{name}.weight"], rec.params[f"{name}.bias"], rec.config.ln_eps)
         torch.testing.assert_close(rec.tensors[name], reference, atol=1e-6, rtol=1e-5)
         torch.testing.assert_close(rec.tensors[f"{name}_norm"], F.layer_norm(source, (rec.config.d_model,), eps=rec.config.ln_eps), atol=1e-6, rtol=1e-5)
@@ -71,6 +72,13 @@ def test_weighted_values_add_up_to_the_head_output(chicken_record):
     assert terms[2].tolist() == pytest.approx((rec.weights[0, 12, 2] * rec.value[0, 2]).tolist())
 
 
+def test_projection_products_add_up_to_the_attention_output(chicken_record):
+    rec = chicken_record
+    terms = rec.projection_products(5)
+    assert terms[1, 2].item() == pytest.approx(rec.concat[5, 1].item() * rec.params["attn.W_O"][1, 2].item())
+    torch.testing.assert_close(terms.sum(0) + rec.params["attn.b_O"], rec.attn_out[5])
+
+
 def test_counterpart_is_the_same_block_with_the_other_mask(cat_record):
     encoder = cat_record.counterpart(causal=False)
     assert cat_record.counterpart(causal=True) is cat_record
@@ -82,7 +90,7 @@ def test_counterpart_is_the_same_block_with_the_other_mask(cat_record):
 
 def test_scale_limit_is_shared_by_a_family(chicken_record):
     rec = chicken_record
-    residual_family = ("embed", "pos_embed", "resid_pre", "ln1_mean", "ln1_norm", "ln1", "head_outputs", "concat", "attn_out",
+    residual_family = ("embed", "pos_embed", "resid_pre", "ln1_mean", "ln1_centred", "ln2_centred", "ln1_norm", "ln1", "head_outputs", "concat", "attn_out",
                        "resid_mid", "ln2_mean", "ln2_norm", "ln2", "ffn_out", "resid_post")
     residual = max(float(rec.tensors[name].abs().max()) for name in residual_family)
     assert rec.scale_limit("attn_out") == rec.scale_limit("embed") == rec.scale_limit("ln2") == pytest.approx(residual)
