@@ -61,6 +61,20 @@ def test_token_takes_a_later_occurrence_or_a_position(tmp_path, token):
     assert "<!-- Value mixing: query 'the' (position 3), head 0 -->" in (tmp_path / "value-mixing.svg").read_text()  # text drawn as paths, named in a comment
 
 
+@pytest.mark.parametrize(("width", "points"), [([], 468.0), (["--width", "3.3"], 237.6), (["--width", "12"], 864.0)])
+def test_figures_are_as_wide_as_the_page(tmp_path, width, points):
+    result = run("the cat sat", "-o", str(tmp_path), "--figure", "weights", "--format", "svg", *width)
+    assert result.exit_code == 0, result.output
+    root = ElementTree.parse(tmp_path / "weights.svg").getroot()
+    assert float(root.get("width").removesuffix("pt")) == pytest.approx(points)
+
+
+def test_width_auto_is_the_natural_size(tmp_path):
+    result = run("the cat sat", "-o", str(tmp_path), "--figure", "ffn", "--format", "svg", "--width", "auto")
+    assert result.exit_code == 0, result.output
+    assert float(ElementTree.parse(tmp_path / "ffn.svg").getroot().get("width").removesuffix("pt")) > 468.0
+
+
 def test_help_names_the_selector_and_the_output_folder():
     result = run("--help")
     assert "--token WORD|WORD#K|POSITION" in result.output
@@ -98,6 +112,10 @@ def test_reads_a_saved_record(tmp_path):
         (["--head", "one"], 2, "'one' is not a valid integer"),
         (["--dpi", "5"], 2, "5 is not in the range 20<=x<=1200"),
         (["--theme", "blue"], 2, "'blue' is not one of 'light', 'dark'"),
+        (["--width", "1.9"], 2, "1.9 inches is outside 2 to 40"),
+        (["--width", "41"], 2, "41 inches is outside 2 to 40"),
+        (["--width", "nan"], 2, "nan inches is outside 2 to 40"),
+        (["--width", "wide"], 2, "'wide' is not a number of inches: give one from 2 to 40, or auto"),
     ],
 )
 def test_bad_arguments_give_one_line_errors_and_write_nothing(tmp_path, args, code, message):

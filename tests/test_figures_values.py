@@ -23,6 +23,11 @@ from blockviz.tokens import display_token
 from conftest import LONG_SENTENCE as LONG
 
 
+def natural(rec, **choices) -> FigureRequest:
+    """A request for figures at their natural size, where every cell's number is written."""
+    return FigureRequest(rec, width=None, **choices)
+
+
 @pytest.fixture
 def rec(chicken_record):
     return chicken_record
@@ -53,7 +58,7 @@ def expected(tensor) -> list[str]:
 
 
 def test_token_grid_shows_embed_pos_embed_and_resid_pre(rec):
-    figure = draw_figure("token-grid", FigureRequest(rec))
+    figure = draw_figure("token-grid", natural(rec))
     for name in ("embed", "pos_embed", "resid_pre"):
         assert shown(figure, name) == expected(getattr(rec, name))
     labels = [label.get_text() for label in panel(figure, "embed").get_yticklabels()]
@@ -61,14 +66,14 @@ def test_token_grid_shows_embed_pos_embed_and_resid_pre(rec):
 
 
 def test_qkv_shows_every_head(short):
-    figure = draw_figure("qkv", FigureRequest(short))
+    figure = draw_figure("qkv", natural(short))
     for head in range(short.config.n_heads):
         for name in ("query", "key", "value"):
             assert shown(figure, f"{name}[{head}]") == expected(getattr(short, name)[head])
 
 
 def test_scores_and_scaled_scores_per_head(rec):
-    figure = draw_figure("scores", FigureRequest(rec))
+    figure = draw_figure("scores", natural(rec))
     for head in range(2):
         assert shown(figure, f"scores[{head}]") == expected(rec.scores[head])
         assert shown(figure, f"scaled_scores[{head}]") == expected(rec.scaled_scores[head])
@@ -78,14 +83,14 @@ def test_scores_and_scaled_scores_per_head(rec):
 
 
 def test_head_option_limits_per_head_figures(rec):
-    figure = draw_figure("scores", FigureRequest(rec, head=1))
+    figure = draw_figure("scores", natural(rec, head=1))
     labels = {ax.get_label() for ax in figure.axes}
     assert "scores[1]" in labels and "scores[0]" not in labels
     assert shown(figure, "scores[1]") == expected(rec.scores[1])
 
 
 def test_mask_cells_read_minus_infinity_and_zero(short):
-    figure = draw_figure("mask", FigureRequest(short))
+    figure = draw_figure("mask", natural(short))
     n = short.n
     mask_texts = shown(figure, "mask")
     for i in range(n):
@@ -98,7 +103,7 @@ def test_mask_cells_read_minus_infinity_and_zero(short):
 
 
 def test_blocked_cells_are_hatched_and_do_not_stretch_the_colour_scale(rec):
-    figure = draw_figure("mask", FigureRequest(rec))
+    figure = draw_figure("mask", natural(rec))
     ax = panel(figure, "masked_scores[0]")
     hatched = [patch for patch in ax.patches if patch.get_hatch()]
     assert len(hatched) == rec.n - 1  # one run of blocked keys per query row but the last
@@ -108,12 +113,11 @@ def test_blocked_cells_are_hatched_and_do_not_stretch_the_colour_scale(rec):
     assert (mesh.norm.vmin, mesh.norm.vmax) == (-rec.scale_limit("masked_scores"), rec.scale_limit("masked_scores"))
     assert rec.scale_limit("masked_scores") == pytest.approx(limit)
     assert bool(np.ma.getmaskarray(mesh.get_array()).reshape(rec.n, rec.n)[0, 1])
-    legend_texts = [text.get_text() for legend in figure.legends for text in legend.get_texts()]
-    assert any(NEG_INF_LABEL in text and "blocked" in text for text in legend_texts)
+    assert NEG_INF_LABEL in figure_text(figure, "legend") and "blocked" in figure_text(figure, "legend")
 
 
 def test_weights_on_fixed_scale_blocked_cells_read_zero(rec):
-    figure = draw_figure("weights", FigureRequest(rec))
+    figure = draw_figure("weights", natural(rec))
     for head in range(2):
         ax = panel(figure, f"weights[{head}]")
         texts = [text.get_text() for text in ax.texts]
@@ -124,46 +128,58 @@ def test_weights_on_fixed_scale_blocked_cells_read_zero(rec):
     assert colorbars and colorbars[0].get_ylim() == (0.0, 1.0)
 
 
+def mixing_lines(figure) -> dict[str, str]:
+    """The written sum of value mixing, by label: ``mixing_term:<key>``, ``mixing_hidden``, ``mixing_total``."""
+    return {text.get_label(): text.get_text() for text in figure.texts if text.get_label().startswith("mixing_")}
+
+
 def test_value_mixing_writes_out_the_records_numbers(rec):
-    request = FigureRequest(rec, token="road", head=1)
+    request = natural(rec, token="road", head=1)
     figure = draw_figure("value-mixing", request)
     query, head = rec.tokens.index("road"), 1
     weights, values, products = rec.weights[head, query], rec.value[head], rec.weighted_values(head, query)
-    lines = shown(figure, "mixing_equation")
-    terms = [line[2:] for line in lines[: query + 1]]
-    assert terms == [f"{format_number(weights[j].item())}\u00b7{vector_text(values[j].tolist())} = {vector_text(products[j].tolist())}" for j in range(query + 1)]
-    assert terms == product_terms(weights[: query + 1].tolist(), values[: query + 1].tolist(), products[: query + 1].tolist())
-    assert lines[-1] == "z = " + vector_text(rec.head_outputs[head, query].tolist())
-    assert sum(1 for line in lines if "blocked" in line) == rec.n - query - 1
+    lines = mixing_lines(figure)
+    assert [key for key in lines if key.startswith("mixing_term:")] == [f"mixing_term:{j}" for j in range(query + 1)]  # 7 allowed keys: all written
+    for j in range(query + 1):
+        line = lines[f"mixing_term:{j}"]
+        assert f" = {vector_text(products[j].tolist(), 3)}" in line, line
+        assert re.search(r"\d\.\d{3,}\u00b7", line) and rec.tokens[j] in line, line
+    assert lines["mixing_total"] == "z = " + vector_text(rec.head_outputs[head, query].tolist())
+    assert "mixing_hidden" not in lines
     assert shown(figure, "mixing_weights") == expected(rec.weights[head, query])
     assert shown(figure, "mixing_values") == expected(rec.value[head])
 
 
-def test_value_mixing_default_is_last_token_head_0_and_one_line_for_few_terms(short):
-    figure = draw_figure("value-mixing", FigureRequest(short, token=1))
-    one_line = figure_text(figure, "mixing_one_line")
-    assert one_line == mixture_equation(short.weights[0, 1, :2].tolist(), short.value[0, :2].tolist(), short.head_outputs[0, 1].tolist())
-    assert FigureRequest(short).query == short.n - 1 and FigureRequest(short).mixing_head == 0
+def test_value_mixing_writes_the_largest_weights_and_one_term_for_the_rest(rec):
+    figure = draw_figure("value-mixing", natural(rec))  # the last token: 13 allowed keys
+    lines = mixing_lines(figure)
+    written = sorted(int(key.split(":")[1]) for key in lines if key.startswith("mixing_term:"))
+    weights = rec.weights[0, -1]
+    assert len(written) == 9 and set(written) == set(weights.argsort(descending=True)[:9].tolist())
+    hidden = [j for j in range(rec.n) if j not in written]
+    assert lines["mixing_hidden"].startswith("+ 4 other keys")
+    assert lines["mixing_hidden"].endswith(vector_text(rec.weighted_values(0, rec.n - 1)[hidden].double().sum(0).tolist(), 3))
+    assert FigureRequest(rec).query == rec.n - 1 and FigureRequest(rec).mixing_head == 0
 
 
 def test_token_is_chosen_by_the_one_selector():
     rec = record("the cat saw the dog")
-    assert FigureRequest(rec, token="the#2").query == 3
-    assert FigureRequest(rec, token="the").query == 0
-    assert FigureRequest(rec, token="DOG").query == 4
-    assert FigureRequest(rec, token="2").token == 2 == FigureRequest(rec, token=2).query
-    assert FigureRequest(rec).token is None and FigureRequest(rec).query == 4
-    figure = draw_figure("value-mixing", FigureRequest(rec, token="the#2"))
+    assert natural(rec, token="the#2").query == 3
+    assert natural(rec, token="the").query == 0
+    assert natural(rec, token="DOG").query == 4
+    assert natural(rec, token="2").token == 2 == natural(rec, token=2).query
+    assert natural(rec).token is None and natural(rec).query == 4
+    figure = draw_figure("value-mixing", natural(rec, token="the#2"))
     assert figure_text(figure, "heading") == "Value mixing: query 'the' (position 3), head 0"
     for choice, message in [("the#3", "'the' occurs 2 times, so the#3 does not exist"), ("the#0", "occurrences count from 1"),
                             ("7", "token position 7 is outside the sentence of 5 tokens"), ("-1", "token '-1' is not in the sentence"),
                             ("fox", "token 'fox' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat'")]:
         with pytest.raises(BlockvizError, match=message):
-            FigureRequest(rec, token=choice)
+            natural(rec, token=choice)
 
 
 def test_multi_head_shows_concat_output_projection_and_attn_out(short):
-    figure = draw_figure("multi-head", FigureRequest(short))
+    figure = draw_figure("multi-head", natural(short))
     assert shown(figure, "concat") == expected(short.concat)
     assert shown(figure, "W_O") == expected(short.params["attn.W_O"])
     assert shown(figure, "attn_out") == expected(short.attn_out)
@@ -173,23 +189,23 @@ def test_multi_head_shows_concat_output_projection_and_attn_out(short):
 
 
 def test_ffn_and_residual_stream(short):
-    ffn = draw_figure("ffn", FigureRequest(short))
+    ffn = draw_figure("ffn", natural(short))
     for name in ("ln2", "ffn_pre", "ffn_post", "ffn_out"):
         assert shown(ffn, name) == expected(getattr(short, name))
-    stream = draw_figure("residual-stream", FigureRequest(short))
+    stream = draw_figure("residual-stream", natural(short))
     for name in ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"):
         assert shown(stream, name) == expected(getattr(short, name))
 
 
 def test_block_flow_states_this_sentences_shapes(rec):
-    figure = draw_figure("block-flow", FigureRequest(rec))
+    figure = draw_figure("block-flow", natural(rec))
     texts = [text.get_text() for text in panel(figure, "flow").texts]
     assert "FFN (GELU)\n13 × 4 \u2192 13 × 8 \u2192 13 × 4" in texts
     assert any("2 heads × d_head 2, causal mask" in text for text in texts)
 
 
 def test_causal_vs_bidirectional_uses_a_bidirectional_record(short):
-    figure = draw_figure("causal-vs-bidirectional", FigureRequest(short))
+    figure = draw_figure("causal-vs-bidirectional", natural(short))
     open_record = record("the cat sat", BlockConfig(causal=False))
     for head in range(2):
         assert shown(figure, f"causal[{head}]") == expected(short.weights[head])
@@ -203,7 +219,7 @@ def test_other_mask_record_keeps_custom_weights(tmp_path):
 
     write_tensors(weights_file, record("x", BlockConfig(seed=7)).params, {})
     custom = record("the cat sat", params=weights_file)
-    other = FigureRequest(custom).other_mask_record
+    other = natural(custom).other_mask_record
     assert not other.config.causal
     assert all(other.params[name].equal(custom.params[name]) for name in custom.params)
     assert other.weights.equal(record("the cat sat", BlockConfig(causal=False), params=weights_file).weights)
@@ -211,7 +227,7 @@ def test_other_mask_record_keeps_custom_weights(tmp_path):
 
 def test_worked_example_numbers(short):
     example = worked_example()
-    figure = draw_figure("worked-example", FigureRequest(short))
+    figure = draw_figure("worked-example", natural(short))
     assert shown(figure, "example_scores") == ["0.00", format_number(math.log(3))] == expected(example.scores)
     assert shown(figure, "example_exp_scores") == ["0.33", "1.00"] == expected(example.exp_scores)
     assert shown(figure, "example_weights") == ["0.25", "0.75"]
@@ -224,19 +240,20 @@ def test_worked_example_numbers(short):
 
 
 def test_dark_theme_colours_the_page(short):
-    figure = draw_figure("weights", FigureRequest(short, theme=DARK))
+    figure = draw_figure("weights", natural(short, theme=DARK))
     assert figure.get_facecolor()[:3] == pytest.approx(tuple(int(DARK.background[i:i + 2], 16) / 255 for i in (1, 3, 5)))
 
 
 @pytest.mark.parametrize("head", [2, -1])
 def test_head_out_of_range_is_a_blockviz_error(short, head):
     with pytest.raises(BlockvizError, match=f"head {head} does not exist: the block has 2 heads, choose heads 0 to 1"):
-        FigureRequest(short, head=head)
+        natural(short, head=head)
 
 
 def test_formula_helpers():
     assert vector_text([0.5, -3]) == "(0.50, \u22123.00)"
     assert vector_text(range(8)) == "(0.00, 1.00, 2.00, \u2026, 6.00, 7.00)"
+    assert vector_text(range(8), max_items=4) == "(0.00, 1.00, \u2026, 7.00)"
     assert mixture_equation([0.25, 0.75], [(2, 0), (0, 4)], (0.5, 3)) == "0.25\u00b7(2.00, 0.00) + 0.75\u00b7(0.00, 4.00) = (0.50, 3.00)"
     assert mixture_equation([0.5], [(2, 0)], (1, 0), products=[(1, 0)]) == "0.50\u00b7(2.00, 0.00) = (1.00, 0.00) = (1.00, 0.00)"
     assert product_terms([0.5], [(2, -4)], [(1, -2)]) == ["0.50\u00b7(2.00, \u22124.00) = (1.00, \u22122.00)"]
@@ -260,7 +277,7 @@ def record_numbers(rec, decimals: int = 2) -> set[str]:
 @functools.lru_cache(maxsize=None)
 def drawn(rec, name: str):
     """Figure ``name`` of ``rec`` with the default choices, drawn once for the tests that only read it."""
-    return draw_figure(name, FigureRequest(rec))
+    return draw_figure(name, natural(rec))
 
 
 def numbers_shown(figure) -> list[str]:
@@ -312,34 +329,39 @@ def test_a_quantity_has_one_colour_scale_in_every_figure(chicken_record):
     assert set(found) == set(PANEL_QUANTITIES)
     for label, limits in found.items():
         assert limits == {rec.scale_limit(PANEL_QUANTITIES[label])}, label  # the same in token-grid and residual-stream
-    assert rec.scale_limit("scores") != rec.scale_limit("scaled_scores")
+    assert rec.scale_limit("scores") == rec.scale_limit("scaled_scores") == rec.scale_limit("masked_scores")  # one family
 
 
 def colour_bars(figure) -> list:
     return [ax for ax in figure.axes if ax.get_label() == "colorbar"]
 
 
+def bar_labels(figure) -> list[str]:
+    return [ax.get_title() for ax in colour_bars(figure)]
+
+
 def test_colour_bars_name_their_quantity_and_skip_a_quantity_of_zeros(short):
     assert not short.params["attn.b_O"].any()  # biases start at 0
-    figure = draw_figure("multi-head", FigureRequest(short))
+    figure = draw_figure("multi-head", natural(short))
     bars = colour_bars(figure)
-    assert [ax.get_ylabel() for ax in bars] == ["weight", "z, concat", "W_O", "attn_out"]
-    assert [ax.get_ylim()[1] for ax in bars[1:]] == pytest.approx([short.scale_limit(name) for name in ("head_outputs", "attn.W_O", "attn_out")])
-    assert [ax.get_ylabel() for ax in colour_bars(draw_figure("ffn", FigureRequest(short)))] == ["ln2", "ffn_pre, ffn_post", "ffn_out"]
-    assert [ax.get_ylabel() for ax in colour_bars(draw_figure("residual-stream", FigureRequest(short)))] == ["residual", "attn_out", "ffn_out"]
-    assert [ax.get_ylabel() for ax in colour_bars(draw_figure("mask", FigureRequest(short)))] == ["scaled_scores"] * 2  # one per head; M is all 0 or −∞
+    assert bar_labels(figure) == ["weight", "residual stream", "W_O, b_O"]
+    assert [ax.get_xlim()[1] for ax in bars[1:]] == pytest.approx([short.scale_limit(name) for name in ("head_outputs", "attn.W_O")])
+    assert bar_labels(draw_figure("ffn", natural(short))) == ["residual stream", "ffn_pre, ffn_post"]
+    assert bar_labels(draw_figure("residual-stream", natural(short))) == ["residual stream"]
+    assert bar_labels(draw_figure("mask", natural(short))) == ["scores"]  # raw, scaled and masked scores share one scale; M is all 0 or −∞
+    assert bar_labels(draw_figure("qkv", natural(short))) == ["query, key, value"]
 
 
 def test_colour_bar_ticks_are_written_like_every_number(short):
-    for bar in colour_bars(draw_figure("scores", FigureRequest(short))):
-        labels = [label.get_text() for label in bar.get_yticklabels() if label.get_text()]
+    for bar in colour_bars(draw_figure("scores", natural(short))):
+        labels = [label.get_text() for label in bar.get_xticklabels() if label.get_text()]
         assert labels and all(re.fullmatch(r"\u2212?\d+\.\d{2}", label) for label in labels), labels
-        assert not bar.yaxis.get_offset_text().get_text()
-    tiny = record("the cat sat", params={**short.params, "attn.b_O": short.params["attn.b_O"] + 1e-4})
-    bar = colour_bars(draw_figure("multi-head", FigureRequest(tiny)))[3]
-    assert bar.get_ylabel() == "b_O"
-    labels = [label.get_text() for label in bar.get_yticklabels() if label.get_text()]
-    assert len(set(labels)) == len(labels) > 1 and not bar.yaxis.get_offset_text().get_text(), labels
+        assert not bar.xaxis.get_offset_text().get_text()
+    tiny = record("the cat sat", params={**short.params, "attn.b_O": short.params["attn.b_O"] + 1e-4, "attn.W_O": short.params["attn.W_O"] * 0 + 1e-4})
+    figure = draw_figure("multi-head", natural(tiny))
+    (bar,) = [ax for ax in colour_bars(figure) if ax.get_title() == "W_O, b_O"]
+    labels = [label.get_text() for label in bar.get_xticklabels() if label.get_text()]
+    assert len(set(labels)) == len(labels) > 1 and not bar.xaxis.get_offset_text().get_text(), labels
 
 
 def tick_texts(ax, axis: str = "x") -> list[str]:
@@ -348,28 +370,28 @@ def tick_texts(ax, axis: str = "x") -> list[str]:
 
 def test_column_labels_are_the_records_axis_labels(short):
     config = short.config
-    ffn = draw_figure("ffn", FigureRequest(short))
+    ffn = draw_figure("ffn", natural(short))
     assert tick_texts(panel(ffn, "ffn_pre")) == [f"f{index}" for index in range(config.d_ff)] == axis_labels("d_ff", short.tokens, config.d_ff)
     assert tick_texts(panel(ffn, "ln2")) == axis_labels("d_model", short.tokens, config.d_model)
-    qkv = draw_figure("qkv", FigureRequest(short))
+    qkv = draw_figure("qkv", natural(short))
     assert tick_texts(panel(qkv, "key[0]")) == ["d0", "d1"] == axis_labels("d_head", short.tokens, config.d_head)
-    multi = draw_figure("multi-head", FigureRequest(short))
+    multi = draw_figure("multi-head", natural(short))
     assert tick_texts(panel(multi, "W_O"), "y") == tick_texts(panel(multi, "W_O")) == ["d0", "d1", "d2", "d3"]
 
 
 def test_activation_is_named_by_the_config():
     rec = record("the cat sat", BlockConfig(activation="relu"))
-    ffn = draw_figure("ffn", FigureRequest(rec))
+    ffn = draw_figure("ffn", natural(rec))
     assert panel(ffn, "ffn_post").get_title() == "ffn_post = ReLU(ffn_pre)"
-    flow = draw_figure("block-flow", FigureRequest(rec))
+    flow = draw_figure("block-flow", natural(rec))
     assert any(text.get_text().startswith("FFN (ReLU)\n") for text in panel(flow, "flow").texts)
 
 
 def test_tokens_are_drawn_as_display_tokens():
     rec = record("a\x01b \udcff c")
     assert "\x01" in rec.tokens and "\udcff" in rec.tokens
-    figure = draw_figure("weights", FigureRequest(rec))
+    figure = draw_figure("weights", natural(rec))
     assert tick_texts(panel(figure, "weights[0]")) == [display_token(token) for token in rec.tokens]
     assert "U+0001" in tick_texts(panel(figure, "weights[0]")) and "U+DCFF" in tick_texts(panel(figure, "weights[0]"))
-    mixing = draw_figure("value-mixing", FigureRequest(rec, token=1))
+    mixing = draw_figure("value-mixing", natural(rec, token=1))
     assert figure_text(mixing, "heading") == "Value mixing: query 'U+0001' (position 1), head 0"

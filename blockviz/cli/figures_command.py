@@ -9,6 +9,7 @@ import click
 
 from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
+from blockviz.figures.page import DEFAULT_WIDTH, WIDTH_LIMITS
 from blockviz.figures.registry import DEFAULT_DPI, FIGURE_NAMES, FIGURES, FORMATS
 
 THEMES = ("light", "dark")
@@ -32,6 +33,24 @@ class FormatList(click.ParamType):
         return list(dict.fromkeys(formats))
 
 
+class Width(click.ParamType):
+    """Inches from 2 to 40, or ``auto`` (``None``: each figure at its natural size)."""
+
+    name = "INCHES|auto"
+
+    def convert(self, value, param, ctx):
+        if value is None or isinstance(value, float) or (isinstance(value, str) and value.strip().lower() == "auto"):
+            return None if isinstance(value, str) else value
+        low, high = WIDTH_LIMITS
+        try:
+            inches = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of inches: give one from {low:g} to {high:g}, or auto", param, ctx)
+        if not (low <= inches <= high):  # also refuses nan and inf
+            self.fail(f"{inches:g} inches is outside {low:g} to {high:g}: give a page width such as 6.5 (a text column) or 3.3 (a paper column), or auto", param, ctx)
+        return inches
+
+
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
 @click.option("-o", "--output", "folder", type=click.Path(file_okay=False, writable=True, path_type=Path), default=None, metavar="DIR",
@@ -39,6 +58,9 @@ class FormatList(click.ParamType):
 @click.option("--figure", "names", type=click.Choice(FIGURE_NAMES), multiple=True, metavar="NAME",
               help=f"Draw only this figure (repeat for several; see --list). Default: all {len(FIGURES)}.")
 @click.option("--format", "formats", type=FormatList(), default="png,svg", show_default=True, help=f"File formats, comma-separated: {', '.join(FORMATS)}.")
+@click.option("--width", type=Width(), default=str(DEFAULT_WIDTH), show_default=True,
+              help="Page width in inches the figures are laid out for (6.5: a text column, 3.3: one column of a two-column paper; "
+                   "type is sized for it, at least 6 pt), or auto for each figure's natural size.")
 @click.option("--dpi", type=click.IntRange(20, 1200), default=DEFAULT_DPI, show_default=True, help="Pixels per inch of PNG files.")
 @click.option("--theme", type=click.Choice(THEMES), default="light", show_default=True, help="light for documents, dark to match the videos.")
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION",
@@ -48,7 +70,7 @@ class FormatList(click.ParamType):
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Draw N figures at once in separate processes. Default: one per CPU core (Linux; elsewhere 1).")
 @click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
-def figures(folder, names, formats, dpi, theme, token, head, jobs, list_only, **options) -> None:
+def figures(folder, names, formats, width, dpi, theme, token, head, jobs, list_only, **options) -> None:
     """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
 
     Writes DIR/<figure>.<format> for each figure and format (DIR: -o, by default
@@ -58,6 +80,7 @@ def figures(folder, names, formats, dpi, theme, token, head, jobs, list_only, **
     \b
     Examples:
       blockviz figures "the cat sat"
+      blockviz figures "the cat sat" --width 3.3 --format pdf
       blockviz figures "the cat sat" --figure weights --figure mask --format svg,pdf
       blockviz figures "The chicken didn't cross the road." --token the#2 --head 1
       blockviz figures --record cat.safetensors -o docs/figures
@@ -76,7 +99,7 @@ def figures(folder, names, formats, dpi, theme, token, head, jobs, list_only, **
     from blockviz.style import theme as theme_named
 
     with reporting_errors():
-        request = FigureRequest(rec, theme_named(theme), token=select_token(rec.tokens, token) if token is not None else None, head=head)
+        request = FigureRequest(rec, theme_named(theme), token=select_token(rec.tokens, token) if token is not None else None, head=head, width=width)
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)
         _write(request, folder, list(names) or list(FIGURE_NAMES), formats, dpi, jobs)

@@ -13,6 +13,7 @@ from matplotlib.patches import Circle, FancyBboxPatch
 from blockviz.figures import formulas
 from blockviz.figures.labels import text_size_in
 from blockviz.figures.layout import Slot, build_figure
+from blockviz.figures.page import MIN_PT
 from blockviz.figures.parts import heading, note
 from blockviz.figures.request import FigureRequest
 from blockviz.style import FFN_COLOR, OUTPUT_COLOR, RESIDUAL_COLOR, Theme
@@ -26,8 +27,9 @@ ADD_RADIUS = 0.14
 
 def block_flow(request: FigureRequest) -> Figure:
     """Figure 8: the block as a diagram: resid_pre → LayerNorm → attention → ⊕ → LayerNorm →
-    FFN → ⊕ → resid_post, each arrow labelled with its shape for this sentence."""
-    rec = request.record
+    FFN → ⊕ → resid_post, each arrow labelled with its shape for this sentence. At natural size
+    the stream runs left to right; on a page it runs top to bottom, the sublayers beside it."""
+    rec, page = request.record, request.page
     n, c = rec.n, rec.config
     rows = f"{n} × {c.d_model}"
     mask = "causal mask" if c.causal else "no mask (bidirectional)"
@@ -41,17 +43,91 @@ def block_flow(request: FigureRequest) -> Figure:
         ("add2", "resid_post", RESIDUAL_COLOR, "add"),
         ("resid_post", f"resid_post\n{rows}", RESIDUAL_COLOR, "stream"),
     ]
-    sizes = {name: text_size_in(text, BOX_PT) for name, text, _, _ in boxes}
-    width = _flow_width(boxes, sizes)
     outputs = {"add1": f"attn_out\n{rows}", "add2": f"ffn_out\n{rows}"}
+    lines = heading(page, "Block flow: one pre-norm decoder block", formulas.RESIDUAL)
+    if page.width is None:
+        sizes = {name: text_size_in(text, BOX_PT) for name, text, _, _ in boxes}
+        width = _flow_width(boxes, sizes)
+        lines.append([Slot(width, BRANCH_Y + 0.75, lambda ax: _draw_flow(ax, boxes, sizes, outputs, request.theme), key="flow")])
+    else:
+        lines.append([_vertical_slot(boxes, outputs, page, request.theme)])
+    lines.append(note(page, f"shapes as rows × columns for this sentence: n = {n} tokens, d_model = {c.d_model}, d_ff = {c.d_ff}; every step keeps one row per token"))
+    return build_figure(lines, page)[0]
+
+
+def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
+    """The diagram top to bottom: the residual stream down the left, each sublayer's boxes to
+    its right, their output joining the stream at ⊕; type as large as fits the page (≥ 6 pt)."""
+    size = max(MIN_PT, page.note + 0.5)
+    room = page.content_width - 0.1
+    while True:
+        sizes = {name: text_size_in(text, size) for name, text, _, _ in boxes}
+        output_width = max(text_size_in(text, max(MIN_PT, size - 0.5))[0] for text in outputs.values())
+        stream_width = max(sizes[name][0] for name, _, _, kind in boxes if kind == "stream") + 2 * BOX_PAD_IN
+        branch_width = max(sizes[name][0] for name, _, _, kind in boxes if kind == "branch") + 2 * BOX_PAD_IN
+        width = max(stream_width, 2 * ADD_RADIUS + output_width + 0.3) + 0.35 + branch_width
+        if width <= room or size <= MIN_PT:
+            break
+        size = max(MIN_PT, size - 0.5)
+    gap = 0.22
+    heights = {name: (sizes[name][1] + 2 * BOX_PAD_IN if kind != "add" else 2 * ADD_RADIUS) for name, _, _, kind in boxes}
+    height = sum(heights.values()) + gap * (len(boxes) - 1) + 0.1
+    stream_x = max(stream_width, 2 * ADD_RADIUS) / 2 + 0.02
+    branch_x = width - branch_width - 0.02
 
     def draw(ax: Axes):
-        return _draw_flow(ax, boxes, sizes, outputs, request.theme)
+        ax.set_label("flow")
+        ax.set_axis_off()
+        ax.set_xlim(0, width)
+        ax.set_ylim(0, height)
+        drawn = {}
+        y = height - 0.05
+        previous = None  # where the stream left off: (x, y)
+        branch_previous = None
+        for name, text, colour, kind in boxes:
+            box_height = heights[name]
+            centre_y = y - box_height / 2
+            if kind == "stream":
+                box_width = sizes[name][0] + 2 * BOX_PAD_IN
+                _box(ax, stream_x - box_width / 2, centre_y, box_width, box_height, colour, theme)
+                drawn[name] = ax.text(stream_x, centre_y, text, ha="center", va="center", fontsize=size, color=theme.text, parse_math=False, linespacing=1.35)
+                if previous is not None:
+                    _arrow(ax, previous, (stream_x, y), RESIDUAL_COLOR)
+                previous = (stream_x, y - box_height)
+            elif kind == "branch":
+                box_width = sizes[name][0] + 2 * BOX_PAD_IN
+                box_x = branch_x + (branch_width - box_width) / 2
+                _box(ax, box_x, centre_y, box_width, box_height, colour, theme)
+                drawn[name] = ax.text(box_x + box_width / 2, centre_y, text, ha="center", va="center", fontsize=size, color=theme.text, parse_math=False, linespacing=1.35)
+                if branch_previous is None:  # leave the stream: a dot on it, an arrow right into the box
+                    ax.add_patch(Circle((stream_x, centre_y), 0.035, color=RESIDUAL_COLOR))
+                    _arrow(ax, (stream_x, centre_y), (box_x, centre_y), RESIDUAL_COLOR)
+                else:
+                    _arrow(ax, branch_previous, (box_x + box_width / 2, y), colour)
+                branch_previous = (box_x + box_width / 2, y - box_height)
+            else:
+                centre = (stream_x, centre_y)
+                ax.add_patch(Circle(centre, ADD_RADIUS, facecolor=theme.background, edgecolor=colour, linewidth=1.2))
+                ax.text(*centre, "+", ha="center", va="center", fontsize=size + 2, color=theme.text)
+                ax.text(stream_x + ADD_RADIUS + 0.08, centre_y - 0.04, text, ha="left", va="top", fontsize=max(MIN_PT, size - 0.5), color=theme.muted_text, parse_math=False)
+                _arrow(ax, previous, (stream_x, centre_y + ADD_RADIUS), RESIDUAL_COLOR)
+                bx, by = branch_previous
+                ax.plot([bx, bx], [by, centre_y], color=colour, linewidth=1.2, solid_capstyle="butt")
+                _arrow(ax, (bx, centre_y), (stream_x + ADD_RADIUS, centre_y), colour)
+                ax.text(stream_x + ADD_RADIUS + 0.08, centre_y + 0.04, outputs[name], ha="left", va="bottom", fontsize=max(MIN_PT, size - 0.5), color=theme.muted_text,
+                        parse_math=False, linespacing=1.25)
+                drawn[name] = centre
+                previous = (stream_x, centre_y - ADD_RADIUS)
+                branch_previous = None
+            y -= box_height + gap
+        return drawn
 
-    lines = heading("Block flow: one pre-norm decoder block", formulas.RESIDUAL)
-    lines.append([Slot(width, BRANCH_Y + 0.75, draw, key="flow")])
-    lines.append([note(f"shapes as rows × columns for this sentence: n = {n} tokens, d_model = {c.d_model}, d_ff = {c.d_ff}; every step keeps one row per token")])
-    return build_figure(lines)[0]
+    return Slot(width, height, draw, key="flow")
+
+
+def _box(ax: Axes, x: float, centre_y: float, width: float, height: float, colour: str, theme: Theme) -> None:
+    ax.add_patch(FancyBboxPatch((x, centre_y - height / 2), width, height, boxstyle="round,pad=0,rounding_size=0.06",
+                                facecolor=theme.background, edgecolor=colour, linewidth=1.2))
 
 
 def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:

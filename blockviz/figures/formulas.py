@@ -1,4 +1,5 @@
-"""Formulas, typeset with matplotlib's mathtext (no LaTeX), and numbers written out as vectors."""
+"""Formulas, typeset with matplotlib's mathtext (no LaTeX; a tuple is a formula in parts that
+may wrap onto lines of their own), and numbers written out as vectors."""
 
 from __future__ import annotations
 
@@ -8,23 +9,53 @@ ATTENTION = r"$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\to
 """Scaled dot-product attention (Vaswani et al. 2017, "Attention Is All You Need", Eq. 1) with
 the mask M added before the softmax."""
 SCORES = r"this step: $S = QK^{\top}$, then $S / \sqrt{d_k}$"
-MASKED_SCORES = r"$S / \sqrt{d_k} + M$,  $M_{ij} = 0$ if $j \leq i$, $-\infty$ if $j > i$"
-OPEN_MASK = r"$S / \sqrt{d_k} + M$,  $M = 0$ (bidirectional: nothing blocked)"
-WEIGHTS = r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$, each row sums to 1"
-QKV = r"$Q = XW^Q_h + b^Q_h,\quad K = XW^K_h + b^K_h,\quad V = XW^V_h + b^V_h,\quad X = \mathrm{LayerNorm}(x)$"
+MASKED_SCORES = (r"$S / \sqrt{d_k} + M$", r"$M_{ij} = 0$ if $j \leq i$, $-\infty$ if $j > i$")
+OPEN_MASK = (r"$S / \sqrt{d_k} + M$", r"$M = 0$ (bidirectional: nothing blocked)")
+WEIGHTS = (r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$", "each row sums to 1")
+QKV = (r"$Q = XW^Q_h + b^Q_h$", r"$K = XW^K_h + b^K_h$", r"$V = XW^V_h + b^V_h$", r"$X = \mathrm{LayerNorm}(x)$")
 MIXING = r"$z_i = \sum_j w_{ij}\, v_j$"
 MULTI_HEAD = r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O + b^O$"
 FFN = r"$\mathrm{FFN}(x) = \mathrm{act}(x W_{in} + b_{in})\, W_{out} + b_{out}$"
-RESIDUAL = r"$x_{mid} = x + \mathrm{Attention}(\mathrm{LN}_1(x)),\quad x_{out} = x_{mid} + \mathrm{FFN}(\mathrm{LN}_2(x_{mid}))$"
+RESIDUAL = (r"$x_{mid} = x + \mathrm{Attention}(\mathrm{LN}_1(x))$", r"$x_{out} = x_{mid} + \mathrm{FFN}(\mathrm{LN}_2(x_{mid}))$")
 TOKEN_GRID = r"$x = \mathrm{embedding} + \mathrm{position}$"
+
+WORK_DECIMALS = 1
+"""Work lines write this many more decimals than the grids, so that the sums they show add up."""
+LARGEST_WORK_DECIMALS = 6
+
 
 def vector_text(values, decimals: int = 2, max_items: int = 6) -> str:
     """A vector as written in the figures: ``(0.50, 3.00)``; past ``max_items`` entries the
-    middle ones are elided, ``(0.10, 0.20, 0.30, …, 0.90)``, keeping the first 3 and last 2."""
+    middle ones are elided, ``(0.10, 0.20, 0.30, …, 0.90)``, keeping the first ones and the last
+    ones (3 and 2 of 6)."""
     numbers = [format_number(float(value), decimals) for value in values]
-    if len(numbers) > max_items:
-        numbers = numbers[:3] + ["\u2026"] + numbers[-2:]
-    return "(" + ", ".join(numbers) + ")"
+    return "(" + ", ".join(elide(numbers, max_items)) + ")"
+
+
+def elide(items: list, max_items: int) -> list:
+    """``items`` with the middle ones replaced by "…" past ``max_items`` (at least 2 kept)."""
+    if len(items) <= max_items:
+        return list(items)
+    head = max(1, max_items // 2)
+    tail = max(1, max_items - 1 - head)
+    return list(items[:head]) + ["\u2026"] + list(items[-tail:])
+
+
+def shown(value: float, decimals: int) -> float:
+    """``value`` as it reads when written with ``decimals`` decimals."""
+    return float(format_number(float(value), decimals).replace("\u2212", "-"))
+
+
+def product_decimals(weight: float, vector, product, decimals: int) -> int:
+    """Decimals for the factors of ``weight · vector = product`` (the product written with
+    ``decimals``) so that the written factors multiply to the written product within one unit
+    of its last decimal: ``decimals``, or more where rounding needs it."""
+    target = [shown(value, decimals) for value in product]
+    for factor_decimals in range(decimals, LARGEST_WORK_DECIMALS + 1):
+        w = shown(weight, factor_decimals)
+        if all(abs(w * shown(v, factor_decimals) - p) <= 10 ** -decimals * 1.0001 for v, p in zip(vector, target)):
+            return factor_decimals
+    return LARGEST_WORK_DECIMALS
 
 
 def mixture_terms(weights, vectors, decimals: int = 2) -> list[str]:

@@ -30,10 +30,19 @@ class ColourScale:
     cmap: Colormap
     norm: Normalize
     label: str = ""
+    tick_values: tuple[float, ...] = ()
 
     def rgba(self, values: np.ndarray) -> np.ndarray:
         """RGBA of each value, shape ``values.shape + (4,)``."""
         return self.cmap(self.norm(values))
+
+    @property
+    def ticks(self) -> tuple[float, ...]:
+        """Where its colour bar is labelled: both ends and 0 (for weights, as :func:`weights_scale` says)."""
+        if self.tick_values:
+            return self.tick_values
+        low, high = self.norm.vmin, self.norm.vmax
+        return (low, 0.0, high) if low < 0 < high else (low, high)
 
     @property
     def all_zero(self) -> bool:
@@ -47,12 +56,17 @@ def signed_scale(limit: float, label: str = "") -> ColourScale:
     return ColourScale(colormaps[SIGNED_CMAP], Normalize(-limit, limit), label)
 
 
+FAMILY_LABELS = {"residual": "residual stream", "qkv": "query, key, value", "scores": "scores", "ffn_hidden": "ffn_pre, ffn_post"}
+"""How a colour bar names the colour-scale families of :mod:`blockviz.record_fields`."""
+
+
 def record_scale(rec, name: str, label: str | None = None) -> ColourScale:
     """The one colour scale of quantity ``name`` (a record field or a parameter, e.g.
     ``"attn.W_O"``) in ``rec``: :meth:`BlockRecord.scale_limit`, the call the scenes make too,
     so a value has the same colour in every panel, figure and video. Labelled ``label``, by
-    default the quantity's colour-scale family (a parameter: its own name)."""
-    return signed_scale(rec.scale_limit(name), scale_family(name) if label is None else label)
+    default the quantity's colour-scale family (:data:`FAMILY_LABELS`; a parameter: its own name)."""
+    family = scale_family(name)
+    return signed_scale(rec.scale_limit(name), FAMILY_LABELS.get(family, family) if label is None else label)
 
 
 def scale_family(name: str) -> str:
@@ -68,9 +82,10 @@ def weights_scale() -> ColourScale:
     return ColourScale(colormaps[WEIGHTS_CMAP], Normalize(0.0, 1.0), "weight")
 
 
-def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, blocked: np.ndarray | None = None) -> QuadMesh:
+def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, cell: float, blocked: np.ndarray | None = None) -> QuadMesh:
     """Cells of ``values`` ``(rows, cols)`` coloured by ``scale``; ``blocked`` cells are left
-    empty (for :func:`draw_blocked`), so −∞ never stretches the scale. Row 0 at the top."""
+    empty (for :func:`draw_blocked`), so −∞ never stretches the scale. Row 0 at the top; cells
+    ``cell`` inches across (their smaller side) are parted by lines in the page colour, thinner for small cells."""
     rows, cols = values.shape
     hidden = _blocked_or_none(values, blocked)
     shown = np.where(np.isfinite(values), values, 0.0)
@@ -78,7 +93,7 @@ def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme,
         shown = np.ma.masked_array(shown, mask=hidden)
     mesh = ax.pcolormesh(
         np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5, shown,
-        cmap=scale.cmap, norm=scale.norm, edgecolors=theme.background, linewidth=0.5 if max(rows, cols) <= 24 else 0.25,
+        cmap=scale.cmap, norm=scale.norm, edgecolors=theme.background, linewidth=0.0 if cell < 0.08 else round(min(0.5, 0.04 * cell * 72), 2),
     )
     ax.set_xlim(-0.5, cols - 0.5)
     ax.set_ylim(rows - 0.5, -0.5)
@@ -102,6 +117,12 @@ def draw_blocked(ax: Axes, blocked: np.ndarray, theme: Theme, filled: bool = Tru
             ax.add_patch(patch)
             patches.append(patch)
     return patches
+
+
+def blocked_patch_style(theme: Theme, filled: bool = True) -> dict:
+    """How a blocked cell is drawn (for a legend's swatch too): see :func:`draw_blocked`."""
+    return dict(facecolor=theme.blocked if filled else "none", edgecolor=theme.blocked_hatch, hatch=BLOCKED_HATCH, linewidth=0.0,
+                alpha=None if filled else 0.6)
 
 
 def blocked_legend_handle(theme: Theme, label: str | None = None) -> Patch:

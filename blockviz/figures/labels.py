@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
 
+from blockviz.figures.page import MIN_PT
 from blockviz.tokens import display_token
 
 MAX_LABEL_CHARS = 12
 """Longest token label; longer tokens are cut to this many characters, ending in "…"."""
 ELLIPSIS = "\u2026"
 
-LARGEST_ANNOTATION_PT = 9.0
-SMALLEST_ANNOTATION_PT = 5.0
-"""Below this size digits are unreadable: the cells are shown by colour alone."""
-LARGEST_TICK_PT = 9.0
-SMALLEST_TICK_PT = 4.5
 POINTS_PER_INCH = 72.0
+TICK_SHARE = 0.75
+"""A tick label is at most this share of the distance between ticks tall (in points), so labels never touch."""
 LINE_SPACING = 1.4
 """Distance between lines of multi-line text, in font sizes (matplotlib's default is 1.2 × line height)."""
 
@@ -62,17 +61,23 @@ def widest_in(texts, size_pt: float, family: str = "sans-serif") -> float:
     return max((text_size_in(text, size_pt, family)[0] for text in texts), default=0.0)
 
 
-def annotation_size(cell_in: float, texts, family: str = "sans-serif") -> float | None:
+def annotation_size(cell_in: float, texts, largest_pt: float, family: str = "sans-serif") -> float | None:
     """Font size (pt) at which every one of ``texts`` fits in a square cell ``cell_in`` wide,
-    at most 9 pt; ``None`` when that is under 5 pt (then the cells show colour only)."""
+    at most ``largest_pt``; ``None`` when that is under :data:`~blockviz.figures.page.MIN_PT`
+    (then the cells show colour only)."""
     reference = 10.0
     widest = widest_in(texts, reference, family)
     if widest == 0:
-        return LARGEST_ANNOTATION_PT
-    size = min(LARGEST_ANNOTATION_PT, reference * 0.84 * cell_in / widest, 0.5 * cell_in * POINTS_PER_INCH)
-    return round(size, 2) if size >= SMALLEST_ANNOTATION_PT else None
+        return largest_pt
+    size = min(largest_pt, reference * 0.84 * cell_in / widest, 0.5 * cell_in * POINTS_PER_INCH)
+    return round(size, 2) if size >= MIN_PT else None
 
 
-def tick_size(cell_in: float) -> float:
-    """Font size (pt) of tick labels one per cell ``cell_in`` apart, so that they never touch."""
-    return round(max(SMALLEST_TICK_PT, min(LARGEST_TICK_PT, 0.62 * cell_in * POINTS_PER_INCH)), 2)
+def tick_size(cell_in: float, largest_pt: float) -> tuple[float, int]:
+    """Font size (pt) of tick labels one per cell ``cell_in`` apart, and the step between labelled
+    ticks: 1 (every cell) unless cells are too close for :data:`~blockviz.figures.page.MIN_PT`
+    type, then every ``step``-th cell is labelled, so that labels never touch."""
+    fitting = TICK_SHARE * cell_in * POINTS_PER_INCH
+    if fitting >= MIN_PT:
+        return round(min(largest_pt, fitting), 2), 1
+    return MIN_PT, math.ceil(MIN_PT / fitting)

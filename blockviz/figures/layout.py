@@ -1,29 +1,52 @@
-"""Placing panels by the inch, so a cell is the size its numbers were chosen for.
+"""Placing panels by the inch, so a cell is the size its numbers were chosen for, on a page of a
+given width.
 
-A figure is a stack of lines; a line is a row of :class:`Slot` s, each an Axes of a fixed
-size in inches with room around it for its title and tick labels. Sizes are computed, not
-negotiated by a layout engine, so text never overlaps and annotations always fit their cells.
+A figure is a stack of lines. A line is one of
+
+* a list of :class:`Slot` s, left to right (a fixed line);
+* a :class:`Flow`: panels sharing one cell size, left to right, wrapped onto more rows when the
+  page is too narrow for them (an operator stays with the panel after it);
+* a :class:`TextLine`: words wrapped to the page width.
+
+:func:`build_figure` picks each flow's cell size: the page's largest cell, smaller when a panel
+would not fit the width or the figure would be taller than the page allows. Sizes are computed,
+not negotiated by a layout engine, so text never overlaps and annotations always fit their cells.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from blockviz.figures.labels import text_size_in
+from blockviz.figures.labels import LINE_SPACING, text_size_in
+from blockviz.figures.page import MIN_PT, Page
 
-GAP_IN = 0.12
-"""Space between neighbouring slots and between lines, in inches."""
-MARGIN_IN = 0.12
-
-LARGEST_CELL_IN = 0.5
 SMALLEST_CELL_IN = 0.14
+"""At natural size, cells are never smaller than this."""
 ROWS_PER_5_5_IN = 5.5
-"""An n-row heatmap is about 5.5 in tall (cells at most 0.5 in) until cells reach their minimum."""
+"""At natural size an n-row heatmap is about 5.5 in tall (cells at most 0.5 in) until cells reach their minimum."""
 WIDEST_LINE_IN = 15.0
+"""At natural size a line of panels is about this wide at most."""
+OPERATOR_COLUMNS = 1.6
+LABEL_COLUMNS = 3.0
+ONE_ROW_SHARE = 0.7
+"""A flow stays on one row if its cells need shrink no further than this share of their size to fit."""
+TOO_SMALL_SHARE = 0.3
+"""A flow wraps if on one row its cells would shrink below this share of their size, even
+when wrapping shows no more numbers."""
+TINIEST_CELL_IN = 0.012
+TEXT_SLACK = 1.06
+"""Text slots are this much wider than the text's outlines: hinted text at low dpi is a little wider."""
+TEXT_PAD_IN = 0.05
+ASPECT = 0.55
+"""Height of a heatmap cell over its width: cells are wider than tall, as a table's are, so a
+number fits in a cell of fewer rows' height (the videos' cells have the same shape)."""
+LABELLED_ROW_IN = 0.112
+"""Rows at least this far apart can each carry a 6 pt label."""
 
 
 @dataclass
@@ -37,67 +60,284 @@ class Slot:
 
     width: float
     height: float
-    draw: Callable[[Axes], Any]
+    draw: Callable[..., Any]
     key: str | None = None
     left: float = 0.0
     right: float = 0.0
     top: float = 0.0
     bottom: float = 0.0
     axes: bool = True
+    numbers: int = 0
+    """How many numbers it writes (cells annotated)."""
 
     @property
     def full_width(self) -> float:
         return self.left + self.width + self.right
 
+    @property
+    def full_height(self) -> float:
+        return self.top + self.height + self.bottom
 
-def cell_size(max_rows: int, total_columns: int) -> float:
-    """Side of a heatmap cell in inches: 0.5 for short sentences, smaller as rows grow past 11
-    or a line holds many columns, never below 0.14."""
-    by_rows = ROWS_PER_5_5_IN / max(1, max_rows)
-    by_columns = WIDEST_LINE_IN / max(1, total_columns)
-    return max(SMALLEST_CELL_IN, min(LARGEST_CELL_IN, by_rows, by_columns))
+
+@dataclass
+class Piece:
+    """A panel (or operator) of a :class:`Flow`: ``make(cell, first, pitch)`` is its slot with cells
+    ``cell`` inches wide and token rows at most ``pitch`` inches apart, ``first`` when it is the
+    first panel of token rows on its row of the page (it then labels them).
+    ``columns`` counts its width in cells (for the natural size); ``glue`` keeps it on the same
+    row as the piece after it (an operator)."""
+
+    make: Callable[[float, bool, float], Slot]
+    columns: float = 0.0
+    glue: bool = False
+    token_rows: bool = False
+    """Its rows are the tokens: the first such piece of a row labels them."""
+
+
+@dataclass
+class Flow:
+    """Pieces sharing one cell size, for panels of ``rows`` rows."""
+
+    pieces: list[Piece]
+    rows: int = 1
+    largest_cell: float | None = None
+    """A cap of its own on the cell size (e.g. a figure with a fixed cell)."""
+
+    def natural_cell(self, page: Page) -> float:
+        """The cell size at natural width: 0.5 for short sentences, smaller as rows grow past 11
+        or the line holds many columns, never below 0.14."""
+        columns = sum(piece.columns for piece in self.pieces)
+        operators = sum(1 for piece in self.pieces if piece.glue)
+        by_rows = ROWS_PER_5_5_IN / max(1, self.rows) / ASPECT
+        by_columns = WIDEST_LINE_IN / max(1.0, columns + operators * OPERATOR_COLUMNS + LABEL_COLUMNS)
+        return max(SMALLEST_CELL_IN, min(self.cap(page), by_rows, by_columns))
+
+    def cap(self, page: Page) -> float:
+        return min(page.largest_cell, self.largest_cell or math.inf)
+
+    def arrange(self, page: Page, pitch: float, gap: float) -> list[list[Slot]]:
+        """The rows of slots this flow takes on ``page`` with token rows at most ``pitch`` inches apart."""
+        if page.width is None:
+            return [_make_row(self.pieces, self.natural_cell(page), pitch)]
+        room = page.content_width
+        cap = self.cap(page)
+        groups = _groups(self.pieces)
+        one_row = _largest_cell(lambda cell: _row_width([_make_row(self.pieces, cell, pitch)], gap), room, cap)
+        single = [_make_row(self.pieces, one_row, pitch)]
+        fits = _row_width(single, gap) <= room + 1e-9
+        if len(groups) == 1 or (fits and one_row >= ONE_ROW_SHARE * cap):
+            return single
+        cell = min(_largest_cell(lambda cell: _row_width([_make_row(group, cell, pitch)], gap), room, cap) for group in groups)
+        rows: list[list[Piece]] = []
+        for group in groups:
+            if rows and _row_width([_make_row(rows[-1] + group, cell, pitch)], gap) <= room + 1e-9:
+                rows[-1] += group
+            else:
+                rows.append(list(group))
+        wrapped = [_make_row(row, cell, pitch) for row in rows]
+        if not fits or _numbers(wrapped) > _numbers(single) or one_row < TOO_SMALL_SHARE * cap:
+            return wrapped  # wrapping shows numbers the single row cannot, or the single row is too small to read
+        return single
+
+
+def _numbers(rows: list[list[Slot]]) -> int:
+    return sum(slot.numbers for row in rows for slot in row)
+
+
+def cell_height(cell: float, pitch: float = math.inf) -> float:
+    """Height of a heatmap cell ``cell`` inches wide: :data:`ASPECT` of its width, taller (up to
+    square) where token labels one per row would otherwise be too close for 6 pt type, and at
+    most ``pitch`` (the figure keeping to the page's height)."""
+    return min(cell, max(cell * ASPECT, LABELLED_ROW_IN), pitch)
+
+
+def _make_row(pieces: list[Piece], cell: float, pitch: float) -> list[Slot]:
+    """The slots of ``pieces`` on one row: the first piece with token rows labels them."""
+    first = next((index for index, piece in enumerate(pieces) if piece.token_rows), -1)
+    return [piece.make(cell, index == first, pitch) for index, piece in enumerate(pieces)]
+
+
+@dataclass
+class TextLine:
+    """Text centred on the page, its words wrapped onto more lines to fit the page width (each
+    line of a mathtext line is wrapped at the ``parts`` it is given, joined by ``joiner``).
+
+    One Text artist holds every line; its label (``get_label()``) is ``key``.
+    """
+
+    parts: list[str]
+    size_pt: float
+    key: str | None = None
+    math: bool = False
+    family: str = "sans-serif"
+    joiner: str = " "
+    options: dict = field(default_factory=dict)
+
+    def arrange(self, page: Page) -> list[list[Slot]]:
+        weight = self.options.get("fontweight", "normal")
+        room = (page.content_width - TEXT_PAD_IN) / TEXT_SLACK
+        size = self.size_pt
+        while True:
+            lines = _wrap(self.parts, self.joiner, size, room, self.family, self.math, weight)
+            widest = max(_measure(line, size, self.family, self.math, weight)[0] for line in lines)
+            if widest <= room or size <= MIN_PT:
+                break
+            size = max(MIN_PT, size - 0.5)  # a word (or formula part) wider than the page: smaller type, down to the minimum
+        return [[text_slot("\n".join(lines), size, key=self.key, math=self.math, family=self.family, **self.options)]]
+
+
+Line = Union[list, Flow, TextLine]
 
 
 def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = False, family: str = "sans-serif", **text_options) -> Slot:
     """A slot just holding ``text`` (a title, an operator such as "+" or "÷ √d_k"), drawn on the
     figure itself; the Text's label (``get_label()``) is ``key``."""
-    width, height = text_size_in(text, size_pt, family=family, math=math, weight=text_options.get("fontweight", "normal"))
+    width, height = _measure(text, size_pt, family, math, text_options.get("fontweight", "normal"))
 
     def draw(figure: Figure, rect):
         x0, y0, w, h = rect
         return figure.text(x0 + w / 2, y0 + h / 2, text, ha="center", va="center", fontsize=size_pt, parse_math=math,
-                           family=family, label=key or "", **text_options)
+                           family=family, label=key or "", multialignment="center", linespacing=LINE_SPACING, **text_options)
 
-    return Slot(width * 1.1 + 0.08, height + 0.06, draw, key=key, axes=False)  # slack: hinted text at low dpi is up to ~10% wider than its outlines
+    return Slot(width * TEXT_SLACK + TEXT_PAD_IN, height + 0.06, draw, key=key, axes=False)
 
 
-def build_figure(lines: list[list[Slot]]) -> tuple[Figure, dict[str, Any]]:
-    """A figure holding ``lines`` top to bottom, each line's slots left to right and centred.
+def operator_piece(text: str, size_pt: float, math: bool = False) -> Piece:
+    """An operator between two panels ("+", "=", "→", "÷√d_k"), kept with the panel after it."""
+    return fixed_piece(text_slot(text, size_pt, math=math), glue=True)
+
+
+def fixed_piece(slot: Slot, glue: bool = False) -> Piece:
+    """A piece whose slot is the same whatever the cells."""
+    return Piece(lambda cell, first, pitch: slot, columns=0.0, glue=glue)
+
+
+def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]:
+    """A figure holding ``lines`` top to bottom, each row's slots left to right and centred, as
+    wide as ``page`` (or, at natural size, as its widest row).
 
     Returns the figure and what each keyed slot's ``draw`` returned.
     """
     lines = [line for line in lines if line]
-    heights = [_line_height(line) for line in lines]
-    widths = [sum(slot.full_width for slot in line) + GAP_IN * (len(line) - 1) for line in lines]
-    figure_width = max(widths) + 2 * MARGIN_IN
-    figure_height = sum(heights) + GAP_IN * (len(lines) - 1) + 2 * MARGIN_IN
+    gap = page.gap
+    rows = _arrange(lines, page, math.inf, gap)
+    if page.width is not None and page.max_height is not None and _height(rows, page) > page.max_height:
+        rows = _shrink_to_height(lines, page, gap)
+    widths = [_row_width([row], gap) for row in rows]
+    figure_width = max(widths) + 2 * page.margin if page.width is None else max(page.width, max(widths) + 2 * page.margin)
+    figure_height = _height(rows, page)
     figure = Figure(figsize=(figure_width, figure_height))
     results: dict[str, Any] = {}
-    top = figure_height - MARGIN_IN
-    for line, height, width in zip(lines, heights, widths):
-        body = max(slot.height for slot in line)
-        body_bottom = top - max(slot.top for slot in line) - body
+    top = figure_height - page.margin
+    for row, width in zip(rows, widths):
+        body = max(slot.height for slot in row)
+        body_bottom = top - max(slot.top for slot in row) - body
         x = (figure_width - width) / 2
-        for slot in line:
+        for slot in row:
             y = body_bottom + (body - slot.height) / 2
             rect = ((x + slot.left) / figure_width, y / figure_height, slot.width / figure_width, slot.height / figure_height)
             result = slot.draw(figure.add_axes(rect)) if slot.axes else slot.draw(figure, rect)
             if slot.key is not None:
                 results[slot.key] = result
-            x += slot.full_width + GAP_IN
-        top -= height + GAP_IN
+            x += slot.full_width + gap
+        top -= _row_height(row) + gap
     return figure, results
 
 
-def _line_height(line: list[Slot]) -> float:
-    return max(slot.top for slot in line) + max(slot.height for slot in line) + max(slot.bottom for slot in line)
+def _arrange(lines: list[Line], page: Page, pitch: float, gap: float) -> list[list[Slot]]:
+    rows: list[list[Slot]] = []
+    for line in lines:
+        if isinstance(line, Flow):
+            rows += line.arrange(page, pitch, gap)
+        elif isinstance(line, TextLine):
+            rows += line.arrange(page)
+        else:
+            rows.append(list(line))
+    return rows
+
+
+def _shrink_to_height(lines: list[Line], page: Page, gap: float) -> list[list[Slot]]:
+    """The rows with token rows as far apart as keeps the figure within the page's height (the
+    smallest figure if none does): cells keep their width, their height gives way."""
+    low, high = TINIEST_CELL_IN, page.largest_cell
+    best = _arrange(lines, page, low, gap)
+    if _height(best, page) > page.max_height:
+        return best
+    for _ in range(9):
+        middle = (low + high) / 2
+        rows = _arrange(lines, page, middle, gap)
+        if _height(rows, page) <= page.max_height:
+            low, best = middle, rows
+        else:
+            high = middle
+    return best
+
+
+def _groups(pieces: list[Piece]) -> list[list[Piece]]:
+    groups, current = [], []
+    for piece in pieces:
+        current.append(piece)
+        if not piece.glue:
+            groups.append(current)
+            current = []
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _largest_cell(width_at: Callable[[float], float], room: float, cap: float) -> float:
+    """The largest cell up to ``cap`` at which ``width_at(cell)`` fits ``room`` (widths grow with cells)."""
+    if width_at(cap) <= room or width_at(TINIEST_CELL_IN) > room:
+        return cap  # fits as it is, or no cell size makes it fit
+    low, high = TINIEST_CELL_IN, cap
+    for _ in range(14):
+        middle = (low + high) / 2
+        if width_at(middle) <= room:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _row_width(rows: list[list[Slot]], gap: float) -> float:
+    return max(sum(slot.full_width for slot in row) + gap * (len(row) - 1) for row in rows)
+
+
+def _row_height(row: list[Slot]) -> float:
+    return max(slot.top for slot in row) + max(slot.height for slot in row) + max(slot.bottom for slot in row)
+
+
+def _height(rows: list[list[Slot]], page: Page) -> float:
+    return sum(_row_height(row) for row in rows) + page.gap * (len(rows) - 1) + 2 * page.margin
+
+
+def _measure(text: str, size_pt: float, family: str, math: bool, weight: str) -> tuple[float, float]:
+    if math and "\n" in text:
+        sizes = [text_size_in(line, size_pt, family, math=True, weight=weight) for line in text.split("\n")]
+        return max(width for width, _ in sizes), LINE_SPACING * size_pt / 72 * (len(sizes) - 1) + sizes[-1][1]
+    return text_size_in(text, size_pt, family, math=math, weight=weight)
+
+
+def _words(text: str, math: bool) -> list[str]:
+    """The words of ``text``; in mathtext, a $…$ group stays one word."""
+    words: list[str] = []
+    for word in text.split(" "):
+        if math and words and words[-1].count("$") % 2:
+            words[-1] += " " + word
+        else:
+            words.append(word)
+    return words
+
+
+def _wrap(parts: list[str], joiner: str, size: float, room: float, family: str, math: bool, weight: str) -> list[str]:
+    """``parts`` joined by ``joiner`` into as few lines as fit ``room`` inches (greedy)."""
+    if joiner == " ":
+        parts = [word for part in parts for word in _words(part, math)]
+    lines: list[str] = []
+    for part in parts:
+        candidate = part if not lines else lines[-1] + joiner + part
+        if lines and _measure(candidate, size, family, math, weight)[0] <= room:
+            lines[-1] = candidate
+        else:
+            lines.append(part)
+    return lines

@@ -1,8 +1,11 @@
-"""One matrix as one labelled panel: heatmap, annotations, tick labels, title, all sized to fit."""
+"""One matrix as one labelled panel: heatmap, annotations, tick labels, title, all sized to fit;
+and the colour bars that say what the colours mean."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -10,13 +13,14 @@ from matplotlib.collections import QuadMesh
 from matplotlib.text import Text
 
 from blockviz.figures.heatmap import ColourScale, annotate_heatmap, draw_blocked, draw_heatmap
-from blockviz.figures.labels import annotation_size, text_size_in, tick_size, widest_in
-from blockviz.figures.layout import Slot
+from blockviz.figures.labels import LINE_SPACING, POINTS_PER_INCH, TICK_SHARE, text_size_in, tick_size, widest_in
+from blockviz.figures.layout import Piece, Slot, fixed_piece
+from blockviz.figures.layout import cell_height as row_height
+from blockviz.figures.page import MIN_PT, Page
 from blockviz.style import Theme, format_number
 
-TITLE_PT = 9.5
-AXIS_LABEL_PT = 8.0
-TICK_PAD_IN = 0.06
+TICK_PAD_IN = 0.05
+TITLE_PAD_PT = 4.0
 
 
 @dataclass
@@ -29,12 +33,14 @@ class Panel:
     blocked: list = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MatrixSpec:
     """What to draw: ``values`` ``(rows, cols)`` and how to label it.
 
-    ``blocked`` marks cells to hatch; ``blocked_filled`` paints them grey (−∞ scores) rather
-    than hatching over their colour (zero weights). ``row_labels=None`` hides the row ticks.
+    ``blocked`` marks cells a mask blocked; ``blocked_filled`` paints them grey (−∞ scores)
+    rather than hatching over their colour (zero weights). ``row_labels=None`` draws no row
+    ticks; ``token_rows`` row labels are drawn only by a panel that starts a row of the page
+    (its neighbours share them).
     """
 
     values: np.ndarray
@@ -47,84 +53,173 @@ class MatrixSpec:
     blocked_filled: bool = True
     title_math: bool = False
     title_color: str | None = None
+    token_rows: bool = True
+
+    @cached_property
+    def array(self) -> np.ndarray:
+        return np.asarray(self.values, dtype=float)
+
+    @cached_property
+    def numbers_width(self) -> dict:
+        """Width (in at 10 pt) of the widest number of each decimals asked for."""
+        return {}
+
+    def widest_number(self, decimals: int) -> float:
+        """Width in inches at 10 pt of the widest annotation with ``decimals`` decimals."""
+        if decimals not in self.numbers_width:
+            texts = {format_number(float(value), decimals) for value in np.unique(self.array)}
+            texts.add(format_number(-0.0001 - 10 ** -decimals, decimals))
+            self.numbers_width[decimals] = widest_in(texts, 10.0)
+        return self.numbers_width[decimals]
 
 
-def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, cell: float, key: str, decimals: int = 2) -> Slot:
-    """A slot drawing ``spec`` with square cells ``cell`` inches wide; its Axes is labelled ``key``
-    (``ax.get_label()``) so the panel can be found again."""
-    values = np.asarray(spec.values, dtype=float)
-    rows, cols = values.shape
-    ticks_pt = tick_size(cell)
-    annotations = [format_number(float(value), decimals) for value in values.ravel()]
-    number_pt = annotation_size(cell, set(annotations) | {format_number(-0.0001 - 10 ** -decimals, decimals)})
+def matrix_piece(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, key: str, decimals: int = 2) -> Piece:
+    """``spec`` as a piece of a :class:`~blockviz.figures.layout.Flow`: its slot for any cell size."""
+    made: dict = {}
+
+    readable = _readable_cell(spec.widest_number(decimals), page)
+
+    def make(cell: float, first: bool, pitch: float) -> Slot:
+        shown = first or not spec.token_rows
+        if not spec.token_rows:
+            cell = max(cell, readable)  # a matrix of its own rows (W_O) keeps its numbers when token panels beside it cannot
+            pitch = math.inf
+        if (cell, shown, pitch) not in made:
+            made[cell, shown, pitch] = matrix_slot(spec, scale, theme, page, cell, key, decimals, rows=shown, pitch=pitch)
+        return made[cell, shown, pitch]
+
+    return Piece(make, columns=spec.array.shape[1], token_rows=spec.token_rows and spec.row_labels is not None)
+
+
+def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, cell: float, key: str, decimals: int = 2,
+                rows: bool = True, pitch: float = math.inf) -> Slot:
+    """A slot drawing ``spec`` with cells ``cell`` inches wide (and as tall as
+    :func:`~blockviz.figures.layout.cell_height` says); its Axes is labelled ``key``
+    (``ax.get_label()``) so the panel can be found again. ``rows=False`` leaves out the row labels."""
+    values = spec.array
+    n_rows, n_cols = values.shape
+    cell_height = row_height(cell, pitch)
+    ticks_pt, row_step = tick_size(cell_height, page.tick)
+    widest = spec.widest_number(decimals)
+    number_pt = _number_size(cell, cell_height, widest, page.number)
+    row_labels = spec.row_labels if rows else None
     col_width = widest_in(spec.col_labels, ticks_pt)
-    col_height = text_size_in("Ag", ticks_pt)[1]
     rotate = col_width > 0.92 * cell
+    col_step = _step(cell, ticks_pt) if rotate else 1
+    col_labels = spec.col_labels[::col_step]
+    col_width = widest_in(col_labels, ticks_pt)
+    col_height = text_size_in("Ag", ticks_pt)[1]
     left = 0.0
-    if spec.row_labels is not None:
-        left = widest_in(spec.row_labels, ticks_pt) + TICK_PAD_IN + 0.02
-        if spec.ylabel:
-            left += text_size_in(spec.ylabel, AXIS_LABEL_PT)[1] + 0.08
+    ylabel = spec.ylabel if text_size_in(spec.ylabel, page.axis)[0] <= n_rows * cell_height else ""  # written along the rows, if they are long enough
+    if row_labels is not None:
+        left = widest_in(row_labels[::row_step], ticks_pt) + TICK_PAD_IN + 0.03
+        if ylabel:
+            left += text_size_in(spec.ylabel, page.axis)[1] + 0.06
     bottom = (col_width if rotate else col_height) + TICK_PAD_IN + 0.04
     if spec.xlabel:
-        bottom += text_size_in(spec.xlabel, AXIS_LABEL_PT)[1] + 0.08
+        bottom += text_size_in(spec.xlabel, page.axis)[1] + 0.06
     title_width = 0.0
     top = 0.0
-    if spec.title:
-        title_width, title_height = text_size_in(spec.title, TITLE_PT, math=spec.title_math)
-        top = title_height + 0.1
-    width = cols * cell
-    overhang = max(0.0, (title_width - width) / 2 + 0.04)
+    title = spec.title if spec.title_math else _title_lines(spec.title, n_cols * cell, page.title)
+    if title:
+        title_width, title_height = text_size_in(title, page.title, math=spec.title_math)
+        top = title_height + TITLE_PAD_PT / POINTS_PER_INCH + 0.04
+    label_overhang = max(0.0, (1.3 * col_height - cell_height) / 2) if row_labels is not None else 0.0  # the first row's label stands above a row lower than it
+    title_pad = TITLE_PAD_PT + label_overhang * POINTS_PER_INCH
+    top += label_overhang
+    width = n_cols * cell
+    overhang = max(0.0, (title_width - width) / 2 + 0.03)
+    if not rotate and col_labels:
+        overhang = max(overhang, (text_size_in(col_labels[-1], ticks_pt)[0] - cell) / 2 + 0.02)
 
     def draw(ax: Axes) -> Panel:
         ax.set_label(key)
-        mesh = draw_heatmap(ax, values, scale, theme, blocked=spec.blocked if spec.blocked_filled else None)
+        mesh = draw_heatmap(ax, values, scale, theme, min(cell, cell_height), blocked=spec.blocked if spec.blocked_filled else None)
         blocked = draw_blocked(ax, spec.blocked, theme, filled=spec.blocked_filled) if spec.blocked is not None else []
         texts = []
         if number_pt is not None:
             texts = annotate_heatmap(ax, values, scale, theme, number_pt, blocked=spec.blocked, decimals=decimals, blocked_filled=spec.blocked_filled)
-        ax.tick_params(length=2, pad=TICK_PAD_IN * 72 - 2, labelsize=ticks_pt, width=0.5)
-        ax.set_xticks(range(cols), spec.col_labels, rotation=90 if rotate else 0, parse_math=False)
-        if spec.row_labels is None:
+        ax.tick_params(length=2, pad=TICK_PAD_IN * POINTS_PER_INCH - 2, labelsize=ticks_pt, width=0.5)
+        ax.set_xticks(range(0, n_cols, col_step), col_labels, rotation=90 if rotate else 0, parse_math=False)
+        if row_labels is None:
             ax.set_yticks([])
         else:
-            ax.set_yticks(range(rows), spec.row_labels, parse_math=False)
-            if spec.ylabel:
-                ax.set_ylabel(spec.ylabel, fontsize=AXIS_LABEL_PT, parse_math=False)
+            ax.set_yticks(range(0, n_rows, row_step), row_labels[::row_step], parse_math=False)
+            if ylabel:
+                ax.set_ylabel(ylabel, fontsize=page.axis, parse_math=False, labelpad=2)
         if spec.xlabel:
-            ax.set_xlabel(spec.xlabel, fontsize=AXIS_LABEL_PT, parse_math=False)
-        if spec.title:
-            ax.set_title(spec.title, fontsize=TITLE_PT, pad=5, parse_math=spec.title_math, color=spec.title_color or theme.text)
+            ax.set_xlabel(spec.xlabel, fontsize=page.axis, parse_math=False, labelpad=2)
+        if title:
+            ax.set_title(title, fontsize=page.title, pad=title_pad, parse_math=spec.title_math, color=spec.title_color or theme.text,
+                         linespacing=LINE_SPACING)
         return Panel(ax, mesh, texts, blocked)
 
-    return Slot(width, rows * cell, draw, key=key, left=max(left, overhang), right=max(overhang, 0.0), top=top, bottom=bottom)
+    return Slot(width, n_rows * cell_height, draw, key=key, left=max(left, overhang), right=overhang, top=top, bottom=bottom,
+                numbers=0 if number_pt is None else values.size)
 
 
-def colorbar_slot(scale: ColourScale, height: float, label: str | None = None, key: str | None = None) -> Slot:
-    """A colour bar for ``scale``, ``height`` inches tall (longer if its label needs it),
-    labelled with ``label`` (default: the scale's own label, the quantity it belongs to). Tick
-    labels are written like every number (:func:`~blockviz.style.format_number`), with enough
-    decimals for small scales, and never as an offset or a power of ten."""
+def _readable_cell(widest_at_10: float, page: Page) -> float:
+    """The smallest cell whose numbers are written (at :data:`MIN_PT`), at most the page's largest cell."""
+    width = widest_at_10 * MIN_PT / (10.0 * 0.84) * 1.01
+    return min(page.largest_cell, max(width, MIN_PT / (0.75 * POINTS_PER_INCH * 0.55) * 1.01))
+
+
+def _title_lines(title: str, width: float, size_pt: float) -> str:
+    """``title`` on two lines (split at the space nearest its middle) if it is much wider than
+    its panel, ``width`` inches."""
+    if " " not in title or text_size_in(title, size_pt)[0] <= width + 0.3:
+        return title
+    middle = len(title) / 2
+    split = min((index for index, character in enumerate(title) if character == " "), key=lambda index: abs(index - middle))
+    return title[:split] + "\n" + title[split + 1:]
+
+
+def _number_size(cell: float, cell_height: float, widest_at_10: float, largest_pt: float) -> float | None:
+    """The size of the numbers in cells ``cell`` × ``cell_height`` inches: the largest up to
+    ``largest_pt`` that fits, ``None`` under :data:`MIN_PT`."""
+    if widest_at_10 == 0:
+        return largest_pt
+    size = min(largest_pt, 10.0 * 0.84 * cell / widest_at_10, 0.75 * cell_height * POINTS_PER_INCH)
+    return round(size, 2) if size >= MIN_PT else None
+
+
+def _step(pitch: float, size_pt: float) -> int:
+    """Label every ``step``-th of ticks ``pitch`` inches apart, so labels ``size_pt`` tall never touch."""
+    return max(1, math.ceil(size_pt / (TICK_SHARE * pitch * POINTS_PER_INCH)))
+
+
+def colorbar_piece(scale: ColourScale, page: Page, label: str | None = None, key: str | None = None) -> Piece:
+    """A horizontal colour bar for ``scale``, labelled above with ``label`` (default: the scale's
+    own label, the quantity it colours). Tick labels are written like every number
+    (:func:`~blockviz.style.format_number`), with enough decimals for small scales, and never
+    as an offset or a power of ten."""
     from matplotlib.cm import ScalarMappable
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter
 
-    ticks_pt = 7.0
     label = scale.label if label is None else label
-    label_width, label_height = text_size_in(label, AXIS_LABEL_PT) if label else (0.0, 0.0)
-    label_room = label_height + 0.1 if label else 0.0
     decimals = tick_decimals(scale.norm.vmax - scale.norm.vmin)
-    ticks = [format_number(value, decimals) for value in (scale.norm.vmin, scale.norm.vmax, -abs(scale.norm.vmax) / 3)]
+    ticks = list(scale.ticks)
+    tick_texts = [format_number(value, decimals) for value in ticks]
+    label_width, label_height = text_size_in(label, page.axis) if label else (0.0, 0.0)
+    tick_height = text_size_in("0.", page.bar_tick)[1]
+    end_overhang = max(text_size_in(tick_texts[0], page.bar_tick)[0], text_size_in(tick_texts[-1], page.bar_tick)[0]) / 2 + 0.02
+    width = max(page.colorbar_width, label_width + 0.1)
+    side = max(end_overhang, (label_width - width) / 2 + 0.02)
+    height = 0.08 if page.width is not None else 0.1
 
     def draw(ax: Axes):
         ax.set_label(key or "colorbar")
-        bar = ax.figure.colorbar(ScalarMappable(scale.norm, scale.cmap), cax=ax, format=FuncFormatter(lambda value, _: format_number(value, decimals)))
+        bar = ax.figure.colorbar(ScalarMappable(scale.norm, scale.cmap), cax=ax, orientation="horizontal",
+                                 format=FuncFormatter(lambda value, _: format_number(value, decimals)))
+        bar.ax.xaxis.set_major_locator(FixedLocator(ticks))
+        bar.ax.xaxis.set_minor_locator(FixedLocator([]))
         bar.outline.set_visible(False)
-        bar.ax.tick_params(labelsize=ticks_pt, length=2, width=0.5)
+        bar.ax.tick_params(labelsize=page.bar_tick, length=2, width=0.5, pad=1.5)
         if label:
-            bar.set_label(label, fontsize=AXIS_LABEL_PT, parse_math=False)
+            bar.ax.set_title(label, fontsize=page.axis, pad=2.5)
         return bar
 
-    return Slot(0.12, max(0.6, height, label_width + 0.1), draw, key=key, right=widest_in(ticks, ticks_pt) + 0.1 + label_room)
+    return fixed_piece(Slot(width, height, draw, key=key, left=side, right=side, top=label_height + 0.08 if label else 0.0, bottom=tick_height + 0.07))
 
 
 def tick_decimals(span: float) -> int:
@@ -137,12 +232,12 @@ def tick_decimals(span: float) -> int:
     return decimals
 
 
-def colorbar_slots(scales: list[ColourScale], height: float) -> list[Slot]:
+def colorbar_pieces(scales: list[ColourScale], page: Page) -> list[Piece]:
     """One colour bar per distinct scale of ``scales``, in order of first use, each labelled
-    with its quantity: the bars at the end of a line whose panels use several scales. A
-    quantity that is 0 everywhere (e.g. a bias at its initial value) gets none."""
+    with its quantity. A quantity that is 0 everywhere (e.g. a bias at its initial value)
+    gets none."""
     distinct: dict[tuple, ColourScale] = {}
     for scale in scales:
         if not scale.all_zero:
             distinct.setdefault((scale.label, scale.norm.vmin, scale.norm.vmax), scale)
-    return [colorbar_slot(scale, height) for scale in distinct.values()]
+    return [colorbar_piece(scale, page) for scale in distinct.values()]

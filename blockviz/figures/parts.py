@@ -1,20 +1,19 @@
-"""Pieces every figure uses: its heading, operators between panels, axis labels, arrays."""
+"""Pieces every figure uses: its heading, operators between panels, notes, colour-bar lines,
+axis labels, arrays."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from blockviz.figures.heatmap import ColourScale
 from blockviz.figures.labels import token_labels
-from blockviz.figures.layout import Slot, text_slot
+from blockviz.figures.layout import Flow, Piece, Slot, TextLine, operator_piece
+from blockviz.figures.page import Page
+from blockviz.figures.panels import colorbar_pieces
 from blockviz.record_fields import axis_labels, field
 
-HEADING_PT = 12.0
-FORMULA_PT = 11.0
-OPERATOR_PT = 15.0
-NOTE_PT = 8.5
-OPERATOR_COLUMNS = 1.6
-"""Width of an operator between panels, counted in cells, when sizing cells to a line."""
-LABEL_COLUMNS = 3.0
+FORMULA_JOINER = ",   "
+"""Between the parts of a formula written on one line (a formula wraps between its parts)."""
 
 
 def as_array(tensor) -> np.ndarray:
@@ -22,22 +21,53 @@ def as_array(tensor) -> np.ndarray:
     return np.asarray(tensor, dtype=float)
 
 
-def heading(title: str, *formulas: str) -> list[list[Slot]]:
-    """The lines at the top of a figure: its title, and mathtext formulas under it."""
-    lines = [[text_slot(title, HEADING_PT, key="heading", fontweight="bold")]]
+def heading(page: Page, title: str, *formulas) -> list:
+    """The lines at the top of a figure: its title, and mathtext formulas under it (each a
+    string, or a tuple of parts that may go on lines of their own)."""
+    lines: list = [TextLine([title], page.heading, key="heading", options={"fontweight": "bold"})]
     for index, formula in enumerate(formulas):
-        lines.append([text_slot(formula, FORMULA_PT, key=f"formula{index or ''}", math=True)])
+        parts = [formula] if isinstance(formula, str) else list(formula)
+        lines.append(TextLine(parts, page.formula, key=f"formula{index or ''}", math=True, joiner=FORMULA_JOINER))
     return lines
 
 
-def operator(symbol: str, math: bool = False, size: float = OPERATOR_PT) -> Slot:
-    """An operator between two panels: "+", "=", "→", or a mathtext step such as ÷√d_k."""
-    return text_slot(symbol, size, math=math)
+def operator(page: Page, symbol: str, math: bool = False, scale: float = 1.0) -> Piece:
+    """An operator between two panels: "+", "=", "→", or a mathtext step such as ÷√d_k;
+    ``scale`` < 1 for a wordy one."""
+    return operator_piece(symbol, max(page.note, page.operator * scale), math=math)
 
 
-def note(text: str, key: str | None = None, math: bool = False) -> Slot:
-    """A line of explanation in small type."""
-    return text_slot(text, NOTE_PT, key=key, math=math)
+def note(page: Page, text: str, key: str | None = None, math: bool = False) -> TextLine:
+    """A line of explanation in small type, wrapped to the page."""
+    return TextLine([text], page.note, key=key, math=math)
+
+
+def colorbar_line(scales: list[ColourScale], page: Page) -> Flow | None:
+    """The figure's colour bars side by side (wrapped as the page needs), one per distinct scale."""
+    pieces = colorbar_pieces(scales, page)
+    return Flow(pieces) if pieces else None
+
+
+def legend_lines(page: Page, theme, text: str, filled: bool) -> list:
+    """A legend of the blocked-cell style: a swatch, then ``text`` (wrapped to the page)."""
+    from matplotlib.patches import Rectangle
+
+    from blockviz.figures.heatmap import blocked_patch_style
+
+    swatch_in = 0.16
+
+    def draw(figure, rect):
+        x0, y0, w, h = rect
+        patch = Rectangle((x0, y0), w, h, transform=figure.transFigure, **blocked_patch_style(theme, filled))
+        figure.add_artist(patch)
+        return patch
+
+    room = page.content_width - swatch_in - page.gap
+    text_line = TextLine([text], page.note, key="legend")
+    narrow = Page(**{**page.__dict__, "width": room + 2 * page.margin}) if page.width is not None else page
+    (text_slot_,), = text_line.arrange(narrow)
+    swatch = Slot(swatch_in, swatch_in * 0.7, draw, axes=False)
+    return [[swatch, text_slot_]]
 
 
 def rows_of(tokens: list[str]) -> list[str]:
@@ -55,8 +85,3 @@ def columns_of(rec, name: str) -> list[str]:
 def feature_labels(dimension: str, size: int) -> list[str]:
     """Labels of a feature axis (``"d_model"``, ``"d_head"``, ``"d_ff"``): ``d0…`` or ``f0…``."""
     return axis_labels(dimension, [], size)
-
-
-def line_columns(panel_columns: list[int], operators: int = 0, colorbars: int = 0) -> float:
-    """A line's width counted in cells, to size cells so the line fits the page."""
-    return sum(panel_columns) + operators * OPERATOR_COLUMNS + LABEL_COLUMNS + 2.0 * colorbars

@@ -6,6 +6,7 @@ import dataclasses
 from functools import cached_property
 
 from blockviz.block_record import BlockRecord
+from blockviz.figures.page import DEFAULT_WIDTH, Page, page
 from blockviz.selection import select_head, select_token
 from blockviz.style import LIGHT, Theme
 
@@ -17,12 +18,14 @@ class FigureRequest:
     ``token`` is the query the value-mixing figure writes out, named as
     :func:`blockviz.selection.select_token` takes it (a word, ``word#k`` or a 0-based position;
     ``None``: the last token) and kept as its position; ``head`` limits per-head figures to one
-    head (``None``: every head; value mixing uses head 0).
+    head (``None``: every head; value mixing uses head 0); ``width`` is the page width in
+    inches the figures are laid out for (``None``: each at its natural size).
 
     Raises
     ------
     BlockvizError
-        If ``token`` or ``head`` is not in the record (the message lists the choices).
+        If ``token`` or ``head`` is not in the record (the message lists the choices), or
+        ``width`` is not from 2 to 40 inches.
     """
 
     record: BlockRecord
@@ -30,12 +33,19 @@ class FigureRequest:
     token: int | str | None = None
     head: int | None = None
     decimals: int = 2
+    width: float | None = DEFAULT_WIDTH
 
     def __post_init__(self) -> None:
+        self.page  # checks the width
         if self.head is not None:
             select_head(self.head, self.record.config.n_heads)
         if self.token is not None:
             self.token = select_token(self.record.tokens, self.token)
+
+    @cached_property
+    def page(self) -> Page:
+        """The page the figures are laid out for."""
+        return page(self.width)
 
     @property
     def heads(self) -> list[int]:
