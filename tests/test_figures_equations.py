@@ -1,0 +1,123 @@
+"""Every equation a figure writes adds up: read the figures' Text artists back, parse the written
+numbers and check each equation within one unit of the last digit of its shown result."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import pytest
+
+from blockviz import record
+from blockviz.figures import FigureRequest, draw_figure
+
+SENTENCES = {3: "the cat sat", 13: "The chicken didn't cross the road because it was too tired.", 64: " ".join(f"w{i}" for i in range(64))}
+NUMBER = r"\u2212?\d+\.\d+"
+VECTOR = r"\(([^()]*)\)"
+
+
+@functools.cache
+def sentence_record(tokens: int):
+    return record(SENTENCES[tokens])
+
+
+def number(text: str) -> float:
+    return float(text.replace("\u2212", "-"))
+
+
+def unit(text: str) -> float:
+    """One unit of the last digit of a written number: ``"0.35"`` → 0.01."""
+    return 10.0 ** -len(text.split(".")[1])
+
+
+def vector(text: str) -> list[str | None]:
+    """The entries of a written vector, ``None`` for "…" (an elided run of entries)."""
+    return [None if item.strip() == "\u2026" else item.strip() for item in text.split(",")]
+
+
+def adds_up(terms: list[float], result: str) -> bool:
+    return abs(sum(terms) - number(result)) <= unit(result) * 1.0001
+
+
+TERM = re.compile(rf"^[+ ] (?P<key>.+?)\s+(?P<w>{NUMBER})\u00b7{VECTOR}\s+= {VECTOR}$")
+HIDDEN = re.compile(rf"^\+ (?P<count>\d+) other keys?\s+= {VECTOR}$")
+TOTAL = re.compile(rf"^z = {VECTOR}$")
+
+
+def check_value_mixing(figure) -> int:
+    """Checks each term ``w·(v) = (p)`` and the sum of the products (and the hidden keys' term)
+    against ``z``; returns the number of equations checked."""
+    lines = {text.get_label(): text.get_text() for text in figure.texts if text.get_label().startswith("mixing_")}
+    products = []
+    checked = 0
+    for key, line in lines.items():
+        if key.startswith("mixing_term:"):
+            match = TERM.match(line)
+            assert match, line
+            weight, values, product = match["w"], vector(match[3]), vector(match[4])
+            for v, p in zip(values, product):
+                if v is not None:
+                    assert adds_up([number(weight) * number(v)], p), f"{line}: {weight}·{v} ≠ {p}"
+                    checked += 1
+            products.append(product)
+        elif key == "mixing_hidden":
+            match = HIDDEN.match(line)
+            assert match, line
+            products.append(vector(match[2]))
+    (total,) = [TOTAL.match(line) for key, line in lines.items() if key == "mixing_total"]
+    assert total, lines
+    for index, z in enumerate(vector(total[1])):
+        if z is not None:
+            terms = [number(product[index]) for product in products]
+            assert adds_up(terms, z), f"{' + '.join(product[index] for product in products)} ≠ {z}"
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize(("tokens", "width"), [(3, 6.5), (13, 6.5), (13, 3.3), (64, 6.5), (64, 3.3)])
+def test_value_mixing_adds_up(tokens, width):
+    rec = sentence_record(tokens)
+    for head in range(rec.config.n_heads):
+        for query in sorted({rec.n // 2, rec.n - 1}):
+            figure = draw_figure("value-mixing", FigureRequest(rec, token=query, head=head, width=width))
+            assert check_value_mixing(figure) >= 2 * min(query + 1, 10)
+
+
+def test_the_issues_example_adds_up_now():
+    """The 13-token figure printed (0.35, 0.30) for written terms giving (0.37, 0.32)."""
+    figure = draw_figure("value-mixing", FigureRequest(sentence_record(13)))
+    check_value_mixing(figure)
+    total = [text.get_text() for text in figure.texts if text.get_label() == "mixing_total"]
+    assert total == ["z = (0.35, 0.30)"]
+
+
+def test_value_mixing_checks_catch_a_sum_that_does_not_add_up():
+    figure = draw_figure("value-mixing", FigureRequest(sentence_record(3), token=2))
+    (total,) = [text for text in figure.texts if text.get_label() == "mixing_total"]
+    total.set_text("z = (0.37, 0.32)")
+    with pytest.raises(AssertionError, match="≠ 0.37"):
+        check_value_mixing(figure)
+
+
+WORKED = re.compile(rf"^(?P<w1>{NUMBER})\u00b7{VECTOR} \+ (?P<w2>{NUMBER})\u00b7{VECTOR} = {VECTOR} \+ {VECTOR} = {VECTOR}$")
+
+
+@pytest.mark.parametrize("width", [6.5, 3.3, None])
+def test_worked_example_adds_up(width):
+    figure = draw_figure("worked-example", FigureRequest(sentence_record(3), width=width))
+    texts = {text.get_label(): text.get_text() for text in figure.texts}
+    match = WORKED.match(texts["example_equation"].replace("\n", " "))
+    assert match, texts["example_equation"]
+    w1, v1, w2, v2, p1, p2, z = match["w1"], vector(match[2]), match["w2"], vector(match[4]), vector(match[5]), vector(match[6]), vector(match[7])
+    for index in range(2):
+        assert adds_up([number(w1) * number(v1[index])], p1[index]) and adds_up([number(w2) * number(v2[index])], p2[index])
+        assert adds_up([number(p1[index]), number(p2[index])], z[index])
+    operators = [text.get_text() for text in figure.texts]
+    (max_step,) = [text for text in operators if text.startswith("\u2212 max")]
+    (sum_step,) = [text for text in operators if text.startswith("\u00f7 sum")]
+    exps = [text.get_text() for text in next(ax for ax in figure.axes if ax.get_label() == "example_exp_scores").texts]
+    weights = [text.get_text() for text in next(ax for ax in figure.axes if ax.get_label() == "example_weights").texts]
+    exp_sum = re.search(NUMBER, sum_step)[0]
+    assert adds_up([number(exp) for exp in exps], exp_sum)
+    assert all(adds_up([number(exp) / number(exp_sum)], weight) for exp, weight in zip(exps, weights))
+    assert re.search(NUMBER, max_step)[0] == "1.10"
