@@ -84,7 +84,7 @@ def test_a_sentence_with_template_markers_is_not_expanded():
 
 
 def test_explore_selects_like_the_other_commands(chicken_record):
-    assert explore(chicken_record, token="the").token == 5 and explore(chicken_record, token="tired#1").token == 11
+    assert explore(chicken_record, token="the").token == 0 and explore(chicken_record, token="the#2").token == 5 and explore(chicken_record, token="tired#1").token == 11
     assert explore(chicken_record, token=3).token == 3
     with pytest.raises(BlockvizError, match="choose one of input, ln1"):
         explore(chicken_record, step="softmaxx")

@@ -7,6 +7,7 @@ browser serves the whole module.
 import os
 import shutil
 import time
+from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -117,7 +118,7 @@ def test_clicks_keys_and_the_link(opened, chicken):
     assert page.evaluate("location.hash") == "#token=.&head=1&step=softmax"
     assert page.is_visible("#step-softmax") and not page.is_visible("#step-input")
     page.click(".pattern tr[data-query='5']")
-    assert page.evaluate("location.hash") == "#token=the&head=1&step=softmax"
+    assert page.evaluate("location.hash") == "#token=the%232&head=1&step=softmax"
     page.click("#step-softmax table.nums td[data-field='weights']")
     assert page.locator("#step-softmax .operands").text_content().startswith("÷ sum = weight[")
 
@@ -169,3 +170,25 @@ def test_64_tokens_load_and_respond(browser, tmp_path):
     assert time.perf_counter() - start < 10
     assert len(page.locator(".step .check.ok").all()) == len(STEP_NAMES)
     opened.close()
+
+
+AXE = Path(__file__).with_name("vendor") / "axe.min.js"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_axe_finds_no_accessibility_violations(browser, tmp_path, theme):
+    # The page's Content-Security-Policy forbids any script but its own; the check's context
+    # bypasses it to inject axe-core (vendored in tests/, never in the page).
+    rec = record("The chicken didn't cross the road because it was too tired.")
+    path = tmp_path / f"{theme}.html"
+    Explorer(rec, token="it", step="softmax", theme=theme).save(path)
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(path.resolve().as_uri())
+        page.wait_for_selector("body[data-ready]")
+        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+        violations = page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
+    finally:
+        context.close()
+    assert violations == [], violations

@@ -159,10 +159,10 @@
     const captionId = "table-" + (++tableCount);
     const table = el("table", { class: "nums", "aria-labelledby": captionId });
     const caption = el("p", { class: "tablecap", id: captionId }, textEl("span", spec.caption));
-    const csv = el("button", { type: "button", class: "copy", text: "Copy CSV", "aria-label": "Copy " + spec.caption + " as CSV" });
-    const md = el("button", { type: "button", class: "copy", text: "Copy Markdown", "aria-label": "Copy " + spec.caption + " as Markdown" });
+    const csv = el("button", { type: "button", class: "copy", text: "Copy CSV", "aria-label": "Copy CSV: " + spec.caption });
+    const md = el("button", { type: "button", class: "copy", text: "Copy Markdown", "aria-label": "Copy Markdown: " + spec.caption });
     caption.appendChild(csv); caption.appendChild(md);
-    const head = el("tr", null, el("th", { scope: "col", text: "" }));
+    const head = el("tr", null, el("td", { class: "corner" }));
     spec.columns.forEach(function (label, c) {
       head.appendChild(el("th", { scope: "col", text: label, class: spec.blockedColumns && spec.blockedColumns[c] ? "struck" : null }));
     });
@@ -291,7 +291,7 @@
       columns: cols("d", D),
       rows: [
         { label: source, values: vec(T[source], i), field: source, at: [i], role: "residual" },
-        { label: "x − mean", values: centred },
+        { label: name + "_centred = x − mean", values: vec(T[name + "_centred"], i), field: name + "_centred", at: [i], operands: function (c) { return fmt(x[c]) + " − " + fmt(mean) + " = " + fmt(centred[c]); } },
         { label: name + "_norm = (x − mean) / √(var + ε)", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(centred[c]) + " / " + fmt(root) + " = " + fmt(norm[c]); } },
         { label: "γ (" + name + ".weight)", values: gamma, param: name + ".weight", at: [] },
         { label: "β (" + name + ".bias)", values: beta, param: name + ".bias", at: [] },
@@ -300,7 +300,7 @@
     }, box);
     return {
       body: [stats, rows],
-      checks: [[mean, at(T[name + "_mean"], i)], [variance, at(T[name + "_var"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[name], i)]],
+      checks: [[mean, at(T[name + "_mean"], i)], [centred, vec(T[name + "_centred"], i)], [variance, at(T[name + "_var"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[name], i)]],
     };
   }
 
@@ -576,19 +576,16 @@
     if (occurrence && TOKENS.indexOf(choice) < 0) return nth(occurrence[1], parseInt(occurrence[2], 10));
     return nth(choice, 1);
   }
-  function nth(word, k) {
+  function nth(word, k) { // the k-th occurrence ignoring case, as select_token
     if (k < 1) return -1;
-    const rules = [function (t) { return t === word; }, function (t) { return t.toLowerCase() === word.toLowerCase(); }];
-    for (let r = 0; r < rules.length; r++) {
-      const positions = range(N).filter(function (j) { return rules[r](TOKENS[j]); });
-      if (positions.length) return k <= positions.length ? positions[k - 1] : -1;
-    }
-    return -1;
+    const folded = word.toLowerCase();
+    const positions = range(N).filter(function (j) { return TOKENS[j].toLowerCase() === folded; });
+    return k <= positions.length ? positions[k - 1] : -1;
   }
   function tokenName(i) {
     const word = TOKENS[i];
     if (selectToken(word) === i) return word;
-    const k = range(i + 1).filter(function (j) { return TOKENS[j] === word; }).length;
+    const k = range(i + 1).filter(function (j) { return TOKENS[j].toLowerCase() === word.toLowerCase(); }).length;
     if (selectToken(word + "#" + k) === i) return word + "#" + k;
     return String(i);
   }
@@ -725,7 +722,7 @@
     patternBox.appendChild(el("h2", { text: "Attention pattern, head " + state.head }));
     patternBox.appendChild(textEl("p", "Rows are queries, columns keys; row " + tokenLabel(state.token) + " is highlighted. Click a row to select its token.", "note"));
     const table = el("table", { class: dense ? "grid dense" : "grid" });
-    const head = el("tr", null, el("th", { scope: "col", text: "" }));
+    const head = el("tr", null, el("td", { class: "corner" }));
     range(N).forEach(function (j) { head.appendChild(el("th", { scope: "col", text: dense ? "" : TOKENS[j], title: tokenLabel(j) })); });
     table.appendChild(el("thead", null, head));
     const body = el("tbody");
