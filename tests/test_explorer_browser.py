@@ -192,3 +192,26 @@ def test_axe_finds_no_accessibility_violations(browser, tmp_path, theme):
     finally:
         context.close()
     assert violations == [], violations
+
+
+def test_a_notebook_run_by_nbclient_shows_a_working_explorer(browser, tmp_path):
+    import nbclient
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell('from blockviz import record\nrec = record("the cat sat")\nrec'),
+        nbformat.v4.new_code_cell('rec.explore(token="cat", step="softmax")'),
+    ])
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    summary, explorer = (cell.outputs[0]["data"]["text/html"] for cell in notebook.cells)
+    assert "<table>" in summary and "exp_scores" in summary  # the record: a summary table, not the page
+    assert explorer.count("<iframe") == 1 and 'sandbox="allow-scripts"' in explorer
+    host = tmp_path / "output.html"
+    host.write_text("<!DOCTYPE html><meta charset='utf-8'><body>" + explorer, encoding="utf-8")
+    opened = Opened(browser, host, ready=False)
+    frame = opened.page.frame_locator("iframe")
+    frame.locator("body[data-ready]").wait_for()
+    assert frame.locator(".chip[data-token='1']").get_attribute("aria-checked") == "true"  # "cat", as asked
+    frame.locator(".chip[data-token='2']").click()
+    assert frame.locator(".chip[data-token='2']").get_attribute("aria-checked") == "true"
+    opened.close()
