@@ -29,7 +29,7 @@ class StepName(click.ParamType):
 @record_options(allow_record_file=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The page to write  [default: renders/<sentence-slug>/explorer.html]")
-@click.option("--token", default=None, metavar="WORD|WORD#K|INDEX", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last.")
+@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last.")
 @click.option("--head", type=int, default=None, metavar="N", help="Head the page opens on. Default: 0.")
 @click.option("--step", type=StepName(), default=None, help="Step the page opens on (input, ln1, qkv, scores, …, output). Default: input.")
 @click.option("--theme", type=click.Choice(("light", "dark")), default="light", show_default=True, help="Colours the page opens with (it has a switch).")
