@@ -1,11 +1,13 @@
 """Worker processes that a signal never leaves behind, half-started or with temporary files.
 
-A pool's workers are started while SIGINT and SIGTERM are blocked (:func:`signals_blocked`): the
+A pool's workers are started while SIGINT and SIGTERM are held back (:func:`signals_deferred`): the
 signal mask survives ``fork`` and ``exec``, so a worker cannot be reached by a signal before
-:func:`start_worker` (the pool's initializer) has set its own handlers. A worker ignores SIGINT
+:func:`start_worker` (the pool's initializer) has set its own handlers, and the parent is not
+interrupted half-way through starting one. A worker ignores SIGINT
 (a terminal's Ctrl-C reaches every process of the group; the parent decides) and on SIGTERM
 removes the temporary files and folders it made and exits at once. :func:`end_pool` stops a
-pool's workers now, abandoning their work, and waits until they are gone.
+pool's workers now, abandoning their work, and waits until they are gone; :func:`end_processes`
+does so for any child processes.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from blockviz.files import remove_temporaries
 
@@ -24,17 +26,28 @@ still importing handles the signal only once its initializer runs)."""
 
 
 @contextlib.contextmanager
-def signals_blocked() -> Iterator[None]:
-    """Block SIGINT and SIGTERM in this thread while worker processes are started; a signal
-    that arrives meanwhile is delivered when the block ends."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+def signals_deferred() -> Iterator[None]:
+    """While worker processes are started: SIGINT and SIGTERM wait until the block ends.
+
+    They are blocked in this thread, so a child starts with them blocked, and (as another thread
+    may take a signal sent to the process) this process's handlers only note them meanwhile; a
+    noted signal is raised again once the block ends, with the handlers back in place.
+    """
+    noted: list[int] = []
+    previous = {}
+    with contextlib.suppress(ValueError):  # handlers can only be set in the main thread
+        for number in STOP_SIGNALS:
+            previous[number] = signal.signal(number, lambda signum, frame: noted.append(signum))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if hasattr(signal, "pthread_sigmask") else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if mask is not None:  # a signal pending here now goes to the handler put back
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if noted:
+            signal.raise_signal(noted[0])
 
 
 def start_worker() -> None:
@@ -51,9 +64,21 @@ def _end_worker(signum, frame) -> None:
 
 
 def end_pool(executor) -> None:
-    """Stop a ``ProcessPoolExecutor``'s workers now (SIGTERM; SIGKILL after
-    :data:`WORKER_EXIT_SECONDS`), cancel what has not started, and wait until all are gone."""
-    processes = list((getattr(executor, "_processes", None) or {}).values())  # Python 3.14 has terminate_workers(); 3.10 to 3.13 do not
+    """Stop a ``ProcessPoolExecutor``'s workers now (:func:`end_processes`) and wait until the
+    pool has shut down: its work not done fails as a broken pool, which nobody waits for."""
+    # Not shutdown(cancel_futures=True): the pool's thread, finding its workers gone, would set an
+    # exception on futures just cancelled (InvalidStateError, printed from that thread, Python 3.11).
+    end_processes((getattr(executor, "_processes", None) or {}).values())  # Python 3.14 has terminate_workers(); 3.10 to 3.13 do not
+    executor.shutdown(wait=True)
+
+
+def end_processes(processes: Iterable | None = None) -> None:
+    """Stop ``processes`` (``multiprocessing`` processes; by default every child process of
+    this one that ``multiprocessing`` started and that is still alive): SIGTERM, then SIGKILL
+    for any still alive after :data:`WORKER_EXIT_SECONDS`; return once all have exited."""
+    import multiprocessing
+
+    processes = multiprocessing.active_children() if processes is None else list(processes)
     for process in processes:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             process.terminate()
@@ -63,4 +88,3 @@ def end_pool(executor) -> None:
             if process.is_alive():
                 process.kill()
                 process.join()
-    executor.shutdown(wait=True, cancel_futures=True)

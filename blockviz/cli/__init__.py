@@ -1,4 +1,8 @@
-"""The ``blockviz`` command: a group of verb subcommands. Heavy imports happen inside commands."""
+"""The ``blockviz`` command: a group of verb subcommands. Heavy imports happen inside commands.
+
+Every run ends the same way on SIGINT (Ctrl-C) or SIGTERM: one line, "interrupted: earlier
+outputs kept", exit 130 or 143, no process or temporary file left (:mod:`blockviz.cli.interrupts`).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,21 @@ import click
 from blockviz import __version__
 from blockviz.cli.explore_command import explore
 from blockviz.cli.figures_command import figures
+from blockviz.cli.interrupts import run_interruptibly
 from blockviz.cli.record_command import record
 from blockviz.cli.render_command import render
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class BlockvizGroup(click.Group):
+    """The group whose ``main`` (what the ``blockviz`` program and ``CliRunner`` call) ends
+    cleanly on SIGINT and SIGTERM."""
+
+    def main(self, args=None, *rest, **options):
+        as_program = args is None  # arguments from sys.argv: the process exits after this
+        return run_interruptibly(lambda: super(BlockvizGroup, self).main(args, *rest, **options), restore=not as_program)
+
+
+@click.group(cls=BlockvizGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="blockviz")
 def main() -> None:
     """Show, with real numbers, what happens inside one transformer block.

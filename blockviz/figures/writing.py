@@ -21,6 +21,7 @@ from blockviz.figures.glyphs import warn_missing_glyphs
 from blockviz.figures.registry import FIGURE_NAMES, figure_spec
 from blockviz.figures.request import FigureRequest
 from blockviz.figures.saving import DEFAULT_DPI, FORMATS, save_figure
+from blockviz.processes import end_pool, signals_deferred, start_worker
 
 
 def draw_figure(name: str, request: FigureRequest) -> Figure:
@@ -72,10 +73,14 @@ def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[st
     job = (request, folder, formats, dpi)  # forked workers inherit it: nothing is pickled but figure names and paths
     executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(job,))
     try:
-        for paths in executor.map(_draw_and_save_job, names):
-            yield from paths
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        with signals_deferred():  # the workers are forked here (at the first submit) and unblock once set up
+            drawn = [executor.submit(_draw_and_save_job, name) for name in names]
+        for figure in drawn:  # not executor.map, which cancels what is left and races end_pool (Python 3.11)
+            yield from figure.result()
+    except BaseException:  # an error, Ctrl-C, SIGTERM or the caller stopping early: end the workers now, not after their figures
+        end_pool(executor)
+        raise
+    executor.shutdown(wait=True)
 
 
 def _draw_and_save(name: str, request: FigureRequest, folder: Path, formats: list[str], dpi: int) -> list[Path]:
@@ -93,6 +98,7 @@ def _draw_and_save_job(name: str) -> list[Path]:
 
 def _start_worker(job: tuple) -> None:
     global _JOB
+    start_worker()  # SIGINT is the parent's to handle; SIGTERM removes this worker's temporary files and exits
     _JOB = job
     torch = sys.modules.get("torch")
     if torch is not None:

@@ -76,7 +76,7 @@ def _render_parallel(record, jobs, options, processes, cache, progress):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from blockviz.processes import end_pool, signals_blocked, start_worker
+    from blockviz.processes import end_pool, signals_deferred, start_worker
 
     here = jobs[::processes]
     elsewhere = [job for job in jobs if job not in here]
@@ -86,7 +86,7 @@ def _render_parallel(record, jobs, options, processes, cache, progress):
         record.save(record_path)
         pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker)
         try:
-            with signals_blocked():  # the workers start here (spawned on submit)
+            with signals_deferred():  # the workers start here (spawned on submit)
                 futures = {pool.submit(_render_from_file, str(record_path), job, options): job for job in elsewhere}
             for job in here:
                 progress.start_scene(job.scene)
