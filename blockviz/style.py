@@ -10,27 +10,45 @@ import math
 from dataclasses import dataclass
 
 from matplotlib import colormaps
-from matplotlib.colors import Normalize, to_hex, to_rgba
+from matplotlib.colors import Normalize, PowerNorm, to_hex, to_rgba
 
 SIGNED_CMAP = "RdBu_r"
-"""Diverging map for signed values (embeddings, q, k, v, scores…): blue < 0 < red, white at 0."""
+"""Diverging map for signed values (embeddings, q, k, v, scores…): blue < 0 < red, white at 0,
+each quantity on its record's one scale (:meth:`BlockRecord.scale_limit`)."""
 WEIGHTS_CMAP = "Purples"
-"""Sequential map for attention weights, always on the fixed scale 0–1."""
+"""Sequential map for attention weights, always on the fixed scale 0–1 (see :data:`WEIGHTS_GAMMA`)."""
+WEIGHTS_GAMMA = 0.5
+"""Weights are coloured by √weight (a power normalisation, ``PowerNorm(0.5)`` on 0–1): with 45–64
+tokens most weights are 0.02–0.2, which a linear map leaves almost white; √ spreads them over
+the lower half of the map while 0 stays white and 1 darkest."""
+WEIGHTS_SCALE_NAME = "\u221a scale"
+"""How colour bars of weights name the normalisation: "weight (√ scale)"."""
 
-QUERY_COLOR = "#2563eb"  # blue
-KEY_COLOR = "#ea580c"  # orange
-VALUE_COLOR = "#059669"  # green
-OUTPUT_COLOR = "#7c3aed"  # violet: head outputs, attention output
-RESIDUAL_COLOR = "#6b7280"  # grey: the residual stream
-FFN_COLOR = "#db2777"  # pink: the feed-forward network
+ROLES = ("query", "key", "value", "output", "ffn", "residual")
+"""What the role colours mark: the query, key and value of attention, head outputs and the
+attention output, the feed-forward network, and the residual stream."""
 
 MINUS = "\u2212"
 NEG_INF_LABEL = MINUS + "\u221e"  # −∞
+BLOCKED_SCORE_LABEL = NEG_INF_LABEL
+"""A blocked cell of masked scores reads "−∞"."""
+BLOCKED_WEIGHT_LABEL = "0"
+"""A blocked cell of weights reads "0" (exactly 0, so no decimals)."""
 
 
 @dataclass(frozen=True)
 class Theme:
-    """Colours of the page: background, text, faint lines, and blocked (−∞) cells."""
+    """Colours of the page: background, text, faint lines, blocked cells, and the role colours.
+
+    Blocked cells (a key the mask hides: −∞ scores, 0 weights) have one style in figures, scenes
+    and the explorer: filled with ``blocked``, labelled :data:`BLOCKED_SCORE_LABEL` or
+    :data:`BLOCKED_WEIGHT_LABEL` in :func:`text_color_on` of it, outside every colour scale.
+
+    Role colours (:data:`ROLES`) are Okabe & Ito's colour-blind-safe hues (blue, orange, bluish
+    green, reddish purple, vermillion, grey), darker on the light page and lighter on the dark
+    one, so that text in them is at least 4.5:1 against the background and every two roles stay
+    apart (CAM02-UCS ΔE ≥ 10) with deuteranopia and protanopia too (``tests/test_style.py``).
+    """
 
     name: str
     background: str
@@ -39,11 +57,37 @@ class Theme:
     grid: str
     blocked: str
     blocked_hatch: str
+    query: str = "#0874b5"
+    key: str = "#946d28"
+    value: str = "#278362"
+    output: str = "#a2467d"
+    ffn: str = "#824117"
+    residual: str = "#505051"
+
+    @property
+    def roles(self) -> dict[str, str]:
+        """The role colours by role name (:data:`ROLES`)."""
+        return {role: getattr(self, role) for role in ROLES}
 
 
 LIGHT = Theme("light", background="#ffffff", text="#111827", muted_text="#6b7280", grid="#d1d5db", blocked="#9ca3af", blocked_hatch="#6b7280")
-DARK = Theme("dark", background="#0f172a", text="#f1f5f9", muted_text="#94a3b8", grid="#334155", blocked="#475569", blocked_hatch="#94a3b8")
+DARK = Theme("dark", background="#0f172a", text="#f1f5f9", muted_text="#94a3b8", grid="#334155", blocked="#475569", blocked_hatch="#94a3b8",
+             query="#308aca", key="#eaa308", value="#41bf92", output="#e28cbb", ffn="#d86003", residual="#8a8a8a")
 THEMES = {"light": LIGHT, "dark": DARK}
+
+QUERY_COLOR = DARK.query
+KEY_COLOR = DARK.key
+VALUE_COLOR = DARK.value
+OUTPUT_COLOR = DARK.output  # head outputs, attention output
+RESIDUAL_COLOR = DARK.residual
+FFN_COLOR = DARK.ffn
+"""The role colours of the dark theme (the videos'), kept by these names for the scenes; on a
+light page use :func:`role_color` (or ``theme.query`` …), whose colours keep 4.5:1 there."""
+
+
+def role_color(role: str, theme: Theme) -> str:
+    """The colour of ``role`` (one of :data:`ROLES`) on ``theme``'s page."""
+    return theme.roles[role]
 
 
 def theme(name: str) -> Theme:
@@ -85,9 +129,14 @@ def signed_color(value: float, limit: float) -> tuple[float, float, float, float
     return colormaps[SIGNED_CMAP](Normalize(-limit, limit, clip=True)(value))
 
 
+def weights_norm() -> PowerNorm:
+    """The normalisation of weights: fixed 0–1, by √weight (:data:`WEIGHTS_GAMMA`)."""
+    return PowerNorm(WEIGHTS_GAMMA, 0.0, 1.0, clip=True)
+
+
 def weight_color(value: float) -> tuple[float, float, float, float]:
-    """RGBA of an attention weight on the fixed 0–1 map."""
-    return colormaps[WEIGHTS_CMAP](Normalize(0.0, 1.0, clip=True)(value))
+    """RGBA of an attention weight on the fixed 0–1 map, normalised by :func:`weights_norm`."""
+    return colormaps[WEIGHTS_CMAP](weights_norm()(value))
 
 
 def text_color_on(background) -> str:

@@ -17,7 +17,9 @@ from blockviz.worked_example import worked_example
 from blockviz.figures import FIGURE_NAMES, FIGURES, FigureRequest, draw_figure
 from blockviz.figures.formulas import mixture_equation, product_terms, vector_text
 from blockviz.record_fields import axis_labels
-from blockviz.style import DARK, NEG_INF_LABEL, SIGNED_CMAP, format_number
+from matplotlib.colors import to_hex
+
+from blockviz.style import BLOCKED_WEIGHT_LABEL, DARK, LIGHT, NEG_INF_LABEL, SIGNED_CMAP, format_number, signed_color, weight_color
 from blockviz.tokens import display_token
 
 from conftest import LONG_SENTENCE as LONG
@@ -55,6 +57,12 @@ def figure_text(figure, label) -> str:
 
 def expected(tensor) -> list[str]:
     return [format_number(float(value)) for value in tensor.flatten().tolist()]
+
+
+def expected_weights(rec, tensor, query: int | None = None) -> list[str]:
+    """Weights as written: blocked keys read "0" (the blocked style), the others as every number."""
+    blocked = rec.mask.isneginf() if query is None else rec.mask[query].isneginf()
+    return [BLOCKED_WEIGHT_LABEL if flag else format_number(value) for value, flag in zip(tensor.flatten().tolist(), blocked.flatten().tolist())]
 
 
 def test_token_grid_shows_embed_pos_embed_and_resid_pre(rec):
@@ -102,12 +110,14 @@ def test_mask_cells_read_minus_infinity_and_zero(short):
         assert masked[1] == NEG_INF_LABEL and masked[n] == format_number(float(short.scaled_scores[head, 1, 0]))
 
 
-def test_blocked_cells_are_hatched_and_do_not_stretch_the_colour_scale(rec):
+def test_blocked_cells_have_the_one_blocked_style_and_do_not_stretch_the_colour_scale(rec):
     figure = draw_figure("mask", natural(rec))
     ax = panel(figure, "masked_scores[0]")
-    hatched = [patch for patch in ax.patches if patch.get_hatch()]
-    assert len(hatched) == rec.n - 1  # one run of blocked keys per query row but the last
-    assert sum(patch.get_width() for patch in hatched) == rec.n * (rec.n - 1) / 2
+    grey = [patch for patch in ax.patches if to_hex(patch.get_facecolor()) == LIGHT.blocked]
+    assert len(grey) == len(ax.patches) == rec.n - 1  # one run of blocked keys per query row but the last
+    assert sum(patch.get_width() for patch in grey) == rec.n * (rec.n - 1) / 2
+    weights = draw_figure("weights", natural(rec))
+    assert [to_hex(patch.get_facecolor()) for patch in panel(weights, "weights[0]").patches] == [LIGHT.blocked] * (rec.n - 1)  # the same style
     mesh = ax.collections[0]
     limit = max(rec.scores.abs().max().item(), rec.scaled_scores.abs().max().item())  # the scores family; −∞ plays no part
     assert (mesh.norm.vmin, mesh.norm.vmax) == (-rec.scale_limit("masked_scores"), rec.scale_limit("masked_scores"))
@@ -121,8 +131,8 @@ def test_weights_on_fixed_scale_blocked_cells_read_zero(rec):
     for head in range(2):
         ax = panel(figure, f"weights[{head}]")
         texts = [text.get_text() for text in ax.texts]
-        assert texts == expected(rec.weights[head])
-        assert texts[1] == "0.00" and rec.weights[head, 0, 1].item() == 0.0
+        assert texts == expected_weights(rec, rec.weights[head])
+        assert texts[1] == "0" and rec.weights[head, 0, 1].item() == 0.0
         assert (ax.collections[0].norm.vmin, ax.collections[0].norm.vmax) == (0.0, 1.0)
     colorbars = [ax for ax in figure.axes if ax.get_label() == "colorbar"]
     assert colorbars and colorbars[0].get_ylim() == (0.0, 1.0)
@@ -146,7 +156,7 @@ def test_value_mixing_writes_out_the_records_numbers(rec):
         assert re.search(r"\d\.\d{3,}\u00b7", line) and rec.tokens[j] in line, line
     assert lines["mixing_total"] == "z = " + vector_text(rec.head_outputs[head, query].tolist())
     assert "mixing_hidden" not in lines
-    assert shown(figure, "mixing_weights") == expected(rec.weights[head, query])
+    assert shown(figure, "mixing_weights") == expected_weights(rec, rec.weights[head, query], query)
     assert shown(figure, "mixing_values") == expected(rec.value[head])
 
 
@@ -184,7 +194,7 @@ def test_multi_head_shows_concat_output_projection_and_attn_out(short):
     assert shown(figure, "W_O") == expected(short.params["attn.W_O"])
     assert shown(figure, "attn_out") == expected(short.attn_out)
     for head in range(2):
-        assert shown(figure, f"weights[{head}]") == expected(short.weights[head])
+        assert shown(figure, f"weights[{head}]") == expected_weights(short, short.weights[head])
         assert shown(figure, f"head_outputs[{head}]") == expected(short.head_outputs[head])
 
 
@@ -208,7 +218,7 @@ def test_causal_vs_bidirectional_uses_a_bidirectional_record(short):
     figure = draw_figure("causal-vs-bidirectional", natural(short))
     open_record = record("the cat sat", BlockConfig(causal=False))
     for head in range(2):
-        assert shown(figure, f"causal[{head}]") == expected(short.weights[head])
+        assert shown(figure, f"causal[{head}]") == expected_weights(short, short.weights[head])
         assert shown(figure, f"bidirectional[{head}]") == expected(open_record.weights[head])
     assert open_record.weights[0, 0, 1].item() > 0  # really unmasked
 
@@ -344,7 +354,7 @@ def test_colour_bars_name_their_quantity_and_skip_a_quantity_of_zeros(short):
     assert not short.params["attn.b_O"].any()  # biases start at 0
     figure = draw_figure("multi-head", natural(short))
     bars = colour_bars(figure)
-    assert bar_labels(figure) == ["weight", "residual stream", "W_O, b_O"]
+    assert bar_labels(figure) == ["weight (\u221a scale)", "residual stream", "W_O, b_O"]
     assert [ax.get_xlim()[1] for ax in bars[1:]] == pytest.approx([short.scale_limit(name) for name in ("head_outputs", "attn.W_O")])
     assert bar_labels(draw_figure("ffn", natural(short))) == ["residual stream", "ffn_pre, ffn_post"]
     assert bar_labels(draw_figure("residual-stream", natural(short))) == ["residual stream"]
@@ -395,3 +405,23 @@ def test_tokens_are_drawn_as_display_tokens():
     assert "U+0001" in tick_texts(panel(figure, "weights[0]")) and "U+DCFF" in tick_texts(panel(figure, "weights[0]"))
     mixing = draw_figure("value-mixing", natural(rec, token=1))
     assert figure_text(mixing, "heading") == "Value mixing: query 'U+0001' (position 1), head 0"
+
+
+def test_a_value_has_the_colour_the_style_gives_it_as_in_the_videos(rec):
+    """Cells are coloured by the scenes' own functions: blockviz.style.signed_color on the
+    quantity's record scale, weight_color for weights."""
+    figure = drawn(rec, "multi-head")
+    for label, quantity in (("concat", "concat"), ("W_O", "attn.W_O"), ("attn_out", "attn_out")):
+        mesh = panel(figure, label).collections[0]
+        values = np.asarray(mesh.get_array()).ravel()
+        colours = mesh.cmap(mesh.norm(values))
+        assert np.allclose(colours, [signed_color(value, rec.scale_limit(quantity)) for value in values]), label
+    mesh = panel(figure, "weights[1]").collections[0]
+    values = np.ma.getdata(mesh.get_array()).ravel()
+    assert np.allclose(mesh.cmap(mesh.norm(values)), [weight_color(value) for value in values])
+    same = rec.attn_out[0, 0].item()
+    assert np.allclose(panel(drawn(rec, "residual-stream"), "attn_out").collections[0].norm(same), mesh_norm(figure, "attn_out")(same))
+
+
+def mesh_norm(figure, label):
+    return panel(figure, label).collections[0].norm

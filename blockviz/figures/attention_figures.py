@@ -14,7 +14,7 @@ from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.panels import MatrixSpec, matrix_piece
 from blockviz.figures.parts import as_array, colorbar_line, columns_of, feature_labels, heading, legend_lines, note, operator, rows_of
 from blockviz.figures.request import FigureRequest
-from blockviz.style import NEG_INF_LABEL, OUTPUT_COLOR
+from blockviz.style import BLOCKED_SCORE_LABEL, NEG_INF_LABEL
 
 QUERY_AXIS = "query"
 KEY_AXIS = "key"
@@ -68,8 +68,8 @@ def mask(request: FigureRequest) -> Figure:
 
 
 def weights(request: FigureRequest) -> Figure:
-    """Figure 5: per head, the softmax ``weights`` ``(n, n)`` on the fixed scale 0–1; blocked
-    cells are hatched and read 0."""
+    """Figure 5: per head, the softmax ``weights`` ``(n, n)`` on the fixed scale 0–1 (coloured by √weight); blocked
+    cells are the blocked grey and read 0."""
     rec, page = request.record, request.page
     values = as_array(rec.weights)
     blocked = np.isneginf(as_array(rec.mask))
@@ -101,19 +101,19 @@ def multi_head(request: FigureRequest) -> Figure:
     model_columns = feature_labels("d_model", d)
     pieces = []
     for head in heads:
-        spec = MatrixSpec(outputs[head], rows_of(rec.tokens), columns_of(rec, "head_outputs"), title=f"z, head {head}", title_color=OUTPUT_COLOR)
+        spec = MatrixSpec(outputs[head], rows_of(rec.tokens), columns_of(rec, "head_outputs"), title=f"z, head {head}", title_color=request.theme.output)
         if head:
             pieces.append(operator(page, ","))
         pieces.append(matrix_piece(spec, output_scale, request.theme, page, f"head_outputs[{head}]", request.decimals))
     pieces.append(operator(page, "\u2192"))
-    pieces.append(matrix_piece(MatrixSpec(concat, rows_of(rec.tokens), columns_of(rec, "concat"), title="concat", title_color=OUTPUT_COLOR),
+    pieces.append(matrix_piece(MatrixSpec(concat, rows_of(rec.tokens), columns_of(rec, "concat"), title="concat", title_color=request.theme.output),
                                output_scale, request.theme, page, "concat", request.decimals))
     pieces.append(operator(page, "\u00b7"))
     pieces.append(matrix_piece(MatrixSpec(w_o, model_columns, model_columns, title="W_O", token_rows=False), w_o_scale, request.theme, page, "W_O", request.decimals))
     pieces.append(operator(page, "+"))
     pieces.append(matrix_piece(MatrixSpec(b_o, None, model_columns, title="b_O", token_rows=False), b_o_scale, request.theme, page, "b_O", request.decimals))
     pieces.append(operator(page, "="))
-    pieces.append(matrix_piece(MatrixSpec(attn_out, rows_of(rec.tokens), columns_of(rec, "attn_out"), title="attn_out", title_color=OUTPUT_COLOR),
+    pieces.append(matrix_piece(MatrixSpec(attn_out, rows_of(rec.tokens), columns_of(rec, "attn_out"), title="attn_out", title_color=request.theme.output),
                                attn_out_scale, request.theme, page, "attn_out", request.decimals))
     lines.append(Flow(pieces, rows=max(rec.n, d)))
     lines.append(colorbar_line([weights_scale(), output_scale, w_o_scale, b_o_scale, attn_out_scale], page))
@@ -145,8 +145,8 @@ def causal_vs_bidirectional(request: FigureRequest) -> Figure:
     return build_figure(lines, page)[0]
 
 
-BLOCKED_SCORE_TEXT = f"{NEG_INF_LABEL}: blocked by the mask M (a key after its query); its weight is exactly 0"
-BLOCKED_WEIGHT_TEXT = f"blocked by the mask (M = {NEG_INF_LABEL}): weight exactly 0"
+BLOCKED_SCORE_TEXT = f"{BLOCKED_SCORE_LABEL}: blocked by the mask M (a key after its query); its weight is exactly 0"
+BLOCKED_WEIGHT_TEXT = f"0: blocked by the mask (M = {NEG_INF_LABEL}), weight exactly 0"
 
 
 def _weights_flow(request: FigureRequest, values: np.ndarray, blocked: np.ndarray, name: str) -> Flow:

@@ -16,7 +16,7 @@ from blockviz.figures.layout import Slot, build_figure
 from blockviz.figures.page import MIN_PT
 from blockviz.figures.parts import heading, note
 from blockviz.figures.request import FigureRequest
-from blockviz.style import FFN_COLOR, OUTPUT_COLOR, RESIDUAL_COLOR, Theme
+from blockviz.style import Theme
 
 BOX_PT = 9.0
 RESIDUAL_Y = 0.55
@@ -29,19 +29,19 @@ def block_flow(request: FigureRequest) -> Figure:
     """Figure 8: the block as a diagram: resid_pre → LayerNorm → attention → ⊕ → LayerNorm →
     FFN → ⊕ → resid_post, each arrow labelled with its shape for this sentence. At natural size
     the stream runs left to right; on a page it runs top to bottom, the sublayers beside it."""
-    rec, page = request.record, request.page
+    rec, page, theme = request.record, request.page, request.theme
     n, c = rec.n, rec.config
     rows = f"{n} × {c.d_model}"
     mask = "causal mask" if c.causal else "no mask (bidirectional)"
     boxes = [
-        ("resid_pre", f"x = resid_pre\n{rows}", RESIDUAL_COLOR, "stream"),
-        ("ln1", f"LayerNorm\n{rows}", RESIDUAL_COLOR, "branch"),
-        ("attention", f"multi-head attention\n{c.n_heads} heads × d_head {c.d_head}, {mask}\n{rows} \u2192 {rows}", OUTPUT_COLOR, "branch"),
-        ("add1", "resid_mid", RESIDUAL_COLOR, "add"),
-        ("ln2", f"LayerNorm\n{rows}", RESIDUAL_COLOR, "branch"),
-        ("ffn", f"FFN ({c.activation_name})\n{rows} \u2192 {n} × {c.d_ff} \u2192 {rows}", FFN_COLOR, "branch"),
-        ("add2", "resid_post", RESIDUAL_COLOR, "add"),
-        ("resid_post", f"resid_post\n{rows}", RESIDUAL_COLOR, "stream"),
+        ("resid_pre", f"x = resid_pre\n{rows}", theme.residual, "stream"),
+        ("ln1", f"LayerNorm\n{rows}", theme.residual, "branch"),
+        ("attention", f"multi-head attention\n{c.n_heads} heads × d_head {c.d_head}, {mask}\n{rows} \u2192 {rows}", theme.output, "branch"),
+        ("add1", "resid_mid", theme.residual, "add"),
+        ("ln2", f"LayerNorm\n{rows}", theme.residual, "branch"),
+        ("ffn", f"FFN ({c.activation_name})\n{rows} \u2192 {n} × {c.d_ff} \u2192 {rows}", theme.ffn, "branch"),
+        ("add2", "resid_post", theme.residual, "add"),
+        ("resid_post", f"resid_post\n{rows}", theme.residual, "stream"),
     ]
     outputs = {"add1": f"attn_out\n{rows}", "add2": f"ffn_out\n{rows}"}
     lines = heading(page, "Block flow: one pre-norm decoder block", formulas.RESIDUAL)
@@ -92,7 +92,7 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                 _box(ax, stream_x - box_width / 2, centre_y, box_width, box_height, colour, theme)
                 drawn[name] = ax.text(stream_x, centre_y, text, ha="center", va="center", fontsize=size, color=theme.text, parse_math=False, linespacing=1.35)
                 if previous is not None:
-                    _arrow(ax, previous, (stream_x, y), RESIDUAL_COLOR)
+                    _arrow(ax, previous, (stream_x, y), theme.residual)
                 previous = (stream_x, y - box_height)
             elif kind == "branch":
                 box_width = sizes[name][0] + 2 * BOX_PAD_IN
@@ -100,8 +100,8 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                 _box(ax, box_x, centre_y, box_width, box_height, colour, theme)
                 drawn[name] = ax.text(box_x + box_width / 2, centre_y, text, ha="center", va="center", fontsize=size, color=theme.text, parse_math=False, linespacing=1.35)
                 if branch_previous is None:  # leave the stream: a dot on it, an arrow right into the box
-                    ax.add_patch(Circle((stream_x, centre_y), 0.035, color=RESIDUAL_COLOR))
-                    _arrow(ax, (stream_x, centre_y), (box_x, centre_y), RESIDUAL_COLOR)
+                    ax.add_patch(Circle((stream_x, centre_y), 0.035, color=theme.residual))
+                    _arrow(ax, (stream_x, centre_y), (box_x, centre_y), theme.residual)
                 else:
                     _arrow(ax, branch_previous, (box_x + box_width / 2, y), colour)
                 branch_previous = (box_x + box_width / 2, y - box_height)
@@ -110,7 +110,7 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                 ax.add_patch(Circle(centre, ADD_RADIUS, facecolor=theme.background, edgecolor=colour, linewidth=1.2))
                 ax.text(*centre, "+", ha="center", va="center", fontsize=size + 2, color=theme.text)
                 ax.text(stream_x + ADD_RADIUS + 0.08, centre_y - 0.04, text, ha="left", va="top", fontsize=max(MIN_PT, size - 0.5), color=theme.muted_text, parse_math=False)
-                _arrow(ax, previous, (stream_x, centre_y + ADD_RADIUS), RESIDUAL_COLOR)
+                _arrow(ax, previous, (stream_x, centre_y + ADD_RADIUS), theme.residual)
                 bx, by = branch_previous
                 ax.plot([bx, bx], [by, centre_y], color=colour, linewidth=1.2, solid_capstyle="butt")
                 _arrow(ax, (bx, centre_y), (stream_x + ADD_RADIUS, centre_y), colour)
@@ -151,7 +151,7 @@ def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
             _arrow(ax, (centre[0], BRANCH_Y), (centre[0], RESIDUAL_Y + ADD_RADIUS), colour)
             ax.text(centre[0] - 0.08, (BRANCH_Y + RESIDUAL_Y) / 2 + 0.1, outputs[name], ha="right", va="center", fontsize=BOX_PT - 1.5,
                     color=theme.muted_text, parse_math=False, linespacing=1.3)
-            _arrow(ax, stream_previous, (centre[0] - ADD_RADIUS, RESIDUAL_Y), RESIDUAL_COLOR)
+            _arrow(ax, stream_previous, (centre[0] - ADD_RADIUS, RESIDUAL_Y), theme.residual)
             stream_previous = (centre[0] + ADD_RADIUS, RESIDUAL_Y)
             drawn[name] = centre
             x = centre[0] + 0.45
@@ -161,14 +161,14 @@ def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
         y = RESIDUAL_Y if kind == "stream" else BRANCH_Y
         if kind == "branch" and branch_start is None:
             branch_start = (x, RESIDUAL_Y)
-            ax.add_patch(Circle(branch_start, 0.04, color=RESIDUAL_COLOR))
-            _arrow(ax, branch_start, (x, y), RESIDUAL_COLOR, head=False)
-            _arrow(ax, (x, y), (x + 0.3, y), RESIDUAL_COLOR)
+            ax.add_patch(Circle(branch_start, 0.04, color=theme.residual))
+            _arrow(ax, branch_start, (x, y), theme.residual, head=False)
+            _arrow(ax, (x, y), (x + 0.3, y), theme.residual)
             x += 0.3
         elif kind == "branch":
             _arrow(ax, previous_branch, (x, y), colour)
         if kind == "stream" and stream_previous is not None:
-            _arrow(ax, stream_previous, (x, y), RESIDUAL_COLOR)
+            _arrow(ax, stream_previous, (x, y), theme.residual)
         ax.add_patch(FancyBboxPatch((x, y - box_height / 2), box_width, box_height, boxstyle="round,pad=0,rounding_size=0.08",
                                     facecolor=theme.background, edgecolor=colour, linewidth=1.4))
         drawn[name] = ax.text(x + box_width / 2, y, text, ha="center", va="center", fontsize=BOX_PT, color=theme.text, parse_math=False, linespacing=1.35)

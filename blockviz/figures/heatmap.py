@@ -13,12 +13,14 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import Colormap, Normalize
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
-from blockviz.style import NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, Theme, format_number, text_color_on
+from blockviz.style import (BLOCKED_WEIGHT_LABEL, NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, WEIGHTS_SCALE_NAME, Theme, format_number,
+                            text_color_on, weights_norm)
 
-BLOCKED_HATCH = "///"
+WEIGHT_TICKS = (0.0, 0.05, 0.2, 0.5, 1.0)
+"""Where the weights' colour bar is labelled (on its √ scale the small weights get room)."""
 ZERO_LIMIT = 1e-9
 """The smallest half-width :meth:`BlockRecord.scale_limit` gives: the scale of all zeros."""
 
@@ -78,13 +80,14 @@ def scale_family(name: str) -> str:
 
 
 def weights_scale() -> ColourScale:
-    """The weights map on the fixed range 0–1."""
-    return ColourScale(colormaps[WEIGHTS_CMAP], Normalize(0.0, 1.0), "weight")
+    """The weights map on the fixed range 0–1, by √weight (:func:`blockviz.style.weights_norm`),
+    its colour bar labelled "weight (√ scale)"."""
+    return ColourScale(colormaps[WEIGHTS_CMAP], weights_norm(), f"weight ({WEIGHTS_SCALE_NAME})", WEIGHT_TICKS)
 
 
 def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, cell: float, blocked: np.ndarray | None = None) -> QuadMesh:
-    """Cells of ``values`` ``(rows, cols)`` coloured by ``scale``; ``blocked`` cells are left
-    empty (for :func:`draw_blocked`), so −∞ never stretches the scale. Row 0 at the top; cells
+    """Cells of ``values`` ``(rows, cols)`` coloured by ``scale``; ``blocked`` cells (and −∞) are
+    left empty (for :func:`draw_blocked`), so −∞ never stretches the scale. Row 0 at the top; cells
     ``cell`` inches across (their smaller side) are parted by lines in the page colour, thinner for small cells."""
     rows, cols = values.shape
     hidden = _blocked_or_none(values, blocked)
@@ -103,47 +106,40 @@ def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme,
     return mesh
 
 
-def draw_blocked(ax: Axes, blocked: np.ndarray, theme: Theme, filled: bool = True) -> list[Rectangle]:
-    """Hatch the ``blocked`` cells (a boolean ``(rows, cols)`` array), one rectangle per run of
-    blocked cells in a row. ``filled`` paints them in the theme's blocked colour (masked scores,
-    −∞); otherwise only the hatch shows over the cell's own colour (weights, exactly 0)."""
+def draw_blocked(ax: Axes, blocked: np.ndarray, theme: Theme) -> list[Rectangle]:
+    """Paint the ``blocked`` cells (a boolean ``(rows, cols)`` array) in the one blocked style of
+    :class:`blockviz.style.Theme` (the videos' too): the theme's blocked grey, one rectangle per
+    run of blocked cells in a row."""
     patches = []
     for row, flags in enumerate(np.asarray(blocked, dtype=bool)):
         for start, stop in _runs(flags):
-            patch = Rectangle(
-                (start - 0.5, row - 0.5), stop - start, 1.0, facecolor=theme.blocked if filled else "none",
-                edgecolor=theme.blocked_hatch, hatch=BLOCKED_HATCH, linewidth=0.0, alpha=None if filled else 0.6,
-            )
+            patch = Rectangle((start - 0.5, row - 0.5), stop - start, 1.0, **blocked_patch_style(theme))
             ax.add_patch(patch)
             patches.append(patch)
     return patches
 
 
-def blocked_patch_style(theme: Theme, filled: bool = True) -> dict:
-    """How a blocked cell is drawn (for a legend's swatch too): see :func:`draw_blocked`."""
-    return dict(facecolor=theme.blocked if filled else "none", edgecolor=theme.blocked_hatch, hatch=BLOCKED_HATCH, linewidth=0.0,
-                alpha=None if filled else 0.6)
-
-
-def blocked_legend_handle(theme: Theme, label: str | None = None) -> Patch:
-    """The legend entry explaining the blocked style."""
-    return Patch(facecolor=theme.blocked, edgecolor=theme.blocked_hatch, hatch=BLOCKED_HATCH, linewidth=0.0,
-                 label=label or f"{NEG_INF_LABEL}: blocked by the mask M (a key after its query); its weight is exactly 0")
+def blocked_patch_style(theme: Theme) -> dict:
+    """How a blocked cell is drawn (a legend's swatch too): see :func:`draw_blocked`."""
+    return dict(facecolor=theme.blocked, edgecolor=theme.background, linewidth=0.0)
 
 
 def annotate_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, size_pt: float,
                      blocked: np.ndarray | None = None, decimals: int = 2, blocked_filled: bool = True) -> list[Text]:
     """Write every cell's value (``format_number``) on it, in black or white to suit the cell.
 
-    −∞ cells read "−∞"; cells are written row by row, so ``ax.texts[i * cols + j]`` is cell (i, j).
+    Blocked cells read "−∞" (a masked score) or, with ``blocked_filled=False``, "0" (a weight);
+    cells are written row by row, so ``ax.texts[i * cols + j]`` is cell (i, j).
     """
     is_blocked = _blocked_or_none(values, blocked)
     colours = scale.rgba(np.where(np.isfinite(values), values, 0.0))
+    blocked_text = text_color_on(theme.blocked)
     texts = []
     for (row, col), value in np.ndenumerate(values):
-        on_blocked = is_blocked is not False and bool(is_blocked[row, col]) and blocked_filled
-        background = theme.blocked if on_blocked else colours[row, col]
-        texts.append(ax.text(col, row, format_number(float(value), decimals), ha="center", va="center", fontsize=size_pt, color=text_color_on(background), parse_math=False))
+        on_blocked = is_blocked is not False and bool(is_blocked[row, col])
+        shown = (NEG_INF_LABEL if blocked_filled else BLOCKED_WEIGHT_LABEL) if on_blocked else format_number(float(value), decimals)
+        texts.append(ax.text(col, row, shown, ha="center", va="center", fontsize=size_pt,
+                             color=blocked_text if on_blocked else text_color_on(colours[row, col]), parse_math=False))
     return texts
 
 

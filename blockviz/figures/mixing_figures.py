@@ -17,7 +17,7 @@ from blockviz.figures.page import MIN_PT
 from blockviz.figures.panels import MatrixSpec, matrix_piece
 from blockviz.figures.parts import as_array, colorbar_line, columns_of, feature_labels, heading, legend_lines, note, operator, rows_of
 from blockviz.figures.request import FigureRequest
-from blockviz.style import OUTPUT_COLOR, VALUE_COLOR, Theme, format_number, signed_limit
+from blockviz.style import Theme, format_number, signed_limit
 from blockviz.worked_example import worked_example as worked_numbers
 
 MONO = "monospace"
@@ -52,7 +52,7 @@ def value_mixing(request: FigureRequest) -> Figure:
                                 blocked=blocked[:, None] if blocked.any() else None, blocked_filled=False),
                      weights_scale(), request.theme, page, "mixing_weights", request.decimals),
         operator(page, "\u00b7"),
-        matrix_piece(MatrixSpec(values, rows_of(rec.tokens), columns_of(rec, "value"), title=f"value v, head {head}", title_color=VALUE_COLOR),
+        matrix_piece(MatrixSpec(values, rows_of(rec.tokens), columns_of(rec, "value"), title=f"value v, head {head}", title_color=request.theme.value),
                      record_scale(rec, "value"), request.theme, page, "mixing_values", request.decimals),
         operator(page, "\u2192"),
         _equation_piece(page, terms, len(hidden), hidden_sum, mixture, request.decimals, request.theme),
@@ -106,7 +106,7 @@ def _equation_piece(page, terms: list[MixingTerm], hidden: int, hidden_sum, tota
             total_line = key == "mixing_total"
             texts.append(figure.text(x0, y0 + h - (index + 0.5) * step, text, ha="left", va="center", family=MONO, parse_math=False,
                                      fontsize=size * (1.1 if total_line else 1.0), fontweight="bold" if total_line else "normal",
-                                     color=OUTPUT_COLOR if total_line else theme.text, label=key))
+                                     color=theme.output if total_line else theme.text, label=key))
         return texts
 
     return fixed_piece(Slot(width, height, draw, key="mixing_equation", axes=False))
@@ -158,9 +158,9 @@ def worked_example(request: FigureRequest) -> Figure:
     lines.append(Flow([
         matrix_piece(MatrixSpec(weights[None, :], ["query"], keys, title="weights", token_rows=False), weights_scale(), theme, page, "example_weights_again", decimals),
         operator(page, "\u00b7"),
-        matrix_piece(MatrixSpec(values, keys, entries, title="values", title_color=VALUE_COLOR, token_rows=False), signed, theme, page, "example_values", decimals),
+        matrix_piece(MatrixSpec(values, keys, entries, title="values", title_color=theme.value, token_rows=False), signed, theme, page, "example_values", decimals),
         operator(page, "="),
-        matrix_piece(MatrixSpec(mixture[None, :], ["query"], entries, title="mixture", title_color=OUTPUT_COLOR, token_rows=False), signed, theme, page, "example_mixture", decimals),
+        matrix_piece(MatrixSpec(mixture[None, :], ["query"], entries, title="mixture", title_color=theme.output, token_rows=False), signed, theme, page, "example_mixture", decimals),
     ], rows=2, largest_cell=largest))
     equation = formulas.mixture_equation(weights, values, mixture, decimals, products=products)
     first, *rest = equation.split(" = ")

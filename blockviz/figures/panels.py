@@ -37,8 +37,8 @@ class Panel:
 class MatrixSpec:
     """What to draw: ``values`` ``(rows, cols)`` and how to label it.
 
-    ``blocked`` marks cells a mask blocked; ``blocked_filled`` paints them grey (−∞ scores)
-    rather than hatching over their colour (zero weights). ``row_labels=None`` draws no row
+    ``blocked`` marks cells a mask blocked, drawn in the one blocked style; they read "−∞"
+    (scores, ``blocked_filled``) or "0" (weights, ``blocked_filled=False``). ``row_labels=None`` draws no row
     ticks; ``token_rows`` row labels are drawn only by a panel that starts a row of the page
     (its neighbours share them).
     """
@@ -134,8 +134,8 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, 
 
     def draw(ax: Axes) -> Panel:
         ax.set_label(key)
-        mesh = draw_heatmap(ax, values, scale, theme, min(cell, cell_height), blocked=spec.blocked if spec.blocked_filled else None)
-        blocked = draw_blocked(ax, spec.blocked, theme, filled=spec.blocked_filled) if spec.blocked is not None else []
+        mesh = draw_heatmap(ax, values, scale, theme, min(cell, cell_height), blocked=spec.blocked)
+        blocked = draw_blocked(ax, spec.blocked, theme) if spec.blocked is not None else []
         texts = []
         if number_pt is not None:
             texts = annotate_heatmap(ax, values, scale, theme, number_pt, blocked=spec.blocked, decimals=decimals, blocked_filled=spec.blocked_filled)

@@ -49,7 +49,8 @@ def colorbar_line(scales: list[ColourScale], page: Page) -> Flow | None:
 
 
 def legend_lines(page: Page, theme, text: str, filled: bool) -> list:
-    """A legend of the blocked-cell style: a swatch, then ``text`` (wrapped to the page)."""
+    """A legend of the blocked-cell style: a swatch, then ``text`` (wrapped to the page);
+    ``filled`` is the scores' legend (−∞), otherwise the weights' (0)."""
     from matplotlib.patches import Rectangle
 
     from blockviz.figures.heatmap import blocked_patch_style
@@ -58,7 +59,7 @@ def legend_lines(page: Page, theme, text: str, filled: bool) -> list:
 
     def draw(figure, rect):
         x0, y0, w, h = rect
-        patch = Rectangle((x0, y0), w, h, transform=figure.transFigure, **blocked_patch_style(theme, filled))
+        patch = Rectangle((x0, y0), w, h, transform=figure.transFigure, **blocked_patch_style(theme))
         figure.add_artist(patch)
         return patch
 

@@ -14,7 +14,6 @@ from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.panels import MatrixSpec, matrix_piece
 from blockviz.figures.parts import as_array, colorbar_line, columns_of, heading, note, operator, rows_of
 from blockviz.figures.request import FigureRequest
-from blockviz.style import FFN_COLOR, KEY_COLOR, OUTPUT_COLOR, QUERY_COLOR, RESIDUAL_COLOR, VALUE_COLOR
 
 
 def token_grid(request: FigureRequest) -> Figure:
@@ -30,7 +29,7 @@ def residual_stream(request: FigureRequest) -> Figure:
     rec = request.record
     titles = {"resid_pre": "resid_pre (input)", "attn_out": "attn_out (attention)", "resid_mid": "resid_mid",
               "ffn_out": "ffn_out (FFN)", "resid_post": "resid_post (output)"}
-    colours = {"resid_pre": RESIDUAL_COLOR, "attn_out": OUTPUT_COLOR, "resid_mid": RESIDUAL_COLOR, "ffn_out": FFN_COLOR, "resid_post": RESIDUAL_COLOR}
+    colours = {"resid_pre": "residual", "attn_out": "output", "resid_mid": "residual", "ffn_out": "ffn", "resid_post": "residual"}
     return _equation_figure(request, "Residual stream: each sublayer adds to it", formulas.RESIDUAL,
                             [["resid_pre", "+", "attn_out", "=", "resid_mid"], ["resid_mid", "+", "ffn_out", "=", "resid_post"]],
                             titles, colours=colours, footnote=f"every panel is n × d_model = {rec.n} × {rec.config.d_model}")
@@ -44,7 +43,7 @@ def ffn(request: FigureRequest) -> Figure:
     equation = ["ln2", r"$\cdot W_{in} + b_{in}$", "ffn_pre", f"{activation} \u2192", "ffn_post", r"$\cdot W_{out} + b_{out}$", "ffn_out"]
     n, d, f = rec.n, rec.config.d_model, rec.config.d_ff
     return _equation_figure(request, "Feed-forward network: widen, activate, narrow, row by row", formulas.FFN,
-                            [equation], titles, colours={name: FFN_COLOR for name in titles},
+                            [equation], titles, colours={name: "ffn" for name in titles},
                             footnote=f"{n} × {d} \u2192 {n} × {f} \u2192 {n} × {f} \u2192 {n} × {d}  (n × d_model \u2192 n × d_ff \u2192 n × d_model)")
 
 
@@ -55,7 +54,7 @@ def queries_keys_values(request: FigureRequest) -> Figure:
     arrays = {name: as_array(rec.tensors[name]) for name in names}
     scales = [record_scale(rec, name) for name in names]
     d_head = rec.config.d_head
-    colours = {"query": QUERY_COLOR, "key": KEY_COLOR, "value": VALUE_COLOR}
+    colours = request.theme.roles
     lines = heading(page, "Queries, keys and values: one row per token, per head", formulas.QKV)
     for head in request.heads:
         pieces = []
@@ -84,7 +83,8 @@ def _equation_figure(request: FigureRequest, title: str, formula, equations: lis
             if index % 2:
                 pieces.append(operator(page, item, math=item.startswith("$"), scale=1.0 if len(item) == 1 else 0.7))
                 continue
-            spec = MatrixSpec(as_array(rec.tensors[item]), rows_of(rec.tokens), columns_of(rec, item), title=titles[item], title_color=(colours or {}).get(item))
+            spec = MatrixSpec(as_array(rec.tensors[item]), rows_of(rec.tokens), columns_of(rec, item), title=titles[item],
+                              title_color=request.theme.roles[colours[item]] if colours and item in colours else None)
             pieces.append(matrix_piece(spec, scales[item], request.theme, page, key=item + (":again" if item in drawn else ""), decimals=request.decimals))
             drawn.add(item)
         lines.append(Flow(pieces, rows=rec.n))
