@@ -121,3 +121,42 @@ def test_worked_example_adds_up(width):
     assert adds_up([number(exp) for exp in exps], exp_sum)
     assert all(adds_up([number(exp) / number(exp_sum)], weight) for exp, weight in zip(exps, weights))
     assert re.search(NUMBER, max_step)[0] == "1.10"
+
+
+MEAN = re.compile(rf"^\u03bc = \((?P<terms>[^()]*)\) / (?P<d>\d+) = (?P<mean>{NUMBER})$")
+VARIANCE = re.compile(rf"^\u03c3\u00b2 = \((?P<squares>.*)\) / (?P<d>\d+) = (?P<var>{NUMBER})$")
+SCALE = re.compile(rf"^\u221a\(\u03c3\u00b2 \+ \u03b5\) = \u221a\((?P<var>{NUMBER}) \+ (?P<eps>[0-9.e+-]+)\) = (?P<scale>{NUMBER})$")
+
+
+def signed_terms(text: str) -> list[float]:
+    """``"−0.716 − 0.585 + 1.042"`` → [-0.716, -0.585, 1.042]."""
+    terms, sign = [], 1.0
+    for item in text.split(" "):
+        if item in ("+", "\u2212"):
+            sign = -1.0 if item == "\u2212" else 1.0
+        else:
+            terms.append(sign * number(item))
+    return terms
+
+
+@pytest.mark.parametrize(("tokens", "width"), [(3, 6.5), (13, 3.3), (64, 6.5)])
+def test_layer_norm_adds_up(tokens, width):
+    rec = sentence_record(tokens)
+    for query in sorted({0, rec.n - 1}):
+        figure = draw_figure("layer-norm", FigureRequest(rec, token=query, width=width))
+        texts = {text.get_label(): text.get_text().replace("\n", " ") for text in figure.texts if text.get_label()}
+        for name, source in (("ln1", "resid_pre"), ("ln2", "resid_mid")):
+            mean = MEAN.match(texts[f"{name}_mean"])
+            assert mean, texts[f"{name}_mean"]
+            terms = signed_terms(mean["terms"])
+            assert len(terms) == int(mean["d"]) == rec.config.d_model
+            assert adds_up([sum(terms) / len(terms)], mean["mean"])
+            assert number(mean["mean"]) == pytest.approx(rec.tensors[f"{name}_mean"][query].item(), abs=unit(mean["mean"]) / 2)
+            variance = VARIANCE.match(texts[f"{name}_var"])
+            assert variance, texts[f"{name}_var"]
+            squares = [number(item.strip().strip("()").rstrip("\u00b2").strip("()")) ** 2 for item in variance["squares"].split(" + ")]
+            assert adds_up([sum(squares) / int(variance["d"])], variance["var"])
+            scale = SCALE.match(texts[f"{name}_scale"])
+            assert scale, texts[f"{name}_scale"]
+            assert float(scale["eps"]) == rec.config.ln_eps
+            assert adds_up([(number(scale["var"]) + float(scale["eps"])) ** 0.5], scale["scale"])

@@ -425,3 +425,18 @@ def test_a_value_has_the_colour_the_style_gives_it_as_in_the_videos(rec):
 
 def mesh_norm(figure, label):
     return panel(figure, label).collections[0].norm
+
+
+def test_layer_norm_shows_the_records_statistics_for_the_chosen_token(rec):
+    query = rec.tokens.index("road")
+    figure = draw_figure("layer-norm", natural(rec, token="road"))
+    for name, source in (("ln1", "resid_pre"), ("ln2", "resid_mid")):
+        assert shown(figure, f"{name}_x") == expected(rec.tensors[source][query])
+        assert shown(figure, f"{name}_centred") == expected(rec.tensors[f"{name}_centred"][query])
+        assert shown(figure, f"{name}_norm") == expected(rec.tensors[f"{name}_norm"][query])
+        assert shown(figure, f"{name}_gamma") == expected(rec.params[f"{name}.weight"])
+        assert shown(figure, f"{name}_beta") == expected(rec.params[f"{name}.bias"])
+        assert shown(figure, name) == expected(rec.tensors[name][query])
+        assert figure_text(figure, f"{name}_mean").endswith(f"= {format_number(rec.tensors[f'{name}_mean'][query].item(), 3)}")
+        assert figure_text(figure, f"{name}_var").endswith(f"= {format_number(rec.tensors[f'{name}_var'][query].item(), 3)}")
+    assert figure_text(figure, "heading").startswith(f"LayerNorm: token 'road' (position {query})")

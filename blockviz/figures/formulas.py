@@ -18,6 +18,9 @@ MULTI_HEAD = r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O 
 FFN = r"$\mathrm{FFN}(x) = \mathrm{act}(x W_{in} + b_{in})\, W_{out} + b_{out}$"
 RESIDUAL = (r"$x_{mid} = x + \mathrm{Attention}(\mathrm{LN}_1(x))$", r"$x_{out} = x_{mid} + \mathrm{FFN}(\mathrm{LN}_2(x_{mid}))$")
 TOKEN_GRID = r"$x = \mathrm{embedding} + \mathrm{position}$"
+LAYER_NORM = (r"$\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta$",
+              r"$\mu = \frac{1}{d}\sum_k x_k$", r"$\sigma^2 = \frac{1}{d}\sum_k (x_k - \mu)^2$")
+"""LayerNorm of one row (Ba et al. 2016), as torch.nn.LayerNorm computes it (σ² divides by d)."""
 
 WORK_DECIMALS = 1
 """Work lines write this many more decimals than the grids, so that the sums they show add up."""

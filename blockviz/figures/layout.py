@@ -39,6 +39,8 @@ TOO_SMALL_SHARE = 0.3
 """A flow wraps if on one row its cells would shrink below this share of their size, even
 when wrapping shows no more numbers."""
 TINIEST_CELL_IN = 0.012
+MATH_LINE_SPACING = 2.4
+"""Between lines of a wrapped formula (fractions and sums stand taller than text), in font sizes."""
 TEXT_SLACK = 1.06
 """Text slots are this much wider than the text's outlines: hinted text at low dpi is a little wider."""
 TEXT_PAD_IN = 0.05
@@ -197,7 +199,8 @@ def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = Fa
     def draw(figure: Figure, rect):
         x0, y0, w, h = rect
         return figure.text(x0 + w / 2, y0 + h / 2, text, ha="center", va="center", fontsize=size_pt, parse_math=math,
-                           family=family, label=key or "", multialignment="center", linespacing=LINE_SPACING, **text_options)
+                           family=family, label=key or "", multialignment="center", linespacing=MATH_LINE_SPACING if math else LINE_SPACING,
+                           **text_options)
 
     return Slot(width * TEXT_SLACK + TEXT_PAD_IN, height + 0.06, draw, key=key, axes=False)
 
@@ -314,7 +317,7 @@ def _height(rows: list[list[Slot]], page: Page) -> float:
 def _measure(text: str, size_pt: float, family: str, math: bool, weight: str) -> tuple[float, float]:
     if math and "\n" in text:
         sizes = [text_size_in(line, size_pt, family, math=True, weight=weight) for line in text.split("\n")]
-        return max(width for width, _ in sizes), LINE_SPACING * size_pt / 72 * (len(sizes) - 1) + sizes[-1][1]
+        return max(width for width, _ in sizes), MATH_LINE_SPACING * size_pt / 72 * (len(sizes) - 1) + max(height for _, height in sizes)
     return text_size_in(text, size_pt, family, math=math, weight=weight)
 
 

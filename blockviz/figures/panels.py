@@ -108,14 +108,14 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, 
     col_step = _step(cell, ticks_pt) if rotate else 1
     col_labels = spec.col_labels[::col_step]
     col_width = widest_in(col_labels, ticks_pt)
-    col_height = text_size_in("Ag", ticks_pt)[1]
+    col_height = text_size_in("Ag", ticks_pt)[1] if col_labels else 0.0
     left = 0.0
     ylabel = spec.ylabel if text_size_in(spec.ylabel, page.axis)[0] <= n_rows * cell_height else ""  # written along the rows, if they are long enough
     if row_labels is not None:
         left = widest_in(row_labels[::row_step], ticks_pt) + TICK_PAD_IN + 0.03
         if ylabel:
             left += text_size_in(spec.ylabel, page.axis)[1] + 0.06
-    bottom = (col_width if rotate else col_height) + TICK_PAD_IN + 0.04
+    bottom = (col_width if rotate else col_height) + TICK_PAD_IN + 0.04 if col_labels else 0.02
     if spec.xlabel:
         bottom += text_size_in(spec.xlabel, page.axis)[1] + 0.06
     title_width = 0.0
@@ -124,7 +124,7 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, 
     if title:
         title_width, title_height = text_size_in(title, page.title, math=spec.title_math)
         top = title_height + TITLE_PAD_PT / POINTS_PER_INCH + 0.04
-    label_overhang = max(0.0, (1.3 * col_height - cell_height) / 2) if row_labels is not None else 0.0  # the first row's label stands above a row lower than it
+    label_overhang = max(0.0, (1.3 * text_size_in("Ag", ticks_pt)[1] - cell_height) / 2) if row_labels is not None else 0.0  # the first row's label stands above a row lower than it
     title_pad = TITLE_PAD_PT + label_overhang * POINTS_PER_INCH
     top += label_overhang
     width = n_cols * cell
@@ -140,7 +140,10 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, 
         if number_pt is not None:
             texts = annotate_heatmap(ax, values, scale, theme, number_pt, blocked=spec.blocked, decimals=decimals, blocked_filled=spec.blocked_filled)
         ax.tick_params(length=2, pad=TICK_PAD_IN * POINTS_PER_INCH - 2, labelsize=ticks_pt, width=0.5)
-        ax.set_xticks(range(0, n_cols, col_step), col_labels, rotation=90 if rotate else 0, parse_math=False)
+        if col_labels:
+            ax.set_xticks(range(0, n_cols, col_step), col_labels, rotation=90 if rotate else 0, parse_math=False)
+        else:
+            ax.set_xticks([])
         if row_labels is None:
             ax.set_yticks([])
         else:

@@ -31,6 +31,7 @@ class FigureSpec:
 
 FIGURES = (
     FigureSpec("token-grid", "token embedding + position = resid_pre, one row of d_model numbers per token", "vector_figures:token_grid"),
+    FigureSpec("layer-norm", "LayerNorm of one row (--token), step by step: mean, subtract, variance, divide by √(var + ε), × γ, + β; ln1 and ln2", "norm_figure:layer_norm"),
     FigureSpec("qkv", "each head's queries, keys and values (n × d_head) side by side", "vector_figures:queries_keys_values"),
     FigureSpec("scores", "query–key dot products per head, then divided by √d_k (rows = queries, columns = keys)", "attention_figures:scores"),
     FigureSpec("mask", "scaled scores + causal mask M = masked scores; blocked cells read −∞", "attention_figures:mask"),
