@@ -222,5 +222,5 @@ def sentence_slug(sentence: str, max_length: int = 48) -> str:
     readable = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")[:max_length].strip("-") or "sentence"
     if _READABLE_SENTENCE.fullmatch(sentence) and len(sentence) <= max_length:
         return readable
-    digest = hashlib.blake2b(sentence.encode("utf-8"), digest_size=4).hexdigest()
+    digest = hashlib.blake2b(sentence.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()  # a lone surrogate: invalid UTF-8 in argv
     return f"{readable}-{digest}"

@@ -85,7 +85,7 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
                 raise _os_error(error) from None  # atomic_path names the path and the reason
         else:
             document = {**header, "tensors": {name: _to_json(tensor) for name, tensor in tensors.items()}}
-            temporary.write_text(json.dumps(document, ensure_ascii=False, allow_nan=False), encoding="utf-8")
+            temporary.write_text(_escaped_surrogates(json.dumps(document, ensure_ascii=False, allow_nan=False)), encoding="utf-8")
 
 
 def read_tensors(path: str | Path) -> tuple[dict[str, torch.Tensor], dict]:
@@ -217,6 +217,20 @@ def _neg_inf_for_nulls(values, depth: int = 1):
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not standard JSON; write −∞ as null")
+
+
+def _escaped_surrogates(text: str) -> str:
+    """JSON text with each lone surrogate (a token from invalid UTF-8 in argv), which UTF-8
+    cannot hold, written as its ``\\uXXXX`` escape; it reads back as the same character (a high
+    surrogate right before a low one, as the character the pair encodes: so JSON reads escapes).
+
+    >>> _escaped_surrogates('["caf\\udce9"]')
+    '["caf\\\\udce9"]'
+    """
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _os_error(error: Exception) -> OSError:

@@ -1,5 +1,6 @@
 """Bad input is a one-line error with a non-zero exit, never a traceback, and nothing is written —
-the same in `record`, `figures` and `render` (issue "Foundation", Bad input)."""
+the same in `record`, `figures`, `render` and `explore` (issue "Foundation", Bad input; issue 13:
+every command that reads files)."""
 
 import json
 import math
@@ -16,11 +17,12 @@ COMMANDS = {
     "record": ["record"],
     "figures": ["figures", "--figure", "weights", "--format", "svg"],
     "render": ["render", "--scene", "mask", "--format", "png", "--resolution", "160x90"],
+    "explore": ["explore"],
 }
 
 
 def run(command: str, *args, out=None):
-    extra = [] if out is None or command == "record" else ["-o", str(out)]
+    extra = [] if out is None or command == "record" else ["-o", str(out / "explorer.html" if command == "explore" else out)]
     return CliRunner().invoke(main, [*COMMANDS[command], *map(str, args), *extra])
 
 
@@ -69,7 +71,7 @@ JSON_RECORDS = {
 }
 
 
-@pytest.mark.parametrize("command", ["figures", "render"])
+@pytest.mark.parametrize("command", ["figures", "render", "explore"])
 @pytest.mark.parametrize("kind", JSON_RECORDS)
 def test_a_spoilt_json_record_is_a_one_line_error(tmp_path, saved, command, kind):
     change, message = JSON_RECORDS[kind]
@@ -95,7 +97,7 @@ SAFETENSORS_RECORDS = {
 }
 
 
-@pytest.mark.parametrize("command", ["figures", "render"])
+@pytest.mark.parametrize("command", ["figures", "render", "explore"])
 @pytest.mark.parametrize("kind", SAFETENSORS_RECORDS)
 def test_a_spoilt_safetensors_record_is_a_one_line_error(tmp_path, saved, command, kind):
     change, message = SAFETENSORS_RECORDS[kind]
@@ -127,7 +129,8 @@ def broken_files(folder, rec):
     return files
 
 
-@pytest.mark.parametrize("command, option", [("record", "--params"), ("figures", "--record"), ("figures", "--params"), ("render", "--record"), ("render", "--params")])
+@pytest.mark.parametrize("command, option", [("record", "--params"), ("figures", "--record"), ("figures", "--params"), ("render", "--record"), ("render", "--params"),
+                                             ("explore", "--record"), ("explore", "--params")])
 def test_files_that_are_not_records_are_one_line_errors(tmp_path, saved, command, option):
     out = tmp_path / "out"
     for kind, (path, message) in broken_files(tmp_path, saved[1]).items():
@@ -170,7 +173,7 @@ BOUNDS = {
 }
 
 
-@pytest.mark.parametrize("command", ["figures", "render"])
+@pytest.mark.parametrize("command", ["figures", "render", "explore"])
 @pytest.mark.parametrize("kind", BOUNDS)
 def test_out_of_bounds_choices_are_one_line_errors(tmp_path, command, kind):
     args, message = BOUNDS[kind]

@@ -262,3 +262,25 @@ def test_writable_folder_tries_rather_than_asks(tmp_path, read_only):
     view = read_only(folder)
     with pytest.raises(BlockvizError, match=r"\(Read-only file system\)"):
         writable_folder(view)
+
+
+# -- two runs at once ------------------------------------------------------------------------------
+
+
+@pytest.mark.render
+def test_two_renders_into_one_folder_at_once_both_succeed(tmp_path):
+    # Each run's temporaries are its own (registered by process), so neither removes the other's.
+    import sys
+
+    from PIL import Image
+
+    program = os.path.join(os.path.dirname(sys.executable), "blockviz")
+    out = tmp_path / "out"
+    runs = [subprocess.Popen([program, "render", "the cat sat", *SCENE, "--force", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    for run in runs:
+        _, stderr = run.communicate(timeout=120)
+        assert run.returncode == 0, stderr.decode()
+    with Image.open(out / "mask.png") as image:
+        image.load()
+        assert image.size == (160, 90)
+    assert leftovers(out) == []
