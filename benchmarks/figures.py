@@ -1,68 +1,66 @@
-"""Timings of `blockviz figures` (a benchmark, not a test): run `.venv/bin/python benchmarks/figures.py`.
+"""`blockviz figures` against bare matplotlib, side by side (a benchmark, not a test):
+run `.venv/bin/python benchmarks/figures.py [ROUNDS]`.
 
-Prints, in seconds:
-1. a bare matplotlib annotated heatmap saved as PNG (3 × 3 and 12 × 12), the issue's baseline;
-2. `blockviz figures` on the 13-token example, every figure of the registry in PNG and SVG, in a fresh
-   process (start-up included; target < 5 s), drawing figures in parallel (the default, one
-   process per core) and in one process (`--jobs 1`), with the CPU seconds each used;
-3. the same figures in-process, split into drawing, PNG and SVG time per figure;
-4. the weights figure of a 64-token sentence as PNG (target < 3 s).
-The machine's load average is printed too: timings on a shared machine vary with it (CPU
-seconds much less so).
+Each round runs, in fresh processes and one right after the other,
+1. `blockviz figures` on the 13-token sentence: every figure of the registry, PNG + SVG
+   (the default page width and -j);
+2. `../shared/measure/bare_figures.py TOTAL FIGURES OUTDIR`: bare matplotlib saving as many
+   annotated cells (TOTAL: the text elements counted in blockviz's SVG files, as the measuring
+   tool's README says) in as many figures, PNG (200 dpi) + SVG, in one process.
+
+It prints each round's wall-clock seconds and their ratio, then the ratio of the fastest runs
+(the least disturbed by other work on a shared machine; target ≤ 1.0), with the load average.
+The in-process split of blockviz's time (draw, PNG, SVG per figure) follows with `--split`.
 """
 
 from __future__ import annotations
 
-import io
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from blockviz.figures.registry import FIGURE_NAMES
+ROOT = Path(__file__).resolve().parent.parent
+SENTENCE = "The chicken didn't cross the road because it was too tired."
+BARE = ROOT.parent / "shared" / "measure" / "bare_figures.py"
+TEXT_ELEMENT = re.compile(rb'<g id="text_[0-9]*"')
 
-LONG = "The chicken didn't cross the road because it was too tired."
-SIXTY_FOUR = " ".join(f"w{index}" for index in range(64))
 
-
-def bare_heatmap(n: int) -> float:
-    """Seconds to draw and save an n × n annotated heatmap as PNG with plain matplotlib."""
-    import numpy as np
-    from matplotlib.figure import Figure
-
+def blockviz_run(folder: Path) -> float:
+    """Wall-clock seconds of `blockviz figures SENTENCE --format png,svg -o folder` in a new process."""
+    command = [str(Path(sys.executable).with_name("blockviz")), "figures", SENTENCE, "--format", "png,svg", "-o", str(folder)]
     start = time.perf_counter()
-    values = np.random.default_rng(0).normal(size=(n, n))
-    figure = Figure(figsize=(max(3, n * 0.5), max(3, n * 0.5)))
-    ax = figure.add_subplot()
-    ax.imshow(values, cmap="RdBu_r")
-    for (row, col), value in np.ndenumerate(values):
-        ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize=8)
-    figure.savefig(io.BytesIO(), format="png", dpi=100)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
-def whole_command(folder: Path, *options: str) -> tuple[float, float]:
-    """Wall-clock and CPU seconds (all processes) of `blockviz figures LONG --format png,svg` in a new process."""
-    command = [str(Path(sys.executable).with_name("blockviz")), "figures", LONG, "--format", "png,svg", "-o", str(folder), *options]
-    before = os.times()
+def count_texts(folder: Path) -> tuple[int, int]:
+    """(text elements, figures) of the SVG files in ``folder``."""
+    svgs = sorted(folder.glob("*.svg"))
+    return sum(len(TEXT_ELEMENT.findall(path.read_bytes())) for path in svgs), len(svgs)
+
+
+def bare_run(texts: int, figures: int, folder: Path) -> float:
+    """Wall-clock seconds of the bare-matplotlib anchor in a new process (start-up included)."""
+    folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    after = os.times()
-    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    subprocess.run([sys.executable, str(BARE), str(texts), str(figures), str(folder)], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
 
 
-def per_figure(folder: Path) -> None:
+def split(folder: Path) -> None:
+    """Per figure, in this process: seconds to draw, to save as PNG and as SVG."""
     from blockviz import record
-    from blockviz.figures import FigureRequest, draw_figure, save_figure
+    from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure, save_figure
 
-    request = FigureRequest(record(LONG))
+    request = FigureRequest(record(SENTENCE))
     request.other_mask_record  # computed once, outside the timings
     totals = [0.0, 0.0, 0.0]
     print(f"{'figure':<25} {'draw':>6} {'png':>6} {'svg':>6}")
-    for name in FIGURE_NAMES:  # in this process, one after another
+    for name in FIGURE_NAMES:
         times = []
         start = time.perf_counter()
         figure = draw_figure(name, request)
@@ -76,27 +74,23 @@ def per_figure(folder: Path) -> None:
     print(f"{'total':<25} " + " ".join(f"{spent:6.2f}" for spent in totals))
 
 
-def weights_64(folder: Path) -> float:
-    from blockviz import record
-    from blockviz.figures import FigureRequest, draw_figure, save_figure
-
-    rec = record(SIXTY_FOUR)
-    start = time.perf_counter()
-    save_figure(draw_figure("weights", FigureRequest(rec)), folder / "weights-64.png", "png")
-    return time.perf_counter() - start
-
-
 def main() -> None:
-    print(f"load average: {' '.join(f'{load:.2f}' for load in os.getloadavg())} on {os.cpu_count()} cores")
+    rounds = int(next((argument for argument in sys.argv[1:] if argument.isdigit()), "3"))
+    load = lambda: " ".join(f"{value:.2f}" for value in os.getloadavg())  # noqa: E731
+    print(f"load average {load()} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        print(f"bare matplotlib heatmap PNG: 3 × 3 {bare_heatmap(3):.3f} s, 12 × 12 {bare_heatmap(12):.3f} s")
-        for label, options in (("parallel (default)", ()), ("one process, --jobs 1", ("--jobs", "1"))):
-            wall, cpu = whole_command(folder / "cli", *options)
-            print(f"blockviz figures (13 tokens, {len(FIGURE_NAMES)} figures, PNG + SVG, fresh process), {label}: {wall:.2f} s ({cpu:.2f} CPU s)")
-        print(f"load average: {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
-        per_figure(folder)
-        print(f"weights figure, 64 tokens, PNG: {weights_64(folder):.2f} s")
+        ours, bare = [], []
+        for index in range(rounds):
+            ours.append(blockviz_run(folder / f"blockviz{index}"))
+            texts, figures = count_texts(folder / f"blockviz{index}")
+            bare.append(bare_run(texts, figures, folder / f"bare{index}"))
+            print(f"round {index + 1}: blockviz figures {ours[-1]:.2f} s, bare matplotlib ({texts} texts in {figures} figures) {bare[-1]:.2f} s, "
+                  f"ratio {ours[-1] / bare[-1]:.2f}")
+        print(f"fastest: blockviz {min(ours):.2f} s, bare {min(bare):.2f} s: ratio {min(ours) / min(bare):.2f} (target \u2264 1.0); "
+              f"load average {load()}")
+        if "--split" in sys.argv:
+            split(folder / "split")
 
 
 if __name__ == "__main__":

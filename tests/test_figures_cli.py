@@ -58,7 +58,7 @@ def test_token_head_theme_and_output_folder(tmp_path):
 def test_token_takes_a_later_occurrence_or_a_position(tmp_path, token):
     result = run("the cat saw the dog", "-o", str(tmp_path), "--figure", "value-mixing", "--token", token, *FAST)
     assert result.exit_code == 0, result.output
-    assert "<!-- Value mixing: query 'the' (position 3), head 0 -->" in (tmp_path / "value-mixing.svg").read_text()  # text drawn as paths, named in a comment
+    assert ">Value mixing: query 'the' (position 3), head 0</text>" in (tmp_path / "value-mixing.svg").read_text()  # text kept as text
 
 
 @pytest.mark.parametrize(("width", "points"), [([], 468.0), (["--width", "3.3"], 237.6), (["--width", "12"], 864.0)])

@@ -45,13 +45,24 @@ def token_labels(tokens: list[str]) -> list[str]:
     return [token_label(token) for token in tokens]
 
 
-@lru_cache(maxsize=4096)
 def text_size_in(text: str, size_pt: float, family: str = "sans-serif", math: bool = False, weight: str = "normal") -> tuple[float, float]:
     """Width and height (ascent + descent) of ``text`` at ``size_pt``, in inches, measured from
-    the font's outlines (no renderer needed)."""
+    the font's outlines (no renderer needed). Outlines scale with the size, so each text is
+    measured once, at :data:`REFERENCE_PT`."""
     if "\n" in text and not math:
         sizes = [text_size_in(line, size_pt, family, weight=weight) for line in text.split("\n")]
         return max(width for width, _ in sizes), LINE_SPACING * size_pt / POINTS_PER_INCH * (len(sizes) - 1) + sizes[-1][1]
+    if math:  # measured at its own size, as SVG files draw it: matplotlib parses each formula once for both
+        return _size(text, size_pt, family, True, weight)
+    width, height = _size(text, REFERENCE_PT, family, False, weight)
+    return width * size_pt / REFERENCE_PT, height * size_pt / REFERENCE_PT
+
+
+REFERENCE_PT = 10.0
+
+
+@lru_cache(maxsize=8192)
+def _size(text: str, size_pt: float, family: str, math: bool, weight: str) -> tuple[float, float]:
     width, height, _ = text_to_path.get_text_width_height_descent(text, FontProperties(family=family, size=size_pt, weight=weight), ismath=math)
     return float(width) / POINTS_PER_INCH, float(height) / POINTS_PER_INCH
 

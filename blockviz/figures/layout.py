@@ -337,10 +337,14 @@ def _wrap(parts: list[str], joiner: str, size: float, room: float, family: str, 
     if joiner == " ":
         parts = [word for part in parts for word in _words(part, math)]
     lines: list[str] = []
+    widths: list[float] = []
+    joiner_width = text_size_in(joiner.replace(" ", "\u00a0"), size, family, weight=weight)[0] if joiner.strip() else text_size_in("\u00a0" * len(joiner), size, family)[0]
     for part in parts:
-        candidate = part if not lines else lines[-1] + joiner + part
-        if lines and _measure(candidate, size, family, math, weight)[0] <= room:
-            lines[-1] = candidate
+        width = _measure(part, size, family, math, weight)[0]
+        if lines and widths[-1] + joiner_width + width <= room:  # widths of the parts add up (each measured once)
+            lines[-1] += joiner + part
+            widths[-1] += joiner_width + width
         else:
             lines.append(part)
+            widths.append(width)
     return lines

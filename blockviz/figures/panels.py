@@ -9,6 +9,7 @@ from functools import cached_property
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 from matplotlib.collections import QuadMesh
 from matplotlib.text import Text
 
@@ -111,8 +112,9 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, 
     col_height = text_size_in("Ag", ticks_pt)[1] if col_labels else 0.0
     left = 0.0
     ylabel = spec.ylabel if text_size_in(spec.ylabel, page.axis)[0] <= n_rows * cell_height else ""  # written along the rows, if they are long enough
+    row_labels_width = widest_in(row_labels[::row_step], ticks_pt) if row_labels is not None else 0.0
     if row_labels is not None:
-        left = widest_in(row_labels[::row_step], ticks_pt) + TICK_PAD_IN + 0.03
+        left = row_labels_width + TICK_PAD_IN + 0.03
         if ylabel:
             left += text_size_in(spec.ylabel, page.axis)[1] + 0.06
     bottom = (col_width if rotate else col_height) + TICK_PAD_IN + 0.04 if col_labels else 0.02
@@ -139,22 +141,31 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, 
         texts = []
         if number_pt is not None:
             texts = annotate_heatmap(ax, values, scale, theme, number_pt, blocked=spec.blocked, decimals=decimals, blocked_filled=spec.blocked_filled)
-        ax.tick_params(length=2, pad=TICK_PAD_IN * POINTS_PER_INCH - 2, labelsize=ticks_pt, width=0.5)
-        if col_labels:
-            ax.set_xticks(range(0, n_cols, col_step), col_labels, rotation=90 if rotate else 0, parse_math=False)
-        else:
-            ax.set_xticks([])
-        if row_labels is None:
-            ax.set_yticks([])
-        else:
-            ax.set_yticks(range(0, n_rows, row_step), row_labels[::row_step], parse_math=False)
+        ax.set_axis_off()  # labels are plain texts: an Axis with its ticks costs far more to build and draw
+        figure = ax.figure
+        columns = blended_transform_factory(ax.transData, ax.transAxes)
+        lines = blended_transform_factory(ax.transAxes, ax.transData)
+        below = ScaledTranslation(0, -TICK_PAD_IN, figure.dpi_scale_trans)
+        for col, label in zip(range(0, n_cols, col_step), col_labels):
+            figure.text(col, 0, label, transform=columns + below, ha="center", va="top", rotation=90 if rotate else 0, fontsize=ticks_pt,
+                        color=theme.text, parse_math=False, label=f"{key}:col")
+        if row_labels is not None:
+            left_of = ScaledTranslation(-TICK_PAD_IN, 0, figure.dpi_scale_trans)
+            for row, label in zip(range(0, n_rows, row_step), row_labels[::row_step]):
+                figure.text(0, row, label, transform=lines + left_of, ha="right", va="center", fontsize=ticks_pt, color=theme.text,
+                            parse_math=False, label=f"{key}:row")
             if ylabel:
-                ax.set_ylabel(ylabel, fontsize=page.axis, parse_math=False, labelpad=2)
+                beyond = ScaledTranslation(-(row_labels_width + TICK_PAD_IN + 0.05), 0, figure.dpi_scale_trans)
+                figure.text(0, 0.5, ylabel, transform=ax.transAxes + beyond, ha="right", va="center", rotation=90, fontsize=page.axis,
+                            color=theme.text, parse_math=False, label=f"{key}:ylabel")
         if spec.xlabel:
-            ax.set_xlabel(spec.xlabel, fontsize=page.axis, parse_math=False, labelpad=2)
+            under = ScaledTranslation(0, -((col_width if rotate else col_height) + TICK_PAD_IN + 0.05), figure.dpi_scale_trans)
+            figure.text(0.5, 0, spec.xlabel, transform=ax.transAxes + under, ha="center", va="top", fontsize=page.axis, color=theme.text,
+                        parse_math=False, label=f"{key}:xlabel")
         if title:
-            ax.set_title(title, fontsize=page.title, pad=title_pad, parse_math=spec.title_math, color=spec.title_color or theme.text,
-                         linespacing=LINE_SPACING)
+            above = ScaledTranslation(0, title_pad / POINTS_PER_INCH, figure.dpi_scale_trans)
+            figure.text(0.5, 1.0, title, transform=ax.transAxes + above, ha="center", va="bottom", fontsize=page.title, parse_math=spec.title_math,
+                        color=spec.title_color or theme.text, linespacing=LINE_SPACING, multialignment="center", label=f"{key}:title")
         return Panel(ax, mesh, texts, blocked)
 
     return Slot(width, n_rows * cell_height, draw, key=key, left=max(left, overhang), right=overhang, top=top, bottom=bottom,

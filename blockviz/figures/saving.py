@@ -21,8 +21,8 @@ def metadata(fmt: str, title: str) -> dict:
     return {"Title": title}
 
 
-PNG_COMPRESSION = 3
-"""zlib level of PNG files: nearly as small as the default 6, and faster to write."""
+PNG_COMPRESSION = 1
+"""zlib level of PNG files: flat-coloured figures compress nearly as well at 1 as at 6, several times faster."""
 
 
 def save_figure(figure: Figure, path: str | Path, fmt: str, dpi: int = DEFAULT_DPI, title: str = "blockviz") -> Path:
