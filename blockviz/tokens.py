@@ -90,8 +90,8 @@ def dtype_of(config: BlockConfig) -> torch.dtype:
 
 def display_token(token: str) -> str:
     """``token`` as it can be drawn and written anywhere (terminal, SVG, PDF, video): the text
-    itself, with each character no font or file can hold — control characters (NUL, C0, C1) and
-    lone surrogates — written as its code point.
+    itself, with each character no font or file can hold — control characters (NUL, C0, C1),
+    lone surrogates and the noncharacters U+FFFE and U+FFFF — written as its code point.
 
     >>> display_token("a\\x01b"), display_token("\\udcff"), display_token("café")
     ('aU+0001b', 'U+DCFF', 'café')
@@ -99,5 +99,9 @@ def display_token(token: str) -> str:
     return "".join(f"U+{ord(char):04X}" if _undrawable(char) else char for char in token)
 
 
+_XML_NONCHARACTERS = frozenset("\ufffe\uffff")
+"""The two noncharacters XML 1.0 forbids (its Char production stops at U+FFFD)."""
+
+
 def _undrawable(char: str) -> bool:
-    return unicodedata.category(char) in ("Cc", "Cs")
+    return unicodedata.category(char) in ("Cc", "Cs") or char in _XML_NONCHARACTERS

@@ -165,8 +165,6 @@ def test_characters_xml_forbids_never_reach_an_svg(tmp_path):
     figures_parse_as_xml(" ".join(f"a{char}b" for char in ("\x00", "\x01", "\x1b", "\x7f", "\x9b", "\udce9", "\ud800")), tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="blockviz.tokens.display_token leaves U+FFFE and U+FFFF, which XML forbids, as they are "
-                                       "(found by the slow run; to be fixed there, not in a file of this suite's)")
 def test_noncharacters_xml_forbids_never_reach_an_svg(tmp_path):
     figures_parse_as_xml("a\ufffeb c\uffffd", tmp_path)
 
