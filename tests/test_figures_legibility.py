@@ -54,8 +54,7 @@ def _is_hidden_tick(text: Text) -> bool:
 def extents(figure, texts) -> np.ndarray:
     canvas = FigureCanvasAgg(figure)
     with quiet_glyphs(), matplotlib.rc_context(UNHINTED):
-        canvas.draw()  # places axis labels beside their tick labels
-        renderer = canvas.get_renderer()
+        renderer = canvas.get_renderer()  # every text is placed when drawn (figures draw no Axis, whose labels move at draw time)
         boxes = [text.get_window_extent(renderer) for text in texts]
     return np.array([[box.x0, box.y0, box.x1, box.y1] for box in boxes]).reshape(-1, 4)
 
