@@ -25,7 +25,8 @@ def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor
     field of :data:`blockviz.record_fields.FIELDS` is present (and nothing else), a tensor of
     the config's dtype and of its shape for ``n = len(tokens)``; values are finite (−∞ allowed
     only where the field says so, never NaN or +∞); the mask is the config's (causal or open)
-    and ``masked_scores`` is −∞ exactly where it is; the parameters are complete, of the
+    and ``masked_scores`` is −∞ exactly where it is; the weights lie in [0, 1], are exactly 0
+    where the mask blocks a key and each row sums to 1 (within :data:`WEIGHT_SUM_TOLERANCE`); the parameters are complete, of the
     config's dtype and shapes, and finite.
     """
     if not isinstance(tokens, list) or not tokens or not all(isinstance(token, str) for token in tokens):
@@ -42,6 +43,7 @@ def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor
             raise BlockvizError(f"the record lacks field {spec.name!r}: record it again with this version of blockviz")
         _check_tensor(spec.name, tensor, dtype, spec.sizes(len(tokens), config), allow_neg_inf=spec.neg_inf)
     _check_mask(tensors["mask"], tensors["masked_scores"], config)
+    _check_weights(tensors["weights"], tensors["mask"])
     check_parameters(params, config, "the record", dtypes=(dtype,))
 
 
@@ -56,6 +58,19 @@ def _check_tensor(name: str, tensor, dtype: torch.dtype, shape: tuple[int, ...],
     if not bool(allowed.all()):
         kinds = "NaN or +∞" if allow_neg_inf else "NaN or ±∞"
         raise BlockvizError(f"field {name!r} holds {kinds}: a value overflowed or the record was edited; every value must be a finite number")
+
+
+WEIGHT_SUM_TOLERANCE = 1e-4
+"""How far a row of weights may sum from 1 (float32 rounding of up to 512 terms stays far below)."""
+
+
+def _check_weights(weights: torch.Tensor, mask: torch.Tensor) -> None:
+    if not bool(((weights >= 0) & (weights <= 1)).all()) or bool((weights[:, torch.isneginf(mask)] != 0).any()):
+        raise BlockvizError("field 'weights' is not a softmax: weights lie in [0, 1] and are exactly 0 where the mask blocks a key")
+    sums = weights.double().sum(-1)
+    worst = sums.flatten()[(sums - 1).abs().argmax()].item()
+    if abs(worst - 1) > WEIGHT_SUM_TOLERANCE:
+        raise BlockvizError(f"field 'weights' is not a softmax: a row sums to {worst:.6g}, not 1 (the record was edited)")
 
 
 def _check_mask(mask: torch.Tensor, masked_scores: torch.Tensor, config: BlockConfig) -> None:

@@ -68,6 +68,8 @@ JSON_RECORDS = {
     "not a record": (lambda d: d.pop("format"), "not a blockviz record"),
     "mask does not match the config": (lambda d: d["config"].update(causal=False), "mask"),
     "a parameter missing": (lambda d: d["tensors"].pop("attn.W_O"), "attn.W_O"),
+    "a weight edited by hand": (lambda d: d["tensors"]["weights"][0][2].__setitem__(0, 0.9), "sums to"),
+    "a blocked weight edited by hand": (lambda d: d["tensors"]["weights"][0][0].__setitem__(1, 0.5), "exactly 0"),
 }
 
 
