@@ -32,12 +32,14 @@ def main() -> None:
 
     A sentence becomes one row of numbers per token and runs through one pre-norm decoder
     block; every intermediate tensor is recorded. `record` prints the numbers, `figures`
-    draws them with matplotlib, `render` animates them with Manim.
+    draws them with matplotlib, `render` animates them with Manim, `explore` writes one
+    offline HTML page to select a token and inspect every calculation.
 
     \b
     Examples:
       blockviz record "the cat sat"
       blockviz figures "the cat sat" --format png,svg
+      blockviz explore "The chicken didn't cross the road because it was too tired." --token it
       blockviz render "the cat sat" --scene all -q l
       blockviz record -- "-a sentence that starts with a dash"
     """
