@@ -4,7 +4,9 @@ Figures read a :class:`~blockviz.block_record.BlockRecord` and compute no number
 causal-vs-bidirectional figure asks :meth:`BlockRecord.counterpart` for the other mask; the
 worked example reads :func:`blockviz.worked_example.worked_example`). Each quantity has one
 colour scale per record (:meth:`BlockRecord.scale_limit`), the same as in the videos. They use
-matplotlib's object interface only (no pyplot) and the colours of :mod:`blockviz.style`.
+matplotlib's object interface only (no pyplot) and the colours of :mod:`blockviz.style`, and are
+laid out for a page width (``FigureRequest.width``, :mod:`blockviz.figures.page`): 6.5 in by
+default, type never under 6 pt.
 
 >>> import tempfile
 >>> from blockviz import record

@@ -322,10 +322,11 @@ def _measure(text: str, size_pt: float, family: str, math: bool, weight: str) ->
 
 
 def _words(text: str, math: bool) -> list[str]:
-    """The words of ``text``; in mathtext, a $…$ group stays one word."""
+    """The words of ``text``; in mathtext, a $…$ group stays one word; a word of one or two
+    characters stays with the word before it (no line starts with "0" of "head 0")."""
     words: list[str] = []
     for word in text.split(" "):
-        if math and words and words[-1].count("$") % 2:
+        if words and ((math and words[-1].count("$") % 2) or len(word) <= 2):
             words[-1] += " " + word
         else:
             words.append(word)
