@@ -115,8 +115,8 @@ def test_worked_example_adds_up(width):
     operators = [text.get_text() for text in figure.texts]
     (max_step,) = [text for text in operators if text.startswith("\u2212 max")]
     (sum_step,) = [text for text in operators if text.startswith("\u00f7 sum")]
-    exps = [text.get_text() for text in next(ax for ax in figure.axes if ax.get_label() == "example_exp_scores").texts]
-    weights = [text.get_text() for text in next(ax for ax in figure.axes if ax.get_label() == "example_weights").texts]
+    exps = [text.get_text() for text in figure.texts if text.get_label() == "example_exp_scores:cell"]
+    weights = [text.get_text() for text in figure.texts if text.get_label() == "example_weights:cell"]
     exp_sum = re.search(NUMBER, sum_step)[0]
     assert adds_up([number(exp) for exp in exps], exp_sum)
     assert all(adds_up([number(exp) / number(exp_sum)], weight) for exp, weight in zip(exps, weights))

@@ -77,7 +77,6 @@ def test_odd_tokens_are_shown_with_one_warning(tmp_path):
     assert "'猫', '🐈'" in messages[0]
     assert len(paths) == 4
     figure = draw_figure("weights", FigureRequest(rec))
-    ax = next(ax for ax in figure.axes if ax.get_label() == "weights[0]")
     labels = [text.get_text() for text in figure.texts if text.get_label() == "weights[0]:col"]
     assert labels == rec.tokens and "$" in labels and "&" in labels and "café" in labels
     ElementTree.parse(tmp_path / "weights.svg")

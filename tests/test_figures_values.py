@@ -52,7 +52,8 @@ def panel(figure, label):
 
 
 def shown(figure, label) -> list[str]:
-    return [text.get_text() for text in panel(figure, label).texts]
+    panel(figure, label)
+    return [text.get_text() for text in figure.texts if text.get_label() == f"{label}:cell"]
 
 
 def figure_text(figure, label) -> str:
@@ -135,7 +136,7 @@ def test_weights_on_fixed_scale_blocked_cells_read_zero(rec):
     figure = draw_figure("weights", natural(rec))
     for head in range(2):
         ax = panel(figure, f"weights[{head}]")
-        texts = [text.get_text() for text in ax.texts]
+        texts = shown(figure, f"weights[{head}]")
         assert texts == expected_weights(rec, rec.weights[head])
         assert texts[1] == "0" and rec.weights[head, 0, 1].item() == 0.0
         assert (ax.collections[0].norm.vmin, ax.collections[0].norm.vmax) == (0.0, 1.0)

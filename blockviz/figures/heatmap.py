@@ -128,18 +128,21 @@ def annotate_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Th
                      blocked: np.ndarray | None = None, decimals: int = 2, blocked_filled: bool = True) -> list[Text]:
     """Write every cell's value (``format_number``) on it, in black or white to suit the cell.
 
-    Blocked cells read "−∞" (a masked score) or, with ``blocked_filled=False``, "0" (a weight);
-    cells are written row by row, so ``ax.texts[i * cols + j]`` is cell (i, j).
+    Blocked cells read "−∞" (a masked score) or, with ``blocked_filled=False``, "0" (a weight).
+    The texts are the figure's, placed in the Axes' data coordinates and labelled
+    ``"<axes label>:cell"`` (an Axes clips each of its own texts to itself, which costs more
+    than the text), written row by row: the returned ``texts[i * cols + j]`` is cell (i, j).
     """
     is_blocked = _blocked_or_none(values, blocked)
     colours = scale.rgba(np.where(np.isfinite(values), values, 0.0))
     blocked_text = text_color_on(theme.blocked)
+    figure, label = ax.figure, f"{ax.get_label()}:cell"
     texts = []
     for (row, col), value in np.ndenumerate(values):
         on_blocked = is_blocked is not False and bool(is_blocked[row, col])
         shown = (NEG_INF_LABEL if blocked_filled else BLOCKED_WEIGHT_LABEL) if on_blocked else format_number(float(value), decimals)
-        texts.append(ax.text(col, row, shown, ha="center", va="center", fontsize=size_pt,
-                             color=blocked_text if on_blocked else text_color_on(colours[row, col]), parse_math=False))
+        texts.append(figure.text(col, row, shown, transform=ax.transData, ha="center", va="center", fontsize=size_pt, label=label,
+                                 color=blocked_text if on_blocked else text_color_on(colours[row, col]), parse_math=False))
     return texts
 
 
