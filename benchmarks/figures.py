@@ -8,8 +8,9 @@ Each round runs, in fresh processes and one right after the other,
    annotated cells (TOTAL: the text elements counted in blockviz's SVG files, as the measuring
    tool's README says) in as many figures, PNG (200 dpi) + SVG, in one process.
 
-It prints each round's wall-clock seconds and their ratio, then the ratio of the fastest runs
-(the least disturbed by other work on a shared machine; target ≤ 1.0), with the load average.
+It prints each round's wall-clock (and CPU) seconds and their ratio, then the ratio of the
+fastest runs (the least disturbed by other work on a shared machine; target ≤ 1.0) and of the
+CPU seconds (blockviz's over all its processes: what -j costs), with the load average.
 The in-process split of blockviz's time (draw, PNG, SVG per figure) follows with `--split`.
 """
 
@@ -29,12 +30,19 @@ BARE = ROOT.parent / "shared" / "measure" / "bare_figures.py"
 TEXT_ELEMENT = re.compile(rb'<g id="text_[0-9]*"')
 
 
-def blockviz_run(folder: Path) -> float:
-    """Wall-clock seconds of `blockviz figures SENTENCE --format png,svg -o folder` in a new process."""
-    command = [str(Path(sys.executable).with_name("blockviz")), "figures", SENTENCE, "--format", "png,svg", "-o", str(folder)]
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (the process and its workers) of ``command``."""
+    before = os.times()
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = os.times()
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def blockviz_run(folder: Path) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of `blockviz figures SENTENCE --format png,svg -o folder` in a new process."""
+    return timed([str(Path(sys.executable).with_name("blockviz")), "figures", SENTENCE, "--format", "png,svg", "-o", str(folder)])
 
 
 def count_texts(folder: Path) -> tuple[int, int]:
@@ -43,12 +51,10 @@ def count_texts(folder: Path) -> tuple[int, int]:
     return sum(len(TEXT_ELEMENT.findall(path.read_bytes())) for path in svgs), len(svgs)
 
 
-def bare_run(texts: int, figures: int, folder: Path) -> float:
-    """Wall-clock seconds of the bare-matplotlib anchor in a new process (start-up included)."""
+def bare_run(texts: int, figures: int, folder: Path) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of the bare-matplotlib anchor in a new process (start-up included)."""
     folder.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    subprocess.run([sys.executable, str(BARE), str(texts), str(figures), str(folder)], check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    return timed([sys.executable, str(BARE), str(texts), str(figures), str(folder)])
 
 
 def split(folder: Path) -> None:
@@ -85,10 +91,13 @@ def main() -> None:
             ours.append(blockviz_run(folder / f"blockviz{index}"))
             texts, figures = count_texts(folder / f"blockviz{index}")
             bare.append(bare_run(texts, figures, folder / f"bare{index}"))
-            print(f"round {index + 1}: blockviz figures {ours[-1]:.2f} s, bare matplotlib ({texts} texts in {figures} figures) {bare[-1]:.2f} s, "
-                  f"ratio {ours[-1] / bare[-1]:.2f}")
-        print(f"fastest: blockviz {min(ours):.2f} s, bare {min(bare):.2f} s: ratio {min(ours) / min(bare):.2f} (target \u2264 1.0); "
-              f"load average {load()}")
+            (wall, cpu), (bare_wall, bare_cpu) = ours[-1], bare[-1]
+            print(f"round {index + 1}: blockviz figures {wall:.2f} s ({cpu:.2f} CPU s), bare matplotlib ({texts} texts in {figures} figures) "
+                  f"{bare_wall:.2f} s ({bare_cpu:.2f} CPU s): ratio {wall / bare_wall:.2f}")
+        fastest, bare_fastest = min(wall for wall, _ in ours), min(wall for wall, _ in bare)
+        least, bare_least = min(cpu for _, cpu in ours), min(cpu for _, cpu in bare)
+        print(f"fastest: blockviz {fastest:.2f} s, bare {bare_fastest:.2f} s: ratio {fastest / bare_fastest:.2f} (target \u2264 1.0); "
+              f"CPU seconds {least:.2f} against {bare_least:.2f} ({least / bare_least:.2f}); load average {load()}")
         if "--split" in sys.argv:
             split(folder / "split")
 

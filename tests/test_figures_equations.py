@@ -106,7 +106,7 @@ WORKED = re.compile(rf"^(?P<w1>{NUMBER})\u00b7{VECTOR} \+ (?P<w2>{NUMBER})\u00b7
 def test_worked_example_adds_up(width):
     figure = draw_figure("worked-example", FigureRequest(sentence_record(3), width=width))
     texts = {text.get_label(): text.get_text() for text in figure.texts}
-    match = WORKED.match(texts["example_equation"].replace("\n", " "))
+    match = WORKED.match(re.sub(r"\s+", " ", texts["example_equation"]))
     assert match, texts["example_equation"]
     w1, v1, w2, v2, p1, p2, z = match["w1"], vector(match[2]), match["w2"], vector(match[4]), vector(match[5]), vector(match[6]), vector(match[7])
     for index in range(2):
@@ -144,7 +144,7 @@ def test_layer_norm_adds_up(tokens, width):
     rec = sentence_record(tokens)
     for query in sorted({0, rec.n - 1}):
         figure = draw_figure("layer-norm", FigureRequest(rec, token=query, width=width))
-        texts = {text.get_label(): text.get_text().replace("\n", " ") for text in figure.texts if text.get_label()}
+        texts = {text.get_label(): re.sub(r"\s+", " ", text.get_text()) for text in figure.texts if text.get_label()}
         for name, source in (("ln1", "resid_pre"), ("ln2", "resid_mid")):
             mean = MEAN.match(texts[f"{name}_mean"])
             assert mean, texts[f"{name}_mean"]

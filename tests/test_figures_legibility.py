@@ -40,10 +40,16 @@ def sentence_record(tokens: int):
     return rec
 
 
-def visible_texts(figure) -> list[Text]:
-    """Every drawn, non-empty text of the figure: titles, tick labels, axis labels, annotations."""
+def visible_texts(figure) -> list:
+    """Every drawn, non-empty text of the figure: titles, tick labels, axis labels, annotations,
+    and formulas (drawn as outlines: patches with a ``formula``)."""
     texts = [artist for artist in figure.findobj(Text) if artist.get_visible() and artist.get_text().strip()]
-    return [text for text in texts if not _is_hidden_tick(text)]
+    formulas = [artist for artist in figure.artists if getattr(artist, "formula", None)]
+    return [text for text in texts if not _is_hidden_tick(text)] + formulas
+
+
+def shown(artist) -> str:
+    return artist.get_text() if isinstance(artist, Text) else artist.formula
 
 
 def _is_hidden_tick(text: Text) -> bool:
@@ -73,14 +79,15 @@ def assert_legible(figure, width: float | None = None) -> None:
     if width is not None:
         assert figure.get_size_inches()[0] == pytest.approx(width)
     texts = visible_texts(figure)
-    small = [(text.get_text(), text.get_fontsize()) for text in texts if text.get_fontsize() < MIN_PT - 1e-9]
+    small = [(shown(text), text.get_fontsize() if isinstance(text, Text) else text.fontsize) for text in texts
+             if (text.get_fontsize() if isinstance(text, Text) else text.fontsize) < MIN_PT - 1e-9]
     assert not small, small[:5]
     boxes = extents(figure, texts)
     pairs = overlapping_pairs(boxes)
-    assert not pairs, [(texts[i].get_text(), texts[j].get_text()) for i, j in pairs[:5]]
+    assert not pairs, [(shown(texts[i]), shown(texts[j])) for i, j in pairs[:5]]
     width_px, height_px = figure.canvas.get_width_height()
     inside = (boxes[:, 0] >= -0.5) & (boxes[:, 1] >= -0.5) & (boxes[:, 2] <= width_px + 0.5) & (boxes[:, 3] <= height_px + 0.5)
-    assert inside.all(), [texts[i].get_text() for i in np.nonzero(~inside)[0][:5]]
+    assert inside.all(), [shown(texts[i]) for i in np.nonzero(~inside)[0][:5]]
     assert_numbers_in_their_cells(figure)
 
 

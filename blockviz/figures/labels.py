@@ -52,13 +52,15 @@ def text_size_in(text: str, size_pt: float, family: str = "sans-serif", math: bo
     if "\n" in text and not math:
         sizes = [text_size_in(line, size_pt, family, weight=weight) for line in text.split("\n")]
         return max(width for width, _ in sizes), LINE_SPACING * size_pt / POINTS_PER_INCH * (len(sizes) - 1) + sizes[-1][1]
-    if math:  # measured at its own size, as SVG files draw it: matplotlib parses each formula once for both
-        return _size(text, size_pt, family, True, weight)
-    width, height = _size(text, REFERENCE_PT, family, False, weight)
-    return width * size_pt / REFERENCE_PT, height * size_pt / REFERENCE_PT
+    reference = MATH_REFERENCE_PT if math else REFERENCE_PT
+    width, height = _size(text, reference, family, math, weight)
+    return width * size_pt / reference, height * size_pt / reference
 
 
 REFERENCE_PT = 10.0
+MATH_REFERENCE_PT = float(text_to_path.FONT_SCALE)
+"""Formulas are measured at the size matplotlib's TextPath lays them out at, so that drawing
+them as outlines (:func:`blockviz.figures.layout.math_patches`) reuses that one parse."""
 
 
 @lru_cache(maxsize=8192)

@@ -174,13 +174,15 @@ class TextLine:
     family: str = "sans-serif"
     joiner: str = " "
     options: dict = field(default_factory=dict)
+    words: bool = True
+    """Wrap between words (with ``joiner`` " "); ``False``: only between the parts."""
 
     def arrange(self, page: Page) -> list[list[Slot]]:
         weight = self.options.get("fontweight", "normal")
         room = (page.content_width - TEXT_PAD_IN) / TEXT_SLACK
         size = self.size_pt
         while True:
-            lines = _wrap(self.parts, self.joiner, size, room, self.family, self.math, weight)
+            lines = _wrap(self.parts, self.joiner, size, room, self.family, self.math, weight, self.words)
             widest = max(_measure(line, size, self.family, self.math, weight)[0] for line in lines)
             if widest <= room or size <= MIN_PT:
                 break
@@ -198,11 +200,49 @@ def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = Fa
 
     def draw(figure: Figure, rect):
         x0, y0, w, h = rect
+        if math:
+            return math_patches(figure, (x0 + w / 2, y0 + h / 2), text, size_pt, family, key or "", text_options.get("color"))
         return figure.text(x0 + w / 2, y0 + h / 2, text, ha="center", va="center", fontsize=size_pt, parse_math=math,
                            family=family, label=key or "", multialignment="center", linespacing=MATH_LINE_SPACING if math else LINE_SPACING,
                            **text_options)
 
     return Slot(width * TEXT_SLACK + TEXT_PAD_IN, height + 0.06, draw, key=key, axes=False)
+
+
+def math_patches(figure: Figure, centre, text: str, size_pt: float, family: str, key: str, colour: str | None = None) -> list:
+    """``text`` (mathtext, lines split at "\\n") drawn as filled outlines centred on ``centre``
+    (figure fractions): matplotlib parses a formula once for its outline, which PNG, SVG and PDF
+    then share, where a Text is parsed again for each resolution. Each line is a PathPatch
+    labelled ``key``; its ``formula`` and ``fontsize`` attributes hold the line's text and size."""
+    from matplotlib import rcParams
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.patches import PathPatch
+    from matplotlib.textpath import TextPath
+    from matplotlib.transforms import Affine2D
+
+    lines = text.split("\n")
+    sizes = [text_size_in(line, size_pt, family, math=True) for line in lines]
+    pitch = MATH_LINE_SPACING * size_pt / 72
+    total = pitch * (len(lines) - 1) + max(height for _, height in sizes)
+    width_in, height_in = figure.get_size_inches()
+    x_in, top_in = centre[0] * width_in, centre[1] * height_in + total / 2
+    scale = size_pt / MATH_PATH_PT
+    patches = []
+    for index, (line, (line_width, line_height)) in enumerate(zip(lines, sizes)):
+        path = TextPath((0, 0), line, size=MATH_PATH_PT, prop=FontProperties(family=family, size=MATH_PATH_PT))
+        box = path.get_extents()
+        middle_y = top_in - index * pitch - max(height for _, height in sizes) / 2
+        transform = (Affine2D().translate(-(box.x0 + box.x1) / 2, -(box.y0 + box.y1) / 2).scale(scale / 72).translate(x_in, middle_y)
+                     + figure.dpi_scale_trans)
+        patch = PathPatch(path, transform=transform, facecolor=colour or rcParams["text.color"], edgecolor="none", linewidth=0, label=key)
+        patch.formula, patch.fontsize = line, size_pt
+        figure.add_artist(patch)
+        patches.append(patch)
+    return patches
+
+
+MATH_PATH_PT = 100.0
+"""The size formulas' outlines are laid out at (matplotlib's TextPath scale), then scaled."""
 
 
 def operator_piece(text: str, size_pt: float, math: bool = False) -> Piece:
@@ -333,9 +373,9 @@ def _words(text: str, math: bool) -> list[str]:
     return words
 
 
-def _wrap(parts: list[str], joiner: str, size: float, room: float, family: str, math: bool, weight: str) -> list[str]:
+def _wrap(parts: list[str], joiner: str, size: float, room: float, family: str, math: bool, weight: str, words: bool = True) -> list[str]:
     """``parts`` joined by ``joiner`` into as few lines as fit ``room`` inches (greedy)."""
-    if joiner == " ":
+    if joiner == " " and words:
         parts = [word for part in parts for word in _words(part, math)]
     lines: list[str] = []
     widths: list[float] = []

@@ -164,7 +164,7 @@ def worked_example(request: FigureRequest) -> Figure:
     ], rows=2, largest_cell=largest))
     equation = formulas.mixture_equation(weights, values, mixture, decimals, products=products)
     first, *rest = equation.split(" = ")
-    lines.append(TextLine([first] + ["= " + part for part in rest], page.number + 1, key="example_equation", family=MONO, joiner=" "))
+    lines.append(TextLine([first] + ["= " + part for part in rest], page.number + 1, key="example_equation", family=MONO, words=False))
     lines.append(TextLine([r"$\frac{1}{4}\cdot(2,\ 0) + \frac{3}{4}\cdot(0,\ 4) = (0.5,\ 3)$"], page.formula + 1, math=True))
     lines.append(colorbar_line([signed, weights_scale()], page))
     lines.append(note(page, r"the larger score takes the larger share: $e^{\ln 3} = 3$ times $e^{0} = 1$; subtracting the max first changes no weight", math=True))

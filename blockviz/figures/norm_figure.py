@@ -78,7 +78,7 @@ def _label_slot(label: str, width: float, size: float):
 
 def _work_lines(page, key: str, parts: list[str]) -> list:
     """A written step (mean, variance, scale), wrapped at its "=" signs if the page is narrow."""
-    return [TextLine(parts, page.number, key=key, family=MONO, joiner=" ")]
+    return [TextLine(parts, page.number, key=key, family=MONO, words=False)]
 
 
 def mean_terms(x, mean: float, decimals: int) -> list[str]:

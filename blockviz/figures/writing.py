@@ -68,8 +68,7 @@ def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[st
         for name in names:
             yield from _draw_and_save(name, request, folder, formats, dpi)
         return
-    if "causal-vs-bidirectional" in names:
-        request.other_mask_record  # computed once, before forking
+    # the other mask's record (causal-vs-bidirectional) is computed by the worker that draws it, beside the other figures
     job = (request, folder, formats, dpi)  # forked workers inherit it: nothing is pickled but figure names and paths
     executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(job,))
     try:
