@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import os
 
-from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, ReplacementTransform, Scene, Text, VGroup, config
+from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, Scene, SVGMobject, Text, VGroup, Wait, config
 from manim.animation.animation import prepare_animation
 
-from blockviz.scenes.grids import Highlight, NumberGrid
-from blockviz.scenes.layout import fit_between, fit_width, frame_text_width
-from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, TITLE_SIZE, look
-from blockviz.scenes.text import text
+from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
+from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
+from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, TITLE_SIZE, look
+from blockviz.scenes.text import text, token_face
 from blockviz.selection import select_head, select_token
-from blockviz.tokens import display_token
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
@@ -26,29 +25,36 @@ class RecordScene(Scene):
     Under plain ``manim -ql scenes/<file>.py <Scene>`` it is built without arguments and records
     :data:`DEFAULT_SENTENCE` (or loads the file named by ``$BLOCKVIZ_RECORD``).
 
-    Pacing is set by class attributes, so a variant is a two-line subclass.
+    Pacing is set by class attributes, so a variant is a two-line subclass; ``pace`` (0.5–3,
+    ``blockviz render --pace``) scales every run time and hold, and ``detail`` is how many query
+    rows are worked step by step (``--detail``; the focus row first, the rest at once).
 
     Attributes
     ----------
     step_time
         Run time (s) of one animation step.
-    pause
-        Wait (s) after a step, for the viewer to read.
-    detailed_rows_max
-        Sentences of at most this many tokens get every row worked in detail; longer ones only
-        the focus token's row.
+    hold
+        Seconds the picture holds still after a step (:data:`~blockviz.scenes.look.HOLD`):
+        frozen frames, cheap to render.
+    top_keys
+        How many of the keys the focus attends to most an elided token axis always draws.
     """
 
-    step_time = 0.8
-    pause = 0.6
-    detailed_rows_max = 4
+    step_time = 1.0
+    hold = HOLD
+    top_keys = 3
 
-    def __init__(self, record=None, token: str | int | None = None, head: int | None = 0, theme: str = "dark", **kwargs) -> None:
+    def __init__(self, record=None, token: str | int | None = None, head: int | None = 0, theme: str = "dark",
+                 pace: float = 1.0, detail: int = 1, **kwargs) -> None:
         self._record = record
         self.token = token
         self.head = head
         self.look = look(theme)
+        self.pace = float(pace)
+        self.detail = int(detail)
         self.caption: Mobject | None = None
+        self.title_mobject: Mobject | None = None
+        self.captions: list[tuple[float, str]] = []  # (scene time, caption) as each appears: one cue each
         self.sums: list[tuple[list[Text], Text]] = []
         self._after_play: list = []
         self.play_listeners: list = []  # called with the scene after every play (progress, tests)
@@ -68,8 +74,13 @@ class RecordScene(Scene):
     @property
     def focus(self) -> int:
         """Position of the focus token: ``token`` is a word, ``word#k`` or a 0-based position
-        (:func:`blockviz.selection.select_token`); the last token by default."""
-        return select_token(self.record.tokens, self.token)
+        (:func:`blockviz.selection.select_token`); by default the last word token (the last
+        token with a letter or digit: "tired" rather than the final "."), else the last token."""
+        tokens = self.record.tokens
+        if self.token is None:
+            words = [i for i, token in enumerate(tokens) if any(char.isalnum() for char in token)]
+            return words[-1] if words else len(tokens) - 1
+        return select_token(tokens, self.token)
 
     @property
     def h(self) -> int:
@@ -78,21 +89,39 @@ class RecordScene(Scene):
 
     @property
     def token_names(self) -> list[str]:
-        """The record's tokens as drawn (:func:`blockviz.tokens.display_token`): grid headers."""
-        return [display_token(token) for token in self.record.tokens]
+        """The record's tokens as grid headers draw them (:func:`~blockviz.scenes.text.token_face`:
+        punctuation quoted, “.”)."""
+        return [token_face(token) for token in self.record.tokens]
 
     def token_name(self, i: int) -> str:
-        """Token ``i`` as drawn, e.g. in a caption."""
-        return display_token(self.record.tokens[i])
+        """Token ``i`` as a caption writes it, inside its own quotes: “tired”, “.”."""
+        shown = token_face(self.record.tokens[i])
+        return shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
+
+    def top_keys_of(self, i: int, head: int | None = None) -> list[int]:
+        """The keys query ``i`` attends to most in ``head`` (the shown head by default), most first:
+        at most :attr:`top_keys`, none with weight 0."""
+        weights = self.record.weights[self.h if head is None else head, i].tolist()
+        ranked = sorted(range(len(weights)), key=lambda j: -weights[j])
+        return [j for j in ranked[: self.top_keys] if weights[j] > 0]
+
+    def token_slots(self, limit: int = MAX_SLOTS) -> list[int | None]:
+        """The token positions an elided token axis draws (``None`` = ⋯): the focus, the keys it
+        attends to most in the shown head and the first token, never hidden; then the focus's
+        neighbours (:func:`~blockviz.scenes.grids.visible_slots`)."""
+        return visible_slots(self.record.n, self.focus, limit, keep=self.top_keys_of(self.focus))
 
     def limit(self, name: str) -> float:
         """The colour scale of quantity ``name`` (a field or a parameter) in this record:
         :meth:`~blockviz.block_record.BlockRecord.scale_limit`, the same in every scene."""
         return self.record.scale_limit(name)
 
-    def detailed_rows(self) -> list[int]:
-        """Query rows worked in detail: all rows of a short sentence, else the focus row."""
-        return list(range(self.record.n)) if self.record.n <= self.detailed_rows_max else [self.focus]
+    def detailed_rows(self, shown: list[int] | None = None) -> list[int]:
+        """Query rows worked step by step, in sentence order: the focus row and, with
+        ``detail`` > 1, the shown rows nearest it (``shown``: the rows drawn, every row by default)."""
+        shown = list(range(self.record.n)) if shown is None else [i for i in shown if i is not None]
+        nearest = sorted(shown, key=lambda i: (abs(i - self.focus), i))
+        return sorted(nearest[: max(1, self.detail)])
 
     # -- scene furniture --------------------------------------------------------------------------
     def setup(self) -> None:
@@ -103,6 +132,7 @@ class RecordScene(Scene):
         title = fit_width(text(shown, TITLE_SIZE, self.look.text, bold=True), frame_text_width())
         title.to_edge(UP, buff=FRAME_MARGIN)
         self.add(title)
+        self.title_mobject = title
         return title
 
     def place(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5) -> Mobject:
@@ -110,14 +140,28 @@ class RecordScene(Scene):
         ``bottom_space`` (the caption's band, and any work line), centred there."""
         return fit_between(layout, title.get_bottom()[1] - 0.25, -config.frame_height / 2 + bottom_space, grow)
 
+    def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):
+        """An animation growing ``layout`` into the space :meth:`place` would give it now (after
+        a secondary part has left): the main object takes the frame."""
+        scale, centre = fitting(layout, title.get_bottom()[1] - 0.25, -config.frame_height / 2 + bottom_space, grow)
+        return layout.animate.scale(scale).move_to(centre)
+
     def say(self, shown: str) -> list:
-        """Animations replacing the caption at the bottom of the frame with ``shown``."""
-        new = fit_width(text(shown, CAPTION_SIZE, self.look.text), frame_text_width())
+        """Animations replacing the caption at the bottom of the frame with ``shown`` (on two
+        lines if one is too long; never shrunk). ``caption.shown`` is the whole sentence."""
+        new = wrapped(shown, CAPTION_SIZE, self.look.text, frame_text_width())
         new.to_edge(DOWN, buff=FRAME_MARGIN)
         old, self.caption = self.caption, new
+        self.captions.append((self.renderer.time, shown))
         if old is None:
             return [FadeIn(new, shift=UP * 0.2)]
         return [self.one_after_another(FadeOut(old, shift=UP * 0.2), FadeIn(new, shift=UP * 0.2))]
+
+    def step(self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None) -> None:
+        """One step: ``animations`` and its ``caption`` together, then the picture holds still."""
+        said = self.say(caption) if caption is not None else []
+        self.play(*animations, *said, run_time=self.step_time if run_time is None else run_time)
+        self.rest(hold)
 
     @staticmethod
     def one_after_another(*animations):
@@ -136,12 +180,19 @@ class RecordScene(Scene):
 
     def play(self, *animations, **kwargs) -> None:
         prepared = [prepare_animation(animation) for animation in animations]
+        still = all(isinstance(animation, Wait) for animation in prepared)
+        if "run_time" in kwargs:
+            kwargs["run_time"] *= 1.0 if still else self.pace  # a hold is paced by rest()
+        elif not still:
+            for animation in prepared:
+                animation.run_time *= self.pace
         self._bring_to_front(prepared)
         super().play(*prepared, **kwargs)
         while self._after_play:
             self._after_play.pop(0)()
-        for listener in self.play_listeners:
-            listener(self)
+        if not still:  # a hold changes nothing on screen
+            for listener in self.play_listeners:
+                listener(self)
 
     def _bring_to_front(self, animations) -> None:
         animated = set()
@@ -150,22 +201,33 @@ class RecordScene(Scene):
                 animated.add(id(member))
         moving = [m for m in self.mobjects if any(id(member) in animated for member in m.get_family())]
         still = [m for m in self.mobjects if m not in moving and not isinstance(m, Highlight)]
-        self.mobjects = still + moving + [m for m in self.mobjects if isinstance(m, Highlight) and m not in moving]
+        self.mobjects = _layered(still + moving + [m for m in self.mobjects if isinstance(m, Highlight) and m not in moving])
+
+    def add(self, *mobjects):
+        """Add ``mobjects``; texts stay drawn above cells and highlights above everything (a
+        number arriving in a cell is never hidden under a cell that fades in with it)."""
+        super().add(*mobjects)
+        self.mobjects = _layered(self.mobjects)
+        return self
 
     def replace_labels(self, grid: NumberGrid, new_labels: dict) -> list:
-        """Animations turning grid labels into ``new_labels`` (``{(i, j): Text}``); only the
-        labels move. Call :meth:`recolour` first if the cells change colour too."""
-        animations = []
+        """Animations turning grid labels into ``new_labels`` (``{(i, j): Text}``): the old
+        numbers leave, then the new ones arrive (a digit never morphs into another). Call
+        :meth:`recolour` first if the cells change colour too."""
+        leaving, arriving = [], []
         for (i, j), new in new_labels.items():
             old = grid.set_label(i, j, new)
+            arriving.append(FadeIn(new))
             if old is None:
-                animations.append(FadeIn(new))
                 continue
             grid.label_group.remove(old)
             self.add(old)
-            animations.append(ReplacementTransform(old, new))
+            leaving.append(FadeOut(old))
+            self._after_play.append(lambda old=old: self.remove(old))
         self.adopt(grid, list(new_labels.values()))
-        return animations
+        if not leaving:
+            return arriving
+        return [self.one_after_another(AnimationGroup(*leaving), AnimationGroup(*arriving))]
 
     def adopt(self, grid: NumberGrid, labels: list) -> None:
         """After the next play, move ``labels`` (top-level while animated) back into ``grid``."""
@@ -192,14 +254,42 @@ class RecordScene(Scene):
         self._after_play.append(settle)
         return [FadeIn(overlays)]
 
+    def carry(self, sources, targets):
+        """One animation: copies of ``sources`` slide onto ``targets`` and fade there, then the
+        ``targets`` arrive (numbers move where they are used; no digit morphs into another)."""
+        copies = [source.copy() for source in sources]
+        self.add(*copies)
+        self._after_play.append(lambda: self.remove(*copies))
+        moves = [copy.animate.move_to(target).set_opacity(0) for copy, target in zip(copies, targets)]
+        return self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(FadeIn(target) for target in targets)))
+
+    def gather(self, sources, target):
+        """One animation: copies of ``sources`` slide together onto ``target`` and fade, then
+        ``target`` arrives (a mean or a sum made of them)."""
+        copies = [source.copy() for source in sources]
+        self.add(*copies)
+        self._after_play.append(lambda: self.remove(*copies))
+        moves = [copy.animate.move_to(target).set_opacity(0) for copy in copies]
+        return self.one_after_another(AnimationGroup(*moves), FadeIn(target))
+
     def sweep(self, highlight, targets, seconds_each: float = 0.4) -> None:
         """Move ``highlight`` over each of ``targets`` in turn (cheap: only the overlay moves)."""
         for target in targets:
             self.play(highlight.over(target), run_time=seconds_each)
 
     def rest(self, seconds: float | None = None) -> None:
-        """Wait ``seconds`` (default :attr:`pause`); a still frame costs almost nothing to draw."""
-        self.wait(self.pause if seconds is None else seconds)
+        """Hold the picture still ``seconds`` (default :attr:`hold`) times the pace: still frames
+        cost almost nothing to draw."""
+        seconds = self.hold if seconds is None else seconds
+        if seconds > 0:
+            self.wait(seconds * self.pace)
+
+
+def _layered(mobjects: list) -> list:
+    """``mobjects`` in drawing order: shapes, then texts and formulas, then highlights (each in the order given)."""
+    texts = [m for m in mobjects if isinstance(m, (Text, SVGMobject))]
+    highlights = [m for m in mobjects if isinstance(m, Highlight)]
+    return [m for m in mobjects if not isinstance(m, (Text, SVGMobject, Highlight))] + texts + highlights
 
 
 def _animated_mobjects(animation) -> list:

@@ -17,10 +17,11 @@ from typing import Sequence
 
 from manim import DOWN, LEFT, RIGHT, UP, Axes, Dot, Line, VGroup, VMobject
 
+from blockviz import style
 from blockviz.record_fields import BY_NAME, axis_labels
 from blockviz.scenes.grids import NumberGrid
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, Look
-from blockviz.scenes.text import text
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NOTE_SIZE, Look
+from blockviz.scenes.text import number, text
 
 TIMES = "\u00d7"
 
@@ -34,19 +35,20 @@ def shape_text(rows: int, columns: int) -> str:
 
 
 def row_grid(rec, field: str, i: int, name: str | None, look: Look, *, column_headers: bool = True,
-             column_focus: int = 0, max_columns: int = MAX_SLOTS, header_color: str | None = None, cell_width: float = CELL_WIDTH) -> NumberGrid:
+             column_focus: int = 0, max_columns: int = MAX_SLOTS, header_color: str | None = None, cell_width: float = CELL_WIDTH,
+             empty: bool = False) -> NumberGrid:
     """Row ``i`` of the record's ``(n, d)`` field ``field`` as a 1 × d grid headed ``name``, on the
     field's colour scale, its columns named by :func:`~blockviz.record_fields.axis_labels`.
 
     Label ``(0, j)`` has ``.source = (field, i, j)``; columns beyond ``max_columns`` are elided
-    with ⋯ around ``column_focus``.
+    with ⋯ around ``column_focus``. ``empty`` draws blank cells to fill later.
     """
     row = rec.tensors[field][i]
     dimension = BY_NAME[field].shape[-1]
     columns = axis_labels(dimension, rec.tokens, len(row)) if column_headers else None
     return NumberGrid(row[None, :], [name] if name is not None else None, columns, look, source=lambda _, j: (field, i, j),
                       color_limit=rec.scale_limit(field), column_focus=column_focus, max_columns=max_columns,
-                      row_header_color=header_color, cell_width=cell_width)
+                      row_header_color=header_color, cell_width=cell_width, filled=not empty, show_numbers=not empty)
 
 
 def parameter_grid(rec, name: str, look: Look, values=None, index=None, **grid_options) -> NumberGrid:
@@ -94,14 +96,16 @@ class ColumnSum(VGroup):
         result.shift(DOWN * gap)
         left = min(grid.header_group.get_left()[0] for grid in grids if len(grid.header_group))
         self.signs = VGroup()
-        for grid, sign in zip(grids[1:], ["+"] * (len(grids) - 2) + ["="]):
+        adds = [([grid.labels[0, j] for grid in self.terms], result.labels[0, j]) for j in result.shown_columns()]
+        equals = "=" if all(exact(parts, total) for parts, total in adds) else "≈"
+        for grid, sign in zip(grids[1:], ["+"] * (len(grids) - 2) + [equals]):
             mark = text(sign, CAPTION_SIZE, look.text).move_to(grid.cell_group).set_x(left - 0.3)
             self.signs.add(mark)
         rule_y = (self.terms[-1].cell_group.get_bottom()[1] + result.cell_group.get_top()[1]) / 2
         self.rule = Line(LEFT, RIGHT, color=look.muted, stroke_width=2)
         self.rule.put_start_and_end_on([left - 0.45, rule_y, 0], [result.cell_group.get_right()[0], rule_y, 0])
         self.add(*grids, self.signs, self.rule)
-        self.note = rounding_note([([grid.labels[0, j] for grid in self.terms], result.labels[0, j]) for j in result.shown_columns()], look)
+        self.note = rounding_note(adds, look)
         if len(self.note):
             self.note.next_to(result.cell_group, DOWN, buff=0.15).align_to(self.rule, LEFT)
             self.add(self.note)
@@ -115,8 +119,45 @@ class ColumnSum(VGroup):
         return count
 
 
-ROUNDING_NOTE = "(each number is rounded on its own,\na sum may differ in the last digit)"
-ROUNDING_NOTE_ONE_LINE = "(numbers rounded: the sum may differ in the last digit)"
+ROUNDING_NOTE = "≈: each number is rounded on its own"
+ROUNDING_NOTE_ONE_LINE = ROUNDING_NOTE
+
+
+def shown_value(value: float, decimals: int) -> float:
+    """``value`` as it reads once written with ``decimals`` (:func:`blockviz.style.format_number`)."""
+    return float(style.format_number(value, decimals).replace(style.MINUS, "-"))
+
+
+def adds_up(terms: Sequence[float], total: float, decimals: int, total_decimals: int = 2) -> bool:
+    """Whether ``terms`` written with ``decimals`` add up to ``total`` written with
+    ``total_decimals`` within one unit of its last digit."""
+    written = sum(shown_value(term, decimals) for term in terms)
+    return abs(written - shown_value(total, total_decimals)) <= 10 ** -total_decimals + 1e-9
+
+
+def sum_decimals(sums: Sequence[tuple[Sequence[float], float]], total_decimals: int = 2, most: int = 4) -> int:
+    """The fewest decimals (from ``total_decimals``) at which every ``(terms, total)`` adds up
+    within one unit of the total's last digit: a work line gets one more decimal than the grid
+    only where rounding would otherwise break its sum."""
+    for decimals in range(total_decimals, most + 1):
+        if all(adds_up(terms, total, decimals, total_decimals) for terms, total in sums):
+            return decimals
+    return most
+
+
+def exact(labels: Sequence, total) -> bool:
+    """Whether shown ``labels`` add up to the shown ``total`` exactly (else it is written "≈")."""
+    written = sum(float(label.shown.replace(style.MINUS, "-")) for label in labels)
+    return abs(written - float(total.shown.replace(style.MINUS, "-"))) < 0.5 * 10 ** -max(label.decimals for label in [*labels, total])
+
+
+def remainder(total: float, total_source: tuple, shown: Sequence[tuple[float, tuple]], font_size: float, color: str, decimals: int = 2):
+    """The hidden terms of a sum as one number: the record's ``total`` less the ``shown`` terms
+    ``(value, source)``. This is the record's total split for display (total − shown), so the
+    shown terms and this one add up to the total; its source says so, ``("remainder",
+    total_source, *shown sources)``."""
+    value = total - sum(term for term, _ in shown)
+    return number(value, font_size, color, decimals, source=("remainder", total_source, *(source for _, source in shown)))
 
 
 def rounding_note(sums: Sequence[tuple[Sequence, object]], look: Look, one_line: bool = False) -> VGroup:
@@ -129,7 +170,7 @@ def rounding_note(sums: Sequence[tuple[Sequence, object]], look: Look, one_line:
 
     if all(sum(units(part) for part in parts) == units(total) for parts, total in sums):
         return VGroup()
-    return VGroup(text(ROUNDING_NOTE_ONE_LINE if one_line else ROUNDING_NOTE, HEADER_SIZE - 2, look.muted))
+    return VGroup(text(ROUNDING_NOTE_ONE_LINE if one_line else ROUNDING_NOTE, NOTE_SIZE, look.muted))
 
 
 def activation_curve(pre: Sequence[float], post: Sequence[float], activation: str, look: Look, color: str,
@@ -167,10 +208,11 @@ def activation_curve(pre: Sequence[float], post: Sequence[float], activation: st
         text("ffn_pre", HEADER_SIZE, look.muted).next_to(axes.x_axis.get_right(), UP, buff=0.1).align_to(axes.x_axis.get_right(), RIGHT),
         text("ffn_post", HEADER_SIZE, look.muted).next_to(axes.y_axis.get_top(), RIGHT, buff=0.12).align_to(axes.y_axis.get_top(), UP),
         # The unit on each axis (ticks every 1): where the curve never is, right of and above 0.
-        text("1", HEADER_SIZE - 2, look.muted).next_to(axes.c2p(1, 0), DOWN, buff=0.1),
-        text("1", HEADER_SIZE - 2, look.muted).next_to(axes.c2p(0, 1), LEFT, buff=0.1),
+        text("1", HEADER_SIZE, look.muted).next_to(axes.c2p(1, 0), DOWN, buff=0.1),
+        text("1", HEADER_SIZE, look.muted).next_to(axes.c2p(0, 1), LEFT, buff=0.1),
     )
     return axes, curve, dots, labels
 
 
-__all__ = ["shape_text", "row_grid", "parameter_grid", "regroup", "ColumnSum", "rounding_note", "activation_curve", "ACTIVATION_FORMULAS", "TIMES"]
+__all__ = ["shape_text", "row_grid", "parameter_grid", "regroup", "ColumnSum", "rounding_note", "activation_curve", "ACTIVATION_FORMULAS", "TIMES",
+           "sum_decimals", "adds_up", "exact", "remainder", "shown_value"]

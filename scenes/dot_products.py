@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, LaggedStart, Text, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Rectangle, Text, TransformFromCopy, VGroup
 
-from blockviz import style
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import rounding_note
+from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid
-from blockviz.scenes.layout import fit_width, frame_text_width
-from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, WORK_SIZE
+from blockviz.scenes.layout import fit_width, frame_text_width, row_height
+from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, MAX_SLOTS, WORK_SIZE
 from blockviz.scenes.text import formula, number, numeral, text
 
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
@@ -18,12 +17,18 @@ CHAPTER = "Dot products"
 CAPTION = "Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k."
 
 MINUS = "\u2212"
+DIMENSION_SLOTS = 4
+"""Entries of a query or key drawn (d_head beyond it: the first three, then the rest as one term)."""
+WORKED_KEYS = 2
+"""Keys of a worked row shown product by product; the row's other keys then fill at once."""
+WORK_SPACE = 1.9
+"""Height kept at the bottom of the frame for the caption and the two work lines."""
 
 
-def later_term(value: float, color: str, source: tuple) -> Text:
+def later_term(value: float, color: str, source: tuple, decimals: int = 2) -> Text:
     """A product after the first in a written sum: a negative one is drawn "− 0.03" (its sign
     stands in for the "+"). ``.shown`` is the signed number (``"−0.03"``) it stands for."""
-    label = number(value, WORK_SIZE, color, source=source)
+    label = number(value, WORK_SIZE, color, decimals, source=source)
     if not label.shown.startswith(MINUS):
         return label
     written = numeral(f"{MINUS} {label.shown[1:]}", WORK_SIZE, color)
@@ -35,93 +40,137 @@ class DotProducts(RecordScene):
     """Scores ``(n, n)`` of head h: cell (i, j) is query i · key j, the sum of element-wise
     products; then every cell is divided by √d_k (Vaswani et al. 2017, Eq. 1)."""
 
-    key_time = 0.6
-
     def construct(self) -> None:
-        rec = self.record
         title = self.show_title(f"Dot products: query · key (head {self.h})")
         query, keys, scores = self.build(title)
         self.add(query, keys, scores)
-        self.play(*self.say("score of query i and key j = q_i · k_j"), run_time=self.step_time)
-        row_light, key_light = Highlight(self.look, query.row(self.focus)), Highlight(self.look, keys.column(0), color=self.look.key)
-        self.add(row_light, key_light)
-        work = None
-        for i in self.detailed_rows():
-            if not query.has_row(i):
-                continue
-            row_light.place(query.row(i))
-            for j in self.allowed_keys(i, scores):
+        general = formula(r"$q \cdot k = \sum_c\, q_c\, k_c$", self.look.text, 36)
+        general.scale(min(1.0, self.work_box.height * 1.3 / general.height, self.work_box.width / general.width)).move_to(self.work_box)
+        self.step(FadeIn(general), caption="the score of a query and a key: multiply entry by entry, then add")
+        row_light, key_light = Highlight(self.look, query.row(self.focus)), Highlight(self.look, keys.column(self.focus), color=self.look.key)
+        work = general
+        for i in self.detailed_rows(query.shown_rows()):
+            allowed = self.allowed_keys(i, scores)
+            if row_light not in self.mobjects:
+                self.add(row_light)
+            self.play(row_light.over(query.row(i)), run_time=0.4)
+            if key_light not in self.mobjects:
+                self.add(key_light)
+            for j in allowed[:WORKED_KEYS]:
                 work = self.show_product(i, j, query, keys, scores, key_light, work)
-        self.play(FadeOut(VGroup(work, key_light, row_light)), *self.fill_rest(scores), *self.say(self.rest_caption()), run_time=1.2)
-        self.rest()
-        self.scale_scores(scores)
+            if allowed[WORKED_KEYS:]:
+                self.step(FadeOut(key_light), *self.fill(scores, [(i, j) for j in allowed[WORKED_KEYS:]]),
+                          caption=f"the same for the other keys “{self.token_name(i)}” may use")
+        leftover = [FadeOut(light) for light in (key_light, row_light) if light in self.mobjects]
+        self.step(*leftover, *self.fill(scores, [key for key in scores.cells if key not in scores.labels]), caption=self.rest_caption())
+        self.scale_scores(scores, work)
 
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
+        slots = self.token_slots(MAX_SLOTS if d_head <= 2 else MAX_SLOTS - 1)  # a taller key grid leaves room for one row less
+        height = row_height(len(slots), height=3.6, most=1.0)
         query = NumberGrid(rec.query[h], self.token_names, None, look, source=("query", h), color_limit=self.limit("query"),
-                           row_focus=self.focus, max_columns=4, row_header_color=look.query)
+                           row_slots=slots, max_columns=DIMENSION_SLOTS, row_header_color=look.query, cell_height=height)
         query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.cell_group, DOWN, buff=0.2))
         keys = NumberGrid(rec.key[h].T, axis_labels("d_head", rec.tokens, d_head), self.token_names, look, source=lambda c, j: ("key", h, j, c),
-                          color_limit=self.limit("key"), column_focus=self.focus, max_rows=4, column_header_color=look.key)
+                          color_limit=self.limit("key"), column_slots=slots, max_rows=DIMENSION_SLOTS, column_header_color=look.key)
+        keys.header_group.add(text("key", CAPTION_SIZE - 4, look.key).next_to(VGroup(*keys.row_headers.values()), LEFT, buff=0.2).align_to(keys.cell_group, DOWN))
         scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), color_limit=self.limit("scores"),
-                            row_focus=self.focus, column_focus=self.focus, show_numbers=False, filled=False)
-        scores.next_to(query.cell_group, RIGHT, buff=0.25, aligned_edge=UP)
-        scores.align_to(query.cell_group, UP)
-        keys.next_to(scores, UP, buff=0.15)
+                            row_slots=slots, column_slots=slots, show_numbers=False, filled=False, cell_height=height)
+        scores.next_to(query.cell_group, RIGHT, buff=0.3)
+        scores.align_to(query.cell_group, DOWN)
+        keys.next_to(scores, UP, buff=0.2)
         keys.shift(RIGHT * (scores.cell_group.get_left()[0] - keys.cell_group.get_left()[0]))
-        layout = VGroup(query, keys, scores)
-        self.place(layout, title, bottom_space=1.5)
+        grids = VGroup(query, keys, scores)
+        sample = self.work_lines(self.focus, self.allowed_keys(self.focus, scores)[0], note=False)[0]
+        self.work_box = Rectangle(width=sample.width, height=sample.height).set_opacity(0)
+        if grids.width + sample.width + 0.6 < frame_text_width() * 1.15:  # few tokens: the working beside the grids
+            self.place(VGroup(grids, self.work_box).arrange(RIGHT, buff=0.6), title, grow=1.6)
+        else:
+            self.place(grids, title, bottom_space=WORK_SPACE, grow=1.5)
+            fit_width(self.work_box, frame_text_width()).to_edge(DOWN, buff=FRAME_MARGIN + 0.75).set_x(0)
         return query, keys, scores
 
     def allowed_keys(self, i: int, scores: NumberGrid) -> list[int]:
         blocked = self.record.mask[i]
         return [j for j in scores.shown_columns() if blocked[j] == 0]
 
-    def show_product(self, i, j, query, keys, scores, key_light, previous):
+    def work_lines(self, i: int, j: int, note: bool = True):
+        """``“tired” · “The” = (q0 × k0) + (q1 × k1)`` over ``= p0 + p1 = score``: the query's and
+        key's entries, their products and the score. Beyond :data:`DIMENSION_SLOTS` entries the
+        first three are written and the rest are one term (the score less the written products).
+        Returns the two lines and their parts: ``(lines, qs, ks, products, total)``."""
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        shown_dims = list(range(d_head)) if d_head <= 4 else [0, 1, 2]
-        q, k, q_times_k = rec.query[h, i].tolist(), rec.key[h, j].tolist(), rec.qk_products(h, i)[j].tolist()
-        terms = []
-        for c in shown_dims:
-            terms += [text("(", WORK_SIZE, look.muted), number(q[c], WORK_SIZE, look.query, source=("query", h, i, c)), text("×", WORK_SIZE, look.muted),
-                      number(k[c], WORK_SIZE, look.key, source=("key", h, j, c)), text(")", WORK_SIZE, look.muted), text("+", WORK_SIZE, look.muted)]
-        elided = len(shown_dims) < d_head
-        terms[-1] = text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)
-        products = [number(q_times_k[c], WORK_SIZE, look.text, source=("qk_products", h, i, j, c)) if index == 0
-                    else later_term(q_times_k[c], look.text, ("qk_products", h, i, j, c)) for index, c in enumerate(shown_dims)]
-        sums = []
-        for product in products:
-            sums += [product] if sums and product.shown.startswith(MINUS) else [text("+", WORK_SIZE, look.muted), product]
-        sums = sums[1:] + [text("+ ⋯ =" if elided else "=", WORK_SIZE, look.muted)]
-        total = number(rec.scores[h, i, j].item(), WORK_SIZE, look.text, source=("scores", h, i, j))
-        # Pieces, not one string: each token's Text is built once and reused for every pair.
-        name = [text(f"“{self.token_name(i)}”", WORK_SIZE, look.query), text("·", WORK_SIZE, look.muted),
-                text(f"“{self.token_name(j)}”", WORK_SIZE, look.key), text(":", WORK_SIZE, look.muted)]
-        line = VGroup(*name, *terms, *sums, total).arrange(RIGHT, buff=0.12)
-        if not elided:
-            self.shown_sum(products, total)
-            note = rounding_note([(products, total)], look, one_line=True)  # shown only when the rounded terms don't add up
-            if len(note):
-                line = VGroup(line, note.next_to(line, RIGHT, buff=0.35))
-        fit_width(line, frame_text_width())
-        line.to_edge(DOWN, buff=FRAME_MARGIN + 0.6).set_x(0)
+        dims = list(range(d_head)) if d_head <= DIMENSION_SLOTS else list(range(DIMENSION_SLOTS - 1))
+        q, k, products = rec.query[h, i].tolist(), rec.key[h, j].tolist(), rec.qk_products(h, i)[j].tolist()
+        score = rec.scores[h, i, j].item()
+        hidden = len(dims) < d_head
+        hidden_value = score - sum(products[c] for c in dims)
+        decimals = sum_decimals([([products[c] for c in dims] + ([hidden_value] if hidden else []), score)])
+        qs = [number(q[c], WORK_SIZE, look.query, source=("query", h, i, c)) for c in dims]
+        ks = [number(k[c], WORK_SIZE, look.key, source=("key", h, j, c)) for c in dims]
+        first = [text(f"“{self.token_name(i)}”", WORK_SIZE, look.query), text("·", WORK_SIZE, look.muted),
+                 text(f"“{self.token_name(j)}”", WORK_SIZE, look.key), text("=", WORK_SIZE, look.muted)]
+        for index, (a, b) in enumerate(zip(qs, ks)):
+            if index:
+                first.append(text("+", WORK_SIZE, look.muted))
+            first += [text("(", WORK_SIZE, look.muted), a, text("×", WORK_SIZE, look.muted), b, text(")", WORK_SIZE, look.muted)]
+        if hidden:
+            first.append(text(f"+ {d_head - len(dims)} more", WORK_SIZE, look.muted))
+        terms = [number(products[c], WORK_SIZE, look.text, decimals, source=("qk_products", h, i, j, c)) if index == 0
+                 else later_term(products[c], look.text, ("qk_products", h, i, j, c), decimals) for index, c in enumerate(dims)]
+        if hidden:  # the score split for display: the written products and the rest as one term
+            rest = remainder(score, ("scores", h, i, j), [(products[c], ("qk_products", h, i, j, c)) for c in dims], WORK_SIZE, look.muted, decimals)
+            terms.append(rest)
+        total = number(score, WORK_SIZE, look.text, source=("scores", h, i, j))
+        second = [text("=", WORK_SIZE, look.muted)]
+        for index, term in enumerate(terms):
+            if index and not term.shown.startswith(MINUS):
+                second.append(text("+", WORK_SIZE, look.muted))
+            if hidden and term is terms[-1]:
+                second.append(text("(the rest)", WORK_SIZE - 2, look.muted))
+            second.append(term)
+        second += [text("=" if exact(terms, total) else "≈", WORK_SIZE, look.muted), total]
+        lines = VGroup(VGroup(*first).arrange(RIGHT, buff=0.12), VGroup(*second).arrange(RIGHT, buff=0.12))
+        lines[1].next_to(lines[0], DOWN, buff=0.18).align_to(lines[0][3], LEFT)
+        if note:
+            self.shown_sum(terms, total)
+            lines.scale(min(1.0, self.work_box.width / lines.width, self.work_box.height / lines.height) if self.work_box.width < lines.width else 1.0)
+            lines.move_to(self.work_box, aligned_edge=LEFT)
+        return lines, qs, ks, total
+
+    def show_product(self, i, j, query, keys, scores, key_light, previous):
+        """The query row meets the key column: their entries come down into the work line, the
+        products appear, and their sum lands in the score cell."""
+        rec, h = self.record, self.h
+        lines, qs, ks, total = self.work_lines(i, j)
+        dims = range(len(qs))
+        pairs = [(query.labels[i, c], qs[c]) for c in dims if (i, c) in query.labels] + [(keys.labels[c, j], ks[c]) for c in dims if (c, j) in keys.labels]
+        arriving = [TransformFromCopy(source, target) for source, target in pairs]
+        moved = {id(target) for _, target in pairs}
+        rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
+        self.play(key_light.over(keys.column(j)), run_time=0.5)
+        self.step(self.one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), *arriving)),
+                  caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…")
+        self.step(FadeIn(lines[1]), caption="…the products, added up: one score")
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
-        show_line = FadeIn(line) if previous is None else self.one_after_another(FadeOut(previous), FadeIn(line))
-        self.play(key_light.over(keys.column(j)), show_line, run_time=self.key_time)
         recolour = self.recolour(scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
         self.adopt(scores, [cell_label])
-        self.play(*recolour, TransformFromCopy(total, cell_label), run_time=self.key_time)
-        return line
+        self.step(*recolour, TransformFromCopy(total, cell_label), caption="the score lands in its cell", hold=self.hold * 0.6)
+        self.remove(*qs, *ks)
+        lines[0].add(*qs, *ks)
+        self.add(lines)
+        return lines
 
-    def fill_rest(self, scores: NumberGrid):
-        rest = [(i, j) for (i, j) in scores.cells if (i, j) not in scores.labels]
-        if not rest:
+    def fill(self, scores: NumberGrid, keys: list) -> list:
+        keys = [key for key in keys if key not in scores.labels]
+        if not keys:
             return []
-        fills = {(i, j): scores.color_of(scores.values[i][j]) for i, j in rest}
+        fills = {key: scores.color_of(scores.values[key[0]][key[1]]) for key in keys}
         labels = {key: scores.number_at(*key, fill=fill) for key, fill in fills.items()}
         return self.recolour(scores, fills) + [LaggedStart(*self.replace_labels(scores, labels), lag_ratio=0.05)]
 
@@ -130,17 +179,14 @@ class DotProducts(RecordScene):
             return "every query with every key (later keys too: the mask comes next)"
         return "every query with every key"
 
-    def scale_scores(self, scores: NumberGrid) -> None:
+    def scale_scores(self, scores: NumberGrid, work_lines) -> None:
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        equation = formula(r"$\frac{q \cdot k}{\sqrt{d_k}}$", look.text, 26)
-        note = text(f"d_k = d_head = {d_head}: every score ÷ √{d_head}", WORK_SIZE, look.text)
-        work = VGroup(equation, note).arrange(RIGHT, buff=0.4).to_edge(DOWN, buff=FRAME_MARGIN + 0.5)
+        work = formula(f"$\\frac{{q \\cdot k}}{{\\sqrt{{d_k}}}},\\quad d_k = {d_head}$", look.text, 36)
+        work.scale(min(1.0, self.work_box.height * 1.3 / work.height)).move_to(self.work_box)
         # Raw and scaled scores share one colour scale, so the cells pale as their numbers shrink.
         fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}
         scaled = {(i, j): scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j), fill=fills[i, j])
                   for (i, j) in scores.labels}
-        self.play(FadeIn(work), *self.say("then every score is divided by √d_k, so scores stay moderate as d_k grows"), run_time=self.step_time)
-        self.rest()
-        self.play(*self.recolour(scores, fills), *self.replace_labels(scores, scaled), run_time=1.2)
-        self.rest(1.2)
+        self.step(self.one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work), caption=f"then every score is divided by √{d_head}, so scores stay moderate as d_k grows")
+        self.step(*self.recolour(scores, fills), *self.replace_labels(scores, scaled), caption=f"the scaled scores: each one ÷ √{d_head}", run_time=1.4)

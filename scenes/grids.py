@@ -16,41 +16,80 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from manim import DOWN, RIGHT, Mobject, Rectangle, Text, VGroup
+from manim import DOWN, RIGHT, Mobject, Rectangle, RoundedRectangle, Text, VGroup
 
 from blockviz import style
 from blockviz.scenes.layout import fit_width
 from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
-from blockviz.scenes.text import number, text
+from blockviz.scenes.text import number, shortened, text
 
 ELLIPSIS_ACROSS = "\u22ef"  # ⋯ stands for elided columns
 ELLIPSIS_DOWN = "\u22ee"  # ⋮ stands for elided rows
+ELLIPSIS_SHARE = 0.55
+"""The width (height) of a ⋯ column (⋮ row) as a share of a cell's."""
+ROW_HEADER_WIDTH = 1.7
+"""The widest a row header may be (longer names are cut with "…")."""
+CHIP_PADDING = 0.05
 
 
-def visible_slots(n: int, focus: int, limit: int = MAX_SLOTS) -> list[int | None]:
+def is_quoted(name: str) -> bool:
+    """Whether a header is a quoted token (:func:`~blockviz.scenes.text.token_face`: “.”), drawn on a chip."""
+    return len(name) >= 3 and name[0] == "\u201c" and name[-1] == "\u201d"
+
+
+def visible_slots(n: int, focus: int, limit: int = MAX_SLOTS, keep: Sequence[int] = ()) -> list[int | None]:
     """The positions of an axis of length ``n`` to draw: at most ``limit`` slots, ``None`` = ⋯.
 
-    All positions if ``n <= limit``; otherwise the first and last position and a window
-    around ``focus``, with ``None`` wherever positions are left out.
-    ``visible_slots(13, 6)`` → ``[0, None, 5, 6, 7, 8, None, 12]``.
+    All positions if ``n <= limit``; otherwise ``focus``, the first position and the positions
+    of ``keep`` (in their order, e.g. the keys the focus attends to most) are never left out,
+    then ``focus``'s neighbours fill the slots left, nearest first; ⋯ stands wherever positions
+    are left out (a gap of one position is drawn instead: it costs the same slot).
+    ``visible_slots(13, 6)`` → ``[0, None, 4, 5, 6, 7, 8, None]``;
+    ``visible_slots(13, 7, keep=[1, 5])`` → ``[0, 1, None, 5, 6, 7, 8, None]``.
     """
     if n <= limit:
         return list(range(n))
-    low = high = min(max(focus, 0), n - 1)
-    while True:
-        grown = False
-        if high + 1 < n and len(_slots(n, low, high + 1)) <= limit:
-            high, grown = high + 1, True
-        if low > 0 and len(_slots(n, low - 1, high)) <= limit:
-            low, grown = low - 1, True
-        if not grown:
-            return _slots(n, low, high)
+    focus = min(max(focus, 0), n - 1)
+    chosen: set[int] = set()
+    for position in dict.fromkeys([focus, 0, *(p for p in keep if 0 <= p < n)]):
+        if len(_slots(n, chosen | {position})) <= limit:
+            chosen = _filled(n, chosen | {position})
+    for distance in range(1, n):
+        for position in (focus - distance, focus + distance):
+            if 0 <= position < n and position not in chosen and len(_slots(n, chosen | {position})) <= limit:
+                chosen = _filled(n, chosen | {position})
+    return _slots(n, chosen)
 
 
-def _slots(n: int, low: int, high: int) -> list[int | None]:
-    head = list(range(low)) if low <= 2 else [0, None]
-    tail = list(range(high + 1, n)) if high >= n - 3 else [None, n - 1]
-    return head + list(range(low, high + 1)) + tail
+def _filled(n: int, chosen: set[int]) -> set[int]:
+    """``chosen`` with every gap of a single position filled (it takes the ⋯'s slot)."""
+    ordered = sorted(chosen)
+    singles = {low + 1 for low, high in zip(ordered, ordered[1:]) if high - low == 2}
+    if ordered and ordered[-1] == n - 2:
+        singles.add(n - 1)
+    return chosen | singles
+
+
+def _slots(n: int, chosen: set[int]) -> list[int | None]:
+    slots: list[int | None] = []
+    previous = -1
+    for position in sorted(chosen):
+        if position > previous + 1:
+            slots.append(None)
+        slots.append(position)
+        previous = position
+    if previous < n - 1:
+        slots.append(None)
+    return slots
+
+
+def cell_width_for(values, decimals: int = 2, font_size: float = NUMBER_SIZE) -> float:
+    """The cell width that holds the longest of ``values`` (rows of floats, or a tensor) written
+    with ``decimals`` at ``font_size``, with a margin (0 for no finite value)."""
+    finite = [abs(value) for row in as_rows(values) for value in row if math.isfinite(value)] if len(values) else []
+    if not finite:
+        return 0.0
+    return number(-max(finite), font_size, decimals=decimals, source=("width",)).width / 0.9
 
 
 def as_rows(values) -> list[list[float]]:
@@ -97,6 +136,15 @@ class NumberGrid(VGroup):
     blocked
         Optional ``(rows, columns)`` booleans: cells a mask blocked (their weight is exactly
         0) are drawn grey and labelled without decimals ("0"). A −∞ value is always blocked.
+    fit_numbers
+        Widen the cells to hold the longest number (``False`` for a pattern drawn without numbers).
+    row_slots, column_slots
+        The slots to draw (:func:`visible_slots`' form), instead of eliding around the focus:
+        token axes pass the scene's choice (the focus, its top keys, the first token).
+
+    Headers of one axis share one size: a name too long for its place is cut with "…"
+    (:func:`~blockviz.scenes.text.shortened`), never shrunk on its own; a quoted token (“.”)
+    sits on a faint chip, so punctuation is never a lone dot.
     """
 
     def __init__(
@@ -113,6 +161,8 @@ class NumberGrid(VGroup):
         column_focus: int = 0,
         max_rows: int = MAX_SLOTS,
         max_columns: int = MAX_SLOTS,
+        row_slots: Sequence[int | None] | None = None,
+        column_slots: Sequence[int | None] | None = None,
         cell_width: float = CELL_WIDTH,
         cell_height: float = CELL_HEIGHT,
         font_size: float = NUMBER_SIZE,
@@ -123,6 +173,7 @@ class NumberGrid(VGroup):
         filled: bool = True,
         decimals: int = 2,
         blocked=None,
+        fit_numbers: bool = True,
     ) -> None:
         super().__init__()
         self.values = as_rows(values)
@@ -135,11 +186,14 @@ class NumberGrid(VGroup):
         self.cell_width = cell_width
         self.cell_height = cell_height
         n_rows, n_columns = len(self.values), len(self.values[0])
+        if fit_numbers:  # never a number shrunk to fit its cell
+            cell_width = max(cell_width, cell_width_for(self.values, decimals, font_size))
+        self.cell_width = cell_width
         if colors == "signed" and color_limit is None:
             raise ValueError("a signed grid needs its colour scale: color_limit=record.scale_limit(field)")
         self.color_limit = color_limit
-        self.row_slots = visible_slots(n_rows, row_focus, max_rows)
-        self.column_slots = visible_slots(n_columns, column_focus, max_columns)
+        self.row_slots = list(row_slots) if row_slots is not None else visible_slots(n_rows, row_focus, max_rows)
+        self.column_slots = list(column_slots) if column_slots is not None else visible_slots(n_columns, column_focus, max_columns)
         self.cells: dict[tuple[int, int], Rectangle] = {}
         self.labels: dict[tuple[int, int], Text] = {}
         self.row_headers: dict[int, Text] = {}
@@ -155,7 +209,13 @@ class NumberGrid(VGroup):
 
     # -- building ---------------------------------------------------------------------------
     def _slot_center(self, row_slot: int, column_slot: int):
-        return RIGHT * column_slot * self.cell_width + DOWN * row_slot * self.cell_height
+        return RIGHT * self._offsets(self.column_slots, self.cell_width)[column_slot] + DOWN * self._offsets(self.row_slots, self.cell_height)[row_slot]
+
+    @staticmethod
+    def _offsets(slots, pitch: float) -> list[float]:
+        """Centre of each slot along an axis: a ⋯ slot takes :data:`ELLIPSIS_SHARE` of a cell."""
+        sizes = [pitch * (ELLIPSIS_SHARE if slot is None else 1.0) for slot in slots]
+        return [sum(sizes[:k]) + sizes[k] / 2 for k in range(len(sizes))]
 
     def _build_cells(self, filled: bool) -> None:
         for r, i in enumerate(self.row_slots):
@@ -177,20 +237,29 @@ class NumberGrid(VGroup):
         top_edge = self.cell_group.get_top()[1]
         if row_names is not None:
             for r, i in enumerate(self.row_slots):
-                shown = ELLIPSIS_DOWN if i is None else row_names[i]
-                header = fit_width(text(shown, size, self.look.muted if i is None else row_color), 1.6)
-                header.move_to(self._slot_center(r, 0)).set_x(left_edge - 0.12 - header.width / 2)
+                header = self._header(ELLIPSIS_DOWN if i is None else row_names[i], size, self.look.muted if i is None else row_color, ROW_HEADER_WIDTH)
+                header.move_to(self._slot_center(r, 0)).set_x(left_edge - 0.14 - header.width / 2)
                 self.header_group.add(header)
                 if i is not None:
                     self.row_headers[i] = header
         if column_names is not None:
             for c, j in enumerate(self.column_slots):
-                shown = ELLIPSIS_ACROSS if j is None else column_names[j]
-                header = fit_width(text(shown, size, self.look.muted if j is None else column_color), self.cell_width * 0.94)
-                header.move_to(self._slot_center(0, c)).set_y(top_edge + 0.1 + size / 48 * 0.35)
+                header = self._header(ELLIPSIS_ACROSS if j is None else column_names[j], size, self.look.muted if j is None else column_color, self.cell_width * 0.96)
+                header.move_to(self._slot_center(0, c)).set_y(top_edge + 0.12 + size / 48 * 0.35)
                 self.header_group.add(header)
                 if j is not None:
                     self.column_headers[j] = header
+
+    def _header(self, name: str, size: float, color: str, width: float) -> Mobject:
+        label = shortened(name, width - (2 * CHIP_PADDING if is_quoted(name) else 0), size, color)
+        if not is_quoted(name):
+            return label
+        chip = RoundedRectangle(corner_radius=0.05, width=label.width + 2 * CHIP_PADDING, height=label.height + 2 * CHIP_PADDING,
+                                stroke_color=self.look.grid, stroke_width=1, fill_color=self.look.grid, fill_opacity=0.35)
+        chip.move_to(label)
+        header = VGroup(chip, label)
+        header.shown = label.shown
+        return header
 
     # -- reading and making labels -------------------------------------------------------------
     def is_blocked(self, i: int, j: int) -> bool:
@@ -278,4 +347,4 @@ class Highlight(Rectangle):
 
 
 
-__all__ = ["NumberGrid", "Highlight", "visible_slots", "as_rows", "ELLIPSIS_ACROSS", "ELLIPSIS_DOWN"]
+__all__ = ["NumberGrid", "Highlight", "visible_slots", "as_rows", "cell_width_for", "is_quoted", "ELLIPSIS_ACROSS", "ELLIPSIS_DOWN"]

@@ -8,7 +8,7 @@ from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import ACTIVATION_FORMULAS, activation_curve, regroup, row_grid, shape_text
 from blockviz.scenes.grids import Highlight, NumberGrid
-from blockviz.scenes.layout import column_of
+from blockviz.scenes.layout import column_of, row_height
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.scenes.text import formula, text
 from blockviz.style import FFN_COLOR
@@ -17,6 +17,11 @@ DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, nar
 CHAPTER = "Inside the FFN"
 CAPTION = ("The FFN widens one token's row to d_ff numbers, bends each through GELU (or ReLU), and narrows it back; "
            "every row goes through the same function without reading any other row.")
+
+EVERY_ROW_SLOTS = 4
+"""Columns drawn of the ln2 and ffn_out grids when every row is shown."""
+ROW_SLOTS = 7
+"""Columns drawn of each row (beside the activation's curve)."""
 
 ACTIVATION_SAYS = {
     "gelu": "negative values squashed towards 0, positive ones kept",
@@ -52,10 +57,10 @@ class InsideFFN(RecordScene):
         d, d_ff = rec.config.d_model, rec.config.d_ff
         token = self.token_name(f)
         rows = {
-            "ln2": row_grid(rec, "ln2", f, f"ln2 “{token}”", look),
-            "ffn_pre": row_grid(rec, "ffn_pre", f, "ffn_pre", look, header_color=FFN_COLOR),
-            "ffn_post": row_grid(rec, "ffn_post", f, "ffn_post", look, header_color=FFN_COLOR),
-            "ffn_out": row_grid(rec, "ffn_out", f, "ffn_out", look),
+            "ln2": row_grid(rec, "ln2", f, f"ln2 “{token}”", look, max_columns=ROW_SLOTS),
+            "ffn_pre": row_grid(rec, "ffn_pre", f, "ffn_pre", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True),
+            "ffn_post": row_grid(rec, "ffn_post", f, "ffn_post", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True),
+            "ffn_out": row_grid(rec, "ffn_out", f, "ffn_out", look, max_columns=ROW_SLOTS, empty=True),
         }
         activation = rec.config.activation
         ops = [
@@ -86,36 +91,52 @@ class InsideFFN(RecordScene):
     def work_row(self, rows, ops, plot) -> None:
         rec, f = self.record, self.focus
         d, d_ff = rec.config.d_model, rec.config.d_ff
-        self.play(FadeIn(rows["ln2"]), *self.say(f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers"), run_time=self.step_time)
-        self.rest()
-        self.play(FadeIn(VGroup(ops[0], rows["ffn_pre"])), *self.say(f"the wide layer: {d} → d_ff = {d_ff} numbers"), run_time=self.step_time)
-        self.rest()
-        self.play(FadeIn(VGroup(ops[1], plot.frame, plot.curve)), *self.say(f"the activation, {rec.config.activation_name}: {ACTIVATION_SAYS[rec.config.activation]}"), run_time=self.step_time)
-        self.play(FadeIn(plot.dots), *self.say(f"each entry of the row is a point on the curve ({d_ff} dots)"), run_time=self.step_time)
-        self.rest(0.4)
+        frames = {name: VGroup(grid.cell_group, grid.header_group, grid.ellipsis_group) for name, grid in rows.items() if name != "ln2"}
+        # The whole worksheet in view at once: the rows to fill, the operations between them, the curve's axes.
+        self.step(FadeIn(rows["ln2"]), FadeIn(VGroup(*frames.values(), *ops, plot.frame)),
+                  caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers")
+        for name, frame in frames.items():  # the empty rows as whole grids from now on: their numbers go into them
+            self.remove(frame)
+            self.add(rows[name])
+        self.step(*self.fill(rows["ffn_pre"]),
+                  caption=f"the wide layer: {d} → d_ff = {d_ff} numbers")
+        self.step(FadeIn(plot.curve), caption=f"the activation, {rec.config.activation_name}: {ACTIVATION_SAYS[rec.config.activation]}")
+        self.step(FadeIn(plot.dots), caption=f"each entry of the row is a point on the curve ({d_ff} dots)")
         self.trace_entries(rows["ffn_pre"], rows["ffn_post"], plot.dots)
-        self.play(FadeIn(VGroup(ops[2], rows["ffn_out"])), *self.say(f"the narrow layer: back to d_model = {d}"), run_time=self.step_time)
-        self.rest()
+        self.step(*self.fill(rows["ffn_out"]), caption=f"the narrow layer: back to d_model = {d}")
+
+    def fill(self, grid: NumberGrid) -> list:
+        """Animations colouring a row's cells and writing its numbers (the grid was drawn empty)."""
+        keys = [(0, j) for j in grid.shown_columns()]
+        fills = {key: grid.color_of(grid.values[0][key[1]]) for key in keys}
+        labels = {key: grid.number_at(*key, fill=fills[key]) for key in keys}
+        return self.recolour(grid, fills) + self.replace_labels(grid, labels)
 
     def trace_entries(self, pre: NumberGrid, post: NumberGrid, dots: VGroup) -> None:
         """Light each shown entry of ffn_pre, its dot on the curve, then its ffn_post value."""
         columns = pre.shown_columns()
-        frame = VGroup(post.cell_group, post.header_group, post.ellipsis_group)
         highlight = Highlight(self.look, VGroup(pre.cells[0, columns[0]], post.cells[0, columns[0]]))
-        self.play(FadeIn(frame), FadeIn(highlight), *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
+        self.play(FadeIn(highlight), *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
+        fills = {(0, j): post.color_of(post.values[0][j]) for j in columns}
+        labels = {(0, j): post.number_at(0, j, fill=fills[0, j]) for j in columns}
         for j in columns:
-            self.play(highlight.over(VGroup(pre.cells[0, j], post.cells[0, j])), Indicate(dots[j], scale_factor=1.8),
-                      TransformFromCopy(dots[j], post.labels[0, j]), run_time=self.entry_time)
-        regroup(self, post, frame, *(post.labels[0, j] for j in columns))
+            recolour = self.recolour(post, {(0, j): fills[0, j]})
+            post.set_label(0, j, labels[0, j])
+            self.adopt(post, [labels[0, j]])
+            self.play(highlight.over(VGroup(pre.cells[0, j], post.cells[0, j])), Indicate(dots[j], scale_factor=1.8), *recolour,
+                      TransformFromCopy(dots[j], labels[0, j]), run_time=self.entry_time)
         self.play(FadeOut(highlight), run_time=0.3)
+        self.rest()
 
     # -- every row ------------------------------------------------------------------------------
     def every_row(self, rows, ops, plot, title) -> None:
         rec, look, f = self.record, self.look, self.focus
         d = rec.config.d_model
         columns = axis_labels("d_model", rec.tokens, d)
-        before = NumberGrid(rec.ln2, self.token_names, columns, look, source=("ln2",), color_limit=self.limit("ln2"), row_focus=f, max_columns=6)
-        after = NumberGrid(rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), row_focus=f, max_columns=6)
+        slots = self.token_slots()
+        common = dict(row_slots=slots, max_columns=EVERY_ROW_SLOTS, cell_height=row_height(len(slots), most=0.9))
+        before = NumberGrid(rec.ln2, self.token_names, columns, look, source=("ln2",), color_limit=self.limit("ln2"), **common)
+        after = NumberGrid(rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), **common)
         arrow = Arrow(LEFT * 0.6, RIGHT * 0.6, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25)
         box = VGroup(text("FFN, row by row", CAPTION_SIZE, FFN_COLOR, bold=True), arrow,
                      text(f"{shape_text(rec.n, d)} → {shape_text(rec.n, rec.config.d_ff)} → {shape_text(rec.n, d)}", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.15)
@@ -124,14 +145,7 @@ class InsideFFN(RecordScene):
         after.header_group.add(names[1])
         layout = VGroup(before, box, after).arrange(RIGHT, buff=0.5)
         box.set_y(before.cell_group.get_y())
-        self.place(layout, title, grow=1.2)
-        self.play(FadeOut(VGroup(*rows.values(), *ops, plot)), FadeIn(layout),
-                  *self.say("the same function on every row"), run_time=self.step_time)
-        shown = before.shown_rows()
-        lights = [Highlight(look, grid.row(shown[0])) for grid in (before, after)]  # one per grid: none crosses the middle text
-        self.play(*(FadeIn(light) for light in lights), run_time=0.3)
-        for i in shown[1:]:
-            self.play(*(light.over(grid.row(i)) for light, grid in zip(lights, (before, after))), run_time=0.3)
-        self.play(*(light.over(grid.row(f)) for light, grid in zip(lights, (before, after))),
-                  *self.say("each row reads no other row: only attention mixes positions"), run_time=self.step_time)
-        self.rest(1.5)
+        self.place(layout, title, grow=1.6)
+        self.step(self.one_after_another(FadeOut(VGroup(*rows.values(), *ops, plot)), FadeIn(layout)), caption="the same function on every row")
+        lights = [Highlight(look, grid.row(f)) for grid in (before, after)]  # one per grid: none crosses the middle text
+        self.step(*(FadeIn(light) for light in lights), caption="each row reads no other row: only attention mixes positions")

@@ -14,15 +14,27 @@ FONT = "DejaVu Sans"
 """A font every Debian machine has; it holds −, ∞, ⋯, √ and Σ."""
 
 TITLE_SIZE = 30
-CAPTION_SIZE = 22
-HEADER_SIZE = 16
-NUMBER_SIZE = 16
-WORK_SIZE = 20
+CAPTION_SIZE = 24
+HEADER_SIZE = 20
+NUMBER_SIZE = 20
+WORK_SIZE = 22
+NOTE_SIZE = 19
+"""Font sizes as built (Manim units of ``Text(font_size=…)``); a layout may scale them."""
 
-CELL_WIDTH = 0.78
-CELL_HEIGHT = 0.42
+MIN_TEXT_PIXELS = 11
+"""No text is drawn smaller than this (ascender to baseline) at 854 × 480, i.e. 16 px at 1280 × 720."""
+ASCENDER = 0.01075
+"""DejaVu Sans's ascender-to-baseline height ("d") per unit of font size, in frame units."""
+MIN_FONT_SIZE = MIN_TEXT_PIXELS / 60 / ASCENDER
+"""The smallest font size a text may have once placed: 11 px at 480 px per 8 frame units (≈ 17.1)."""
+
+CELL_WIDTH = 0.92
+CELL_HEIGHT = 0.46
 MAX_SLOTS = 8
 """At most this many rows (or columns) of a grid are drawn; beyond it, ⋯ stands for the rest."""
+
+HOLD = 2.5
+"""Seconds the picture holds still after each step (frozen frames: they cost almost nothing)."""
 
 FRAME_MARGIN = 0.25
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, VGroup
+from manim import DOWN, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, TransformFromCopy, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.grids import Highlight, NumberGrid
-from blockviz.scenes.layout import fit_width
+from blockviz.scenes.layout import fit_width, row_height
 from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE
 from blockviz.scenes.text import text
 
@@ -28,47 +28,43 @@ class Mask(RecordScene):
     record's M is all 0: the captions say what the record's mask blocks, if anything; the scores
     grid is renamed "masked scores" when M is added."""
 
-    step_time = 1.0
-    pause = 1.4
-
     def construct(self) -> None:
         rec = self.record
         title = self.show_title("The mask: no looking ahead" if rec.config.causal else "The mask: here, nothing is blocked")
         scores, plus, mask = self.build(title)
         self.add(scores)
-        self.play(*self.say("the scaled scores: every query with every key"), run_time=self.step_time)
-        self.rest()
-        self.add(plus, mask)
-        self.play(*self.say(self.rule()), run_time=self.step_time)
-        self.rest(1.2)
-        highlight = Highlight(self.look, VGroup(scores.row(self.focus), mask.row(self.focus)))
-        self.play(FadeIn(highlight), *self.say(self.focus_caption()), run_time=self.step_time)
-        self.rest()
-        self.play(*self.apply_mask(scores), *self.relabel(scores), *self.say(self.applied_caption()), run_time=1.2)
-        self.rest()
-        self.play(*self.say(self.rows_caption()), run_time=0.5)
-        self.sweep(highlight, [VGroup(scores.row(i), mask.row(i)) for i in scores.shown_rows()])
-        self.rest(1.5)
+        frame = VGroup(mask.cell_group, mask.header_group, mask.ellipsis_group)
+        self.step(FadeIn(VGroup(plus, frame)), caption="the scaled scores: every query with every key, and M to add")
+        self.remove(frame)
+        self.add(mask.cell_group, mask.header_group, mask.ellipsis_group)
+        self.step(FadeIn(mask.label_group), caption=self.rule())
+        self.remove(mask.cell_group, mask.header_group, mask.ellipsis_group, mask.label_group)
+        self.add(mask)
+        lights = [Highlight(self.look, grid.row(self.focus)) for grid in (scores, mask)]  # one per grid: no box crosses the +
+        self.step(*(FadeIn(light) for light in lights), caption=self.focus_caption())
+        self.step(*self.apply_mask(scores, mask), *self.relabel(scores), caption=self.applied_caption(), run_time=1.4)
+        self.step(*(FadeOut(light) for light in lights), caption=self.rows_caption())
 
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
-        common = dict(row_focus=self.focus, column_focus=self.focus)
+        slots = self.token_slots()
+        common = dict(row_slots=slots, column_slots=slots, cell_height=row_height(len(slots), height=4.2, most=1.0))
         scores = NumberGrid(rec.scaled_scores[h], self.token_names, self.token_names, look, source=("scaled_scores", h),
                             color_limit=self.limit("scaled_scores"), **common)
         self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.cell_group, DOWN, buff=0.2)
         scores.header_group.add(self.scores_name)
-        mask = NumberGrid(rec.mask, None, self.token_names, look, colors="none", source=("mask",), cell_width=0.6, decimals=0, **common)
+        mask = NumberGrid(rec.mask, None, self.token_names, look, colors="none", source=("mask",), cell_width=0.7, decimals=0, **common)
         mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.cell_group, DOWN, buff=0.2))
         plus = text("+", TITLE_SIZE, look.text)
-        layout = VGroup(scores, plus, mask).arrange(RIGHT, buff=0.3)
+        layout = VGroup(scores, plus, mask).arrange(RIGHT, buff=0.35)
         plus.set_y(scores.cell_group.get_y())
         mask.align_to(scores, UP)
-        self.place(layout, title)
+        self.place(layout, title, grow=1.8)
         return scores, plus, mask
 
     def rule(self) -> str:
         if self.record.config.causal:
-            return "M: a position can use itself and earlier positions, never later ones"
+            return "M: 0 where a key may be used (itself and earlier), −∞ where it comes later"
         return "M is all 0: bidirectional attention lets every position use every position"
 
     def allowed_counts(self) -> list[int]:
@@ -77,7 +73,7 @@ class Mask(RecordScene):
 
     def applied_caption(self) -> str:
         if bool((self.record.mask == -math.inf).any()):
-            return "blocked cells become −∞: they will get exactly 0 weight"
+            return "−∞ comes in from M: those cells will get exactly 0 weight"
         return "M adds 0 everywhere: every score stays as it was, no key is blocked"
 
     def rows_caption(self) -> str:
@@ -111,13 +107,26 @@ class Mask(RecordScene):
         allowed = [j for j in range(self.record.n) if self.record.mask[i, j] == 0]
         return f"“{self.token_name(i)}” may use {len(allowed)} of {self.record.n} positions"
 
-    def apply_mask(self, scores: NumberGrid) -> list:
+    def apply_mask(self, scores: NumberGrid, mask: NumberGrid) -> list:
+        """The −∞ of M move into the score cells they block (the old numbers leave first)."""
         rec, h = self.record, self.h
-        blocked = {}
+        blocked, arrivals = {}, []
         for (i, j), old in list(scores.labels.items()):
             value = rec.masked_scores[h, i, j].item()
             if value == -math.inf:
                 blocked[i, j] = scores.number_at(i, j, value=value, source=("masked_scores", h, i, j), fill=self.look.blocked)
             else:
                 old.source = ("masked_scores", h, i, j)  # + 0 leaves the number as it was
-        return self.recolour(scores, {key: self.look.blocked for key in blocked}) + self.replace_labels(scores, blocked)
+        leaving = []
+        for key, new in blocked.items():
+            old = scores.set_label(*key, new)
+            scores.label_group.remove(old)
+            self.add(old)
+            leaving.append(FadeOut(old))
+            self._after_play.append(lambda old=old: self.remove(old))
+            arrivals.append(TransformFromCopy(mask.labels[key], new))
+        self.adopt(scores, list(blocked.values()))
+        if not blocked:
+            return []
+        return self.recolour(scores, {key: self.look.blocked for key in blocked}) + [self.one_after_another(AnimationGroup(*leaving), AnimationGroup(*arrivals))]
+

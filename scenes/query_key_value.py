@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, Arrow, FadeIn, VGroup
+from manim import DOWN, LEFT, RIGHT, FadeIn, FadeOut, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.layout import row_height
 from blockviz.scenes.look import CAPTION_SIZE
 from blockviz.scenes.text import formula, text
 
@@ -14,54 +15,69 @@ DESCRIPTION = "each row projected into a query, a key and a value for one head"
 CHAPTER = "Query, key, value"
 CAPTION = "Each normalized row is multiplied by one head's W_Q, W_K and W_V to give that token's query, key and value."
 
+SOURCE_SLOTS = 4
+"""Columns drawn of the d_model-wide input."""
+HEAD_SLOTS = 3
+"""Columns drawn of each d_head-wide query, key and value grid."""
+ROLES = ("query", "key", "value")
+
 
 class QueryKeyValue(RecordScene):
     """Each row x of ``ln1`` ``(n, d_model)`` becomes a query, a key and a value ``(n, d_head)``
     for head h: q = x W_Q + b_Q, k = x W_K + b_K, v = x W_V + b_V."""
 
-    step_time = 1.0
-    pause = 1.4
-
     def construct(self) -> None:
-        rec, h = self.record, self.h
+        rec, h, f = self.record, self.h, self.focus
         title = self.show_title(f"Query, key and value (head {h})")
-        source, arrow, projections = self.build(title)
-        query, key, value = projections
+        source, equations, grids = self.build(title)
         self.add(source)
-        self.play(*self.say("LayerNorm of each token's row: the input to attention"), run_time=self.step_time)
-        self.rest()
-        highlight = Highlight(self.look, source.row(self.focus))
-        self.add(arrow, query)
-        self.play(FadeIn(highlight), *self.say(f"the query: what “{self.token_name(self.focus)}” is looking for"), run_time=self.step_time)
-        self.rest()
-        self.add(key)
-        self.play(*self.say("the key: what each token offers to be found by"), run_time=self.step_time)
-        self.rest()
-        self.add(value)
-        self.play(*self.say("the value: what each token hands on if it is attended to"), run_time=self.step_time)
-        self.rest()
-        self.play(highlight.over(VGroup(*(grid.row(self.focus) for grid in (query, key, value)))),
-                  *self.say(f"d_model = {rec.config.d_model} numbers in, d_head = {rec.config.d_head} out, three times"), run_time=self.step_time)
-        self.rest(1.2)
+        self.step(FadeIn(VGroup(*grids.values())), caption="LayerNorm of each token's row: the input to attention")
+        light = Highlight(self.look, source.row(f))
+        says = {"query": f"through W_Q: the query, what “{self.token_name(f)}” is looking for",
+                "key": "through W_K: the key, what it offers to be found by",
+                "value": "through W_V: the value, what it hands on when attended to"}
+        self.step(FadeIn(light), caption=f"the row of “{self.token_name(f)}”")
+        for role in ROLES:
+            self.project_row(source, equations[role], grids[role], f, says[role])
+        self.play(FadeOut(light), run_time=0.3)
+        rest = [i for i in source.shown_rows() if i != f]
+        if rest:
+            self.step(*(animation for role in ROLES for animation in self.fill(grids[role], rest)),
+                      caption=f"every row the same way: d_model = {rec.config.d_model} numbers in, d_head = {rec.config.d_head} out, three times")
 
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
-        common = dict(look=look, row_focus=self.focus, max_columns=6)
-        source = NumberGrid(rec.ln1, self.token_names, axis_labels("d_model", rec.tokens, rec.config.d_model), source=("ln1",),
-                            color_limit=self.limit("ln1"), **common)
+        slots = self.token_slots()
+        height = row_height(len(slots), height=4.6)
+        source = NumberGrid(rec.ln1, self.token_names, axis_labels("d_model", rec.tokens, rec.config.d_model), look, source=("ln1",),
+                            color_limit=self.limit("ln1"), row_slots=slots, max_columns=SOURCE_SLOTS, cell_height=height)
         source.header_group.add(text("LayerNorm(x)", CAPTION_SIZE - 4, look.muted).next_to(source.cell_group, DOWN, buff=0.2))
-        grids = []
         columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
-        for name, color in (("query", look.query), ("key", look.key), ("value", look.value)):
-            grid = NumberGrid(getattr(rec, name)[h], None, columns, source=(name, h), color_limit=self.limit(name), column_header_color=color, **common)
-            grid.header_group.add(text(name, CAPTION_SIZE - 4, color).next_to(grid.cell_group, DOWN, buff=0.2))
-            grids.append(grid)
-        projections = VGroup(*grids).arrange(RIGHT, buff=0.45, aligned_edge=UP)
-        arrow = Arrow(RIGHT * 0, RIGHT * 1.0, color=look.muted, buff=0)
-        equations = VGroup(*(formula(f"${letter} = x\\,W_{letter.upper()} + b_{letter.upper()}$", color, 20)
-                             for letter, color in (("q", look.query), ("k", look.key), ("v", look.value)))).arrange(DOWN, buff=0.12)
-        middle = VGroup(arrow, equations).arrange(DOWN, buff=0.2)
-        layout = VGroup(source, middle, projections).arrange(RIGHT, buff=0.45)
+        grids = {}
+        for role in ROLES:
+            color = getattr(look, role)
+            grid = NumberGrid(getattr(rec, role)[h], None, columns, look, source=(role, h), color_limit=self.limit(role), row_slots=slots,
+                              max_columns=HEAD_SLOTS, column_header_color=color, cell_height=height, show_numbers=False, filled=False)
+            grid.header_group.add(text(role, CAPTION_SIZE - 4, color).next_to(grid.cell_group, DOWN, buff=0.2))
+            grids[role] = grid
+        projections = VGroup(*grids.values()).arrange(RIGHT, buff=0.4)
+        equations = {role: formula(f"${role[0]} = x\\,W_{role[0].upper()} + b_{role[0].upper()}$", getattr(look, role), 28) for role in ROLES}
+        middle = VGroup(*equations.values()).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+        layout = VGroup(source, middle, projections).arrange(RIGHT, buff=0.4)
         middle.set_y(source.cell_group.get_y())
-        self.place(layout, title)
-        return source, middle, grids
+        self.place(layout, title, grow=1.4)
+        self.add(middle)
+        return source, equations, grids
+
+    def fill(self, grid: NumberGrid, rows: list[int]) -> list:
+        keys = [(i, c) for i in rows for c in grid.shown_columns()]
+        fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
+        return self.recolour(grid, fills) + self.replace_labels(grid, {key: grid.number_at(*key, fill=fills[key]) for key in keys})
+
+    def project_row(self, source: NumberGrid, equation, grid: NumberGrid, i: int, caption: str) -> None:
+        """Row ``i``'s numbers slide into the projection's formula, and its new row arrives in ``grid``."""
+        travellers = VGroup(*(source.labels[i, j].copy() for j in source.shown_columns()))
+        self.add(travellers)
+        self.play(*(traveller.animate.move_to(equation).set_opacity(0) for traveller in travellers), run_time=self.step_time * 0.8)
+        self.remove(travellers)
+        self.step(*self.fill(grid, [i]), caption=caption)

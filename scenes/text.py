@@ -5,7 +5,10 @@
   ``.value``, ``.decimals`` and ``.source`` (where in the record it comes from) for tests;
 * :func:`numeral` — a string of digits built from cached glyphs (what :func:`number` draws);
 * :func:`formula` — matplotlib mathtext as an ``SVGMobject`` (no LaTeX on this machine);
-* :func:`slim` — drop what a built SVG mobject only needed while being parsed.
+* :func:`slim` — drop what a built SVG mobject only needed while being parsed;
+* :func:`shortened` — a text cut with "…" to fit a width (texts of one axis keep one size);
+* :func:`token_face` — a token as grids and captions draw it: punctuation in quotes (“.”);
+* :func:`font_size_of` — the size a text or formula is drawn at now, after any scaling.
 
 Building a ``Text`` costs ~10–20 ms, so each distinct one is built once and copied. Manim's text
 layout depends on more than the string: Pango lays each line out in a canvas as wide as
@@ -21,6 +24,7 @@ import hashlib
 import io
 import re
 import tempfile
+import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -30,6 +34,7 @@ from manim import Mobject, SVGMobject, Text, config
 from blockviz import style
 from blockviz.files import atomic_path
 from blockviz.scenes.look import FONT, HEADER_SIZE, NUMBER_SIZE
+from blockviz.tokens import display_token
 
 _DIGITS = "0123456789"
 
@@ -86,6 +91,43 @@ def text(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", bol
     return mobject
 
 
+def shortened(shown: str, width: float, font_size: float = HEADER_SIZE, color: str = "#ffffff", bold: bool = False) -> Text:
+    """``shown`` as :func:`text` at ``font_size``, its end cut and replaced by "…" until it is at
+    most ``width`` wide: headers of one axis keep one size rather than each shrinking to fit.
+    ``.shown`` is what is drawn, ``.full`` the whole string."""
+    label = text(shown, font_size, color, bold)
+    characters = list(shown)
+    keep = min(len(characters), int(len(characters) * width / label.width) + 1)  # a first guess, then one by one
+    while label.width > width and keep > 1:
+        keep -= 1
+        label = text("".join(characters[:keep]).rstrip() + ELLIPSIS, font_size, color, bold)
+    label.full = shown
+    return label
+
+
+ELLIPSIS = "\u2026"
+
+
+def token_face(token: str) -> str:
+    """A token as drawn in grids, chips and captions: :func:`blockviz.tokens.display_token`, and a
+    token with no letter, digit or symbol glyph of its own — punctuation, spaces, joiners, such
+    as "." — in quotes (“.”), so it is never a lone dot."""
+    shown = display_token(token)
+    if shown and all(unicodedata.category(char)[0] in "PZ" or unicodedata.category(char) in ("Cf", "Sk") for char in shown):
+        return f"\u201c{shown}\u201d"
+    return shown
+
+
+def font_size_of(mobject) -> float:
+    """The font size ``mobject`` (a :func:`text`, :func:`number` or :func:`formula`) is drawn at
+    now: the size it was built at times how much it has been scaled since."""
+    built = getattr(mobject, "built_size", None)
+    if built is None:
+        return float(mobject.font_size)
+    size, height = built
+    return size * mobject.height / height if height > 0 else size
+
+
 def number(value: float, font_size: float = NUMBER_SIZE, color: str = "#ffffff", decimals: int = 2, *, source: tuple) -> Text:
     """A value of the record as shown everywhere (:func:`blockviz.style.format_number`).
 
@@ -93,7 +135,10 @@ def number(value: float, font_size: float = NUMBER_SIZE, color: str = "#ffffff",
 
     * ``(field, *index)`` — ``record.tensors[field][index]``, e.g. ``("scores", head, i, j)``;
     * ``(method, head, query, *index)`` — ``record.<method>(head, query)[index]``
-      (``"qk_products"``, ``"weighted_values"``);
+      (``"qk_products"``, ``"weighted_values"``); ``("projection_products", query, i, j)``;
+    * ``("remainder", total, *parts)`` — the value at source ``total`` less those at ``parts``:
+      the hidden terms of a shown sum, as one term (the record's total split for display);
+    * ``("constant", value)`` — a number that is so by definition (softmax weights sum to 1);
     * ``("params", name, *index)`` — ``record.params[name][index]``, e.g. ``("params", "attn.W_O", i, j)``;
     * ``("decoder" | "encoder", field, *index)`` — the same in ``record.counterpart(causal=…)``;
     * ``("worked_example", field, *index)`` — a value of :func:`blockviz.worked_example.worked_example`.
@@ -175,6 +220,9 @@ def formula(mathtext: str, color: str, font_size: float = 20) -> SVGMobject:
     svg.scale(font_size / MATHTEXT_POINTS * 0.0145)
     svg.set_fill(color, opacity=1)
     svg.shown = mathtext
+    # Sub- and superscripts (and a fraction's parts) are drawn at 0.7 of the formula's size.
+    scripted = any(mark in mathtext for mark in ("_", "^", "\\frac"))
+    svg.built_size = (font_size * (0.7 if scripted else 1.0), svg.height)
     return slim(svg)
 
 
@@ -191,4 +239,4 @@ def _mathtext_svg(mathtext: str, color: str) -> str:
     return re.sub(r'<g id="patch_1">.*?</g>', "", svg, count=1, flags=re.DOTALL)
 
 
-__all__ = ["text", "number", "numeral", "formula", "slim", "layout_key", "formula_cache_path"]
+__all__ = ["text", "number", "numeral", "formula", "slim", "layout_key", "formula_cache_path", "shortened", "token_face", "font_size_of", "ELLIPSIS"]

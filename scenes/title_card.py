@@ -17,7 +17,7 @@ from blockviz.block_record import BlockRecord
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.layout import fit_width, frame_text_width
 from blockviz.scenes.look import FRAME_MARGIN, Look
-from blockviz.scenes.text import text
+from blockviz.scenes.text import text, token_face
 from blockviz.tokens import display_token
 
 DESCRIPTION = "the lecture's title card: the sentence, its tokens and the block's sizes"
@@ -30,7 +30,7 @@ TITLE_FONT_SIZE = 44
 SENTENCE_FONT_SIZE = 26
 TOKEN_FONT_SIZE = 24
 NOTE_FONT_SIZE = 20
-SIZE_NAME_FONT_SIZE = 18
+SIZE_NAME_FONT_SIZE = 20
 SIZE_VALUE_FONT_SIZE = 30
 
 SENTENCE_LINE_CHARACTERS = 64
@@ -56,7 +56,7 @@ class TokenChips(VGroup):
 
     def __init__(self, tokens: list[str], look: Look, width: float, height: float, max_scale: float = 1.5) -> None:
         super().__init__()
-        self.labels = [on_baseline(display_token(token), TOKEN_FONT_SIZE, look.text) for token in tokens]
+        self.labels = [on_baseline(token_face(token), TOKEN_FONT_SIZE, look.text) for token in tokens]
         ascent = max(label.get_top()[1] - baseline_of(label) for label in self.labels)
         descent = max(label.baseline_offset for label in self.labels)
         box_height = ascent + descent + TOKEN_PADDING
@@ -91,6 +91,7 @@ def on_baseline(shown: str, font_size: float, color: str) -> Text:
     marker = label.submobjects[0]
     baseline = marker.get_bottom()[1]
     label.remove(marker)
+    label.built_size = (font_size, label.height)  # its size now, whatever glyphs remain: see text.font_size_of
     label.shown = shown
     label.baseline_offset = baseline - label.get_bottom()[1]
     return label
@@ -243,7 +244,7 @@ class TitleCard(RecordScene):
         self.reveal_title(card)
         self.reveal_tokens(card)
         self.reveal_sizes(card)
-        self.wait(self.hold_time)
+        self.rest(self.hold_time)
 
     def shown_record(self) -> BlockRecord:
         """The record this card shows (see the class docstring)."""

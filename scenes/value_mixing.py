@@ -2,128 +2,187 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, LaggedStart, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import rounding_note
-from blockviz.scenes.grids import Highlight, NumberGrid
-from blockviz.scenes.look import CAPTION_SIZE, NUMBER_SIZE, TITLE_SIZE
+from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
+from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for
+from blockviz.scenes.layout import row_height
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import number, text
 
 DESCRIPTION = "weights scale the value rows; the scaled rows add up to the output row"
 CHAPTER = "Value mixing"
 CAPTION = "A token's weights scale the value rows, and the scaled rows add up to its output row, as long as one value vector."
 
+HEAD_SLOTS = 3
+"""Columns drawn of each d_head-wide grid (three side by side)."""
+
 
 class ValueMixing(RecordScene):
     """Output row i of head h is Σ_j weights[i, j] · value[j] ``(d_head,)``: the mixture has as
     many entries as each value vector (``head_outputs = weights @ value``). The scaled rows are
-    the record's ``weighted_values(h, i)``."""
-
-    pause = 1.1
+    the record's ``weighted_values(h, i)``; rows left out are one "+⋮" term under them (the
+    record's output less the shown rows), so every column adds up to its output entry."""
 
     def construct(self) -> None:
         rec = self.record
         title = self.show_title(f"Mixing the values (head {self.h})")
         values, output, signs = self.build(title)
-        self.add(values, output)
-        self.play(*self.say("the value rows, one per key, and the output grid to fill"), run_time=self.step_time)
-        self.rest(0.4)
+        self.add(values, output, signs)
+        self.step(caption="the value rows, one per key, and the output grid to fill")
         shown = None
-        for i in self.detailed_rows():
-            shown = self.mix_row(i, values, output, signs, shown)
-        self.play(*self.fill_rest(output), *self.say(f"every output row: {rec.config.d_head} numbers, as many as a value vector"), run_time=1.2)
-        highlight = Highlight(self.look, output.row(output.shown_rows()[0]))
-        self.play(FadeIn(highlight), run_time=0.3)
-        self.sweep(highlight, [output.row(i) for i in output.shown_rows()[1:]])
-        self.rest(1.5)
+        for i in self.detailed_rows(values.shown_rows()):
+            shown = self.mix_row(i, values, output, shown)
+        rest = [i for i in output.shown_rows() if (i, output.shown_columns()[0]) not in output.labels]
+        self.step(*self.fill(output, rest), caption=f"every output row: {rec.config.d_head} numbers, as many as a value vector")
+
+    # -- layout ---------------------------------------------------------------------------------
+    def column_sums(self, i: int) -> list[tuple[list[float], float]]:
+        """Each column's shown terms (and the hidden rows' term) and output entry, for query ``i``."""
+        rec, h = self.record, self.h
+        products = rec.weighted_values(h, i)
+        found = []
+        for c in range(rec.config.d_head):
+            terms = [products[j, c].item() for j in self.rows_shown]
+            total = rec.head_outputs[h, i, c].item()
+            # The record's output split for display: the hidden rows' term is the total less the shown ones.
+            found.append((terms + ([total - sum(terms)] if self.hidden else []), total))
+        return found
 
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
-        common = dict(row_focus=self.focus, max_columns=4)
+        slots = self.token_slots()
+        self.rows_shown = [i for i in slots if i is not None]
+        self.hidden = len(self.rows_shown) < rec.n
+        worked = self.detailed_rows(self.rows_shown)
+        self.decimals = {i: sum_decimals(self.column_sums(i)) for i in worked}
+        self.product_width = max([CELL_WIDTH] + [cell_width_for(rec.weighted_values(h, i), d) for i, d in self.decimals.items()])
+        extra = 2 if self.hidden else 1  # the Σ row, and the hidden rows' row
+        height = row_height(len(slots) + extra, height=4.2, most=0.8)
+        common = dict(row_slots=slots, max_columns=HEAD_SLOTS, cell_height=height)
         columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
         values = NumberGrid(rec.value[h], self.token_names, columns, look, source=("value", h), color_limit=self.limit("value"),
                             column_header_color=look.value, **common)
         values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.cell_group, DOWN, buff=0.2))
-        output = NumberGrid(rec.head_outputs[h], self.token_names, columns, look, source=("head_outputs", h), color_limit=self.limit("head_outputs"),
+        output = NumberGrid(rec.head_outputs[h], None, columns, look, source=("head_outputs", h), color_limit=self.limit("head_outputs"),
                             show_numbers=False, filled=False, column_header_color=look.output, **common)
         output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.cell_group, DOWN, buff=0.2))
         times, equals = text("×", TITLE_SIZE, look.text), text("=", TITLE_SIZE, look.text)
         # Stand-ins fix where each query's weight column and products go.
-        weights_slot, products_slot = self.weight_grid(self.focus), self.product_grid(self.focus)
-        layout = VGroup(values, times, weights_slot, equals, products_slot, output).arrange(RIGHT, buff=0.35, aligned_edge=UP)
-        output.shift(RIGHT * 0.6)
-        self.place(layout, title, bottom_space=1.7)
+        self.weights_slot, self.products_slot = self.weight_grid(self.focus), self.product_grid(self.focus)
+        layout = VGroup(values, times, self.weights_slot, equals, self.products_slot, output).arrange(RIGHT, buff=0.35)
+        for grid in (self.weights_slot, self.products_slot, output):
+            grid.align_to(values.cell_group, UP).shift(UP * (values.cell_group.get_top()[1] - grid.cell_group.get_top()[1]))
+        output.shift(RIGHT * 0.4)
+        sums_stand_in = self.sum_rows(self.focus, self.products_slot)
+        self.place(VGroup(layout, sums_stand_in), title, grow=1.6)
         for sign in (times, equals):
             sign.set_y(values.cell_group.get_y())
-        self.slots = (weights_slot, products_slot)
-        self.scale_factor = values.cell_group.height / (len(values.row_slots) * values.cell_height)
         return values, output, VGroup(times, equals)
 
     def weight_grid(self, i: int) -> NumberGrid:
         rec, h = self.record, self.h
         blocked = (rec.mask[i] == float("-inf"))[:, None]
-        return NumberGrid(rec.weights[h, i][:, None], None, ["weight"], self.look, colors="weights", blocked=blocked,
-                          source=lambda j, _: ("weights", h, i, j), row_focus=self.focus, cell_width=0.9)
+        grid = NumberGrid(rec.weights[h, i][:, None], None, ["weight"], self.look, colors="weights", blocked=blocked,
+                          source=lambda j, _: ("weights", h, i, j), row_slots=self.values_slots(), cell_width=1.0, cell_height=self.cell_height())
+        name = VGroup(text("of", CAPTION_SIZE - 4, self.look.muted), text(f"“{self.token_name(i)}”", CAPTION_SIZE - 4, self.look.query)).arrange(DOWN, buff=0.08)
+        grid.header_group.add(name.next_to(grid.cell_group, DOWN, buff=0.2))
+        return grid
+
+    def values_slots(self):
+        return self.token_slots()
+
+    def cell_height(self) -> float:
+        extra = 2 if self.hidden else 1
+        return row_height(len(self.values_slots()) + extra, height=4.2, most=0.8)
 
     def product_grid(self, i: int) -> NumberGrid:
         """The value rows scaled by query i's weights, on the values' colour scale."""
         rec, h = self.record, self.h
         blocked = (rec.mask[i] == float("-inf"))[:, None].expand(rec.n, rec.config.d_head)  # 0 · value: grey "0", like the weight
         grid = NumberGrid(rec.weighted_values(h, i), None, axis_labels("d_head", rec.tokens, rec.config.d_head), self.look, blocked=blocked,
-                          source=lambda j, c: ("weighted_values", h, i, j, c), color_limit=self.limit("value"), row_focus=self.focus, max_columns=4)
+                          source=lambda j, c: ("weighted_values", h, i, j, c), color_limit=self.limit("value"), row_slots=self.values_slots(),
+                          max_columns=HEAD_SLOTS, decimals=self.decimals.get(i, 2), cell_width=self.product_width, cell_height=self.cell_height())
         grid.name = text("weight × value", CAPTION_SIZE - 4, self.look.value).next_to(grid.cell_group, DOWN, buff=0.2)
         grid.header_group.add(grid.name)
         return grid
 
+    def sum_rows(self, i: int, products: NumberGrid) -> VGroup:
+        """Under the products: the hidden rows' term of each column (when rows are left out), a
+        rule, and Σ — each column's output entry. ``.totals[c]``, ``.sums`` as shown."""
+        rec, h, look = self.record, self.h, self.look
+        scale = products.scale_now
+        size = NUMBER_SIZE
+        pitch = products.cell_height * scale
+        top = products.name.get_bottom()[1] - 0.15 * scale
+        rows, sums, totals = VGroup(), [], {}
+        weighted = rec.weighted_values(h, i)
+        y_hidden = top - pitch / 2
+        y_total = y_hidden - (pitch if self.hidden else 0) - 0.12 * scale
+        for c in products.shown_columns():
+            x = products.cells[products.shown_rows()[0], c].get_x()
+            terms = [products.labels[j, c] for j in self.rows_shown]
+            if self.hidden:
+                shown = [(weighted[j, c].item(), ("weighted_values", h, i, j, c)) for j in self.rows_shown]
+                rest = remainder(rec.head_outputs[h, i, c].item(), ("head_outputs", h, i, c), shown, size, look.muted, products.decimals)
+                rows.add(rest.scale(scale).move_to([x, y_hidden, 0]))
+                terms.append(rest)
+            total = number(rec.head_outputs[h, i, c].item(), size, look.text, source=("head_outputs", h, i, c)).scale(scale).move_to([x, y_total, 0])
+            totals[c] = total
+            rows.add(total)
+            sums.append((terms, total))
+        left = products.cell_group.get_left()[0]
+        names = VGroup()
+        if self.hidden:
+            names.add(text("+" + ELLIPSIS_DOWN, size, look.muted).scale(scale).move_to([left - 0.35 * scale, y_hidden, 0]))
+        signs = "=" if all(exact(terms, total) for terms, total in sums) else "≈"
+        names.add(text(f"Σ {signs}", size, look.text).scale(scale).move_to([left - 0.45 * scale, y_total, 0]))
+        rule_y = y_total + pitch / 2
+        rule = Line([left, rule_y, 0], [products.cell_group.get_right()[0], rule_y, 0], color=look.muted, stroke_width=2)
+        group = VGroup(rows, names, rule)
+        group.totals, group.sums = totals, sums
+        return group
+
     def placed(self, grid: NumberGrid, like: NumberGrid) -> NumberGrid:
-        grid.scale(self.scale_factor)
+        grid.scale(like.scale_now)
         return grid.shift(like.cell_group.get_center() - grid.cell_group.get_center())
 
-    def mix_row(self, i, values, output, signs, previous):
+    # -- steps ----------------------------------------------------------------------------------
+    def mix_row(self, i, values, output, previous):
         rec, h, look = self.record, self.h, self.look
-        weights = self.placed(self.weight_grid(i), self.slots[0])
-        products = self.placed(self.product_grid(i), self.slots[1])
-        sums = VGroup()
-        for c in products.shown_columns():
-            total = number(rec.head_outputs[h, i, c].item(), NUMBER_SIZE, look.text, source=("head_outputs", h, i, c))
-            total.scale(self.scale_factor).next_to(products.name, DOWN, buff=0.3 * self.scale_factor).set_x(products.cells[products.shown_rows()[0], c].get_x())
-            sums.add(total)
-            if len(products.shown_rows()) == rec.n:
-                self.shown_sum([products.labels[j, c] for j in range(rec.n)], total)
-        sum_sign = VGroup(text("Σ", CAPTION_SIZE, look.text).scale(self.scale_factor).next_to(sums, LEFT, buff=0.25))
-        if len(products.shown_rows()) < rec.n:
-            sum_sign.add(text("(with the ⋮ rows)", CAPTION_SIZE - 6, look.muted).scale(self.scale_factor).next_to(sums, DOWN, buff=0.15))
-        else:  # said only when the rounded scaled rows miss a shown sum
-            note = rounding_note([([products.labels[j, c] for j in range(rec.n)], total) for c, total in zip(products.shown_columns(), sums)], look)
-            if len(note):
-                sum_sign.add(note.scale(self.scale_factor).next_to(sums, DOWN, buff=0.15))
-        highlight = Highlight(look, VGroup(*(output.cells[i, c] for c in output.shown_columns())))
+        weights = self.placed(self.weight_grid(i), self.weights_slot)
+        products = self.placed(self.product_grid(i), self.products_slot)
+        products.name.next_to(products.cell_group, DOWN, buff=0.2 * products.scale_now)
+        sums = self.sum_rows(i, products)
+        for terms, total in sums.sums:
+            self.shown_sum(terms, total)
         if previous is not None:
-            self.remove(*previous)
-        self.add(weights)
-        self.play(*self.say(f"the weights of “{self.token_name(i)}”, one per key"), run_time=self.step_time)
-        self.rest(0.4)
-        self.add(signs, products)
-        self.play(*self.say("each value row times its weight"), run_time=self.step_time)
-        self.rest(0.4)
-        self.play(FadeIn(VGroup(sum_sign, sums)), *self.say("add the scaled rows down each column"), run_time=self.step_time)
+            self.play(FadeOut(previous), run_time=0.4)
+        self.step(FadeIn(weights), caption=f"the weights of “{self.token_name(i)}”, one per key")
+        frame = VGroup(products.cell_group, products.header_group, products.ellipsis_group)
+        sources = [values.labels[j, c] for j in self.rows_shown for c in products.shown_columns()]
+        targets = [products.labels[j, c] for j in self.rows_shown for c in products.shown_columns()]
+        self.step(FadeIn(frame), self.carry(sources, targets), caption="each value row times its weight")
+        self.remove(frame, *targets)
+        self.add(products)
+        self.step(FadeIn(sums), caption="add the scaled rows down each column" + (" (the hidden rows as one term)" if self.hidden else ""))
+        light = Highlight(look, output.row(i))
         fills = {(i, c): output.color_of(output.values[i][c]) for c in output.shown_columns()}
+        labels = {(i, c): output.number_at(i, c, fill=fills[i, c]) for c in output.shown_columns()}
         landing = self.recolour(output, fills)
-        for c, total in zip(output.shown_columns(), sums):
-            label = output.number_at(i, c, fill=fills[i, c])
-            output.set_label(i, c, label)
-            self.adopt(output, [label])
-            landing.append(TransformFromCopy(total, label))
-        self.play(*landing, FadeIn(highlight), *self.say(f"= the output row of “{self.token_name(i)}”"), run_time=self.step_time)
-        self.rest()
-        return VGroup(weights, products, sums, sum_sign, highlight, signs)
+        for (row, c), label in labels.items():
+            output.set_label(row, c, label)
+        self.adopt(output, list(labels.values()))
+        self.step(*landing, self.carry([sums.totals[c] for c in output.shown_columns()], list(labels.values())), FadeIn(light),
+                  caption=f"= the output row of “{self.token_name(i)}”")
+        return VGroup(weights, products, sums, light)
 
-    def fill_rest(self, output: NumberGrid) -> list:
-        fills = {key: output.color_of(output.values[key[0]][key[1]]) for key in output.cells if key not in output.labels}
-        if not fills:
+    def fill(self, output: NumberGrid, rows: list[int]) -> list:
+        keys = [(i, c) for i in rows for c in output.shown_columns()]
+        if not keys:
             return []
+        fills = {key: output.color_of(output.values[key[0]][key[1]]) for key in keys}
         labels = {key: output.number_at(*key, fill=fill) for key, fill in fills.items()}
-        return self.recolour(output, fills) + [LaggedStart(*self.replace_labels(output, labels), lag_ratio=0.05)]
-
+        return self.recolour(output, fills) + self.replace_labels(output, labels)

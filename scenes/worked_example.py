@@ -33,20 +33,17 @@ class WorkedExample(RecordScene):
     sum 4/3; weights ¼ and ¾; the mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3). Every number is read
     from :func:`blockviz.worked_example.worked_example` (computed by the block's own softmax)."""
 
-    pause = 0.9
-
     def construct(self) -> None:
         title = self.show_title("A worked example: one query, two keys")
         lines = self.build_lines()
-        equations = VGroup(formula(r"$w_j = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},\quad m = \max_k s_k$", self.look.text, 26),
-                           formula(r"$z = \sum_j w_j\, v_j$", self.look.text, 26)).arrange(RIGHT, buff=1.0)
+        equations = VGroup(formula(r"$w_j = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},\quad m = \max_k s_k$", self.look.text, 30),
+                           formula(r"$z = \sum_j w_j\, v_j$", self.look.text, 30)).arrange(RIGHT, buff=1.0)
         layout = VGroup(equations, lines).arrange(DOWN, buff=0.45)
-        self.place(layout, title, grow=1.3)
-        self.play(FadeIn(equations), run_time=self.step_time)
+        self.place(layout, title, grow=1.4)
+        # The worksheet first: the formulas and every line's name; each line's numbers then arrive in turn.
+        self.step(FadeIn(equations), FadeIn(VGroup(*(line[0] for line in lines))), caption="softmax and mixing on numbers small enough to check by hand")
         for line, caption in zip(lines, CAPTIONS):
-            self.play(FadeIn(line), *self.say(caption), run_time=self.step_time)
-            self.rest()
-        self.rest(1.0)
+            self.step(FadeIn(VGroup(*line[1:])), caption=caption)
 
     def value(self, field: str, *index, color: str | None = None, decimals: int = 2):
         """The example's ``field[index]`` as a number label."""

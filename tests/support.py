@@ -19,6 +19,8 @@ from blockviz.worked_example import worked_example
 DEFAULT_SENTENCE = "the cat sat"
 THIRTEEN_TOKENS = "The chicken didn't cross the road because it was too tired."
 SIXTY_FOUR_TOKENS = " ".join(f"w{i}" for i in range(64))
+FORTY_FIVE_TOKENS = ("When the farmer opened the gate, the tired old chicken, which had waited all morning, "
+                     "finally crossed the quiet road because it wanted the grain on the other side.")
 
 RECORDS = {
     "default": (DEFAULT_SENTENCE, None),
@@ -27,11 +29,25 @@ RECORDS = {
 }
 """Records the scene tests build every scene on, by name: ``(sentence, BlockConfig options)``."""
 
+MORE_RECORDS = {
+    "one token": ("cat", None),
+    "45 tokens": (FORTY_FIVE_TOKENS, None),
+}
+"""Records only the framing and type tests build every scene on (on top of :data:`RECORDS`)."""
+
+FRAMED = ("default", "13 tokens", "45 tokens")
+"""Records on which every shot fills :data:`FRAME_SHARE` of the frame between title and caption."""
+FRAME_SHARE = 0.6
+BAND = 0.11
+"""The title and caption bands, as shares of the frame's height (as ``shared/measure/frame_share.py``)."""
+MIN_PIXELS = 11
+"""The smallest text (ascender to baseline) at 854 × 480."""
+
 
 @functools.cache
 def named_record(name: str):
-    """The record called ``name`` in :data:`RECORDS` (recorded once per session)."""
-    sentence, options = RECORDS[name]
+    """The record called ``name`` in :data:`RECORDS` or :data:`MORE_RECORDS` (recorded once per session)."""
+    sentence, options = {**RECORDS, **MORE_RECORDS}[name]
     return record(sentence, BlockConfig(**options) if options else None)
 
 
@@ -43,6 +59,11 @@ def parse(shown: str) -> float:
 def record_value(rec, source: tuple) -> float:
     """The value a number label's ``.source`` names (the forms of :func:`blockviz.scenes.text.number`)."""
     name, *index = source
+    if name == "remainder":  # a recorded total less the recorded terms shown beside it
+        total, *shown = index
+        return record_value(rec, total) - sum(record_value(rec, part) for part in shown)
+    if name == "constant":
+        return float(index[0])
     if name == "worked_example":
         field, *index = index
         return getattr(worked_example(), field)[tuple(index)].item()
@@ -53,9 +74,52 @@ def record_value(rec, source: tuple) -> float:
         return record_value(rec.counterpart(causal=name == "decoder"), tuple(index))
     if name in rec.tensors:
         return rec.tensors[name][tuple(index)].item()
-    method = getattr(rec, name)  # a record method of (head, query), e.g. qk_products
+    method = getattr(rec, name)  # a record method of (head, query), e.g. qk_products, or of (query,): projection_products
+    if name == "projection_products":
+        query, *index = index
+        return method(query)[tuple(index)].item()
     head, query, *index = index
     return method(head, query)[tuple(index)].item()
+
+
+def shown_decimals(label) -> int:
+    """How many decimals a shown number has (its ``.decimals``, else counted in its string)."""
+    if getattr(label, "decimals", None) is not None:
+        return label.decimals
+    shown = label.shown
+    return len(shown) - shown.index(".") - 1 if "." in shown else 0
+
+
+def sum_misses(parts, total) -> float:
+    """How far the shown ``parts`` miss the shown ``total``, in units of the total's last digit."""
+    return abs(sum(parse(part.shown) for part in parts) - parse(total.shown)) * 10 ** shown_decimals(total)
+
+
+def text_pixels(label) -> float:
+    """How tall ``label`` is drawn (ascender to baseline) in pixels at 854 × 480."""
+    from blockviz.scenes.look import ASCENDER
+    from blockviz.scenes.text import font_size_of
+
+    return font_size_of(label) * ASCENDER * 480 / config.frame_height
+
+
+def drawn(member) -> bool:
+    return len(member.points) > 0 and (member.get_fill_opacity() > 0.01 or member.get_stroke_opacity() > 0.01 and member.get_stroke_width() > 0)
+
+
+def content_share(scene) -> float:
+    """The bounding box of everything drawn but the title and the caption, clipped to the band
+    between the title and caption bands, as a share of that band (``frame_share.py``'s measure)."""
+    furniture = {id(member) for mobject in (scene.title_mobject, scene.caption) if mobject is not None for member in mobject.get_family()}
+    points = [member.points for mobject in scene.mobjects for member in mobject.get_family() if id(member) not in furniture and drawn(member)]
+    if not points:
+        return 0.0
+    points = np.concatenate(points)
+    half_width, half_height = config.frame_width / 2, config.frame_height / 2
+    top, bottom = half_height * (1 - 2 * BAND), -half_height * (1 - 2 * BAND)
+    left, right = max(points[:, 0].min(), -half_width), min(points[:, 0].max(), half_width)
+    low, high = max(points[:, 1].min(), bottom), min(points[:, 1].max(), top)
+    return max(0.0, right - left) * max(0.0, high - low) / (config.frame_width * (top - bottom))
 
 
 def visible_texts(scene) -> list[Text]:
@@ -65,7 +129,7 @@ def visible_texts(scene) -> list[Text]:
     for mobject in scene.mobjects:
         for member in mobject.get_family():
             drawn_text = isinstance(member, Text) or (isinstance(member, SVGMobject) and hasattr(member, "shown"))
-            if drawn_text and member.get_fill_opacity() > 0.01 and len(member.get_family()) > 1:
+            if drawn_text and member.get_fill_opacity() > 0.01 and len(member.get_family()) > 1 and not getattr(member, "ghost", False):
                 texts.append(member)
     return texts
 
@@ -110,10 +174,17 @@ class Inspector:
         self.problems: list[str] = []
         self.numbers: dict[int, Text] = {}
         self.plays = 0
+        self.smallest: tuple[float, str] = (float("inf"), "")
+        self.shares: list[float] = []
 
     def __call__(self, scene) -> None:
         self.plays += 1
         texts = visible_texts(scene)
+        self.shares.append(content_share(scene))
+        for label in texts:
+            pixels = text_pixels(label)
+            if pixels < self.smallest[0]:
+                self.smallest = (pixels, label.shown)
         for pair in overlapping_pairs(texts):
             self.problems.append(f"play {self.plays}: labels overlap {pair}")
         for shown in outside_frame(texts):
@@ -123,6 +194,12 @@ class Inspector:
                 self.numbers[id(label)] = label
             elif DECIMAL.search(getattr(label, "shown", "")):
                 self.problems.append(f"play {self.plays}: {label.shown!r} shows a decimal that is not a record's number")
+
+
+def small_texts(inspector) -> str | None:
+    """The smallest text seen, if it is under :data:`MIN_PIXELS` at 854 × 480."""
+    pixels, shown = inspector.smallest
+    return f"{shown!r} is {pixels:.1f} px tall at 854 × 480" if pixels < MIN_PIXELS - 0.05 else None
 
 
 def build(scene_class, rec, **options):
@@ -147,7 +224,7 @@ def built(scene_name: str, record_name: str):
     return build(entry.scene_class(), named_record(record_name))
 
 
-def play_by_play(scene_class, rec, watch):
+def play_by_play(scene_class, rec, watch, **options):
     """Build the scene (see :func:`build`) calling ``watch(scene)`` after every play; returns the
     scene and the list of what ``watch`` returned."""
     seen = []
@@ -157,6 +234,6 @@ def play_by_play(scene_class, rec, watch):
             super().__init__(**kwargs)
             self.play_listeners.append(lambda scene: seen.append(watch(scene)))
 
-    scene, inspector = build(Watched, rec)
+    scene, inspector = build(Watched, rec, **options)
     assert inspector.problems == []
     return scene, seen

@@ -1,4 +1,4 @@
-"""The whole-block scenes (multi-head, block flow, inside the FFN): what each shows of the record,
+"""The whole-block scenes (multi-head, block flow, inside the FFN) and LayerNorm: what each shows of the record,
 up to 64 tokens and d_model 16 / d_ff 64. Their numbers, sums and legibility are checked with every
 other catalogued scene's in test_scenes.py; builds are shared (tests/support.py). Every catalogued
 scene also renders to a tiny real video here (marked ``render``)."""
@@ -21,9 +21,9 @@ from blockviz.style import format_number
 from support import RECORDS, THIRTEEN_TOKENS, build, built, named_record, parse, record_value, visible_texts
 
 
-def drawn(width: int) -> int:
-    """How many positions of an axis of ``width`` a grid draws (8 slots; one is ⋯ when elided)."""
-    return width if width <= 8 else 7
+def drawn(width: int, slots: int = 8) -> int:
+    """How many positions of an axis of ``width`` a grid of ``slots`` slots draws (one is ⋯ when elided)."""
+    return width if width <= slots else slots - 1
 
 
 def sourced_by(inspector, name: str) -> dict:
@@ -34,25 +34,32 @@ def sourced_by(inspector, name: str) -> dict:
 @pytest.mark.parametrize("record_name", list(RECORDS))
 def test_block_scenes_say_when_rounded_numbers_miss_their_sum_and_last_a_while(scene_name, record_name):
     scene, _ = built(scene_name, record_name)
-    # Rounded numbers that do not add up exactly are said to be rounded, and only then.
-    inexact = any(round(sum(parse(part.shown) for part in parts) * 100) != round(parse(total.shown) * 100) for parts, total in scene.sums)
-    assert any("rounded" in label.shown for label in visible_texts(scene)) == inexact
+    # Rounded numbers that do not add up exactly are written "≈", and only then.
+    inexact = any(round(sum(parse(part.shown) for part in parts) * 10 ** total.decimals) != round(parse(total.shown) * 10 ** total.decimals)
+                  for parts, total in scene.sums)
+    assert any("≈" in label.shown for label in visible_texts(scene)) == inexact
     assert 10 <= scene.renderer.time <= 40, f"{scene.renderer.time:.1f} s at normal speed"
 
 
 @pytest.mark.parametrize("record_name", list(RECORDS))
 def test_multi_head_shows_every_head_concat_and_the_focus_rows_projection(record_name):
-    _, inspector = built("multi-head", record_name)
+    scene, inspector = built("multi-head", record_name)
     rec = named_record(record_name)
-    f = rec.n - 1
+    f, d_model = scene.focus, rec.config.d_model
     heads = {h for h, *_ in sourced_by(inspector, "head_outputs")}
-    assert len(heads) == min(rec.config.n_heads, 2)
+    assert heads == set(range(rec.config.n_heads))  # every head (at most 4) side by side, as the title says
+    assert any(label.shown == f"Multi-head attention: {rec.config.n_heads} heads side by side" for label in visible_texts(scene)) == (rec.config.n_heads > 1)
     attn_out = sourced_by(inspector, "attn_out")
-    assert {i for i, _ in attn_out} == {f} and len(attn_out) == drawn(rec.config.d_model)
+    assert {i for i, _ in attn_out} == {f} and len(attn_out) == drawn(d_model)
     assert {(i, j) for i, j in sourced_by(inspector, "concat") if i == f} >= {(f, j) for _, j in attn_out}
     parameters = set(sourced_by(inspector, "params"))
     assert ("attn.b_O", 0) in parameters and ("attn.W_O", 0, 0) in parameters
-    assert len([p for p in parameters if p[0] == "attn.W_O"]) == drawn(rec.config.d_model) ** 2
+    rows = drawn(d_model, 8 if d_model <= 8 else 6)
+    assert len([p for p in parameters if p[0] == "attn.W_O"]) == rows * drawn(d_model)
+    # each attn_out entry: the shown products c_i · W_O[i, j] (+ the hidden rows as one term) + b_O
+    products = sourced_by(inspector, "projection_products")
+    assert len(products) == rows * drawn(d_model)
+    assert len(scene.sums) == drawn(d_model) and all(len(parts) == rows + (rows < d_model) + 1 for parts, _ in scene.sums)
 
 
 def test_multi_head_elides_wide_head_outputs():
@@ -61,34 +68,38 @@ def test_multi_head_elides_wide_head_outputs():
     assert inspector.problems == []
     it = rec.tokens.index("it")
     outputs = sourced_by(inspector, "head_outputs")
-    assert {h for h, _, _ in outputs} == {0, 1} and {c for _, _, c in outputs} == {0, 1, 7}  # d_head 8: d0 d1 ⋯ d7
-    assert {i for i, _ in sourced_by(inspector, "attn_out")} == {it}
+    assert {h for h, _, _ in outputs} == {0, 1} and {c for _, _, c in outputs} == {0, 1}  # d_head 8: d0 d1 ⋯
+    assert {i for _, i, _ in outputs} == {it} and {i for i, _ in sourced_by(inspector, "attn_out")} == {it}
     for label in inspector.numbers.values():
         assert label.shown == format_number(record_value(rec, label.source), label.decimals)
 
 
 @pytest.mark.parametrize("record_name", list(RECORDS))
 def test_block_flow_adds_the_residual_twice_and_names_the_shapes(record_name):
+    from blockviz.scenes.block_flow import SUM_COLUMNS
+
     scene, _ = built("block-flow", record_name)
     rec = named_record(record_name)
-    f = rec.n - 1
+    f = scene.focus
     added = {tuple(part.source[0] for part in parts) + (total.source[0],) for parts, total in scene.sums}
     assert added == {("resid_pre", "attn_out", "resid_mid"), ("resid_mid", "ffn_out", "resid_post")}
     assert all(total.source[1] == f for _, total in scene.sums)
-    assert len(scene.sums) == 2 * drawn(rec.config.d_model)
+    assert len(scene.sums) == 2 * drawn(rec.config.d_model, SUM_COLUMNS)
     shown = [label.shown for label in visible_texts(scene)]
     n_by_d = f"{rec.n} × {rec.config.d_model}"
-    assert shown.count(n_by_d) >= 6 and f"via {rec.n} × {rec.config.d_ff}" in shown
-    assert scene.caption.shown.startswith(f"{n_by_d} out, as {n_by_d} came in")
+    assert shown.count(n_by_d) >= 2 and f"via {rec.n} × {rec.config.d_ff}" in shown  # x and resid_mid; the FFN's hidden width
+    assert scene.caption.shown.startswith(f"resid_post: {n_by_d} out, as {n_by_d} came in")
     # Elided columns: one ⋯ per row of each addition and one over its column headers.
-    assert shown.count("⋯") == (0 if rec.config.d_model <= 8 else 2 * (3 + 1))
+    assert shown.count("⋯") == (0 if rec.config.d_model <= SUM_COLUMNS else 2 * (3 + 1))
 
 
 @pytest.mark.parametrize("record_name", list(RECORDS))
 def test_ffn_marks_the_rows_values_on_the_activation_curve(record_name):
+    from blockviz.scenes.inside_ffn import ROW_SLOTS
+
     scene, inspector = built("ffn", record_name)
     rec = named_record(record_name)
-    f = rec.n - 1
+    f = scene.focus
     axes, dots = scene.plot.axes, scene.plot.dots
     assert len(dots) == rec.config.d_ff
     for j, dot in enumerate(dots):
@@ -96,7 +107,7 @@ def test_ffn_marks_the_rows_values_on_the_activation_curve(record_name):
         assert (x, y) == pytest.approx((rec.ffn_pre[f, j].item(), rec.ffn_post[f, j].item()), abs=1e-4)
     for name in ("ln2", "ffn_pre", "ffn_post", "ffn_out"):
         assert {index[0] for index in sourced_by(inspector, name) if len(index) == 2} >= {f}
-    assert len([index for index in sourced_by(inspector, "ffn_post") if index[0] == f]) == drawn(rec.config.d_ff)
+    assert len([index for index in sourced_by(inspector, "ffn_post") if index[0] == f]) == drawn(rec.config.d_ff, ROW_SLOTS)
     name = rec.config.activation_name
     assert any(f"through {name}" in label.shown for label in visible_texts(scene))  # the title: BlockConfig.activation_name
 
@@ -132,7 +143,7 @@ def test_a_tiny_render_is_a_video(entry, tmp_path, cat_record):
         stream = container.streams.video[0]
         assert (stream.codec_context.width, stream.codec_context.height) == (160, 90)
         frames = [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
-    assert len(frames) == pytest.approx(scene.renderer.time * 4, abs=2)
+    assert len(frames) == pytest.approx(scene.renderer.time * 4, abs=3)
     last = frames[-1]
     assert (last.max(axis=2) > 200).sum() > 30  # text and cells drawn on the dark page
     assert not math.isclose(float(last.std()), 0.0)

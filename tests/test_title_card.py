@@ -10,6 +10,7 @@ from manim import Text, config, tempconfig
 from blockviz import BlockConfig, record
 from blockviz.lecture import LecturePart, probe_video, write_lecture
 from blockviz.scenes.look import FONT, look
+from blockviz.scenes.text import token_face
 from blockviz.scenes.title_card import TOKEN_FONT_SIZE, TitleCard, TitleCardLayout
 
 SIXTY_FOUR_TOKENS = " ".join(
@@ -50,7 +51,7 @@ def test_the_longest_case_has_max_tokens():
 
 def test_tokens_are_the_records_tokens_in_reading_order(card):
     rec, layout = card
-    assert [label.shown for label in layout.tokens.labels] == rec.tokens
+    assert [label.shown for label in layout.tokens.labels] == [token_face(token) for token in rec.tokens]  # punctuation quoted: “.”
     for before, after in itertools.pairwise(layout.tokens.boxes):
         same_row = abs(before.get_y() - after.get_y()) < 1e-6
         assert (same_row and after.get_x() > before.get_x()) or (not same_row and after.get_y() < before.get_y())
@@ -58,7 +59,7 @@ def test_tokens_are_the_records_tokens_in_reading_order(card):
 
 def test_token_labels_draw_exactly_their_tokens(card):
     rec, layout = card
-    plain = [Text(token, font=FONT, font_size=TOKEN_FONT_SIZE) for token in rec.tokens]
+    plain = [Text(token_face(token), font=FONT, font_size=TOKEN_FONT_SIZE) for token in rec.tokens]
     assert [len(label.submobjects) for label in layout.tokens.labels] == [len(text.submobjects) for text in plain]
     scales = [label.width / text.width for label, text in zip(layout.tokens.labels, plain)]
     assert max(scales) == pytest.approx(min(scales), rel=0.02)
@@ -102,6 +103,14 @@ def test_the_weights_note_reads_the_records_seed():
     assert "seed 7" in layout.weights_note.shown and "seed 0" not in layout.weights_note.shown
 
 
+def test_no_text_on_the_card_is_under_11_px(card):
+    from support import MIN_PIXELS, text_pixels
+
+    _, layout = card
+    smallest = min(layout.labels(), key=text_pixels)
+    assert text_pixels(smallest) >= MIN_PIXELS - 0.05, (smallest.shown, text_pixels(smallest))
+
+
 def test_tokens_stay_legible(card):
     _, layout = card
     # 0.35 frame units is 21 pixels at -ql (480 p): the tokens' text is at least 17 px tall
@@ -136,20 +145,22 @@ def test_a_small_render_first_does_not_shrink_the_card_built_after_it(tmp_path):
     assert after.grid_note.height == pytest.approx(fresh.grid_note.height, rel=1e-6)
 
 
-def test_punctuation_sits_on_the_baseline():
+def test_punctuation_is_quoted_and_sits_on_the_baseline():
     layout = TitleCardLayout(record("it was tired."), look("dark"))
     word, period = layout.tokens.labels[2], layout.tokens.labels[3]
+    assert period.shown == "“.”"  # a lone "." would be a dot in a box
     assert period.get_bottom()[1] == pytest.approx(word.get_bottom()[1], abs=0.02)
-    assert period.get_top()[1] < layout.tokens.boxes[3].get_y()
+    assert period.get_top()[1] > layout.tokens.boxes[3].get_y()  # the quotes reach up: the chip reads as a token
 
 
 def test_the_record_comes_from_the_argument_the_class_or_the_default(cat_record, chicken_record):
-    assert [label.shown for label in TitleCard(record=chicken_record).layout().tokens.labels] == chicken_record.tokens
+    faces = [token_face(token) for token in chicken_record.tokens]
+    assert [label.shown for label in TitleCard(record=chicken_record).layout().tokens.labels] == faces
 
     class ChickenCard(TitleCard):
         record = chicken_record
 
-    assert [label.shown for label in ChickenCard().layout().tokens.labels] == chicken_record.tokens
+    assert [label.shown for label in ChickenCard().layout().tokens.labels] == faces
     assert [label.shown for label in ChickenCard(record=cat_record).layout().tokens.labels] == ["the", "cat", "sat"]
     assert TitleCard.record is None
     assert [label.shown for label in TitleCard().layout().tokens.labels] == ["the", "cat", "sat"]
@@ -169,7 +180,7 @@ def test_a_tiny_render_is_a_video_that_joins_into_a_lecture(tmp_path, chicken_re
         scene.play_listeners.append(plays.append)
         scene.render()
         video = scene.renderer.file_writer.movie_file_path
-    assert len(plays) == 4  # title, tokens, sizes, the hold
+    assert len(plays) == 3  # title, tokens, sizes (a hold changes nothing on screen)
     run_time = TitleCard.intro_time + TitleCard.tokens_time + TitleCard.sizes_time + TitleCard.hold_time
     assert 4 <= run_time <= 6
     info = probe_video(video)

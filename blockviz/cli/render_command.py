@@ -12,7 +12,7 @@ from blockviz.cli.options import build_record, pop_record_options, record_option
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.errors import BlockvizError
 from blockviz.render.plan import (
-    FORMATS, FPS_RANGE, MAX_RESOLUTION, MIN_RESOLUTION, QUALITIES, RenderOptions, check_resolution, default_folder, plan, plan_lecture,
+    DETAIL_RANGE, FORMATS, FPS_RANGE, MAX_RESOLUTION, MIN_RESOLUTION, PACE_RANGE, QUALITIES, RenderOptions, check_resolution, default_folder, plan, plan_lecture,
     record_file_sentence,
 )
 from blockviz.render.progress import Progress
@@ -61,17 +61,19 @@ def _list_scenes(ctx, param, value):
 @click.option("-q", "--quality", type=click.Choice(tuple(QUALITIES)), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
 @click.option("--format", "file_format", type=click.Choice(FORMATS), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR", help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence>/]")
-@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last token]")
+@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last word token, not punctuation]")
 @click.option("--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1).")
 @click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the page.")
 @click.option("--resolution", callback=_resolution, default=None, metavar="WxH",
               help=f"Pixel size instead of the quality's, e.g. 320x180: even sizes from {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]} to {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}.")
 @click.option("--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's.")
+@click.option("--pace", type=click.FloatRange(*PACE_RANGE), default=1.0, show_default=True, help="Slower (up to 3) or faster (down to 0.5): scales every animation and hold.")
+@click.option("--detail", type=click.IntRange(*DETAIL_RANGE), default=1, show_default=True, help="Query rows worked step by step (the focus row first); the others are shown at once.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Scenes rendered in parallel processes.")
 @click.option("--lecture", is_flag=True, help="Also join the title card and every scene, in teaching order, into DIR/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.")
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option("--list", "list_scenes", is_flag=True, expose_value=False, is_eager=True, callback=_list_scenes, help="List the scenes and exit.")
-def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, jobs, lecture, force, **options) -> None:
+def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, pace, detail, jobs, lecture, force, **options) -> None:
     """Animate SENTENCE's attention and block with their real numbers: one Manim scene per file.
 
     Files go to DIR/<scene>.<format> (-o DIR; by default renders/<sentence>/, one folder per
@@ -88,6 +90,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
       blockviz render "the cat saw the dog" --token the#2 --scene value-mixing
       blockviz render "the cat sat" --lecture -q h
+      blockviz render "the cat sat" --scene softmax --pace 1.5 --detail 3
       blockviz render --record rec.safetensors --scene mask --format png -o docs/frames
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
@@ -97,7 +100,8 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     if lecture:
         _check_lecture_request(scenes, file_format)
     record_inputs = pop_record_options(options)
-    render_options = RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps)
+    render_options = RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps,
+                                   pace=pace, detail=detail)
     with reporting_errors():
         names = [entry.name for entry in lookup(scenes)]
         sentence = _sentence(record_inputs)

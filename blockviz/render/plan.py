@@ -35,6 +35,10 @@ MAX_RESOLUTION = (7680, 4320)
 """Largest ``(width, height)`` in pixels (8K UHD)."""
 FPS_RANGE = (1, 120)
 """Frames per second a render may have, both ends included."""
+PACE_RANGE = (0.5, 3.0)
+"""``--pace``: the factor on every run time and hold of a scene (2 = twice as slow), both ends included."""
+DETAIL_RANGE = (1, 8)
+"""``--detail``: how many query rows a scene works step by step (the focus row first), both ends included."""
 RENDERS = Path("renders")
 """The default folder's parent: ``renders/<sentence slug>/``."""
 CACHE_FOLDER = ".cache"
@@ -47,9 +51,12 @@ LECTURE_NAME = "lecture"
 
 @dataclass(frozen=True)
 class RenderOptions:
-    """How to render: quality letter, file format, focus token, head, theme, size overrides.
+    """How to render: quality letter, file format, focus token, head, theme, size overrides, pacing.
 
     ``resolution`` ``(width, height)`` in pixels and ``fps`` replace the quality's own when given.
+    ``pace`` scales every run time and hold (:data:`PACE_RANGE`); ``detail`` is how many query rows
+    are worked step by step (:data:`DETAIL_RANGE`). Both reach the scene as keyword arguments
+    (:meth:`scene_options`).
     """
 
     quality: str = "l"
@@ -59,10 +66,17 @@ class RenderOptions:
     theme: str = "dark"
     resolution: tuple[int, int] | None = None
     fps: int | None = None
+    pace: float = 1.0
+    detail: int = 1
+
+    def scene_options(self) -> dict:
+        """The keyword arguments a scene is built with: ``token``, ``head``, ``theme``, ``pace``, ``detail``."""
+        return {"token": self.token, "head": self.head, "theme": self.theme, "pace": self.pace, "detail": self.detail}
 
     def check(self) -> RenderOptions:
         """Raise :class:`BlockvizError` for an unknown quality or format, a resolution refused by
-        :func:`check_resolution`, or frames per second outside :data:`FPS_RANGE`."""
+        :func:`check_resolution`, frames per second outside :data:`FPS_RANGE`, a pace outside
+        :data:`PACE_RANGE` or a detail outside :data:`DETAIL_RANGE`."""
         if self.quality not in QUALITIES:
             raise BlockvizError(f"unknown quality {self.quality!r}: choose one of {', '.join(QUALITIES)}")
         if self.format not in FORMATS:
@@ -71,6 +85,10 @@ class RenderOptions:
             check_resolution(*self.resolution)
         if self.fps is not None and not (_is_int(self.fps) and FPS_RANGE[0] <= self.fps <= FPS_RANGE[1]):
             raise BlockvizError(f"{self.fps!r} frames per second is outside {FPS_RANGE[0]} … {FPS_RANGE[1]}: choose e.g. 30")
+        if isinstance(self.pace, bool) or not isinstance(self.pace, (int, float)) or not PACE_RANGE[0] <= self.pace <= PACE_RANGE[1]:
+            raise BlockvizError(f"pace {self.pace!r} is outside {PACE_RANGE[0]} … {PACE_RANGE[1]}: choose e.g. 1.5 (slower) or 0.75 (faster)")
+        if not (_is_int(self.detail) and DETAIL_RANGE[0] <= self.detail <= DETAIL_RANGE[1]):
+            raise BlockvizError(f"detail {self.detail!r} is outside {DETAIL_RANGE[0]} … {DETAIL_RANGE[1]}: choose how many rows to work step by step, e.g. 3")
         return self
 
 
