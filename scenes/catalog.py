@@ -83,14 +83,15 @@ def scene(name: str, module: str, class_name: str, order: float, lecture_only: b
 
 CATALOG: tuple[SceneEntry, ...] = (
     scene("title", "title_card", "TitleCard", 0, lecture_only=True),
+    scene("worked-example", "worked_example", "WorkedExample", 0.5),
     scene("tokens", "tokens_to_grid", "TokensToGrid", 1),
+    scene("layer-norm", "layer_norm", "LayerNormRow", 1.5),
     scene("qkv", "query_key_value", "QueryKeyValue", 2),
     scene("dot-products", "dot_products", "DotProducts", 3),
     scene("mask", "mask", "Mask", 4),
+    scene("causal-vs-bidirectional", "causal_vs_bidirectional", "CausalVsBidirectional", 4.5),
     scene("softmax", "softmax", "Softmax", 5),
     scene("value-mixing", "value_mixing", "ValueMixing", 6),
-    scene("worked-example", "worked_example", "WorkedExample", 7),
-    scene("causal-vs-bidirectional", "causal_vs_bidirectional", "CausalVsBidirectional", 8),
     scene("multi-head", "multi_head", "MultiHead", 9),
     scene("block-flow", "block_flow", "BlockFlow", 10),
     scene("ffn", "inside_ffn", "InsideFFN", 11),

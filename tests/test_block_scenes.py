@@ -124,6 +124,18 @@ def test_the_curve_is_the_records_activation(activation, at_minus_one):
     assert axes.p2c(dots[0].get_center()) == pytest.approx((-1.0, at_minus_one), abs=1e-6)
 
 
+@pytest.mark.parametrize("record_name", list(RECORDS))
+def test_layer_norm_shows_one_row_through_every_step_of_the_record(record_name):
+    scene, inspector = built("layer-norm", record_name)
+    rec, f = named_record(record_name), scene.focus
+    fields = {label.source[0] for label in inspector.numbers.values()}
+    assert fields == {"resid_pre", "ln1_mean", "ln1_centred", "ln1_var", "ln1_norm", "params", "ln1"}
+    assert {label.source[1] for label in inspector.numbers.values() if label.source[0] not in ("params",)} == {f}
+    assert {label.source[1] for label in inspector.numbers.values() if label.source[0] == "params"} == {"ln1.weight", "ln1.bias"}
+    shown = {label.shown for label in visible_texts(scene)}
+    assert any("epsilon" in line for line in shown)  # ε written as mathtext, not as a decimal
+
+
 def test_the_focus_token_chooses_the_rows_worked(chicken_record):
     scene, _ = build(BlockFlow, chicken_record, token="it")
     it = chicken_record.tokens.index("it")
