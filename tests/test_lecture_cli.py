@@ -21,8 +21,10 @@ from blockviz.scenes.catalog import lecture_entries, lookup
 
 SENTENCE = "the cat sat"
 TINY = ["--resolution", "160x90", "--fps", "5"]
-LECTURE_ORDER = ["title", "tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example",
-                 "causal-vs-bidirectional", "multi-head", "block-flow", "ffn"]
+# The story of issue "Lecture-grade scenes": the worked example first, LayerNorm before q/k/v, the
+# encoder contrast beside the mask.
+LECTURE_ORDER = ["title", "worked-example", "tokens", "layer-norm", "qkv", "dot-products", "mask", "causal-vs-bidirectional",
+                 "softmax", "value-mixing", "multi-head", "block-flow", "ffn"]
 LECTURE_FILES = ["lecture.mp4", "lecture.chapters.txt", "lecture.chapters.json", "lecture.srt"]
 
 
@@ -200,7 +202,7 @@ def test_bad_lecture_requests_are_one_line_errors_before_rendering(tmp_path, arg
 def test_scene_names_can_be_given_as_a_comma_list(tmp_path):
     result = invoke(SENTENCE, "--scene", "worked-example, mask", "--scene", "mask", "--format", "png", *TINY, "-o", str(tmp_path))
     assert result.exit_code == 0, result.output
-    assert result.output.strip().splitlines() == [str(tmp_path / "mask.png"), str(tmp_path / "worked-example.png")]
+    assert result.output.strip().splitlines() == [str(tmp_path / "worked-example.png"), str(tmp_path / "mask.png")]  # lecture order
     assert sorted(path.name for path in tmp_path.glob("*.png")) == ["mask.png", "worked-example.png"]
 
 
