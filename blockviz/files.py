@@ -173,7 +173,8 @@ def writable_folder(folder: str | os.PathLike) -> Path:
         gives the system's reason (e.g. "Read-only file system", "Permission denied").
     """
     folder = Path(folder) if str(folder) else Path(".")
-    blocking_file = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
+    with writing(folder, "create folder"):  # a name too long fails already here
+        blocking_file = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
     if blocking_file is not None:
         raise BlockvizError(f"{str(blocking_file)!r} is a file, not a folder: choose another folder")
     with writing(folder, "create folder"):

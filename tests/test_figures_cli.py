@@ -132,7 +132,24 @@ def test_unwritable_folder_is_one_line_error(tmp_path):
     blocker.write_text("x")
     result = run("the cat sat", "-o", str(blocker / "figures"), *FAST)
     assert result.exit_code == 1
-    assert error_lines(result) == [f"Error: cannot create folder {str(blocker / 'figures')!r} (Not a directory): choose a writable folder with -o"]
+    assert error_lines(result) == [f"Error: {str(blocker)!r} is a file, not a folder: choose another folder"]  # blockviz.files.writable_folder's words
+
+
+def test_a_folder_that_cannot_be_written_is_the_files_module_line(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from blockviz import files
+
+    def refuse(path):
+        raise OSError(errno.EACCES, "denied")
+
+    monkeypatch.setattr(files, "_new_file", refuse)  # the probe file (and every later file) cannot be made
+    out = tmp_path / "out"
+    result = run("the cat sat", "-o", str(out), *FAST)
+    assert result.exit_code == 1
+    assert error_lines(result) == [f"Error: cannot write to folder {str(out)!r} ({os.strerror(errno.EACCES)}): choose a writable folder"]
+    assert not [path for path in out.rglob("*") if path.is_file()]
 
 
 def test_no_sentence_and_both_sentence_and_record_are_usage_errors(tmp_path):

@@ -48,6 +48,26 @@ def test_a_failed_save_leaves_no_file(tmp_path, request_3, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_os_error_while_saving_is_the_one_line_error_of_blockviz_files(tmp_path, request_3, monkeypatch):
+    import errno
+
+    from blockviz.files import output_error
+
+    figure = draw_figure("weights", request_3)
+
+    def full_disk(self, target, **options):
+        with open(target, "wb") as handle:
+            handle.write(b"half a fi")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Figure, "savefig", full_disk)
+    with pytest.raises(BlockvizError) as raised:
+        save_figure(figure, tmp_path / "weights.svg", "svg")
+    assert str(raised.value) == str(output_error(tmp_path / "weights.svg", OSError(errno.ENOSPC, ""))) == (
+        f"cannot write {str(tmp_path / 'weights.svg')!r} (No space left on device): free some space or choose another folder")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unwritable_folder_and_unknown_format_are_blockviz_errors(tmp_path, request_3):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

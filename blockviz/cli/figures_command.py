@@ -53,7 +53,7 @@ class Width(click.ParamType):
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option("-o", "--output", "folder", type=click.Path(file_okay=False, writable=True, path_type=Path), default=None, metavar="DIR",
+@click.option("-o", "--output", "folder", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="The folder the files go into: DIR/<figure>.<format>.  [default: renders/<sentence-slug>/figures]")
 @click.option("--figure", "names", type=click.Choice(FIGURE_NAMES), multiple=True, metavar="NAME",
               help=f"Draw only this figure (repeat for several; see --list). Default: all {len(FIGURES)}.")
@@ -125,10 +125,8 @@ def _pop(caught: list, category) -> list:
 
 
 def _check_folder(folder: Path) -> None:
-    """Create ``folder`` now, so an unusable one fails before any drawing."""
-    from blockviz.errors import BlockvizError
+    """Create ``folder`` now and try writing in it, so an unusable one fails before any drawing
+    (:func:`blockviz.files.writable_folder`: one line naming the folder and the reason)."""
+    from blockviz.files import writable_folder
 
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise BlockvizError(f"cannot create folder {str(folder)!r} ({error.strerror}): choose a writable folder with -o") from None
+    writable_folder(folder)

@@ -35,16 +35,14 @@ def save_figure(figure: Figure, path: str | Path, fmt: str, dpi: int = DEFAULT_D
     Raises
     ------
     BlockvizError
-        For an unknown format or an unwritable folder.
+        For an unknown format, an unwritable folder, or a failed write (a full disk…): the
+        message names the path and the reason (:func:`blockviz.files.atomic_path`).
     """
     if fmt not in FORMATS:
         raise BlockvizError(f"unknown format {fmt!r}: choose from {', '.join(FORMATS)}")
     path = Path(path)
-    with atomic_path(path) as temporary, saving_context():
-        try:
-            figure.savefig(temporary, format=fmt, dpi=dpi, metadata=metadata(fmt, title), facecolor=figure.get_facecolor(),
-                           **({"pil_kwargs": {"compress_level": PNG_COMPRESSION}} if fmt == "png" else {}))
-        except OSError as error:
-            raise BlockvizError(f"cannot write {str(path)!r} ({error.strerror}): choose a writable folder") from None
+    with atomic_path(path) as temporary, saving_context():  # an OSError inside becomes atomic_path's one-line error
+        figure.savefig(temporary, format=fmt, dpi=dpi, metadata=metadata(fmt, title), facecolor=figure.get_facecolor(),
+                       **({"pil_kwargs": {"compress_level": PNG_COMPRESSION}} if fmt == "png" else {}))
     return path
 
