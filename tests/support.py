@@ -237,3 +237,43 @@ def play_by_play(scene_class, rec, watch, **options):
     scene, inspector = build(Watched, rec, **options)
     assert inspector.problems == []
     return scene, seen
+
+
+BAD_FILES = {
+    "missing": ("missing.safetensors", "no file at"),
+    "truncated safetensors": ("truncated.safetensors", "is not a valid .safetensors file"),
+    "truncated header": ("header.safetensors", "is not a valid .safetensors file"),
+    "invalid header": ("garbage.safetensors", "is not a valid .safetensors file"),
+    "invalid JSON": ("invalid.json", "is not valid JSON"),
+    "JSON nested 100,000 deep": ("deep.json", "is nested too deeply"),
+    "JSON that is not an object": ("list.json", "must hold a JSON object"),
+    "a 200 MB JSON file": ("huge.json", "is 200 MB, more than the 64 MB a .json file may hold"),
+    "a 200 MB safetensors file of zeros": ("huge.safetensors", "is not a valid .safetensors file"),
+}
+"""The corpus of files that are no record or parameters at all (issue 13), run through every
+command that reads files: kind → (file name, words its one-line error holds). :func:`write_bad_files` makes them."""
+
+
+def write_bad_files(folder, rec) -> dict:
+    """Write :data:`BAD_FILES` into ``folder`` (the truncated ones cut from ``rec`` saved as
+    .safetensors); returns kind → (path, words its one-line error holds)."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    rec.save(folder / "good.safetensors")
+    data = (folder / "good.safetensors").read_bytes()
+    files = {kind: (folder / name, message) for kind, (name, message) in BAD_FILES.items()}
+    contents = {
+        "truncated safetensors": data[: len(data) // 2],
+        "truncated header": data[:12],
+        "invalid header": b"\x10\x00\x00\x00\x00\x00\x00\x00{not JSON at all",
+        "invalid JSON": b'{"tensors": {',
+        "JSON nested 100,000 deep": b'{"tensors": {"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}",
+        "JSON that is not an object": b"[1, 2, 3]",
+    }
+    for kind, content in contents.items():
+        files[kind][0].write_bytes(content)
+    for kind in ("a 200 MB JSON file", "a 200 MB safetensors file of zeros"):
+        with open(files[kind][0], "wb") as handle:
+            handle.truncate(200 * 2**20)  # sparse: refused by its size, before it is read
+    return files

@@ -12,6 +12,7 @@ from safetensors.torch import save_file
 
 from blockviz import BlockConfig, record
 from blockviz.cli import main
+from support import write_bad_files
 
 COMMANDS = {
     "record": ["record"],
@@ -108,34 +109,11 @@ def test_a_spoilt_safetensors_record_is_a_one_line_error(tmp_path, saved, comman
     assert_one_line_error(run(command, "--record", path, out=out), out, message)
 
 
-def broken_files(folder, rec):
-    """Files that are not records or parameters at all, each with a word its message must hold."""
-    good = safetensors_record(folder / "good.safetensors", rec)
-    data = good.read_bytes()
-    files = {
-        "missing": (folder / "missing.safetensors", "no file"),
-        "truncated safetensors": (folder / "truncated.safetensors", "safetensors"),
-        "truncated header": (folder / "header.safetensors", "safetensors"),
-        "invalid JSON": (folder / "invalid.json", "JSON"),
-        "JSON nested 100,000 deep": (folder / "deep.json", "deep"),
-        "JSON that is not an object": (folder / "list.json", "object"),
-        "a 200 MB file": (folder / "huge.json", "MB"),
-    }
-    files["truncated safetensors"][0].write_bytes(data[: len(data) // 2])
-    files["truncated header"][0].write_bytes(data[:12])
-    files["invalid JSON"][0].write_text('{"tensors": {')
-    files["JSON nested 100,000 deep"][0].write_text('{"tensors": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}")
-    files["JSON that is not an object"][0].write_text("[1, 2, 3]")
-    with open(files["a 200 MB file"][0], "wb") as handle:
-        handle.truncate(200 * 1024 * 1024)  # sparse: refused by its size, before it is read
-    return files
-
-
 @pytest.mark.parametrize("command, option", [("record", "--params"), ("figures", "--record"), ("figures", "--params"), ("render", "--record"), ("render", "--params"),
                                              ("explore", "--record"), ("explore", "--params")])
 def test_files_that_are_not_records_are_one_line_errors(tmp_path, saved, command, option):
     out = tmp_path / "out"
-    for kind, (path, message) in broken_files(tmp_path, saved[1]).items():
+    for kind, (path, message) in write_bad_files(tmp_path, saved[1]).items():
         args = ["--record", path] if option == "--record" else ["the cat sat", "--params", path]
         assert_one_line_error(run(command, *args, out=out), out, message)
 

@@ -19,6 +19,7 @@ from blockviz.errors import BlockvizError
 from blockviz.render.plan import RenderOptions, default_folder, plan, record_file_sentence
 from blockviz.render.run import check_request, render_jobs, render_one
 from blockviz.scenes.catalog import entries
+from support import BAD_FILES, write_bad_files
 
 ATTENTION_SCENES = ["tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional"]
 
@@ -145,34 +146,10 @@ def test_the_token_may_be_a_word_its_kth_occurrence_or_a_position(token):
 @pytest.fixture(scope="module")
 def bad_files(tmp_path_factory, cat_record):
     """Files that are no record or parameters at all: name → (path, words its message holds)."""
-    folder = tmp_path_factory.mktemp("bad")
-    cat_record.save(folder / "good.safetensors")
-    data = (folder / "good.safetensors").read_bytes()
-    files = {
-        "missing": (folder / "missing.safetensors", "no file at"),
-        "truncated safetensors": (folder / "truncated.safetensors", "is not a valid .safetensors file"),
-        "truncated header": (folder / "header.safetensors", "is not a valid .safetensors file"),
-        "invalid header": (folder / "garbage.safetensors", "is not a valid .safetensors file"),
-        "invalid JSON": (folder / "invalid.json", "is not valid JSON"),
-        "JSON nested 100,000 deep": (folder / "deep.json", "is nested too deeply"),
-        "JSON that is not an object": (folder / "list.json", "must hold a JSON object"),
-        "a 200 MB JSON file": (folder / "huge.json", "is 200 MB, more than the 64 MB a .json file may hold"),
-        "a 200 MB safetensors file of zeros": (folder / "huge.safetensors", "is not a valid .safetensors file"),
-    }
-    files["truncated safetensors"][0].write_bytes(data[: len(data) // 2])
-    files["truncated header"][0].write_bytes(data[:12])
-    files["invalid header"][0].write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not JSON at all")
-    files["invalid JSON"][0].write_text('{"tensors": {')
-    files["JSON nested 100,000 deep"][0].write_text('{"tensors": {"x": ' + "[" * 100_000 + "]" * 100_000 + "}}")
-    files["JSON that is not an object"][0].write_text("[1, 2, 3]")
-    for kind in ("a 200 MB JSON file", "a 200 MB safetensors file of zeros"):
-        with open(files[kind][0], "wb") as handle:
-            handle.truncate(200 * 2**20)  # sparse: refused before it is read
-    return files
+    return write_bad_files(tmp_path_factory.mktemp("bad"), cat_record)
 
 
-BAD_FILE_KINDS = ["missing", "truncated safetensors", "truncated header", "invalid header", "invalid JSON",
-                  "JSON nested 100,000 deep", "JSON that is not an object", "a 200 MB JSON file", "a 200 MB safetensors file of zeros"]
+BAD_FILE_KINDS = list(BAD_FILES)
 
 
 @pytest.mark.parametrize("option", ["--record", "--params"])
