@@ -120,7 +120,7 @@ def test_clicks_keys_and_the_link(opened, chicken):
     page.click(".pattern tr[data-query='5']")
     assert page.evaluate("location.hash") == "#token=the%232&head=1&step=softmax"
     page.click("#step-softmax table.nums td[data-field='weights']")
-    assert page.locator("#step-softmax .operands").text_content().startswith("÷ sum = weight[")
+    assert page.locator("#step-softmax .operands").text_content().startswith("÷ sum = weight [0 The] = ")
 
 
 def test_a_deep_link_opens_its_view(opened, chicken):

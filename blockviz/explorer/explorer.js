@@ -89,6 +89,9 @@
     if (text.charAt(0) === "-") text = parseFloat(text) === 0 ? text.slice(1) : MINUS + text.slice(1);
     return text;
   }
+  function ascii(text) { // CSV's form of a shown text: ASCII minus, −∞ as -inf (format_number(…, unicode_minus=False))
+    return text.replace(new RegExp(MINUS + "\u221e", "g"), "-inf").replace(new RegExp(MINUS, "g"), "-");
+  }
   function fmtDelta(x) {
     if (x === 0) return "0";
     if (!Number.isFinite(x)) return "\u221e";
@@ -129,6 +132,9 @@
 
   /* ---------- colours: the style module's maps, nearest stop ---------- */
 
+  /* Every number is coloured on the one scale of its quantity's family (blockviz.record_fields;
+     BlockRecord.scale_limit, the scale of the figures and scenes): a field's own family, a parameter
+     the parameters' family, a derived number (a term, a product) the family of what it adds up to. */
   function signedStop(value, limit) {
     const t = Math.min(1, Math.max(0, (value + limit) / (2 * limit)));
     return S.signed[Math.round(t * (S.signed.length - 1))];
@@ -137,70 +143,90 @@
     const t = Math.min(1, Math.max(0, value));
     return S.weights[Math.round(t * (S.weights.length - 1))];
   }
-  function paint(cell, value, scale) {
-    if (value === -Infinity) { cell.classList.add("blockedcell"); return; }
-    if (!scale || !Number.isFinite(value)) return;
-    const stop = scale.weights ? weightStop(value) : signedStop(value, scale.limit);
+  function familyOf(field) { return DATA.fields[field].scale; }
+  function paint(cell, value, family, blocked) {
+    if (blocked || value === -Infinity) { cell.classList.add("blockedcell"); return; }
+    if (!(family in DATA.families)) throw new Error("no colour scale for the family " + family);
+    cell.setAttribute("data-family", family);
+    if (!Number.isFinite(value)) return;
+    const stop = family === S.weights_family ? weightStop(value) : signedStop(value, DATA.families[family]);
     cell.style.setProperty("background-color", stop[0]);
     cell.style.setProperty("color", stop[1]);
   }
-  function fieldScale(name) {
-    return name === "weights" ? { weights: true } : { limit: DATA.limits[name] || 1 };
-  }
-  function valuesScale(values) { return { limit: maxAbs(values) }; }
 
   const ROLE_VAR = { query: "--q", key: "--k", value: "--v", output: "--o", residual: "--r", ffn: "--f" };
 
   /* ---------- number tables ---------- */
 
-  /* spec: {caption, columns: [labels], rows: [{label, values, role, field, at, param, scale,
-     result, blocked, blockedColumns, operands(c) → text}] , blockedColumns: [bool]} */
+  /* spec: {caption, columns: [labels], blockedColumns: [bool], resultColumn: index, rows: [row]}.
+     A row is {label, role, result, blocked, values, field, at, fieldColumns, param, family, operands(c) → text}
+     (one quantity along the row) or {label, role, result, blocked, cells: [cell or null]} (one per column).
+     A cell is {value, text, field, at, param, family, blocked, operands() → text}; its colour scale is
+     its field's family, the parameters' family, or the family it names. */
+  function rowCells(row) {
+    if (row.cells) return row.cells;
+    return row.values.map(function (value, c) {
+      if (value === null) return null;
+      const isField = row.field && !(row.fieldColumns && row.fieldColumns[c] === null);
+      return {
+        value: value, text: row.texts ? row.texts[c] : undefined,
+        field: isField ? row.field : null, at: isField ? row.at.concat(row.fieldColumns ? row.fieldColumns[c] : [c]) : (row.param ? row.at.concat([c]) : null),
+        param: row.param || null, family: row.family,
+        operands: row.operands ? function () { return row.operands(c); } : null,
+      };
+    });
+  }
+  function cellFamily(cell) { return cell.field ? familyOf(cell.field) : cell.param ? S.parameter_family : cell.family; }
+  function cellText(cell) { return cell.text !== undefined ? cell.text : fmt(cell.value); }
+
   function numTable(spec, box) {
     const captionId = "table-" + (++tableCount);
     const table = el("table", { class: "nums", "aria-labelledby": captionId });
-    const caption = el("p", { class: "tablecap", id: captionId }, textEl("span", spec.caption));
     const csv = el("button", { type: "button", class: "copy", text: "Copy CSV", "aria-label": "Copy CSV: " + spec.caption });
     const md = el("button", { type: "button", class: "copy", text: "Copy Markdown", "aria-label": "Copy Markdown: " + spec.caption });
-    caption.appendChild(csv); caption.appendChild(md);
+    const caption = el("div", { class: "tablecap" }, el("p", { id: captionId, text: spec.caption }), el("span", { class: "copies" }, csv, md));
     const head = el("tr", null, el("td", { class: "corner" }));
     spec.columns.forEach(function (label, c) {
       head.appendChild(el("th", { scope: "col", text: label, class: spec.blockedColumns && spec.blockedColumns[c] ? "struck" : null }));
     });
     table.appendChild(el("thead", null, head));
     const body = el("tbody");
-    spec.rows.forEach(function (row) {
+    const grid = spec.rows.map(function (row) { return { row: row, cells: rowCells(row) }; });
+    grid.forEach(function (line) {
+      const row = line.row;
       const tr = el("tr", { class: [row.result ? "result" : "", row.blocked ? "blocked" : ""].join(" ").trim() || null });
       const th = el("th", { scope: "row", class: "rowhead", text: row.label });
       if (row.role) th.style.setProperty("border-left-color", "var(" + ROLE_VAR[row.role] + ")");
       tr.appendChild(th);
-      const scale = row.scale || (row.field ? fieldScale(row.field) : valuesScale(row.values.filter(function (v) { return v !== null; })));
-      row.values.forEach(function (value, c) {
-        if (value === null) { tr.appendChild(el("td", { class: "empty" })); return; }
-        const td = el("td", { class: "num", text: row.texts ? row.texts[c] : fmt(value) });
-        if (row.field && !(row.fieldColumns && row.fieldColumns[c] === null)) { td.setAttribute("data-field", row.field); td.setAttribute("data-at", row.at.concat(row.fieldColumns ? row.fieldColumns[c] : [c]).join(",")); }
-        if (row.param) { td.setAttribute("data-param", row.param); td.setAttribute("data-at", row.at.concat([c]).join(",")); }
-        if (row.operands) td.addEventListener("click", function () { showOperands(box, row.label + "[" + spec.columns[c] + "] = " + row.operands(c)); });
-        else td.addEventListener("click", function () { showOperands(box, row.label + "[" + spec.columns[c] + "] = " + td.textContent + (row.source ? "  (" + row.source + ")" : "")); });
-        paint(td, value, scale);
+      line.cells.forEach(function (cell, c) {
+        if (cell === null) { tr.appendChild(el("td", { class: "empty" })); return; }
+        const td = el("td", { class: c === spec.resultColumn ? "num result" : "num", text: cellText(cell) });
+        if (cell.field) { td.setAttribute("data-field", cell.field); td.setAttribute("data-at", cell.at.join(",")); }
+        if (cell.param) { td.setAttribute("data-param", cell.param); td.setAttribute("data-at", cell.at.join(",")); }
+        const name = row.cells ? spec.columns[c] + " [" + row.label + "]" : row.label + "[" + spec.columns[c] + "]"; // a key's row: "weight [3 fox]"
+        td.addEventListener("click", function () {
+          showOperands(box, name + " = " + (cell.operands ? cell.operands() : td.textContent + (cell.field ? "  (" + cell.field + " in the record)" : cell.param ? "  (" + cell.param + ")" : "")));
+        });
+        paint(td, cell.value, cellFamily(cell), cell.blocked);
         tr.appendChild(td);
       });
       body.appendChild(tr);
     });
     table.appendChild(body);
-    csv.addEventListener("click", function () { copyText(box, tableText(spec, "csv")); });
-    md.addEventListener("click", function () { copyText(box, tableText(spec, "md")); });
-    return el("div", { class: "tablebox" }, caption, el("div", { class: "scroll" }, table));
+    csv.addEventListener("click", function () { copyText(box, tableText(spec, grid, "csv")); });
+    md.addEventListener("click", function () { copyText(box, tableText(spec, grid, "md")); });
+    return el("div", { class: "tablebox" }, caption, el("div", { class: "scroll", "data-label": spec.caption }, table));
   }
   let tableCount = 0;
 
-  function tableText(spec, kind) {
+  function tableText(spec, grid, kind) {
     const header = [""].concat(spec.columns);
-    const lines = [header].concat(spec.rows.map(function (row) {
-      return [row.label].concat(row.values.map(function (v, c) { return v === null ? "" : (row.texts ? row.texts[c] : fmt(v)); }));
+    const lines = [header].concat(grid.map(function (line) {
+      return [line.row.label].concat(line.cells.map(function (cell) { return cell === null ? "" : cellText(cell); }));
     }));
-    if (kind === "csv") {
+    if (kind === "csv") { // ASCII minus: a spreadsheet reads "-0.25" as a number, not "−0.25"
       return lines.map(function (cells) {
-        return cells.map(function (cell) { return /[",\n]/.test(cell) ? '"' + cell.replace(/"/g, '""') + '"' : cell; }).join(",");
+        return cells.map(function (text) { const cell = ascii(text); return /[",\n]/.test(cell) ? '"' + cell.replace(/"/g, '""') + '"' : cell; }).join(",");
       }).join("\n") + "\n";
     }
     const esc = function (cell) { return cell.replace(/\|/g, "\\|"); };
@@ -263,7 +289,6 @@
   function tokenLabel(j) { return j + " " + TOKENS[j]; }
   function cols(prefix, n) { return range(n).map(function (k) { return prefix + k; }); }
   function blockedKeys(i) { return range(N).map(function (j) { return at(T.mask, i, j) === -Infinity; }); }
-  function keyColumns(i) { const blocked = blockedKeys(i); return range(N).map(function (j) { return (blocked[j] ? "\u2715 " : "") + TOKENS[j]; }); }
 
   /* ---------- the steps: each returns {body: [nodes], checks: [[computed, record], …]} ---------- */
 
@@ -283,7 +308,7 @@
       rows: [
         { label: "mean = Σ x / " + D, values: [at(T[name + "_mean"], i)], field: name + "_mean", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x) + ") / " + D + " = " + fmt(mean); } },
         { label: "var = Σ (x − mean)² / " + D, values: [at(T[name + "_var"], i)], field: name + "_var", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(centred.map(function (v) { return v * v; })) + ") / " + D + " = " + fmt(variance); } },
-        { label: "√(var + ε), ε = " + C.ln_eps, values: [root], scale: valuesScale([root]) },
+        { label: "√(var + ε), ε = " + C.ln_eps, values: [root], family: familyOf(name + "_var"), operands: function () { return "√(" + fmt(variance) + " + " + C.ln_eps + ") = " + fmt(root); } },
       ],
     }, box);
     const rows = numTable({
@@ -304,19 +329,25 @@
     };
   }
 
-  function projectionTerms(x, W, xName, wName) { // the term table: one row per input entry
+  function projectionTerms(x, W, xName, wName, family) { // the term table: one row per input entry
     const colsOut = W.shape[1];
     return range(x.length).map(function (r) {
-      return { label: xName + "[" + r + "] × " + wName + "[" + r + ", ·]", values: range(colsOut).map(function (c) { return x[r] * W.data[W.offset + r * colsOut + c]; }) };
+      return { label: xName + "[" + r + "] × " + wName + "[" + r + ", ·]", family: family, values: range(colsOut).map(function (c) { return x[r] * W.data[W.offset + r * colsOut + c]; }),
+               operands: function (c) { return fmt(x[r]) + " × " + fmt(W.data[W.offset + r * colsOut + c]) + " = " + fmt(x[r] * W.data[W.offset + r * colsOut + c]); } };
     });
   }
   function termsDetails(summaryText, spec, box) {
     const details = el("details", null, textEl("summary", summaryText));
     let built = false;
     details.addEventListener("toggle", function () {
-      if (details.open && !built) { built = true; details.appendChild(numTable(spec, box)); }
+      if (details.open && !built) { built = true; details.appendChild(numTable(spec, box)); markScrollers(); }
     });
     return details;
+  }
+
+  function keyRows(i, cellsOf) { // one row per key j: its cells, struck through when the mask blocks it
+    const blocked = blockedKeys(i);
+    return range(N).map(function (j) { return { label: (blocked[j] ? "\u2715 " : "") + tokenLabel(j), role: "key", blocked: blocked[j], cells: cellsOf(j) }; });
   }
 
   const STEPS = {
@@ -350,7 +381,7 @@
       body.push(numTable({ caption: "head " + h + ": query, key and value of token " + tokenLabel(i), columns: cols("d", E), rows: rows }, box));
       ["Q", "K", "V"].forEach(function (m) {
         const W = sub(P["attn.W_" + m], h), b = vec(P["attn.b_" + m], h);
-        const terms = projectionTerms(a, W, "ln1", "W_" + m);
+        const terms = projectionTerms(a, W, "ln1", "W_" + m, familyOf(m === "Q" ? "query" : m === "K" ? "key" : "value"));
         terms.push({ label: "b_" + m, values: b, param: "attn.b_" + m, at: [h] });
         body.push(termsDetails("Terms of ln1 · W_" + m + " + b_" + m + " (head " + h + ")", { caption: "each row is one term; the column sums are the " + m.toLowerCase() + " above", columns: cols("d", E), rows: terms }, box));
       });
@@ -363,7 +394,7 @@
         const k = vec(T.key, h, j), terms = q.map(function (v, c) { return v * k[c]; });
         const sum = terms.reduce(function (s, v) { return s + v; }, 0);
         got.push(sum);
-        rows.push({ label: "q ⊙ k of " + tokenLabel(j), values: terms.concat([at(T.scores, h, i, j)]), role: "key", blocked: blocked[j],
+        rows.push({ label: "q ⊙ k of " + tokenLabel(j), values: terms.concat([at(T.scores, h, i, j)]), role: "key", blocked: blocked[j], family: familyOf("scores"),
                     field: "scores", at: [h, i], fieldColumns: terms.map(function () { return null; }).concat([[j]]),
                     operands: function (c) { return c < E ? fmt(q[c]) + " × " + fmt(k[c]) + " = " + fmt(terms[c]) : sumText(terms) + " = " + fmt(sum); } });
       });
@@ -371,14 +402,14 @@
       return { body: [table], checks: [[got, vec(T.scores, h, i)]] };
     },
     scale: function (i, h, box) {
-      const s = vec(T.scores, h, i), root = Math.sqrt(E), got = s.map(function (v) { return v / root; });
+      const s = vec(T.scores, h, i), root = Math.sqrt(E), got = s.map(function (v) { return v / root; }), blocked = blockedKeys(i);
       return {
         body: [textEl("p", "√d_head = √" + E + " = " + fmt(root), "note"), numTable({
-          caption: "head " + h + ", query " + tokenLabel(i) + ": one column per key", columns: keyColumns(i), blockedColumns: blockedKeys(i),
-          rows: [
-            { label: "q · k", values: s, field: "scores", at: [h, i], role: "query" },
-            { label: "÷ √" + E + " = scaled", values: vec(T.scaled_scores, h, i), field: "scaled_scores", at: [h, i], result: true, operands: function (c) { return fmt(s[c]) + " / " + fmt(root) + " = " + fmt(got[c]); } },
-          ],
+          caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key", columns: ["q · k", "÷ √" + E + " = scaled"], resultColumn: 1,
+          rows: keyRows(i, function (j) {
+            return [{ value: s[j], field: "scores", at: [h, i, j] },
+                    { value: at(T.scaled_scores, h, i, j), field: "scaled_scores", at: [h, i, j], operands: function () { return fmt(s[j]) + " / " + fmt(root) + " = " + fmt(got[j]); } }];
+          }),
         }, box)],
         checks: [[got, vec(T.scaled_scores, h, i)]],
       };
@@ -388,44 +419,40 @@
       const note = C.causal ? "Causal mask: a token sees itself and the tokens before it; later keys (\u2715) get −∞." : "Bidirectional: every key is allowed (the mask is all 0).";
       return {
         body: [textEl("p", note, "note"), numTable({
-          caption: "head " + h + ", query " + tokenLabel(i), columns: keyColumns(i), blockedColumns: blockedKeys(i),
-          rows: [
-            { label: "scaled", values: s, field: "scaled_scores", at: [h, i] },
-            { label: "+ M", values: m, field: "mask", at: [i], scale: { limit: 1 } },
-            { label: "masked", values: vec(T.masked_scores, h, i), field: "masked_scores", at: [h, i], result: true, operands: function (c) { return fmt(s[c]) + " + " + fmt(m[c]) + " = " + fmt(got[c]); } },
-          ],
+          caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key", columns: ["scaled", "+ M", "= masked"], resultColumn: 2,
+          rows: keyRows(i, function (j) {
+            return [{ value: s[j], field: "scaled_scores", at: [h, i, j] },
+                    { value: m[j], field: "mask", at: [i, j] },
+                    { value: at(T.masked_scores, h, i, j), field: "masked_scores", at: [h, i, j], operands: function () { return fmt(s[j]) + " + " + fmt(m[j]) + " = " + fmt(got[j]); } }];
+          }),
         }, box)],
         checks: [[got, vec(T.masked_scores, h, i)]],
       };
     },
     softmax: function (i, h, box) {
-      const m = vec(T.masked_scores, h, i);
+      // Shown: the record's row_max, exp_scores, exp_sums and weights; recomputed here only to check them.
+      const m = vec(T.masked_scores, h, i), blocked = blockedKeys(i);
       const max = m.reduce(function (a, v) { return Math.max(a, v); }, -Infinity);
-      const shifted = m.map(function (v) { return v - max; });
-      const exps = shifted.map(function (v) { return Math.exp(v); });
+      const exps = m.map(function (v) { return Math.exp(v - max); });
       const sum = exps.reduce(function (a, v) { return a + v; }, 0);
       const w = exps.map(function (v) { return v / sum; });
+      const recMax = at(T.row_max, h, i), recExp = vec(T.exp_scores, h, i), recSum = at(T.exp_sums, h, i);
       const recW = vec(T.weights, h, i), total = recW.reduce(function (a, v) { return a + v; }, 0);
-      const recExp = vec(T.exp_scores, h, i);
+      const rows = keyRows(i, function (j) {
+        return [{ value: m[j], field: "masked_scores", at: [h, i, j] },
+                { value: recMax, field: "row_max", at: [h, i], operands: function () { return "max(" + m.map(fmt).join(", ") + ") = " + fmt(recMax) + "  (row_max in the record)"; } },
+                { value: recExp[j], field: "exp_scores", at: [h, i, j], blocked: blocked[j], operands: function () { return "exp(" + fmt(m[j]) + " − " + fmt(recMax) + ") = exp(" + fmt(m[j] - recMax) + ") = " + fmt(recExp[j]); } },
+                { value: recW[j], field: "weights", at: [h, i, j], blocked: blocked[j], operands: function () { return fmt(recExp[j]) + " / " + fmt(recSum) + " = " + fmt(recW[j]); } }];
+      });
+      rows.push({ label: "Σ over the keys", result: true, cells: [null, null,
+        { value: recSum, field: "exp_sums", at: [h, i], operands: function () { return sumText(recExp) + " = " + fmt(recSum) + "  (exp_sums in the record)"; } },
+        { value: total, family: S.weights_family, operands: function () { return sumText(recW) + " = " + fmt(total); } }] });
       return {
         body: [numTable({
-          caption: "the row's largest score, the sum of its exponentials, and the sum of the weights",
-          columns: ["value"],
-          rows: [
-            { label: "max", values: [at(T.row_max, h, i)], field: "row_max", at: [], fieldColumns: [[h, i]], operands: function () { return "max(" + m.map(fmt).join(", ") + ") = " + fmt(max); } },
-            { label: "sum = Σ exp", values: [at(T.exp_sums, h, i)], field: "exp_sums", at: [], fieldColumns: [[h, i]], operands: function () { return sumText(recExp) + " = " + fmt(sum); } },
-            { label: "Σ weights", values: [total], scale: { weights: true }, operands: function () { return sumText(recW) + " = " + fmt(total); } },
-          ],
-        }, box), numTable({
-          caption: "head " + h + ", query " + tokenLabel(i) + ": softmax over the keys", columns: keyColumns(i), blockedColumns: blockedKeys(i),
-          rows: [
-            { label: "masked", values: m, field: "masked_scores", at: [h, i] },
-            { label: "− max", values: shifted },
-            { label: "exp", values: recExp, field: "exp_scores", at: [h, i], operands: function (c) { return "exp(" + fmt(shifted[c]) + ") = " + fmt(exps[c]); } },
-            { label: "÷ sum = weight", values: recW, field: "weights", at: [h, i], result: true, operands: function (c) { return fmt(exps[c]) + " / " + fmt(sum) + " = " + fmt(w[c]); } },
-          ],
+          caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key; the weights add up to 1", columns: ["masked", "− max", "exp(masked − max)", "÷ sum = weight"], resultColumn: 3,
+          rows: rows,
         }, box)],
-        checks: [[max, at(T.row_max, h, i)], [exps, recExp], [sum, at(T.exp_sums, h, i)], [w, recW], [total, 1]],
+        checks: [[max, recMax], [exps, recExp], [sum, recSum], [w, recW], [total, 1]],
       };
     },
     mix: function (i, h, box) {
@@ -433,7 +460,7 @@
       range(N).forEach(function (j) {
         const v = vec(T.value, h, j), scaled = v.map(function (x) { return w[j] * x; });
         scaled.forEach(function (x, c) { got[c] += x; });
-        rows.push({ label: fmt(w[j]) + " × v of " + tokenLabel(j), values: scaled, role: "value", blocked: blocked[j],
+        rows.push({ label: fmt(w[j]) + " × v of " + tokenLabel(j), values: scaled, role: "value", blocked: blocked[j], family: familyOf("head_outputs"),
                     operands: function (c) { return fmt(w[j]) + " × " + fmt(v[c]) + " = " + fmt(scaled[c]); } });
       });
       rows.push({ label: "head_out = Σ", values: vec(T.head_outputs, h, i), field: "head_outputs", at: [h, i], role: "output", result: true,
@@ -448,20 +475,21 @@
       range(H).forEach(function (g) {
         const out = vec(T.head_outputs, g, i);
         got.push.apply(got, out);
-        rows.push({ label: "head " + g, values: range(D).map(function (c) { return Math.floor(c / E) === g ? out[c - g * E] : null; }), role: "output" });
+        rows.push({ label: "head " + g, values: range(D).map(function (c) { return Math.floor(c / E) === g ? out[c - g * E] : null; }), role: "output",
+                   field: "head_outputs", at: [g, i], fieldColumns: range(D).map(function (c) { return [c - g * E]; }) });
       });
       rows.push({ label: "concat", values: vec(T.concat, i), field: "concat", at: [i], role: "output", result: true });
       return { body: [numTable({ caption: "the " + H + " heads' outputs of token " + tokenLabel(i) + " side by side", columns: cols("d", D), rows: rows }, box)], checks: [[got, vec(T.concat, i)]] };
     },
     project: function (i, h, box) {
       const x = vec(T.concat, i), W = P["attn.W_O"], b = vec(P["attn.b_O"]), product = matvec(x, W), got = add(product, b);
-      const terms = projectionTerms(x, W, "concat", "W_O");
+      const terms = projectionTerms(x, W, "concat", "W_O", familyOf("attn_out"));
       return {
         body: [numTable({
           caption: "token " + tokenLabel(i) + ": the concatenated heads through W_O", columns: cols("d", D),
           rows: [
             { label: "concat", values: x, field: "concat", at: [i], role: "output" },
-            { label: "concat · W_O", values: product, operands: function (c) { return dotOperands(x, W, null, c, "concat", "W_O") + " = " + fmt(product[c]); } },
+            { label: "concat · W_O", values: product, family: familyOf("attn_out"), operands: function (c) { return dotOperands(x, W, null, c, "concat", "W_O") + " = " + fmt(product[c]); } },
             { label: "b_O", values: b, param: "attn.b_O", at: [] },
             { label: "attn_out", values: vec(T.attn_out, i), field: "attn_out", at: [i], role: "output", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
           ],
@@ -479,12 +507,12 @@
           numTable({
             caption: "widened from " + D + " to " + F + " entries", columns: cols("f", F),
             rows: [
-              { label: "ln2 · W_in", values: product, operands: function (c) { return dotOperands(x, W, null, c, "ln2", "W_in") + " = " + fmt(product[c]); } },
+              { label: "ln2 · W_in", values: product, family: familyOf("ffn_pre"), operands: function (c) { return dotOperands(x, W, null, c, "ln2", "W_in") + " = " + fmt(product[c]); } },
               { label: "b_in", values: b, param: "ffn.b_in", at: [] },
               { label: "ffn_pre", values: vec(T.ffn_pre, i), field: "ffn_pre", at: [i], role: "ffn", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
             ],
           }, box),
-          termsDetails("Terms of ln2 · W_in", { caption: "each row is one term; the column sums are ln2 · W_in", columns: cols("f", F), rows: projectionTerms(x, W, "ln2", "W_in") }, box),
+          termsDetails("Terms of ln2 · W_in", { caption: "each row is one term; the column sums are ln2 · W_in", columns: cols("f", F), rows: projectionTerms(x, W, "ln2", "W_in", familyOf("ffn_pre")) }, box),
         ],
         checks: [[got, vec(T.ffn_pre, i)]],
       };
@@ -510,12 +538,12 @@
           numTable({
             caption: "narrowed back from " + F + " to " + D + " entries", columns: cols("d", D),
             rows: [
-              { label: "ffn_post · W_out", values: product, operands: function (c) { return dotOperands(x, W, null, c, "ffn_post", "W_out") + " = " + fmt(product[c]); } },
+              { label: "ffn_post · W_out", values: product, family: familyOf("ffn_out"), operands: function (c) { return dotOperands(x, W, null, c, "ffn_post", "W_out") + " = " + fmt(product[c]); } },
               { label: "b_out", values: b, param: "ffn.b_out", at: [] },
               { label: "ffn_out", values: vec(T.ffn_out, i), field: "ffn_out", at: [i], role: "ffn", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
             ],
           }, box),
-          termsDetails("Terms of ffn_post · W_out", { caption: "each row is one term; the column sums are ffn_post · W_out", columns: cols("d", D), rows: projectionTerms(x, W, "ffn_post", "W_out") }, box),
+          termsDetails("Terms of ffn_post · W_out", { caption: "each row is one term; the column sums are ffn_post · W_out", columns: cols("d", D), rows: projectionTerms(x, W, "ffn_post", "W_out", familyOf("ffn_out")) }, box),
         ],
         checks: [[got, vec(T.ffn_out, i)]],
       };
@@ -623,7 +651,7 @@
     const t = S.themes[state.theme], root = document.documentElement;
     root.setAttribute("data-theme", state.theme);
     const vars = { "--bg": t.background, "--text": t.text, "--muted": t.muted_text, "--grid": t.grid, "--blocked": t.blocked, "--blocked-text": t.blocked_text,
-                   "--q": S.roles.query, "--k": S.roles.key, "--v": S.roles.value, "--o": S.roles.output, "--r": S.roles.residual, "--f": S.roles.ffn };
+                   "--q": t.roles.query, "--k": t.roles.key, "--v": t.roles.value, "--o": t.roles.output, "--r": t.roles.residual, "--f": t.roles.ffn };
     Object.keys(vars).forEach(function (k) { root.style.setProperty(k, vars[k]); });
     root.style.setProperty("color-scheme", state.theme);
     themeButton.textContent = state.theme === "dark" ? "Light theme" : "Dark theme";
@@ -655,6 +683,17 @@
     tokenBar.appendChild(chip);
     return chip;
   });
+  tokenBar.appendChild(textEl("span", "\u2190 \u2192 keys: previous, next token", "hint"));
+  /* ← and → choose the token from anywhere on the page, not only from a chip; controls that use
+     the arrows themselves (the heads, the steps, a scrolled table, a text field) keep them. */
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+    const target = event.target;
+    if (target && target.closest && target.closest("input, textarea, select, [contenteditable], [role=radiogroup], .stepnav, .scroll[tabindex]")) return;
+    event.preventDefault();
+    chooseToken((state.token + (event.key === "ArrowRight" ? 1 : N - 1)) % N, false);
+  });
   const headBar = el("div", { class: "bar heads", role: "radiogroup", "aria-label": "Head" }, textEl("span", "Head", "label"));
   const headButtons = range(H).map(function (g) {
     const button = el("button", { type: "button", class: "head", role: "radio", "data-head": g, text: "head " + g });
@@ -664,7 +703,7 @@
     return button;
   });
   const allBox = el("input", { type: "checkbox", id: "all-steps" });
-  allBox.addEventListener("change", function () { state.all = allBox.checked; layout.classList.toggle("all-steps", state.all); });
+  allBox.addEventListener("change", function () { state.all = allBox.checked; layout.classList.toggle("all-steps", state.all); markScrollers(); });
   headBar.appendChild(el("label", { class: "allsteps", for: "all-steps" }, allBox, textEl("span", " show all steps")));
 
   const stepList = el("ol");
@@ -714,6 +753,19 @@
       button.tabIndex = current ? 0 : -1;
     });
     Array.prototype.forEach.call(stepsBox.children, function (section) { section.hidden = section.getAttribute("data-step") !== state.step; });
+    markScrollers();
+  }
+
+  /* A table wider than its box scrolls inside it; such a box is a focusable, named region so that
+     the keyboard can scroll it too (and axe's scrollable-region-focusable holds). */
+  function markScrollers() {
+    Array.prototype.forEach.call(document.querySelectorAll(".scroll"), function (box) {
+      if (box.scrollWidth > box.clientWidth + 1) {
+        box.tabIndex = 0; box.setAttribute("role", "region"); box.setAttribute("aria-label", box.getAttribute("data-label"));
+      } else {
+        box.removeAttribute("tabindex"); box.removeAttribute("role"); box.removeAttribute("aria-label");
+      }
+    });
   }
 
   function renderPattern() {
@@ -733,22 +785,23 @@
       range(N).forEach(function (j) {
         const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity;
         const td = el("td", { text: dense ? "" : fmt(w), title: TOKENS[q] + " → " + TOKENS[j] + ": " + fmt(w) + (blocked ? " (blocked)" : ""), "data-field": dense ? null : "weights", "data-at": dense ? null : [state.head, q, j].join(",") });
-        paint(td, blocked ? -Infinity : w, { weights: true });
+        paint(td, w, S.weights_family, blocked);
         tr.appendChild(td);
       });
       tr.addEventListener("click", function () { chooseToken(q, false); });
       body.appendChild(tr);
     });
     table.appendChild(body);
-    patternBox.appendChild(el("div", { class: "scroll" }, table));
+    table.style.setProperty("--n", String(N));
+    patternBox.appendChild(el("div", { class: "scroll", "data-label": "Attention pattern, head " + state.head }, table));
     if (dense) patternBox.appendChild(textEl("p", "Hover a cell for its weight; the selected row's weights are in the Softmax step.", "note"));
   }
 
   function update() {
     chips.forEach(function (chip, j) { chip.setAttribute("aria-checked", String(j === state.token)); chip.tabIndex = j === state.token ? 0 : -1; });
     headButtons.forEach(function (button, g) { button.setAttribute("aria-checked", String(g === state.head)); button.tabIndex = g === state.head ? 0 : -1; });
-    renderSteps();
     renderPattern();
+    renderSteps();
     writeHash();
   }
 
@@ -760,5 +813,6 @@
     readHash();
     if ([state.token, state.head, state.step].join() !== before) update();
   });
+  window.addEventListener("resize", markScrollers);
   document.body.setAttribute("data-ready", "true");
 })();

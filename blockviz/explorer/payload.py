@@ -12,22 +12,8 @@ import json
 
 import numpy as np
 
-from blockviz.record_fields import FIELDS
-from blockviz.style import (
-    DARK,
-    FFN_COLOR,
-    KEY_COLOR,
-    LIGHT,
-    MINUS,
-    OUTPUT_COLOR,
-    QUERY_COLOR,
-    RESIDUAL_COLOR,
-    VALUE_COLOR,
-    hex_color,
-    signed_color,
-    text_color_on,
-    weight_color,
-)
+from blockviz.record_fields import FIELDS, PARAMETER_SCALE
+from blockviz.style import DARK, LIGHT, MINUS, hex_color, signed_color, text_color_on, weight_color
 from blockviz.explorer.steps import STEPS
 from blockviz.tokens import display_token
 
@@ -50,12 +36,29 @@ def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
         "config": {**rec.config.to_dict(), "d_head": rec.config.d_head, "activation_name": rec.config.activation_name},
         "steps": [{"name": s.name, "title": s.title, "formula": s.formula} for s in STEPS],
         "fields": {spec.name: {"what": spec.what, "shape": list(spec.shape), "scale": spec.scale} for spec in FIELDS},
-        "limits": {spec.name: rec.scale_limit(spec.name) for spec in FIELDS},
+        "families": families(rec),
         "tensors": tensors,
         "params": params,
         "style": style(),
         "initial": {"token": token, "head": head, "step": step, "theme": theme},
     }
+
+
+WEIGHTS_FAMILY = "weights"
+"""The family coloured on the fixed 0–1 weights map (every other family: the signed map on
+``[-limit, limit]``)."""
+
+
+def families(rec) -> dict:
+    """The half-width of every colour-scale family of ``rec`` (:meth:`BlockRecord.scale_limit`,
+    the scale the figures and scenes use), by family name; the parameters' family is
+    :data:`~blockviz.record_fields.PARAMETER_SCALE`. The page colours every number, the ones it
+    derives too (a product, a term), on the scale of the family it belongs to."""
+    limits = {}
+    for spec in FIELDS:
+        limits.setdefault(spec.scale, rec.scale_limit(spec.name))
+    limits[PARAMETER_SCALE] = rec.scale_limit(PARAMETER_SCALE)
+    return limits
 
 
 def style() -> dict:
@@ -67,9 +70,11 @@ def style() -> dict:
     for theme in (LIGHT, DARK):
         themes[theme.name] = {key: getattr(theme, key) for key in ("background", "text", "muted_text", "grid", "blocked", "blocked_hatch")}
         themes[theme.name]["blocked_text"] = text_color_on(theme.blocked)
+        themes[theme.name]["roles"] = dict(theme.roles)  # each theme's own: 4.5:1 on its page
     return {
-        "roles": {"query": QUERY_COLOR, "key": KEY_COLOR, "value": VALUE_COLOR, "output": OUTPUT_COLOR, "residual": RESIDUAL_COLOR, "ffn": FFN_COLOR},
         "themes": themes,
+        "weights_family": WEIGHTS_FAMILY,
+        "parameter_family": PARAMETER_SCALE,
         "signed": [[colour, text_color_on(colour)] for colour in signed],
         "weights": [[colour, text_color_on(colour)] for colour in weights],
         "decimals": DECIMALS,
