@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -55,6 +56,22 @@ def test_numbers_are_short_float32_text_that_reads_back_exactly(chicken_record):
         assert list(stored["shape"]) == list(chicken_record.tensors[name].shape)
     longest = max(len(repr(v)) for v in data["tensors"]["ffn_post"]["data"])
     assert longest <= 15  # "-1.2345678e-05": never the float64 expansion of a float32
+
+
+def test_the_page_gets_the_records_one_scale_per_family_and_each_themes_role_colours(chicken_record):
+    from blockviz.record_fields import FIELDS, PARAMETER_SCALE
+    from blockviz.style import DARK, LIGHT
+
+    data = payload(chicken_record, 0, 0, "input", "light")
+    families = data["families"]
+    assert set(families) == {spec.scale for spec in FIELDS} | {PARAMETER_SCALE}
+    for spec in FIELDS:  # the limit the figures and scenes use, by the field's family
+        assert data["fields"][spec.name]["scale"] == spec.scale
+        assert families[spec.scale] == chicken_record.scale_limit(spec.name)
+    assert families[PARAMETER_SCALE] == chicken_record.scale_limit("attn.W_O") == chicken_record.scale_limit("ln1.weight")
+    themes = data["style"]["themes"]
+    assert themes["light"]["roles"] == LIGHT.roles and themes["dark"]["roles"] == DARK.roles
+    assert themes["light"]["roles"]["query"] == "#0874b5" != themes["dark"]["roles"]["query"]
 
 
 def test_sizes_stay_small():
@@ -128,6 +145,23 @@ def test_explore_reads_a_saved_record(tmp_path, cat_record):
     result = CliRunner().invoke(main, ["explore", "--record", str(tmp_path / "cat.safetensors"), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert data_block(out.read_text(encoding="utf-8"))["tokens"] == ["the", "cat", "sat"]
+
+
+@pytest.mark.parametrize("given", ["pages", "pages/", "new/", "new/deeper/"])
+def test_o_a_folder_writes_explorer_html_in_it(tmp_path, monkeypatch, given):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pages").mkdir()
+    result = CliRunner().invoke(main, ["explore", "the cat sat", "-o", given])
+    assert result.exit_code == 0, result.output
+    path = tmp_path / given / "explorer.html"
+    assert result.output.strip() == str(Path(given) / "explorer.html")
+    assert data_block(path.read_text(encoding="utf-8"))["tokens"] == ["the", "cat", "sat"]
+    assert [p.name for p in path.parent.iterdir()] == ["explorer.html"]
+
+
+def test_help_says_what_o_takes():
+    text = " ".join(CliRunner().invoke(main, ["explore", "--help"]).output.split())
+    assert "-o, --output PAGE|DIR" in text and "DIR/explorer.html" in text and "ending in /" in text
 
 
 @pytest.mark.parametrize(

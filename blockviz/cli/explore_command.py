@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -25,10 +26,28 @@ class StepName(click.ParamType):
             self.fail(str(error), param, ctx)
 
 
+PAGE_NAME = "explorer.html"
+"""The page's name in a folder: the default one, or a folder given to -o."""
+
+
+def page_path(output: str) -> Path:
+    """Where ``-o OUTPUT`` writes the page: OUTPUT itself, or OUTPUT/explorer.html when OUTPUT is
+    an existing folder or ends in a path separator (``out/``), as the other commands' ``-o DIR``.
+
+    >>> page_path("cat.html"), page_path("out/")
+    (PosixPath('cat.html'), PosixPath('out/explorer.html'))
+    """
+    separators = ("/", os.sep) + ((os.altsep,) if os.altsep else ())
+    if output.endswith(separators) or Path(output).is_dir():
+        return Path(output) / PAGE_NAME
+    return Path(output)
+
+
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The page to write  [default: renders/<sentence-slug>/explorer.html]")
+@click.option("-o", "--output", type=click.Path(path_type=str), default=None, metavar="PAGE|DIR",
+              help="The page to write (PAGE.html), or the folder it goes into as DIR/explorer.html: an existing "
+                   "folder, or a path ending in /, as the other commands' -o.  [default: renders/<sentence-slug>/explorer.html]")
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last.")
 @click.option("--head", type=int, default=None, metavar="N", help="Head the page opens on. Default: 0.")
 @click.option("--step", type=StepName(), default=None, help="Step the page opens on (input, ln1, qkv, scores, …, output). Default: input.")
@@ -44,6 +63,7 @@ def explore(output, token, head, step, theme, **options) -> None:
     Examples:
       blockviz explore "The chicken didn't cross the road because it was too tired." --token it
       blockviz explore "the cat sat" --head 1 --step softmax --theme dark -o cat.html
+      blockviz explore "the cat sat" -o pages/      # writes pages/explorer.html
       blockviz explore --record cat.safetensors
     """
     rec = build_record(**pop_record_options(options))
@@ -52,6 +72,6 @@ def explore(output, token, head, step, theme, **options) -> None:
 
     with reporting_errors():
         page = Explorer(rec, token=token, head=head, step=step, theme=theme)
-        path = output if output is not None else Path("renders") / sentence_slug(rec.sentence) / "explorer.html"
+        path = page_path(output) if output is not None else Path("renders") / sentence_slug(rec.sentence) / PAGE_NAME
         page.save(path)
     click.echo(str(path))
