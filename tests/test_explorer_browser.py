@@ -5,6 +5,7 @@ browser serves the whole module.
 """
 
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -15,7 +16,10 @@ from playwright import sync_api  # a test dependency (pip install -e '.[test]');
 
 from blockviz import record
 from blockviz.explorer import STEP_NAMES, Explorer
-from blockviz.style import format_number
+from blockviz.record_fields import FIELDS
+import numpy as np
+
+from blockviz.style import DARK, LIGHT, format_number, hex_color, signed_color, weight_color
 
 CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -103,6 +107,13 @@ def test_every_view_shows_the_records_numbers_and_every_check(opened, chicken):
 def test_clicks_keys_and_the_link(opened, chicken):
     page = opened()
     assert page.evaluate("location.hash") == "#token=it&head=0&step=input"
+    assert page.evaluate("document.activeElement === document.body")  # nothing clicked yet
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute(".chip[data-token='9']", "aria-checked") == "true"
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("location.hash") == "#token=because&head=0&step=input"
+    assert page.evaluate("Array.from(document.querySelectorAll('.chip'), c => c.tabIndex)") == [-1] * 7 + [0] + [-1] * 5  # one tab stop
     page.click(".chip[data-token='1']")
     assert page.evaluate("location.hash") == "#token=chicken&head=0&step=input"
     page.keyboard.press("ArrowRight")  # the clicked chip has the focus
@@ -121,6 +132,18 @@ def test_clicks_keys_and_the_link(opened, chicken):
     assert page.evaluate("location.hash") == "#token=the%232&head=1&step=softmax"
     page.click("#step-softmax table.nums td[data-field='weights']")
     assert page.locator("#step-softmax .operands").text_content().startswith("÷ sum = weight [0 The] = ")
+    page.click("#theme-toggle")  # the focus is on a button now: ← → still choose the token
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute(".chip[data-token='6']", "aria-checked") == "true"
+    assert page.evaluate("document.activeElement.id") == "theme-toggle"
+    page.click(".stepnav button[data-step='mask']")
+    page.click("#step-mask .copy >> text=Copy CSV")
+    csv = page.input_value("#step-mask textarea.copied")
+    page.click("#step-mask .copy >> text=Copy Markdown")
+    markdown = page.input_value("#step-mask textarea.copied")
+    assert "\u2212" not in csv and ",-inf\n" in csv and re.search(r",-\d\.\d\d,", csv)
+    assert csv.splitlines()[0] == ",scaled,+ M,= masked" and csv.splitlines()[1].startswith("0 The,")
+    assert "| \u2212\u221e |" in markdown and "\u2212" in markdown  # Markdown keeps what is shown
 
 
 def test_a_deep_link_opens_its_view(opened, chicken):
@@ -130,6 +153,99 @@ def test_a_deep_link_opens_its_view(opened, chicken):
     assert page.is_visible("#step-mask") and page.locator("#step-mask h2").text_content() == "6. Mask"
     page.evaluate("location.hash = '#token=nonsense&head=9&step=nope'")  # ignored, no error
     assert page.get_attribute(".chip[data-token='0']", "aria-checked") == "true"
+
+
+CELLS = """() => Array.from(document.querySelectorAll('.steps td.num, .pattern td[data-field]'), cell => ({
+  field: cell.dataset.field || '', param: cell.dataset.param || '', at: cell.dataset.at || '', family: cell.dataset.family || '',
+  blocked: cell.classList.contains('blockedcell'), colour: getComputedStyle(cell).backgroundColor,
+  table: cell.closest('table').getAttribute('aria-labelledby') || 'pattern', row: cell.parentElement.querySelector('th').textContent}))"""
+STOPS = np.linspace(0.0, 1.0, 65)
+
+
+def rgb(hex_text):
+    return "rgb({}, {}, {})".format(*(int(hex_text[k:k + 2], 16) for k in (1, 3, 5)))
+
+
+def expected_colour(rec, field, value):
+    """The colour of ``value`` of ``field`` on the record's one scale of its family (BlockRecord.scale_limit),
+    at the nearest of the page's 65 samples of the style module's map."""
+    if field == "weights":
+        return rgb(hex_color(weight_color(STOPS[int(np.floor(min(1.0, max(0.0, value)) * 64 + 0.5))])))
+    limit = rec.scale_limit(field)
+    t = min(1.0, max(0.0, (value + limit) / (2 * limit)))
+    return rgb(hex_color(signed_color(2 * STOPS[int(np.floor(t * 64 + 0.5))] - 1, 1.0)))
+
+
+def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chicken):
+    rec, _ = chicken
+    page = opened()
+    page.check("#all-steps")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    page.wait_for_function("document.querySelectorAll('details table').length === document.querySelectorAll('details').length")
+    cells = page.evaluate(CELLS)
+    families = {spec.name: spec.scale for spec in FIELDS}
+    assert all(cell["family"] or cell["blocked"] for cell in cells)  # every number is on a family's scale
+    colours, tables = {}, {}
+    for cell in cells:
+        if cell["field"] and not cell["blocked"]:
+            index = tuple(int(k) for k in cell["at"].split(","))
+            value = float(rec.tensors[cell["field"]][index])
+            assert cell["family"] == families[cell["field"]]
+            assert cell["colour"] == expected_colour(rec, cell["field"], value), cell
+            colours.setdefault((cell["field"], cell["at"]), set()).add(cell["colour"])
+            tables.setdefault((cell["field"], cell["at"]), set()).add(cell["table"])
+    assert all(len(found) == 1 for found in colours.values())
+    in_two_tables = {field for (field, _), found in tables.items() if len(found) >= 2}
+    assert {"resid_pre", "ln1", "query", "scores", "scaled_scores", "masked_scores", "weights", "head_outputs", "concat", "resid_mid", "ffn_pre", "ffn_post"} <= in_two_tables
+    # Numbers the page derives are on the scale of what they add up to; parameters on the parameters' one scale.
+    derived = {cell["row"]: cell["family"] for cell in cells if not cell["field"] and not cell["param"]}
+    assert derived["concat · W_O"] == derived["ffn_post · W_out"] == "residual" and derived["ln2 · W_in"] == "ffn_hidden"
+    assert derived["Σ over the keys"] == "weights" and derived["√(var + ε), ε = 0.00001"] == "variance"
+    assert {cell["family"] for cell in cells if cell["param"]} == {"parameters"}
+    # Role colours: each theme's own.
+    role = "getComputedStyle(document.documentElement).getPropertyValue('--q').trim()"
+    assert page.evaluate(role) == LIGHT.query
+    page.click("#theme-toggle")
+    assert page.evaluate(role) == DARK.query and page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--v').trim()") == DARK.value
+
+
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth, out = [];
+  for (const node of document.querySelectorAll('body *')) {
+    const box = node.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    const scroller = node.parentElement && node.parentElement.closest('.scroll');
+    const clipped = scroller !== null;  // inside a box that scrolls on its own (and does not widen the page)
+    if (box.left < -0.5 || box.right > width + 0.5) out.push({tag: node.tagName, cls: String(node.className), clipped: clipped, left: box.left, right: box.right});
+  }
+  const scrolling = Array.from(document.querySelectorAll('.scroll'), box => ({wide: box.scrollWidth > box.clientWidth + 1, region: box.getAttribute('role') === 'region' && box.tabIndex === 0}));
+  return {width: width, page: document.documentElement.scrollWidth, out: out, scrolling: scrolling};
+}"""
+
+
+def test_every_table_fits_or_scrolls_in_its_own_box_at_every_width(browser, tmp_path, chicken):
+    long = record(" ".join(("the quick brown fox jumps over the lazy dog and then it runs away " * 4).split()[:45]))
+    wide = record("the cat sat", config=replace(chicken[0].config, d_model=48))
+    pages = {"13": chicken[1], "45": tmp_path / "long.html", "wide": tmp_path / "wide.html"}
+    Explorer(long, step="softmax").save(pages["45"])
+    Explorer(wide).save(pages["wide"])
+    for name, path in pages.items():
+        opened = Opened(browser, path)
+        page = opened.page
+        page.check("#all-steps")  # every step at once
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        for width in (800, 1000, 1100, 1400):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.wait_for_function("Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))")
+            measured = page.evaluate(OVERFLOW)
+            assert measured["width"] == width and measured["page"] <= width, (name, width)
+            if name == "wide":  # 48 columns: they scroll inside their own box, a focusable named region
+                assert [o for o in measured["out"] if not o["clipped"]] == [], (name, width, measured["out"][:3])
+                assert any(box["wide"] for box in measured["scrolling"]) and all(box["region"] for box in measured["scrolling"] if box["wide"])
+            else:  # the default sizes: every table fits, nothing is wider than the window
+                assert measured["out"] == [], (name, width, measured["out"][:3])
+                assert not any(box["wide"] for box in measured["scrolling"]), (name, width)
+        opened.close()
 
 
 def test_hostile_token_text_stays_text(browser, tmp_path):

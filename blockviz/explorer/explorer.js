@@ -690,7 +690,7 @@
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
     const target = event.target;
-    if (target && target.closest && target.closest("input, textarea, select, [contenteditable], [role=radiogroup], .stepnav, .scroll[tabindex]")) return;
+    if (target && target.closest && target.closest("input:not([type=checkbox]), textarea, select, [contenteditable], [role=radiogroup], .stepnav, .scroll[tabindex]")) return;
     event.preventDefault();
     chooseToken((state.token + (event.key === "ArrowRight" ? 1 : N - 1)) % N, false);
   });
