@@ -19,7 +19,7 @@ from blockviz.explorer import STEP_NAMES, Explorer
 from blockviz.record_fields import FIELDS
 import numpy as np
 
-from blockviz.style import DARK, LIGHT, format_number, hex_color, signed_color, weight_color
+from blockviz.style import BLOCKED_WEIGHT_LABEL, DARK, LIGHT, format_number, hex_color, signed_color, weight_color
 
 CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -83,6 +83,8 @@ SHOWN = """() => Array.from(document.querySelectorAll('.steps [data-field], .ste
 def expected_text(rec, field, param, at):
     tensor = rec.tensors[field] if field else rec.params[param]
     index = tuple(int(k) for k in at.split(",")) if at else ()
+    if field in ("weights", "exp_scores") and float(rec.tensors["mask"][index[1:]]) == float("-inf"):
+        return BLOCKED_WEIGHT_LABEL  # as in the figures and scenes: a blocked weight reads "0"
     return format_number(float(tensor[index]))
 
 

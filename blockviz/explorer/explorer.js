@@ -441,8 +441,8 @@
       const rows = keyRows(i, function (j) {
         return [{ value: m[j], field: "masked_scores", at: [h, i, j] },
                 { value: recMax, field: "row_max", at: [h, i], operands: function () { return "max(" + m.map(fmt).join(", ") + ") = " + fmt(recMax) + "  (row_max in the record)"; } },
-                { value: recExp[j], field: "exp_scores", at: [h, i, j], blocked: blocked[j], operands: function () { return "exp(" + fmt(m[j]) + " − " + fmt(recMax) + ") = exp(" + fmt(m[j] - recMax) + ") = " + fmt(recExp[j]); } },
-                { value: recW[j], field: "weights", at: [h, i, j], blocked: blocked[j], operands: function () { return fmt(recExp[j]) + " / " + fmt(recSum) + " = " + fmt(recW[j]); } }];
+                { value: recExp[j], field: "exp_scores", at: [h, i, j], blocked: blocked[j], text: blocked[j] ? S.blocked_weight_label : undefined, operands: function () { return "exp(" + fmt(m[j]) + " − " + fmt(recMax) + ") = exp(" + fmt(m[j] - recMax) + ") = " + fmt(recExp[j]); } },
+                { value: recW[j], field: "weights", at: [h, i, j], blocked: blocked[j], text: blocked[j] ? S.blocked_weight_label : undefined, operands: function () { return fmt(recExp[j]) + " / " + fmt(recSum) + " = " + fmt(recW[j]); } }];
       });
       rows.push({ label: "Σ over the keys", result: true, cells: [null, null,
         { value: recSum, field: "exp_sums", at: [h, i], operands: function () { return sumText(recExp) + " = " + fmt(recSum) + "  (exp_sums in the record)"; } },
@@ -784,7 +784,7 @@
       tr.appendChild(th);
       range(N).forEach(function (j) {
         const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity;
-        const td = el("td", { text: dense ? "" : fmt(w), title: TOKENS[q] + " → " + TOKENS[j] + ": " + fmt(w) + (blocked ? " (blocked)" : ""), "data-field": dense ? null : "weights", "data-at": dense ? null : [state.head, q, j].join(",") });
+        const td = el("td", { text: dense ? "" : blocked ? S.blocked_weight_label : fmt(w), title: TOKENS[q] + " → " + TOKENS[j] + ": " + fmt(w) + (blocked ? " (blocked)" : ""), "data-field": dense ? null : "weights", "data-at": dense ? null : [state.head, q, j].join(",") });
         paint(td, w, S.weights_family, blocked);
         tr.appendChild(td);
       });

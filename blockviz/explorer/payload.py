@@ -13,7 +13,7 @@ import json
 import numpy as np
 
 from blockviz.record_fields import FIELDS, PARAMETER_SCALE
-from blockviz.style import DARK, LIGHT, MINUS, hex_color, signed_color, text_color_on, weight_color
+from blockviz.style import BLOCKED_WEIGHT_LABEL, DARK, LIGHT, MINUS, hex_color, signed_color, text_color_on, weight_color
 from blockviz.explorer.steps import STEPS
 from blockviz.tokens import display_token
 
@@ -79,6 +79,7 @@ def style() -> dict:
         "weights": [[colour, text_color_on(colour)] for colour in weights],
         "decimals": DECIMALS,
         "minus": MINUS,
+        "blocked_weight_label": BLOCKED_WEIGHT_LABEL,
     }
 
 
