@@ -146,6 +146,13 @@ def test_clicks_keys_and_the_link(opened, chicken):
     assert "\u2212" not in csv and ",-inf\n" in csv and re.search(r",-\d\.\d\d,", csv)
     assert csv.splitlines()[0] == ",scaled,+ M,= masked" and csv.splitlines()[1].startswith("0 The,")
     assert "| \u2212\u221e |" in markdown and "\u2212" in markdown  # Markdown keeps what is shown
+    # A table is one tab stop; the arrows move between its numbers and Enter shows their operands.
+    assert page.evaluate("Array.from(document.querySelectorAll('#step-mask table.nums'), t => t.querySelectorAll('td[tabindex=\"0\"]').length)") == [1]
+    page.focus("#step-mask td.num[tabindex='0']")
+    for key in ("ArrowDown", "ArrowRight", "Enter"):
+        page.keyboard.press(key)
+    assert page.locator("#step-mask .operands").text_content() == "+ M [1 chicken] = 0.00  (mask in the record)"
+    assert page.get_attribute(".chip[data-token='6']", "aria-checked") == "true"  # the arrows stayed in the table
 
 
 def test_a_deep_link_opens_its_view(opened, chicken):

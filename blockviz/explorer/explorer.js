@@ -192,7 +192,8 @@
     table.appendChild(el("thead", null, head));
     const body = el("tbody");
     const grid = spec.rows.map(function (row) { return { row: row, cells: rowCells(row) }; });
-    grid.forEach(function (line) {
+    const tds = grid.map(function () { return []; }); // tds[r][c]: the number cells, for the keyboard
+    grid.forEach(function (line, r) {
       const row = line.row;
       const tr = el("tr", { class: [row.result ? "result" : "", row.blocked ? "blocked" : ""].join(" ").trim() || null });
       const th = el("th", { scope: "row", class: "rowhead", text: row.label });
@@ -208,16 +209,44 @@
           showOperands(box, name + " = " + (cell.operands ? cell.operands() : td.textContent + (cell.field ? "  (" + cell.field + " in the record)" : cell.param ? "  (" + cell.param + ")" : "")));
         });
         paint(td, cell.value, cellFamily(cell), cell.blocked);
+        td.tabIndex = -1;
+        td.addEventListener("keydown", function (event) { cellKeys(event, tds, r, c); });
+        tds[r][c] = td;
         tr.appendChild(td);
       });
       body.appendChild(tr);
     });
     table.appendChild(body);
+    const first = [].concat.apply([], tds).filter(Boolean)[0];
+    if (first) first.tabIndex = 0; // one tab stop per table; the arrows move inside it
     csv.addEventListener("click", function () { copyText(box, tableText(spec, grid, "csv")); });
     md.addEventListener("click", function () { copyText(box, tableText(spec, grid, "md")); });
     return el("div", { class: "tablebox" }, caption, el("div", { class: "scroll", "data-label": spec.caption }, table));
   }
   let tableCount = 0;
+
+  /* Keyboard in a table: one tab stop, the arrows (and Home, End) move between its numbers,
+     Enter or Space shows a number's operands, as a click does. */
+  function cellKeys(event, tds, r, c) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); tds[r][c].click(); return; }
+    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    let target = null;
+    if (event.key in moves) {
+      const dr = moves[event.key][0], dc = moves[event.key][1];
+      for (let rr = r + dr, cc = c + dc; rr >= 0 && rr < tds.length && cc >= 0; rr += dr, cc += dc) {
+        if (dr === 0 && cc >= tds[rr].length) break;
+        if (tds[rr][cc]) { target = tds[rr][cc]; break; }
+      }
+    } else if (event.key === "Home") target = tds[r].filter(Boolean)[0];
+    else if (event.key === "End") target = tds[r].filter(Boolean).slice(-1)[0];
+    else return;
+    event.preventDefault(); // at an edge the focus stays: the arrows never leave the table
+    if (!target) return;
+    tds[r][c].tabIndex = -1;
+    target.tabIndex = 0;
+    target.focus();
+  }
 
   function tableText(spec, grid, kind) {
     const header = [""].concat(spec.columns);
