@@ -1,8 +1,11 @@
-"""One pre-norm decoder block as a PyTorch module, written in the order of the maths.
+"""One transformer block as a PyTorch module, written in the order of the maths.
 
-x = x + attn(ln1(x)), then x = x + ffn(ln2(x)) (pre-norm: Xiong et al. 2020, "On Layer
-Normalization in the Transformer Architecture"; the parts: Vaswani et al. 2017).
-Every intermediate tensor is stored in a ``cache`` dict under its record name.
+Pre-norm (the default, GPT-2 and Llama): x = x + attn(ln1(x)), then x = x + ffn(ln2(x))
+(Xiong et al. 2020, "On Layer Normalization in the Transformer Architecture"); post-norm (BERT,
+Vaswani et al. 2017): x = ln1(x + attn(x)), then x = ln2(x + ffn(x)). The norm is LayerNorm or
+RMSNorm, positions are added before the block or rotary inside attention, the FFN is plain or
+gated, and keys/values may be shared by groups of heads — as :class:`~blockviz.config.BlockConfig`
+says. Every intermediate tensor is stored in a ``cache`` dict under its record name.
 """
 
 from __future__ import annotations
@@ -15,6 +18,14 @@ from torch.nn import functional as F
 
 from blockviz.attention import causal_mask, dot_product_scores, mix, open_mask, scale_scores, softmax_steps
 from blockviz.config import BlockConfig
+
+ACTIVATION_FUNCTIONS = {
+    "gelu": F.gelu,
+    "relu": F.relu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu,
+}
+"""The function of each :data:`blockviz.config.ACTIVATIONS` name."""
 
 Cache = dict[str, torch.Tensor]
 
@@ -32,30 +43,53 @@ class Attention(nn.Module):
     """Multi-head self-attention with separate, named projections.
 
     Parameters (``x @ W`` convention, as Q = X W^Q in Vaswani et al. 2017, §3.2.2):
-    ``W_Q``, ``W_K``, ``W_V`` ``(n_heads, d_model, d_head)``; ``b_Q``, ``b_K``, ``b_V``
-    ``(n_heads, d_head)``; ``W_O`` ``(d_model, d_model)``, rows = the concatenated heads in order;
-    ``b_O`` ``(d_model,)``.
+    ``W_Q`` ``(n_heads, d_model, d_head)``, ``W_K``, ``W_V`` ``(n_kv_heads, d_model, d_head)``;
+    ``b_Q`` ``(n_heads, d_head)``, ``b_K``, ``b_V`` ``(n_kv_heads, d_head)``; ``W_O``
+    ``(d_model, d_model)``, rows = the concatenated heads in order; ``b_O`` ``(d_model,)``.
+    Without biases (``config.bias`` false) the ``b_*`` are absent. With grouped-query attention
+    the recorded ``key`` and ``value`` are each query head's own, ``(n_heads, n, d_head)``
+    (query head h reads key/value head ``config.kv_head_of(h)``). With rotary positions
+    ``query``/``key`` are recorded before rotation and ``query_rot``/``key_rot`` after.
     """
 
     def __init__(self, config: BlockConfig):
         super().__init__()
         self.config = config
-        h, d, e = config.n_heads, config.d_model, config.d_head
+        h, g, d, e = config.n_heads, config.kv_heads, config.d_model, config.d_head
         self.W_Q = nn.Parameter(torch.empty(h, d, e))
-        self.W_K = nn.Parameter(torch.empty(h, d, e))
-        self.W_V = nn.Parameter(torch.empty(h, d, e))
-        self.b_Q = nn.Parameter(torch.zeros(h, e))
-        self.b_K = nn.Parameter(torch.zeros(h, e))
-        self.b_V = nn.Parameter(torch.zeros(h, e))
+        self.W_K = nn.Parameter(torch.empty(g, d, e))
+        self.W_V = nn.Parameter(torch.empty(g, d, e))
+        if config.bias:
+            self.b_Q = nn.Parameter(torch.zeros(h, e))
+            self.b_K = nn.Parameter(torch.zeros(g, e))
+            self.b_V = nn.Parameter(torch.zeros(g, e))
         self.W_O = nn.Parameter(torch.empty(d, d))
-        self.b_O = nn.Parameter(torch.zeros(d))
+        if config.bias:
+            self.b_O = nn.Parameter(torch.zeros(d))
 
-    def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
-        """``x`` ``(n, d_model)`` → ``attn_out`` ``(n, d_model)``."""
+    def _project(self, x: torch.Tensor, kind: str) -> torch.Tensor:
+        """``x @ W[h] (+ b[h])`` for every head of projection ``kind`` (Q, K or V): ``(heads, n, d_head)``."""
+        projected = torch.einsum("nd,hde->hne", x, getattr(self, f"W_{kind}"))
+        return projected + getattr(self, f"b_{kind}")[:, None, :] if self.config.bias else projected
+
+    def _per_query_head(self, tensor: torch.Tensor) -> torch.Tensor:
+        """``(n_kv_heads, n, d_head)`` → ``(n_heads, n, d_head)``: each query head's key/value head."""
+        group = self.config.n_heads // self.config.kv_heads
+        return tensor if group == 1 else tensor.repeat_interleave(group, dim=0)
+
+    def forward(self, x: torch.Tensor, cache: Cache, rotary: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+        """``x`` ``(n, d_model)`` → ``attn_out`` ``(n, d_model)``; ``rotary`` = (cos, sin)
+        ``(n, d_head)`` for rotary positions (computed from ``config.rope_theta`` if omitted)."""
         n = x.shape[0]
-        query = remember(cache, "query", torch.einsum("nd,hde->hne", x, self.W_Q) + self.b_Q[:, None, :])
-        key = remember(cache, "key", torch.einsum("nd,hde->hne", x, self.W_K) + self.b_K[:, None, :])
-        value = remember(cache, "value", torch.einsum("nd,hde->hne", x, self.W_V) + self.b_V[:, None, :])
+        query = remember(cache, "query", self._project(x, "Q"))
+        key = remember(cache, "key", self._per_query_head(self._project(x, "K")))
+        value = remember(cache, "value", self._per_query_head(self._project(x, "V")))
+        if self.config.positional == "rotary":
+            cos, sin = rotary if rotary is not None else rotary_angles(n, self.config.d_head, self.config.rope_theta, x.dtype)
+            remember(cache, "rope_cos", cos)
+            remember(cache, "rope_sin", sin)
+            query = remember(cache, "query_rot", rotate(query, cos, sin))
+            key = remember(cache, "key_rot", rotate(key, cos, sin))
         scores = remember(cache, "scores", dot_product_scores(query, key))
         scaled_scores = remember(cache, "scaled_scores", scale_scores(scores, self.config.d_head))
         mask = causal_mask(n, x.dtype) if self.config.causal else open_mask(n, x.dtype)
@@ -66,7 +100,27 @@ class Attention(nn.Module):
             remember(cache, name, getattr(softmax, name))
         head_outputs = remember(cache, "head_outputs", mix(softmax.weights, value))
         concat = remember(cache, "concat", head_outputs.transpose(0, 1).reshape(n, self.config.d_model))
-        return remember(cache, "attn_out", concat @ self.W_O + self.b_O)
+        projected = concat @ self.W_O
+        return remember(cache, "attn_out", projected + self.b_O if self.config.bias else projected)
+
+
+def rotary_angles(n: int, d_head: int, theta: float, dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin of the rotary angles, each ``(n, d_head)``: position p, frequency
+    θ^(−2i/d_head) for i < d_head/2, repeated for the two halves (Su et al. 2021, RoFormer §3.4.2,
+    in the half-split layout of ``transformers``' Llama ``rotate_half``)."""
+    frequency = 1.0 / theta ** (torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    angles = torch.arange(n, dtype=torch.float64)[:, None] * frequency
+    angles = torch.cat((angles, angles), dim=-1)
+    return angles.cos().to(dtype), angles.sin().to(dtype)
+
+
+def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotary positions applied to ``x`` ``(heads, n, d_head)`` with cos, sin ``(n, d_head)``:
+    x ⊙ cos + rotate_half(x) ⊙ sin, rotate_half(x) = (−x₂, x₁) for the halves x₁, x₂ — each pair
+    (x[i], x[i + d_head/2]) turned by its angle (Su et al. 2021, Eq. 34)."""
+    half = x.shape[-1] // 2
+    rotated_half = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    return x * cos + rotated_half * sin
 
 
 class LayerNorm(nn.LayerNorm):
@@ -79,62 +133,125 @@ class LayerNorm(nn.LayerNorm):
     Parameters as ``nn.LayerNorm``: ``weight`` (γ) and ``bias`` (β), ``(d_model,)``.
     """
 
-    def __init__(self, name: str, d_model: int, eps: float):
+    def __init__(self, name: str, d_model: int, eps: float, output: str | None = None):
         super().__init__(d_model, eps=eps)
         self.record_name = name
+        self.output_name = output or name  # post-norm: resid_mid_norm, resid_post_norm
 
     def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
         mean = remember(cache, f"{self.record_name}_mean", x.mean(dim=-1))
         centred = remember(cache, f"{self.record_name}_centred", x - mean[:, None])
         var = remember(cache, f"{self.record_name}_var", (centred**2).mean(dim=-1))
         norm = remember(cache, f"{self.record_name}_norm", centred / torch.sqrt(var[:, None] + self.eps))
-        return remember(cache, self.record_name, norm * self.weight + self.bias)
+        return remember(cache, self.output_name, norm * self.weight + self.bias)
+
+
+class RMSNorm(nn.Module):
+    """RMSNorm over each row (Zhang & Sennrich 2019, Eq. 4; Llama's ``LlamaRMSNorm``):
+    ``(n, d_model)`` in and out.
+
+    mean_sq = Σ x² / d_model goes to the cache as ``<name>_mean_sq`` ``(n,)``, the normalised
+    rows x / √(mean_sq + ε) as ``<name>_norm``, the output γ ⊙ norm as ``<name>``. No centring,
+    no β. Parameter: ``weight`` (γ) ``(d_model,)``.
+    """
+
+    def __init__(self, name: str, d_model: int, eps: float):
+        super().__init__()
+        self.record_name = name
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
+        mean_sq = remember(cache, f"{self.record_name}_mean_sq", (x * x).mean(dim=-1))
+        norm = remember(cache, f"{self.record_name}_norm", x * torch.rsqrt(mean_sq[:, None] + self.eps))
+        return remember(cache, self.record_name, self.weight * norm)
 
 
 class FFN(nn.Module):
-    """The position-wise feed-forward network (Vaswani et al. 2017, Eq. 2, with GELU or ReLU).
+    """The position-wise feed-forward network (Vaswani et al. 2017, Eq. 2, with the config's
+    activation), plain or gated (Shazeer 2020, "GLU Variants Improve Transformer", Eq. 6).
 
-    Parameters: ``W_in`` ``(d_model, d_ff)``, ``b_in`` ``(d_ff,)``, ``W_out`` ``(d_ff, d_model)``,
-    ``b_out`` ``(d_model,)``. Each row is transformed on its own.
+    Plain: ``W_in`` ``(d_model, d_ff)``, ``b_in`` ``(d_ff,)``; recorded ``ffn_pre`` = x W_in + b_in,
+    ``ffn_post`` = act(ffn_pre). Gated: ``W_gate``, ``W_up`` ``(d_model, d_ff)`` (and ``b_gate``,
+    ``b_up`` with biases); recorded ``ffn_gate`` = x W_gate, ``ffn_gate_act`` = act(ffn_gate),
+    ``ffn_up`` = x W_up, ``ffn_post`` = ffn_gate_act ⊙ ffn_up. Both: ``W_out`` ``(d_ff, d_model)``,
+    ``b_out`` ``(d_model,)``; ``ffn_out`` = ffn_post W_out + b_out. Each row is transformed on its own.
     """
 
     def __init__(self, config: BlockConfig):
         super().__init__()
-        self.activation = F.gelu if config.activation == "gelu" else F.relu
-        self.W_in = nn.Parameter(torch.empty(config.d_model, config.d_ff))
-        self.b_in = nn.Parameter(torch.zeros(config.d_ff))
-        self.W_out = nn.Parameter(torch.empty(config.d_ff, config.d_model))
-        self.b_out = nn.Parameter(torch.zeros(config.d_model))
+        self.config = config
+        self.activation = ACTIVATION_FUNCTIONS[config.activation]
+        d, f = config.d_model, config.d_ff
+        if config.ffn == "gated":
+            self.W_gate = nn.Parameter(torch.empty(d, f))
+            self.W_up = nn.Parameter(torch.empty(d, f))
+            if config.bias:
+                self.b_gate = nn.Parameter(torch.zeros(f))
+                self.b_up = nn.Parameter(torch.zeros(f))
+        else:
+            self.W_in = nn.Parameter(torch.empty(d, f))
+            if config.bias:
+                self.b_in = nn.Parameter(torch.zeros(f))
+        self.W_out = nn.Parameter(torch.empty(f, d))
+        if config.bias:
+            self.b_out = nn.Parameter(torch.zeros(d))
+
+    def _linear(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        product = x @ getattr(self, f"W_{name}")
+        return product + getattr(self, f"b_{name}") if self.config.bias else product
 
     def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
         """``x`` ``(n, d_model)`` → ``ffn_out`` ``(n, d_model)`` through ``(n, d_ff)``."""
-        ffn_pre = remember(cache, "ffn_pre", x @ self.W_in + self.b_in)
-        ffn_post = remember(cache, "ffn_post", self.activation(ffn_pre))
-        return remember(cache, "ffn_out", ffn_post @ self.W_out + self.b_out)
+        if self.config.ffn == "gated":
+            gate = remember(cache, "ffn_gate", self._linear(x, "gate"))
+            gate_act = remember(cache, "ffn_gate_act", self.activation(gate))
+            up = remember(cache, "ffn_up", self._linear(x, "up"))
+            ffn_post = remember(cache, "ffn_post", gate_act * up)
+        else:
+            ffn_pre = remember(cache, "ffn_pre", self._linear(x, "in"))
+            ffn_post = remember(cache, "ffn_post", self.activation(ffn_pre))
+        return remember(cache, "ffn_out", self._linear(ffn_post, "out"))
 
 
 class Block(nn.Module):
-    """A pre-norm decoder block: ``(n, d_model)`` in, ``(n, d_model)`` out.
+    """One block: ``(n, d_model)`` in, ``(n, d_model)`` out; pre-norm by default, post-norm if
+    ``config.norm_placement`` is ``"post"``.
 
     Parameter names (``state_dict`` keys, the names a weights file uses): ``ln1.weight`` (γ),
-    ``ln1.bias`` (β), ``attn.W_Q`` … ``attn.b_O``, ``ln2.weight``, ``ln2.bias``,
-    ``ffn.W_in`` … ``ffn.b_out``.
+    ``ln1.bias`` (β; LayerNorm only), ``attn.W_Q`` … ``attn.b_O``, ``ln2.weight``, ``ln2.bias``,
+    ``ffn.W_in`` … ``ffn.b_out`` (gated: ``ffn.W_gate``, ``ffn.W_up``); see
+    :func:`blockviz.params.parameter_shapes`.
     """
 
     def __init__(self, config: BlockConfig):
         super().__init__()
-        self.ln1 = LayerNorm("ln1", config.d_model, config.ln_eps)
+        self.config = config
+        post = config.norm_placement == "post"
+        self.ln1 = self._norm("ln1", "resid_mid_norm" if post else None)
         self.attn = Attention(config)
-        self.ln2 = LayerNorm("ln2", config.d_model, config.ln_eps)
+        self.ln2 = self._norm("ln2", "resid_post_norm" if post else None)
         self.ffn = FFN(config)
         initialise(self, config.seed)
 
-    def forward(self, resid_pre: torch.Tensor, cache: Cache | None = None) -> torch.Tensor:
-        """``resid_pre`` ``(n, d_model)`` → ``resid_post`` ``(n, d_model)``; intermediates go to ``cache``."""
+    def _norm(self, name: str, output: str | None) -> nn.Module:
+        if self.config.norm == "rmsnorm":
+            return RMSNorm(name, self.config.d_model, self.config.ln_eps)
+        return LayerNorm(name, self.config.d_model, self.config.ln_eps, output)
+
+    def forward(self, resid_pre: torch.Tensor, cache: Cache | None = None, rotary: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+        """``resid_pre`` ``(n, d_model)`` → the block's output ``(n, d_model)`` (``resid_post``,
+        post-norm: ``resid_post_norm``); intermediates go to ``cache``. ``rotary`` = (cos, sin)
+        ``(n, d_head)``, for rotary positions only (default: :func:`rotary_angles`)."""
         cache = {} if cache is None else cache
         remember(cache, "resid_pre", resid_pre)
+        if self.config.norm_placement == "post":
+            resid_mid = remember(cache, "resid_mid", resid_pre + self.attn(resid_pre, cache, rotary))
+            resid_mid_norm = self.ln1(resid_mid, cache)
+            resid_post = remember(cache, "resid_post", resid_mid_norm + self.ffn(resid_mid_norm, cache))
+            return self.ln2(resid_post, cache)
         ln1 = self.ln1(resid_pre, cache)
-        resid_mid = remember(cache, "resid_mid", resid_pre + self.attn(ln1, cache))
+        resid_mid = remember(cache, "resid_mid", resid_pre + self.attn(ln1, cache, rotary))
         ln2 = self.ln2(resid_mid, cache)
         return remember(cache, "resid_post", resid_mid + self.ffn(ln2, cache))
 

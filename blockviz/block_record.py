@@ -13,12 +13,12 @@ from pathlib import Path
 import torch
 
 from blockviz.block import Block
-from blockviz.config import BlockConfig
+from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
 from blockviz.record_check import check_record
-from blockviz.record_fields import BY_NAME, FIELD_NAMES, FIELDS, PARAMETER_SCALE, docs_table
-from blockviz.record_format import read_record, write_record
+from blockviz.record_fields import BY_NAME, PARAMETER_SCALE, RecordField, docs_table, fields_for
+from blockviz.record_format import read_record_with_source, write_record
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
 
 
@@ -36,6 +36,17 @@ class BlockRecord:
     (``ln1.weight`` = γ, ``ln1.bias`` = β, ``attn.W_Q`` … ``attn.b_O``, ``ln2.*``,
     ``ffn.W_in`` … ``ffn.b_out``, and ``W_pos`` ``(max_tokens, d_model)`` for learned positions).
 
+    Other architectures (a trained model's layer, :func:`blockviz.models.record_layer`) hold the
+    fields of :func:`blockviz.record_fields.fields_for` ``(config)`` — ``rec.fields`` lists them —
+    and say which block they are in ``rec.architecture`` (norm placement, norm kind, positions,
+    FFN, key/value heads, ``source``): post-norm adds ``resid_mid_norm`` and
+    ``resid_post_norm`` (no ``ln1``/``ln2``); RMSNorm has ``ln*_mean_sq`` instead of mean,
+    centred and variance; rotary positions add ``rope_cos``, ``rope_sin``, ``query_rot``,
+    ``key_rot`` (scores are q·k of the rotated ones; no ``pos_embed``); a gated FFN has
+    ``ffn_gate``, ``ffn_gate_act``, ``ffn_up`` instead of ``ffn_pre``; with grouped-query attention
+    ``key``/``value`` are each query head's own (``config.kv_head_of(h)`` names the shared head).
+    ``source`` says where the weights came from (:class:`~blockviz.config.Source`).
+
     Raises
     ------
     BlockvizError
@@ -48,16 +59,30 @@ class BlockRecord:
     config: BlockConfig
     tensors: Mapping[str, torch.Tensor]
     params: dict[str, torch.Tensor] = field(default_factory=dict)
+    source: Source = field(default_factory=Source)
 
     def __post_init__(self) -> None:
-        check_record(self.tokens, self.config, self.tensors, self.params)
+        if not isinstance(self.source, Source):
+            raise BlockvizError(f"the record's source must be a Source, got {type(self.source).__name__}")
+        check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
 
     def __getattr__(self, name: str) -> torch.Tensor:
         # Only reached when normal lookup fails: the recorded tensors by name.
         tensors = self.__dict__.get("tensors")
-        if tensors is not None and name in BY_NAME:
+        if tensors is not None and name in BY_NAME and name in tensors:
             return tensors[name]
         raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
+
+    @property
+    def fields(self) -> tuple[RecordField, ...]:
+        """The fields this record holds, in data-flow order (:data:`~blockviz.record_fields.FIELDS`
+        for blockviz's own block)."""
+        return fields_for(self.config, model=self.source.is_model)
+
+    @property
+    def architecture(self) -> Architecture:
+        """Which block this is: norm placement and kind, positions, FFN, key/value heads, source."""
+        return Architecture.of(self.config, self.source)
 
     @property
     def n(self) -> int:
@@ -66,7 +91,7 @@ class BlockRecord:
 
     def activations(self) -> dict[str, torch.Tensor]:
         """The recorded activations by name, in data-flow order."""
-        return {name: self.tensors[name] for name in FIELD_NAMES}
+        return {spec.name: self.tensors[spec.name] for spec in self.fields}
 
     def scale_limit(self, name: str) -> float:
         """Half-width of the one colour scale of quantity ``name`` in this record: the largest
@@ -76,8 +101,9 @@ class BlockRecord:
 
         Raises ``KeyError`` for a name that is neither a field nor a parameter.
         """
-        if name in BY_NAME:
-            family = [self.tensors[spec.name] for spec in FIELDS if spec.scale == BY_NAME[name].scale]
+        if name in BY_NAME and name in self.tensors:
+            scale = next(spec.scale for spec in self.fields if spec.name == name)
+            family = [self.tensors[spec.name] for spec in self.fields if spec.scale == scale]
         elif name in self.params or name == PARAMETER_SCALE:
             family = list(self.params.values())
         else:
@@ -87,8 +113,10 @@ class BlockRecord:
 
     def qk_products(self, head: int, query: int) -> torch.Tensor:
         """The element-wise products of query ``query``'s vector with every key of ``head``,
-        ``(n, d_head)``: row j holds q_i ⊙ k_j, whose sum is ``scores[head, query, j]``."""
-        return self.tensors["query"][head, query] * self.tensors["key"][head]
+        ``(n, d_head)``: row j holds q_i ⊙ k_j, whose sum is ``scores[head, query, j]`` (with
+        rotary positions, of the rotated ``query_rot`` and ``key_rot``)."""
+        rotary = "query_rot" in self.tensors
+        return self.tensors["query_rot" if rotary else "query"][head, query] * self.tensors["key_rot" if rotary else "key"][head]
 
     def weighted_values(self, head: int, query: int) -> torch.Tensor:
         """Every value row of ``head`` scaled by query ``query``'s weight on it, ``(n, d_head)``:
@@ -113,10 +141,24 @@ class BlockRecord:
         """
         if self.config.causal == causal:
             return self
+        if not (self.config.is_toy and self.source.kind != "model"):
+            return self._rerun(replace(self.config, causal=causal))
         other = record(self.sentence, replace(self.config, causal=causal), params=self.params)
         if other.tokens != self.tokens:
             raise BlockvizError("the record's sentence no longer splits into its tokens: record it again with this version of blockviz")
         return other
+
+    def _rerun(self, config: BlockConfig) -> BlockRecord:
+        """The record's own input (``resid_pre``, and ``rope_cos``/``rope_sin``) through the
+        block of ``config`` with the record's parameters: no model needed."""
+        block = Block(config).to(self.tensors["resid_pre"].dtype)
+        block.load_state_dict({name: self.params[name] for name in block.state_dict()})
+        rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.positional == "rotary" else None
+        cache: dict[str, torch.Tensor] = {name: self.tensors[name] for name in ("embed", "pos_embed") if name in self.tensors}
+        with torch.no_grad():
+            block(self.tensors["resid_pre"], cache, rotary)
+        names = [spec.name for spec in fields_for(config, model=self.source.is_model)]
+        return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors={name: cache[name] for name in names}, params=dict(self.params), source=self.source)
 
     def explore(self, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
         """The token-flow explorer of this record (a :class:`blockviz.explorer.Explorer`: ``.save(path)``,
@@ -138,7 +180,8 @@ class BlockRecord:
 
         Raises :class:`BlockvizError` for another suffix or an unwritable folder.
         """
-        write_record(path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params})
+        source = None if self.source == Source() else self.source
+        write_record(path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params}, source)
 
     @classmethod
     def load(cls, path: str | Path) -> BlockRecord:
@@ -150,10 +193,11 @@ class BlockRecord:
             If the file is missing, unreadable, not a blockviz record, of another format
             version, or does not form a valid record (the message names the field).
         """
-        sentence, tokens, config, tensors = read_record(path)
-        activations = {name: tensors.pop(name) for name in FIELD_NAMES if name in tensors}
+        sentence, tokens, config, tensors, source = read_record_with_source(path)
+        names = [spec.name for spec in fields_for(config, model=source.is_model)]
+        activations = {name: tensors.pop(name) for name in names if name in tensors}
         try:
-            return cls(sentence=sentence, tokens=tokens, config=config, tensors=activations, params=tensors)
+            return cls(sentence=sentence, tokens=tokens, config=config, tensors=activations, params=tensors, source=source)
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 
@@ -189,13 +233,22 @@ def record(sentence: str, config: BlockConfig | None = None, params: str | Path 
         position_table = load_params(params, block, config)
     with torch.no_grad():
         token_vectors = embed(tokens, config)
-        if position_table is None:
-            positions = sinusoidal_positions(len(tokens), config.d_model, dtype)
+        if config.positional == "rotary":  # positions turn q and k inside attention instead
+            cache: dict[str, torch.Tensor] = {"embed": token_vectors}
+            block(token_vectors, cache)
         else:
-            positions = position_table[: len(tokens)].to(dtype)
-        cache: dict[str, torch.Tensor] = {"embed": token_vectors, "pos_embed": positions}
-        block(token_vectors + positions, cache)
+            if position_table is None:
+                positions = sinusoidal_positions(len(tokens), config.d_model, dtype)
+            else:
+                positions = position_table[: len(tokens)].to(dtype)
+            cache = {"embed": token_vectors, "pos_embed": positions}
+            block(token_vectors + positions, cache)
     used = {name: tensor.detach().clone() for name, tensor in block.state_dict().items()}
     if position_table is not None:
         used["W_pos"] = position_table.to(dtype)
-    return BlockRecord(sentence=sentence, tokens=tokens, config=config, tensors={name: cache[name] for name in FIELD_NAMES}, params=used)
+    if params is None:
+        source = Source()
+    else:
+        source = Source("given") if isinstance(params, Mapping) else Source("file", path=str(params))
+    names = [spec.name for spec in fields_for(config)]
+    return BlockRecord(sentence=sentence, tokens=tokens, config=config, tensors={name: cache[name] for name in names}, params=used, source=source)

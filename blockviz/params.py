@@ -27,13 +27,33 @@ def learned_positions(config: BlockConfig) -> torch.Tensor:
 
 def parameter_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
     """Every parameter name a record or parameters file holds, with its shape (the
-    :class:`~blockviz.block.Block`'s ``state_dict``, plus ``W_pos`` for learned positions)."""
-    d, h, e, f = config.d_model, config.n_heads, config.d_head, config.d_ff
-    shapes = {"ln1.weight": (d,), "ln1.bias": (d,)}
-    shapes.update({f"attn.W_{kind}": (h, d, e) for kind in "QKV"})
-    shapes.update({f"attn.b_{kind}": (h, e) for kind in "QKV"})
-    shapes.update({"attn.W_O": (d, d), "attn.b_O": (d,), "ln2.weight": (d,), "ln2.bias": (d,)})
-    shapes.update({"ffn.W_in": (d, f), "ffn.b_in": (f,), "ffn.W_out": (f, d), "ffn.b_out": (d,)})
+    :class:`~blockviz.block.Block`'s ``state_dict``, plus ``W_pos`` for learned positions).
+
+    The toy block's: ``ln1.weight``, ``ln1.bias`` ``(d_model,)``; ``attn.W_Q/W_K/W_V``
+    ``(n_heads, d_model, d_head)``, ``attn.b_Q/b_K/b_V`` ``(n_heads, d_head)``, ``attn.W_O``
+    ``(d_model, d_model)``, ``attn.b_O``; ``ln2.*``; ``ffn.W_in`` ``(d_model, d_ff)``, ``ffn.b_in``,
+    ``ffn.W_out`` ``(d_ff, d_model)``, ``ffn.b_out``. Other architectures: W_K, W_V, b_K, b_V have
+    ``n_kv_heads`` heads; RMSNorm has no ``.bias``; a gated FFN has ``ffn.W_gate``, ``ffn.W_up``
+    (and ``b_gate``, ``b_up``) instead of ``W_in``/``b_in``; without biases no ``b_*`` at all.
+    """
+    d, h, g, e, f = config.d_model, config.n_heads, config.kv_heads, config.d_head, config.d_ff
+    heads = {"Q": h, "K": g, "V": g}
+    norm = {"weight": (d,)} if config.norm == "rmsnorm" else {"weight": (d,), "bias": (d,)}
+    shapes = {f"ln1.{name}": shape for name, shape in norm.items()}
+    shapes.update({f"attn.W_{kind}": (heads[kind], d, e) for kind in "QKV"})
+    if config.bias:
+        shapes.update({f"attn.b_{kind}": (heads[kind], e) for kind in "QKV"})
+    shapes["attn.W_O"] = (d, d)
+    if config.bias:
+        shapes["attn.b_O"] = (d,)
+    shapes.update({f"ln2.{name}": shape for name, shape in norm.items()})
+    for name in ("gate", "up") if config.ffn == "gated" else ("in",):
+        shapes[f"ffn.W_{name}"] = (d, f)
+        if config.bias:
+            shapes[f"ffn.b_{name}"] = (f,)
+    shapes["ffn.W_out"] = (f, d)
+    if config.bias:
+        shapes["ffn.b_out"] = (d,)
     if config.positional == "learned":
         shapes["W_pos"] = (config.max_tokens, d)
     return shapes

@@ -14,15 +14,16 @@ from blockviz.attention import causal_mask, open_mask
 from blockviz.config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.params import check_parameters
-from blockviz.record_fields import FIELD_NAMES, FIELDS
+from blockviz.record_fields import RecordField, fields_for
 from blockviz.tokens import dtype_of
 
 
-def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor], params: Mapping[str, torch.Tensor]) -> None:
+def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor], params: Mapping[str, torch.Tensor], fields: tuple[RecordField, ...] | None = None) -> None:
     """Raise :class:`BlockvizError` unless the parts form one record.
 
     Checks: ``tokens`` is a non-empty list of strings, at most ``config.max_tokens``; every
-    field of :data:`blockviz.record_fields.FIELDS` is present (and nothing else), a tensor of
+    field of ``fields`` (default :func:`blockviz.record_fields.fields_for` ``(config)``, which is
+    :data:`blockviz.record_fields.FIELDS` for the toy block) is present (and nothing else), a tensor of
     the config's dtype and of its shape for ``n = len(tokens)``; values are finite (−∞ allowed
     only where the field says so, never NaN or +∞); the mask is the config's (causal or open)
     and ``masked_scores`` is −∞ exactly where it is; the weights lie in [0, 1], are exactly 0
@@ -33,11 +34,13 @@ def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor
         raise BlockvizError("the record's tokens must be a non-empty list of strings")
     if len(tokens) > config.max_tokens:
         raise BlockvizError(f"the record has {len(tokens)} tokens, more than max_tokens {config.max_tokens}")
-    extra = sorted(set(tensors) - set(FIELD_NAMES))
+    fields = fields_for(config) if fields is None else fields
+    names = [spec.name for spec in fields]
+    extra = sorted(set(tensors) - set(names))
     if extra:
-        raise BlockvizError(f"the record has an unknown field {extra[0]!r}: known fields are {', '.join(FIELD_NAMES)}")
+        raise BlockvizError(f"the record has an unknown field {extra[0]!r}: known fields are {', '.join(names)}")
     dtype = dtype_of(config)
-    for spec in FIELDS:
+    for spec in fields:
         tensor = tensors.get(spec.name)
         if tensor is None:
             raise BlockvizError(f"the record lacks field {spec.name!r}: record it again with this version of blockviz")

@@ -12,7 +12,7 @@ come from the :class:`~blockviz.config.BlockConfig`. No batch dimension; heads f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from blockviz.config import BlockConfig
 
@@ -81,10 +81,101 @@ FIELDS: tuple[RecordField, ...] = (
     RecordField("ffn_out", ("n", "d_model"), "ffn_post @ W_out + b_out: narrowed back", "residual"),
     RecordField("resid_post", ("n", "d_model"), "resid_mid + ffn_out: the block's output, same shape as its input", "residual"),
 )
-"""Every recorded activation, in the order the data flows through the block."""
+"""Every recorded activation of blockviz's own block (the default config), in the order the data
+flows through it. Other architectures (:func:`fields_for`) add, drop or re-describe some."""
 
 FIELD_NAMES: tuple[str, ...] = tuple(spec.name for spec in FIELDS)
-BY_NAME: dict[str, RecordField] = {spec.name: spec for spec in FIELDS}
+
+OTHER_FIELDS: tuple[RecordField, ...] = (
+    RecordField("ln1_mean_sq", ("n",), "mean of the squared resid_pre row (RMSNorm 1)", "variance"),
+    RecordField("ln2_mean_sq", ("n",), "mean of the squared resid_mid row (RMSNorm 2)", "variance"),
+    RecordField("rope_cos", ("n", "d_head"), "cos of each position's rotary angles (one angle per feature pair, halves repeated)", "rotary"),
+    RecordField("rope_sin", ("n", "d_head"), "sin of each position's rotary angles", "rotary"),
+    RecordField("query_rot", ("n_heads", "n", "d_head"), "query ⊙ cos + rotate_half(query) ⊙ sin: the query turned by its position", "qkv"),
+    RecordField("key_rot", ("n_heads", "n", "d_head"), "key ⊙ cos + rotate_half(key) ⊙ sin: the key turned by its position", "qkv"),
+    RecordField("resid_mid_norm", ("n", "d_model"), "γ ⊙ ln1_norm + β: LayerNorm 1 of resid_mid (post-norm), the FFN's input", "residual"),
+    RecordField("resid_post_norm", ("n", "d_model"), "γ ⊙ ln2_norm + β: LayerNorm 2 of resid_post (post-norm), the block's output", "residual"),
+    RecordField("ffn_gate", ("n", "d_ff"), "ln2 @ W_gate: the gate", "ffn_hidden"),
+    RecordField("ffn_gate_act", ("n", "d_ff"), "activation(ffn_gate)", "ffn_hidden"),
+    RecordField("ffn_up", ("n", "d_ff"), "ln2 @ W_up: the values the gate scales", "ffn_hidden"),
+)
+"""Fields only other architectures have: RMSNorm's statistic, rotary positions, post-norm's
+normalised sums, the gated FFN."""
+
+BY_NAME: dict[str, RecordField] = {spec.name: spec for spec in FIELDS + OTHER_FIELDS}
+"""Every field any architecture records, by name (the toy block's descriptions)."""
+
+
+def fields_for(config: BlockConfig, model: bool = False) -> tuple[RecordField, ...]:
+    """The fields a record of ``config``'s architecture holds, in data-flow order, described for
+    it; :data:`FIELDS` for blockviz's own block. ``model``: the record is a trained model's layer
+    (its ``resid_pre`` is the model's hidden state, not embed + pos_embed).
+
+    >>> [spec.name for spec in fields_for(BlockConfig(d_model=8, norm="rmsnorm"))][3:6]
+    ['ln1_mean_sq', 'ln1_norm', 'ln1']
+    """
+    if config.is_toy and not model:
+        return FIELDS
+    post, rotary, gated, rms = config.norm_placement == "post", config.positional == "rotary", config.ffn == "gated", config.norm == "rmsnorm"
+    bias = config.bias
+    by = BY_NAME
+    attn_in = "resid_pre" if post else "ln1"
+    ffn_in = "resid_mid_norm" if post else "ln2"
+    names: list = [by["embed"]]
+    if not rotary:
+        names.append(by["pos_embed"])
+    names.append(replace(by["resid_pre"], what="embed + pos_embed: the block's input (residual stream)" if not rotary else "embed: the block's input (residual stream)"))
+
+    def norm(prefix: str, source: str, output: str) -> list:
+        kind = "RMSNorm" if rms else "LayerNorm"
+        number = prefix[-1]
+        if rms:
+            return [replace(by[f"{prefix}_mean_sq"], what=f"mean of the squared {source} row ({kind} {number})"),
+                    replace(by[f"{prefix}_norm"], what=f"{source} / √(mean_sq + ε): the normalised rows, before γ"),
+                    replace(by[prefix], name=output, what=f"γ ⊙ {prefix}_norm: {kind} {number}")]
+        return [replace(by[f"{prefix}_mean"], what=f"mean of each {source} row ({kind} {number})"),
+                replace(by[f"{prefix}_centred"], what=f"{source} − mean: each row centred on 0 ({kind} {number})"),
+                by[f"{prefix}_var"], by[f"{prefix}_norm"],
+                replace(by[prefix], name=output, what=by[output].what if output in by and output != prefix else f"γ ⊙ {prefix}_norm + β: {kind} {number}")]
+
+    if not post:
+        names += norm("ln1", "resid_pre", "ln1")
+    plus = lambda kind: f" + b_{kind}[h]" if bias else ""  # noqa: E731
+    names += [replace(by["query"], what=f"{attn_in} @ W_Q[h]{plus('Q')}"),
+              replace(by["key"], what=f"{attn_in} @ W_K[g]{plus('K')}, g = this head's key/value head" if config.kv_heads != config.n_heads else f"{attn_in} @ W_K[h]{plus('K')}"),
+              replace(by["value"], what=f"{attn_in} @ W_V[g]{plus('V')}, g = this head's key/value head" if config.kv_heads != config.n_heads else f"{attn_in} @ W_V[h]{plus('V')}")]
+    if rotary:
+        names += [by["rope_cos"], by["rope_sin"], by["query_rot"], by["key_rot"]]
+        names.append(replace(by["scores"], what="raw dot products q·k of the rotated query_rot and key_rot"))
+    else:
+        names.append(by["scores"])
+    names += [by[name] for name in ("scaled_scores", "mask", "masked_scores", "row_max", "exp_scores", "exp_sums", "weights", "head_outputs", "concat")]
+    names.append(replace(by["attn_out"], what="concat @ W_O + b_O" if bias else "concat @ W_O"))
+    names.append(by["resid_mid"])
+    if post:
+        names += norm("ln1", "resid_mid", "resid_mid_norm")
+    else:
+        names += norm("ln2", "resid_mid", "ln2")
+    if gated:
+        names += [replace(by["ffn_gate"], what=f"{ffn_in} @ W_gate" + (" + b_gate" if bias else "")),
+                  by["ffn_gate_act"],
+                  replace(by["ffn_up"], what=f"{ffn_in} @ W_up" + (" + b_up" if bias else "") + ": the values the gate scales"),
+                  replace(by["ffn_post"], what="ffn_gate_act ⊙ ffn_up")]
+    else:
+        names += [replace(by["ffn_pre"], what=f"{ffn_in} @ W_in" + (" + b_in: each row widened" if bias else ": each row widened")), by["ffn_post"]]
+    names.append(replace(by["ffn_out"], what="ffn_post @ W_out + b_out: narrowed back" if bias else "ffn_post @ W_out: narrowed back"))
+    if post:
+        names.append(replace(by["resid_post"], what="resid_mid_norm + ffn_out"))
+        names += norm("ln2", "resid_post", "resid_post_norm")
+    else:
+        names.append(by["resid_post"])
+    if model:
+        names[0] = replace(names[0], what="the model's token embeddings (rows of its embedding table)")
+        if not rotary:
+            names[1] = replace(names[1], what="the model's position embeddings (rows of its position table)")
+        index = next(i for i, spec in enumerate(names) if spec.name == "resid_pre")
+        names[index] = replace(names[index], what="the layer's real input: the model's hidden state before this layer")
+    return tuple(names)
 
 PARAMETER_SCALE = "parameters"
 """The colour-scale family of every parameter (W_Q … b_out, γ, β, W_pos)."""

@@ -13,22 +13,28 @@ from pathlib import Path
 
 import torch
 
-from blockviz.config import BlockConfig
+from blockviz.config import ARCHITECTURE_FIELDS, BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.tensorfile import read_header, read_tensors, write_tensors
 
 FORMAT_NAME = "blockviz-record"
 FORMAT_VERSION = 2
-"""2 added the LayerNorm statistics and the softmax steps (row_max, exp_scores, exp_sums)."""
+"""2 added the LayerNorm statistics and the softmax steps (row_max, exp_scores, exp_sums).
+Still 2, read both ways: the architecture fields of the config
+(:data:`blockviz.config.ARCHITECTURE_FIELDS`) and the header's ``source`` were added later as
+optional keys; a file without them is blockviz's toy block with seeded weights."""
 RECORD_FORMAT = f"{FORMAT_NAME}/{FORMAT_VERSION}"
 
 
-def write_record(path: str | Path, sentence: str, tokens: list[str], config: BlockConfig, tensors: dict[str, torch.Tensor]) -> None:
-    """Write a record's header and ``tensors`` (activations and parameters) to ``path``, atomically.
+def write_record(path: str | Path, sentence: str, tokens: list[str], config: BlockConfig, tensors: dict[str, torch.Tensor], source: Source | None = None) -> None:
+    """Write a record's header (with ``source`` when given) and ``tensors`` (activations and
+    parameters) to ``path``, atomically.
 
     Raises :class:`BlockvizError` for a suffix other than .safetensors/.json or an unwritable folder.
     """
     header = {"format": RECORD_FORMAT, "sentence": sentence, "tokens": tokens, "config": config.to_dict()}
+    if source is not None:
+        header["source"] = source.to_dict()
     write_tensors(path, tensors, header)
 
 
@@ -42,6 +48,14 @@ def read_record(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str
         If the file cannot be read, is not a blockviz record, is of another format version, or
         its header (sentence, tokens, config) is malformed.
     """
+    return read_record_with_source(path)[:4]
+
+
+def read_record_with_source(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str, torch.Tensor], Source]:
+    """:func:`read_record` and the header's :class:`~blockviz.config.Source` (seeded when absent).
+
+    Raises :class:`BlockvizError` as :func:`read_record`, and for a malformed source.
+    """
     where = repr(str(path))
     check_version(read_header(path).get("format"), where)  # before the tensors: a stray file gets this message
     tensors, header = read_tensors(path)
@@ -54,7 +68,11 @@ def read_record(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str
     config = _config(header.get("config"), where)
     if Path(path).suffix.lower() == ".json":
         tensors = {name: tensor.to(_dtype(config)) for name, tensor in tensors.items()}
-    return sentence, tokens, config, tensors
+    try:
+        source = Source.from_dict(header["source"]) if "source" in header else Source()
+    except (BlockvizError, TypeError) as error:
+        raise BlockvizError(f"{where} is not a valid record: {error}") from None
+    return sentence, tokens, config, tensors, source
 
 
 def check_version(format_field, where: str) -> None:
@@ -76,7 +94,7 @@ def check_version(format_field, where: str) -> None:
 def _config(data, where: str) -> BlockConfig:
     if not isinstance(data, dict):
         raise BlockvizError(f"{where} is not a valid record: its config must be an object of named fields")
-    missing = [f.name for f in fields(BlockConfig) if f.name not in data]
+    missing = [f.name for f in fields(BlockConfig) if f.name not in data and f.name not in ARCHITECTURE_FIELDS]
     if missing:
         raise BlockvizError(f"{where} is not a valid record: its config lacks {missing[0]!r}")
     try:

@@ -31,6 +31,12 @@ def record_options(allow_record_file: bool = False):
             click.option("--dtype", type=click.Choice(DTYPES), default=default("dtype"), show_default=True, help="Floating-point precision of the computation."),
             click.option("--params", "--weights", "params", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
                          help="A .safetensors or .json file of parameters (W_Q, …, names as in the record) to use instead of the seeded ones; a saved record works. --weights is its old name."),
+            click.option("--model", default=None, metavar="NAME|PATH",
+                         help="Record a layer of a trained model instead of the seeded block: minilm (BERT encoder), smollm2 (Llama decoder), "
+                              "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network). Needs --layer."),
+            click.option("--layer", type=click.IntRange(min=0), default=None, metavar="L", help="The model's layer to record, from 0 (with --model)."),
+            click.option("--trust-pickle", is_flag=True, default=False,
+                         help="Allow loading a model whose weights are only in a pickle (pytorch_model.bin), which can run code: only for files you trust."),
         ]
         if allow_record_file:
             options.append(
@@ -43,22 +49,86 @@ def record_options(allow_record_file: bool = False):
     return decorate
 
 
-def build_record(sentence, d_model, n_heads, d_ff, activation, bidirectional, positional, seed, dtype, params, record_file=None):
-    """The record the options ask for; :class:`BlockvizError` becomes a one-line click error."""
+MODEL_COMMANDS = {"record"}
+"""The commands that can draw a record of another architecture than blockviz's own block (a
+trained model's layer, ``--model`` or ``--record FILE``); the others refuse it in one line. A
+command joins once its outputs draw post-norm, RMSNorm, rotary and gated FFN records."""
+
+TOY_OPTIONS = {"d_model": "--d-model", "n_heads": "--heads", "d_ff": "--d-ff", "activation": "--activation", "bidirectional": "--bidirectional",
+               "positional": "--positional", "seed": "--seed", "params": "--params"}
+"""The options that build blockviz's own block: a model brings its own, so they do not go with --model."""
+
+
+def build_record(sentence, d_model, n_heads, d_ff, activation, bidirectional, positional, seed, dtype, params, record_file=None, model=None, layer=None, trust_pickle=False):
+    """The record the options ask for; :class:`BlockvizError` becomes a one-line click error.
+
+    With ``model`` (``--model``), layer ``layer`` of that trained model
+    (:func:`blockviz.models.record_layer`); the options of the seeded block must then be left
+    at their defaults. A command outside :data:`MODEL_COMMANDS` refuses a model's record.
+    """
     from blockviz.block_record import BlockRecord, record
 
     with reporting_errors():
+        if model is not None or layer is not None or trust_pickle:
+            _check_model_options(model, layer, record_file)
         if record_file is not None:
             if sentence is not None:
                 raise click.UsageError("give either a sentence or --record FILE, not both")
-            return BlockRecord.load(record_file)
+            rec = BlockRecord.load(record_file)
+            if not (rec.config.is_toy and rec.source.kind != "model"):
+                _check_command_draws_models(f"{str(record_file)!r} holds {_what(rec)}")
+            return rec
         if sentence is None:
             raise click.UsageError('give a sentence, e.g. "the cat sat", or --record FILE')
+        if model is not None:
+            return _record_model(sentence, model, layer, trust_pickle, dtype)
         config = BlockConfig(d_model=d_model, n_heads=n_heads, d_ff=d_ff, activation=activation, causal=not bidirectional, positional=positional, seed=seed, dtype=dtype)
         return record(sentence, config=config, params=params)
 
 
-RECORD_OPTION_NAMES = ("sentence", "d_model", "n_heads", "d_ff", "activation", "bidirectional", "positional", "seed", "dtype", "params", "record_file")
+def _what(rec) -> str:
+    return f"layer {rec.source.layer} of {rec.source.model}" if rec.source.is_model else "a block of another architecture than blockviz's own"
+
+
+def _check_command_draws_models(what: str) -> None:
+    context = click.get_current_context(silent=True)
+    name = context.info_name if context is not None else None
+    if name is not None and name not in MODEL_COMMANDS:
+        from blockviz.errors import BlockvizError
+
+        raise BlockvizError(f"blockviz {name} cannot draw a trained model's layer yet ({what}): print its numbers with blockviz record --model … --layer …, or save them with --save")
+
+
+def _check_model_options(model, layer, record_file) -> None:
+    if model is None:
+        raise click.UsageError("--layer and --trust-pickle go with --model NAME|PATH")
+    if record_file is not None:
+        raise click.UsageError("give either --model or --record FILE, not both")
+    if layer is None:
+        raise click.UsageError(f"--model {model} needs --layer L: the layer to record, from 0")
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        for name, flag in TOY_OPTIONS.items():
+            source = context.get_parameter_source(name)
+            if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+                raise click.UsageError(f"{flag} builds blockviz's own block: a model brings its own sizes and weights, drop {flag} with --model")
+    _check_command_draws_models(f"--model {model}")
+
+
+def _record_model(sentence, model, layer, trust_pickle, dtype):
+    from blockviz.errors import BlockvizError
+
+    try:
+        from blockviz.models.loading import first_load_is_slow
+        from blockviz.models.recording import record_layer
+    except ImportError as error:  # torch or transformers broken, not merely missing
+        raise BlockvizError(f"cannot load the model support ({error}): pip install 'blockviz[models]'") from None
+    if first_load_is_slow(model):
+        click.echo(f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True)
+    return record_layer(sentence, model=model, layer=layer, trust_pickle=trust_pickle, dtype=dtype)
+
+
+RECORD_OPTION_NAMES = ("sentence", "d_model", "n_heads", "d_ff", "activation", "bidirectional", "positional", "seed", "dtype", "params", "record_file", "model", "layer", "trust_pickle")
 
 
 def pop_record_options(kwargs: dict) -> dict:

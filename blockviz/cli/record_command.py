@@ -17,12 +17,14 @@ from blockviz.cli.sentence import SentenceCommand
 def record(decimals: int, save: Path | None, **options) -> None:
     """Run SENTENCE through one block and print every intermediate tensor.
 
+    With --model NAME|PATH --layer L the block is layer L of a trained model (minilm,
+    smollm2, or a Hugging Face GPT-2, BERT or Llama folder), on the model's own tokens.
+
     Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
     after "--": blockviz record -- "-x marks the spot".
     """
     from blockviz.files import writable_file
-    from blockviz.record_fields import FIELDS
     from blockviz.tensorfile import check_format
     from blockviz.text_table import field_tables, print_tables
 
@@ -31,9 +33,21 @@ def record(decimals: int, save: Path | None, **options) -> None:
             check_format(save)
             writable_file(save)
     rec = build_record(**options)
-    for spec in FIELDS:
+    if rec.source.is_model:
+        click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
+    for spec in rec.fields:
         print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals), ""])
     if save is not None:
         with reporting_errors():
             rec.save(save)
         click.echo(f"saved {save}")
+
+
+def _architecture_line(rec) -> str:
+    """One line on a model record's block, e.g. ``post-norm LayerNorm, learned positions, plain FFN (GELU), 12 heads``."""
+    arch, config = rec.architecture, rec.config
+    norm = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}[arch.norm]
+    positions = "rotary positions" if arch.positions == "rotary" else "added positions"
+    heads = f"{config.n_heads} heads" + (f" sharing {arch.n_kv_heads} key/value heads" if arch.n_kv_heads != config.n_heads else "")
+    mask = "causal mask" if config.causal else "no mask (bidirectional)"
+    return f"{arch.norm_placement}-norm {norm}, {positions}, {arch.ffn} FFN ({config.activation_name}), d_model {config.d_model}, {heads}, d_ff {config.d_ff}, {mask}"

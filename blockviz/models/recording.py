@@ -1,0 +1,160 @@
+"""Recording one layer of a trained model, and every layer's attention weights.
+
+The layer's real input (the model's hidden state before it, captured by a forward hook on the
+layer, with Llama's rotary cos/sin) goes through :class:`blockviz.block.Block` holding the
+layer's own weights, so every step is recorded under blockviz's names; the model's own outputs
+— the layer's output and its attention weights, from hooks on the same forward pass — are then
+compared with the record's, and a disagreement is an error, never a silently different record.
+The forward pass stops after the recorded layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from blockviz.block import Block
+from blockviz.block_record import BlockRecord
+from blockviz.config import Source
+from blockviz.errors import BlockvizError
+from blockviz.models.loading import LoadedModel, load_model
+from blockviz.models.tokens import model_tokens
+from blockviz.record_fields import fields_for
+
+TOLERANCE = {"float32": 1e-4, "float64": 1e-9}
+"""Largest difference, relative to the tensor's largest magnitude (at least 1), allowed between
+the record and the model's own output before :func:`record_layer` refuses the record."""
+
+
+class _Stop(Exception):
+    """Raised by the hook after the recorded layer: the rest of the model is not run."""
+
+
+@dataclass(frozen=True)
+class LayerCapture:
+    """What the model itself computed at one layer on one sentence (batch dimension removed):
+    ``resid_pre`` ``(n, d_model)`` its input, ``output`` ``(n, d_model)`` its output,
+    ``weights`` ``(n_heads, n, n)`` its attention weights, ``rotary`` (cos, sin) ``(n, d_head)``
+    for Llama, else ``None``."""
+
+    resid_pre: torch.Tensor
+    output: torch.Tensor
+    weights: torch.Tensor
+    rotary: tuple[torch.Tensor, torch.Tensor] | None
+
+
+def capture_layer(loaded: LoadedModel, ids: list[int], layer: int) -> LayerCapture:
+    """Run the model on token ``ids`` up to and including ``layer`` and return what that layer
+    received and produced (forward hooks on the layer and its self-attention).
+
+    Raises :class:`BlockvizError` for a layer out of range.
+    """
+    loaded.check_layer(layer)
+    module = loaded.family.layers(loaded.model)[layer]
+    attention = loaded.family.attention(module)
+    seen: dict[str, object] = {}
+
+    def before(_module, args, kwargs):
+        seen["input"] = args[0] if args else kwargs["hidden_states"]
+        seen["rotary"] = kwargs.get("position_embeddings")
+
+    def after_attention(_module, _args, output):
+        seen["weights"] = output[1]
+
+    def after(_module, _args, output):
+        seen["output"] = output[0] if isinstance(output, tuple) else output
+        raise _Stop
+
+    handles = [module.register_forward_pre_hook(before, with_kwargs=True), attention.register_forward_hook(after_attention), module.register_forward_hook(after)]
+    try:
+        with torch.no_grad():
+            loaded.model(input_ids=torch.tensor([ids]), use_cache=False, output_attentions=True)
+    except _Stop:
+        pass
+    finally:
+        for handle in handles:
+            handle.remove()
+    if seen.get("weights") is None:
+        raise BlockvizError(f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'")
+    rotary = seen.get("rotary")
+    return LayerCapture(seen["input"][0], seen["output"][0], seen["weights"][0], (rotary[0][0], rotary[1][0]) if rotary is not None else None)
+
+
+def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *, trust_pickle: bool = False, dtype: str = "float32") -> BlockRecord:
+    """Record every intermediate tensor of layer ``layer`` (0-based) of a trained model on
+    ``sentence``: a :class:`~blockviz.block_record.BlockRecord` of the model's architecture
+    (``rec.architecture``, ``rec.fields``), its tokens the model's own, readable
+    (:mod:`blockviz.models.tokens`), ``resid_pre`` the layer's real input (``hidden_states[layer]``),
+    ``mask`` a real −∞ causal mask (decoders) or all 0 (encoders), ``params`` the layer's
+    weights in blockviz's names, ``source`` the model, layer and dtype.
+
+    Shapes as every record: ``(n, d_model)`` rows, ``(n_heads, n, n)`` attention, no batch.
+
+    Raises
+    ------
+    BlockvizError
+        As :func:`~blockviz.models.loading.load_model` (unknown model, unsupported family,
+        pickles, a missing package), for a layer out of range, an empty sentence or one longer
+        than the model's positions, and if the record disagrees with the model's own output
+        (a variant of the family blockviz does not compute).
+    """
+    loaded = load_model(model, trust_pickle=trust_pickle, dtype=dtype)
+    loaded.check_layer(layer)
+    config = loaded.family.config(loaded.model.config, loaded.dtype)
+    tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
+    capture = capture_layer(loaded, tokens.ids, layer)
+    params = loaded.family.params(loaded.family.layers(loaded.model)[layer], config)
+    ids = torch.tensor(tokens.ids)
+    cache: dict[str, torch.Tensor] = {"embed": loaded.family.token_table(loaded.model)[ids].detach().clone()}
+    if loaded.family.position_table is not None:
+        table = loaded.family.position_table(loaded.model).detach()
+        cache["pos_embed"] = table[: len(ids)].clone()
+        params["W_pos"] = table[: config.max_tokens].clone()
+    block = Block(config).to(capture.resid_pre.dtype)
+    block.load_state_dict({name: params[name] for name in block.state_dict()})
+    with torch.no_grad():
+        output = block(capture.resid_pre.detach().clone(), cache, capture.rotary)
+    _agree(output, capture.output, "the layer's output", loaded, layer)
+    _agree(cache["weights"], capture.weights, "the attention weights", loaded, layer)
+    source = Source("model", model=str(model), family=loaded.family.name, layer=layer, n_layers=loaded.n_layers, dtype=loaded.dtype, note=loaded.note)
+    names = [spec.name for spec in fields_for(config, model=True)]
+    return BlockRecord(sentence=sentence, tokens=tokens.tokens, config=config, tensors={name: cache[name] for name in names}, params=params, source=source)
+
+
+def _agree(ours: torch.Tensor, theirs: torch.Tensor, what: str, loaded: LoadedModel, layer: int) -> None:
+    difference = float((ours - theirs.to(ours.dtype)).abs().max())
+    scale = max(1.0, float(theirs.abs().max()))
+    if not difference <= TOLERANCE[loaded.dtype] * scale:
+        raise BlockvizError(f"blockviz's recomputation of layer {layer} of {loaded.location.name!r} differs from the model's own {what} by {difference:.3g}: "
+                            f"this {loaded.family.title} variant is not one blockviz computes")
+
+
+@dataclass(frozen=True)
+class ModelAttentions:
+    """Every layer's attention weights on one sentence: ``weights`` ``(n_layers, n_heads, n, n)``
+    (rows = queries, columns = keys), ``tokens`` readable (length n), ``model`` as given,
+    ``family``."""
+
+    tokens: list[str]
+    weights: torch.Tensor
+    model: str
+    family: str
+
+
+def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickle: bool = False) -> ModelAttentions:
+    """The attention weights of every layer and head on ``sentence`` (the model's own
+    ``output_attentions``), for ranking heads: ``weights[layer, head, i, j]`` is query i's weight on key j.
+
+    Raises :class:`BlockvizError` as :func:`record_layer`.
+    """
+    loaded = load_model(model, trust_pickle=trust_pickle)
+    config = loaded.family.config(loaded.model.config, loaded.dtype)
+    tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
+    with torch.no_grad():
+        outputs = loaded.model(input_ids=torch.tensor([tokens.ids]), use_cache=False, output_attentions=True)
+    if not outputs.attentions or outputs.attentions[0] is None:
+        raise BlockvizError(f"{loaded.location.name!r} returned no attention weights: load it with attn_implementation='eager'")
+    weights = torch.stack([attention[0] for attention in outputs.attentions]).float()
+    return ModelAttentions(tokens.tokens, weights, str(model), loaded.family.name)
