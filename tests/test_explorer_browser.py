@@ -190,7 +190,7 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     page = opened()
     page.check("#all-steps")
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-    page.wait_for_function("document.querySelectorAll('details table').length === document.querySelectorAll('details').length")
+    page.wait_for_function("() => document.querySelectorAll('details table').length === document.querySelectorAll('details').length")
     cells = page.evaluate(CELLS)
     families = {spec.name: spec.scale for spec in FIELDS}
     assert all(cell["family"] or cell["blocked"] for cell in cells)  # every number is on a family's scale
@@ -216,6 +216,14 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     assert page.evaluate(role) == LIGHT.query
     page.click("#theme-toggle")
     assert page.evaluate(role) == DARK.query and page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--v').trim()") == DARK.value
+    # On paper: the light theme's colours (dark text on the white page), every step.
+    page.uncheck("#all-steps")
+    page.emulate_media(media="print")
+    page.wait_for_function(f"() => {role} === '{LIGHT.query}'")
+    assert page.evaluate("getComputedStyle(document.querySelector('th.rowhead')).color") == rgb(LIGHT.text)
+    assert page.locator(".step:visible").count() == len(STEP_NAMES) and not page.is_visible(".stepnav")
+    page.emulate_media(media="screen")
+    page.wait_for_function(f"() => {role} === '{DARK.query}'")
 
 
 OVERFLOW = """() => {
@@ -245,7 +253,7 @@ def test_every_table_fits_or_scrolls_in_its_own_box_at_every_width(browser, tmp_
         page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         for width in (800, 1000, 1100, 1400):
             page.set_viewport_size({"width": width, "height": 900})
-            page.wait_for_function("Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))")
+            page.wait_for_function("() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))")
             measured = page.evaluate(OVERFLOW)
             assert measured["width"] == width and measured["page"] <= width, (name, width)
             if name == "wide":  # 48 columns: they scroll inside their own box, a focusable named region

@@ -676,13 +676,16 @@
     }
   }
 
+  /* On paper the page is always the light theme (its colours are the ones made for a white page). */
+  const PRINT = window.matchMedia ? window.matchMedia("print") : null;
   function applyTheme() {
-    const t = S.themes[state.theme], root = document.documentElement;
-    root.setAttribute("data-theme", state.theme);
+    const shown = PRINT && PRINT.matches ? "light" : state.theme;
+    const t = S.themes[shown], root = document.documentElement;
+    root.setAttribute("data-theme", shown);
     const vars = { "--bg": t.background, "--text": t.text, "--muted": t.muted_text, "--grid": t.grid, "--blocked": t.blocked, "--blocked-text": t.blocked_text,
                    "--q": t.roles.query, "--k": t.roles.key, "--v": t.roles.value, "--o": t.roles.output, "--r": t.roles.residual, "--f": t.roles.ffn };
     Object.keys(vars).forEach(function (k) { root.style.setProperty(k, vars[k]); });
-    root.style.setProperty("color-scheme", state.theme);
+    root.style.setProperty("color-scheme", shown);
     themeButton.textContent = state.theme === "dark" ? "Light theme" : "Dark theme";
   }
 
@@ -843,5 +846,8 @@
     if ([state.token, state.head, state.step].join() !== before) update();
   });
   window.addEventListener("resize", markScrollers);
+  if (PRINT && PRINT.addEventListener) PRINT.addEventListener("change", applyTheme);
+  window.addEventListener("beforeprint", applyTheme);
+  window.addEventListener("afterprint", applyTheme);
   document.body.setAttribute("data-ready", "true");
 })();
