@@ -15,8 +15,8 @@ from matplotlib.text import Text
 from blockviz import record
 from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure
 from blockviz.figures.context import quiet_glyphs
-from blockviz.figures.labels import ellipsize
-from blockviz.figures.page import MIN_PT
+from blockviz.figures.labels import ellipsize, token_labels
+from blockviz.figures.page import MIN_PT, page
 
 from conftest import LONG_SENTENCE
 
@@ -167,3 +167,31 @@ def test_close_rows_label_every_kth_token():
     labels = [text.get_text() for text in figure.texts if text.get_label() == "weights[0]:row"]
     step = int(labels[1][1:])
     assert step > 1 and labels == [f"w{i}" for i in range(0, 64, step)]
+
+
+TOKEN_ROW_FIGURES = ["token-grid", "qkv", "scores", "mask", "weights", "value-mixing", "multi-head", "ffn", "residual-stream", "causal-vs-bidirectional"]
+
+
+@pytest.mark.parametrize("name", TOKEN_ROW_FIGURES)
+def test_every_token_row_is_labelled_at_13_tokens_on_a_text_column(name):
+    """At 6.5 in, 13 tokens are few enough to label every row of every panel that labels rows:
+    the height the page allows is kept by giving up numbers (colour alone), not labels."""
+    rec = sentence_record(13)
+    figure = draw_figure(name, FigureRequest(rec, width=6.5))
+    labelled: dict[str, list] = {}
+    for text in figure.texts:
+        if text.get_label().endswith(":row") and not text.get_label().startswith(("W_O", "b_O")):  # W_O's rows are d0…, not tokens
+            labelled.setdefault(text.get_label(), []).append(text)
+    assert labelled, name
+    for key, texts in labelled.items():
+        assert [text.get_text() for text in texts] == token_labels(rec.tokens), key
+        assert min(text.get_fontsize() for text in texts) >= MIN_PT, key
+    assert figure.get_size_inches()[1] <= page(6.5).max_height + 1e-6
+
+
+@pytest.mark.parametrize("width", [3.3, 6.5])
+@pytest.mark.parametrize("name", ["scores", "mask", "weights", "causal-vs-bidirectional", "multi-head"])
+def test_attention_figures_of_64_tokens_keep_to_the_page_height(name, width):
+    figure = draw_figure(name, FigureRequest(sentence_record(64), width=width))
+    allowed = page(width).max_height * (1.03 if (name, width) == ("multi-head", 3.3) else 1.0)  # W_O and b_O keep their numbers: a little over
+    assert figure.get_size_inches()[1] <= allowed + 1e-6, figure.get_size_inches()

@@ -1,5 +1,6 @@
-"""One clear warning for tokens the figure font cannot draw (CJK, emoji…), instead of a crash
-or one matplotlib warning per glyph."""
+"""Characters of tokens that no figure font can draw: emoji and symbols fall back to Symbola
+(:func:`blockviz.figures.context.font_families`); what is left (CJK without a CJK font, …)
+gets one clear warning, instead of a crash or one matplotlib warning per glyph."""
 
 from __future__ import annotations
 
@@ -9,22 +10,26 @@ from functools import lru_cache
 
 from matplotlib.font_manager import FontProperties, findfont, get_font
 
-from blockviz.figures.context import FONT_FAMILY
+from blockviz.figures.context import font_families
 from blockviz.tokens import display_token
 
 
 class MissingGlyphWarning(UserWarning):
-    """Some tokens hold characters the figure font has no glyph for; they show as empty boxes."""
+    """Some tokens hold characters no figure font has a glyph for; they show as empty boxes."""
 
 
 @lru_cache(maxsize=1)
 def _font_characters() -> frozenset[int]:
-    path = findfont(FontProperties(family=FONT_FAMILY), fallback_to_default=True)
-    return frozenset(get_font(path).get_charmap())
+    """Every character some font of the figures' fallback list can draw."""
+    characters: set[int] = set()
+    for family in font_families():
+        path = findfont(FontProperties(family=family), fallback_to_default=True)
+        characters.update(get_font(path).get_charmap())
+    return frozenset(characters)
 
 
 def missing_characters(text: str) -> str:
-    """The characters of ``text`` that the figure font cannot draw, in order, each once.
+    """The characters of ``text`` that no figure font can draw, in order, each once.
 
     Invisible format characters (zero-width joiners, variation selectors) are not counted.
     """
@@ -46,7 +51,7 @@ def warn_missing_glyphs(tokens: list[str]) -> None:
         shown = ", ".join(repr(token) for token in affected[:5]) + (" …" if len(affected) > 5 else "")
         warnings.warn(
             MissingGlyphWarning(
-                f"font {FONT_FAMILY} has no glyphs for some characters of {shown}: they show as empty boxes; "
+                f"fonts {', '.join(font_families())} have no glyphs for some characters of {shown}: they show as empty boxes; "
                 "the numbers are unaffected (install a font with these characters to see them)"
             ),
             stacklevel=2,

@@ -8,6 +8,7 @@ from functools import lru_cache
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import text_to_path
 
+from blockviz.figures.context import font_families
 from blockviz.figures.page import MIN_PT
 from blockviz.tokens import display_token
 
@@ -65,13 +66,22 @@ them as outlines (:func:`blockviz.figures.layout.math_patches`) reuses that one 
 
 @lru_cache(maxsize=8192)
 def _size(text: str, size_pt: float, family: str, math: bool, weight: str) -> tuple[float, float]:
-    width, height, _ = text_to_path.get_text_width_height_descent(text, FontProperties(family=family, size=size_pt, weight=weight), ismath=math)
+    properties = FontProperties(family=list(font_families(family)), size=size_pt, weight=weight)  # the fonts it is drawn with, fallbacks included
+    width, height, _ = text_to_path.get_text_width_height_descent(text, properties, ismath=math)
     return float(width) / POINTS_PER_INCH, float(height) / POINTS_PER_INCH
 
 
 def widest_in(texts, size_pt: float, family: str = "sans-serif") -> float:
-    """Width in inches of the widest of ``texts`` at ``size_pt`` (0 for none)."""
-    return max((text_size_in(text, size_pt, family)[0] for text in texts), default=0.0)
+    """Width in inches of the widest of ``texts`` at ``size_pt`` (0 for none).
+
+    Widths scale with the size, so the widest of a set of texts is found once, at
+    :data:`REFERENCE_PT` (layouts ask for the same labels at many sizes)."""
+    return _widest(frozenset(texts), family) * size_pt / REFERENCE_PT
+
+
+@lru_cache(maxsize=4096)
+def _widest(texts: frozenset, family: str) -> float:
+    return max((text_size_in(text, REFERENCE_PT, family)[0] for text in texts), default=0.0)
 
 
 def annotation_size(cell_in: float, texts, largest_pt: float, family: str = "sans-serif") -> float | None:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Union
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from blockviz.figures.context import font_families
 from blockviz.figures.labels import LINE_SPACING, text_size_in
 from blockviz.figures.page import MIN_PT, Page
 
@@ -117,8 +118,12 @@ class Flow:
     def cap(self, page: Page) -> float:
         return min(page.largest_cell, self.largest_cell or math.inf)
 
-    def arrange(self, page: Page, pitch: float, gap: float) -> list[list[Slot]]:
-        """The rows of slots this flow takes on ``page`` with token rows at most ``pitch`` inches apart."""
+    def arrange(self, page: Page, pitch: float, gap: float, wrap_for_numbers: bool = True, compact: bool = False) -> list[list[Slot]]:
+        """The rows of slots this flow takes on ``page`` with token rows at most ``pitch`` inches
+        apart; ``wrap_for_numbers=False`` wraps only what does not fit or would be too small to
+        read, not to show more numbers (the figure is too tall for them anyway); ``compact``
+        packs wrapped panels onto fewer rows with cells down to half their size (for a figure
+        too tall even with its rows closest)."""
         if page.width is None:
             return [_make_row(self.pieces, self.natural_cell(page), pitch)]
         room = page.content_width
@@ -130,16 +135,32 @@ class Flow:
         if len(groups) == 1 or (fits and one_row >= ONE_ROW_SHARE * cap):
             return single
         cell = min(_largest_cell(lambda cell: _row_width([_make_row(group, cell, pitch)], gap), room, cap) for group in groups)
-        rows: list[list[Piece]] = []
-        for group in groups:
-            if rows and _row_width([_make_row(rows[-1] + group, cell, pitch)], gap) <= room + 1e-9:
-                rows[-1] += group
-            else:
-                rows.append(list(group))
-        wrapped = [_make_row(row, cell, pitch) for row in rows]
-        if not fits or _numbers(wrapped) > _numbers(single) or one_row < TOO_SMALL_SHARE * cap:
+        wrapped = _packed(groups, cell, pitch, gap, room)
+        for share in FEWER_ROWS_SHARES + (COMPACT_SHARES if compact else ()):  # a little smaller cells may save a row (a shorter figure) and show as many numbers
+            fewer = _packed(groups, cell * share, pitch, gap, room)
+            if len(fewer) < len(wrapped) and _numbers(fewer) >= _numbers(wrapped):
+                wrapped = fewer
+                break
+        if not fits or (wrap_for_numbers and _numbers(wrapped) > _numbers(single)) or one_row < TOO_SMALL_SHARE * cap:
             return wrapped  # wrapping shows numbers the single row cannot, or the single row is too small to read
         return single
+
+
+FEWER_ROWS_SHARES = (0.95, 0.9, 0.85, 0.8)
+"""Cell sizes, as shares of a wrapped flow's own, tried for packing it onto fewer rows."""
+COMPACT_SHARES = (0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45, 0.4)
+"""Further shares tried when the figure is too tall for the page even with its rows closest."""
+
+
+def _packed(groups: list[list[Piece]], cell: float, pitch: float, gap: float, room: float) -> list[list[Slot]]:
+    """``groups`` packed left to right onto as few rows of ``room`` inches as they fill in order (greedy)."""
+    rows: list[list[Piece]] = []
+    for group in groups:
+        if rows and _row_width([_make_row(rows[-1] + group, cell, pitch)], gap) <= room + 1e-9:
+            rows[-1] += group
+        else:
+            rows.append(list(group))
+    return [_make_row(row, cell, pitch) for row in rows]
 
 
 def _numbers(rows: list[list[Slot]]) -> int:
@@ -203,7 +224,7 @@ def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = Fa
         if math:
             return math_patches(figure, (x0 + w / 2, y0 + h / 2), text, size_pt, family, key or "", text_options.get("color"))
         return figure.text(x0 + w / 2, y0 + h / 2, text, ha="center", va="center", fontsize=size_pt, parse_math=math,
-                           family=family, label=key or "", multialignment="center", linespacing=MATH_LINE_SPACING if math else LINE_SPACING,
+                           family=list(font_families(family)), label=key or "", multialignment="center", linespacing=MATH_LINE_SPACING if math else LINE_SPACING,
                            **text_options)
 
     return Slot(width * TEXT_SLACK + TEXT_PAD_IN, height + 0.06, draw, key=key, axes=False)
@@ -266,6 +287,9 @@ def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]
     rows = _arrange(lines, page, math.inf, gap)
     if page.width is not None and page.max_height is not None and _height(rows, page) > page.max_height:
         rows = _shrink_to_height(lines, page, gap)
+        if _height(rows, page) > page.max_height:  # too tall even with its rows closest: panels closer together
+            compact = _shrink_to_height(lines, page, gap, compact=True)
+            rows = compact if _height(compact, page) < _height(rows, page) else rows
     widths = [_row_width([row], gap) for row in rows]
     figure_width = max(widths) + 2 * page.margin if page.width is None else max(page.width, max(widths) + 2 * page.margin)
     figure_height = _height(rows, page)
@@ -287,11 +311,11 @@ def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]
     return figure, results
 
 
-def _arrange(lines: list[Line], page: Page, pitch: float, gap: float) -> list[list[Slot]]:
+def _arrange(lines: list[Line], page: Page, pitch: float, gap: float, wrap_for_numbers: bool = True, compact: bool = False) -> list[list[Slot]]:
     rows: list[list[Slot]] = []
     for line in lines:
         if isinstance(line, Flow):
-            rows += line.arrange(page, pitch, gap)
+            rows += line.arrange(page, pitch, gap, wrap_for_numbers, compact)
         elif isinstance(line, TextLine):
             rows += line.arrange(page)
         else:
@@ -299,21 +323,38 @@ def _arrange(lines: list[Line], page: Page, pitch: float, gap: float) -> list[li
     return rows
 
 
-def _shrink_to_height(lines: list[Line], page: Page, gap: float) -> list[list[Slot]]:
+def _shrink_to_height(lines: list[Line], page: Page, gap: float, compact: bool = False) -> list[list[Slot]]:
     """The rows with token rows as far apart as keeps the figure within the page's height (the
-    smallest figure if none does): cells keep their width, their height gives way."""
+    smallest figure if none does): cells keep their width, their height gives way.
+
+    Panels wrapped onto more rows to show their numbers make a figure taller; when that leaves
+    token rows too close to label each one (:data:`LABELLED_ROW_IN`), the panels stay on one row
+    instead if their rows are then further apart (colour alone, every token labelled)."""
+    pitch, best = _tallest_pitch(lines, page, gap, wrap_for_numbers=True, compact=compact)
+    if pitch < LABELLED_ROW_IN:
+        unwrapped_pitch, unwrapped = _tallest_pitch(lines, page, gap, wrap_for_numbers=False, compact=compact)
+        if unwrapped_pitch > pitch:
+            return unwrapped
+    return best
+
+
+def _tallest_pitch(lines: list[Line], page: Page, gap: float, wrap_for_numbers: bool, compact: bool) -> tuple[float, list[list[Slot]]]:
+    """The largest distance between token rows (up to the page's largest cell) at which the figure
+    keeps to the page's height, and its rows (the tiniest distance's if none does)."""
     low, high = TINIEST_CELL_IN, page.largest_cell
-    best = _arrange(lines, page, low, gap)
+    best = _arrange(lines, page, low, gap, wrap_for_numbers, compact)
     if _height(best, page) > page.max_height:
-        return best
+        return low, best
+    if _height(rows := _arrange(lines, page, LABELLED_ROW_IN, gap, wrap_for_numbers, compact), page) <= page.max_height:
+        low, best = LABELLED_ROW_IN, rows  # every token labelled: search only further apart
     for _ in range(9):
         middle = (low + high) / 2
-        rows = _arrange(lines, page, middle, gap)
+        rows = _arrange(lines, page, middle, gap, wrap_for_numbers, compact)
         if _height(rows, page) <= page.max_height:
             low, best = middle, rows
         else:
             high = middle
-    return best
+    return low, best
 
 
 def _groups(pieces: list[Piece]) -> list[list[Piece]]:

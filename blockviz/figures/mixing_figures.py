@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from blockviz.figures import formulas
 from blockviz.figures.attention_figures import BLOCKED_WEIGHT_TEXT
+from blockviz.figures.context import font_families
 from blockviz.figures.heatmap import record_scale, signed_scale, weights_scale
 from blockviz.figures.labels import POINTS_PER_INCH, text_size_in, token_label
 from blockviz.figures.layout import Flow, Piece, Slot, TextLine, build_figure, fixed_piece
@@ -104,7 +105,7 @@ def _equation_piece(page, terms: list[MixingTerm], hidden: int, hidden_sum, tota
         texts = []
         for index, (key, text) in enumerate(lines):
             total_line = key == "mixing_total"
-            texts.append(figure.text(x0, y0 + h - (index + 0.5) * step, text, ha="left", va="center", family=MONO, parse_math=False,
+            texts.append(figure.text(x0, y0 + h - (index + 0.5) * step, text, ha="left", va="center", family=list(font_families(MONO)), parse_math=False,
                                      fontsize=size * (1.1 if total_line else 1.0), fontweight="bold" if total_line else "normal",
                                      color=theme.output if total_line else theme.text, label=key))
         return texts
