@@ -302,6 +302,11 @@ def test_64_tokens_load_and_respond(browser, tmp_path):
     assert page.get_attribute(".chip[data-token='11']", "aria-checked") == "true"
     assert time.perf_counter() - start < 10
     assert len(page.locator(".step .check.ok").all()) == len(STEP_NAMES)
+    assert page.locator(".pattern td[data-field]").count() == 0  # an overview in colour: 64 × 64 cells without text
+    page.check("#pattern-numbers")  # its numbers, one switch away
+    cells = page.evaluate(SHOWN.replace(".steps [data-field], .steps [data-param], ", ""))
+    assert len(cells) == 64 * 64 and all(text == expected_text(rec, f, p, at) for f, p, at, text in cells if at.startswith("0,"))
+    assert page.get_attribute(".pattern .scroll", "role") == "region" and page.evaluate("document.activeElement.id") == "pattern-numbers"
     opened.close()
 
 

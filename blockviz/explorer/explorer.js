@@ -649,7 +649,7 @@
 
   /* ---------- state, hash, rendering ---------- */
 
-  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false };
+  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false, patternNumbers: false };
 
   function readHash() {
     const text = location.hash.replace(/^#/, "");
@@ -802,9 +802,20 @@
 
   function renderPattern() {
     patternBox.textContent = "";
-    const dense = N > 16;
+    // Past 16 tokens the pattern is an overview in colour; its numbers are one switch away (colour is never their only carrier).
+    const dense = N > 16 && !state.patternNumbers;
     patternBox.appendChild(el("h2", { text: "Attention pattern, head " + state.head }));
     patternBox.appendChild(textEl("p", "Rows are queries, columns keys; row " + tokenLabel(state.token) + " is highlighted. Click a row to select its token.", "note"));
+    if (N > 16) {
+      const numbers = el("input", { type: "checkbox", id: "pattern-numbers" });
+      numbers.checked = state.patternNumbers;
+      numbers.addEventListener("change", function () {
+        state.patternNumbers = numbers.checked;
+        renderPattern(); markScrollers();
+        document.getElementById("pattern-numbers").focus();
+      });
+      patternBox.appendChild(el("p", { class: "note" }, el("label", { for: "pattern-numbers" }, numbers, textEl("span", " show the weights as numbers (the table then scrolls)"))));
+    }
     const table = el("table", { class: dense ? "grid dense" : "grid" });
     const head = el("tr", null, el("td", { class: "corner" }));
     range(N).forEach(function (j) { head.appendChild(el("th", { scope: "col", text: dense ? "" : TOKENS[j], title: tokenLabel(j) })); });
@@ -826,7 +837,7 @@
     table.appendChild(body);
     table.style.setProperty("--n", String(N));
     patternBox.appendChild(el("div", { class: "scroll", "data-label": "Attention pattern, head " + state.head }, table));
-    if (dense) patternBox.appendChild(textEl("p", "Hover a cell for its weight; the selected row's weights are in the Softmax step.", "note"));
+    if (dense) patternBox.appendChild(textEl("p", "Hover a cell for its weight, or show the weights as numbers; the selected row's are also in the Softmax step.", "note"));
   }
 
   function update() {
