@@ -159,6 +159,15 @@ def test_o_a_folder_writes_explorer_html_in_it(tmp_path, monkeypatch, given):
     assert [p.name for p in path.parent.iterdir()] == ["explorer.html"]
 
 
+@pytest.mark.parametrize("name", ["y" * 300, "y" * 300 + "/"])
+def test_o_a_name_too_long_is_one_line(tmp_path, monkeypatch, name):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["explore", "the cat sat", "-o", name])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (result.output, result.exception)
+    assert "too long" in result.output and len(result.output.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_help_says_what_o_takes():
     text = " ".join(CliRunner().invoke(main, ["explore", "--help"]).output.split())
     assert "-o, --output PAGE|DIR" in text and "DIR/explorer.html" in text and "ending in /" in text

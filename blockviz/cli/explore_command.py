@@ -38,7 +38,7 @@ def page_path(output: str) -> Path:
     (PosixPath('cat.html'), PosixPath('out/explorer.html'))
     """
     separators = ("/", os.sep) + ((os.altsep,) if os.altsep else ())
-    if output.endswith(separators) or Path(output).is_dir():
+    if output.endswith(separators) or os.path.isdir(output):  # False, not an error, for a name too long
         return Path(output) / PAGE_NAME
     return Path(output)
 
