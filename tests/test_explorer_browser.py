@@ -325,6 +325,8 @@ def test_axe_finds_no_accessibility_violations(browser, tmp_path, theme):
         page = context.new_page()
         page.goto(path.resolve().as_uri())
         page.wait_for_selector("body[data-ready]")
+        page.check("#all-steps")  # every step's tables, the term tables too
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
         violations = page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
     finally:
