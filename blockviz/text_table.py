@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 from rich.console import Console
 from rich.table import Table
@@ -16,10 +18,19 @@ LABEL_WIDTH = 16
 """Token labels wider than this many terminal cells end in "…"."""
 
 
-def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], decimals: int = 2) -> list[Table | Text]:
+ELIDED = "⋯"
+"""The column standing for the columns :func:`field_tables` leaves out."""
+
+
+def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], decimals: int = 2, max_columns: int | None = None,
+                 heads: list[int] | None = None) -> list[Table | Text]:
     """``spec``'s tensor as renderables: a title line ``name  (sizes)``, then one table per head
     for a per-head field. Rows are tokens; columns are keys (tokens), ``d0…``/``f0…`` features,
     ``h0…`` heads (for ``(n_heads, n)`` fields) or the field itself (for ``(n,)``). −∞ prints as ``-inf``.
+
+    ``max_columns``: feature columns (d…, f…) beyond it are left out — the first ``max_columns - 4``
+    and the last 4 are kept, with a ``⋯`` column between and the title saying how many are hidden.
+    ``heads``: only these heads of a per-head field (default: all).
     """
     title = Text(f"{spec.name}  {tuple(tensor.shape)}")
     shape = spec.shape
@@ -28,12 +39,28 @@ def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], dec
     if shape == ("n_heads", "n"):
         return [title, _table(tensor.T, tokens, axis_labels("n_heads", tokens, tensor.shape[0]), decimals)]
     columns = axis_labels(shape[-1], tokens, tensor.shape[-1])
+    keep = None
+    if max_columns is not None and shape[-1] != "n" and len(columns) > max_columns:
+        tail = min(4, max_columns // 2)
+        keep = list(range(max_columns - tail)) + list(range(len(columns) - tail, len(columns)))
+        title = Text(f"{spec.name}  {tuple(tensor.shape)}  ({len(columns) - len(keep)} of {len(columns)} columns hidden at {ELIDED})")
+        columns = [columns[i] for i in keep[: max_columns - tail]] + [ELIDED] + [columns[i] for i in keep[max_columns - tail:]]
     if len(shape) == 2:
-        return [title, _table(tensor, tokens, columns, decimals)]
+        return [title, _table(_elide(tensor, keep, max_columns), tokens, columns, decimals)]
     parts: list[Table | Text] = [title]
     for head, matrix in enumerate(tensor):
-        parts += [Text(f"  head {head}"), _table(matrix, tokens, columns, decimals)]
+        if heads is None or head in heads:
+            parts += [Text(f"  head {head}"), _table(_elide(matrix, keep, max_columns), tokens, columns, decimals)]
     return parts
+
+
+def _elide(matrix: torch.Tensor, keep: list[int] | None, max_columns: int | None) -> torch.Tensor:
+    """The kept columns, with a NaN column (printed as ⋯) where the hidden ones were."""
+    if keep is None:
+        return matrix
+    tail = min(4, max_columns // 2)
+    gap = torch.full((matrix.shape[0], 1), math.nan, dtype=matrix.dtype)
+    return torch.cat((matrix[:, keep[: max_columns - tail]], gap, matrix[:, keep[max_columns - tail:]]), dim=1)
 
 
 def print_tables(renderables, console: Console | None = None) -> None:
@@ -49,5 +76,5 @@ def _table(matrix: torch.Tensor, row_labels: list[str], column_labels: list[str]
     for label in column_labels:
         table.add_column(Text(display_token(label)), justify="right", max_width=LABEL_WIDTH, overflow="ellipsis", no_wrap=True)
     for label, values in zip(row_labels, matrix.tolist()):
-        table.add_row(Text(display_token(label)), *(format_number(float(value), decimals, unicode_minus=False) for value in values))
+        table.add_row(Text(display_token(label)), *(ELIDED if math.isnan(value) else format_number(float(value), decimals, unicode_minus=False) for value in values))
     return table

@@ -10,11 +10,19 @@ from blockviz.cli.options import build_record, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
 
 
+MODEL_COLUMNS = 16
+"""Feature columns printed per tensor of a model's layer unless --all-columns (d_model 384–576 rows do not fit a terminal)."""
+
+
 @click.command(cls=SentenceCommand)
 @record_options()
 @click.option("--decimals", type=click.IntRange(0, 8), default=2, show_default=True, help="Decimals printed per number.")
+@click.option("--columns", "max_columns", type=click.IntRange(min=8), default=None, metavar="N",
+              help="Print at most N feature columns of each tensor (the first and last ones, ⋯ between). Default: all for blockviz's block, 16 for a model's layer.")
+@click.option("--head", type=click.IntRange(min=0), default=None, metavar="N", help="Print only head N of the per-head tensors (from 0). Default: every head.")
+@click.option("--all-columns", is_flag=True, help="Print every column, even of a model's wide tensors (slow: d_model 384 prints megabytes).")
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also save the record: PATH.safetensors (exact) or PATH.json (−∞ written as null).")
-def record(decimals: int, save: Path | None, **options) -> None:
+def record(decimals: int, max_columns: int | None, head: int | None, all_columns: bool, save: Path | None, **options) -> None:
     """Run SENTENCE through one block and print every intermediate tensor.
 
     With --model NAME|PATH --layer L the block is layer L of a trained model (minilm,
@@ -33,10 +41,16 @@ def record(decimals: int, save: Path | None, **options) -> None:
             check_format(save)
             writable_file(save)
     rec = build_record(**options)
+    if head is not None and head >= rec.config.n_heads:
+        raise click.BadParameter(f"head {head} does not exist: this block has heads 0 to {rec.config.n_heads - 1}", param_hint="--head")
     if rec.source.is_model:
         click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
+    if all_columns:
+        max_columns = None
+    elif max_columns is None and rec.source.is_model:
+        max_columns = MODEL_COLUMNS
     for spec in rec.fields:
-        print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals), ""])
+        print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals, max_columns=max_columns, heads=None if head is None else [head]), ""])
     if save is not None:
         with reporting_errors():
             rec.save(save)
