@@ -1,13 +1,17 @@
 """Trained models: record one layer of a Hugging Face GPT-2, BERT or Llama model, offline.
 
->>> from blockviz.models import record_layer, model_attentions      # doctest: +SKIP
->>> rec = record_layer("The chicken didn't cross the road because it was too tired.", model="minilm", layer=3)
->>> rec.tokens[:3], rec.architecture.norm_placement                     # doctest: +SKIP
+(Not run as doctests: they load the models; tests/test_models_packaged.py checks these numbers.)
+
+>>> from blockviz.models import record_layer, model_attentions           # doctest: +SKIP
+>>> sentence = "The chicken didn't cross the road because it was too tired."
+>>> rec = record_layer(sentence, model="minilm", layer=3)                # doctest: +SKIP
+>>> rec.tokens[:3], rec.architecture.norm_placement                      # doctest: +SKIP
 (['[CLS]', 'The', 'chicken'], 'post')
->>> rec.weights[1, rec.tokens.index("it"), rec.tokens.index("chicken")] # doctest: +SKIP
-tensor(0.72…)
->>> attentions = model_attentions("…", model="smollm2")                  # doctest: +SKIP
->>> attentions.weights.shape                                            # (n_layers, n_heads, n, n)
+>>> float(rec.weights[1, rec.tokens.index("it"), rec.tokens.index("chicken")])  # doctest: +SKIP
+0.7195...
+>>> attentions = model_attentions(sentence, model="smollm2")             # doctest: +SKIP
+>>> attentions.weights.shape          # (n_layers, n_heads, n, n)        # doctest: +SKIP
+torch.Size([30, 9, 13, 13])
 
 The API (stable; the CLI and figures build on it):
 
