@@ -11,6 +11,7 @@ import click
 from blockviz import __version__
 from blockviz.cli.explore_command import explore
 from blockviz.cli.figures_command import figures
+from blockviz.cli.heads_command import heads
 from blockviz.cli.interrupts import run_interruptibly
 from blockviz.cli.record_command import record
 from blockviz.cli.render_command import render
@@ -33,7 +34,8 @@ def main() -> None:
     A sentence becomes one row of numbers per token and runs through one pre-norm decoder
     block; every intermediate tensor is recorded. `record` prints the numbers, `figures`
     draws them with matplotlib, `render` animates them with Manim, `explore` writes one
-    offline HTML page to select a token and inspect every calculation.
+    offline HTML page to select a token and inspect every calculation, `heads` ranks every
+    head of a trained model (--model) by its attention from one token to another.
 
     \b
     Examples:
@@ -41,6 +43,7 @@ def main() -> None:
       blockviz figures "the cat sat" --format png,svg
       blockviz explore "The chicken didn't cross the road because it was too tired." --token it
       blockviz render "the cat sat" --scene all -q l
+      blockviz heads "The chicken didn't cross the road because it was too tired." --model minilm --from it --to chicken
       blockviz record -- "-a sentence that starts with a dash"
     """
 
@@ -49,3 +52,4 @@ main.add_command(record)
 main.add_command(figures)
 main.add_command(render)
 main.add_command(explore)
+main.add_command(heads)
