@@ -224,7 +224,7 @@ class Block(nn.Module):
     :func:`blockviz.params.parameter_shapes`.
     """
 
-    def __init__(self, config: BlockConfig):
+    def __init__(self, config: BlockConfig, seeded: bool = True):
         super().__init__()
         self.config = config
         post = config.norm_placement == "post"
@@ -232,7 +232,8 @@ class Block(nn.Module):
         self.attn = Attention(config)
         self.ln2 = self._norm("ln2", "resid_post_norm" if post else None)
         self.ffn = FFN(config)
-        initialise(self, config.seed)
+        if seeded:  # False: the caller loads every parameter (a model's layer), so drawing seeded ones is wasted
+            initialise(self, config.seed)
 
     def _norm(self, name: str, output: str | None) -> nn.Module:
         if self.config.norm == "rmsnorm":

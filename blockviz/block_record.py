@@ -151,8 +151,8 @@ class BlockRecord:
     def _rerun(self, config: BlockConfig) -> BlockRecord:
         """The record's own input (``resid_pre``, and ``rope_cos``/``rope_sin``) through the
         block of ``config`` with the record's parameters: no model needed."""
-        block = Block(config).to(self.tensors["resid_pre"].dtype)
-        block.load_state_dict({name: self.params[name] for name in block.state_dict()})
+        block = Block(config, seeded=False)
+        block.load_state_dict({name: self.params[name] for name in block.state_dict()}, assign=True)
         rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.positional == "rotary" else None
         cache: dict[str, torch.Tensor] = {name: self.tensors[name] for name in ("embed", "pos_embed") if name in self.tensors}
         with torch.no_grad():

@@ -43,15 +43,18 @@ class Family:
 def _heads(weight: torch.Tensor, heads: int) -> torch.Tensor:
     """``(d_model, heads·d_head)`` in ``x @ W`` form → ``(heads, d_model, d_head)``."""
     d_model = weight.shape[0]
-    return weight.reshape(d_model, heads, -1).permute(1, 0, 2).contiguous()
+    return weight.reshape(d_model, heads, -1).permute(1, 0, 2)
 
 
 def _bias_heads(bias: torch.Tensor, heads: int) -> torch.Tensor:
-    return bias.reshape(heads, -1).contiguous()
+    return bias.reshape(heads, -1)
 
 
 def _clone(tensor: torch.Tensor) -> torch.Tensor:
-    return tensor.detach().clone().contiguous()
+    """A contiguous copy that shares no memory with the model, made with one copy: a rearranged
+    (non-contiguous) view is copied by ``contiguous``, anything else cloned."""
+    tensor = tensor.detach()
+    return tensor.clone() if tensor.is_contiguous() else tensor.contiguous()
 
 
 def _activation(hf_config, key: str, family: str) -> str:
