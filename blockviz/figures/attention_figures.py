@@ -9,6 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from blockviz.figures import formulas
+from blockviz.figures.architecture import is_general
 from blockviz.figures.heatmap import record_scale, weights_scale
 from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.panels import MatrixSpec, matrix_piece
@@ -85,6 +86,10 @@ def multi_head(request: FigureRequest) -> Figure:
     """Figure 7: every head's ``weights`` ``(n, n)``; their outputs ``head_outputs`` ``(n, d_head)``
     side by side as ``concat`` ``(n, d_model)``, times ``W_O`` ``(d_model, d_model)`` plus ``b_O``,
     giving ``attn_out`` ``(n, d_model)``."""
+    if is_general(request.record):
+        from blockviz.figures import general_figures
+
+        return general_figures.multi_head(request)
     rec, page = request.record, request.page
     config = rec.config
     heads = list(range(config.n_heads))

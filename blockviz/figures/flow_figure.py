@@ -10,7 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch
 
-from blockviz.figures import formulas
+from blockviz.figures import architecture, formulas
 from blockviz.figures.labels import text_size_in
 from blockviz.figures.layout import Slot, build_figure
 from blockviz.figures.page import MIN_PT
@@ -44,7 +44,11 @@ def block_flow(request: FigureRequest) -> Figure:
         ("resid_post", f"resid_post\n{rows}", theme.residual, "stream"),
     ]
     outputs = {"add1": f"attn_out\n{rows}", "add2": f"ffn_out\n{rows}"}
-    lines = heading(page, "Block flow: one pre-norm decoder block", formulas.RESIDUAL)
+    title, formula = "Block flow: one pre-norm decoder block", formulas.RESIDUAL
+    if architecture.is_general(rec):  # the record's own block: post-norm, RMSNorm, rotary, gated FFN, shared key/value heads
+        boxes, outputs = architecture.flow_boxes(rec, theme)
+        title, formula = f"Block flow: {architecture.describe(rec)}", architecture.residual_formula(rec)
+    lines = heading(page, title, formula)
     if page.width is None:
         sizes = {name: text_size_in(text, BOX_PT) for name, text, _, _ in boxes}
         width = _flow_width(boxes, sizes)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from blockviz.figures import formulas
+from blockviz.figures import formulas, general_figures
+from blockviz.figures.architecture import is_general
 from blockviz.figures.attention_figures import BLOCKED_WEIGHT_TEXT
 from blockviz.figures.context import font_families
 from blockviz.figures.heatmap import record_scale, signed_scale, weights_scale
@@ -53,12 +54,15 @@ def value_mixing(request: FigureRequest) -> Figure:
                                 blocked=blocked[:, None] if blocked.any() else None, blocked_filled=False),
                      weights_scale(), request.theme, page, "mixing_weights", request.decimals),
         operator(page, "\u00b7"),
-        matrix_piece(MatrixSpec(values, rows_of(rec.tokens), columns_of(rec, "value"), title=f"value v, head {head}", title_color=request.theme.value),
-                     record_scale(rec, "value"), request.theme, page, "mixing_values", request.decimals),
+        (matrix_piece(MatrixSpec(values, rows_of(rec.tokens), columns_of(rec, "value"), title=f"value v, head {head}", title_color=request.theme.value),
+                      record_scale(rec, "value"), request.theme, page, "mixing_values", request.decimals) if not is_general(rec) else
+         general_figures.mixing_values_piece(request, values, head)),
         operator(page, "\u2192"),
         _equation_piece(page, terms, len(hidden), hidden_sum, mixture, request.decimals, request.theme),
     ], rows=rec.n))
     lines.append(colorbar_line([weights_scale(), record_scale(rec, "value")], page))
+    if is_general(rec):
+        lines += general_figures.mixing_notes(request, values)
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)
     others = f"; {len(hidden)} keys of smaller weight are one term, the sum of their products" if hidden else ""

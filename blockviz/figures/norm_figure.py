@@ -10,6 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from blockviz.figures import formulas
+from blockviz.figures.architecture import is_general
 from blockviz.figures.heatmap import record_scale
 from blockviz.figures.labels import text_size_in, token_label
 from blockviz.figures.layout import Flow, TextLine, build_figure, fixed_piece, text_slot
@@ -30,8 +31,13 @@ def layer_norm(request: FigureRequest) -> Figure:
     the variance σ² (``ln1_var``), x̂ = (x − μ) / √(σ² + ε) (``ln1_norm``), × γ, + β = ``ln1``.
 
     The mean and variance are written out with one more decimal than the grids, so that they
-    add up; √(σ² + ε) is the one number computed here (from the record's σ² and ε).
+    add up; √(σ² + ε) is the one number computed here (from the record's σ² and ε). Another
+    block's record (post-norm, RMSNorm): :func:`blockviz.figures.general_figures.layer_norm`.
     """
+    if is_general(request.record):
+        from blockviz.figures import general_figures
+
+        return general_figures.layer_norm(request)
     rec, page, theme, decimals = request.record, request.page, request.theme, request.decimals
     i = request.query
     residual = record_scale(rec, "ln1")

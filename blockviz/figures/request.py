@@ -19,7 +19,9 @@ class FigureRequest:
     :func:`blockviz.selection.select_token` takes it (a word, ``word#k`` or a 0-based position;
     ``None``: the last token) and kept as its position; ``head`` limits per-head figures to one
     head (``None``: every head; value mixing uses head 0); ``width`` is the page width in
-    inches the figures are laid out for (``None``: each at its natural size).
+    inches the figures are laid out for (``None``: each at its natural size). A record of
+    another block than blockviz's own (a trained model's layer) shows one head by default
+    (``head``, else head 0); ``all_heads`` shows every head.
 
     Raises
     ------
@@ -34,6 +36,7 @@ class FigureRequest:
     head: int | None = None
     decimals: int = 2
     width: float | None = DEFAULT_WIDTH
+    all_heads: bool = False
 
     def __post_init__(self) -> None:
         self.page  # checks the width
@@ -50,7 +53,13 @@ class FigureRequest:
     @property
     def heads(self) -> list[int]:
         """The heads per-head figures show."""
-        return list(range(self.record.config.n_heads)) if self.head is None else [self.head]
+        if self.all_heads:
+            return list(range(self.record.config.n_heads))
+        if self.head is None:
+            from blockviz.figures.architecture import is_general
+
+            return [0] if is_general(self.record) else list(range(self.record.config.n_heads))
+        return [self.head]
 
     @property
     def query(self) -> int:

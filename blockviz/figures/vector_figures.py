@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from blockviz.figures import formulas
+from blockviz.figures import formulas, general_figures
+from blockviz.figures.architecture import is_general
 from blockviz.figures.heatmap import record_scale
 from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.panels import MatrixSpec, matrix_piece
@@ -18,6 +19,8 @@ from blockviz.figures.request import FigureRequest
 
 def token_grid(request: FigureRequest) -> Figure:
     """Figure 1: ``embed`` + ``pos_embed`` = ``resid_pre``, each ``(n, d_model)``, rows = tokens."""
+    if is_general(request.record):
+        return general_figures.token_grid(request)
     rec = request.record
     titles = {"embed": "token embedding", "pos_embed": f"position ({rec.config.positional})", "resid_pre": "x = resid_pre"}
     return _equation_figure(request, "Token grid: one row of d_model numbers per token", formulas.TOKEN_GRID,
@@ -26,6 +29,8 @@ def token_grid(request: FigureRequest) -> Figure:
 
 def residual_stream(request: FigureRequest) -> Figure:
     """Figure 10: ``resid_pre`` + ``attn_out`` = ``resid_mid``; ``resid_mid`` + ``ffn_out`` = ``resid_post``, each ``(n, d_model)``."""
+    if is_general(request.record):
+        return general_figures.residual_stream(request)
     rec = request.record
     titles = {"resid_pre": "resid_pre (input)", "attn_out": "attn_out (attention)", "resid_mid": "resid_mid",
               "ffn_out": "ffn_out (FFN)", "resid_post": "resid_post (output)"}
@@ -37,6 +42,8 @@ def residual_stream(request: FigureRequest) -> Figure:
 
 def ffn(request: FigureRequest) -> Figure:
     """Figure 9: ``ln2`` ``(n, d_model)`` → ``ffn_pre`` ``(n, d_ff)`` → ``ffn_post`` ``(n, d_ff)`` → ``ffn_out`` ``(n, d_model)``."""
+    if is_general(request.record):
+        return general_figures.ffn(request)
     rec = request.record
     activation = rec.config.activation_name
     titles = {"ln2": "ln2 = LayerNorm(resid_mid)", "ffn_pre": "ffn_pre", "ffn_post": f"ffn_post = {activation}(ffn_pre)", "ffn_out": "ffn_out"}
@@ -49,6 +56,8 @@ def ffn(request: FigureRequest) -> Figure:
 
 def queries_keys_values(request: FigureRequest) -> Figure:
     """Figure 2: each head's query, key and value, ``(n, d_head)`` each, side by side."""
+    if is_general(request.record):
+        return general_figures.queries_keys_values(request)
     rec, page = request.record, request.page
     names = ("query", "key", "value")
     arrays = {name: as_array(rec.tensors[name]) for name in names}

@@ -1,0 +1,173 @@
+"""What a record's block is, as the figures draw it: norm placement and kind, positions, FFN,
+key/value heads — read from ``rec.architecture`` and ``rec.fields``, never guessed.
+
+blockviz's own block (pre-norm LayerNorm, added positions, plain FFN, seeded or given weights)
+is drawn by each figure's own code as before; every other record — a trained model's layer, or
+a block of another architecture — goes through :mod:`blockviz.figures.general_figures`, which
+draws the record's own architecture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from blockviz.figures import formulas
+
+
+def is_general(rec) -> bool:
+    """Whether ``rec`` is anything but blockviz's own block with its own weights."""
+    return not (rec.config.is_toy and not rec.source.is_model)
+
+
+def has(rec, *names: str) -> bool:
+    """Whether the record holds every field ``names`` (``rec.fields``)."""
+    held = {spec.name for spec in rec.fields}
+    return all(name in held for name in names)
+
+
+def norm_name(rec) -> str:
+    return "RMSNorm" if rec.config.norm == "rmsnorm" else "LayerNorm"
+
+
+@dataclass(frozen=True)
+class Norm:
+    """One normalisation of the block: its field prefix (``ln1``), the row it normalises
+    (``source``), the field it gives (``output``) and where it stands."""
+
+    prefix: str
+    source: str
+    output: str
+    where: str
+
+
+def norms(rec) -> list[Norm]:
+    """The block's two normalisations in data-flow order: pre-norm normalises each sublayer's
+    input (ln1 of resid_pre, ln2 of resid_mid), post-norm each sum (ln1 of resid_mid gives
+    resid_mid_norm, ln2 of resid_post gives resid_post_norm)."""
+    if rec.config.norm_placement == "post":
+        return [Norm("ln1", "resid_mid", "resid_mid_norm", "after attention's add, the FFN's input"),
+                Norm("ln2", "resid_post", "resid_post_norm", "after the FFN's add: the block's output")]
+    return [Norm("ln1", "resid_pre", "ln1", "before attention"), Norm("ln2", "resid_mid", "ln2", "before the FFN")]
+
+
+def norm_fields(rec, norm: Norm) -> tuple[str, ...]:
+    """The fields drawing ``norm`` step by step needs."""
+    if rec.config.norm == "rmsnorm":
+        return (norm.source, f"{norm.prefix}_mean_sq", f"{norm.prefix}_norm", norm.output)
+    return (norm.source, f"{norm.prefix}_mean", f"{norm.prefix}_centred", f"{norm.prefix}_var", f"{norm.prefix}_norm", norm.output)
+
+
+def attention_input(rec) -> str:
+    """The field attention reads: ``ln1`` (pre-norm) or ``resid_pre`` (post-norm)."""
+    return "resid_pre" if rec.config.norm_placement == "post" else "ln1"
+
+
+def ffn_input(rec) -> str:
+    """The field the FFN reads: ``ln2`` (pre-norm) or ``resid_mid_norm`` (post-norm)."""
+    return "resid_mid_norm" if rec.config.norm_placement == "post" else "ln2"
+
+
+def block_output(rec) -> str:
+    return "resid_post_norm" if rec.config.norm_placement == "post" else "resid_post"
+
+
+def activation_name(rec) -> str:
+    return "SiLU" if rec.config.activation == "silu" else rec.config.activation_name
+
+
+def describe(rec) -> str:
+    """A few words on the block: "post-norm LayerNorm encoder block (BERT), layer 3 of minilm"."""
+    c = rec.config
+    kind = "decoder" if c.causal else "encoder"
+    family = f" ({rec.source.family.upper() if rec.source.family in ('gpt2', 'bert') else rec.source.family.capitalize()})" if rec.source.is_model and rec.source.family else ""
+    where = f", layer {rec.source.layer} of {rec.source.model}" if rec.source.is_model else ""
+    return f"one {c.norm_placement}-norm {norm_name(rec)} {kind} block{family}{where}"
+
+
+def residual_formula(rec):
+    """The block's two lines as mathtext."""
+    norm = "RMS" if rec.config.norm == "rmsnorm" else "LN"
+    ffn = r"\mathrm{FFN}"
+    if rec.config.norm_placement == "post":
+        return (rf"$x_{{mid}} = \mathrm{{{norm}}}_1(x + \mathrm{{Attention}}(x))$", rf"$x_{{out}} = \mathrm{{{norm}}}_2(x_{{mid}} + {ffn}(x_{{mid}}))$")
+    return (rf"$x_{{mid}} = x + \mathrm{{Attention}}(\mathrm{{{norm}}}_1(x))$", rf"$x_{{out}} = x_{{mid}} + {ffn}(\mathrm{{{norm}}}_2(x_{{mid}}))$")
+
+
+def norm_formula(rec, bias: bool):
+    if rec.config.norm == "rmsnorm":
+        return (r"$\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$", r"$\mathrm{mean}(x^2) = \frac{1}{d}\sum_k x_k^2$",
+                "no mean is subtracted")
+    if bias:
+        return formulas.LAYER_NORM
+    return (r"$\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}$",) + formulas.LAYER_NORM[1:]
+
+
+def ffn_formula(rec):
+    act = r"\mathrm{" + activation_name(rec) + "}"
+    bias = rec.config.bias
+    if rec.config.ffn == "gated":
+        b = (r" + b_{gate}", r" + b_{up}", r" + b_{out}") if bias else ("", "", "")
+        return rf"$\mathrm{{FFN}}(x) = \left({act}(x W_{{gate}}{b[0]}) \odot (x W_{{up}}{b[1]})\right) W_{{out}}{b[2]}$"
+    b = (r" + b_{in}", r" + b_{out}") if bias else ("", "")
+    return rf"$\mathrm{{FFN}}(x) = {act}(x W_{{in}}{b[0]})\, W_{{out}}{b[1]}$"
+
+
+ROTARY_FORMULA = r"$q_{rot} = q \odot \cos\theta_i + \mathrm{rotate\_half}(q) \odot \sin\theta_i$"
+
+
+def qkv_formula(rec):
+    x = attention_input(rec)
+    plus = (lambda kind: rf" + b^{kind}_h") if rec.config.bias else (lambda kind: "")
+    kv = "g" if rec.config.kv_heads != rec.config.n_heads else "h"
+    parts = [rf"$Q = XW^Q_h{plus('Q')}$", rf"$K = XW^K_{kv}{plus('K')}$", rf"$V = XW^V_{kv}{plus('V')}$"]
+    parts.append(r"$X = \mathrm{" + ("resid\\_pre" if x == "resid_pre" else norm_name(rec)) + "}" + ("$" if x == "resid_pre" else "(x)$"))
+    return tuple(parts)
+
+
+def flow_boxes(rec, theme):
+    """The block-flow diagram's boxes ``(name, text, colour, kind)`` — kind ``stream`` (on the
+    residual stream), ``branch`` (a sublayer beside it) or ``add`` (⊕) — in data-flow order, and
+    the text beside each ⊕: pre-norm x → norm → attention → ⊕ → norm → FFN → ⊕; post-norm
+    x → attention → ⊕ → norm → FFN → ⊕ → norm."""
+    c, n = rec.config, rec.n
+    rows = f"{n} × {c.d_model}"
+    norm = norm_name(rec)
+    rotary = c.positional == "rotary"
+    heads = f"{c.n_heads} heads × d_head {c.d_head}" + (f", {c.kv_heads} key/value heads" if c.kv_heads != c.n_heads else "")
+    mask = "causal mask" if c.causal else "no mask (bidirectional)"
+    attention = "\n".join(["multi-head attention" + (", rotary q and k" if rotary else ""), heads, mask, f"{rows} \u2192 {rows}"])
+    act = activation_name(rec)
+    if c.ffn == "gated":
+        ffn = f"gated FFN: {act}(x W_gate) \u2299 (x W_up)\n{rows} \u2192 gate, up {n} × {c.d_ff} \u2192 {rows}"
+    else:
+        ffn = f"FFN ({act})\n{rows} \u2192 {n} × {c.d_ff} \u2192 {rows}"
+    outputs = {"add1": f"attn_out\n{rows}", "add2": f"ffn_out\n{rows}"}
+    if c.norm_placement == "post":
+        boxes = [
+            ("resid_pre", f"x = resid_pre\n{rows}", theme.residual, "stream"),
+            ("attention", attention, theme.output, "branch"),
+            ("add1", "resid_mid", theme.residual, "add"),
+            ("ln1", f"{norm} \u2192 resid_mid_norm\n{rows}", theme.residual, "stream"),
+            ("ffn", ffn, theme.ffn, "branch"),
+            ("add2", "resid_post", theme.residual, "add"),
+            ("ln2", f"{norm}\n{rows}", theme.residual, "stream"),
+            ("resid_post_norm", f"resid_post_norm (output)\n{rows}", theme.residual, "stream"),
+        ]
+    else:
+        boxes = [
+            ("resid_pre", f"x = resid_pre\n{rows}", theme.residual, "stream"),
+            ("ln1", f"{norm}\n{rows}", theme.residual, "branch"),
+            ("attention", attention, theme.output, "branch"),
+            ("add1", "resid_mid", theme.residual, "add"),
+            ("ln2", f"{norm}\n{rows}", theme.residual, "branch"),
+            ("ffn", ffn, theme.ffn, "branch"),
+            ("add2", "resid_post", theme.residual, "add"),
+            ("resid_post", f"resid_post\n{rows}", theme.residual, "stream"),
+        ]
+    return boxes, outputs
+
+
+def multi_head_formula(rec) -> str:
+    if rec.config.bias:
+        return formulas.MULTI_HEAD
+    return r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O$"
