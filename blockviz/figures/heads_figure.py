@@ -42,6 +42,8 @@ LARGEST_CELL_IN = 0.8
 CELL_LINE_SPACING = 1.1
 """Between the key's name and its weight in a cell, in font sizes."""
 TICK_PAD_IN = 0.05
+NAME_SHARE = 0.86
+"""A key's name is at most this share of its cell's width."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,11 @@ def _sizes(grid: HeadsGrid, page: Page, room_height: float | None) -> _Sizes:
     tick_pt = min(tick_pt, max(MIN_PT, 0.75 * wanted * POINTS_PER_INCH))
     by_height = (wanted - 0.03) * POINTS_PER_INCH / (lines * CELL_LINE_SPACING)
     by_width = 10.0 * 0.88 * cell / widest_in({format_number(float(v)) for v in np.unique(grid.values)} | {"0.00"}, 10.0)
-    number_pt = round(min(page.number, by_height, by_width), 2)
+    number_pt = min(page.number, by_height, by_width)
+    if grid.keys is not None:  # names and weights share one size: as large as lets the widest name fit, ellipsised only under 6 pt
+        widest_name = widest_in({token_label(name) for row in grid.keys for name in row}, 10.0)
+        number_pt = min(number_pt, max(MIN_PT, 10.0 * NAME_SHARE * cell / widest_name if widest_name else number_pt))
+    number_pt = round(number_pt, 2)
     return _Sizes(cell, wanted, tick_pt, number_pt if number_pt >= MIN_PT else None, left, top)
 
 
@@ -166,7 +172,7 @@ def _grid_slot(grid: HeadsGrid, theme: Theme, page: Page, room_height: float | N
             else:
                 colours = scale.rgba(values)
                 for (layer, head), value in np.ndenumerate(values):
-                    shown = f"{_fit(grid.keys[layer][head], 0.86 * sizes.cell, sizes.number_pt)}\n{format_number(float(value))}"
+                    shown = f"{_fit(grid.keys[layer][head], NAME_SHARE * sizes.cell, sizes.number_pt)}\n{format_number(float(value))}"
                     texts.append(figure.text(head, layer, shown, transform=ax.transData, ha="center", va="center", fontsize=sizes.number_pt,
                                              linespacing=CELL_LINE_SPACING, color=text_color_on(colours[layer, head]), parse_math=False,
                                              label=f"{KEY}:cell"))
