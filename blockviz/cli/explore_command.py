@@ -18,10 +18,10 @@ class StepName(click.ParamType):
 
     def convert(self, value, param, ctx):
         from blockviz.errors import BlockvizError
-        from blockviz.explorer.steps import select_step
+        from blockviz.explorer.steps import ALL_STEP_NAMES, select_step
 
         try:
-            return select_step(value)
+            return select_step(value, ALL_STEP_NAMES)  # the record's own steps are checked once it is made
         except BlockvizError as error:
             self.fail(str(error), param, ctx)
 
@@ -50,7 +50,7 @@ def page_path(output: str) -> Path:
                    "folder, or a path ending in /, as the other commands' -o.  [default: renders/<sentence-slug>/explorer.html]")
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last.")
 @click.option("--head", type=int, default=None, metavar="N", help="Head the page opens on. Default: 0.")
-@click.option("--step", type=StepName(), default=None, help="Step the page opens on (input, ln1, qkv, scores, …, output). Default: input.")
+@click.option("--step", type=StepName(), default=None, help="Step the page opens on (input, ln1, qkv, scores, …, output; a model's layer also rotary, gate, up, gate_up). Default: input.")
 @click.option("--theme", type=click.Choice(("light", "dark")), default="light", show_default=True, help="Colours the page opens with (it has a switch).")
 def explore(output, token, head, step, theme, **options) -> None:
     """Write one self-contained HTML page to explore every calculation of the block on SENTENCE.

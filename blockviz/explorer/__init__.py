@@ -17,19 +17,20 @@ import html
 from pathlib import Path
 
 from blockviz.explorer.page import explorer_page, summary_line
-from blockviz.explorer.steps import STEP_NAMES, STEPS, select_step
+from blockviz.explorer.steps import ALL_STEP_NAMES, STEP_NAMES, STEPS, select_step, steps_for
 from blockviz.files import atomic_path
 from blockviz.selection import select_head, select_token
 from blockviz.style import theme as theme_named
 
-__all__ = ["Explorer", "STEPS", "STEP_NAMES", "explore", "record_summary_html"]
+__all__ = ["ALL_STEP_NAMES", "Explorer", "STEPS", "STEP_NAMES", "explore", "record_summary_html", "steps_for"]
 
 
 class Explorer:
     """The explorer page of one record, opening on one view.
 
     ``token`` is a word, ``word#k`` or a 0-based position (default: the last token), ``head``
-    a head number (default 0), ``step`` a name of :data:`STEP_NAMES` (default the first), and
+    a head number (default 0), ``step`` a name of the record's steps (:func:`steps_for`; for
+    blockviz's own block :data:`STEP_NAMES`; default the first), and
     ``theme`` "light" or "dark". In a notebook it shows itself as a sandboxed iframe.
 
     Raises
@@ -42,7 +43,8 @@ class Explorer:
         self.record = rec
         self.token = select_token(rec.tokens, token)
         self.head = select_head(head, rec.config.n_heads)
-        self.step = select_step(step)
+        self.steps = steps_for(rec.config, rec.source)
+        self.step = select_step(step, tuple(s.name for s in self.steps))
         self.theme = theme_named(theme).name
 
     def html(self) -> str:
@@ -79,12 +81,11 @@ def explore(rec, token: str | int | None = None, head: int | None = None, step: 
 
 def record_summary_html(rec) -> str:
     """A record as a small HTML table for notebooks: sentence, tokens, config, tensor names and shapes."""
-    from blockviz.record_fields import FIELDS
     from blockviz.tokens import display_token
 
     e = lambda text: html.escape(str(text))  # noqa: E731
     config = ", ".join(f"{key} {value}" for key, value in rec.config.to_dict().items())
-    rows = "".join(f"<tr><td><code>{e(spec.name)}</code></td><td>{e(tuple(rec.tensors[spec.name].shape))}</td><td>{e(spec.what)}</td></tr>" for spec in FIELDS)
+    rows = "".join(f"<tr><td><code>{e(spec.name)}</code></td><td>{e(tuple(rec.tensors[spec.name].shape))}</td><td>{e(spec.what)}</td></tr>" for spec in rec.fields)
     tokens = " ".join(f"<code>{e(display_token(token))}</code>" for token in rec.tokens)
     return (f"<p><b>BlockRecord</b> “{e(display_token(rec.sentence))}” — {rec.n} tokens: {tokens}</p>"
             f"<p>{e(config)}</p>"

@@ -17,17 +17,57 @@
 
   /* ---------- tensors ---------- */
 
-  function load(t) {
-    const data = new Float64Array(t.data.length);
-    for (let k = 0; k < t.data.length; k++) {
-      const v = t.data[k];
-      data[k] = v === null ? -Infinity : (F32 ? Math.fround(v) : v);
+  /* A tensor is {shape, data: [numbers, null for −∞]} (short text) or {shape, b64} (a large
+     record: its little-endian float32 or float64 bytes, exact). */
+  function decode(t) {
+    if (t.b64 === undefined) {
+      const data = new Float64Array(t.data.length);
+      for (let k = 0; k < t.data.length; k++) {
+        const v = t.data[k];
+        data[k] = v === null ? -Infinity : (F32 ? Math.fround(v) : v);
+      }
+      return data;
     }
-    return { shape: t.shape, data: data, offset: 0 };
+    const text = atob(t.b64), bytes = new Uint8Array(text.length);
+    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+    const view = new DataView(bytes.buffer), size = F32 ? 4 : 8, data = new Float64Array(bytes.length / size);
+    for (let k = 0; k < data.length; k++) data[k] = F32 ? view.getFloat32(k * size, true) : view.getFloat64(k * size, true);
+    return data;
   }
-  const T = {}, P = {};
+  function load(t) { return { shape: t.shape, data: decode(t), offset: 0 }; }
+  const T = {}, P = {}, CUT = {};
   Object.keys(DATA.tensors).forEach(function (name) { T[name] = load(DATA.tensors[name]); });
-  Object.keys(DATA.params).forEach(function (name) { P[name] = load(DATA.params[name]); });
+  Object.keys(DATA.params).forEach(function (name) {
+    const p = DATA.params[name];
+    if (p.parts) CUT[name] = { shape: p.shape, columns: p.columns, parts: p.parts.map(load) }; // only the columns behind the shown ones
+    else P[name] = load(p);
+  });
+  const KV = C.kv_heads || H, GROUP = H / KV;
+  function kvHead(h) { return Math.floor(h / GROUP); }
+
+  /* A weight matrix of (one head of) parameter name: {rows, cols: the columns carried, width: all columns, at(r, k)} */
+  function weight(name, head) {
+    if (CUT[name]) {
+      const c = CUT[name], g = c.shape.length === 3 ? head : 0, part = c.parts[g], cols = c.columns[g];
+      return { rows: part.shape[0], cols: cols, width: c.shape[c.shape.length - 1], cut: true, get: function (r, k) { return part.data[r * cols.length + k]; } };
+    }
+    const W = P[name].shape.length === 3 ? sub(P[name], head) : P[name], width = W.shape[1];
+    return { rows: W.shape[0], cols: range(width), width: width, cut: false, get: function (r, k) { return W.data[W.offset + r * width + k]; } };
+  }
+  /* x · W (+ b) on the carried columns: {values (full width, null where not carried), scale (Σ |terms|, for the check), product} */
+  function linear(x, W, bias) {
+    const product = new Array(W.width).fill(null), values = new Array(W.width).fill(null), scale = new Array(W.width).fill(null);
+    W.cols.forEach(function (c, k) {
+      let sum = 0, size = 0;
+      for (let r = 0; r < x.length; r++) { const t = x[r] * W.get(r, k); sum += t; size += Math.abs(t); }
+      product[c] = sum;
+      values[c] = bias ? sum + bias[c] : sum;
+      scale[c] = 1 + size + (bias ? Math.abs(bias[c]) : 0);
+    });
+    return { product: product, values: values, scale: scale };
+  }
+  function colOf(W, c) { return W.cols.indexOf(c); }
+  function carried(values, W) { return W.cols.map(function (c) { return values[c]; }); } // the carried columns only
 
   function sub(t) { // t[i][j]… : a view on the remaining dimensions
     let offset = t.offset, shape = t.shape;
@@ -43,11 +83,6 @@
     return Array.from(view.data.subarray(view.offset, view.offset + view.shape[0]));
   }
   function at(t) { return sub.apply(null, arguments).data[sub.apply(null, arguments).offset]; }
-  function matvec(x, W) { // x · W, W (len(x) × cols)
-    const cols = W.shape[1], out = new Array(cols).fill(0);
-    for (let r = 0; r < x.length; r++) for (let c = 0; c < cols; c++) out[c] += x[r] * W.data[W.offset + r * cols + c];
-    return out;
-  }
   function add(a, b) { return a.map(function (v, k) { return v + b[k]; }); }
   function range(n) { return Array.from({ length: n }, function (_, k) { return k; }); }
   function maxAbs(values) { return values.reduce(function (m, v) { return Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m; }, 1e-9); }
@@ -70,9 +105,13 @@
     const erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + fraction);
     return Math.sign(x) * (1 - erfc);
   }
-  const ACTIVATE = C.activation === "gelu"
-    ? function (x) { return 0.5 * x * (1 + erf(x / Math.SQRT2)); }
-    : function (x) { return Math.max(0, x); };
+  const ACTIVATIONS = {
+    gelu: function (x) { return 0.5 * x * (1 + erf(x / Math.SQRT2)); },
+    relu: function (x) { return Math.max(0, x); },
+    gelu_tanh: function (x) { return 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x))); },
+    silu: function (x) { return x / (1 + Math.exp(-x)); },
+  };
+  const ACTIVATE = ACTIVATIONS[C.activation];
 
   /* ---------- the style module's number format (blockviz.style.format_number) ---------- */
 
@@ -179,32 +218,70 @@
   function cellFamily(cell) { return cell.field ? familyOf(cell.field) : cell.param ? S.parameter_family : cell.family; }
   function cellText(cell) { return cell.text !== undefined ? cell.text : fmt(cell.value); }
 
+  /* Wide rows (d_model 384, d_ff 1536) are elided: spec.show lists the columns shown (the first,
+     the last and the largest-magnitude ones, chosen by blockviz.explorer.payload); a "⋯" column
+     stands for each run of hidden ones, and one switch shows every column (the table then
+     scrolls in its own box). */
+  function layoutColumns(spec) {
+    const all = range(spec.columns.length);
+    if (!spec.show || state.allColumns) return { items: all.map(function (c) { return { c: c }; }), hidden: 0 };
+    const items = [];
+    let last = -1;
+    spec.show.forEach(function (c) {
+      if (c > last + 1) items.push({ gap: c - last - 1 });
+      items.push({ c: c });
+      last = c;
+    });
+    if (last < all.length - 1) items.push({ gap: all.length - 1 - last });
+    return { items: items, hidden: all.length - spec.show.length };
+  }
+  function elisionSwitch(spec, box) {
+    if (!spec.show || spec.show.length >= spec.columns.length) return null;
+    const total = spec.columns.length, hidden = total - spec.show.length;
+    const note = state.allColumns ? "all " + total + " columns shown" : hidden + " of " + total + " columns hidden (⋯): the first, the last and the largest";
+    const button = el("button", { type: "button", class: "copy widen-toggle", text: state.allColumns ? "show fewer columns" : "show all " + total + " columns", "aria-pressed": String(state.allColumns) });
+    button.addEventListener("click", function () {
+      state.allColumns = !state.allColumns;
+      const step = state.step;
+      renderSteps();
+      const again = document.querySelector("#step-" + step + " .widen-toggle");
+      if (again) again.focus();
+    });
+    return el("span", { class: "elided" }, textEl("span", note, "hiddennote"), button);
+  }
+
   function numTable(spec, box) {
     const captionId = "table-" + (++tableCount);
     const table = el("table", { class: "nums", "aria-labelledby": captionId });
     const csv = el("button", { type: "button", class: "copy", text: "Copy CSV", "aria-label": "Copy CSV: " + spec.caption });
     const md = el("button", { type: "button", class: "copy", text: "Copy Markdown", "aria-label": "Copy Markdown: " + spec.caption });
-    const caption = el("div", { class: "tablecap" }, el("p", { id: captionId, text: spec.caption }), el("span", { class: "copies" }, csv, md));
+    const caption = el("div", { class: "tablecap" }, el("p", { id: captionId, text: spec.caption }), elisionSwitch(spec, box), el("span", { class: "copies" }, csv, md));
+    const shown = layoutColumns(spec);
     const head = el("tr", null, el("td", { class: "corner" }));
-    spec.columns.forEach(function (label, c) {
-      head.appendChild(el("th", { scope: "col", text: label, class: spec.blockedColumns && spec.blockedColumns[c] ? "struck" : null }));
+    shown.items.forEach(function (item) {
+      if (item.gap) { head.appendChild(el("th", { scope: "col", class: "gap", text: "⋯", title: item.gap + " columns hidden", "aria-label": item.gap + " columns hidden" })); return; }
+      head.appendChild(el("th", { scope: "col", text: spec.columns[item.c], class: spec.blockedColumns && spec.blockedColumns[item.c] ? "struck" : null }));
     });
     table.appendChild(el("thead", null, head));
     const body = el("tbody");
-    const grid = spec.rows.map(function (row) { return { row: row, cells: rowCells(row) }; });
+    const grid = spec.rows.map(function (row) { const cells = rowCells(row); return { row: row, cells: shown.items.filter(function (item) { return !item.gap; }).map(function (item) { return cells[item.c] === undefined ? null : cells[item.c]; }) }; });
     const tds = grid.map(function () { return []; }); // tds[r][c]: the number cells, for the keyboard
+    const visibleCols = shown.items.filter(function (item) { return !item.gap; }).map(function (item) { return item.c; });
     grid.forEach(function (line, r) {
       const row = line.row;
       const tr = el("tr", { class: [row.result ? "result" : "", row.blocked ? "blocked" : ""].join(" ").trim() || null });
       const th = el("th", { scope: "row", class: "rowhead", text: row.label });
       if (row.role) th.style.setProperty("border-left-color", "var(" + ROLE_VAR[row.role] + ")");
       tr.appendChild(th);
-      line.cells.forEach(function (cell, c) {
+      let k = 0;
+      shown.items.forEach(function (item) {
+        if (item.gap) { tr.appendChild(el("td", { class: "gap", text: "⋯", "aria-hidden": "true" })); return; }
+        const c = k++, col = item.c, cell = line.cells[c];
         if (cell === null) { tr.appendChild(el("td", { class: "empty" })); return; }
-        const td = el("td", { class: c === spec.resultColumn ? "num result" : "num", text: cellText(cell) });
+        const td = el("td", { class: col === spec.resultColumn ? "num result" : "num", text: cellText(cell) });
         if (cell.field) { td.setAttribute("data-field", cell.field); td.setAttribute("data-at", cell.at.join(",")); }
         if (cell.param) { td.setAttribute("data-param", cell.param); td.setAttribute("data-at", cell.at.join(",")); }
-        const name = row.cells ? spec.columns[c] + " [" + row.label + "]" : row.label + "[" + spec.columns[c] + "]"; // a key's row: "weight [3 fox]"
+        const name = row.cells ? spec.columns[col] + " [" + row.label + "]" : row.label + "[" + spec.columns[col] + "]"; // a key's row: "weight [3 fox]"
         td.addEventListener("click", function () {
           showOperands(box, name + " = " + (cell.operands ? cell.operands() : td.textContent + (cell.field ? "  (" + cell.field + " in the record)" : cell.param ? "  (" + cell.param + ")" : "")));
         });
@@ -219,8 +296,9 @@
     table.appendChild(body);
     const first = [].concat.apply([], tds).filter(Boolean)[0];
     if (first) first.tabIndex = 0; // one tab stop per table; the arrows move inside it
-    csv.addEventListener("click", function () { copyText(box, tableText(spec, grid, "csv")); });
-    md.addEventListener("click", function () { copyText(box, tableText(spec, grid, "md")); });
+    const textSpec = { columns: visibleCols.map(function (c) { return spec.columns[c]; }) };
+    csv.addEventListener("click", function () { copyText(box, tableText(textSpec, grid, "csv")); });
+    md.addEventListener("click", function () { copyText(box, tableText(textSpec, grid, "md")); });
     return el("div", { class: "tablebox" }, caption, el("div", { class: "scroll", "data-label": spec.caption }, table));
   }
   let tableCount = 0;
@@ -280,96 +358,161 @@
     } catch (error) { manual(); }
   }
 
+  const LONG = 16; // a sum of more terms is written with its largest ones and the rest summed
   function sumText(terms) { // "0.12 + (−0.30) + …"
-    return terms.map(function (t, k) { const s = fmt(t); return k > 0 && s.charAt(0) === MINUS ? "(" + s + ")" : s; }).join(" + ");
+    const term = function (t, k) { const s = fmt(t); return k > 0 && s.charAt(0) === MINUS ? "(" + s + ")" : s; };
+    if (terms.length <= LONG) return terms.map(term).join(" + ");
+    const finite = terms.filter(Number.isFinite), total = finite.reduce(function (a, v) { return a + v; }, 0);
+    return terms.slice(0, 3).map(term).join(" + ") + " + … + " + term(terms[terms.length - 1], 1) + "  (" + terms.length + " terms, sum " + fmt(total) + ")";
   }
+  /* Σ_r x[r] × W[r, c] (+ b[c]) written out; past LONG terms the LONG/2 largest and the rest as one sum. */
   function dotOperands(x, W, bias, c, xName, wName, bName) {
-    const cols = W.shape[1];
-    const terms = x.map(function (v, r) { return fmt(v) + " × " + fmt(W.data[W.offset + r * cols + c]); });
-    if (!bias) return "Σ " + xName + "[r] × " + wName + "[r, " + c + "] = " + terms.join(" + ");
-    return "Σ " + xName + "[r] × " + wName + "[r, " + c + "] + " + bName + "[" + c + "] = " + terms.join(" + ") + " + " + fmt(bias[c]);
+    const k = colOf(W, c);
+    if (k < 0) return "this page does not carry column " + c + " of " + wName + " (only those of the shown columns): the value is the record's";
+    const terms = x.map(function (v, r) { return { r: r, x: v, w: W.get(r, k), t: v * W.get(r, k) }; });
+    const written = function (list) { return list.map(function (t) { return fmt(t.x) + " × " + fmt(t.w); }).join(" + "); };
+    let text;
+    if (terms.length <= LONG) text = written(terms);
+    else {
+      const largest = terms.slice().sort(function (p, q) { return Math.abs(q.t) - Math.abs(p.t); }).slice(0, LONG / 2);
+      const rest = terms.filter(function (t) { return largest.indexOf(t) < 0; }).reduce(function (a, t) { return a + t.t; }, 0);
+      text = largest.map(function (t) { return fmt(t.x) + " × " + fmt(t.w) + " [r " + t.r + "]"; }).join(" + ") + " + (the other " + (terms.length - LONG / 2) + " terms: " + fmt(rest) + ")";
+    }
+    const head = "Σ over " + x.length + " r of " + xName + "[r] × " + wName + "[r, " + c + "]";
+    if (!bias) return head + " = " + text;
+    return head + " + " + bName + "[" + c + "] = " + text + " + " + fmt(bias[c]);
   }
 
   /* ---------- checks ---------- */
 
-  function compare(pairs) { // [[computed values, record values], …] → {delta, ok}
-    let delta = 0, ok = true;
+  /* pairs: [[computed values, record values, scales?], …] → {delta, ok, count}. A value passes when
+     |computed − record| ≤ TOLERANCE × scale; the scale is 1 + |record value|, or for a dot
+     product 1 + Σ |terms| (float32 rounds each term: at d_model 384–1536 the sum's rounding
+     grows with the terms, not with the result). Entries that are null (a column the page does
+     not carry) are not compared. */
+  function compare(pairs) {
+    let delta = 0, ok = true, count = 0;
     pairs.forEach(function (pair) {
-      const got = [].concat(pair[0]), want = [].concat(pair[1]);
+      const got = [].concat(pair[0]), want = [].concat(pair[1]), scales = pair[2] ? [].concat(pair[2]) : null;
       if (got.length !== want.length) { ok = false; delta = Infinity; return; }
       got.forEach(function (g, k) {
+        if (g === null) return;
         const w = want[k];
+        count++;
         if (g === w) return; // equal, −∞ included
         const diff = Math.abs(g - w);
-        if (!(diff <= TOLERANCE * (1 + Math.abs(w)))) ok = false;
+        if (!(diff <= TOLERANCE * (scales ? scales[k] : 1 + Math.abs(w)))) ok = false;
         delta = Math.max(delta, Number.isNaN(diff) ? Infinity : diff);
       });
     });
-    return { delta: delta, ok: ok };
+    return { delta: delta, ok: ok, count: count };
   }
-  function checkLine(pairs) {
+  function checkLine(pairs, note) {
+    if (pairs === null) return el("p", { class: "check given", text: "ⓘ " + note, title: "nothing in this one layer recomputes it" });
     const result = compare(pairs);
-    const text = (result.ok ? "\u2713 matches the record" : "\u2717 differs from the record") + " (max |\u0394| " + fmtDelta(result.delta) + ")";
+    const text = (result.ok ? "✓ matches the record" : "✗ differs from the record") + " (max |Δ| " + fmtDelta(result.delta) + ")" + (note ? " " + note : "");
     return el("p", { class: result.ok ? "check ok" : "check bad", text: text, title: "recomputed in the page from the step's inputs and compared with the record" });
   }
 
   /* ---------- labels ---------- */
 
+  const SPECIAL = DATA.special || [];
   function tokenLabel(j) { return j + " " + TOKENS[j]; }
   function cols(prefix, n) { return range(n).map(function (k) { return prefix + k; }); }
   function blockedKeys(i) { return range(N).map(function (j) { return at(T.mask, i, j) === -Infinity; }); }
+  /* the columns an elided row of field shows (null: all); a per-head field's are its head's */
+  function shownOf(field, head) {
+    const chosen = DATA.columns[field];
+    if (!chosen) return null;
+    return Array.isArray(chosen[0]) ? chosen[head] : chosen;
+  }
+  function widthOf(field) { const shape = T[field].shape; return shape[shape.length - 1]; }
+  function prefixOf(field) { return DATA.fields[field].shape.slice(-1)[0] === "d_ff" ? "f" : "d"; }
+  function rowTable(caption, field, head, rows, box, extra) {
+    return numTable(Object.assign({ caption: caption, columns: cols(prefixOf(field), widthOf(field)), show: shownOf(field, head), rows: rows }, extra || {}), box);
+  }
+  function cutNote(W, name) { // a weight matrix the page carries only in part
+    return W.cut ? textEl("p", "The page carries only the columns of " + name + " behind the shown ones (the whole " + W.rows + " × " + W.width +
+      " would add megabytes): those are recomputed and checked; the other columns (show all) are the record's.", "note") : null;
+  }
 
-  /* ---------- the steps: each returns {body: [nodes], checks: [[computed, record], …]} ---------- */
+  /* ---------- the steps: each returns {body: [nodes], checks: [[computed, record, scales?], …]} ---------- */
 
-  function layerNormStep(n, i, box) {
-    const source = n === 1 ? "resid_pre" : "resid_mid", name = "ln" + n;
-    const x = vec(T[source], i);
+  function normStep(i, box, args) {
+    const n = args.n, name = "ln" + n, source = args.source, output = args.output;
+    const x = vec(T[source], i), gamma = vec(P[name + ".weight"]);
+    if (args.rms) {
+      const meanSq = x.reduce(function (s, v) { return s + v * v; }, 0) / D;
+      const root = Math.sqrt(meanSq + C.ln_eps);
+      const norm = x.map(function (v) { return v / root; });
+      const out = norm.map(function (v, c) { return gamma[c] * v; });
+      const stats = numTable({
+        caption: "statistics of the row (over its " + D + " entries): RMSNorm does not subtract the mean",
+        columns: ["value"],
+        rows: [
+          { label: "mean_sq = Σ x² / " + D, values: [at(T[name + "_mean_sq"], i)], field: name + "_mean_sq", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x.map(function (v) { return v * v; })) + ") / " + D + " = " + fmt(meanSq); } },
+          { label: "rms = √(mean_sq + ε), ε = " + C.ln_eps.toPrecision(2), values: [root], family: familyOf(name + "_mean_sq"), operands: function () { return "√(" + fmt(meanSq) + " + " + C.ln_eps.toPrecision(2) + ") = " + fmt(root); } },
+        ],
+      }, box);
+      const rows = rowTable("the row divided by its rms, then scaled by γ (no β)", output, 0, [
+        { label: source, values: x, field: source, at: [i], role: "residual" },
+        { label: name + "_norm = x / rms", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(x[c]) + " / " + fmt(root) + " = " + fmt(norm[c]); } },
+        { label: "γ (" + name + ".weight)", values: gamma, param: name + ".weight", at: [] },
+        { label: output + " = γ ⊙ norm", values: vec(T[output], i), field: output, at: [i], result: true, operands: function (c) { return fmt(gamma[c]) + " × " + fmt(norm[c]) + " = " + fmt(out[c]); } },
+      ], box);
+      return { body: [stats, rows], checks: [[meanSq, at(T[name + "_mean_sq"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[output], i)]] };
+    }
     const mean = x.reduce(function (s, v) { return s + v; }, 0) / D;
     const variance = x.reduce(function (s, v) { return s + (v - mean) * (v - mean); }, 0) / D;
     const root = Math.sqrt(variance + C.ln_eps);
     const centred = x.map(function (v) { return v - mean; });
     const norm = centred.map(function (v) { return v / root; });
-    const gamma = vec(P[name + ".weight"]), beta = vec(P[name + ".bias"]);
+    const beta = vec(P[name + ".bias"]);
     const out = norm.map(function (v, c) { return gamma[c] * v + beta[c]; });
+    const eps = C.ln_eps >= 1e-4 ? String(C.ln_eps) : C.ln_eps.toExponential(0).replace("e-", "e" + MINUS);
     const stats = numTable({
       caption: "statistics of the row (over its " + D + " entries)",
       columns: ["value"],
       rows: [
         { label: "mean = Σ x / " + D, values: [at(T[name + "_mean"], i)], field: name + "_mean", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x) + ") / " + D + " = " + fmt(mean); } },
         { label: "var = Σ (x − mean)² / " + D, values: [at(T[name + "_var"], i)], field: name + "_var", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(centred.map(function (v) { return v * v; })) + ") / " + D + " = " + fmt(variance); } },
-        { label: "√(var + ε), ε = " + C.ln_eps, values: [root], family: familyOf(name + "_var"), operands: function () { return "√(" + fmt(variance) + " + " + C.ln_eps + ") = " + fmt(root); } },
+        { label: "√(var + ε), ε = " + eps, values: [root], family: familyOf(name + "_var"), operands: function () { return "√(" + fmt(variance) + " + " + eps + ") = " + fmt(root); } },
       ],
     }, box);
-    const rows = numTable({
-      caption: "the row, normalised, then scaled by γ and shifted by β",
-      columns: cols("d", D),
-      rows: [
-        { label: source, values: vec(T[source], i), field: source, at: [i], role: "residual" },
-        { label: name + "_centred = x − mean", values: vec(T[name + "_centred"], i), field: name + "_centred", at: [i], operands: function (c) { return fmt(x[c]) + " − " + fmt(mean) + " = " + fmt(centred[c]); } },
-        { label: name + "_norm = (x − mean) / √(var + ε)", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(centred[c]) + " / " + fmt(root) + " = " + fmt(norm[c]); } },
-        { label: "γ (" + name + ".weight)", values: gamma, param: name + ".weight", at: [] },
-        { label: "β (" + name + ".bias)", values: beta, param: name + ".bias", at: [] },
-        { label: name + " = γ ⊙ norm + β", values: vec(T[name], i), field: name, at: [i], result: true, operands: function (c) { return fmt(gamma[c]) + " × " + fmt(norm[c]) + " + " + fmt(beta[c]) + " = " + fmt(out[c]); } },
-      ],
-    }, box);
+    const rows = rowTable("the row, normalised, then scaled by γ and shifted by β", output, 0, [
+      { label: source, values: x, field: source, at: [i], role: "residual" },
+      { label: name + "_centred = x − mean", values: vec(T[name + "_centred"], i), field: name + "_centred", at: [i], operands: function (c) { return fmt(x[c]) + " − " + fmt(mean) + " = " + fmt(centred[c]); } },
+      { label: name + "_norm = (x − mean) / √(var + ε)", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(centred[c]) + " / " + fmt(root) + " = " + fmt(norm[c]); } },
+      { label: "γ (" + name + ".weight)", values: gamma, param: name + ".weight", at: [] },
+      { label: "β (" + name + ".bias)", values: beta, param: name + ".bias", at: [] },
+      { label: output + " = γ ⊙ norm + β", values: vec(T[output], i), field: output, at: [i], result: true, operands: function (c) { return fmt(gamma[c]) + " × " + fmt(norm[c]) + " + " + fmt(beta[c]) + " = " + fmt(out[c]); } },
+    ], box);
     return {
       body: [stats, rows],
-      checks: [[mean, at(T[name + "_mean"], i)], [centred, vec(T[name + "_centred"], i)], [variance, at(T[name + "_var"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[name], i)]],
+      checks: [[mean, at(T[name + "_mean"], i)], [centred, vec(T[name + "_centred"], i)], [variance, at(T[name + "_var"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[output], i)]],
     };
   }
 
-  function projectionTerms(x, W, xName, wName, family) { // the term table: one row per input entry
-    const colsOut = W.shape[1];
-    return range(x.length).map(function (r) {
-      return { label: xName + "[" + r + "] × " + wName + "[" + r + ", ·]", family: family, values: range(colsOut).map(function (c) { return x[r] * W.data[W.offset + r * colsOut + c]; }),
-               operands: function (c) { return fmt(x[r]) + " × " + fmt(W.data[W.offset + r * colsOut + c]) + " = " + fmt(x[r] * W.data[W.offset + r * colsOut + c]); } };
+  /* The term table of x · W: one row per input entry (past 48, the 48 whose terms are largest). */
+  function projectionTerms(x, W, xName, wName, family) {
+    let rowsShown = range(x.length);
+    if (x.length > 48 && !state.allColumns) {
+      const size = rowsShown.map(function (r) { return W.cols.reduce(function (m, c, k) { return Math.max(m, Math.abs(x[r] * W.get(r, k))); }, 0); });
+      rowsShown = rowsShown.slice().sort(function (p, q) { return size[q] - size[p]; }).slice(0, 48).sort(function (p, q) { return p - q; });
+    }
+    return rowsShown.map(function (r) {
+      const values = new Array(W.width).fill(null);
+      W.cols.forEach(function (c, k) { values[c] = x[r] * W.get(r, k); });
+      return { label: xName + "[" + r + "] × " + wName + "[" + r + ", ·]", family: family, values: values,
+               operands: function (c) { const k = colOf(W, c); return fmt(x[r]) + " × " + fmt(W.get(r, k)) + " = " + fmt(x[r] * W.get(r, k)); } };
     });
   }
-  function termsDetails(summaryText, spec, box) {
-    const details = el("details", null, textEl("summary", summaryText));
+  function termsDetails(summaryText, spec, box, count) {
+    const note = count > 48 && !state.allColumns ? " (the 48 rows of " + count + " with the largest terms; sums over all " + count + ")" : "";
+    const details = el("details", null, textEl("summary", summaryText + note));
     let built = false;
     details.addEventListener("toggle", function () {
-      if (details.open && !built) { built = true; details.appendChild(numTable(spec, box)); markScrollers(); }
+      if (details.open && !built) { built = true; details.appendChild(numTable(spec(), box)); markScrollers(); }
     });
     return details;
   }
@@ -379,59 +522,108 @@
     return range(N).map(function (j) { return { label: (blocked[j] ? "\u2715 " : "") + tokenLabel(j), role: "key", blocked: blocked[j], cells: cellsOf(j) }; });
   }
 
+  function residualStep(i, box, a, b, out, role) {
+    const x = vec(T[a], i), y = vec(T[b], i), got = add(x, y);
+    return {
+      body: [rowTable("token " + tokenLabel(i) + ": the residual stream plus the sub-layer's output", out, 0, [
+        { label: a, values: x, field: a, at: [i], role: "residual" },
+        { label: "+ " + b, values: y, field: b, at: [i], role: role },
+        { label: out, values: vec(T[out], i), field: out, at: [i], role: "residual", result: true, operands: function (c) { return fmt(x[c]) + " + " + fmt(y[c]) + " = " + fmt(got[c]); } },
+      ], box)],
+      checks: [[got, vec(T[out], i)]],
+    };
+  }
+
+  const SOURCE = DATA.source || {};
   const STEPS = {
-    input: function (i, h, box) {
-      const e = vec(T.embed, i), p = vec(T.pos_embed, i), x = vec(T.resid_pre, i), sum = add(e, p);
-      return {
-        body: [numTable({
-          caption: "token " + tokenLabel(i) + ": its embedding plus its position's encoding",
-          columns: cols("d", D),
-          rows: [
-            { label: "embed", values: e, field: "embed", at: [i], role: "residual" },
-            { label: "pos_embed", values: p, field: "pos_embed", at: [i], role: "residual" },
-            { label: "x = resid_pre", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + " = " + fmt(sum[c]); } },
-          ],
-        }, box)],
-        checks: [[sum, x]],
-      };
+    input: function (i, h, box, args) {
+      const e = vec(T.embed, i), x = vec(T.resid_pre, i), hasPos = !!T.pos_embed;
+      const p = hasPos ? vec(T.pos_embed, i) : null, sum = hasPos ? add(e, p) : e;
+      const rows = [{ label: "embed", values: e, field: "embed", at: [i], role: "residual" }];
+      if (hasPos) rows.push({ label: "pos_embed", values: p, field: "pos_embed", at: [i], role: "residual" });
+      if (args.model) {
+        rows.push({ label: "x = resid_pre (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true });
+        // Layer 0 of a decoder takes the embeddings themselves (+ positions); later layers (and BERT's, after its embedding LayerNorm) what the layers before made.
+        const direct = SOURCE.layer === 0 && SOURCE.family !== "bert";
+        const what = "the model's embedding row" + (hasPos ? " and position row" : "") + " of token " + tokenLabel(i) + "; x is the hidden state " +
+          (SOURCE.layer === 0 ? "the layer receives" : "after layers 0–" + (SOURCE.layer - 1)) + ", the residual stream this layer reads";
+        return { body: [rowTable(what, "resid_pre", 0, rows, box)], checks: direct ? [[sum, x]] : null,
+                 note: direct ? null : "the layer's input as the model computed it (layers 0–" + (SOURCE.layer - 1) + " and the embeddings are not in this one-layer record, so it is not recomputed; the record was checked against the model's own output of layer " + SOURCE.layer + " when it was made)" };
+      }
+      rows.push({ label: hasPos ? "x = resid_pre" : "x = resid_pre = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + " = " + fmt(sum[c]); } : null });
+      return { body: [rowTable("token " + tokenLabel(i) + (hasPos ? ": its embedding plus its position's encoding" : ": its embedding (rotary positions act on q and k)"), "resid_pre", 0, rows, box)], checks: [[sum, x]] };
     },
-    ln1: function (i, h, box) { return layerNormStep(1, i, box); },
-    qkv: function (i, h, box) {
-      const a = vec(T.ln1, i), body = [], checks = [];
-      body.push(numTable({ caption: "input: ln1 of token " + tokenLabel(i), columns: cols("d", D), rows: [{ label: "ln1", values: a, field: "ln1", at: [i] }] }, box));
-      const rows = [];
-      [["Q", "query", "q"], ["K", "key", "k"], ["V", "value", "v"]].forEach(function (names) {
-        const W = sub(P["attn.W_" + names[0]], h), b = vec(P["attn.b_" + names[0]], h);
-        const got = add(matvec(a, W), b);
-        rows.push({ label: names[2] + " = ln1 · W_" + names[0] + " + b_" + names[0], values: vec(T[names[1]], h, i), field: names[1], at: [h, i], role: names[1],
-                    operands: function (c) { return dotOperands(a, W, b, c, "ln1", "W_" + names[0] + "[h" + h + "]", "b_" + names[0]) + " = " + fmt(got[c]); } });
-        checks.push([got, vec(T[names[1]], h, i)]);
+    norm: function (i, h, box, args) { return normStep(i, box, args); },
+    qkv: function (i, h, box, args) {
+      const input = args.input, a = vec(T[input], i), body = [], checks = [], g = kvHead(h);
+      body.push(rowTable("input: " + input + " of token " + tokenLabel(i), input, 0, [{ label: input, values: a, field: input, at: [i] }], box));
+      if (KV !== H) {
+        const sharing = range(H).filter(function (q) { return kvHead(q) === g; });
+        body.push(textEl("p", "Grouped-query attention: " + H + " query heads share " + KV + " key/value heads. Query head " + h + " uses key/value head " + g +
+          " (W_K[" + g + "], W_V[" + g + "]), which query heads " + sharing.join(", ") + " share: their keys and values are the same.", "note kvnote"));
+      }
+      const rows = [], Ws = {};
+      [["Q", "query", "q", h], ["K", "key", "k", g], ["V", "value", "v", g]].forEach(function (names) {
+        const W = weight("attn.W_" + names[0], names[3]), b = args.bias ? vec(P["attn.b_" + names[0]], names[3]) : null;
+        const got = linear(a, W, b), head = "[" + (names[0] === "Q" ? "h" : KV !== H ? "g" : "h") + names[3] + "]";
+        Ws[names[0]] = { W: W, b: b, head: head };
+        rows.push({ label: names[2] + " = " + input + " · W_" + names[0] + head + (b ? " + b_" + names[0] : ""), values: vec(T[names[1]], h, i), field: names[1], at: [h, i], role: names[1],
+                    operands: function (c) { return dotOperands(a, W, b, c, input, "W_" + names[0] + head, "b_" + names[0]) + " = " + fmt(got.values[c]); } });
+        checks.push([carried(got.values, W), carried(vec(T[names[1]], h, i), W), carried(got.scale, W)]);
       });
-      body.push(numTable({ caption: "head " + h + ": query, key and value of token " + tokenLabel(i), columns: cols("d", E), rows: rows }, box));
+      body.push(rowTable("head " + h + ": query, key and value of token " + tokenLabel(i), "query", h, rows, box));
+      const note = cutNote(Ws.Q.W, "W_Q, W_K and W_V");
+      if (note) body.push(note);
       ["Q", "K", "V"].forEach(function (m) {
-        const W = sub(P["attn.W_" + m], h), b = vec(P["attn.b_" + m], h);
-        const terms = projectionTerms(a, W, "ln1", "W_" + m, familyOf(m === "Q" ? "query" : m === "K" ? "key" : "value"));
-        terms.push({ label: "b_" + m, values: b, param: "attn.b_" + m, at: [h] });
-        body.push(termsDetails("Terms of ln1 · W_" + m + " + b_" + m + " (head " + h + ")", { caption: "each row is one term; the column sums are the " + m.toLowerCase() + " above", columns: cols("d", E), rows: terms }, box));
+        const W = Ws[m].W, b = Ws[m].b;
+        body.push(termsDetails("Terms of " + input + " · W_" + m + Ws[m].head + (b ? " + b_" + m : ""), function () {
+          const terms = projectionTerms(a, W, input, "W_" + m, familyOf(m === "Q" ? "query" : m === "K" ? "key" : "value"));
+          if (b) terms.push({ label: "b_" + m, values: b, param: "attn.b_" + m, at: [m === "Q" ? h : g] });
+          return { caption: "each row is one term; the column sums are the " + m.toLowerCase() + " above", columns: cols("d", E), show: shownOf("query", h), rows: terms };
+        }, box, a.length));
       });
       return { body: body, checks: checks };
     },
-    scores: function (i, h, box) {
-      const q = vec(T.query, h, i), blocked = blockedKeys(i), got = [], rows = [];
-      rows.push({ label: "q of " + tokenLabel(i), values: q.concat([null]), field: "query", at: [h, i], role: "query" });
+    rotary: function (i, h, box) {
+      const cos = vec(T.rope_cos, i), sin = vec(T.rope_sin, i), half = E / 2, body = [], checks = [];
+      body.push(textEl("p", "Rotary positions turn each pair of features (c, c + " + half + ") of the query and the key by an angle that grows with the position (" + i +
+        " here): rotate_half(x) = (−x[" + half + "…" + (E - 1) + "], x[0…" + (half - 1) + "]). A query and a key then score by how far apart they are, not where they are.", "note"));
+      [["query", "q", "query_rot"], ["key", "k", "key_rot"]].forEach(function (names) {
+        const x = vec(T[names[0]], h, i), rot = x.map(function (v, c) { return c < half ? -x[c + half] : x[c - half]; });
+        const got = x.map(function (v, c) { return v * cos[c] + rot[c] * sin[c]; });
+        const role = names[0];
+        body.push(rowTable("head " + h + ", token " + tokenLabel(i) + ": " + names[1] + " before and after rotation", names[2], h, [
+          { label: names[1] + " (before)", values: x, field: names[0], at: [h, i], role: role },
+          { label: "cos (rope_cos)", values: cos, field: "rope_cos", at: [i] },
+          { label: "rotate_half(" + names[1] + ")", values: rot, family: familyOf(names[0]), operands: function (c) { return c < half ? MINUS + names[1] + "[" + (c + half) + "] = " + fmt(rot[c]) : names[1] + "[" + (c - half) + "] = " + fmt(rot[c]); } },
+          { label: "sin (rope_sin)", values: sin, field: "rope_sin", at: [i] },
+          { label: names[2] + " = " + names[1] + " ⊙ cos + rotate_half ⊙ sin", values: vec(T[names[2]], h, i), field: names[2], at: [h, i], role: role, result: true,
+            operands: function (c) { return fmt(x[c]) + " × " + fmt(cos[c]) + " + " + fmt(rot[c]) + " × " + fmt(sin[c]) + " = " + fmt(got[c]); } },
+        ], box));
+        checks.push([got, vec(T[names[2]], h, i)]);
+      });
+      return { body: body, checks: checks };
+    },
+    scores: function (i, h, box, args) {
+      const qf = args.rotary ? "query_rot" : "query", kf = args.rotary ? "key_rot" : "key", qn = args.rotary ? "q_rot" : "q", kn = args.rotary ? "k_rot" : "k";
+      const q = vec(T[qf], h, i), blocked = blockedKeys(i), got = [], scales = [], rows = [];
+      rows.push({ label: qn + " of " + tokenLabel(i), values: q.concat([null]), field: qf, at: [h, i], role: "query" });
       range(N).forEach(function (j) {
-        const k = vec(T.key, h, j), terms = q.map(function (v, c) { return v * k[c]; });
+        const k = vec(T[kf], h, j), terms = q.map(function (v, c) { return v * k[c]; });
         const sum = terms.reduce(function (s, v) { return s + v; }, 0);
         got.push(sum);
-        rows.push({ label: "q ⊙ k of " + tokenLabel(j), values: terms.concat([at(T.scores, h, i, j)]), role: "key", blocked: blocked[j], family: familyOf("scores"),
+        scales.push(1 + terms.reduce(function (s, v) { return s + Math.abs(v); }, 0));
+        rows.push({ label: qn + " ⊙ " + kn + " of " + tokenLabel(j), values: terms.concat([at(T.scores, h, i, j)]), role: "key", blocked: blocked[j], family: familyOf("scores"),
                     field: "scores", at: [h, i], fieldColumns: terms.map(function () { return null; }).concat([[j]]),
                     operands: function (c) { return c < E ? fmt(q[c]) + " × " + fmt(k[c]) + " = " + fmt(terms[c]) : sumText(terms) + " = " + fmt(sum); } });
       });
-      const table = numTable({ caption: "head " + h + ": element-wise products q_c · k_jc with every key, and their sum (blocked keys struck through: their scores are masked next)", columns: cols("d", E).concat(["= q · k"]), rows: rows }, box);
-      return { body: [table], checks: [[got, vec(T.scores, h, i)]] };
+      const shown = shownOf(qf, h);
+      const table = numTable({ caption: "head " + h + ": element-wise products " + qn + "_c · " + kn + "_jc with every key, and their sum over all " + E + " (blocked keys struck through: their scores are masked next)",
+                               columns: cols("d", E).concat(["= " + qn + " · " + kn]), show: shown ? shown.concat([E]) : null, resultColumn: E, rows: rows }, box);
+      return { body: [table], checks: [[got, vec(T.scores, h, i), scales]] };
     },
     scale: function (i, h, box) {
-      const s = vec(T.scores, h, i), root = Math.sqrt(E), got = s.map(function (v) { return v / root; }), blocked = blockedKeys(i);
+      const s = vec(T.scores, h, i), root = Math.sqrt(E), got = s.map(function (v) { return v / root; });
       return {
         body: [textEl("p", "√d_head = √" + E + " = " + fmt(root), "note"), numTable({
           caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key", columns: ["q · k", "÷ √" + E + " = scaled"], resultColumn: 1,
@@ -485,18 +677,18 @@
       };
     },
     mix: function (i, h, box) {
-      const w = vec(T.weights, h, i), rows = [], got = new Array(E).fill(0), blocked = blockedKeys(i);
+      const w = vec(T.weights, h, i), rows = [], got = new Array(E).fill(0), scales = new Array(E).fill(1), blocked = blockedKeys(i);
       range(N).forEach(function (j) {
         const v = vec(T.value, h, j), scaled = v.map(function (x) { return w[j] * x; });
-        scaled.forEach(function (x, c) { got[c] += x; });
+        scaled.forEach(function (x, c) { got[c] += x; scales[c] += Math.abs(x); });
         rows.push({ label: fmt(w[j]) + " × v of " + tokenLabel(j), values: scaled, role: "value", blocked: blocked[j], family: familyOf("head_outputs"),
                     operands: function (c) { return fmt(w[j]) + " × " + fmt(v[c]) + " = " + fmt(scaled[c]); } });
       });
       rows.push({ label: "head_out = Σ", values: vec(T.head_outputs, h, i), field: "head_outputs", at: [h, i], role: "output", result: true,
                   operands: function (c) { return sumText(rows.slice(0, N).map(function (r) { return r.values[c]; })) + " = " + fmt(got[c]); } });
       return {
-        body: [numTable({ caption: "head " + h + ": every value row scaled by its weight; the rows add up to the head's output", columns: cols("d", E), rows: rows }, box)],
-        checks: [[got, vec(T.head_outputs, h, i)]],
+        body: [rowTable("head " + h + ": every value row scaled by its weight; the rows add up to the head's output", "head_outputs", h, rows, box)],
+        checks: [[got, vec(T.head_outputs, h, i), scales]],
       };
     },
     concat: function (i, h, box) {
@@ -508,106 +700,76 @@
                    field: "head_outputs", at: [g, i], fieldColumns: range(D).map(function (c) { return [c - g * E]; }) });
       });
       rows.push({ label: "concat", values: vec(T.concat, i), field: "concat", at: [i], role: "output", result: true });
-      return { body: [numTable({ caption: "the " + H + " heads' outputs of token " + tokenLabel(i) + " side by side", columns: cols("d", D), rows: rows }, box)], checks: [[got, vec(T.concat, i)]] };
+      return { body: [rowTable("the " + H + " heads' outputs of token " + tokenLabel(i) + " side by side (head g fills columns " + E + "·g … " + E + "·g + " + (E - 1) + ")", "concat", 0, rows, box)], checks: [[got, vec(T.concat, i)]] };
     },
-    project: function (i, h, box) {
-      const x = vec(T.concat, i), W = P["attn.W_O"], b = vec(P["attn.b_O"]), product = matvec(x, W), got = add(product, b);
-      const terms = projectionTerms(x, W, "concat", "W_O", familyOf("attn_out"));
+    linear: function (i, h, box, args) {
+      const input = args.input, output = args.output, wName = args.weight.split(".")[1];
+      const x = vec(T[input], i), W = weight(args.weight, 0), b = args.bias ? vec(P[args.bias]) : null, got = linear(x, W, b);
+      const bName = b ? args.bias.split(".")[1] : null;
+      const rows = [{ label: input + " · " + wName, values: got.product, family: familyOf(output), operands: function (c) { return dotOperands(x, W, null, c, input, wName) + " = " + fmt(got.product[c]); } }];
+      if (b) rows.push({ label: bName, values: b, param: args.bias, at: [] });
+      rows.push({ label: output, values: vec(T[output], i), field: output, at: [i], role: args.role, result: true,
+                  operands: function (c) { return b ? fmt(got.product[c]) + " + " + fmt(b[c]) + " = " + fmt(got.values[c]) : dotOperands(x, W, null, c, input, wName) + " = " + fmt(got.values[c]); } });
+      const body = [
+        rowTable("input: " + input + " of token " + tokenLabel(i), input, 0, [{ label: input, values: x, field: input, at: [i], role: args.role === "output" ? "output" : null }], box),
+        rowTable(args.what + " (" + x.length + " → " + W.width + " entries)", output, 0, rows, box),
+      ];
+      const note = cutNote(W, wName);
+      if (note) body.push(note);
+      body.push(termsDetails("Terms of " + input + " · " + wName, function () {
+        return { caption: "each row is one term; the column sums are " + input + " · " + wName, columns: cols(prefixOf(output), W.width), show: shownOf(output, 0), rows: projectionTerms(x, W, input, wName, familyOf(output)) };
+      }, box, x.length));
+      return { body: body, checks: [[carried(got.values, W), carried(vec(T[output], i), W), carried(got.scale, W)]] };
+    },
+    activation: function (i, h, box, args) {
+      const pre = vec(T[args.input], i), got = pre.map(ACTIVATE);
       return {
-        body: [numTable({
-          caption: "token " + tokenLabel(i) + ": the concatenated heads through W_O", columns: cols("d", D),
-          rows: [
-            { label: "concat", values: x, field: "concat", at: [i], role: "output" },
-            { label: "concat · W_O", values: product, family: familyOf("attn_out"), operands: function (c) { return dotOperands(x, W, null, c, "concat", "W_O") + " = " + fmt(product[c]); } },
-            { label: "b_O", values: b, param: "attn.b_O", at: [] },
-            { label: "attn_out", values: vec(T.attn_out, i), field: "attn_out", at: [i], role: "output", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
-          ],
-        }, box), termsDetails("Terms of concat · W_O", { caption: "each row is one term; the column sums are concat · W_O", columns: cols("d", D), rows: terms }, box)],
-        checks: [[got, vec(T.attn_out, i)]],
+        body: [rowTable(C.activation_name + " applied to each entry", args.output, 0, [
+          { label: args.input, values: pre, field: args.input, at: [i], role: "ffn" },
+          { label: args.output + " = " + C.activation_name + "(" + args.input + ")", values: vec(T[args.output], i), field: args.output, at: [i], role: "ffn", result: true, operands: function (c) { return C.activation_name + "(" + fmt(pre[c]) + ") = " + fmt(got[c]); } },
+        ], box), activationCurve(pre, args.input)],
+        checks: [[got, vec(T[args.output], i)]],
       };
     },
-    add1: function (i, h, box) { return residualStep(i, box, "resid_pre", "attn_out", "resid_mid", "output"); },
-    ln2: function (i, h, box) { return layerNormStep(2, i, box); },
-    widen: function (i, h, box) {
-      const x = vec(T.ln2, i), W = P["ffn.W_in"], b = vec(P["ffn.b_in"]), product = matvec(x, W), got = add(product, b);
+    product: function (i, h, box, args) {
+      const a = vec(T[args.a], i), b = vec(T[args.b], i), got = a.map(function (v, c) { return v * b[c]; });
       return {
-        body: [
-          numTable({ caption: "input: ln2 of token " + tokenLabel(i), columns: cols("d", D), rows: [{ label: "ln2", values: x, field: "ln2", at: [i] }] }, box),
-          numTable({
-            caption: "widened from " + D + " to " + F + " entries", columns: cols("f", F),
-            rows: [
-              { label: "ln2 · W_in", values: product, family: familyOf("ffn_pre"), operands: function (c) { return dotOperands(x, W, null, c, "ln2", "W_in") + " = " + fmt(product[c]); } },
-              { label: "b_in", values: b, param: "ffn.b_in", at: [] },
-              { label: "ffn_pre", values: vec(T.ffn_pre, i), field: "ffn_pre", at: [i], role: "ffn", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
-            ],
-          }, box),
-          termsDetails("Terms of ln2 · W_in", { caption: "each row is one term; the column sums are ln2 · W_in", columns: cols("f", F), rows: projectionTerms(x, W, "ln2", "W_in", familyOf("ffn_pre")) }, box),
-        ],
-        checks: [[got, vec(T.ffn_pre, i)]],
+        body: [textEl("p", "The gate decides, entry by entry, how much of each up value passes: near 0 where " + C.activation_name + "(gate) is near 0.", "note"),
+               rowTable("entry by entry: the activated gate times the up values", args.out, 0, [
+          { label: args.a, values: a, field: args.a, at: [i], role: "ffn" },
+          { label: "⊙ " + args.b, values: b, field: args.b, at: [i], role: "ffn" },
+          { label: args.out + " = " + args.a + " ⊙ " + args.b, values: vec(T[args.out], i), field: args.out, at: [i], role: "ffn", result: true, operands: function (c) { return fmt(a[c]) + " × " + fmt(b[c]) + " = " + fmt(got[c]); } },
+        ], box)],
+        checks: [[got, vec(T[args.out], i)]],
       };
     },
-    activation: function (i, h, box) {
-      const pre = vec(T.ffn_pre, i), got = pre.map(ACTIVATE);
-      return {
-        body: [numTable({
-          caption: C.activation_name + " applied to each entry", columns: cols("f", F),
-          rows: [
-            { label: "ffn_pre", values: pre, field: "ffn_pre", at: [i], role: "ffn" },
-            { label: "ffn_post = " + C.activation_name + "(ffn_pre)", values: vec(T.ffn_post, i), field: "ffn_post", at: [i], role: "ffn", result: true, operands: function (c) { return C.activation_name + "(" + fmt(pre[c]) + ") = " + fmt(got[c]); } },
-          ],
-        }, box), activationCurve(pre)],
-        checks: [[got, vec(T.ffn_post, i)]],
-      };
-    },
-    narrow: function (i, h, box) {
-      const x = vec(T.ffn_post, i), W = P["ffn.W_out"], b = vec(P["ffn.b_out"]), product = matvec(x, W), got = add(product, b);
-      return {
-        body: [
-          numTable({ caption: "input: ffn_post of token " + tokenLabel(i), columns: cols("f", F), rows: [{ label: "ffn_post", values: x, field: "ffn_post", at: [i], role: "ffn" }] }, box),
-          numTable({
-            caption: "narrowed back from " + F + " to " + D + " entries", columns: cols("d", D),
-            rows: [
-              { label: "ffn_post · W_out", values: product, family: familyOf("ffn_out"), operands: function (c) { return dotOperands(x, W, null, c, "ffn_post", "W_out") + " = " + fmt(product[c]); } },
-              { label: "b_out", values: b, param: "ffn.b_out", at: [] },
-              { label: "ffn_out", values: vec(T.ffn_out, i), field: "ffn_out", at: [i], role: "ffn", result: true, operands: function (c) { return fmt(product[c]) + " + " + fmt(b[c]) + " = " + fmt(got[c]); } },
-            ],
-          }, box),
-          termsDetails("Terms of ffn_post · W_out", { caption: "each row is one term; the column sums are ffn_post · W_out", columns: cols("d", D), rows: projectionTerms(x, W, "ffn_post", "W_out", familyOf("ffn_out")) }, box),
-        ],
-        checks: [[got, vec(T.ffn_out, i)]],
-      };
-    },
-    add2: function (i, h, box) { return residualStep(i, box, "resid_mid", "ffn_out", "resid_post", "ffn"); },
-    output: function (i, h, box) {
+    residual: function (i, h, box, args) { return residualStep(i, box, args.a, args.b, args.out, args.role); },
+    output: function (i, h, box, args) {
+      const field = args.field;
       const rows = range(N).map(function (j) {
-        return { label: tokenLabel(j), values: vec(T.resid_post, j), field: "resid_post", at: [j], role: "residual", result: j === i };
+        return { label: tokenLabel(j), values: vec(T[field], j), field: field, at: [j], role: "residual", result: j === i };
       });
       const got = [], want = [];
-      range(N).forEach(function (j) { got.push.apply(got, add(vec(T.resid_mid, j), vec(T.ffn_out, j))); want.push.apply(want, vec(T.resid_post, j)); });
+      if (field === "resid_post") {
+        range(N).forEach(function (j) { got.push.apply(got, add(vec(T.resid_mid, j), vec(T.ffn_out, j))); want.push.apply(want, vec(T.resid_post, j)); });
+      } else { // post-norm: each row is LayerNorm 2 of resid_post, recomputed for every token
+        range(N).forEach(function (j) {
+          const x = vec(T.resid_post, j), mean = x.reduce(function (s, v) { return s + v; }, 0) / D;
+          const variance = x.reduce(function (s, v) { return s + (v - mean) * (v - mean); }, 0) / D, root = Math.sqrt(variance + C.ln_eps);
+          const gamma = vec(P["ln2.weight"]), beta = vec(P["ln2.bias"]);
+          got.push.apply(got, x.map(function (v, c) { return gamma[c] * (v - mean) / root + beta[c]; }));
+          want.push.apply(want, vec(T[field], j));
+        });
+      }
       return {
         body: [textEl("p", "One row per token, " + D + " numbers each: the same shape as the block's input. Row " + tokenLabel(i) + " is the selected token's.", "note"),
-               numTable({ caption: "resid_post, the block's output", columns: cols("d", D), rows: rows }, box)],
+               rowTable(field + ", the block's output", field, 0, rows, box)],
         checks: [[got, want]],
       };
     },
   };
 
-  function residualStep(i, box, a, b, out, role) {
-    const x = vec(T[a], i), y = vec(T[b], i), got = add(x, y);
-    return {
-      body: [numTable({
-        caption: "token " + tokenLabel(i) + ": the residual stream plus the sub-layer's output", columns: cols("d", D),
-        rows: [
-          { label: a, values: x, field: a, at: [i], role: "residual" },
-          { label: "+ " + b, values: y, field: b, at: [i], role: role },
-          { label: out, values: vec(T[out], i), field: out, at: [i], role: "residual", result: true, operands: function (c) { return fmt(x[c]) + " + " + fmt(y[c]) + " = " + fmt(got[c]); } },
-        ],
-      }, box)],
-      checks: [[got, vec(T[out], i)]],
-    };
-  }
-
-  function activationCurve(points) {
+  function activationCurve(points, inputName) {
     const width = 320, height = 150, pad = 24;
     const span = Math.max(3, maxAbs(points) * 1.1);
     const lo = -span, hi = span;
@@ -620,7 +782,7 @@
     svg.appendChild(svgEl("line", { class: "axis", x1: X(0), x2: X(0), y1: pad / 2, y2: height - pad }));
     svg.appendChild(svgEl("polyline", { class: "line", points: ys.map(function (y, k) { return X(lo + (hi - lo) * k / 120).toFixed(1) + "," + Y(y).toFixed(1); }).join(" ") }));
     points.forEach(function (x) { svg.appendChild(svgEl("circle", { class: "dot", cx: X(x).toFixed(1), cy: Y(ACTIVATE(x)).toFixed(1), r: 3 })); });
-    svg.appendChild(svgEl("text", { x: width - pad, y: Y(0) - 4, "text-anchor": "end", text: "ffn_pre" }));
+    svg.appendChild(svgEl("text", { x: width - pad, y: Y(0) - 4, "text-anchor": "end", text: inputName }));
     svg.appendChild(svgEl("text", { x: X(0) + 4, y: pad / 2 + 10, text: C.activation_name }));
     return el("figure", { class: "curvebox" }, svg, textEl("figcaption", "The curve of " + C.activation_name + "; the dots are this token's entries.", "note"));
   }
@@ -649,7 +811,7 @@
 
   /* ---------- state, hash, rendering ---------- */
 
-  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false, patternNumbers: false };
+  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false, patternNumbers: false, allColumns: false };
 
   function readHash() {
     const text = location.hash.replace(/^#/, "");
@@ -708,13 +870,16 @@
 
   const tokenBar = el("div", { class: "bar tokens", role: "radiogroup", "aria-label": "Token" }, textEl("span", "Token", "label"));
   const chips = TOKENS.map(function (token, j) {
-    const chip = el("button", { type: "button", class: "chip", role: "radio", "data-token": j, "aria-label": "token " + j + ": " + token },
+    const special = !!SPECIAL[j];
+    const chip = el("button", { type: "button", class: special ? "chip special" : "chip", role: "radio", "data-token": j, "aria-label": "token " + j + ": " + token + (special ? " (special token)" : ""),
+                                title: special ? "a special token the model's tokenizer adds" : null },
                     textEl("span", String(j), "pos"), textEl("span", token, "word"));
     chip.addEventListener("click", function () { chooseToken(j, false); });
     chip.addEventListener("keydown", function (event) { rovingKeys(event, N, state.token, chooseToken); });
     tokenBar.appendChild(chip);
     return chip;
   });
+  if (SPECIAL.some(Boolean)) tokenBar.appendChild(textEl("span", "dashed: special tokens the tokenizer adds", "hint"));
   tokenBar.appendChild(textEl("span", "\u2190 \u2192 keys: previous, next token", "hint"));
   /* ← and → choose the token from anywhere on the page, not only from a chip; controls that use
      the arrows themselves (the heads, the steps, a scrolled table, a text field) keep them. */
@@ -761,7 +926,7 @@
     stepsBox.textContent = "";
     DATA.steps.forEach(function (step, k) {
       const box = { operands: el("p", { class: "operands", hidden: true, "aria-live": "polite" }), copied: el("textarea", { class: "copied", readonly: true, rows: 4, hidden: true, "aria-label": "Copied table" }), copyNote: el("p", { class: "note", "aria-live": "polite" }) };
-      const result = STEPS[step.name](state.token, state.head, box);
+      const result = STEPS[step.kind](state.token, state.head, box, step.args || {});
       const prev = el("button", { type: "button", text: "← previous step", disabled: k === 0 });
       const next = el("button", { type: "button", text: "next step →", disabled: k === DATA.steps.length - 1 });
       prev.addEventListener("click", function () { chooseStep(k - 1, false); });
@@ -770,7 +935,7 @@
         el("h2", { id: "title-" + step.name, text: (k + 1) + ". " + step.title }),
         textEl("p", step.formula, "formula"),
         result.body,
-        checkLine(result.checks),
+        checkLine(result.checks, result.note),
         box.operands, box.copied, box.copyNote,
         el("div", { class: "stepfoot" }, prev, next));
       stepsBox.appendChild(section);

@@ -31,11 +31,28 @@ def content_security_policy(script: str, style: str) -> str:
 
 
 def summary_line(rec) -> str:
-    """One line on the record, readable before (or without) any script: sentence, tokens, sizes."""
+    """One line on the record, readable before (or without) any script: sentence, tokens, sizes;
+    for a trained model's layer the model, layer and architecture instead of the seed.
+
+    >>> from blockviz import record
+    >>> summary_line(record("the cat sat"))[-28:]
+    'd_ff 8, GELU, causal, seed 0'
+    """
     c = rec.config
-    return (f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
-            f"d_model {c.d_model}, {c.n_heads} head{'s' if c.n_heads != 1 else ''}, d_ff {c.d_ff}, {c.activation_name}, "
-            f"{'causal' if c.causal else 'bidirectional'}, seed {c.seed}")
+    heads = f"{c.n_heads} head{'s' if c.n_heads != 1 else ''}"
+    if c.kv_heads != c.n_heads:
+        heads += f" sharing {c.kv_heads} key/value heads"
+    line = (f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
+            f"d_model {c.d_model}, {heads}, d_ff {c.d_ff}, {c.activation_name}, {'causal' if c.causal else 'bidirectional'}")
+    if rec.source.is_model or not c.is_toy:
+        a = rec.architecture
+        norm = "RMSNorm" if a.norm == "rmsnorm" else "LayerNorm"
+        parts = [f"{a.norm_placement}-norm {norm}", "rotary positions" if a.positions == "rotary" else "positions added",
+                 "gated FFN" if a.ffn == "gated" else "plain FFN"] + ([] if c.bias else ["no biases"])
+        line += ", " + ", ".join(parts)
+    if rec.source.is_model:
+        return f"{line} — {rec.source.describe()}"
+    return f"{line}, seed {c.seed}"
 
 
 def explorer_page(rec, token: int, head: int, step: str, theme: str) -> str:

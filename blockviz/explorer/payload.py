@@ -4,17 +4,26 @@ Float32 records store each number as the shortest text that reads back as the sa
 (``0.1``, not ``0.10000000149011612``); the page turns it back into that float32 exactly
 (``Math.fround``), so a number formatted on the page is the number formatted in Python.
 Float64 records store the shortest float64 text. −∞ (a blocked cell) is ``null``.
+
+A large record (a trained model's layer: d_model 384–576, d_ff 1536) stores its numbers as
+base64 of their little-endian float32 (or float64) bytes instead — exact and half the size of
+the text — and shows wide rows elided: the first and last columns and the largest-magnitude
+ones (:func:`shown_columns`). Its weight matrices are too large for a page (MiniLM's layer holds
+1.8 million parameters): the page carries only the weight columns behind the columns it shows,
+and recomputes those (:data:`PARAMETER_BUDGET`).
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 
 import numpy as np
 
-from blockviz.record_fields import FIELDS, PARAMETER_SCALE
+from blockviz.record_fields import PARAMETER_SCALE
 from blockviz.style import BLOCKED_WEIGHT_LABEL, DARK, LIGHT, MINUS, hex_color, signed_color, text_color_on, weight_color
-from blockviz.explorer.steps import STEPS
+from blockviz.explorer.steps import steps_for
 from blockviz.tokens import display_token
 
 DECIMALS = 2
@@ -23,25 +32,132 @@ COLOUR_STOPS = 65
 """Samples of each colour map passed to the page; it colours a cell with the nearest one."""
 SKIPPED_PARAMS = ("W_pos",)
 """Parameters the page does not need (the record's ``pos_embed`` holds the rows it used)."""
+TEXT_LIMIT = 50_000
+"""Records with more numbers than this are stored as base64 bytes rather than text."""
+PARAMETER_BUDGET = 200_000
+"""Parameters a page carries whole; above it (a trained model's layer) only the weight columns
+behind the shown columns are carried."""
+ELIDE_ABOVE = 24
+"""Rows with more columns than this are shown elided (the page has a switch to show them all)."""
+FIRST, LAST, LARGEST = 3, 2, 7
+"""An elided row shows its first FIRST and last LAST columns and the LARGEST columns of largest
+magnitude (over every token of the sentence, so all tokens share the columns)."""
+FEATURE_AXES = ("d_model", "d_head", "d_ff")
+SPECIAL_TOKEN = re.compile(r"^(\[[A-Z]+\]|<\|[^|]*\|>|</?s>|<unk>|<pad>)$")
+"""A model's special token, as :mod:`blockviz.models.tokens` names them ([CLS], <|endoftext|>, <s>)."""
 
 
 def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
     """Everything the page shows, JSON-ready: tokens, config, tensors, style and initial view."""
-    tensors = {name: _tensor(rec.tensors[name], rec.config.dtype) for name in (spec.name for spec in FIELDS)}
-    params = {name: _tensor(value, rec.config.dtype) for name, value in rec.params.items() if name not in SKIPPED_PARAMS}
+    fields = rec.fields
+    names = [spec.name for spec in fields]
+    big = sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
+    columns = shown_columns(rec)
+    tensors = {name: _tensor(rec.tensors[name], rec.config.dtype, big) for name in names}
+    params, partial = carried_params(rec, columns, big)
+    model = rec.source.is_model
     return {
-        "format": 1,
+        "format": 2,
         "sentence": display_token(rec.sentence),
         "tokens": [display_token(token_text) for token_text in rec.tokens],
-        "config": {**rec.config.to_dict(), "d_head": rec.config.d_head, "activation_name": rec.config.activation_name},
-        "steps": [{"name": s.name, "title": s.title, "formula": s.formula} for s in STEPS],
-        "fields": {spec.name: {"what": spec.what, "shape": list(spec.shape), "scale": spec.scale} for spec in FIELDS},
+        "special": [bool(model and SPECIAL_TOKEN.match(token_text)) for token_text in rec.tokens],
+        "config": {**rec.config.to_dict(), "d_head": rec.config.d_head, "activation_name": rec.config.activation_name, "kv_heads": rec.config.kv_heads},
+        "source": {**rec.source.to_dict(), "describe": rec.source.describe(), "is_model": model},
+        "steps": [{"name": s.name, "title": s.title, "formula": s.formula, "kind": s.kind, "args": s.args} for s in steps_for(rec.config, rec.source)],
+        "fields": {spec.name: {"what": spec.what, "shape": list(spec.shape), "scale": spec.scale} for spec in fields},
         "families": families(rec),
         "tensors": tensors,
         "params": params,
+        "partial_params": partial,
+        "columns": columns,
+        "elide_above": ELIDE_ABOVE,
         "style": style(),
         "initial": {"token": token, "head": head, "step": step, "theme": theme},
     }
+
+
+def shown_columns(rec) -> dict:
+    """The columns an elided row shows, by field: ``{field: [columns]}`` for a ``(n, width)``
+    field, ``{field: [[columns of head 0], …]}`` for a per-head one; only fields wider than
+    :data:`ELIDE_ABOVE`. The first :data:`FIRST`, last :data:`LAST` and the :data:`LARGEST`
+    of largest magnitude over every token; q, k, v (rotated too) of a head share one set, and so
+    do the FFN's hidden fields, so that the rows of one table line up.
+
+    >>> from blockviz import record
+    >>> from blockviz.config import BlockConfig
+    >>> shown = shown_columns(record("the cat sat", BlockConfig(d_model=32, n_heads=1)))
+    >>> len(shown["resid_pre"]) <= 3 + 2 + 7, shown["resid_pre"][:3], shown["resid_pre"][-2:]
+    (True, [0, 1, 2], [30, 31])
+    """
+    groups: dict[str, list[str]] = {}
+    for spec in rec.fields:
+        if spec.shape[-1] not in FEATURE_AXES:
+            continue
+        if spec.shape[-1] == "d_head" and spec.scale == "qkv":
+            groups.setdefault("qkv", []).append(spec.name)
+        elif spec.shape[-1] == "d_ff":
+            groups.setdefault("ffn", []).append(spec.name)
+        else:
+            groups[spec.name] = [spec.name]
+    columns: dict = {}
+    for members in groups.values():
+        arrays = [rec.tensors[name].detach().double().abs().numpy() for name in members]
+        width = arrays[0].shape[-1]
+        if width <= ELIDE_ABOVE:
+            continue
+        if arrays[0].ndim == 3:  # per head: the largest of that head's rows
+            chosen = [_pick(np.max([a[h] for a in arrays], axis=(0, 1))) for h in range(arrays[0].shape[0])]
+        else:
+            chosen = _pick(np.max([a for a in arrays], axis=(0, 1)))
+        for name in members:
+            columns[name] = chosen
+    return columns
+
+
+def _pick(magnitude: np.ndarray) -> list[int]:
+    width = len(magnitude)
+    largest = [int(c) for c in np.argsort(-np.nan_to_num(magnitude, nan=0.0, posinf=0.0), kind="stable")[:LARGEST]]
+    return sorted(set(range(FIRST)) | set(range(width - LAST, width)) | set(largest))
+
+
+WEIGHT_OUTPUTS = {"attn.W_Q": "query", "attn.W_K": "key", "attn.W_V": "value", "attn.W_O": "attn_out",
+                  "ffn.W_in": "ffn_pre", "ffn.W_gate": "ffn_gate", "ffn.W_up": "ffn_up", "ffn.W_out": "ffn_out"}
+"""Each weight matrix and the field its columns make."""
+
+
+def carried_params(rec, columns: dict, big: bool) -> tuple[dict, bool]:
+    """The parameters the page carries, and whether any is cut to the columns shown.
+
+    Every parameter is carried whole while they add up to at most :data:`PARAMETER_BUDGET`
+    numbers; past it each weight matrix keeps only the columns behind the shown columns of the
+    field it makes (with grouped-query attention, W_K and W_V of a key/value head those of every
+    query head it serves), as ``{"shape": full shape, "columns": [[columns of head 0], …],
+    "parts": [the kept (rows, columns) matrix of head 0, …]}``.
+    """
+    kept = {name: value for name, value in rec.params.items() if name not in SKIPPED_PARAMS}
+    dtype = rec.config.dtype
+    if sum(value.numel() for value in kept.values()) <= PARAMETER_BUDGET:
+        return {name: _tensor(value, dtype, big) for name, value in kept.items()}, False
+    out = {}
+    for name, value in kept.items():
+        target = WEIGHT_OUTPUTS.get(name)
+        if target is None or target not in columns:
+            out[name] = _tensor(value, dtype, big)
+            continue
+        chosen = columns[target]
+        if value.ndim == 3:  # (heads, d_model, d_head): per query head, or per key/value head
+            per_head = []
+            for g in range(value.shape[0]):
+                if value.shape[0] == rec.config.n_heads:
+                    per_head.append(chosen[g])
+                else:
+                    served = [h for h in range(rec.config.n_heads) if rec.config.kv_head_of(h) == g]
+                    per_head.append(sorted(set().union(*(chosen[h] for h in served))))
+            parts = [value[g][:, cols] for g, cols in enumerate(per_head)]
+        else:
+            per_head, parts = [chosen], [value[:, chosen]]
+        out[name] = {"shape": list(value.shape), "columns": per_head, "parts": [_tensor(part, dtype, big) for part in parts]}
+    return out, True
 
 
 WEIGHTS_FAMILY = "weights"
@@ -55,8 +171,9 @@ def families(rec) -> dict:
     :data:`~blockviz.record_fields.PARAMETER_SCALE`. The page colours every number, the ones it
     derives too (a product, a term), on the scale of the family it belongs to."""
     limits = {}
-    for spec in FIELDS:
-        limits.setdefault(spec.scale, rec.scale_limit(spec.name))
+    for spec in rec.fields:
+        if spec.scale not in limits:  # one scale per family: computed once
+            limits[spec.scale] = rec.scale_limit(spec.name)
     limits[PARAMETER_SCALE] = rec.scale_limit(PARAMETER_SCALE)
     return limits
 
@@ -83,9 +200,12 @@ def style() -> dict:
     }
 
 
-def _tensor(tensor, dtype: str) -> dict:
+
+def _tensor(tensor, dtype: str, big: bool = False) -> dict:
     array = tensor.detach().cpu().numpy()
-    flat = array.astype(np.float32 if dtype == "float32" else np.float64).reshape(-1)
+    flat = np.ascontiguousarray(array.astype(np.float32 if dtype == "float32" else np.float64).reshape(-1))
+    if big:  # exact, −∞ included, in little-endian bytes
+        return {"shape": list(array.shape), "b64": base64.b64encode(flat.astype(flat.dtype.newbyteorder("<")).tobytes()).decode("ascii")}
     # numpy writes each float as its shortest round-trip text; float() of that text keeps it short.
     values = [None if text == "-inf" else float(text) for text in flat.astype(str)]
     return {"shape": list(array.shape), "data": values}

@@ -2,51 +2,134 @@
 
 Each step names the record fields it shows; the page (``explorer.js``) recomputes the step's
 result from its inputs and compares it with the record. The names are the ones the URL hash,
-``--step`` and ``rec.explore(step=…)`` take.
+``--step`` and ``rec.explore(step=…)`` take. :data:`STEPS` are the steps of blockviz's own
+pre-norm block; :func:`steps_for` gives those of any record's architecture (post-norm,
+RMSNorm, rotary positions, grouped-query attention, gated FFN, no biases).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from blockviz.errors import BlockvizError
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step: its ``name`` (for links), a short ``title`` and the ``formula`` it computes."""
+    """One step: its ``name`` (for links), a short ``title``, the ``formula`` it computes, and
+    for the page the ``kind`` of calculation and its ``args`` (field and parameter names)."""
 
     name: str
     title: str
     formula: str
+    kind: str = ""
+    args: dict = field(default_factory=dict, compare=False)
 
 
-STEPS: tuple[Step, ...] = (
-    Step("input", "Embedding + position", "x = embed + pos_embed"),
-    Step("ln1", "LayerNorm 1", "ln1 = γ ⊙ (x − mean) / √(var + ε) + β"),
-    Step("qkv", "Query, key, value", "q = ln1 · W_Q + b_Q,  k = ln1 · W_K + b_K,  v = ln1 · W_V + b_V"),
-    Step("scores", "Dot products", "score_j = q · k_j = Σ q_c k_jc"),
-    Step("scale", "Scale by √d_head", "scaled_j = score_j / √d_head"),
-    Step("mask", "Mask", "masked_j = scaled_j + M_j   (M_j = 0 allowed, −∞ blocked)"),
-    Step("softmax", "Softmax", "w_j = exp(masked_j − max) / Σ exp(masked − max)"),
-    Step("mix", "Weighted sum of values", "head_out = Σ_j w_j v_j"),
-    Step("concat", "Concatenate heads", "concat = [head_out_0, head_out_1, …]"),
-    Step("project", "Output projection", "attn_out = concat · W_O + b_O"),
-    Step("add1", "Residual add", "resid_mid = x + attn_out"),
-    Step("ln2", "LayerNorm 2", "ln2 = γ ⊙ (resid_mid − mean) / √(var + ε) + β"),
-    Step("widen", "FFN widen", "ffn_pre = ln2 · W_in + b_in"),
-    Step("activation", "FFN activation", "ffn_post = activation(ffn_pre)"),
-    Step("narrow", "FFN narrow", "ffn_out = ffn_post · W_out + b_out"),
-    Step("add2", "Second residual add", "resid_post = resid_mid + ffn_out"),
-    Step("output", "Output", "the block's output: one row per token, the same shape as its input"),
-)
-"""Every step of the explorer, in data-flow order."""
+def _norm_formula(rms: bool, output: str, source: str) -> str:
+    if rms:
+        return f"{output} = γ ⊙ {source} / √(mean({source}²) + ε)"
+    return f"{output} = γ ⊙ ({source} − mean) / √(var + ε) + β"
+
+
+def steps_for(config, source=None) -> tuple[Step, ...]:
+    """The explorer's steps for a record of ``config``'s architecture (``source``: where its
+    weights came from, :class:`~blockviz.config.Source`), in data-flow order.
+
+    >>> from blockviz.config import BlockConfig
+    >>> [s.name for s in steps_for(BlockConfig(d_model=8, norm_placement="post"))][:5]
+    ['input', 'qkv', 'scores', 'scale', 'mask']
+    >>> [s.name for s in steps_for(BlockConfig(d_model=8, ffn="gated", positional="rotary", bias=False))][11:18]
+    ['add1', 'ln2', 'gate', 'activation', 'up', 'gate_up', 'narrow']
+    """
+    post, rms, rotary, gated, bias = config.norm_placement == "post", config.norm == "rmsnorm", config.positional == "rotary", config.ffn == "gated", config.bias
+    model = source is not None and source.is_model
+    kind = "RMSNorm" if rms else "LayerNorm"
+    b = lambda name: f" + b_{name}" if bias else ""  # noqa: E731
+    attn_in = "resid_pre" if post else "ln1"
+    ffn_in = "resid_mid_norm" if post else "ln2"
+    steps: list[Step] = []
+    if model:
+        steps.append(Step("input", "The layer's input", "x = resid_pre: the model's hidden state before this layer", "input", {"model": True, "rotary": rotary}))
+    elif rotary:
+        steps.append(Step("input", "Embedding", "x = embed   (positions come in later, by rotating q and k)", "input", {"rotary": True}))
+    else:
+        steps.append(Step("input", "Embedding + position", "x = embed + pos_embed", "input", {}))
+    if not post:
+        steps.append(Step("ln1", f"{kind} 1", _norm_formula(rms, "ln1", "x"), "norm", {"n": 1, "source": "resid_pre", "output": "ln1", "rms": rms}))
+    grouped = config.kv_heads != config.n_heads
+    kv = "g" if grouped else "h"
+    steps.append(Step("qkv", "Query, key, value",
+                      f"q = {attn_in} · W_Q[h]{b('Q')},  k = {attn_in} · W_K[{kv}]{b('K')},  v = {attn_in} · W_V[{kv}]{b('V')}" + (",  g = h ÷ " + str(config.n_heads // config.kv_heads) if grouped else ""),
+                      "qkv", {"input": attn_in, "bias": bias}))
+    if rotary:
+        steps.append(Step("rotary", "Rotary positions", "q_rot = q ⊙ cos + rotate_half(q) ⊙ sin,  k_rot likewise   (rotate_half(x) = (−x₂, x₁))", "rotary", {}))
+    q, k = ("q_rot", "k_rot") if rotary else ("q", "k")
+    steps += [
+        Step("scores", "Dot products", f"score_j = {q} · {k}_j = Σ {q}_c {k}_jc", "scores", {"rotary": rotary}),
+        Step("scale", "Scale by √d_head", "scaled_j = score_j / √d_head", "scale"),
+        Step("mask", "Mask", "masked_j = scaled_j + M_j   (M_j = 0 allowed, −∞ blocked)", "mask"),
+        Step("softmax", "Softmax", "w_j = exp(masked_j − max) / Σ exp(masked − max)", "softmax"),
+        Step("mix", "Weighted sum of values", "head_out = Σ_j w_j v_j", "mix"),
+        Step("concat", "Concatenate heads", "concat = [head_out_0, head_out_1, …]", "concat"),
+        Step("project", "Output projection", f"attn_out = concat · W_O{b('O')}", "linear",
+             {"input": "concat", "weight": "attn.W_O", "bias": "attn.b_O" if bias else None, "output": "attn_out", "role": "output", "what": "the concatenated heads through W_O"}),
+        Step("add1", "Residual add", "resid_mid = x + attn_out", "residual", {"a": "resid_pre", "b": "attn_out", "out": "resid_mid", "role": "output"}),
+    ]
+    if post:
+        steps.append(Step("ln1", "LayerNorm 1 (after the add)", _norm_formula(False, "resid_mid_norm", "resid_mid"), "norm", {"n": 1, "source": "resid_mid", "output": "resid_mid_norm", "rms": False}))
+    else:
+        steps.append(Step("ln2", f"{kind} 2", _norm_formula(rms, "ln2", "resid_mid"), "norm", {"n": 2, "source": "resid_mid", "output": "ln2", "rms": rms}))
+    act = config.activation_name
+    if gated:
+        steps += [
+            Step("gate", "FFN gate", f"ffn_gate = {ffn_in} · W_gate{b('gate')}", "linear",
+                 {"input": ffn_in, "weight": "ffn.W_gate", "bias": "ffn.b_gate" if bias else None, "output": "ffn_gate", "role": "ffn", "what": f"widened from d_model to d_ff: the gate"}),
+            Step("activation", "FFN gate activation", f"ffn_gate_act = {act}(ffn_gate)", "activation", {"input": "ffn_gate", "output": "ffn_gate_act"}),
+            Step("up", "FFN up", f"ffn_up = {ffn_in} · W_up{b('up')}", "linear",
+                 {"input": ffn_in, "weight": "ffn.W_up", "bias": "ffn.b_up" if bias else None, "output": "ffn_up", "role": "ffn", "what": "widened from d_model to d_ff: the values the gate scales"}),
+            Step("gate_up", "Gate ⊙ up", "ffn_post = ffn_gate_act ⊙ ffn_up", "product", {"a": "ffn_gate_act", "b": "ffn_up", "out": "ffn_post"}),
+        ]
+    else:
+        steps += [
+            Step("widen", "FFN widen", f"ffn_pre = {ffn_in} · W_in{b('in')}", "linear",
+                 {"input": ffn_in, "weight": "ffn.W_in", "bias": "ffn.b_in" if bias else None, "output": "ffn_pre", "role": "ffn", "what": "widened from d_model to d_ff"}),
+            Step("activation", "FFN activation", f"ffn_post = {act}(ffn_pre)", "activation", {"input": "ffn_pre", "output": "ffn_post"}),
+        ]
+    steps.append(Step("narrow", "FFN down" if gated else "FFN narrow", f"ffn_out = ffn_post · W_out{b('out')}", "linear",
+                      {"input": "ffn_post", "weight": "ffn.W_out", "bias": "ffn.b_out" if bias else None, "output": "ffn_out", "role": "ffn", "what": "narrowed back from d_ff to d_model"}))
+    if post:
+        steps += [
+            Step("add2", "Second residual add", "resid_post = resid_mid_norm + ffn_out", "residual", {"a": "resid_mid_norm", "b": "ffn_out", "out": "resid_post", "role": "ffn"}),
+            Step("ln2", "LayerNorm 2 (after the add)", _norm_formula(False, "resid_post_norm", "resid_post"), "norm", {"n": 2, "source": "resid_post", "output": "resid_post_norm", "rms": False}),
+            Step("output", "Output", "the block's output resid_post_norm: one row per token, the same shape as its input", "output", {"field": "resid_post_norm", "a": None}),
+        ]
+    else:
+        steps += [
+            Step("add2", "Second residual add", "resid_post = resid_mid + ffn_out", "residual", {"a": "resid_mid", "b": "ffn_out", "out": "resid_post", "role": "ffn"}),
+            Step("output", "Output", "the block's output: one row per token, the same shape as its input", "output", {"field": "resid_post"}),
+        ]
+    return tuple(steps)
+
+
+def _toy_steps() -> tuple[Step, ...]:
+    from blockviz.config import BlockConfig
+
+    return steps_for(BlockConfig())
+
+
+STEPS: tuple[Step, ...] = _toy_steps()
+"""Every step of blockviz's own block, in data-flow order."""
 
 STEP_NAMES: tuple[str, ...] = tuple(step.name for step in STEPS)
 
+ALL_STEP_NAMES: tuple[str, ...] = STEP_NAMES[:3] + ("rotary",) + STEP_NAMES[3:12] + ("gate", "up", "gate_up") + STEP_NAMES[12:]
+"""Every step name of any architecture (``--step`` takes these; a record has its own subset)."""
 
-def select_step(step: str | None) -> str:
-    """``step`` if it names a step; ``None`` gives the first step.
+
+def select_step(step: str | None, names: tuple[str, ...] = STEP_NAMES) -> str:
+    """``step`` if it names a step of ``names`` (the record's, :data:`STEP_NAMES` by default);
+    ``None`` gives the first step.
 
     >>> select_step("softmax"), select_step(None)
     ('softmax', 'input')
@@ -57,7 +140,7 @@ def select_step(step: str | None) -> str:
         If ``step`` is not a step name; the message lists the names.
     """
     if step is None:
-        return STEP_NAMES[0]
-    if step not in STEP_NAMES:
-        raise BlockvizError(f"step {step!r} does not exist: choose one of {', '.join(STEP_NAMES)}")
+        return names[0]
+    if step not in names:
+        raise BlockvizError(f"step {step!r} does not exist: choose one of {', '.join(names)}")
     return step
