@@ -85,7 +85,11 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
                 raise _os_error(error) from None  # atomic_path names the path and the reason
         else:
             document = {**header, "tensors": {name: _to_json(tensor) for name, tensor in tensors.items()}}
-            temporary.write_text(_escaped_surrogates(json.dumps(document, ensure_ascii=False, allow_nan=False)), encoding="utf-8")
+            text = _escaped_surrogates(json.dumps(document, ensure_ascii=False, allow_nan=False)).encode("utf-8")
+            if len(text) > MAX_BYTES[".json"]:  # a file blockviz would refuse to read back (a trained model's layer)
+                raise BlockvizError(f"as JSON these tensors take {len(text) / 2**20:.0f} MB, more than the {MAX_BYTES['.json'] // 2**20} MB blockviz reads back: "
+                                    f"save as .safetensors instead ({Path(path).with_suffix('.safetensors').name})")
+            temporary.write_bytes(text)
 
 
 def read_tensors(path: str | Path) -> tuple[dict[str, torch.Tensor], dict]:

@@ -145,3 +145,13 @@ def test_commands_that_cannot_draw_a_model_yet_say_so_in_one_line(command, tmp_p
     line = _one_line_error([command, "--record", str(saved), *output], tmp_path, codes=(1,))
     assert "cannot draw a trained model's layer yet" in line and "layer 0 of" in line
     assert not out.exists() or not any(path.is_file() for path in out.rglob("*"))
+
+
+def test_a_record_too_large_for_json_is_refused_before_writing(tmp_path, monkeypatch, gpt2):
+    from blockviz import tensorfile
+
+    rec = record_layer(SENTENCE, model=str(gpt2), layer=0)
+    monkeypatch.setitem(tensorfile.MAX_BYTES, ".json", 10_000)
+    with pytest.raises(BlockvizError, match=r"MB, more than the 0 MB blockviz reads back: save as \.safetensors instead \(layer\.safetensors\)"):
+        rec.save(tmp_path / "layer.json")
+    assert list(tmp_path.iterdir()) == []

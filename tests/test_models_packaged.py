@@ -116,3 +116,15 @@ def test_smollm2_loads_from_the_cache_in_under_two_seconds(packaged):
     start = time.perf_counter()
     _load.__wrapped__(resolve_model(name), False, "float32")  # not the per-process cache: the files again
     assert time.perf_counter() - start < 2.0 * 2  # 1.3 s measured on the shared 2-core machine; twice that for its load
+
+
+
+def test_a_layer_saves_as_json_and_loads_back(packaged, tmp_path):
+    name, rec = packaged
+    if name != "minilm":
+        pytest.skip("SmolLM2's layer is 63 MB of JSON: MiniLM's 28 MB stands for both")
+    path = tmp_path / "layer.json"
+    rec.save(path)
+    loaded = BlockRecord.load(path)
+    assert loaded.tokens == rec.tokens and loaded.source == rec.source
+    torch.testing.assert_close(loaded.weights, rec.weights, rtol=0, atol=0)
