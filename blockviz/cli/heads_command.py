@@ -95,9 +95,24 @@ def heads(query, key, top, figure_path, **options) -> None:
             per_head = heads_of(weights, query_position, top or DEFAULT_KEYS)
             _print_keys(per_head, tokens, query_position, layers, kv_heads, weights.shape[1])
             grid = _keys_grid(weights, per_head, tokens, query_position, layers, what, kv_heads, note_line)
-        from blockviz.figures.heads_figure import write_heads_figure
+        _write(grid, figure_path, tokens)
 
-        click.echo(str(write_heads_figure(grid, figure_path)))
+
+def _write(grid, path: Path, tokens: list[str]) -> None:
+    """Save the figure and print its path; a token no font can draw is one warning line first."""
+    import warnings
+
+    from blockviz.figures.glyphs import MissingGlyphWarning, warn_missing_glyphs
+    from blockviz.figures.heads_figure import write_heads_figure
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MissingGlyphWarning)
+        warn_missing_glyphs(tokens)
+        written = write_heads_figure(grid, path)
+    for warning in caught:
+        if issubclass(warning.category, MissingGlyphWarning):
+            click.echo(f"warning: {warning.message}", err=True)
+    click.echo(str(written))
 
 
 def _check_options(options: dict) -> None:
