@@ -58,9 +58,13 @@ def cached_gguf(gguf_path: Path, convert) -> Path:
     try:
         convert(temporary)
         (temporary / COMPLETE).write_text(json.dumps({"gguf": str(gguf_path)}), encoding="utf-8")
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(temporary, folder)
+        if folder.exists() and not (folder / COMPLETE).is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # an interrupted conversion of an older blockviz
+        try:
+            os.replace(temporary, folder)
+        except OSError:
+            if not (folder / COMPLETE).is_file():  # another process converting at the same time finished first: use its copy
+                raise BlockvizError(f"cannot write blockviz's cache folder {str(folder)!r}: set XDG_CACHE_HOME or BLOCKVIZ_CACHE_DIR to a writable folder") from None
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
