@@ -4,7 +4,6 @@ long tokens ellipsised, annotations giving way to colour alone where they would 
 
 from __future__ import annotations
 
-import functools
 
 import matplotlib
 import numpy as np
@@ -19,6 +18,8 @@ from blockviz.figures.labels import ellipsize, token_labels
 from blockviz.figures.page import MIN_PT, page
 
 from conftest import LONG_SENTENCE
+from figure_cache import drawn
+from figure_cache import sentence_record as shared_record
 
 ODD = (
     'She said "hello" <b> & paid $5 for café au lait, 猫 🐈 with internationalisation '
@@ -33,9 +34,8 @@ that of its outlines, as in vector files and high-resolution PNGs (hinting at 50
 by up to 12 %)."""
 
 
-@functools.cache
 def sentence_record(tokens: int):
-    rec = record(SENTENCES[tokens])
+    rec = shared_record(SENTENCES[tokens])
     assert rec.n == tokens
     return rec
 
@@ -120,7 +120,7 @@ def assert_numbers_in_their_cells(figure) -> None:
 def test_legible_on_the_page(name, tokens, width):
     if tokens == 64 and width is None and name not in ("weights", "value-mixing", "multi-head"):
         pytest.skip("natural size at 64 tokens: the three figures whose layout differs most (the rest are checked at 64 tokens on pages)")
-    assert_legible(draw_figure(name, FigureRequest(sentence_record(tokens), width=width)), width)
+    assert_legible(drawn(name, SENTENCES[tokens], width), width)
 
 
 @pytest.fixture(scope="module")
@@ -144,13 +144,13 @@ def test_numbers_shown_where_they_fit_and_dropped_where_they_would_be_under_6_pt
     scores = draw_figure("scores", FigureRequest(chicken_record, head=0, width=6.5))
     texts = cells(scores, "scores[0]")
     assert len(texts) == chicken_record.n ** 2 and min(text.get_fontsize() for text in texts) >= MIN_PT
-    narrow = draw_figure("weights", FigureRequest(sentence_record(64), width=3.3))
+    narrow = drawn("weights", SENTENCES[64], 3.3)
     panels = [ax for ax in narrow.axes if ax.get_label().startswith("weights[")]
     assert len(panels) == 2 and all(len(cells(narrow, ax.get_label())) == 0 for ax in panels)
 
 
 def test_a_small_matrix_keeps_its_numbers_beside_colour_only_panels():
-    figure = draw_figure("multi-head", FigureRequest(sentence_record(64), width=6.5))
+    figure = drawn("multi-head", SENTENCES[64], 6.5)
     assert len(cells(figure, "W_O")) == 16
 
 
@@ -163,7 +163,7 @@ def test_long_tokens_are_ellipsised_in_tick_labels(odd_request):
 
 
 def test_close_rows_label_every_kth_token():
-    figure = draw_figure("weights", FigureRequest(sentence_record(64), width=3.3))
+    figure = drawn("weights", SENTENCES[64], 3.3)
     labels = [text.get_text() for text in figure.texts if text.get_label() == "weights[0]:row"]
     step = int(labels[1][1:])
     assert step > 1 and labels == [f"w{i}" for i in range(0, 64, step)]
@@ -177,7 +177,7 @@ def test_every_token_row_is_labelled_at_13_tokens_on_a_text_column(name):
     """At 6.5 in, 13 tokens are few enough to label every row of every panel that labels rows:
     the height the page allows is kept by giving up numbers (colour alone), not labels."""
     rec = sentence_record(13)
-    figure = draw_figure(name, FigureRequest(rec, width=6.5))
+    figure = drawn(name, SENTENCES[13], 6.5)
     labelled: dict[str, list] = {}
     for text in figure.texts:
         if text.get_label().endswith(":row") and not text.get_label().startswith(("W_O", "b_O")):  # W_O's rows are d0…, not tokens
@@ -192,6 +192,6 @@ def test_every_token_row_is_labelled_at_13_tokens_on_a_text_column(name):
 @pytest.mark.parametrize("width", [3.3, 6.5])
 @pytest.mark.parametrize("name", ["scores", "mask", "weights", "causal-vs-bidirectional", "multi-head"])
 def test_attention_figures_of_64_tokens_keep_to_the_page_height(name, width):
-    figure = draw_figure(name, FigureRequest(sentence_record(64), width=width))
+    figure = drawn(name, SENTENCES[64], width)
     allowed = page(width).max_height * (1.03 if (name, width) == ("multi-head", 3.3) else 1.0)  # W_O and b_O keep their numbers: a little over
     assert figure.get_size_inches()[1] <= allowed + 1e-6, figure.get_size_inches()

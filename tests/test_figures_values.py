@@ -8,6 +8,7 @@ import math
 import re
 
 import numpy as np
+import torch
 import pytest
 from matplotlib.collections import QuadMesh
 from matplotlib.text import Text
@@ -23,6 +24,8 @@ from blockviz.style import BLOCKED_WEIGHT_LABEL, DARK, LIGHT, NEG_INF_LABEL, SIG
 from blockviz.tokens import display_token
 
 from conftest import LONG_SENTENCE as LONG
+from figure_cache import drawn as shared_drawn
+from figure_cache import sentence_record as shared_record
 
 
 def natural(rec, **choices) -> FigureRequest:
@@ -72,7 +75,7 @@ def expected_weights(rec, tensor, query: int | None = None) -> list[str]:
 
 
 def test_token_grid_shows_embed_pos_embed_and_resid_pre(rec):
-    figure = draw_figure("token-grid", natural(rec))
+    figure = drawn(rec, "token-grid")
     for name in ("embed", "pos_embed", "resid_pre"):
         assert shown(figure, name) == expected(getattr(rec, name))
     labels = axis_texts(figure, "embed", "row")
@@ -80,14 +83,14 @@ def test_token_grid_shows_embed_pos_embed_and_resid_pre(rec):
 
 
 def test_qkv_shows_every_head(short):
-    figure = draw_figure("qkv", natural(short))
+    figure = drawn(short, "qkv")
     for head in range(short.config.n_heads):
         for name in ("query", "key", "value"):
             assert shown(figure, f"{name}[{head}]") == expected(getattr(short, name)[head])
 
 
 def test_scores_and_scaled_scores_per_head(rec):
-    figure = draw_figure("scores", natural(rec))
+    figure = drawn(rec, "scores")
     for head in range(2):
         assert shown(figure, f"scores[{head}]") == expected(rec.scores[head])
         assert shown(figure, f"scaled_scores[{head}]") == expected(rec.scaled_scores[head])
@@ -104,7 +107,7 @@ def test_head_option_limits_per_head_figures(rec):
 
 
 def test_mask_cells_read_minus_infinity_and_zero(short):
-    figure = draw_figure("mask", natural(short))
+    figure = drawn(short, "mask")
     n = short.n
     mask_texts = shown(figure, "mask")
     for i in range(n):
@@ -117,12 +120,12 @@ def test_mask_cells_read_minus_infinity_and_zero(short):
 
 
 def test_blocked_cells_have_the_one_blocked_style_and_do_not_stretch_the_colour_scale(rec):
-    figure = draw_figure("mask", natural(rec))
+    figure = drawn(rec, "mask")
     ax = panel(figure, "masked_scores[0]")
     grey = [patch for patch in ax.patches if to_hex(patch.get_facecolor()) == LIGHT.blocked]
     assert len(grey) == len(ax.patches) == rec.n - 1  # one run of blocked keys per query row but the last
     assert sum(patch.get_width() for patch in grey) == rec.n * (rec.n - 1) / 2
-    weights = draw_figure("weights", natural(rec))
+    weights = drawn(rec, "weights")
     assert [to_hex(patch.get_facecolor()) for patch in panel(weights, "weights[0]").patches] == [LIGHT.blocked] * (rec.n - 1)  # the same style
     mesh = ax.collections[0]
     limit = max(rec.scores.abs().max().item(), rec.scaled_scores.abs().max().item())  # the scores family; −∞ plays no part
@@ -133,7 +136,7 @@ def test_blocked_cells_have_the_one_blocked_style_and_do_not_stretch_the_colour_
 
 
 def test_weights_on_fixed_scale_blocked_cells_read_zero(rec):
-    figure = draw_figure("weights", natural(rec))
+    figure = drawn(rec, "weights")
     for head in range(2):
         ax = panel(figure, f"weights[{head}]")
         texts = shown(figure, f"weights[{head}]")
@@ -167,7 +170,7 @@ def test_value_mixing_writes_out_the_records_numbers(rec):
 
 
 def test_value_mixing_writes_the_largest_weights_and_one_term_for_the_rest(rec):
-    figure = draw_figure("value-mixing", natural(rec))  # the last token: 13 allowed keys
+    figure = drawn(rec, "value-mixing")  # the last token: 13 allowed keys
     lines = mixing_lines(figure)
     written = sorted(int(key.split(":")[1]) for key in lines if key.startswith("mixing_term:"))
     weights = rec.weights[0, -1]
@@ -195,7 +198,7 @@ def test_token_is_chosen_by_the_one_selector():
 
 
 def test_multi_head_shows_concat_output_projection_and_attn_out(short):
-    figure = draw_figure("multi-head", natural(short))
+    figure = drawn(short, "multi-head")
     assert shown(figure, "concat") == expected(short.concat)
     assert shown(figure, "W_O") == expected(short.params["attn.W_O"])
     assert shown(figure, "attn_out") == expected(short.attn_out)
@@ -205,23 +208,23 @@ def test_multi_head_shows_concat_output_projection_and_attn_out(short):
 
 
 def test_ffn_and_residual_stream(short):
-    ffn = draw_figure("ffn", natural(short))
+    ffn = drawn(short, "ffn")
     for name in ("ln2", "ffn_pre", "ffn_post", "ffn_out"):
         assert shown(ffn, name) == expected(getattr(short, name))
-    stream = draw_figure("residual-stream", natural(short))
+    stream = drawn(short, "residual-stream")
     for name in ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"):
         assert shown(stream, name) == expected(getattr(short, name))
 
 
 def test_block_flow_states_this_sentences_shapes(rec):
-    figure = draw_figure("block-flow", natural(rec))
+    figure = drawn(rec, "block-flow")
     texts = [text.get_text() for text in panel(figure, "flow").texts]
     assert "FFN (GELU)\n13 × 4 \u2192 13 × 8 \u2192 13 × 4" in texts
     assert any("2 heads × d_head 2, causal mask" in text for text in texts)
 
 
 def test_causal_vs_bidirectional_uses_a_bidirectional_record(short):
-    figure = draw_figure("causal-vs-bidirectional", natural(short))
+    figure = drawn(short, "causal-vs-bidirectional")
     open_record = record("the cat sat", BlockConfig(causal=False))
     for head in range(2):
         assert shown(figure, f"causal[{head}]") == expected_weights(short, short.weights[head])
@@ -243,7 +246,7 @@ def test_other_mask_record_keeps_custom_weights(tmp_path):
 
 def test_worked_example_numbers(short):
     example = worked_example()
-    figure = draw_figure("worked-example", natural(short))
+    figure = drawn(short, "worked-example")
     assert shown(figure, "example_scores") == ["0.00", format_number(math.log(3))] == expected(example.scores)
     assert shown(figure, "example_exp_scores") == ["0.33", "1.00"] == expected(example.exp_scores)
     assert shown(figure, "example_weights") == ["0.25", "0.75"]
@@ -290,9 +293,14 @@ def record_numbers(rec, decimals: int = 2) -> set[str]:
     return {format_number(value, decimals) for tensor in tensors for value in tensor.double().flatten().tolist()}
 
 
-@functools.lru_cache(maxsize=None)
 def drawn(rec, name: str):
-    """Figure ``name`` of ``rec`` with the default choices, drawn once for the tests that only read it."""
+    """Figure ``name`` of ``rec`` at its natural size with the default choices, for tests that
+    only read it: drawn once per session (:mod:`figure_cache`) when ``rec`` is its sentence's
+    default record (config and parameters), else drawn now."""
+    shared = shared_record(rec.sentence)
+    if rec.config == shared.config and rec.params.keys() == shared.params.keys() and all(
+            torch.equal(value, shared.params[key]) for key, value in rec.params.items()):
+        return shared_drawn(name, rec.sentence, None)
     return draw_figure(name, natural(rec))
 
 
@@ -367,22 +375,22 @@ def bar_ticks(bar) -> list[str]:
 
 def test_colour_bars_name_their_quantity_and_skip_a_quantity_of_zeros(short):
     assert not short.params["attn.b_O"].any()  # biases start at 0
-    figure = draw_figure("multi-head", natural(short))
+    figure = drawn(short, "multi-head")
     bars = colour_bars(figure)
     assert bar_labels(figure) == ["weight (\u221a scale)", "residual stream", "W_O, b_O"]
     assert [bar_ticks(ax)[-1] for ax in bars[1:]] == [format_number(short.scale_limit(name)) for name in ("head_outputs", "attn.W_O")]
-    assert bar_labels(draw_figure("ffn", natural(short))) == ["residual stream", "ffn_pre, ffn_post"]
-    assert bar_labels(draw_figure("residual-stream", natural(short))) == ["residual stream"]
-    assert bar_labels(draw_figure("mask", natural(short))) == ["scores"]  # raw, scaled and masked scores share one scale; M is all 0 or −∞
-    assert bar_labels(draw_figure("qkv", natural(short))) == ["query, key, value"]
+    assert bar_labels(drawn(short, "ffn")) == ["residual stream", "ffn_pre, ffn_post"]
+    assert bar_labels(drawn(short, "residual-stream")) == ["residual stream"]
+    assert bar_labels(drawn(short, "mask")) == ["scores"]  # raw, scaled and masked scores share one scale; M is all 0 or −∞
+    assert bar_labels(drawn(short, "qkv")) == ["query, key, value"]
 
 
 def test_colour_bar_ticks_are_written_like_every_number(short):
-    for bar in colour_bars(draw_figure("scores", natural(short))):
+    for bar in colour_bars(drawn(short, "scores")):
         labels = bar_ticks(bar)
         assert labels and all(re.fullmatch(r"\u2212?\d+\.\d{2}", label) for label in labels), labels
     tiny = record("the cat sat", params={**short.params, "attn.b_O": short.params["attn.b_O"] + 1e-4, "attn.W_O": short.params["attn.W_O"] * 0 + 1e-4})
-    figure = draw_figure("multi-head", natural(tiny))
+    figure = drawn(tiny, "multi-head")
     (bar,) = [ax for ax in colour_bars(figure) if bar_title(ax) == "W_O, b_O"]
     labels = bar_ticks(bar)
     assert len(set(labels)) == len(labels) > 1 and all("e" not in label for label in labels), labels
@@ -394,27 +402,27 @@ def tick_texts(figure, key: str, axis: str = "x") -> list[str]:
 
 def test_column_labels_are_the_records_axis_labels(short):
     config = short.config
-    ffn = draw_figure("ffn", natural(short))
+    ffn = drawn(short, "ffn")
     assert tick_texts(ffn, "ffn_pre") == [f"f{index}" for index in range(config.d_ff)] == axis_labels("d_ff", short.tokens, config.d_ff)
     assert tick_texts(ffn, "ln2") == axis_labels("d_model", short.tokens, config.d_model)
-    qkv = draw_figure("qkv", natural(short))
+    qkv = drawn(short, "qkv")
     assert tick_texts(qkv, "key[0]") == ["d0", "d1"] == axis_labels("d_head", short.tokens, config.d_head)
-    multi = draw_figure("multi-head", natural(short))
+    multi = drawn(short, "multi-head")
     assert tick_texts(multi, "W_O", "y") == tick_texts(multi, "W_O") == ["d0", "d1", "d2", "d3"]
 
 
 def test_activation_is_named_by_the_config():
     rec = record("the cat sat", BlockConfig(activation="relu"))
-    ffn = draw_figure("ffn", natural(rec))
+    ffn = drawn(rec, "ffn")
     assert axis_texts(ffn, "ffn_post", "title") == ["ffn_post = ReLU(ffn_pre)"]
-    flow = draw_figure("block-flow", natural(rec))
+    flow = drawn(rec, "block-flow")
     assert any(text.get_text().startswith("FFN (ReLU)\n") for text in panel(flow, "flow").texts)
 
 
 def test_tokens_are_drawn_as_display_tokens():
     rec = record("a\x01b \udcff c")
     assert "\x01" in rec.tokens and "\udcff" in rec.tokens
-    figure = draw_figure("weights", natural(rec))
+    figure = drawn(rec, "weights")
     assert tick_texts(figure, "weights[0]") == [display_token(token) for token in rec.tokens]
     assert "U+0001" in tick_texts(figure, "weights[0]") and "U+DCFF" in tick_texts(figure, "weights[0]")
     mixing = draw_figure("value-mixing", natural(rec, token=1))

@@ -250,7 +250,7 @@ def math_patches(figure: Figure, centre, text: str, size_pt: float, family: str,
     scale = size_pt / MATH_PATH_PT
     patches = []
     for index, (line, (line_width, line_height)) in enumerate(zip(lines, sizes)):
-        path = TextPath((0, 0), line, size=MATH_PATH_PT, prop=FontProperties(family=family, size=MATH_PATH_PT))
+        path = TextPath((0, 0), line, size=MATH_PATH_PT, prop=FontProperties(family=list(font_families(family)), size=MATH_PATH_PT))  # as measured: one parse
         box = path.get_extents()
         middle_y = top_in - index * pitch - max(height for _, height in sizes) / 2
         transform = (Affine2D().translate(-(box.x0 + box.x1) / 2, -(box.y0 + box.y1) / 2).scale(scale / 72).translate(x_in, middle_y)
@@ -347,7 +347,7 @@ def _tallest_pitch(lines: list[Line], page: Page, gap: float, wrap_for_numbers: 
         return low, best
     if _height(rows := _arrange(lines, page, LABELLED_ROW_IN, gap, wrap_for_numbers, compact), page) <= page.max_height:
         low, best = LABELLED_ROW_IN, rows  # every token labelled: search only further apart
-    for _ in range(9):
+    for _ in range(7):  # to within 1/128 of the range: under 0.003 in per row
         middle = (low + high) / 2
         rows = _arrange(lines, page, middle, gap, wrap_for_numbers, compact)
         if _height(rows, page) <= page.max_height:
@@ -371,16 +371,33 @@ def _groups(pieces: list[Piece]) -> list[list[Piece]]:
 
 def _largest_cell(width_at: Callable[[float], float], room: float, cap: float) -> float:
     """The largest cell up to ``cap`` at which ``width_at(cell)`` fits ``room`` (widths grow with cells)."""
-    if width_at(cap) <= room or width_at(TINIEST_CELL_IN) > room:
-        return cap  # fits as it is, or no cell size makes it fit
+    high_width = width_at(cap)
+    if high_width <= room:
+        return cap  # fits as it is
+    low_width = width_at(TINIEST_CELL_IN)
+    if low_width > room:
+        return cap  # no cell size makes it fit
     low, high = TINIEST_CELL_IN, cap
-    for _ in range(14):
-        middle = (low + high) / 2
-        if width_at(middle) <= room:
-            low = middle
+    side = 0
+    for _ in range(14):  # false position (Illinois): widths grow nearly linearly with the cell, so a few steps suffice
+        if high - low <= CELL_TOLERANCE_IN:
+            break
+        guess = low + (room - low_width) * (high - low) / (high_width - low_width)
+        guess = min(max(guess, low + CELL_TOLERANCE_IN / 4), high - CELL_TOLERANCE_IN / 4)
+        width = width_at(guess)
+        if width <= room:
+            low, low_width = guess, width
+            high_width = room + (high_width - room) / 2 if side == 1 else high_width
+            side = 1
         else:
-            high = middle
+            high, high_width = guess, width
+            low_width = room - (room - low_width) / 2 if side == -1 else low_width
+            side = -1
     return low
+
+
+CELL_TOLERANCE_IN = 1e-4
+"""Cell sizes are found to within this (a 64-column panel's width to within 0.01 in)."""
 
 
 def _row_width(rows: list[list[Slot]], gap: float) -> float:
