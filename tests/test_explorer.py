@@ -176,7 +176,8 @@ def test_help_says_what_o_takes():
 @pytest.mark.parametrize(
     ("arguments", "code", "message"),
     [
-        (["--step", "soft"], 2, "step 'soft' does not exist: choose one of input, ln1, qkv, scores, scale, mask, softmax, mix, concat, project, add1, ln2, widen, activation, narrow, add2, output"),
+        (["--step", "soft"], 2, "step 'soft' does not exist: choose one of input, ln1, qkv, rotary, scores, scale, mask, softmax, mix, concat, project, add1, ln2, gate, up, gate_up, widen, activation, narrow, add2, output"),
+        (["--step", "gate"], 1, "step 'gate' does not exist: choose one of input, ln1, qkv, scores, scale, mask, softmax, mix, concat, project, add1, ln2, widen, activation, narrow, add2, output"),  # a gated FFN's step, not this block's
         (["--token", "dog"], 1, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
         (["--token", "the#2"], 1, "'the' occurs once, so the#2 does not exist"),
         (["--head", "2"], 1, "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),

@@ -237,7 +237,7 @@
   }
   function elisionSwitch(spec, box) {
     if (!spec.show || spec.show.length >= spec.columns.length) return null;
-    const total = spec.columns.length, hidden = total - spec.show.length;
+    const total = spec.elideTotal || spec.columns.length, hidden = total - spec.show.filter(function (c) { return c < total; }).length; // a sum column is not one of them
     const note = state.allColumns ? "all " + total + " columns shown" : hidden + " of " + total + " columns hidden (⋯): the first, the last and the largest";
     const button = el("button", { type: "button", class: "copy widen-toggle", text: state.allColumns ? "show fewer columns" : "show all " + total + " columns", "aria-pressed": String(state.allColumns) });
     button.addEventListener("click", function () {
@@ -438,6 +438,7 @@
 
   /* ---------- the steps: each returns {body: [nodes], checks: [[computed, record, scales?], …]} ---------- */
 
+  const EPS = String(parseFloat(C.ln_eps.toPrecision(6))).replace("-", MINUS); // 0.00001, 1e−12 (a float32 ε printed short)
   function normStep(i, box, args) {
     const n = args.n, name = "ln" + n, source = args.source, output = args.output;
     const x = vec(T[source], i), gamma = vec(P[name + ".weight"]);
@@ -451,7 +452,7 @@
         columns: ["value"],
         rows: [
           { label: "mean_sq = Σ x² / " + D, values: [at(T[name + "_mean_sq"], i)], field: name + "_mean_sq", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x.map(function (v) { return v * v; })) + ") / " + D + " = " + fmt(meanSq); } },
-          { label: "rms = √(mean_sq + ε), ε = " + C.ln_eps.toPrecision(2), values: [root], family: familyOf(name + "_mean_sq"), operands: function () { return "√(" + fmt(meanSq) + " + " + C.ln_eps.toPrecision(2) + ") = " + fmt(root); } },
+          { label: "rms = √(mean_sq + ε), ε = " + EPS, values: [root], family: familyOf(name + "_mean_sq"), operands: function () { return "√(" + fmt(meanSq) + " + " + EPS + ") = " + fmt(root); } },
         ],
       }, box);
       const rows = rowTable("the row divided by its rms, then scaled by γ (no β)", output, 0, [
@@ -469,14 +470,13 @@
     const norm = centred.map(function (v) { return v / root; });
     const beta = vec(P[name + ".bias"]);
     const out = norm.map(function (v, c) { return gamma[c] * v + beta[c]; });
-    const eps = C.ln_eps >= 1e-4 ? String(C.ln_eps) : C.ln_eps.toExponential(0).replace("e-", "e" + MINUS);
     const stats = numTable({
       caption: "statistics of the row (over its " + D + " entries)",
       columns: ["value"],
       rows: [
         { label: "mean = Σ x / " + D, values: [at(T[name + "_mean"], i)], field: name + "_mean", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x) + ") / " + D + " = " + fmt(mean); } },
         { label: "var = Σ (x − mean)² / " + D, values: [at(T[name + "_var"], i)], field: name + "_var", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(centred.map(function (v) { return v * v; })) + ") / " + D + " = " + fmt(variance); } },
-        { label: "√(var + ε), ε = " + eps, values: [root], family: familyOf(name + "_var"), operands: function () { return "√(" + fmt(variance) + " + " + eps + ") = " + fmt(root); } },
+        { label: "√(var + ε), ε = " + EPS, values: [root], family: familyOf(name + "_var"), operands: function () { return "√(" + fmt(variance) + " + " + EPS + ") = " + fmt(root); } },
       ],
     }, box);
     const rows = rowTable("the row, normalised, then scaled by γ and shifted by β", output, 0, [
@@ -619,7 +619,7 @@
       });
       const shown = shownOf(qf, h);
       const table = numTable({ caption: "head " + h + ": element-wise products " + qn + "_c · " + kn + "_jc with every key, and their sum over all " + E + " (blocked keys struck through: their scores are masked next)",
-                               columns: cols("d", E).concat(["= " + qn + " · " + kn]), show: shown ? shown.concat([E]) : null, resultColumn: E, rows: rows }, box);
+                               columns: cols("d", E).concat(["= " + qn + " · " + kn]), show: shown ? shown.concat([E]) : null, elideTotal: E, resultColumn: E, rows: rows }, box);
       return { body: [table], checks: [[got, vec(T.scores, h, i), scales]] };
     },
     scale: function (i, h, box) {

@@ -1,0 +1,223 @@
+"""The explorer on a trained model's layer, in Debian's Chromium (Playwright; never `playwright install`).
+
+Tiny random GPT-2, BERT and Llama models built from a config (tests/models_support.py) go through
+every step, token and head: the steps follow the record's architecture, every step is checked
+("✓ matches the record"; a later layer's input, which one layer cannot recompute, says so), the
+numbers shown are the record's, nothing logs an error and axe finds no violation. The packaged
+MiniLM (and SmolLM2, once) make pages of at most 3 MB whose wide rows are elided legibly.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+import torch
+
+pytest.importorskip("transformers")
+from playwright import sync_api  # noqa: E402
+
+from models_support import BUILDERS, SENTENCE  # noqa: E402
+from test_explorer_browser import AXE, SHOWN, Opened, expected_text  # noqa: E402
+
+from blockviz.explorer import Explorer, steps_for  # noqa: E402
+from blockviz.explorer import payload as payload_module  # noqa: E402
+from blockviz.models import record_layer  # noqa: E402
+
+CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
+CHICKEN = "The chicken didn't cross the road because it was too tired."
+GIVEN = "ⓘ the layer's input as the model computed it"
+"""The input step of a later layer: the layers before it are not in the record."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # 2 shared cores: more threads oversubscribe them
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    return {family: build(root / family) for family, build in BUILDERS.items()}
+
+
+def _checks(page) -> list[tuple[str, str]]:
+    return page.evaluate("Array.from(document.querySelectorAll('.step .check'), c => [c.closest('.step').dataset.step, c.textContent])")
+
+
+def _all_checked(checks, layer) -> bool:
+    for step, text in checks:
+        if step == "input" and layer > 0 and text.startswith(GIVEN):
+            continue
+        if not text.startswith("✓ matches the record (max |Δ| "):
+            return False
+    return True
+
+
+ORDER = {
+    "gpt2": ["input", "ln1", "qkv", "scores", "scale", "mask", "softmax", "mix", "concat", "project", "add1", "ln2", "widen", "activation", "narrow", "add2", "output"],
+    "bert": ["input", "qkv", "scores", "scale", "mask", "softmax", "mix", "concat", "project", "add1", "ln1", "widen", "activation", "narrow", "add2", "ln2", "output"],
+    "llama": ["input", "ln1", "qkv", "rotary", "scores", "scale", "mask", "softmax", "mix", "concat", "project", "add1", "ln2", "gate", "activation", "up", "gate_up", "narrow", "add2", "output"],
+}
+"""The steps of each family, in the order its block computes (BERT: post-norm, LayerNorm after each add)."""
+
+
+@pytest.mark.parametrize(("family", "layer"), [("gpt2", 0), ("gpt2", 1), ("bert", 1), ("llama", 1)])
+def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(browser, folders, tmp_path, family, layer):
+    rec = record_layer(SENTENCE, model=folders[family], layer=layer)
+    assert [s.name for s in steps_for(rec.config, rec.source)] == ORDER[family]
+    path = tmp_path / f"{family}.html"
+    Explorer(rec, token="it").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER[family]
+    seen = set()
+    for head in range(rec.config.n_heads):
+        for token in range(rec.n):
+            page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
+            page.wait_for_function(f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
+            checks = _checks(page)
+            assert len(checks) == len(ORDER[family]) and _all_checked(checks, layer), (family, token, head, checks)
+            cells = page.evaluate(SHOWN)
+            wrong = [(f or p, at, text) for f, p, at, text in cells if text != expected_text(rec, f, p, at)]
+            assert wrong == [], (family, token, head, wrong[:5])
+            seen.update(f for f, _, _, _ in cells if f)
+    assert seen == set(rec.tensors)  # every recorded tensor is on the page somewhere
+    input_check = dict(_checks(page))["input"]
+    assert input_check.startswith("✓") if layer == 0 else input_check.startswith(GIVEN)  # layer 0 of GPT-2: x = embed + pos_embed
+    if family == "llama":  # grouped-query attention: head 3 reads key/value head 1, which heads 2 and 3 share
+        page.evaluate("location.hash = '#token=0&head=3&step=qkv'")
+        page.wait_for_function("document.querySelector('.head[aria-checked=true]').dataset.head === '3'")
+        assert "Query head 3 uses key/value head 1" in page.text_content("#step-qkv .kvnote")
+        assert "b_Q" not in page.text_content("#step-qkv")  # Llama has no biases
+        assert "RMSNorm" in page.text_content("#step-ln1") and "mean =" not in page.text_content("#step-ln1")
+    if family == "bert":
+        assert page.text_content("#step-ln1 h2") == "11. LayerNorm 1 (after the add)"
+    opened.close()
+
+
+def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks_them(browser, folders, tmp_path, monkeypatch):
+    # The tiny Llama as a large model would be paged: rows past 6 columns elided, weights cut to the shown columns.
+    monkeypatch.setattr(payload_module, "ELIDE_ABOVE", 6)
+    monkeypatch.setattr(payload_module, "FIRST", 2)
+    monkeypatch.setattr(payload_module, "LAST", 1)
+    monkeypatch.setattr(payload_module, "LARGEST", 2)
+    monkeypatch.setattr(payload_module, "PARAMETER_BUDGET", 0)
+    monkeypatch.setattr(payload_module, "TEXT_LIMIT", 0)  # numbers as base64 bytes
+    rec = record_layer(SENTENCE, model=folders["llama"], layer=1)
+    path = tmp_path / "cut.html"
+    Explorer(rec, token="it", step="gate").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    for head in range(rec.config.n_heads):
+        page.evaluate(f"location.hash = '#token=it&head={head}&step=gate'")
+        page.wait_for_function(f"document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
+        assert _all_checked(_checks(page), 1), _checks(page)
+        cells = page.evaluate(SHOWN)
+        assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == []
+    caption = page.text_content("#step-gate .tablebox:nth-of-type(2) .tablecap")
+    assert "19 of 24 columns hidden" in caption  # d_ff 24: 2 first, 1 last, the 2 largest
+    assert "carries only the columns of W_gate" in page.text_content("#step-gate")
+    header = page.evaluate("Array.from(document.querySelectorAll('#step-gate .tablebox:nth-of-type(2) thead th'), th => th.textContent)")
+    assert header[:2] == ["f0", "f1"] and "⋯" in header and header[-1] == "f23"
+    page.click("#step-gate .widen-toggle")
+    assert page.evaluate("document.activeElement.classList.contains('widen-toggle')")
+    header = page.evaluate("Array.from(document.querySelectorAll('#step-gate .tablebox:nth-of-type(2) thead th'), th => th.textContent)")
+    assert header == [f"f{c}" for c in range(24)]
+    assert _all_checked(_checks(page), 1)  # the carried columns are still the ones checked
+    opened.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_axe_finds_no_violations_on_a_model_layer(browser, folders, tmp_path, theme, monkeypatch):
+    monkeypatch.setattr(payload_module, "ELIDE_ABOVE", 6)  # the elided tables and their switches too
+    rec = record_layer(SENTENCE, model=folders["llama"], layer=1)
+    path = tmp_path / f"{theme}.html"
+    Explorer(rec, token="it", theme=theme).save(path)
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(path.resolve().as_uri())
+        page.wait_for_selector("body[data-ready]")
+        page.check("#all-steps")
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+        violations = page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
+    finally:
+        context.close()
+    assert violations == [], violations
+
+
+def _installed(name: str) -> bool:
+    from blockviz.errors import BlockvizError
+    from blockviz.models import resolve_model
+
+    try:
+        resolve_model(name)
+    except BlockvizError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def minilm(tmp_path_factory):
+    if not _installed("minilm"):
+        pytest.skip("the packaged MiniLM is not installed (make setup installs it)")
+    rec = record_layer(CHICKEN, model="minilm", layer=3)
+    path = tmp_path_factory.mktemp("minilm") / "minilm.html"
+    Explorer(rec, token="it", head=1, step="softmax").save(path)
+    return rec, path
+
+
+def test_minilm_layer_3_head_1_page(browser, minilm):
+    rec, path = minilm
+    assert path.stat().st_size <= 3_000_000
+    opened = Opened(browser, path)
+    page = opened.page
+    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["bert"]
+    assert _all_checked(_checks(page), 3), _checks(page)
+    assert page.locator(".chip.special .word").all_text_contents() == ["[CLS]", "[SEP]"]
+    assert page.get_attribute(".chip[data-token='0']", "aria-label") == "token 0: [CLS] (special token)"
+    it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
+    assert page.text_content(f".pattern td[data-at='1,{it},{chicken}']") == "0.72"
+    assert "minilm (bert), layer 3" in page.text_content("#summary")
+    cells = page.evaluate(SHOWN)
+    assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == []
+    page.click(".stepnav button[data-step='widen']")
+    assert "of 1536 columns hidden" in page.text_content("#step-widen")
+    assert page.evaluate("document.querySelector('#step-widen .scroll').scrollWidth <= document.querySelector('#step-widen .scroll').clientWidth + 1")  # elided: it fits
+    page.click("#step-widen .widen-toggle")
+    assert page.get_attribute("#step-widen .tablebox:nth-of-type(2) .scroll", "role") == "region"  # all 1536: they scroll in their own box
+    assert _all_checked(_checks(page), 3)
+    opened.close()
+
+
+def test_smollm2_layer_13_head_8_page(browser, tmp_path):
+    if not _installed("smollm2"):
+        pytest.skip("the packaged SmolLM2 is not installed (make setup installs it)")
+    rec = record_layer(CHICKEN, model="smollm2", layer=13)  # 20–75 s the first time, then cached
+    path = tmp_path / "smollm2.html"
+    Explorer(rec, token="it", head=8, step="rotary").save(path)
+    assert path.stat().st_size <= 3_000_000
+    opened = Opened(browser, path)
+    page = opened.page
+    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["llama"]
+    assert _all_checked(_checks(page), 13), _checks(page)
+    assert "Query head 8 uses key/value head 2" in page.text_content("#step-qkv")
+    assert page.text_content(f".pattern td[data-at='8,{rec.tokens.index('it')},{rec.tokens.index('chicken')}']") == "0.88"
+    assert "4-bit" in page.text_content("#summary")
+    opened.close()
