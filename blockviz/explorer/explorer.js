@@ -224,7 +224,7 @@
      scrolls in its own box). */
   function layoutColumns(spec) {
     const all = range(spec.columns.length);
-    if (!spec.show || state.allColumns) return { items: all.map(function (c) { return { c: c }; }), hidden: 0 };
+    if (!spec.show || (state.allColumns && !spec.fixed)) return { items: all.map(function (c) { return { c: c }; }), hidden: 0 };
     const items = [];
     let last = -1;
     spec.show.forEach(function (c) {
@@ -237,6 +237,7 @@
   }
   function elisionSwitch(spec, box) {
     if (!spec.show || spec.show.length >= spec.columns.length) return null;
+    if (spec.fixed) return el("span", { class: "elided" }, textEl("span", spec.fixed, "hiddennote"));
     const total = spec.elideTotal || spec.columns.length, hidden = total - spec.show.filter(function (c) { return c < total; }).length; // a sum column is not one of them
     const note = state.allColumns ? "all " + total + " columns shown" : hidden + " of " + total + " columns hidden (⋯): the first, the last and the largest";
     const button = el("button", { type: "button", class: "copy widen-toggle", text: state.allColumns ? "show fewer columns" : "show all " + total + " columns", "aria-pressed": String(state.allColumns) });
@@ -496,7 +497,7 @@
   /* The term table of x · W: one row per input entry (past 48, the 48 whose terms are largest). */
   function projectionTerms(x, W, xName, wName, family) {
     let rowsShown = range(x.length);
-    if (x.length > 48 && !state.allColumns) {
+    if (x.length > 48) {
       const size = rowsShown.map(function (r) { return W.cols.reduce(function (m, c, k) { return Math.max(m, Math.abs(x[r] * W.get(r, k))); }, 0); });
       rowsShown = rowsShown.slice().sort(function (p, q) { return size[q] - size[p]; }).slice(0, 48).sort(function (p, q) { return p - q; });
     }
@@ -507,8 +508,13 @@
                operands: function (c) { const k = colOf(W, c); return fmt(x[r]) + " × " + fmt(W.get(r, k)) + " = " + fmt(x[r] * W.get(r, k)); } };
     });
   }
+  /* A term table has the columns of the weights the page carries: when they are cut to the shown ones, only those (no switch). */
+  function termSpec(caption, columns, W, shown, rows) {
+    if (!W.cut) return { caption: caption, columns: columns, show: shown, rows: rows };
+    return { caption: caption, columns: columns, show: W.cols, rows: rows, fixed: (W.width - W.cols.length) + " of " + W.width + " columns not in this page" };
+  }
   function termsDetails(summaryText, spec, box, count) {
-    const note = count > 48 && !state.allColumns ? " (the 48 rows of " + count + " with the largest terms; sums over all " + count + ")" : "";
+    const note = count > 48 ? " (the 48 rows of " + count + " with the largest terms; the sums are over all " + count + ")" : "";
     const details = el("details", null, textEl("summary", summaryText + note));
     let built = false;
     details.addEventListener("toggle", function () {
@@ -579,7 +585,7 @@
         body.push(termsDetails("Terms of " + input + " · W_" + m + Ws[m].head + (b ? " + b_" + m : ""), function () {
           const terms = projectionTerms(a, W, input, "W_" + m, familyOf(m === "Q" ? "query" : m === "K" ? "key" : "value"));
           if (b) terms.push({ label: "b_" + m, values: b, param: "attn.b_" + m, at: [m === "Q" ? h : g] });
-          return { caption: "each row is one term; the column sums are the " + m.toLowerCase() + " above", columns: cols("d", E), show: shownOf("query", h), rows: terms };
+          return termSpec("each row is one term; the column sums are the " + m.toLowerCase() + " above", cols("d", E), W, shownOf("query", h), terms);
         }, box, a.length));
       });
       return { body: body, checks: checks };
@@ -717,7 +723,7 @@
       const note = cutNote(W, wName);
       if (note) body.push(note);
       body.push(termsDetails("Terms of " + input + " · " + wName, function () {
-        return { caption: "each row is one term; the column sums are " + input + " · " + wName, columns: cols(prefixOf(output), W.width), show: shownOf(output, 0), rows: projectionTerms(x, W, input, wName, familyOf(output)) };
+        return termSpec("each row is one term; the column sums are " + input + " · " + wName, cols(prefixOf(output), W.width), W, shownOf(output, 0), projectionTerms(x, W, input, wName, familyOf(output)));
       }, box, x.length));
       return { body: body, checks: [[carried(got.values, W), carried(vec(T[output], i), W), carried(got.scale, W)]] };
     },
