@@ -33,7 +33,7 @@ def _installed(name: str) -> bool:
     return True
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def one_thread():
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # 2 shared cores: more threads oversubscribe them (measured 9× slower)
