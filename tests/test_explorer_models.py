@@ -19,7 +19,7 @@ pytest.importorskip("transformers")
 from playwright import sync_api  # noqa: E402
 
 from models_support import BUILDERS, SENTENCE  # noqa: E402
-from test_explorer_browser import AXE, SHOWN, Opened, expected_text  # noqa: E402
+from test_explorer_browser import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
 from blockviz.explorer import payload as payload_module  # noqa: E402
@@ -203,7 +203,28 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     page.click("#step-widen .widen-toggle")
     assert page.get_attribute("#step-widen .tablebox:nth-of-type(2) .scroll", "role") == "region"  # all 1536: they scroll in their own box
     assert _all_checked(_checks(page), 3)
+    page.click("#step-widen .widen-toggle")  # back to the elided rows: every step at once fits the window
+    page.check("#all-steps")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    for width in (800, 1400):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_function("() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))")
+        measured = page.evaluate(OVERFLOW)
+        assert measured["page"] <= width and [o for o in measured["out"] if not o["clipped"]] == [], (width, measured["out"][:3])
     opened.close()
+
+
+def test_explore_command_writes_the_minilm_page(minilm, tmp_path):
+    from click.testing import CliRunner
+
+    from blockviz.cli import main
+
+    out = tmp_path / "it.html"
+    result = CliRunner().invoke(main, ["explore", CHICKEN, "--model", "minilm", "--layer", "3", "--head", "1", "--token", "it", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines()[-1] == str(out) and 1_000_000 < out.stat().st_size <= 3_000_000
+    result = CliRunner().invoke(main, ["explore", CHICKEN, "--model", "minilm", "--layer", "3", "--step", "gate", "-o", str(tmp_path / "gate.html")])
+    assert result.exit_code == 1 and "step 'gate' does not exist: choose one of input, qkv, scores" in result.output and not (tmp_path / "gate.html").exists()
 
 
 def test_smollm2_layer_13_head_8_page(browser, tmp_path):

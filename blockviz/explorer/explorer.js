@@ -600,10 +600,10 @@
         const role = names[0];
         body.push(rowTable("head " + h + ", token " + tokenLabel(i) + ": " + names[1] + " before and after rotation", names[2], h, [
           { label: names[1] + " (before)", values: x, field: names[0], at: [h, i], role: role },
-          { label: "cos (rope_cos)", values: cos, field: "rope_cos", at: [i] },
+          { label: "cos", values: cos, field: "rope_cos", at: [i] },
           { label: "rotate_half(" + names[1] + ")", values: rot, family: familyOf(names[0]), operands: function (c) { return c < half ? MINUS + names[1] + "[" + (c + half) + "] = " + fmt(rot[c]) : names[1] + "[" + (c - half) + "] = " + fmt(rot[c]); } },
-          { label: "sin (rope_sin)", values: sin, field: "rope_sin", at: [i] },
-          { label: names[2] + " = " + names[1] + " ⊙ cos + rotate_half ⊙ sin", values: vec(T[names[2]], h, i), field: names[2], at: [h, i], role: role, result: true,
+          { label: "sin", values: sin, field: "rope_sin", at: [i] },
+          { label: names[2], values: vec(T[names[2]], h, i), field: names[2], at: [h, i], role: role, result: true,
             operands: function (c) { return fmt(x[c]) + " × " + fmt(cos[c]) + " + " + fmt(rot[c]) + " × " + fmt(sin[c]) + " = " + fmt(got[c]); } },
         ], box));
         checks.push([got, vec(T[names[2]], h, i)]);
