@@ -66,11 +66,13 @@ class Width(click.ParamType):
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION",
               help="Query written out in value-mixing: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last token.")
 @click.option("--head", type=int, default=None, metavar="N",
-              help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing. Default: every head; value-mixing uses head 0.")
+              help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing. Default: every head of blockviz's own block, "
+                   "head 0 of a trained model's layer (--all-heads for every head); value-mixing uses head 0.")
+@click.option("--all-heads", is_flag=True, default=False, help="Every head in per-head figures, also for a trained model's layer (whose default is one head).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Draw N figures at once in separate processes. Default: one per CPU core (Linux; elsewhere 1).")
 @click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
-def figures(folder, names, formats, width, dpi, theme, token, head, jobs, list_only, **options) -> None:
+def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, jobs, list_only, **options) -> None:
     """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
 
     Writes DIR/<figure>.<format> for each figure and format (DIR: -o, by default
@@ -84,6 +86,7 @@ def figures(folder, names, formats, width, dpi, theme, token, head, jobs, list_o
       blockviz figures "the cat sat" --figure weights --figure mask --format svg,pdf
       blockviz figures "The chicken didn't cross the road." --token the#2 --head 1
       blockviz figures --record cat.safetensors -o docs/figures
+      blockviz figures "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1 --token it
       blockviz figures --list
     """
     if list_only:
@@ -99,10 +102,23 @@ def figures(folder, names, formats, width, dpi, theme, token, head, jobs, list_o
     from blockviz.style import theme as theme_named
 
     with reporting_errors():
-        request = FigureRequest(rec, theme_named(theme), token=select_token(rec.tokens, token) if token is not None else None, head=head, width=width)
+        if all_heads and head is not None:
+            raise click.UsageError("give either --head N or --all-heads, not both")
+        request = FigureRequest(rec, theme_named(theme), token=select_token(rec.tokens, token) if token is not None else None, head=head, width=width,
+                                all_heads=all_heads)
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)
-        _write(request, folder, list(names) or list(FIGURE_NAMES), formats, dpi, jobs)
+        from blockviz.figures.architecture import skip_reason
+
+        chosen = []
+        for name in list(names) or list(FIGURE_NAMES):
+            reason = skip_reason(name, rec)
+            if reason:
+                click.echo(f"skipped {name}: {reason}", err=True)
+            else:
+                chosen.append(name)
+        if chosen:
+            _write(request, folder, chosen, formats, dpi, jobs)
 
 
 def _write(request, folder: Path, names: list[str], formats: list[str], dpi: int, jobs: int | None) -> None:

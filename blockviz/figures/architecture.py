@@ -133,25 +133,25 @@ def flow_boxes(rec, theme):
     rows = f"{n} × {c.d_model}"
     norm = norm_name(rec)
     rotary = c.positional == "rotary"
-    heads = f"{c.n_heads} heads × d_head {c.d_head}" + (f", {c.kv_heads} key/value heads" if c.kv_heads != c.n_heads else "")
+    heads = [f"{c.n_heads} heads × d_head {c.d_head}"] + ([f"sharing {c.kv_heads} key/value heads"] if c.kv_heads != c.n_heads else [])
     mask = "causal mask" if c.causal else "no mask (bidirectional)"
-    attention = "\n".join(["multi-head attention" + (", rotary q and k" if rotary else ""), heads, mask, f"{rows} \u2192 {rows}"])
+    attention = "\n".join(["multi-head attention"] + (["rotary q and k"] if rotary else []) + heads + [mask, f"{rows} \u2192 {rows}"])
     act = activation_name(rec)
     if c.ffn == "gated":
-        ffn = f"gated FFN: {act}(x W_gate) \u2299 (x W_up)\n{rows} \u2192 gate, up {n} × {c.d_ff} \u2192 {rows}"
+        ffn = f"gated FFN\n{act}(x W_gate) \u2299 (x W_up)\n{rows} \u2192\ngate, up {n} × {c.d_ff}\n\u2192 {rows}"
     else:
-        ffn = f"FFN ({act})\n{rows} \u2192 {n} × {c.d_ff} \u2192 {rows}"
+        ffn = f"FFN ({act})\n{rows} \u2192 {n} × {c.d_ff}\n\u2192 {rows}"
     outputs = {"add1": f"attn_out\n{rows}", "add2": f"ffn_out\n{rows}"}
     if c.norm_placement == "post":
         boxes = [
             ("resid_pre", f"x = resid_pre\n{rows}", theme.residual, "stream"),
             ("attention", attention, theme.output, "branch"),
             ("add1", "resid_mid", theme.residual, "add"),
-            ("ln1", f"{norm} \u2192 resid_mid_norm\n{rows}", theme.residual, "stream"),
+            ("ln1", f"{norm}\n\u2192 resid_mid_norm\n{rows}", theme.residual, "stream"),
             ("ffn", ffn, theme.ffn, "branch"),
             ("add2", "resid_post", theme.residual, "add"),
             ("ln2", f"{norm}\n{rows}", theme.residual, "stream"),
-            ("resid_post_norm", f"resid_post_norm (output)\n{rows}", theme.residual, "stream"),
+            ("resid_post_norm", f"resid_post_norm\n(output) {rows}", theme.residual, "stream"),
         ]
     else:
         boxes = [
@@ -171,3 +171,38 @@ def multi_head_formula(rec) -> str:
     if rec.config.bias:
         return formulas.MULTI_HEAD
     return r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O$"
+
+
+FIGURE_FIELDS = {
+    "token-grid": ("embed", "resid_pre"),
+    "qkv": ("query", "key", "value"),
+    "scores": ("scores", "scaled_scores"),
+    "mask": ("scaled_scores", "mask", "masked_scores"),
+    "weights": ("weights", "mask"),
+    "value-mixing": ("weights", "value", "head_outputs", "mask"),
+    "multi-head": ("weights", "head_outputs", "concat", "attn_out"),
+    "residual-stream": ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"),
+}
+"""The fields each figure reads (besides those its architecture adds, checked by :func:`skip_reason`)."""
+
+
+def skip_reason(name: str, rec) -> str | None:
+    """Why figure ``name`` cannot be drawn from ``rec`` (the record lacks fields it needs), or
+    ``None``: a record of another block than blockviz's own may hold other fields."""
+    if not is_general(rec):
+        return None
+    needed: tuple[str, ...] = FIGURE_FIELDS.get(name, ())
+    if name == "layer-norm":
+        needed = tuple(field for norm in norms(rec) for field in norm_fields(rec, norm))
+        params = [f"{norm.prefix}.weight" for norm in norms(rec)]
+        missing_params = [param for param in params if param not in rec.params]
+        if missing_params:
+            return f"the record has no {', '.join(missing_params)} (the norm's γ)"
+    elif name == "ffn":
+        needed = (ffn_input(rec), "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out") if rec.config.ffn == "gated" else (ffn_input(rec), "ffn_pre", "ffn_post", "ffn_out")
+    elif name == "residual-stream" and rec.config.norm_placement == "post":
+        needed = needed + ("resid_mid_norm", "resid_post_norm")
+    missing = [field for field in needed if field not in rec.tensors]
+    if missing:
+        return f"the record holds no {', '.join(missing)} ({norm_name(rec)}, {rec.config.norm_placement}-norm {rec.config.ffn} FFN)"
+    return None

@@ -31,9 +31,9 @@ def scores(request: FigureRequest) -> Figure:
     lines = heading(page, "Scores: every query's dot product with every key, then scaled", formulas.ATTENTION, formulas.SCORES)
     for head in request.heads:
         lines.append(Flow([
-            matrix_piece(_square(rec, raw[head], f"q\u00b7k, head {head}"), raw_scale, request.theme, page, f"scores[{head}]", request.decimals),
+            _matrix_piece(rec, _square(rec, raw[head], f"q\u00b7k, head {head}"), raw_scale, request.theme, page, f"scores[{head}]", request.decimals),
             operator(page, divide, math=True, scale=0.8),
-            matrix_piece(_square(rec, scaled[head], f"q\u00b7k / \u221ad_k, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
+            _matrix_piece(rec, _square(rec, scaled[head], f"q\u00b7k / \u221ad_k, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
         ], rows=rec.n))
     lines.append(colorbar_line([raw_scale, scaled_scale], page))
     lines.append(note(page, f"d_k = d_head = {rec.config.d_head}: dividing by \u221ad_k keeps the scores' spread near 1 (Vaswani et al. 2017, \u00a73.2.1)"))
@@ -52,13 +52,13 @@ def mask(request: FigureRequest) -> Figure:
     lines = heading(page, "Mask: blocked keys become " + NEG_INF_LABEL, formula)
     for index, head in enumerate(request.heads):
         if index == 0:
-            add_mask = [operator(page, "+"), matrix_piece(_square(rec, m, "mask M", blocked=blocked), mask_scale, request.theme, page, "mask", request.decimals), operator(page, "=")]
+            add_mask = [operator(page, "+"), _matrix_piece(rec, _square(rec, m, "mask M", blocked=blocked), mask_scale, request.theme, page, "mask", request.decimals), operator(page, "=")]
         else:
             add_mask = [operator(page, "+ M =", scale=0.8)]
         lines.append(Flow([
-            matrix_piece(_square(rec, scaled[head], f"scaled scores, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
+            _matrix_piece(rec, _square(rec, scaled[head], f"scaled scores, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
             *add_mask,
-            matrix_piece(_square(rec, masked[head], f"masked scores, head {head}", blocked=blocked), masked_scale, request.theme, page, f"masked_scores[{head}]", request.decimals),
+            _matrix_piece(rec, _square(rec, masked[head], f"masked scores, head {head}", blocked=blocked), masked_scale, request.theme, page, f"masked_scores[{head}]", request.decimals),
         ], rows=rec.n))
     lines.append(colorbar_line([scaled_scale, masked_scale], page))
     if blocked.any():
@@ -162,6 +162,16 @@ def _weights_flow(request: FigureRequest, values: np.ndarray, blocked: np.ndarra
                      scale, request.theme, page, f"{name}[{head}]", request.decimals)
         for head in request.heads
     ], rows=rec.n)
+
+
+def _matrix_piece(rec, spec: MatrixSpec, *args):
+    """:func:`matrix_piece`; another block's record writes each number to fit its cell
+    (:func:`blockviz.figures.elision.fitted_piece`: a trained model's scores reach ±60)."""
+    if is_general(rec):
+        from blockviz.figures.elision import fitted_piece
+
+        return fitted_piece(spec, *args)
+    return matrix_piece(spec, *args)
 
 
 def _square(rec, values, title: str, blocked=None, filled: bool = True) -> MatrixSpec:

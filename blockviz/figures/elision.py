@@ -11,6 +11,7 @@ fewer decimals (:func:`fitting_decimals`) so that they fit their cells.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,25 +168,58 @@ def elided_piece(values, columns: Columns, row_labels, col_labels: list[str], sc
     return elided
 
 
-def numbers_flow(pieces: list, rows: int):
-    """A :class:`~blockviz.figures.layout.Flow` of ``pieces`` whose cells are no larger than
-    their numbers need: wide panels then pack two to a row of the page, numbers kept, instead
-    of one to a row at the largest cells (the figure then too tall for its numbers)."""
-    from blockviz.figures.layout import Flow
+def numbers_flow(pieces: list, rows: int, page: Page) -> list:
+    """The lines of :class:`~blockviz.figures.layout.Flow` s holding ``pieces``, their cells no
+    larger than their numbers need, packed in order as many to a line as fit the page: wide
+    panels then stand two to a line with their numbers, not one to a line at the largest cells
+    (the figure then too tall for its numbers) nor all on one line too small for them."""
+    from blockviz.figures.layout import Flow, _groups, _make_row, _row_width
 
     readable = [piece.readable for piece in pieces if hasattr(piece, "readable")]
-    return Flow(pieces, rows=rows, largest_cell=max(readable) * 1.03 if readable else None)
+    if not readable:
+        return [Flow(pieces, rows=rows)]
+    cap = min(page.largest_cell, max(readable) * 1.03)
+    if page.width is None:
+        return [Flow(pieces, rows=rows, largest_cell=cap)]
+    lines: list[list] = []
+    for group in _groups(pieces):
+        if lines and _row_width([_make_row(lines[-1] + group, max(readable), math.inf)], page.gap) <= page.content_width:  # the layout shrinks cells to it
+            lines[-1] += group
+        else:
+            lines.append(list(group))
+    return [Flow(line, rows=rows, largest_cell=cap) for line in lines]
 
 
-def _drawing_gaps(draw, values: np.ndarray, gaps: list[int], theme: Theme, key: str, decimals: int):
+def fitted_piece(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, key: str, decimals: int = 2):
+    """``spec`` drawn whole, each number written to fit its cell (:func:`cell_text`); blocked
+    cells read as ever."""
+    fields = {field.name: getattr(spec, field.name) for field in dataclasses.fields(MatrixSpec)}
+    fitted = FittedSpec(**fields)
+    piece = matrix_piece(fitted, scale, theme, page, key, decimals)
+    make = piece.make
+    blocked = np.asarray(spec.blocked, dtype=bool) if spec.blocked is not None else None
+    wrapped: dict[int, object] = {}
+
+    def make_fitted(cell: float, first: bool, pitch: float):
+        slot = make(cell, first, pitch)
+        if id(slot) not in wrapped:
+            wrapped[id(slot)] = (slot, dataclasses.replace(slot, draw=_drawing_gaps(slot.draw, fitted.array, [], theme, key, decimals, blocked)))
+        return wrapped[id(slot)][1]
+
+    return dataclasses.replace(piece, make=make_fitted)
+
+
+def _drawing_gaps(draw, values: np.ndarray, gaps: list[int], theme: Theme, key: str, decimals: int, blocked=None):
     from matplotlib.patches import Rectangle
 
     rows, cols = values.shape
+    skip = (np.isneginf(values) | (blocked if blocked is not None else False)).ravel()
 
     def draw_with_gaps(ax):
         panel = draw(ax)
-        for text, value in zip(panel.texts, values.ravel()):
-            text.set_text(cell_text(float(value), decimals))
+        for text, value, blocked_cell in zip(panel.texts, values.ravel(), skip):
+            if not blocked_cell:
+                text.set_text(cell_text(float(value), decimals))
         for gap in gaps:
             ax.add_patch(Rectangle((gap - 0.5, -0.5), 1.0, rows, facecolor=theme.background, edgecolor="none", zorder=2))
             if panel.texts:

