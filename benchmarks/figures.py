@@ -8,9 +8,10 @@ Each round runs, in fresh processes and one right after the other,
    annotated cells (TOTAL: the text elements counted in blockviz's SVG files, as the measuring
    tool's README says) in as many figures, PNG (200 dpi) + SVG, in one process.
 
-It prints each round's wall-clock (and CPU) seconds and their ratio, then the ratio of the
-fastest runs (the least disturbed by other work on a shared machine; target ≤ 1.0) and of the
-CPU seconds (blockviz's over all its processes: what -j costs), with the load average.
+Rounds alternate which of the two runs first. It prints each round's wall-clock (and CPU)
+seconds and their ratio, then the ratio of the fastest runs (the least disturbed by other work
+on a shared machine; target ≤ 1.0), the median of the rounds' ratios, and the ratio of the CPU
+seconds (blockviz's over all its processes: what -j costs), with the load average.
 The in-process split of blockviz's time (draw, PNG, SVG per figure) follows with `--split`.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -86,17 +88,24 @@ def main() -> None:
     print(f"load average {load()} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        ours, bare = [], []
+        ours, bare, ratios = [], [], []
+        texts = figures = 0
         for index in range(rounds):
+            bare_first = index % 2 == 1  # alternate which runs first, so a change in the machine's load falls on both alike
+            if bare_first:
+                bare.append(bare_run(texts, figures, folder / f"bare{index}"))
             ours.append(blockviz_run(folder / f"blockviz{index}"))
             texts, figures = count_texts(folder / f"blockviz{index}")
-            bare.append(bare_run(texts, figures, folder / f"bare{index}"))
+            if not bare_first:
+                bare.append(bare_run(texts, figures, folder / f"bare{index}"))
             (wall, cpu), (bare_wall, bare_cpu) = ours[-1], bare[-1]
+            ratios.append(wall / bare_wall)
             print(f"round {index + 1}: blockviz figures {wall:.2f} s ({cpu:.2f} CPU s), bare matplotlib ({texts} texts in {figures} figures) "
-                  f"{bare_wall:.2f} s ({bare_cpu:.2f} CPU s): ratio {wall / bare_wall:.2f}")
+                  f"{bare_wall:.2f} s ({bare_cpu:.2f} CPU s): ratio {ratios[-1]:.2f}")
         fastest, bare_fastest = min(wall for wall, _ in ours), min(wall for wall, _ in bare)
         least, bare_least = min(cpu for _, cpu in ours), min(cpu for _, cpu in bare)
         print(f"fastest: blockviz {fastest:.2f} s, bare {bare_fastest:.2f} s: ratio {fastest / bare_fastest:.2f} (target \u2264 1.0); "
+              f"median of the rounds' ratios {statistics.median(ratios):.2f}; "
               f"CPU seconds {least:.2f} against {bare_least:.2f} ({least / bare_least:.2f}); load average {load()}")
         if "--split" in sys.argv:
             split(folder / "split")

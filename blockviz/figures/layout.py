@@ -122,7 +122,7 @@ class Flow:
         """The rows of slots this flow takes on ``page`` with token rows at most ``pitch`` inches
         apart; ``wrap_for_numbers=False`` wraps only what does not fit or would be too small to
         read, not to show more numbers (the figure is too tall for them anyway); ``compact``
-        packs wrapped panels onto fewer rows with cells down to half their size (for a figure
+        packs wrapped panels onto fewer rows with cells down to 40 % of their size (for a figure
         too tall even with its rows closest)."""
         if page.width is None:
             return [_make_row(self.pieces, self.natural_cell(page), pitch)]

