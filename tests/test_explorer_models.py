@@ -59,9 +59,10 @@ def _checks(page) -> list[tuple[str, str]]:
     return page.evaluate("Array.from(document.querySelectorAll('.step .check'), c => [c.closest('.step').dataset.step, c.textContent])")
 
 
-def _all_checked(checks, layer) -> bool:
+def _all_checked(checks, given) -> bool:
+    """Every step ✓; the input step, when ``given`` (a later layer, or BERT's embedding LayerNorm), says it is the model's own."""
     for step, text in checks:
-        if step == "input" and layer > 0 and text.startswith(GIVEN):
+        if step == "input" and given and text.startswith(GIVEN):
             continue
         if not text.startswith("✓ matches the record (max |Δ| "):
             return False
@@ -76,7 +77,7 @@ ORDER = {
 """The steps of each family, in the order its block computes (BERT: post-norm, LayerNorm after each add)."""
 
 
-@pytest.mark.parametrize(("family", "layer"), [("gpt2", 0), ("gpt2", 1), ("bert", 1), ("llama", 1)])
+@pytest.mark.parametrize(("family", "layer"), [("gpt2", 0), ("gpt2", 1), ("bert", 0), ("bert", 1), ("llama", 0), ("llama", 1)])
 def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(browser, folders, tmp_path, family, layer):
     rec = record_layer(SENTENCE, model=folders[family], layer=layer)
     assert [s.name for s in steps_for(rec.config, rec.source)] == ORDER[family]
@@ -85,20 +86,21 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     opened = Opened(browser, path)
     page = opened.page
     assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER[family]
+    given = layer > 0 or family == "bert"  # layer 0 of a decoder reads embed (+ pos_embed) itself
     seen = set()
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
             page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
             page.wait_for_function(f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
             checks = _checks(page)
-            assert len(checks) == len(ORDER[family]) and _all_checked(checks, layer), (family, token, head, checks)
+            assert len(checks) == len(ORDER[family]) and _all_checked(checks, given), (family, token, head, checks)
             cells = page.evaluate(SHOWN)
             wrong = [(f or p, at, text) for f, p, at, text in cells if text != expected_text(rec, f, p, at)]
             assert wrong == [], (family, token, head, wrong[:5])
             seen.update(f for f, _, _, _ in cells if f)
     assert seen == set(rec.tensors)  # every recorded tensor is on the page somewhere
     input_check = dict(_checks(page))["input"]
-    assert input_check.startswith("✓") if layer == 0 else input_check.startswith(GIVEN)  # layer 0 of GPT-2: x = embed + pos_embed
+    assert input_check.startswith(GIVEN) if given else input_check.startswith("✓")  # layer 0 of GPT-2: x = embed + pos_embed; of Llama: x = embed
     if family == "llama":  # grouped-query attention: head 3 reads key/value head 1, which heads 2 and 3 share
         page.evaluate("location.hash = '#token=0&head=3&step=qkv'")
         page.wait_for_function("document.querySelector('.head[aria-checked=true]').dataset.head === '3'")
@@ -126,7 +128,7 @@ def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks
     for head in range(rec.config.n_heads):
         page.evaluate(f"location.hash = '#token=it&head={head}&step=gate'")
         page.wait_for_function(f"document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
-        assert _all_checked(_checks(page), 1), _checks(page)
+        assert _all_checked(_checks(page), True), _checks(page)
         cells = page.evaluate(SHOWN)
         assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == []
     caption = page.text_content("#step-gate .tablebox:nth-of-type(2) .tablecap")
@@ -138,7 +140,7 @@ def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks
     assert page.evaluate("document.activeElement.classList.contains('widen-toggle')")
     header = page.evaluate("Array.from(document.querySelectorAll('#step-gate .tablebox:nth-of-type(2) thead th'), th => th.textContent)")
     assert header == [f"f{c}" for c in range(24)]
-    assert _all_checked(_checks(page), 1)  # the carried columns are still the ones checked
+    assert _all_checked(_checks(page), True)  # the carried columns are still the ones checked
     opened.close()
 
 
@@ -189,7 +191,7 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     opened = Opened(browser, path)
     page = opened.page
     assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["bert"]
-    assert _all_checked(_checks(page), 3), _checks(page)
+    assert _all_checked(_checks(page), True), _checks(page)
     assert page.locator(".chip.special .word").all_text_contents() == ["[CLS]", "[SEP]"]
     assert page.get_attribute(".chip[data-token='0']", "aria-label") == "token 0: [CLS] (special token)"
     it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
@@ -202,7 +204,7 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     assert page.evaluate("document.querySelector('#step-widen .scroll').scrollWidth <= document.querySelector('#step-widen .scroll').clientWidth + 1")  # elided: it fits
     page.click("#step-widen .widen-toggle")
     assert page.get_attribute("#step-widen .tablebox:nth-of-type(2) .scroll", "role") == "region"  # all 1536: they scroll in their own box
-    assert _all_checked(_checks(page), 3)
+    assert _all_checked(_checks(page), True)
     page.click("#step-widen .widen-toggle")  # back to the elided rows: every step at once fits the window
     page.check("#all-steps")
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
@@ -237,7 +239,7 @@ def test_smollm2_layer_13_head_8_page(browser, tmp_path):
     opened = Opened(browser, path)
     page = opened.page
     assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["llama"]
-    assert _all_checked(_checks(page), 13), _checks(page)
+    assert _all_checked(_checks(page), True), _checks(page)
     assert "Query head 8 uses key/value head 2" in page.text_content("#step-qkv")
     assert page.text_content(f".pattern td[data-at='8,{rec.tokens.index('it')},{rec.tokens.index('chicken')}']") == "0.88"
     assert "4-bit" in page.text_content("#summary")

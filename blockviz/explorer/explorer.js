@@ -554,7 +554,8 @@
         const what = "the model's embedding row" + (hasPos ? " and position row" : "") + " of token " + tokenLabel(i) + "; x is the hidden state " +
           (SOURCE.layer === 0 ? "the layer receives" : "after layers 0–" + (SOURCE.layer - 1)) + ", the residual stream this layer reads";
         return { body: [rowTable(what, "resid_pre", 0, rows, box)], checks: direct ? [[sum, x]] : null,
-                 note: direct ? null : "the layer's input as the model computed it (layers 0–" + (SOURCE.layer - 1) + " and the embeddings are not in this one-layer record, so it is not recomputed; the record was checked against the model's own output of layer " + SOURCE.layer + " when it was made)" };
+                 note: direct ? null : "the layer's input as the model computed it (" + (SOURCE.layer === 0 ? "the model's embedding layer adds token types and a LayerNorm, which" : "layers 0–" + (SOURCE.layer - 1) + ", which") +
+                   " this one-layer record does not hold, so it is not recomputed; the record was checked against the model's own output of layer " + SOURCE.layer + " when it was made)" };
       }
       rows.push({ label: hasPos ? "x = resid_pre" : "x = resid_pre = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + " = " + fmt(sum[c]); } : null });
       return { body: [rowTable("token " + tokenLabel(i) + (hasPos ? ": its embedding plus its position's encoding" : ": its embedding (rotary positions act on q and k)"), "resid_pre", 0, rows, box)], checks: [[sum, x]] };

@@ -60,7 +60,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
     grouped = config.kv_heads != config.n_heads
     kv = "g" if grouped else "h"
     steps.append(Step("qkv", "Query, key, value",
-                      f"q = {attn_in} · W_Q[h]{b('Q')},  k = {attn_in} · W_K[{kv}]{b('K')},  v = {attn_in} · W_V[{kv}]{b('V')}" + (",  g = h ÷ " + str(config.n_heads // config.kv_heads) if grouped else ""),
+                      f"q = {attn_in} · W_Q[h]{b('Q')},  k = {attn_in} · W_K[{kv}]{b('K')},  v = {attn_in} · W_V[{kv}]{b('V')}" + (f",  g = ⌊h / {config.n_heads // config.kv_heads}⌋" if grouped else ""),
                       "qkv", {"input": attn_in, "bias": bias}))
     if rotary:
         steps.append(Step("rotary", "Rotary positions", "q_rot = q ⊙ cos + rotate_half(q) ⊙ sin,  k_rot likewise   (rotate_half(x) = (−x₂, x₁))", "rotary", {}))
