@@ -963,8 +963,10 @@
   /* A table wider than its box scrolls inside it; such a box is a focusable, named region so that
      the keyboard can scroll it too (and axe's scrollable-region-focusable holds). */
   function markScrollers() {
-    Array.prototype.forEach.call(document.querySelectorAll(".scroll"), function (box) {
-      if (box.scrollWidth > box.clientWidth + 1) {
+    const boxes = Array.prototype.slice.call(document.querySelectorAll(".scroll"));
+    const wide = boxes.map(function (box) { return box.scrollWidth > box.clientWidth + 1; }); // every read first: one layout, not one per box
+    boxes.forEach(function (box, k) {
+      if (wide[k]) {
         box.tabIndex = 0; box.setAttribute("role", "region"); box.setAttribute("aria-label", box.getAttribute("data-label"));
       } else {
         box.removeAttribute("tabindex"); box.removeAttribute("role"); box.removeAttribute("aria-label");
