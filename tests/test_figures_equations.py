@@ -160,3 +160,137 @@ def test_layer_norm_adds_up(tokens, width):
             assert scale, texts[f"{name}_scale"]
             assert float(scale["eps"]) == rec.config.ln_eps
             assert adds_up([(number(scale["var"]) + float(scale["eps"])) ** 0.5], scale["scale"])
+
+
+# -- any block's record: a trained model's layer, post-norm, RMSNorm, gated FFN --------------
+
+ANY_NUMBER = r"\u2212?\d+(?:\.\d+)?"
+GAP_TEXT = "\u22ef"
+
+
+def any_unit(text: str) -> float:
+    """One unit of the last digit of a written number: "0.35" → 0.01, "164" → 1 (a model's
+    numbers are written to fit their cells)."""
+    return 10.0 ** -len(text.split(".")[1]) if "." in text else 1.0
+
+
+def cell_texts(figure, key: str) -> list[str]:
+    return [text.get_text() for text in figure.texts if text.get_label() == f"{key}:cell"]
+
+
+def grid(figure, key: str) -> list[list[str]]:
+    """Panel ``key``'s written cells, row by row (``⋯`` where columns are hidden)."""
+    (ax,) = [ax for ax in figure.axes if ax.get_label() == key]
+    rows, cols = ax.collections[0].get_array().shape
+    texts = cell_texts(figure, key)
+    if not texts:
+        return []  # colour alone: nothing written, nothing to check
+    assert len(texts) == rows * cols, f"{key}: {len(texts)} numbers for {rows} × {cols} cells"
+    return [texts[row * cols:(row + 1) * cols] for row in range(rows)]
+
+
+def check_sums(figure, left: str, right: str, result: str) -> int:
+    """Every shown cell of ``left`` + ``right`` = ``result`` (panels sharing their columns)."""
+    checked = 0
+    for row_a, row_b, row_c in zip(grid(figure, left), grid(figure, right), grid(figure, result)):
+        for a, b, c in zip(row_a, row_b, row_c):
+            if GAP_TEXT in (a, b, c):
+                assert a == b == c == GAP_TEXT, (a, b, c)
+                continue
+            assert abs(number(a) + number(b) - number(c)) <= (any_unit(a) + any_unit(b) + any_unit(c)) / 2 * 1.0001, f"{left} + {right}: {a} + {b} ≠ {c}"
+            checked += 1
+    return checked
+
+
+def check_products(figure, left: str, right: str, result: str) -> int:
+    checked = 0
+    for row_a, row_b, row_c in zip(grid(figure, left), grid(figure, right), grid(figure, result)):
+        for a, b, c in zip(row_a, row_b, row_c):
+            if GAP_TEXT in (a, b, c):
+                continue
+            tolerance = abs(number(b)) * any_unit(a) / 2 + abs(number(a)) * any_unit(b) / 2 + any_unit(a) * any_unit(b) / 4 + any_unit(c) / 2
+            assert abs(number(a) * number(b) - number(c)) <= tolerance * 1.0001, f"{a} ⊙ {b} ≠ {c}"
+            checked += 1
+    return checked
+
+
+def texts_by_label(figure) -> dict[str, str]:
+    return {text.get_label(): re.sub(r"\s+", " ", text.get_text()) for text in figure.texts if text.get_label()}
+
+
+OTHERS = rf"(?: \+ \[(?P<k>\d+) others: (?P<rest>{ANY_NUMBER})\])?"
+ANY_MEAN = re.compile(rf"^\u03bc = \((?P<terms>.*?){OTHERS}\) / (?P<d>\d+) = (?P<mean>{ANY_NUMBER})$")
+SQUARES = re.compile(rf"^(?:\u03c3\u00b2|mean\(x\u00b2\)) = \((?P<squares>.*?){OTHERS}\) / (?P<d>\d+) = (?P<value>{ANY_NUMBER})$")
+ANY_SCALE = re.compile(rf"^\u221a\((?:\u03c3\u00b2|mean\(x\u00b2\)) \+ \u03b5\) = \u221a\((?P<var>{ANY_NUMBER}) \+ (?P<eps>[0-9.e+-]+)\) = (?P<scale>{ANY_NUMBER})$")
+
+
+def check_norms(figure, rec) -> int:
+    """The norm figure's written mean, variance (or mean of squares) and scale add up."""
+    texts = texts_by_label(figure)
+    d = rec.config.d_model
+    checked = 0
+    for prefix in ("ln1", "ln2"):
+        if rec.config.norm == "layernorm":
+            mean = ANY_MEAN.match(texts[f"{prefix}_mean"])
+            assert mean, texts[f"{prefix}_mean"]
+            terms = signed_terms(mean["terms"]) + ([number(mean["rest"])] if mean["k"] else [])
+            assert len(terms) - (1 if mean["k"] else 0) + int(mean["k"] or 0) == int(mean["d"]) == d
+            assert abs(sum(terms) / d - number(mean["mean"])) <= any_unit(mean["mean"]) * 1.0001
+            squares_text = texts[f"{prefix}_var"]
+        else:
+            squares_text = texts[f"{prefix}_mean_sq"]
+        squares = SQUARES.match(squares_text)
+        assert squares, squares_text
+        values = [number(item.strip().strip("()").rstrip("\u00b2").strip("()")) ** 2 for item in squares["squares"].split(" + ")]
+        assert len(values) + int(squares["k"] or 0) == d
+        total = sum(values) + (number(squares["rest"]) if squares["k"] else 0.0)
+        assert abs(total / d - number(squares["value"])) <= any_unit(squares["value"]) * 1.0001, squares_text
+        scale = ANY_SCALE.match(texts[f"{prefix}_scale"])
+        assert scale, texts[f"{prefix}_scale"]
+        assert float(scale["eps"]) == pytest.approx(rec.config.ln_eps, rel=1e-5)  # ε written with 6 digits (a float32 1e-5 reads 1e-05)
+        assert abs((number(scale["var"]) + float(scale["eps"])) ** 0.5 - number(scale["scale"])) <= any_unit(scale["scale"]) * 1.0001
+        checked += 3
+    return checked
+
+
+def check_figure_equations(figure, name: str, rec) -> int:
+    """Every equation figure ``name`` writes, checked; the number checked."""
+    post = rec.config.norm_placement == "post"
+    if name == "value-mixing":
+        return check_value_mixing(figure)
+    if name == "layer-norm":
+        return check_norms(figure, rec)
+    if name == "residual-stream":
+        return (check_sums(figure, "resid_pre", "attn_out", "resid_mid")
+                + check_sums(figure, "resid_mid_norm" if post else "resid_mid", "ffn_out", "resid_post"))
+    if name == "ffn" and rec.config.ffn == "gated":
+        return check_products(figure, "ffn_gate_act:again" if "ffn_gate_act:again" in [ax.get_label() for ax in figure.axes] else "ffn_gate_act", "ffn_up", "ffn_post")
+    if name == "token-grid" and not rec.source.is_model and "pos_embed" in rec.tensors:
+        return check_sums(figure, "embed", "pos_embed", "resid_pre")
+    return 0
+
+
+OTHER_BLOCKS = {
+    "post-norm": dict(d_model=16, n_heads=2, d_ff=32, norm_placement="post", causal=False),
+    "llama-like": dict(d_model=16, n_heads=4, d_ff=24, norm="rmsnorm", ffn="gated", positional="rotary", n_kv_heads=2, activation="silu", bias=False),
+}
+"""Blocks of other architectures, seeded: rows 16 wide (elided), numbers read back from the figures."""
+
+
+@functools.cache
+def other_block(name: str):
+    from blockviz import BlockConfig
+
+    return record(SENTENCES[13], BlockConfig(**OTHER_BLOCKS[name]))
+
+
+@pytest.mark.parametrize("width", [6.5, 3.3])
+@pytest.mark.parametrize("figure_name", ["value-mixing", "layer-norm", "residual-stream", "ffn", "token-grid"])
+@pytest.mark.parametrize("block", sorted(OTHER_BLOCKS))
+def test_other_blocks_add_up(block, figure_name, width):
+    rec = other_block(block)
+    for query in (rec.n // 2, rec.n - 1):
+        figure = draw_figure(figure_name, FigureRequest(rec, token=query, head=rec.config.n_heads - 1, width=width))
+        checked = check_figure_equations(figure, figure_name, rec)
+        if figure_name in ("value-mixing", "layer-norm") or (width == 6.5 and figure_name == "residual-stream"):
+            assert checked > 0

@@ -18,13 +18,15 @@ from click.testing import CliRunner
 pytest.importorskip("transformers")
 
 from models_support import BUILDERS, SENTENCE  # noqa: E402
-from test_figures_equations import check_value_mixing  # noqa: E402
+from test_figures_equations import GAP_TEXT, check_figure_equations, number, texts_by_label  # noqa: E402
 from test_figures_legibility import assert_legible  # noqa: E402
 
 from blockviz import BlockConfig, record  # noqa: E402
 from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure  # noqa: E402
 from blockviz.figures.architecture import skip_reason  # noqa: E402
 from blockviz.figures.elision import GAP, choose_columns  # noqa: E402
+
+assert GAP == GAP_TEXT
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 ARCHITECTURES = ("gpt2", "bert", "llama", "post-norm-16")
@@ -47,124 +49,6 @@ def records(tmp_path_factory):
     made["post-norm-16"] = record(SENTENCE, BlockConfig(d_model=16, n_heads=2, d_ff=32, norm_placement="post"))
     made["folders"] = root
     return made
-
-
-# -- reading numbers back -------------------------------------------------------------------
-
-NUMBER = r"\u2212?\d+(?:\.\d+)?"
-
-
-def number(text: str) -> float:
-    return float(text.replace("\u2212", "-"))
-
-
-def unit(text: str) -> float:
-    """One unit of the last digit of a written number: "0.35" → 0.01, "164" → 1."""
-    return 10.0 ** -len(text.split(".")[1]) if "." in text else 1.0
-
-
-def cell_texts(figure, key: str) -> list[str]:
-    return [text.get_text() for text in figure.texts if text.get_label() == f"{key}:cell"]
-
-
-def grid(figure, key: str) -> list[list[str]]:
-    """Panel ``key``'s written cells, row by row (``⋯`` where columns are hidden)."""
-    (ax,) = [ax for ax in figure.axes if ax.get_label() == key]
-    rows, cols = ax.collections[0].get_array().shape
-    texts = cell_texts(figure, key)
-    assert len(texts) == rows * cols, f"{key}: numbers not written"
-    return [texts[row * cols:(row + 1) * cols] for row in range(rows)]
-
-
-def check_sums(figure, left: str, right: str, result: str) -> int:
-    """Every shown cell of ``left`` + ``right`` = ``result`` (panels sharing their columns)."""
-    checked = 0
-    for row_a, row_b, row_c in zip(grid(figure, left), grid(figure, right), grid(figure, result)):
-        for a, b, c in zip(row_a, row_b, row_c):
-            if GAP in (a, b, c):
-                assert a == b == c == GAP, (a, b, c)
-                continue
-            assert abs(number(a) + number(b) - number(c)) <= (unit(a) + unit(b) + unit(c)) / 2 * 1.0001, f"{left} + {right}: {a} + {b} ≠ {c}"
-            checked += 1
-    return checked
-
-
-def check_products(figure, left: str, right: str, result: str) -> int:
-    checked = 0
-    for row_a, row_b, row_c in zip(grid(figure, left), grid(figure, right), grid(figure, result)):
-        for a, b, c in zip(row_a, row_b, row_c):
-            if GAP in (a, b, c):
-                continue
-            tolerance = abs(number(b)) * unit(a) / 2 + abs(number(a)) * unit(b) / 2 + unit(a) * unit(b) / 4 + unit(c) / 2
-            assert abs(number(a) * number(b) - number(c)) <= tolerance * 1.0001, f"{a} ⊙ {b} ≠ {c}"
-            checked += 1
-    return checked
-
-
-def texts_by_label(figure) -> dict[str, str]:
-    return {text.get_label(): re.sub(r"\s+", " ", text.get_text()) for text in figure.texts if text.get_label()}
-
-
-HIDDEN = rf"(?: \+ \[(?P<k>\d+) others: (?P<rest>{NUMBER})\])?"
-MEAN = re.compile(rf"^\u03bc = \((?P<terms>.*?){HIDDEN}\) / (?P<d>\d+) = (?P<mean>{NUMBER})$")
-SQUARES = re.compile(rf"^(?:\u03c3\u00b2|mean\(x\u00b2\)) = \((?P<squares>.*?){HIDDEN}\) / (?P<d>\d+) = (?P<value>{NUMBER})$")
-SCALE = re.compile(rf"^\u221a\((?:\u03c3\u00b2|mean\(x\u00b2\)) \+ \u03b5\) = \u221a\((?P<var>{NUMBER}) \+ (?P<eps>[0-9.e+-]+)\) = (?P<scale>{NUMBER})$")
-
-
-def signed_terms(text: str) -> list[float]:
-    terms, sign = [], 1.0
-    for item in text.split(" "):
-        if item in ("+", "\u2212"):
-            sign = -1.0 if item == "\u2212" else 1.0
-        else:
-            terms.append(sign * number(item))
-    return terms
-
-
-def check_norms(figure, rec) -> int:
-    """The norm figure's written mean, variance (or mean of squares) and scale add up."""
-    texts = texts_by_label(figure)
-    d = rec.config.d_model
-    checked = 0
-    for prefix in ("ln1", "ln2"):
-        if rec.config.norm == "layernorm":
-            mean = MEAN.match(texts[f"{prefix}_mean"])
-            assert mean, texts[f"{prefix}_mean"]
-            terms = signed_terms(mean["terms"]) + ([number(mean["rest"])] if mean["k"] else [])
-            assert len(terms) - (1 if mean["k"] else 0) + int(mean["k"] or 0) == int(mean["d"]) == d
-            assert abs(sum(terms) / d - number(mean["mean"])) <= unit(mean["mean"]) * 1.0001
-            squares_text = texts[f"{prefix}_var"]
-        else:
-            squares_text = texts[f"{prefix}_mean_sq"]
-        squares = SQUARES.match(squares_text)
-        assert squares, squares_text
-        values = [number(item.strip().strip("()").rstrip("\u00b2").strip("()")) ** 2 for item in squares["squares"].split(" + ")]
-        assert len(values) + int(squares["k"] or 0) == d
-        total = sum(values) + (number(squares["rest"]) if squares["k"] else 0.0)
-        assert abs(total / d - number(squares["value"])) <= unit(squares["value"]) * 1.0001, squares_text
-        scale = SCALE.match(texts[f"{prefix}_scale"])
-        assert scale, texts[f"{prefix}_scale"]
-        assert float(scale["eps"]) == rec.config.ln_eps
-        assert abs((number(scale["var"]) + float(scale["eps"])) ** 0.5 - number(scale["scale"])) <= unit(scale["scale"]) * 1.0001
-        checked += 3
-    return checked
-
-
-def check_figure_equations(figure, name: str, rec) -> int:
-    """Every equation figure ``name`` writes, checked; the number checked."""
-    post = rec.config.norm_placement == "post"
-    if name == "value-mixing":
-        return check_value_mixing(figure)
-    if name == "layer-norm":
-        return check_norms(figure, rec)
-    if name == "residual-stream":
-        return (check_sums(figure, "resid_pre", "attn_out", "resid_mid")
-                + check_sums(figure, "resid_mid_norm" if post else "resid_mid", "ffn_out", "resid_post"))
-    if name == "ffn" and rec.config.ffn == "gated":
-        return check_products(figure, "ffn_gate_act:again" if "ffn_gate_act:again" in [ax.get_label() for ax in figure.axes] else "ffn_gate_act", "ffn_up", "ffn_post")
-    if name == "token-grid" and not rec.source.is_model and "pos_embed" in rec.tensors:
-        return check_sums(figure, "embed", "pos_embed", "resid_pre")
-    return 0
 
 
 # -- tiny models: every figure on every architecture ----------------------------------------
@@ -244,7 +128,7 @@ def test_one_head_by_default_every_head_on_request(records):
 def test_wide_rows_are_elided_with_a_note(records):
     rec = records["llama"]  # d_model 16, d_ff 24: wider than 12 columns
     figure = draw_figure("ffn", FigureRequest(rec))
-    notes = [text.get_text() for text in figure.texts if "hides" in text.get_text()]
+    notes = [text.get_text() for text in figure.texts if "hidden (\u22ef)" in text.get_text()]
     assert notes and re.search(r"of 16 d_model columns", notes[0]) and re.search(r"of 24 d_ff columns", notes[0])
     columns = [text.get_text() for text in figure.texts if text.get_label() == "ffn_post:col"]
     assert columns[0] == "f0" and columns[-1] == "f23" and GAP in columns

@@ -126,8 +126,8 @@ class FittedSpec(MatrixSpec):
 
 
 def hidden_note(columns: list[tuple[Columns, str]]) -> str | None:
-    """One line on what is hidden: "⋯ hides 378 of 384 d_model columns, 1530 of 1536 d_ff
-    columns; shown: the first and last and the 3 of largest |value|" — ``None`` when nothing is."""
+    """One line on what is hidden: "380 of 384 d_model columns, 1532 of 1536 d_ff columns hidden
+    (⋯); shown: the first and last and the 2 of largest |value|" — ``None`` when nothing is."""
     parts: list[str] = []
     shown: list[str] = []
     for chosen, what in columns:
@@ -140,7 +140,7 @@ def hidden_note(columns: list[tuple[Columns, str]]) -> str | None:
                 shown.append(rule)
     if not parts:
         return None
-    return f"{GAP} hides {', '.join(parts)}; shown: {' or '.join(shown)}"
+    return f"{', '.join(parts)} hidden ({GAP}); shown: {' or '.join(shown)}"
 
 
 def elided_piece(values, columns: Columns, row_labels, col_labels: list[str], scale: ColourScale, theme: Theme, page: Page, key: str,

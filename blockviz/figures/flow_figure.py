@@ -178,7 +178,7 @@ def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
         drawn[name] = ax.text(x + box_width / 2, y, text, ha="center", va="center", fontsize=BOX_PT, color=theme.text, parse_math=False, linespacing=1.35)
         if kind == "stream":
             stream_previous = (x + box_width, y)
-            x += box_width + (0.9 if name == "resid_pre" else 0.0)
+            x += box_width + _stream_gap(name, name == boxes[-1][0])
         else:
             previous_branch = (x + box_width, y)
             x += box_width + 0.35
@@ -195,11 +195,17 @@ def _flow_width(boxes, sizes) -> float:
             x += 0.3 + 0.45
             in_branch = False
         elif kind == "stream":
-            x += box_width + (0.9 if name == "resid_pre" else 0.0)
+            x += box_width + _stream_gap(name, name == boxes[-1][0])
         else:
             x += (0.0 if in_branch else 0.3) + box_width + 0.35
             in_branch = True
     return x + 0.05
+
+
+def _stream_gap(name: str, last: bool) -> float:
+    """Inches after a box on the stream: room for the first branch after the input, an arrow
+    between two boxes on the stream (a post-norm block's norms), none after the output."""
+    return 0.9 if name == "resid_pre" else (0.0 if last else 0.35)
 
 
 def _arrow(ax: Axes, start, end, colour: str, head: bool = True) -> None:

@@ -322,7 +322,8 @@ def ffn(request: FigureRequest) -> Figure:
         shapes = f"{rec.n} × {c.d_model} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_model}"
     pieces += [operator(page, rf"$\cdot W_{{out}}{plus('out')}$", math=True, scale=0.7), _panel(request, "ffn_out", out_columns, "ffn_out", role="ffn")]
     lines += numbers_flow(pieces, rec.n, page)
-    lines.append(colorbar_line([record_scale(rec, name) for name in names], page))
+    hidden_label = "ffn_gate, ffn_up, ffn_post" if c.ffn == "gated" else None
+    lines.append(colorbar_line([record_scale(rec, name, label=hidden_label if name.startswith("ffn_") and name != "ffn_out" else None) for name in names], page))
     lines += _notes(page, [(model_columns, "d_model"), (hidden, "d_ff"), (out_columns, "d_model")])
     gate = f"; gated: ffn_post = {act}(ffn_gate) \u2299 ffn_up, cell by cell (the d_ff panels show the same columns)" if c.ffn == "gated" else ""
     lines.append(note(page, f"{shapes}  (n × d_model \u2192 n × d_ff \u2192 n × d_model){gate}"))
@@ -381,12 +382,13 @@ def multi_head(request: FigureRequest) -> Figure:
     shown = "every head" if len(heads) == c.n_heads else (f"head {heads[0]}" if len(heads) == 1 else f"heads {', '.join(map(str, heads))}")
     lines = heading(page, f"Multi-head attention: {c.n_heads} heads side by side ({shown} shown), then one output projection", arch.multi_head_formula(rec))
     weights_flow = _weights_flow(request, as_array(rec.weights), blocked, "weights")
-    weights_flow.largest_cell = 0.16 if page.width is not None else None  # colour alone here: the weights figure writes them out
+    weights_flow.largest_cell = (0.16 if len(heads) <= 3 else 0.08) if page.width is not None else None  # colour alone here: the weights figure writes them out
     lines.append(weights_flow)
     output_scale = record_scale(rec, "head_outputs")
     pieces = []
     noted = []
-    for index, head in enumerate(heads):
+    z_heads = heads if len(heads) <= 3 else heads[:1]  # every head's z is in concat
+    for index, head in enumerate(z_heads):
         z = as_array(rec.head_outputs)[head]
         columns = choose_columns([z], c.d_head)
         noted.append((columns, "d_head"))
@@ -422,6 +424,8 @@ def multi_head(request: FigureRequest) -> Figure:
         lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)
     lines += _notes(page, noted + [(concat_columns, "d_model")])
     rest = "" if small else f"; W_O (d_model × d_model = {c.d_model} × {c.d_model}) is not drawn"
+    if len(z_heads) < len(heads):
+        rest += f"; z of head {z_heads[0]} drawn, every head's z is in concat"
     lines.append(note(page, f"z_h = weights_h \u00b7 V_h is n × d_head = {rec.n} × {c.d_head}; concat is n × d_model = {rec.n} × {c.d_model}: "
                             f"head h's z is its columns h\u00b7{c.d_head} \u2026 h\u00b7{c.d_head} + {c.d_head - 1}{rest}; "
                             "--all-heads draws every head's weights"))
