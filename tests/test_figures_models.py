@@ -66,7 +66,7 @@ def test_every_figure_is_legible_and_adds_up(records, architecture, name):
 
 
 @pytest.mark.parametrize("architecture", ["bert", "llama"])
-@pytest.mark.parametrize("name", ["layer-norm", "ffn", "residual-stream", "qkv", "block-flow"])
+@pytest.mark.parametrize("name", ["layer-norm", "ffn", "residual-stream", "qkv", "block-flow", "value-mixing"])
 def test_a_two_column_page_too(records, architecture, name):
     rec = records[architecture]
     figure = draw_figure(name, FigureRequest(rec, token="cat", width=3.3))

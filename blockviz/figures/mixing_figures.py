@@ -98,20 +98,26 @@ def _equation_piece(page, terms: list[MixingTerm], hidden: int, hidden_sum, tota
         widths = [text_size_in(text, size if key != "mixing_total" else size * 1.1, MONO, weight="bold" if key == "mixing_total" else "normal")[0] for key, text in lines]
         if max(widths) <= room:
             break
+    if max(widths) > room:  # still too wide (a narrow page, many decimals): each term's product on a line of its own
+        lines = [(key, text if key == "mixing_total" else text.replace(" = ", "\n    = ", 1)) for key, text in lines]
+        widths = [text_size_in(text, size if key != "mixing_total" else size * 1.1, MONO, weight="bold" if key == "mixing_total" else "normal")[0] for key, text in lines]
     width = max(widths) * 1.02 + 0.05
     pitch = size * 1.5 / POINTS_PER_INCH
-    height = pitch * len(lines)
+    counts = [text.count("\n") + 1 for _, text in lines]
+    height = pitch * sum(counts)
 
     def draw(figure, rect):
         x0, y0, w, h = rect
         figure_height = figure.get_size_inches()[1]
         step = pitch / figure_height
         texts = []
-        for index, (key, text) in enumerate(lines):
+        above = 0
+        for (key, text), count in zip(lines, counts):
             total_line = key == "mixing_total"
-            texts.append(figure.text(x0, y0 + h - (index + 0.5) * step, text, ha="left", va="center", family=list(font_families(MONO)), parse_math=False,
+            texts.append(figure.text(x0, y0 + h - (above + count / 2) * step, text, ha="left", va="center", family=list(font_families(MONO)), parse_math=False,
                                      fontsize=size * (1.1 if total_line else 1.0), fontweight="bold" if total_line else "normal",
-                                     color=theme.output if total_line else theme.text, label=key))
+                                     color=theme.output if total_line else theme.text, label=key, linespacing=1.25))
+            above += count
         return texts
 
     return fixed_piece(Slot(width, height, draw, key="mixing_equation", axes=False))
