@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 
-from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, Scene, SVGMobject, Text, VGroup, Wait, config
+from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, RoundedRectangle, Scene, SVGMobject, Text, VGroup, Wait, config
 from manim.animation.animation import prepare_animation
 
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
-from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, TITLE_SIZE, look
+from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.text import text, token_face
 from blockviz.selection import select_head, select_token
+
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
@@ -187,12 +188,23 @@ class RecordScene(Scene):
             for animation in prepared:
                 animation.run_time *= self.pace
         self._bring_to_front(prepared)
-        super().play(*prepared, **kwargs)
+        if self._skipping():
+            with _no_drawing(self.renderer):
+                super().play(*prepared, **kwargs)
+        else:
+            super().play(*prepared, **kwargs)
         while self._after_play:
             self._after_play.pop(0)()
         if not still:  # a hold changes nothing on screen
             for listener in self.play_listeners:
                 listener(self)
+
+    def _skipping(self) -> bool:
+        """Whether no frame of the plays is written: a still (``--format png``: Manim draws the
+        last frame when the scene ends) or a build with animations skipped (tests)."""
+        renderer = self.renderer
+        output = getattr(getattr(renderer, "file_writer", None), "output_spec", None)
+        return bool(getattr(renderer, "_original_skipping_status", False) or getattr(output, "is_still", False))
 
     def _bring_to_front(self, animations) -> None:
         animated = set()
@@ -257,7 +269,7 @@ class RecordScene(Scene):
     def carry(self, sources, targets):
         """One animation: copies of ``sources`` slide onto ``targets`` and fade there, then the
         ``targets`` arrive (numbers move where they are used; no digit morphs into another)."""
-        copies = [source.copy() for source in sources]
+        copies = [self.travelling(source) for source in sources]
         self.add(*copies)
         self._after_play.append(lambda: self.remove(*copies))
         moves = [copy.animate.move_to(target).set_opacity(0) for copy, target in zip(copies, targets)]
@@ -266,11 +278,24 @@ class RecordScene(Scene):
     def gather(self, sources, target):
         """One animation: copies of ``sources`` slide together onto ``target`` and fade, then
         ``target`` arrives (a mean or a sum made of them)."""
-        copies = [source.copy() for source in sources]
+        copies = [self.travelling(source) for source in sources]
         self.add(*copies)
         self._after_play.append(lambda: self.remove(*copies))
         moves = [copy.animate.move_to(target).set_opacity(0) for copy in copies]
         return self.one_after_another(AnimationGroup(*moves), FadeIn(target))
+
+    def travelling(self, source: Mobject) -> Mobject:
+        """A copy of ``source`` to move across the page: a number whose colour is unreadable on the
+        page (black text of a light cell on the dark page) travels on a chip of the colour it
+        was readable on, so it never has less than 4.5:1 contrast on its way."""
+        copy = source.copy()
+        color = source.get_fill_color().to_hex() if hasattr(source, "get_fill_color") else None
+        if color is None or contrast(color, self.look.background) >= MIN_CONTRAST:
+            return copy
+        chip = RoundedRectangle(corner_radius=0.04, width=copy.width + 0.12, height=copy.height + 0.1, stroke_width=0)
+        under = "#ffffff" if contrast(color, "#ffffff") >= MIN_CONTRAST else "#000000"
+        chip.set_fill(under, opacity=1).move_to(copy)
+        return VGroup(chip, copy)
 
     def sweep(self, highlight, targets, seconds_each: float = 0.4) -> None:
         """Move ``highlight`` over each of ``targets`` in turn (cheap: only the overlay moves)."""
@@ -283,6 +308,37 @@ class RecordScene(Scene):
         seconds = self.hold if seconds is None else seconds
         if seconds > 0:
             self.wait(seconds * self.pace)
+
+
+def ghost_of(*mobjects: Mobject, opacity: float) -> VGroup:
+    """A dim copy of ``mobjects`` (a stand-in for what is still to come): each part's fill and
+    stroke at ``opacity`` times their own, so an outline without fill (a path, an arrow's line)
+    stays without fill. Every member is marked ``.ghost`` (tests count no text of its own)."""
+    ghost = VGroup(*(mobject.copy() for mobject in mobjects))
+    for member in ghost.get_family():
+        if len(member.points) and hasattr(member, "get_fill_opacity"):
+            member.set_fill(opacity=member.get_fill_opacity() * opacity, family=False)
+            member.set_stroke(opacity=member.get_stroke_opacity() * opacity, family=False)
+        member.ghost = True
+    return ghost
+
+
+class _no_drawing:
+    """While a play's frames are skipped, Manim still draws its static and frozen frames (to
+    reuse them in frames it will not write): ``renderer.update_frame`` and
+    ``save_static_frame_data`` do nothing meanwhile, so a still costs the building and one
+    drawing of the last frame."""
+
+    def __init__(self, renderer) -> None:
+        self.renderer = renderer
+
+    def __enter__(self):
+        self.renderer.update_frame = lambda *args, **kwargs: None
+        self.renderer.save_static_frame_data = lambda *args, **kwargs: None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        del self.renderer.update_frame, self.renderer.save_static_frame_data
 
 
 def _layered(mobjects: list) -> list:

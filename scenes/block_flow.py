@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, Circle, FadeIn, FadeOut, RoundedRectangle, VGroup, VMobject
 
-from blockviz.scenes.base import RecordScene
+from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
-from blockviz.scenes.grids import Highlight
+from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.scenes.text import text
 from blockviz.style import FFN_COLOR
@@ -40,9 +40,7 @@ class BlockFlow(RecordScene):
         halves, sums = self.build(title)
         first, second = halves
         token = self.token_name(self.focus)
-        ghost = VGroup(*(half.copy().set_opacity(DIM) for half in halves), *(column_sum.frame.copy().set_opacity(DIM) for column_sum in sums))
-        for member in ghost.get_family():
-            member.ghost = True  # a dim stand-in under what comes: not text of its own
+        ghost = ghost_of(*halves, *(column_sum.frame for column_sum in sums), opacity=DIM)  # a dim stand-in under what comes
         self.add(ghost)
         lights = {}
 
@@ -135,9 +133,12 @@ class BlockFlow(RecordScene):
         rec, look, f = self.record, self.look, self.focus
 
         def row(name: str, color: str | None = None):
-            return row_grid(rec, name, f, name, look, header_color=color, max_columns=SUM_COLUMNS)
+            return row_grid(rec, name, f, name, look, header_color=color, max_columns=SUM_COLUMNS, cell_width=width)
 
         sums = []
+        names = ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post")
+        width = max(cell_width_for(rec.tensors[name][f][None, :]) for name in names)  # one width: the columns stay aligned however large an entry
+
         for terms, result, heading in ((("resid_pre", "attn_out"), "resid_mid", "after attention"), (("resid_mid", "ffn_out"), "resid_post", "after the FFN")):
             column_sum = ColumnSum([row(terms[0]), row(terms[1], look.output if terms[1] == "attn_out" else FFN_COLOR)], row(result), look)
             column_sum.heading = text(f"{heading}, row “{self.token_name(f)}”", HEADER_SIZE, look.text).next_to(column_sum, UP, buff=0.15).align_to(column_sum, LEFT)

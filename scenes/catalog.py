@@ -95,6 +95,7 @@ CATALOG: tuple[SceneEntry, ...] = (
     scene("multi-head", "multi_head", "MultiHead", 9),
     scene("block-flow", "block_flow", "BlockFlow", 10),
     scene("ffn", "inside_ffn", "InsideFFN", 11),
+    scene("recap", "recap", "Recap", 12),
 )
 
 

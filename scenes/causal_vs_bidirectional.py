@@ -67,7 +67,7 @@ class CausalVsBidirectional(RecordScene):
             grid = NumberGrid(rec.mask, row_names, self.token_names, look, colors="none", decimals=0, source=(variant(rec), "mask"),
                               row_slots=slots, column_slots=slots, blocked=blocked, cell_height=row_height(len(slots), height=4.8, most=1.0),
                               cell_width=max(column_width(len(slots), width=5.0), _widest(weights)))
-            grid.header_group.add(text(name, CAPTION_SIZE - 2, look.text).next_to(grid.cell_group, DOWN, buff=0.15))
+            grid.header_group.add(text(name, CAPTION_SIZE - 2, look.text).next_to(grid.body(), DOWN, buff=0.15))
             grids.append(grid)
         layout = VGroup(*grids).arrange(RIGHT, buff=0.6, aligned_edge=UP)
         self.place(layout, title, grow=1.6)

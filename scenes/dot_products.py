@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Rectangle, Text, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Line, Rectangle, Text, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
@@ -45,8 +45,10 @@ class DotProducts(RecordScene):
         query, keys, scores = self.build(title)
         self.add(query, keys, scores)
         general = formula(r"$q \cdot k = \sum_c\, q_c\, k_c$", self.look.text, 36)
-        general.scale(min(1.0, self.work_box.height * 1.3 / general.height, self.work_box.width / general.width)).move_to(self.work_box)
-        self.step(FadeIn(general), caption="the score of a query and a key: multiply entry by entry, then add")
+        self.settle(general.scale(min(1.0, self.work_box.height * 1.3 / general.height, self.work_box.width / general.width)))
+        # The working's place: a faint rule under it, there from the start (the lines come and go above it).
+        base = Line(self.work_box.get_corner(DOWN + LEFT) + DOWN * 0.12, self.work_box.get_corner(DOWN + RIGHT) + DOWN * 0.12, color=self.look.grid, stroke_width=1.5)
+        self.step(FadeIn(general), FadeIn(base), caption="the score of a query and a key: multiply entry by entry, then add")
         row_light, key_light = Highlight(self.look, query.row(self.focus)), Highlight(self.look, keys.column(self.focus), color=self.look.key)
         work = general
         for i in self.detailed_rows(query.shown_rows()):
@@ -69,10 +71,10 @@ class DotProducts(RecordScene):
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
         slots = self.token_slots(MAX_SLOTS if d_head <= 2 else MAX_SLOTS - 1)  # a taller key grid leaves room for one row less
-        height = row_height(len(slots), height=3.6, most=1.0)
+        height = row_height(len(slots), height=3.6 if d_head <= 2 else 3.2, most=1.0)  # a taller key grid: shorter rows, so numbers stay ≥ 11 px
         query = NumberGrid(rec.query[h], self.token_names, None, look, source=("query", h), color_limit=self.limit("query"),
                            row_slots=slots, max_columns=DIMENSION_SLOTS, row_header_color=look.query, cell_height=height)
-        query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.cell_group, DOWN, buff=0.2))
+        query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.body(), DOWN, buff=0.2))
         keys = NumberGrid(rec.key[h].T, axis_labels("d_head", rec.tokens, d_head), self.token_names, look, source=lambda c, j: ("key", h, j, c),
                           color_limit=self.limit("key"), column_slots=slots, max_rows=DIMENSION_SLOTS, column_header_color=look.key)
         keys.header_group.add(text("key", CAPTION_SIZE - 4, look.key).next_to(VGroup(*keys.row_headers.values()), LEFT, buff=0.2).align_to(keys.cell_group, DOWN))
@@ -92,12 +94,19 @@ class DotProducts(RecordScene):
             fit_width(self.work_box, frame_text_width()).to_edge(DOWN, buff=FRAME_MARGIN + 0.75).set_x(0)
         return query, keys, scores
 
+    def settle(self, formula_mobject):
+        """Centre a formula on the working's place, never lower than its bottom (the rule under it)."""
+        formula_mobject.move_to(self.work_box)
+        if formula_mobject.get_bottom()[1] < self.work_box.get_bottom()[1]:
+            formula_mobject.align_to(self.work_box, DOWN)
+        return formula_mobject
+
     def allowed_keys(self, i: int, scores: NumberGrid) -> list[int]:
         blocked = self.record.mask[i]
         return [j for j in scores.shown_columns() if blocked[j] == 0]
 
     def work_lines(self, i: int, j: int, note: bool = True):
-        """``“tired” · “The” = (q0 × k0) + (q1 × k1)`` over ``= p0 + p1 = score``: the query's and
+        """``“tired” · “The” = q0 × k0 + q1 × k1`` over ``= p0 + p1 = score``: the query's and
         key's entries, their products and the score. Beyond :data:`DIMENSION_SLOTS` entries the
         first three are written and the rest are one term (the score less the written products).
         Returns the two lines and their parts: ``(lines, qs, ks, products, total)``."""
@@ -116,7 +125,7 @@ class DotProducts(RecordScene):
         for index, (a, b) in enumerate(zip(qs, ks)):
             if index:
                 first.append(text("+", WORK_SIZE, look.muted))
-            first += [text("(", WORK_SIZE, look.muted), a, text("×", WORK_SIZE, look.muted), b, text(")", WORK_SIZE, look.muted)]
+            first += [a, text("×", WORK_SIZE, look.muted), b]  # × binds before +: no brackets, a line that fits 480p
         if hidden:
             first.append(text(f"+ {d_head - len(dims)} more", WORK_SIZE, look.muted))
         terms = [number(products[c], WORK_SIZE, look.text, decimals, source=("qk_products", h, i, j, c)) if index == 0
@@ -148,11 +157,11 @@ class DotProducts(RecordScene):
         lines, qs, ks, total = self.work_lines(i, j)
         dims = range(len(qs))
         pairs = [(query.labels[i, c], qs[c]) for c in dims if (i, c) in query.labels] + [(keys.labels[c, j], ks[c]) for c in dims if (c, j) in keys.labels]
-        arriving = [TransformFromCopy(source, target) for source, target in pairs]
         moved = {id(target) for _, target in pairs}
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
         self.play(key_light.over(keys.column(j)), run_time=0.5)
-        self.step(self.one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), *arriving)),
+        arriving = self.carry([source for source, _ in pairs], [target for _, target in pairs])  # on chips: readable on the way
+        self.step(self.one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
                   caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…")
         self.step(FadeIn(lines[1]), caption="…the products, added up: one score")
         fill = scores.color_of(rec.scores[h, i, j].item())
@@ -160,7 +169,7 @@ class DotProducts(RecordScene):
         recolour = self.recolour(scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
         self.adopt(scores, [cell_label])
-        self.step(*recolour, TransformFromCopy(total, cell_label), caption="the score lands in its cell", hold=self.hold * 0.6)
+        self.step(*recolour, self.carry([total], [cell_label]), caption="the score lands in its cell", hold=self.hold * 0.6)
         self.remove(*qs, *ks)
         lines[0].add(*qs, *ks)
         self.add(lines)
@@ -183,7 +192,7 @@ class DotProducts(RecordScene):
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
         work = formula(f"$\\frac{{q \\cdot k}}{{\\sqrt{{d_k}}}},\\quad d_k = {d_head}$", look.text, 36)
-        work.scale(min(1.0, self.work_box.height * 1.3 / work.height)).move_to(self.work_box)
+        self.settle(work.scale(min(1.0, self.work_box.height * 1.3 / work.height)))
         # Raw and scaled scores share one colour scale, so the cells pale as their numbers shrink.
         fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}
         scaled = {(i, j): scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j), fill=fills[i, j])

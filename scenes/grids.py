@@ -26,7 +26,11 @@ from blockviz.scenes.text import number, shortened, text
 ELLIPSIS_ACROSS = "\u22ef"  # ⋯ stands for elided columns
 ELLIPSIS_DOWN = "\u22ee"  # ⋮ stands for elided rows
 ELLIPSIS_SHARE = 0.55
-"""The width (height) of a ⋯ column (⋮ row) as a share of a cell's."""
+"""The width of a ⋯ column as a share of a cell's."""
+ELLIPSIS_ROW_SHARE = 0.72
+"""The height of a ⋮ row as a share of a cell's: room for the ⋮ and a highlight's margin around its neighbours."""
+ELLIPSIS_MARGIN = 0.05
+"""Room kept on each side of a ⋮ or ⋯ mark in its slot (more than a highlight's margin)."""
 ROW_HEADER_WIDTH = 1.7
 """The widest a row header may be (longer names are cut with "…")."""
 CHIP_PADDING = 0.05
@@ -207,14 +211,24 @@ class NumberGrid(VGroup):
         self._build_headers(row_names, column_names, header_size, row_header_color or look.text, column_header_color or look.text)
         self.add(self.cell_group, self.label_group, self.header_group, self.ellipsis_group)
 
+    def body(self) -> VGroup:
+        """The cells with their ⋯ and ⋮: what a name under (or beside) the grid must clear."""
+        return VGroup(self.cell_group, self.ellipsis_group)
+
     # -- building ---------------------------------------------------------------------------
     def _slot_center(self, row_slot: int, column_slot: int):
-        return RIGHT * self._offsets(self.column_slots, self.cell_width)[column_slot] + DOWN * self._offsets(self.row_slots, self.cell_height)[row_slot]
+        if not hasattr(self, "_mark_sizes"):
+            self._mark_sizes = (text(ELLIPSIS_ACROSS, self.font_size, self.look.muted).width, text(ELLIPSIS_DOWN, self.font_size, self.look.muted).height)
+        across, down = self._mark_sizes
+        return (RIGHT * self._offsets(self.column_slots, self.cell_width, ELLIPSIS_SHARE, across)[column_slot]
+                + DOWN * self._offsets(self.row_slots, self.cell_height, ELLIPSIS_ROW_SHARE, down)[row_slot])
 
     @staticmethod
-    def _offsets(slots, pitch: float) -> list[float]:
-        """Centre of each slot along an axis: a ⋯ slot takes :data:`ELLIPSIS_SHARE` of a cell."""
-        sizes = [pitch * (ELLIPSIS_SHARE if slot is None else 1.0) for slot in slots]
+    def _offsets(slots, pitch: float, share: float, mark: float = 0.0) -> list[float]:
+        """Centre of each slot along an axis: a ⋯ slot takes ``share`` of a cell, and at least the
+        ``mark``'s size (⋮'s height, ⋯'s width) plus a highlight's margin on each side of it, so
+        a box around a neighbouring row or column never cuts the mark."""
+        sizes = [max(pitch * share, mark + 2 * ELLIPSIS_MARGIN) if slot is None else pitch for slot in slots]
         return [sum(sizes[:k]) + sizes[k] / 2 for k in range(len(sizes))]
 
     def _build_cells(self, filled: bool) -> None:

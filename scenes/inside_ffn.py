@@ -115,17 +115,17 @@ class InsideFFN(RecordScene):
     def trace_entries(self, pre: NumberGrid, post: NumberGrid, dots: VGroup) -> None:
         """Light each shown entry of ffn_pre, its dot on the curve, then its ffn_post value."""
         columns = pre.shown_columns()
-        highlight = Highlight(self.look, VGroup(pre.cells[0, columns[0]], post.cells[0, columns[0]]))
-        self.play(FadeIn(highlight), *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
+        lights = [Highlight(self.look, grid.cells[0, columns[0]]) for grid in (pre, post)]  # one per row: none crosses the text between
+        self.play(*(FadeIn(light) for light in lights), *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
         fills = {(0, j): post.color_of(post.values[0][j]) for j in columns}
         labels = {(0, j): post.number_at(0, j, fill=fills[0, j]) for j in columns}
         for j in columns:
             recolour = self.recolour(post, {(0, j): fills[0, j]})
             post.set_label(0, j, labels[0, j])
             self.adopt(post, [labels[0, j]])
-            self.play(highlight.over(VGroup(pre.cells[0, j], post.cells[0, j])), Indicate(dots[j], scale_factor=1.8), *recolour,
+            self.play(*(light.over(grid.cells[0, j]) for light, grid in zip(lights, (pre, post))), Indicate(dots[j], scale_factor=1.8), *recolour,
                       TransformFromCopy(dots[j], labels[0, j]), run_time=self.entry_time)
-        self.play(FadeOut(highlight), run_time=0.3)
+        self.play(*(FadeOut(light) for light in lights), run_time=0.3)
         self.rest()
 
     # -- every row ------------------------------------------------------------------------------

@@ -38,6 +38,21 @@ HOLD = 2.5
 
 FRAME_MARGIN = 0.25
 
+MIN_CONTRAST = 4.5
+"""WCAG AA: the least contrast any text has against what is drawn behind it."""
+
+
+def contrast(one: str, two: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours, 1 to 21."""
+
+    def luminance(color: str) -> float:
+        channels = [int(color.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4)]
+        red, green, blue = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+    lighter, darker = sorted((luminance(one), luminance(two)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
 
 @dataclass(frozen=True)
 class Look:

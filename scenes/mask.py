@@ -51,15 +51,15 @@ class Mask(RecordScene):
         common = dict(row_slots=slots, column_slots=slots, cell_height=row_height(len(slots), height=4.2, most=1.0))
         scores = NumberGrid(rec.scaled_scores[h], self.token_names, self.token_names, look, source=("scaled_scores", h),
                             color_limit=self.limit("scaled_scores"), **common)
-        self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.cell_group, DOWN, buff=0.2)
+        self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.body(), DOWN, buff=0.2)
         scores.header_group.add(self.scores_name)
-        mask = NumberGrid(rec.mask, None, self.token_names, look, colors="none", source=("mask",), cell_width=0.7, decimals=0, **common)
-        mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.cell_group, DOWN, buff=0.2))
+        mask = NumberGrid(rec.mask, None, None, look, colors="none", source=("mask",), cell_width=0.7, decimals=0, **common)  # its rows and columns are the scores'
+        mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.body(), DOWN, buff=0.2))
         plus = text("+", TITLE_SIZE, look.text)
         layout = VGroup(scores, plus, mask).arrange(RIGHT, buff=0.35)
         plus.set_y(scores.cell_group.get_y())
-        mask.align_to(scores, UP)
-        self.place(layout, title, grow=1.8)
+        mask.shift(UP * (scores.cell_group.get_top()[1] - mask.cell_group.get_top()[1]))  # row beside row
+        self.place(layout, title, bottom_space=1.25, grow=1.8)  # room for the name's second line once M is added
         return scores, plus, mask
 
     def rule(self) -> str:
@@ -90,7 +90,7 @@ class Mask(RecordScene):
         new = VGroup(*(text(line, CAPTION_SIZE - 4, self.look.muted) for line in MASKED_LABEL)).arrange(DOWN, buff=0.08)
         new.scale(old.width / text(SCALED_LABEL, CAPTION_SIZE - 4, self.look.muted).width)  # the grid's scale
         fit_width(new, max(scores.cell_group.width, old.width))
-        new.next_to(scores.cell_group, DOWN, buff=0.2)
+        new.next_to(scores.body(), DOWN, buff=0.2)
         scores.header_group.remove(old)
         self.add(old)
         self.scores_name = new

@@ -164,15 +164,18 @@ class MultiHead(RecordScene):
                 shown = [(products[i, j].item(), ("projection_products", f, i, j)) for i in shown_rows]
                 shown.append((rec.params["attn.b_O"][j].item(), ("params", "attn.b_O", j)))
                 rest = remainder(rec.attn_out[f, j].item(), ("attn_out", f, j), shown, NUMBER_SIZE, look.muted, decimals)
-                rest.move_to(terms.cells[shown_rows[0], j]).set_y(weights.cell_group.get_bottom()[1] - terms.cell_height / 2)
+                rest.move_to(terms.cells[shown_rows[0], j]).set_y(VGroup(weights.cell_group, weights.ellipsis_group).get_bottom()[1] - terms.cell_height / 2)
                 hidden_row.add(rest)
             hidden_row.add(text("+" + ELLIPSIS_DOWN, NUMBER_SIZE, look.muted).next_to(hidden_row, LEFT, buff=0.3))
             below = hidden_row
-        bias.next_to(below, DOWN, buff=0.15)
-        bias.shift(RIGHT * (weights.cell_group.get_left()[0] - bias.cell_group.get_left()[0]))
-        result.next_to(bias.cell_group, DOWN, buff=0.3)
+        if bias is not None:
+            bias.next_to(below, DOWN, buff=0.15)
+            bias.shift(RIGHT * (weights.cell_group.get_left()[0] - bias.cell_group.get_left()[0]))
+            below = bias.cell_group
+        result.next_to(below, DOWN, buff=0.3)
         result.shift(RIGHT * (weights.cell_group.get_left()[0] - result.cell_group.get_left()[0]))
-        rule_y = (bias.cell_group.get_bottom()[1] + result.cell_group.get_top()[1]) / 2
+        rule_y = (below.get_bottom()[1] + result.cell_group.get_top()[1]) / 2
+        bias = bias if bias is not None else VGroup()  # nothing to draw, in the layout's place
         rule = Line([result.header_group.get_left()[0], rule_y, 0], [result.cell_group.get_right()[0], rule_y, 0], color=look.muted, stroke_width=2)
         layout = VGroup(concat, column, times, weights, name, bias, rule, result, hidden_row)
         self.place(layout, title, grow=1.6)

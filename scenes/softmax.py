@@ -29,7 +29,7 @@ class Softmax(RecordScene):
     row of ``weights`` sums to 1.
 
     The worked query's row is worked under the grid, each key's numbers under its column: its
-    scores, their exps and sum, the weights. Where keys are left out, they are one "+⋯" term
+    scores, their exps and sum, the weights. Where keys are left out, they are one "+ N hidden" term
     (the record's total less the shown terms, in its own column). Every number is the record's."""
 
     def construct(self) -> None:
@@ -78,10 +78,11 @@ class Softmax(RecordScene):
         # The side columns: the hidden keys' term (when keys are left out), then Σ.
         side = VGroup()
         if self.hidden:
-            side.add(text("+" + ELLIPSIS_ACROSS, HEADER_SIZE, look.muted))
+            count = rec.n - len(self.slots_shown)  # the keys left out, said: "+ 40 hidden", their term under it
+            side.add(VGroup(text(f"+ {count}", HEADER_SIZE, look.muted), text("hidden", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.06))
         side.add(text("Σ", HEADER_SIZE + 2, look.text))
         for k, header in enumerate(side):  # room for the "=" or "≈" before each Σ
-            header.move_to(grid.cell_group.get_right() + RIGHT * (0.25 + widest * (k + 0.5) + 0.45 * k))
+            header.move_to(grid.body().get_right() + RIGHT * (0.25 + widest * (k + 0.5) + 0.45 * k))
             header.align_to(grid.column_headers[self.slots_shown[0]], DOWN)
         grid.header_group.add(side)
         self.side = side
@@ -130,7 +131,7 @@ class Softmax(RecordScene):
         if rec.masked_scores[h, i].argmax().item() not in keys:
             m.add(text("(hidden)", HEADER_SIZE, look.muted))
             m.arrange(RIGHT, buff=0.12)
-        m.scale(scale).next_to(score.cell_group, RIGHT, buff=0.25 * scale)
+        m.scale(scale).next_to(score.body(), RIGHT, buff=0.25 * scale)  # right of a trailing ⋯ too
         sums, side = [], {"exps": VGroup(), "weights": VGroup()}
         for name, row, total_value, total_source, decimals in (("exps", exps, rec.exp_sums[h, i].item(), ("exp_sums", h, i), exp_decimals),
                                                                ("weights", weights, 1.0, ("constant", 1.0), weight_decimals)):

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from manim import Mobject, SVGMobject, Text, config
+from manim import Mobject, SVGMobject, Text, VGroup, config
 
 from blockviz import style
 from blockviz.files import atomic_path
@@ -61,12 +61,85 @@ def _text_files_for(layout: tuple):
 
 @functools.lru_cache(maxsize=4096)
 def _text_prototype(shown: str, font_size: float, color: str, weight: str, layout: tuple) -> Text:
-    # Built once per layout; a copy of a slimmed built Text costs ~0.4 ms. Ligatures stay on
-    # (Manim's default): its glyph-per-character mode rejects combining accents and joined
-    # emoji and can drop the glyphs after an emoji the font lacks.
+    # A copy of the string's outlines (built once in any colour) in ``color``: a copy of a
+    # slimmed Text costs ~0.4 ms, building one 20–100 ms.
+    built = _outlines(shown, font_size, weight, layout).copy()
+    return built.set_color(color)
+
+
+@functools.lru_cache(maxsize=4096)
+def _outlines(shown: str, font_size: float, weight: str, layout: tuple) -> Text:
+    # Built once per layout, whatever the colours it is drawn in, and kept on disk (see
+    # text_cache_path): Pango's SVG and its parsing cost 20–100 ms a string, reading the
+    # outlines back ~1 ms. Ligatures stay on (Manim's default): its glyph-per-character mode
+    # rejects combining accents and joined emoji and can drop the glyphs after an emoji the font lacks.
+    path = text_cache_path(shown, font_size, weight, layout)
+    cached = _read_outlines(path, shown, font_size, weight, layout)
+    if cached is not None:
+        return cached
+    built = _build_text(shown, font_size, weight, layout)
+    try:
+        with atomic_path(path) as partial, partial.open("wb") as handle:
+            glyphs = [glyph.points for glyph in built.submobjects]
+            np.savez(handle, points=np.concatenate(glyphs) if glyphs else np.zeros((0, 3)), sizes=np.array([len(g) for g in glyphs], dtype=np.int64),
+                     meta=np.array([built.initial_height, built.line_spacing, built._font_size]), text=np.array(built.text), original=np.array(built.original_text))
+    except OSError:  # no cache then: the outlines are still built
+        pass
+    return built
+
+
+TEXT_RECIPE = 1
+"""Bump when what :func:`_outlines` keeps on disk changes."""
+
+
+def text_cache_path(shown: str, font_size: float, weight: str, layout: tuple) -> Path:
+    """Where the outlines of ``shown`` are kept: named by everything that changes them (string,
+    size, weight, font, layout, Manim's and ManimPango's versions, the recipe). Plain arrays
+    (``.npz`` read without pickles), so a file planted there can at worst be refused."""
+    from importlib import metadata
+
+    key = repr((shown, float(font_size), weight, FONT, layout, metadata.version("manim"), metadata.version("manimpango"), TEXT_RECIPE))
+    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    return Path(tempfile.gettempdir()) / "blockviz-text" / f"{digest}.npz"
+
+
+def _build_text(shown: str, font_size: float, weight: str, layout: tuple) -> Text:
     with _text_files_for(layout):
-        built = Text(shown, font=FONT, font_size=font_size, color=color, weight=weight)
+        built = Text(shown, font=FONT, font_size=font_size, color="#ffffff", weight=weight)
     return slim(built)
+
+
+def _read_outlines(path: Path, shown: str, font_size: float, weight: str, layout: tuple) -> Text | None:
+    """The Text kept at ``path``, rebuilt on a copy of a real one; ``None`` if absent or unreadable."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            points, sizes, meta = stored["points"], stored["sizes"], stored["meta"]
+            drawn, original = str(stored["text"]), str(stored["original"])
+    except (OSError, ValueError, KeyError, EOFError):
+        return None
+    if original != shown or sizes.sum() != len(points) or points.ndim != 2 or points.shape[1:] != (3,) or len(meta) != 3:
+        return None
+    template = _template_text(weight, layout)
+    built = template.copy()
+    glyph = template.submobjects[0]
+    glyphs, start = [], 0
+    for size in sizes.tolist():
+        piece = glyph.copy()
+        piece.points = points[start:start + size].copy()
+        glyphs.append(piece)
+        start += size
+    built.submobjects = glyphs
+    built.chars = VGroup(*glyphs)
+    built.text, built.original_text = drawn, original
+    built.initial_height, built.line_spacing, built._font_size = float(meta[0]), float(meta[1]), float(meta[2])
+    built.weight = weight
+    return built
+
+
+@functools.lru_cache(maxsize=8)
+def _template_text(weight: str, layout: tuple) -> Text:
+    """A real Text to copy (its class and settings) when outlines are read back from disk."""
+    return _build_text("x", 20, weight, layout)
 
 
 def slim(mobject: Mobject) -> Mobject:

@@ -58,7 +58,7 @@ class TokensToGrid(RecordScene):
         pos = NumberGrid(rec.pos_embed, None, columns, source=("pos_embed",), color_limit=self.limit("pos_embed"), **common)
         resid = NumberGrid(rec.resid_pre, None, columns, source=("resid_pre",), color_limit=self.limit("resid_pre"), **common)
         for grid, name in ((embed, "embedding"), (pos, "position"), (resid, "input x")):
-            grid.names = text(name, CAPTION_SIZE - 4, look.muted).next_to(grid.cell_group, DOWN, buff=0.2)
+            grid.names = text(name, CAPTION_SIZE - 4, look.muted).next_to(grid.body(), DOWN, buff=0.2)
             grid.header_group.add(grid.names)
         plus, equals = text("+", TITLE_SIZE, look.text), text("=", TITLE_SIZE, look.text)
         grids = VGroup(embed, plus, pos, equals, resid).arrange(RIGHT, buff=0.3)

@@ -9,7 +9,7 @@ from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
 from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NUMBER_SIZE, TITLE_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import number, text
 
 DESCRIPTION = "weights scale the value rows; the scaled rows add up to the output row"
@@ -65,7 +65,7 @@ class ValueMixing(RecordScene):
         columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
         values = NumberGrid(rec.value[h], self.token_names, columns, look, source=("value", h), color_limit=self.limit("value"),
                             column_header_color=look.value, **common)
-        values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.cell_group, DOWN, buff=0.2))
+        values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.body(), DOWN, buff=0.2))
         output = NumberGrid(rec.head_outputs[h], None, columns, look, source=("head_outputs", h), color_limit=self.limit("head_outputs"),
                             show_numbers=False, filled=False, column_header_color=look.output, **common)
         output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.cell_group, DOWN, buff=0.2))
@@ -77,7 +77,7 @@ class ValueMixing(RecordScene):
             grid.align_to(values.cell_group, UP).shift(UP * (values.cell_group.get_top()[1] - grid.cell_group.get_top()[1]))
         output.shift(RIGHT * 0.4)
         sums_stand_in = self.sum_rows(self.focus, self.products_slot)
-        self.place(VGroup(layout, sums_stand_in), title, grow=1.6)
+        self.place(VGroup(layout, sums_stand_in), title, bottom_space=1.1, grow=1.6)  # Σ clear of the caption
         for sign in (times, equals):
             sign.set_y(values.cell_group.get_y())
         return values, output, VGroup(times, equals)
@@ -88,7 +88,7 @@ class ValueMixing(RecordScene):
         grid = NumberGrid(rec.weights[h, i][:, None], None, ["weight"], self.look, colors="weights", blocked=blocked,
                           source=lambda j, _: ("weights", h, i, j), row_slots=self.values_slots(), cell_width=1.0, cell_height=self.cell_height())
         name = VGroup(text("of", CAPTION_SIZE - 4, self.look.muted), text(f"“{self.token_name(i)}”", CAPTION_SIZE - 4, self.look.query)).arrange(DOWN, buff=0.08)
-        grid.header_group.add(name.next_to(grid.cell_group, DOWN, buff=0.2))
+        grid.header_group.add(name.next_to(grid.body(), DOWN, buff=0.2))
         return grid
 
     def values_slots(self):
@@ -154,7 +154,7 @@ class ValueMixing(RecordScene):
         rec, h, look = self.record, self.h, self.look
         weights = self.placed(self.weight_grid(i), self.weights_slot)
         products = self.placed(self.product_grid(i), self.products_slot)
-        products.name.next_to(products.cell_group, DOWN, buff=0.2 * products.scale_now)
+        products.name.next_to(products.body(), DOWN, buff=0.2 * products.scale_now)
         sums = self.sum_rows(i, products)
         for terms, total in sums.sums:
             self.shown_sum(terms, total)

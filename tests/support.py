@@ -20,7 +20,8 @@ DEFAULT_SENTENCE = "the cat sat"
 THIRTEEN_TOKENS = "The chicken didn't cross the road because it was too tired."
 SIXTY_FOUR_TOKENS = " ".join(f"w{i}" for i in range(64))
 FORTY_FIVE_TOKENS = ("When the farmer opened the gate, the tired old chicken, which had waited all morning, "
-                     "finally crossed the quiet road because it wanted the grain on the other side.")
+                     "finally crossed the quiet road because it wanted the grain on the other side, "
+                     "and then it rested in the warm sun by the barn.")  # 45 tokens
 
 RECORDS = {
     "default": (DEFAULT_SENTENCE, None),
@@ -166,9 +167,54 @@ def outside_frame(texts: list[Text]) -> list[str]:
 DECIMAL = re.compile(r"\d\.\d")
 
 
+def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02) -> list[str]:
+    """Texts a highlight's edge runs through: a box may hold a text or leave it outside, never cut it."""
+    from blockviz.scenes.grids import Highlight
+
+    lights = [m for m in scene.get_mobject_family_members() if isinstance(m, Highlight) and m.get_stroke_opacity() > 0.01]
+    if not lights or not texts:
+        return []
+    boxes = boxes_of(texts)
+    found = []
+    for light in lights:
+        left, bottom, right, top = light.get_left()[0], light.get_bottom()[1], light.get_right()[0], light.get_top()[1]
+        for label, (x0, y0, x1, y1) in zip(texts, boxes):
+            overlaps = x0 < right - tolerance and left + tolerance < x1 and y0 < top - tolerance and bottom + tolerance < y1
+            inside = left - tolerance <= x0 and x1 <= right + tolerance and bottom - tolerance <= y0 and y1 <= top + tolerance
+            if overlaps and not inside:
+                found.append(label.shown)
+    return found
+
+
+def low_contrast(scene, texts: list[Text]) -> list[str]:
+    """Texts drawn in a colour under 4.5:1 against what is behind their centre: the last opaque
+    shape drawn before them there (a cell, a chip), else the page."""
+    from blockviz.scenes.look import MIN_CONTRAST, contrast
+
+    order = {id(member): k for k, member in enumerate(scene.get_mobject_family_members())}
+    shapes = [(order[id(m)], m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1], m.get_fill_color().to_hex())
+              for m in scene.get_mobject_family_members()
+              if not isinstance(m, (Text, SVGMobject)) and len(m.points) and m.get_fill_opacity() > 0.5 and not getattr(m, "ghost", False)
+              and type(m).__name__ in ("Rectangle", "RoundedRectangle", "Square")]
+    page = scene.camera.background_color.to_hex() if hasattr(scene.camera.background_color, "to_hex") else str(scene.camera.background_color)
+    found = []
+    for label in texts:
+        if label.get_fill_opacity() < 0.99:
+            continue
+        x, y, _ = label.get_center()
+        k = order.get(id(label), len(order))
+        behind = [shape for shape in shapes if shape[0] < k and shape[1] < x < shape[3] and shape[2] < y < shape[4]]
+        backdrop = max(behind)[5] if behind else page
+        ratio = contrast(label.get_fill_color().to_hex(), backdrop)
+        if ratio < MIN_CONTRAST - 0.05:
+            found.append(f"{label.shown!r} {ratio:.2f}:1 on {backdrop}")
+    return found
+
+
 class Inspector:
-    """Called after every play: notes overlapping or off-frame text, decimals drawn as plain text
-    (a number computed on screen), and keeps every number label shown (``numbers``)."""
+    """Called after every play: notes overlapping or off-frame text, highlight edges through
+    text, text under 4.5:1 against what is behind it, decimals drawn as plain text (a number
+    computed on screen), and keeps every number label shown (``numbers``)."""
 
     def __init__(self) -> None:
         self.problems: list[str] = []
@@ -189,6 +235,10 @@ class Inspector:
             self.problems.append(f"play {self.plays}: labels overlap {pair}")
         for shown in outside_frame(texts):
             self.problems.append(f"play {self.plays}: label {shown!r} leaves the frame")
+        for shown in highlight_crossings(scene, texts):
+            self.problems.append(f"play {self.plays}: a highlight's edge crosses {shown!r}")
+        for shown in low_contrast(scene, texts):
+            self.problems.append(f"play {self.plays}: {shown} (under 4.5:1)")
         for label in texts:
             if is_number_label(label):
                 self.numbers[id(label)] = label

@@ -159,3 +159,26 @@ def test_a_tiny_render_is_a_video(entry, tmp_path, cat_record):
     last = frames[-1]
     assert (last.max(axis=2) > 200).sum() > 30  # text and cells drawn on the dark page
     assert not math.isclose(float(last.std()), 0.0)
+
+
+@pytest.mark.parametrize("record_name", list(RECORDS))
+def test_recap_adds_the_focus_rows_residual_stream_into_an_output_of_the_inputs_shape(record_name):
+    """x + attn_out + ffn_out = resid_post for the focus row, column by column, read back from the
+    labels; the shapes said in and out are the record's (n × d_model both)."""
+    scene, inspector = built("recap", record_name)
+    rec = named_record(record_name)
+    f, n, d = scene.focus, rec.n, rec.config.d_model
+    fields = {"resid_pre", "attn_out", "ffn_out", "resid_post"}
+    shown = {name: sourced_by(inspector, name) for name in fields}
+    assert all({i for i, _ in labels} == {f} for labels in shown.values())  # the focus row only
+    columns = {j for _, j in shown["resid_post"]}
+    assert len(columns) == min(d, 6 - 1 if d > 6 else d) and all({j for _, j in shown[name]} == columns for name in fields)
+    for j in columns:
+        written = sum(parse(shown[name][f, j].shown) for name in ("resid_pre", "attn_out", "ffn_out"))
+        total = shown["resid_post"][f, j]
+        assert abs(written - parse(total.shown)) <= 10 ** -total.decimals + 1e-9
+        assert rec.resid_post[f, j].item() == pytest.approx(rec.resid_pre[f, j].item() + rec.attn_out[f, j].item() + rec.ffn_out[f, j].item(), abs=1e-5)
+    assert len(scene.sums) == len(columns)
+    said = {label.shown for label in visible_texts(scene)}
+    assert {f"{n} × {d} in", f"{n} × {d} out", "next block"} <= said
+    assert scene.captions[-1][1].endswith("so blocks stack")

@@ -295,3 +295,46 @@ def test_chapter_text_past_an_hour_and_the_sidecar_names():
     assert chapters_text(chapters) == "00:00 A\n1:02:05 B\n"
     assert chapters_text(()) == ""
     assert sidecar_paths("out/talk.mp4") == (Path("out/talk.chapters.txt"), Path("out/talk.chapters.json"), Path("out/talk.srt"))
+
+
+def test_on_screen_captions_are_one_cue_each_timed_with_them_at_most_two_lines_of_42():
+    long = "M: 0 where a key may be used (itself and earlier), −∞ where it comes later, so later tokens never leak in"
+    (title, mask) = chapters_of(["title", "mask"], ["Intro", "The mask"], ["One.", "Two."], [Fraction(5), Fraction(25, 2)],
+                                [(), [(0.0, "the scaled scores and M"), (3.5, long), (9.0, "row by row"), (12.5, "past the end")]])
+    assert title.cues == () and [at for at, _ in mask.cues] == [0.0, 3.5, 9.0]  # a cue at the part's end is dropped
+    cues = list(srt.parse(captions_srt((title, mask))))
+    spans = [(cue.start.total_seconds(), cue.end.total_seconds()) for cue in cues]
+    # The title card: one cue of its caption; the mask: one per caption, the long one as two in its own time.
+    assert spans == [(0.0, 5.0), (5.0, 8.5), (8.5, pytest.approx(spans[2][1])), (spans[2][1], 14.0), (14.0, 17.5)]
+    assert 8.5 < spans[2][1] < 14.0
+    assert cues[0].content == "One."
+    shown = [cue.content.removeprefix("{\\an8}") for cue in cues[1:]]
+    assert all(cue.content.startswith("{\\an8}") for cue in cues[1:])  # at the top: off the burned-in caption
+    assert all(len(lines) <= 2 and all(len(line) <= 42 for line in lines) for lines in (text.splitlines() for text in shown))
+    assert " ".join(" ".join(text.splitlines()) for text in shown[1:3]) == long
+    assert [" ".join(text.splitlines()) for text in (shown[0], shown[3])] == ["the scaled scores and M", "row by row"]
+
+
+@pytest.mark.render
+def test_a_rendered_scenes_captions_become_its_cues_in_the_lecture(tmp_path, cat_record):
+    """render_one logs each caption a scene shows with its time; join_lecture turns them into one
+    cue each, starting when the caption appears in the joined video (the title card, which
+    shows none, keeps its one cue)."""
+    from blockviz.render.plan import LecturePlan, RenderOptions, plan
+    from blockviz.render.run import join_lecture, render_one, shown_captions
+
+    options = RenderOptions(resolution=(160, 90), fps=4)
+    jobs = plan(["title", "mask"], {"sentence": "the cat sat"}, options, tmp_path)
+    for job in jobs:
+        render_one(cat_record, job, options)
+    logged = json.loads(jobs[1].captions.read_text(encoding="utf-8"))
+    assert shown_captions(jobs[0]) == () and len(shown_captions(jobs[1])) == len(logged["captions"]) == 5
+    assert [at for at, _ in logged["captions"]] == sorted(at for at, _ in logged["captions"]) and logged["captions"][0][0] == 0.0
+    lecture = join_lecture(LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"), causal=True)
+    cues = list(srt.parse(lecture.captions.read_text(encoding="utf-8")))
+    title, mask = lecture.chapters
+    assert cues[0].start.total_seconds() == 0 and cues[0].end.total_seconds() == pytest.approx(title.end, abs=1e-3)
+    # The mask's captions all fit two lines of 42: one cue each, from when it appears.
+    assert [" ".join(cue.content.removeprefix("{\\an8}").splitlines()) for cue in cues[1:]] == [said for _, said in logged["captions"]]
+    assert [cue.start.total_seconds() for cue in cues[1:]] == pytest.approx([mask.start + at for at, _ in logged["captions"]], abs=2e-3)
+    assert cues[-1].end.total_seconds() == pytest.approx(mask.end, abs=1e-3)

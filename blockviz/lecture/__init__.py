@@ -11,7 +11,9 @@ Beside ``lecture.mp4`` go:
   (a scene under 10 s shares a line with its neighbour, as YouTube requires);
 * ``lecture.chapters.json`` — ``{"video", "duration", "chapters": [{name, title, caption, start,
   end}]}``, times in seconds;
-* ``lecture.srt`` — SubRip captions, one cue per scene spanning the scene: its one-sentence caption.
+* ``lecture.srt`` — SubRip captions: one cue per caption shown on screen, timed with it (at most 2
+  lines of at most 42 characters, placed at the top); a part that shows none (the title card) gets
+  its one-sentence caption.
 
 The chapters are also written into the MP4 itself, so players that show chapters (VLC, mpv) list
 them. Which parts make a lecture, and when it is up to date, is planned by

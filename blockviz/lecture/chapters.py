@@ -26,6 +26,10 @@ YOUTUBE_MIN_CHAPTER = 10.0
 """YouTube ignores a chapter list in which any chapter is shorter than this (seconds)."""
 CAPTION_LINE_LENGTH = 42
 """Longest caption line in characters (the usual subtitle guideline); longer captions wrap."""
+CAPTION_LINES = 2
+"""Most lines in one cue of on-screen captions (a longer caption becomes consecutive cues)."""
+ON_TOP = "{\\an8}"
+"""The SubRip position tag for top centre (the burned-in caption is at the bottom of the frame)."""
 
 
 @dataclass(frozen=True)
@@ -37,19 +41,27 @@ class Chapter:
     caption: str
     start: float
     end: float
+    cues: tuple[tuple[float, str], ...] = ()
+    """The captions shown on screen during the chapter: ``(seconds from the chapter's start, text)``
+    in order, each shown until the next (the last until the chapter ends); empty: the one ``caption``."""
 
 
-def chapters_of(names: Sequence[str], titles: Sequence[str], captions: Sequence[str], durations: Sequence[float | Fraction]) -> tuple[Chapter, ...]:
+def chapters_of(names: Sequence[str], titles: Sequence[str], captions: Sequence[str], durations: Sequence[float | Fraction],
+                cues: Sequence[Sequence[tuple[float, str]]] | None = None) -> tuple[Chapter, ...]:
     """One chapter per part, in order, each starting where the one before ends.
 
     ``durations`` are in seconds; exact ones (:class:`~fractions.Fraction`) are summed exactly
     and rounded to float only in the chapters. Titles and captions are put on one line (runs
-    of white space become one space). Raises ``ValueError`` if the sequences differ in length.
+    of white space become one space). ``cues`` (optional, one sequence per part) are the
+    captions each part shows on screen, ``(seconds from the part's start, text)``; cues at or
+    past a part's end are dropped. Raises ``ValueError`` if the sequences differ in length.
     """
+    cues = [()] * len(names) if cues is None else cues
     chapters, start = [], Fraction(0)
-    for name, title, caption, duration in zip(names, titles, captions, durations, strict=True):
+    for name, title, caption, duration, shown in zip(names, titles, captions, durations, cues, strict=True):
         end = start + Fraction(duration)
-        chapters.append(Chapter(name, one_line(title), one_line(caption), float(start), float(end)))
+        kept = tuple((max(0.0, float(at)), one_line(said)) for at, said in shown if float(at) < float(duration) and one_line(said))
+        chapters.append(Chapter(name, one_line(title), one_line(caption), float(start), float(end), kept))
         start = end
     return tuple(chapters)
 
@@ -91,18 +103,47 @@ def chapters_json(chapters: Sequence[Chapter], video_name: str) -> str:
 
 
 def captions_srt(chapters: Sequence[Chapter]) -> str:
-    """SubRip captions: one cue per chapter from its start to its end, its caption wrapped to
-    lines of at most :data:`CAPTION_LINE_LENGTH` characters. Times are in milliseconds."""
+    """SubRip captions. A chapter with :attr:`Chapter.cues` gets one cue per on-screen caption,
+    from when it appears to when the next one does (the last to the chapter's end); a chapter
+    without gets one cue spanning it, its ``caption``. Each cue is at most
+    :data:`CAPTION_LINES` lines of at most :data:`CAPTION_LINE_LENGTH` characters: a longer
+    caption is shown as consecutive cues sharing its time by length. A cue of on-screen captions
+    starts with ``{\\an8}`` (top centre, in players that read the tag) so it does not sit on
+    the caption drawn into the video at the bottom. Times are in milliseconds."""
+    spans: list[tuple[float, float, str, str]] = []  # start, end, text, position tag
+    for chapter in chapters:
+        if not chapter.cues:
+            spans.append((chapter.start, chapter.end, chapter.caption, ""))
+            continue
+        times = [chapter.start + at for at, _ in chapter.cues] + [chapter.end]
+        for (at, said), begin, end in zip(chapter.cues, times, times[1:]):
+            spans.extend((a, b, piece, ON_TOP) for a, b, piece in _split(begin, end, said))
     cues = [
-        srt.Subtitle(
-            index=number,
-            start=datetime.timedelta(seconds=chapter.start),
-            end=datetime.timedelta(seconds=chapter.end),
-            content="\n".join(textwrap.wrap(chapter.caption, CAPTION_LINE_LENGTH, break_on_hyphens=False)),
-        )
-        for number, chapter in enumerate(chapters, start=1)
+        srt.Subtitle(index=number, start=datetime.timedelta(seconds=begin), end=datetime.timedelta(seconds=end),
+                     content=tag + "\n".join(caption_lines(said) if tag else textwrap.wrap(said, CAPTION_LINE_LENGTH, break_on_hyphens=False)))
+        for number, (begin, end, said, tag) in enumerate(spans, start=1)
     ]
     return srt.compose(cues, reindex=False)
+
+
+def caption_lines(shown: str) -> list[str]:
+    """``shown`` wrapped to lines of at most :data:`CAPTION_LINE_LENGTH` characters (words longer
+    than a line are cut)."""
+    return textwrap.wrap(shown, CAPTION_LINE_LENGTH, break_on_hyphens=False) or [""]
+
+
+def _split(begin: float, end: float, shown: str) -> list[tuple[float, float, str]]:
+    """One caption as cues of at most :data:`CAPTION_LINES` lines each, in order, sharing
+    ``begin`` … ``end`` by their length in characters."""
+    lines = caption_lines(shown)
+    pieces = [" ".join(lines[k:k + CAPTION_LINES]) for k in range(0, len(lines), CAPTION_LINES)]
+    total = sum(len(piece) for piece in pieces)
+    found, at = [], begin
+    for piece in pieces:
+        later = at + (end - begin) * len(piece) / total
+        found.append((at, later, piece))
+        at = later
+    return found
 
 
 def timestamp(seconds: float) -> str:

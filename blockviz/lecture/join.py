@@ -42,13 +42,16 @@ class LecturePart:
 
     ``name`` is the scene's name (``"dot-products"``), ``title`` its chapter title (``"Dot
     products"``), ``caption`` one sentence saying what the scene shows, ``video`` its rendered
-    MP4 (or MOV/WebM) file.
+    MP4 (or MOV/WebM) file, ``cues`` the captions it shows on screen.
     """
 
     name: str
     title: str
     caption: str
     video: Path
+    cues: tuple[tuple[float, str], ...] = ()
+    """The captions the scene shows on screen, ``(seconds from the scene's start, text)`` (the
+    lecture's ``.srt`` gets one cue each); empty: one cue of ``caption``."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,8 @@ def write_lecture(
     _check_request(parts, output)
     infos = [probe_video(part.video, part.name) for part in parts]
     starts = _check_joinable(parts, infos)
-    chapters = chapters_of([p.name for p in parts], [p.title for p in parts], [p.caption for p in parts], [info.duration for info in infos])
+    chapters = chapters_of([p.name for p in parts], [p.title for p in parts], [p.caption for p in parts], [info.duration for info in infos],
+                           [p.cues for p in parts])
     report = (lambda done: progress(done, len(parts))) if progress else (lambda done: None)
     text_path, json_path, srt_path = sidecar_paths(output)
     with contextlib.ExitStack() as files:

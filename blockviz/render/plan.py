@@ -126,6 +126,11 @@ class RenderJob:
     stamp: Path
     key: str
 
+    @property
+    def captions(self) -> Path:
+        """Beside the stamp: the captions the scene showed, ``{"duration", "captions": [[seconds, text], …]}``."""
+        return self.stamp.with_name(self.stamp.name.removesuffix(".key") + ".captions.json")
+
     def is_fresh(self) -> bool:
         """True if the output exists and was rendered from the same inputs (nothing to do)."""
         try:

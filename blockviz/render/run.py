@@ -11,6 +11,7 @@ scenes (and Manim) only inside the functions that render.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import time
 from pathlib import Path
@@ -130,7 +131,7 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     with temporary_folder(job.output.parent / CACHE_FOLDER, "media-") as media, writing(job.output):
         try:
             with tempconfig(manim_settings(str(media), entry.class_name, options)):
-                scene = scene_class(record=record, token=options.token, head=options.head, theme=options.theme)
+                scene = scene_class(record=record, **options.scene_options())
                 if on_play is not None:
                     scene.play_listeners.append(on_play)
                 scene.render()
@@ -141,6 +142,8 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
         produced = _produced_file(media, entry.class_name, options.format)
         with atomic_path(job.output) as partial:
             os.replace(produced, partial)
+    with atomic_path(job.captions) as partial:  # the captions it showed, for the lecture's .srt
+        partial.write_text(json.dumps({"duration": float(scene.renderer.time), "captions": getattr(scene, "captions", [])}, ensure_ascii=False), encoding="utf-8")
     with atomic_path(job.stamp) as partial:
         partial.write_text(job.key)
     return time.perf_counter() - started
@@ -188,11 +191,23 @@ def _produced_file(media: Path, output_name: str, file_format: str) -> Path:
     return max(found, key=lambda path: path.stat().st_mtime)
 
 
+def shown_captions(job: RenderJob) -> tuple[tuple[float, str], ...]:
+    """The captions ``job``'s scene showed, ``(seconds from its start, text)``, as its render
+    logged them beside its stamp; ``()`` if it logged none (the title card) or the log is
+    missing or unreadable (the lecture then gives the scene one cue)."""
+    try:
+        logged = json.loads(job.captions.read_text(encoding="utf-8"))
+        return tuple((float(at), str(said)) for at, said in logged["captions"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
+
+
 def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None = None):
     """Join the lecture's rendered parts into its video, chapters and captions; stamp it.
 
     ``causal`` picks each scene's caption for a decoder or an encoder (the record's
-    ``config.causal``). Returns the :class:`blockviz.lecture.Lecture` written.
+    ``config.causal``); the ``.srt`` gets one cue per caption each scene showed
+    (:func:`shown_captions`). Returns the :class:`blockviz.lecture.Lecture` written.
 
     Raises
     ------
@@ -203,7 +218,8 @@ def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None =
     from blockviz.scenes.catalog import lookup
 
     by_name = {entry.name: entry for entry in lookup([job.scene for job in lecture.jobs])}
-    parts = [LecturePart(job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output) for job in lecture.jobs]
+    parts = [LecturePart(job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output, shown_captions(job))
+             for job in lecture.jobs]
     progress = progress or Progress(enabled=False)
     with progress:
         written = write_lecture(parts, lecture.output, progress=progress.start_joining(len(parts)))

@@ -1,0 +1,88 @@
+"""Scene — recap: the focus token's row in and out of the block, the same shape, so blocks stack."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, RoundedRectangle, VGroup
+
+from blockviz.record_fields import axis_labels
+from blockviz.scenes.base import RecordScene, ghost_of
+from blockviz.scenes.block_helpers import ColumnSum, shape_text, sum_decimals
+from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.layout import column_width
+from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE
+from blockviz.scenes.text import text
+from blockviz.style import FFN_COLOR
+
+DESCRIPTION = "recap: one token's row in and out of the block, x + attention + FFN, the same shape, so blocks stack"
+CHAPTER = "Recap"
+CAPTION = ("The block takes each token's row and gives back a row of the same length: the input plus what attention "
+           "and the FFN add, so the output can enter the next block.")
+
+FEATURE_SLOTS = 6
+"""Columns drawn of each d_model-wide row (⋯ for the rest)."""
+TERMS = (("resid_pre", "input x"), ("attn_out", "attention"), ("ffn_out", "FFN"))
+"""The residual stream's terms for the focus row: ``resid_post = resid_pre + attn_out + ffn_out``."""
+DIM = 0.15
+"""Opacity of the stand-in of what is still to come (the whole sum is in view from the start)."""
+
+
+class Recap(RecordScene):
+    """The focus token's row through the whole block, read from the record: ``resid_pre[f]``
+    ``(d_model,)`` in, ``attn_out[f]`` and ``ffn_out[f]`` added (the two residual additions),
+    ``resid_post[f]`` ``(d_model,)`` out — as the sentence's ``(n, d_model)`` grid goes in and
+    comes out, so the output is a valid input for the next block."""
+
+    def construct(self) -> None:
+        rec, f = self.record, self.focus
+        n, d = rec.n, rec.config.d_model
+        token = self.token_name(f)
+        title = self.show_title(f"Recap: “{token}” in, “{token}” out")
+        column_sum, shapes, onward = self.build(title)
+        x, attention, ffn = column_sum.terms
+        ghost = ghost_of(column_sum, *shapes, onward, opacity=DIM)  # the whole sum in view from the start, dim
+        self.add(ghost)
+        self.step(FadeIn(VGroup(x, shapes[0])), caption=f"in: the row of “{token}”, {d} numbers (the sentence: {shape_text(n, d)})")
+        self.step(FadeIn(VGroup(attention, column_sum.signs[0])), caption="attention adds what it gathered from the tokens “" + token + "” may use")
+        self.step(FadeIn(VGroup(ffn, column_sum.signs[1])), caption="the FFN adds what it makes of the row, on its own")
+        light = Highlight(self.look, column_sum.result.cell_group)
+        self.step(FadeIn(VGroup(column_sum.result, column_sum.signs[2], column_sum.rule, column_sum.note, shapes[1])), FadeIn(light),
+                  caption=f"out: a row of the same length, {d} numbers ({shape_text(n, d)} in, {shape_text(n, d)} out)")
+        self.step(FadeIn(onward), caption="the same shape in and out: the output is the next block's input, so blocks stack")
+
+    def build(self, title):
+        rec, look, f = self.record, self.look, self.focus
+        d = rec.config.d_model
+        columns = axis_labels("d_model", rec.tokens, d)
+        width = column_width(min(d, FEATURE_SLOTS), width=6.0, most=1.4)
+        terms = [rec.tensors[field][f].tolist() for field, _ in TERMS]
+        totals = rec.resid_post[f].tolist()
+        decimals = sum_decimals([([term[j] for term in terms], totals[j]) for j in range(d)])  # one more where rounding would break a column
+        colors = (look.residual, look.output, FFN_COLOR)
+
+        def row(field: str, name: str, color: str, places: int) -> NumberGrid:
+            return NumberGrid(rec.tensors[field][f][None, :], [name], columns, look, source=lambda _, j: (field, f, j),
+                              color_limit=self.limit(field), max_columns=FEATURE_SLOTS, row_header_color=color, cell_width=width,
+                              cell_height=CELL_HEIGHT * 1.5, decimals=places)  # tall rows: the sum fills the frame
+
+        grids = [row(field, name, color, decimals) for (field, name), color in zip(TERMS, colors)]
+        result = row("resid_post", "output", look.residual, 2)
+        column_sum = ColumnSum(grids, result, look)
+        column_sum.register(self)
+        n = rec.n
+        shapes = [text(f"{shape_text(n, d)} in", HEADER_SIZE + 2, look.muted), text(f"{shape_text(n, d)} out", HEADER_SIZE + 2, look.muted)]
+        for label, grid in zip(shapes, (grids[0], result)):
+            label.next_to(VGroup(grid.cell_group, grid.ellipsis_group), RIGHT, buff=0.35)
+        onward = self.next_block(result, shapes[1])
+        self.place(VGroup(column_sum, *shapes, onward), title, grow=1.5)
+        return column_sum, shapes, onward
+
+    def next_block(self, result: NumberGrid, beside) -> VGroup:
+        """A box for the next block, to the right of the output row, with an arrow into it."""
+        look = self.look
+        label = VGroup(text("next block", CAPTION_SIZE, look.text, bold=True), text("same shape in", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.1)
+        box = RoundedRectangle(corner_radius=0.12, width=label.width + 0.4, height=max(1.0, label.height + 0.3), stroke_color=look.residual, stroke_width=3)
+        box.set_fill(look.residual, opacity=0.15)
+        block = VGroup(box, label.move_to(box))
+        block.next_to(beside, RIGHT, buff=0.9).set_y(result.cell_group.get_y())
+        arrow = Arrow(beside.get_right() + RIGHT * 0.08, block.get_left(), buff=0.04, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25)
+        return VGroup(arrow, block)
