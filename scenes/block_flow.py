@@ -8,6 +8,7 @@ from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
+from blockviz.scenes.post_norm_flow import construct_post_norm, norm_name
 from blockviz.scenes.text import text
 from blockviz.style import FFN_COLOR
 
@@ -35,6 +36,8 @@ class BlockFlow(RecordScene):
 
     def construct(self) -> None:
         rec = self.record
+        if rec.config.norm_placement == "post":  # attention → add → norm → FFN → add → norm
+            return construct_post_norm(self)
         n, d, d_ff = rec.n, rec.config.d_model, rec.config.d_ff
         title = self.show_title("The whole block, with this sentence's shapes")
         halves, sums = self.build(title)
@@ -49,13 +52,13 @@ class BlockFlow(RecordScene):
             return FadeIn(lights[id(node)])
 
         self.step(FadeIn(first.nodes[0]), light(first.nodes[0]), caption=f"the whole route; first, the block's input x: {shape_text(n, d)}, one row per token")
-        self.step(FadeIn(VGroup(first.arrows[0], first.shapes[0], first.nodes[1])), light(first.nodes[1]), caption="normalize each row (LayerNorm)")
+        self.step(FadeIn(VGroup(first.arrows[0], first.shapes[0], first.nodes[1])), light(first.nodes[1]), caption=f"normalize each row ({norm_name(rec)})")
         self.step(FadeIn(VGroup(first.arrows[1], first.shapes[1], first.nodes[2], first.arrows[2], first.shapes[2])), light(first.nodes[2]),
                   caption=f"attention mixes across allowed positions: {shape_text(n, d)} → {shape_text(n, d)}")
         self.add_up(sums[0], f"add the input back (the residual stream): row “{token}”, x plus attention's output…", "…= resid_mid, entry by entry",
                     arriving=[FadeIn(VGroup(first.nodes[3], first.bypass)), light(first.nodes[3])])
         self.step(FadeIn(second.nodes[0]), FadeIn(VGroup(second.arrows[0], second.shapes[0], second.nodes[1])), light(second.nodes[1]),
-                  caption="from resid_mid: normalize again (LayerNorm)")
+                  caption=f"from resid_mid: normalize again ({norm_name(rec)})")
         self.step(FadeIn(VGroup(second.arrows[1], second.shapes[1], second.nodes[2], second.arrows[2], second.shapes[2])), light(second.nodes[2]),
                   caption=f"the FFN changes each row on its own: {shape_text(n, d)} → {shape_text(n, d_ff)} → {shape_text(n, d)}")
         self.add_up(sums[1], "add again: resid_mid plus the FFN's output…", "…= resid_post: the block's output", carried=sums[0].result,
@@ -81,8 +84,9 @@ class BlockFlow(RecordScene):
     def build(self, title):
         rec, look = self.record, self.look
         n, d, d_ff = rec.n, rec.config.d_model, rec.config.d_ff
-        first = self.half([("x", shape_text(n, d), look.residual), ("LayerNorm", "each row", look.muted), ("attention", "mixes rows", look.output), None])
-        second = self.half([("resid_mid", shape_text(n, d), look.residual), ("LayerNorm", "each row", look.muted), ("FFN", f"via {shape_text(n, d_ff)}", FFN_COLOR), None])
+        norm = norm_name(rec)  # LayerNorm or RMSNorm
+        first = self.half([("x", shape_text(n, d), look.residual), (norm, "each row", look.muted), ("attention", "mixes rows", look.output), None])
+        second = self.half([("resid_mid", shape_text(n, d), look.residual), (norm, "each row", look.muted), ("FFN", f"via {shape_text(n, d_ff)}", FFN_COLOR), None])
         sums = self.build_sums()
         rows = VGroup(*(VGroup(half, column_sum).arrange(RIGHT, buff=0.9) for half, column_sum in zip((first, second), sums)))
         rows.arrange(DOWN, buff=0.5, aligned_edge=LEFT)

@@ -25,8 +25,10 @@ from blockviz.scenes.text import number, text
 
 TIMES = "\u00d7"
 
-ACTIVATION_FORMULAS = {"gelu": r"$\mathrm{GELU}(x) = x\,\Phi(x)$", "relu": r"$\mathrm{ReLU}(x) = \max(0,\,x)$"}
-"""Hendrycks & Gimpel 2016 (GELU, exact erf form as ``torch.nn.functional.gelu``); Nair & Hinton 2010 (ReLU)."""
+ACTIVATION_FORMULAS = {"gelu": r"$\mathrm{GELU}(x) = x\,\Phi(x)$", "relu": r"$\mathrm{ReLU}(x) = \max(0,\,x)$",
+                       "gelu_tanh": r"$\mathrm{GELU}(x) \approx x\,\Phi(x)\ \mathrm{(tanh)}$", "silu": r"$\mathrm{SiLU}(x) = x\,\sigma(x)$"}
+"""Hendrycks & Gimpel 2016 (GELU, exact erf form as ``torch.nn.functional.gelu``; GPT-2's tanh
+approximation); Nair & Hinton 2010 (ReLU); Elfwing et al. 2018 (SiLU, Llama's gate)."""
 
 
 def shape_text(rows: int, columns: int) -> str:
@@ -184,9 +186,10 @@ def activation_curve(pre: Sequence[float], post: Sequence[float], activation: st
     Returns ``(axes, curve, dots, labels)``: ``dots[j]`` is value ``j``'s dot.
     """
     import torch
-    import torch.nn.functional as F
 
-    function = getattr(F, activation)
+    from blockviz.block import ACTIVATION_FUNCTIONS
+
+    function = ACTIVATION_FUNCTIONS[activation]  # the block's own: GPT-2's gelu_tanh too
     low = float(min(min(pre), -1.0))
     high = float(max(max(pre), 1.0))
     pad = 0.08 * (high - low)

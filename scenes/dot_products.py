@@ -6,6 +6,7 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Lagged
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.wide import largest_entries, slots_of
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
@@ -19,6 +20,9 @@ CAPTION = "Each query meets each key: their element-wise products add up to one 
 MINUS = "\u2212"
 DIMENSION_SLOTS = 4
 """Entries of a query or key drawn (d_head beyond it: the first three, then the rest as one term)."""
+WIDE_DIMENSIONS = 2
+"""Entries written of a wider head: the first and the largest product (the grids' rows stay as
+tall as for d_head ≤ :data:`DIMENSION_SLOTS`, so numbers stay ≥ 11 px)."""
 WORKED_KEYS = 2
 """Keys of a worked row shown product by product; the row's other keys then fill at once."""
 WORK_SPACE = 1.9
@@ -48,7 +52,7 @@ class DotProducts(RecordScene):
         self.settle(general.scale(min(1.0, self.work_box.height * 1.3 / general.height, self.work_box.width / general.width)))
         # The working's place: a faint rule under it, there from the start (the lines come and go above it).
         base = Line(self.work_box.get_corner(DOWN + LEFT) + DOWN * 0.12, self.work_box.get_corner(DOWN + RIGHT) + DOWN * 0.12, color=self.look.grid, stroke_width=1.5)
-        self.step(FadeIn(general), FadeIn(base), caption="the score of a query and a key: multiply entry by entry, then add")
+        self.step(FadeIn(general), FadeIn(base), caption=self.opening_caption())
         row_light, key_light = Highlight(self.look, query.row(self.focus)), Highlight(self.look, keys.column(self.focus), color=self.look.key)
         work = general
         for i in self.detailed_rows(query.shown_rows()):
@@ -72,11 +76,12 @@ class DotProducts(RecordScene):
         d_head = rec.config.d_head
         slots = self.token_slots(MAX_SLOTS if d_head <= 2 else MAX_SLOTS - 1)  # a taller key grid leaves room for one row less
         height = row_height(len(slots), height=3.6 if d_head <= 2 else 3.2, most=1.0)  # a taller key grid: shorter rows, so numbers stay ≥ 11 px
-        query = NumberGrid(rec.query[h], self.token_names, None, look, source=("query", h), color_limit=self.limit("query"),
-                           row_slots=slots, max_columns=DIMENSION_SLOTS, row_header_color=look.query, cell_height=height)
+        (q_field, k_field), dims = self.operands(), slots_of(self.dims_shown(), d_head)
+        query = NumberGrid(rec.tensors[q_field][h], self.token_names, None, look, source=(q_field, h), color_limit=self.limit(q_field),
+                           row_slots=slots, column_slots=dims, row_header_color=look.query, cell_height=height)
         query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.body(), DOWN, buff=0.2))
-        keys = NumberGrid(rec.key[h].T, axis_labels("d_head", rec.tokens, d_head), self.token_names, look, source=lambda c, j: ("key", h, j, c),
-                          color_limit=self.limit("key"), column_slots=slots, max_rows=DIMENSION_SLOTS, column_header_color=look.key)
+        keys = NumberGrid(rec.tensors[k_field][h].T, axis_labels("d_head", rec.tokens, d_head), self.token_names, look, source=lambda c, j: (k_field, h, j, c),
+                          color_limit=self.limit(k_field), column_slots=slots, row_slots=dims, column_header_color=look.key)
         keys.header_group.add(text("key", CAPTION_SIZE - 4, look.key).next_to(VGroup(*keys.row_headers.values()), LEFT, buff=0.2).align_to(keys.cell_group, DOWN))
         scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), color_limit=self.limit("scores"),
                             row_slots=slots, column_slots=slots, show_numbers=False, filled=False, cell_height=height)
@@ -101,6 +106,26 @@ class DotProducts(RecordScene):
             formula_mobject.align_to(self.work_box, DOWN)
         return formula_mobject
 
+    def opening_caption(self) -> str:
+        if self.operands()[0] == "query_rot":  # rotary positions: q and k are turned by their positions first
+            return "the rotated query and key: multiply entry by entry, then add"
+        return "the score of a query and a key: multiply entry by entry, then add"
+
+    def operands(self) -> tuple[str, str]:
+        """The fields multiplied: ``query`` and ``key``, or with rotary positions the rotated
+        ``query_rot`` and ``key_rot`` (the scores are theirs)."""
+        return ("query_rot", "key_rot") if "query_rot" in self.record.tensors else ("query", "key")
+
+    def dims_shown(self) -> list[int]:
+        """The entries of d_head drawn and written out: all up to :data:`DIMENSION_SLOTS`, else the
+        first and the largest product of the focus query with the key it attends to most
+        (:func:`~blockviz.scenes.wide.largest_entries`); the rest are one term."""
+        rec, h, f = self.record, self.h, self.focus
+        if rec.config.d_head <= DIMENSION_SLOTS:
+            return list(range(rec.config.d_head))
+        top = (self.top_keys_of(f) or [f])[0]
+        return largest_entries(rec.qk_products(h, f)[top].tolist(), WIDE_DIMENSIONS, first=1)
+
     def allowed_keys(self, i: int, scores: NumberGrid) -> list[int]:
         blocked = self.record.mask[i]
         return [j for j in scores.shown_columns() if blocked[j] == 0]
@@ -112,14 +137,15 @@ class DotProducts(RecordScene):
         Returns the two lines and their parts: ``(lines, qs, ks, products, total)``."""
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        dims = list(range(d_head)) if d_head <= DIMENSION_SLOTS else list(range(DIMENSION_SLOTS - 1))
-        q, k, products = rec.query[h, i].tolist(), rec.key[h, j].tolist(), rec.qk_products(h, i)[j].tolist()
+        dims = self.dims_shown()
+        q_field, k_field = self.operands()
+        q, k, products = rec.tensors[q_field][h, i].tolist(), rec.tensors[k_field][h, j].tolist(), rec.qk_products(h, i)[j].tolist()
         score = rec.scores[h, i, j].item()
         hidden = len(dims) < d_head
         hidden_value = score - sum(products[c] for c in dims)
         decimals = sum_decimals([([products[c] for c in dims] + ([hidden_value] if hidden else []), score)])
-        qs = [number(q[c], WORK_SIZE, look.query, source=("query", h, i, c)) for c in dims]
-        ks = [number(k[c], WORK_SIZE, look.key, source=("key", h, j, c)) for c in dims]
+        qs = [number(q[c], WORK_SIZE, look.query, source=(q_field, h, i, c)) for c in dims]
+        ks = [number(k[c], WORK_SIZE, look.key, source=(k_field, h, j, c)) for c in dims]
         first = [text(f"“{self.token_name(i)}”", WORK_SIZE, look.query), text("·", WORK_SIZE, look.muted),
                  text(f"“{self.token_name(j)}”", WORK_SIZE, look.key), text("=", WORK_SIZE, look.muted)]
         for index, (a, b) in enumerate(zip(qs, ks)):
@@ -155,8 +181,8 @@ class DotProducts(RecordScene):
         products appear, and their sum lands in the score cell."""
         rec, h = self.record, self.h
         lines, qs, ks, total = self.work_lines(i, j)
-        dims = range(len(qs))
-        pairs = [(query.labels[i, c], qs[c]) for c in dims if (i, c) in query.labels] + [(keys.labels[c, j], ks[c]) for c in dims if (c, j) in keys.labels]
+        dims = list(enumerate(self.dims_shown()))  # (place in the work line, entry of d_head)
+        pairs = [(query.labels[i, c], qs[k]) for k, c in dims if (i, c) in query.labels] + [(keys.labels[c, j], ks[k]) for k, c in dims if (c, j) in keys.labels]
         moved = {id(target) for _, target in pairs}
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
         self.play(key_light.over(keys.column(j)), run_time=0.5)

@@ -26,6 +26,8 @@ ROW_SLOTS = 7
 ACTIVATION_SAYS = {
     "gelu": "negative values squashed towards 0, positive ones kept",
     "relu": "negative values become 0, positive ones kept",
+    "gelu_tanh": "negative values squashed towards 0, positive ones kept",  # GPT-2's GELU, its tanh form
+    "silu": "negative values squashed towards 0, positive ones kept",
 }
 """What the activation does, after its name (:attr:`blockviz.config.BlockConfig.activation_name`)."""
 

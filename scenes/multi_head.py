@@ -119,13 +119,14 @@ class MultiHead(RecordScene):
         products = rec.projection_products(f)
         columns = visible_slots(d_model, 0, MAX_SLOTS)
         self.hidden = len(shown_rows) < d_model
+        self.has_bias = "attn.b_O" in rec.params  # a model without biases (Llama): attn_out = concat @ W_O
         sums = []
         for j in [j for j in columns if j is not None]:
             terms = [products[i, j].item() for i in shown_rows]
             total = rec.attn_out[f, j].item()
-            bias = rec.params["attn.b_O"][j].item()
+            bias = rec.params["attn.b_O"][j].item() if self.has_bias else 0.0
             # The record's attn_out split for display: the hidden rows' term is the total less the shown terms and b_O.
-            sums.append((terms + ([total - bias - sum(terms)] if self.hidden else []) + [bias], total))
+            sums.append((terms + ([total - bias - sum(terms)] if self.hidden else []) + ([bias] if self.has_bias else []), total))
         decimals = sum_decimals(sums)
         width = max(column_width(len(columns), width=8.0, most=1.8), cell_width_for(products, decimals), cell_width_for(rec.params["attn.W_O"]))
         concat = row_grid(rec, "concat", f, "concat", look, header_color=look.output, cell_width=width)
@@ -149,7 +150,7 @@ class MultiHead(RecordScene):
         concat.next_to(VGroup(name, weights.header_group), UP, buff=0.45)
         concat.shift(RIGHT * (weights.cell_group.get_left()[0] - concat.cell_group.get_left()[0]))
         bias = parameter_grid(rec, "attn.b_O", look, values=rec.params["attn.b_O"][None, :], index=lambda _, j: (j,), row_names=["+ b_O"],
-                              column_names=None, column_slots=columns, cell_width=width)
+                              column_names=None, column_slots=columns, cell_width=width) if self.has_bias else None
         result = NumberGrid(rec.attn_out[f][None, :], ["= attn_out"], None, look, source=lambda _, j: ("attn_out", f, j), color_limit=self.limit("attn_out"),
                             column_slots=columns, cell_width=width, row_header_color=look.output, filled=False, show_numbers=False)
         result.fills = {(0, j): result.color_of(result.values[0][j]) for j in result.shown_columns()}
@@ -162,7 +163,8 @@ class MultiHead(RecordScene):
         if self.hidden:
             for j in terms.shown_columns():
                 shown = [(products[i, j].item(), ("projection_products", f, i, j)) for i in shown_rows]
-                shown.append((rec.params["attn.b_O"][j].item(), ("params", "attn.b_O", j)))
+                if self.has_bias:
+                    shown.append((rec.params["attn.b_O"][j].item(), ("params", "attn.b_O", j)))
                 rest = remainder(rec.attn_out[f, j].item(), ("attn_out", f, j), shown, NUMBER_SIZE, look.muted, decimals)
                 rest.move_to(terms.cells[shown_rows[0], j]).set_y(VGroup(weights.cell_group, weights.ellipsis_group).get_bottom()[1] - terms.cell_height / 2)
                 hidden_row.add(rest)
@@ -243,7 +245,8 @@ class MultiHead(RecordScene):
             shown = [terms.labels[i, j] for i in rows]
             if len(parts["hidden"]):
                 shown.append(parts["hidden"][parts["result"].shown_columns().index(j)])
-            shown.append(parts["bias"].labels[0, j])
+            if self.has_bias:
+                shown.append(parts["bias"].labels[0, j])
             self.shown_sum(shown, parts["result"].labels[0, j])
         if len(parts["hidden"]):
             self.step(FadeIn(parts["hidden"]), caption="the rows of W_O left out, as one term per column")
@@ -256,5 +259,5 @@ class MultiHead(RecordScene):
         light = Highlight(look, result.cell_group)
         labels = [result.labels[0, j] for j in result.shown_columns()]
         self.step(*self.recolour(result, result.fills), FadeIn(VGroup(*labels)), FadeIn(light),
-                  caption=f"added down each column with the bias b_O: attn_out of “{self.token_name(f)}”")
+                  caption=f"added down each column{' with the bias b_O' if self.has_bias else ''}: attn_out of “{self.token_name(f)}”")
         self.step(FadeOut(light), caption=f"every row alike: attn_out is {shape_text(rec.n, d_model)}, as wide as the residual stream")

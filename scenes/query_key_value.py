@@ -22,6 +22,16 @@ HEAD_SLOTS = 3
 ROLES = ("query", "key", "value")
 
 
+def attention_input(rec) -> tuple[str, str, str]:
+    """What attention reads in ``rec``'s block: ``(field, its name under the grid, a caption)``.
+    Pre-norm: the normalised input ``ln1`` (LayerNorm or RMSNorm); post-norm: the block's input
+    ``resid_pre`` itself (the norm comes after the sum)."""
+    if "ln1" not in rec.tensors:
+        return "resid_pre", "x", "each token's row of the block's input: attention reads it as it is (the norm comes after)"
+    norm = "RMSNorm" if rec.config.norm == "rmsnorm" else "LayerNorm"
+    return "ln1", f"{norm}(x)", f"{norm} of each token's row: the input to attention"
+
+
 class QueryKeyValue(RecordScene):
     """Each row x of ``ln1`` ``(n, d_model)`` becomes a query, a key and a value ``(n, d_head)``
     for head h: q = x W_Q + b_Q, k = x W_K + b_K, v = x W_V + b_V."""
@@ -31,7 +41,7 @@ class QueryKeyValue(RecordScene):
         title = self.show_title(f"Query, key and value (head {h})")
         source, equations, grids = self.build(title)
         self.add(source)
-        self.step(FadeIn(VGroup(*grids.values())), caption="LayerNorm of each token's row: the input to attention")
+        self.step(FadeIn(VGroup(*grids.values())), caption=attention_input(rec)[2])
         light = Highlight(self.look, source.row(f))
         says = {"query": f"through W_Q: the query, what “{self.token_name(f)}” is looking for",
                 "key": "through W_K: the key, what it offers to be found by",
@@ -49,9 +59,10 @@ class QueryKeyValue(RecordScene):
         rec, h, look = self.record, self.h, self.look
         slots = self.token_slots()
         height = row_height(len(slots), height=4.6)
-        source = NumberGrid(rec.ln1, self.token_names, axis_labels("d_model", rec.tokens, rec.config.d_model), look, source=("ln1",),
-                            color_limit=self.limit("ln1"), row_slots=slots, max_columns=SOURCE_SLOTS, cell_height=height)
-        source.header_group.add(text("LayerNorm(x)", CAPTION_SIZE - 4, look.muted).next_to(source.cell_group, DOWN, buff=0.2))
+        field, name, _ = attention_input(rec)
+        source = NumberGrid(rec.tensors[field], self.token_names, axis_labels("d_model", rec.tokens, rec.config.d_model), look, source=(field,),
+                            color_limit=self.limit(field), row_slots=slots, max_columns=SOURCE_SLOTS, cell_height=height)
+        source.header_group.add(text(name, CAPTION_SIZE - 4, look.muted).next_to(source.cell_group, DOWN, buff=0.2))
         columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
         grids = {}
         for role in ROLES:
@@ -61,7 +72,8 @@ class QueryKeyValue(RecordScene):
             grid.header_group.add(text(role, CAPTION_SIZE - 4, color).next_to(grid.cell_group, DOWN, buff=0.2))
             grids[role] = grid
         projections = VGroup(*grids.values()).arrange(RIGHT, buff=0.4)
-        equations = {role: formula(f"${role[0]} = x\\,W_{role[0].upper()} + b_{role[0].upper()}$", getattr(look, role), 28) for role in ROLES}
+        bias = (lambda letter: f" + b_{letter}") if rec.config.bias else (lambda letter: "")  # a model without biases: q = x W_Q
+        equations = {role: formula(f"${role[0]} = x\\,W_{role[0].upper()}{bias(role[0].upper())}$", getattr(look, role), 28) for role in ROLES}
         middle = VGroup(*equations.values()).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         layout = VGroup(source, middle, projections).arrange(RIGHT, buff=0.4)
         middle.set_y(source.cell_group.get_y())

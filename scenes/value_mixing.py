@@ -11,6 +11,7 @@ from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_wid
 from blockviz.scenes.layout import row_height
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import number, text
+from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
 DESCRIPTION = "weights scale the value rows; the scaled rows add up to the output row"
 CHAPTER = "Value mixing"
@@ -61,7 +62,7 @@ class ValueMixing(RecordScene):
         self.product_width = max([CELL_WIDTH] + [cell_width_for(rec.weighted_values(h, i), d) for i, d in self.decimals.items()])
         extra = 2 if self.hidden else 1  # the Σ row, and the hidden rows' row
         height = row_height(len(slots) + extra, height=4.2, most=0.8)
-        common = dict(row_slots=slots, max_columns=HEAD_SLOTS, cell_height=height)
+        common = dict(row_slots=slots, column_slots=self.column_slots(), cell_height=height)
         columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
         values = NumberGrid(rec.value[h], self.token_names, columns, look, source=("value", h), color_limit=self.limit("value"),
                             column_header_color=look.value, **common)
@@ -69,6 +70,10 @@ class ValueMixing(RecordScene):
         output = NumberGrid(rec.head_outputs[h], None, columns, look, source=("head_outputs", h), color_limit=self.limit("head_outputs"),
                             show_numbers=False, filled=False, column_header_color=look.output, **common)
         output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.cell_group, DOWN, buff=0.2))
+
+        hidden = hidden_note(len(output.shown_columns()), rec.config.d_head, "columns")  # a wide head: "62 of 64 columns hidden"
+        if hidden:
+            output.header_group.add(text(hidden, NOTE_SIZE, look.muted).next_to(output.header_group[-1], DOWN, buff=0.12))
         times, equals = text("×", TITLE_SIZE, look.text), text("=", TITLE_SIZE, look.text)
         # Stand-ins fix where each query's weight column and products go.
         self.weights_slot, self.products_slot = self.weight_grid(self.focus), self.product_grid(self.focus)
@@ -91,6 +96,14 @@ class ValueMixing(RecordScene):
         grid.header_group.add(name.next_to(grid.body(), DOWN, buff=0.2))
         return grid
 
+    def column_slots(self) -> list[int | None]:
+        """The entries of d_head drawn: all up to :data:`HEAD_SLOTS`, else the first and the
+        largest of the focus row's output (:func:`~blockviz.scenes.wide.largest_entries`), ⋯ between."""
+        rec, d_head = self.record, self.record.config.d_head
+        if d_head <= HEAD_SLOTS:
+            return list(range(d_head))
+        return slots_of(largest_entries(rec.head_outputs[self.h, self.focus].tolist(), HEAD_SLOTS - 1, first=1), d_head)
+
     def values_slots(self):
         return self.token_slots()
 
@@ -104,7 +117,7 @@ class ValueMixing(RecordScene):
         blocked = (rec.mask[i] == float("-inf"))[:, None].expand(rec.n, rec.config.d_head)  # 0 · value: grey "0", like the weight
         grid = NumberGrid(rec.weighted_values(h, i), None, axis_labels("d_head", rec.tokens, rec.config.d_head), self.look, blocked=blocked,
                           source=lambda j, c: ("weighted_values", h, i, j, c), color_limit=self.limit("value"), row_slots=self.values_slots(),
-                          max_columns=HEAD_SLOTS, decimals=self.decimals.get(i, 2), cell_width=self.product_width, cell_height=self.cell_height())
+                          column_slots=self.column_slots(), decimals=self.decimals.get(i, 2), cell_width=self.product_width, cell_height=self.cell_height())
         grid.name = text("weight × value", CAPTION_SIZE - 4, self.look.value).next_to(grid.cell_group, DOWN, buff=0.2)
         grid.header_group.add(grid.name)
         return grid

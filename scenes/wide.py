@@ -1,0 +1,45 @@
+"""Wide vectors on screen: which entries of a d_head- or d_model-wide row to draw.
+
+A trained model's head is 32–64 entries wide, its residual stream 384–576: a scene draws the
+first entry and those of largest magnitude (the ones that decide a sum), with ⋯ between them,
+and says how many are hidden ("30 of 32 hidden"). Every sum drawn keeps the hidden entries as
+one explicit term (:func:`blockviz.scenes.block_helpers.remainder`).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+
+def largest_entries(values: Sequence[float], count: int, first: int = 1) -> list[int]:
+    """The indices to draw of ``values``, in order: the first ``first`` and then those of largest
+    magnitude, ``count`` in all (every index when there are no more than ``count``)."""
+    values = [float(value) for value in values]
+    if len(values) <= count:
+        return list(range(len(values)))
+    chosen = list(range(min(first, count)))
+    ranked = sorted((i for i in range(len(values)) if i not in chosen), key=lambda i: (-abs(values[i]), i))
+    return sorted(chosen + ranked[: count - len(chosen)])
+
+
+def slots_of(indices: Sequence[int], n: int) -> list[int | None]:
+    """Grid slots drawing ``indices`` of ``n`` entries: ``None`` (⋯) wherever entries are skipped,
+    at the end too."""
+    slots: list[int | None] = []
+    previous = -1
+    for index in sorted(indices):
+        if index > previous + 1:
+            slots.append(None)
+        slots.append(index)
+        previous = index
+    if previous < n - 1:
+        slots.append(None)
+    return slots
+
+
+def hidden_note(shown: int, total: int, what: str = "entries") -> str:
+    """``"30 of 32 entries hidden"`` (empty when nothing is hidden)."""
+    return f"{total - shown} of {total} {what} hidden" if shown < total else ""
+
+
+__all__ = ["largest_entries", "slots_of", "hidden_note"]
