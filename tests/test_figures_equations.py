@@ -265,7 +265,7 @@ def check_figure_equations(figure, name: str, rec) -> int:
                 + check_sums(figure, "resid_mid_norm" if post else "resid_mid", "ffn_out", "resid_post"))
     if name == "ffn" and rec.config.ffn == "gated":
         return check_products(figure, "ffn_gate_act:again" if "ffn_gate_act:again" in [ax.get_label() for ax in figure.axes] else "ffn_gate_act", "ffn_up", "ffn_post")
-    if name == "token-grid" and not rec.source.is_model and "pos_embed" in rec.tensors:
+    if name == "token-grid" and (not rec.source.is_model or (rec.source.layer == 0 and rec.source.family == "gpt2")) and "pos_embed" in rec.tensors:
         return check_sums(figure, "embed", "pos_embed", "resid_pre")
     return 0
 

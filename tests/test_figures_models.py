@@ -207,3 +207,16 @@ def test_smollm2_layer_13_head_8_draws_its_own_block():
         figure = draw_figure(name, FigureRequest(rec, token="it", head=8))
         assert_legible(figure, 6.5)
         check_figure_equations(figure, name, rec)
+
+
+def test_layer_0_of_gpt2_is_its_embeddings_sum_and_bert_says_its_input_is_the_models_own(records):
+    from blockviz.models import record_layer
+    from test_figures_equations import check_figure_equations
+
+    gpt2 = record_layer(SENTENCE, model=str(records["folders"] / "gpt2"), layer=0)
+    figure = draw_figure("token-grid", FigureRequest(gpt2))
+    assert check_figure_equations(figure, "token-grid", gpt2) > 0
+    assert not any("layers" in text.get_text() for text in figure.texts)
+    bert = draw_figure("token-grid", FigureRequest(record_layer(SENTENCE, model=str(records["folders"] / "bert"), layer=0)))
+    texts = [text.get_text() for text in bert.texts]
+    assert "\u2192 embedding step \u2192" in texts and not any("layers 0\u2013\u22121" in text for text in texts)

@@ -97,7 +97,8 @@ def token_grid(request: FigureRequest) -> Figure:
     names = ["embed", "pos_embed", "resid_pre"] if added else ["embed", "resid_pre"]
     columns = _choose(rec, names)
     titles = {"embed": "token embedding", "pos_embed": "position (learned)" if rec.config.positional == "learned" else "position", "resid_pre": "x = resid_pre"}
-    model = rec.source.is_model
+    # a model's layer input is its hidden state; only layer 0 of GPT-2 (wte + wpe) and Llama (the token embedding) is the embeddings' sum itself
+    model = rec.source.is_model and not (rec.source.layer == 0 and rec.source.family in ("gpt2", "llama"))
     pieces = [_panel(request, "embed", columns, titles["embed"])]
     if added:
         pieces += [operator(page, "+"), _panel(request, "pos_embed", columns, titles["pos_embed"])]
@@ -118,7 +119,7 @@ def token_grid(request: FigureRequest) -> Figure:
                                 f"embedding step{' and layers before it' if rec.source.layer else ''}, so it is not embed + position"))
     if not added:
         lines.append(note(page, "rotary positions: nothing is added to the embeddings; q and k are rotated by each position's angle (see qkv)"))
-    lines.append(note(page, f"n × d_model = {rec.n} × {rec.config.d_model}"))
+    lines.append(note(page, f"n × d_model = {rec.n} × {rec.config.d_model}" + (f"; {_source_line(rec)}" if rec.source.is_model and not model else "")))
     return build_figure(lines, page)[0]
 
 
