@@ -260,11 +260,16 @@ def queries_keys_values(request: FigureRequest) -> Figure:
     lines = heading(page, "Queries, keys and values: one row per token, per head", arch.qkv_formula(rec) + ((arch.ROTARY_FORMULA,) if rotary else ()))
     names = ["query", "key", "value"] + (["query_rot", "key_rot"] if rotary else [])
     scale = record_scale(rec, "query")
-    noted = []
+    noted, turned_notes = [], []
     for head in request.heads:
         g = c.kv_head_of(head)
         arrays = [as_array(rec.tensors[name])[head] for name in names]
         columns = choose_columns(arrays, c.d_head)
+        if rotary and columns.hidden:  # one of the largest columns gives way to the one the rotation changes most
+            turned = np.abs(arrays[3] - arrays[0]).max(axis=0) + np.abs(arrays[4] - arrays[1]).max(axis=0)
+            most_turned = int(turned.argmax())
+            columns = _with_column(choose_columns(arrays, c.d_head, largest=max(0, len(columns.largest) - 1)), most_turned)
+            turned_notes.append(f"d{most_turned}" + (f" of head {head}" if len(request.heads) > 1 else ""))
         noted.append((columns, "d_head"))
         kv = f"kv head {g}" if shared else f"head {head}"
 
@@ -283,12 +288,20 @@ def queries_keys_values(request: FigureRequest) -> Figure:
     lines += _notes(page, noted)
     if rotary:
         lines.append(note(page, "rotary positions: each feature pair (k, k + d_head/2) of q and k is turned by an angle that grows with the position; "
-                                "the scores are Q rotated \u00b7 K rotated; V is not rotated"))
+                                "the scores are Q rotated \u00b7 K rotated; V is not rotated"
+                                + (f"; of the columns of largest |value| one gives way to the column the rotation changes most ({', '.join(turned_notes)})" if turned_notes else "")))
     if shared:
         lines.append(note(page, f"grouped-query attention: {c.n_heads} query heads share {c.kv_heads} key/value heads "
                                 f"({c.n_heads // c.kv_heads} query heads each); head h reads kv head h // {c.n_heads // c.kv_heads}"))
     lines.append(note(page, f"n × d_head = {rec.n} × {c.d_head} each; d_head = d_model / n_heads = {c.d_model} / {c.n_heads}; {_source_line(rec)}"))
     return build_figure(lines, page)[0]
+
+
+def _with_column(columns: Columns, index: int) -> Columns:
+    """``columns`` and column ``index`` (counted among the largest)."""
+    if index in columns.shown:
+        return columns
+    return Columns(tuple(sorted(columns.shown + (index,))), columns.total, tuple(sorted(columns.largest + (index,))), columns.edges)
 
 
 # -- FFN ------------------------------------------------------------------------------------
