@@ -9,6 +9,7 @@ Every size shown is read from the record's config; the tokens are the record's t
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, RoundedRectangle, Text, VGroup, config
@@ -155,7 +156,7 @@ class TitleCardLayout(VGroup):
         self.size_names = {name: on_baseline(name, SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
         self.size_cards = fit_width(_size_cards(list(self.sizes.values()), list(self.size_names.values())), width)
         self.mask_note = fit_width(text(_mask_sentence(cfg.causal), NOTE_FONT_SIZE, look.muted), width)
-        self.weights_note = fit_width(_weights_lines(cfg.seed, look), width)
+        self.weights_note = fit_width(_weights_lines(cfg.seed, look, record.source), width)
         sentence = [self.sentence] if len(self.sentence) else []
         self.add(self.title, *sentence, self.tokens, self.grid_note, self.size_cards, self.mask_note, self.weights_note)
         self.arrange(DOWN, buff=BAND_GAP)
@@ -202,16 +203,21 @@ def _mask_sentence(causal: bool) -> str:
     return "no mask: every token uses every token, earlier and later (an encoder)"
 
 
-def weights_sentence(seed: int) -> tuple[str, str]:
+def weights_sentence(seed: int, source=None) -> tuple[str, str]:
     """What the weights are, in two lines. A record does not say whether its parameters came
-    from a file (``--params``), so the sentence states the rule rather than guessing."""
+    from a file (``--params``), so the sentence states the rule rather than guessing; a trained
+    model's layer (``source``, the record's :class:`~blockviz.config.Source`) says whose weights."""
+    if source is not None and source.is_model:
+        last = f" of 0–{source.n_layers - 1}" if source.n_layers else ""
+        note = re.sub(r" \([^)]*\)", "", source.note) if source.note else "the patterns show what this trained layer attends to"
+        return f"trained weights: {source.model} ({source.family}), layer {source.layer}{last}", note
     return (f"unless you pass --params, the weights are random (seed {seed}), not trained:",
             "the patterns show the arithmetic of attention, not what words mean")
 
 
-def _weights_lines(seed: int, look: Look) -> VGroup:
+def _weights_lines(seed: int, look: Look, source=None) -> VGroup:
     """:func:`weights_sentence` as two centred lines; ``.shown`` is the whole sentence."""
-    first, second = weights_sentence(seed)
+    first, second = weights_sentence(seed, source)
     lines = VGroup(text(first, NOTE_FONT_SIZE, look.text), text(second, NOTE_FONT_SIZE, look.muted)).arrange(DOWN, buff=0.1)
     lines.shown = f"{first} {second}"
     return lines

@@ -179,3 +179,13 @@ def test_a_tiny_render_of_the_packaged_minilm(tmp_path):
     with av.open(str(video)) as container:
         stream = container.streams.video[0]
         assert (stream.codec_context.width, stream.codec_context.height) == (160, 90)
+
+
+def test_the_title_card_says_whose_trained_weights_the_layer_has(models):
+    from blockviz.scenes.title_card import weights_sentence
+
+    for family, (_, rec) in models.items():
+        first, second = weights_sentence(rec.config.seed, rec.source)
+        assert first.startswith("trained weights: ") and f"({family}), layer 1 of 0–1" in first, first
+        assert "random" not in first + second
+    assert "random (seed 3)" in weights_sentence(3)[0]
