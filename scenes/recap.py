@@ -7,7 +7,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, RoundedRectangle, VGroup
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, shape_text, sum_decimals
-from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE
 from blockviz.scenes.text import text
@@ -58,6 +58,8 @@ class Recap(RecordScene):
         totals = rec.resid_post[f].tolist()
         decimals = sum_decimals([([term[j] for term in terms], totals[j]) for j in range(d)])  # one more where rounding would break a column
         colors = (look.residual, look.output, FFN_COLOR)
+        # One width for every row, wide enough for any entry (a trained layer's reach 11 and more), so the columns stay aligned.
+        width = max([width] + [cell_width_for(rec.tensors[field][f][None, :], decimals) for field, _ in TERMS] + [cell_width_for(rec.resid_post[f][None, :])])
 
         def row(field: str, name: str, color: str, places: int) -> NumberGrid:
             return NumberGrid(rec.tensors[field][f][None, :], [name], columns, look, source=lambda _, j: (field, f, j),
