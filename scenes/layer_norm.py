@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, FadeIn, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
@@ -92,7 +92,10 @@ class LayerNormRow(RecordScene):
         epsilon = VGroup(formula(_epsilon(rec.config.ln_eps), look.muted, FORMULA_SIZE))
         side_x = max(label.get_right()[0] for label in code) + 0.6
         for group, grid in ((mean, rows[0]), (variance, rows[1]), (epsilon, rows[2])):
-            group.arrange(RIGHT, buff=0.15, aligned_edge=DOWN)
+            group.arrange(RIGHT, buff=0.15)
+            if len(group) > 1:  # the number on the line of the "=" (not on μ's descender, nor up with σ²'s exponent)
+                equals = [member for member in group[0].family_members_with_points()][-1]
+                group[1].shift(UP * (equals.get_y() - group[1].get_y()))
             group.move_to(grid.cell_group).set_x(side_x + group.width / 2)
         side = {"mean": mean, "variance": variance, "epsilon": epsilon}
         self.place(VGroup(*rows, *names, mean, variance, epsilon), title, grow=1.4)
