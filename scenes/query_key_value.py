@@ -62,14 +62,14 @@ class QueryKeyValue(RecordScene):
         field, name, _ = attention_input(rec)
         source = NumberGrid(rec.tensors[field], self.token_names, axis_labels("d_model", rec.tokens, rec.config.d_model), look, source=(field,),
                             color_limit=self.limit(field), row_slots=slots, max_columns=SOURCE_SLOTS, cell_height=height)
-        source.header_group.add(text(name, CAPTION_SIZE - 4, look.muted).next_to(source.cell_group, DOWN, buff=0.2))
+        source.header_group.add(text(name, CAPTION_SIZE - 4, look.muted).next_to(source.body(), DOWN, buff=0.2))
         columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
         grids = {}
         for role in ROLES:
             color = getattr(look, role)
             grid = NumberGrid(getattr(rec, role)[h], None, columns, look, source=(role, h), color_limit=self.limit(role), row_slots=slots,
                               max_columns=HEAD_SLOTS, column_header_color=color, cell_height=height, show_numbers=False, filled=False)
-            grid.header_group.add(text(role, CAPTION_SIZE - 4, color).next_to(grid.cell_group, DOWN, buff=0.2))
+            grid.header_group.add(text(role, CAPTION_SIZE - 4, color).next_to(grid.body(), DOWN, buff=0.2))
             grids[role] = grid
         projections = VGroup(*grids.values()).arrange(RIGHT, buff=0.4)
         bias = (lambda letter: f" + b_{letter}") if rec.config.bias else (lambda letter: "")  # a model without biases: q = x W_Q

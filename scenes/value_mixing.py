@@ -69,7 +69,7 @@ class ValueMixing(RecordScene):
         values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.body(), DOWN, buff=0.2))
         output = NumberGrid(rec.head_outputs[h], None, columns, look, source=("head_outputs", h), color_limit=self.limit("head_outputs"),
                             show_numbers=False, filled=False, column_header_color=look.output, **common)
-        output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.cell_group, DOWN, buff=0.2))
+        output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.body(), DOWN, buff=0.2))
 
         hidden = hidden_note(len(output.shown_columns()), rec.config.d_head, "columns")  # a wide head: "62 of 64 columns hidden"
         if hidden:
@@ -118,7 +118,7 @@ class ValueMixing(RecordScene):
         grid = NumberGrid(rec.weighted_values(h, i), None, axis_labels("d_head", rec.tokens, rec.config.d_head), self.look, blocked=blocked,
                           source=lambda j, c: ("weighted_values", h, i, j, c), color_limit=self.limit("value"), row_slots=self.values_slots(),
                           column_slots=self.column_slots(), decimals=self.decimals.get(i, 2), cell_width=self.product_width, cell_height=self.cell_height())
-        grid.name = text("weight × value", CAPTION_SIZE - 4, self.look.value).next_to(grid.cell_group, DOWN, buff=0.2)
+        grid.name = text("weight × value", CAPTION_SIZE - 4, self.look.value).next_to(grid.body(), DOWN, buff=0.2)
         grid.header_group.add(grid.name)
         return grid
 
