@@ -32,6 +32,11 @@ ACTIVATION_SAYS = {
 """What the activation does, after its name (:attr:`blockviz.config.BlockConfig.activation_name`)."""
 
 
+def ffn_input(rec) -> str:
+    """The field the FFN reads: ``ln2`` (pre-norm), or a post-norm block's normalised sum ``resid_mid_norm``."""
+    return "ln2" if "ln2" in rec.tensors else "resid_mid_norm"
+
+
 class InsideFFN(RecordScene):
     """The position-wise FFN on row f (Vaswani et al. 2017, Eq. 2, with GELU or ReLU):
     ``ffn_pre = ln2 @ W_in + b_in`` ``(d_ff,)``, ``ffn_post = activation(ffn_pre)`` entry by
@@ -59,7 +64,7 @@ class InsideFFN(RecordScene):
         d, d_ff = rec.config.d_model, rec.config.d_ff
         token = self.token_name(f)
         rows = {
-            "ln2": row_grid(rec, "ln2", f, f"ln2 “{token}”", look, max_columns=ROW_SLOTS),
+            "ln2": row_grid(rec, ffn_input(rec), f, f"{ffn_input(rec)} “{token}”", look, max_columns=ROW_SLOTS),
             "ffn_pre": row_grid(rec, "ffn_pre", f, "ffn_pre", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True),
             "ffn_post": row_grid(rec, "ffn_post", f, "ffn_post", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True),
             "ffn_out": row_grid(rec, "ffn_out", f, "ffn_out", look, max_columns=ROW_SLOTS, empty=True),
@@ -137,12 +142,13 @@ class InsideFFN(RecordScene):
         columns = axis_labels("d_model", rec.tokens, d)
         slots = self.token_slots()
         common = dict(row_slots=slots, max_columns=EVERY_ROW_SLOTS, cell_height=row_height(len(slots), most=0.9))
-        before = NumberGrid(rec.ln2, self.token_names, columns, look, source=("ln2",), color_limit=self.limit("ln2"), **common)
+        field = ffn_input(rec)
+        before = NumberGrid(rec.tensors[field], self.token_names, columns, look, source=(field,), color_limit=self.limit(field), **common)
         after = NumberGrid(rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), **common)
         arrow = Arrow(LEFT * 0.6, RIGHT * 0.6, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25)
         box = VGroup(text("FFN, row by row", CAPTION_SIZE, FFN_COLOR, bold=True), arrow,
                      text(f"{shape_text(rec.n, d)} → {shape_text(rec.n, rec.config.d_ff)} → {shape_text(rec.n, d)}", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.15)
-        names = [text(name, HEADER_SIZE, look.muted).next_to(grid.cell_group, DOWN, buff=0.12) for grid, name in ((before, "ln2"), (after, "ffn_out"))]
+        names = [text(name, HEADER_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.12) for grid, name in ((before, field), (after, "ffn_out"))]
         before.header_group.add(names[0])
         after.header_group.add(names[1])
         layout = VGroup(before, box, after).arrange(RIGHT, buff=0.5)

@@ -38,8 +38,6 @@ def _ffn(rec) -> str | None:
     arch = rec.architecture
     if arch.ffn == "gated":
         return "a gated FFN (gate ⊙ up)"
-    if arch.norm_placement == "post":
-        return "a post-norm block (the FFN reads the normalised sum)"
     return None
 
 
