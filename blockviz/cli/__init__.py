@@ -6,6 +6,9 @@ outputs kept", exit 130 or 143, no process or temporary file left (:mod:`blockvi
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import click
 
 from blockviz import __version__
@@ -24,6 +27,27 @@ class BlockvizGroup(click.Group):
     def main(self, args=None, *rest, **options):
         as_program = args is None  # arguments from sys.argv: the process exits after this
         return run_interruptibly(lambda: super(BlockvizGroup, self).main(args, *rest, **options), restore=not as_program)
+
+    def make_context(self, *args, **options):
+        with one_line_usage_errors():
+            return super().make_context(*args, **options)
+
+    def invoke(self, ctx):
+        with one_line_usage_errors():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def one_line_usage_errors() -> Iterator[None]:
+    """A usage error (a missing or unknown option, a bad choice) printed as one line, exit 2:
+    ``Error: <what is wrong> (see blockviz <command> --help)``, not click's usage block."""
+    try:
+        yield
+    except click.UsageError as error:
+        if error.ctx is None:
+            raise
+        # Without a context click prints no usage lines; the message keeps what click said.
+        raise click.UsageError(f"{error.format_message()} (see {error.ctx.command_path} --help)") from None
 
 
 @click.group(cls=BlockvizGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
