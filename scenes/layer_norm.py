@@ -23,6 +23,17 @@ FORMULA_SIZE = 32
 ROW_GAP = 0.24
 
 
+def norm_io(rec) -> dict[str, str]:
+    """LayerNorm 1's input and output fields, and what the captions say of them: pre-norm, the
+    block's input ``resid_pre`` into ``ln1`` (attention's input); post-norm (BERT), attention's
+    sum ``resid_mid`` into ``resid_mid_norm`` (the FFN's input)."""
+    if rec.config.norm_placement == "post":
+        return {"x": "resid_mid", "out": "resid_mid_norm", "enters": "after attention's sum (post-norm)", "feeds": "the input to the FFN",
+                "second": "LayerNorm 2 does the same to resid_post: its output is the layer's"}
+    return {"x": "resid_pre", "out": "ln1", "enters": "as it enters the block", "feeds": "the input to attention",
+            "second": "LayerNorm 2 does the same to each row of resid_mid, before the FFN"}
+
+
 class LayerNormRow(RecordScene):
     """LayerNorm 1 (Ba et al. 2016) on the focus token's row x of ``resid_pre`` ``(d_model,)``:
     μ = mean(x) (``ln1_mean``), x − μ (``ln1_centred``), σ² = mean((x − μ)²) (``ln1_var``),
@@ -36,7 +47,8 @@ class LayerNormRow(RecordScene):
         x, centred, norm, gamma, beta, out = rows
         frames = [VGroup(row.cell_group, row.header_group, row.ellipsis_group) for row in rows[1:]]
         self.add(x, names[0])
-        self.step(FadeIn(VGroup(*frames, *names[1:])), caption=f"the row of “{self.token_name(f)}” as it enters the block: d_model = {rec.config.d_model} numbers")
+        io = norm_io(rec)
+        self.step(FadeIn(VGroup(*frames, *names[1:])), caption=f"the row of “{self.token_name(f)}” {io['enters']}: d_model = {rec.config.d_model} numbers")
         for row, frame in zip(rows[1:], frames):
             self.remove(frame)
             self.add(row.cell_group, row.header_group, row.ellipsis_group)
@@ -50,8 +62,8 @@ class LayerNormRow(RecordScene):
         self.step(light.over(VGroup(gamma.cell_group, beta.cell_group)), *(FadeIn(VGroup(*self.labels(row))) for row in (gamma, beta)),
                   *self.recolour(gamma, gamma.fills), *self.recolour(beta, beta.fills), caption="then a learned scale γ and shift β, one per feature")
         self.step(light.over(out.cell_group), self.carry(self.labels(norm), self.labels(out)), *self.recolour(out, out.fills),
-                  caption="× γ + β, entry by entry: LayerNorm's output, the input to attention")
-        self.step(caption="LayerNorm 2 does the same to each row of resid_mid, before the FFN")
+                  caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}")
+        self.step(caption=io["second"])
 
     @staticmethod
     def labels(row: NumberGrid) -> list:
@@ -73,8 +85,9 @@ class LayerNormRow(RecordScene):
             return self.blank(parameter_grid(rec, name, look, values=rec.params[name][None, :], index=lambda _, j: (j,), row_names=None,
                                              column_names=None, **common))
 
-        x = NumberGrid(rec.resid_pre[f][None, :], None, features, look, source=lambda _, j: ("resid_pre", f, j), color_limit=self.limit("resid_pre"), **common)
-        rows = [x, row("ln1_centred"), row("ln1_norm"), parameter("ln1.weight"), parameter("ln1.bias"), row("ln1")]
+        io = norm_io(rec)
+        x = NumberGrid(rec.tensors[io["x"]][f][None, :], None, features, look, source=lambda _, j: (io["x"], f, j), color_limit=self.limit(io["x"]), **common)
+        rows = [x, row("ln1_centred"), row("ln1_norm"), parameter("ln1.weight"), parameter("ln1.bias"), row(io["out"])]
         stack = VGroup(*rows).arrange(DOWN, buff=ROW_GAP, aligned_edge=LEFT)
         for grid in rows[1:]:  # cells in one column, whatever the headers
             grid.shift(RIGHT * (x.cell_group.get_left()[0] - grid.cell_group.get_left()[0]))
@@ -83,7 +96,7 @@ class LayerNormRow(RecordScene):
         names = [formula(mark, color, FORMULA_SIZE) for mark, color in zip(marks, colors)]
         for name, grid in zip(names, rows):
             name.next_to(grid.cell_group, LEFT, buff=0.35)
-        code = [text(name, HEADER_SIZE, look.muted) for name in ("resid_pre", "ln1_centred", "ln1_norm", "ln1.weight", "ln1.bias", "ln1")]
+        code = [text(name, HEADER_SIZE, look.muted) for name in (io["x"], "ln1_centred", "ln1_norm", "ln1.weight", "ln1.bias", io["out"])]
         for label, grid in zip(code, rows):  # the record's names, small, on the right
             label.next_to(VGroup(grid.cell_group, grid.ellipsis_group), RIGHT, buff=0.3)
         names = [VGroup(name, label) for name, label in zip(names, code)]

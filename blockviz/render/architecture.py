@@ -13,8 +13,6 @@ from blockviz.errors import BlockvizError
 
 
 def _norm(arch) -> str | None:
-    if arch.norm_placement == "post":
-        return "a post-norm block (the sum, then LayerNorm)"
     if arch.norm == "rmsnorm":
         return "RMSNorm"
     return None
