@@ -112,15 +112,15 @@ def captions_srt(chapters: Sequence[Chapter]) -> str:
     the caption drawn into the video at the bottom. Times are in milliseconds."""
     spans: list[tuple[float, float, str, str]] = []  # start, end, text, position tag
     for chapter in chapters:
-        if not chapter.cues:
-            spans.append((chapter.start, chapter.end, chapter.caption, ""))
+        if not chapter.cues:  # its one caption, in cues of at most two lines
+            spans.extend((a, b, piece, "") for a, b, piece in _split(chapter.start, chapter.end, chapter.caption))
             continue
         times = [chapter.start + at for at, _ in chapter.cues] + [chapter.end]
         for (at, said), begin, end in zip(chapter.cues, times, times[1:]):
             spans.extend((a, b, piece, ON_TOP) for a, b, piece in _split(begin, end, said))
     cues = [
         srt.Subtitle(index=number, start=datetime.timedelta(seconds=begin), end=datetime.timedelta(seconds=end),
-                     content=tag + "\n".join(caption_lines(said) if tag else textwrap.wrap(said, CAPTION_LINE_LENGTH, break_on_hyphens=False)))
+                     content=tag + "\n".join(caption_lines(said)))
         for number, (begin, end, said, tag) in enumerate(spans, start=1)
     ]
     return srt.compose(cues, reindex=False)
