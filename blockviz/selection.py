@@ -10,8 +10,10 @@ A token is named by
 >>> tokens = ["The", "cat", "saw", "the", "dog"]
 >>> select_token(tokens, "the"), select_token(tokens, "the#2"), select_token(tokens, "Dog"), select_token(tokens, "1")
 (0, 3, 4, 1)
->>> select_token(tokens, None)      # the default: the last token
+>>> select_token(tokens, None)      # the default: the last word token
 4
+>>> select_token(["[CLS]", "it", "was", ".", "[SEP]"], None)  # not punctuation, not a special token
+2
 """
 
 from __future__ import annotations
@@ -21,10 +23,21 @@ import re
 from blockviz.errors import BlockvizError
 
 _OCCURRENCE = re.compile(r"(?P<word>.+)#(?P<k>-?\d+)", re.DOTALL)
+_SPECIAL = re.compile(r"\[[A-Z]+\]|<\|?[^<>\s]*\|?>")
+"""Special tokens as tokenizers write them: ``[CLS]``, ``[SEP]``, ``<s>``, ``<|endoftext|>``."""
+
+
+def default_token(tokens: list[str]) -> int:
+    """The token a command focuses on when none is named: the last word token (one with a letter
+    or digit, not a special token such as ``[SEP]``), so "tired" rather than the final "."; the
+    last token when there is no word."""
+    words = [i for i, token in enumerate(tokens) if any(char.isalnum() for char in token) and not _SPECIAL.fullmatch(token.strip())]
+    return words[-1] if words else len(tokens) - 1
 
 
 def select_token(tokens: list[str], choice: str | int | None) -> int:
-    """The position (0-based) of the token named by ``choice``; ``None`` gives the last token.
+    """The position (0-based) of the token named by ``choice``; ``None`` gives
+    :func:`default_token` (the last word token).
 
     Raises
     ------
@@ -33,7 +46,7 @@ def select_token(tokens: list[str], choice: str | int | None) -> int:
         occurs fewer than ``k`` times. The message lists the tokens with their positions.
     """
     if choice is None:
-        return len(tokens) - 1
+        return default_token(tokens)
     if isinstance(choice, bool):
         raise BlockvizError(f"token {choice!r} is neither a word nor a position: {token_choices(tokens)}")
     if isinstance(choice, int) or str(choice).strip().isdecimal():

@@ -85,7 +85,7 @@ def test_value_mixing_adds_up(tokens, width):
 
 def test_the_issues_example_adds_up_now():
     """The 13-token figure printed (0.35, 0.30) for written terms giving (0.37, 0.32)."""
-    figure = draw_figure("value-mixing", FigureRequest(sentence_record(13)))
+    figure = draw_figure("value-mixing", FigureRequest(sentence_record(13), token=12))  # the issue wrote out the final "."
     check_value_mixing(figure)
     total = [text.get_text() for text in figure.texts if text.get_label() == "mixing_total"]
     assert total == ["z = (0.35, 0.30)"]

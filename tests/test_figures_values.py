@@ -170,15 +170,17 @@ def test_value_mixing_writes_out_the_records_numbers(rec):
 
 
 def test_value_mixing_writes_the_largest_weights_and_one_term_for_the_rest(rec):
-    figure = drawn(rec, "value-mixing")  # the last token: 13 allowed keys
+    query = FigureRequest(rec).query
+    assert rec.tokens[query] == "tired" and query == rec.n - 2  # the default: the last word, not the final "."
+    figure = drawn(rec, "value-mixing")  # 12 allowed keys
     lines = mixing_lines(figure)
     written = sorted(int(key.split(":")[1]) for key in lines if key.startswith("mixing_term:"))
-    weights = rec.weights[0, -1]
+    weights = rec.weights[0, query]
     assert len(written) == 9 and set(written) == set(weights.argsort(descending=True)[:9].tolist())
-    hidden = [j for j in range(rec.n) if j not in written]
-    assert lines["mixing_hidden"].startswith("+ 4 other keys")
-    assert lines["mixing_hidden"].endswith(vector_text(rec.weighted_values(0, rec.n - 1)[hidden].double().sum(0).tolist(), 3))
-    assert FigureRequest(rec).query == rec.n - 1 and FigureRequest(rec).mixing_head == 0
+    hidden = [j for j in range(query + 1) if j not in written]
+    assert lines["mixing_hidden"].startswith(f"+ {len(hidden)} other keys")
+    assert lines["mixing_hidden"].endswith(vector_text(rec.weighted_values(0, query)[hidden].double().sum(0).tolist(), 3))
+    assert FigureRequest(rec).mixing_head == 0
 
 
 def test_token_is_chosen_by_the_one_selector():

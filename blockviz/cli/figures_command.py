@@ -64,7 +64,7 @@ class Width(click.ParamType):
 @click.option("--dpi", type=click.IntRange(20, 1200), default=DEFAULT_DPI, show_default=True, help="Pixels per inch of PNG files.")
 @click.option("--theme", type=click.Choice(THEMES), default="light", show_default=True, help="light for documents, dark to match the videos.")
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION",
-              help="Query written out in value-mixing: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last token.")
+              help="Query written out in value-mixing: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last word token, not punctuation.")
 @click.option("--head", type=int, default=None, metavar="N",
               help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing. Default: every head of blockviz's own block, "
                    "head 0 of a trained model's layer (--all-heads for every head); value-mixing uses head 0.")

@@ -28,7 +28,7 @@ __all__ = ["ALL_STEP_NAMES", "Explorer", "STEPS", "STEP_NAMES", "explore", "reco
 class Explorer:
     """The explorer page of one record, opening on one view.
 
-    ``token`` is a word, ``word#k`` or a 0-based position (default: the last token), ``head``
+    ``token`` is a word, ``word#k`` or a 0-based position (default: the last word token, not punctuation), ``head``
     a head number (default 0), ``step`` a name of the record's steps (:func:`steps_for`; for
     blockviz's own block :data:`STEP_NAMES`; default the first), and
     ``theme`` "light" or "dark". In a notebook it shows itself as a sandboxed iframe.

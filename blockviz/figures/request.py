@@ -17,7 +17,7 @@ class FigureRequest:
 
     ``token`` is the query the value-mixing figure writes out, named as
     :func:`blockviz.selection.select_token` takes it (a word, ``word#k`` or a 0-based position;
-    ``None``: the last token) and kept as its position; ``head`` limits per-head figures to one
+    ``None``: the last word token, not punctuation) and kept as its position; ``head`` limits per-head figures to one
     head (``None``: every head; value mixing uses head 0); ``width`` is the page width in
     inches the figures are laid out for (``None``: each at its natural size). A record of
     another block than blockviz's own (a trained model's layer) shows one head by default
@@ -63,7 +63,7 @@ class FigureRequest:
 
     @property
     def query(self) -> int:
-        """The query position written out in the value-mixing figure (default: the last token)."""
+        """The query position written out in the value-mixing figure (default: the last word token, not punctuation)."""
         return select_token(self.record.tokens, self.token)
 
     @property
