@@ -334,8 +334,12 @@ def test_a_rendered_scenes_captions_become_its_cues_in_the_lecture(tmp_path, cat
     lecture = join_lecture(LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"), causal=True)
     cues = list(srt.parse(lecture.captions.read_text(encoding="utf-8")))
     title, mask = lecture.chapters
-    assert cues[0].start.total_seconds() == 0 and cues[0].end.total_seconds() == pytest.approx(title.end, abs=1e-3)
+    # The title card's one caption, longer than two lines of 42, is consecutive cues over the card.
+    on_title = [cue for cue in cues if cue.start.total_seconds() < title.end - 1e-3]
+    assert " ".join(" ".join(cue.content.splitlines()) for cue in on_title) == title.caption
+    assert on_title[0].start.total_seconds() == 0 and on_title[-1].end.total_seconds() == pytest.approx(title.end, abs=1e-3)
     # The mask's captions all fit two lines of 42: one cue each, from when it appears.
-    assert [" ".join(cue.content.removeprefix("{\\an8}").splitlines()) for cue in cues[1:]] == [said for _, said in logged["captions"]]
-    assert [cue.start.total_seconds() for cue in cues[1:]] == pytest.approx([mask.start + at for at, _ in logged["captions"]], abs=2e-3)
+    on_mask = cues[len(on_title):]
+    assert [" ".join(cue.content.removeprefix("{\\an8}").splitlines()) for cue in on_mask] == [said for _, said in logged["captions"]]
+    assert [cue.start.total_seconds() for cue in on_mask] == pytest.approx([mask.start + at for at, _ in logged["captions"]], abs=2e-3)
     assert cues[-1].end.total_seconds() == pytest.approx(mask.end, abs=1e-3)
