@@ -78,3 +78,16 @@ def llama_folder(folder: Path) -> Path:
 
 
 BUILDERS = {"gpt2": gpt2_folder, "bert": bert_folder, "llama": llama_folder}
+
+
+def packaged_model_installed(name: str) -> bool:
+    """Whether the packaged model ``name`` (``minilm``, ``smollm2``) is installed (``make setup``
+    installs both); tests of it skip with a reason otherwise."""
+    from blockviz.errors import BlockvizError
+    from blockviz.models import resolve_model
+
+    try:
+        resolve_model(name)
+    except BlockvizError:
+        return False
+    return True

@@ -18,7 +18,7 @@ import torch
 pytest.importorskip("transformers")
 from playwright import sync_api  # noqa: E402
 
-from models_support import BUILDERS, SENTENCE  # noqa: E402
+from models_support import BUILDERS, SENTENCE, packaged_model_installed  # noqa: E402
 from test_explorer_browser import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
@@ -164,20 +164,11 @@ def test_axe_finds_no_violations_on_a_model_layer(browser, folders, tmp_path, th
     assert violations == [], violations
 
 
-def _installed(name: str) -> bool:
-    from blockviz.errors import BlockvizError
-    from blockviz.models import resolve_model
-
-    try:
-        resolve_model(name)
-    except BlockvizError:
-        return False
-    return True
 
 
 @pytest.fixture(scope="module")
 def minilm(tmp_path_factory):
-    if not _installed("minilm"):
+    if not packaged_model_installed("minilm"):
         pytest.skip("the packaged MiniLM is not installed (make setup installs it)")
     rec = record_layer(CHICKEN, model="minilm", layer=3)
     path = tmp_path_factory.mktemp("minilm") / "minilm.html"
@@ -230,7 +221,7 @@ def test_explore_command_writes_the_minilm_page(minilm, tmp_path):
 
 
 def test_smollm2_layer_13_head_8_page(browser, tmp_path):
-    if not _installed("smollm2"):
+    if not packaged_model_installed("smollm2"):
         pytest.skip("the packaged SmolLM2 is not installed (make setup installs it)")
     rec = record_layer(CHICKEN, model="smollm2", layer=13)  # 20–75 s the first time, then cached
     path = tmp_path / "smollm2.html"

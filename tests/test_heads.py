@@ -19,6 +19,8 @@ from blockviz.figures.heads_figure import HeadsGrid, draw_heads_figure
 from blockviz.figures.page import MIN_PT
 from blockviz.models.heads import block_attentions, check_visible, heads_of, rank_heads, top_keys, weights_between
 
+from models_support import packaged_model_installed
+
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 
 
@@ -278,14 +280,6 @@ def test_a_tiny_bert_longer_than_its_positions_is_one_line(tmp_path):
 
 # --- the packaged models ---------------------------------------------------------------------
 
-def _installed(name: str) -> bool:
-    from blockviz.models import resolve_model
-
-    try:
-        resolve_model(name)
-    except BlockvizError:
-        return False
-    return True
 
 
 @pytest.fixture(scope="module")
@@ -296,7 +290,7 @@ def packaged_runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("heads")
     runs = {}
     for name in ("minilm", "smollm2"):
-        if not _installed(name):
+        if not packaged_model_installed(name):
             pytest.fail(f"the packaged model {name} is not installed: make setup installs it")
         for mode, extra in (("to", ["--to", "chicken"]), ("keys", ["--top", "1"])):
             figure = folder / f"{name}-{mode}.svg"

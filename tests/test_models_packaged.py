@@ -8,6 +8,8 @@ from __future__ import annotations
 import time
 
 import pytest
+
+from models_support import packaged_model_installed
 import torch
 from click.testing import CliRunner
 
@@ -22,15 +24,6 @@ CASES = {"minilm": (3, 1, 6, "bert"), "smollm2": (13, 8, 30, "llama")}
 """model: (layer, head, number of layers, family)."""
 
 
-def _installed(name: str) -> bool:
-    from blockviz.errors import BlockvizError
-    from blockviz.models import resolve_model
-
-    try:
-        resolve_model(name)
-    except BlockvizError:
-        return False
-    return True
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -45,7 +38,7 @@ def one_thread():
 def packaged(request):
     """``(name, record of its layer on the chicken sentence)``, once per session (the model stays loaded)."""
     name = request.param
-    if not _installed(name):
+    if not packaged_model_installed(name):
         pytest.fail(f"the packaged model {name} is not installed: make setup installs it")
     layer = CASES[name][0]
     return name, record_layer(CHICKEN, model=name, layer=layer)
