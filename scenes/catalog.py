@@ -20,6 +20,7 @@ those strings) and add one line to :data:`CATALOG`; ``order`` sets its place in
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import importlib
 from dataclasses import dataclass
@@ -152,5 +153,7 @@ def lookup(names_asked: list[str] | tuple[str, ...]) -> list[SceneEntry]:
         elif name in by_name:
             chosen.add(name)
         else:
-            raise BlockvizError(f"unknown scene {name!r}: choose from {', '.join(by_name)} or all (see blockviz render --list)")
+            close = difflib.get_close_matches(name, [*by_name, "all"], n=1)
+            guess = f"did you mean {close[0]!r}? " if close else ""
+            raise BlockvizError(f"unknown scene {name!r}: {guess}choose from {', '.join(by_name)} or all (see blockviz render --list)")
     return [entry for entry in entries() if entry.name in chosen]

@@ -120,8 +120,10 @@ def test_the_catalogue_is_a_registry_and_each_scene_states_its_prose():
         assert entry.caption_for(False) == (entry.encoder_caption or entry.caption)
         assert entry.scene_class().__name__ == entry.class_name
     assert lookup(["mask"])[0].encoder_caption.startswith("Without a causal mask")
-    with pytest.raises(BlockvizError, match="unknown scene 'nope'"):
+    with pytest.raises(BlockvizError, match="unknown scene 'nope': choose from"):
         lookup(["nope"])
+    with pytest.raises(BlockvizError, match="unknown scene 'sofmax': did you mean 'softmax'\\? choose from"):
+        lookup(["sofmax"])
 
 
 def test_the_catalogue_reads_the_prose_without_importing_manim():
