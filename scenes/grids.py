@@ -56,13 +56,13 @@ def visible_slots(n: int, focus: int, limit: int = MAX_SLOTS, keep: Sequence[int
     focus = min(max(focus, 0), n - 1)
     chosen: set[int] = set()
     for position in dict.fromkeys([focus, 0, *(p for p in keep if 0 <= p < n)]):
-        if len(_slots(n, chosen | {position})) <= limit:
+        if len(slots_between(n, chosen | {position})) <= limit:
             chosen = _filled(n, chosen | {position})
     for distance in range(1, n):
         for position in (focus - distance, focus + distance):
-            if 0 <= position < n and position not in chosen and len(_slots(n, chosen | {position})) <= limit:
+            if 0 <= position < n and position not in chosen and len(slots_between(n, chosen | {position})) <= limit:
                 chosen = _filled(n, chosen | {position})
-    return _slots(n, chosen)
+    return slots_between(n, chosen)
 
 
 def _filled(n: int, chosen: set[int]) -> set[int]:
@@ -74,7 +74,8 @@ def _filled(n: int, chosen: set[int]) -> set[int]:
     return chosen | singles
 
 
-def _slots(n: int, chosen: set[int]) -> list[int | None]:
+def slots_between(n: int, chosen: set[int]) -> list[int | None]:
+    """Grid slots for the positions ``chosen`` of ``n``: ``None`` (⋯) for every run skipped, at the end too."""
     slots: list[int | None] = []
     previous = -1
     for position in sorted(chosen):

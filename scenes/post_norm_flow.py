@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, VGroup
 
+from blockviz.scenes.base import ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import HEADER_SIZE
@@ -29,17 +30,6 @@ def norm_name(rec) -> str:
     return "RMSNorm" if rec.config.norm == "rmsnorm" else "LayerNorm"
 
 
-def _ghost(*mobjects, opacity: float) -> VGroup:
-    """A dim copy of ``mobjects``, every member marked ``.ghost`` (no text of its own)."""
-    ghost = VGroup(*(mobject.copy() for mobject in mobjects))
-    for member in ghost.get_family():
-        if len(member.points) and hasattr(member, "get_fill_opacity"):
-            member.set_fill(opacity=member.get_fill_opacity() * opacity, family=False)
-            member.set_stroke(opacity=member.get_stroke_opacity() * opacity, family=False)
-        member.ghost = True
-    return ghost
-
-
 def construct_post_norm(scene) -> None:
     """Animate the post-norm route on ``scene`` (a :class:`~blockviz.scenes.block_flow.BlockFlow`)."""
     rec = scene.record
@@ -48,7 +38,7 @@ def construct_post_norm(scene) -> None:
     title = scene.show_title("The whole block (post-norm), with this sentence's shapes")
     (first, second), sums = build(scene, title)
     token = scene.token_name(scene.focus)
-    scene.add(_ghost(first, second, *(column_sum.frame for column_sum in sums), opacity=DIM))
+    scene.add(ghost_of(first, second, *(column_sum.frame for column_sum in sums), opacity=DIM))
     lights = {}
 
     def light(node):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from blockviz.scenes.grids import slots_between
+
 
 def largest_entries(values: Sequence[float], count: int, first: int = 1) -> list[int]:
     """The indices to draw of ``values``, in order: the first ``first`` and then those of largest
@@ -25,16 +27,7 @@ def largest_entries(values: Sequence[float], count: int, first: int = 1) -> list
 def slots_of(indices: Sequence[int], n: int) -> list[int | None]:
     """Grid slots drawing ``indices`` of ``n`` entries: ``None`` (⋯) wherever entries are skipped,
     at the end too."""
-    slots: list[int | None] = []
-    previous = -1
-    for index in sorted(indices):
-        if index > previous + 1:
-            slots.append(None)
-        slots.append(index)
-        previous = index
-    if previous < n - 1:
-        slots.append(None)
-    return slots
+    return slots_between(n, set(indices))
 
 
 def hidden_note(shown: int, total: int, what: str = "entries") -> str:
