@@ -29,3 +29,15 @@ def manim_media_in_a_temporary_folder(tmp_path_factory):
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", default=False,
                      help="Slow mode of the reliability suite: 1,000 generated sentences instead of 25 (also BLOCKVIZ_SLOW=1).")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_torch_thread():
+    """One torch thread for the whole run: on 2 shared cores more threads oversubscribe them
+    (measured 9x slower for a model's forward pass)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

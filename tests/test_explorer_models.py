@@ -13,7 +13,6 @@ import os
 import shutil
 
 import pytest
-import torch
 
 pytest.importorskip("transformers")
 from playwright import sync_api  # noqa: E402
@@ -32,13 +31,6 @@ CHICKEN = "The chicken didn't cross the road because it was too tired."
 GIVEN = "ⓘ the layer's input as the model computed it"
 """The input step of a later layer: the layers before it are not in the record."""
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # 2 shared cores: more threads oversubscribe them
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
 from click.testing import CliRunner
 
 pytest.importorskip("transformers")
@@ -31,13 +30,6 @@ assert GAP == GAP_TEXT
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 ARCHITECTURES = ("gpt2", "bert", "llama", "post-norm-16")
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

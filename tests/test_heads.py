@@ -24,13 +24,6 @@ from models_support import packaged_model_installed
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # 2 shared cores: more threads oversubscribe them
-    yield
-    torch.set_num_threads(threads)
-
 
 # Two layers, two heads, three tokens: only the rows of query 2 matter here (the others are one-hot).
 ROWS = {(0, 0): [0.1, 0.3, 0.6], (0, 1): [0.5, 0.25, 0.25], (1, 0): [0.7, 0.2, 0.1], (1, 1): [0.5, 0.5, 0.0]}

@@ -23,13 +23,6 @@ TOLERANCE = {"float32": 1e-5, "float64": 1e-10}
 FAMILIES = tuple(BUILDERS)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):

@@ -26,13 +26,6 @@ CASES = {"minilm": (3, 1, 6, "bert"), "smollm2": (13, 8, 30, "llama")}
 
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # 2 shared cores: more threads oversubscribe them (measured 9× slower)
-    yield
-    torch.set_num_threads(threads)
-
 
 @pytest.fixture(scope="session", params=list(CASES))
 def packaged(request):

@@ -9,7 +9,6 @@ tiny real render of the packaged MiniLM."""
 from __future__ import annotations
 
 import pytest
-import torch
 from click.testing import CliRunner
 
 pytest.importorskip("transformers")
@@ -29,13 +28,6 @@ ATTENTION = ("dot-products", "mask", "causal-vs-bidirectional", "softmax", "valu
 """The same maths on every architecture: these scenes draw every record."""
 CASES = [(family, name) for family in BUILDERS for name in SCENES]
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # 2 shared cores: more threads oversubscribe them
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
