@@ -64,7 +64,7 @@ def _list_scenes(ctx, param, value):
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR", help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence>/]")
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last word token, not punctuation]")
 @click.option("--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1).")
-@click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the page.")
+@click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the frames: dark background (for video) or light.")
 @click.option("--resolution", callback=_resolution, default=None, metavar="WxH",
               help=f"Pixel size instead of the quality's, e.g. 320x180: even sizes from {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]} to {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}.")
 @click.option("--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's.")
