@@ -139,13 +139,19 @@ class BlockConfig:
     @classmethod
     def from_dict(cls, data: dict) -> BlockConfig:
         """Build from :meth:`to_dict`'s output; unknown keys raise :class:`BlockvizError`."""
-        if not isinstance(data, dict):
-            raise BlockvizError(f"the config must be an object of named fields, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise BlockvizError(f"unknown config field {unknown[0]!r}: known fields are {', '.join(sorted(known))}")
-        return cls(**data)
+        return _from_fields(cls, data, "config")
+
+
+def _from_fields(cls, data, what: str):
+    """``cls(**data)`` for a dict of ``cls``'s field names; anything else raises :class:`BlockvizError`
+    naming ``what`` (``"config"``, ``"source"``)."""
+    if not isinstance(data, dict):
+        raise BlockvizError(f"the {what} must be an object of named fields, got {type(data).__name__}")
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise BlockvizError(f"unknown {what} field {unknown[0]!r}: known fields are {', '.join(sorted(known))}")
+    return cls(**data)
 
 
 def _check_choice(field: str, value: str, choices: tuple[str, ...]) -> None:
@@ -218,13 +224,7 @@ class Source:
     @classmethod
     def from_dict(cls, data) -> Source:
         """Build from :meth:`to_dict`'s output; anything else raises :class:`BlockvizError`."""
-        if not isinstance(data, dict):
-            raise BlockvizError(f"the source must be an object of named fields, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise BlockvizError(f"unknown source field {unknown[0]!r}: known fields are {', '.join(sorted(known))}")
-        return cls(**data)
+        return _from_fields(cls, data, "source")
 
 
 @dataclass(frozen=True)
