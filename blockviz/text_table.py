@@ -30,14 +30,16 @@ def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], dec
 
     ``max_columns``: feature columns (d…, f…) beyond it are left out — the first ``max_columns - 4``
     and the last 4 are kept, with a ``⋯`` column between and the title saying how many are hidden.
-    ``heads``: only these heads of a per-head field (default: all).
+    ``heads``: only these heads of a per-head field, ``(n_heads, n)`` ones too (default: all).
     """
     title = Text(f"{spec.name}  {tuple(tensor.shape)}")
     shape = spec.shape
     if shape == ("n",):
         return [title, _table(tensor[:, None], tokens, [spec.name], decimals)]
     if shape == ("n_heads", "n"):
-        return [title, _table(tensor.T, tokens, axis_labels("n_heads", tokens, tensor.shape[0]), decimals)]
+        chosen = list(range(tensor.shape[0])) if heads is None else [head for head in range(tensor.shape[0]) if head in heads]
+        labels = axis_labels("n_heads", tokens, tensor.shape[0])
+        return [title, _table(tensor.T[:, chosen], tokens, [labels[head] for head in chosen], decimals)]
     columns = axis_labels(shape[-1], tokens, tensor.shape[-1])
     keep = None
     if max_columns is not None and shape[-1] != "n" and len(columns) > max_columns:

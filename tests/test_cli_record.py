@@ -105,3 +105,14 @@ def test_saved_safetensors_get_the_usual_permissions(tmp_path):
         os.umask(mask)
     assert result.exit_code == 0
     assert stat.S_IMODE((tmp_path / "r.safetensors").stat().st_mode) == 0o644
+
+
+def test_record_head_prints_only_that_head_of_every_per_head_tensor(cat_record):
+    result = run("record", "the cat sat", "--head", "1")
+    assert result.exit_code == 0, result.output
+    for section in ("row_max  (2, 3)", "exp_sums  (2, 3)"):
+        table = result.output.split(section, 1)[1].split("\n\n", 1)[0]
+        assert table.split("\n")[1].split() == ["h1"]
+    assert row(result.output, "row_max  (2, 3)", "sat") == ["sat", f"{cat_record.row_max[1, 2].item():.2f}"]
+    assert row(result.output, "exp_sums  (2, 3)", "cat") == ["cat", f"{cat_record.exp_sums[1, 1].item():.2f}"]
+    assert "head 0" not in result.output and "  head 1" in result.output.split("weights  (2, 3, 3)", 1)[1]
