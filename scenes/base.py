@@ -28,7 +28,9 @@ class RecordScene(Scene):
 
     Pacing is set by class attributes, so a variant is a two-line subclass; ``pace`` (0.5–3,
     ``blockviz render --pace``) scales every run time and hold, and ``detail`` is how many query
-    rows are worked step by step (``--detail``; the focus row first, the rest at once).
+    rows are worked step by step (``--detail``; the focus row first, the rest at once). With
+    ``burned_captions=False`` (``--no-burned-captions``) no caption is drawn: the captions are
+    still logged in :attr:`captions` (for the ``.srt``) and the layout keeps their band.
 
     Attributes
     ----------
@@ -46,13 +48,14 @@ class RecordScene(Scene):
     top_keys = 3
 
     def __init__(self, record=None, token: str | int | None = None, head: int | None = 0, theme: str = "dark",
-                 pace: float = 1.0, detail: int = 1, **kwargs) -> None:
+                 pace: float = 1.0, detail: int = 1, burned_captions: bool = True, **kwargs) -> None:
         self._record = record
         self.token = token
         self.head = head
         self.look = look(theme)
         self.pace = float(pace)
         self.detail = int(detail)
+        self.burned_captions = bool(burned_captions)
         self.caption: Mobject | None = None
         self.title_mobject: Mobject | None = None
         self.captions: list[tuple[float, str]] = []  # (scene time, caption) as each appears: one cue each
@@ -149,7 +152,11 @@ class RecordScene(Scene):
 
     def say(self, shown: str) -> list:
         """Animations replacing the caption at the bottom of the frame with ``shown`` (on two
-        lines if one is too long; never shrunk). ``caption.shown`` is the whole sentence."""
+        lines if one is too long; never shrunk). ``caption.shown`` is the whole sentence. Without
+        burned captions, only logged: no animation."""
+        if not self.burned_captions:
+            self.captions.append((self.renderer.time, shown))
+            return []
         new = wrapped(shown, CAPTION_SIZE, self.look.text, frame_text_width())
         new.to_edge(DOWN, buff=FRAME_MARGIN)
         old, self.caption = self.caption, new
@@ -161,7 +168,11 @@ class RecordScene(Scene):
     def step(self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None) -> None:
         """One step: ``animations`` and its ``caption`` together, then the picture holds still."""
         said = self.say(caption) if caption is not None else []
-        self.play(*animations, *said, run_time=self.step_time if run_time is None else run_time)
+        run_time = self.step_time if run_time is None else run_time
+        if animations or said:
+            self.play(*animations, *said, run_time=run_time)
+        else:  # a caption-only step without burned captions: the same time, still
+            self.wait(run_time * self.pace)
         self.rest(hold)
 
     @staticmethod

@@ -72,9 +72,11 @@ def _list_scenes(ctx, param, value):
 @click.option("--detail", type=click.IntRange(*DETAIL_RANGE), default=1, show_default=True, help="Query rows worked step by step (the focus row first); the others are shown at once.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Scenes rendered in parallel processes.")
 @click.option("--lecture", is_flag=True, help="Also join the title card and every scene, in teaching order, into DIR/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.")
+@click.option("--burned-captions/--no-burned-captions", default=True, show_default=True,
+              help="Draw each step's caption at the bottom of the frame; without, the captions are only in the lecture's .srt (its cues then at the bottom, where players put them).")
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option("--list", "list_scenes", is_flag=True, expose_value=False, is_eager=True, callback=_list_scenes, help="List the scenes and exit.")
-def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, pace, detail, jobs, lecture, force, **options) -> None:
+def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, pace, detail, jobs, lecture, burned_captions, force, **options) -> None:
     """Animate SENTENCE's attention and block with their real numbers: one Manim scene per file.
 
     Files go to DIR/<scene>.<format> (-o DIR; by default renders/<sentence>/, one folder per
@@ -82,7 +84,8 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     changed since the last render is not rendered again. With --lecture, the title card and
     every scene are rendered (or reused) as mp4 and joined, without encoding again, into
     DIR/lecture.mp4; beside it go lecture.chapters.txt (YouTube chapter lines),
-    lecture.chapters.json and lecture.srt (one caption per scene).
+    lecture.chapters.json and lecture.srt (one cue per caption shown). With
+    --no-burned-captions the frames carry no caption and the .srt is the only one.
 
     \b
     Examples:
@@ -102,7 +105,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
         _check_lecture_request(scenes, file_format)
     record_inputs = pop_record_options(options)
     render_options = RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps,
-                                   pace=pace, detail=detail)
+                                   pace=pace, detail=detail, burned_captions=burned_captions)
     with reporting_errors():
         names = [entry.name for entry in lookup(scenes)]
         sentence = _sentence(record_inputs)
@@ -127,7 +130,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
         if joined:
             rec = rec or build_record(**record_inputs)
             with reporting_errors():
-                join_lecture(lecture_plan, rec.config.causal, progress=Progress(enabled=True))
+                join_lecture(lecture_plan, rec.config.causal, progress=Progress(enabled=True), burned_captions=burned_captions)
         for path in lecture_plan.files():
             click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
 

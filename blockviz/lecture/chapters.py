@@ -102,14 +102,15 @@ def chapters_json(chapters: Sequence[Chapter], video_name: str) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def captions_srt(chapters: Sequence[Chapter]) -> str:
+def captions_srt(chapters: Sequence[Chapter], burned_captions: bool = True) -> str:
     """SubRip captions. A chapter with :attr:`Chapter.cues` gets one cue per on-screen caption,
     from when it appears to when the next one does (the last to the chapter's end); a chapter
     without gets one cue spanning it, its ``caption``. Each cue is at most
     :data:`CAPTION_LINES` lines of at most :data:`CAPTION_LINE_LENGTH` characters: a longer
     caption is shown as consecutive cues sharing its time by length. A cue of on-screen captions
     starts with ``{\\an8}`` (top centre, in players that read the tag) so it does not sit on
-    the caption drawn into the video at the bottom. Times are in milliseconds."""
+    the caption drawn into the video at the bottom; without ``burned_captions`` (none drawn)
+    every cue is untagged, at the bottom. Times are in milliseconds."""
     spans: list[tuple[float, float, str, str]] = []  # start, end, text, position tag
     for chapter in chapters:
         if not chapter.cues:  # its one caption, in cues of at most two lines
@@ -117,7 +118,7 @@ def captions_srt(chapters: Sequence[Chapter]) -> str:
             continue
         times = [chapter.start + at for at, _ in chapter.cues] + [chapter.end]
         for (at, said), begin, end in zip(chapter.cues, times, times[1:]):
-            spans.extend((a, b, piece, ON_TOP) for a, b, piece in _split(begin, end, said))
+            spans.extend((a, b, piece, ON_TOP if burned_captions else "") for a, b, piece in _split(begin, end, said))
     cues = [
         srt.Subtitle(index=number, start=datetime.timedelta(seconds=begin), end=datetime.timedelta(seconds=end),
                      content=tag + "\n".join(caption_lines(said)))

@@ -111,6 +111,7 @@ def write_lecture(
     *,
     progress: Callable[[int, int], None] | None = None,
     min_chapter_seconds: float = YOUTUBE_MIN_CHAPTER,
+    burned_captions: bool = True,
 ) -> Lecture:
     """Join the rendered scene videos ``parts`` (in teaching order) into one lecture video.
 
@@ -133,6 +134,9 @@ def write_lecture(
         In ``.chapters.txt`` only, shorter chapters are merged with a neighbour (YouTube's
         rule, see :func:`~blockviz.lecture.chapters.chapters_text`); the JSON, the captions and
         the MP4 keep every scene.
+    burned_captions
+        Whether the parts draw their captions (the ``.srt`` cues then sit at the top, see
+        :func:`~blockviz.lecture.chapters.captions_srt`).
 
     Returns
     -------
@@ -166,7 +170,7 @@ def write_lecture(
             raise BlockvizError(f"cannot write the lecture {str(output)!r} ({_reason(error)}): re-render the scenes and try again") from None
         files.enter_context(_written(text_path, chapters_text(chapters, min_chapter_seconds)))
         files.enter_context(_written(json_path, chapters_json(chapters, output.name)))
-        files.enter_context(_written(srt_path, captions_srt(chapters)))
+        files.enter_context(_written(srt_path, captions_srt(chapters, burned_captions)))
     return Lecture(output, text_path, json_path, srt_path, chapters, float(starts[-1]))
 
 

@@ -56,7 +56,8 @@ class RenderOptions:
     ``resolution`` ``(width, height)`` in pixels and ``fps`` replace the quality's own when given.
     ``pace`` scales every run time and hold (:data:`PACE_RANGE`); ``detail`` is how many query rows
     are worked step by step (:data:`DETAIL_RANGE`). Both reach the scene as keyword arguments
-    (:meth:`scene_options`).
+    (:meth:`scene_options`), as does ``burned_captions`` (``False``: the captions only in the
+    lecture's ``.srt``).
     """
 
     quality: str = "l"
@@ -68,10 +69,12 @@ class RenderOptions:
     fps: int | None = None
     pace: float = 1.0
     detail: int = 1
+    burned_captions: bool = True
 
     def scene_options(self) -> dict:
-        """The keyword arguments a scene is built with: ``token``, ``head``, ``theme``, ``pace``, ``detail``."""
-        return {"token": self.token, "head": self.head, "theme": self.theme, "pace": self.pace, "detail": self.detail}
+        """The keyword arguments a scene is built with: ``token``, ``head``, ``theme``, ``pace``, ``detail``, ``burned_captions``."""
+        return {"token": self.token, "head": self.head, "theme": self.theme, "pace": self.pace, "detail": self.detail,
+                "burned_captions": self.burned_captions}
 
     def check(self) -> RenderOptions:
         """Raise :class:`BlockvizError` for an unknown quality or format, a resolution refused by

@@ -202,12 +202,13 @@ def shown_captions(job: RenderJob) -> tuple[tuple[float, str], ...]:
         return ()
 
 
-def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None = None):
+def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None = None, burned_captions: bool = True):
     """Join the lecture's rendered parts into its video, chapters and captions; stamp it.
 
     ``causal`` picks each scene's caption for a decoder or an encoder (the record's
     ``config.causal``); the ``.srt`` gets one cue per caption each scene showed
-    (:func:`shown_captions`). Returns the :class:`blockviz.lecture.Lecture` written.
+    (:func:`shown_captions`), at the top unless the scenes drew no captions (``burned_captions``).
+    Returns the :class:`blockviz.lecture.Lecture` written.
 
     Raises
     ------
@@ -222,7 +223,7 @@ def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None =
              for job in lecture.jobs]
     progress = progress or Progress(enabled=False)
     with progress:
-        written = write_lecture(parts, lecture.output, progress=progress.start_joining(len(parts)))
+        written = write_lecture(parts, lecture.output, progress=progress.start_joining(len(parts)), burned_captions=burned_captions)
     with atomic_path(lecture.stamp) as partial:
         partial.write_text(lecture.key)
     return written
