@@ -85,7 +85,9 @@ def describe(rec) -> str:
 
 
 def residual_formula(rec):
-    """The block's two lines as mathtext."""
+    """The block's two lines as mathtext: pre-norm x + Attention(LN₁(x)) (Xiong et al. 2020,
+    "On Layer Normalization in the Transformer Architecture", eq. of Fig. 1b) or post-norm
+    LN₁(x + Attention(x)) (Vaswani et al. 2017, §3.1: LayerNorm(x + Sublayer(x)))."""
     norm = "RMS" if rec.config.norm == "rmsnorm" else "LN"
     ffn = r"\mathrm{FFN}"
     if rec.config.norm_placement == "post":
@@ -94,6 +96,8 @@ def residual_formula(rec):
 
 
 def norm_formula(rec, bias: bool):
+    """The norm's formula lines as mathtext: RMSNorm (Zhang & Sennrich 2019, eq. 4) or LayerNorm
+    (Ba et al. 2016, eq. 4), without β when the block has no biases."""
     if rec.config.norm == "rmsnorm":
         return (r"$\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$", r"$\mathrm{mean}(x^2) = \frac{1}{d}\sum_k x_k^2$",
                 "no mean is subtracted")
@@ -103,6 +107,9 @@ def norm_formula(rec, bias: bool):
 
 
 def ffn_formula(rec):
+    """The FFN's formula as mathtext: plain act(x W_in + b_in) W_out + b_out (Vaswani et al. 2017,
+    eq. 2) or gated (act(x W_gate) ⊙ x W_up) W_out (Shazeer 2020, "GLU Variants Improve
+    Transformer", eq. 6; SwiGLU when act is SiLU)."""
     act = r"\mathrm{" + activation_name(rec) + "}"
     bias = rec.config.bias
     if rec.config.ffn == "gated":
@@ -113,9 +120,13 @@ def ffn_formula(rec):
 
 
 ROTARY_FORMULA = r"$q_{rot} = q \odot \cos\theta_i + \mathrm{rotate\_half}(q) \odot \sin\theta_i$"
+"""Rotary positions (Su et al. 2021, RoFormer, eq. 34), in the half-split pairing of Llama's
+``rotate_half`` (pairs k and k + d_head/2)."""
 
 
 def qkv_formula(rec):
+    """The q/k/v projections as mathtext (Vaswani et al. 2017, eq. of §3.2.2); with grouped-query
+    attention (Ainslie et al. 2023) K and V are indexed by the key/value head g."""
     x = attention_input(rec)
     plus = (lambda kind: rf" + b^{kind}_h") if rec.config.bias else (lambda kind: "")
     kv = "g" if rec.config.kv_heads != rec.config.n_heads else "h"
