@@ -86,7 +86,7 @@ def describe(rec) -> str:
 
 def residual_formula(rec):
     """The block's two lines as mathtext: pre-norm x + Attention(LN₁(x)) (Xiong et al. 2020,
-    "On Layer Normalization in the Transformer Architecture", eq. of Fig. 1b) or post-norm
+    "On Layer Normalization in the Transformer Architecture", Fig. 1b) or post-norm
     LN₁(x + Attention(x)) (Vaswani et al. 2017, §3.1: LayerNorm(x + Sublayer(x)))."""
     norm = "RMS" if rec.config.norm == "rmsnorm" else "LN"
     ffn = r"\mathrm{FFN}"
