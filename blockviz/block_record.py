@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import torch
@@ -19,6 +20,7 @@ from blockviz.params import learned_positions, load_params
 from blockviz.record_check import check_record
 from blockviz.record_fields import BY_NAME, PARAMETER_SCALE, RecordField, docs_table, fields_for
 from blockviz.record_format import read_record_with_source, write_record
+from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
 
 
@@ -94,22 +96,40 @@ class BlockRecord:
         return {spec.name: self.tensors[spec.name] for spec in self.fields}
 
     def scale_limit(self, name: str) -> float:
-        """Half-width of the one colour scale of quantity ``name`` in this record: the largest
-        finite ``|value|`` over every field of its colour-scale family (every parameter is of the
-        one family :data:`~blockviz.record_fields.PARAMETER_SCALE`). At least 1e-9, so a scale of
-        zeros still has a width.
+        """Half-width of the one colour scale of quantity ``name`` in this record (it spans
+        ``[-limit, limit]``): :meth:`scale_of` ``(name).limit``.
+
+        Raises ``KeyError`` for a name that is neither a field nor a parameter.
+        """
+        return self.scale_of(name).limit
+
+    def scale_of(self, name: str) -> ScaleLimit:
+        """The one colour scale of quantity ``name`` in this record, shared by every field of its
+        colour-scale family (every parameter is of the one family
+        :data:`~blockviz.record_fields.PARAMETER_SCALE`): the largest finite ``|value|`` of the
+        family, or, when that one is an outlier, a percentile of them, with ``clipped`` set
+        (:func:`blockviz.scale_limits.robust_limit`; never for the bounded families, weights …).
+        Computed once per family and record (the record's tensors are not to be changed in place).
 
         Raises ``KeyError`` for a name that is neither a field nor a parameter.
         """
         if name in BY_NAME and name in self.tensors:
-            scale = next(spec.scale for spec in self.fields if spec.name == name)
-            family = [self.tensors[spec.name] for spec in self.fields if spec.scale == scale]
+            family = next(spec.scale for spec in self.fields if spec.name == name)
         elif name in self.params or name == PARAMETER_SCALE:
-            family = list(self.params.values())
+            family = PARAMETER_SCALE
         else:
             raise KeyError(name)
-        largest = [float(tensor[torch.isfinite(tensor)].abs().max()) for tensor in family if bool(torch.isfinite(tensor).any())]
-        return max(largest + [1e-9])
+        if family not in self._scales:
+            if family == PARAMETER_SCALE:
+                members = list(self.params.values())
+            else:
+                members = [self.tensors[spec.name] for spec in self.fields if spec.scale == family]
+            self._scales[family] = robust_limit(members, robust=family not in BOUNDED_FAMILIES)
+        return self._scales[family]
+
+    @cached_property
+    def _scales(self) -> dict[str, ScaleLimit]:
+        return {}
 
     def qk_products(self, head: int, query: int) -> torch.Tensor:
         """The element-wise products of query ``query``'s vector with every key of ``head``,

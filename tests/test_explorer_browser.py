@@ -355,3 +355,29 @@ def test_a_notebook_run_by_nbclient_shows_a_working_explorer(browser, tmp_path):
     frame.locator(".chip[data-token='2']").click()
     assert frame.locator(".chip[data-token='2']").get_attribute("aria-checked") == "true"
     opened.close()
+
+
+def test_an_outlier_clips_its_scale_and_the_legend_says_so(opened, chicken, tmp_path):
+    """SmolLM2's first token reaches 22,543 in the residual stream: the page colours that family
+    on its clipped scale (the figures' and scenes'), marks the cells beyond it, writes their real
+    numbers, and its legend names the scale and the largest value; the seeded block has no legend."""
+    from test_record_fields import with_outlier
+
+    rec = with_outlier(chicken[0], 22543.0)
+    limit = rec.scale_limit("resid_pre")
+    path = tmp_path / "outlier.html"
+    Explorer(rec, token=0, step="input").save(path)
+    page = opened(path)
+    legend = page.locator(".clipnote").text_content()
+    assert f"residual ±{format_number(limit)}" in legend and "22543.00" in legend
+    cells = page.evaluate(CELLS.replace("family: cell.dataset.family || '',", "family: cell.dataset.family || '', clipped: cell.classList.contains('clipped'), text: cell.textContent,"))
+    outlier = [cell for cell in cells if cell["field"] == "resid_pre" and cell["at"] == "0,0"]
+    assert outlier and all(cell["clipped"] and cell["text"] == "22543.00" for cell in outlier)
+    assert all(cell["colour"] == expected_colour(rec, "resid_pre", 22543.0) == expected_colour(rec, "resid_pre", limit) for cell in outlier)  # the end colour
+    for cell in cells:
+        if cell["field"] and not cell["blocked"]:
+            value = float(rec.tensors[cell["field"]][tuple(int(k) for k in cell["at"].split(","))])
+            assert cell["clipped"] == (cell["family"] == "residual" and abs(value) > limit), cell
+            assert cell["colour"] == expected_colour(rec, cell["field"], value), cell
+    plain = opened()
+    assert plain.locator(".clipnote").count() == 0 and plain.locator("td.clipped").count() == 0

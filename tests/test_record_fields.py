@@ -9,7 +9,10 @@ import torch
 from torch.nn import functional as F
 
 from blockviz import BlockConfig, BlockvizError, record
+from blockviz.block_record import BlockRecord
 from blockviz.record_fields import FIELDS, FIELD_NAMES, axis_labels, markdown_table
+
+from conftest import LONG_SENTENCE as LONG
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -133,3 +136,46 @@ def test_saved_records_carry_their_format_version(tmp_path, cat_record):
     cat_record.save(tmp_path / "r.json")
     assert json.loads((tmp_path / "r.json").read_text())["format"] == "blockviz-record/2"
     assert math.isinf(json.loads((tmp_path / "r.json").read_text())["tensors"]["mask"][0][1] or -math.inf)
+
+
+def percentile_by_hand(values: list[float], percent: float) -> float:
+    """The linear-interpolation percentile (numpy's default, Hyndman & Fan type 7) of ``values``, by hand."""
+    ordered = sorted(values)
+    rank = percent / 100 * (len(ordered) - 1)
+    low = math.floor(rank)
+    return ordered[low] + (rank - low) * (ordered[min(low + 1, len(ordered) - 1)] - ordered[low])
+
+
+def with_outlier(rec, value: float = 22543.0):
+    """``rec`` with ``resid_pre[0, 0]`` set to ``value``: a massive activation as SmolLM2's layer 13 has on its first token."""
+    tensors = dict(rec.tensors)
+    tensors["resid_pre"] = rec.resid_pre.clone()
+    tensors["resid_pre"][0, 0] = value
+    return BlockRecord(rec.sentence, rec.tokens, rec.config, tensors, rec.params)
+
+
+def test_an_outlier_clips_the_scale_of_its_family_at_the_99th_percentile(chicken_record):
+    rec = with_outlier(chicken_record)
+    family = [spec.name for spec in rec.fields if spec.scale == "residual"]
+    values = [abs(v) for name in family for v in rec.tensors[name].flatten().tolist()]
+    expected = percentile_by_hand(values, 99)
+    assert 22543.0 > 4 * expected
+    scale = rec.scale_of("attn_out")
+    assert scale.clipped and scale.largest == 22543.0 and scale.limit == pytest.approx(expected, rel=1e-6)
+    assert rec.scale_limit("resid_pre") == rec.scale_limit("ffn_out") == scale.limit  # still one scale for the family
+    assert not rec.scale_of("query").clipped and rec.scale_limit("query") == chicken_record.scale_limit("query")  # other families as before
+
+
+def test_the_seeded_blocks_scales_are_their_largest_values_unclipped(cat_record, chicken_record):
+    for rec in (cat_record, chicken_record, record(LONG, BlockConfig(d_model=32, n_heads=4, d_ff=128, activation="relu"))):
+        for spec in rec.fields:
+            family = [rec.tensors[s.name] for s in rec.fields if s.scale == spec.scale]
+            largest = max([float(t[torch.isfinite(t)].abs().max()) for t in family if bool(torch.isfinite(t).any())] + [1e-9])
+            assert rec.scale_limit(spec.name) == largest and not rec.scale_of(spec.name).clipped, spec.name
+        assert rec.scale_limit("attn.W_Q") == max(float(t.abs().max()) for t in rec.params.values()) and not rec.scale_of("attn.W_Q").clipped
+
+
+def test_a_bounded_family_is_never_clipped():
+    rec = record(" ".join(f"w{i}" for i in range(60)))  # causal, 60 tokens: most weights near 0, the largest 1
+    assert rec.scale_of("weights").limit == 1.0 and not rec.scale_of("weights").clipped
+    assert rec.scale_of("exp_scores").limit == 1.0

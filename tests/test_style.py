@@ -96,3 +96,39 @@ def test_signed_colours_are_symmetric_and_white_at_zero():
     assert difference(style.signed_color(1.0, 2.0), style.signed_color(-1.0, 2.0)) > 20
     assert style.signed_color(5.0, 2.0) == style.signed_color(2.0, 2.0)  # clipped at the scale's end
     assert LIGHT.name == "light" and DARK.name == "dark"
+
+
+def test_a_clipped_scale_gives_one_number_one_colour_in_scene_and_figure(chicken_record):
+    """An outlier (SmolLM2's 22,543 on its first token) clips the residual stream's scale: the
+    scene's cell and the figure's cell of one number have one colour — the scale's end colour
+    for the outlier — the scene still writes the real number, and the figure's colour bar has
+    matplotlib's extend arrows and says "clipped"."""
+    from matplotlib.colors import to_hex
+
+    from blockviz.figures import FigureRequest, draw_figure
+    from blockviz.scenes.block_helpers import row_grid
+    from blockviz.scenes.look import look
+    from test_record_fields import with_outlier
+
+    rec = with_outlier(chicken_record, 22543.0)
+    limit = rec.scale_limit("resid_pre")
+    assert rec.scale_of("resid_pre").clipped and limit < 100
+    grid = row_grid(rec, "resid_pre", 0, "resid_pre", look("dark"))
+    figure = draw_figure("token-grid", FigureRequest(rec, width=None))
+    (mesh,) = [ax for ax in figure.axes if ax.get_label() == "resid_pre"][0].collections[:1]
+    cells = np.ma.getdata(mesh.get_array()).reshape(rec.n, -1)
+    figure_colour = {float(value): to_hex(mesh.cmap(mesh.norm(value))) for value in cells[0]}
+    for (i, j), cell in grid.cells.items():
+        value = float(rec.resid_pre[0, j])
+        assert cell.get_fill_color().to_hex().lower() == to_hex(style.signed_color(value, limit)), j
+        if value in figure_colour:
+            assert figure_colour[value] == cell.get_fill_color().to_hex().lower(), j
+    assert cells[0, 0] == 22543.0 and figure_colour[22543.0] == to_hex(style.signed_color(limit, limit))  # the end colour
+    assert grid.labels[0, 0].original_text.replace(",", "").startswith("22543")
+    (bar,) = [ax for ax in figure.axes if ax.get_label() == "colorbar"]
+    assert [text.get_text() for text in bar.texts if text.get_label() == "title"] == ["residual stream (clipped)"]
+    arrows = [patch for patch in bar.patches if patch.get_label() == "extend"]
+    assert len(arrows) == 2 and [to_hex(a.get_facecolor()) for a in arrows] == [to_hex(style.signed_color(-limit, limit)), to_hex(style.signed_color(limit, limit))]
+    unclipped = draw_figure("token-grid", FigureRequest(chicken_record, width=None))
+    (plain,) = [ax for ax in unclipped.axes if ax.get_label() == "colorbar"]
+    assert not [patch for patch in plain.patches if patch.get_label() == "extend"]

@@ -191,6 +191,20 @@
     const stop = family === S.weights_family ? weightStop(value) : signedStop(value, DATA.families[family]);
     cell.style.setProperty("background-color", stop[0]);
     cell.style.setProperty("color", stop[1]);
+    if (family in CLIPPED && Math.abs(value) > DATA.families[family]) {
+      cell.classList.add("clipped");
+      cell.setAttribute("title", "beyond the " + family + " colour scale (±" + fmt(DATA.families[family]) + "): drawn in its end colour");
+    }
+  }
+  /* An outlier (a trained model's massive activation: SmolLM2's 22,543) clips its family's scale
+     (BlockRecord.scale_of): the cells beyond it have the scale's end colour and a dotted outline. */
+  const CLIPPED = DATA.clipped || {};
+  function clippedLegend() {
+    const families = Object.keys(CLIPPED);
+    if (!families.length) return null;
+    const parts = families.map(function (family) { return family + " ±" + fmt(DATA.families[family]) + " (its largest |value|: " + fmt(CLIPPED[family]) + ")"; });
+    return el("p", { class: "note clipnote" }, textEl("span", "clipped", "clipsample"),
+              textEl("span", " Colour scales clipped at an outlier: " + parts.join("; ") + ". A cell beyond its scale has the scale's end colour and a dotted outline; its number is the real one."));
   }
 
   const ROLE_VAR = { query: "--q", key: "--k", value: "--v", output: "--o", residual: "--r", ffn: "--f" };
@@ -923,7 +937,10 @@
   const patternBox = el("aside", { class: "pattern", "aria-label": "Attention pattern" });
   const layout = el("div", { class: "layout" }, stepNav, stepsBox, patternBox);
   app.textContent = "";
-  app.appendChild(tokenBar); app.appendChild(headBar); app.appendChild(layout);
+  app.appendChild(tokenBar); app.appendChild(headBar);
+  const legend = clippedLegend();
+  if (legend) app.appendChild(legend);
+  app.appendChild(layout);
 
   function chooseToken(j, focus) { state.token = j; update(); if (focus) chips[j].focus(); }
   function chooseHead(g, focus) { state.head = g; update(); if (focus) headButtons[g].focus(); }

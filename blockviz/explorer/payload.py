@@ -66,6 +66,7 @@ def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
         "steps": [{"name": s.name, "title": s.title, "formula": s.formula, "kind": s.kind, "args": s.args} for s in steps_for(rec.config, rec.source)],
         "fields": {spec.name: {"what": spec.what, "shape": list(spec.shape), "scale": spec.scale} for spec in fields},
         "families": families(rec),
+        "clipped": clipped_families(rec),
         "tensors": tensors,
         "params": params,
         "partial_params": partial,
@@ -176,6 +177,16 @@ def families(rec) -> dict:
             limits[spec.scale] = rec.scale_limit(spec.name)
     limits[PARAMETER_SCALE] = rec.scale_limit(PARAMETER_SCALE)
     return limits
+
+
+def clipped_families(rec) -> dict:
+    """The largest |value| of each colour-scale family whose scale an outlier clips
+    (:meth:`BlockRecord.scale_of`), by family name: the page marks the cells beyond the scale
+    (drawn in its end colour) and says so in its legend. Empty for blockviz's seeded block."""
+    names = {spec.scale: spec.name for spec in rec.fields}
+    names[PARAMETER_SCALE] = PARAMETER_SCALE
+    scales = {family: rec.scale_of(name) for family, name in names.items()}
+    return {family: scale.largest for family, scale in scales.items() if scale.clipped}
 
 
 def style() -> dict:

@@ -13,7 +13,7 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import Colormap, Normalize
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Polygon, Rectangle
 from matplotlib.text import Text
 
 from blockviz.style import (BLOCKED_WEIGHT_LABEL, NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, WEIGHTS_SCALE_NAME, Theme, format_number,
@@ -33,6 +33,9 @@ class ColourScale:
     norm: Normalize
     label: str = ""
     tick_values: tuple[float, ...] = ()
+    clipped: bool = False
+    """Some values lie beyond the scale (an outlier, :mod:`blockviz.scale_limits`): drawn in its
+    end colours, and its colour bar has matplotlib's ``extend="both"`` arrows (:func:`draw_extend_arrows`)."""
 
     def rgba(self, values: np.ndarray) -> np.ndarray:
         """RGBA of each value, shape ``values.shape + (4,)``."""
@@ -53,9 +56,30 @@ class ColourScale:
         return self.norm.vmax <= ZERO_LIMIT
 
 
-def signed_scale(limit: float, label: str = "") -> ColourScale:
-    """The diverging map on ``[-limit, limit]``, white at 0."""
-    return ColourScale(colormaps[SIGNED_CMAP], Normalize(-limit, limit), label)
+def signed_scale(limit: float, label: str = "", clipped: bool = False) -> ColourScale:
+    """The diverging map on ``[-limit, limit]``, white at 0 (``clipped``: values lie beyond it)."""
+    return ColourScale(colormaps[SIGNED_CMAP], Normalize(-limit, limit), label, clipped=clipped)
+
+
+CLIPPED_NOTE = " (clipped)"
+"""Added to the label of a clipped scale's colour bar."""
+
+
+def draw_extend_arrows(ax: Axes, scale: ColourScale) -> list[Polygon]:
+    """The triangles a matplotlib colour bar draws with ``extend="both"``, at both ends of a
+    horizontal colour bar drawn on ``ax`` (the bar spans ``ax``'s axes coordinates 0–1), in the
+    map's end colours: values beyond the scale are drawn in those colours. Each is as long as
+    the bar is high."""
+    figure = ax.figure
+    box = ax.get_position()
+    length = (box.height * figure.get_figheight()) / max(box.width * figure.get_figwidth(), 1e-9)  # the bar's height, in axes widths
+    ends = ((0.0, -length, scale.cmap(0.0)), (1.0, 1.0 + length, scale.cmap(1.0)))
+    arrows = []
+    for base, tip, colour in ends:
+        arrow = Polygon([(base, 0.0), (tip, 0.5), (base, 1.0)], closed=True, transform=ax.transAxes, facecolor=colour, edgecolor="none", clip_on=False, label="extend")
+        ax.add_patch(arrow)
+        arrows.append(arrow)
+    return arrows
 
 
 FAMILY_LABELS = {"residual": "residual stream", "qkv": "query, key, value", "scores": "scores", "ffn_hidden": "ffn_pre, ffn_post"}
@@ -66,9 +90,12 @@ def record_scale(rec, name: str, label: str | None = None) -> ColourScale:
     """The one colour scale of quantity ``name`` (a record field or a parameter, e.g.
     ``"attn.W_O"``) in ``rec``: :meth:`BlockRecord.scale_limit`, the call the scenes make too,
     so a value has the same colour in every panel, figure and video. Labelled ``label``, by
-    default the quantity's colour-scale family (:data:`FAMILY_LABELS`; a parameter: its own name)."""
+    default the quantity's colour-scale family (:data:`FAMILY_LABELS`; a parameter: its own name),
+    with :data:`CLIPPED_NOTE` when an outlier clips the scale."""
     family = scale_family(name)
-    return signed_scale(rec.scale_limit(name), FAMILY_LABELS.get(family, family) if label is None else label)
+    limit = rec.scale_of(name)
+    label = FAMILY_LABELS.get(family, family) if label is None else label
+    return signed_scale(limit.limit, label + CLIPPED_NOTE if limit.clipped else label, limit.clipped)
 
 
 def scale_family(name: str) -> str:

@@ -13,7 +13,7 @@ from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 from matplotlib.collections import QuadMesh
 from matplotlib.text import Text
 
-from blockviz.figures.heatmap import ColourScale, annotate_heatmap, draw_blocked, draw_heatmap
+from blockviz.figures.heatmap import ColourScale, annotate_heatmap, draw_blocked, draw_extend_arrows, draw_heatmap
 from blockviz.figures.labels import LINE_SPACING, POINTS_PER_INCH, TICK_SHARE, text_size_in, tick_size, widest_in
 from blockviz.figures.layout import Piece, Slot, fixed_piece
 from blockviz.figures.layout import cell_height as row_height
@@ -227,6 +227,8 @@ def colorbar_piece(scale: ColourScale, page: Page, label: str | None = None, key
         ax.set_axis_off()
         ax.imshow(np.linspace(0.0, 1.0, COLORBAR_STEPS)[None, :], cmap=scale.cmap, vmin=0.0, vmax=1.0, aspect="auto",
                   extent=(0.0, 1.0, 0.0, 1.0), interpolation="nearest")  # the map in normalised units: a √ scale shows as one
+        if scale.clipped:
+            draw_extend_arrows(ax, scale)
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, 1.0)
         figure = ax.figure
