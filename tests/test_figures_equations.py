@@ -32,7 +32,7 @@ def unit(text: str) -> float:
 
 def vector(text: str) -> list[str | None]:
     """The entries of a written vector, ``None`` for "…" (an elided run of entries)."""
-    return [None if item.strip() == "\u2026" else item.strip() for item in text.split(",")]
+    return [None if item.strip() in ("\u2026", "\u22ef") else item.strip() for item in text.split(",")]
 
 
 def adds_up(terms: list[float], result: str) -> bool:
@@ -44,10 +44,26 @@ HIDDEN = re.compile(rf"^\+ (?P<count>\d+) other keys?\s+= {VECTOR}$")
 TOTAL = re.compile(rf"^z = {VECTOR}$")
 
 
+def mixing_lines(figure) -> dict[str, str]:
+    """The written sum of value mixing, by label (``mixing_term:<key>``, ``mixing_hidden``,
+    ``mixing_total``), each term's line read as its key's Text and its numbers' Text together:
+    ``"+ road  0.05·(…) = (…)"``."""
+    texts = {text.get_label(): text.get_text() for text in figure.texts if text.get_label().startswith("mixing_")}
+    lines = {}
+    for label, text in texts.items():
+        if label.startswith("mixing_term:"):
+            lines[label] = texts["mixing_key:" + label.split(":")[1]] + "  " + text
+        elif label == "mixing_hidden":
+            lines[label] = texts["mixing_key:hidden"] + " " + text
+        elif not label.startswith("mixing_key:"):
+            lines[label] = text
+    return lines
+
+
 def check_value_mixing(figure) -> int:
     """Checks each term ``w·(v) = (p)`` and the sum of the products (and the hidden keys' term)
     against ``z``; returns the number of equations checked."""
-    lines = {text.get_label(): text.get_text() for text in figure.texts if text.get_label().startswith("mixing_")}
+    lines = mixing_lines(figure)
     products = []
     checked = 0
     for key, line in lines.items():

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 pytest.importorskip("transformers")
 
 from models_support import BUILDERS, SENTENCE  # noqa: E402
-from test_figures_equations import GAP_TEXT, check_figure_equations, number, texts_by_label  # noqa: E402
+from test_figures_equations import GAP_TEXT, check_figure_equations, mixing_lines, number, texts_by_label  # noqa: E402
 from test_figures_legibility import assert_legible  # noqa: E402
 
 from blockviz import BlockConfig, record  # noqa: E402
@@ -183,7 +183,7 @@ def test_minilm_layer_3_head_1_every_figure(minilm, name):
     if name in ("value-mixing", "layer-norm", "residual-stream"):
         assert checked > 0
     if name == "value-mixing":
-        (chicken,) = [text.get_text() for text in figure.texts if text.get_label() == f"mixing_term:{minilm.tokens.index('chicken')}"]
+        chicken = mixing_lines(figure)[f"mixing_term:{minilm.tokens.index('chicken')}"]
         assert number(re.search(r"chicken\s+(\S+)\u00b7", chicken)[1]) >= 0.5  # it → chicken, as the issue says
 
 

@@ -26,6 +26,7 @@ from blockviz.tokens import display_token
 from conftest import LONG_SENTENCE as LONG
 from figure_cache import drawn as shared_drawn
 from figure_cache import sentence_record as shared_record
+from test_figures_equations import mixing_lines  # a term's key and numbers are two Texts
 
 
 def natural(rec, **choices) -> FigureRequest:
@@ -147,9 +148,6 @@ def test_weights_on_fixed_scale_blocked_cells_read_zero(rec):
     assert bar_ticks(bar) == ["0.00", "0.05", "0.20", "0.50", "1.00"] and bar_title(bar) == "weight (\u221a scale)"
 
 
-def mixing_lines(figure) -> dict[str, str]:
-    """The written sum of value mixing, by label: ``mixing_term:<key>``, ``mixing_hidden``, ``mixing_total``."""
-    return {text.get_label(): text.get_text() for text in figure.texts if text.get_label().startswith("mixing_")}
 
 
 def test_value_mixing_writes_out_the_records_numbers(rec):
@@ -160,7 +158,7 @@ def test_value_mixing_writes_out_the_records_numbers(rec):
     lines = mixing_lines(figure)
     assert [key for key in lines if key.startswith("mixing_term:")] == [f"mixing_term:{j}" for j in range(query + 1)]  # 7 allowed keys: all written
     for j in range(query + 1):
-        line = lines[f"mixing_term:{j}"]
+        line = re.sub(r"\(\s+", "(", re.sub(r"\s+", " ", lines[f"mixing_term:{j}"]))  # entries are padded to line up
         assert f" = {vector_text(products[j].tolist(), 3)}" in line, line
         assert re.search(r"\d\.\d{3,}\u00b7", line) and rec.tokens[j] in line, line
     assert lines["mixing_total"] == "z = " + vector_text(rec.head_outputs[head, query].tolist())
@@ -179,7 +177,7 @@ def test_value_mixing_writes_the_largest_weights_and_one_term_for_the_rest(rec):
     assert len(written) == 9 and set(written) == set(weights.argsort(descending=True)[:9].tolist())
     hidden = [j for j in range(query + 1) if j not in written]
     assert lines["mixing_hidden"].startswith(f"+ {len(hidden)} other keys")
-    assert lines["mixing_hidden"].endswith(vector_text(rec.weighted_values(0, query)[hidden].double().sum(0).tolist(), 3))
+    assert re.sub(r"\(\s+", "(", re.sub(r"\s+", " ", lines["mixing_hidden"])).endswith(vector_text(rec.weighted_values(0, query)[hidden].double().sum(0).tolist(), 3))
     assert FigureRequest(rec).mixing_head == 0
 
 
@@ -464,3 +462,52 @@ def test_layer_norm_shows_the_records_statistics_for_the_chosen_token(rec):
         assert figure_text(figure, f"{name}_mean").endswith(f"= {format_number(rec.tensors[f'{name}_mean'][query].item(), 3)}")
         assert figure_text(figure, f"{name}_var").endswith(f"= {format_number(rec.tensors[f'{name}_var'][query].item(), 3)}")
     assert figure_text(figure, "heading").startswith(f"LayerNorm: token 'road' (position {query})")
+
+
+def _extent(text, renderer):
+    return text.get_window_extent(renderer)
+
+
+def test_value_mixing_numbers_line_up_whatever_the_tokens_glyphs():
+    """Emoji keys (Symbola, wider than the monospace digits) do not push their numbers right:
+    every term's numbers start at one x, after every key, and their "=" signs stand in one column."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    rec = record("the \U0001f414 crossed \U0001f6e3\ufe0f and \U0001f355\U0001f355 ok")
+    figure = draw_figure("value-mixing", FigureRequest(rec, token="ok", head=1))
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    numbers = [text for text in figure.texts if text.get_label().startswith("mixing_term:")]
+    keys = [text for text in figure.texts if text.get_label().startswith("mixing_key:")]
+    assert len(numbers) == len(keys) == rec.n
+    lefts = {round(_extent(text, renderer).x0, 1) for text in numbers}
+    assert len(lefts) == 1, lefts
+    assert max(_extent(text, renderer).x1 for text in keys) < min(lefts)
+    assert len({text.get_text().index(" = ") for text in numbers}) == 1  # monospace: one column of "="
+    assert any("\U0001f414" in text.get_text() for text in keys)
+
+
+def test_value_mixing_writes_the_columns_its_value_panel_shows_with_one_number_format():
+    """A wide head (d_head 32): the value panel shows some columns and ⋯; every written vector has
+    exactly those columns (⋯ where the panel has ⋯), its entries the record's; every weight and
+    value has the same number of decimals, every product too."""
+    rec = record("the cat sat on the mat today", BlockConfig(d_model=64, n_heads=2, d_ff=16))
+    head, query = 1, rec.n - 1
+    figure = draw_figure("value-mixing", FigureRequest(rec, token=query, head=head, width=6.5))
+    panel_columns = [text.get_text() for text in figure.texts if text.get_label() == "mixing_values:col"]
+    assert "\u22ef" in panel_columns and len(panel_columns) < rec.config.d_head
+    lines = mixing_lines(figure)
+    values = rec.value[head].double().numpy()
+    factor_decimals, product_decimals = set(), set()
+    for j in range(query + 1):
+        match = re.search(r"(\S+)\u00b7\(([^()]*)\) = \(([^()]*)\)$", lines[f"mixing_term:{j}"])
+        weight, entries, products = match[1], [e.strip() for e in match[2].split(",")], [e.strip() for e in match[3].split(",")]
+        assert len(entries) == len(products) == len(panel_columns)
+        for label, entry, product in zip(panel_columns, entries, products):
+            if label == "\u22ef":
+                assert entry == product == "\u22ef"
+            else:
+                assert float(entry.replace("\u2212", "-")) == pytest.approx(values[j, int(label[1:])], abs=0.6 * 10 ** -len(entry.split(".")[1]))
+                factor_decimals.add(len(entry.split(".")[1]))
+                product_decimals.add(len(product.split(".")[1]))
+        factor_decimals.add(len(weight.split(".")[1]))
+    assert len(factor_decimals) == 1 and product_decimals == {3}

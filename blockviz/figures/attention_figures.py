@@ -34,7 +34,7 @@ def scores(request: FigureRequest) -> Figure:
             _matrix_piece(rec, _square(rec, raw[head], f"q\u00b7k, head {head}"), raw_scale, request.theme, page, f"scores[{head}]", request.decimals),
             operator(page, divide, math=True, scale=0.8),
             _matrix_piece(rec, _square(rec, scaled[head], f"q\u00b7k / \u221ad_k, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
-        ], rows=rec.n))
+        ], rows=rec.n, share="scores"))
     lines.append(colorbar_line([raw_scale, scaled_scale], page))
     lines.append(note(page, f"d_k = d_head = {rec.config.d_head}: dividing by \u221ad_k keeps the scores' spread near 1 (Vaswani et al. 2017, \u00a73.2.1)"))
     return build_figure(lines, page)[0]
@@ -48,24 +48,51 @@ def mask(request: FigureRequest) -> Figure:
     scaled, masked, m = as_array(rec.scaled_scores), as_array(rec.masked_scores), as_array(rec.mask)
     blocked = np.isneginf(m)
     scaled_scale, masked_scale, mask_scale = (record_scale(rec, name) for name in ("scaled_scores", "masked_scores", "mask"))
-    formula = formulas.MASKED_SCORES if rec.config.causal else formulas.OPEN_MASK
-    lines = heading(page, "Mask: blocked keys become " + NEG_INF_LABEL, formula)
+    if rec.config.causal:
+        lines = heading(page, "Mask: blocked keys become " + NEG_INF_LABEL, formulas.MASKED_SCORES)
+        mask_title = "mask M"
+    else:
+        lines = heading(page, f"No mask: every key is visible ({_unmasked_kind(rec)})", formulas.OPEN_MASK)
+        mask_title = "M = 0: no key blocked"
     for index, head in enumerate(request.heads):
         if index == 0:
-            add_mask = [operator(page, "+"), _matrix_piece(rec, _square(rec, m, "mask M", blocked=blocked), mask_scale, request.theme, page, "mask", request.decimals), operator(page, "=")]
+            mask_piece = _matrix_piece(rec, _square(rec, m, mask_title, blocked=blocked), mask_scale, request.theme, page, "mask", request.decimals)
+            if not rec.config.causal:
+                mask_piece = _smaller(mask_piece, ZEROS_SHARE)
+            add_mask = [operator(page, "+"), mask_piece, operator(page, "=")]
         else:
             add_mask = [operator(page, "+ M =", scale=0.8)]
         lines.append(Flow([
             _matrix_piece(rec, _square(rec, scaled[head], f"scaled scores, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
             *add_mask,
             _matrix_piece(rec, _square(rec, masked[head], f"masked scores, head {head}", blocked=blocked), masked_scale, request.theme, page, f"masked_scores[{head}]", request.decimals),
-        ], rows=rec.n))
+        ], rows=rec.n, share="scores"))
     lines.append(colorbar_line([scaled_scale, masked_scale], page))
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_SCORE_TEXT, filled=True)
+    elif rec.config.causal:
+        lines.append(note(page, "one token: its only key is itself, so the causal mask blocks nothing (M is 0)"))
     else:
-        lines.append(note(page, "bidirectional: M is 0 everywhere, no key is blocked"))
+        lines.append(note(page, f"{_unmasked_kind(rec)}: M is 0 everywhere, so the masked scores equal the scaled scores; "
+                                "a decoder's causal mask would make every key after its query " + NEG_INF_LABEL))
     return build_figure(lines, page)[0]
+
+
+ZEROS_SHARE = 0.5
+"""An all-zero mask M (no mask) is drawn with cells this share of the scores' size: it says only "0"."""
+
+
+def _smaller(piece, share: float):
+    """``piece`` with cells ``share`` of the size its flow gives the others."""
+    import dataclasses
+
+    make = piece.make
+    return dataclasses.replace(piece, make=lambda cell, first, pitch: make(cell * share, first, pitch), columns=piece.columns * share)
+
+
+def _unmasked_kind(rec) -> str:
+    """What a record without a mask is: "bidirectional encoder" for a trained encoder's layer."""
+    return "bidirectional encoder" if rec.source.is_model else "bidirectional"
 
 
 def weights(request: FigureRequest) -> Figure:
@@ -139,15 +166,47 @@ def causal_vs_bidirectional(request: FigureRequest) -> Figure:
     scale = weights_scale()
     lines = heading(page, "Causal vs bidirectional: the same sentence, with and without the mask", formulas.WEIGHTS)
     causal_weights, open_weights = as_array(causal.weights), as_array(bidirectional.weights)
+    trained = rec.source.is_model
+    causal_what = "decoder" if rec.config.causal or not trained else HYPOTHETICAL
+    open_what = "encoder" if not rec.config.causal or not trained else HYPOTHETICAL
     for head in request.heads:
         lines.append(Flow([
-            matrix_piece(_square(rec, causal_weights[head], f"causal (decoder), head {head}", blocked=blocked, filled=False), scale, request.theme, page, f"causal[{head}]", request.decimals),
-            matrix_piece(_square(rec, open_weights[head], f"bidirectional (encoder), head {head}"), scale, request.theme, page, f"bidirectional[{head}]", request.decimals),
-        ], rows=rec.n))
+            matrix_piece(_square(rec, causal_weights[head], f"causal ({causal_what}), head {head}", blocked=blocked, filled=False), scale, request.theme, page, f"causal[{head}]", request.decimals),
+            matrix_piece(_square(rec, open_weights[head], f"bidirectional ({open_what}), head {head}"), scale, request.theme, page, f"bidirectional[{head}]", request.decimals),
+        ], rows=rec.n, share="weights"))
     lines.append(colorbar_line([scale], page))
     lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)
-    lines.append(note(page, "without the mask every token also attends to the tokens after it, so every row's weights spread further"))
+    if trained:
+        lines.append(note(page, hypothetical_note(rec), key="hypothetical"))
+    lines.append(note(page, "without the mask every token can also attend to the tokens after it" + ("" if trained else ", so every row's weights spread further")))
     return build_figure(lines, page)[0]
+
+
+HYPOTHETICAL = "hypothetical"
+"""How the title of a trained model's other-mask panel marks it: not how the model was trained."""
+
+
+def hypothetical_note(rec) -> str:
+    """What the other-mask half of a trained model's layer is: the same weights with the mask it
+    was not trained with."""
+    name = model_name(rec)
+    if rec.config.causal:
+        return (f"bidirectional ({HYPOTHETICAL}): what the same weights would give without the mask \u2014 {name} was trained causal "
+                "(a decoder), so only the causal half is the model's own attention")
+    return (f"causal ({HYPOTHETICAL}): what the same weights would give with a causal mask \u2014 {name} was trained bidirectional "
+            "(an encoder), so only the bidirectional half is the model's own attention")
+
+
+PACKAGED_NAMES = {"minilm": "MiniLM", "smollm2": "SmolLM2"}
+"""How the packaged models are named in figures."""
+
+
+def model_name(rec) -> str:
+    """The trained model a record's layer comes from, as a reader knows it ("MiniLM", a folder's name)."""
+    from pathlib import PurePath
+
+    model = rec.source.model or "the model"
+    return PACKAGED_NAMES.get(model, PurePath(model).name or model)
 
 
 BLOCKED_SCORE_TEXT = f"{BLOCKED_SCORE_LABEL}: blocked by the mask M (a key after its query); its weight is exactly 0"

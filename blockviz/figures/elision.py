@@ -73,8 +73,8 @@ class Columns:
                 out[..., position] = values[..., index]
         return out
 
-    def labels(self, labels: list[str]) -> list[str]:
-        return [GAP if index is None else labels[index] for index in self.layout]
+    def labels(self, labels: list[str], gap: str = GAP) -> list[str]:
+        return [gap if index is None else labels[index] for index in self.layout]
 
 
 def all_columns(total: int) -> Columns:
@@ -168,6 +168,39 @@ def elided_piece(values, columns: Columns, row_labels, col_labels: list[str], sc
     return elided
 
 
+ROW_GAP = "\u22ee"
+"""What a hidden run of rows reads: ⋮ (vertical ellipsis); ⋱ where it crosses hidden columns."""
+CROSSED_GAP = "\u22f1"
+
+
+def elided_matrix_piece(values, rows: Columns, columns: Columns, row_labels: list[str], col_labels: list[str], scale: ColourScale, theme: Theme,
+                        page: Page, key: str, decimals: int = 2, **spec_options):
+    """A matrix of its own rows (a weight matrix such as W_O, ``(rows.total, columns.total)``)
+    showing ``rows`` and ``columns`` only: a ⋮ row wherever rows are left out, a ⋯ column wherever
+    columns are, each drawn blank; its cells read as the full matrix's (``key:cell`` texts row by
+    row over the drawn rows and columns)."""
+    values = np.asarray(values, dtype=float)
+    drawn = columns.take(rows.take(values.T).T)
+    spec = FittedSpec(drawn, rows.labels(row_labels, ROW_GAP), columns.labels(col_labels), token_rows=False, **spec_options)
+    piece = matrix_piece(spec, scale, theme, page, key, decimals)
+    from blockviz.figures.layout import LABELLED_ROW_IN
+    from blockviz.figures.panels import _readable_cell, matrix_slot
+
+    readable = _readable_cell(spec.widest_number(decimals), page)
+    made: dict[tuple, object] = {}
+
+    def make_elided(cell: float, first: bool, pitch: float):
+        cell, pitch = max(cell, readable), max(pitch, LABELLED_ROW_IN)  # its rows as close as the token panels' when the page is short, but still numbered
+        if (cell, pitch) not in made:
+            slot = matrix_slot(spec, scale, theme, page, cell, key, decimals, pitch=pitch)
+            made[cell, pitch] = dataclasses.replace(slot, draw=_drawing_gaps(slot.draw, spec.array, columns.gaps, theme, key, decimals, row_gaps=rows.gaps))
+        return made[cell, pitch]
+
+    elided = dataclasses.replace(piece, make=make_elided)
+    elided.readable = readable
+    return elided
+
+
 def numbers_flow(pieces: list, rows: int, page: Page) -> list:
     """The lines of :class:`~blockviz.figures.layout.Flow` s holding ``pieces``, their cells no
     larger than their numbers need, packed in order as many to a line as fit the page: wide
@@ -209,7 +242,7 @@ def fitted_piece(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page,
     return dataclasses.replace(piece, make=make_fitted)
 
 
-def _drawing_gaps(draw, values: np.ndarray, gaps: list[int], theme: Theme, key: str, decimals: int, blocked=None):
+def _drawing_gaps(draw, values: np.ndarray, gaps: list[int], theme: Theme, key: str, decimals: int, blocked=None, row_gaps: list[int] = ()):
     from matplotlib.patches import Rectangle
 
     rows, cols = values.shape
@@ -220,12 +253,22 @@ def _drawing_gaps(draw, values: np.ndarray, gaps: list[int], theme: Theme, key: 
         for text, value, blocked_cell in zip(panel.texts, values.ravel(), skip):
             if not blocked_cell:
                 text.set_text(cell_text(float(value), decimals))
+        for gap in row_gaps:
+            ax.add_patch(Rectangle((-0.5, gap - 0.5), cols, 1.0, facecolor=theme.background, edgecolor="none", zorder=2))
+            if panel.texts:
+                for col in range(cols):
+                    text = panel.texts[gap * cols + col]
+                    text.set_text(CROSSED_GAP if col in gaps else ROW_GAP)
+                    text.set_color(theme.muted_text)
+            else:
+                ax.figure.text((cols - 1) / 2, gap, ROW_GAP, transform=ax.transData, ha="center", va="center", fontsize=7.0,
+                               color=theme.muted_text, parse_math=False, label=f"{key}:gap")
         for gap in gaps:
             ax.add_patch(Rectangle((gap - 0.5, -0.5), 1.0, rows, facecolor=theme.background, edgecolor="none", zorder=2))
             if panel.texts:
                 for row in range(rows):
                     text = panel.texts[row * cols + gap]
-                    text.set_text(GAP)
+                    text.set_text(CROSSED_GAP if row in row_gaps else GAP)
                     text.set_color(theme.muted_text)
             else:
                 ax.figure.text(gap, (rows - 1) / 2, GAP, transform=ax.transData, ha="center", va="center", fontsize=7.0,

@@ -10,7 +10,7 @@ ATTENTION = r"$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^{\to
 the mask M added before the softmax."""
 SCORES = r"this step: $S = QK^{\top}$, then $S / \sqrt{d_k}$"
 MASKED_SCORES = (r"$S / \sqrt{d_k} + M$", r"$M_{ij} = 0$ if $j \leq i$, $-\infty$ if $j > i$")
-OPEN_MASK = (r"$S / \sqrt{d_k} + M$", r"$M = 0$ (bidirectional: nothing blocked)")
+OPEN_MASK = (r"$S / \sqrt{d_k} + M$", r"$M = 0$ everywhere: nothing blocked")
 WEIGHTS = (r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$", "each row sums to 1")
 QKV = (r"$Q = XW^Q_h + b^Q_h$", r"$K = XW^K_h + b^K_h$", r"$V = XW^V_h + b^V_h$", r"$X = \mathrm{LayerNorm}(x)$")
 MIXING = r"$z_i = \sum_j w_{ij}\, v_j$"

@@ -18,7 +18,8 @@ from matplotlib.figure import Figure
 
 from blockviz.figures import architecture as arch
 from blockviz.figures import formulas
-from blockviz.figures.elision import ROW_EDGE_COLUMNS, ROW_LARGEST_COLUMNS, Columns, choose_columns, elided_piece, hidden_note, numbers_flow
+from blockviz.figures.elision import (GAP, ROW_EDGE_COLUMNS, ROW_GAP, ROW_LARGEST_COLUMNS, Columns, choose_columns, elided_matrix_piece, elided_piece,
+                                      hidden_note, numbers_flow)
 from blockviz.figures.heatmap import record_scale, weights_scale
 from blockviz.figures.labels import text_size_in, token_label
 from blockviz.figures.layout import Flow, TextLine, build_figure, fixed_piece, text_slot
@@ -412,32 +413,39 @@ def multi_head(request: FigureRequest) -> Figure:
     concat_columns = _choose(rec, ["concat"])
     out_columns = _choose(rec, ["attn_out"])
     pieces += [operator(page, "\u2192"), _panel(request, "concat", concat_columns, "concat", role="output")]
-    if not c.d_model <= 12:  # wide: z → concat on one line, the projection on the next
-        lines += numbers_flow(pieces, rec.n, page)
-        pieces = []
     small = c.d_model <= 12
     bias = "attn.b_O" in rec.params
+    w_o_scale = record_scale(rec, "attn.W_O", label="W_O, b_O" if bias else "W_O")
     if small:
         model_columns = feature_labels("d_model", c.d_model)
-        w_o_scale = record_scale(rec, "attn.W_O", label="W_O, b_O" if bias else "W_O")
         pieces += [operator(page, "\u00b7"), matrix_piece(MatrixSpec(as_array(rec.params["attn.W_O"]), model_columns, model_columns, title="W_O", token_rows=False),
                                                           w_o_scale, request.theme, page, "W_O", request.decimals)]
         if bias:
             pieces += [operator(page, "+"), matrix_piece(MatrixSpec(as_array(rec.params["attn.b_O"])[None, :], None, model_columns, title="b_O", token_rows=False),
                                                          w_o_scale, request.theme, page, "b_O", request.decimals)]
         pieces.append(operator(page, "="))
-    else:
-        pieces.append(operator(page, r"$\cdot W^O + b^O =$" if bias else r"$\cdot W^O =$", math=True, scale=0.7))
+    else:  # wide: z → concat on one line, the projection on the next, W_O at concat's columns (its rows) and attn_out's
+        lines += numbers_flow(pieces, rec.n, page)
+        labels = feature_labels("d_model", c.d_model)
+        pieces = [operator(page, "concat \u00b7", scale=0.7),
+                  elided_matrix_piece(as_array(rec.params["attn.W_O"]), concat_columns, out_columns, labels, labels, w_o_scale, request.theme, page, "W_O",
+                                      request.decimals, title="W_O")]
+        if bias:
+            pieces += [operator(page, "+"), elided_piece(as_array(rec.params["attn.b_O"])[None, :], out_columns, None, labels, w_o_scale, request.theme, page,
+                                                         "b_O", request.decimals, title="b_O", token_rows=False)]
+        pieces.append(operator(page, "="))
     pieces.append(_panel(request, "attn_out", out_columns, "attn_out", role="output"))
     if small:
         lines.append(Flow(pieces, rows=max(rec.n, c.d_model)))
     else:
         lines += numbers_flow(pieces, rec.n, page)
-    lines.append(colorbar_line([weights_scale(), output_scale] + ([record_scale(rec, "attn.W_O", label="W_O, b_O" if bias else "W_O")] if small else []), page))
+    lines.append(colorbar_line([weights_scale(), output_scale, w_o_scale], page))
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)
     lines += _notes(page, noted + [(concat_columns, "d_model")])
-    rest = "" if small else f"; W_O (d_model × d_model = {c.d_model} × {c.d_model}) is not drawn"
+    rest = "" if small else (f"; W_O is d_model × d_model = {c.d_model} × {c.d_model}: its rows shown are concat's columns, its columns attn_out's "
+                             f"({c.d_model - len(concat_columns.shown)} rows and {c.d_model - len(out_columns.shown)} columns hidden, "
+                             f"{ROW_GAP} and {GAP})")
     if len(z_heads) < len(heads):
         rest += f"; z of head {z_heads[0]} drawn, every head's z is in concat"
     lines.append(note(page, f"z_h = weights_h \u00b7 V_h is n × d_head = {rec.n} × {c.d_head}; concat is n × d_model = {rec.n} × {c.d_model}: "
@@ -448,15 +456,15 @@ def multi_head(request: FigureRequest) -> Figure:
 
 # -- value mixing ---------------------------------------------------------------------------
 
-def mixing_values_piece(request: FigureRequest, values: np.ndarray, head: int):
-    """The value panel of value mixing, ``(n, d_head)``, elided when wide."""
+def mixing_values_piece(request: FigureRequest, values: np.ndarray, head: int, columns: Columns):
+    """The value panel of value mixing, ``(n, d_head)``, at ``columns`` (the written sum's)."""
     rec = request.record
     c = rec.config
     kv = f", kv head {c.kv_head_of(head)}" if c.kv_heads != c.n_heads else ""
-    return _panel(request, "value", choose_columns([values], c.d_head), f"value v, head {head}{kv}", values=values, role="value", key="mixing_values")
+    return _panel(request, "value", columns, f"value v, head {head}{kv}", values=values, role="value", key="mixing_values")
 
 
-def mixing_notes(request: FigureRequest, values: np.ndarray) -> list:
+def mixing_notes(request: FigureRequest, columns: Columns) -> list:
     rec = request.record
-    hidden = hidden_note([(choose_columns([values], rec.config.d_head), "d_head")])
-    return [note(request.page, (hidden + "; " if hidden else "") + _source_line(rec))]
+    hidden = hidden_note([(columns, "d_head")])
+    return [note(request.page, (hidden + "; the work lines write the same columns" if hidden else "") + ("; " if hidden else "") + _source_line(rec))]

@@ -105,6 +105,11 @@ class Flow:
     rows: int = 1
     largest_cell: float | None = None
     """A cap of its own on the cell size (e.g. a figure with a fixed cell)."""
+    share: str | None = None
+    """Flows of a figure with the same ``share`` draw their cells one size, the smallest any of
+    them takes alone (one quantity, one cell size: each head's panels of the same step)."""
+    cell: float | None = field(default=None, init=False, repr=False, compare=False)
+    """The cell size its last :meth:`arrange` chose."""
 
     def natural_cell(self, page: Page) -> float:
         """The cell size at natural width: 0.5 for short sentences, smaller as rows grow past 11
@@ -125,25 +130,38 @@ class Flow:
         packs wrapped panels onto fewer rows with cells down to 40 % of their size (for a figure
         too tall even with its rows closest)."""
         if page.width is None:
-            return [_make_row(self.pieces, self.natural_cell(page), pitch)]
+            self.cell = self.natural_cell(page)
+            return [_make_row(self.pieces, self.cell, pitch)]
         room = page.content_width
         cap = self.cap(page)
         groups = _groups(self.pieces)
         one_row = _largest_cell(lambda cell: _row_width([_make_row(self.pieces, cell, pitch)], gap), room, cap)
         single = [_make_row(self.pieces, one_row, pitch)]
         fits = _row_width(single, gap) <= room + 1e-9
+        self.cell = one_row
         if len(groups) == 1 or (fits and one_row >= ONE_ROW_SHARE * cap):
             return single
         cell = min(_largest_cell(lambda cell: _row_width([_make_row(group, cell, pitch)], gap), room, cap) for group in groups)
         wrapped = _packed(groups, cell, pitch, gap, room)
+        wrapped_cell = cell
         for share in FEWER_ROWS_SHARES + (COMPACT_SHARES if compact else ()):  # a little smaller cells may save a row (a shorter figure) and show as many numbers
             fewer = _packed(groups, cell * share, pitch, gap, room)
             if len(fewer) < len(wrapped) and _numbers(fewer) >= _numbers(wrapped):
-                wrapped = fewer
+                wrapped, wrapped_cell = fewer, cell * share
                 break
         if not fits or (wrap_for_numbers and _numbers(wrapped) > _numbers(single)) or one_row < TOO_SMALL_SHARE * cap:
+            self.cell = wrapped_cell
             return wrapped  # wrapping shows numbers the single row cannot, or the single row is too small to read
         return single
+
+    def arrange_at(self, cell: float, page: Page, pitch: float, gap: float) -> list[list[Slot]]:
+        """The rows of slots with cells ``cell`` inches wide: one row if it fits the page, else
+        its panels packed onto as few rows as they fill (an operator kept with the panel after it)."""
+        self.cell = cell
+        single = [_make_row(self.pieces, cell, pitch)]
+        if page.width is None or _row_width(single, gap) <= page.content_width + 1e-9:
+            return single
+        return _packed(_groups(self.pieces), cell, pitch, gap, page.content_width)
 
 
 FEWER_ROWS_SHARES = (0.95, 0.9, 0.85, 0.8)
@@ -312,15 +330,22 @@ def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]
 
 
 def _arrange(lines: list[Line], page: Page, pitch: float, gap: float, wrap_for_numbers: bool = True, compact: bool = False) -> list[list[Slot]]:
-    rows: list[list[Slot]] = []
+    arranged: list[list[list[Slot]]] = []
     for line in lines:
         if isinstance(line, Flow):
-            rows += line.arrange(page, pitch, gap, wrap_for_numbers, compact)
+            arranged.append(line.arrange(page, pitch, gap, wrap_for_numbers, compact))
         elif isinstance(line, TextLine):
-            rows += line.arrange(page)
+            arranged.append(line.arrange(page))
         else:
-            rows.append(list(line))
-    return rows
+            arranged.append([list(line)])
+    smallest: dict[str, float] = {}
+    for line in lines:
+        if isinstance(line, Flow) and line.share is not None:
+            smallest[line.share] = min(smallest.get(line.share, math.inf), line.cell)
+    for index, line in enumerate(lines):
+        if isinstance(line, Flow) and line.share is not None and line.cell != smallest[line.share]:
+            arranged[index] = line.arrange_at(smallest[line.share], page, pitch, gap)
+    return [row for rows in arranged for row in rows]
 
 
 def _shrink_to_height(lines: list[Line], page: Page, gap: float, compact: bool = False) -> list[list[Slot]]:

@@ -3,6 +3,7 @@ the hand-worked example it generalises."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +13,7 @@ from blockviz.figures import formulas, general_figures
 from blockviz.figures.architecture import is_general
 from blockviz.figures.attention_figures import BLOCKED_WEIGHT_TEXT
 from blockviz.figures.context import font_families
+from blockviz.figures.elision import GAP, LARGEST_COLUMNS, Columns, choose_columns, elided_piece, hidden_note
 from blockviz.figures.heatmap import record_scale, signed_scale, weights_scale
 from blockviz.figures.labels import POINTS_PER_INCH, text_size_in, token_label
 from blockviz.figures.layout import Flow, Piece, Slot, TextLine, build_figure, fixed_piece
@@ -23,8 +25,6 @@ from blockviz.style import Theme, format_number, signed_limit
 from blockviz.worked_example import worked_example as worked_numbers
 
 MONO = "monospace"
-ONE_LINE_TERMS = 4
-"""Up to this many terms the sum is also written on one line."""
 
 
 def value_mixing(request: FigureRequest) -> Figure:
@@ -32,9 +32,12 @@ def value_mixing(request: FigureRequest) -> Figure:
     ``value[h]`` ``(n, d_head)``: each term ``w·v`` with its product (:meth:`BlockRecord.weighted_values`),
     and their sum ``head_outputs[h, i]``.
 
-    The work lines write one more decimal than the grids, so the products add up to the sum
+    The work lines write the columns the value panel shows (⋯ where it hides some), every
+    weight and value with one number of decimals and every product with one (one more than the
+    grids, more for the factors where rounding needs it), so the products add up to the sum
     (within one unit of its last decimal); past :data:`MAX_TERMS` allowed keys, the keys of
     largest weight are written out and the others are one term, the sum of their products.
+    Token labels are their own texts, so that the numbers line up whatever a token's glyphs.
     """
     rec, page = request.record, request.page
     head, query = request.mixing_head, request.query
@@ -48,26 +51,34 @@ def value_mixing(request: FigureRequest) -> Figure:
     hidden = [j for j in allowed if j not in written]
     terms = [MixingTerm(token_label(rec.tokens[j]), row_weights[j], values[j], products[j], j) for j in written]
     hidden_sum = products[hidden].sum(axis=0) if hidden else None
+    columns, equation = _fitting_equation(page, values, terms, len(hidden), hidden_sum, mixture, request.decimals, request.theme)
     lines = heading(page, f"Value mixing: query {token_label(rec.tokens[query], 24)!r} (position {query}), head {head}", formulas.MIXING)
-    lines.append(Flow([
+    panels = [
         matrix_piece(MatrixSpec(row_weights[:, None], rows_of(rec.tokens), ["w"], title="weight", ylabel="key",
                                 blocked=blocked[:, None] if blocked.any() else None, blocked_filled=False),
                      weights_scale(), request.theme, page, "mixing_weights", request.decimals),
         operator(page, "\u00b7"),
-        (matrix_piece(MatrixSpec(values, rows_of(rec.tokens), columns_of(rec, "value"), title=f"value v, head {head}", title_color=request.theme.value),
-                      record_scale(rec, "value"), request.theme, page, "mixing_values", request.decimals) if not is_general(rec) else
-         general_figures.mixing_values_piece(request, values, head)),
-        operator(page, "\u2192"),
-        _equation_piece(page, terms, len(hidden), hidden_sum, mixture, request.decimals, request.theme),
-    ], rows=rec.n))
+        _values_piece(request, values, head, columns),
+    ]
+    beside = Flow(panels + [operator(page, "\u2192"), equation], rows=rec.n)
+    if page.width is None or len(beside.arrange(page, math.inf, page.gap)) == 1:
+        lines.append(beside)
+    else:  # the sum on a line of its own under the panels (an arrow before it would point at one of its terms)
+        lines += [Flow(panels, rows=rec.n), [equation.make(0.0, False, math.inf)]]
     lines.append(colorbar_line([weights_scale(), record_scale(rec, "value")], page))
     if is_general(rec):
-        lines += general_figures.mixing_notes(request, values)
+        lines += general_figures.mixing_notes(request, columns)
+    elif columns.hidden:
+        lines.append(note(page, hidden_note([(columns, "d_head")])))
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)
     others = f"; {len(hidden)} keys of smaller weight are one term, the sum of their products" if hidden else ""
+    work = request.decimals + formulas.WORK_DECIMALS
+    factors = _factor_decimals(terms, columns, work)
+    decimals_note = ("work lines carry one more decimal than the grids" if factors == work else
+                     f"work lines write weights and values with {factors} decimals and products with {work}, so that each product reads true")
     lines.append(note(page, f"z = head_outputs[{head}, {query}], the sum of the weighted values of {len(allowed)} allowed key{'s' if len(allowed) > 1 else ''} "
-                            f"(weights summing to 1){others}; work lines carry one more decimal than the grids; d_head = {rec.config.d_head}"))
+                            f"(weights summing to 1){others}; {decimals_note}; d_head = {rec.config.d_head}"))
     return build_figure(lines, page)[0]
 
 
@@ -87,60 +98,141 @@ class MixingTerm:
     position: int
 
 
-def _equation_piece(page, terms: list[MixingTerm], hidden: int, hidden_sum, total, decimals: int, theme: Theme) -> Piece:
+@dataclass(frozen=True)
+class WorkLine:
+    """One line of the written sum: ``label`` (the key, drawn as a text of its own), then ``left``
+    (``w·(v)``, empty for the hidden keys' term) and ``right`` (the product), ``key`` the Text
+    labels' suffix."""
+
+    key: str
+    label: str
+    left: str
+    right: str
+
+
+def _values_piece(request: FigureRequest, values: np.ndarray, head: int, columns: Columns):
+    rec = request.record
+    if is_general(rec):
+        return general_figures.mixing_values_piece(request, values, head, columns)
+    title = f"value v, head {head}"
+    if not columns.hidden:
+        return matrix_piece(MatrixSpec(values, rows_of(rec.tokens), columns_of(rec, "value"), title=title, title_color=request.theme.value),
+                            record_scale(rec, "value"), request.theme, request.page, "mixing_values", request.decimals)
+    return elided_piece(values, columns, rows_of(rec.tokens), columns_of(rec, "value"), record_scale(rec, "value"), request.theme, request.page,
+                        "mixing_values", request.decimals, title=title, title_color=request.theme.value)
+
+
+def _fitting_equation(page, values: np.ndarray, terms, hidden: int, hidden_sum, total, decimals: int, theme: Theme) -> tuple[Columns, Piece]:
+    """The value panel's columns and the written sum at those columns: the panel's usual columns
+    (:func:`~blockviz.figures.elision.choose_columns`), fewer if the sum would not fit the page
+    even with each product on a line of its own."""
+    d_head = values.shape[1]
+    choices = [choose_columns([values], d_head)] + [choose_columns([values], d_head, max_columns=0, edges=1, largest=largest)
+                                                    for largest in (LARGEST_COLUMNS, 1, 0)]
+    for columns in choices:
+        if d_head <= 2 * len(columns.shown) - 1 and columns is not choices[0]:
+            continue  # as many drawn columns (⋯ included) as the whole row: no saving
+        piece, fits = _equation_piece(page, terms, hidden, hidden_sum, total, decimals, theme, columns)
+        if fits:
+            return columns, piece
+    return columns, piece
+
+
+def _equation_piece(page, terms: list[MixingTerm], hidden: int, hidden_sum, total, decimals: int, theme: Theme, columns: Columns) -> tuple[Piece, bool]:
     """The sum written out, one line per term: ``key  w·(v) = (w·v)``, then ``+ k other keys = (…)``
-    and the total ``z = (…)``; every line a Text labelled ``mixing_term:<key position>``,
-    ``mixing_hidden`` or ``mixing_total``."""
+    and the total ``z = (…)``, at ``columns`` (⋯ for each hidden run); and whether it fits the page.
+
+    Each term is two Texts: its key (labelled ``mixing_key:<key position>``, ``mixing_key:hidden``)
+    and its numbers (``mixing_term:<key position>``, ``mixing_hidden``), the numbers of every line
+    starting at one x and in monospace, so that the "=" signs and the entries line up; the
+    total is ``mixing_total``."""
     work = decimals + formulas.WORK_DECIMALS
     room = (page.content_width - 0.4) / 1.02  # beside the arrow before it
-    for max_items, size in [(6, page.number), (6, MIN_PT), (4, MIN_PT), (2, MIN_PT)]:
-        lines = _equation_lines(terms, hidden, hidden_sum, total, decimals, work, max_items)
-        widths = [text_size_in(text, size if key != "mixing_total" else size * 1.1, MONO, weight="bold" if key == "mixing_total" else "normal")[0] for key, text in lines]
-        if max(widths) <= room:
+    lines, total_text = _work_lines(terms, hidden, hidden_sum, total, decimals, work, columns)
+    split = False
+    for size in (page.number, MIN_PT):
+        label_width, line_width, total_width = _equation_widths(lines, total_text, size)
+        if max(label_width + line_width, total_width) <= room:
             break
-    if max(widths) > room:  # still too wide (a narrow page, many decimals): each term's product on a line of its own
-        lines = [(key, text if key == "mixing_total" else text.replace(" = ", "\n    = ", 1)) for key, text in lines]
-        widths = [text_size_in(text, size if key != "mixing_total" else size * 1.1, MONO, weight="bold" if key == "mixing_total" else "normal")[0] for key, text in lines]
-    width = max(widths) * 1.02 + 0.05
+    else:  # still too wide: each term's product on a line of its own
+        split = True
+        label_width, line_width, total_width = _equation_widths(lines, total_text, size, split=True)
+    fits = max(label_width + line_width, total_width) <= room
     pitch = size * 1.5 / POINTS_PER_INCH
-    counts = [text.count("\n") + 1 for _, text in lines]
-    height = pitch * sum(counts)
+    count = len(lines) * (2 if split else 1) + 1
+    width = max(label_width + line_width, total_width) * 1.02 + 0.05
+    families = list(font_families(MONO))
 
     def draw(figure, rect):
         x0, y0, w, h = rect
-        figure_height = figure.get_size_inches()[1]
+        figure_width, figure_height = figure.get_size_inches()
         step = pitch / figure_height
+        numbers_x = x0 + label_width / figure_width
         texts = []
-        above = 0
-        for (key, text), count in zip(lines, counts):
-            total_line = key == "mixing_total"
-            texts.append(figure.text(x0, y0 + h - (above + count / 2) * step, text, ha="left", va="center", family=list(font_families(MONO)), parse_math=False,
-                                     fontsize=size * (1.1 if total_line else 1.0), fontweight="bold" if total_line else "normal",
-                                     color=theme.output if total_line else theme.text, label=key, linespacing=1.25))
-            above += count
+        row = 0
+        for line in lines:
+            y = y0 + h - (row + 0.5) * step
+            texts.append(figure.text(x0, y, line.label, ha="left", va="center", family=families, parse_math=False, fontsize=size,
+                                     color=theme.text, label=f"mixing_key:{line.key}"))
+            numbers = f"{line.left} = {line.right}" if not split else f"{line.left}\n    = {line.right}"
+            texts.append(figure.text(numbers_x, y - (0.5 * step if split else 0.0), numbers, ha="left", va="center", family=families, parse_math=False,
+                                     fontsize=size, color=theme.text, label="mixing_hidden" if line.key == "hidden" else f"mixing_term:{line.key}",
+                                     linespacing=1.5 * 0.8))
+            row += 2 if split else 1
+        texts.append(figure.text(x0, y0 + h - (row + 0.5) * step, total_text, ha="left", va="center", family=families, parse_math=False,
+                                 fontsize=size * TOTAL_SIZE, fontweight="bold", color=theme.output, label="mixing_total"))
         return texts
 
-    return fixed_piece(Slot(width, height, draw, key="mixing_equation", axes=False))
+    return fixed_piece(Slot(width, pitch * count, draw, key="mixing_equation", axes=False)), fits
 
 
-def _equation_lines(terms, hidden: int, hidden_sum, total, decimals: int, work: int, max_items: int) -> list[tuple[str, str]]:
-    """(label, text) of each line of the written sum, aligned in columns (monospace)."""
-    label_width = max([len(term.label) for term in terms] + [1])
-    lefts, rights, keys = [], [], []
+TOTAL_SIZE = 1.1
+"""The total's type, as a multiple of the terms'."""
+
+
+def _equation_widths(lines: list[WorkLine], total_text: str, size: float, split: bool = False) -> tuple[float, float, float]:
+    """Inches of the key column (the widest key and a space), of the numbers and of the total line."""
+    space = text_size_in("0", size, MONO)[0]
+    label_width = max(text_size_in(line.label, size, MONO)[0] for line in lines if line.key != "hidden") + 2 * space
+    for line in lines:
+        if line.key == "hidden":  # its key may reach into the blank left part of its line
+            label_width = max(label_width, text_size_in(line.label, size, MONO)[0] + 2 * space - len(line.left) * space)
+    numbers = [f"{line.left} = {line.right}" for line in lines] if not split else [line.left for line in lines] + [f"    = {line.right}" for line in lines]
+    line_width = max(text_size_in(text, size, MONO)[0] for text in numbers)
+    total_width = text_size_in(total_text, size * TOTAL_SIZE, MONO, weight="bold")[0]
+    return label_width, line_width, total_width
+
+
+def _work_lines(terms, hidden: int, hidden_sum, total, decimals: int, work: int, columns: Columns) -> tuple[list[WorkLine], str]:
+    """The lines of the written sum (entries padded so that they line up, one number of decimals
+    for the factors, the smallest that lets every term's factors multiply to its product), and the total's text."""
+    shown = list(columns.shown)
+    factor_decimals = _factor_decimals(terms, columns, work)
+    entry_width = max([len(format_number(float(term.value[j]), factor_decimals)) for term in terms for j in shown] + [1])
+    product_width = max([len(format_number(float(vector[j]), work)) for vector in [term.product for term in terms] + ([hidden_sum] if hidden else []) for j in shown] + [1])
+    lines = []
     for index, term in enumerate(terms):
-        factor_decimals = formulas.product_decimals(term.weight, term.value, term.product, work)
-        lefts.append(f"{'+' if index else ' '} {term.label:<{label_width}}  {format_number(term.weight, factor_decimals)}"
-                     f"\u00b7{formulas.vector_text(term.value, factor_decimals, max_items)}")
-        rights.append(formulas.vector_text(term.product, work, max_items))
-        keys.append(f"mixing_term:{term.position}")
+        left = f"{format_number(term.weight, factor_decimals)}\u00b7{_columns_text(term.value, columns, factor_decimals, entry_width)}"
+        lines.append(WorkLine(str(term.position), f"{'+' if index else ' '} {term.label}", left, _columns_text(term.product, columns, work, product_width)))
+    left_width = max(len(line.left) for line in lines)
+    lines = [WorkLine(line.key, line.label, line.left.ljust(left_width), line.right) for line in lines]
     if hidden:
-        lefts.append(f"+ {hidden} other key{'s' if hidden > 1 else ''}")
-        rights.append(formulas.vector_text(hidden_sum, work, max_items))
-        keys.append("mixing_hidden")
-    left_width = max(len(left) for left in lefts)
-    lines = [(key, f"{left:<{left_width}} = {right}") for key, left, right in zip(keys, lefts, rights)]
-    lines.append(("mixing_total", f"z = {formulas.vector_text(total, decimals, max_items)}"))
-    return lines
+        lines.append(WorkLine("hidden", f"+ {hidden} other key{'s' if hidden > 1 else ''}", " " * left_width, _columns_text(hidden_sum, columns, work, product_width)))
+    return lines, f"z = {_columns_text(total, columns, decimals)}"
+
+
+def _factor_decimals(terms, columns: Columns, work: int) -> int:
+    """Decimals of every written weight and value: ``work``, or more where some term's rounded
+    factors would not multiply to its written product (:func:`formulas.product_decimals`)."""
+    shown = list(columns.shown)
+    return max([formulas.product_decimals(term.weight, term.value[shown], term.product[shown], work) for term in terms] + [work])
+
+
+def _columns_text(values, columns: Columns, decimals: int, width: int = 0) -> str:
+    """``values`` at ``columns`` as a written vector, ``(0.50, ⋯, 3.00)``: each entry right-aligned
+    in ``width`` characters, ⋯ for each run of hidden columns (as the panel draws them)."""
+    entries = [GAP if index is None else format_number(float(values[index]), decimals).rjust(width) for index in columns.layout]
+    return "(" + ", ".join(entries) + ")"
 
 
 def worked_example(request: FigureRequest) -> Figure:
