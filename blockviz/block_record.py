@@ -48,6 +48,8 @@ class BlockRecord:
     ``ffn_gate``, ``ffn_gate_act``, ``ffn_up`` instead of ``ffn_pre``; with grouped-query attention
     ``key``/``value`` are each query head's own (``config.kv_head_of(h)`` names the shared head).
     ``source`` says where the weights came from (:class:`~blockviz.config.Source`).
+    ``special`` says, per token, whether it is one the model's tokenizer adds (``[CLS]``,
+    ``[SEP]``, ``<|endoftext|>`` …); all ``False`` for blockviz's own tokens.
 
     Raises
     ------
@@ -62,11 +64,16 @@ class BlockRecord:
     tensors: Mapping[str, torch.Tensor]
     params: dict[str, torch.Tensor] = field(default_factory=dict)
     source: Source = field(default_factory=Source)
+    special: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, Source):
             raise BlockvizError(f"the record's source must be a Source, got {type(self.source).__name__}")
         check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
+        special = tuple(self.special) if self.special else (False,) * len(self.tokens)
+        if len(special) != len(self.tokens) or not all(isinstance(flag, bool) for flag in special):
+            raise BlockvizError(f"the record's special-token flags must be {len(self.tokens)} booleans, one per token")
+        object.__setattr__(self, "special", special)
 
     def __getattr__(self, name: str) -> torch.Tensor:
         # Only reached when normal lookup fails: the recorded tensors by name.
@@ -178,7 +185,8 @@ class BlockRecord:
         with torch.no_grad():
             block(self.tensors["resid_pre"], cache, rotary)
         names = [spec.name for spec in fields_for(config, model=self.source.is_model)]
-        return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors={name: cache[name] for name in names}, params=dict(self.params), source=self.source)
+        return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors={name: cache[name] for name in names}, params=dict(self.params),
+                           source=self.source, special=self.special)
 
     def explore(self, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
         """The token-flow explorer of this record (a :class:`blockviz.explorer.Explorer`: ``.save(path)``,
@@ -201,7 +209,8 @@ class BlockRecord:
         Raises :class:`BlockvizError` for another suffix or an unwritable folder.
         """
         source = None if self.source == Source() else self.source
-        write_record(path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params}, source)
+        special = list(self.special) if self.source.is_model or any(self.special) else None
+        write_record(path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params}, source, special)
 
     @classmethod
     def load(cls, path: str | Path) -> BlockRecord:
@@ -213,11 +222,11 @@ class BlockRecord:
             If the file is missing, unreadable, not a blockviz record, of another format
             version, or does not form a valid record (the message names the field).
         """
-        sentence, tokens, config, tensors, source = read_record_with_source(path)
+        sentence, tokens, config, tensors, source, special = read_record_with_source(path)
         names = [spec.name for spec in fields_for(config, model=source.is_model)]
         activations = {name: tensors.pop(name) for name in names if name in tensors}
         try:
-            return cls(sentence=sentence, tokens=tokens, config=config, tensors=activations, params=tensors, source=source)
+            return cls(sentence=sentence, tokens=tokens, config=config, tensors=activations, params=tensors, source=source, special=tuple(special))
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 

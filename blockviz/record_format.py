@@ -22,19 +22,23 @@ FORMAT_VERSION = 2
 """2 added the LayerNorm statistics and the softmax steps (row_max, exp_scores, exp_sums).
 Still 2, read both ways: the architecture fields of the config
 (:data:`blockviz.config.ARCHITECTURE_FIELDS`) and the header's ``source`` were added later as
-optional keys; a file without them is blockviz's toy block with seeded weights."""
+optional keys; a file without them is blockviz's toy block with seeded weights; so was the
+header's ``special`` (which tokens the model's tokenizer added)."""
 RECORD_FORMAT = f"{FORMAT_NAME}/{FORMAT_VERSION}"
 
 
-def write_record(path: str | Path, sentence: str, tokens: list[str], config: BlockConfig, tensors: dict[str, torch.Tensor], source: Source | None = None) -> None:
-    """Write a record's header (with ``source`` when given) and ``tensors`` (activations and
-    parameters) to ``path``, atomically.
+def write_record(path: str | Path, sentence: str, tokens: list[str], config: BlockConfig, tensors: dict[str, torch.Tensor], source: Source | None = None,
+                 special: list[bool] | None = None) -> None:
+    """Write a record's header (with ``source`` and ``special``, one flag per token: the model's
+    special tokens, when given) and ``tensors`` (activations and parameters) to ``path``, atomically.
 
     Raises :class:`BlockvizError` for a suffix other than .safetensors/.json or an unwritable folder.
     """
     header = {"format": RECORD_FORMAT, "sentence": sentence, "tokens": tokens, "config": config.to_dict()}
     if source is not None:
         header["source"] = source.to_dict()
+    if special is not None:
+        header["special"] = [bool(flag) for flag in special]
     write_tensors(path, tensors, header)
 
 
@@ -51,10 +55,13 @@ def read_record(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str
     return read_record_with_source(path)[:4]
 
 
-def read_record_with_source(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str, torch.Tensor], Source]:
-    """:func:`read_record` and the header's :class:`~blockviz.config.Source` (seeded when absent).
+def read_record_with_source(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str, torch.Tensor], Source, list[bool]]:
+    """:func:`read_record`, the header's :class:`~blockviz.config.Source` (seeded when absent)
+    and its special-token flags, one per token. A record saved before the flags were stored
+    (no ``special`` key) gets them from the tokens' names when it is a model's (``[CLS]``,
+    ``<|endoftext|>``: :func:`blockviz.selection.looks_special`), all ``False`` otherwise.
 
-    Raises :class:`BlockvizError` as :func:`read_record`, and for a malformed source.
+    Raises :class:`BlockvizError` as :func:`read_record`, and for a malformed source or flags.
     """
     where = repr(str(path))
     check_version(read_header(path).get("format"), where)  # before the tensors: a stray file gets this message
@@ -72,7 +79,18 @@ def read_record_with_source(path: str | Path) -> tuple[str, list[str], BlockConf
         source = Source.from_dict(header["source"]) if "source" in header else Source()
     except (BlockvizError, TypeError) as error:
         raise BlockvizError(f"{where} is not a valid record: {error}") from None
-    return sentence, tokens, config, tensors, source
+    return sentence, tokens, config, tensors, source, _special(header, tokens, source, where)
+
+
+def _special(header: dict, tokens: list[str], source: Source, where: str) -> list[bool]:
+    from blockviz.selection import looks_special
+
+    if "special" not in header:
+        return [source.is_model and looks_special(token) for token in tokens]
+    special = header["special"]
+    if not isinstance(special, list) or len(special) != len(tokens) or not all(isinstance(flag, bool) for flag in special):
+        raise BlockvizError(f"{where} is not a valid record: its special-token flags must be {len(tokens)} booleans, one per token")
+    return special
 
 
 def check_version(format_field, where: str) -> None:

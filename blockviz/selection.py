@@ -19,6 +19,7 @@ A token is named by
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from blockviz.errors import BlockvizError
 
@@ -27,17 +28,30 @@ _SPECIAL = re.compile(r"\[[A-Z]+\]|<\|?[^<>\s]*\|?>")
 """Special tokens as tokenizers write them: ``[CLS]``, ``[SEP]``, ``<s>``, ``<|endoftext|>``."""
 
 
-def default_token(tokens: list[str]) -> int:
+def looks_special(token: str) -> bool:
+    """Whether ``token`` is named like a tokenizer's special token (``[CLS]``, ``<|im_start|>``):
+    the guess for a record that does not say (``BlockRecord.special``: saved before the flags
+    were stored)."""
+    return bool(_SPECIAL.fullmatch(token.strip()))
+
+
+def default_token(tokens: list[str], special: Sequence[bool] | None = None) -> int:
     """The token a command focuses on when none is named: the last word token (one with a letter
     or digit, not a special token such as ``[SEP]``), so "tired" rather than the final "."; the
-    last token when there is no word."""
-    words = [i for i, token in enumerate(tokens) if any(char.isalnum() for char in token) and not _SPECIAL.fullmatch(token.strip())]
+    last token when there is no word. ``special`` flags the special tokens (a record's
+    ``rec.special``); without it they are told by their names (:func:`looks_special`).
+
+    >>> default_token(["[CLS]", "it", "[X]", "[SEP]"], special=[True, False, False, True])  # "[X]" typed in the sentence
+    2
+    """
+    flags = [looks_special(token) for token in tokens] if special is None else list(special)
+    words = [i for i, token in enumerate(tokens) if any(char.isalnum() for char in token) and not flags[i]]
     return words[-1] if words else len(tokens) - 1
 
 
-def select_token(tokens: list[str], choice: str | int | None) -> int:
+def select_token(tokens: list[str], choice: str | int | None, special: Sequence[bool] | None = None) -> int:
     """The position (0-based) of the token named by ``choice``; ``None`` gives
-    :func:`default_token` (the last word token).
+    :func:`default_token` (the last word token; ``special`` as there).
 
     Raises
     ------
@@ -46,7 +60,7 @@ def select_token(tokens: list[str], choice: str | int | None) -> int:
         occurs fewer than ``k`` times. The message lists the tokens with their positions.
     """
     if choice is None:
-        return default_token(tokens)
+        return default_token(tokens, special)
     if isinstance(choice, bool):
         raise BlockvizError(f"token {choice!r} is neither a word nor a position: {token_choices(tokens)}")
     if isinstance(choice, int) or str(choice).strip().isdecimal():

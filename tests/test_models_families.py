@@ -15,7 +15,7 @@ pytest.importorskip("transformers")
 
 from models_support import BUILDERS, SENTENCE  # noqa: E402
 
-from blockviz import BlockRecord  # noqa: E402
+from blockviz import BlockRecord, BlockvizError  # noqa: E402
 from blockviz.cli import main  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
 
@@ -332,3 +332,32 @@ def test_the_counterpart_reruns_the_layer_without_the_model(folders):
     assert bool((open_.mask == 0).all()) and open_.source == rec.source
     assert torch.equal(open_.query_rot, rec.query_rot)
     assert torch.allclose(open_.weights[:, -1], rec.weights[:, -1])  # the last query saw every key anyway
+
+
+def test_special_tokens_are_the_tokenizers_and_stored_in_the_record(folders, tmp_path):
+    """[CLS], [SEP] (added, or written in the sentence) are flagged from the tokenizer, not from
+    their names: the [UNK] that stands for "zebra" is a word, and the default token; the flags
+    survive save and load; a record saved before them gets them from the names."""
+    import json
+
+    from blockviz.record_format import write_record
+    from blockviz.selection import default_token
+
+    rec = record_layer("the cat [SEP] sat on the zebra", model=str(folders["bert"]), layer=1)
+    assert rec.tokens == ["[CLS]", "the", "cat", "[SEP]", "sat", "on", "the", "[UNK]", "[SEP]"]
+    assert rec.special == (True, False, False, True, False, False, False, False, True)
+    assert default_token(rec.tokens, rec.special) == 7 and default_token(rec.tokens) == 6  # the names alone would skip [UNK]
+    assert rec.explore().token == 7 and rec.explore().html().count('"special":[true,false,false,true,false,false,false,false,true]') == 1
+    for suffix in (".safetensors", ".json"):
+        rec.save(tmp_path / f"r{suffix}")
+        assert BlockRecord.load(tmp_path / f"r{suffix}").special == rec.special
+    old = tmp_path / "old.safetensors"  # as blockviz wrote it before the flags: no "special" in the header
+    write_record(old, rec.sentence, rec.tokens, rec.config, {**rec.activations(), **rec.params}, rec.source)
+    assert BlockRecord.load(old).special == (True, False, False, True, False, False, False, True, True)
+    bad = json.loads((tmp_path / "r.json").read_text())
+    bad["special"] = [True]
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(BlockvizError, match="special-token flags must be 9 booleans"):
+        BlockRecord.load(tmp_path / "bad.json")
+    gpt2 = record_layer(SENTENCE, model=str(folders["gpt2"]), layer=0)
+    assert gpt2.special == (False,) * gpt2.n  # GPT-2 adds none

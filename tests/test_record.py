@@ -178,3 +178,12 @@ def test_saved_files_get_the_usual_permissions(tmp_path, cat_record):
     finally:
         os.umask(mask)
     assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o644
+
+
+def test_the_seeded_block_has_no_special_tokens_and_its_files_do_not_say(cat_record, tmp_path):
+    import json
+
+    assert cat_record.special == (False, False, False)
+    cat_record.save(tmp_path / "cat.json")
+    assert "special" not in json.loads((tmp_path / "cat.json").read_text())
+    assert BlockRecord.load(tmp_path / "cat.json").special == (False, False, False)

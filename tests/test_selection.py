@@ -49,3 +49,10 @@ def test_heads():
             select_head(bad, 2)
     with pytest.raises(BlockvizError, match="head 0 only"):
         select_head(1, 1)
+
+
+def test_the_default_token_uses_the_records_special_flags_over_the_names():
+    tokens = ["[CLS]", "it", "was", "[UNK]", ".", "[SEP]"]  # [UNK]: a word the vocabulary lacks
+    assert select_token(tokens, None) == 2  # told by names alone
+    assert select_token(tokens, None, [True, False, False, False, False, True]) == 3
+    assert select_token(["<x>", "y"], None, [False, True]) == 0  # flagged "y" is passed over; "<x>" is a word here

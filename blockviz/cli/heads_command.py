@@ -71,8 +71,8 @@ def heads(query, key, top, figure_path, **options) -> None:
             layers = [_check_layer(record_options["layer"], len(layers), record_options["model"])]
         weights = attentions.weights[layers]
         tokens = attentions.tokens
-        query_position = select_token(tokens, query)
-        key_position = select_token(tokens, key) if key is not None else None
+        query_position = select_token(tokens, query, attentions.special)
+        key_position = select_token(tokens, key, attentions.special) if key is not None else None
         from blockviz.models.heads import check_visible, heads_of, rank_heads
 
         if key_position is not None:

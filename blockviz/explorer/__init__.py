@@ -41,7 +41,7 @@ class Explorer:
 
     def __init__(self, rec, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
         self.record = rec
-        self.token = select_token(rec.tokens, token)
+        self.token = select_token(rec.tokens, token, rec.special)
         self.head = select_head(head, rec.config.n_heads)
         self.steps = steps_for(rec.config, rec.source)
         self.step = select_step(step, tuple(s.name for s in self.steps))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 
 import numpy as np
 
@@ -43,8 +42,6 @@ FIRST, LAST, LARGEST = 3, 2, 7
 """An elided row shows its first FIRST and last LAST columns and the LARGEST columns of largest
 magnitude (over every token of the sentence, so all tokens share the columns)."""
 FEATURE_AXES = ("d_model", "d_head", "d_ff")
-SPECIAL_TOKEN = re.compile(r"^(\[[A-Z]+\]|<\|[^|]*\|>|</?s>|<unk>|<pad>)$")
-"""A model's special token, as :mod:`blockviz.models.tokens` names them ([CLS], <|endoftext|>, <s>)."""
 
 
 def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
@@ -60,7 +57,7 @@ def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
         "format": 2,
         "sentence": display_token(rec.sentence),
         "tokens": [display_token(token_text) for token_text in rec.tokens],
-        "special": [bool(model and SPECIAL_TOKEN.match(token_text)) for token_text in rec.tokens],
+        "special": list(rec.special),
         "config": {**rec.config.to_dict(), "d_head": rec.config.d_head, "activation_name": rec.config.activation_name, "kv_heads": rec.config.kv_heads},
         "source": {**rec.source.to_dict(), "describe": rec.source.describe(), "is_model": model},
         "steps": [{"name": s.name, "title": s.title, "formula": s.formula, "kind": s.kind, "args": s.args} for s in steps_for(rec.config, rec.source)],

@@ -110,8 +110,8 @@ def check_visible(weights: torch.Tensor, query: int, key: int, tokens: list[str]
 def block_attentions(rec) -> ModelAttentions:
     """A record's one block as attentions of one layer: ``weights`` ``(1, n_heads, n, n)``
     (``rec.weights`` ``(n_heads, n, n)`` with a layer axis), its tokens, ``model`` what its
-    source says (``"seeded random weights"``…), ``family`` ``"blockviz"``."""
-    return ModelAttentions(list(rec.tokens), rec.weights.detach().float()[None], rec.source.describe(), "blockviz")
+    source says (``"seeded random weights"``…), ``family`` ``"blockviz"``, its ``special`` flags."""
+    return ModelAttentions(list(rec.tokens), rec.weights.detach().float()[None], rec.source.describe(), "blockviz", list(rec.special))
 
 
 def _check_position(name: str, position: int, n: int) -> None:

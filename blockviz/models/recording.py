@@ -90,7 +90,8 @@ def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *,
     (``rec.architecture``, ``rec.fields``), its tokens the model's own, readable
     (:mod:`blockviz.models.tokens`), ``resid_pre`` the layer's real input (``hidden_states[layer]``),
     ``mask`` a real −∞ causal mask (decoders) or all 0 (encoders), ``params`` the layer's
-    weights in blockviz's names, ``source`` the model, layer and dtype.
+    weights in blockviz's names, ``source`` the model, layer and dtype, ``special`` which tokens
+    the tokenizer marks special (its ``special_tokens_mask``: ``[CLS]``, ``[SEP]`` …).
 
     Shapes as every record: ``(n, d_model)`` rows, ``(n_heads, n, n)`` attention, no batch.
 
@@ -122,7 +123,8 @@ def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *,
     _agree(cache["weights"], capture.weights, "the attention weights", loaded, layer)
     source = Source("model", model=str(model), family=loaded.family.name, layer=layer, n_layers=loaded.n_layers, dtype=loaded.dtype, note=loaded.note)
     names = [spec.name for spec in fields_for(config, model=True)]
-    return BlockRecord(sentence=sentence, tokens=tokens.tokens, config=config, tensors={name: cache[name] for name in names}, params=params, source=source)
+    return BlockRecord(sentence=sentence, tokens=tokens.tokens, config=config, tensors={name: cache[name] for name in names}, params=params, source=source,
+                       special=tuple(tokens.special))
 
 
 def _agree(ours: torch.Tensor, theirs: torch.Tensor, what: str, loaded: LoadedModel, layer: int) -> None:
@@ -137,12 +139,13 @@ def _agree(ours: torch.Tensor, theirs: torch.Tensor, what: str, loaded: LoadedMo
 class ModelAttentions:
     """Every layer's attention weights on one sentence: ``weights`` ``(n_layers, n_heads, n, n)``
     (rows = queries, columns = keys), ``tokens`` readable (length n), ``model`` as given,
-    ``family``."""
+    ``family``, ``special`` which tokens are the tokenizer's special ones (length n)."""
 
     tokens: list[str]
     weights: torch.Tensor
     model: str
     family: str
+    special: list[bool]
 
 
 def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickle: bool = False) -> ModelAttentions:
@@ -159,4 +162,4 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     if not outputs.attentions or outputs.attentions[0] is None:
         raise BlockvizError(f"{loaded.location.name!r} returned no attention weights: load it with attn_implementation='eager'")
     weights = torch.stack([attention[0] for attention in outputs.attentions]).float()
-    return ModelAttentions(tokens.tokens, weights, str(model), loaded.family.name)
+    return ModelAttentions(tokens.tokens, weights, str(model), loaded.family.name, tokens.special)

@@ -21,7 +21,9 @@ _WHITESPACE = {" ": "␣", "\n": "⏎", "\r": "⏎", "\t": "⇥"}
 @dataclass(frozen=True)
 class ModelTokens:
     """``ids`` (the model's token ids), ``tokens`` (readable text, one per id) and ``special``
-    (which positions are special tokens), all of length n."""
+    (which positions are special tokens: those the tokenizer adds, ``[CLS]``, ``[SEP]``, and its
+    special tokens written in the text, ``<|endoftext|>``; not ``[UNK]``, which stands for a
+    word), all of length n."""
 
     ids: list[int]
     tokens: list[str]
@@ -45,9 +47,10 @@ def model_tokens(tokenizer, sentence: str, max_tokens: int, model_name: str = "t
     ids = list(encoding["input_ids"])
     if len(ids) > max_tokens:
         raise BlockvizError(f"the sentence is {len(ids)} tokens for {model_name}, more than the {max_tokens} it (or blockviz) takes: shorten it")
-    special = [bool(flag) for flag in encoding["special_tokens_mask"]]
-    pieces = tokenizer.convert_ids_to_tokens(ids)
     unknown = getattr(tokenizer, "unk_token_id", None)
+    own = set(getattr(tokenizer, "all_special_ids", ())) - {unknown}  # [UNK] stands for a word of the text
+    special = [bool(flag) or ids[index] in own for index, flag in enumerate(encoding["special_tokens_mask"])]
+    pieces = tokenizer.convert_ids_to_tokens(ids)
     tokens = []
     for index, (start, end) in enumerate(encoding["offset_mapping"]):
         if special[index] or start == end or (unknown is not None and ids[index] == unknown):  # the model sees [UNK], not the text
