@@ -1,4 +1,5 @@
-"""Scene — LayerNorm on one row: its mean, the row less the mean, the variance, ÷ √(var + ε), × γ, + β."""
+"""Scene — the norm on one row: LayerNorm (its mean, the row less the mean, the variance, ÷ √(var + ε), × γ, + β)
+or RMSNorm (the mean of its squares, ÷ √(mean(x²) + ε), × γ), as the record's block has it."""
 
 from __future__ import annotations
 
@@ -11,14 +12,17 @@ from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width
 from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, WORK_SIZE
 from blockviz.scenes.text import formula, number, text
+from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
 
-DESCRIPTION = "one row through LayerNorm: mean, centre, variance, ÷ √(var + ε), × γ, + β"
+DESCRIPTION = "one row through LayerNorm: mean, centre, variance, ÷ √(var + ε), × γ, + β (RMSNorm: mean of x², ÷ √(mean + ε), × γ)"
 CHAPTER = "LayerNorm"
 CAPTION = ("LayerNorm takes one token's row, subtracts its mean, divides by the square root of its variance (plus a tiny ε), "
            "then scales by γ and shifts by β: each row on its own, before attention and again before the FFN.")
 
 FEATURE_SLOTS = 8
-"""Columns drawn of the d_model-wide rows."""
+"""Columns drawn of a d_model-wide row; a wider row draws :data:`WIDE_ENTRIES` of them, ⋯ between."""
+WIDE_ENTRIES = 5
+"""Entries drawn of a row wider than :data:`FEATURE_SLOTS`: the first, the last and the largest."""
 FORMULA_SIZE = 32
 ROW_GAP = 0.24
 
@@ -35,24 +39,40 @@ def norm_io(rec) -> dict[str, str]:
 
 
 class LayerNormRow(RecordScene):
-    """LayerNorm 1 (Ba et al. 2016) on the focus token's row x of ``resid_pre`` ``(d_model,)``:
-    μ = mean(x) (``ln1_mean``), x − μ (``ln1_centred``), σ² = mean((x − μ)²) (``ln1_var``),
-    (x − μ) / √(σ² + ε) (``ln1_norm``), then × γ + β (``ln1.weight``, ``ln1.bias``) = ``ln1``.
-    Every number is the record's; LayerNorm 2 does the same to ``resid_mid``."""
+    """Norm 1 on the focus token's row x ``(d_model,)``, every number the record's; norm 2 does the
+    same to ``resid_mid`` (post-norm: :func:`norm_io`'s rows). The steps follow the record's norm:
+
+    * LayerNorm (Ba et al. 2016): μ = mean(x) (``ln1_mean``), x − μ (``ln1_centred``),
+      σ² = mean((x − μ)²) (``ln1_var``), (x − μ) / √(σ² + ε) (``ln1_norm``), then × γ + β
+      (``ln1.weight``, ``ln1.bias``) = ``ln1``;
+    * RMSNorm (Zhang & Sennrich 2019, Eq. 4): mean(x²) (``ln1_mean_sq``), x / √(mean(x²) + ε)
+      (``ln1_norm``), then × γ (``ln1.weight``) = ``ln1``: no mean subtracted, no β.
+
+    A row wider than :data:`FEATURE_SLOTS` shows its first, its last and its largest entries
+    (of x), ⋯ between, and says how many are hidden.
+    """
 
     def construct(self) -> None:
-        rec, f = self.record, self.focus
-        title = self.show_title(f"LayerNorm, one row: “{self.token_name(f)}”")
+        f = self.focus
+        rms = self.record.config.norm == "rmsnorm"
+        title = self.show_title(f"{'RMSNorm' if rms else 'LayerNorm'}, one row: “{self.token_name(f)}”")
         rows, names, side = self.build(title)
-        x, centred, norm, gamma, beta, out = rows
         frames = [VGroup(row.cell_group, row.header_group, row.ellipsis_group) for row in rows[1:]]
-        self.add(x, names[0])
-        io = norm_io(rec)
-        self.step(FadeIn(VGroup(*frames, *names[1:])), caption=f"the row of “{self.token_name(f)}” {io['enters']}: d_model = {rec.config.d_model} numbers")
+        self.add(rows[0], names[0])
+        io = norm_io(self.record)
+        self.step(FadeIn(VGroup(*frames, *names[1:], *side["note"])),
+                  caption=f"the row of “{self.token_name(f)}” {io['enters']}: d_model = {self.record.config.d_model} numbers")
         for row, frame in zip(rows[1:], frames):
             self.remove(frame)
             self.add(row.cell_group, row.header_group, row.ellipsis_group)
-        light = Highlight(self.look, x.cell_group)
+        light = Highlight(self.look, rows[0].cell_group)
+        if rms:
+            self.rms_steps(rows, side, light, io)
+        else:
+            self.layer_norm_steps(rows, side, light, io)
+
+    def layer_norm_steps(self, rows, side, light, io) -> None:
+        x, centred, norm, gamma, beta, out = rows
         self.step(FadeIn(light), self.gather(self.labels(x), side["mean"]), caption="its mean, μ")
         self.step(light.over(centred.cell_group), self.carry(self.labels(x), self.labels(centred)), *self.recolour(centred, centred.fills),
                   caption="subtract μ from every entry: the row centred on 0")
@@ -65,6 +85,17 @@ class LayerNormRow(RecordScene):
                   caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}")
         self.step(caption=io["second"])
 
+    def rms_steps(self, rows, side, light, io) -> None:
+        x, norm, gamma, out = rows
+        self.step(FadeIn(light), self.gather(self.labels(x), side["mean_sq"]), caption="the mean of its squares, mean(x²): no mean is subtracted")
+        self.step(light.over(norm.cell_group), self.carry(self.labels(x), self.labels(norm)), *self.recolour(norm, norm.fills), FadeIn(side["epsilon"]),
+                  caption="divide every entry by √(mean(x²) + ε), the row's root mean square: its mean square becomes 1")
+        self.step(light.over(gamma.cell_group), FadeIn(VGroup(*self.labels(gamma))), *self.recolour(gamma, gamma.fills),
+                  caption="then a learned scale γ, one per feature (RMSNorm has no shift β)")
+        self.step(light.over(out.cell_group), self.carry(self.labels(norm), self.labels(out)), *self.recolour(out, out.fills),
+                  caption=f"× γ, entry by entry: RMSNorm's output, {io['feeds']}")
+        self.step(caption=io["second"].replace("LayerNorm", "RMSNorm"))
+
     @staticmethod
     def labels(row: NumberGrid) -> list:
         return [row.labels[0, j] for j in row.shown_columns()]
@@ -72,47 +103,74 @@ class LayerNormRow(RecordScene):
     def build(self, title):
         rec, look, f = self.record, self.look, self.focus
         d = rec.config.d_model
+        rms = rec.config.norm == "rmsnorm"
+        io = norm_io(rec)
         features = axis_labels("d_model", rec.tokens, d)
-        columns = min(d, FEATURE_SLOTS)
-        width = column_width(columns, width=6.4, most=1.5)
-        common = dict(max_columns=FEATURE_SLOTS, cell_width=width, cell_height=CELL_HEIGHT * 1.25)
+        shown = edges_and_largest([rec.tensors[io["x"]][f].tolist()], WIDE_ENTRIES) if d > FEATURE_SLOTS else list(range(d))
+        width = column_width(min(d, FEATURE_SLOTS), width=6.4, most=1.5)
+        common = dict(column_slots=slots_of(shown, d), cell_width=width, cell_height=CELL_HEIGHT * (1.5 if rms else 1.25))
 
         def row(field: str, headers: bool = False) -> NumberGrid:
-            return self.blank(NumberGrid(rec.tensors[field][f][None, :], None, features if headers else None, look, source=lambda _, j: (field, f, j),
-                                         color_limit=self.limit(field), **common))
+            grid = NumberGrid(rec.tensors[field][f][None, :], None, features if headers else None, look, source=lambda _, j: (field, f, j),
+                              color_limit=self.limit(field), **common)
+            return grid if headers else self.blank(grid)
 
         def parameter(name: str) -> NumberGrid:
             return self.blank(parameter_grid(rec, name, look, values=rec.params[name][None, :], index=lambda _, j: (j,), row_names=None,
                                              column_names=None, **common))
 
-        io = norm_io(rec)
-        x = NumberGrid(rec.tensors[io["x"]][f][None, :], None, features, look, source=lambda _, j: (io["x"], f, j), color_limit=self.limit(io["x"]), **common)
-        rows = [x, row("ln1_centred"), row("ln1_norm"), parameter("ln1.weight"), parameter("ln1.bias"), row(io["out"])]
-        stack = VGroup(*rows).arrange(DOWN, buff=ROW_GAP, aligned_edge=LEFT)
+        if rms:
+            rows = [row(io["x"], headers=True), row("ln1_norm"), parameter("ln1.weight"), row(io["out"])]
+            marks = [r"$x$", r"$\frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$", r"$\gamma$", r"$\gamma \cdot {\rm norm}$"]
+            code_names = (io["x"], "ln1_norm", "ln1.weight", io["out"])
+            parameters = (2,)
+        else:
+            rows = [row(io["x"], headers=True), row("ln1_centred"), row("ln1_norm"), parameter("ln1.weight"), parameter("ln1.bias"), row(io["out"])]
+            marks = [r"$x$", r"$x - \mu$", r"$(x - \mu)\,/\,\sqrt{\sigma^2 + \epsilon}$", r"$\gamma$", r"$\beta$", r"$\gamma \cdot {\rm norm} + \beta$"]
+            code_names = (io["x"], "ln1_centred", "ln1_norm", "ln1.weight", "ln1.bias", io["out"])
+            parameters = (3, 4)
+        x = rows[0]
+        VGroup(*rows).arrange(DOWN, buff=ROW_GAP, aligned_edge=LEFT)
         for grid in rows[1:]:  # cells in one column, whatever the headers
             grid.shift(RIGHT * (x.cell_group.get_left()[0] - grid.cell_group.get_left()[0]))
-        marks = [r"$x$", r"$x - \mu$", r"$(x - \mu)\,/\,\sqrt{\sigma^2 + \epsilon}$", r"$\gamma$", r"$\beta$", r"$\gamma \cdot {\rm norm} + \beta$"]
-        colors = [look.text, look.text, look.text, look.muted, look.muted, look.text]
-        names = [formula(mark, color, FORMULA_SIZE) for mark, color in zip(marks, colors)]
+        names = [formula(mark, look.muted if k in parameters else look.text, FORMULA_SIZE) for k, mark in enumerate(marks)]
         for name, grid in zip(names, rows):
             name.next_to(grid.cell_group, LEFT, buff=0.35)
-        code = [text(name, HEADER_SIZE, look.muted) for name in (io["x"], "ln1_centred", "ln1_norm", "ln1.weight", "ln1.bias", io["out"])]
+        code = [text(name, HEADER_SIZE, look.muted) for name in code_names]
         for label, grid in zip(code, rows):  # the record's names, small, on the right
             label.next_to(VGroup(grid.cell_group, grid.ellipsis_group), RIGHT, buff=0.3)
         names = [VGroup(name, label) for name, label in zip(names, code)]
-        mean = VGroup(formula(r"$\mu =$", look.text, FORMULA_SIZE), number(rec.ln1_mean[f].item(), WORK_SIZE + 4, look.text, source=("ln1_mean", f)))
-        variance = VGroup(formula(r"$\sigma^2 =$", look.text, FORMULA_SIZE), number(rec.ln1_var[f].item(), WORK_SIZE + 4, look.text, source=("ln1_var", f)))
-        epsilon = VGroup(formula(_epsilon(rec.config.ln_eps), look.muted, FORMULA_SIZE))
-        side_x = max(label.get_right()[0] for label in code) + 0.6
-        for group, grid in ((mean, rows[0]), (variance, rows[1]), (epsilon, rows[2])):
-            group.arrange(RIGHT, buff=0.15)
-            if len(group) > 1:  # the number on the line of the "=" (not on μ's descender, nor up with σ²'s exponent)
-                equals = [member for member in group[0].family_members_with_points()][-1]
-                group[1].shift(UP * (equals.get_y() - group[1].get_y()))
-            group.move_to(grid.cell_group).set_x(side_x + group.width / 2)
-        side = {"mean": mean, "variance": variance, "epsilon": epsilon}
-        self.place(VGroup(*rows, *names, mean, variance, epsilon), title, grow=1.4)
+        if rms:
+            stats = {"mean_sq": (self.statistic(r"$\mathrm{mean}(x^2) =$", "ln1_mean_sq"), rows[0]), "epsilon": (self.epsilon(), rows[1])}
+        else:
+            stats = {"mean": (self.statistic(r"$\mu =$", "ln1_mean"), rows[0]), "variance": (self.statistic(r"$\sigma^2 =$", "ln1_var"), rows[1]),
+                     "epsilon": (self.epsilon(), rows[2])}
+        side = {name: group for name, (group, _) in stats.items()}
+        if rms:  # the statistics under the rows (a wide row leaves no room beside them)
+            VGroup(*side.values()).arrange(RIGHT, buff=0.9).next_to(rows[-1].cell_group, DOWN, buff=0.45).align_to(rows[-1].cell_group, LEFT)
+        else:
+            side_x = max(label.get_right()[0] for label in code) + 0.6
+            for group, grid in stats.values():
+                group.move_to(grid.cell_group).set_x(side_x + group.width / 2)
+        note = hidden_note(len(shown), d, "features")
+        side["note"] = [text(f"⋯: {note} (shown: the first, the last and the largest of x)", HEADER_SIZE, look.muted)] if note else []
+        below = VGroup(*(group for group, _ in stats.values())) if rms else rows[-1].cell_group
+        for label in side["note"]:
+            label.next_to(below, DOWN, buff=0.3).align_to(names[-1], LEFT)
+        self.place(VGroup(*rows, *names, *side["note"], *(group for group, _ in stats.values())), title, bottom_space=1.4 if rms else 0.9, grow=1.4)
         return rows, names, side
+
+    def statistic(self, mark: str, field: str) -> VGroup:
+        """``mark`` (mathtext ending in "=") and the record's ``field[f]``, its number on the line of the "="."""
+        look, f = self.look, self.focus
+        group = VGroup(formula(mark, look.text, FORMULA_SIZE), number(self.record.tensors[field][f].item(), WORK_SIZE + 4, look.text, source=(field, f)))
+        group.arrange(RIGHT, buff=0.15)
+        equals = [member for member in group[0].family_members_with_points()][-1]  # not on μ's descender, nor up with σ²'s exponent
+        group[1].shift(UP * (equals.get_y() - group[1].get_y()))
+        return group
+
+    def epsilon(self) -> VGroup:
+        return VGroup(formula(_epsilon(self.record.config.ln_eps), self.look.muted, FORMULA_SIZE))
 
     def blank(self, grid: NumberGrid) -> NumberGrid:
         """``grid`` with empty cells, its labels made (in the colours its cells will get) but not shown."""

@@ -24,6 +24,20 @@ def largest_entries(values: Sequence[float], count: int, first: int = 1) -> list
     return sorted(chosen + ranked[: count - len(chosen)])
 
 
+def edges_and_largest(rows: Sequence[Sequence[float]], count: int) -> list[int]:
+    """The columns to draw of ``rows`` that share their columns (a row and the rows made from it,
+    entry by entry): the first, the last and those of largest magnitude in any row, ``count`` in
+    all, in order (every column when there are no more than ``count``)."""
+    magnitudes = [[abs(float(value)) for value in row] for row in rows]
+    n = len(magnitudes[0])
+    if n <= count:
+        return list(range(n))
+    largest = [max(row[i] for row in magnitudes) for i in range(n)]
+    edges = {0, n - 1}
+    ranked = sorted((i for i in range(n) if i not in edges), key=lambda i: (-largest[i], i))
+    return sorted(edges | set(ranked[: max(0, count - 2)]))
+
+
 def slots_of(indices: Sequence[int], n: int) -> list[int | None]:
     """Grid slots drawing ``indices`` of ``n`` entries: ``None`` (⋯) wherever entries are skipped,
     at the end too."""
@@ -35,4 +49,4 @@ def hidden_note(shown: int, total: int, what: str = "entries") -> str:
     return f"{total - shown} of {total} {what} hidden" if shown < total else ""
 
 
-__all__ = ["largest_entries", "slots_of", "hidden_note"]
+__all__ = ["largest_entries", "edges_and_largest", "slots_of", "hidden_note"]
