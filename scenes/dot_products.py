@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Line, Rectangle, Text, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Line, Rectangle, SVGMobject, Text, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
@@ -10,8 +10,8 @@ from blockviz.scenes.wide import largest_entries, slots_of
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
-from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, MAX_SLOTS, WORK_SIZE
-from blockviz.scenes.text import formula, number, numeral, text
+from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
+from blockviz.scenes.text import font_size_of, formula, number, numeral, text
 
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
 CHAPTER = "Dot products"
@@ -27,6 +27,17 @@ WORKED_KEYS = 2
 """Keys of a worked row shown product by product; the row's other keys then fill at once."""
 WORK_SPACE = 1.9
 """Height kept at the bottom of the frame for the caption and the two work lines."""
+COMPACT_HEIGHTS = (0.42, 0.38)
+"""Shorter cells the grids take, in turn, before fewer token slots, to keep their text ≥ 11 px."""
+MIN_SLOTS = 5
+"""The fewest token slots the grids give way to so their text stays legible (the focus, the
+first token and the top keys, with ⋯)."""
+
+
+def smallest_font_size(group: VGroup) -> float:
+    """The smallest font size a text of ``group`` is drawn at (:func:`~blockviz.scenes.text.font_size_of`)."""
+    sizes = [font_size_of(member) for member in group.get_family() if isinstance(member, Text) or (isinstance(member, SVGMobject) and hasattr(member, "shown"))]
+    return min(sizes, default=float("inf"))
 
 
 def later_term(value: float, color: str, source: tuple, decimals: int = 2) -> Text:
@@ -72,16 +83,34 @@ class DotProducts(RecordScene):
         self.scale_scores(scores, work)
 
     def build(self, title):
+        """The query, key and score grids, placed: with the most token slots (a taller key grid
+        leaves room for one row less) at which every number and header stays ≥ 11 px at 480p."""
+        most = MAX_SLOTS if self.record.config.d_head <= 2 else MAX_SLOTS - 1
+        tries = [(most, CELL_HEIGHT)] + [(most, height) for height in COMPACT_HEIGHTS] + [(slots, COMPACT_HEIGHTS[-1]) for slots in range(most - 1, MIN_SLOTS - 1, -1)]
+        for slots, cell_height in tries:
+            grids = self.build_with(title, self.token_slots(slots), cell_height)
+            if self.legible(grids):
+                break
+        return grids
+
+    def legible(self, grids) -> bool:
+        """Whether every text of the placed grids and of the widest working is ≥ 11 px at 480p
+        (1 % to spare), the score cells' numbers too (they arrive later: measured on "−1.47",
+        whose flat-topped digits are the shortest)."""
+        flattest = font_size_of(number(-1.47, grids[2].font_size, source=("probe",))) * grids[2].scale_now
+        work = font_size_of(number(-1.47, WORK_SIZE, source=("probe",))) * min(1.0, self.work_box.width / self.work_width)
+        return min(smallest_font_size(VGroup(*grids)), flattest, work) >= MIN_FONT_SIZE * 1.01
+
+    def build_with(self, title, slots, cell_height: float = CELL_HEIGHT):
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        slots = self.token_slots(MAX_SLOTS if d_head <= 2 else MAX_SLOTS - 1)  # a taller key grid leaves room for one row less
-        height = row_height(len(slots), height=3.6 if d_head <= 2 else 3.2, most=1.0)  # a taller key grid: shorter rows, so numbers stay ≥ 11 px
+        height = row_height(len(slots), height=3.6 if d_head <= 2 else 3.2, most=1.0, least=cell_height)  # a taller key grid: shorter rows, so numbers stay ≥ 11 px
         (q_field, k_field), dims = self.operands(), slots_of(self.dims_shown(), d_head)
         query = NumberGrid(rec.tensors[q_field][h], self.token_names, None, look, source=(q_field, h), color_limit=self.limit(q_field),
                            row_slots=slots, column_slots=dims, row_header_color=look.query, cell_height=height)
         query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.body(), DOWN, buff=0.2))
         keys = NumberGrid(rec.tensors[k_field][h].T, axis_labels("d_head", rec.tokens, d_head), self.token_names, look, source=lambda c, j: (k_field, h, j, c),
-                          color_limit=self.limit(k_field), column_slots=slots, row_slots=dims, column_header_color=look.key)
+                          color_limit=self.limit(k_field), column_slots=slots, row_slots=dims, column_header_color=look.key, cell_height=cell_height)
         keys.header_group.add(text("key", CAPTION_SIZE - 4, look.key).next_to(VGroup(*keys.row_headers.values()), LEFT, buff=0.2).align_to(keys.cell_group, DOWN))
         scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), color_limit=self.limit("scores"),
                             row_slots=slots, column_slots=slots, show_numbers=False, filled=False, cell_height=height)
@@ -90,8 +119,10 @@ class DotProducts(RecordScene):
         keys.next_to(scores, UP, buff=0.2)
         keys.shift(RIGHT * (scores.cell_group.get_left()[0] - keys.cell_group.get_left()[0]))
         grids = VGroup(query, keys, scores)
-        sample = self.work_lines(self.focus, self.allowed_keys(self.focus, scores)[0], note=False)[0]
-        self.work_box = Rectangle(width=sample.width, height=sample.height).set_opacity(0)
+        worked = [self.work_lines(i, j, note=False)[0] for i in self.detailed_rows(query.shown_rows()) for j in self.allowed_keys(i, scores)[:WORKED_KEYS]]
+        sample = max(worked, key=lambda lines: lines.width)  # the widest working: none is shrunk more than the box
+        self.work_box = Rectangle(width=sample.width, height=max(lines.height for lines in worked)).set_opacity(0)
+        self.work_width = sample.width
         if grids.width + sample.width + 0.6 < frame_text_width() * 1.15:  # few tokens: the working beside the grids
             self.place(VGroup(grids, self.work_box).arrange(RIGHT, buff=0.6), title, grow=1.6)
         else:

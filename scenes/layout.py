@@ -75,12 +75,13 @@ def _balanced(words: list[str], count: int) -> list[str]:
     return lines
 
 
-def row_height(rows: int, height: float = 3.6, most: float = 1.2) -> float:
+def row_height(rows: int, height: float = 3.6, most: float = 1.2, least: float | None = None) -> float:
     """Cell height for a grid of ``rows`` drawn rows: taller cells when there are few rows (a
-    3-token grid fills the frame as an 8-row one does), never below the standard height."""
+    3-token grid fills the frame as an 8-row one does), never below ``least`` (the standard
+    height by default)."""
     from blockviz.scenes.look import CELL_HEIGHT
 
-    return min(most, max(CELL_HEIGHT, height / max(rows, 1)))
+    return min(most, max(CELL_HEIGHT if least is None else least, height / max(rows, 1)))
 
 
 def column_width(columns: int, width: float = 5.6, most: float = 1.6) -> float:
