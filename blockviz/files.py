@@ -170,19 +170,30 @@ def writable_folder(folder: str | os.PathLike) -> Path:
     ------
     BlockvizError
         If part of the path is a file, or the folder cannot be created or written; the message
-        gives the system's reason (e.g. "Read-only file system", "Permission denied").
+        gives the system's reason (e.g. "Read-only file system", "Permission denied"), or says
+        "not writable" where the system says a folder that exists does not (``/proc``: "No such
+        file or directory").
     """
     folder = Path(folder) if str(folder) else Path(".")
     with writing(folder, "create folder"):  # a name too long fails already here
         blocking_file = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
     if blocking_file is not None:
         raise BlockvizError(f"{str(blocking_file)!r} is a file, not a folder: choose another folder")
-    with writing(folder, "create folder"):
+    try:
         folder.mkdir(parents=True, exist_ok=True)
-    with writing(folder, "write to folder"):
+    except FileNotFoundError:  # /proc, /sys: the folder above exists but takes no new names
+        existing = next(part for part in folder.parents if part.is_dir())
+        raise BlockvizError(f"cannot create folder {str(folder)!r}: {str(existing)!r} is not writable, choose another folder") from None
+    except OSError as error:
+        raise output_error(folder, error, "create folder") from None
+    try:
         probe = _create(folder, ".blockviz-probe-", "", _new_file)
-        _remove(probe)
-        _temporaries.pop(probe, None)
+    except FileNotFoundError:
+        raise BlockvizError(f"cannot write to folder {str(folder)!r}: it is not writable, choose another folder") from None
+    except OSError as error:
+        raise output_error(folder, error, "write to folder") from None
+    _remove(probe)
+    _temporaries.pop(probe, None)
     return folder
 
 

@@ -1,6 +1,7 @@
 """`blockviz record` and the group, through click's CliRunner."""
 
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -116,3 +117,13 @@ def test_record_head_prints_only_that_head_of_every_per_head_tensor(cat_record):
     assert row(result.output, "row_max  (2, 3)", "sat") == ["sat", f"{cat_record.row_max[1, 2].item():.2f}"]
     assert row(result.output, "exp_sums  (2, 3)", "cat") == ["cat", f"{cat_record.exp_sums[1, 1].item():.2f}"]
     assert "head 0" not in result.output and "  head 1" in result.output.split("weights  (2, 3, 3)", 1)[1]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+@pytest.mark.parametrize("target", ["/proc/blockviz.json", "/proc/blockviz/deeper/r.json"])
+def test_saving_into_proc_says_not_writable(target):
+    """/proc exists but takes no new names; the system's reason would be "No such file or directory"."""
+    result = run("record", "the cat sat", "--save", target)
+    assert result.exit_code == 1 and "not writable" in result.output and "No such file" not in result.output
+    assert "'/proc' is not writable" in result.output or "folder '/proc': it is not writable" in result.output
+    assert not os.path.exists(target)
