@@ -249,6 +249,7 @@ def test_heads_on_the_seeded_block_writes_renders_slug_heads_png(tmp_path, monke
     (["the cat sat", "--from", "cat", "--model", "minilm", "--seed", "3"], 2, "drop --seed with --model"),
     (["the cat sat", "--from", "cat", "--model", "minilm", "--dtype", "float64"], 2, "drop --dtype with --model"),
     (["a " * 70, "--from", "a"], 1, "more than max_tokens 64"),
+    (["the cat sat", "--from", "cat", "-o", "/proc/heads.png"], 1, "cannot write to folder '/proc': it is not writable"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(arguments, code, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -293,8 +294,9 @@ def packaged_runs(tmp_path_factory):
 
 @pytest.mark.parametrize("name, first, second", [("minilm", (3, 1, None, 0.7196), (5, 11, None, 0.7163)), ("smollm2", (13, 8, 2, 0.8771), (3, 8, 2, 0.6524))])
 def test_the_packaged_models_answer_it_is_the_chicken(packaged_runs, name, first, second):
-    """MiniLM: layer 3 head 1 first (0.72), though layer 5 head 11 comes within 0.01; SmolLM2: layer 13
-    head 8 first (0.88, key/value head 2), well ahead of layer 3 head 8 (0.65)."""
+    """MiniLM: layer 3 head 1 first (0.720), though layer 5 head 11 comes within 0.01 (0.716: the
+    figure's 3 decimals tell them apart); SmolLM2: layer 13 head 8 first (0.88, key/value head 2),
+    well ahead of layer 3 head 8 (0.65)."""
     result, figure = packaged_runs[name, "to"]
     assert result.exit_code == 0, result.output
     rows = ranking_rows(result.output)
@@ -303,7 +305,9 @@ def test_the_packaged_models_answer_it_is_the_chicken(packaged_runs, name, first
     assert rows[1][1:4] == second[:3] and rows[1][4] == pytest.approx(second[3], abs=2e-4)
     assert [weight for *_, weight in rows] == sorted((weight for *_, weight in rows), reverse=True)
     svg = " ".join(_svg_texts(figure).split())  # the note's lines joined
-    assert "weight (√ scale)" in svg and f"Framed: the largest, layer {first[0]} head {first[1]} ({first[3]:.2f})" in svg
+    decimals = 3 if name == "minilm" else 2  # 0.7196 and 0.7163 are told apart at 3
+    assert "weight (√ scale)" in svg and f"Framed: the largest, layer {first[0]} head {first[1]} ({first[3]:.{decimals}f})" in svg
+    assert f" {first[3]:.{decimals}f} " in svg and f" {second[3]:.{decimals}f} " in svg
 
 
 def test_the_packaged_figures_read_back(packaged_runs):
@@ -318,7 +322,7 @@ def test_the_packaged_figures_read_back(packaged_runs):
         figure = draw_heads_figure(HeadsGrid(values, "t", best=(layer, head)))
         cells = [text.get_text() for text in _texts(figure, "heads:cell")]
         assert len(cells) == values.size == {"minilm": 72, "smollm2": 270}[name]
-        assert cells[layer * values.shape[1] + head] == {"minilm": "0.72", "smollm2": "0.88"}[name]
+        assert cells[layer * values.shape[1] + head] == {"minilm": "0.720", "smollm2": "0.88"}[name]  # the framed one told apart
         assert _colorbar_title(figure) == ["weight (√ scale)"]
 
 
@@ -338,3 +342,25 @@ def _svg_texts(path) -> str:
 
     root = ElementTree.parse(path).getroot()
     return "\n".join("".join(element.itertext()) for element in root.iter("{http://www.w3.org/2000/svg}text"))
+
+
+def test_the_grid_has_the_decimals_that_tell_the_framed_head_apart():
+    """MiniLM's "it" → "chicken": layer 3 head 1 has 0.7196, layer 5 head 11 0.7163 — both 0.72
+    with 2 decimals; the whole grid takes 3 (one format), and at most 4."""
+    figure = draw_heads_figure(HeadsGrid(np.array([[0.7196, 0.1], [0.2, 0.7163]]), "title", best=(0, 0)))
+    assert [text.get_text() for text in _texts(figure, "heads:cell")] == ["0.720", "0.100", "0.200", "0.716"]
+    assert HeadsGrid(np.array([[0.71963, 0.71961]]), "t", best=(0, 0)).decimals == 4  # no more than 4
+    assert HeadsGrid(np.array([[0.5, 0.5]]), "t", best=(0, 0)).decimals == 2  # an equal weight is not told apart
+    assert HeadsGrid(np.array([[0.7196, 0.7163]]), "t").decimals == 2  # nothing framed
+
+
+def test_output_is_a_file_or_a_folder_as_the_other_commands(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    into = CliRunner().invoke(main, ["heads", "the cat sat", "--from", "cat", "-o", "out/"])
+    assert into.exit_code == 0, into.output
+    assert into.output.splitlines()[-1] == "out/heads.png" and (tmp_path / "out" / "heads.png").stat().st_size > 0
+    (tmp_path / "existing").mkdir()
+    existing = CliRunner().invoke(main, ["heads", "the cat sat", "--from", "cat", "--output", "existing"])
+    assert existing.output.splitlines()[-1] == "existing/heads.png" and (tmp_path / "existing" / "heads.png").is_file()
+    named = CliRunner().invoke(main, ["heads", "the cat sat", "--from", "cat", "-o", "deeper/grid.svg"])
+    assert named.output.splitlines()[-1] == "deeper/grid.svg" and (tmp_path / "deeper" / "grid.svg").read_text().startswith("<?xml")

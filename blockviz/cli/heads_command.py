@@ -38,16 +38,17 @@ def _heads_options(command):
               help="The key token: rank every head by the weight from --from to it. Without --to, each head's largest keys are listed.")
 @click.option("--top", "top", type=click.IntRange(min=1), default=None, metavar="K",
               help=f"With --to: list only the K highest heads (default: every head). Without --to: K keys per head (default {DEFAULT_KEYS}).")
-@click.option("--figure", "figure_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
-              help="Write the layer × head figure to FILE (.png, .svg or .pdf).  [default: renders/<sentence-slug>/heads-<model>.png, "
+@click.option("-o", "--output", "--figure", "output", type=click.Path(path_type=str), default=None, metavar="FILE|DIR",
+              help="Write the layer × head figure to FILE (.png, .svg or .pdf), or into DIR as heads-<model>.png (an existing folder, or a "
+                   "path ending in /, as the other commands' -o; --figure is its old name).  [default: renders/<sentence-slug>/heads-<model>.png, "
                    "heads.png for the seeded block]")
 @_heads_options
-def heads(query, key, top, figure_path, **options) -> None:
+def heads(query, key, top, output, **options) -> None:
     """Find the head: rank every layer × head by its attention from one token to another.
 
     Prints each head's weight from the --from token (query) to the --to token (key), the
     largest first; without --to, each head's largest keys for --from. Writes a figure of the
-    layer × head grid of those weights (--figure FILE, by default
+    layer × head grid of those weights (-o FILE or DIR, by default
     renders/<sentence-slug>/heads-<model>.png) and prints its path. Heads are query heads
     (under grouped-query attention too). Without --model, the seeded block's one layer is ranked.
 
@@ -55,15 +56,20 @@ def heads(query, key, top, figure_path, **options) -> None:
     Examples:
       blockviz heads "The chicken didn't cross the road because it was too tired." --model minilm --from it --to chicken
       blockviz heads "The chicken didn't cross the road because it was too tired." --model smollm2 --from it --top 2
-      blockviz heads "the cat sat on the mat" --from the#2 --to cat --figure cat-heads.svg
+      blockviz heads "the cat sat on the mat" --from the#2 --to cat -o cat-heads.svg
     """
     from blockviz.files import sentence_slug, writable_file
     from blockviz.selection import select_token
 
     record_options = pop_record_options(options)
     _check_options(record_options)
-    if figure_path is not None and figure_path.suffix.lower() not in FIGURE_SUFFIXES:
-        raise click.BadParameter(f"{str(figure_path)!r} names no figure format: end it in {', '.join(FIGURE_SUFFIXES)}", param_hint="'--figure'")
+    model = record_options["model"]
+    name = "heads.png" if model is None else f"heads-{sentence_slug(Path(str(model)).name)}.png"
+    figure_path = _figure_path(output, name)
+    if figure_path is None:
+        figure_path = Path("renders") / sentence_slug(record_options["sentence"]) / name
+    if figure_path.suffix.lower() not in FIGURE_SUFFIXES:
+        raise click.BadParameter(f"{str(figure_path)!r} names no figure format: end it in {', '.join(FIGURE_SUFFIXES)}, or give a folder", param_hint="'-o'")
     with reporting_errors():
         attentions, kv_heads, note_line = _attentions(record_options)
         layers = list(range(attentions.weights.shape[0]))
@@ -77,10 +83,6 @@ def heads(query, key, top, figure_path, **options) -> None:
 
         if key_position is not None:
             check_visible(weights, query_position, key_position, tokens)
-        model = record_options["model"]
-        if figure_path is None:
-            name = "heads" if model is None else f"heads-{sentence_slug(Path(str(model)).name)}"
-            figure_path = Path("renders") / sentence_slug(record_options["sentence"]) / f"{name}.png"
         writable_file(figure_path)
         what = _what(attentions, model, weights.shape, kv_heads)
         if note_line:
@@ -96,6 +98,23 @@ def heads(query, key, top, figure_path, **options) -> None:
             _print_keys(per_head, tokens, query_position, layers, kv_heads, weights.shape[1])
             grid = _keys_grid(weights, per_head, tokens, query_position, layers, what, kv_heads, note_line)
         _write(grid, figure_path, tokens)
+
+
+def _figure_path(output: str | None, name: str) -> Path | None:
+    """Where ``-o OUTPUT`` writes the figure: OUTPUT itself, or OUTPUT/``name`` when OUTPUT is an
+    existing folder or ends in a path separator; ``None`` without -o.
+
+    >>> _figure_path("cat.svg", "heads.png"), _figure_path("out/", "heads.png"), _figure_path(None, "heads.png")
+    (PosixPath('cat.svg'), PosixPath('out/heads.png'), None)
+    """
+    import os
+
+    if output is None:
+        return None
+    separators = ("/", os.sep) + ((os.altsep,) if os.altsep else ())
+    if output.endswith(separators) or os.path.isdir(output):
+        return Path(output) / name
+    return Path(output)
 
 
 def _write(grid, path: Path, tokens: list[str]) -> None:
@@ -246,10 +265,12 @@ def _ranking_grid(weights, ranked, tokens, query, key, layers, what, kv_heads, n
     from blockviz.tokens import display_token
 
     best = ranked[0]
+    values = np.asarray(weights_between(weights, query, key), dtype=float)
+    decimals = HeadsGrid(values, "", best=(best.layer, best.head)).decimals  # the grid's one format, the note's too
     q, k = display_token(tokens[query]), display_token(tokens[key])
     first = (f"Each cell: the head's weight from query \u201c{q}\u201d (position {query}) on key \u201c{k}\u201d (position {key}). "
-             f"Framed: the largest, layer {layers[best.layer]} head {best.head} ({format_number(best.weight)}).")
-    return HeadsGrid(np.asarray(weights_between(weights, query, key), dtype=float), f"Attention from \u201c{q}\u201d to \u201c{k}\u201d in every head{_of(what)}",
+             f"Framed: the largest, layer {layers[best.layer]} head {best.head} ({format_number(float(values[best.layer, best.head]), decimals)}).")
+    return HeadsGrid(values, f"Attention from \u201c{q}\u201d to \u201c{k}\u201d in every head{_of(what)}",
                      best=(best.layer, best.head), notes=_notes(what, note_line, first),
                      head_label="query head" if kv_heads < weights.shape[1] else "head", layers=tuple(layers))
 

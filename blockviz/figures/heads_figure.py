@@ -4,9 +4,10 @@ Rows are layers (layer 0 at the top), columns heads (query heads, under grouped-
 too). A cell is coloured by its weight on the weights' map and normalisation of every figure
 (:func:`blockviz.figures.heatmap.weights_scale`: 0–1, by √weight) and reads the weight — with
 one key chosen, the weight on it; otherwise each head's largest weight and, above it, the key
-that gets it. The highest-ranked head is framed. Laid out for a page width
-(:mod:`blockviz.figures.page`, 6.5 in by default): 6 layers × 12 heads and 30 layers × 9 heads
-both keep every number at 6 pt or more; a grid too dense for that shows colour alone.
+that gets it. The highest-ranked head is framed, and every weight has the decimals that tell it
+apart (:attr:`HeadsGrid.decimals`). Laid out for a page width (:mod:`blockviz.figures.page`,
+6.5 in by default): 6 layers × 12 heads and 30 layers × 9 heads both keep every number at 6 pt
+or more; a grid too dense for that shows colour alone.
 
 The figure computes no number: it draws the arrays it is given (:mod:`blockviz.models.heads`
 ranks them).
@@ -44,6 +45,8 @@ CELL_LINE_SPACING = 1.1
 TICK_PAD_IN = 0.05
 NAME_SHARE = 0.86
 """A key's name is at most this share of its cell's width."""
+MAX_DECIMALS = 4
+"""The most decimals the grid's weights get (:attr:`HeadsGrid.decimals`)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,20 @@ class HeadsGrid:
     notes: tuple[str, ...] = ()
     head_label: str = "head"
     layers: tuple[int, ...] | None = None
+
+    @property
+    def decimals(self) -> int:
+        """Decimals of every weight in the grid: 2, or as many more (at most
+        :data:`MAX_DECIMALS`) as tell the framed best weight apart from every other different
+        one (0.7196 and 0.7163 both read 0.72 with 2)."""
+        if self.best is None:
+            return 2
+        best = float(self.values[self.best])
+        others = {float(value) for value in self.values.ravel()} - {best}
+        decimals = 2
+        while decimals < MAX_DECIMALS and format_number(best, decimals) in {format_number(value, decimals) for value in others}:
+            decimals += 1
+        return decimals
 
     def __post_init__(self) -> None:
         values = np.asarray(self.values, dtype=float)
@@ -133,7 +150,7 @@ def _sizes(grid: HeadsGrid, page: Page, room_height: float | None) -> _Sizes:
         wanted = min(wanted, (room_height - top - 0.04) / n_layers)
     tick_pt = min(tick_pt, max(MIN_PT, 0.75 * wanted * POINTS_PER_INCH))
     by_height = (wanted - 0.03) * POINTS_PER_INCH / (lines * CELL_LINE_SPACING)
-    by_width = 10.0 * 0.88 * cell / widest_in({format_number(float(v)) for v in np.unique(grid.values)} | {"0.00"}, 10.0)
+    by_width = 10.0 * 0.88 * cell / widest_in({format_number(float(v), grid.decimals) for v in np.unique(grid.values)} | {format_number(0.0, grid.decimals)}, 10.0)
     number_pt = min(page.number, by_height, by_width)
     if grid.keys is not None:  # names and weights share one size: as large as lets the widest name fit, ellipsised only under 6 pt
         widest_name = widest_in({token_label(name) for row in grid.keys for name in row}, 10.0)
@@ -168,11 +185,11 @@ def _grid_slot(grid: HeadsGrid, theme: Theme, page: Page, room_height: float | N
         texts = []
         if sizes.number_pt is not None:
             if grid.keys is None:
-                texts = annotate_heatmap(ax, values, scale, theme, sizes.number_pt)
+                texts = annotate_heatmap(ax, values, scale, theme, sizes.number_pt, decimals=grid.decimals)
             else:
                 colours = scale.rgba(values)
                 for (layer, head), value in np.ndenumerate(values):
-                    shown = f"{_fit(grid.keys[layer][head], NAME_SHARE * sizes.cell, sizes.number_pt)}\n{format_number(float(value))}"
+                    shown = f"{_fit(grid.keys[layer][head], NAME_SHARE * sizes.cell, sizes.number_pt)}\n{format_number(float(value), grid.decimals)}"
                     texts.append(figure.text(head, layer, shown, transform=ax.transData, ha="center", va="center", fontsize=sizes.number_pt,
                                              linespacing=CELL_LINE_SPACING, color=text_color_on(colours[layer, head]), parse_math=False,
                                              label=f"{KEY}:cell"))
