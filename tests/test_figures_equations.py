@@ -55,7 +55,7 @@ def mixing_lines(figure) -> dict[str, str]:
             lines[label] = texts["mixing_key:" + label.split(":")[1]] + "  " + text
         elif label == "mixing_hidden":
             lines[label] = texts["mixing_key:hidden"] + " " + text
-        elif not label.startswith("mixing_key:"):
+        elif label == "mixing_total":
             lines[label] = text
     return lines
 

@@ -212,3 +212,88 @@ def test_layer_0_of_gpt2_is_its_embeddings_sum_and_bert_says_its_input_is_the_mo
     bert = draw_figure("token-grid", FigureRequest(record_layer(SENTENCE, model=str(records["folders"] / "bert"), layer=0)))
     texts = [text.get_text() for text in bert.texts]
     assert "\u2192 embedding step \u2192" in texts and not any("layers 0\u2013\u22121" in text for text in texts)
+
+
+# -- what each figure says of a trained layer -----------------------------------------------
+
+def labelled(figure) -> dict[str, list[str]]:
+    """Every text of ``figure`` by its label, in drawing order."""
+    found: dict[str, list[str]] = {}
+    for text in figure.texts:
+        found.setdefault(text.get_label(), []).append(text.get_text())
+    return found
+
+
+def test_the_mask_figure_of_an_encoder_says_there_is_no_mask(records):
+    """BERT has no causal mask: the figure says so, and M is drawn as zeros, labelled; a decoder
+    keeps the causal title."""
+    figure = draw_figure("mask", FigureRequest(records["bert"], width=6.5))
+    texts = labelled(figure)
+    assert texts["heading"] == ["No mask: every key is visible (bidirectional encoder)"]
+    assert texts["mask:title"] == ["M = 0: no key blocked"]
+    (mask,) = [ax for ax in figure.axes if ax.get_label() == "mask"]
+    assert not np.asarray(mask.collections[0].get_array()).any()  # drawn, all zeros
+    assert not any("\u221e" in text and "become" in text for text in texts["heading"])
+    assert draw_figure("mask", FigureRequest(records["llama"], width=6.5)).texts[0].get_text().startswith("Mask: blocked keys become")
+
+
+@pytest.mark.parametrize(("architecture", "hypothetical"), [("llama", "bidirectional"), ("bert", "causal")])
+def test_causal_vs_bidirectional_marks_the_half_the_model_was_not_trained_with(records, architecture, hypothetical):
+    rec = records[architecture]
+    head = rec.config.n_heads - 1
+    texts = labelled(draw_figure("causal-vs-bidirectional", FigureRequest(rec, head=head, width=6.5)))
+    own = "causal" if hypothetical == "bidirectional" else "bidirectional"
+    assert texts[f"{hypothetical}[{head}]:title"] == [f"{hypothetical} (hypothetical), head {head}"]
+    assert "hypothetical" not in texts[f"{own}[{head}]:title"][0]
+    (said,) = texts["hypothetical"]
+    assert said.startswith(f"{hypothetical} (hypothetical): what the same weights would give") and f"was trained {'causal' if own == 'causal' else 'bidirectional'}" in said
+
+
+def test_multi_head_draws_w_o_elided_at_concats_and_attn_outs_columns(minilm):
+    """d_model 384: W_O is drawn, its rows concat's shown columns and its columns attn_out's
+    (⋮ and ⋯ between), every shown cell the parameter's own."""
+    figure = draw_figure("multi-head", FigureRequest(minilm, head=1, width=6.5))
+    assert_legible(figure, 6.5)
+    texts = labelled(figure)
+    rows, columns = texts["W_O:row"], texts["W_O:col"]
+    assert columns == texts["attn_out:col"]
+    assert [label for label in rows if label != "\u22ee"] == [label for label in texts["concat:col"] if label != GAP]
+    assert "\u22ee" in rows and GAP in columns
+    w_o = minilm.params["attn.W_O"].double().numpy()
+    cells = texts["W_O:cell"]
+    assert len(cells) == len(rows) * len(columns)
+    checked = 0
+    for r, row in enumerate(rows):
+        for c, column in enumerate(columns):
+            cell = cells[r * len(columns) + c]
+            if row == "\u22ee" or column == GAP:
+                assert cell in ("\u22ee", GAP, "\u22f1")
+            else:
+                assert number(cell) == pytest.approx(w_o[int(row[1:]), int(column[1:])], abs=0.0051)
+                checked += 1
+    assert checked >= 9
+    assert any("W_O is d_model \u00d7 d_model = 384 \u00d7 384" in text for text in texts[""] + texts.get("_nolegend_", []))
+
+
+def test_minilm_value_mixing_writes_the_value_panels_columns(minilm):
+    figure = draw_figure("value-mixing", FigureRequest(minilm, token="it", head=1, width=6.5))
+    texts = labelled(figure)
+    columns = texts["mixing_values:col"]
+    assert GAP in columns
+    lines = mixing_lines(figure)
+    decimals = set()
+    for key, line in lines.items():
+        vectors = re.findall(r"\(([^()]*)\)", line)
+        assert vectors, line
+        for vector in vectors:
+            entries = [entry.strip() for entry in vector.split(",")]
+            assert [entry == GAP for entry in entries] == [column == GAP for column in columns], (line, columns)
+        if key.startswith("mixing_term:"):
+            decimals.add(len(re.search(r"(\S+)\u00b7", line)[1].split(".")[1]))
+    assert len(decimals) == 1
+
+
+def test_minilm_layer_norm_keeps_to_a_two_column_page(minilm):
+    figure = draw_figure("layer-norm", FigureRequest(minilm, token="it", width=3.3))
+    assert figure.get_size_inches()[1] <= 8.0 and min(text.get_fontsize() for text in figure.texts) >= 6.0
+    assert_legible(figure, 3.3)

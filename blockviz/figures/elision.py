@@ -135,7 +135,9 @@ def hidden_note(columns: list[tuple[Columns, str]]) -> str | None:
             part = f"{chosen.hidden} of {chosen.total} {what} columns"
             if part not in parts:
                 parts.append(part)
-            rule = (f"the first and last {chosen.edges}" if chosen.edges > 1 else "the first and last") + f" and the {len(chosen.largest)} of largest |value|"
+            rule = (f"the first and last {chosen.edges}" if chosen.edges > 1 else "the first and last")
+            if chosen.largest:
+                rule += f" and the {len(chosen.largest)} of largest |value|"
             if rule not in shown:
                 shown.append(rule)
     if not parts:

@@ -155,13 +155,14 @@ def layer_norm(request: FigureRequest) -> Figure:
         rows = [x, normed, out] + ([as_array(rec.tensors[f"{name}_centred"])[i]] if not rms else [])
         columns = _row_columns([np.stack(rows)], d, page, steps_width, decimals)
         noted.append((columns, "d_model"))
-        lines.append(TextLine([f"{name}: {kind} {norm.where}, x = {norm.source}[{i}] \u2192 {norm.output}"], page.title, key=f"{name}_title",
-                              options={"fontweight": "bold"}))
+        lines.append(TextLine([_norm_title(page, f"{name}: {kind} {norm.where}, x = {norm.source}[{i}] \u2192 {norm.output}",
+                                           f"{name}: x = {norm.source}[{i}] \u2192 {norm.output}")],
+                              page.title, key=f"{name}_title", options={"fontweight": "bold"}))
 
         def row(label: str, values, key: str, colour_scale=residual, labelled: bool = False) -> Flow:
             piece = elided_piece(np.asarray(values)[None, :], columns, None, labels if labelled else [], colour_scale, theme, page, key, decimals,
                                  token_rows=False)
-            return _labelled_row(_label_slot(label, steps_width, page.note), piece)
+            return _labelled_row(_label_slot(label, steps_width, page.note), piece, tight=not labelled)
 
         lines.append(row("x", x, f"{name}_x", labelled=True))
         if rms:
@@ -191,9 +192,18 @@ def layer_norm(request: FigureRequest) -> Figure:
     return build_figure(lines, page)[0]
 
 
-def _labelled_row(label_slot, piece) -> Flow:
-    """One row of numbers after its label (kept beside it), cells no larger than the numbers need."""
-    return Flow([fixed_piece(label_slot, glue=True), piece], rows=1, largest_cell=piece.readable * 1.15)
+def _norm_title(page, full: str, short: str) -> str:
+    """A normalisation's title: ``full`` if it fits one line of the page, else ``short`` (the
+    figure's last note says where each normalisation stands)."""
+    from blockviz.figures.layout import TEXT_PAD_IN, TEXT_SLACK
+
+    return full if text_size_in(full, page.title, weight="bold")[0] * TEXT_SLACK + TEXT_PAD_IN <= page.content_width else short
+
+
+def _labelled_row(label_slot, piece, tight: bool = False) -> Flow:
+    """One row of numbers after its label (kept beside it), cells no larger than the numbers need;
+    ``tight``: close under the row before it (a stack of steps)."""
+    return Flow([fixed_piece(label_slot, glue=True), piece], rows=1, largest_cell=piece.readable * 1.15, tight=tight)
 
 
 def _work(page, key: str, parts: list[str]) -> TextLine:
@@ -205,7 +215,7 @@ def _work(page, key: str, parts: list[str]) -> TextLine:
                 pieces.append(term)
             else:
                 pieces.append(("\u2212 " + term[2:]) if term.startswith("\u2212 ") else "+ " + term)
-    return TextLine(pieces, page.number, key=key, family=MONO, words=False)
+    return TextLine(pieces, page.number, key=key, family=MONO, words=False, tight=True)
 
 
 def _signed(numbers: list[str]) -> str:

@@ -72,6 +72,8 @@ class Slot:
     axes: bool = True
     numbers: int = 0
     """How many numbers it writes (cells annotated)."""
+    hug: bool = False
+    """An operator: its neighbours stand :data:`HUG_SHARE` of the page's gap from it."""
 
     @property
     def full_width(self) -> float:
@@ -110,6 +112,10 @@ class Flow:
     them takes alone (one quantity, one cell size: each head's panels of the same step)."""
     cell: float | None = field(default=None, init=False, repr=False, compare=False)
     """The cell size its last :meth:`arrange` chose."""
+    tight: bool = False
+    """Close under the line before it (:data:`TIGHT_GAP_IN`): a step of a stack of steps."""
+    row_gap: float | None = None
+    """Inches between its own rows when it wraps (``None``: the page's gap)."""
 
     def natural_cell(self, page: Page) -> float:
         """The cell size at natural width: 0.5 for short sentences, smaller as rows grow past 11
@@ -215,6 +221,10 @@ class TextLine:
     options: dict = field(default_factory=dict)
     words: bool = True
     """Wrap between words (with ``joiner`` " "); ``False``: only between the parts."""
+    tight: bool = False
+    """Close under the line before it (:data:`TIGHT_GAP_IN`)."""
+    paragraph: bool = False
+    """A note: :data:`PARAGRAPH_GAP_IN` under a note before it."""
 
     def arrange(self, page: Page) -> list[list[Slot]]:
         weight = self.options.get("fontweight", "normal")
@@ -230,6 +240,39 @@ class TextLine:
 
 
 Line = Union[list, Flow, TextLine]
+
+TIGHT_GAP_IN = 0.025
+"""Between the rows of a stack of steps (a ``tight`` line under the one before it), instead of the page's gap."""
+
+
+PARAGRAPH_GAP_IN = 0.045
+"""Between notes (and a legend) one under the other."""
+
+
+class Row(list):
+    """The slots of one row of the page, left to right; ``gap_above`` inches from the row above
+    (``None``: the page's gap); ``paragraph``: a note's (or a legend's) row."""
+
+    gap_above: float | None = None
+    paragraph: bool = False
+
+
+def paragraph_row(slots: list[Slot]) -> Row:
+    """A row of a note or legend (:data:`PARAGRAPH_GAP_IN` under another one)."""
+    row = Row(slots)
+    row.paragraph = True
+    return row
+
+
+def _tightened(rows: list[list[Slot]], tight: bool, row_gap: float | None = None) -> list[list[Slot]]:
+    """``rows`` of one line; a ``tight`` line's first row sits :data:`TIGHT_GAP_IN` under the row
+    above, its other rows ``row_gap`` under each other."""
+    rows = [Row(row) for row in rows]
+    if tight and rows:
+        rows[0].gap_above = TIGHT_GAP_IN
+    for row in rows[1:]:
+        row.gap_above = row_gap
+    return rows
 
 
 def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = False, family: str = "sans-serif", **text_options) -> Slot:
@@ -285,8 +328,20 @@ MATH_PATH_PT = 100.0
 
 
 def operator_piece(text: str, size_pt: float, math: bool = False) -> Piece:
-    """An operator between two panels ("+", "=", "→", "÷√d_k"), kept with the panel after it."""
-    return fixed_piece(text_slot(text, size_pt, math=math), glue=True)
+    """An operator between two panels ("+", "=", "→", "÷√d_k"), kept with the panel after it and
+    standing close to its operands."""
+    slot = text_slot(text, size_pt, math=math)
+    slot.hug = True
+    return fixed_piece(slot, glue=True)
+
+
+HUG_SHARE = 0.4
+"""An operator's distance to its neighbours, as a share of the page's gap."""
+
+
+def _gaps(row: list[Slot], gap: float) -> list[float]:
+    """The distances between neighbouring slots of ``row``."""
+    return [gap * HUG_SHARE if left.hug or right.hug else gap for left, right in zip(row, row[1:])]
 
 
 def fixed_piece(slot: Slot, glue: bool = False) -> Piece:
@@ -314,18 +369,20 @@ def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]
     figure = Figure(figsize=(figure_width, figure_height))
     results: dict[str, Any] = {}
     top = figure_height - page.margin
-    for row, width in zip(rows, widths):
+    for index, (row, width) in enumerate(zip(rows, widths)):
+        if index:
+            top -= _gap_above(row, gap)
         body = max(slot.height for slot in row)
         body_bottom = top - max(slot.top for slot in row) - body
         x = (figure_width - width) / 2
-        for slot in row:
+        for slot, after in zip(row, _gaps(row, gap) + [0.0]):
             y = body_bottom + (body - slot.height) / 2
             rect = ((x + slot.left) / figure_width, y / figure_height, slot.width / figure_width, slot.height / figure_height)
             result = slot.draw(figure.add_axes(rect)) if slot.axes else slot.draw(figure, rect)
             if slot.key is not None:
                 results[slot.key] = result
-            x += slot.full_width + gap
-        top -= _row_height(row) + gap
+            x += slot.full_width + after
+        top -= _row_height(row)
     return figure, results
 
 
@@ -333,19 +390,25 @@ def _arrange(lines: list[Line], page: Page, pitch: float, gap: float, wrap_for_n
     arranged: list[list[list[Slot]]] = []
     for line in lines:
         if isinstance(line, Flow):
-            arranged.append(line.arrange(page, pitch, gap, wrap_for_numbers, compact))
+            arranged.append(_tightened(line.arrange(page, pitch, gap, wrap_for_numbers, compact), line.tight, line.row_gap))
         elif isinstance(line, TextLine):
-            arranged.append(line.arrange(page))
+            rows = _tightened(line.arrange(page), line.tight)
+            rows[0].paragraph = line.paragraph
+            arranged.append(rows)
         else:
-            arranged.append([list(line)])
+            arranged.append([line if isinstance(line, Row) else Row(line)])
     smallest: dict[str, float] = {}
     for line in lines:
         if isinstance(line, Flow) and line.share is not None:
             smallest[line.share] = min(smallest.get(line.share, math.inf), line.cell)
     for index, line in enumerate(lines):
         if isinstance(line, Flow) and line.share is not None and line.cell != smallest[line.share]:
-            arranged[index] = line.arrange_at(smallest[line.share], page, pitch, gap)
-    return [row for rows in arranged for row in rows]
+            arranged[index] = _tightened(line.arrange_at(smallest[line.share], page, pitch, gap), line.tight, line.row_gap)
+    rows = [row for line_rows in arranged for row in line_rows]
+    for above, row in zip(rows, rows[1:]):
+        if above.paragraph and row.paragraph:
+            row.gap_above = PARAGRAPH_GAP_IN
+    return rows
 
 
 def _shrink_to_height(lines: list[Line], page: Page, gap: float, compact: bool = False) -> list[list[Slot]]:
@@ -426,15 +489,20 @@ CELL_TOLERANCE_IN = 1e-4
 
 
 def _row_width(rows: list[list[Slot]], gap: float) -> float:
-    return max(sum(slot.full_width for slot in row) + gap * (len(row) - 1) for row in rows)
+    return max(sum(slot.full_width for slot in row) + sum(_gaps(row, gap)) for row in rows)
 
 
 def _row_height(row: list[Slot]) -> float:
     return max(slot.top for slot in row) + max(slot.height for slot in row) + max(slot.bottom for slot in row)
 
 
+def _gap_above(row: list[Slot], gap: float) -> float:
+    gap_above = getattr(row, "gap_above", None)
+    return gap if gap_above is None else gap_above
+
+
 def _height(rows: list[list[Slot]], page: Page) -> float:
-    return sum(_row_height(row) for row in rows) + page.gap * (len(rows) - 1) + 2 * page.margin
+    return sum(_row_height(row) for row in rows) + sum(_gap_above(row, page.gap) for row in rows[1:]) + 2 * page.margin
 
 
 def _measure(text: str, size_pt: float, family: str, math: bool, weight: str) -> tuple[float, float]:

@@ -168,16 +168,21 @@ def _equation_piece(page, terms: list[MixingTerm], hidden: int, hidden_sum, tota
         figure_width, figure_height = figure.get_size_inches()
         step = pitch / figure_height
         numbers_x = x0 + label_width / figure_width
+        space = text_size_in("0", size, MONO)[0] / figure_width  # one monospace character
         texts = []
         row = 0
         for line in lines:
             y = y0 + h - (row + 0.5) * step
             texts.append(figure.text(x0, y, line.label, ha="left", va="center", family=families, parse_math=False, fontsize=size,
                                      color=theme.text, label=f"mixing_key:{line.key}"))
-            numbers = f"{line.left} = {line.right}" if not split else f"{line.left}\n    = {line.right}"
-            texts.append(figure.text(numbers_x, y - (0.5 * step if split else 0.0), numbers, ha="left", va="center", family=families, parse_math=False,
+            if line.key == "hidden":  # no w·(v): its "=" where the others' stand
+                x, y_numbers, numbers = numbers_x + space * (SPLIT_INDENT if split else len(line.left) + 1), y - (step if split else 0.0), f"= {line.right}"
+            else:
+                x, y_numbers = numbers_x, y - (0.5 * step if split else 0.0)
+                numbers = f"{line.left} = {line.right}" if not split else f"{line.left}\n{' ' * SPLIT_INDENT}= {line.right}"
+            texts.append(figure.text(x, y_numbers, numbers, ha="left", va="center", family=families, parse_math=False,
                                      fontsize=size, color=theme.text, label="mixing_hidden" if line.key == "hidden" else f"mixing_term:{line.key}",
-                                     linespacing=1.5 * 0.8))
+                                     linespacing=1.2))
             row += 2 if split else 1
         texts.append(figure.text(x0, y0 + h - (row + 0.5) * step, total_text, ha="left", va="center", family=families, parse_math=False,
                                  fontsize=size * TOTAL_SIZE, fontweight="bold", color=theme.output, label="mixing_total"))
@@ -186,6 +191,8 @@ def _equation_piece(page, terms: list[MixingTerm], hidden: int, hidden_sum, tota
     return fixed_piece(Slot(width, pitch * count, draw, key="mixing_equation", axes=False)), fits
 
 
+SPLIT_INDENT = 4
+"""Characters before the "=" of a product written on a line of its own."""
 TOTAL_SIZE = 1.1
 """The total's type, as a multiple of the terms'."""
 
@@ -197,7 +204,7 @@ def _equation_widths(lines: list[WorkLine], total_text: str, size: float, split:
     for line in lines:
         if line.key == "hidden":  # its key may reach into the blank left part of its line
             label_width = max(label_width, text_size_in(line.label, size, MONO)[0] + 2 * space - len(line.left) * space)
-    numbers = [f"{line.left} = {line.right}" for line in lines] if not split else [line.left for line in lines] + [f"    = {line.right}" for line in lines]
+    numbers = [f"{line.left} = {line.right}" for line in lines] if not split else [line.left for line in lines] + [f"{' ' * SPLIT_INDENT}= {line.right}" for line in lines]
     line_width = max(text_size_in(text, size, MONO)[0] for text in numbers)
     total_width = text_size_in(total_text, size * TOTAL_SIZE, MONO, weight="bold")[0]
     return label_width, line_width, total_width

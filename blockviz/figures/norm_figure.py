@@ -56,7 +56,8 @@ def layer_norm(request: FigureRequest) -> Figure:
 
         def row(label: str, values, key: str, colour_scale=residual, labelled: bool = False) -> Flow:
             spec = MatrixSpec(np.asarray(values)[None, :], None, columns if labelled else [], token_rows=False)
-            return Flow([fixed_piece(_label_slot(label, steps_width, page.note)), matrix_piece(spec, colour_scale, theme, page, key, decimals)], rows=1)
+            return Flow([fixed_piece(_label_slot(label, steps_width, page.note)), matrix_piece(spec, colour_scale, theme, page, key, decimals)], rows=1,
+                        tight=not labelled)  # the steps of one row stacked closely, as a table's rows
 
         lines.append(row("x", x, f"{name}_x", labelled=True))
         lines += _work_lines(page, f"{name}_mean", mean_terms(x, mean, decimals))
@@ -84,7 +85,7 @@ def _label_slot(label: str, width: float, size: float):
 
 def _work_lines(page, key: str, parts: list[str]) -> list:
     """A written step (mean, variance, scale), wrapped at its "=" signs if the page is narrow."""
-    return [TextLine(parts, page.number, key=key, family=MONO, words=False)]
+    return [TextLine(parts, page.number, key=key, family=MONO, words=False, tight=True)]
 
 
 def mean_terms(x, mean: float, decimals: int) -> list[str]:

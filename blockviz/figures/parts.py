@@ -7,7 +7,7 @@ import numpy as np
 
 from blockviz.figures.heatmap import ColourScale
 from blockviz.figures.labels import token_labels
-from blockviz.figures.layout import Flow, Piece, Slot, TextLine, operator_piece
+from blockviz.figures.layout import Flow, Piece, Slot, TextLine, operator_piece, paragraph_row
 from blockviz.figures.page import Page
 from blockviz.figures.panels import colorbar_pieces
 from blockviz.record_fields import axis_labels, field
@@ -39,13 +39,17 @@ def operator(page: Page, symbol: str, math: bool = False, scale: float = 1.0) ->
 
 def note(page: Page, text: str, key: str | None = None, math: bool = False) -> TextLine:
     """A line of explanation in small type, wrapped to the page."""
-    return TextLine([text], page.note, key=key, math=math)
+    return TextLine([text], page.note, key=key, math=math, paragraph=True)
 
 
 def colorbar_line(scales: list[ColourScale], page: Page) -> Flow | None:
     """The figure's colour bars side by side (wrapped as the page needs), one per distinct scale."""
     pieces = colorbar_pieces(scales, page)
-    return Flow(pieces) if pieces else None
+    return Flow(pieces, row_gap=COLORBAR_ROW_GAP_IN) if pieces else None
+
+
+COLORBAR_ROW_GAP_IN = 0.05
+"""Between rows of colour bars (each bar's title stands above it)."""
 
 
 def legend_lines(page: Page, theme, text: str, filled: bool) -> list:
@@ -68,7 +72,7 @@ def legend_lines(page: Page, theme, text: str, filled: bool) -> list:
     narrow = Page(**{**page.__dict__, "width": room + 2 * page.margin}) if page.width is not None else page
     (text_slot_,), = text_line.arrange(narrow)
     swatch = Slot(swatch_in, swatch_in * 0.7, draw, axes=False)
-    return [[swatch, text_slot_]]
+    return [paragraph_row([swatch, text_slot_])]
 
 
 def rows_of(tokens: list[str]) -> list[str]:
