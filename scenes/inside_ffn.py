@@ -25,7 +25,7 @@ EVERY_ROW_SLOTS = 4
 """Columns drawn of the ln2 and ffn_out grids when every row is shown."""
 ROW_SLOTS = 7
 """Columns drawn of each row (beside the activation's curve)."""
-GATED_ENTRIES = 5
+GATED_ENTRIES = 4
 """Entries drawn of each row of a gated FFN wider than that: the first, the last and the largest, ⋯ between."""
 
 ACTIVATION_SAYS = {
@@ -185,7 +185,7 @@ class InsideFFN(RecordScene):
         columns.update({name: shared for name in hidden})
         factors = product_decimals([([row_of["ffn_gate_act"][j].item(), row_of["ffn_up"][j].item()], row_of["ffn_post"][j].item()) for j in shared])
         places = {name: factors if name in ("ffn_gate_act", "ffn_up") else 2 for name in wide + hidden}
-        width = max(cell_width_for(row_of[name][None, :], places[name]) for name in wide + hidden)  # one width: the columns stay aligned
+        width = max(cell_width_for([[row_of[name][j].item() for j in columns[name]]], places[name]) for name in wide + hidden)  # one width for the shown: columns aligned
         token = self.token_name(f)
         names = {field: f"{field} “{token}”", "ffn_gate": "ffn_gate", "ffn_gate_act": "ffn_gate_act", "ffn_up": "ffn_up", "ffn_post": "ffn_post", "ffn_out": "ffn_out"}
         rows = {name: self.feature_row(name, names[name], columns[name], places[name], width, empty=name != field,
@@ -212,9 +212,12 @@ class InsideFFN(RecordScene):
         up_from = text(f"= {field} × W_up{plus('up')}", HEADER_SIZE, look.muted).next_to(grids[3].body(), RIGHT, buff=0.3)
         stack.add(signs, rule, up_from)
         pre, post = rec.ffn_gate[f].tolist(), rec.ffn_gate_act[f].tolist()
-        axes, curve, dots, labels = activation_curve(pre, post, rec.config.activation, look, FFN_COLOR, width=3.8, height=2.9)
-        for k, name in enumerate(("ffn_gate", "ffn_gate_act")):  # the curve maps the gate
-            labels.submobjects[k] = text(name, HEADER_SIZE, look.muted).move_to(labels[k]).align_to(labels[k], RIGHT if k == 0 else LEFT)
+        axes, curve, dots, labels = activation_curve(pre, post, rec.config.activation, look, FFN_COLOR, width=3.5, height=2.9)
+        gate_axis = text("ffn_gate", HEADER_SIZE, look.muted).next_to(axes.x_axis.get_right(), DOWN, buff=0.12).align_to(axes.x_axis.get_right(), RIGHT)
+        if gate_axis.get_left()[0] < labels[2].get_right()[0] + 0.1:  # under the axis, clear of the curve; below its "1" if they would meet
+            gate_axis.next_to(labels[2], DOWN, buff=0.08).align_to(axes.x_axis.get_right(), RIGHT)
+        labels.submobjects[0] = gate_axis
+        labels.submobjects[1] = text("ffn_gate_act", HEADER_SIZE, look.muted).move_to(labels[1]).align_to(labels[1], LEFT)  # the curve maps the gate
         equation = formula(ACTIVATION_FORMULAS[rec.config.activation], FFN_COLOR, 20).next_to(axes, UP, buff=0.2)
         hidden = [f"{what}: {total - len(shown)} of {total}" for what, shown, total in (("d_ff", shared, d_ff), (field, columns[field], d), ("ffn_out", columns["ffn_out"], d))
                   if len(shown) < total]
@@ -236,7 +239,8 @@ class InsideFFN(RecordScene):
         d = rec.tensors[field].shape[-1]
         labels = axis_labels(BY_NAME[field].shape[-1], rec.tokens, d) if headers else None
         return NumberGrid(rec.tensors[field][f][None, :], [name], labels, self.look, source=lambda _, j: (field, f, j), color_limit=self.limit(field),
-                          column_slots=slots_of(shown, d), row_header_color=color, cell_width=width, decimals=decimals, filled=not empty, show_numbers=not empty)
+                          column_slots=slots_of(shown, d), row_header_color=color, cell_width=width, decimals=decimals, filled=not empty, show_numbers=not empty,
+                          fit_numbers=False)  # ``width`` holds every shown number
 
     def work_gated_row(self, rows, ops, plot) -> None:
         rec, f = self.record, self.focus
