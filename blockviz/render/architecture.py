@@ -12,12 +12,6 @@ from __future__ import annotations
 from blockviz.errors import BlockvizError
 
 
-def _norm(arch) -> str | None:
-    if arch.norm == "rmsnorm":
-        return "RMSNorm"
-    return None
-
-
 def _model_input(rec) -> str | None:
     if rec.source.is_model:
         return f"a trained model's layer input (layer {rec.source.layer}'s input is not embedding + position)"
@@ -32,25 +26,9 @@ def _qkv(rec) -> str | None:
     return None
 
 
-def _ffn(rec) -> str | None:
-    arch = rec.architecture
-    if arch.ffn == "gated":
-        return "a gated FFN (gate ⊙ up)"
-    return None
-
-
-def _recap(rec) -> str | None:
-    if rec.architecture.norm_placement == "post":
-        return "a post-norm block (its output is the normalised sum, not x + attention + FFN)"
-    return None
-
-
 CHECKS = {
     "tokens": _model_input,
-    "layer-norm": lambda rec: _norm(rec.architecture),
     "qkv": _qkv,
-    "ffn": _ffn,
-    "recap": _recap,
 }
 """Scene name → what of a record's architecture it cannot draw yet (``None``: it can). Scenes
 not listed draw every architecture."""
