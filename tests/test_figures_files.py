@@ -153,3 +153,31 @@ def test_a_pdf_is_the_same_whatever_was_saved_before(tmp_path, request_3):
     after_svg = save_figure(figure, tmp_path / "after.pdf", "pdf").read_bytes()
     assert alone == after_svg
     assert b"CreationDate" not in alone
+
+
+def test_a_forked_worker_lays_out_formulas_with_its_own_fonts():
+    """A forked process does not reuse the parent's TextToPath, whose cached formula layouts hold
+    the parent's FreeType fonts (unusable across fork(); two workers sharing them failed now and
+    then with "too many hints"); the outlines it draws are the parent's all the same."""
+    import multiprocessing
+    import pickle
+
+    from blockviz.figures.labels import text_paths
+    from matplotlib.font_manager import FontProperties
+
+    formula = r"$\mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)$"
+    parent = text_paths()
+    vertices, _ = parent.get_text_path(FontProperties(family="DejaVu Sans", size=100), formula, ismath=True)
+    reader, writer = multiprocessing.Pipe(duplex=False)
+
+    def child():
+        own = text_paths()
+        child_vertices, _ = own.get_text_path(FontProperties(family="DejaVu Sans", size=100), formula, ismath=True)
+        writer.send(pickle.dumps((own is parent, child_vertices)))
+
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    same, child_vertices = pickle.loads(reader.recv())
+    process.join(30)
+    assert process.exitcode == 0 and not same
+    assert np.array_equal(child_vertices, vertices)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import os
+
 from matplotlib.font_manager import FontProperties
-from matplotlib.textpath import text_to_path
+from matplotlib.textpath import TextToPath
 
 from blockviz.figures.context import font_families
 from blockviz.figures.page import MIN_PT
@@ -59,7 +61,7 @@ def text_size_in(text: str, size_pt: float, family: str = "sans-serif", math: bo
 
 
 REFERENCE_PT = 10.0
-MATH_REFERENCE_PT = float(text_to_path.FONT_SCALE)
+MATH_REFERENCE_PT = float(TextToPath.FONT_SCALE)
 """Formulas are measured at the size matplotlib's TextPath lays them out at, so that drawing
 them as outlines (:func:`blockviz.figures.layout.math_patches`) reuses that one parse."""
 
@@ -67,8 +69,26 @@ them as outlines (:func:`blockviz.figures.layout.math_patches`) reuses that one 
 @lru_cache(maxsize=8192)
 def _size(text: str, size_pt: float, family: str, math: bool, weight: str) -> tuple[float, float]:
     properties = FontProperties(family=list(font_families(family)), size=size_pt, weight=weight)  # the fonts it is drawn with, fallbacks included
-    width, height, _ = text_to_path.get_text_width_height_descent(text, properties, ismath=math)
+    width, height, _ = text_paths().get_text_width_height_descent(text, properties, ismath=math)
     return float(width) / POINTS_PER_INCH, float(height) / POINTS_PER_INCH
+
+
+def text_paths() -> TextToPath:
+    """This process's :class:`matplotlib.textpath.TextToPath`, which lays out and outlines the
+    figures' texts and formulas without a renderer.
+
+    A forked process (a figure worker, :mod:`blockviz.figures.writing`) makes its own: the
+    parent's caches its formulas' layouts (mathtext parses) with the FreeType fonts they were
+    laid out in, and FreeType fonts "cannot be used across fork()s" (matplotlib's font manager
+    drops only its own font cache at a fork): two workers reading glyphs through the parent's
+    fonts at once failed now and then with FreeType's "too many hints". Its own instance's parses
+    use the fonts the worker loads itself."""
+    return _text_paths(os.getpid())
+
+
+@lru_cache(maxsize=None)
+def _text_paths(pid: int) -> TextToPath:
+    return TextToPath()
 
 
 def widest_in(texts, size_pt: float, family: str = "sans-serif") -> float:

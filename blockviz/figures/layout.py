@@ -297,10 +297,13 @@ def math_patches(figure: Figure, centre, text: str, size_pt: float, family: str,
     then share, where a Text is parsed again for each resolution. Each line is a PathPatch
     labelled ``key``; its ``formula`` and ``fontsize`` attributes hold the line's text and size."""
     from matplotlib import rcParams
+    from matplotlib.cbook import is_math_text
     from matplotlib.font_manager import FontProperties
     from matplotlib.patches import PathPatch
-    from matplotlib.textpath import TextPath
+    from matplotlib.path import Path
     from matplotlib.transforms import Affine2D
+
+    from blockviz.figures.labels import text_paths
 
     lines = text.split("\n")
     sizes = [text_size_in(line, size_pt, family, math=True) for line in lines]
@@ -311,7 +314,8 @@ def math_patches(figure: Figure, centre, text: str, size_pt: float, family: str,
     scale = size_pt / MATH_PATH_PT
     patches = []
     for index, (line, (line_width, line_height)) in enumerate(zip(lines, sizes)):
-        path = TextPath((0, 0), line, size=MATH_PATH_PT, prop=FontProperties(family=list(font_families(family)), size=MATH_PATH_PT))  # as measured: one parse
+        prop = FontProperties(family=list(font_families(family)), size=MATH_PATH_PT)
+        path = Path(*text_paths().get_text_path(prop, line, ismath=is_math_text(line)))  # as measured: one parse, by this process's own TextToPath
         box = path.get_extents()
         middle_y = top_in - index * pitch - max(height for _, height in sizes) / 2
         transform = (Affine2D().translate(-(box.x0 + box.x1) / 2, -(box.y0 + box.y1) / 2).scale(scale / 72).translate(x_in, middle_y)
@@ -324,7 +328,7 @@ def math_patches(figure: Figure, centre, text: str, size_pt: float, family: str,
 
 
 MATH_PATH_PT = 100.0
-"""The size formulas' outlines are laid out at (matplotlib's TextPath scale), then scaled."""
+"""The size formulas' outlines are laid out at (matplotlib's TextToPath.FONT_SCALE), then scaled."""
 
 
 def operator_piece(text: str, size_pt: float, math: bool = False) -> Piece:

@@ -118,23 +118,13 @@ def _draw_and_save_job(name: str) -> list[Path]:
 def _start_worker(job: tuple) -> None:
     global _JOB
     start_worker()  # SIGINT is the parent's to handle; SIGTERM removes this worker's temporary files and exits
-    _JOB = job
-    _forget_parents_fonts()
+    _JOB = job  # formulas are laid out by the worker's own TextToPath (blockviz.figures.labels.text_paths), not the parent's
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)  # as PyTorch's DataLoader workers do: no thread pool inherited across fork
 
 
-def _forget_parents_fonts() -> None:
-    """Drop the formulas the parent process laid out (a program that drew figures before this
-    pool): each holds the parent's FreeType fonts, which "cannot be used across fork()s" (as
-    matplotlib's font manager says, clearing only its own font cache at a fork); two workers
-    reusing them failed now and then with FreeType's "too many hints"."""
-    from matplotlib.mathtext import MathTextParser
-
-    MathTextParser._parse_cached.cache_clear()
-
-
+    _JOB = job  # formulas are laid out by the worker's own TextToPath (blockviz.figures.labels.text_paths), not the parent's
 def _worker_count(jobs: int | None, figures: int) -> int:
     if jobs is not None:
         if jobs < 1:
