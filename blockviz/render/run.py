@@ -70,34 +70,64 @@ def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes
 
 
 def _render_parallel(record, jobs, options, processes, cache, progress):
-    # This process renders every `processes`-th scene itself (it has torch and the record
-    # already); `processes - 1` fresh processes render the rest from the saved record.
-    # Workers are stopped in `finally` (an error, Ctrl-C or SIGTERM here): they remove their
-    # media folders and exit, rather than finishing their scenes as `with pool` would wait for.
+    # This process renders scenes itself (it has torch and the record already) beside
+    # `processes - 1` fresh processes reading the record from a saved file. Each takes the next
+    # scene when it is free (a thread here waits for each worker's scene), so a long scene
+    # holds no other back. The workers start while signals are deferred; they are stopped on an
+    # error, Ctrl-C or SIGTERM here: they remove their media folders and exit, rather than
+    # finishing their scenes as `with pool` would wait for.
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import threading
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
 
     from blockviz.processes import end_pool, signals_deferred, start_worker
 
-    here = jobs[::processes]
-    elsewhere = [job for job in jobs if job not in here]
-    done = []
+    waiting, lock = deque(jobs), threading.Lock()
+    done, failures = [], []
+
+    def next_job():
+        with lock:
+            return waiting.popleft() if waiting and not failures else None
+
+    def wait_and_feed(job, future, submit):
+        while job is not None:
+            try:
+                seconds = future.result()
+            except BaseException as error:
+                with lock:
+                    failures.append(error)
+                return
+            done.append((job, seconds))
+            progress.finish_scene(job.scene)
+            job = next_job()
+            future = submit(job) if job is not None else None
+
     with temporary_folder(cache, "record-") as shared:
         record_path = shared / "record.safetensors"
         record.save(record_path)
         pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker)
+
+        def submit(job):
+            return pool.submit(_render_from_file, str(record_path), job, options)
+
         try:
-            with signals_deferred():  # the workers start here (spawned on submit)
-                futures = {pool.submit(_render_from_file, str(record_path), job, options): job for job in elsewhere}
-            for job in here:
+            with signals_deferred():  # every worker starts here, on its first scene
+                first = [job for job in (next_job() for _ in range(processes - 1)) if job is not None]
+                feeders = [threading.Thread(target=wait_and_feed, args=(job, submit(job), submit), daemon=True) for job in first]
+            for feeder in feeders:
+                feeder.start()
+            while (job := next_job()) is not None:
                 progress.start_scene(job.scene)
                 done.append((job, render_one(record, job, options, progress.on_play)))
                 progress.finish_scene(job.scene)
-            for future in as_completed(futures):
-                job = futures[future]
-                done.append((job, future.result()))
-                progress.finish_scene(job.scene)
+            for feeder in feeders:
+                feeder.join()
+            if failures:
+                raise failures[0]
         except BaseException:
+            with lock:
+                waiting.clear()
             end_pool(pool)
             raise
         pool.shutdown(wait=True)
@@ -123,6 +153,7 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     """
     from manim import tempconfig
 
+    from blockviz.render.encoding import renderer
     from blockviz.scenes.catalog import lookup
 
     started = time.perf_counter()
@@ -131,7 +162,7 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     with temporary_folder(job.output.parent / CACHE_FOLDER, "media-") as media, writing(job.output):
         try:
             with tempconfig(manim_settings(str(media), entry.class_name, options)):
-                scene = scene_class(record=record, **options.scene_options())
+                scene = scene_class(record=record, renderer=renderer(), **options.scene_options())
                 if on_play is not None:
                     scene.play_listeners.append(on_play)
                 scene.render()
@@ -162,13 +193,20 @@ def _is_full(folder: Path) -> bool:
     return stats.f_bavail * stats.f_frsize < FULL_BYTES
 
 
+ENCODERS_IN_FLIGHT = 4
+"""Plays whose video Manim may still be encoding (on threads) while the next is drawn: drawing
+and encoding overlap, as Manim's documentation suggests (its default, 1, waits after every play)."""
+
+
 def manim_settings(media: str, output_name: str, options: RenderOptions) -> dict:
-    """Manim config for one render into ``media``: quality, format, size, no caching, quiet."""
+    """Manim config for one render into ``media``: quality, format, size, no caching, quiet,
+    encoding beside drawing (:data:`ENCODERS_IN_FLIGHT`)."""
     settings = {
         "media_dir": media,
         "quality": QUALITIES[options.quality],
         "output_file": output_name,
         "disable_caching": True,
+        "max_inflight_encoders": ENCODERS_IN_FLIGHT,
         "progress_bar": "none",
         "verbosity": "WARNING",
         "preview": False,
