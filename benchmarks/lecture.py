@@ -1,20 +1,22 @@
 """How long the lecture takes, against the floor: bare PyAV encoding the lecture's own frames.
 
-Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N]
+Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--again]
 
 For each quality, in a fresh folder: renders the title card and every scene as mp4 (timing each
 scene), joins them into the lecture (timed), and reports the lecture's total time beside the sum
 of its scenes' render times. Then, in the same run, the floor: every frame of the lecture is
 decoded (not timed) and encoded again by bare PyAV with manim's settings (libx264, crf 23,
 yuv420p, as ``shared/measure/encode_floor.py``); the ratio is the lecture's total over that
-(issue 9's target: at most 2.0 at -q l, 1.3 at -q h). Then it times `blockviz render … --lecture`
-run again with nothing changed (everything reused) and with only the lecture file removed
-(scenes reused, joined again). Not a test: timings depend on the machine.
+(issue 9's target: at most 2.0 at -q l, 1.3 at -q h). Each time is printed as it is known, with
+the load average. With ``--again`` it then times `blockviz render … --lecture` run again with
+nothing changed (everything reused) and with only the lecture file removed (scenes reused,
+joined again). Not a test: timings depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -42,54 +44,82 @@ def cli_record_inputs(sentence: str) -> dict:
 
 
 def lecture_timings(sentence: str, quality: str, jobs: int, out: str) -> dict:
-    """Render and join one lecture in this process, as `blockviz render --lecture` does; every
-    time in seconds."""
+    """Render and join one lecture in this process, as `blockviz render --lecture` does, printing
+    each time as it is known; then time the floor. Every time in seconds."""
     from blockviz.cli.options import build_record
     from blockviz.render.plan import RenderOptions, plan_lecture
     from blockviz.render.run import join_lecture, render_jobs
 
-    started = time.perf_counter()
+    print(f"-q{quality}: {sentence!r}, --jobs {jobs}, load average {load()} at the start", flush=True)
+    started, cpu_started = time.perf_counter(), cpu_seconds()
     record_inputs = cli_record_inputs(sentence)
     rec = build_record(**record_inputs)
     options = RenderOptions(quality=quality)
     lecture = plan_lecture(record_inputs, options, out)
     rendered = render_jobs(rec, lecture.jobs, options, processes=jobs)
+    for job, seconds in rendered:
+        print(f"  {job.scene:<25}{seconds:>8.1f} s")
+    print(f"  {'sum of scene renders':<25}{sum(seconds for _, seconds in rendered):>8.1f} s", flush=True)
     join_started = time.perf_counter()
     written = join_lecture(lecture, rec.config.causal)
-    finished = time.perf_counter()
-    return {
-        "scenes": {job.scene: seconds for job, seconds in rendered},
-        "join": finished - join_started,
-        "total": finished - started,
-        "video": written.duration,
-        "output": lecture.output,
-    }
+    finished, cpu = time.perf_counter(), cpu_seconds() - cpu_started
+    print(f"  {'joining the lecture':<25}{finished - join_started:>8.2f} s  ({written.duration:.1f} s of video, packets copied, not re-encoded)")
+    print(f"  {'lecture total':<25}{finished - started:>8.1f} s  (record + scenes + joining; {cpu:.1f} CPU s; load average {load()})", flush=True)
+    frames, floor, floor_cpu = encode_floor(lecture.output, Path(out) / "floor.mp4")
+    print(f"  {'bare PyAV encode':<25}{floor:>8.1f} s  ({frames} frames: the floor; {floor_cpu:.1f} CPU s; load average {load()})")
+    print(f"  {'CPU seconds, ratio':<25}{cpu / floor_cpu:>8.2f} ×  (lecture's over the floor's)")
+    return {"total": finished - started, "floor": floor, "output": lecture.output}
 
 
-def encode_floor(video: Path, out: Path) -> tuple[int, float]:
-    """``(frames, seconds)``: bare PyAV encoding ``video``'s decoded frames again (libx264, crf 23,
-    yuv420p, its size and rate; one ``VideoFrame.from_ndarray(rgba)`` per frame). The decoding is not timed."""
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) used so far by this process, its threads and its ended children."""
+    import resource
+
+    return sum(usage.ru_utime + usage.ru_stime for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def load() -> str:
+    """The 1-, 5- and 15-minute load averages, e.g. ``"6.1 5.2 3.0"``."""
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+FLOOR_CHUNK_BYTES = 2**30
+"""Decoded frames held at a time for the floor (a GiB): all 5,000 frames of -q l at once would
+take 8 GB. The encoder's few frames still in its threads at the end of a chunk are a few per
+cent of a chunk (640 frames at 480p, 128 at 1080p)."""
+
+
+def encode_floor(video: Path, out: Path) -> tuple[int, float, float]:
+    """``(frames, seconds, CPU seconds)``: bare PyAV encoding ``video``'s decoded frames again (libx264, crf 23,
+    yuv420p, its size and rate; one ``VideoFrame.from_ndarray(rgba)`` per frame), as
+    ``shared/measure/encode_floor.py`` does. The decoding is not timed: a chunk of frames
+    (:data:`FLOOR_CHUNK_BYTES`) is decoded, then encoded (timed), and so on."""
     from fractions import Fraction
+    from itertools import islice
 
     import av
 
-    with av.open(str(video)) as container:
+    seconds, cpu, count = 0.0, 0.0, 0
+    with av.open(str(video)) as container, av.open(str(out), mode="w", format="mp4") as output:
         stream = container.streams.video[0]
         rate = stream.average_rate or Fraction(15)
-        width, height = stream.codec_context.width, stream.codec_context.height
-        frames = [frame.to_ndarray(format="rgba") for frame in container.decode(stream)]
-    started = time.perf_counter()
-    with av.open(str(out), mode="w", format="mp4") as output:
         encoder = output.add_stream("libx264", rate=Fraction(rate), options={"crf": "23"})
-        encoder.pix_fmt, encoder.width, encoder.height = "yuv420p", width, height
-        for index, pixels in enumerate(frames):
-            frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
-            frame.pts, frame.time_base = index, 1 / Fraction(rate)
-            for packet in encoder.encode(frame):
-                output.mux(packet)
+        encoder.pix_fmt, encoder.width, encoder.height = "yuv420p", stream.codec_context.width, stream.codec_context.height
+        decoded, chunk_frames = container.decode(stream), max(1, FLOOR_CHUNK_BYTES // (4 * encoder.width * encoder.height))
+        while chunk := [frame.to_ndarray(format="rgba") for frame in islice(decoded, chunk_frames)]:
+            started, cpu_started = time.perf_counter(), cpu_seconds()
+            for pixels in chunk:
+                frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
+                frame.pts, frame.time_base = count, 1 / Fraction(rate)
+                count += 1
+                for packet in encoder.encode(frame):
+                    output.mux(packet)
+            seconds, cpu = seconds + time.perf_counter() - started, cpu + cpu_seconds() - cpu_started
+        started, cpu_started = time.perf_counter(), cpu_seconds()
         for packet in encoder.encode():
             output.mux(packet)
-    return len(frames), time.perf_counter() - started
+        seconds, cpu = seconds + time.perf_counter() - started, cpu + cpu_seconds() - cpu_started
+    return count, seconds, cpu
 
 
 def main() -> None:
@@ -97,25 +127,17 @@ def main() -> None:
     parser.add_argument("-q", "--quality", nargs="+", default=["l", "h"], choices=["l", "m", "h", "k"], help="qualities to time")
     parser.add_argument("--sentence", default="the cat sat")
     parser.add_argument("--jobs", type=int, default=1, help="scenes rendered in parallel processes")
+    parser.add_argument("--again", action="store_true", help="then time the CLI with every file reused, and with the lecture removed")
     arguments = parser.parse_args()
     for quality in arguments.quality:
         with tempfile.TemporaryDirectory() as out:
             timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out)
-            scenes = timings["scenes"]
-            print(f"-q{quality}: {arguments.sentence!r}, {len(scenes)} parts, {timings['video']:.1f} s of video"
-                  f" (packets copied, not re-encoded), --jobs {arguments.jobs}")
-            for name, seconds in scenes.items():
-                print(f"  {name:<25}{seconds:>8.1f} s")
-            print(f"  {'sum of scene renders':<25}{sum(scenes.values()):>8.1f} s")
-            print(f"  {'joining the lecture':<25}{timings['join']:>8.2f} s")
-            print(f"  {'lecture total':<25}{timings['total']:>8.1f} s  (record + scenes + joining)")
-            frames, floor = encode_floor(timings["output"], Path(out) / "floor.mp4")
-            print(f"  {'bare PyAV encode':<25}{floor:>8.1f} s  ({frames} frames: the floor)")
-            print(f"  {'ratio to the floor':<25}{timings['total'] / floor:>8.2f} ×  (target ≤ {2.0 if quality == 'l' else 1.3})")
-            command = ["render", arguments.sentence, "--lecture", "-q", quality, "-o", out]
-            print(f"  {'again, all unchanged':<25}{cli_seconds(*command):>8.2f} s  (CLI: every file reused)")
-            timings["output"].unlink()
-            print(f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)")
+            print(f"  {'ratio to the floor':<25}{timings['total'] / timings['floor']:>8.2f} ×  (target ≤ {2.0 if quality == 'l' else 1.3})", flush=True)
+            if arguments.again:
+                command = ["render", arguments.sentence, "--lecture", "-q", quality, "-o", out]
+                print(f"  {'again, all unchanged':<25}{cli_seconds(*command):>8.2f} s  (CLI: every file reused)")
+                timings["output"].unlink()
+                print(f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)")
 
 
 if __name__ == "__main__":
