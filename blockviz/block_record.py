@@ -18,7 +18,7 @@ from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
 from blockviz.record_check import check_record
-from blockviz.record_fields import BY_NAME, PARAMETER_SCALE, RecordField, docs_table, fields_for
+from blockviz.record_fields import BY_NAME, OPTIONAL_FIELDS, PARAMETER_SCALE, RecordField, docs_table, fields_for
 from blockviz.record_format import read_record_with_source, write_record
 from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
@@ -44,7 +44,8 @@ class BlockRecord:
     FFN, key/value heads, ``source``): post-norm adds ``resid_mid_norm`` and
     ``resid_post_norm`` (no ``ln1``/``ln2``); RMSNorm has ``ln*_mean_sq`` instead of mean,
     centred and variance; rotary positions add ``rope_cos``, ``rope_sin``, ``query_rot``,
-    ``key_rot`` (scores are q·k of the rotated ones; no ``pos_embed``); a gated FFN has
+    ``key_rot`` (scores are q·k of the rotated ones; no ``pos_embed``); a model's layer L > 0 has
+    ``prev_output``, layer L − 1's output as the model returned it; a gated FFN has
     ``ffn_gate``, ``ffn_gate_act``, ``ffn_up`` instead of ``ffn_pre``; with grouped-query attention
     ``key``/``value`` are each query head's own (``config.kv_head_of(h)`` names the shared head).
     ``source`` says where the weights came from (:class:`~blockviz.config.Source`).
@@ -86,7 +87,7 @@ class BlockRecord:
     def fields(self) -> tuple[RecordField, ...]:
         """The fields this record holds, in data-flow order (:data:`~blockviz.record_fields.FIELDS`
         for blockviz's own block)."""
-        return fields_for(self.config, model=self.source.is_model)
+        return fields_for(self.config, model=self.source.is_model, optional=_optional(self.tensors))
 
     @property
     def architecture(self) -> Architecture:
@@ -130,7 +131,8 @@ class BlockRecord:
             if family == PARAMETER_SCALE:
                 members = list(self.params.values())
             else:
-                members = [self.tensors[spec.name] for spec in self.fields if spec.scale == family]
+                # prev_output repeats resid_pre: a record's scales are the same with it or without it
+                members = [self.tensors[spec.name] for spec in self.fields if spec.scale == family and spec.name not in OPTIONAL_FIELDS]
             self._scales[family] = robust_limit(members, robust=family not in BOUNDED_FAMILIES)
         return self._scales[family]
 
@@ -181,10 +183,10 @@ class BlockRecord:
         block = Block(config, seeded=False)
         block.load_state_dict({name: self.params[name] for name in block.state_dict()}, assign=True)
         rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.positional == "rotary" else None
-        cache: dict[str, torch.Tensor] = {name: self.tensors[name] for name in ("embed", "pos_embed") if name in self.tensors}
+        cache: dict[str, torch.Tensor] = {name: self.tensors[name] for name in ("embed", "pos_embed", *OPTIONAL_FIELDS) if name in self.tensors}
         with torch.no_grad():
             block(self.tensors["resid_pre"], cache, rotary)
-        names = [spec.name for spec in fields_for(config, model=self.source.is_model)]
+        names = [spec.name for spec in fields_for(config, model=self.source.is_model, optional=_optional(self.tensors))]
         return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors={name: cache[name] for name in names}, params=dict(self.params),
                            source=self.source, special=self.special)
 
@@ -223,12 +225,17 @@ class BlockRecord:
             version, or does not form a valid record (the message names the field).
         """
         sentence, tokens, config, tensors, source, special = read_record_with_source(path)
-        names = [spec.name for spec in fields_for(config, model=source.is_model)]
+        names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
         activations = {name: tensors.pop(name) for name in names if name in tensors}
         try:
             return cls(sentence=sentence, tokens=tokens, config=config, tensors=activations, params=tensors, source=source, special=tuple(special))
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
+
+
+def _optional(tensors: Mapping[str, torch.Tensor]) -> tuple[str, ...]:
+    """The :data:`~blockviz.record_fields.OPTIONAL_FIELDS` among ``tensors``."""
+    return tuple(name for name in OPTIONAL_FIELDS if name in tensors)
 
 
 BlockRecord.__doc__ = BlockRecord.__doc__.replace("{table}", docs_table().replace("\n", "\n    "))

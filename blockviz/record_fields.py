@@ -87,6 +87,7 @@ flows through it. Other architectures (:func:`fields_for`) add, drop or re-descr
 FIELD_NAMES: tuple[str, ...] = tuple(spec.name for spec in FIELDS)
 
 OTHER_FIELDS: tuple[RecordField, ...] = (
+    RecordField("prev_output", ("n", "d_model"), "the output of the model's layer before this one, as a forward hook on it saw it: resid_pre must equal it", "residual"),
     RecordField("ln1_mean_sq", ("n",), "mean of the squared resid_pre row (RMSNorm 1)", "variance"),
     RecordField("ln2_mean_sq", ("n",), "mean of the squared resid_mid row (RMSNorm 2)", "variance"),
     RecordField("rope_cos", ("n", "d_head"), "cos of each position's rotary angles (one angle per feature pair, halves repeated)", "rotary"),
@@ -99,17 +100,22 @@ OTHER_FIELDS: tuple[RecordField, ...] = (
     RecordField("ffn_gate_act", ("n", "d_ff"), "activation(ffn_gate)", "ffn_hidden"),
     RecordField("ffn_up", ("n", "d_ff"), "ln2 @ W_up: the values the gate scales", "ffn_hidden"),
 )
-"""Fields only other architectures have: RMSNorm's statistic, rotary positions, post-norm's
-normalised sums, the gated FFN."""
+"""Fields only other architectures have: the previous layer's output (a model's layer L > 0),
+RMSNorm's statistic, rotary positions, post-norm's normalised sums, the gated FFN."""
+
+OPTIONAL_FIELDS = ("prev_output",)
+"""Fields a record may lack (:func:`fields_for`'s ``optional``): ``prev_output`` exists for a
+model's layer after the first, and records saved before it was recorded still load."""
 
 BY_NAME: dict[str, RecordField] = {spec.name: spec for spec in FIELDS + OTHER_FIELDS}
 """Every field any architecture records, by name (the toy block's descriptions)."""
 
 
-def fields_for(config: BlockConfig, model: bool = False) -> tuple[RecordField, ...]:
+def fields_for(config: BlockConfig, model: bool = False, optional: tuple[str, ...] = ()) -> tuple[RecordField, ...]:
     """The fields a record of ``config``'s architecture holds, in data-flow order, described for
     it; :data:`FIELDS` for blockviz's own block. ``model``: the record is a trained model's layer
-    (its ``resid_pre`` is the model's hidden state, not embed + pos_embed).
+    (its ``resid_pre`` is the model's hidden state, not embed + pos_embed); ``optional``: the
+    :data:`OPTIONAL_FIELDS` it holds too (a model's ``prev_output``, before ``resid_pre``).
 
     >>> [spec.name for spec in fields_for(BlockConfig(d_model=8, norm="rmsnorm"))][3:6]
     ['ln1_mean_sq', 'ln1_norm', 'ln1']
@@ -175,6 +181,8 @@ def fields_for(config: BlockConfig, model: bool = False) -> tuple[RecordField, .
             names[1] = replace(names[1], what="the model's position embeddings (rows of its position table)")
         index = next(i for i, spec in enumerate(names) if spec.name == "resid_pre")
         names[index] = replace(names[index], what="the layer's real input: the model's hidden state before this layer")
+        if "prev_output" in optional:
+            names.insert(index, by["prev_output"])
     return tuple(names)
 
 PARAMETER_SCALE = "parameters"

@@ -78,7 +78,7 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     opened = Opened(browser, path)
     page = opened.page
     assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER[family]
-    given = layer > 0 or family == "bert"  # layer 0 of a decoder reads embed (+ pos_embed) itself
+    given = layer == 0 and family == "bert"  # BERT's embedding LayerNorm is not recorded; a later layer's input is checked against the layer before's output
     seen = set()
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
@@ -93,6 +93,9 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     assert seen == set(rec.tensors)  # every recorded tensor is on the page somewhere
     input_check = dict(_checks(page))["input"]
     assert input_check.startswith(GIVEN) if given else input_check.startswith("✓")  # layer 0 of GPT-2: x = embed + pos_embed; of Llama: x = embed
+    if layer > 0:
+        assert input_check.startswith("✓ matches the record (max |Δ| 0)") and f"x = layer {layer - 1}'s output" in input_check
+        assert page.text_content("#step-input .formula") == f"x = resid_pre = layer {layer - 1}'s output"
     if family == "llama":  # grouped-query attention: head 3 reads key/value head 1, which heads 2 and 3 share
         page.evaluate("location.hash = '#token=0&head=3&step=qkv'")
         page.wait_for_function("document.querySelector('.head[aria-checked=true]').dataset.head === '3'")

@@ -149,6 +149,8 @@ def _model_tensors(family: str, model, ids: list[int], layer: int) -> dict[str, 
         found.update(query=query, key=key, value=value, query_rot=query_rot[0], key_rot=key_rot[0], rope_cos=cos[0], rope_sin=sin[0])
         found["embed"] = model.embed_tokens.weight[ids]
     assert torch.equal(outputs.hidden_states[layer][0], found["resid_pre"])  # the layer's real input
+    if layer > 0:
+        found["prev_output"] = outputs.hidden_states[layer][0]  # the layer before's output, as the model returns it
     torch.testing.assert_close(outputs.attentions[layer][0], found["weights"], rtol=0, atol=0)
     return found
 
@@ -165,7 +167,7 @@ def test_every_recorded_tensor_is_the_models_own(family, dtype, folders):
         _close(rec.tensors[name], tensor, tolerance_dtype, f"{family} {dtype} {name}")
     # every recorded tensor the model itself holds is compared; the rest (scores … exp_sums, the norms'
     # statistics) is what the model computes inside one call, checked by the hand recompute below
-    assert {"resid_pre", "query", "key", "value", "weights", "concat", "attn_out", "resid_mid", "ffn_post", "ffn_out", "resid_post"} <= set(reference)
+    assert {"prev_output", "resid_pre", "query", "key", "value", "weights", "concat", "attn_out", "resid_mid", "ffn_post", "ffn_out", "resid_post"} <= set(reference)
     assert rec.source.family == family and rec.source.layer == layer and rec.source.dtype == dtype
     assert rec.weights.dtype == (torch.float64 if dtype == "float64" else torch.float32)
 
@@ -272,7 +274,7 @@ def test_a_hand_recompute_from_the_layers_weights_agrees(family, folders):
             hand["resid_post"] = hand["resid_mid"] + hand["ffn_out"]
     tolerance = "float32" if family == "llama" else "float64"  # transformers computes rotary angles in float32
     assert set(hand) <= set(rec.tensors)
-    assert set(rec.tensors) - set(hand) <= {"embed", "pos_embed", "resid_pre", "rope_cos", "rope_sin"}
+    assert set(rec.tensors) - set(hand) <= {"embed", "pos_embed", "prev_output", "resid_pre", "rope_cos", "rope_sin"}
     for name, tensor in hand.items():
         _close(rec.tensors[name], tensor, tolerance, f"{family} {name}")
 
@@ -361,3 +363,17 @@ def test_special_tokens_are_the_tokenizers_and_stored_in_the_record(folders, tmp
         BlockRecord.load(tmp_path / "bad.json")
     gpt2 = record_layer(SENTENCE, model=str(folders["gpt2"]), layer=0)
     assert gpt2.special == (False,) * gpt2.n  # GPT-2 adds none
+
+
+def test_a_later_layer_holds_the_layer_befores_output_and_an_older_record_loads_without_it(folders, tmp_path):
+    from blockviz.record_format import write_record
+
+    first, later = (record_layer(SENTENCE, model=str(folders["llama"]), layer=layer) for layer in (0, 1))
+    assert "prev_output" not in first.tensors and "prev_output" in [spec.name for spec in later.fields]
+    assert torch.equal(later.prev_output, later.resid_pre) and later.prev_output.data_ptr() != later.resid_pre.data_ptr()
+    assert torch.equal(later.counterpart(causal=False).prev_output, later.prev_output)
+    old = tmp_path / "old.safetensors"  # as blockviz saved a layer before prev_output was recorded
+    write_record(old, later.sentence, later.tokens, later.config, {**{k: v for k, v in later.activations().items() if k != "prev_output"}, **later.params}, later.source)
+    loaded = BlockRecord.load(old)
+    assert "prev_output" not in loaded.tensors and torch.equal(loaded.resid_pre, later.resid_pre)
+    assert loaded.scale_of("resid_pre") == later.scale_of("resid_pre") == later.scale_of("prev_output")  # one scale, with it or without

@@ -561,6 +561,16 @@
       const p = hasPos ? vec(T.pos_embed, i) : null, sum = hasPos ? add(e, p) : e;
       const rows = [{ label: "embed", values: e, field: "embed", at: [i], role: "residual" }];
       if (hasPos) rows.push({ label: "pos_embed", values: p, field: "pos_embed", at: [i], role: "residual" });
+      if (args.model && T.prev_output) { // a later layer: its input is the layer before's output, which the record holds as the model returned it
+        const before = vec(T.prev_output, i), previous = SOURCE.layer - 1;
+        rows.push({ label: "layer " + previous + "'s output", values: before, field: "prev_output", at: [i], role: "residual" });
+        rows.push({ label: "x = resid_pre (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true,
+                    operands: function (c) { return "layer " + previous + "'s output[" + c + "] = " + fmt(before[c]) + ", passed on unchanged"; } });
+        const what = "the model's embedding row" + (hasPos ? " and position row" : "") + " of token " + tokenLabel(i) + " (what layer 0 started from); x is the hidden state after layers 0–" +
+          previous + ": layer " + previous + "'s output, the residual stream this layer reads";
+        return { body: [rowTable(what, "resid_pre", 0, rows, box)], checks: [[before, x]],
+                 note: "— x = layer " + previous + "'s output (a forward hook on layer " + previous + "; x was taken as layer " + SOURCE.layer + "'s input)" };
+      }
       if (args.model) {
         rows.push({ label: "x = resid_pre (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true });
         // Layer 0 of a decoder takes the embeddings themselves (+ positions); later layers (and BERT's, after its embedding LayerNorm) what the layers before made.

@@ -50,7 +50,8 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
     ffn_in = "resid_mid_norm" if post else "ln2"
     steps: list[Step] = []
     if model:
-        steps.append(Step("input", "The layer's input", "x = resid_pre: the model's hidden state before this layer", "input", {"model": True, "rotary": rotary}))
+        formula = f"x = resid_pre = layer {source.layer - 1}'s output" if source.layer else "x = resid_pre: the model's hidden state before this layer"
+        steps.append(Step("input", "The layer's input", formula, "input", {"model": True, "rotary": rotary}))
     elif rotary:
         steps.append(Step("input", "Embedding", "x = embed   (positions come in later, by rotating q and k)", "input", {"rotary": True}))
     else:

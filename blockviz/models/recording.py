@@ -39,12 +39,14 @@ class LayerCapture:
     """What the model itself computed at one layer on one sentence (batch dimension removed):
     ``resid_pre`` ``(n, d_model)`` its input, ``output`` ``(n, d_model)`` its output,
     ``weights`` ``(n_heads, n, n)`` its attention weights, ``rotary`` (cos, sin) ``(n, d_head)``
-    for Llama, else ``None``."""
+    for Llama, else ``None``; ``previous`` ``(n, d_model)`` the output of layer − 1 (a forward
+    hook on that layer), ``None`` at layer 0."""
 
     resid_pre: torch.Tensor
     output: torch.Tensor
     weights: torch.Tensor
     rotary: tuple[torch.Tensor, torch.Tensor] | None
+    previous: torch.Tensor | None = None
 
 
 def capture_layer(loaded: LoadedModel, ids: list[int], layer: int) -> LayerCapture:
@@ -69,7 +71,12 @@ def capture_layer(loaded: LoadedModel, ids: list[int], layer: int) -> LayerCaptu
         seen["output"] = output[0] if isinstance(output, tuple) else output
         raise _Stop
 
+    def after_previous(_module, _args, output):
+        seen["previous"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
+
     handles = [module.register_forward_pre_hook(before, with_kwargs=True), attention.register_forward_hook(after_attention), module.register_forward_hook(after)]
+    if layer > 0:
+        handles.append(loaded.family.layers(loaded.model)[layer - 1].register_forward_hook(after_previous))
     try:
         with torch.no_grad():
             loaded.model(input_ids=torch.tensor([ids]), use_cache=False, output_attentions=True)
@@ -81,7 +88,8 @@ def capture_layer(loaded: LoadedModel, ids: list[int], layer: int) -> LayerCaptu
     if seen.get("weights") is None:
         raise BlockvizError(f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'")
     rotary = seen.get("rotary")
-    return LayerCapture(seen["input"][0], seen["output"][0], seen["weights"][0], (rotary[0][0], rotary[1][0]) if rotary is not None else None)
+    previous = seen["previous"][0] if "previous" in seen else None
+    return LayerCapture(seen["input"][0], seen["output"][0], seen["weights"][0], (rotary[0][0], rotary[1][0]) if rotary is not None else None, previous)
 
 
 def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *, trust_pickle: bool = False, dtype: str = "float32") -> BlockRecord:
@@ -89,7 +97,8 @@ def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *,
     ``sentence``: a :class:`~blockviz.block_record.BlockRecord` of the model's architecture
     (``rec.architecture``, ``rec.fields``), its tokens the model's own, readable
     (:mod:`blockviz.models.tokens`), ``resid_pre`` the layer's real input (``hidden_states[layer]``),
-    ``mask`` a real −∞ causal mask (decoders) or all 0 (encoders), ``params`` the layer's
+    ``prev_output`` (layer > 0) layer − 1's own output, ``mask`` a real −∞ causal mask
+    (decoders) or all 0 (encoders), ``params`` the layer's
     weights in blockviz's names, ``source`` the model, layer and dtype, ``special`` which tokens
     the tokenizer marks special (its ``special_tokens_mask``: ``[CLS]``, ``[SEP]`` …).
 
@@ -122,7 +131,9 @@ def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *,
     _agree(output, capture.output, "the layer's output", loaded, layer)
     _agree(cache["weights"], capture.weights, "the attention weights", loaded, layer)
     source = Source("model", model=str(model), family=loaded.family.name, layer=layer, n_layers=loaded.n_layers, dtype=loaded.dtype, note=loaded.note)
-    names = [spec.name for spec in fields_for(config, model=True)]
+    if capture.previous is not None:
+        cache["prev_output"] = capture.previous.to(capture.resid_pre.dtype)
+    names = [spec.name for spec in fields_for(config, model=True, optional=("prev_output",) if capture.previous is not None else ())]
     return BlockRecord(sentence=sentence, tokens=tokens.tokens, config=config, tensors={name: cache[name] for name in names}, params=params, source=source,
                        special=tuple(tokens.special))
 
