@@ -12,6 +12,7 @@ from blockviz.figures import formulas
 from blockviz.figures.architecture import is_general
 from blockviz.figures.heatmap import record_scale, weights_scale
 from blockviz.figures.layout import Flow, build_figure
+from blockviz.figures.page import DEFAULT_WIDTH
 from blockviz.figures.panels import MatrixSpec, matrix_piece
 from blockviz.figures.parts import as_array, colorbar_line, columns_of, feature_labels, heading, legend_lines, note, operator, rows_of
 from blockviz.figures.request import FigureRequest
@@ -131,20 +132,21 @@ def multi_head(request: FigureRequest) -> Figure:
         record_scale(rec, "attn.b_O", label="W_O, b_O"), record_scale(rec, "attn_out"))
     d = config.d_model
     model_columns = feature_labels("d_model", d)
+    narrow = page.width is not None and page.width < DEFAULT_WIDTH  # operators stand close: z, z → concat share a row, so do W_O and + b_O
     pieces = []
     for head in heads:
         spec = MatrixSpec(outputs[head], rows_of(rec.tokens), columns_of(rec, "head_outputs"), title=f"z, head {head}", title_color=request.theme.output)
         if head:
-            pieces.append(operator(page, ","))
+            pieces.append(operator(page, ",", hug=narrow))
         pieces.append(matrix_piece(spec, output_scale, request.theme, page, f"head_outputs[{head}]", request.decimals))
-    pieces.append(operator(page, "\u2192"))
+    pieces.append(operator(page, "\u2192", hug=narrow))
     pieces.append(matrix_piece(MatrixSpec(concat, rows_of(rec.tokens), columns_of(rec, "concat"), title="concat", title_color=request.theme.output),
                                output_scale, request.theme, page, "concat", request.decimals))
-    pieces.append(operator(page, "\u00b7"))
+    pieces.append(operator(page, "\u00b7", hug=narrow))
     pieces.append(matrix_piece(MatrixSpec(w_o, model_columns, model_columns, title="W_O", token_rows=False), w_o_scale, request.theme, page, "W_O", request.decimals))
-    pieces.append(operator(page, "+"))
+    pieces.append(operator(page, "+", hug=narrow))
     pieces.append(matrix_piece(MatrixSpec(b_o, None, model_columns, title="b_O", token_rows=False), b_o_scale, request.theme, page, "b_O", request.decimals))
-    pieces.append(operator(page, "="))
+    pieces.append(operator(page, "=", hug=narrow))
     pieces.append(matrix_piece(MatrixSpec(attn_out, rows_of(rec.tokens), columns_of(rec, "attn_out"), title="attn_out", title_color=request.theme.output),
                                attn_out_scale, request.theme, page, "attn_out", request.decimals))
     lines.append(Flow(pieces, rows=max(rec.n, d)))

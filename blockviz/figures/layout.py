@@ -331,11 +331,11 @@ MATH_PATH_PT = 100.0
 """The size formulas' outlines are laid out at (matplotlib's TextToPath.FONT_SCALE), then scaled."""
 
 
-def operator_piece(text: str, size_pt: float, math: bool = False) -> Piece:
-    """An operator between two panels ("+", "=", "→", "÷√d_k"), kept with the panel after it and
-    standing close to its operands."""
+def operator_piece(text: str, size_pt: float, math: bool = False, hug: bool = False) -> Piece:
+    """An operator between two panels ("+", "=", "→", "÷√d_k"), kept with the panel after it;
+    ``hug``: standing close to its operands (:data:`HUG_SHARE`)."""
     slot = text_slot(text, size_pt, math=math)
-    slot.hug = True
+    slot.hug = hug
     return fixed_piece(slot, glue=True)
 
 

@@ -31,10 +31,10 @@ def heading(page: Page, title: str, *formulas) -> list:
     return lines
 
 
-def operator(page: Page, symbol: str, math: bool = False, scale: float = 1.0) -> Piece:
+def operator(page: Page, symbol: str, math: bool = False, scale: float = 1.0, hug: bool = False) -> Piece:
     """An operator between two panels: "+", "=", "→", or a mathtext step such as ÷√d_k;
-    ``scale`` < 1 for a wordy one."""
-    return operator_piece(symbol, max(page.note, page.operator * scale), math=math)
+    ``scale`` < 1 for a wordy one; ``hug``: close to its operands."""
+    return operator_piece(symbol, max(page.note, page.operator * scale), math=math, hug=hug)
 
 
 def note(page: Page, text: str, key: str | None = None, math: bool = False) -> TextLine:
