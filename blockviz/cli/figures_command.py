@@ -104,7 +104,7 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
     with reporting_errors():
         if all_heads and head is not None:
             raise click.UsageError("give either --head N or --all-heads, not both")
-        request = FigureRequest(rec, theme_named(theme), token=select_token(rec.tokens, token) if token is not None else None, head=head, width=width,
+        request = FigureRequest(rec, theme_named(theme), token=select_token(rec.tokens, token, rec.special) if token is not None else None, head=head, width=width,
                                 all_heads=all_heads)
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)

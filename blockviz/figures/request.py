@@ -43,7 +43,7 @@ class FigureRequest:
         if self.head is not None:
             select_head(self.head, self.record.config.n_heads)
         if self.token is not None:
-            self.token = select_token(self.record.tokens, self.token)
+            self.token = select_token(self.record.tokens, self.token, self.record.special)
 
     @cached_property
     def page(self) -> Page:
@@ -64,7 +64,7 @@ class FigureRequest:
     @property
     def query(self) -> int:
         """The query position written out in the value-mixing figure (default: the last word token, not punctuation)."""
-        return select_token(self.record.tokens, self.token)
+        return select_token(self.record.tokens, self.token, self.record.special)
 
     @property
     def mixing_head(self) -> int:

@@ -33,7 +33,7 @@ def check_request(record, options: RenderOptions) -> None:
     lists the tokens) or a head out of range.
     """
     options.check()
-    select_token(record.tokens, options.token)
+    select_token(record.tokens, options.token, record.special)
     select_head(options.head, record.config.n_heads)
 
 
