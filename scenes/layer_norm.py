@@ -126,7 +126,7 @@ class LayerNormRow(RecordScene):
             parameters = (2,)
         else:
             rows = [row(io["x"], headers=True), row("ln1_centred"), row("ln1_norm"), parameter("ln1.weight"), parameter("ln1.bias"), row(io["out"])]
-            marks = [r"$x$", r"$x - \mu$", r"$(x - \mu)\,/\,\sqrt{\sigma^2 + \epsilon}$", r"$\gamma$", r"$\beta$", r"$\gamma \cdot {\rm norm} + \beta$"]
+            marks = [r"$x$", r"$x - \mu$", r"$\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}$", r"$\gamma$", r"$\beta$", r"$\gamma \cdot {\rm norm} + \beta$"]
             code_names = (io["x"], "ln1_centred", "ln1_norm", "ln1.weight", "ln1.bias", io["out"])
             parameters = (3, 4)
         x = rows[0]
