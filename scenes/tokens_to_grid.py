@@ -1,79 +1,191 @@
-"""Scene 1 — tokens to grid: the sentence splits into tokens; each token's embedding + its
-position's encoding is one row of the input grid."""
+"""Scene 1 — tokens to grid: the sentence splits into tokens, and each token becomes one row of
+the grid that enters the block — how depends on the block:
+
+* blockviz's own block, and layer 0 of a model with learned positions added (GPT-2): embedding
+  + position = input x, entry by entry;
+* layer 0 of BERT: x = LayerNorm(embedding + position + token type) — the record holds the
+  embedding and position rows and x, not the token-type row nor that LayerNorm's statistics;
+* rotary positions at layer 0: x is the embedding; positions enter inside attention, as a
+  rotation of the query and key (the qkv scene);
+* layer L > 0 of a trained model: x is the output of layer L − 1 (``resid_pre``).
+"""
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, RoundedRectangle, TransformFromCopy, VGroup
+from dataclasses import dataclass
+
+from manim import DOWN, RIGHT, Arrow, DashedVMobject, FadeIn, FadeOut, RoundedRectangle, TransformFromCopy, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid
-from blockviz.scenes.layout import row_height, wrapped
-from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, TITLE_SIZE, WORK_SIZE
+from blockviz.scenes.layout import column_width, row_height, wrapped
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, TITLE_SIZE, WORK_SIZE
 from blockviz.scenes.text import text
+from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
 from blockviz.tokens import display_token
 
-DESCRIPTION = "tokens become rows: embedding + position = the n × d_model input grid"
+DESCRIPTION = "tokens become rows: embedding + position = the n × d_model input grid (a model's layer: its real input)"
 CHAPTER = "Tokens to grid"
 CAPTION = "Each token becomes one row of numbers: its embedding plus its position's encoding, giving the n × d_model grid that enters the block."
 
 FEATURE_SLOTS = 4
-"""Columns drawn of each d_model-wide grid (three grids side by side)."""
+"""Columns drawn of each d_model-wide grid when it is no wider; a wider one draws its first, its
+last and its largest entries (of the focus row), ⋯ between: :data:`WIDE_SLOTS` of them."""
+WIDE_SLOTS = {1: 8, 2: 3, 3: 3}
+"""Columns drawn of a wide d_model, by how many grids stand side by side."""
+NAME_SIZE = CAPTION_SIZE - 4
+ROW_WIDTH = 11.0
+"""Width the cells of one or two grids share (wider cells when there are few: the grids fill the frame)."""
+
+
+@dataclass(frozen=True)
+class InputStory:
+    """How the block's input x (``resid_pre``) is made from the tokens, as the scene tells it:
+    ``terms`` the recorded fields drawn before x (with their names), ``joiners`` the signs
+    between them and before x ("+", "=", or a named step such as "LayerNorm"), ``adds_up``
+    whether x is their entry-by-entry sum, ``name`` x's name, ``says`` the caption of x's row."""
+
+    terms: tuple[tuple[str, str], ...]
+    joiners: tuple[str, ...]
+    adds_up: bool
+    name: str
+    says: str
+    last: str
+
+
+def input_story(rec) -> InputStory:
+    """Which :class:`InputStory` ``rec``'s block input has (the module docstring lists them)."""
+    source = rec.source
+    layer = source.layer if source.is_model else 0
+    if source.is_model and layer > 0:
+        return InputStory((), (), False, f"x: layer {layer - 1}'s output",
+                          f"layer {layer}'s input is the output of layer {layer - 1} — the tokens after {layer} layer{'s' if layer > 1 else ''} of attention and FFN, not embedding + position",
+                          f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters layer {layer}")
+    if "pos_embed" not in rec.tensors:
+        return InputStory((("embed", "embedding"),), ("=",), False, "input x",
+                          "no position is added: x is the embedding itself; positions enter inside attention, as a rotation of the query and key",
+                          f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters the block")
+    if source.is_model and rec.config.norm_placement == "post":
+        return InputStory((("embed", "embedding"), ("pos_embed", "position")), ("+", "LayerNorm"), False, "input x",
+                          "…plus its token type's row, then a LayerNorm: its row of x (that row and the LayerNorm's statistics are not in the record)",
+                          f"every row alike: x = LayerNorm(embedding + position + token type), the {rec.n} × {rec.config.d_model} grid that enters layer 0")
+    return InputStory((("embed", "embedding"), ("pos_embed", "position")), ("+", "="), True, "input x",
+                      "…added entry by entry: its row of the input x",
+                      f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters the block")
+
+
+def is_special(rec, i: int) -> bool:
+    """Whether token ``i`` is a special token a model's tokenizer added ([CLS], [SEP],
+    <|endoftext|>…): the record's ``special`` flags (none in a record without them)."""
+    flags = getattr(rec, "special", ())
+    return bool(flags) and bool(flags[i])
 
 
 class TokensToGrid(RecordScene):
-    """The sentence splits into tokens; each token's embedding plus its position's encoding is
-    one row of the ``(n, d_model)`` grid that enters the block (``resid_pre``)."""
+    """The sentence splits into tokens; each token becomes one row of the ``(n, d_model)`` grid
+    that enters the block (``resid_pre``): embedding + position for blockviz's own block, or the
+    record's own story (:func:`input_story`) for a trained model's layer or rotary positions."""
 
     def construct(self) -> None:
         rec = self.record
-        title = self.show_title("Tokens become rows of numbers")
-        sentence, chips, grids = self.build(title)
-        embed, plus, pos, equals, resid = grids
-        trio = (embed, pos, resid)
+        story = input_story(rec)
+        title = self.show_title("Tokens become rows of numbers" if not story.name.startswith("x:") else f"Tokens: layer {rec.source.layer}'s input rows")
+        sentence, chips, grids = self.build(title, story)
+        first, resid = grids.grids[0], grids.grids[-1]
         tokens = "token" if rec.n == 1 else "tokens"
-        self.step(FadeIn(sentence), FadeIn(VGroup(*(VGroup(grid.cell_group, grid.ellipsis_group, grid.names) for grid in trio), plus, equals)),
+        self.step(FadeIn(sentence), FadeIn(VGroup(*(VGroup(grid.cell_group, grid.ellipsis_group, grid.names) for grid in grids.grids), *grids.signs)),
                   caption="one sentence, and the grid it will become")
-        drawn = f" ({len(embed.shown_rows())} of them drawn)" if len(embed.shown_rows()) < rec.n else ""
-        self.step(self.one_after_another(FadeOut(sentence), FadeIn(chips)), caption=f"the sentence splits into {rec.n} {tokens}{drawn}")
-        row_headers = {id(member) for header in embed.row_headers.values() for member in header.get_family()}
-        others = [header for grid in trio for header in grid.header_group if id(header) not in row_headers and header is not grid.names]
-        arrivals = [TransformFromCopy(chips.labels[i], embed.row_headers[i]) for i in embed.shown_rows()]
+        drawn = f" ({len(first.shown_rows())} of them drawn)" if len(first.shown_rows()) < rec.n else ""
+        special = [i for i in range(rec.n) if is_special(rec, i)]
+        extra = f": the model's own, with {len(special)} special token{'s' if len(special) > 1 else ''} its tokenizer adds (dashed)" if special else ""
+        self.step(self.one_after_another(FadeOut(sentence), FadeIn(chips)), caption=f"the sentence splits into {rec.n} {tokens}{drawn}{extra}")
+        row_headers = {id(member) for header in first.row_headers.values() for member in header.get_family()}
+        others = [header for grid in grids.grids for header in grid.header_group if id(header) not in row_headers and header is not grid.names]
+        arrivals = [TransformFromCopy(chips.labels[i], first.row_headers[i]) for i in first.shown_rows()]
         self.step(*arrivals, FadeOut(chips), FadeIn(VGroup(*others)), caption="one row per token")
         self.remove(*(mobject for mobject in self.mobjects if mobject is not title and mobject is not self.caption))
         self.add(grids)
-        self.play(self.refit(grids, title, grow=1.3), run_time=self.step_time * 0.6)
-        self.step(*self.fill_cells(embed), caption=f"each token's embedding: d_model = {rec.config.d_model} numbers")
-        self.step(*self.fill_cells(pos), caption="plus the encoding of its position")
-        self.add_row(embed, pos, resid, self.focus)
-        self.step(*self.fill_cells(resid, [i for i in resid.shown_rows() if i != self.focus]),
-                  caption=f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters the block")
+        self.play(self.refit(grids, title, bottom_space=self.bottom_space, grow=1.3), run_time=self.step_time * 0.6)
+        says = {"embed": f"each token's embedding: d_model = {rec.config.d_model} numbers", "pos_embed": "plus the encoding of its position"}
+        if rec.source.is_model:
+            says = {"embed": f"each token's embedding, its row of the model's table: d_model = {rec.config.d_model} numbers",
+                    "pos_embed": "plus its position's row of the model's position table"}
+        for grid, (field, _) in zip(grids.grids, story.terms):
+            self.step(*self.fill_cells(grid), caption=says[field])
+        if story.terms:
+            self.add_row(grids.grids[:-1], resid, self.focus, story)
+            rest = [i for i in resid.shown_rows() if i != self.focus]
+        else:
+            rest = resid.shown_rows()
+            self.step(*self.fill_cells(resid, [self.focus]), caption=story.says)
+            rest = [i for i in rest if i != self.focus]
+        if rest:
+            self.step(*self.fill_cells(resid, rest), caption=story.last)
 
-    def build(self, title):
+    def build(self, title, story: InputStory):
         rec, look = self.record, self.look
         slots = self.token_slots()
-        columns = axis_labels("d_model", rec.tokens, rec.config.d_model)
-        common = dict(look=look, row_slots=slots, max_columns=FEATURE_SLOTS, show_numbers=False, filled=False, cell_height=row_height(len(slots), height=4.2))
-        embed = NumberGrid(rec.embed, self.token_names, columns, source=("embed",), color_limit=self.limit("embed"), **common)
-        pos = NumberGrid(rec.pos_embed, None, columns, source=("pos_embed",), color_limit=self.limit("pos_embed"), **common)
-        resid = NumberGrid(rec.resid_pre, None, columns, source=("resid_pre",), color_limit=self.limit("resid_pre"), **common)
-        for grid, name in ((embed, "embedding"), (pos, "position"), (resid, "input x")):
-            grid.names = text(name, CAPTION_SIZE - 4, look.muted).next_to(grid.body(), DOWN, buff=0.2)
+        d_model = rec.config.d_model
+        fields = [field for field, _ in story.terms] + ["resid_pre"]
+        names = [name for _, name in story.terms] + [story.name]
+        columns = self.columns(fields, len(fields))
+        width = CELL_WIDTH if len(fields) == 3 else column_width(sum(1 for j in columns if j is not None), width=ROW_WIDTH / len(fields))
+        common = dict(look=look, row_slots=slots, column_slots=columns, show_numbers=False, filled=False, cell_height=row_height(len(slots), height=4.2),
+                      cell_width=width)
+        labels = axis_labels("d_model", rec.tokens, d_model)
+        grids = [NumberGrid(rec.tensors[field], self.token_names if k == 0 else None, labels, source=(field,), color_limit=self.limit(field), **common)
+                 for k, field in enumerate(fields)]
+        for grid, name in zip(grids, names):
+            grid.names = text(name, NAME_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.2)
             grid.header_group.add(grid.names)
-        plus, equals = text("+", TITLE_SIZE, look.text), text("=", TITLE_SIZE, look.text)
-        grids = VGroup(embed, plus, pos, equals, resid).arrange(RIGHT, buff=0.3)
-        for sign in (plus, equals):
-            sign.set_y(embed.cell_group.get_y())
+        note = hidden_note(len(grids[-1].shown_columns()), d_model, "columns")
+        if note:
+            grids[-1].header_group.add(text(note, NAME_SIZE, look.muted).next_to(grids[-1].names, DOWN, buff=0.1))
+        signs = [self.joiner(shown) for shown in story.joiners]
+        parts = [grids[0]]
+        for sign, grid in zip(signs, grids[1:]):
+            parts += [sign, grid]
+        row = VGroup(*parts).arrange(RIGHT, buff=0.3)
+        for sign in signs:
+            sign.set_y(grids[0].cell_group.get_y())
+        row.grids, row.signs = grids, signs
         chips = self.chips(slots)
-        sentence = wrapped(display_token(rec.sentence), WORK_SIZE, look.text, grids.width, max_lines=4)
+        sentence = wrapped(display_token(rec.sentence), WORK_SIZE, look.text, max(row.width, 6.0), max_lines=4)
         strip = VGroup(sentence, chips.move_to(sentence))  # the sentence, then its tokens, in one place
-        layout = VGroup(strip, grids).arrange(DOWN, buff=0.45)
-        self.place(layout, title, grow=1.6)
-        return sentence, chips, grids
+        layout = VGroup(strip, row).arrange(DOWN, buff=0.45)
+        self.place(layout, title, bottom_space=self.bottom_space, grow=1.6)
+        return sentence, chips, row
+
+    @property
+    def bottom_space(self) -> float:
+        """Height kept for the caption: a trained model's captions say more (two lines)."""
+        return 1.35 if self.record.source.is_model else 0.9
+
+    def columns(self, fields: list[str], count: int) -> list[int | None]:
+        """The d_model columns drawn, shared by every grid: all of a narrow one; else the first,
+        the last and the largest of the focus's rows (:func:`~blockviz.scenes.wide.edges_and_largest`)."""
+        rec, f = self.record, self.focus
+        d_model = rec.config.d_model
+        if d_model <= FEATURE_SLOTS:
+            return list(range(d_model))
+        if d_model <= 16 and not rec.source.is_model:  # blockviz's own block: the first columns, as always
+            return list(range(FEATURE_SLOTS - 1)) + [None]
+        return slots_of(edges_and_largest([rec.tensors[field][f].tolist() for field in fields], WIDE_SLOTS[count]), d_model)
+
+    def joiner(self, shown: str):
+        """A sign between two grids: "+" or "=" large; a named step (LayerNorm) as an arrow under its name."""
+        look = self.look
+        if shown in ("+", "="):
+            return text(shown, TITLE_SIZE, look.text)
+        name = text(shown, NAME_SIZE, look.text)
+        arrow = Arrow(name.get_left(), name.get_right(), buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.15)
+        return VGroup(name, arrow.next_to(name, DOWN, buff=0.08))
 
     def chips(self, slots) -> VGroup:
-        """The drawn tokens as chips in one line (⋯ where tokens are left out); ``.labels[i]``."""
-        look = self.look
+        """The drawn tokens as chips in one line (⋯ where tokens are left out); ``.labels[i]``.
+        A special token (:func:`is_special`) has a dashed outline."""
+        look, rec = self.look, self.record
         parts, labels = [], {}
         for i in slots:
             if i is None:
@@ -82,7 +194,12 @@ class TokensToGrid(RecordScene):
             label = text(self.token_names[i], WORK_SIZE, look.text)
             box = RoundedRectangle(corner_radius=0.06, width=label.width + 0.24, height=0.5, stroke_color=look.grid, stroke_width=1.5,
                                    fill_color=look.grid, fill_opacity=0.35)
-            parts.append(VGroup(box, label.move_to(box)))
+            if is_special(rec, i):
+                outline = DashedVMobject(box.copy().set_fill(opacity=0).set_stroke(look.highlight, width=2.5), num_dashes=24)
+                box.set_stroke(opacity=0)
+                parts.append(VGroup(box, outline, label.move_to(box)))
+            else:
+                parts.append(VGroup(box, label.move_to(box)))
             labels[i] = label
         chips = VGroup(*parts).arrange(RIGHT, buff=0.16)
         chips.labels = labels
@@ -96,16 +213,17 @@ class TokensToGrid(RecordScene):
         labels = {key: grid.number_at(*key, fill=fills[key]) for key in keys}
         return self.recolour(grid, fills) + self.replace_labels(grid, labels)
 
-    def add_row(self, embed: NumberGrid, pos: NumberGrid, resid: NumberGrid, i: int) -> None:
-        """Row ``i``: its embedding and position entries slide into the input grid, where their
-        sum arrives, entry by entry (each highlighted grid on its own: no box crosses + or =)."""
-        lights = [Highlight(self.look, grid.row(i)) for grid in (embed, pos, resid)]
-        self.step(*(FadeIn(light) for light in lights), caption=f"row {i}, “{self.token_name(i)}”: its embedding plus its position…")
-        travellers = VGroup(*(grid.labels[i, j].copy() for grid in (embed, pos) for j in embed.shown_columns()))
+    def add_row(self, terms: list[NumberGrid], resid: NumberGrid, i: int, story: InputStory) -> None:
+        """Row ``i``: its entries of the ``terms`` slide into x's row, where x's entries arrive
+        (each highlighted grid on its own: no box crosses a sign)."""
+        lights = [Highlight(self.look, grid.row(i)) for grid in (*terms, resid)]
+        names = " plus its position" if len(terms) > 1 else ""
+        self.step(*(FadeIn(light) for light in lights), caption=f"row {i}, “{self.token_name(i)}”: its embedding{names}…")
+        columns = resid.shown_columns()
+        travellers = VGroup(*(grid.labels[i, j].copy() for grid in terms for j in columns))
         self.add(travellers)
-        targets = [resid.cells[i, j] for grid in (embed, pos) for j in embed.shown_columns()]
-        moves = [traveller.animate.move_to(target).set_opacity(0) for traveller, target in zip(travellers, targets)]
-        self.play(*moves, run_time=self.step_time)
+        targets = [resid.cells[i, j] for _ in terms for j in columns]
+        self.play(*(traveller.animate.move_to(target).set_opacity(0) for traveller, target in zip(travellers, targets)), run_time=self.step_time)
         self.remove(travellers)
-        self.step(*self.fill_cells(resid, [i]), caption="…added entry by entry: its row of the input x")
+        self.step(*self.fill_cells(resid, [i]), caption=story.says)
         self.play(*(FadeOut(light) for light in lights), run_time=0.4)

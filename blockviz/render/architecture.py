@@ -12,23 +12,7 @@ from __future__ import annotations
 from blockviz.errors import BlockvizError
 
 
-def _model_input(rec) -> str | None:
-    if rec.source.is_model:
-        return f"a trained model's layer input (layer {rec.source.layer}'s input is not embedding + position)"
-    if rec.architecture.positions == "rotary":
-        return "rotary positions (no position is added to the embedding)"
-    return None
-
-
-def _qkv(rec) -> str | None:
-    if rec.architecture.positions == "rotary":
-        return "rotary positions (q and k before and after rotation)"
-    return None
-
-
 CHECKS = {
-    "tokens": _model_input,
-    "qkv": _qkv,
 }
 """Scene name → what of a record's architecture it cannot draw yet (``None``: it can). Scenes
 not listed draw every architecture."""
