@@ -1,6 +1,6 @@
 """How long the lecture takes, against the floor: bare PyAV encoding the lecture's own frames.
 
-Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--again]
+Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--parts A,B] [--again]
 
 For each quality, in a fresh folder: renders the title card and every scene as mp4 (timing each
 scene), joins them into the lecture (timed), and reports the lecture's total time beside the sum
@@ -43,19 +43,24 @@ def cli_record_inputs(sentence: str) -> dict:
         return pop_record_options(dict(context.params))
 
 
-def lecture_timings(sentence: str, quality: str, jobs: int, out: str) -> dict:
+def lecture_timings(sentence: str, quality: str, jobs: int, out: str, parts: list[str] | None = None) -> dict:
     """Render and join one lecture in this process, as `blockviz render --lecture` does, printing
-    each time as it is known; then time the floor. Every time in seconds."""
+    each time as it is known; then time the floor. Every time in seconds. ``parts`` (scene
+    names) keeps only those parts, for a quicker measure."""
+    import dataclasses
+
     from blockviz.cli.options import build_record
     from blockviz.render.plan import RenderOptions, plan_lecture
     from blockviz.render.run import join_lecture, render_jobs
 
-    print(f"-q{quality}: {sentence!r}, --jobs {jobs}, load average {load()} at the start", flush=True)
+    print(f"-q{quality}: {sentence!r}, {'parts ' + ','.join(parts) if parts else 'every part'}, --jobs {jobs}, load average {load()} at the start", flush=True)
     started, cpu_started = time.perf_counter(), cpu_seconds()
     record_inputs = cli_record_inputs(sentence)
     rec = build_record(**record_inputs)
     options = RenderOptions(quality=quality)
     lecture = plan_lecture(record_inputs, options, out)
+    if parts:
+        lecture = dataclasses.replace(lecture, jobs=[job for job in lecture.jobs if job.scene in parts])
     rendered = render_jobs(rec, lecture.jobs, options, processes=jobs)
     for job, seconds in rendered:
         print(f"  {job.scene:<25}{seconds:>8.1f} s")
@@ -127,11 +132,12 @@ def main() -> None:
     parser.add_argument("-q", "--quality", nargs="+", default=["l", "h"], choices=["l", "m", "h", "k"], help="qualities to time")
     parser.add_argument("--sentence", default="the cat sat")
     parser.add_argument("--jobs", type=int, default=1, help="scenes rendered in parallel processes")
+    parser.add_argument("--parts", type=lambda value: value.split(","), help="only these parts (scene names, comma-separated): a quicker, partial measure")
     parser.add_argument("--again", action="store_true", help="then time the CLI with every file reused, and with the lecture removed")
     arguments = parser.parse_args()
     for quality in arguments.quality:
         with tempfile.TemporaryDirectory() as out:
-            timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out)
+            timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out, arguments.parts)
             print(f"  {'ratio to the floor':<25}{timings['total'] / timings['floor']:>8.2f} ×  (target ≤ {2.0 if quality == 'l' else 1.3})", flush=True)
             if arguments.again:
                 command = ["render", arguments.sentence, "--lecture", "-q", quality, "-o", out]
