@@ -291,6 +291,10 @@ def test_minilm_value_mixing_writes_the_value_panels_columns(minilm):
         if key.startswith("mixing_term:"):
             decimals.add(len(re.search(r"(\S+)\u00b7", line)[1].split(".")[1]))
     assert len(decimals) == 1
+    # too wide to stand beside the panels, the sum stands under them, with no arrow pointing at one of its terms
+    (values,) = [ax for ax in figure.axes if ax.get_label() == "mixing_values"]
+    assert max(text.get_position()[1] for text in figure.texts if text.get_label().startswith("mixing_key:")) < values.get_position().y0
+    assert "\u2192" not in [text.get_text() for text in figure.texts]
 
 
 def test_minilm_layer_norm_keeps_to_a_two_column_page(minilm):
