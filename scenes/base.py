@@ -6,7 +6,9 @@ import os
 
 from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, RoundedRectangle, Scene, SVGMobject, Text, VGroup, Wait, config
 from manim.animation.animation import prepare_animation
+from manim.utils.rate_functions import smooth
 
+from blockviz.scenes.fades import Conceal
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
@@ -248,8 +250,8 @@ class RecordScene(Scene):
             leaving.append(FadeOut(old))
             self._after_play.append(lambda old=old: self.remove(old))
         self.adopt(grid, list(new_labels.values()))
-        if not leaving:
-            return arriving
+        if not leaving:  # still the second half: a cell recoloured with them has its colour by then
+            return [AnimationGroup(*(FadeIn(animation.mobject, rate_func=second_half) for animation in arriving))]
         return [self.one_after_another(AnimationGroup(*leaving), AnimationGroup(*arriving))]
 
     def adopt(self, grid: NumberGrid, labels: list) -> None:
@@ -262,8 +264,10 @@ class RecordScene(Scene):
         self._after_play.append(settle)
 
     def recolour(self, grid: NumberGrid, fills: dict) -> list:
-        """Animations changing the fill of cells ``{(i, j): colour}``: a coloured copy fades in
-        over each cell, which takes the colour when the play ends."""
+        """Animations changing the fill of cells ``{(i, j): colour}``: a coloured copy appears
+        over each cell halfway through the play — when :meth:`replace_labels` and :meth:`carry`
+        have taken the old numbers off and not yet put the new ones on, so no number is ever
+        on a colour it was not made for — and the cell takes the colour when the play ends."""
         if not fills:
             return []
         overlays = VGroup(*(grid.cells[key].copy().set_fill(fill, opacity=1) for key, fill in fills.items()))
@@ -275,38 +279,40 @@ class RecordScene(Scene):
             self.remove(overlays)
 
         self._after_play.append(settle)
-        return [FadeIn(overlays)]
+        return [FadeIn(overlays, rate_func=halfway)]
 
     def carry(self, sources, targets):
-        """One animation: copies of ``sources`` slide onto ``targets`` and fade there, then the
-        ``targets`` arrive (numbers move where they are used; no digit morphs into another)."""
+        """One animation: copies of ``sources`` slide onto ``targets`` on their chips, leave
+        (the number, then its chip), then the ``targets`` arrive (numbers move where they are
+        used; no digit morphs into another)."""
         copies = [self.travelling(source) for source in sources]
         self.add(*copies)
         self._after_play.append(lambda: self.remove(*copies))
-        moves = [copy.animate.move_to(target).set_opacity(0) for copy, target in zip(copies, targets)]
-        return self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(FadeIn(target) for target in targets)))
+        moves = [copy.animate.move_to(target) for copy, target in zip(copies, targets)]
+        return self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in copies)), AnimationGroup(*(FadeIn(target) for target in targets)))
 
     def gather(self, sources, target):
-        """One animation: copies of ``sources`` slide together onto ``target`` and fade, then
-        ``target`` arrives (a mean or a sum made of them)."""
+        """One animation: copies of ``sources`` slide together onto ``target`` on their chips,
+        leave, then ``target`` arrives (a mean or a sum made of them)."""
         copies = [self.travelling(source) for source in sources]
         self.add(*copies)
         self._after_play.append(lambda: self.remove(*copies))
-        moves = [copy.animate.move_to(target).set_opacity(0) for copy in copies]
-        return self.one_after_another(AnimationGroup(*moves), FadeIn(target))
+        moves = [copy.animate.move_to(target) for copy in copies]
+        return self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in copies)), FadeIn(target))
 
     def travelling(self, source: Mobject) -> Mobject:
-        """A copy of ``source`` to move across the page: a number whose colour is unreadable on the
-        page (black text of a light cell on the dark page) travels on a chip of the colour it
-        was readable on, so it never has less than 4.5:1 contrast on its way."""
+        """A copy of ``source`` to move across the page, over cells of any colour: it travels
+        on a chip of a colour it is readable on (the page's, else white or black), drawn above
+        every text, so it never has less than 4.5:1 contrast on its way."""
         copy = source.copy()
-        color = source.get_fill_color().to_hex() if hasattr(source, "get_fill_color") else None
-        if color is None or contrast(color, self.look.background) >= MIN_CONTRAST:
-            return copy
+        color = source.get_fill_color().to_hex() if hasattr(source, "get_fill_color") else self.look.text
         chip = RoundedRectangle(corner_radius=0.04, width=copy.width + 0.12, height=copy.height + 0.1, stroke_width=0)
-        under = "#ffffff" if contrast(color, "#ffffff") >= MIN_CONTRAST else "#000000"
+        page = self.look.background
+        under = page if contrast(color, page) >= MIN_CONTRAST else "#ffffff" if contrast(color, "#ffffff") >= MIN_CONTRAST else "#000000"
         chip.set_fill(under, opacity=1).move_to(copy)
-        return VGroup(chip, copy)
+        moving = VGroup(chip, copy)
+        moving.travelling = True
+        return moving
 
     def sweep(self, highlight, targets, seconds_each: float = 0.4) -> None:
         """Move ``highlight`` over each of ``targets`` in turn (cheap: only the overlay moves)."""
@@ -353,10 +359,27 @@ class _no_drawing:
 
 
 def _layered(mobjects: list) -> list:
-    """``mobjects`` in drawing order: shapes, then texts and formulas, then highlights (each in the order given)."""
+    """``mobjects`` in drawing order: shapes, then texts and formulas, then numbers travelling on
+    their chips, then highlights (each in the order given)."""
     texts = [m for m in mobjects if isinstance(m, (Text, SVGMobject))]
+    travelling = [m for m in mobjects if not isinstance(m, (Text, SVGMobject, Highlight)) and _carries_travellers(m)]  # a play's group holds them too
     highlights = [m for m in mobjects if isinstance(m, Highlight)]
-    return [m for m in mobjects if not isinstance(m, (Text, SVGMobject, Highlight))] + texts + highlights
+    shapes = [m for m in mobjects if not isinstance(m, (Text, SVGMobject, Highlight)) and m not in travelling]
+    return shapes + texts + travelling + highlights
+
+
+def _carries_travellers(mobject) -> bool:
+    return any(getattr(member, "travelling", False) for member in mobject.get_family())
+
+
+def second_half(t: float) -> float:
+    """A rate function that waits for the first half, then eases over the second."""
+    return smooth(max(0.0, 2 * t - 1))
+
+
+def halfway(t: float) -> float:
+    """A rate function that jumps from 0 to 1 halfway (a cell's colour changes while no number is on it)."""
+    return 0.0 if t < 0.5 else 1.0
 
 
 def _animated_mobjects(animation) -> list:

@@ -6,6 +6,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, Circle, FadeIn, FadeOut, Rounded
 
 from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
+from blockviz.scenes.fades import Reveal
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.scenes.post_norm_flow import construct_post_norm, norm_name
@@ -73,12 +74,12 @@ class BlockFlow(RecordScene):
         if carried is not None:
             labels = [first.labels[0, j] for j in first.shown_columns()]
             rest = VGroup(first.cell_group, first.header_group, first.ellipsis_group, column_sum.terms[1], column_sum.signs[0], column_sum.heading)
-            self.step(*arriving, FadeIn(rest), self.carry([carried.labels[0, j] for j in first.shown_columns()], labels), caption=terms_caption)
+            self.step(*arriving, Reveal(rest), self.carry([carried.labels[0, j] for j in first.shown_columns()], labels), caption=terms_caption)
             self.remove(*labels)
             self.add(first)
         else:
-            self.step(*arriving, FadeIn(VGroup(*column_sum.terms, column_sum.signs[0], column_sum.heading)), caption=terms_caption)
-        self.step(FadeIn(VGroup(column_sum.result, column_sum.signs[1], column_sum.rule, column_sum.note)), caption=result_caption)
+            self.step(*arriving, Reveal(VGroup(*column_sum.terms, column_sum.signs[0], column_sum.heading)), caption=terms_caption)
+        self.step(Reveal(VGroup(column_sum.result, column_sum.signs[1], column_sum.rule, column_sum.note)), caption=result_caption)
 
     # -- building -----------------------------------------------------------------------------
     def build(self, title):

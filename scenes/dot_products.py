@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Line, Rectangle, SVGMobject, Text, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Line, Rectangle, SVGMobject, Text, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
@@ -238,7 +238,7 @@ class DotProducts(RecordScene):
             return []
         fills = {key: scores.color_of(scores.values[key[0]][key[1]]) for key in keys}
         labels = {key: scores.number_at(*key, fill=fill) for key, fill in fills.items()}
-        return self.recolour(scores, fills) + [LaggedStart(*self.replace_labels(scores, labels), lag_ratio=0.05)]
+        return self.recolour(scores, fills) + self.replace_labels(scores, labels)
 
     def rest_caption(self) -> str:
         if self.record.config.causal:

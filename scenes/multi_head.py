@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Line, VGroup
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene
+from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_grid, shape_text, sum_decimals
+from blockviz.scenes.fades import Conceal, Reveal
 from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for, visible_slots
 from blockviz.scenes.layout import column_width, fit_width
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, TITLE_SIZE
@@ -104,7 +105,7 @@ class MultiHead(RecordScene):
             self.add(output)
             output.pending = labels
         recolour = [animation for output in outputs for animation in self.recolour(output, output.fills)]
-        self.step(*(FadeIn(light) for light in heads["lights"].values()), *recolour, *(FadeIn(output.pending) for output in outputs),
+        self.step(*(FadeIn(light) for light in heads["lights"].values()), *recolour, *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
                   caption=f"row “{self.token_name(f)}”: in each head its own mixture of its own values, d_head = {rec.config.d_head} numbers")
 
     # -- concatenation and W_O ------------------------------------------------------------------
@@ -218,8 +219,9 @@ class MultiHead(RecordScene):
         sheet = VGroup(weights, parts["name"], parts["times"], parts["bias"], parts["rule"],
                        VGroup(column.cell_group, column.header_group, column.ellipsis_group), VGroup(result.cell_group, result.header_group, result.ellipsis_group))
         self.remove(*heads["outputs"].values(), *(output.pending for output in heads["outputs"].values()))
-        moves = [TransformFromCopy(source, target) for source, target in pairs]  # the same numbers, moving: no digit changes
-        self.step(FadeOut(VGroup(*heads["patterns"].values(), *heads["lights"].values())), *moves, FadeIn(frame), FadeIn(sheet),
+        moves = self.carry([source for source, _ in pairs], [target for _, target in pairs])  # the same numbers, moving: no digit changes
+        # the patterns leave before the sheet arrives in their place (no number on a half-gone cell)
+        self.step(self.one_after_another(Conceal(VGroup(*heads["patterns"].values(), *heads["lights"].values())), AnimationGroup(moves, Reveal(frame), Reveal(sheet))),
                   caption=f"concatenate: the heads' outputs side by side, d_model = {rec.config.d_model} numbers")
         self.remove(frame, *(target for _, target in pairs))
         self.add(concat)
@@ -237,7 +239,7 @@ class MultiHead(RecordScene):
         self.add(column)
         frame = VGroup(weights.cell_group, weights.label_group, weights.ellipsis_group)
         products_name = text("concat × W_O, entry by entry", HEADER_SIZE, look.muted).scale(weights.scale_now).move_to(parts["name"], aligned_edge=LEFT)
-        self.step(self.one_after_another(FadeOut(VGroup(frame, parts["name"])), FadeIn(VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name))),
+        self.step(self.one_after_another(Conceal(VGroup(frame, parts["name"])), Reveal(VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name))),
                   caption="…and each entry times its row of W_O")
         self.remove(weights)
         self.add(VGroup(weights.header_group), terms)
@@ -258,6 +260,6 @@ class MultiHead(RecordScene):
         result = parts["result"]
         light = Highlight(look, result.cell_group)
         labels = [result.labels[0, j] for j in result.shown_columns()]
-        self.step(*self.recolour(result, result.fills), FadeIn(VGroup(*labels)), FadeIn(light),
+        self.step(*self.recolour(result, result.fills), FadeIn(VGroup(*labels), rate_func=second_half), FadeIn(light),
                   caption=f"added down each column{' with the bias b_O' if self.has_bias else ''}: attn_out of “{self.token_name(f)}”")
         self.step(FadeOut(light), caption=f"every row alike: attn_out is {shape_text(rec.n, d_model)}, as wide as the residual stream")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Line, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
+from blockviz.scenes.fades import Conceal
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, NUMBER_SIZE
@@ -165,7 +166,7 @@ class Softmax(RecordScene):
         self.add(work.rule, *(frame(row) for row in work.rows))
         self.play(highlight.over(grid.row(i)), run_time=0.4)
         self.step(FadeIn(work.query), *self.recolour(score, score.fill),
-                  *(TransformFromCopy(grid.labels[i, j], score.labels[0, j]) for j in self.slots_shown),
+                  self.carry([grid.labels[i, j] for j in self.slots_shown], [score.labels[0, j] for j in self.slots_shown]),
                   caption=f"query “{self.token_name(i)}”: its scores against each key")
         self.add(score)
         self.step(FadeIn(work.m), caption="the row's largest score, m")
@@ -209,8 +210,9 @@ class Softmax(RecordScene):
             animations.append(FadeIn(VGroup(*side)))
         changes = self.recolour(grid, fills) + self.replace_labels(grid, labels)
         if lift is not None:  # the worked weights rise into the row they replace, arriving as the old scores leave
-            rising = [lift.labels[0, j].copy() for j in grid.shown_columns()]
+            rising = [self.travelling(lift.labels[0, j]) for j in grid.shown_columns()]  # on their chips, then gone (number first)
             self.add(*rising)
             self._after_play.append(lambda: self.remove(*rising))
-            changes += [copy.animate.move_to(grid.cells[rows[0], j]).set_opacity(0) for copy, j in zip(rising, grid.shown_columns())]
+            moves = [copy.animate.move_to(grid.cells[rows[0], j]) for copy, j in zip(rising, grid.shown_columns())]
+            changes.append(self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in rising))))
         return changes + animations

@@ -5,8 +5,9 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, VGroup
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene
+from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
+from blockviz.scenes.fades import Reveal
 from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, NUMBER_SIZE, TITLE_SIZE
@@ -173,7 +174,7 @@ class ValueMixing(RecordScene):
             self.shown_sum(terms, total)
         if previous is not None:
             self.play(FadeOut(previous), run_time=0.4)
-        self.step(FadeIn(weights), caption=f"the weights of “{self.token_name(i)}”, one per key")
+        self.step(Reveal(weights), caption=f"the weights of “{self.token_name(i)}”, one per key")
         frame = VGroup(products.cell_group, products.header_group, products.ellipsis_group)
         sources = [values.labels[j, c] for j in self.rows_shown for c in products.shown_columns()]
         targets = [products.labels[j, c] for j in self.rows_shown for c in products.shown_columns()]
@@ -188,7 +189,7 @@ class ValueMixing(RecordScene):
         for (row, c), label in labels.items():
             output.set_label(row, c, label)
         self.adopt(output, list(labels.values()))
-        self.step(*landing, self.carry([sums.totals[c] for c in output.shown_columns()], list(labels.values())), FadeIn(light),
+        self.step(*landing, self.carry([sums.totals[c] for c in output.shown_columns()], list(labels.values())), FadeIn(light, rate_func=second_half),  # after the sums fly in
                   caption=f"= the output row of “{self.token_name(i)}”")
         return VGroup(weights, products, sums, light)
 
