@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, RIGHT, Arrow, DashedVMobject, FadeIn, FadeOut, RoundedRectangle, TransformFromCopy, VGroup
+from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, FadeIn, FadeOut, RoundedRectangle, TransformFromCopy, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid
+from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height, wrapped
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, TITLE_SIZE, WORK_SIZE
 from blockviz.scenes.text import text
@@ -32,11 +32,16 @@ CAPTION = "Each token becomes one row of numbers: its embedding plus its positio
 FEATURE_SLOTS = 4
 """Columns drawn of each d_model-wide grid when it is no wider; a wider one draws its first, its
 last and its largest entries (of the focus row), ⋯ between: :data:`WIDE_SLOTS` of them."""
-WIDE_SLOTS = {1: 8, 2: 3, 3: 3}
+WIDE_SLOTS = {1: 8, 2: 4, 3: 3}
 """Columns drawn of a wide d_model, by how many grids stand side by side."""
 NAME_SIZE = CAPTION_SIZE - 4
 ROW_WIDTH = 11.0
 """Width the cells of one or two grids share (wider cells when there are few: the grids fill the frame)."""
+WIDENED_FITS = 13.7
+"""The widest the row of widened cells may be (the frame's width less its margins)."""
+ROW_FITS = 14.5
+"""The widest the grids may stand side by side, their cells as wide as their numbers, before
+fewer columns are drawn (the frame fits 13.7 at full size: a little shrinking keeps numbers ≥ 11 px)."""
 
 
 @dataclass(frozen=True)
@@ -126,30 +131,16 @@ class TokensToGrid(RecordScene):
     def build(self, title, story: InputStory):
         rec, look = self.record, self.look
         slots = self.token_slots()
-        d_model = rec.config.d_model
         fields = [field for field, _ in story.terms] + ["resid_pre"]
         names = [name for _, name in story.terms] + [story.name]
-        columns = self.columns(fields, len(fields))
-        width = CELL_WIDTH if len(fields) == 3 else column_width(sum(1 for j in columns if j is not None), width=ROW_WIDTH / len(fields))
-        common = dict(look=look, row_slots=slots, column_slots=columns, show_numbers=False, filled=False, cell_height=row_height(len(slots), height=4.2),
-                      cell_width=width)
-        labels = axis_labels("d_model", rec.tokens, d_model)
-        grids = [NumberGrid(rec.tensors[field], self.token_names if k == 0 else None, labels, source=(field,), color_limit=self.limit(field), **common)
-                 for k, field in enumerate(fields)]
-        for grid, name in zip(grids, names):
-            grid.names = text(name, NAME_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.2)
-            grid.header_group.add(grid.names)
-        note = hidden_note(len(grids[-1].shown_columns()), d_model, "columns")
-        if note:
-            grids[-1].header_group.add(text(note, NAME_SIZE, look.muted).next_to(grids[-1].names, DOWN, buff=0.1))
-        signs = [self.joiner(shown) for shown in story.joiners]
-        parts = [grids[0]]
-        for sign, grid in zip(signs, grids[1:]):
-            parts += [sign, grid]
-        row = VGroup(*parts).arrange(RIGHT, buff=0.3)
-        for sign in signs:
-            sign.set_y(grids[0].cell_group.get_y())
-        row.grids, row.signs = grids, signs
+        for count in range(WIDE_SLOTS[len(fields)], 1, -1):  # fewer columns while the row would shrink its numbers
+            columns = self.columns(fields, count)
+            if self.grid_row(fields, names, story, slots, columns, widen=0.0).width <= ROW_FITS:
+                break
+        for share in (1.0, 0.9, 0.8, 0.7, 0.0):  # cells widened as far as the row still fits at full size
+            row = self.grid_row(fields, names, story, slots, columns, widen=share)
+            if row.width <= WIDENED_FITS:
+                break
         chips = self.chips(slots)
         sentence = wrapped(display_token(rec.sentence), WORK_SIZE, look.text, max(row.width, 6.0), max_lines=4)
         strip = VGroup(sentence, chips.move_to(sentence))  # the sentence, then its tokens, in one place
@@ -162,6 +153,37 @@ class TokensToGrid(RecordScene):
         """Height kept for the caption: a trained model's captions say more (two lines)."""
         return 1.35 if self.record.source.is_model else 0.9
 
+    def grid_row(self, fields: list[str], names: list[str], story: InputStory, slots, columns, widen: float = 1.0) -> VGroup:
+        """The grids of ``fields`` side by side with their signs, drawing ``columns``: ``.grids``,
+        ``.signs``. One or two grids get cells widened to share ``widen`` × :data:`ROW_WIDTH`
+        (they fill the frame as three do); 0: cells as wide as their numbers."""
+        rec, look = self.record, self.look
+        d_model = rec.config.d_model
+        shown_columns = [j for j in columns if j is not None]
+        shown_rows = [i for i in slots if i is not None]
+        width = CELL_WIDTH if len(fields) == 3 or not widen else column_width(len(shown_columns), width=widen * ROW_WIDTH / len(fields))
+        widest = max(cell_width_for([[rec.tensors[field][i, j].item() for j in shown_columns] for i in shown_rows]) for field in fields)
+        common = dict(look=look, row_slots=slots, column_slots=columns, show_numbers=False, filled=False, cell_height=row_height(len(slots), height=4.2),
+                      cell_width=max(width, widest), fit_numbers=False)  # as wide as the numbers drawn (a hidden column's may be far wider)
+        labels = axis_labels("d_model", rec.tokens, d_model)
+        grids = [NumberGrid(rec.tensors[field], self.token_names if k == 0 else None, labels, source=(field,), color_limit=self.limit(field), **common)
+                 for k, field in enumerate(fields)]
+        for grid, name in zip(grids, names):
+            grid.names = text(name, NAME_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.2)
+            grid.header_group.add(grid.names)
+        note = hidden_note(len(shown_columns), d_model, "columns")
+        if note:
+            grids[-1].header_group.add(text(note, NAME_SIZE, look.muted).next_to(grids[-1].names, DOWN, buff=0.1))
+        signs = [self.joiner(shown) for shown in story.joiners]
+        parts = [grids[0]]
+        for sign, grid in zip(signs, grids[1:]):
+            parts += [sign, grid]
+        row = VGroup(*parts).arrange(RIGHT, buff=0.3, aligned_edge=UP)
+        for sign in signs:
+            sign.set_y(grids[0].cell_group.get_y())
+        row.grids, row.signs = grids, signs
+        return row
+
     def columns(self, fields: list[str], count: int) -> list[int | None]:
         """The d_model columns drawn, shared by every grid: all of a narrow one; else the first,
         the last and the largest of the focus's rows (:func:`~blockviz.scenes.wide.edges_and_largest`)."""
@@ -171,7 +193,7 @@ class TokensToGrid(RecordScene):
             return list(range(d_model))
         if d_model <= 16 and not rec.source.is_model:  # blockviz's own block: the first columns, as always
             return list(range(FEATURE_SLOTS - 1)) + [None]
-        return slots_of(edges_and_largest([rec.tensors[field][f].tolist() for field in fields], WIDE_SLOTS[count]), d_model)
+        return slots_of(edges_and_largest([rec.tensors[field][f].tolist() for field in fields], count), d_model)
 
     def joiner(self, shown: str):
         """A sign between two grids: "+" or "=" large; a named step (LayerNorm) as an arrow under its name."""
