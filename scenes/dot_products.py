@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Line, Rectangle, SVGMobject, Text, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Line, Rectangle, Text, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.wide import largest_entries, slots_of
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid
-from blockviz.scenes.layout import fit_width, frame_text_width, row_height
+from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
 from blockviz.scenes.text import font_size_of, formula, number, numeral, text
 
@@ -33,11 +33,6 @@ MIN_SLOTS = 5
 """The fewest token slots the grids give way to so their text stays legible (the focus, the
 first token and the top keys, with ⋯)."""
 
-
-def smallest_font_size(group: VGroup) -> float:
-    """The smallest font size a text of ``group`` is drawn at (:func:`~blockviz.scenes.text.font_size_of`)."""
-    sizes = [font_size_of(member) for member in group.get_family() if isinstance(member, Text) or (isinstance(member, SVGMobject) and hasattr(member, "shown"))]
-    return min(sizes, default=float("inf"))
 
 
 def later_term(value: float, color: str, source: tuple, decimals: int = 2) -> Text:

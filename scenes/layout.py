@@ -91,9 +91,20 @@ def column_width(columns: int, width: float = 5.6, most: float = 1.6) -> float:
     return min(most, max(CELL_WIDTH, width / max(columns, 1)))
 
 
+def smallest_font_size(group: Mobject) -> float:
+    """The smallest font size a text (a ``Text``, a formula) of ``group`` is drawn at now
+    (:func:`~blockviz.scenes.text.font_size_of`); infinity if it holds none."""
+    from manim import SVGMobject, Text
+
+    from blockviz.scenes.text import font_size_of
+
+    sizes = [font_size_of(member) for member in group.get_family() if isinstance(member, Text) or (isinstance(member, SVGMobject) and hasattr(member, "shown"))]
+    return min(sizes, default=float("inf"))
+
+
 def frame_text_width() -> float:
     """The widest a line of text may be: the frame less its margins."""
     return config.frame_width - 2 * FRAME_MARGIN
 
 
-__all__ = ["fit_width", "fit_between", "fitting", "column_of", "frame_text_width", "wrapped", "row_height", "column_width"]
+__all__ = ["fit_width", "fit_between", "fitting", "column_of", "frame_text_width", "wrapped", "row_height", "column_width", "smallest_font_size"]

@@ -11,9 +11,9 @@ from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_grid, shape_text, sum_decimals
 from blockviz.scenes.fades import Conceal, Reveal
 from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for, visible_slots
-from blockviz.scenes.layout import column_width, fit_width
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, TITLE_SIZE
-from blockviz.scenes.text import text
+from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE, TITLE_SIZE
+from blockviz.scenes.text import font_size_of, number, text
 
 DESCRIPTION = "heads side by side with their own weights; outputs concatenated, times W_O = attn_out"
 CHAPTER = "Multi-head attention"
@@ -24,6 +24,8 @@ HEAD_SLOTS = 4
 """Heads drawn side by side: every head of a block with at most this many."""
 PATTERN_CELL = 0.3
 """Side of one cell of a head's weights pattern (drawn without numbers)."""
+MIN_ROWS = 4
+"""The fewest rows of W_O the projection gives way to so its text stays legible (the rest: one term)."""
 
 
 class MultiHead(RecordScene):
@@ -40,7 +42,7 @@ class MultiHead(RecordScene):
         title = self.show_title(self.title_text())
         heads = self.build_heads(title)
         self.show_heads(heads)
-        projection = self.build_projection(title)
+        projection = self.legible_projection(title)
         self.concatenate(heads, projection)
         self.project(projection)
 
@@ -109,13 +111,26 @@ class MultiHead(RecordScene):
                   caption=f"row “{self.token_name(f)}”: in each head its own mixture of its own values, d_head = {rec.config.d_head} numbers")
 
     # -- concatenation and W_O ------------------------------------------------------------------
-    def build_projection(self, title) -> VGroup:
-        """The focus row's concatenation over W_O's rows (as a column beside them), the products
-        that replace W_O, the hidden rows' term, b_O, and attn_out."""
+    def legible_projection(self, title) -> VGroup:
+        """:meth:`build_projection` with the most rows of W_O (8, or 6 of a wider d_model, down to
+        :data:`MIN_ROWS`) at which its text stays ≥ 11 px at 480p, the products' numbers too
+        (measured on "−1.47", whose flat-topped digits are the shortest)."""
+        limit = MAX_SLOTS if self.record.config.d_model <= MAX_SLOTS else 6
+        while True:
+            projection = self.build_projection(title, limit)
+            terms = projection.parts["terms"]
+            flattest = font_size_of(number(-1.47, NUMBER_SIZE, source=("probe",))) * terms.scale_now
+            if limit <= MIN_ROWS or min(smallest_font_size(VGroup(projection, terms)), flattest) >= MIN_FONT_SIZE:
+                return projection
+            limit -= 1
+
+    def build_projection(self, title, row_limit: int = MAX_SLOTS) -> VGroup:
+        """The focus row's concatenation over W_O's rows (as a column beside them; at most
+        ``row_limit`` slots), the products that replace W_O, the hidden rows' term, b_O, and attn_out."""
         rec, look, f = self.record, self.look, self.focus
         d_model, d_head = rec.config.d_model, rec.config.d_head
         features = axis_labels("d_model", rec.tokens, d_model)
-        rows = visible_slots(d_model, 0, MAX_SLOTS if d_model <= MAX_SLOTS else 6)
+        rows = visible_slots(d_model, 0, row_limit)
         shown_rows = [i for i in rows if i is not None]
         products = rec.projection_products(f)
         columns = visible_slots(d_model, 0, MAX_SLOTS)
