@@ -213,12 +213,14 @@ class QueryKeyValue(RecordScene):
         rec, h, f, look = self.record, self.h, self.focus, self.look
         j = key_to_turn(self.top_keys_of(f), f)
         key = RotationPanel(rec, "key", h, j, pairs, look, look.key, self.cell_width, headers=False)
+        self.panels = (query, key)
         shared = shared_heads(rec.config, h)
         also = f" (key/value head {rec.config.kv_head_of(h)}, shared by query heads {heads_text(shared)})" if len(shared) > 1 else ""
         key_name = text(f"key of “{self.token_name(j)}”, position {j}{also}", NAME_SIZE, look.key)
         bottom = VGroup(key_name, key).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        bottom.scale(query.before.scale_now)  # the query panel's size now: the same cells
         layout = VGroup(top.copy(), bottom).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-        bottom.shift(RIGHT * (query.before.cell_group.get_left()[0] - key.before.cell_group.get_left()[0]))  # the columns line up
+        bottom.shift(RIGHT * (layout[0][1].before.cell_group.get_left()[0] - key.before.cell_group.get_left()[0]))  # the columns line up
         scale_before = layout[0].width
         self.place(layout, title, bottom_space=ROTARY_BOTTOM, grow=1.0)
         factor = layout[0].width / scale_before

@@ -66,6 +66,10 @@ def test_qkv_draws_a_rotary_layer_legibly_with_the_records_numbers(rotary_scene)
     check_scene(scene, inspector, rec)
     fields = {label.source[0] for label in inspector.numbers.values()}
     assert {"ln1", "query", "key", "rope_cos", "rope_sin", "query_rot", "key_rot"} <= fields
+    query, key = scene.panels  # the key's columns stand under the query's, cell for cell
+    for j in query.after.shown_columns():
+        assert key.before.cells[0, j].get_center()[0] == pytest.approx(query.after.cells[0, j].get_center()[0], abs=1e-3)
+        assert key.before.cells[0, j].width == pytest.approx(query.after.cells[0, j].width, abs=1e-3)
 
 
 def test_the_worked_pair_is_the_shown_pair_turned_by_the_shown_angle(rotary_scene):
