@@ -2,6 +2,7 @@
 times, the same layout) and the lecture's ``.srt`` cues, the only captions then, sit at the
 bottom (untagged) instead of at the top (``{\\an8}``) off the drawn ones."""
 
+import pytest
 import srt
 from click.testing import CliRunner
 
@@ -40,3 +41,19 @@ def test_the_option_is_documented_and_reaches_the_scenes():
     assert result.exit_code == 0 and "--no-burned-captions" in result.output
     assert RenderOptions().scene_options()["burned_captions"] is True
     assert RenderOptions(burned_captions=False).scene_options()["burned_captions"] is False
+
+
+@pytest.mark.render
+def test_a_lecture_without_burned_captions_has_untagged_cues_timed_with_the_scenes(tmp_path, cat_record):
+    from blockviz.render.plan import LecturePlan, plan
+    from blockviz.render.run import join_lecture, render_one
+
+    options = RenderOptions(resolution=(160, 90), fps=4, burned_captions=False)
+    jobs = plan(["title", "mask"], {"sentence": "the cat sat"}, options, tmp_path)
+    for job in jobs:
+        render_one(cat_record, job, options)
+    lecture = join_lecture(LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"), causal=True, burned_captions=False)
+    cues = list(srt.parse(lecture.captions.read_text(encoding="utf-8")))
+    mask = lecture.chapters[1]
+    on_mask = [cue for cue in cues if cue.start.total_seconds() >= mask.start - 1e-3]
+    assert len(on_mask) >= 4 and not any(cue.content.startswith("{") for cue in cues)
