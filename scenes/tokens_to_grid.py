@@ -39,7 +39,7 @@ ROW_WIDTH = 11.0
 """Width the cells of one or two grids share (wider cells when there are few: the grids fill the frame)."""
 WIDENED_FITS = 13.7
 """The widest the row of widened cells may be (the frame's width less its margins)."""
-ROW_FITS = 14.5
+ROW_FITS = 15.6
 """The widest the grids may stand side by side, their cells as wide as their numbers, before
 fewer columns are drawn (the frame fits 13.7 at full size: a little shrinking keeps numbers ≥ 11 px)."""
 
