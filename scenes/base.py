@@ -80,13 +80,10 @@ class RecordScene(Scene):
     @property
     def focus(self) -> int:
         """Position of the focus token: ``token`` is a word, ``word#k`` or a 0-based position
-        (:func:`blockviz.selection.select_token`); by default the last word token (the last
-        token with a letter or digit: "tired" rather than the final "."), else the last token."""
-        tokens = self.record.tokens
-        if self.token is None:
-            words = [i for i, token in enumerate(tokens) if any(char.isalnum() for char in token)]
-            return words[-1] if words else len(tokens) - 1
-        return select_token(tokens, self.token)
+        (:func:`blockviz.selection.select_token`); by default the last word token
+        (:func:`blockviz.selection.default_token`: "tired" rather than the final ".", never a
+        special token such as ``[SEP]``)."""
+        return select_token(self.record.tokens, self.token, self.record.special)
 
     @property
     def h(self) -> int:

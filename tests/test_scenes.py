@@ -3,6 +3,7 @@ at the label's source, each sum it shows adds up, no label overlaps another or l
 after any play — and the scene-specific steps (softmax, dot products, mixing, the mask, the
 worked example) show what they say. Also the text, grid and catalogue modules the scenes use."""
 
+import dataclasses
 import math
 import subprocess
 import sys
@@ -255,6 +256,8 @@ def test_the_default_focus_is_the_last_word_and_elision_keeps_its_top_keys(chick
     scene = Softmax(record=chicken_record)
     assert chicken_record.tokens[scene.focus] == "tired"  # not the final "."
     assert Softmax(record=record(". , !")).focus == 2  # no word: the last token
+    flagged = dataclasses.replace(chicken_record, special=(False,) * 11 + (True, False))  # as if "tired" were a special token
+    assert flagged.tokens[Softmax(record=flagged).focus] == "too"
     for record_name in ("13 tokens", "45 tokens", "64 tokens, d_model 16, d_ff 64, relu"):
         shown, _ = built("softmax", record_name)
         grid = next(m for m in shown.mobjects if isinstance(m, NumberGrid))
