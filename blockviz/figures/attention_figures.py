@@ -84,11 +84,11 @@ ZEROS_SHARE = 0.5
 
 
 def _smaller(piece, share: float):
-    """``piece`` with cells ``share`` of the size its flow gives the others."""
+    """``piece`` with cells ``share`` of the size its flow gives the others (rows ``share`` as far apart: cells of the same shape)."""
     import dataclasses
 
     make = piece.make
-    return dataclasses.replace(piece, make=lambda cell, first, pitch: make(cell * share, first, pitch), columns=piece.columns * share)
+    return dataclasses.replace(piece, make=lambda cell, first, pitch: make(cell * share, first, pitch * share), columns=piece.columns * share)
 
 
 def _unmasked_kind(rec) -> str:
@@ -236,5 +236,10 @@ def _matrix_piece(rec, spec: MatrixSpec, *args):
 
 
 def _square(rec, values, title: str, blocked=None, filled: bool = True) -> MatrixSpec:
+    """An n × n panel of queries × keys. Blockviz's own block keeps its numbers (the lesson's
+    hand-checkable arithmetic) in cells up to a table's shape; a trained model's layer (16+
+    tokens, scores to ±60) keeps square-ish cells with every row named, colour alone when its
+    numbers would need strips."""
     labels = rows_of(rec.tokens)
-    return MatrixSpec(values, labels, labels, title=title, xlabel=KEY_AXIS, ylabel=QUERY_AXIS, blocked=blocked, blocked_filled=filled)
+    return MatrixSpec(values, labels, labels, title=title, xlabel=KEY_AXIS, ylabel=QUERY_AXIS, blocked=blocked, blocked_filled=filled,
+                      square_cells=True, numbers_first=not is_general(rec))

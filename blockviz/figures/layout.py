@@ -48,6 +48,12 @@ TEXT_PAD_IN = 0.05
 ASPECT = 0.55
 """Height of a heatmap cell over its width: cells are wider than tall, as a table's are, so a
 number fits in a cell of fewer rows' height (the videos' cells have the same shape)."""
+SQUARE_ASPECT = 0.8
+"""Height over width of an n × n panel's cell (queries × keys): nearly square, as its rows and
+columns are the same tokens."""
+FLATTEST_SQUARE = 1 / 1.45
+"""An n × n panel's cells are never flatter than this (height over width): on a short page they
+grow narrower with their rows instead of squashing into strips."""
 LABELLED_ROW_IN = 0.112
 """Rows at least this far apart can each carry a 6 pt label."""
 
@@ -191,11 +197,26 @@ def _numbers(rows: list[list[Slot]]) -> int:
     return sum(slot.numbers for row in rows for slot in row)
 
 
-def cell_height(cell: float, pitch: float = math.inf) -> float:
-    """Height of a heatmap cell ``cell`` inches wide: :data:`ASPECT` of its width, taller (up to
+def cell_height(cell: float, pitch: float = math.inf, aspect: float = ASPECT) -> float:
+    """Height of a heatmap cell ``cell`` inches wide: ``aspect`` of its width, taller (up to
     square) where token labels one per row would otherwise be too close for 6 pt type, and at
     most ``pitch`` (the figure keeping to the page's height)."""
-    return min(cell, max(cell * ASPECT, LABELLED_ROW_IN), pitch)
+    return min(cell, max(cell * aspect, LABELLED_ROW_IN), pitch)
+
+
+def cell_size(cell: float, pitch: float = math.inf, square: bool = False, numbers_from: float = math.inf) -> tuple[float, float]:
+    """Width and height in inches of a heatmap cell offered ``cell`` inches of width with token
+    rows at most ``pitch`` apart. A table's cell (``square=False``) keeps its width and gives way
+    in height (:func:`cell_height`); an n × n panel's (``square``) is :data:`SQUARE_ASPECT` as
+    tall as wide (taller, up to 1 / :data:`FLATTEST_SQUARE`, where that labels every row) and,
+    when ``pitch`` is shorter, narrower too, never flatter than :data:`FLATTEST_SQUARE` — unless a cell ``numbers_from`` inches wide writes its numbers and
+    is no flatter than a table's (:data:`ASPECT`), with every row still labelled."""
+    if not square:
+        return cell, cell_height(cell, pitch)
+    width = min(cell, pitch / FLATTEST_SQUARE)
+    if width < numbers_from <= min(cell, pitch / ASPECT) and pitch >= LABELLED_ROW_IN:
+        width = numbers_from
+    return width, min(max(width * SQUARE_ASPECT, LABELLED_ROW_IN), width / FLATTEST_SQUARE, pitch)
 
 
 def _make_row(pieces: list[Piece], cell: float, pitch: float) -> list[Slot]:
@@ -417,7 +438,8 @@ def _arrange(lines: list[Line], page: Page, pitch: float, gap: float, wrap_for_n
 
 def _shrink_to_height(lines: list[Line], page: Page, gap: float, compact: bool = False) -> list[list[Slot]]:
     """The rows with token rows as far apart as keeps the figure within the page's height (the
-    smallest figure if none does): cells keep their width, their height gives way.
+    smallest figure if none does): a table's cells keep their width, their height gives way; an
+    n × n panel's grow narrower too (:func:`cell_size`), so its panels may then share a row.
 
     Panels wrapped onto more rows to show their numbers make a figure taller; when that leaves
     token rows too close to label each one (:data:`LABELLED_ROW_IN`), the panels stay on one row

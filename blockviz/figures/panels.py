@@ -16,7 +16,7 @@ from matplotlib.text import Text
 from blockviz.figures.heatmap import ColourScale, annotate_heatmap, draw_blocked, draw_extend_arrows, draw_heatmap
 from blockviz.figures.labels import LINE_SPACING, POINTS_PER_INCH, TICK_SHARE, text_size_in, tick_size, widest_in
 from blockviz.figures.layout import Piece, Slot, fixed_piece
-from blockviz.figures.layout import cell_height as row_height
+from blockviz.figures.layout import cell_size
 from blockviz.figures.page import MIN_PT, Page
 from blockviz.style import Theme, format_number
 
@@ -55,6 +55,11 @@ class MatrixSpec:
     title_math: bool = False
     title_color: str | None = None
     token_rows: bool = True
+    square_cells: bool = False
+    """An n × n panel (queries × keys): nearly square cells, narrower rather than flatter on a
+    short page (:func:`~blockviz.figures.layout.cell_size`)."""
+    numbers_first: bool = False
+    """With ``square_cells``: flatter cells (as a table's) where that keeps the numbers written."""
 
     @cached_property
     def array(self) -> np.ndarray:
@@ -94,14 +99,14 @@ def matrix_piece(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page,
 
 def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, cell: float, key: str, decimals: int = 2,
                 rows: bool = True, pitch: float = math.inf) -> Slot:
-    """A slot drawing ``spec`` with cells ``cell`` inches wide (and as tall as
-    :func:`~blockviz.figures.layout.cell_height` says); its Axes is labelled ``key``
+    """A slot drawing ``spec`` with cells ``cell`` inches wide (as wide and tall as
+    :func:`~blockviz.figures.layout.cell_size` says); its Axes is labelled ``key``
     (``ax.get_label()``) so the panel can be found again. ``rows=False`` leaves out the row labels."""
     values = spec.array
     n_rows, n_cols = values.shape
-    cell_height = row_height(cell, pitch)
-    ticks_pt, row_step = tick_size(cell_height, page.tick)
     widest = spec.widest_number(decimals)
+    cell, cell_height = cell_size(cell, pitch, spec.square_cells, _readable_cell(widest, page) if spec.numbers_first else math.inf)
+    ticks_pt, row_step = tick_size(cell_height, page.tick)
     number_pt = _number_size(cell, cell_height, widest, page.number)
     row_labels = spec.row_labels if rows else None
     col_width = widest_in(spec.col_labels, ticks_pt)
