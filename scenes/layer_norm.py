@@ -6,10 +6,11 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, VGroup
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene
+from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import parameter_grid
-from blockviz.scenes.grids import Highlight, NumberGrid
+from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid
 from blockviz.scenes.layout import column_width
+from blockviz.scenes.light_timing import after_the_carry, aside_while_carried
 from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, WORK_SIZE
 from blockviz.scenes.text import formula, number, text
 from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
@@ -73,28 +74,36 @@ class LayerNormRow(RecordScene):
 
     def layer_norm_steps(self, rows, side, light, io) -> None:
         x, centred, norm, gamma, beta, out = rows
-        self.step(FadeIn(light), self.gather(self.labels(x), side["mean"]), caption="its mean, μ")
-        self.step(light.over(centred.cell_group), self.carry(self.labels(x), self.labels(centred)), *self.recolour(centred, centred.fills),
+        self.step(FadeIn(light, rate_func=after_the_carry), self.gather(self.labels(x), side["mean"]), caption="its mean, μ")
+        self.step(self.around(light, centred), self.carry(self.labels(x), self.labels(centred)), *self.recolour(centred, centred.fills),
                   caption="subtract μ from every entry: the row centred on 0")
-        self.step(self.gather(self.labels(centred), side["variance"]), caption="its variance σ²: the mean of the squared centred entries")
-        self.step(light.over(norm.cell_group), self.carry(self.labels(centred), self.labels(norm)), *self.recolour(norm, norm.fills), FadeIn(side["epsilon"]),
+        self.step(self.around(light, centred), self.gather(self.labels(centred), side["variance"]), caption="its variance σ²: the mean of the squared centred entries")
+        self.step(self.around(light, norm), self.carry(self.labels(centred), self.labels(norm)), *self.recolour(norm, norm.fills), FadeIn(side["epsilon"]),
                   caption="divide by √(σ² + ε), ε a tiny number so nothing divides by 0: mean 0, variance 1")
-        self.step(light.over(VGroup(gamma.cell_group, beta.cell_group)), *(FadeIn(VGroup(*self.labels(row))) for row in (gamma, beta)),
-                  *self.recolour(gamma, gamma.fills), *self.recolour(beta, beta.fills), caption="then a learned scale γ and shift β, one per feature")
-        self.step(light.over(out.cell_group), self.carry(self.labels(norm), self.labels(out)), *self.recolour(out, out.fills),
+        self.step(light.over(VGroup(gamma.cell_group, beta.cell_group)), *self.parameters_arrive(gamma, beta), caption="then a learned scale γ and shift β, one per feature")
+        self.step(self.around(light, out), self.carry(self.labels(norm), self.labels(out)), *self.recolour(out, out.fills),
                   caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}")
         self.step(caption=io["second"])
 
     def rms_steps(self, rows, side, light, io) -> None:
         x, norm, gamma, out = rows
-        self.step(FadeIn(light), self.gather(self.labels(x), side["mean_sq"]), caption="the mean of its squares, mean(x²): no mean is subtracted")
-        self.step(light.over(norm.cell_group), self.carry(self.labels(x), self.labels(norm)), *self.recolour(norm, norm.fills), FadeIn(side["epsilon"]),
+        self.step(FadeIn(light, rate_func=after_the_carry), self.gather(self.labels(x), side["mean_sq"]), caption="the mean of its squares, mean(x²): no mean is subtracted")
+        self.step(self.around(light, norm), self.carry(self.labels(x), self.labels(norm)), *self.recolour(norm, norm.fills), FadeIn(side["epsilon"]),
                   caption="divide every entry by √(mean(x²) + ε), the row's root mean square: its mean square becomes 1")
-        self.step(light.over(gamma.cell_group), FadeIn(VGroup(*self.labels(gamma))), *self.recolour(gamma, gamma.fills),
-                  caption="then a learned scale γ, one per feature (RMSNorm has no shift β)")
-        self.step(light.over(out.cell_group), self.carry(self.labels(norm), self.labels(out)), *self.recolour(out, out.fills),
+        self.step(light.over(gamma.cell_group), *self.parameters_arrive(gamma), caption="then a learned scale γ, one per feature (RMSNorm has no shift β)")
+        self.step(self.around(light, out), self.carry(self.labels(norm), self.labels(out)), *self.recolour(out, out.fills),
                   caption=f"× γ, entry by entry: RMSNorm's output, {io['feeds']}")
         self.step(caption=io["second"].replace("LayerNorm", "RMSNorm"))
+
+    @staticmethod
+    def around(light: Highlight, row: NumberGrid) -> HighlightJump:
+        """``light`` taken to ``row`` in a play that carries numbers: out of the way while they travel."""
+        return HighlightJump(light, row.cell_group, rate_func=aside_while_carried)
+
+    def parameters_arrive(self, *rows: NumberGrid) -> list:
+        """Animations colouring the cells of the parameter ``rows`` (γ, β), then writing their numbers on them."""
+        fills = [animation for row in rows for animation in self.recolour(row, row.fills)]
+        return fills + [FadeIn(VGroup(*self.labels(row)), rate_func=second_half) for row in rows]
 
     @staticmethod
     def labels(row: NumberGrid) -> list:

@@ -25,7 +25,6 @@ BACKDROPS = ("Rectangle", "RoundedRectangle", "Square")
 ENTRIES = entries()
 NOT_YET = {
     "tokens": "tokens (scenes/tokens_to_grid.py): numbers moved with .animate fly over the dark page without a chip (1.18:1)",
-    "layer-norm": "layer-norm (scenes/layer_norm.py): numbers fade in before their cells (1.18:1); a highlight's edge crosses a number as the boxes fade",
     "qkv": "qkv (scenes/query_key_value.py): numbers moved with .animate cross the dark page without a chip (1.18:1) and a highlight's edge",
     "ffn": "ffn (scenes/inside_ffn.py): its grid fades in with its numbers (1.19:1); TransformFromCopy lifts numbers off their cells onto the page (1.18:1), through a highlight",
     "recap": "recap (scenes/recap.py): rows fade in with their numbers, which sit on half-drawn cells (1.6–1.9:1)",

@@ -1,0 +1,38 @@
+"""When a highlight is drawn around numbers that are carried across its edge.
+
+:meth:`blockviz.scenes.base.RecordScene.carry` and ``gather`` run in thirds of their play: the
+copies move (on their chips), leave, then the targets arrive. A highlight framing the row they
+leave, or the row they land in, would have its edge cross them on the way; so it is gone before
+they move and back once they have landed:
+
+* :func:`aside_while_carried` — the rate function of a ``HighlightJump`` (``highlight.over``)
+  played with a carry: out in the first moments, around its target from the landing on;
+* :func:`after_the_carry` — the rate function of a ``FadeIn`` of a highlight played with a carry.
+"""
+
+from __future__ import annotations
+
+from manim.utils.rate_functions import smooth
+
+LANDED = 1 / 3
+"""The share of a carry's play by which the carried numbers have landed (the end of its moves)."""
+LEAVES = 0.04
+"""The share of a carry's play in which a highlight fades out: its moves have then gone 1 % of the way."""
+
+
+def aside_while_carried(t: float) -> float:
+    """A ``HighlightJump``'s progress at ``t`` (0–1): fading where it is until :data:`LEAVES`
+    (0 → ½, out), out until :data:`LANDED` (½, already at its target), then in (½ → 1)."""
+    if t < LEAVES:
+        return 0.5 * smooth(t / LEAVES)
+    if t < LANDED:
+        return 0.5
+    return 0.5 + 0.5 * smooth((t - LANDED) / (1 - LANDED))
+
+
+def after_the_carry(t: float) -> float:
+    """A ``FadeIn``'s progress at ``t`` (0–1): nothing until :data:`LANDED`, then in."""
+    return 0.0 if t < LANDED else smooth((t - LANDED) / (1 - LANDED))
+
+
+__all__ = ["aside_while_carried", "after_the_carry", "LANDED", "LEAVES"]
