@@ -187,7 +187,8 @@ class QueryKeyValue(RecordScene):
         top = VGroup(query_name, query).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         layout = VGroup(top, side).arrange(DOWN, buff=0.4)
         self.place(layout, title, bottom_space=ROTARY_BOTTOM, grow=1.3)
-        ghost, work_ghost = ghost_of(note, dial, opacity=0.25), ghost_of(work, opacity=0.25)  # where the pair will be worked (the shot keeps its size)
+        # Where the pair will be worked, faint and without its numbers (the shot keeps its size).
+        ghost, work_ghost = ghost_of(note, dial[0], opacity=0.15), ghost_of(*work.symbolic, opacity=0.15)
         leaving = [FadeOut(m) for m in self.mobjects if m is not title and m is not self.caption]
         self.step(self.one_after_another(AnimationGroup(*leaving), AnimationGroup(FadeIn(top), FadeIn(ghost), FadeIn(work_ghost))), caption=f"rotary positions: no position was added to x; instead the query and key are turned by their position ({f} for “{self.token_name(f)}”)")
         half = query.half
