@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Indicate, Line, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Indicate, Line, VGroup
 
 from blockviz.record_fields import BY_NAME, axis_labels
-from blockviz.scenes.base import RecordScene
+from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import ACTIVATION_FORMULAS, activation_curve, regroup, row_grid, shape_text, shown_value
-from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
+from blockviz.scenes.fades import Conceal, Reveal
+from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_of, row_height
+from blockviz.scenes.light_timing import aside_while_carried
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.scenes.text import formula, text
 from blockviz.scenes.wide import edges_and_largest, slots_of
@@ -70,8 +72,9 @@ class InsideFFN(RecordScene):
     (the d_ff rows one choice, by ``|ffn_post|``), ⋯ between, and how many are hidden.
     """
 
-    entry_time = 0.3
-    """Run time (s) of the highlight stepping from one widened entry to the next."""
+    entry_time = 0.6
+    """Run time (s) of one entry of a row: the highlights step onto it and its number arrives
+    (carried from its dot on the curve, or written as the product of the column)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -132,7 +135,7 @@ class InsideFFN(RecordScene):
         d, d_ff = rec.config.d_model, rec.config.d_ff
         frames = {name: VGroup(grid.cell_group, grid.header_group, grid.ellipsis_group) for name, grid in rows.items() if name != "ln2"}
         # The whole worksheet in view at once: the rows to fill, the operations between them, the curve's axes.
-        self.step(FadeIn(rows["ln2"]), FadeIn(VGroup(*frames.values(), *ops, plot.frame)),
+        self.step(Reveal(rows["ln2"]), FadeIn(VGroup(*frames.values(), *ops, plot.frame)),
                   caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers")
         for name, frame in frames.items():  # the empty rows as whole grids from now on: their numbers go into them
             self.remove(frame)
@@ -153,7 +156,8 @@ class InsideFFN(RecordScene):
 
     def trace_entries(self, pre: NumberGrid, post: NumberGrid, dots: VGroup) -> None:
         """Light each shown entry of ffn_pre (gated: ffn_gate), its dot on the curve, then its
-        ffn_post (gated: ffn_gate_act) value."""
+        ffn_post (gated: ffn_gate_act) value: the dot's height, carried from the dot into its
+        cell (the lights out of its way meanwhile)."""
         columns = pre.shown_columns()
         lights = [Highlight(self.look, grid.cells[0, columns[0]]) for grid in (pre, post)]  # one per row: none crosses the text between
         self.play(*(FadeIn(light) for light in lights), *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
@@ -163,8 +167,9 @@ class InsideFFN(RecordScene):
             recolour = self.recolour(post, {(0, j): fills[0, j]})
             post.set_label(0, j, labels[0, j])
             self.adopt(post, [labels[0, j]])
-            self.play(*(light.over(grid.cells[0, j]) for light, grid in zip(lights, (pre, post))), Indicate(dots[j], scale_factor=1.8), *recolour,
-                      TransformFromCopy(dots[j], labels[0, j]), run_time=self.entry_time)
+            height = labels[0, j].copy().move_to(dots[j])
+            self.play(*(HighlightJump(light, grid.cells[0, j], rate_func=aside_while_carried) for light, grid in zip(lights, (pre, post))),
+                      Indicate(dots[j], scale_factor=1.8), *recolour, self.carry([height], [labels[0, j]]), run_time=self.entry_time)
         self.play(*(FadeOut(light) for light in lights), run_time=0.3)
         self.rest()
 
@@ -248,7 +253,7 @@ class InsideFFN(RecordScene):
         field = ffn_input(rec)
         grids = {key: grid for key, grid in rows.items() if isinstance(grid, NumberGrid)}
         frames = {key: VGroup(grid.cell_group, grid.header_group, grid.ellipsis_group) for key, grid in grids.items() if key != field}
-        self.step(FadeIn(grids[field]), FadeIn(VGroup(*frames.values(), *ops, rows["signs"], rows["rule"], rows["up_from"], plot.frame)),
+        self.step(Reveal(grids[field]), FadeIn(VGroup(*frames.values(), *ops, rows["signs"], rows["rule"], rows["up_from"], plot.frame)),
                   caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers")
         for key, frame in frames.items():
             self.remove(frame)
@@ -275,7 +280,7 @@ class InsideFFN(RecordScene):
             recolour = self.recolour(post, {(0, j): fills[0, j]})
             post.set_label(0, j, labels[0, j])
             self.adopt(post, [labels[0, j]])
-            self.play(light.over(column(j)), *recolour, FadeIn(labels[0, j]), run_time=self.entry_time * 2)
+            self.play(light.over(column(j)), *recolour, FadeIn(labels[0, j], rate_func=second_half), run_time=self.entry_time)
             self.products.append((gate.labels[0, j], up.labels[0, j], labels[0, j]))
         self.play(FadeOut(light), run_time=0.3)
         self.rest()
@@ -299,6 +304,6 @@ class InsideFFN(RecordScene):
         layout = VGroup(before, box, after).arrange(RIGHT, buff=0.5)
         box.set_y(before.cell_group.get_y())
         self.place(layout, title, grow=1.6)
-        self.step(self.one_after_another(FadeOut(VGroup(*rows.values(), *ops, plot)), FadeIn(layout)), caption="the same function on every row")
+        self.step(self.one_after_another(Conceal(VGroup(*rows.values(), *ops, plot)), Reveal(layout)), caption="the same function on every row")
         lights = [Highlight(look, grid.row(f)) for grid in (before, after)]  # one per grid: none crosses the middle text
         self.step(*(FadeIn(light) for light in lights), caption="each row reads no other row: only attention mixes positions")
