@@ -7,6 +7,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, RoundedRectangle, VGroup
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import ROUNDING_NOTE, ColumnSum, shape_text, sum_decimals
+from blockviz.scenes.fades import Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, NOTE_SIZE
@@ -49,13 +50,13 @@ class Recap(RecordScene):
         x, attention, ffn = column_sum.terms
         ghost = ghost_of(column_sum, *shapes, onward, opacity=DIM)  # the whole sum in view from the start, dim
         self.add(ghost)
-        self.step(FadeIn(VGroup(x, shapes[0])), caption=f"in: the row of “{token}”, {d} numbers (the sentence: {shape_text(n, d)})")
-        self.step(FadeIn(VGroup(attention, column_sum.signs[0])), caption="attention adds what it gathered from the tokens “" + token + "” may use")
-        self.step(FadeIn(VGroup(ffn, column_sum.signs[1])), caption="the FFN adds what it makes of the row, on its own")
+        self.step(Reveal(VGroup(x, shapes[0])), caption=f"in: the row of “{token}”, {d} numbers (the sentence: {shape_text(n, d)})")
+        self.step(Reveal(VGroup(attention, column_sum.signs[0])), caption="attention adds what it gathered from the tokens “" + token + "” may use")
+        self.step(Reveal(VGroup(ffn, column_sum.signs[1])), caption="the FFN adds what it makes of the row, on its own")
         light = Highlight(self.look, column_sum.result.cell_group)
-        self.step(FadeIn(VGroup(column_sum.result, column_sum.signs[2], column_sum.rule, column_sum.note, shapes[1])), FadeIn(light),
+        self.step(Reveal(VGroup(column_sum.result, column_sum.signs[2], column_sum.rule, column_sum.note, shapes[1])), FadeIn(light),
                   caption=f"out: a row of the same length, {d} numbers ({shape_text(n, d)} in, {shape_text(n, d)} out)")
-        self.step(FadeIn(onward), caption="the same shape in and out: the output is the next block's input, so blocks stack")
+        self.step(Reveal(onward), caption="the same shape in and out: the output is the next block's input, so blocks stack")
 
     def build(self, title):
         rec, look, f = self.record, self.look, self.focus
@@ -110,16 +111,16 @@ class Recap(RecordScene):
         self.add(ghost)
         x, attention = first.terms
         mid_norm, ffn = second.terms
-        self.step(FadeIn(VGroup(x, shapes[0], note)), caption=f"in: the row of “{token}”, {d} numbers (the sentence: {shape_text(n, d)})")
-        self.step(FadeIn(VGroup(attention, first.signs[0])), caption="attention adds what it gathered from the tokens “" + token + "” may use")
-        self.step(FadeIn(VGroup(first.result, first.signs[1], first.rule, first.note)), caption="the sum, resid_mid: x plus attention, entry by entry")
-        self.step(FadeIn(VGroup(norms[0], mid_norm)), caption="post-norm: LayerNorm normalizes the sum, row by row (resid_mid_norm)")
-        self.step(FadeIn(VGroup(ffn, second.signs[0])), caption="the FFN adds what it makes of the normalized row, on its own")
-        self.step(FadeIn(VGroup(second.result, second.signs[1], second.rule, second.note)), caption="the sum again, resid_post: the normalized row plus the FFN")
+        self.step(Reveal(VGroup(x, shapes[0], note)), caption=f"in: the row of “{token}”, {d} numbers (the sentence: {shape_text(n, d)})")
+        self.step(Reveal(VGroup(attention, first.signs[0])), caption="attention adds what it gathered from the tokens “" + token + "” may use")
+        self.step(Reveal(VGroup(first.result, first.signs[1], first.rule, first.note)), caption="the sum, resid_mid: x plus attention, entry by entry")
+        self.step(Reveal(VGroup(norms[0], mid_norm)), caption="post-norm: LayerNorm normalizes the sum, row by row (resid_mid_norm)")
+        self.step(Reveal(VGroup(ffn, second.signs[0])), caption="the FFN adds what it makes of the normalized row, on its own")
+        self.step(Reveal(VGroup(second.result, second.signs[1], second.rule, second.note)), caption="the sum again, resid_post: the normalized row plus the FFN")
         light = Highlight(self.look, out.cell_group)
-        self.step(FadeIn(VGroup(norms[1], out, shapes[1])), FadeIn(light),
+        self.step(Reveal(VGroup(norms[1], out, shapes[1])), FadeIn(light),
                   caption=f"LayerNorm once more, and out: a row of the same length, {d} numbers ({shape_text(n, d)} in, {shape_text(n, d)} out)")
-        self.step(FadeIn(onward), caption="the same shape in and out: the output is the next block's input, so blocks stack")
+        self.step(Reveal(onward), caption="the same shape in and out: the output is the next block's input, so blocks stack")
 
     def build_post_norm(self, title):
         rec, look, f = self.record, self.look, self.focus

@@ -26,7 +26,6 @@ ENTRIES = entries()
 NOT_YET = {
     "tokens": "tokens (scenes/tokens_to_grid.py): numbers moved with .animate fly over the dark page without a chip (1.18:1)",
     "qkv": "qkv (scenes/query_key_value.py): numbers moved with .animate cross the dark page without a chip (1.18:1) and a highlight's edge",
-    "recap": "recap (scenes/recap.py): rows fade in with their numbers, which sit on half-drawn cells (1.6–1.9:1)",
 }
 """Scenes other helpers are changing now, whose motion the checks found failing (their end frames pass)."""
 CASES = [pytest.param(entry.name, name, id=f"{entry.name}/{name}",
