@@ -155,6 +155,33 @@ def test_every_scene_keeps_its_bars_in_motion(scene_name, record_name):
     assert inspector.problems == []
 
 
+ARCHITECTURE_SCENES = ("layer-norm", "ffn", "recap")
+"""The scenes that draw the record's own architecture (as test_scenes_architectures.py): checked
+in motion on tiny random models too — Llama (RMSNorm, gated FFN) and BERT (post-norm)."""
+
+
+@pytest.fixture(scope="module")
+def model_records(tmp_path_factory):
+    """family → layer 1's record of a tiny random model of it (``models_support``)."""
+    pytest.importorskip("transformers")
+    from models_support import BUILDERS, SENTENCE
+
+    from blockviz.models import record_layer
+
+    root = tmp_path_factory.mktemp("models")
+    return {family: record_layer(SENTENCE, model=str(BUILDERS[family](root / family)), layer=1) for family in ("llama", "bert")}
+
+
+@pytest.mark.parametrize("family", ["llama", "bert"])
+@pytest.mark.parametrize("scene_name", ARCHITECTURE_SCENES)
+def test_the_architecture_variants_keep_their_bars_in_motion(model_records, scene_name, family):
+    """The same checks as above on a real model's layer: RMSNorm, a gated FFN, a post-norm recap."""
+    (entry,) = lookup([scene_name])
+    _, inspector = build_in_motion(entry.scene_class(), model_records[family], token="it")
+    assert inspector.plays >= 3
+    assert inspector.problems == []
+
+
 # -- the checks and the animations they rely on ------------------------------------------------------
 def test_a_morph_between_two_numbers_is_found_and_a_move_or_fade_is_not():
     from manim import FadeIn, ReplacementTransform
