@@ -7,11 +7,13 @@ it would spend half the fade on a see-through cell over the page, below 4.5:1 co
   texts on them.
 * :class:`Conceal` — a ``FadeOut`` in two halves: the texts first, then the shapes under them.
 
-Positions (a ``shift``) move over the whole run time; only the opacities are staged.
+Positions (a ``shift``) move over the whole run time; only the opacities are staged. A fade
+without a shift or scale never moves its mobject, wherever an earlier animation put it.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from manim import FadeIn, FadeOut, SVGMobject, Text, VMobject
 
 
@@ -39,8 +41,16 @@ class _Staged:
         self.texts = text_members(self.mobject)
         super().begin()
 
+    @property
+    def moves(self) -> bool:
+        """Whether the fade shifts or scales. A fade that doesn't leaves the points alone: begun
+        inside a group before an earlier animation moved the mobject (a carry's copy, faded
+        where it landed), it would otherwise put the mobject back where it was at the start."""
+        return bool(np.any(self.shift_vector)) or self.scale_factor != 1
+
     def interpolate_submobject(self, submobject, starting_submobject, target_copy, alpha: float):
-        submobject.interpolate(starting_submobject, target_copy, alpha, self.path_func)
+        if self.moves:
+            submobject.interpolate(starting_submobject, target_copy, alpha, self.path_func)
         if isinstance(submobject, VMobject):
             is_text = id(submobject) in self.texts
             submobject.interpolate_color(starting_submobject, target_copy, staged(alpha, first=is_text == self.texts_first))

@@ -212,6 +212,23 @@ def test_reveal_and_conceal_stage_the_opacities_of_shapes_and_texts():
     assert [opacities(conceal, alpha) for alpha in (0.25, 0.5, 0.75)] == [(1.0, 0.5), (1.0, 0.0), (0.5, 0.0)]
 
 
+def test_a_carried_copy_fades_where_it_landed_not_where_it_started():
+    from manim import Square
+
+    from blockviz.scenes.base import RecordScene
+    from blockviz.scenes.fades import Conceal
+
+    source, target = Square(0.5).move_to([-3, 0, 0]), Square(0.5).move_to([3, 1, 0])
+    carry = RecordScene.one_after_another(source.animate.move_to(target), Conceal(source))
+    carry.rate_func = lambda t: t
+    carry.begin()  # begins the Conceal too, while the copy is still at its start
+    centres = []
+    for alpha in (0.5, 0.6, 0.9):
+        carry.interpolate(alpha)
+        centres.append(tuple(np.round(source.get_center(), 6)))
+    assert centres == [(3.0, 1.0, 0.0)] * 3
+
+
 def test_a_highlight_fades_where_it_is_then_where_it_goes():
     from manim import Square
 
