@@ -282,20 +282,26 @@ class RecordScene(Scene):
         """One animation: copies of ``sources`` slide onto ``targets`` on their chips, leave
         (the number, then its chip), then the ``targets`` arrive (numbers move where they are
         used; no digit morphs into another)."""
-        copies = [self.travelling(source) for source in sources]
-        self.add(*copies)
-        self._after_play.append(lambda: self.remove(*copies))
-        moves = [copy.animate.move_to(target) for copy, target in zip(copies, targets)]
-        return self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in copies)), AnimationGroup(*(FadeIn(target) for target in targets)))
+        return self.one_after_another(*self._ride(sources, targets), AnimationGroup(*(FadeIn(target) for target in targets)))
 
     def gather(self, sources, target):
         """One animation: copies of ``sources`` slide together onto ``target`` on their chips,
         leave, then ``target`` arrives (a mean or a sum made of them)."""
+        return self.one_after_another(*self._ride(sources, [target] * len(sources)), FadeIn(target))
+
+    def send(self, sources, targets):
+        """One animation: copies of ``sources`` slide onto ``targets`` (mobjects or points) on
+        their chips and leave (the number, then its chip); what they make arrives in a later step."""
+        return self.one_after_another(*self._ride(sources, targets))
+
+    def _ride(self, sources, targets) -> tuple[AnimationGroup, AnimationGroup]:
+        """Copies of ``sources`` on their chips, in the scene until the play ends: (their moves
+        onto ``targets``, their leaving)."""
         copies = [self.travelling(source) for source in sources]
         self.add(*copies)
         self._after_play.append(lambda: self.remove(*copies))
-        moves = [copy.animate.move_to(target) for copy in copies]
-        return self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in copies)), FadeIn(target))
+        moves = [copy.animate.move_to(target) for copy, target in zip(copies, targets)]
+        return AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in copies))
 
     def travelling(self, source: Mobject) -> Mobject:
         """A copy of ``source`` to move across the page, over cells of any colour: it travels

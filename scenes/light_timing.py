@@ -7,7 +7,8 @@ they move and back once they have landed:
 
 * :func:`aside_while_carried` — the rate function of a ``HighlightJump`` (``highlight.over``)
   played with a carry: out in the first moments, around its target from the landing on;
-* :func:`after_the_carry` — the rate function of a ``FadeIn`` of a highlight played with a carry.
+* :func:`after_the_carry` — the rate function of a ``FadeIn`` of a highlight played with a carry;
+* :func:`out_before_the_move` — the rate function of a ``FadeOut`` of a highlight played with one.
 """
 
 from __future__ import annotations
@@ -35,4 +36,10 @@ def after_the_carry(t: float) -> float:
     return 0.0 if t < LANDED else smooth((t - LANDED) / (1 - LANDED))
 
 
-__all__ = ["aside_while_carried", "after_the_carry", "LANDED", "LEAVES"]
+def out_before_the_move(t: float) -> float:
+    """A ``FadeOut``'s progress at ``t`` (0–1) of a highlight played with a carry or a send: out
+    by :data:`LEAVES`, before the numbers leave the row it frames."""
+    return smooth(min(1.0, t / LEAVES))
+
+
+__all__ = ["aside_while_carried", "after_the_carry", "out_before_the_move", "LANDED", "LEAVES"]

@@ -11,6 +11,7 @@ from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
+from blockviz.scenes.light_timing import out_before_the_move
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH
 from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_shown, worked_pair
 from blockviz.scenes.text import formula, text
@@ -100,7 +101,7 @@ class QueryKeyValue(RecordScene):
                 "value": "through W_V: the value, what it hands on when attended to"}
         self.step(FadeIn(light), caption=f"the row of “{self.token_name(f)}”")
         for role in ROLES:
-            self.project_row(source, equations[role], grids[role], f, says[role])
+            self.project_row(source, equations[role], grids[role], f, says[role], light)
         self.play(FadeOut(light), run_time=0.3)
         if rec.config.kv_heads != rec.config.n_heads:
             self.step(caption=f"query heads {heads_text(shared_heads(rec.config, h))} share this key and value")
@@ -157,13 +158,12 @@ class QueryKeyValue(RecordScene):
         fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
         return self.recolour(grid, fills) + self.replace_labels(grid, {key: grid.number_at(*key, fill=fills[key]) for key in keys})
 
-    def project_row(self, source: NumberGrid, equation, grid: NumberGrid, i: int, caption: str) -> None:
-        """Row ``i``'s numbers slide into the projection's formula, and its new row arrives in ``grid``."""
-        travellers = VGroup(*(source.labels[i, j].copy() for j in source.shown_columns()))
-        self.add(travellers)
-        self.play(*(traveller.animate.move_to(equation).set_opacity(0) for traveller in travellers), run_time=self.step_time * 0.8)
-        self.remove(travellers)
-        self.step(*self.fill(grid, [i]), caption=caption)
+    def project_row(self, source: NumberGrid, equation, grid: NumberGrid, i: int, caption: str, light: Highlight) -> None:
+        """Row ``i``'s numbers slide into the projection's formula, and its new row arrives in
+        ``grid``; ``light``, framing the row, is out of their way while they leave it."""
+        sources = [source.labels[i, j] for j in source.shown_columns()]
+        self.play(self.send(sources, [equation] * len(sources)), FadeOut(light, rate_func=out_before_the_move), run_time=self.step_time * 0.8)
+        self.step(*self.fill(grid, [i]), FadeIn(light), caption=caption)
 
     # -- rotary positions --------------------------------------------------------------------
     def rotate(self, title) -> None:
@@ -231,10 +231,7 @@ class QueryKeyValue(RecordScene):
 
     def carry_results(self, results, grid: NumberGrid, columns: list[int]) -> None:
         """The worked results slide into their cells of ``grid``, which take their numbers."""
-        travellers = VGroup(*(result.copy() for result in results))
-        self.add(travellers)
-        self.play(*(traveller.animate.move_to(grid.cells[0, j]).set_opacity(0) for traveller, j in zip(travellers, columns)), run_time=self.step_time * 0.8)
-        self.remove(travellers)
+        self.play(self.send(list(results), [grid.cells[0, j] for j in columns]), run_time=self.step_time * 0.8)
         self.step(*self.fill(grid, [0], columns), caption="the turned pair: its two entries of q′")
 
     @staticmethod

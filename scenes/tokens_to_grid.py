@@ -20,6 +20,7 @@ from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height, wrapped
+from blockviz.scenes.light_timing import out_before_the_move
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, TITLE_SIZE, WORK_SIZE
 from blockviz.scenes.text import text
 from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
@@ -242,10 +243,7 @@ class TokensToGrid(RecordScene):
         names = " plus its position" if len(terms) > 1 else ""
         self.step(*(FadeIn(light) for light in lights), caption=f"row {i}, “{self.token_name(i)}”: its embedding{names}…")
         columns = resid.shown_columns()
-        travellers = VGroup(*(grid.labels[i, j].copy() for grid in terms for j in columns))
-        self.add(travellers)
+        sources = [grid.labels[i, j] for grid in terms for j in columns]
         targets = [resid.cells[i, j] for _ in terms for j in columns]
-        self.play(*(traveller.animate.move_to(target).set_opacity(0) for traveller, target in zip(travellers, targets)), run_time=self.step_time)
-        self.remove(travellers)
+        self.play(self.send(sources, targets), *(FadeOut(light, rate_func=out_before_the_move) for light in lights), run_time=self.step_time)
         self.step(*self.fill_cells(resid, [i]), caption=story.says)
-        self.play(*(FadeOut(light) for light in lights), run_time=0.4)

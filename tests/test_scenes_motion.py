@@ -24,8 +24,6 @@ BACKDROPS = ("Rectangle", "RoundedRectangle", "Square")
 """The shapes that make what is behind a text: cells, chips, panels."""
 ENTRIES = entries()
 NOT_YET = {
-    "tokens": "tokens (scenes/tokens_to_grid.py): numbers moved with .animate fly over the dark page without a chip (1.18:1)",
-    "qkv": "qkv (scenes/query_key_value.py): numbers moved with .animate cross the dark page without a chip (1.18:1) and a highlight's edge",
 }
 """Scenes other helpers are changing now, whose motion the checks found failing (their end frames pass)."""
 CASES = [pytest.param(entry.name, name, id=f"{entry.name}/{name}",
@@ -155,9 +153,10 @@ def test_every_scene_keeps_its_bars_in_motion(scene_name, record_name):
     assert inspector.problems == []
 
 
-ARCHITECTURE_SCENES = ("layer-norm", "ffn", "recap")
-"""The scenes that draw the record's own architecture (as test_scenes_architectures.py): checked
-in motion on tiny random models too — Llama (RMSNorm, gated FFN) and BERT (post-norm)."""
+ARCHITECTURE_SCENES = ("tokens", "layer-norm", "qkv", "ffn", "recap")
+"""The scenes that draw the record's own architecture (as test_scenes_architectures.py and
+test_scenes_rotary_tokens.py): checked in motion on tiny random models too — Llama (rotary,
+RMSNorm, gated FFN) and BERT (post-norm)."""
 
 
 @pytest.fixture(scope="module")
@@ -172,10 +171,17 @@ def model_records(tmp_path_factory):
     return {family: record_layer(SENTENCE, model=str(BUILDERS[family](root / family)), layer=1) for family in ("llama", "bert")}
 
 
-@pytest.mark.parametrize("family", ["llama", "bert"])
-@pytest.mark.parametrize("scene_name", ARCHITECTURE_SCENES)
+ROTARY_NOT_YET = ("qkv (scenes/query_key_value.py, rotary part): the rotated rows fade in with their numbers (2.5–4.4:1), "
+                  "the dial's numbers fade over the dark page (1.4:1) and a highlight's edge crosses a number")
+ARCHITECTURE_CASES = [pytest.param(scene_name, family, id=f"{scene_name}-{family}",
+                                   marks=[pytest.mark.xfail(reason=ROTARY_NOT_YET, strict=False)] if (scene_name, family) == ("qkv", "llama") else [])
+                      for scene_name in ARCHITECTURE_SCENES for family in ("llama", "bert")]
+
+
+@pytest.mark.parametrize(("scene_name", "family"), ARCHITECTURE_CASES)
 def test_the_architecture_variants_keep_their_bars_in_motion(model_records, scene_name, family):
-    """The same checks as above on a real model's layer: RMSNorm, a gated FFN, a post-norm recap."""
+    """The same checks as above on a real model's layer: its input, RMSNorm, rotary q and k, a
+    gated FFN, a post-norm recap."""
     (entry,) = lookup([scene_name])
     _, inspector = build_in_motion(entry.scene_class(), model_records[family], token="it")
     assert inspector.plays >= 3
