@@ -80,6 +80,17 @@ def llama_folder(folder: Path) -> Path:
 BUILDERS = {"gpt2": gpt2_folder, "bert": bert_folder, "llama": llama_folder}
 
 
+def tiny_model_records(root: Path, layers: tuple[int, ...]) -> dict:
+    """family → (its tiny model's folder under ``root``, {layer: its record of :data:`SENTENCE`})."""
+    from blockviz.models import record_layer
+
+    made = {}
+    for family, builder in BUILDERS.items():
+        folder = builder(root / family)
+        made[family] = (folder, {layer: record_layer(SENTENCE, model=str(folder), layer=layer) for layer in layers})
+    return made
+
+
 def packaged_model_installed(name: str) -> bool:
     """Whether the packaged model ``name`` (``minilm``, ``smollm2``) is installed (``make setup``
     installs both); tests of it skip with a reason otherwise."""

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 pytest.importorskip("transformers")
 
-from models_support import BUILDERS, SENTENCE  # noqa: E402
+from models_support import BUILDERS, SENTENCE, tiny_model_records  # noqa: E402
 from support import build, record_value, small_texts, sum_misses  # noqa: E402
 
 from blockviz import BlockConfig, record  # noqa: E402
@@ -33,14 +33,7 @@ CASES = [(family, name) for family in BUILDERS for name in SCENES]
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     """family → (its folder, layer 1's record)."""
-    from blockviz.models import record_layer
-
-    root = tmp_path_factory.mktemp("models")
-    made = {}
-    for family, builder in BUILDERS.items():
-        folder = builder(root / family)
-        made[family] = (folder, record_layer(SENTENCE, model=str(folder), layer=1))
-    return made
+    return {family: (folder, records[1]) for family, (folder, records) in tiny_model_records(tmp_path_factory.mktemp("models"), layers=(1,)).items()}
 
 
 KNOWN_SMALL: set[tuple[str, str]] = set()

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 pytest.importorskip("transformers")
 
-from models_support import BUILDERS, SENTENCE  # noqa: E402
+from models_support import BUILDERS, SENTENCE, tiny_model_records  # noqa: E402
 from support import FRAME_SHARE, build, parse, record_value, small_texts  # noqa: E402
 
 from blockviz.cli import main  # noqa: E402
@@ -27,14 +27,7 @@ from blockviz.style import format_number  # noqa: E402
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     """family → (its folder, {layer: record}) for layers 0 and 1."""
-    from blockviz.models import record_layer
-
-    root = tmp_path_factory.mktemp("models")
-    made = {}
-    for family, builder in BUILDERS.items():
-        folder = builder(root / family)
-        made[family] = (folder, {layer: record_layer(SENTENCE, model=str(folder), layer=layer) for layer in (0, 1)})
-    return made
+    return tiny_model_records(tmp_path_factory.mktemp("models"), layers=(0, 1))
 
 
 def check_scene(scene, inspector, rec) -> None:
