@@ -76,6 +76,16 @@ class InsideFFN(RecordScene):
     """Run time (s) of one entry of a row: the highlights step onto it and its number arrives
     (carried from its dot on the curve, or written as the product of the column)."""
 
+    def next_entry(self, post, j: int):
+        """Entry ``j`` of ``post``'s row about to be written: (the animations colouring its cell,
+        its number — set in the grid, still to be shown)."""
+        fill = post.color_of(post.values[0][j])
+        label = post.number_at(0, j, fill=fill)
+        recolour = self.recolour(post, {(0, j): fill})
+        post.set_label(0, j, label)
+        self.adopt(post, [label])
+        return recolour, label
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.products: list[tuple] = []  # (factor, factor, product) labels shown: a gated FFN's gate_act ⊙ up = post
@@ -161,15 +171,11 @@ class InsideFFN(RecordScene):
         columns = pre.shown_columns()
         lights = [Highlight(self.look, grid.cells[0, columns[0]]) for grid in (pre, post)]  # one per row: none crosses the text between
         self.play(*(FadeIn(light) for light in lights), *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
-        fills = {(0, j): post.color_of(post.values[0][j]) for j in columns}
-        labels = {(0, j): post.number_at(0, j, fill=fills[0, j]) for j in columns}
         for j in columns:
-            recolour = self.recolour(post, {(0, j): fills[0, j]})
-            post.set_label(0, j, labels[0, j])
-            self.adopt(post, [labels[0, j]])
-            height = labels[0, j].copy().move_to(dots[j])
+            recolour, label = self.next_entry(post, j)
+            height = label.copy().move_to(dots[j])
             self.play(*(HighlightJump(light, grid.cells[0, j], rate_func=aside_while_carried) for light, grid in zip(lights, (pre, post))),
-                      Indicate(dots[j], scale_factor=1.8), *recolour, self.carry([height], [labels[0, j]]), run_time=self.entry_time)
+                      Indicate(dots[j], scale_factor=1.8), *recolour, self.carry([height], [label]), run_time=self.entry_time)
         self.play(*(FadeOut(light) for light in lights), run_time=0.3)
         self.rest()
 
@@ -274,14 +280,10 @@ class InsideFFN(RecordScene):
         light = Highlight(self.look, column(columns[0]))
         self.play(FadeIn(light), *self.say(f"entry by entry, the gate scales up: ffn_post = {self.record.config.activation_name}(gate) ⊙ up"),
                   run_time=self.step_time)
-        fills = {(0, j): post.color_of(post.values[0][j]) for j in columns}
-        labels = {(0, j): post.number_at(0, j, fill=fills[0, j]) for j in columns}
         for j in columns:
-            recolour = self.recolour(post, {(0, j): fills[0, j]})
-            post.set_label(0, j, labels[0, j])
-            self.adopt(post, [labels[0, j]])
-            self.play(light.over(column(j)), *recolour, FadeIn(labels[0, j], rate_func=second_half), run_time=self.entry_time)
-            self.products.append((gate.labels[0, j], up.labels[0, j], labels[0, j]))
+            recolour, label = self.next_entry(post, j)
+            self.play(light.over(column(j)), *recolour, FadeIn(label, rate_func=second_half), run_time=self.entry_time)
+            self.products.append((gate.labels[0, j], up.labels[0, j], label))
         self.play(FadeOut(light), run_time=0.3)
         self.rest()
 
