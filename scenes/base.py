@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 
-from manim import DOWN, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, Mobject, RoundedRectangle, Scene, SVGMobject, Text, VGroup, Wait, config
+from manim import DOWN, UP, AnimationGroup, Group, LaggedStart, Mobject, RoundedRectangle, Scene, SVGMobject, Text, VGroup, Wait, config
 from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import smooth
 
-from blockviz.scenes.fades import Conceal
+from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
+from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.text import text, token_face
 from blockviz.selection import select_head, select_token
@@ -43,11 +44,15 @@ class RecordScene(Scene):
         frozen frames, cheap to render.
     top_keys
         How many of the keys the focus attends to most an elided token axis always draws.
+    settles_skipped_plays
+        Whether a play whose frames are skipped goes straight to its end state
+        (:func:`~blockviz.scenes.skipped_plays.settle`) rather than through Manim's play.
     """
 
     step_time = 1.0
     hold = HOLD
     top_keys = 3
+    settles_skipped_plays = True
 
     def __init__(self, record=None, token: str | int | None = None, head: int | None = 0, theme: str = "dark",
                  pace: float = 1.0, detail: int = 1, burned_captions: bool = True, **kwargs) -> None:
@@ -198,7 +203,9 @@ class RecordScene(Scene):
             for animation in prepared:
                 animation.run_time *= self.pace
         self._bring_to_front(prepared)
-        if self._skipping():
+        if self._skipping() and self.settles_skipped_plays:
+            skipped_plays.settle(self, prepared, **kwargs)
+        elif self._skipping():
             with _no_drawing(self.renderer):
                 super().play(*prepared, **kwargs)
         else:
@@ -208,6 +215,15 @@ class RecordScene(Scene):
         if not still:  # a hold changes nothing on screen
             for listener in self.play_listeners:
                 listener(self)
+
+    def begin_animations(self) -> None:
+        """Begin the play's animations, with every still mobject clear of them drawn once
+        (:func:`~blockviz.scenes.drawing_order.still_first`)."""
+        super().begin_animations()
+        order = drawing_order.still_first(self.mobjects, self.animations)
+        if any(new is not old for new, old in zip(order, self.mobjects)):
+            self.mobjects = order
+            self.moving_mobjects, self.static_mobjects = self.get_moving_and_static_mobjects(self.animations)
 
     def _skipping(self) -> bool:
         """Whether no frame of the plays is written: a still (``--format png``: Manim draws the
@@ -372,7 +388,11 @@ def _layered(mobjects: list) -> list:
 
 
 def _carries_travellers(mobject) -> bool:
-    return any(getattr(member, "travelling", False) for member in mobject.get_family())
+    """Whether ``mobject`` is a travelling chip or a play's group (a plain ``Group``, nested
+    for nested animation groups) holding one."""
+    if getattr(mobject, "travelling", False):
+        return True
+    return type(mobject) is Group and any(_carries_travellers(member) for member in mobject.submobjects)
 
 
 def second_half(t: float) -> float:

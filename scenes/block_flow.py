@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, Circle, FadeIn, FadeOut, RoundedRectangle, VGroup, VMobject
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, Circle, RoundedRectangle, VGroup, VMobject
 
 from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
-from blockviz.scenes.fades import Reveal
+from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.scenes.post_norm_flow import construct_post_norm, norm_name

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, VGroup
+from manim import DOWN, RIGHT, UP, VGroup
 
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import CAPTION_SIZE

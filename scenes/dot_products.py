@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Line, Rectangle, Text, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, Text, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.wide import largest_entries, slots_of
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid

@@ -6,6 +6,10 @@ it would spend half the fade on a see-through cell over the page, below 4.5:1 co
 * :class:`Reveal` — a ``FadeIn`` in two halves: the shapes first (cells, chips, rules), then the
   texts on them.
 * :class:`Conceal` — a ``FadeOut`` in two halves: the texts first, then the shapes under them.
+* :class:`FadeIn`, :class:`FadeOut` — Manim's, drawn the same, without copies: Manim's fade
+  copies its mobject twice when it begins (to fade from and to) and interpolates every point of
+  every frame; these scale the opacities the mobject has and move it by the ``shift``. A fade
+  with a ``scale`` or a ``target_position`` is Manim's own.
 
 Positions (a ``shift``) move over the whole run time; only the opacities are staged. A fade
 without a shift or scale never moves its mobject, wherever an earlier animation put it.
@@ -14,7 +18,8 @@ without a shift or scale never moves its mobject, wherever an earlier animation 
 from __future__ import annotations
 
 import numpy as np
-from manim import FadeIn, FadeOut, SVGMobject, Text, VMobject
+import manim
+from manim import SVGMobject, Text, VMobject
 
 
 def text_members(mobject) -> set[int]:
@@ -31,15 +36,81 @@ def staged(alpha: float, first: bool) -> float:
     return min(1.0, 2 * alpha) if first else max(0.0, 2 * alpha - 1)
 
 
-class _Staged:
-    """Shared by :class:`Reveal` and :class:`Conceal`: positions follow the whole fade, the
-    opacities of texts and of shapes each one half of it."""
+class _CopyFree:
+    """Shared by the fades here: at each moment a part's fill, stroke and background-stroke
+    opacities are its own times the share of it shown, and the mobject sits where the ``shift``
+    has taken it so far. The same frames as Manim's fade (which interpolates between the mobject
+    and a copy faded to 0 and shifted), without the copies."""
+
+    fading_in = True
+
+    @property
+    def copy_free(self) -> bool:
+        return self.scale_factor == 1 and not self.point_target and self.lag_ratio == 0
+
+    def begin(self) -> None:
+        if not self.copy_free:
+            super().begin()
+            return
+        self.parts = [member for member in self.mobject.get_family() if isinstance(member, VMobject) and member.has_points()]
+        for member in self.parts:  # its own arrays: opacities are written in place
+            for name in RGBAS:
+                setattr(member, name, getattr(member, name).copy())
+        self.opacities = [tuple(getattr(member, name)[:, 3].copy() for name in RGBAS) for member in self.parts]
+        self.applied = np.zeros(3)
+        if self.suspend_mobject_updating:
+            self.mobject.suspend_updating()
+        self.interpolate(0)
+
+    def get_all_mobjects(self):
+        return [self.mobject] if self.copy_free else super().get_all_mobjects()
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        if not self.copy_free:
+            super().interpolate_mobject(alpha)
+            return
+        done = self.rate_func(alpha)
+        for member, opacities in zip(self.parts, self.opacities):
+            faded = self.faded(member, done)
+            shown = faded if self.fading_in else 1 - faded
+            for name, opacity in zip(RGBAS, opacities):
+                getattr(member, name)[:, 3] = opacity * shown
+        if np.any(self.shift_vector):
+            offset = -(1 - done) * self.shift_vector if self.fading_in else done * self.shift_vector
+            self.mobject.shift(offset - self.applied)
+            self.applied = offset
+
+    def faded(self, member, done: float) -> float:
+        """How far (0–1) ``member``'s own fade has gone when ``done`` of the whole has run."""
+        return done
+
+
+RGBAS = ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas")
+"""A part's colour arrays (one RGBA per row) whose opacities a fade scales."""
+
+
+class FadeIn(_CopyFree, manim.FadeIn):
+    """Manim's ``FadeIn`` (same arguments, same frames), without copying the mobject."""
+
+
+class FadeOut(_CopyFree, manim.FadeOut):
+    """Manim's ``FadeOut`` (same arguments, same frames), without copying the mobject."""
+
+    fading_in = False
+
+
+class _Staged(_CopyFree):
+    """Shared by :class:`Reveal` and :class:`Conceal`: the opacities of texts and of shapes
+    each follow one half of the fade, positions the whole of it."""
 
     texts_first = False
 
     def begin(self) -> None:
         self.texts = text_members(self.mobject)
         super().begin()
+
+    def faded(self, member, done: float) -> float:
+        return staged(done, first=(id(member) in self.texts) == self.texts_first)
 
     @property
     def moves(self) -> bool:
@@ -49,22 +120,23 @@ class _Staged:
         return bool(np.any(self.shift_vector)) or self.scale_factor != 1
 
     def interpolate_submobject(self, submobject, starting_submobject, target_copy, alpha: float):
+        """Manim's interpolation with staged opacities (a fade that scales: not copy-free)."""
         if self.moves:
             submobject.interpolate(starting_submobject, target_copy, alpha, self.path_func)
         if isinstance(submobject, VMobject):
-            is_text = id(submobject) in self.texts
-            submobject.interpolate_color(starting_submobject, target_copy, staged(alpha, first=is_text == self.texts_first))
+            submobject.interpolate_color(starting_submobject, target_copy, self.faded(submobject, alpha))
         return self
 
 
-class Reveal(_Staged, FadeIn):
+class Reveal(_Staged, manim.FadeIn):
     """Fade ``mobjects`` in: their shapes over the first half, their texts over the second."""
 
 
-class Conceal(_Staged, FadeOut):
+class Conceal(_Staged, manim.FadeOut):
     """Fade ``mobjects`` out: their texts over the first half, their shapes over the second."""
 
     texts_first = True
+    fading_in = False
 
 
-__all__ = ["Reveal", "Conceal", "staged", "text_members"]
+__all__ = ["FadeIn", "FadeOut", "Reveal", "Conceal", "staged", "text_members"]

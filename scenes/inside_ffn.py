@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, Indicate, Line, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, Indicate, Line, VGroup
 
 from blockviz.record_fields import BY_NAME, axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import ACTIVATION_FORMULAS, activation_curve, regroup, row_grid, shape_text, shown_value
-from blockviz.scenes.fades import Conceal, Reveal
+from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_of, row_height
 from blockviz.scenes.light_timing import aside_while_carried

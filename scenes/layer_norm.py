@@ -3,11 +3,12 @@ or RMSNorm (the mean of its squares, ÷ √(mean(x²) + ε), × γ), as the reco
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import parameter_grid
+from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid
 from blockviz.scenes.layout import column_width
 from blockviz.scenes.light_timing import after_the_carry, aside_while_carried

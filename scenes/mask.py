@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, TransformFromCopy, VGroup
+from manim import DOWN, RIGHT, UP, AnimationGroup, TransformFromCopy, VGroup
 
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, row_height
 from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Line, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_grid, shape_text, sum_decimals
-from blockviz.scenes.fades import Conceal, Reveal
+from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for, visible_slots
 from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE, TITLE_SIZE

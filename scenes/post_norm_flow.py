@@ -10,10 +10,11 @@ for the focus token's two additions.
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, FadeOut, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, VGroup
 
 from blockviz.scenes.base import ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import HEADER_SIZE
 from blockviz.scenes.text import text

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, Line, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
-from blockviz.scenes.fades import Conceal
+from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, NUMBER_SIZE

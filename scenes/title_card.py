@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 import textwrap
 
-from manim import DOWN, RIGHT, UP, FadeIn, LaggedStart, RoundedRectangle, Text, VGroup, config
+from manim import DOWN, RIGHT, UP, LaggedStart, RoundedRectangle, Text, VGroup, config
 
 from blockviz.block_record import BlockRecord
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.layout import fit_width, frame_text_width
 from blockviz.scenes.look import FRAME_MARGIN, Look
 from blockviz.scenes.text import text, token_face

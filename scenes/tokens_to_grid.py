@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, FadeIn, FadeOut, RoundedRectangle, TransformFromCopy, VGroup
+from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, RoundedRectangle, TransformFromCopy, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height, wrapped
 from blockviz.scenes.light_timing import out_before_the_move

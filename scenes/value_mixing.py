@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Line, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Line, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
-from blockviz.scenes.fades import Reveal
+from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, NUMBER_SIZE, TITLE_SIZE

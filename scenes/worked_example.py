@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, FadeIn, VGroup
+from manim import DOWN, LEFT, RIGHT, VGroup
 
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.look import WORK_SIZE
 from blockviz.scenes.text import formula, number, text
 from blockviz.worked_example import worked_example

@@ -1,0 +1,60 @@
+"""Playing a play whose frames are never drawn (``--format png``, scene builds in tests).
+
+Manim plays a skipped play as any other, minus the frames: every animation is begun, which
+copies its mobject (a fade copies it twice, to fade from and to), then finished. Only the end
+state shows, and a fade's end state is known without copies: a ``FadeIn`` leaves its mobject as
+it was given, a ``FadeOut`` removes it (as given, too: Manim puts a faded-out mobject back). :func:`settle` skips those copies, and plays every
+other animation as Manim does: all begun, then all finished, then all cleaned up.
+"""
+
+from __future__ import annotations
+
+from manim import AnimationGroup, FadeIn, FadeOut
+
+
+def settle(scene, animations: list, **play_options) -> None:
+    """Bring ``scene`` to the end of playing ``animations`` without drawing any frame.
+
+    Mobjects enter and leave the scene as in Manim's own play, and the renderer's clock moves
+    on by the play's run time (seconds), so captions are timed as in the video.
+    """
+    compiled = scene.compile_animations(*animations, **play_options)
+    scene.add_mobjects_from_animations(compiled)
+    leaves = [leaf for animation in compiled for leaf in _leaves(animation)]
+    played = [leaf for leaf in leaves if not isinstance(leaf, (FadeIn, FadeOut))]
+    for leaf in leaves:
+        leaf._setup_scene(scene)
+    for leaf in played:
+        leaf.begin()
+    for leaf in played:
+        leaf.finish()
+    for leaf in leaves:
+        _clean_up(leaf, scene)
+    _advance_clock(scene.renderer, scene.get_run_time(compiled))
+
+
+def _leaves(animation, remover: bool = False) -> list:
+    """The animations inside ``animation`` (itself, if it is no group), each a remover if its group is."""
+    if not isinstance(animation, AnimationGroup):
+        if remover:
+            animation.remover = True
+        return [animation]
+    return [leaf for inner in animation.animations for leaf in _leaves(inner, remover or animation.remover)]
+
+
+def _clean_up(animation, scene) -> None:
+    if isinstance(animation, FadeOut):  # its own clean-up puts back the start it never left
+        super(FadeOut, animation).clean_up_from_scene(scene)
+    else:
+        animation.clean_up_from_scene(scene)
+
+
+def _advance_clock(renderer, seconds: float) -> None:
+    """What Manim's renderer books for a skipped play: its time, its count, no movie part."""
+    renderer.time += seconds
+    renderer.num_plays += 1
+    renderer.file_writer.add_partial_movie_file(None)
+    renderer.animations_hashes.append(None)
+
+
+__all__ = ["settle"]
