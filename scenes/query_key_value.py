@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, TransformFromCopy, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, TransformFromCopy, VGroup, config
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, ghost_of
+from blockviz.scenes.fades import Conceal, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
-from blockviz.scenes.light_timing import out_before_the_move
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH
+from blockviz.scenes.light_timing import after_the_carry, out_before_the_move
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN
 from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_shown, worked_pair
 from blockviz.scenes.text import formula, text
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
@@ -80,6 +81,14 @@ def key_to_turn(top_keys: list[int], focus: int) -> int:
     when there is one among ``top_keys`` (position 0 turns by angle 0: its rotation shows nothing)."""
     later = [j for j in top_keys if j > 0]
     return (later or top_keys or [focus])[0]
+
+
+def centre_on(layout, part, margin: float = FRAME_MARGIN) -> None:
+    """Shift ``layout`` sideways towards ``part``'s centre at the frame's middle, as far as
+    ``layout`` stays inside the frame's margins (a long name beside the grids stays on screen)."""
+    edge = config.frame_width / 2 - margin
+    shift = min(max(-part.get_x(), -edge - layout.get_left()[0]), edge - layout.get_right()[0])
+    layout.shift(RIGHT * shift)
 
 
 class QueryKeyValue(RecordScene):
@@ -189,8 +198,8 @@ class QueryKeyValue(RecordScene):
         self.place(layout, title, bottom_space=ROTARY_BOTTOM, grow=1.3)
         # Where the pair will be worked, faint and without its numbers (the shot keeps its size).
         ghost, work_ghost = ghost_of(note, dial[0], opacity=0.15), ghost_of(*work.symbolic, opacity=0.15)
-        leaving = [FadeOut(m) for m in self.mobjects if m is not title and m is not self.caption]
-        self.step(self.one_after_another(AnimationGroup(*leaving), AnimationGroup(FadeIn(top), FadeIn(ghost), FadeIn(work_ghost))), caption=f"rotary positions: no position was added to x; instead the query and key are turned by their position ({f} for “{self.token_name(f)}”)")
+        leaving = [Conceal(m) for m in self.mobjects if m is not title and m is not self.caption]
+        self.step(self.one_after_another(AnimationGroup(*leaving), AnimationGroup(Reveal(top), FadeIn(ghost), FadeIn(work_ghost))), caption=f"rotary positions: no position was added to x; instead the query and key are turned by their position ({f} for “{self.token_name(f)}”)")
         half = query.half
         light = Highlight(look, query.pair_cells(worked))
         self.step(FadeIn(light), FadeIn(dial.first), caption=f"features d{worked} and d{worked + half} form one pair: a 2-D arrow (the first half of the head pairs with the second)")
@@ -199,14 +208,15 @@ class QueryKeyValue(RecordScene):
         factors = [query.before.labels[0, worked], query.angles.labels[0, worked], query.before.labels[0, worked + half], query.angles.labels[1, worked],
                    query.before.labels[0, worked], query.angles.labels[1, worked], query.before.labels[0, worked + half], query.angles.labels[0, worked]]
         signs = VGroup(*(part for line in work for part in line[1] if part not in work.results and part not in work.factors))
-        self.step(FadeIn(VGroup(*work.symbolic)), FadeIn(signs), self.carry(factors, work.factors),
+        self.step(FadeIn(VGroup(*work.symbolic)), FadeIn(signs), self.carry(factors, work.factors), FadeOut(light, rate_func=out_before_the_move),
                   caption="each entry of q′ mixes the pair's two entries by the angle's cos and sin: a rotation (RoFormer, Eq. 34)")
         self.step(FadeOut(work_ghost), *(FadeIn(result) for result in work.results), caption="the turned pair", run_time=self.step_time * 0.5)
-        self.carry_results(work.results, query.after, [worked, worked + half])
+        self.carry_results(work.results, query.after, [worked, worked + half], light)
         others = [j for j in query.after.shown_columns() if j not in (worked, worked + half)]
         self.play(FadeOut(light), run_time=0.3)
-        self.step(*self.fill(query.after, [0], others),
-                  caption=f"every pair turns by position × its own ω: pair 0 fastest, pair {half - 1} slowest; the lengths stay the same")
+        if others:  # a head of one pair (d_head = 2) has no other
+            self.step(*self.fill(query.after, [0], others),
+                      caption=f"every pair turns by position × its own ω: pair 0 fastest, pair {half - 1} slowest; the lengths stay the same")
         self.key_rotation(title, top, query, VGroup(side, dial.after_arrow, dial.arc), pairs)
 
     def key_rotation(self, title, top, query: RotationPanel, side, pairs: list[int]) -> None:
@@ -224,14 +234,16 @@ class QueryKeyValue(RecordScene):
         bottom.shift(RIGHT * (layout[0][1].before.cell_group.get_left()[0] - key.before.cell_group.get_left()[0]))  # the columns line up
         scale_before = layout[0].width
         self.place(layout, title, bottom_space=ROTARY_BOTTOM, grow=1.0)
+        centre_on(layout, VGroup(layout[0][1], key))  # the panels in the middle, not a long key name
         factor = layout[0].width / scale_before
-        self.step(self.one_after_another(FadeOut(side), top.animate.scale(factor).move_to(layout[0]), FadeIn(bottom)),
+        self.step(self.one_after_another(Conceal(side), top.animate.scale(factor).move_to(layout[0]), Reveal(bottom)),
                   caption=f"the key of “{self.token_name(j)}”, one “{self.token_name(f)}” attends to most, turns by its own position, {j}")
         self.step(*self.fill(key.after, [0]), caption=f"so q′ · k′ depends on how far apart the two are ({f} − {j} = {f - j} position{'' if f - j == 1 else 's'}): the scores use q′ and k′")
 
-    def carry_results(self, results, grid: NumberGrid, columns: list[int]) -> None:
-        """The worked results slide into their cells of ``grid``, which take their numbers."""
-        self.play(self.send(list(results), [grid.cells[0, j] for j in columns]), run_time=self.step_time * 0.8)
+    def carry_results(self, results, grid: NumberGrid, columns: list[int], light: Highlight) -> None:
+        """The worked results slide into their cells of ``grid``, which take their numbers;
+        ``light``, out of their way while they travel, frames the pair again once they land."""
+        self.play(self.send(list(results), [grid.cells[0, j] for j in columns]), FadeIn(light, rate_func=after_the_carry), run_time=self.step_time * 0.8)
         self.step(*self.fill(grid, [0], columns), caption="the turned pair: its two entries of q′")
 
     @staticmethod

@@ -126,8 +126,6 @@ def build_in_motion(scene_class, rec, **options):
     inspector = MotionInspector()
 
     class Sampled(scene_class):
-        settles_skipped_plays = False  # through Manim's play, which interpolates
-
         def play_internal(self, skip_rendering: bool = False) -> None:
             inspector.before(self)
             duration = self.get_run_time(self.animations)
@@ -173,11 +171,7 @@ def model_records(tmp_path_factory):
     return {family: record_layer(SENTENCE, model=str(BUILDERS[family](root / family)), layer=1) for family in ("llama", "bert")}
 
 
-ROTARY_NOT_YET = ("qkv (scenes/query_key_value.py, rotary part): the rotated rows fade in with their numbers (2.5–4.4:1), "
-                  "the dial's numbers fade over the dark page (1.4:1) and a highlight's edge crosses a number")
-ARCHITECTURE_CASES = [pytest.param(scene_name, family, id=f"{scene_name}-{family}",
-                                   marks=[pytest.mark.xfail(reason=ROTARY_NOT_YET, strict=False)] if (scene_name, family) == ("qkv", "llama") else [])
-                      for scene_name in ARCHITECTURE_SCENES for family in ("llama", "bert")]
+ARCHITECTURE_CASES = [pytest.param(scene_name, family, id=f"{scene_name}-{family}") for scene_name in ARCHITECTURE_SCENES for family in ("llama", "bert")]
 
 
 @pytest.mark.parametrize(("scene_name", "family"), ARCHITECTURE_CASES)
