@@ -126,6 +126,8 @@ def build_in_motion(scene_class, rec, **options):
     inspector = MotionInspector()
 
     class Sampled(scene_class):
+        settles_skipped_plays = False  # through Manim's play, which interpolates
+
         def play_internal(self, skip_rendering: bool = False) -> None:
             inspector.before(self)
             duration = self.get_run_time(self.animations)
