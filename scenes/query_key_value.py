@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, TransformFromCopy, VGroup, config
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, TransformFromCopy, VGroup, config
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, ghost_of
-from blockviz.scenes.fades import Conceal, Reveal
+from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
 from blockviz.scenes.light_timing import after_the_carry, out_before_the_move
