@@ -8,11 +8,12 @@ from manim import DOWN, UP, AnimationGroup, Group, LaggedStart, Mobject, Rounded
 from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import smooth
 
+from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
-from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
+from blockviz.scenes.path_cache import PathCachingCamera
 from blockviz.scenes.text import text, token_face
 from blockviz.selection import select_head, select_token
 
@@ -69,6 +70,7 @@ class RecordScene(Scene):
         self.sums: list[tuple[list[Text], Text]] = []
         self._after_play: list = []
         self.play_listeners: list = []  # called with the scene after every play (progress, tests)
+        kwargs.setdefault("camera_class", PathCachingCamera)
         super().__init__(**kwargs)
 
     # -- the numbers ------------------------------------------------------------------------------

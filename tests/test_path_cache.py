@@ -1,0 +1,58 @@
+"""scenes/path_cache.py: a shape's path is traced again only when its points change, and the
+frames are Manim's camera's, pixel for pixel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import RIGHT, Camera, Square, Text
+
+from blockviz.scenes.catalog import lookup
+from blockviz.scenes.path_cache import PathCachingCamera
+from support import named_record
+from test_drawing_order import frame_hashes
+
+
+def drawn(camera, *mobjects) -> np.ndarray:
+    camera.reset()
+    camera.capture_mobjects(list(mobjects))
+    return np.array(camera.get_image())
+
+
+def test_a_shape_is_traced_again_only_when_its_points_change(monkeypatch):
+    traced = []
+    original = Camera.set_cairo_context_path
+    monkeypatch.setattr(Camera, "set_cairo_context_path", lambda self, ctx, vmobject: traced.append(vmobject) or original(self, ctx, vmobject))
+    camera, square = PathCachingCamera(), Square().set_fill("#336699", opacity=1)
+    drawn(camera, square)
+    square.set_fill("#cc6677", opacity=0.5)  # a new colour, the same points
+    drawn(camera, square)
+    assert traced == [square]
+    square.shift(RIGHT * 0.25)
+    drawn(camera, square)
+    assert traced == [square, square]
+
+
+def test_the_pictures_are_manims():
+    shapes = [Square().set_fill("#336699", opacity=1), Text("0.25", font_size=40)]
+    ours, manims = PathCachingCamera(), Camera()
+    first = drawn(ours, *shapes)
+    again = drawn(ours, *shapes)  # from the kept paths
+    assert np.array_equal(first, drawn(manims, *shapes))
+    assert np.array_equal(again, first)
+    assert np.count_nonzero(first) > 0
+
+
+@pytest.mark.parametrize("scene_name", ["dot-products"])
+def test_a_scene_through_the_path_cache_has_the_frames_of_manims_camera(scene_name):
+    (entry,) = lookup([scene_name])
+    scene_class = entry.scene_class()
+
+    class ManimsCamera(scene_class):
+        def __init__(self, **options):
+            super().__init__(camera_class=Camera, **options)
+
+    rec = named_record("13 tokens")
+    ours, manims = frame_hashes(scene_class, rec), frame_hashes(ManimsCamera, rec)
+    assert len(ours) == len(manims) > 30
+    assert ours == manims
