@@ -1,8 +1,9 @@
 """How long the lecture takes, against the floor: bare PyAV encoding the lecture's own frames.
 
-Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--parts A,B] [--again]
+Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--parts A,B] [--again] [--warm-text]
 
-For each quality, in a fresh folder: renders the title card and every scene as mp4 (timing each
+For each quality, in a fresh folder and with a fresh text-outline cache (``--warm-text`` keeps
+the one on disk): renders the title card and every scene as mp4 (timing each
 scene), joins them into the lecture (timed), and reports the lecture's total time beside the sum
 of its scenes' render times. Then, in the same run, the floor: every frame of the lecture is
 decoded (not timed) and encoded again by bare PyAV with manim's settings (libx264, crf 23,
@@ -134,9 +135,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="scenes rendered in parallel processes")
     parser.add_argument("--parts", type=lambda value: value.split(","), help="only these parts (scene names, comma-separated): a quicker, partial measure")
     parser.add_argument("--again", action="store_true", help="then time the CLI with every file reused, and with the lecture removed")
+    parser.add_argument("--warm-text", action="store_true", help="reuse the text outlines already on disk (default: build them from nothing)")
     arguments = parser.parse_args()
     for quality in arguments.quality:
         with tempfile.TemporaryDirectory() as out:
+            if not arguments.warm_text:  # scenes/text.py keeps outlines under the temporary folder: a fresh one
+                tempfile.tempdir = tempfile.mkdtemp(prefix="text-cache-", dir=out)
+            print(f"text outlines: {'already on disk' if arguments.warm_text else 'built from nothing'}", flush=True)
             timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out, arguments.parts)
             print(f"  {'ratio to the floor':<25}{timings['total'] / timings['floor']:>8.2f} ×  (target ≤ {2.0 if quality == 'l' else 1.3})", flush=True)
             if arguments.again:
@@ -144,6 +149,7 @@ def main() -> None:
                 print(f"  {'again, all unchanged':<25}{cli_seconds(*command):>8.2f} s  (CLI: every file reused)")
                 timings["output"].unlink()
                 print(f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)")
+            tempfile.tempdir = None
 
 
 if __name__ == "__main__":

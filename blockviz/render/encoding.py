@@ -50,5 +50,8 @@ class HoldFileWriter(SceneFileWriter):
 
 
 def renderer() -> CairoRenderer:
-    """A Cairo renderer (Manim's default camera) that writes its video with :class:`HoldFileWriter`."""
-    return CairoRenderer(file_writer_class=HoldFileWriter)
+    """A Cairo renderer that draws with :class:`~blockviz.scenes.path_cache.PathCachingCamera`
+    and writes its video with :class:`HoldFileWriter`."""
+    from blockviz.scenes.path_cache import PathCachingCamera
+
+    return CairoRenderer(file_writer_class=HoldFileWriter, camera_class=PathCachingCamera)
