@@ -221,11 +221,11 @@ class RecordScene(Scene):
     def begin_animations(self) -> None:
         """Begin the play's animations, with every still mobject clear of them drawn once
         (:func:`~blockviz.scenes.drawing_order.still_first`)."""
-        super().begin_animations()
-        order = drawing_order.still_first(self.mobjects, self.animations)
-        if any(new is not old for new, old in zip(order, self.mobjects)):
-            self.mobjects = order
-            self.moving_mobjects, self.static_mobjects = self.get_moving_and_static_mobjects(self.animations)
+        for animation in self.animations:  # as Manim's, with the order changed before it splits moving from still
+            animation._setup_scene(self)
+            animation.begin()
+        self.mobjects = drawing_order.still_first(self.mobjects, self.animations)
+        self.moving_mobjects, self.static_mobjects = self.get_moving_and_static_mobjects(self.animations)
 
     def _skipping(self) -> bool:
         """Whether no frame of the plays is written: a still (``--format png``: Manim draws the
