@@ -31,6 +31,14 @@ def record(decimals: int, max_columns: int | None, head: int | None, all_columns
     Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
     after "--": blockviz record -- "-x marks the spot".
+
+    \b
+    Examples:
+      blockviz record "the cat sat"
+      blockviz record "the cat sat" --d-model 8 --heads 2 --d-ff 32 --decimals 3
+      blockviz record "the cat sat" --bidirectional --head 0
+      blockviz record "the cat sat" --save rec.safetensors   # then: render, figures, explore --record rec.safetensors
+      blockviz record "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1
     """
     from blockviz.files import writable_file
     from blockviz.tensorfile import check_format
