@@ -159,12 +159,22 @@ def test_o_a_folder_writes_explorer_html_in_it(tmp_path, monkeypatch, given):
     assert [p.name for p in path.parent.iterdir()] == ["explorer.html"]
 
 
-@pytest.mark.parametrize("name", ["y" * 300, "y" * 300 + "/"])
+@pytest.mark.parametrize("name", ["y" * 300 + ".html", "y" * 300 + "/"])
 def test_o_a_name_too_long_is_one_line(tmp_path, monkeypatch, name):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["explore", "the cat sat", "-o", name])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (result.output, result.exception)
     assert "too long" in result.output and len(result.output.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["newdir", "page.txt"])
+def test_o_neither_a_page_nor_a_folder_is_one_line_and_writes_nothing(tmp_path, monkeypatch, name):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["explore", "the cat sat", "-o", name])
+    assert result.exit_code == 2
+    assert f"write {name}.html for the page, or {name}/ for a folder" in result.output
+    assert len([line for line in result.output.splitlines() if line.startswith("Error")]) == 1
     assert list(tmp_path.iterdir()) == []
 
 

@@ -36,11 +36,19 @@ def page_path(output: str) -> Path:
 
     >>> page_path("cat.html"), page_path("out/")
     (PosixPath('cat.html'), PosixPath('out/explorer.html'))
+
+    Raises :class:`click.BadParameter` for a name that is neither (``-o pages`` with no folder
+    ``pages``): it would be a page without the ``.html`` a browser opens it by.
     """
     separators = ("/", os.sep) + ((os.altsep,) if os.altsep else ())
     if output.endswith(separators) or os.path.isdir(output):  # False, not an error, for a name too long
         return Path(output) / PAGE_NAME
+    if Path(output).suffix.lower() not in PAGE_SUFFIXES:
+        raise click.BadParameter(f"{output!r} is neither a page nor a folder: write {output}.html for the page, or {output}/ for a folder", param_hint="-o")
     return Path(output)
+
+
+PAGE_SUFFIXES = (".html", ".htm")
 
 
 @click.command(cls=SentenceCommand)
