@@ -45,6 +45,7 @@ benchmark: setup
 	$(BIN)/python benchmarks/figures.py
 	$(BIN)/python benchmarks/scenes.py
 	$(BIN)/python benchmarks/lecture.py
+	$(BIN)/python benchmarks/still.py
 
 clean:
 	rm -rf $(VENV) media
