@@ -33,16 +33,20 @@ def still_first(mobjects: list, animations: list) -> list:
     region they overlap moved to the front. Two mobjects that overlap keep their order.
 
     ``animations`` are the play's animations, begun (their start and end copies exist).
-    Returns ``mobjects`` unchanged when a moving region cannot be bounded.
+    Returns ``mobjects`` unchanged when a moving region cannot be bounded (an arc, a rate
+    function leaving 0–1, an animation of an unknown kind, an updater).
     """
     leaves = [leaf for animation in animations for leaf in _leaves(animation)]
     swept = [_swept_box(leaf) for leaf in leaves]
-    if any(box is False for box in swept):
+    groups = [group for animation in animations for group in _groups(animation)]
+    if any(box is False for box in swept) or not all(_stays_within_its_ends(group.rate_func) for group in groups):
         return mobjects
     moving_ids = {id(member) for leaf in leaves if leaf.mobject is not None for member in leaf.mobject.get_family()}
     first, later, later_boxes = [], [], []
     for mobject in mobjects:
         family = mobject.get_family()
+        if any(member.updaters for member in family):
+            return mobjects  # what an updater does is not known in advance
         moving = any(id(member) in moving_ids for member in family)
         box = _box(family)
         if not moving and (box is None or not any(_overlap(box, other) for other in later_boxes)):
@@ -60,6 +64,12 @@ def _leaves(animation) -> list:
     if isinstance(animation, AnimationGroup):
         return [leaf for inner in animation.animations for leaf in _leaves(inner)]
     return [animation]
+
+
+def _groups(animation) -> list:
+    if not isinstance(animation, AnimationGroup):
+        return []
+    return [animation, *(group for inner in animation.animations for group in _groups(inner))]
 
 
 def _swept_box(animation) -> Box | None | bool:

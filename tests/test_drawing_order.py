@@ -48,6 +48,19 @@ def test_an_unbounded_animation_keeps_the_order():
     assert drawing_order.still_first([moving, far], animations) == [moving, far]
 
 
+def test_an_overshooting_group_or_an_updater_keeps_the_order():
+    from manim import AnimationGroup, there_and_back_with_pause
+    from manim.utils.rate_functions import ease_out_back
+
+    moving, far = Square(), Text("far").move_to(UP * 3)
+    overshooting = begun(AnimationGroup(moving.animate.shift(RIGHT), rate_func=ease_out_back))
+    assert drawing_order.still_first([moving, far], overshooting) == [moving, far]
+    within = begun(AnimationGroup(moving.animate.shift(RIGHT), rate_func=there_and_back_with_pause))
+    assert drawing_order.still_first([moving, far], within) == [far, moving]
+    far.add_updater(lambda mobject: mobject)
+    assert drawing_order.still_first([moving, far], within) == [moving, far]
+
+
 def test_a_fade_in_is_bounded_by_where_its_shift_takes_it():
     arriving, beside, below = Text("x").move_to(LEFT * 2), Text("beside").move_to(RIGHT * 3), Text("below").move_to(LEFT * 2 + DOWN * 0.6)
     animations = begun(FadeIn(arriving, shift=UP * 0.5))  # from 0.5 below its place
