@@ -9,6 +9,7 @@ from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import smooth
 
 from blockviz.scenes import drawing_order, skipped_plays
+from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
@@ -237,8 +238,9 @@ class RecordScene(Scene):
     def _bring_to_front(self, animations) -> None:
         animated = set()
         for animation in animations:
-            for member in _animated_mobjects(animation):
-                animated.add(id(member))
+            for leaf in leaves(animation):
+                if getattr(leaf, "mobject", None) is not None:
+                    animated.add(id(leaf.mobject))
         moving = [m for m in self.mobjects if any(id(member) in animated for member in m.get_family())]
         still = [m for m in self.mobjects if m not in moving and not isinstance(m, Highlight)]
         self.mobjects = _layered(still + moving + [m for m in self.mobjects if isinstance(m, Highlight) and m not in moving])
@@ -406,8 +408,3 @@ def halfway(t: float) -> float:
     """A rate function that jumps from 0 to 1 halfway (a cell's colour changes while no number is on it)."""
     return 0.0 if t < 0.5 else 1.0
 
-
-def _animated_mobjects(animation) -> list:
-    if isinstance(animation, AnimationGroup):
-        return [member for inner in animation.animations for member in _animated_mobjects(inner)]
-    return [animation.mobject] if getattr(animation, "mobject", None) is not None else []

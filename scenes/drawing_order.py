@@ -16,9 +16,10 @@ order as it is.
 from __future__ import annotations
 
 import numpy as np
-from manim import AnimationGroup, Transform, Wait
+from manim import Transform, Wait
 from manim.animation.creation import ShowPartial
 
+from blockviz.scenes.animation_tree import groups, leaves
 from blockviz.scenes.grids import HighlightJump
 
 MARGIN = 0.1
@@ -36,12 +37,12 @@ def still_first(mobjects: list, animations: list) -> list:
     Returns ``mobjects`` unchanged when a moving region cannot be bounded (an arc, a rate
     function leaving 0–1, an animation of an unknown kind, an updater).
     """
-    leaves = [leaf for animation in animations for leaf in _leaves(animation)]
-    swept = [_swept_box(leaf) for leaf in leaves]
-    groups = [group for animation in animations for group in _groups(animation)]
-    if any(box is False for box in swept) or not all(_stays_within_its_ends(group.rate_func) for group in groups):
+    played = [leaf for animation in animations for leaf in leaves(animation)]
+    swept = [_swept_box(leaf) for leaf in played]
+    nested = [group for animation in animations for group in groups(animation)]
+    if any(box is False for box in swept) or not all(_stays_within_its_ends(group.rate_func) for group in nested):
         return mobjects
-    moving_ids = {id(member) for leaf in leaves if leaf.mobject is not None for member in leaf.mobject.get_family()}
+    moving_ids = {id(member) for leaf in played if leaf.mobject is not None for member in leaf.mobject.get_family()}
     first, later, later_boxes = [], [], []
     for mobject in mobjects:
         family = mobject.get_family()
@@ -54,22 +55,10 @@ def still_first(mobjects: list, animations: list) -> list:
             continue
         later.append(mobject)
         if moving:
-            later_boxes.extend(region for leaf, region in zip(leaves, swept) if region is not None and _inside(leaf, family))
+            later_boxes.extend(region for leaf, region in zip(played, swept) if region is not None and _inside(leaf, family))
         if box is not None:
             later_boxes.append(box)
     return first + later
-
-
-def _leaves(animation) -> list:
-    if isinstance(animation, AnimationGroup):
-        return [leaf for inner in animation.animations for leaf in _leaves(inner)]
-    return [animation]
-
-
-def _groups(animation) -> list:
-    if not isinstance(animation, AnimationGroup):
-        return []
-    return [animation, *(group for inner in animation.animations for group in _groups(inner))]
 
 
 def _swept_box(animation) -> Box | None | bool:

@@ -17,8 +17,8 @@ without a shift or scale never moves its mobject, wherever an earlier animation 
 
 from __future__ import annotations
 
-import numpy as np
 import manim
+import numpy as np
 from manim import SVGMobject, Text, VMobject
 
 

@@ -3,13 +3,16 @@
 Manim plays a skipped play as any other, minus the frames: every animation is begun, which
 copies its mobject (a fade copies it twice, to fade from and to), then finished. Only the end
 state shows, and a fade's end state is known without copies: a ``FadeIn`` leaves its mobject as
-it was given, a ``FadeOut`` removes it (as given, too: Manim puts a faded-out mobject back). :func:`settle` skips those copies, and plays every
-other animation as Manim does: all begun, then all finished, then all cleaned up.
+it was given, a ``FadeOut`` removes it (as given, too: Manim puts a faded-out mobject back).
+:func:`settle` skips those copies, and plays every other animation as Manim does: all begun,
+then all finished, then all cleaned up.
 """
 
 from __future__ import annotations
 
-from manim import AnimationGroup, FadeIn, FadeOut
+from manim import FadeIn, FadeOut
+
+from blockviz.scenes.animation_tree import groups, leaves
 
 
 def settle(scene, animations: list, **play_options) -> None:
@@ -20,26 +23,20 @@ def settle(scene, animations: list, **play_options) -> None:
     """
     compiled = scene.compile_animations(*animations, **play_options)
     scene.add_mobjects_from_animations(compiled)
-    leaves = [leaf for animation in compiled for leaf in _leaves(animation)]
-    played = [leaf for leaf in leaves if not isinstance(leaf, (FadeIn, FadeOut))]
-    for leaf in leaves:
+    for group in (group for animation in compiled for group in groups(animation) if group.remover):
+        for leaf in leaves(group):  # as a group's clean-up does
+            leaf.remover = True
+    every = [leaf for animation in compiled for leaf in leaves(animation)]
+    played = [leaf for leaf in every if not isinstance(leaf, (FadeIn, FadeOut))]
+    for leaf in every:
         leaf._setup_scene(scene)
     for leaf in played:
         leaf.begin()
     for leaf in played:
         leaf.finish()
-    for leaf in leaves:
+    for leaf in every:
         _clean_up(leaf, scene)
     _advance_clock(scene.renderer, scene.get_run_time(compiled))
-
-
-def _leaves(animation, remover: bool = False) -> list:
-    """The animations inside ``animation`` (itself, if it is no group), each a remover if its group is."""
-    if not isinstance(animation, AnimationGroup):
-        if remover:
-            animation.remover = True
-        return [animation]
-    return [leaf for inner in animation.animations for leaf in _leaves(inner, remover or animation.remover)]
 
 
 def _clean_up(animation, scene) -> None:

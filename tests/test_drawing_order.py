@@ -90,3 +90,15 @@ def test_a_scene_drawn_with_still_mobjects_first_has_the_frames_of_manims_order(
     assert len(ours) == len(manims) > 30
     assert ours == manims
     assert RecordScene.begin_animations is not Scene.begin_animations
+
+
+def test_a_plays_tree_gives_its_leaves_in_order_and_its_groups_outermost_first():
+    from manim import AnimationGroup, LaggedStart
+
+    from blockviz.scenes.animation_tree import groups, leaves
+
+    a, b, c = (FadeIn(Square()) for _ in range(3))
+    inner = AnimationGroup(a, b)
+    outer = LaggedStart(inner, c)
+    assert leaves(outer) == [a, b, c] and leaves(a) == [a]
+    assert groups(outer) == [outer, inner] and groups(a) == []

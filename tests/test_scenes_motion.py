@@ -14,6 +14,7 @@ from manim import SVGMobject, Text
 from manim.animation.fading import _Fade
 from manim.animation.transform import Transform
 
+from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.look import MIN_CONTRAST, contrast
 from support import RECORDS, build, highlight_crossings, named_record, visible_texts
@@ -71,11 +72,6 @@ def digits_of(mobject) -> list[str]:
     """The shown strings with a digit among ``mobject``'s texts."""
     return sorted(member.shown for member in mobject.get_family()
                   if isinstance(member, (Text, SVGMobject)) and any(char.isdigit() for char in getattr(member, "shown", "")))
-
-
-def leaves(animation) -> list:
-    inner = getattr(animation, "animations", None)
-    return [leaf for part in inner for leaf in leaves(part)] if inner else [animation]
 
 
 def morphs(animations) -> list[str]:
