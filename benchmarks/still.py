@@ -13,26 +13,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from figures import timed  # benchmarks/figures.py: wall-clock and CPU seconds of a command
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCKVIZ = str(ROOT / ".venv/bin/blockviz")
 SENTENCE = "The chicken didn't cross the road because it was too tired."
-
-
-def timed(command: list[str]) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of ``command`` run to its end in a new process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def best_of_two(command_for) -> tuple[float, float]:
