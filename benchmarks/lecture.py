@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BLOCKVIZ = str(ROOT / ".venv/bin/blockviz")
 
+from blockviz.processes import cores_available  # noqa: E402  (after the path above)
+
 
 def cli_seconds(*args: str) -> float:
     started = time.perf_counter()
@@ -132,15 +134,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-q", "--quality", nargs="+", default=["l", "h"], choices=["l", "m", "h", "k"], help="qualities to time")
     parser.add_argument("--sentence", default="the cat sat")
-    parser.add_argument("--jobs", type=int, default=1, help="scenes rendered in parallel processes")
+    parser.add_argument("--jobs", type=int, default=cores_available(), help="scenes rendered in parallel processes (default: one per core, as the CLI)")
     parser.add_argument("--parts", type=lambda value: value.split(","), help="only these parts (scene names, comma-separated): a quicker, partial measure")
     parser.add_argument("--again", action="store_true", help="then time the CLI with every file reused, and with the lecture removed")
     parser.add_argument("--warm-text", action="store_true", help="reuse the text outlines already on disk (default: build them from nothing)")
     arguments = parser.parse_args()
+    user_tmpdir = os.environ.get("TMPDIR")
     for quality in arguments.quality:
         with tempfile.TemporaryDirectory() as out:
             if not arguments.warm_text:  # scenes/text.py keeps outlines under the temporary folder: a fresh one
-                tempfile.tempdir = tempfile.mkdtemp(prefix="text-cache-", dir=out)
+                tempfile.tempdir = os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="text-cache-", dir=out)  # TMPDIR: for --jobs' worker processes too
             print(f"text outlines: {'already on disk' if arguments.warm_text else 'built from nothing'}", flush=True)
             timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out, arguments.parts)
             print(f"  {'ratio to the floor':<25}{timings['total'] / timings['floor']:>8.2f} ×  (target ≤ {2.0 if quality == 'l' else 1.3})", flush=True)
@@ -150,6 +153,7 @@ def main() -> None:
                 timings["output"].unlink()
                 print(f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)")
             tempfile.tempdir = None
+            os.environ.pop("TMPDIR", None) if user_tmpdir is None else os.environ.update(TMPDIR=user_tmpdir)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,14 @@ WORKER_EXIT_SECONDS = 5.0
 still importing handles the signal only once its initializer runs)."""
 
 
+def cores_available() -> int:
+    """CPU cores this process may run on (its affinity where the system tells it, else every
+    core; at least 1): the default number of parallel workers."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 @contextlib.contextmanager
 def signals_deferred() -> Iterator[None]:
     """While worker processes are started: SIGINT and SIGTERM wait until the block ends.

@@ -84,6 +84,21 @@ def test_parallel_jobs_render_every_scene(tmp_path, cat_record):
     done = render_jobs(cat_record, jobs, options, processes=2)
     assert [job.scene for job, _ in done] == ["worked-example", "mask"]  # the lecture's order, whatever finishes first
     assert all(Image.open(job.output).size == (160, 90) for job in jobs)
+    one_by_one = plan(["mask", "worked-example"], RECORD_INPUTS, options, tmp_path / "one-by-one")
+    render_jobs(cat_record, one_by_one, options, processes=1)
+    for parallel, alone in zip(jobs, one_by_one):  # the worker (from the saved record) draws what this process draws
+        assert Image.open(parallel.output).tobytes() == Image.open(alone.output).tobytes(), parallel.scene
+
+
+def test_render_defaults_to_one_process_per_core(tmp_path, monkeypatch):
+    import blockviz.cli.render_command as render_command
+
+    seen = []
+    monkeypatch.setattr(render_command, "cores_available", lambda: 7)
+    monkeypatch.setattr(render_command, "render_jobs", lambda rec, jobs, options, processes, progress: seen.append(processes))
+    for args, processes in ((), 7), (("-j", "1"), 1), (("--jobs", "3"), 3):
+        assert invoke("the cat sat", "--scene", "mask,softmax", "--format", "png", "-o", str(tmp_path), *args).exit_code == 0
+        assert seen.pop() == processes
 
 
 def invoke(*args):

@@ -11,6 +11,7 @@ import click
 from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.errors import BlockvizError
+from blockviz.processes import cores_available
 from blockviz.render.architecture import cannot_draw, check_scenes
 from blockviz.render.plan import (
     DETAIL_RANGE, FORMATS, FPS_RANGE, MAX_RESOLUTION, MIN_RESOLUTION, PACE_RANGE, QUALITIES, RenderOptions, check_resolution, default_folder, plan, plan_lecture,
@@ -70,7 +71,8 @@ def _list_scenes(ctx, param, value):
 @click.option("--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's.")
 @click.option("--pace", type=click.FloatRange(*PACE_RANGE), default=1.0, show_default=True, help="Slower (up to 3) or faster (down to 0.5): scales every animation and hold.")
 @click.option("--detail", type=click.IntRange(*DETAIL_RANGE), default=1, show_default=True, help="Query rows worked step by step (the focus row first); the others are shown at once.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Scenes rendered in parallel processes.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Render N scenes at once in separate processes. Default: one per CPU core (at most one per scene); -j 1 on a busy machine.")
 @click.option("--lecture", is_flag=True, help="Also join the title card and every scene, in teaching order, into DIR/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.")
 @click.option("--burned-captions/--no-burned-captions", default=True, show_default=True,
               help="Draw each step's caption at the bottom of the frame; without, the captions are only in the lecture's .srt (its cues then at the bottom, where players put them).")
@@ -122,7 +124,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
         with reporting_errors():
             planned, pending = _drawable_jobs(scenes, lecture, planned, pending, rec)
             check_scenes([job.scene for job in planned], rec)  # a scene named that cannot draw this block: one line, nothing written
-            render_jobs(rec, pending, render_options, processes=jobs, progress=Progress(enabled=True))
+            render_jobs(rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True))
     for job in planned:
         click.echo(f"{job.output}" + ("" if job in pending else "  (unchanged)"))
     if lecture:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing
-import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -134,8 +133,9 @@ def _worker_count(jobs: int | None, figures: int) -> int:
         return min(jobs, figures) if _can_fork() else 1
     if not _can_fork():
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, figures))
+    from blockviz.processes import cores_available
+
+    return max(1, min(cores_available(), figures))
 
 
 def _can_fork() -> bool:
