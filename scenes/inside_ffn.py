@@ -20,7 +20,7 @@ from blockviz.style import FFN_COLOR
 
 DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, narrow back (gated: SiLU(gate) ⊙ up)"
 CHAPTER = "Inside the FFN"
-CAPTION = ("The FFN widens one token's row to d_ff numbers, bends each through GELU (or ReLU), and narrows it back; "
+CAPTION = ("The FFN widens one token's row to d_ff numbers, bends each through its activation (GELU, ReLU, or a gate), and narrows it back; "
            "every row goes through the same function without reading any other row.")
 
 EVERY_ROW_SLOTS = 4
