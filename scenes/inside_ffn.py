@@ -298,7 +298,8 @@ class InsideFFN(RecordScene):
         before = NumberGrid(rec.tensors[field], self.token_names, columns, look, source=(field,), color_limit=self.limit(field), **common)
         after = NumberGrid(rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), **common)
         arrow = Arrow(LEFT * 0.6, RIGHT * 0.6, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25)
-        box = VGroup(text("FFN, row by row", CAPTION_SIZE, FFN_COLOR, bold=True), arrow,
+        ffn_name = "gated FFN" if rec.config.ffn == "gated" else "FFN"
+        box = VGroup(text(f"{ffn_name}, row by row", CAPTION_SIZE, FFN_COLOR, bold=True), arrow,
                      text(f"{shape_text(rec.n, d)} → {shape_text(rec.n, rec.config.d_ff)} → {shape_text(rec.n, d)}", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.15)
         names = [text(name, HEADER_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.12) for grid, name in ((before, field), (after, "ffn_out"))]
         before.header_group.add(names[0])
