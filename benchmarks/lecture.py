@@ -153,7 +153,10 @@ def main() -> None:
                 timings["output"].unlink()
                 print(f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)")
             tempfile.tempdir = None
-            os.environ.pop("TMPDIR", None) if user_tmpdir is None else os.environ.update(TMPDIR=user_tmpdir)
+            if user_tmpdir is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = user_tmpdir
 
 
 if __name__ == "__main__":

@@ -117,6 +117,7 @@ def test_a_gated_ffn_shows_gate_activation_up_and_their_product_column_by_column
         assert axes.p2c(dot.get_center()) == pytest.approx((rec.ffn_gate[f, j].item(), rec.ffn_gate_act[f, j].item()), abs=1e-4)
     said = " ".join(caption for _, caption in scene.captions)
     assert "SiLU" in said and "⊙ up" in said and "the gate" in said
+    assert "gated FFN, row by row" in {label.shown for label in visible_texts(scene)}  # the toy block's says "FFN, row by row"
     check_legible_and_true(scene, inspector, rec)
 
 

@@ -22,7 +22,7 @@ from blockviz.figures.glyphs import warn_missing_glyphs
 from blockviz.figures.registry import FIGURE_NAMES, figure_spec
 from blockviz.figures.request import FigureRequest
 from blockviz.figures.saving import DEFAULT_DPI, FORMATS, save_figure
-from blockviz.processes import end_pool, signals_deferred, start_worker
+from blockviz.processes import cores_available, end_pool, signals_deferred, start_worker
 
 
 def draw_figure(name: str, request: FigureRequest) -> Figure:
@@ -133,8 +133,6 @@ def _worker_count(jobs: int | None, figures: int) -> int:
         return min(jobs, figures) if _can_fork() else 1
     if not _can_fork():
         return 1
-    from blockviz.processes import cores_available
-
     return max(1, min(cores_available(), figures))
 
 
