@@ -62,7 +62,8 @@ class LayerNormRow(RecordScene):
         frames = [VGroup(row.cell_group, row.header_group, row.ellipsis_group) for row in rows[1:]]
         self.add(rows[0], names[0])
         io = norm_io(self.record)
-        self.step(FadeIn(VGroup(*frames, *names[1:], *side["note"])),
+        marks = [side[name][0] for name in ("mean", "variance") if name in side]  # the statistics' slots; their numbers arrive later
+        self.step(FadeIn(VGroup(*frames, *names[1:], *side["note"], *marks)),
                   caption=f"the row of “{self.token_name(f)}” {io['enters']}: d_model = {self.record.config.d_model} numbers")
         for row, frame in zip(rows[1:], frames):
             self.remove(frame)
@@ -75,10 +76,10 @@ class LayerNormRow(RecordScene):
 
     def layer_norm_steps(self, rows, side, light, io) -> None:
         x, centred, norm, gamma, beta, out = rows
-        self.step(FadeIn(light, rate_func=after_the_carry), self.gather(self.labels(x), side["mean"]), caption="its mean, μ")
+        self.step(FadeIn(light, rate_func=after_the_carry), self.gather(self.labels(x), side["mean"][1]), caption="its mean, μ")
         self.step(self.around(light, centred), self.carry(self.labels(x), self.labels(centred)), *self.recolour(centred, centred.fills),
                   caption="subtract μ from every entry: the row centred on 0")
-        self.step(self.around(light, centred), self.gather(self.labels(centred), side["variance"]), caption="its variance σ²: the mean of the squared centred entries")
+        self.step(self.around(light, centred), self.gather(self.labels(centred), side["variance"][1]), caption="its variance σ²: the mean of the squared centred entries")
         self.step(self.around(light, norm), self.carry(self.labels(centred), self.labels(norm)), *self.recolour(norm, norm.fills), FadeIn(side["epsilon"]),
                   caption="divide by √(σ² + ε), ε a tiny number so nothing divides by 0: mean 0, variance 1")
         self.step(light.over(VGroup(gamma.cell_group, beta.cell_group)), *self.parameters_arrive(gamma, beta), caption="then a learned scale γ and shift β, one per feature")

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 pytest.importorskip("transformers")
 
 from models_support import BUILDERS, SENTENCE, tiny_model_records  # noqa: E402
-from support import build, record_value, small_texts, sum_misses  # noqa: E402
+from support import FRAME_SHARE, build, record_value, small_texts, sum_misses  # noqa: E402
 
 from blockviz import BlockConfig, record  # noqa: E402
 from blockviz.cli import main  # noqa: E402
@@ -43,9 +43,11 @@ cells, then fewer token slots) and multi-head (fewer rows of W_O) until their te
 
 
 def check_scene(scene, inspector, rec, small_known: bool = False) -> None:
-    """No overlapping, off-frame, low-contrast or tiny text; every number the record's; every sum adds up."""
+    """No overlapping, off-frame, low-contrast or tiny text; every number the record's; every sum
+    adds up; after every step the shot fills at least 60 % of the band between title and caption."""
     assert inspector.plays >= 3
     assert inspector.problems == []
+    assert min(inspector.shares) >= FRAME_SHARE, [round(share, 2) for share in inspector.shares]
     for label in inspector.numbers.values():
         expected = format_number(record_value(rec, label.source), label.decimals)
         assert label.shown == expected, f"{label.source}: shows {label.shown}, the record has {expected}"
