@@ -54,11 +54,11 @@ def test_record_save_writes_json(tmp_path):
 @pytest.mark.parametrize(
     "args, code, message",
     [
-        (["record", ""], 1, "the sentence is empty"),
-        (["record", "  "], 1, "the sentence is empty"),
-        (["record", " ".join(["w"] * 65)], 1, "more than max_tokens 64"),
+        (["record", ""], 2, "the sentence is empty"),
+        (["record", "  "], 2, "the sentence is empty"),
+        (["record", " ".join(["w"] * 65)], 2, "more than max_tokens 64"),
         (["record", "-the cat"], 2, "put -- before it"),
-        (["record", "a", "--d-model", "5"], 1, "not divisible by n_heads"),
+        (["record", "a", "--d-model", "5"], 2, "not divisible by n_heads"),
         (["record", "a", "--activation", "tanh"], 2, "'tanh' is not one of"),
         (["record", "a", "--weights", "nope.json"], 1, "no file at"),
         (["record", "a", "--save", "out.txt"], 1, "neither .safetensors nor .json"),

@@ -1,4 +1,5 @@
-"""A usage mistake (a missing or unknown option, a bad choice, no sentence) is one line, exit 2."""
+"""A usage mistake (a missing or unknown option, a bad choice, no sentence, a token or head that
+is not there, sizes that do not fit) is one line, exit 2, nothing written."""
 
 import pytest
 from click.testing import CliRunner
@@ -12,12 +13,24 @@ MISTAKES = {
     "no sentence": (["render"], "give a sentence", "blockviz render --help"),
     "a model without its layer": (["record", "the cat sat", "--model", "minilm"], "needs --layer", "blockviz record --help"),
     "unknown command": (["bogus"], "No such command 'bogus'", "blockviz --help"),
+    "unknown scene": (["render", "the cat sat", "--scene", "nope"], "unknown scene 'nope'", "blockviz render --list"),
+    "an empty sentence": (["render", "   "], "the sentence is empty", "blockviz render --help"),
+    "sizes that do not fit": (["record", "the cat sat", "--d-model", "5"], "not divisible by n_heads 2", "blockviz record --help"),
+    "a token not in the sentence (render)": (["render", "the cat sat", "--token", "dog"], "--token: token 'dog' is not in the sentence", "blockviz render --help"),
+    "a token not in the sentence (figures)": (["figures", "the cat sat", "--token", "dog"], "--token: token 'dog'", "blockviz figures --help"),
+    "a position outside the sentence (explore)": (["explore", "the cat sat", "--token", "7"], "--token: token position 7 is outside", "blockviz explore --help"),
+    "a head out of range (render)": (["render", "the cat sat", "--head", "2"], "--head: head 2 does not exist", "blockviz render --help"),
+    "a head out of range (figures)": (["figures", "the cat sat", "--head", "2"], "--head: head 2 does not exist", "blockviz figures --help"),
+    "a head out of range (explore)": (["explore", "the cat sat", "--head", "2"], "--head: head 2 does not exist", "blockviz explore --help"),
+    "a head out of range (record)": (["record", "the cat sat", "--head", "2"], "--head: head 2 does not exist", "blockviz record --help"),
+    "a pace out of range": (["render", "the cat sat", "--pace", "10"], "--pace", "blockviz render --help"),
 }
 
 
 @pytest.mark.parametrize("args, says, points_to", MISTAKES.values(), ids=MISTAKES.keys())
 def test_a_usage_mistake_is_one_line_naming_the_help(args, says, points_to, tmp_path):
-    result = CliRunner().invoke(main, [*args, "-o", str(tmp_path)] if args[0] == "figures" else args, prog_name="blockviz")
+    writes = args[0] in ("figures", "render", "explore")
+    result = CliRunner().invoke(main, [*args, "-o", str(tmp_path)] if writes else args, prog_name="blockviz")
     lines = result.output.strip().splitlines()
     assert result.exit_code == 2, result.output
     assert len(lines) == 1 and lines[0].startswith("Error: "), result.output

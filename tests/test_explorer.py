@@ -187,12 +187,12 @@ def test_help_says_what_o_takes():
     ("arguments", "code", "message"),
     [
         (["--step", "soft"], 2, "step 'soft' does not exist: choose one of input, ln1, qkv, rotary, scores, scale, mask, softmax, mix, concat, project, add1, ln2, gate, up, gate_up, widen, activation, narrow, add2, output"),
-        (["--step", "gate"], 1, "step 'gate' does not exist: choose one of input, ln1, qkv, scores, scale, mask, softmax, mix, concat, project, add1, ln2, widen, activation, narrow, add2, output"),  # a gated FFN's step, not this block's
-        (["--token", "dog"], 1, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
-        (["--token", "the#2"], 1, "'the' occurs once, so the#2 does not exist"),
-        (["--head", "2"], 1, "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),
+        (["--step", "gate"], 2, "step 'gate' does not exist: choose one of input, ln1, qkv, scores, scale, mask, softmax, mix, concat, project, add1, ln2, widen, activation, narrow, add2, output"),  # a gated FFN's step, not this block's
+        (["--token", "dog"], 2, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
+        (["--token", "the#2"], 2, "'the' occurs once, so the#2 does not exist"),
+        (["--head", "2"], 2, "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),
         (["--theme", "blue"], 2, "Invalid value for '--theme'"),
-        (["--d-model", "5"], 1, "d_model 5 is not divisible by n_heads 2"),
+        (["--d-model", "5"], 2, "d_model 5 is not divisible by n_heads 2"),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, arguments, code, message):

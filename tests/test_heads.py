@@ -239,8 +239,8 @@ def test_heads_on_the_seeded_block_writes_renders_slug_heads_png(tmp_path, monke
 
 
 @pytest.mark.parametrize("arguments, code, message", [
-    (["the cat sat", "--from", "dog"], 1, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
-    (["the cat sat", "--from", "cat", "--to", "the#2"], 1, "'the' occurs once, so the#2 does not exist"),
+    (["the cat sat", "--from", "dog"], 2, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
+    (["the cat sat", "--from", "cat", "--to", "the#2"], 2, "'the' occurs once, so the#2 does not exist"),
     (["the cat sat", "--from", "cat", "--to", "sat"], 1, "key 'sat' (position 2) comes after query 'cat' (position 1)"),
     (["the cat sat", "--from", "cat", "--model", "nosuch"], 1, "unknown model 'nosuch'"),
     (["the cat sat", "--to", "cat"], 2, "Missing option '--from'"),
@@ -248,7 +248,7 @@ def test_heads_on_the_seeded_block_writes_renders_slug_heads_png(tmp_path, monke
     (["the cat sat", "--from", "cat", "--layer", "0"], 2, "--layer and --trust-pickle go with --model"),
     (["the cat sat", "--from", "cat", "--model", "minilm", "--seed", "3"], 2, "drop --seed with --model"),
     (["the cat sat", "--from", "cat", "--model", "minilm", "--dtype", "float64"], 2, "drop --dtype with --model"),
-    (["a " * 70, "--from", "a"], 1, "more than max_tokens 64"),
+    (["a " * 70, "--from", "a"], 2, "more than max_tokens 64"),
     (["the cat sat", "--from", "cat", "-o", "/proc/heads.png"], 1, "cannot write to folder '/proc': it is not writable"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(arguments, code, message, tmp_path, monkeypatch):

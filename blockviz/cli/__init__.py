@@ -46,8 +46,11 @@ def one_line_usage_errors() -> Iterator[None]:
     except click.UsageError as error:
         if error.ctx is None:
             raise
+        message = error.format_message()
+        if not message.endswith(f"(see {error.ctx.command_path} --list)"):  # that one already says where to look
+            message += f" (see {error.ctx.command_path} --help)"
         # Without a context click prints no usage lines; the message keeps what click said.
-        raise click.UsageError(f"{error.format_message()} (see {error.ctx.command_path} --help)") from None
+        raise click.UsageError(message) from None
 
 
 @click.group(cls=BlockvizGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

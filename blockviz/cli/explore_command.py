@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
+from blockviz.cli.options import build_record, chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
 from blockviz.cli.sentence import SentenceCommand
 
 
@@ -56,7 +56,7 @@ PAGE_SUFFIXES = (".html", ".htm")
 @click.option("-o", "--output", type=click.Path(path_type=str), default=None, metavar="PAGE|DIR",
               help="The page to write (PAGE.html), or the folder it goes into as DIR/explorer.html: an existing "
                    "folder, or a path ending in /, as the other commands' -o.  [default: renders/<sentence-slug>/explorer.html]")
-@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last.")
+@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last word token (not punctuation).")
 @click.option("--head", type=int, default=None, metavar="N", help="Head the page opens on. Default: 0.")
 @click.option("--step", type=StepName(), default=None, help="Step the page opens on (input, ln1, qkv, scores, …, output; a model's layer also rotary, gate, up, gate_up). Default: input.")
 @click.option("--theme", type=click.Choice(("light", "dark")), default="light", show_default=True, help="Colours the page opens with (it has a switch).")
@@ -78,8 +78,10 @@ def explore(output, token, head, step, theme, **options) -> None:
     from blockviz.explorer import Explorer
     from blockviz.files import sentence_slug
 
-    with reporting_errors():
+    chosen_token_and_head(rec, token, head)
+    with usage_error_for("--step"):  # token and head are checked: what is left is a step this block has not
         page = Explorer(rec, token=token, head=head, step=step, theme=theme)
+    with reporting_errors():
         path = page_path(output) if output is not None else Path("renders") / sentence_slug(rec.sentence) / PAGE_NAME
         page.save(path)
     click.echo(str(path))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
+from blockviz.cli.options import build_record, chosen_token_and_head, pop_record_options, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.figures.page import DEFAULT_WIDTH, WIDTH_LIMITS
 from blockviz.figures.registry import DEFAULT_DPI, FIGURE_NAMES, FIGURES, FORMATS
@@ -97,14 +97,14 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
     record_options = pop_record_options(options)
     rec = build_record(**record_options)
     from blockviz.figures.request import FigureRequest
-    from blockviz.selection import select_token
     from blockviz.files import sentence_slug
     from blockviz.style import theme as theme_named
 
     with reporting_errors():
         if all_heads and head is not None:
             raise click.UsageError("give either --head N or --all-heads, not both")
-        request = FigureRequest(rec, theme_named(theme), token=select_token(rec.tokens, token, rec.special) if token is not None else None, head=head, width=width,
+        position, _ = chosen_token_and_head(rec, token, head)
+        request = FigureRequest(rec, theme_named(theme), token=position if token is not None else None, head=head, width=width,
                                 all_heads=all_heads)
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)

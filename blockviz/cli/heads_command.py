@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import TOY_OPTIONS, build_record, pop_record_options, record_options, reporting_errors
+from blockviz.cli.options import TOY_OPTIONS, build_record, pop_record_options, record_options, reporting_errors, usage_error_for
 from blockviz.cli.sentence import SentenceCommand
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -77,8 +77,10 @@ def heads(query, key, top, output, **options) -> None:
             layers = [_check_layer(record_options["layer"], len(layers), record_options["model"])]
         weights = attentions.weights[layers]
         tokens = attentions.tokens
-        query_position = select_token(tokens, query, attentions.special)
-        key_position = select_token(tokens, key, attentions.special) if key is not None else None
+        with usage_error_for("--from"):
+            query_position = select_token(tokens, query, attentions.special)
+        with usage_error_for("--to"):
+            key_position = select_token(tokens, key, attentions.special) if key is not None else None
         from blockviz.models.heads import check_visible, heads_of, rank_heads
 
         if key_position is not None:

@@ -67,6 +67,7 @@ def build_record(sentence, d_model, n_heads, d_ff, activation, bidirectional, po
     at their defaults. A command outside :data:`MODEL_COMMANDS` refuses a model's record.
     """
     from blockviz.block_record import BlockRecord, record
+    from blockviz.tokens import tokenize
 
     with reporting_errors():
         if model is not None or layer is not None or trust_pickle:
@@ -82,7 +83,10 @@ def build_record(sentence, d_model, n_heads, d_ff, activation, bidirectional, po
             raise click.UsageError('give a sentence, e.g. "the cat sat", or --record FILE')
         if model is not None:
             return _record_model(sentence, model, layer, trust_pickle, dtype)
-        config = BlockConfig(d_model=d_model, n_heads=n_heads, d_ff=d_ff, activation=activation, causal=not bidirectional, positional=positional, seed=seed, dtype=dtype)
+        with usage_error_for():
+            config = BlockConfig(d_model=d_model, n_heads=n_heads, d_ff=d_ff, activation=activation, causal=not bidirectional, positional=positional, seed=seed, dtype=dtype)
+        with usage_error_for("SENTENCE"):
+            tokenize(sentence, config.max_tokens)
         return record(sentence, config=config, params=params)
 
 
@@ -134,6 +138,30 @@ RECORD_OPTION_NAMES = ("sentence", "d_model", "n_heads", "d_ff", "activation", "
 def pop_record_options(kwargs: dict) -> dict:
     """Take the record options out of a command's keyword arguments."""
     return {name: kwargs.pop(name) for name in RECORD_OPTION_NAMES if name in kwargs}
+
+
+@contextlib.contextmanager
+def usage_error_for(param_hint: str | None = None):
+    """Turn a :class:`BlockvizError` raised inside into a usage error on ``param_hint`` (an
+    option such as ``--token``, or ``SENTENCE``; ``None``: the options together): one line,
+    exit 2, as click's own checks."""
+    try:
+        yield
+    except BlockvizError as error:
+        if param_hint is None:
+            raise click.UsageError(str(error)) from None
+        raise click.BadParameter(str(error), param_hint=param_hint) from None
+
+
+def chosen_token_and_head(rec, token: str | int | None, head: int | None) -> tuple[int, int]:
+    """The positions ``--token`` and ``--head`` name in ``rec`` (:func:`blockviz.selection.select_token`,
+    :func:`~blockviz.selection.select_head`); one that does not exist is a usage error, exit 2."""
+    from blockviz.selection import select_head, select_token
+
+    with usage_error_for("--token"):
+        position = select_token(rec.tokens, token, rec.special)
+    with usage_error_for("--head"):
+        return position, select_head(head, rec.config.n_heads)
 
 
 @contextlib.contextmanager

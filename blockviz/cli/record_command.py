@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, record_options, reporting_errors
+from blockviz.cli.options import build_record, chosen_token_and_head, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
 
 
@@ -49,8 +49,8 @@ def record(decimals: int, max_columns: int | None, head: int | None, all_columns
             check_format(save)
             writable_file(save)
     rec = build_record(**options)
-    if head is not None and head >= rec.config.n_heads:
-        raise click.BadParameter(f"head {head} does not exist: this block has heads 0 to {rec.config.n_heads - 1}", param_hint="--head")
+    if head is not None:
+        chosen_token_and_head(rec, None, head)
     if rec.source.is_model:
         click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
     if all_columns:

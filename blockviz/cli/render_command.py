@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, pop_record_options, record_options, reporting_errors
+from blockviz.cli.options import build_record, chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.errors import BlockvizError
 from blockviz.processes import cores_available
@@ -62,7 +62,7 @@ def _list_scenes(ctx, param, value):
 @click.option("--scene", "scenes", multiple=True, default=("all",), show_default=True, callback=_scene_names, metavar="NAME[,NAME…]", help="Scenes to render: names separated by commas or the option repeated, or all. See --list.")
 @click.option("-q", "--quality", type=click.Choice(tuple(QUALITIES)), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
 @click.option("--format", "file_format", type=click.Choice(FORMATS), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
-@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR", help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence>/]")
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR", help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence-slug>/]")
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last word token, not punctuation]")
 @click.option("--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1).")
 @click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the frames: dark background (for video) or light.")
@@ -108,8 +108,9 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     record_inputs = pop_record_options(options)
     render_options = RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps,
                                    pace=pace, detail=detail, burned_captions=burned_captions)
-    with reporting_errors():
+    with usage_error_for("--scene"):
         names = [entry.name for entry in lookup(scenes)]
+    with reporting_errors():
         sentence = _sentence(record_inputs)
         folder = output if output is not None else default_folder(sentence)
         if lecture:
@@ -121,6 +122,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     rec = None
     if pending:
         rec = build_record(**record_inputs)
+        chosen_token_and_head(rec, token, head)
         with reporting_errors():
             planned, pending = _drawable_jobs(scenes, lecture, planned, pending, rec)
             check_scenes([job.scene for job in planned], rec)  # a scene named that cannot draw this block: one line, nothing written
