@@ -111,7 +111,7 @@ class DotProducts(RecordScene):
         scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), color_limit=self.limit("scores"),
                             row_slots=slots, column_slots=slots, show_numbers=False, filled=False, cell_height=height)
         scores.next_to(query.cell_group, RIGHT, buff=0.3)
-        scores.align_to(query.cell_group, DOWN)
+        scores.shift(UP * (query.cell_group.get_top()[1] - scores.cell_group.get_top()[1]))  # row i level with query i, whatever ⋮ rows follow
         keys.next_to(scores, UP, buff=0.2)
         keys.shift(RIGHT * (scores.cell_group.get_left()[0] - keys.cell_group.get_left()[0]))
         grids = VGroup(query, keys, scores)

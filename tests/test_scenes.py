@@ -230,6 +230,19 @@ def test_dot_products_show_the_records_element_wise_products(cat_record):
     assert set(products) == {(0, i, j, c) for i in range(cat_record.n) for j in range(min(i + 1, WORKED_KEYS)) for c in range(d_head)}
 
 
+def test_dot_products_score_rows_stand_level_with_their_query_rows(chicken_record):
+    """Score row i is on the line of query row i, also when ⋮ rows follow the focus ("it", 8 of 13)."""
+    from blockviz.scenes.dot_products import DotProducts
+
+    scene, _ = build(DotProducts, chicken_record, token="it")
+    grids = {grid.source[0]: grid for grid in scene.mobjects if isinstance(grid, NumberGrid) and isinstance(grid.source, tuple)}
+    query, scores = grids["query"], grids["scores"]
+    assert 8 in scores.shown_rows() and scores.shown_rows() == query.shown_rows()
+    for i in query.shown_rows():
+        for j in scores.shown_columns():
+            assert scores.cells[i, j].get_y() == pytest.approx(query.cells[i, 0].get_y(), abs=1e-3), (i, j)
+
+
 def test_value_mixing_shows_the_records_weighted_values(cat_record):
     _, inspector = built("value-mixing", "default")
     weighted = sourced(inspector, "weighted_values")
