@@ -27,7 +27,8 @@ class Mask(RecordScene):
     """``masked_scores = scaled_scores + M`` with M ``(n, n)`` 0 on and below the diagonal and −∞
     above it: a position can use itself and earlier positions, never later ones. A bidirectional
     record's M is all 0: the captions say what the record's mask blocks, if anything; the scores
-    grid is renamed "masked scores" when M is added."""
+    grid is renamed "masked scores" when M is added, and the "+" before M leaves (M stays beside
+    them, named in "masked scores = scaled scores + M")."""
 
     def construct(self) -> None:
         rec = self.record
@@ -44,7 +45,8 @@ class Mask(RecordScene):
         lights = [Highlight(self.look, grid.row(self.focus)) for grid in (scores, mask)]  # one per grid: no box crosses the +
         self.step(*(FadeIn(light) for light in lights), caption=self.focus_caption())
         self.step(*self.apply_mask(scores, mask), *self.relabel(scores), caption=self.applied_caption(), run_time=1.4)
-        self.step(*(FadeOut(light) for light in lights), caption=self.rows_caption())
+        # M is in the scores now: its "+" leaves, so the masked scores do not read as "+ M" once more
+        self.step(*(FadeOut(light) for light in lights), FadeOut(plus), caption=self.rows_caption())
 
     def build(self, title):
         rec, h, look = self.record, self.h, self.look

@@ -369,6 +369,14 @@ def test_mask_renames_the_grid_masked_scores_when_m_is_added(cat_record):
     assert MASKED_LABEL == ("masked scores", "= scaled scores + M")
 
 
+def test_mask_leaves_no_plus_before_m_once_it_is_added(cat_record):
+    """The masked scores do not read as "masked scores + M" (M added twice) at the end."""
+    from blockviz.scenes.mask import Mask
+
+    _, seen = play_by_play(Mask, cat_record, lambda scene: "+" in [t.shown for t in visible_texts(scene)])
+    assert seen[0] and not seen[-1]
+
+
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "bidirectional"])
 def test_mask_captions_match_the_records_mask(causal):
     from blockviz.scenes.mask import MASKED_LABEL, Mask
