@@ -238,7 +238,7 @@ class DotProducts(RecordScene):
 
     def rest_caption(self) -> str:
         if self.record.config.causal:
-            return "every query with every key (later keys too: the mask comes next)"
+            return "every query with every key, later keys too: the mask will block those"
         return "every query with every key"
 
     def scale_scores(self, scores: NumberGrid, work_lines) -> None:

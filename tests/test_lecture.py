@@ -237,8 +237,9 @@ def test_timestamps_are_whole_seconds_rounded_down(seconds, shown):
 def test_long_captions_wrap_at_42_characters():
     caption = "Each token's query is compared with every key it may use, and the products are summed."
     text = captions_srt([Chapter("DotProducts", "Dot products", caption, 0.0, 12.5)])
-    cues = list(srt.parse(text))  # 3 lines of 42: two cues, sharing the chapter's time by length
-    assert [len(cue.content.splitlines()) for cue in cues] == [2, 1]
+    cues = list(srt.parse(text))  # 3 lines of 42: two cues of two even lines (no one-word cue), sharing the chapter's time by length
+    assert [len(cue.content.splitlines()) for cue in cues] == [2, 2]
+    assert [cue.content.splitlines() for cue in cues] == [["Each token's query is", "compared with every key"], ["it may use, and the", "products are summed."]]
     assert all(len(line) <= 42 for cue in cues for line in cue.content.splitlines())
     assert " ".join(" ".join(cue.content.splitlines()) for cue in cues) == caption
     assert cues[0].start.total_seconds() == 0 and cues[0].end == cues[1].start and cues[1].end.total_seconds() == 12.5
@@ -285,9 +286,9 @@ def test_captions_srt_is_this_exact_text():
     chapters = (Chapter("title", "Intro", "One sentence.", 0.0, 4.2), Chapter("dot-products", "Dot products", caption, 4.2, 3725.5))
     assert captions_srt(chapters) == (
         "1\n00:00:00,000 --> 00:00:04,200\nOne sentence.\n\n"
-        "2\n00:00:04,200 --> 00:56:59,040\n"  # 4.2 + 3721.3 s × 78 / 85 characters: two lines of 42 in one cue…
-        "Each token's query is compared with every\nkey it may use, and the products are\n\n"
-        "3\n00:56:59,040 --> 01:02:05,500\nsummed.\n\n"  # …the third line in the next
+        "2\n00:00:04,200 --> 00:32:54,300\n"  # 4.2 + 3721.3 s × 45 / 85 characters: three lines of 42 made four even ones, two a cue…
+        "Each token's query is\ncompared with every key\n\n"
+        "3\n00:32:54,300 --> 01:02:05,500\nit may use, and the\nproducts are summed.\n\n"  # …the other two in the next
     )
 
 

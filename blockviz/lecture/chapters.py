@@ -121,23 +121,26 @@ def captions_srt(chapters: Sequence[Chapter], burned_captions: bool = True) -> s
             spans.extend((a, b, piece, ON_TOP if burned_captions else "") for a, b, piece in _split(begin, end, said))
     cues = [
         srt.Subtitle(index=number, start=datetime.timedelta(seconds=begin), end=datetime.timedelta(seconds=end),
-                     content=tag + "\n".join(caption_lines(said)))
+                     content=tag + said)
         for number, (begin, end, said, tag) in enumerate(spans, start=1)
     ]
     return srt.compose(cues, reindex=False)
 
 
-def caption_lines(shown: str) -> list[str]:
-    """``shown`` wrapped to lines of at most :data:`CAPTION_LINE_LENGTH` characters (words longer
-    than a line are cut)."""
-    return textwrap.wrap(shown, CAPTION_LINE_LENGTH, break_on_hyphens=False) or [""]
+def caption_lines(shown: str, width: int = CAPTION_LINE_LENGTH) -> list[str]:
+    """``shown`` wrapped to lines of at most ``width`` characters (words longer than a line are cut)."""
+    return textwrap.wrap(shown, width, break_on_hyphens=False) or [""]
 
 
 def _split(begin: float, end: float, shown: str) -> list[tuple[float, float, str]]:
-    """One caption as cues of at most :data:`CAPTION_LINES` lines each, in order, sharing
-    ``begin`` … ``end`` by their length in characters."""
-    lines = caption_lines(shown)
-    pieces = [" ".join(lines[k:k + CAPTION_LINES]) for k in range(0, len(lines), CAPTION_LINES)]
+    """One caption as the fewest cues of at most :data:`CAPTION_LINES` lines each (the lines of
+    a cue joined by a line break), in order, of about the same length (no one-word cue left
+    over), sharing ``begin`` … ``end`` by their length in characters."""
+    balanced = lines = caption_lines(shown)
+    if len(lines) > CAPTION_LINES:  # more than one cue: the narrowest lines that fill the fewest cues are even
+        most = CAPTION_LINES * math.ceil(len(lines) / CAPTION_LINES)
+        balanced = next(wrapped for width in range(1, CAPTION_LINE_LENGTH + 1) if len(wrapped := caption_lines(shown, width)) <= most)
+    pieces = ["\n".join(balanced[k:k + CAPTION_LINES]) for k in range(0, len(balanced), CAPTION_LINES)]
     total = sum(len(piece) for piece in pieces)
     found, at = [], begin
     for piece in pieces:
