@@ -56,7 +56,7 @@ class Mask(RecordScene):
                             color_limit=self.limit("scaled_scores"), **common)
         self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.body(), DOWN, buff=0.2)
         scores.header_group.add(self.scores_name)
-        mask = NumberGrid(rec.mask, None, None, look, colors="none", source=("mask",), cell_width=0.7, decimals=0, **common)  # its rows and columns are the scores'
+        mask = NumberGrid(rec.mask, None, None, look, colors="none", source=("mask",), cell_width=0.62, decimals=0, **common)  # its rows and columns are the scores'
         mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.body(), DOWN, buff=0.2))
         plus = text("+", TITLE_SIZE, look.text)
         layout = VGroup(scores, plus, mask).arrange(RIGHT, buff=0.35)

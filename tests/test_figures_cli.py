@@ -300,3 +300,9 @@ def test_the_good_files_draw(tmp_path, saved):
         assert result.exit_code == 0, result.output
     result = run("the cat sat", "--params", str(saved / "cat.json"), "-o", str(tmp_path / "params"), "--figure", "weights", *FAST)
     assert result.exit_code == 0, result.output
+
+
+def test_figure_names_take_commas_as_render_scene_names_do(tmp_path):
+    result = CliRunner().invoke(main, ["figures", "the cat sat", "--figure", "weights,mask", "--figure", "scores", "--format", "svg", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["mask.svg", "scores.svg", "weights.svg"]

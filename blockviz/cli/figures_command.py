@@ -33,6 +33,15 @@ class FormatList(click.ParamType):
         return list(dict.fromkeys(formats))
 
 
+def _figure_names(ctx, param, value) -> tuple[str, ...]:
+    """``--figure a,b --figure c`` → ``("a", "b", "c")``, each one of :data:`FIGURE_NAMES`."""
+    names = tuple(name.strip() for given in value for name in given.split(","))
+    for name in names:
+        if name not in FIGURE_NAMES:
+            raise click.BadParameter(f"{name!r} is not one of {', '.join(map(repr, FIGURE_NAMES))}")
+    return names
+
+
 class Width(click.ParamType):
     """Inches from 2 to 40, or ``auto`` (``None``: each figure at its natural size)."""
 
@@ -55,8 +64,8 @@ class Width(click.ParamType):
 @record_options(allow_record_file=True)
 @click.option("-o", "--output", "folder", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="The folder the files go into: DIR/<figure>.<format>.  [default: renders/<sentence-slug>/figures]")
-@click.option("--figure", "names", type=click.Choice(FIGURE_NAMES), multiple=True, metavar="NAME",
-              help=f"Draw only this figure (repeat for several; see --list). Default: all {len(FIGURES)}.")
+@click.option("--figure", "names", multiple=True, callback=_figure_names, metavar="NAME[,NAME…]",
+              help=f"Draw only these figures: names separated by commas or the option repeated (see --list). Default: all {len(FIGURES)}.")
 @click.option("--format", "formats", type=FormatList(), default="png,svg", show_default=True, help=f"File formats, comma-separated: {', '.join(FORMATS)}.")
 @click.option("--width", type=Width(), default=str(DEFAULT_WIDTH), show_default=True,
               help="Page width in inches the figures are laid out for (6.5: a text column, 3.3: one column of a two-column paper; "
@@ -83,7 +92,7 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
     Examples:
       blockviz figures "the cat sat"
       blockviz figures "the cat sat" --width 3.3 --format pdf
-      blockviz figures "the cat sat" --figure weights --figure mask --format svg,pdf
+      blockviz figures "the cat sat" --figure weights,mask --format svg,pdf
       blockviz figures "The chicken didn't cross the road." --token the#2 --head 1
       blockviz figures --record cat.safetensors -o docs/figures
       blockviz figures "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1 --token it
