@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 
 from manim import DOWN, RIGHT, UP, LaggedStart, RoundedRectangle, Text, VGroup, config
 
@@ -205,14 +206,17 @@ def _mask_sentence(causal: bool) -> str:
 
 
 def weights_sentence(seed: int, source=None) -> tuple[str, str]:
-    """What the weights are, in two lines. A record does not say whether its parameters came
-    from a file (``--params``), so the sentence states the rule rather than guessing; a trained
-    model's layer (``source``, the record's :class:`~blockviz.config.Source`) says whose weights."""
+    """What the weights are, in two lines, from ``source`` (the record's
+    :class:`~blockviz.config.Source`): a trained model's layer says whose weights; weights from
+    a file or given in Python say so; the seeded block (or no source) says they are random."""
     if source is not None and source.is_model:
         last = f" of 0–{source.n_layers - 1}" if source.n_layers else ""
         note = re.sub(r" \([^)]*\)", "", source.note) if source.note else "the patterns show what this trained layer attends to"
         return f"trained weights: {source.model} ({source.family}), layer {source.layer}{last}", note
-    return (f"unless you pass --params, the weights are random (seed {seed}), not trained:",
+    if source is not None and source.kind in ("file", "given"):
+        whence = f"from {Path(source.path).name}" if source.kind == "file" and source.path else "given, not seeded"
+        return f"the weights are {whence}:", "the patterns show what these weights do with this sentence"
+    return (f"the weights are random (seed {seed}), not trained:",
             "the patterns show the arithmetic of attention, not what words mean")
 
 

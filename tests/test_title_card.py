@@ -93,7 +93,7 @@ def test_nothing_overlaps_or_leaves_the_frame(card):
 def test_the_card_says_the_weights_are_seeded_random_not_trained(card):
     rec, layout = card
     shown = layout.weights_note.shown
-    assert f"random (seed {rec.config.seed})" in shown and "not trained" in shown and "--params" in shown
+    assert f"random (seed {rec.config.seed})" in shown and "not trained" in shown and "--params" not in shown  # no command line in a lecture
     assert all(line in layout.labels() for line in layout.weights_note)
     assert layout.weights_note.height >= 0.3  # two lines at least 9 px each at -ql (480 p)
 
@@ -194,3 +194,16 @@ def test_a_tiny_render_is_a_video_that_joins_into_a_lecture(tmp_path, chicken_re
     lecture = write_lecture([part, part], tmp_path / "lecture.mp4")
     assert probe_video(lecture.video).duration == 2 * info.duration
     assert [chapter.start for chapter in lecture.chapters] == [0.0, float(info.duration)]
+
+
+def test_the_weights_note_says_where_given_weights_came_from(tmp_path):
+    from blockviz import record
+    from blockviz.scenes.title_card import weights_sentence
+
+    seeded = record("the cat sat")
+    seeded.save(tmp_path / "mine.safetensors")
+    from_file = record("the cat sat", params=tmp_path / "mine.safetensors")
+    given = record("the cat sat", params=seeded.params)
+    assert weights_sentence(0, from_file.source)[0] == "the weights are from mine.safetensors:"
+    assert weights_sentence(0, given.source)[0] == "the weights are given, not seeded:"
+    assert not any("random" in line for line in weights_sentence(0, from_file.source) + weights_sentence(0, given.source))
