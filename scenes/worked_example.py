@@ -58,10 +58,11 @@ class WorkedExample(RecordScene):
         for c in range(size):
             parts.append(self.value(field, *index, c, color=color, decimals=decimals))
             parts.append(text("," if c < size - 1 else ")", WORK_SIZE, self.look.muted))
-        vector = VGroup(*parts).arrange(RIGHT, buff=0.1)
+        for before, part in zip(parts, parts[1:]):  # set as written: "(0.00, 1.10)", a space only after a comma
+            part.next_to(before, RIGHT, buff=0.14 if before.shown == "," else 0.04)
         for comma, before in zip(parts[2:-1:2], parts[1:-1:2]):
             comma.align_to(before, DOWN).shift(DOWN * 0.06)
-        return vector
+        return VGroup(*parts)
 
     def line(self, name: str, *parts) -> VGroup:
         look = self.look
