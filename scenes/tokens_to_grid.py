@@ -242,7 +242,7 @@ class TokensToGrid(RecordScene):
         (each highlighted grid on its own: no box crosses a sign)."""
         lights = [Highlight(self.look, grid.row(i)) for grid in (*terms, resid)]
         names = " plus its position" if len(terms) > 1 else ""
-        self.step(*(FadeIn(light) for light in lights), caption=f"row {i}, “{self.token_name(i)}”: its embedding{names}…")
+        self.step(*(FadeIn(light) for light in lights), caption=f"“{self.token_name(i)}”, row {i} counting from 0: its embedding{names}…")
         columns = resid.shown_columns()
         sources = [grid.labels[i, j] for grid in terms for j in columns]
         targets = [resid.cells[i, j] for _ in terms for j in columns]
