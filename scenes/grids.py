@@ -96,7 +96,7 @@ def cell_width_for(values, decimals: int = 2, font_size: float = NUMBER_SIZE) ->
     finite = [abs(value) for row in as_rows(values) for value in row if math.isfinite(value)] if len(values) else []
     if not finite:
         return 0.0
-    return number(-max(finite), font_size, decimals=decimals, source=("width",)).width / 0.85  # 7.5 % of the cell clear on each side: neighbours never read as one number
+    return number(-max(finite), font_size, decimals=decimals, source=("width",)).width / 0.87  # 6.5 % of the cell clear on each side: neighbours never read as one number
 
 
 def as_rows(values) -> list[list[float]]:

@@ -254,7 +254,8 @@ class MultiHead(RecordScene):
         self.add(column)
         frame = VGroup(weights.cell_group, weights.label_group, weights.ellipsis_group)
         products_name = text("concat × W_O, entry by entry", HEADER_SIZE, look.muted).scale(weights.scale_now).move_to(parts["name"], aligned_edge=LEFT)
-        self.step(self.one_after_another(Conceal(VGroup(frame, parts["name"])), Reveal(VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name))),
+        # the "×" leaves with W_O: the products beside the column are not to be multiplied by it again
+        self.step(self.one_after_another(Conceal(VGroup(frame, parts["name"], parts["times"])), Reveal(VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name))),
                   caption="…and each entry times its row of W_O")
         self.remove(weights)
         self.add(VGroup(weights.header_group), terms)

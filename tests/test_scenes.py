@@ -369,6 +369,14 @@ def test_mask_renames_the_grid_masked_scores_when_m_is_added(cat_record):
     assert MASKED_LABEL == ("masked scores", "= scaled scores + M")
 
 
+def test_multi_head_leaves_no_times_before_the_products_of_w_o(cat_record):
+    """Once W_O's entries are the products concat × W_O, no "×" stands between them and the column."""
+    from blockviz.scenes.multi_head import MultiHead
+
+    _, seen = play_by_play(MultiHead, cat_record, lambda scene: "×" in [t.shown for t in visible_texts(scene)])
+    assert any(seen) and not seen[-1]
+
+
 def test_mask_leaves_no_plus_before_m_once_it_is_added(cat_record):
     """The masked scores do not read as "masked scores + M" (M added twice) at the end."""
     from blockviz.scenes.mask import Mask
