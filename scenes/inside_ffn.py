@@ -50,6 +50,13 @@ def product_decimals(products, total_decimals: int = 2, most: int = 4) -> int:
     return most
 
 
+def dots_caption(what: str, d_ff: int, shown: int) -> str:
+    """The caption as the curve's dots arrive: one per entry of the ``what`` row, and how many of
+    the ``d_ff`` are written out in the row when it is elided."""
+    written = "" if shown >= d_ff else f", {shown} of them written out in the row"
+    return f"each entry of the {what} is a point on the curve ({d_ff} dots{written})"
+
+
 def ffn_input(rec) -> str:
     """The field the FFN reads: ``ln2`` (pre-norm), or a post-norm block's normalised sum ``resid_mid_norm``."""
     return "ln2" if "ln2" in rec.tensors else "resid_mid_norm"
@@ -153,7 +160,7 @@ class InsideFFN(RecordScene):
         self.step(*self.fill(rows["ffn_pre"]),
                   caption=f"the wide layer: {d} → d_ff = {d_ff} numbers")
         self.step(FadeIn(plot.curve), caption=f"the activation, {rec.config.activation_name}: {ACTIVATION_SAYS[rec.config.activation]}")
-        self.step(FadeIn(plot.dots), caption=f"each entry of the row is a point on the curve ({d_ff} dots)")
+        self.step(FadeIn(plot.dots), caption=dots_caption("row", d_ff, len(rows["ffn_pre"].shown_columns())))
         self.trace_entries(rows["ffn_pre"], rows["ffn_post"], plot.dots)
         self.step(*self.fill(rows["ffn_out"]), caption=f"the narrow layer: back to d_model = {d}")
 
@@ -266,7 +273,7 @@ class InsideFFN(RecordScene):
             self.add(grids[key])
         self.step(*self.fill(grids["ffn_gate"]), caption=f"the gate: × W_gate widens the row, {d} → d_ff = {d_ff} numbers")
         self.step(FadeIn(plot.curve), caption=f"the gate goes through {name}: {ACTIVATION_SAYS[rec.config.activation]}")
-        self.step(FadeIn(plot.dots), caption=f"each entry of the gate is a point on the curve ({d_ff} dots)")
+        self.step(FadeIn(plot.dots), caption=dots_caption("gate", d_ff, len(grids["ffn_gate"].shown_columns())))
         self.trace_entries(grids["ffn_gate"], grids["ffn_gate_act"], plot.dots)
         self.step(*self.fill(grids["ffn_up"]), caption=f"a second wide layer, up: {field} × W_up, {d_ff} numbers too")
         self.multiply_entries(grids["ffn_gate_act"], grids["ffn_up"], grids["ffn_post"])
