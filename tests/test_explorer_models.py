@@ -212,7 +212,7 @@ def test_explore_command_writes_the_minilm_page(minilm, tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.strip().splitlines()[-1] == str(out) and 1_000_000 < out.stat().st_size <= 3_000_000
     result = CliRunner().invoke(main, ["explore", CHICKEN, "--model", "minilm", "--layer", "3", "--step", "gate", "-o", str(tmp_path / "gate.html")])
-    assert result.exit_code == 1 and "step 'gate' does not exist: choose one of input, qkv, scores" in result.output and not (tmp_path / "gate.html").exists()
+    assert result.exit_code == 2 and "step 'gate' does not exist: choose one of input, qkv, scores" in result.output and not (tmp_path / "gate.html").exists()
 
 
 def test_smollm2_layer_13_head_8_page(browser, tmp_path):

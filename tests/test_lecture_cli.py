@@ -190,7 +190,7 @@ def test_an_encoders_lecture_captions_its_mask_scene_as_no_mask(rendered, tmp_pa
         (["--lecture", "--format", "png"], "--lecture joins mp4 videos: drop --format png", 2),
         (["--lecture", "--scene", "softmax,mask"], "--lecture always joins every scene: drop --scene softmax,mask", 2),
         (["--scene", "softmax,"], "'softmax,' holds an empty scene name", 2),
-        (["--scene", "softmax,attention"], "unknown scene 'attention'", 1),
+        (["--scene", "softmax,attention"], "unknown scene 'attention'", 2),
     ],
 )
 def test_bad_lecture_requests_are_one_line_errors_before_rendering(tmp_path, args, message, exit_code):
