@@ -197,7 +197,8 @@ class MultiHead(RecordScene):
         rule = Line([result.header_group.get_left()[0], rule_y, 0], [result.cell_group.get_right()[0], rule_y, 0], color=look.muted, stroke_width=2)
         layout = VGroup(concat, column, times, weights, name, bias, rule, result, hidden_row)
         self.place(layout, title, grow=1.6)
-        terms.scale(weights.scale_now / terms.scale_now).move_to(weights.cell_group)  # where W_O is (the same slots and cells)
+        terms.scale(weights.scale_now / terms.scale_now)
+        terms.shift(weights.cell_group.get_center() - terms.cell_group.get_center())  # cell over cell where W_O is (its ⋯ column aside)
         projection = VGroup(concat, column, times, weights, name, bias, rule, result, hidden_row)
         projection.parts = dict(concat=concat, column=column, times=times, weights=weights, name=name, bias=bias, rule=rule, result=result,
                                 hidden=hidden_row, terms=terms, decimals=decimals)

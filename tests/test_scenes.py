@@ -22,7 +22,7 @@ from blockviz.scenes.grids import NumberGrid, visible_slots
 from blockviz.scenes.look import FONT, HOLD, look
 from blockviz.scenes.text import formula, formula_cache_path, number, text
 from blockviz.worked_example import worked_example
-from support import (FRAME_SHARE, FRAMED, MORE_RECORDS, RECORDS, build, built, named_record, parse, play_by_play, record_value, small_texts,
+from support import (FRAME_SHARE, FRAMED, MORE_RECORDS, RECORDS, THIRTEEN_TOKENS, build, built, named_record, parse, play_by_play, record_value, small_texts,
                      sum_misses, visible_texts)
 
 ENTRIES = entries()
@@ -375,6 +375,21 @@ def test_multi_head_leaves_no_times_before_the_products_of_w_o(cat_record):
 
     _, seen = play_by_play(MultiHead, cat_record, lambda scene: "×" in [t.shown for t in visible_texts(scene)])
     assert any(seen) and not seen[-1]
+
+
+def test_multi_head_products_stand_column_over_column_with_b_o():
+    """With d_model 16 (W_O's columns elided, a ⋯ column at the end), each product of concat ×
+    W_O stands over its column of b_O (and of attn_out, aligned with it), not shifted by the ⋯ column."""
+    from blockviz.scenes.multi_head import MultiHead
+
+    scene, _ = build(MultiHead, record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64)), token="it")
+    grids = {}
+    for grid in (m for m in scene.get_mobject_family_members() if isinstance(m, NumberGrid) and callable(m.source)):
+        grids[grid.source(0, 0)[0]] = grid
+    terms, bias = grids["projection_products"], grids["params"]
+    assert None in terms.column_slots
+    for j in bias.shown_columns():
+        assert terms.cells[terms.shown_rows()[0], j].get_x() == pytest.approx(bias.cells[0, j].get_x(), abs=1e-3), j
 
 
 def test_mask_leaves_no_plus_before_m_once_it_is_added(cat_record):
