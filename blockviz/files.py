@@ -16,6 +16,7 @@ import os
 import re
 import secrets
 import shutil
+import time
 import unicodedata
 from pathlib import Path
 from typing import Iterator
@@ -154,7 +155,11 @@ def _new_file(path: Path) -> None:
 
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
+        for _ in range(40):  # a writer still busy inside (Manim's encoder thread, when interrupted) may add a file meanwhile
+            shutil.rmtree(path, ignore_errors=True)
+            if not path.exists():
+                return
+            time.sleep(0.05)
     else:
         with contextlib.suppress(OSError):
             os.unlink(path)
