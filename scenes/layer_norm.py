@@ -164,7 +164,7 @@ class LayerNormRow(RecordScene):
             for group, grid in stats.values():
                 group.move_to(grid.cell_group).set_x(side_x + group.width / 2)
         note = hidden_note(len(shown), d, "features")
-        side["note"] = [text(f"⋯: {note} (shown: the first, the last and the largest of x)", HEADER_SIZE, look.muted)] if note else []
+        side["note"] = [text(f"⋯: {note} (shown: the first, the last, and the {len(shown) - 2} largest of the rest of x)", HEADER_SIZE, look.muted)] if note else []
         below = VGroup(*(group for group, _ in stats.values())) if rms else rows[-1].cell_group
         for label in side["note"]:
             label.next_to(below, DOWN, buff=0.3).align_to(names[-1], LEFT)

@@ -146,7 +146,7 @@ class Recap(RecordScene):
         first = ColumnSum([row("resid_pre", headers=True), row("attn_out")], row("resid_mid"), look)
         second = ColumnSum([row("resid_mid_norm"), row("ffn_out")], row("resid_post"), look)
         out = row("resid_post_norm")
-        lines = [f"⋯: {d - len(shown)} of {d} entries hidden (shown: the first, the last and the largest)"] if len(shown) < d else []
+        lines = [f"⋯: {d - len(shown)} of {d} entries hidden (shown: the first, the last, and the {len(shown) - 2} largest of the rest)"] if len(shown) < d else []
         for column_sum in (first, second):  # one rounding note for both sums, under the output
             if len(column_sum.note):
                 column_sum.remove(column_sum.note)
