@@ -10,7 +10,7 @@ from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_grid, shape_text, sum_decimals
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, visible_slots
 from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import font_size_of, number, text
@@ -184,7 +184,7 @@ class MultiHead(RecordScene):
                 rest = remainder(rec.attn_out[f, j].item(), ("attn_out", f, j), shown, NUMBER_SIZE, look.muted, decimals)
                 rest.move_to(terms.cells[shown_rows[0], j]).set_y(VGroup(weights.cell_group, weights.ellipsis_group).get_bottom()[1] - terms.cell_height / 2)
                 hidden_row.add(rest)
-            hidden_row.add(text("+" + ELLIPSIS_DOWN, NUMBER_SIZE, look.muted).next_to(hidden_row, LEFT, buff=0.3))
+            hidden_row.add(text(f"+ {d_model - len(shown_rows)} more", NUMBER_SIZE, look.muted).next_to(hidden_row, LEFT, buff=0.3))  # W_O's rows under ⋮
             below = hidden_row
         if bias is not None:
             bias.next_to(below, DOWN, buff=0.15)

@@ -8,7 +8,7 @@ from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import ELLIPSIS_DOWN, Highlight, NumberGrid, cell_width_for
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import number, text
@@ -150,7 +150,8 @@ class ValueMixing(RecordScene):
         left = products.cell_group.get_left()[0]
         names = VGroup()
         if self.hidden:
-            names.add(text("+" + ELLIPSIS_DOWN, size, look.muted).scale(scale).move_to([left - 0.35 * scale, y_hidden, 0]))
+            hidden = text(f"+ {rec.n - len(self.rows_shown)} more", size, look.muted).scale(scale)  # the rows under ⋮, as one term a column
+            names.add(hidden.move_to([left - 0.12 * scale - hidden.width / 2, y_hidden, 0]))
         signs = "=" if all(exact(terms, total) for terms, total in sums) else "≈"
         names.add(text(f"Σ {signs}", size, look.text).scale(scale).move_to([left - 0.45 * scale, y_total, 0]))
         rule_y = y_total + pitch / 2
