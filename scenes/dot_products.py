@@ -5,6 +5,7 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, Text, VGroup
 
 from blockviz.record_fields import axis_labels
+from blockviz.style import format_number
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.wide import largest_entries, slots_of
@@ -45,6 +46,15 @@ def later_term(value: float, color: str, source: tuple, decimals: int = 2) -> Te
     written = numeral(f"{MINUS} {label.shown[1:]}", WORK_SIZE, color)
     written.shown, written.value, written.decimals, written.source = label.shown, label.value, label.decimals, label.source
     return written
+
+
+def products_hold(qs, ks, products) -> bool:
+    """Whether every written product is its written factors' product, rounded as it is written
+    (a product of the record's unrounded entries may differ in its last digit: then "≈")."""
+    def written(label) -> float:
+        return round(label.value, label.decimals)
+
+    return all(format_number(written(q) * written(k), term.decimals) == term.shown for q, k, term in zip(qs, ks, products))
 
 
 class DotProducts(RecordScene):
@@ -187,7 +197,7 @@ class DotProducts(RecordScene):
             rest = remainder(score, ("scores", h, i, j), [(products[c], ("qk_products", h, i, j, c)) for c in dims], WORK_SIZE, look.muted, decimals)
             terms.append(rest)
         total = number(score, WORK_SIZE, look.text, source=("scores", h, i, j))
-        second = [text("=", WORK_SIZE, look.muted)]
+        second = [text("=" if products_hold(qs, ks, terms) else "≈", WORK_SIZE, look.muted)]  # q × k of unrounded entries
         for index, term in enumerate(terms):
             if index and not term.shown.startswith(MINUS):
                 second.append(text("+", WORK_SIZE, look.muted))

@@ -243,6 +243,23 @@ def test_dot_products_score_rows_stand_level_with_their_query_rows(chicken_recor
             assert scores.cells[i, j].get_y() == pytest.approx(query.cells[i, 0].get_y(), abs=1e-3), (i, j)
 
 
+def test_dot_products_say_approximately_where_rounded_factors_miss_a_product():
+    """ "q0 × k0 + q1 × k1" over "= p0 + p1": "=" only when every written product is the product
+    of its written factors (2.46 × 0.36 is 0.89, so a written 0.87 gets "≈")."""
+    from blockviz.scenes.dot_products import DotProducts
+
+    scene, _ = build(DotProducts, record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64)), token="it")
+    signs = []
+    for j in range(scene.focus + 1):
+        lines, qs, ks, _ = scene.work_lines(scene.focus, j, note=False)
+        products = [part for part in lines[1] if getattr(part, "source", ("",))[0] == "qk_products"]
+        holds = all(abs(float(q.shown.replace("−", "-")) * float(k.shown.replace("−", "-")) - float(p.shown.replace("−", "-"))) <= 0.5 * 10 ** -p.decimals + 1e-9
+                    for q, k, p in zip(qs, ks, products))
+        signs.append(lines[1][0].shown)
+        assert lines[1][0].shown == ("=" if holds else "≈"), (j, [q.shown for q in qs], [k.shown for k in ks], [p.shown for p in products])
+    assert "≈" in signs
+
+
 def test_value_mixing_shows_the_records_weighted_values(cat_record):
     _, inspector = built("value-mixing", "default")
     weighted = sourced(inspector, "weighted_values")
