@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from manim import DOWN, UP, AnimationGroup, Group, LaggedStart, Mobject, RoundedRectangle, Scene, SVGMobject, Text, VGroup, Wait, config
 from manim.animation.animation import prepare_animation
@@ -109,18 +110,21 @@ class RecordScene(Scene):
         shown = token_face(self.record.tokens[i])
         return shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
 
-    def top_keys_of(self, i: int, head: int | None = None) -> list[int]:
-        """The keys query ``i`` attends to most in ``head`` (the shown head by default), most first:
-        at most :attr:`top_keys`, none with weight 0."""
-        weights = self.record.weights[self.h if head is None else head, i].tolist()
+    def top_keys_of(self, i: int, head: int | None = None, record=None) -> list[int]:
+        """The keys query ``i`` attends to most in ``head`` (the shown head by default) of
+        ``record`` (the scene's by default), most first: at most :attr:`top_keys`, none with weight 0."""
+        weights = (record or self.record).weights[self.h if head is None else head, i].tolist()
         ranked = sorted(range(len(weights)), key=lambda j: -weights[j])
         return [j for j in ranked[: self.top_keys] if weights[j] > 0]
 
-    def token_slots(self, limit: int = MAX_SLOTS) -> list[int | None]:
+    def token_slots(self, limit: int = MAX_SLOTS, heads: Sequence[int] = ()) -> list[int | None]:
         """The token positions an elided token axis draws (``None`` = ⋯): the focus, the keys it
-        attends to most in the shown head and the first token, never hidden; then the focus's
-        neighbours (:func:`~blockviz.scenes.grids.visible_slots`)."""
-        return visible_slots(self.record.n, self.focus, limit, keep=self.top_keys_of(self.focus))
+        attends to most in the shown head and the first token, never hidden (with ``heads``, the
+        key it attends to most in each of them comes before the shown head's second and third, as
+        room allows); then the focus's neighbours (:func:`~blockviz.scenes.grids.visible_slots`)."""
+        shown = self.top_keys_of(self.focus)
+        keep = shown[:1] + [key for head in heads for key in self.top_keys_of(self.focus, head)[:1]] + shown[1:]
+        return visible_slots(self.record.n, self.focus, limit, keep=keep)
 
     def limit(self, name: str) -> float:
         """The colour scale of quantity ``name`` (a field or a parameter) in this record:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from manim import DOWN, RIGHT, UP, VGroup
@@ -56,7 +57,10 @@ class CausalVsBidirectional(RecordScene):
         from blockviz.scenes.grids import visible_slots
         from blockviz.scenes.look import MAX_SLOTS
 
-        return visible_slots(self.record.n, self.focus, limit or MAX_SLOTS, keep=[self.compared_row(), *self.top_keys_of(self.focus)])
+        i = self.compared_row()
+        tops = [self.top_keys_of(i, record=rec) for rec in (self.record.counterpart(causal=True), self.record.counterpart(causal=False))]
+        kept = [key for pair in itertools.zip_longest(*tops) for key in pair if key is not None]  # the decoder's first, the encoder's first, …
+        return visible_slots(self.record.n, self.focus, limit or MAX_SLOTS, keep=[i, *kept, *self.top_keys_of(self.focus)])
 
     def build(self, title, decoder, encoder) -> VGroup:
         look = self.look

@@ -60,7 +60,7 @@ class MultiHead(RecordScene):
     # -- the heads ------------------------------------------------------------------------------
     def build_heads(self, title) -> dict:
         rec, look, f = self.record, self.look, self.focus
-        slots = self.token_slots()
+        slots = self.token_slots(heads=self.heads_shown())  # each head's strongest key, not only the shown head's
         blocked = rec.mask == -math.inf
         columns, patterns, outputs, lights = [], {}, {}, {}
         features = axis_labels("d_head", rec.tokens, rec.config.d_head)

@@ -394,6 +394,35 @@ def test_multi_head_leaves_no_times_before_the_products_of_w_o(cat_record):
     assert any(seen) and not seen[-1]
 
 
+def test_multi_head_shows_the_key_each_head_attends_to_most():
+    """Elided to 8 token slots, the heads' shared columns keep each head's strongest key for the
+    focus ("it" attends 0.77 to "'t" in head 2 of the wide block), not only the shown head's."""
+    from blockviz.scenes.multi_head import MultiHead
+
+    rec = record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64))
+
+    def patterns(scene):
+        return [grid.shown_columns() for grid in scene.get_mobject_family_members() if isinstance(grid, NumberGrid) and grid.color_rule == "weights"]
+
+    scene, seen = play_by_play(MultiHead, rec, patterns, token="it")
+    columns = next(shown for shown in seen if len(shown) == 4)
+    for h in range(4):
+        strongest = int(rec.weights[h, scene.focus].argmax())
+        assert all(strongest in shown for shown in columns), (h, strongest)
+
+
+def test_causal_vs_bidirectional_shows_the_keys_the_encoder_row_uses_most():
+    """The compared row's strongest keys without the mask (later tokens: "too" and "." for "it"
+    in the wide block) are drawn, not hidden."""
+    from blockviz.scenes.causal_vs_bidirectional import CausalVsBidirectional
+
+    rec = record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64))
+    scene, _ = build(CausalVsBidirectional, rec, token="it")
+    weights = rec.counterpart(causal=False).weights[0, scene.focus]
+    shown = [slot for slot in scene.token_slots() if slot is not None]
+    assert set(weights.topk(2).indices.tolist()) <= set(shown), (weights.topk(2), shown)
+
+
 def test_multi_head_products_stand_column_over_column_with_b_o():
     """With d_model 16 (W_O's columns elided, a ⋯ column at the end), each product of concat ×
     W_O stands over its column of b_O (and of attn_out, aligned with it), not shifted by the ⋯ column."""
