@@ -153,6 +153,17 @@ def exact(labels: Sequence, total) -> bool:
     return abs(written - float(total.shown.replace(style.MINUS, "-"))) < 0.5 * 10 ** -max(label.decimals for label in [*labels, total])
 
 
+def products_hold(firsts: Sequence, seconds: Sequence, products: Sequence) -> bool:
+    """Whether every shown product is its two shown factors' product, rounded as it is shown
+    (``firsts[k] × seconds[k] = products[k]``, all labels). A product of the record's unrounded
+    numbers may differ in its last digit: then the line says "≈"."""
+    def shown(label) -> float:
+        return float(label.shown.replace(style.MINUS, "-"))
+
+    return all(style.format_number(shown(a) * shown(b), product.decimals) == style.format_number(shown(product), product.decimals)
+               for a, b, product in zip(firsts, seconds, products))
+
+
 def remainder(total: float, total_source: tuple, shown: Sequence[tuple[float, tuple]], font_size: float, color: str, decimals: int = 2):
     """The hidden terms of a sum as one number: the record's ``total`` less the ``shown`` terms
     ``(value, source)``. This is the record's total split for display (total − shown), so the
@@ -218,4 +229,4 @@ def activation_curve(pre: Sequence[float], post: Sequence[float], activation: st
 
 
 __all__ = ["shape_text", "row_grid", "parameter_grid", "regroup", "ColumnSum", "rounding_note", "activation_curve", "ACTIVATION_FORMULAS", "TIMES",
-           "sum_decimals", "adds_up", "exact", "remainder", "shown_value"]
+           "sum_decimals", "adds_up", "exact", "products_hold", "remainder", "shown_value"]

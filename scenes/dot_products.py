@@ -5,11 +5,10 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, Text, VGroup
 
 from blockviz.record_fields import axis_labels
-from blockviz.style import format_number
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.wide import largest_entries, slots_of
-from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
+from blockviz.scenes.block_helpers import exact, products_hold, remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
@@ -46,15 +45,6 @@ def later_term(value: float, color: str, source: tuple, decimals: int = 2) -> Te
     written = numeral(f"{MINUS} {label.shown[1:]}", WORK_SIZE, color)
     written.shown, written.value, written.decimals, written.source = label.shown, label.value, label.decimals, label.source
     return written
-
-
-def products_hold(qs, ks, products) -> bool:
-    """Whether every written product is its written factors' product, rounded as it is written
-    (a product of the record's unrounded entries may differ in its last digit: then "≈")."""
-    def written(label) -> float:
-        return round(label.value, label.decimals)
-
-    return all(format_number(written(q) * written(k), term.decimals) == term.shown for q, k, term in zip(qs, ks, products))
 
 
 class DotProducts(RecordScene):

@@ -6,7 +6,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Line, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
-from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
+from blockviz.scenes.block_helpers import exact, products_hold, remainder, sum_decimals
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
@@ -33,6 +33,7 @@ class ValueMixing(RecordScene):
         title = self.show_title(f"Mixing the values (head {self.h})")
         values, output, signs = self.build(title)
         self.add(values, output, signs)
+        self.equals = signs[1]
         self.step(caption="the value rows, one per key, and the output grid to fill")
         shown = None
         for i in self.detailed_rows(values.shown_rows()):
@@ -179,7 +180,9 @@ class ValueMixing(RecordScene):
         frame = VGroup(products.cell_group, products.header_group, products.ellipsis_group)
         sources = [values.labels[j, c] for j in self.rows_shown for c in products.shown_columns()]
         targets = [products.labels[j, c] for j in self.rows_shown for c in products.shown_columns()]
-        self.step(FadeIn(frame), self.carry(sources, targets), caption="each value row times its weight")
+        factors = [weights.labels[j, 0] for j in self.rows_shown for _ in products.shown_columns()]
+        self.step(FadeIn(frame), self.carry(sources, targets), *self.equals_sign("=" if products_hold(factors, sources, targets) else "≈"),
+                  caption="each value row times its weight")
         self.remove(frame, *targets)
         self.add(products)
         self.step(FadeIn(sums), caption="add the scaled rows down each column" + (" (the hidden rows as one term)" if self.hidden else ""))
@@ -193,6 +196,18 @@ class ValueMixing(RecordScene):
         self.step(*landing, self.carry([sums.totals[c] for c in output.shown_columns()], list(labels.values())), FadeIn(light, rate_func=second_half),  # after the sums fly in
                   caption=f"= the output row of “{self.token_name(i)}”")
         return VGroup(weights, products, sums, light)
+
+    def equals_sign(self, sign: str) -> list:
+        """Animations putting ``sign`` ("=", or "≈" when a shown weight × value is not its shown
+        product) between the weights and the products, in the place and size of the one there."""
+        old = self.equals
+        if old.shown == sign:
+            return []
+        new = text(sign, TITLE_SIZE, self.look.text)
+        new.scale(old.width / text(old.shown, TITLE_SIZE, self.look.text).width).move_to(old)  # the layout's scale
+        self.equals = new
+        self._after_play.append(lambda: self.remove(old))
+        return [self.one_after_another(FadeOut(old), FadeIn(new))]
 
     def fill(self, output: NumberGrid, rows: list[int]) -> list:
         keys = [(i, c) for i in rows for c in output.shown_columns()]

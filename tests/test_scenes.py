@@ -260,6 +260,24 @@ def test_dot_products_say_approximately_where_rounded_factors_miss_a_product():
     assert "≈" in signs
 
 
+@pytest.mark.parametrize("sentence, config", [("the cat sat", None), (THIRTEEN_TOKENS, None), (THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64))],
+                         ids=["3 tokens", "13 tokens", "wide"])
+def test_value_mixing_says_approximately_where_a_shown_weight_times_value_misses(sentence, config):
+    """weights × values = products: "≈" when a shown weight times a shown value, rounded, is not
+    the shown product (0.12 × −0.36 = −0.04, shown −0.05 from the unrounded numbers), else "="."""
+    from blockviz.scenes.value_mixing import ValueMixing
+
+    rec = record(sentence, config)
+    scene, _ = build(ValueMixing, rec)
+    h, i = scene.h, scene.focus
+    columns = [c for c in scene.column_slots() if c is not None]
+    misses = [(j, c) for j in scene.rows_shown for c in columns
+              if format_number(round(rec.weights[h, i, j].item(), 2) * round(rec.value[h, j, c].item(), 2), 2)
+              != format_number(rec.weighted_values(h, i)[j, c].item(), 2)]
+    signs = [t.shown for t in visible_texts(scene) if t.shown in ("=", "≈")]
+    assert signs == ["≈" if misses else "="], misses
+
+
 def test_value_mixing_shows_the_records_weighted_values(cat_record):
     _, inspector = built("value-mixing", "default")
     weighted = sourced(inspector, "weighted_values")
