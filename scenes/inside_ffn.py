@@ -101,11 +101,11 @@ class InsideFFN(RecordScene):
         rec = self.record
         name = rec.config.activation_name
         if rec.config.ffn == "gated":
-            title = self.show_title(f"Inside the gated FFN: {name}(gate) ⊙ up, narrowed back")
+            title = self.show_title(f"Inside the gated FFN: {name}(gate) ⊙ up, narrow back")
             rows, ops, plot = self.build_gated(title)
             self.work_gated_row(rows, ops, plot)
         else:
-            title = self.show_title(f"Inside the FFN: one row widened, through {name}, narrowed back")
+            title = self.show_title(f"Inside the FFN: widen, through {name}, narrow back")
             rows, ops, plot = self.build(title)
             self.work_row(rows, ops, plot)
         self.every_row(rows, ops, plot, title)
