@@ -54,6 +54,9 @@ class CausalVsBidirectional(RecordScene):
         return f"{why}a decoder uses {earlier}; an encoder also uses the {later} later one{'s' if later > 1 else ''}"
 
     def token_slots(self, limit=None):
+        """The token positions drawn (``None`` = ⋯): the compared row, its strongest keys with the
+        causal mask and without it (in turn, the strongest first, as room allows), the focus's
+        strongest keys and the first token; then the focus's neighbours."""
         from blockviz.scenes.grids import visible_slots
         from blockviz.scenes.look import MAX_SLOTS
 

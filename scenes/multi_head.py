@@ -36,7 +36,7 @@ class MultiHead(RecordScene):
     The focus token's row is followed: each head's output row, their concatenation, and its
     projection — the products ``concat[f, i] · W_O[i, j]`` (:meth:`~blockviz.block_record.BlockRecord.projection_products`)
     added down each column with ``b_O[j]`` to give ``attn_out[f, j]``; rows of W_O left out are one
-    "+⋮" term (the record's sum less the shown products)."""
+    "+ N more" term (the record's sum less the shown products)."""
 
     def construct(self) -> None:
         title = self.show_title(self.title_text())

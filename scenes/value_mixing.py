@@ -25,8 +25,10 @@ HEAD_SLOTS = 3
 class ValueMixing(RecordScene):
     """Output row i of head h is Σ_j weights[i, j] · value[j] ``(d_head,)``: the mixture has as
     many entries as each value vector (``head_outputs = weights @ value``). The scaled rows are
-    the record's ``weighted_values(h, i)``; rows left out are one "+⋮" term under them (the
-    record's output less the shown rows), so every column adds up to its output entry."""
+    the record's ``weighted_values(h, i)``; rows left out are one "+ N more" term under them
+    (the record's output less the shown rows), so every column adds up to its output entry. The
+    sign between weights and products is "=", or "≈" when a shown weight × shown value does not
+    round to the shown product (:func:`~blockviz.scenes.block_helpers.products_hold`)."""
 
     def construct(self) -> None:
         rec = self.record
