@@ -37,9 +37,12 @@ RENDER = ["render", "the cat sat", "--scene", "softmax", "--format", "mp4", "--r
 # -- the real program ----------------------------------------------------------------------------
 
 
-def temporaries(folder: Path) -> list[str]:
+def temporaries(folder: Path, probes: bool = True) -> list[str]:
+    """The temporary files and folders under ``folder``; with ``probes=False`` not the empty file
+    that checks a folder is writable, made and removed before any work starts."""
+    prefixes = ("media-", "record-", ".blockviz-probe-") if probes else ("media-", "record-")
     return sorted(str(path.relative_to(folder)) for path in folder.rglob("*")
-                  if path.name.endswith(".part") or path.name.startswith(("media-", "record-", ".blockviz-probe-")))
+                  if path.name.endswith(".part") or path.name.startswith(prefixes))
 
 
 def children_of(pid: int) -> set[int]:
@@ -76,12 +79,13 @@ def alive(pids: set[int]) -> set[int]:
 
 class Interruption:
     """One run of ``blockviz ARGS -o OUT`` to be sent ``signum`` (to its process, or as Ctrl-C to
-    its process group) ``delay`` s after its first temporary file or folder appears. OUT holds
-    ``earlier``, an earlier output the run would replace."""
+    its process group) ``delay`` s after its first temporary file or folder appears (not the
+    writable-folder probe) and it has at least ``workers`` child processes. OUT holds ``earlier``,
+    an earlier output the run would replace."""
 
-    def __init__(self, folder: Path, args: list[str], earlier: str, signum: int, to_group: bool, delay: float = 0.0):
+    def __init__(self, folder: Path, args: list[str], earlier: str, signum: int, to_group: bool, delay: float = 0.0, workers: int = 0):
         assert BLOCKVIZ.exists(), f"no blockviz program beside {sys.executable}: install the package (make setup)"
-        self.out, self.earlier, self.signum, self.to_group, self.delay = folder / "out", earlier, signum, to_group, delay
+        self.out, self.earlier, self.signum, self.to_group, self.delay, self.workers = folder / "out", earlier, signum, to_group, delay, workers
         self.out.mkdir(parents=True)
         (self.out / earlier).write_bytes(EARLIER)
         self.process = subprocess.Popen([str(BLOCKVIZ), *args, "-o", str(self.out)], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -93,9 +97,10 @@ class Interruption:
         """Look at the run once: note its processes, signal it when it is time."""
         if self.signalled_at is not None:
             return
-        self.seen |= children_of(self.process.pid)
+        children = children_of(self.process.pid)
+        self.seen |= children
         assert self.process.poll() is None, ("blockviz ended before it was signalled", self.process.communicate())
-        if self.writing_since is None and temporaries(self.out):
+        if self.writing_since is None and len(children) >= self.workers and temporaries(self.out, probes=False):
             self.writing_since = time.monotonic()
         if self.writing_since is not None and time.monotonic() >= self.writing_since + self.delay:
             (os.killpg if self.to_group else os.kill)(self.process.pid, self.signum)
@@ -142,8 +147,8 @@ def test_sigterm_and_ctrl_c_end_figures_and_their_workers(tmp_path):
 
     last = f"{FIGURE_NAMES[-1]}.svg"  # drawn last: not yet replaced when the signal comes
     terminated, interrupted = interrupt_all([
-        Interruption(tmp_path / "term", FIGURES, last, signal.SIGTERM, to_group=False),
-        Interruption(tmp_path / "int", FIGURES, last, signal.SIGINT, to_group=True),
+        Interruption(tmp_path / "term", FIGURES, last, signal.SIGTERM, to_group=False, workers=2),
+        Interruption(tmp_path / "int", FIGURES, last, signal.SIGINT, to_group=True, workers=2),
     ])
     assert len(terminated) >= 2 and len(interrupted) >= 2  # the forked workers were there, and are gone
 
