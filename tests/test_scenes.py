@@ -607,3 +607,31 @@ def test_the_formula_cache_is_named_by_everything_that_changes_the_svg(monkeypat
     assert formula_cache_path("$x$", "#ffffff") != first
     monkeypatch.setattr(scene_text, "MATHTEXT_RECIPE", scene_text.MATHTEXT_RECIPE + 1)
     assert formula_cache_path("$x$", "#ffffff") != first
+
+
+@pytest.mark.parametrize("n_words", [13, 45])
+def test_causal_vs_bidirectional_rows_with_hidden_keys_add_up_to_one(n_words):
+    """Where keys are left out, each shown weights row has its hidden keys' share beside it (the
+    record's 1 less the shown weights), and the shown numbers add up to 1 within one unit of the
+    last digit; every number is the record's."""
+    from blockviz.scenes.causal_vs_bidirectional import CausalVsBidirectional
+
+    sentence = THIRTEEN_TOKENS if n_words == 13 else " ".join(f"w{k}" for k in range(n_words))
+    rec = record(sentence)
+    scene, _ = build(CausalVsBidirectional, rec)
+    shown = [slot for slot in scene.slots if slot is not None]
+    assert len(scene.rows_of_one) == 2 * len(shown)  # every shown row, in both grids
+    for row in scene.rows_of_one:
+        assert len(row) == len(shown) + 1 and row[-1].source[0] == "remainder"
+        unit = 10 ** -max(label.decimals for label in row)
+        assert abs(sum(parse(label.shown) for label in row) - 1.0) <= unit + 1e-9, [label.shown for label in row]
+        for label in row:
+            assert label.shown == format_number(record_value(rec, label.source), label.decimals)
+    assert [header[0].shown for header in scene.hidden_columns] == [f"+ {rec.n - len(shown)}"] * 2
+
+
+def test_causal_vs_bidirectional_has_no_hidden_column_when_every_key_is_shown(cat_record):
+    from blockviz.scenes.causal_vs_bidirectional import CausalVsBidirectional
+
+    scene, _ = build(CausalVsBidirectional, cat_record)
+    assert scene.hidden_columns == [] and scene.rows_of_one == []
