@@ -153,6 +153,24 @@ class BlockRecord:
         ``head_outputs[head, query]``."""
         return self.tensors["weights"][head, query][:, None] * self.tensors["value"][head]
 
+    def input_products(self, role: str, head: int, query: int) -> torch.Tensor:
+        """The terms of token ``query``'s ``role`` (``"query"``, ``"key"`` or ``"value"``) in
+        ``head``, ``(d_model, d_head)``: entry (m, c) is x[query, m] · W[g, m, c], with x what
+        attention reads (``ln1``; post-norm, ``resid_pre``), W the role's ``attn.W_Q``/``W_K``/
+        ``W_V`` and g its head (for key and value, the key/value head ``head`` reads); column c
+        adds up, with b[g, c] where the block has biases, to ``role[head, query, c]`` (before
+        any rotary turn).
+
+        Raises
+        ------
+        KeyError
+            ``role`` is not one of ``"query"``, ``"key"``, ``"value"``.
+        """
+        letter = {"query": "Q", "key": "K", "value": "V"}[role]
+        x = self.tensors["ln1" if "ln1" in self.tensors else "resid_pre"][query]
+        g = head if role == "query" else self.config.kv_head_of(head)
+        return x[:, None] * self.params[f"attn.W_{letter}"][g]
+
     def projection_products(self, query: int) -> torch.Tensor:
         """The terms of query ``query``'s output projection, ``(d_model, d_model)``: entry (i, j)
         is concat[query, i] · W_O[i, j]; column j adds up, with b_O[j], to ``attn_out[query, j]``."""

@@ -20,8 +20,8 @@ from manim import DOWN, LEFT, RIGHT, UP, Axes, Dot, Line, VGroup, VMobject
 from blockviz import style
 from blockviz.record_fields import BY_NAME, axis_labels
 from blockviz.scenes.grids import NumberGrid
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NOTE_SIZE, Look
-from blockviz.scenes.text import number, text
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NOTE_SIZE, WORK_SIZE, Look
+from blockviz.scenes.text import number, numeral, text
 
 TIMES = "\u00d7"
 
@@ -162,6 +162,18 @@ def products_hold(firsts: Sequence, seconds: Sequence, products: Sequence) -> bo
 
     return all(style.format_number(shown(a) * shown(b), product.decimals) == style.format_number(shown(product), product.decimals)
                for a, b, product in zip(firsts, seconds, products))
+
+
+def later_term(value: float, color: str, source: tuple, decimals: int = 2):
+    """A term after the first in a written sum, at the work lines' size: a negative one is drawn
+    "− 0.03" (its sign stands in for the "+"). ``.shown`` is the signed number (``"−0.03"``) it
+    stands for."""
+    label = number(value, WORK_SIZE, color, decimals, source=source)
+    if not label.shown.startswith(style.MINUS):
+        return label
+    written = numeral(f"{style.MINUS} {label.shown[1:]}", WORK_SIZE, color)
+    written.shown, written.value, written.decimals, written.source = label.shown, label.value, label.decimals, label.source
+    return written
 
 
 def remainder(total: float, total_source: tuple, shown: Sequence[tuple[float, tuple]], font_size: float, color: str, decimals: int = 2):

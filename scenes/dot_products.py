@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, Text, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.wide import largest_entries, slots_of
-from blockviz.scenes.block_helpers import exact, products_hold, remainder, sum_decimals
+from blockviz.scenes.block_helpers import exact, later_term, products_hold, remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
-from blockviz.scenes.text import font_size_of, formula, number, numeral, text
+from blockviz.scenes.text import font_size_of, formula, number, text
 
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
 CHAPTER = "Dot products"
@@ -34,17 +34,6 @@ MIN_SLOTS = 5
 """The fewest token slots the grids give way to so their text stays legible (the focus, the
 first token and the top keys, with ⋯)."""
 
-
-
-def later_term(value: float, color: str, source: tuple, decimals: int = 2) -> Text:
-    """A product after the first in a written sum: a negative one is drawn "− 0.03" (its sign
-    stands in for the "+"). ``.shown`` is the signed number (``"−0.03"``) it stands for."""
-    label = number(value, WORK_SIZE, color, decimals, source=source)
-    if not label.shown.startswith(MINUS):
-        return label
-    written = numeral(f"{MINUS} {label.shown[1:]}", WORK_SIZE, color)
-    written.shown, written.value, written.decimals, written.source = label.shown, label.value, label.decimals, label.source
-    return written
 
 
 class DotProducts(RecordScene):

@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, TransformFromCopy, VGroup, config
+from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, Line, TransformFromCopy, VGroup, config
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
-from blockviz.scenes.layout import row_height
+from blockviz.scenes.block_helpers import TIMES, exact, later_term, products_hold, remainder, sum_decimals
+from blockviz.scenes.layout import fit_width, frame_text_width, row_height
 from blockviz.scenes.light_timing import after_the_carry, out_before_the_move
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN, WORK_SIZE
 from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_shown, worked_pair
-from blockviz.scenes.text import formula, text
+from blockviz.scenes.text import formula, number, text
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
-DESCRIPTION = "each row projected into a query, a key and a value for one head (rotary: q and k turned by their position)"
+DESCRIPTION = "each row projected into a query, a key and a value for one head, one query entry worked by hand (rotary: q and k turned by their position)"
 CHAPTER = "Query, key, value"
 CAPTION = "Each normalized row is multiplied by one head's W_Q, W_K and W_V to give that token's query, key and value."
 
@@ -29,9 +30,12 @@ HEAD_SLOTS = 3
 """Columns of each d_head-wide query, key and value grid drawn whole; a wider head draws its
 first and the largest entry of the focus row."""
 ROLES = ("query", "key", "value")
+MINUS = "\u2212"
 NAME_SIZE = CAPTION_SIZE - 4
 ROTARY_BOTTOM = 1.25
 """Height kept at the bottom for a caption of two lines (the rotary shots, a model's layer)."""
+WORK_BAND = 0.95
+"""Height kept above the caption for the two lines that work one entry of the query by hand."""
 
 
 def attention_input(rec) -> tuple[str, str, str]:
@@ -44,11 +48,13 @@ def attention_input(rec) -> tuple[str, str, str]:
     return "ln1", f"{norm}(x)", f"{norm} of each token's row: the input to attention"
 
 
-def source_columns(row: list[float]) -> list[int | None]:
-    """The column slots of the attention input's grid (:data:`SOURCE_SLOTS`); ``row`` the focus's."""
-    if len(row) <= SOURCE_SLOTS:
-        return list(range(len(row)))
-    return slots_of(largest_entries(row, 2, first=1), len(row))
+def source_columns(products: list[float]) -> list[int | None]:
+    """The column slots of the attention input's grid (:data:`SOURCE_SLOTS`): a wider input draws
+    its first column and those of the two largest ``products`` (the terms of the query entry
+    worked by hand), so the written terms are the ones that count."""
+    if len(products) <= SOURCE_SLOTS:
+        return list(range(len(products)))
+    return slots_of(largest_entries(products, 2, first=1), len(products))
 
 
 def head_columns(row: list[float]) -> list[int | None]:
@@ -56,6 +62,12 @@ def head_columns(row: list[float]) -> list[int | None]:
     if len(row) <= HEAD_SLOTS:
         return list(range(len(row)))
     return slots_of(largest_entries(row, 2, first=1), len(row))
+
+
+def query_entry(row: list[float]) -> int:
+    """The entry of the focus's query ``row`` worked by hand: the largest in size of those its
+    grid draws (:func:`head_columns`)."""
+    return max((c for c in head_columns(row) if c is not None), key=lambda c: (abs(row[c]), -c))
 
 
 def shared_heads(config, head: int) -> list[int]:
@@ -93,7 +105,9 @@ def centre_on(layout, part, margin: float = FRAME_MARGIN) -> None:
 
 class QueryKeyValue(RecordScene):
     """Each row x of ``ln1`` ``(n, d_model)`` becomes a query, a key and a value ``(n, d_head)``
-    for head h: q = x W_Q + b_Q, k = x W_K + b_K, v = x W_V + b_V. With grouped-query attention
+    for head h: q = x W_Q + b_Q, k = x W_K + b_K, v = x W_V + b_V. One entry of the focus's
+    query is worked by hand first: its row times a column of W_Q, plus b_Q (the products from
+    :meth:`~blockviz.block_record.BlockRecord.input_products`). With grouped-query attention
     k and v come from the key/value head h shares with other query heads. With rotary positions
     (Su et al. 2021, Eq. 34) the focus's query and its top key are then turned pair by pair
     (``query_rot``, ``key_rot``; :mod:`blockviz.scenes.rotary`)."""
@@ -109,7 +123,8 @@ class QueryKeyValue(RecordScene):
                 "key": "through W_K: the key, what it offers to be found by",
                 "value": "through W_V: the value, what it hands on when attended to"}
         self.step(FadeIn(light), caption=f"the row of “{self.token_name(f)}”")
-        for role in ROLES:
+        self.work_query_entry(source, grids["query"], light, says["query"])
+        for role in ROLES[1:]:
             self.project_row(source, equations[role], grids[role], f, says[role], light)
         self.play(FadeOut(light), run_time=0.3)
         if rec.config.kv_heads != rec.config.n_heads:
@@ -124,11 +139,13 @@ class QueryKeyValue(RecordScene):
     def build(self, title):
         rec, h, f, look = self.record, self.h, self.focus, self.look
         slots = self.token_slots()
-        height = row_height(len(slots), height=4.6)
+        height = row_height(len(slots), height=3.9)  # compact rows: the work lines take a band under the grids
         field, name, _ = attention_input(rec)
         values = rec.tensors[field]
+        self.entry = query_entry(rec.query[h, f].tolist())
+        columns = source_columns(rec.input_products("query", h, f)[:, self.entry].tolist())
         source = NumberGrid(values, self.token_names, axis_labels("d_model", rec.tokens, rec.config.d_model), look, source=(field,),
-                            color_limit=self.limit(field), row_slots=slots, column_slots=source_columns(values[f].tolist()), cell_height=height)
+                            color_limit=self.limit(field), row_slots=slots, column_slots=columns, cell_height=height)
         self.name_under(source, name, look.muted, hidden_note(len(source.shown_columns()), rec.config.d_model, "columns"))
         names = axis_labels("d_head", rec.tokens, rec.config.d_head)
         bias = (lambda letter: f" + b_{letter}") if rec.config.bias else (lambda letter: "")  # a model without biases: q = x W_Q
@@ -149,8 +166,12 @@ class QueryKeyValue(RecordScene):
             grids["value"].header_group.add(text(f"each: {note}", NAME_SIZE, look.muted).next_to(VGroup(*(grid.header_group[-1] for grid in grids.values())), DOWN, buff=0.1))
         layout = VGroup(source, projections).arrange(RIGHT, buff=0.5)
         projections.shift(UP * (source.cell_group.get_top()[1] - grids["query"].cell_group.get_top()[1]))  # rows level with the input's
-        self.place(layout, title, bottom_space=ROTARY_BOTTOM if note or rec.source.is_model else 0.9, grow=1.4)  # a model's captions: two lines
-        self.add(*equations.values())
+        caption_band = ROTARY_BOTTOM if note or rec.source.is_model else 0.9  # a model's captions: two lines
+        self.place(layout, title, bottom_space=caption_band + WORK_BAND, grow=1.4)
+        self.work_bottom = -config.frame_height / 2 + caption_band + 0.1
+        # The working's place: a faint rule under it, there from the start (the lines come and go above it).
+        rule = Line(LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5).set_y(self.work_bottom - 0.05)
+        self.add(*equations.values(), rule)
         return source, equations, grids
 
     @staticmethod
@@ -166,6 +187,82 @@ class QueryKeyValue(RecordScene):
         keys = [(i, c) for i in rows for c in columns]
         fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
         return self.recolour(grid, fills) + self.replace_labels(grid, {key: grid.number_at(*key, fill=fills[key]) for key in keys})
+
+    def work_lines(self, source: NumberGrid, c: int) -> VGroup:
+        """``q₂ = x₀ × W₀₂ + … + b₂`` over ``= p₀ + … + b₂ = q₂``: entry ``c`` of the focus's query
+        from its row of the attention input, column c of W_Q and b_Q, with the record's products
+        (:meth:`~blockviz.block_record.BlockRecord.input_products`). The input's columns drawn in
+        ``source`` are written; the rest are one term. ``.xs`` are the written inputs, ``.total``
+        the query entry."""
+        rec, h, f, look = self.record, self.h, self.focus, self.look
+        field = attention_input(rec)[0]
+        columns = source.shown_columns()
+        products = rec.input_products("query", h, f)[:, c].tolist()
+        value = rec.query[h, f, c].item()
+        bias = (rec.params["attn.b_Q"][h, c].item(), ("params", "attn.b_Q", h, c)) if "attn.b_Q" in rec.params else None
+        hidden = len(columns) < rec.config.d_model
+        written = [(products[m], ("input_products", "query", h, f, m, c)) for m in columns]
+        rest_value = value - sum(term for term, _ in written) - (bias[0] if bias else 0.0)
+        decimals = sum_decimals([([term for term, _ in written] + ([rest_value] if hidden else []) + ([bias[0]] if bias else []), value)])
+        xs = [number(rec.tensors[field][f, m].item(), WORK_SIZE, look.text, source=(field, f, m)) for m in columns]
+        ws = [number(rec.params["attn.W_Q"][h, m, c].item(), WORK_SIZE, look.query, source=("params", "attn.W_Q", h, m, c)) for m in columns]
+        sub = self.subscript
+        first = [text(f"q{sub(c)} of “{self.token_name(f)}”", WORK_SIZE, look.query), text("=", WORK_SIZE, look.muted)]
+        for index, (x, w) in enumerate(zip(xs, ws)):
+            if index:
+                first.append(text("+", WORK_SIZE, look.muted))
+            first += [x, text(TIMES, WORK_SIZE, look.muted), w]
+        if hidden:
+            first.append(text(f"+ {rec.config.d_model - len(columns)} more", WORK_SIZE, look.muted))
+        terms = [number(term, WORK_SIZE, look.text, decimals, source=src) if index == 0 else later_term(term, look.text, src, decimals)
+                 for index, (term, src) in enumerate(written)]
+        if hidden:  # the entry split for display: the written products, the rest as one term, the bias
+            terms.append(remainder(value, ("query", h, f, c), written + ([bias] if bias else []), WORK_SIZE, look.muted, decimals))
+        if bias:
+            b = later_term(bias[0], look.query, bias[1], decimals)
+            first += [text("+", WORK_SIZE, look.muted), number(bias[0], WORK_SIZE, look.query, source=bias[1])]
+            terms.append(b)
+        total = number(value, WORK_SIZE, look.query, source=("query", h, f, c))
+        second = [text("=" if products_hold(xs, ws, terms[:len(xs)]) else "≈", WORK_SIZE, look.muted)]
+        for index, term in enumerate(terms):
+            if index and not term.shown.startswith(MINUS):
+                second.append(text("+", WORK_SIZE, look.muted))
+            if hidden and index == len(xs):
+                second.append(text("(the rest)", WORK_SIZE - 2, look.muted))
+            second.append(term)
+        second += [text("=" if exact(terms, total) else "≈", WORK_SIZE, look.muted), total]
+        lines = VGroup(VGroup(*first).arrange(RIGHT, buff=0.12), VGroup(*second).arrange(RIGHT, buff=0.12))
+        lines[1].next_to(lines[0], DOWN, buff=0.18).align_to(lines[0][2], LEFT)
+        fit_width(lines, frame_text_width())
+        lines.move_to([0, self.work_bottom + lines.height / 2, 0])
+        self.shown_sum(terms, total)
+        lines.xs, lines.total = xs, total
+        return lines
+
+    def work_query_entry(self, source: NumberGrid, grid: NumberGrid, light: Highlight, caption: str) -> None:
+        """One entry of the focus's query by hand: its row's numbers come down into the work
+        line beside column c of W_Q, the products appear and add up (with b_Q), the sum lands
+        in the query's cell; then the rest of the row arrives."""
+        f = self.focus
+        c = self.entry
+        lines = self.work_lines(source, c)
+        moved = {id(x) for x in lines.xs}
+        rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
+        sources = [source.labels[f, m] for m in source.shown_columns()]
+        self.step(FadeIn(rest_of_first), self.carry(sources, lines.xs), FadeOut(light, rate_func=out_before_the_move),
+                  caption=f"entry {c} of its query: the row times column {c} of W_Q, entry by entry" + (", plus b_Q" if "attn.b_Q" in self.record.params else ""))
+        self.step(FadeIn(lines[1]), caption="…the products, added up: one number of the query")
+        fill = grid.color_of(grid.values[f][c])
+        cell_label = grid.number_at(f, c, fill=fill)
+        recolour = self.recolour(grid, {(f, c): fill})
+        grid.set_label(f, c, cell_label)
+        self.adopt(grid, [cell_label])
+        self.step(*recolour, self.carry([lines.total], [cell_label]), caption="it lands in the query's cell", hold=self.hold * 0.6)
+        self.remove(*lines.xs)
+        lines[0].add(*lines.xs)
+        self.add(lines)
+        others = [column for column in grid.shown_columns() if column != c]
+        self.step(FadeOut(lines), *self.fill(grid, [f], others), FadeIn(light), caption=caption)
 
     def project_row(self, source: NumberGrid, equation, grid: NumberGrid, i: int, caption: str, light: Highlight) -> None:
         """Row ``i``'s numbers slide into the projection's formula, and its new row arrives in

@@ -76,6 +76,9 @@ def record_value(rec, source: tuple) -> float:
     if name in rec.tensors:
         return rec.tensors[name][tuple(index)].item()
     method = getattr(rec, name)  # a record method of (head, query), e.g. qk_products, or of (query,): projection_products
+    if name == "input_products":  # (role, head, query, row of W, column of W)
+        role, head, query, *index = index
+        return method(role, head, query)[tuple(index)].item()
     if name == "projection_products":
         query, *index = index
         return method(query)[tuple(index)].item()

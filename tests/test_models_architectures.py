@@ -101,6 +101,8 @@ def test_other_architectures_save_load_and_check(tmp_path):
     assert rec.params["attn.W_K"].shape == (2, 16, 4) and torch.equal(rec.key[0], rec.key[1])
     torch.testing.assert_close(rec.scores, rec.query_rot @ rec.key_rot.transpose(-1, -2))
     torch.testing.assert_close(rec.qk_products(1, 3).sum(-1), rec.scores[1, 3])
+    torch.testing.assert_close(rec.input_products("key", 1, 3).sum(0), rec.key[1, 3])  # no bias; key/value head 0 of query head 1
+    torch.testing.assert_close(rec.input_products("query", 1, 3).sum(0), rec.query[1, 3])
 
 
 @pytest.mark.parametrize("fields, message", [

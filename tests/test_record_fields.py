@@ -75,6 +75,18 @@ def test_weighted_values_add_up_to_the_head_output(chicken_record):
     assert terms[2].tolist() == pytest.approx((rec.weights[0, 12, 2] * rec.value[0, 2]).tolist())
 
 
+@pytest.mark.parametrize("role", ["query", "key", "value"])
+def test_input_products_add_up_to_the_query_key_and_value(chicken_record, role):
+    rec = chicken_record
+    terms = rec.input_products(role, 1, 8)
+    letter = role[0].upper()
+    assert terms.shape == (rec.config.d_model, rec.config.d_head)
+    assert terms[2, 1].item() == pytest.approx(rec.ln1[8, 2].item() * rec.params[f"attn.W_{letter}"][1, 2, 1].item())
+    reference = torch.nn.functional.linear(rec.ln1[8], rec.params[f"attn.W_{letter}"][1].T, rec.params[f"attn.b_{letter}"][1])
+    torch.testing.assert_close(terms.sum(0) + rec.params[f"attn.b_{letter}"][1], reference)
+    torch.testing.assert_close(terms.sum(0) + rec.params[f"attn.b_{letter}"][1], getattr(rec, role)[1, 8])
+
+
 def test_projection_products_add_up_to_the_attention_output(chicken_record):
     rec = chicken_record
     terms = rec.projection_products(5)

@@ -493,7 +493,8 @@ def test_a_written_sum_that_misses_by_rounding_says_so_with_approx(cat_record):
 
 
 def test_a_negative_product_after_the_first_is_written_with_a_minus_not_plus_minus(cat_record):
-    from blockviz.scenes.dot_products import DotProducts, later_term
+    from blockviz.scenes.block_helpers import later_term
+    from blockviz.scenes.dot_products import DotProducts
 
     source = ("qk_products", 0, 0, 0, 0)
     term = later_term(-0.0312, "#ffffff", source)
@@ -635,3 +636,27 @@ def test_causal_vs_bidirectional_has_no_hidden_column_when_every_key_is_shown(ca
 
     scene, _ = build(CausalVsBidirectional, cat_record)
     assert scene.hidden_columns == [] and scene.rows_of_one == []
+
+
+@pytest.mark.parametrize("wide", [False, True], ids=["d_model 4", "d_model 16"])
+def test_qkv_works_one_query_entry_from_the_row_w_q_and_b_q(wide):
+    """One entry of the focus's query is worked by hand: the input row's entries times column c
+    of W_Q (the record's products), the hidden ones as one term where d_model is elided, plus
+    b_Q, add up to the query's entry (c the largest drawn)."""
+    from blockviz.scenes.query_key_value import QueryKeyValue
+
+    rec = record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64) if wide else None)
+    scene, _ = build(QueryKeyValue, rec, token="it")
+    (terms, total), = [(parts, total) for parts, total in scene.sums if total.source[0] == "query"]
+    _, h, f, c = total.source
+    assert (h, f) == (0, 8) and parse(total.shown) == pytest.approx(rec.query[0, 8, c].item(), abs=0.005)
+    kinds = [term.source[0] for term in terms]
+    assert kinds[-1] == "params" and terms[-1].source[1] == "attn.b_Q"
+    if wide:  # the input's drawn columns written, the other 13–14 as one term
+        drawn = len([term for term in terms if term.source[0] == "input_products"])
+        assert 2 <= drawn <= 4 and kinds == ["input_products"] * drawn + ["remainder", "params"]
+    else:
+        assert kinds == ["input_products"] * 4 + ["params"]
+    for term in terms:
+        assert term.shown == format_number(record_value(rec, term.source), term.decimals)
+    assert sum_misses(terms, total) <= 1 + 1e-6
