@@ -36,12 +36,13 @@ class CausalVsBidirectional(RecordScene):
         title = self.show_title(f"Decoder vs encoder attention (head {self.h})")
         decoder, encoder = self.record.counterpart(causal=True), self.record.counterpart(causal=False)
         self.rows_of_one: list[list] = []  # each shown weights row's labels, with its hidden keys' share: they add up to 1
+        self.shares: dict[tuple[int, int], VGroup] = {}  # (grid, row): "+ 0.62", the hidden keys' share
         grids = self.build(title, decoder, encoder)
         self.add(grids)
         self.step(caption="left, a decoder's causal mask; right, an encoder's: no mask at all")
         self.step(*self.to_weights(grids[0], decoder), *self.to_weights(grids[1], encoder), caption=self.weights_caption(), run_time=1.4)
         i = self.compared_row()
-        lights = [Highlight(self.look, grid.row(i)) for grid in grids]  # one per grid: no box crosses the gap's labels
+        lights = [Highlight(self.look, VGroup(grid.row(i), *self.shares.get((k, i), []))) for k, grid in enumerate(grids)]  # one per grid: no box crosses the gap's labels
         self.step(*(FadeIn(light) for light in lights), caption=self.compared_caption(i))
         self.step(*(FadeOut(light) for light in lights), caption="every decoder row stops at the diagonal; an encoder row spans the sentence")
 
@@ -62,7 +63,7 @@ class CausalVsBidirectional(RecordScene):
         later = n - 1 - i
         why = f"“{self.token_name(self.focus)}” is the last token and sees every token either way, so row “{token}”: " if i != self.focus else f"“{token}”: "
         earlier = "only itself" if i == 0 else f"itself and {i} earlier token{'s' if i > 1 else ''}"
-        return f"{why}a decoder uses {earlier}; an encoder also uses the {later} later one{'s' if later > 1 else ''}"
+        return f"{why}a decoder uses {earlier}; an encoder also uses " + (f"the {later} later ones" if later > 1 else "the one after it")
 
     def token_slots(self, limit: int = MAX_SLOTS):
         """The token positions drawn (``None`` = ⋯): the compared row, its strongest keys with the
@@ -115,14 +116,14 @@ class CausalVsBidirectional(RecordScene):
         return VGroup(*grids), units
 
     def hidden_header(self, grid: NumberGrid, slots) -> list:
-        """The "+ N hidden" header of the column, right of ``grid``, that holds each row's hidden
+        """The "N more" header of the column, right of ``grid``, that holds each row's hidden
         keys' weight (none when every key is shown); kept in :attr:`hidden_columns` until the
         weights arrive."""
         count = self.record.n - sum(slot is not None for slot in slots)
         if count == 0:
             return []
         look = self.look
-        header = VGroup(text(f"+ {count}", HEADER_SIZE, look.muted), text("more", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.06)
+        header = text(f"{count} more", HEADER_SIZE, look.muted)
         header.next_to(grid.body(), RIGHT, buff=0.15)
         header.align_to(grid.column_headers[grid.shown_columns()[0]], DOWN)
         self.hidden_columns.append(header)
@@ -141,8 +142,8 @@ class CausalVsBidirectional(RecordScene):
         return self.recolour(grid, fills) + self.replace_labels(grid, labels) + self.hidden_weights(grid, rec, labels)
 
     def hidden_weights(self, grid: NumberGrid, rec, labels: dict) -> list:
-        """Each shown row's hidden keys' weight (1 less its shown weights, from the record), in
-        the "+ N hidden" column; the row's labels and it add up to 1."""
+        """Each shown row's hidden keys' weight (1 less its shown weights, from the record), as
+        "+ 0.62" in the "N more" column; the row's labels and it add up to 1."""
         if not self.hidden_columns:
             return []
         header = self.hidden_columns[0 if rec.config.causal else 1]
@@ -150,7 +151,9 @@ class CausalVsBidirectional(RecordScene):
         for i in grid.shown_rows():
             shown = [(rec.weights[self.h, i, j].item(), (variant(rec), "weights", self.h, i, j)) for j in grid.shown_columns()]
             rest = remainder(1.0, ("constant", 1.0), shown, NUMBER_SIZE, self.look.muted, self.decimals).scale(grid.scale_now)
-            shares.add(rest.move_to([header.get_x(), grid.cells[i, grid.shown_columns()[0]].get_y(), 0]))
+            share = VGroup(text("+", NUMBER_SIZE, self.look.muted).scale(grid.scale_now), rest).arrange(RIGHT, buff=0.12 * grid.scale_now)
+            shares.add(share.move_to([header.get_x(), grid.cells[i, grid.shown_columns()[0]].get_y(), 0]))
+            self.shares[0 if rec.config.causal else 1, i] = share
             self.rows_of_one.append([labels[i, j] for j in grid.shown_columns()] + [rest])
         return [FadeIn(shares)]
 

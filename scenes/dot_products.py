@@ -169,7 +169,7 @@ class DotProducts(RecordScene):
                 first.append(text("+", WORK_SIZE, look.muted))
             first += [a, text("×", WORK_SIZE, look.muted), b]  # × binds before +: no brackets, a line that fits 480p
         if hidden:
-            first.append(text(f"+ {d_head - len(dims)} more", WORK_SIZE, look.muted))
+            first.append(text(f"+ … ({d_head - len(dims)} more)", WORK_SIZE, look.muted))
         terms = [number(products[c], WORK_SIZE, look.text, decimals, source=("qk_products", h, i, j, c)) if index == 0
                  else later_term(products[c], look.text, ("qk_products", h, i, j, c), decimals) for index, c in enumerate(dims)]
         if hidden:  # the score split for display: the written products and the rest as one term

@@ -25,7 +25,8 @@ CAPTION = "Each normalized row is multiplied by one head's W_Q, W_K and W_V to g
 
 SOURCE_SLOTS = 4
 """Columns of the d_model-wide input drawn whole; a wider input draws its first column and the
-largest entry of the focus row, ⋯ between (three grids stand beside it: no room for more)."""
+one with the largest product in the query entry worked by hand, ⋯ between (three grids stand
+beside it: no room for more)."""
 HEAD_SLOTS = 3
 """Columns of each d_head-wide query, key and value grid drawn whole; a wider head draws its
 first and the largest entry of the focus row."""
@@ -50,8 +51,8 @@ def attention_input(rec) -> tuple[str, str, str]:
 
 def source_columns(products: list[float]) -> list[int | None]:
     """The column slots of the attention input's grid (:data:`SOURCE_SLOTS`): a wider input draws
-    its first column and those of the two largest ``products`` (the terms of the query entry
-    worked by hand), so the written terms are the ones that count."""
+    its first column and that of the largest of ``products`` (the terms of the query entry
+    worked by hand), so the written terms include the one that counts most."""
     if len(products) <= SOURCE_SLOTS:
         return list(range(len(products)))
     return slots_of(largest_entries(products, 2, first=1), len(products))
@@ -170,7 +171,7 @@ class QueryKeyValue(RecordScene):
         self.place(layout, title, bottom_space=caption_band + WORK_BAND, grow=1.4)
         self.work_bottom = -config.frame_height / 2 + caption_band + 0.1
         # The working's place: a faint rule under it, there from the start (the lines come and go above it).
-        rule = Line(LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5).set_y(self.work_bottom - 0.05)
+        rule = Line(LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5).set_y(self.work_bottom - 0.09)
         self.add(*equations.values(), rule)
         return source, equations, grids
 
@@ -213,7 +214,7 @@ class QueryKeyValue(RecordScene):
                 first.append(text("+", WORK_SIZE, look.muted))
             first += [x, text(TIMES, WORK_SIZE, look.muted), w]
         if hidden:
-            first.append(text(f"+ {rec.config.d_model - len(columns)} more", WORK_SIZE, look.muted))
+            first.append(text(f"+ … ({rec.config.d_model - len(columns)} more)", WORK_SIZE, look.muted))
         terms = [number(term, WORK_SIZE, look.text, decimals, source=src) if index == 0 else later_term(term, look.text, src, decimals)
                  for index, (term, src) in enumerate(written)]
         if hidden:  # the entry split for display: the written products, the rest as one term, the bias
@@ -250,7 +251,7 @@ class QueryKeyValue(RecordScene):
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
         sources = [source.labels[f, m] for m in source.shown_columns()]
         self.step(FadeIn(rest_of_first), self.carry(sources, lines.xs), FadeOut(light, rate_func=out_before_the_move),
-                  caption=f"entry {c} of its query: the row times column {c} of W_Q, entry by entry" + (", plus b_Q" if "attn.b_Q" in self.record.params else ""))
+                  caption=f"entry {c} of its query, the largest in size: the row times column {c} of W_Q, entry by entry" + (", plus b_Q…" if "attn.b_Q" in self.record.params else "…"))
         self.step(FadeIn(lines[1]), caption="…the products, added up: one number of the query")
         fill = grid.color_of(grid.values[f][c])
         cell_label = grid.number_at(f, c, fill=fill)

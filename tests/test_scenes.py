@@ -348,7 +348,7 @@ def test_worked_example_reads_the_worked_example(cat_record):
 
 
 @pytest.mark.parametrize(("token", "row", "said"), [(None, 0, "“sat” is the last token and sees every token either way, so row “the”: a decoder uses only itself; an encoder also uses the 2 later ones"),
-                                                     ("cat", 1, "“cat”: a decoder uses itself and 1 earlier token; an encoder also uses the 1 later one")])
+                                                     ("cat", 1, "“cat”: a decoder uses itself and 1 earlier token; an encoder also uses the one after it")])
 def test_causal_vs_bidirectional_works_a_row_where_the_two_differ(cat_record, token, row, said):
     from blockviz.scenes.causal_vs_bidirectional import CausalVsBidirectional
 
@@ -628,7 +628,7 @@ def test_causal_vs_bidirectional_rows_with_hidden_keys_add_up_to_one(n_words):
         assert abs(sum(parse(label.shown) for label in row) - 1.0) <= unit + 1e-9, [label.shown for label in row]
         for label in row:
             assert label.shown == format_number(record_value(rec, label.source), label.decimals)
-    assert [header[0].shown for header in scene.hidden_columns] == [f"+ {rec.n - len(shown)}"] * 2
+    assert [header.shown for header in scene.hidden_columns] == [f"{rec.n - len(shown)} more"] * 2
 
 
 def test_causal_vs_bidirectional_has_no_hidden_column_when_every_key_is_shown(cat_record):
