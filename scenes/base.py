@@ -191,6 +191,11 @@ class RecordScene(Scene):
         """The animations in turn, within one play (so two texts never cross-fade in one place)."""
         return LaggedStart(*animations, lag_ratio=1.0)
 
+    def products_then_sum(self, line: VGroup):
+        """A work line's second line arriving in two beats: its terms, then "= total" (its last
+        two parts)."""
+        return self.one_after_another(FadeIn(VGroup(*line[:-2])), FadeIn(VGroup(*line[-2:])))
+
     def shown_sum(self, parts: list[Text], total: Text) -> None:
         """Note that ``total`` is shown as the sum of ``parts`` (tests check it adds up)."""
         self.sums.append((list(parts), total))

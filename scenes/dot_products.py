@@ -205,7 +205,7 @@ class DotProducts(RecordScene):
         arriving = self.carry([source for source, _ in pairs], [target for _, target in pairs])  # on chips: readable on the way
         self.step(self.one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
                   caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…")
-        self.step(FadeIn(lines[1]), caption="…the products, added up: one score")
+        self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one score")
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
         recolour = self.recolour(scores, {(i, j): fill})

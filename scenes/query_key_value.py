@@ -252,7 +252,7 @@ class QueryKeyValue(RecordScene):
         sources = [source.labels[f, m] for m in source.shown_columns()]
         self.step(FadeIn(rest_of_first), self.carry(sources, lines.xs), FadeOut(light, rate_func=out_before_the_move),
                   caption=f"entry {c} of its query, the largest in size: the row times column {c} of W_Q, entry by entry" + (", plus b_Q…" if "attn.b_Q" in self.record.params else "…"))
-        self.step(FadeIn(lines[1]), caption="…the products, added up: one number of the query")
+        self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one number of the query")
         fill = grid.color_of(grid.values[f][c])
         cell_label = grid.number_at(f, c, fill=fill)
         recolour = self.recolour(grid, {(f, c): fill})
