@@ -29,7 +29,7 @@ one with the largest product in the query entry worked by hand, ⋯ between (thr
 beside it: no room for more)."""
 HEAD_SLOTS = 3
 """Columns of each d_head-wide query, key and value grid drawn whole; a wider head draws its
-first and the largest entry of the focus row."""
+first and the largest entry of the focus's query, the same columns in all three grids."""
 ROLES = ("query", "key", "value")
 MINUS = "\u2212"
 NAME_SIZE = CAPTION_SIZE - 4
@@ -151,11 +151,12 @@ class QueryKeyValue(RecordScene):
         names = axis_labels("d_head", rec.tokens, rec.config.d_head)
         bias = (lambda letter: f" + b_{letter}") if rec.config.bias else (lambda letter: "")  # a model without biases: q = x W_Q
         grids, equations = {}, {}
+        head_slots = head_columns(rec.query[h, f].tolist())  # one set of columns for the three: they line up under one note
         for role in ROLES:
             color = getattr(look, role)
             head_values = getattr(rec, role)[h]
             grid = NumberGrid(head_values, None, names, look, source=(role, h), color_limit=self.limit(role), row_slots=slots,
-                              column_slots=head_columns(head_values[f].tolist()), column_header_color=color, cell_height=height,
+                              column_slots=head_slots, column_header_color=color, cell_height=height,
                               show_numbers=False, filled=False)
             self.name_under(grid, role, color)
             grids[role] = grid
