@@ -32,6 +32,8 @@ HEAD_SLOTS = 3
 first and the largest entry of the focus's query, the same columns in all three grids."""
 ROLES = ("query", "key", "value")
 MINUS = "\u2212"
+X_GLYPH = 2
+"""The x of "q = x W_Q + b_Q" among the formula's glyphs (q, =, x, …)."""
 NAME_SIZE = CAPTION_SIZE - 4
 ROTARY_BOTTOM = 1.25
 """Height kept at the bottom for a caption of two lines (the rotary shots, a model's layer)."""
@@ -267,11 +269,22 @@ class QueryKeyValue(RecordScene):
         self.step(FadeOut(lines), *self.fill(grid, [f], others), FadeIn(light), caption=caption)
 
     def project_row(self, source: NumberGrid, equation, grid: NumberGrid, i: int, caption: str, light: Highlight) -> None:
-        """Row ``i``'s numbers slide into the projection's formula, and its new row arrives in
-        ``grid``; ``light``, framing the row, is out of their way while they leave it."""
+        """Row ``i``'s numbers slide into the x of the projection's formula, shrinking to its
+        size, and its new row arrives in ``grid``; ``light``, framing the row, is out of their
+        way while they leave it."""
         sources = [source.labels[i, j] for j in source.shown_columns()]
-        self.play(self.send(sources, [equation] * len(sources)), FadeOut(light, rate_func=out_before_the_move), run_time=self.step_time * 0.8)
+        self.play(self.absorb(sources, equation[X_GLYPH]), FadeOut(light, rate_func=out_before_the_move), run_time=self.step_time * 0.8)
         self.step(*self.fill(grid, [i]), FadeIn(light), caption=caption)
+
+    def absorb(self, sources, target):
+        """One animation: copies of ``sources`` on their chips move as one row onto ``target``,
+        shrinking to its height, and leave (the row becomes the formula's x)."""
+        copies = [self.travelling(label) for label in sources]
+        self.add(*copies)
+        self._after_play.append(lambda: self.remove(*copies))
+        row = VGroup(*copies)
+        move = row.animate.scale(min(1.0, target.height * 1.6 / row.height)).move_to(target)
+        return self.one_after_another(move, AnimationGroup(*(Conceal(copy) for copy in copies)))
 
     # -- rotary positions --------------------------------------------------------------------
     def rotate(self, title) -> None:
