@@ -9,17 +9,18 @@ from manim import DOWN, RIGHT, UP, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn, FadeOut
+from blockviz.scenes.block_helpers import remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import column_width, row_height, smallest_font_size
-from blockviz.scenes.block_helpers import remainder, sum_decimals
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import text
 
 DESCRIPTION = "decoder vs encoder: masks and weights with and without the causal mask"
 CHAPTER = "Causal vs bidirectional"
+CAPTION = "The same sentence with and without the causal mask: a decoder's token reads only earlier tokens, an encoder's may use later ones too."
+
 MIN_SLOTS = 5
 """The fewest token slots tried before the grids' text would go under 11 px at 480p."""
-CAPTION = "The same sentence with and without the causal mask: a decoder's token reads only earlier tokens, an encoder's may use later ones too."
 
 
 class CausalVsBidirectional(RecordScene):
@@ -29,8 +30,8 @@ class CausalVsBidirectional(RecordScene):
 
     The row compared is one where the two differ: the focus token's, or the first token's when
     the focus is the last token (which sees every token either way); the caption says which.
-    Where keys are left out, their weights arrive as one "+ N hidden" term beside each row, so
-    every row shown adds up to 1."""
+    Where keys are left out, each row's hidden keys' weight arrives beside it ("+ 0.62" in an
+    "8 more" column), so every row shown adds up to 1."""
 
     def construct(self) -> None:
         title = self.show_title(f"Decoder vs encoder attention (head {self.h})")
