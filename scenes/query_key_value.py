@@ -193,55 +193,76 @@ class QueryKeyValue(RecordScene):
         return self.recolour(grid, fills) + self.replace_labels(grid, {key: grid.number_at(*key, fill=fills[key]) for key in keys})
 
     def work_lines(self, source: NumberGrid, c: int) -> VGroup:
-        """``q₂ = x₀ × W₀₂ + … + b₂`` over ``= p₀ + … + b₂ = q₂``: entry ``c`` of the focus's query
-        from its row of the attention input, column c of W_Q and b_Q, with the record's products
-        (:meth:`~blockviz.block_record.BlockRecord.input_products`). The input's columns drawn in
-        ``source`` are written; the rest are one term. ``.xs`` are the written inputs, ``.total``
-        the query entry."""
+        """``q₂ of “it” = x₀ × W₀₂ + … + b₂`` over ``= p₀ + … + b₂ = q₂``: entry ``c`` of the
+        focus's query from its row of the attention input, column c of W_Q and b_Q, with the
+        record's products (:meth:`~blockviz.block_record.BlockRecord.input_products`). The
+        input's columns drawn in ``source`` are written; the rest are one term. ``.xs`` are the
+        written inputs, ``.total`` the query entry."""
         rec, h, f, look = self.record, self.h, self.focus, self.look
         field = attention_input(rec)[0]
         columns = source.shown_columns()
-        products = rec.input_products("query", h, f)[:, c].tolist()
-        value = rec.query[h, f, c].item()
-        bias = (rec.params["attn.b_Q"][h, c].item(), ("params", "attn.b_Q", h, c)) if "attn.b_Q" in rec.params else None
-        hidden = len(columns) < rec.config.d_model
-        written = [(products[m], ("input_products", "query", h, f, m, c)) for m in columns]
-        rest_value = value - sum(term for term, _ in written) - (bias[0] if bias else 0.0)
-        decimals = sum_decimals([([term for term, _ in written] + ([rest_value] if hidden else []) + ([bias[0]] if bias else []), value)])
         xs = [number(rec.tensors[field][f, m].item(), WORK_SIZE, look.text, source=(field, f, m)) for m in columns]
         ws = [number(rec.params["attn.W_Q"][h, m, c].item(), WORK_SIZE, look.query, source=("params", "attn.W_Q", h, m, c)) for m in columns]
-        sub = self.subscript
-        first = [text(f"q{sub(c)} of “{self.token_name(f)}”", WORK_SIZE, look.query), text("=", WORK_SIZE, look.muted)]
-        for index, (x, w) in enumerate(zip(xs, ws)):
-            if index:
-                first.append(text("+", WORK_SIZE, look.muted))
-            first += [x, text(TIMES, WORK_SIZE, look.muted), w]
-        if hidden:
-            first.append(text(f"+ … ({rec.config.d_model - len(columns)} more)", WORK_SIZE, look.muted))
-        terms = [number(term, WORK_SIZE, look.text, decimals, source=src) if index == 0 else later_term(term, look.text, src, decimals)
-                 for index, (term, src) in enumerate(written)]
-        if hidden:  # the entry split for display: the written products, the rest as one term, the bias
-            terms.append(remainder(value, ("query", h, f, c), written + ([bias] if bias else []), WORK_SIZE, look.muted, decimals))
-        if bias:
-            b = later_term(bias[0], look.query, bias[1], decimals)
-            first += [text("+", WORK_SIZE, look.muted), number(bias[0], WORK_SIZE, look.query, source=bias[1])]
-            terms.append(b)
-        total = number(value, WORK_SIZE, look.query, source=("query", h, f, c))
-        second = [text("=" if products_hold(xs, ws, terms[:len(xs)]) else "≈", WORK_SIZE, look.muted)]
-        for index, term in enumerate(terms):
-            if index and not term.shown.startswith(MINUS):
-                second.append(text("+", WORK_SIZE, look.muted))
-            if hidden and index == len(xs):
-                second.append(text("(the rest)", WORK_SIZE - 2, look.muted))
-            second.append(term)
-        second += [text("=" if exact(terms, total) else "≈", WORK_SIZE, look.muted), total]
-        lines = VGroup(VGroup(*first).arrange(RIGHT, buff=0.12), VGroup(*second).arrange(RIGHT, buff=0.12))
+        bias = (rec.params["attn.b_Q"][h, c].item(), ("params", "attn.b_Q", h, c)) if "attn.b_Q" in rec.params else None
+        hidden = rec.config.d_model - len(columns)
+        terms = self.entry_terms(columns, c, bias)
+        total = number(rec.query[h, f, c].item(), WORK_SIZE, look.query, source=("query", h, f, c))
+        first = self.factors_line(c, xs, ws, hidden, bias)
+        second = self.terms_line(terms, total, hidden and len(xs), products_hold(xs, ws, terms[:len(xs)]))
+        lines = VGroup(first, second)
         lines[1].next_to(lines[0], DOWN, buff=0.18).align_to(lines[0][2], LEFT)
         fit_width(lines, frame_text_width())
         lines.move_to([0, self.work_bottom + lines.height / 2, 0])
         self.shown_sum(terms, total)
         lines.xs, lines.total = xs, total
         return lines
+
+    def entry_terms(self, columns: list[int], c: int, bias: tuple | None) -> list:
+        """The terms of query entry ``c``: the written products (the record's), the hidden ones
+        as one term (the entry less the written terms and the bias), the bias; with one more
+        decimal where rounding would break the sum."""
+        rec, h, f, look = self.record, self.h, self.focus, self.look
+        products = rec.input_products("query", h, f)[:, c].tolist()
+        value = rec.query[h, f, c].item()
+        written = [(products[m], ("input_products", "query", h, f, m, c)) for m in columns]
+        biases = [bias] if bias else []
+        hidden = len(columns) < rec.config.d_model
+        rest = value - sum(term for term, _ in written + biases)
+        decimals = sum_decimals([([term for term, _ in written] + ([rest] if hidden else []) + [term for term, _ in biases], value)])
+        terms = [number(term, WORK_SIZE, look.text, decimals, source=src) if index == 0 else later_term(term, look.text, src, decimals)
+                 for index, (term, src) in enumerate(written)]
+        if hidden:  # the entry split for display: the written products, the rest as one term, the bias
+            terms.append(remainder(value, ("query", h, f, c), written + biases, WORK_SIZE, look.muted, decimals))
+        terms += [later_term(term, look.query, src, decimals) for term, src in biases]
+        return terms
+
+    def factors_line(self, c: int, xs: list, ws: list, hidden: int, bias: tuple | None) -> VGroup:
+        """``q₂ of “it” = x × w + x × w (+ … (N more)) + b``."""
+        look = self.look
+        parts = [text(f"q{self.subscript(c)} of “{self.token_name(self.focus)}”", WORK_SIZE, look.query), text("=", WORK_SIZE, look.muted)]
+        for index, (x, w) in enumerate(zip(xs, ws)):
+            if index:
+                parts.append(text("+", WORK_SIZE, look.muted))
+            parts += [x, text(TIMES, WORK_SIZE, look.muted), w]
+        if hidden:
+            parts.append(text(f"+ … ({hidden} more)", WORK_SIZE, look.muted))
+        if bias:
+            parts += [text("+", WORK_SIZE, look.muted), number(bias[0], WORK_SIZE, look.query, source=bias[1])]
+        return VGroup(*parts).arrange(RIGHT, buff=0.12)
+
+    def terms_line(self, terms: list, total, rest_at: int, products_as_shown: bool) -> VGroup:
+        """``= p + p (+ (the rest) r) + b = total``: "≈" for a sign the shown numbers do not
+        bear out; ``rest_at`` the index of the hidden terms' one term (0: none)."""
+        look = self.look
+        parts = [text("=" if products_as_shown else "≈", WORK_SIZE, look.muted)]
+        for index, term in enumerate(terms):
+            if index and not term.shown.startswith(MINUS):
+                parts.append(text("+", WORK_SIZE, look.muted))
+            if rest_at and index == rest_at:
+                parts.append(text("(the rest)", WORK_SIZE - 2, look.muted))
+            parts.append(term)
+        parts += [text("=" if exact(terms, total) else "≈", WORK_SIZE, look.muted), total]
+        return VGroup(*parts).arrange(RIGHT, buff=0.12)
 
     def work_query_entry(self, source: NumberGrid, grid: NumberGrid, light: Highlight, caption: str) -> None:
         """One entry of the focus's query by hand: its row's numbers come down into the work
