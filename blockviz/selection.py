@@ -88,6 +88,18 @@ def select_head(head: int | None, n_heads: int) -> int:
     return head
 
 
+def occurrence_name(tokens: list[str], position: int) -> str:
+    """Token ``position`` as ``--token`` names it: the word itself, or ``word#k`` when the word
+    occurs more than once (ignoring case), k its occurrence counted from 1.
+
+    >>> occurrence_name(["The", "cat", "saw", "the", "dog"], 3), occurrence_name(["The", "cat"], 1)
+    ('the#2', 'cat')
+    """
+    word = tokens[position].casefold()
+    positions = [other for other, token in enumerate(tokens) if token.casefold() == word]
+    return tokens[position] if len(positions) == 1 else f"{tokens[position]}#{positions.index(position) + 1}"
+
+
 def token_choices(tokens: list[str]) -> str:
     """``"choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"``."""
     listed = ", ".join(f"{position} {token!r}" for position, token in enumerate(tokens))

@@ -17,7 +17,7 @@ from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_w
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
 from blockviz.scenes.text import text, token_face
-from blockviz.selection import select_head, select_token
+from blockviz.selection import occurrence_name, select_head, select_token
 
 
 DEFAULT_SENTENCE = "the cat sat"
@@ -106,9 +106,13 @@ class RecordScene(Scene):
         return [token_face(token) for token in self.record.tokens]
 
     def token_name(self, i: int) -> str:
-        """Token ``i`` as a caption writes it, inside its own quotes: “tired”, “.”."""
-        shown = token_face(self.record.tokens[i])
-        return shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
+        """Token ``i`` as a caption writes it, inside its own quotes: “tired”, “.”; a word the
+        sentence has more than once as ``--token`` names it, “the#2”
+        (:func:`~blockviz.selection.occurrence_name`)."""
+        tokens = self.record.tokens
+        shown = token_face(tokens[i])
+        shown = shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
+        return shown + occurrence_name(tokens, i)[len(tokens[i]):]
 
     def top_keys_of(self, i: int, head: int | None = None, record=None) -> list[int]:
         """The keys query ``i`` attends to most in ``head`` (the shown head by default) of

@@ -660,3 +660,13 @@ def test_qkv_works_one_query_entry_from_the_row_w_q_and_b_q(wide):
     for term in terms:
         assert term.shown == format_number(record_value(rec, term.source), term.decimals)
     assert sum_misses(terms, total) <= 1 + 1e-6
+
+
+def test_captions_tell_a_repeated_word_apart_as_token_takes_it():
+    """A word the sentence has more than once (ignoring case) is named word#k in captions, k its
+    occurrence (what --token takes); a word it has once keeps its name."""
+    from blockviz.scenes.softmax import Softmax
+
+    scene = Softmax(record=record("The cat saw the dog ."), token="the#2")
+    assert [scene.token_name(i) for i in range(6)] == ["The#1", "cat", "saw", "the#2", "dog", "."]
+    assert scene.focus == 3
