@@ -106,13 +106,14 @@ class RecordScene(Scene):
         return [token_face(token) for token in self.record.tokens]
 
     def token_name(self, i: int) -> str:
-        """Token ``i`` as a caption writes it, inside its own quotes: “tired”, “.”; a word the
-        sentence has more than once as ``--token`` names it, “the#2”
-        (:func:`~blockviz.selection.occurrence_name`)."""
+        """Token ``i`` as a caption writes it, inside its own quotes: “tired”, “.”; a token the
+        sentence has more than once, as ``--token`` names it: “the#2”
+        (:func:`~blockviz.selection.occurrence_name`; “The” and “the” differ on screen, so
+        they keep their names)."""
         tokens = self.record.tokens
         shown = token_face(tokens[i])
         shown = shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
-        return shown + occurrence_name(tokens, i)[len(tokens[i]):]
+        return shown + occurrence_name(tokens, i)[len(tokens[i]):] if tokens.count(tokens[i]) > 1 else shown
 
     def top_keys_of(self, i: int, head: int | None = None, record=None) -> list[int]:
         """The keys query ``i`` attends to most in ``head`` (the shown head by default) of

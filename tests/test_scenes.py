@@ -663,10 +663,11 @@ def test_qkv_works_one_query_entry_from_the_row_w_q_and_b_q(wide):
 
 
 def test_captions_tell_a_repeated_word_apart_as_token_takes_it():
-    """A word the sentence has more than once (ignoring case) is named word#k in captions, k its
-    occurrence (what --token takes); a word it has once keeps its name."""
+    """A token the sentence has more than once is named word#k in captions, k its occurrence
+    ignoring case (what --token takes); “The” and “the” differ on screen and keep their names."""
     from blockviz.scenes.softmax import Softmax
 
-    scene = Softmax(record=record("The cat saw the dog ."), token="the#2")
-    assert [scene.token_name(i) for i in range(6)] == ["The#1", "cat", "saw", "the#2", "dog", "."]
-    assert scene.focus == 3
+    scene = Softmax(record=record("the cat saw The dog and the bird ."), token="the#3")
+    assert [scene.token_name(i) for i in range(9)] == ["the#1", "cat", "saw", "The", "dog", "and", "the#3", "bird", "."]
+    assert scene.focus == 6
+    assert Softmax(record=record("The cat saw the dog"), token="the#2").token_name(3) == "the"
