@@ -14,6 +14,7 @@ from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
+from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
 from blockviz.scenes.text import text, token_face
@@ -178,8 +179,8 @@ class RecordScene(Scene):
         old, self.caption = self.caption, new
         self.captions.append((self.renderer.time, shown))
         if old is None:
-            return [FadeIn(new, shift=UP * 0.2)]
-        return [self.one_after_another(FadeOut(old, shift=UP * 0.2), FadeIn(new, shift=UP * 0.2))]
+            return [FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
+        return [FadeOut(old, shift=UP * 0.2, rate_func=caption_out), FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
 
     def step(self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None) -> None:
         """One step: ``animations`` and its ``caption`` together, then the picture holds still."""

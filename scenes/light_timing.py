@@ -9,6 +9,12 @@ they move and back once they have landed:
   played with a carry: out in the first moments, around its target from the landing on;
 * :func:`after_the_carry` — the rate function of a ``FadeIn`` of a highlight played with a carry;
 * :func:`out_before_the_move` — the rate function of a ``FadeOut`` of a highlight played with one.
+
+A caption changes early in its step's play, so it is read with the motion it describes:
+
+* :func:`caption_out` — the old caption's ``FadeOut``: out by :data:`CAPTION_OUT`;
+* :func:`caption_in` — the new one's ``FadeIn``: from then, in by :data:`CAPTION_IN` (the two
+  never share the frame).
 """
 
 from __future__ import annotations
@@ -19,6 +25,23 @@ LANDED = 1 / 3
 """The share of a carry's play by which the carried numbers have landed (the end of its moves)."""
 LEAVES = 0.04
 """The share of a carry's play in which a highlight fades out: its moves have then gone 1 % of the way."""
+
+
+CAPTION_OUT = 0.2
+"""The share of a step's play by which the old caption is gone."""
+CAPTION_IN = 0.5
+"""The share of a step's play by which the new caption is in."""
+
+
+def caption_out(t: float) -> float:
+    """The old caption's ``FadeOut`` progress at ``t`` (0–1): out by :data:`CAPTION_OUT`."""
+    return smooth(min(1.0, t / CAPTION_OUT))
+
+
+def caption_in(t: float) -> float:
+    """The new caption's ``FadeIn`` progress at ``t`` (0–1): nothing until :data:`CAPTION_OUT`,
+    then in by :data:`CAPTION_IN`."""
+    return smooth(min(1.0, max(0.0, (t - CAPTION_OUT) / (CAPTION_IN - CAPTION_OUT))))
 
 
 def aside_while_carried(t: float) -> float:
@@ -42,4 +65,4 @@ def out_before_the_move(t: float) -> float:
     return smooth(min(1.0, t / LEAVES))
 
 
-__all__ = ["aside_while_carried", "after_the_carry", "out_before_the_move", "LANDED", "LEAVES"]
+__all__ = ["aside_while_carried", "after_the_carry", "out_before_the_move", "caption_in", "caption_out", "LANDED", "LEAVES", "CAPTION_IN", "CAPTION_OUT"]
