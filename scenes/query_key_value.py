@@ -174,8 +174,8 @@ class QueryKeyValue(RecordScene):
         self.place(layout, title, bottom_space=caption_band + WORK_BAND, grow=1.4)
         self.work_bottom = -config.frame_height / 2 + caption_band + 0.1
         # The working's place: a faint rule under it, there from the start (the lines come and go above it).
-        rule = Line(LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5).set_y(self.work_bottom - 0.09)
-        self.add(*equations.values(), rule)
+        self.work_rule = Line(LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5).set_y(self.work_bottom - 0.09)
+        self.add(*equations.values(), self.work_rule)
         return source, equations, grids
 
     @staticmethod
@@ -275,7 +275,7 @@ class QueryKeyValue(RecordScene):
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
         sources = [source.labels[f, m] for m in source.shown_columns()]
         self.step(FadeIn(rest_of_first), self.carry(sources, lines.xs), FadeOut(light, rate_func=out_before_the_move),
-                  caption=f"entry {c} of its query, the largest in size: the row times column {c} of W_Q, entry by entry" + (", plus b_Q…" if "attn.b_Q" in self.record.params else "…"))
+                  caption=f"query entry {c}, the largest: the row times column {c} of W_Q" + (", plus b_Q…" if "attn.b_Q" in self.record.params else "…"))  # one line: the work lines sit above the caption
         self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one number of the query")
         fill = grid.color_of(grid.values[f][c])
         cell_label = grid.number_at(f, c, fill=fill)
@@ -294,8 +294,8 @@ class QueryKeyValue(RecordScene):
         size, and its new row arrives in ``grid``; ``light``, framing the row, is out of their
         way while they leave it."""
         sources = [source.labels[i, j] for j in source.shown_columns()]
-        self.play(self.absorb(sources, equation[X_GLYPH]), FadeOut(light, rate_func=out_before_the_move), run_time=self.step_time * 0.8)
-        self.step(*self.fill(grid, [i]), FadeIn(light), caption=caption)
+        self.play(self.absorb(sources, equation[X_GLYPH]), FadeOut(light, rate_func=out_before_the_move), *self.say(caption), run_time=self.step_time * 0.8)
+        self.step(*self.fill(grid, [i]), FadeIn(light))
 
     def absorb(self, sources, target):
         """One animation: copies of ``sources`` on their chips move as one row onto ``target``,

@@ -671,3 +671,17 @@ def test_captions_tell_a_repeated_word_apart_as_token_takes_it():
     assert [scene.token_name(i) for i in range(9)] == ["the#1", "cat", "saw", "The", "dog", "and", "the#3", "bird", "."]
     assert scene.focus == 6
     assert Softmax(record=record("The cat saw the dog"), token="the#2").token_name(3) == "the"
+
+
+@pytest.mark.parametrize("sentence, options", [(THIRTEEN_TOKENS, None), ("the cat sat", None), (THIRTEEN_TOKENS, dict(d_model=16, n_heads=4, d_ff=64))],
+                         ids=["13 tokens", "3 tokens", "d_model 16"])
+def test_qkv_captions_stay_under_the_work_lines_rule(sentence, options):
+    """The rule under qkv's work lines is never crossed by a caption (a two-line caption in a
+    one-line band would run into it)."""
+    from blockviz.scenes.query_key_value import QueryKeyValue
+
+    def gap(scene):
+        return None if scene.caption is None or scene.work_rule not in scene.mobjects else scene.work_rule.get_y() - scene.caption.get_top()[1]
+
+    _, gaps = play_by_play(QueryKeyValue, record(sentence, BlockConfig(**options) if options else None), gap, token="it" if "it" in sentence else None)
+    assert min(g for g in gaps if g is not None) > 0.02, gaps
