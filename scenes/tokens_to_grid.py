@@ -18,11 +18,12 @@ from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, RoundedRectangle, Tran
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.block_helpers import ROUNDING_NOTE, shown_value
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height, wrapped
 from blockviz.scenes.light_timing import out_before_the_move
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, TITLE_SIZE, WORK_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, TITLE_SIZE, WORK_SIZE
 from blockviz.scenes.text import text
 from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
 from blockviz.tokens import display_token
@@ -176,13 +177,19 @@ class TokensToGrid(RecordScene):
         note = hidden_note(len(shown_columns), d_model, "columns")
         if note:
             grids[-1].header_group.add(text(note, NAME_SIZE, look.muted).next_to(grids[-1].names, DOWN, buff=0.1))
-        signs = [self.joiner(shown) for shown in story.joiners]
+        joiners = list(story.joiners)
+        rounded = story.adds_up and not self.sums_as_shown(fields, shown_rows, shown_columns)
+        if rounded:
+            joiners[-1] = "≈"  # x is their sum; rounded on its own, a shown entry may be a unit off
+        signs = [self.joiner(shown) for shown in joiners]
         parts = [grids[0]]
         for sign, grid in zip(signs, grids[1:]):
             parts += [sign, grid]
         row = VGroup(*parts).arrange(RIGHT, buff=0.3, aligned_edge=UP)
         for sign in signs:
             sign.set_y(grids[0].cell_group.get_y())
+        if rounded:  # under the whole row, centred: it does not widen the row
+            grids[-1].header_group.add(text(ROUNDING_NOTE, NOTE_SIZE, look.muted).next_to(row, DOWN, buff=0.12))
         row.grids, row.signs = grids, signs
         return row
 
@@ -197,10 +204,17 @@ class TokensToGrid(RecordScene):
             return list(range(FEATURE_SLOTS - 1)) + [None]
         return slots_of(edges_and_largest([rec.tensors[field][f].tolist() for field in fields], count), d_model)
 
+    def sums_as_shown(self, fields: list[str], rows: list[int], columns: list[int]) -> bool:
+        """Whether every drawn entry of the last of ``fields`` (x) is, as shown, the sum of the
+        others' entries as shown: else the grids are joined by "≈"."""
+        tensors = self.record.tensors
+        return all(abs(sum(shown_value(tensors[field][i, j].item(), 2) for field in fields[:-1]) - shown_value(tensors[fields[-1]][i, j].item(), 2)) < 0.005
+                   for i in rows for j in columns)
+
     def joiner(self, shown: str):
-        """A sign between two grids: "+" or "=" large; a named step (LayerNorm) as an arrow under its name."""
+        """A sign between two grids: "+", "=" or "≈" large; a named step (LayerNorm) as an arrow under its name."""
         look = self.look
-        if shown in ("+", "="):
+        if shown in ("+", "=", "≈"):
             return text(shown, TITLE_SIZE, look.text)
         name = text(shown, NAME_SIZE, look.text)
         arrow = Arrow(name.get_left(), name.get_right(), buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.15)

@@ -685,3 +685,20 @@ def test_qkv_captions_stay_under_the_work_lines_rule(sentence, options):
 
     _, gaps = play_by_play(QueryKeyValue, record(sentence, BlockConfig(**options) if options else None), gap, token="it" if "it" in sentence else None)
     assert min(g for g in gaps if g is not None) > 0.02, gaps
+
+
+@pytest.mark.parametrize("sentence", ["the cat sat", THIRTEEN_TOKENS])
+def test_tokens_joins_the_grids_with_approx_where_a_shown_sum_is_a_unit_off(sentence):
+    """embedding + position "=" input x only where every drawn entry of x is, as shown, the sum
+    of the drawn entries; else "≈" and the rounding note."""
+    from blockviz.scenes.block_helpers import ROUNDING_NOTE
+    from blockviz.scenes.tokens_to_grid import TokensToGrid
+
+    rec = record(sentence)
+    scene, _ = build(TokensToGrid, rec)
+    grids = [m for m in scene.get_mobject_family_members() if isinstance(m, NumberGrid)]
+    embed, pos, x = (next(grid for grid in grids if grid.source[0] == field) for field in ("embed", "pos_embed", "resid_pre"))
+    as_shown = all(parse(embed.labels[key].shown) + parse(pos.labels[key].shown) == pytest.approx(parse(x.labels[key].shown), abs=1e-6) for key in x.labels)
+    texts = {member.shown for member in visible_texts(scene)}
+    assert ("≈" in texts) == (not as_shown) and ("=" in texts) == as_shown
+    assert (ROUNDING_NOTE in texts) == (not as_shown)
