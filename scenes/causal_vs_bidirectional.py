@@ -34,7 +34,7 @@ class CausalVsBidirectional(RecordScene):
     "8 more" column), so every row shown adds up to 1."""
 
     def construct(self) -> None:
-        title = self.show_title(f"Decoder vs encoder attention (head {self.h})")
+        title = self.show_title(f"Causal vs bidirectional attention (head {self.h})")  # the chapter's name
         decoder, encoder = self.record.counterpart(causal=True), self.record.counterpart(causal=False)
         self.rows_of_one: list[list] = []  # each shown weights row's labels, with its hidden keys' share: they add up to 1
         self.shares: dict[tuple[int, int], VGroup] = {}  # (grid, row): "+ 0.62", the hidden keys' share
