@@ -7,7 +7,7 @@ from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
-from blockviz.scenes.block_helpers import parameter_grid
+from blockviz.scenes.block_helpers import parameter_grid, shown_value
 from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid
 from blockviz.scenes.layout import column_width
@@ -26,6 +26,7 @@ FEATURE_SLOTS = 8
 WIDE_ENTRIES = 5
 """Entries drawn of a row wider than :data:`FEATURE_SLOTS`: the first, the last and the largest."""
 FORMULA_SIZE = 32
+ROUNDED_NOTE = "each number is rounded on its own: a last digit may be 1 off"
 ROW_GAP = 0.24
 
 
@@ -165,11 +166,21 @@ class LayerNormRow(RecordScene):
                 group.move_to(grid.cell_group).set_x(side_x + group.width / 2)
         note = hidden_note(len(shown), d, "features")
         side["note"] = [text(f"⋯: {note} (shown: the first, the last, and the {len(shown) - 2} largest of the rest of x)", HEADER_SIZE, look.muted)] if note else []
+        if not rms and not self.centred_as_shown(io["x"], shown):
+            side["note"].append(text(ROUNDED_NOTE, HEADER_SIZE, look.muted))
         below = VGroup(*(group for group, _ in stats.values())) if rms else rows[-1].cell_group
         for label in side["note"]:
-            label.next_to(below, DOWN, buff=0.3).align_to(names[-1], LEFT)
+            label.next_to(below, DOWN, buff=0.3 if label is side["note"][0] else 0.12).align_to(names[-1], LEFT)
+            below = label
         self.place(VGroup(*rows, *names, *side["note"], *(group for group, _ in stats.values())), title, bottom_space=1.4 if rms else 0.9, grow=1.4)
         return rows, names, side
+
+    def centred_as_shown(self, field: str, columns: list[int]) -> bool:
+        """Whether every drawn entry of x − μ is, as shown, the shown x less the shown μ (else a
+        note says that each number is rounded on its own)."""
+        rec, f = self.record, self.focus
+        mean = shown_value(rec.ln1_mean[f].item(), 2)
+        return all(abs(shown_value(rec.tensors[field][f, j].item(), 2) - mean - shown_value(rec.ln1_centred[f, j].item(), 2)) < 0.005 for j in columns)
 
     def statistic(self, mark: str, field: str) -> VGroup:
         """``mark`` (mathtext ending in "=") and the record's ``field[f]``, its number on the line of the "="."""

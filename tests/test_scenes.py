@@ -702,3 +702,20 @@ def test_tokens_joins_the_grids_with_approx_where_a_shown_sum_is_a_unit_off(sent
     texts = {member.shown for member in visible_texts(scene)}
     assert ("≈" in texts) == (not as_shown) and ("=" in texts) == as_shown
     assert (ROUNDING_NOTE in texts) == (not as_shown)
+
+
+@pytest.mark.parametrize("sentence", ["the cat sat", THIRTEEN_TOKENS])
+def test_layer_norm_says_numbers_are_rounded_where_x_minus_mu_is_a_unit_off(sentence):
+    """The x − μ row is the record's, each entry rounded on its own: where one is not the shown x
+    less the shown μ, a note says so (and only then)."""
+    from blockviz.scenes.layer_norm import ROUNDED_NOTE, LayerNormRow
+
+    rec = record(sentence)
+    scene, _ = build(LayerNormRow, rec, token="it" if "it" in sentence.split() else None)
+    f = scene.focus
+    labels = {m.source: m for m in scene.get_mobject_family_members() if hasattr(m, "source") and isinstance(m.source, tuple)}
+    mean = parse(labels[("ln1_mean", f)].shown)
+    off = [j for j in range(rec.config.d_model)
+           if parse(labels[("resid_pre", f, j)].shown) - mean != pytest.approx(parse(labels[("ln1_centred", f, j)].shown), abs=1e-6)]
+    texts = {member.shown for member in visible_texts(scene)}
+    assert (ROUNDED_NOTE in texts) == bool(off), off
