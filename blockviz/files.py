@@ -110,9 +110,11 @@ def temporary_folder(parent: str | os.PathLike, prefix: str) -> Iterator[Path]:
         folder = _create(parent, prefix, "", lambda path: os.mkdir(path, 0o700))
     try:
         yield folder
-    finally:
+    except BaseException:
         _remove(folder)
-        _temporaries.pop(folder, None)
+        raise  # still registered: after an interruption the last sweep removes it again, should a writer still busy have made it anew
+    _remove(folder)
+    _temporaries.pop(folder, None)
 
 
 def remove_temporaries() -> None:

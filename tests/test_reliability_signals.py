@@ -280,3 +280,30 @@ def test_a_worker_told_to_stop_removes_its_temporaries_and_exits(tmp_path):
     end_processes([worker])
     assert worker.exitcode == 128 + signal.SIGTERM
     assert temporaries(tmp_path) == [] and (tmp_path / "a.mp4").read_bytes() == EARLIER
+
+
+def test_an_interrupted_command_sweeps_a_temporary_folder_a_late_writer_made_again(tmp_path, capsys):
+    """A thread still writing when the command is interrupted (Manim's video encoder) may make
+    its temporary folder again after the folder was removed on the way out: the command waits
+    for such threads, then sweeps once more, so nothing is left."""
+    import threading
+
+    writers = []
+
+    def command():
+        with temporary_folder(tmp_path / ".cache", "media-") as folder:
+            def late_writer():
+                time.sleep(0.3)
+                (folder / "partial_movie_files").mkdir(parents=True, exist_ok=True)
+                (folder / "partial_movie_files" / "segment.mp4").write_bytes(b"late")
+
+            writers.append(threading.Thread(target=late_writer))
+            writers[0].start()
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        raise AssertionError("not interrupted")
+
+    assert interrupted_exit(command) == 143
+    assert not writers[0].is_alive()  # waited for before the last sweep
+    assert capsys.readouterr().err == INTERRUPTED_LINE + "\n"
+    assert temporaries(tmp_path) == []

@@ -96,9 +96,25 @@ def _ending_as_interrupted() -> Iterator[None]:
     # A signal arrived: raised and unwound to here, or (rarely) swallowed on the way.
     _Signals.raising = False
     end_processes()
+    _wait_for_writers()
     remove_temporaries()
     click.echo(INTERRUPTED_LINE, err=True)
     sys.exit(128 + _Signals.arrived)
+
+
+WRITERS_SECONDS = 5.0
+"""How long an interrupted command waits for its other threads (Manim's video encoders) to end
+before its last sweep of temporary files."""
+
+
+def _wait_for_writers() -> None:
+    """Let the threads still running (Manim's partial-movie encoders finish or drop their
+    segments) end, within :data:`WRITERS_SECONDS`, so none writes into a temporary folder after
+    the last sweep has removed it."""
+    deadline = time.monotonic() + WRITERS_SECONDS
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _raise_again(previous_hook):
