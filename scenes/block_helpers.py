@@ -20,7 +20,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Axes, Dot, Line, VGroup, VMobject
 from blockviz import style
 from blockviz.record_fields import BY_NAME, axis_labels
 from blockviz.scenes.grids import NumberGrid
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NOTE_SIZE, WORK_SIZE, Look
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NOTE_SIZE, NUMBER_SIZE, WORK_SIZE, Look
 from blockviz.scenes.text import number, numeral, text
 
 TIMES = "\u00d7"
@@ -135,6 +135,19 @@ def adds_up(terms: Sequence[float], total: float, decimals: int, total_decimals:
     ``total_decimals`` within one unit of its last digit."""
     written = sum(shown_value(term, decimals) for term in terms)
     return abs(written - shown_value(total, total_decimals)) <= 10 ** -total_decimals + 1e-9
+
+
+def adds_up_as_written(terms: Sequence[float], total: float, decimals: int = 2) -> bool:
+    """Whether ``terms``, each written with ``decimals``, add up exactly to ``total`` written
+    so (else a sign between them says "≈", or a note says each number is rounded on its own)."""
+    return abs(sum(shown_value(term, decimals) for term in terms) - shown_value(total, decimals)) < 0.5 * 10 ** -decimals
+
+
+def plus_before(term, look: Look, scale: float = 1.0) -> VGroup:
+    """``+ term``: a muted "+" put left of ``term`` where it stands (a hidden keys' share beside
+    a row of weights), so its row reads as the sum it is; ``scale`` the size ``term`` is drawn at."""
+    plus = text("+", NUMBER_SIZE, look.muted).scale(scale).next_to(term, LEFT, buff=0.12 * scale)
+    return VGroup(plus, term)
 
 
 def sum_decimals(sums: Sequence[tuple[Sequence[float], float]], total_decimals: int = 2, most: int = 4) -> int:

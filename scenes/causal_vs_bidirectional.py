@@ -9,7 +9,7 @@ from manim import DOWN, RIGHT, UP, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn, FadeOut
-from blockviz.scenes.block_helpers import remainder, sum_decimals
+from blockviz.scenes.block_helpers import plus_before, remainder, sum_decimals
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import column_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE
@@ -152,8 +152,8 @@ class CausalVsBidirectional(RecordScene):
         for i in grid.shown_rows():
             shown = [(rec.weights[self.h, i, j].item(), (variant(rec), "weights", self.h, i, j)) for j in grid.shown_columns()]
             rest = remainder(1.0, ("constant", 1.0), shown, NUMBER_SIZE, self.look.muted, self.decimals).scale(grid.scale_now)
-            share = VGroup(text("+", NUMBER_SIZE, self.look.muted).scale(grid.scale_now), rest).arrange(RIGHT, buff=0.12 * grid.scale_now)
-            shares.add(share.move_to([header.get_x(), grid.cells[i, grid.shown_columns()[0]].get_y(), 0]))
+            share = plus_before(rest.move_to([header.get_x(), grid.cells[i, grid.shown_columns()[0]].get_y(), 0]), self.look, grid.scale_now)
+            shares.add(share.set_x(header.get_x()))  # "+ 0.62" under its header, clear of the row's ⋯
             self.shares[0 if rec.config.causal else 1, i] = share
             self.rows_of_one.append([labels[i, j] for j in grid.shown_columns()] + [rest])
         return [FadeIn(shares)]

@@ -7,7 +7,7 @@ from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
-from blockviz.scenes.block_helpers import parameter_grid, shown_value
+from blockviz.scenes.block_helpers import adds_up_as_written, parameter_grid, shown_value
 from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid
 from blockviz.scenes.layout import column_width
@@ -179,8 +179,8 @@ class LayerNormRow(RecordScene):
         """Whether every drawn entry of x − μ is, as shown, the shown x less the shown μ (else a
         note says that each number is rounded on its own)."""
         rec, f = self.record, self.focus
-        mean = shown_value(rec.ln1_mean[f].item(), 2)
-        return all(abs(shown_value(rec.tensors[field][f, j].item(), 2) - mean - shown_value(rec.ln1_centred[f, j].item(), 2)) < 0.005 for j in columns)
+        mean = rec.ln1_mean[f].item()  # written as "μ = 0.50": its shown value is subtracted
+        return all(adds_up_as_written([rec.tensors[field][f, j].item(), -shown_value(mean, 2)], rec.ln1_centred[f, j].item()) for j in columns)
 
     def statistic(self, mark: str, field: str) -> VGroup:
         """``mark`` (mathtext ending in "=") and the record's ``field[f]``, its number on the line of the "="."""

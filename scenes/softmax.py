@@ -7,7 +7,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, VGroup
 
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
+from blockviz.scenes.block_helpers import exact, plus_before, remainder, sum_decimals
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height
@@ -141,7 +141,7 @@ class Softmax(RecordScene):
             if self.hidden:
                 shown = [(rec.tensors["exp_scores" if name == "exps" else "weights"][h, i, j].item(), (("exp_scores" if name == "exps" else "weights"), h, i, j)) for j in keys]
                 rest = remainder(total_value, total_source, shown, size, look.muted, decimals).scale(scale).move_to([side_x[0], y, 0])
-                side[name].add(self.plus_before(rest, scale), rest)
+                side[name].add(plus_before(rest, look, scale))
                 terms.append(rest)
             if name == "exps":
                 total = number(total_value, size, look.text, source=total_source)
@@ -183,10 +183,6 @@ class Softmax(RecordScene):
         self.add(work)
         return work
 
-    def plus_before(self, term, scale: float):
-        """A muted "+" left of the hidden keys' ``term``, so its row reads as the sum it is."""
-        return text("+", NUMBER_SIZE, self.look.muted).scale(scale).next_to(term, LEFT, buff=0.12 * scale)
-
     def convert_rows(self, grid: NumberGrid, rows: list[int], lift: NumberGrid | None = None) -> list:
         """The rows' scores turning into their weights (``lift``: the worked weights row they rise
         from), the hidden keys' weight beside them (when keys are left out) and the Σ of 1
@@ -206,7 +202,7 @@ class Softmax(RecordScene):
             if self.hidden:
                 shown = [(rec.weights[h, i, j].item(), ("weights", h, i, j)) for j in grid.shown_columns()]
                 rest = remainder(1.0, ("constant", 1.0), shown, NUMBER_SIZE, self.look.muted).scale(grid.scale_now)
-                side += [rest.move_to([self.side[0].get_x(), y, 0]), self.plus_before(rest, grid.scale_now)]
+                side.append(plus_before(rest.move_to([self.side[0].get_x(), y, 0]), self.look, grid.scale_now))
                 row_labels.append(rest)
             one = text("1", NUMBER_SIZE, self.look.text).scale(grid.scale_now).move_to([self.side[-1].get_x(), y, 0])
             side.append(one)

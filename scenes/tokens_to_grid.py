@@ -18,7 +18,7 @@ from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, RoundedRectangle, Tran
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import ROUNDING_NOTE, shown_value
+from blockviz.scenes.block_helpers import ROUNDING_NOTE, adds_up_as_written
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height, wrapped
@@ -208,7 +208,7 @@ class TokensToGrid(RecordScene):
         """Whether every drawn entry of the last of ``fields`` (x) is, as shown, the sum of the
         others' entries as shown: else the grids are joined by "≈"."""
         tensors = self.record.tensors
-        return all(abs(sum(shown_value(tensors[field][i, j].item(), 2) for field in fields[:-1]) - shown_value(tensors[fields[-1]][i, j].item(), 2)) < 0.005
+        return all(adds_up_as_written([tensors[field][i, j].item() for field in fields[:-1]], tensors[fields[-1]][i, j].item())
                    for i in rows for j in columns)
 
     def joiner(self, shown: str):

@@ -719,3 +719,13 @@ def test_layer_norm_says_numbers_are_rounded_where_x_minus_mu_is_a_unit_off(sent
            if parse(labels[("resid_pre", f, j)].shown) - mean != pytest.approx(parse(labels[("ln1_centred", f, j)].shown), abs=1e-6)]
     texts = {member.shown for member in visible_texts(scene)}
     assert (ROUNDED_NOTE in texts) == bool(off), off
+
+
+def test_a_new_caption_is_in_by_half_its_step_and_never_shares_the_frame_with_the_old():
+    from blockviz.scenes.light_timing import CAPTION_IN, CAPTION_OUT, caption_in, caption_out
+
+    assert caption_in(CAPTION_IN) == 1.0 and caption_in(1.0) == 1.0 and CAPTION_IN <= 0.5
+    assert caption_out(CAPTION_OUT) == 1.0 and caption_in(0.0) == 0.0 and caption_out(0.0) == 0.0
+    for k in range(1001):
+        t = k / 1000
+        assert caption_out(t) == 1.0 or caption_in(t) == 0.0, t  # the new one starts once the old one is gone
