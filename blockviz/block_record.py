@@ -87,12 +87,13 @@ class BlockRecord:
     def fields(self) -> tuple[RecordField, ...]:
         """The fields this record holds, in data-flow order (:data:`~blockviz.record_fields.FIELDS`
         for blockviz's own block)."""
-        return fields_for(self.config, model=self.source.is_model, optional=_optional(self.tensors))
+        return fields_for(self.architecture, optional=_optional(self.tensors))
 
-    @property
+    @cached_property
     def architecture(self) -> Architecture:
-        """Which block this is: norm placement and kind, positions, FFN, key/value heads, source."""
-        return Architecture.of(self.config, self.source)
+        """Which block this is (:class:`~blockviz.config.Architecture`): norm kind and placement,
+        positions, FFN, key/value heads, biases, mask, embeddings, whether a model's layer."""
+        return Architecture.of(self.config, model_layer=self.source.is_model)
 
     @property
     def n(self) -> int:
@@ -188,7 +189,7 @@ class BlockRecord:
         """
         if self.config.causal == causal:
             return self
-        if not (self.config.is_toy and self.source.kind != "model"):
+        if not self.architecture.is_toy:
             return self._rerun(replace(self.config, causal=causal))
         other = record(self.sentence, replace(self.config, causal=causal), params=self.params)
         if other.tokens != self.tokens:
@@ -200,7 +201,7 @@ class BlockRecord:
         block of ``config`` with the record's parameters: no model needed."""
         block = Block(config, seeded=False)
         block.load_state_dict({name: self.params[name] for name in block.state_dict()}, assign=True)
-        rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.positional == "rotary" else None
+        rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.architecture.rotary else None
         cache: dict[str, torch.Tensor] = {name: self.tensors[name] for name in ("embed", "pos_embed", *OPTIONAL_FIELDS) if name in self.tensors}
         with torch.no_grad():
             block(self.tensors["resid_pre"], cache, rotary)
@@ -282,12 +283,12 @@ def record(sentence: str, config: BlockConfig | None = None, params: str | Path 
     tokens = tokenize(sentence, config.max_tokens)
     dtype = dtype_of(config)
     block = Block(config).to(dtype)
-    position_table = learned_positions(config) if config.positional == "learned" else None
+    position_table = learned_positions(config) if config.architecture.learned_positions else None
     if params is not None:
         position_table = load_params(params, block, config)
     with torch.no_grad():
         token_vectors = embed(tokens, config)
-        if config.positional == "rotary":  # positions turn q and k inside attention instead
+        if config.architecture.rotary:  # positions turn q and k inside attention instead
             cache: dict[str, torch.Tensor] = {"embed": token_vectors}
             block(token_vectors, cache)
         else:

@@ -56,7 +56,7 @@ def test_the_architectures(packaged):
     name, rec = packaged
     arch = rec.architecture
     if name == "minilm":
-        assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.causal) == ("post", "layernorm", "added", "plain", False)
+        assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.causal) == ("post", "layernorm", "learned", "plain", False)
         assert (rec.config.d_model, rec.config.n_heads, rec.config.d_ff, rec.config.ln_eps) == (384, 12, 1536, 1e-12)
     else:
         assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.n_kv_heads, arch.causal) == ("pre", "rmsnorm", "rotary", "gated", 3, True)
