@@ -39,9 +39,10 @@ class BlockRecord:
     ``ffn.W_in`` … ``ffn.b_out``, and ``W_pos`` ``(max_tokens, d_model)`` for learned positions).
 
     Other architectures (a trained model's layer, :func:`blockviz.models.record_layer`) hold the
-    fields of :func:`blockviz.record_fields.fields_for` ``(config)`` — ``rec.fields`` lists them —
-    and say which block they are in ``rec.architecture`` (norm placement, norm kind, positions,
-    FFN, key/value heads, ``source``): post-norm adds ``resid_mid_norm`` and
+    fields of :func:`blockviz.record_fields.fields_for` ``(rec.architecture)`` — ``rec.fields``
+    lists them — and say which block they are in ``rec.architecture`` (an
+    :class:`~blockviz.config.Architecture`: norm kind and placement, positions, FFN, key/value
+    heads, biases, embeddings, whether a model's layer): post-norm adds ``resid_mid_norm`` and
     ``resid_post_norm`` (no ``ln1``/``ln2``); RMSNorm has ``ln*_mean_sq`` instead of mean,
     centred and variance; rotary positions add ``rope_cos``, ``rope_sin``, ``query_rot``,
     ``key_rot`` (scores are q·k of the rotated ones; no ``pos_embed``); a model's layer L > 0 has
@@ -145,7 +146,7 @@ class BlockRecord:
         """The element-wise products of query ``query``'s vector with every key of ``head``,
         ``(n, d_head)``: row j holds q_i ⊙ k_j, whose sum is ``scores[head, query, j]`` (with
         rotary positions, of the rotated ``query_rot`` and ``key_rot``)."""
-        rotary = "query_rot" in self.tensors
+        rotary = self.architecture.rotary
         return self.tensors["query_rot" if rotary else "query"][head, query] * self.tensors["key_rot" if rotary else "key"][head]
 
     def weighted_values(self, head: int, query: int) -> torch.Tensor:
@@ -168,7 +169,7 @@ class BlockRecord:
             ``role`` is not one of ``"query"``, ``"key"``, ``"value"``.
         """
         letter = {"query": "Q", "key": "K", "value": "V"}[role]
-        x = self.tensors["ln1" if "ln1" in self.tensors else "resid_pre"][query]
+        x = self.tensors[self.architecture.attention_input][query]
         g = head if role == "query" else self.config.kv_head_of(head)
         return x[:, None] * self.params[f"attn.W_{letter}"][g]
 
