@@ -276,3 +276,30 @@ def docs_table() -> str:
     rule = "  ".join("=" * width for width in widths)
     line = lambda cells: "  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip()  # noqa: E731
     return "\n".join([rule, line(("name", "shape", "what")), rule, *map(line, rows), rule])
+
+
+FACTS = (PRE_NORM, POST_NORM, LAYER_NORM, RMS_NORM, ADDED_POSITIONS, ROTARY, PLAIN_FFN, GATED_FFN, MODEL_LAYER)
+"""The facts :func:`declaration_table` names a field's blocks by."""
+
+
+def declaration_table() -> str:
+    """Every field any block records as a Markdown table (name, shape, the blocks that record
+    it: the :data:`FACTS` true of every supported architecture whose record holds it), in
+    data-flow order — the docs' reference of which architecture has which field.
+
+    >>> rows = {line.split(" | ")[0][3:-1]: line.split(" | ")[2][:-2] for line in declaration_table().splitlines()[2:]}
+    >>> rows["ln1_mean"], rows["ln1_mean_sq"], rows["resid_mid_norm"], rows["mask"], rows["prev_output"]
+    ('LayerNorm', 'pre-norm, RMSNorm', 'post-norm, LayerNorm', 'every block', "a trained model's layer (if recorded)")
+    """
+    holders: dict[str, list[Architecture]] = {}
+    for arch in supported_architectures():
+        for spec in fields_for(arch, optional=OPTIONAL_FIELDS):
+            holders.setdefault(spec.name, []).append(arch)
+    rows = []
+    for entry in DECLARATION:
+        archs = holders.pop(entry.name, None)  # a name declared twice (a norm's) is one row, where first declared
+        if archs is not None:
+            facts = [fact.text for fact in FACTS if all(fact(arch) for arch in archs)]
+            blocks = ", ".join(facts) or "every block"
+            rows.append(f"| `{entry.name}` | {entry.field(Architecture()).shape_text} | {blocks}{' (if recorded)' if entry.optional else ''} |")
+    return "\n".join(["| name | shape | recorded by |", "|---|---|---|", *rows])
