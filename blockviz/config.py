@@ -90,7 +90,7 @@ class BlockConfig:
             raise BlockvizError(f"causal must be true or false, got {self.causal!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise BlockvizError(f"seed must be a whole number from 0 to 2**63 - 1, got {self.seed!r}")
-        self.architecture  # checks the architecture's choices (norm, placement, FFN, bias, causal) # noqa: B018
+        _ = self.architecture  # built now, so its choices (norm, placement, FFN, bias) are checked with the rest
 
     @property
     def activation_name(self) -> str:
@@ -263,7 +263,8 @@ class Architecture:
     Raises
     ------
     BlockvizError
-        If a fact is not one of its choices, or a post-norm block is asked for RMSNorm.
+        If a fact is not one of its choices, ``n_kv_heads`` does not divide ``n_heads``, or a
+        post-norm block is asked for RMSNorm.
     """
 
     norm: str = "layernorm"
@@ -289,6 +290,11 @@ class Architecture:
         for name in ("bias", "causal", "model_layer", "unembedding"):
             if not isinstance(getattr(self, name), bool):
                 raise BlockvizError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        for name in ("n_heads", "n_kv_heads"):
+            if isinstance(getattr(self, name), bool) or not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise BlockvizError(f"{name} must be a whole number ≥ 1, got {getattr(self, name)!r}")
+        if self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads:
+            raise BlockvizError(f"n_kv_heads must divide n_heads {self.n_heads} (1 … {self.n_heads}), got {self.n_kv_heads!r}")
         if self.model_layer and self.embedding != "table":
             raise BlockvizError("a trained model's layer reads its embeddings from a table: choose embedding table")
 

@@ -154,6 +154,7 @@ def test_the_architecture_is_one_value_with_named_facts():
     (dict(positions="alibi"), "positions must be one of sinusoidal, learned, rotary"),
     (dict(model_layer=True), "a trained model's layer reads its embeddings from a table"),
     (dict(bias=1), "bias must be true or false"),
+    (dict(n_heads=4, n_kv_heads=3), "n_kv_heads must divide n_heads 4"),
 ])
 def test_an_impossible_architecture_is_refused(facts, message):
     with pytest.raises(BlockvizError, match=message):
