@@ -70,8 +70,6 @@ class When:
         return self.test(arch)
 
     def __and__(self, other: When) -> When:
-        if self is EVERY_BLOCK:
-            return other
         return When(f"{self.text}, {other.text}", lambda arch: self(arch) and other(arch))
 
 
