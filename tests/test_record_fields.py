@@ -2,7 +2,6 @@
 fields (LayerNorm statistics, softmax steps) and record methods match independent references."""
 
 import math
-from pathlib import Path
 
 import pytest
 import torch
@@ -10,16 +9,9 @@ from torch.nn import functional as F
 
 from blockviz import BlockConfig, BlockvizError, record
 from blockviz.block_record import BlockRecord
-from blockviz.record_fields import FIELDS, FIELD_NAMES, axis_labels, markdown_table
+from blockviz.record_fields import FIELDS, FIELD_NAMES, axis_labels
 
 from conftest import LONG_SENTENCE as LONG
-
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def test_readme_lists_exactly_the_declared_fields():
-    assert markdown_table() in README.read_text(encoding="utf-8")
-
 
 def test_every_declared_field_is_recorded_with_its_declared_shape(chicken_record):
     rec = chicken_record
