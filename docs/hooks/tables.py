@@ -7,7 +7,7 @@ that line with the table when the site is built, so the tables cannot drift from
 * ``figures`` — the figure registry (:data:`blockviz.figures.registry.FIGURES`);
 * ``fields`` — the record's fields for blockviz's own block (:func:`blockviz.record_fields.fields_for`);
 * ``architecture-fields`` — what other architectures add to and drop from those fields;
-* ``modules`` — the package's modules, each with the first line of its docstring;
+* ``modules`` — the package's modules, each with the first paragraph of its docstring;
 * ``cli`` — every command's ``--help``.
 
 Everything read here is cheap to import (no torch, no Manim, no matplotlib). The hook also adds
@@ -99,18 +99,26 @@ def architecture_fields_table() -> str:
     return table(("architecture", "fields added", "fields it does not have"), rows)
 
 
-def modules_table() -> str:
-    package = ROOT / "blockviz"
-    rows = []
+def module_summary(source: Path) -> str:
+    """The first paragraph of a module's docstring, on one line, roles as plain code."""
+    docstring = ast.get_docstring(ast.parse(source.read_text(encoding="utf-8"))) or ""
+    first_paragraph = docstring.strip().split("\n\n")[0].replace("\n", " ")
+    return ROLE.sub(lambda match: f"`{match['target']}`", first_paragraph)
+
+
+def modules_table(package: Path = ROOT / "blockviz", level: int = 3) -> str:
+    """A table of ``package``'s modules and subpackages, then one section per subpackage."""
+    rows, sections = [], []
     for path in sorted(package.iterdir()):
-        source = path / "__init__.py" if path.is_dir() else path
-        if not source.is_file() or source.suffix != ".py" or path.name == "__init__.py" or path.name.startswith("_"):
+        if path.name.startswith("_") or not (path.suffix == ".py" or (path / "__init__.py").is_file()):
             continue
-        docstring = ast.get_docstring(ast.parse(source.read_text(encoding="utf-8"))) or ""
-        name = f"`blockviz/{path.name}/`" if path.is_dir() else f"`blockviz/{path.name}`"
-        first_paragraph = docstring.strip().split("\n\n")[0].replace("\n", " ")
-        rows.append((name, ROLE.sub(lambda match: f"`{match['target']}`", first_paragraph)))
-    return table(("module", "what it holds"), rows)
+        where = path.relative_to(ROOT).as_posix()
+        if path.is_dir():
+            rows.append((f"`{where}/`", module_summary(path / "__init__.py")))
+            sections.append(f"{'#' * level} `{where}/`\n\n{modules_table(path, level + 1)}")
+        else:
+            rows.append((f"`{where}`", module_summary(path)))
+    return "\n\n".join([table(("module", "what it holds"), rows), *sections])
 
 
 def cli_reference() -> str:
