@@ -62,8 +62,9 @@ def site(tmp_path_factory) -> Path:
     pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install -e '.[docs]'")
     pytest.importorskip("mkdocstrings", reason="the docs extra is not installed: pip install -e '.[docs]'")
     folder = tmp_path_factory.mktemp("docs") / "site"
-    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(ROOT / "mkdocs.yml"), "-d", str(folder)],
-                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+             "-f", str(ROOT / "mkdocs.yml"), "-d", str(folder)]
+    built = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert built.returncode == 0, f"mkdocs build --strict failed:\n{built.stderr}"
     return folder
 
@@ -90,8 +91,18 @@ def test_the_command_reference_has_every_commands_help(site):
 
 def test_the_site_loads_nothing_from_the_network(site):
     loaded = re.compile(r"<(?:script|img|link)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", re.IGNORECASE)
-    offenders = [page.relative_to(site) for page in site.rglob("*.html") if loaded.search(page.read_text(encoding="utf-8"))]
+    pages = site.rglob("*.html")
+    offenders = [page.relative_to(site) for page in pages if loaded.search(page.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def test_the_readme_is_a_front_door_whose_links_and_pictures_exist():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < 200
+    targets = re.findall(r"\]\((?!https?:)([^)#\s]+)", readme)
+    assert len([target for target in targets if target.endswith(".png")]) >= 5
+    missing = [target for target in targets if not (ROOT / target).exists()]
+    assert missing == []
 
 
 def command_lines(page: Path) -> list[str]:

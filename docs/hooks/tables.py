@@ -61,7 +61,8 @@ def shape_text(spec) -> str:
 def scenes_table() -> str:
     from blockviz.scenes.catalog import entries
 
-    rows = [(f"`{entry.name}`", entry.title, entry.description + (" (in the lecture; not in `--scene all`)" if entry.lecture_only else ""))
+    lecture_only = " (in the lecture; not in `--scene all`)"
+    rows = [(f"`{entry.name}`", entry.title, entry.description + (lecture_only if entry.lecture_only else ""))
             for entry in entries()]
     return table(("scene", "chapter", "shows"), rows)
 
@@ -124,10 +125,11 @@ def modules_table(package: Path = ROOT / "blockviz", level: int = 3) -> str:
 def cli_reference() -> str:
     from blockviz.cli import main
 
-    group = click.Context(main, info_name="blockviz", terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH)
+    width = {"terminal_width": HELP_WIDTH, "max_content_width": HELP_WIDTH}
+    group = click.Context(main, info_name="blockviz", **width)
     sections = ["```text\n" + main.get_help(group) + "\n```"]
     for name, command in main.commands.items():
-        context = click.Context(command, info_name=name, parent=group, terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH)
+        context = click.Context(command, info_name=name, parent=group, **width)
         sections.append(f"## blockviz {name}\n\n```text\n{command.get_help(context)}\n```")
     return "\n\n".join(sections)
 
@@ -146,7 +148,8 @@ def on_page_markdown(markdown: str, page, **kwargs) -> str:
     def generated(match: re.Match) -> str:
         name = match["name"]
         if name not in GENERATORS:
-            raise PluginError(f"{page.file.src_uri}: no generated table {name!r}; the hook knows {', '.join(GENERATORS)}")
+            known = ", ".join(GENERATORS)
+            raise PluginError(f"{page.file.src_uri}: no generated table {name!r}; the hook knows {known}")
         return GENERATORS[name]()
 
     return MARKER.sub(generated, markdown)
@@ -157,5 +160,6 @@ def on_files(files, config, **kwargs):
         for path in sorted(ROOT.glob(pattern)):
             uri = path.relative_to(ROOT).as_posix()
             if files.get_file_from_path(uri) is None:
-                files.append(File(uri, src_dir=str(ROOT), dest_dir=config["site_dir"], use_directory_urls=config["use_directory_urls"]))
+                files.append(File(uri, src_dir=str(ROOT), dest_dir=config["site_dir"],
+                                  use_directory_urls=config["use_directory_urls"]))
     return files
