@@ -21,7 +21,7 @@ from blockviz.tokens import dtype_of
 def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor], params: Mapping[str, torch.Tensor], fields: tuple[RecordField, ...] | None = None) -> None:
     """Raise :class:`BlockvizError` unless the parts form one record.
 
-    Checks: ``tokens`` is a non-empty list of strings, at most ``config.max_tokens``; every
+    Checks: ``tokens`` is a non-empty list or tuple of strings, at most ``config.max_tokens``; every
     field of ``fields`` (default :func:`blockviz.record_fields.fields_for` ``(config)``, which is
     :data:`blockviz.record_fields.FIELDS` for the toy block) is present (and nothing else), a tensor of
     the config's dtype and of its shape for ``n = len(tokens)``; values are finite (−∞ allowed
@@ -30,7 +30,7 @@ def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor
     where the mask blocks a key and each row sums to 1 (within :data:`WEIGHT_SUM_TOLERANCE`); the parameters are complete, of the
     config's dtype and shapes, and finite.
     """
-    if not isinstance(tokens, list) or not tokens or not all(isinstance(token, str) for token in tokens):
+    if not isinstance(tokens, (list, tuple)) or not tokens or not all(isinstance(token, str) for token in tokens):
         raise BlockvizError("the record's tokens must be a non-empty list of strings")
     if len(tokens) > config.max_tokens:
         raise BlockvizError(f"the record has {len(tokens)} tokens, more than max_tokens {config.max_tokens}")
