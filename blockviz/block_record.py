@@ -17,7 +17,7 @@ from blockviz.block import Block
 from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
-from blockviz.record_check import check_record
+from blockviz.record_check import check_claims, check_record
 from blockviz.record_fields import BY_NAME, OPTIONAL_FIELDS, PARAMETER_SCALE, RecordField, docs_table, fields_for
 from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_format import read_record_with_source, write_record
@@ -248,18 +248,25 @@ class BlockRecord:
     def load(cls, path: str | Path) -> BlockRecord:
         """Read a record written by :meth:`save`; ``.safetensors`` loads back bit for bit.
 
+        The record is checked for what it claims (:func:`blockviz.record_check.check_claims`):
+        its tokens are its sentence's, and its activations what its parameters make of its input.
+
         Raises
         ------
         BlockvizError
             If the file is missing, unreadable, not a blockviz record, of another format
-            version, or does not form a valid record (the message names the field).
+            version, does not form a valid record, or is not what it claims: tokens that are not
+            its sentence's, a value or parameter that differs from its recomputation (the
+            message names the field and by how much).
         """
         sentence, tokens, config, tensors, source, special = read_record_with_source(path)
         names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
         activations = {name: tensors.pop(name) for name in names if name in tensors}
         try:
-            return cls(sentence=sentence, tokens=tokens, config=config, tensors=ReadOnlyTensors.adopting(activations), params=ReadOnlyTensors.adopting(tensors),
-                       source=source, special=tuple(special))
+            loaded = cls(sentence=sentence, tokens=tokens, config=config, tensors=ReadOnlyTensors.adopting(activations), params=ReadOnlyTensors.adopting(tensors),
+                         source=source, special=tuple(special))
+            check_claims(loaded)
+            return loaded
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 

@@ -324,7 +324,7 @@ def test_the_mask_is_a_real_minus_infinity(folders):
 def test_tokens_are_readable(folders):
     gpt2 = record_layer(SENTENCE, model=str(folders["gpt2"]), layer=0).tokens
     bert = record_layer(SENTENCE, model=str(folders["bert"]), layer=0).tokens
-    assert gpt2[:4] == ["the", "cat", "sat", "on"] and not any("Ġ" in token for token in gpt2)
+    assert gpt2[:4] == ("the", "cat", "sat", "on") and not any("Ġ" in token for token in gpt2)
     assert bert[0] == "[CLS]" and bert[-1] == "[SEP]" and "tir" in bert and "ed" in bert and not any("##" in token for token in bert)
 
 
