@@ -10,6 +10,7 @@ microseconds, about as much as indexing it once (``benchmarks/read_only_access.p
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
 import torch
 
@@ -55,6 +56,11 @@ class ReadOnlyTensors(Mapping):
             stored[name] = tensor.detach() if isinstance(tensor, torch.Tensor) else tensor
         mapping._tensors = stored
         return mapping
+
+    def stored(self) -> Mapping[str, torch.Tensor]:
+        """The stored tensors themselves, not copies, for code that only reads them once (a
+        record's own checks on a large record); changing one of them changes the mapping."""
+        return MappingProxyType(self._tensors)
 
     def __getitem__(self, name: str) -> torch.Tensor:
         tensor = self._tensors[name]

@@ -36,6 +36,7 @@ def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor
     if len(tokens) > config.max_tokens:
         raise BlockvizError(f"the record has {len(tokens)} tokens, more than max_tokens {config.max_tokens}")
     fields = fields_for(config) if fields is None else fields
+    tensors, params = _stored(tensors), _stored(params)
     names = [spec.name for spec in fields]
     extra = sorted(set(tensors) - set(names))
     if extra:
@@ -121,8 +122,13 @@ def check_claims(rec) -> None:
     else:
         _check_own_tokens(rec.sentence, rec.tokens, rec.config)
     if rec.source.kind == "seeded":
-        _check_seeded_parameters(rec.params, rec.config)
+        _check_seeded_parameters(_stored(rec.params), rec.config)
     _check_recomputed(rec)
+
+
+def _stored(tensors: Mapping[str, torch.Tensor]) -> Mapping[str, torch.Tensor]:
+    """The record's own tensors to read, not copies of them (a check reads each once)."""
+    return tensors.stored() if hasattr(tensors, "stored") else tensors
 
 
 def _check_own_tokens(sentence: str, tokens: tuple[str, ...], config: BlockConfig) -> None:
@@ -171,7 +177,7 @@ def _check_recomputed(rec) -> None:
     from blockviz.block import Block
     from blockviz.tokens import embed, sinusoidal_positions
 
-    config, tensors, params = rec.config, rec.tensors, rec.params
+    config, tensors, params = rec.config, _stored(rec.tensors), _stored(rec.params)
     dtype = dtype_of(config)
     expected: dict[str, torch.Tensor] = {}
     if rec.source.is_model:
