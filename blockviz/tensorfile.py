@@ -208,7 +208,8 @@ def _json_parts(path: Path) -> tuple[dict[str, torch.Tensor], dict, str | None]:
     keys, or a bare object of named tensors and no header; ``problem`` is the message of the
     first tensor that is not a rectangular list of numbers (reading stops there), else ``None``.
 
-    Raises :class:`BlockvizError` for a file that is not JSON, not an object, or nested too deeply.
+    Raises :class:`BlockvizError` for a file that is not JSON, not an object, or nested too
+    deeply (a tensor deeper than :data:`MAX_TENSOR_DIMS`).
     """
     where = repr(str(path))
     document = _JsonDocument(path.read_bytes())
@@ -225,8 +226,8 @@ def _json_parts(path: Path) -> tuple[dict[str, torch.Tensor], dict, str | None]:
                 for name in document.members():
                     try:
                         tensors[name] = document.tensor()
-                    except _TooDeep:
-                        return tensors, _header(values), f"tensor {name!r} in {where} is nested too deeply (more than {MAX_TENSOR_DIMS} levels of lists): fix the file"
+                    except _TooDeep:  # unreadable, as invalid JSON: said before the header is looked at
+                        raise BlockvizError(f"tensor {name!r} in {where} is nested too deeply (more than {MAX_TENSOR_DIMS} levels of lists): fix the file") from None
                     except _NotATensor:
                         return tensors, _header(values), f"tensor {name!r} in {where} is not a rectangular list of numbers: fix the file"
             else:
