@@ -357,6 +357,7 @@ class _JsonDocument:
         ``sizes[depth]`` (every list at one depth has one length); return the depth of its rows."""
         if depth >= MAX_TENSOR_DIMS:
             raise _TooDeep
+        opening = self.at
         self.at += 1
         if self.peek() == "[":
             count, leaf_depth = 0, None
@@ -375,7 +376,7 @@ class _JsonDocument:
             close = self.text.find("]", self.at)
             if close < 0 or self.text.find("[", self.at, close) >= 0:
                 raise _NotATensor
-            count = self._add_row(numbers, self.text[self.at - 1:close + 1])
+            count = self._add_row(numbers, self.text[opening:close + 1])
             self.at, leaf_depth = close + 1, depth
         if sizes.setdefault(depth, count) != count:
             raise _NotATensor
