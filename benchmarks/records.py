@@ -8,7 +8,7 @@
    claims included), milliseconds, median of 5.
 3. ``--memory``: the peak resident memory of loading a JSON record of short numbers near the
    64 MB limit (written to a temporary folder: the worst case for parsing) and a safetensors
-   record, each in a fresh process (``resource.getrusage`` after the imports and after the load).
+   record, each in a fresh process (its own peak, ``VmHWM`` of ``/proc/self/status``, after the imports and after the load; Linux).
 """
 
 from __future__ import annotations
@@ -62,17 +62,21 @@ def load() -> None:
 
 
 PEAK = """
-import resource, sys
+import re, sys
 import torch
 from blockviz.block_record import BlockRecord
 from blockviz.errors import BlockvizError
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+def peak_kb():  # VmHWM: this process's own peak (ru_maxrss would carry the parent's across fork and exec)
+    with open("/proc/self/status") as status:
+        return int(re.search(r"VmHWM:\\s+(\\d+)", status.read())[1])
+
+before = peak_kb()
 try:
     BlockRecord.load(sys.argv[1])
 except BlockvizError:
     pass  # the short-number file is refused by its checks, after it has been read
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print((after - before) / 1024)
+print((peak_kb() - before) / 1024)
 """
 
 
