@@ -4,7 +4,7 @@ Torch has no read-only tensor, so :class:`ReadOnlyTensors` keeps its own copies 
 fresh copy on every access: ``rec.tensors["weights"][0, 0, 0] = 9``, ``rec.weights.add_(1)`` or
 a figure writing into ``rec.weights.numpy()`` change that copy only, never the record. A copy of
 a 64-token toy record's largest tensor (``weights``, 2 × 64 × 64 float32) costs a few
-microseconds, about as much as indexing it once (``benchmarks/read_only_access.py``).
+microseconds, about as much as indexing it once (``benchmarks/records.py``).
 """
 
 from __future__ import annotations
