@@ -17,8 +17,9 @@ from blockviz.block import Block
 from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
-from blockviz.record_check import check_record
+from blockviz.record_check import check_claims, check_record
 from blockviz.record_fields import BY_NAME, OPTIONAL_FIELDS, PARAMETER_SCALE, RecordField, docs_table, fields_for
+from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_format import read_record_with_source, write_record
 from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
@@ -53,6 +54,11 @@ class BlockRecord:
     ``special`` says, per token, whether it is one the model's tokenizer adds (``[CLS]``,
     ``[SEP]``, ``<|endoftext|>`` …); all ``False`` for blockviz's own tokens.
 
+    A record cannot be changed once checked: ``tokens`` and ``special`` are tuples, ``tensors``
+    and ``params`` are :class:`~blockviz.read_only.ReadOnlyTensors` (no item can be set, and each
+    access hands out a fresh copy, so changing what it gives leaves the record as it was), the
+    config and source are frozen. A record built from tensors keeps copies of them.
+
     Raises
     ------
     BlockvizError
@@ -61,16 +67,22 @@ class BlockRecord:
     """
 
     sentence: str
-    tokens: list[str]
+    tokens: tuple[str, ...]
     config: BlockConfig
     tensors: Mapping[str, torch.Tensor]
-    params: dict[str, torch.Tensor] = field(default_factory=dict)
+    params: Mapping[str, torch.Tensor] = field(default_factory=dict)
     source: Source = field(default_factory=Source)
     special: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, Source):
             raise BlockvizError(f"the record's source must be a Source, got {type(self.source).__name__}")
+        if isinstance(self.tokens, (list, tuple)):
+            object.__setattr__(self, "tokens", tuple(self.tokens))
+        for name in ("tensors", "params"):  # copies, checked below: nothing the caller still holds can change them
+            given = getattr(self, name)
+            if not isinstance(given, ReadOnlyTensors):
+                object.__setattr__(self, name, ReadOnlyTensors(given) if isinstance(given, Mapping) else given)
         check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
         special = tuple(self.special) if self.special else (False,) * len(self.tokens)
         if len(special) != len(self.tokens) or not all(isinstance(flag, bool) for flag in special):
@@ -207,8 +219,8 @@ class BlockRecord:
         with torch.no_grad():
             block(self.tensors["resid_pre"], cache, rotary)
         names = [spec.name for spec in fields_for(config, model=self.source.is_model, optional=_optional(self.tensors))]
-        return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors={name: cache[name] for name in names}, params=dict(self.params),
-                           source=self.source, special=self.special)
+        return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
+                           params=self.params, source=self.source, special=self.special)
 
     def explore(self, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
         """The token-flow explorer of this record (a :class:`blockviz.explorer.Explorer`: ``.save(path)``,
@@ -238,17 +250,25 @@ class BlockRecord:
     def load(cls, path: str | Path) -> BlockRecord:
         """Read a record written by :meth:`save`; ``.safetensors`` loads back bit for bit.
 
+        The record is checked for what it claims (:func:`blockviz.record_check.check_claims`):
+        its tokens are its sentence's, and its activations what its parameters make of its input.
+
         Raises
         ------
         BlockvizError
             If the file is missing, unreadable, not a blockviz record, of another format
-            version, or does not form a valid record (the message names the field).
+            version, does not form a valid record, or is not what it claims: tokens that are not
+            its sentence's, a value or parameter that differs from its recomputation (the
+            message names the field and by how much).
         """
         sentence, tokens, config, tensors, source, special = read_record_with_source(path)
         names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
         activations = {name: tensors.pop(name) for name in names if name in tensors}
         try:
-            return cls(sentence=sentence, tokens=tokens, config=config, tensors=activations, params=tensors, source=source, special=tuple(special))
+            loaded = cls(sentence=sentence, tokens=tokens, config=config, tensors=ReadOnlyTensors.adopting(activations), params=ReadOnlyTensors.adopting(tensors),
+                         source=source, special=tuple(special))
+            check_claims(loaded)
+            return loaded
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 

@@ -261,14 +261,8 @@ def axis_labels(dimension: str, tokens: list[str], size: int) -> list[str]:
     return [f"{prefix}{index}" for index in range(size)]
 
 
-def markdown_table() -> str:
-    """The fields as a Markdown table (name, shape, what): README.md holds exactly this."""
-    rows = [f"| `{spec.name}` | {spec.shape_text} | {spec.what} |" for spec in FIELDS]
-    return "\n".join(["| name | shape | what |", "|---|---|---|", *rows])
-
-
 def docs_table() -> str:
-    """The fields as an RST table (name, shape, what): the record's docstring and README hold it."""
+    """The fields as an RST table (name, shape, what): the record's docstring holds it."""
     rows = [(f"``{spec.name}``", f"``{spec.shape_text}``", spec.what) for spec in FIELDS]
     widths = [max(len(row[column]) for row in rows + [("name", "shape", "what")]) for column in range(3)]
     rule = "  ".join("=" * width for width in widths)

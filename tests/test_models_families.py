@@ -326,7 +326,7 @@ def test_the_mask_is_a_real_minus_infinity(folders):
 def test_tokens_are_readable(folders):
     gpt2 = record_layer(SENTENCE, model=str(folders["gpt2"]), layer=0).tokens
     bert = record_layer(SENTENCE, model=str(folders["bert"]), layer=0).tokens
-    assert gpt2[:4] == ["the", "cat", "sat", "on"] and not any("Ġ" in token for token in gpt2)
+    assert gpt2[:4] == ("the", "cat", "sat", "on") and not any("Ġ" in token for token in gpt2)
     assert bert[0] == "[CLS]" and bert[-1] == "[SEP]" and "tir" in bert and "ed" in bert and not any("##" in token for token in bert)
 
 
@@ -348,7 +348,7 @@ def test_special_tokens_are_the_tokenizers_and_stored_in_the_record(folders, tmp
     from blockviz.selection import default_token
 
     rec = record_layer("the cat [SEP] sat on the zebra", model=str(folders["bert"]), layer=1)
-    assert rec.tokens == ["[CLS]", "the", "cat", "[SEP]", "sat", "on", "the", "[UNK]", "[SEP]"]
+    assert rec.tokens == ("[CLS]", "the", "cat", "[SEP]", "sat", "on", "the", "[UNK]", "[SEP]")
     assert rec.special == (True, False, False, True, False, False, False, False, True)
     assert default_token(rec.tokens, rec.special) == 7 and default_token(rec.tokens) == 6  # the names alone would skip [UNK]
     assert rec.explore().token == 7 and rec.explore().html().count('"special":[true,false,false,true,false,false,false,false,true]') == 1

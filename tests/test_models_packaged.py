@@ -68,7 +68,7 @@ def test_every_layers_attention_ranks_the_head_first(packaged):
     name, rec = packaged
     layer, head, n_layers, _ = CASES[name]
     attentions = model_attentions(CHICKEN, model=name)
-    assert attentions.tokens == rec.tokens and attentions.weights.shape == (n_layers, rec.config.n_heads, rec.n, rec.n)
+    assert tuple(attentions.tokens) == rec.tokens and attentions.weights.shape == (n_layers, rec.config.n_heads, rec.n, rec.n)
     torch.testing.assert_close(attentions.weights[layer], rec.weights, rtol=0, atol=1e-5)
     it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
     from_it = attentions.weights[:, :, it, chicken]

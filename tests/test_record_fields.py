@@ -2,7 +2,6 @@
 fields (LayerNorm statistics, softmax steps) and record methods match independent references."""
 
 import math
-from pathlib import Path
 
 import pytest
 import torch
@@ -10,11 +9,9 @@ from torch.nn import functional as F
 
 from blockviz import BlockConfig, BlockvizError, record
 from blockviz.block_record import BlockRecord
-from blockviz.record_fields import FIELDS, FIELD_NAMES, axis_labels, markdown_table
+from blockviz.record_fields import FIELDS, FIELD_NAMES, axis_labels
 
 from conftest import LONG_SENTENCE as LONG
-
-README = Path(__file__).resolve().parents[1] / "README.md"
 
 TOY_FIELDS = (
     ("embed", ("n", "d_model"), "token vectors (a seeded hash of each token)", "residual"),
@@ -50,11 +47,7 @@ TOY_FIELDS = (
     ("ffn_out", ("n", "d_model"), "ffn_post @ W_out + b_out: narrowed back", "residual"),
     ("resid_post", ("n", "d_model"), "resid_mid + ffn_out: the block's output, same shape as its input", "residual"),
 )
-"""blockviz's own block's fields as the README, the record's docstring and the tables show them: (name, shape, what, scale[, neg_inf])."""
-
-
-def test_readme_lists_exactly_the_declared_fields():
-    assert markdown_table() in README.read_text(encoding="utf-8")
+"""blockviz's own block's fields as the docs, the record's docstring and the tables show them: (name, shape, what, scale[, neg_inf])."""
 
 
 def test_the_toy_blocks_fields_are_described_as_before():
