@@ -24,6 +24,7 @@ from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
+import numpy
 from safetensors import SafetensorError, safe_open
 
 from blockviz.errors import BlockvizError
@@ -131,7 +132,9 @@ def read_tensors(path: str | Path, check_header: Callable[[dict], None] | None =
             check_header(header)
         if problem is not None:
             raise BlockvizError(problem)
-        return tensors, header
+        import torch
+
+        return {name: torch.from_numpy(array) for name, array in tensors.items()}, header
 
 
 def read_header(path: str | Path) -> dict:
@@ -329,12 +332,12 @@ class _JsonDocument:
             self.at = start
             return self.value()
 
-    def tensor(self) -> torch.Tensor:
-        """The number, null or rectangular list of them here as a float64 tensor (null is −∞).
+    def tensor(self) -> numpy.ndarray:
+        """The number, null or rectangular list of them here as a float64 array (null is −∞);
+        numpy, not torch, so that reading a header needs no torch.
 
         Raises :class:`_NotATensor` or :class:`_TooDeep` (``at`` is then left anywhere).
         """
-        import torch
 
         numbers = array("d")
         sizes: dict[int, int] = {}
@@ -345,12 +348,12 @@ class _JsonDocument:
             except json.JSONDecodeError:
                 raise _NotATensor from None
             self._add_row(numbers, "[" + self.text[start:self.at] + "]")
-            return torch.tensor(numbers[0], dtype=torch.float64)
+            return numpy.array(numbers[0], dtype=numpy.float64)
         leaf_depth = self._list(0, sizes, numbers)
         shape = tuple(sizes[depth] for depth in range(leaf_depth + 1))
         if not numbers:
-            return torch.zeros(shape, dtype=torch.float64)
-        return torch.frombuffer(numbers, dtype=torch.float64).reshape(shape)
+            return numpy.zeros(shape, dtype=numpy.float64)
+        return numpy.frombuffer(numbers, dtype=numpy.float64).reshape(shape)
 
     def _list(self, depth: int, sizes: dict[int, int], numbers: array) -> int:
         """Read the list here (``at`` on its ``[``) into ``numbers``, its length into
