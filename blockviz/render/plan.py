@@ -288,11 +288,11 @@ def plan_lecture(record_inputs: dict, options: RenderOptions, folder: str | os.P
     BlockvizError
         If ``options.format`` is not ``mp4`` (a lecture joins videos).
     """
-    from blockviz.scenes.catalog import lecture_entries
+    from blockviz.scenes.catalog import entries
 
     if options.format != "mp4":
         raise BlockvizError(f"a lecture joins mp4 videos, not {options.format}: drop --format {options.format}")
-    jobs = plan([entry.name for entry in lecture_entries()], record_inputs, options, folder)
+    jobs = plan([entry.name for entry in entries()], record_inputs, options, folder)
     folder = Path(folder)
     key = _digest({"parts": [job.key for job in jobs], "av": metadata.version("av")})
     return LecturePlan(jobs, folder / f"{LECTURE_NAME}.mp4", folder / CACHE_FOLDER / f"{LECTURE_NAME}.mp4.key", key)

@@ -13,6 +13,8 @@ from blockviz.scenes.post_norm_flow import construct_post_norm, norm_name
 from blockviz.scenes.text import text
 from blockviz.style import FFN_COLOR
 
+NAME = "block-flow"
+ORDER = 110
 DESCRIPTION = "the pre-norm block's route with shapes: LayerNorm, attention, add, LayerNorm, FFN, add"
 CHAPTER = "The block's flow"
 CAPTION = ("The pre-norm block normalizes, attends, adds the input back, normalizes, applies the FFN and adds again, "

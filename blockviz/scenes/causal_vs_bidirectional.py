@@ -15,6 +15,8 @@ from blockviz.scenes.layout import column_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import text
 
+NAME = "causal-vs-bidirectional"
+ORDER = 70
 DESCRIPTION = "decoder vs encoder: masks and weights with and without the causal mask"
 CHAPTER = "Causal vs bidirectional"
 CAPTION = "The same sentence with and without the causal mask: a decoder's token reads only earlier tokens, an encoder's may use later ones too."

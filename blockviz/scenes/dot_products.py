@@ -14,6 +14,8 @@ from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smal
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
 from blockviz.scenes.text import font_size_of, formula, number, text
 
+NAME = "dot-products"
+ORDER = 50
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
 CHAPTER = "Dot products"
 CAPTION = "Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k."

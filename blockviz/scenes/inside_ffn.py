@@ -18,6 +18,8 @@ from blockviz.scenes.text import formula, text
 from blockviz.scenes.wide import edges_and_largest, slots_of
 from blockviz.style import FFN_COLOR
 
+NAME = "ffn"
+ORDER = 120
 DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, narrow back (gated: SiLU(gate) ⊙ up)"
 CHAPTER = "Inside the FFN"
 CAPTION = ("The FFN widens one token's row to d_ff numbers, bends each through its activation (GELU, ReLU, or a gate), and narrows it back; "

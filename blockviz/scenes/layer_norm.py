@@ -16,6 +16,8 @@ from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, WORK_SIZE
 from blockviz.scenes.text import formula, number, text
 from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
 
+NAME = "layer-norm"
+ORDER = 30
 DESCRIPTION = "one row through LayerNorm: mean, centre, variance, ÷ √(var + ε), × γ, + β (RMSNorm: mean of x², ÷ √(mean + ε), × γ)"
 CHAPTER = "LayerNorm"
 CAPTION = ("LayerNorm takes one token's row, subtracts its mean, divides by the square root of its variance (plus a tiny ε), "

@@ -13,6 +13,8 @@ from blockviz.scenes.layout import fit_width, row_height
 from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE
 from blockviz.scenes.text import text
 
+NAME = "mask"
+ORDER = 60
 DESCRIPTION = "the causal mask M: later positions become −∞"
 CHAPTER = "The causal mask"
 CAPTION = "The mask adds 0 where a key is allowed and −∞ where it comes later: a position uses itself and earlier positions, never later ones."

@@ -15,6 +15,8 @@ from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import font_size_of, number, text
 
+NAME = "multi-head"
+ORDER = 100
 DESCRIPTION = "heads side by side with their own weights; outputs concatenated, times W_O = attn_out"
 CHAPTER = "Multi-head attention"
 CAPTION = ("Several attention heads read the same rows, each with its own weights; their outputs are concatenated "

@@ -19,6 +19,8 @@ from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_s
 from blockviz.scenes.text import formula, number, text
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
+NAME = "qkv"
+ORDER = 40
 DESCRIPTION = "each row projected into a query, a key and a value for one head, one query entry worked by hand (rotary: q and k turned by their position)"
 CHAPTER = "Query, key, value"
 CAPTION = "Each normalized row is multiplied by one head's W_Q, W_K and W_V to give that token's query, key and value."

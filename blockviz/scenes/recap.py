@@ -15,6 +15,8 @@ from blockviz.scenes.text import text
 from blockviz.scenes.wide import edges_and_largest, slots_of
 from blockviz.style import FFN_COLOR
 
+NAME = "recap"
+ORDER = 130
 DESCRIPTION = "recap: one token's row in and out of the block, x + attention + FFN (post-norm: each sum normalised), the same shape, so blocks stack"
 CHAPTER = "Recap"
 CAPTION = ("The block takes each token's row and gives back a row of the same length: the input plus what attention "

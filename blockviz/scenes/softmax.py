@@ -14,6 +14,8 @@ from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import number, text
 
+NAME = "softmax"
+ORDER = 80
 DESCRIPTION = "row by row: subtract the row's max, exponentiate, add up, divide by the sum; rows sum to 1"
 CHAPTER = "Softmax"
 CAPTION = ("Row by row, the largest score is subtracted and each score exponentiated (so every exp is at most 1), "

@@ -23,6 +23,9 @@ from blockviz.scenes.look import FRAME_MARGIN, Look
 from blockviz.scenes.text import text, token_face
 from blockviz.tokens import display_token
 
+NAME = "title"
+ORDER = 0
+LECTURE_ONLY = True
 DESCRIPTION = "the lecture's title card: the sentence, its tokens and the block's sizes"
 CHAPTER = "Introduction"
 CAPTION = "One sentence is cut into tokens and sent through one transformer block; these are the block's sizes."

@@ -28,6 +28,8 @@ from blockviz.scenes.text import text
 from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
 from blockviz.tokens import display_token
 
+NAME = "tokens"
+ORDER = 20
 DESCRIPTION = "tokens become rows: embedding + position = the n × d_model input grid (a model's layer: its real input)"
 CHAPTER = "Tokens to grid"
 CAPTION = "Each token becomes one row of numbers: its embedding plus its position's encoding, giving the n × d_model grid that enters the block."

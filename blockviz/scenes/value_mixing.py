@@ -14,6 +14,8 @@ from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, NUMBER_SIZ
 from blockviz.scenes.text import number, text
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
+NAME = "value-mixing"
+ORDER = 90
 DESCRIPTION = "weights scale the value rows; the scaled rows add up to the output row"
 CHAPTER = "Value mixing"
 CAPTION = "A token's weights scale the value rows, and the scaled rows add up to its output row, as long as one value vector."

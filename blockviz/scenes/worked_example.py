@@ -10,6 +10,8 @@ from blockviz.scenes.look import WORK_SIZE
 from blockviz.scenes.text import formula, number, text
 from blockviz.worked_example import worked_example
 
+NAME = "worked-example"
+ORDER = 10
 DESCRIPTION = "scores 0 and ln 3 → exp(s − max) ⅓ and 1 → weights ¼, ¾ → ¼·(2, 0) + ¾·(0, 4) = (0.5, 3)"
 CHAPTER = "A worked example"
 CAPTION = ("Scores 0 and ln 3, less the larger, exponentiate to ⅓ and 1, which sum to 4/3: "
