@@ -8,12 +8,17 @@ scene test files share their builds.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+import tempfile
+from unittest import mock
 
 import numpy as np
 from manim import SVGMobject, Text, config, tempconfig
+from manim.scene.scene_file_writer import SceneFileWriter
 
 from blockviz import BlockConfig, record
+from blockviz.block_record import BlockRecord
 from blockviz.worked_example import worked_example
 
 DEFAULT_SENTENCE = "the cat sat"
@@ -50,6 +55,14 @@ def named_record(name: str):
     """The record called ``name`` in :data:`RECORDS` or :data:`MORE_RECORDS` (recorded once per session)."""
     sentence, options = {**RECORDS, **MORE_RECORDS}[name]
     return record(sentence, BlockConfig(**options) if options else None)
+
+
+def with_outlier(rec, value: float = 22543.0):
+    """``rec`` with ``resid_pre[0, 0]`` set to ``value``: a massive activation as SmolLM2's layer 13 has on its first token."""
+    tensors = dict(rec.tensors)
+    tensors["resid_pre"] = rec.resid_pre.clone()
+    tensors["resid_pre"][0, 0] = value
+    return BlockRecord(rec.sentence, rec.tokens, rec.config, tensors, rec.params)
 
 
 def parse(shown: str) -> float:
@@ -275,6 +288,24 @@ def built(scene_name: str, record_name: str):
 
     (entry,) = lookup([scene_name])
     return build(entry.scene_class(), named_record(record_name))
+
+
+def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:
+    """Every frame the scene hands its video writer, as (md5 of its pixels, times repeated),
+    rendered at 160 × 90 and 6 fps: what was drawn. Not the mp4's decoded frames: x264 on
+    threads does not repeat bit for bit, so two encodings of the same frames may differ."""
+    seen = []
+    write_frame = SceneFileWriter.write_frame
+
+    def recording(writer, pixels, *, repeat=1):
+        seen.append((hashlib.md5(pixels.tobytes()).hexdigest(), repeat))
+        return write_frame(writer, pixels, repeat=repeat)
+
+    with tempfile.TemporaryDirectory() as media, mock.patch.object(SceneFileWriter, "write_frame", recording):
+        with tempconfig({"pixel_width": 160, "pixel_height": 90, "frame_rate": 6, "disable_caching": True, "progress_bar": "none",
+                         "verbosity": "ERROR", "media_dir": media, "write_to_movie": True, "format": "mp4"}):
+            scene_class(record=rec, token="it").render()
+    return seen
 
 
 def play_by_play(scene_class, rec, watch, **options):
