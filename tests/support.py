@@ -268,6 +268,27 @@ def small_texts(inspector) -> str | None:
     return f"{shown!r} is {pixels:.1f} px tall at 854 × 480" if pixels < MIN_PIXELS - 0.05 else None
 
 
+def check_scene(scene, inspector, rec, framed: bool = True) -> None:
+    """The rules every scene keeps after every play (docs/writing-a-scene.md), on a build of it
+    (:func:`build`): at least 3 plays; no text overlapping another, leaving the frame, cut by a
+    highlight's edge, under 4.5:1 against what is behind it, or showing a decimal that is not a
+    record's number (:class:`Inspector`); every number the record's value at its source; every
+    shown sum adding up within one unit of its total's last digit; no text under 11 px at
+    854 × 480; and, if ``framed``, every shot filling :data:`FRAME_SHARE` of the frame."""
+    from blockviz.style import format_number
+
+    assert inspector.plays >= 3
+    assert inspector.problems == []
+    for label in inspector.numbers.values():
+        expected = format_number(record_value(rec, label.source), label.decimals)
+        assert label.shown == expected, f"{label.source}: shows {label.shown}, the record has {expected}"
+    for parts, total in scene.sums:
+        assert sum_misses(parts, total) <= 1 + 1e-6, " + ".join(part.shown for part in parts) + f" = {total.shown}"
+    assert small_texts(inspector) is None, small_texts(inspector)
+    if framed:
+        assert min(inspector.shares) >= FRAME_SHARE, [round(share, 2) for share in inspector.shares]
+
+
 def build(scene_class, rec, **options):
     """Run the scene's ``construct`` with animations skipped and no file written; returns the
     scene and its :class:`Inspector`. Built at the configured frame size (1920 × 1080 in tests,
