@@ -26,7 +26,7 @@ from blockviz.tokens import display_token
 from conftest import LONG_SENTENCE as LONG
 from figure_cache import drawn as shared_drawn
 from figure_cache import sentence_record as shared_record
-from test_figures_equations import mixing_lines  # a term's key and numbers are two Texts
+from support_figures import mixing_lines  # a term's key and numbers are two Texts
 
 
 def natural(rec, **choices) -> FigureRequest:

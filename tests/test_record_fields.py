@@ -12,6 +12,7 @@ from blockviz.block_record import BlockRecord
 from blockviz.record_fields import FIELDS, FIELD_NAMES, axis_labels
 
 from conftest import LONG_SENTENCE as LONG
+from support import with_outlier
 
 TOY_FIELDS = (
     ("embed", ("n", "d_model"), "token vectors (a seeded hash of each token)", "residual"),
@@ -189,14 +190,6 @@ def percentile_by_hand(values: list[float], percent: float) -> float:
     rank = percent / 100 * (len(ordered) - 1)
     low = math.floor(rank)
     return ordered[low] + (rank - low) * (ordered[min(low + 1, len(ordered) - 1)] - ordered[low])
-
-
-def with_outlier(rec, value: float = 22543.0):
-    """``rec`` with ``resid_pre[0, 0]`` set to ``value``: a massive activation as SmolLM2's layer 13 has on its first token."""
-    tensors = dict(rec.tensors)
-    tensors["resid_pre"] = rec.resid_pre.clone()
-    tensors["resid_pre"][0, 0] = value
-    return BlockRecord(rec.sentence, rec.tokens, rec.config, tensors, rec.params)
 
 
 def test_an_outlier_clips_the_scale_of_its_family_at_the_99th_percentile(chicken_record):

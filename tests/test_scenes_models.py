@@ -13,12 +13,11 @@ from click.testing import CliRunner
 pytest.importorskip("transformers")
 
 from models_support import BUILDERS, SENTENCE, tiny_model_records  # noqa: E402
-from support import FRAME_SHARE, build, record_value, small_texts, sum_misses  # noqa: E402
+from support import build, check_scene  # noqa: E402
 
 from blockviz import BlockConfig, record  # noqa: E402
 from blockviz.cli import main  # noqa: E402
 from blockviz.scenes.catalog import entries, lookup  # noqa: E402
-from blockviz.style import format_number  # noqa: E402
 
 SCENES = [entry.name for entry in entries() if not entry.lecture_only]
 CASES = [(family, name) for family in BUILDERS for name in SCENES]
@@ -31,34 +30,12 @@ def models(tmp_path_factory):
     return {family: (folder, records[1]) for family, (folder, records) in tiny_model_records(tmp_path_factory.mktemp("models"), layers=(1,)).items()}
 
 
-KNOWN_SMALL: set[tuple[str, str]] = set()
-"""(family, scene) of tiny random layers a scene lays out just under the 11 px minimum
-(everything else is checked, then the test xfails): none now. Dot products gives way (shorter
-cells, then fewer token slots) and multi-head (fewer rows of W_O) until their text is ≥ 11 px."""
-
-
-def check_scene(scene, inspector, rec, small_known: bool = False) -> None:
-    """No overlapping, off-frame, low-contrast or tiny text; every number the record's; every sum
-    adds up; after every step the shot fills at least 60 % of the band between title and caption."""
-    assert inspector.plays >= 3
-    assert inspector.problems == []
-    assert min(inspector.shares) >= FRAME_SHARE, [round(share, 2) for share in inspector.shares]
-    for label in inspector.numbers.values():
-        expected = format_number(record_value(rec, label.source), label.decimals)
-        assert label.shown == expected, f"{label.source}: shows {label.shown}, the record has {expected}"
-    for parts, total in scene.sums:
-        assert sum_misses(parts, total) <= 1 + 1e-6, " + ".join(part.shown for part in parts) + f" = {total.shown}"
-    if small_known and small_texts(inspector) is not None and inspector.smallest[0] >= 10.3:
-        pytest.xfail(f"known: {small_texts(inspector)}")
-    assert small_texts(inspector) is None, small_texts(inspector)
-
-
 @pytest.mark.parametrize(("family", "scene_name"), CASES, ids=[f"{f}/{s}" for f, s in CASES])
 def test_every_scene_that_can_draw_the_layer_shows_its_numbers_legibly(models, family, scene_name):
     _, rec = models[family]
     (entry,) = lookup([scene_name])
     scene, inspector = build(entry.scene_class(), rec)
-    check_scene(scene, inspector, rec, small_known=(family, scene_name) in KNOWN_SMALL)
+    check_scene(scene, inspector, rec)
 
 
 def test_a_rotary_layers_dot_products_multiply_the_rotated_query_and_key(models):
