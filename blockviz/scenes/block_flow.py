@@ -39,7 +39,7 @@ class BlockFlow(RecordScene):
 
     def construct(self) -> None:
         rec = self.record
-        if rec.config.norm_placement == "post":  # attention → add → norm → FFN → add → norm
+        if rec.architecture.post_norm:  # attention → add → norm → FFN → add → norm
             return construct_post_norm(self)
         n, d, d_ff = rec.n, rec.config.d_model, rec.config.d_ff
         title = self.show_title("The whole block, with this sentence's shapes")

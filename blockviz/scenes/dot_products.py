@@ -132,7 +132,7 @@ class DotProducts(RecordScene):
     def operands(self) -> tuple[str, str]:
         """The fields multiplied: ``query`` and ``key``, or with rotary positions the rotated
         ``query_rot`` and ``key_rot`` (the scores are theirs)."""
-        return ("query_rot", "key_rot") if "query_rot" in self.record.tensors else ("query", "key")
+        return ("query_rot", "key_rot") if self.record.architecture.rotary else ("query", "key")
 
     def dims_shown(self) -> list[int]:
         """The entries of d_head drawn and written out: all up to :data:`DIMENSION_SLOTS`, else the

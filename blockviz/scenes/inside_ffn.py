@@ -61,7 +61,7 @@ def dots_caption(what: str, d_ff: int, shown: int) -> str:
 
 def ffn_input(rec) -> str:
     """The field the FFN reads: ``ln2`` (pre-norm), or a post-norm block's normalised sum ``resid_mid_norm``."""
-    return "ln2" if "ln2" in rec.tensors else "resid_mid_norm"
+    return rec.architecture.ffn_input
 
 
 class InsideFFN(RecordScene):
@@ -102,7 +102,7 @@ class InsideFFN(RecordScene):
     def construct(self) -> None:
         rec = self.record
         name = rec.config.activation_name
-        if rec.config.ffn == "gated":
+        if rec.architecture.gated:
             title = self.show_title(f"Inside the gated FFN: {name}(gate) ⊙ up, narrow back")
             rows, ops, plot = self.build_gated(title)
             self.work_gated_row(rows, ops, plot)
@@ -211,7 +211,7 @@ class InsideFFN(RecordScene):
         rows = {name: self.feature_row(name, names[name], columns[name], places[name], width, empty=name != field,
                                        color=FFN_COLOR if name in hidden else None, headers=name in (field, "ffn_gate", "ffn_out"))
                 for name in [field, "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"]}
-        plus = lambda kind: f" + b_{kind}" if rec.config.bias else ""  # noqa: E731
+        plus = lambda kind: f" + b_{kind}" if rec.architecture.bias else ""  # noqa: E731
         ops = [
             self.op(f"× W_gate{plus('gate')}   (W_gate: {shape_text(d, d_ff)}, widen)"),
             self.op(f"{rec.config.activation_name}, entry by entry"),
@@ -307,7 +307,7 @@ class InsideFFN(RecordScene):
         before = NumberGrid(rec.tensors[field], self.token_names, columns, look, source=(field,), color_limit=self.limit(field), **common)
         after = NumberGrid(rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), **common)
         arrow = Arrow(LEFT * 0.6, RIGHT * 0.6, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25)
-        ffn_name = "gated FFN" if rec.config.ffn == "gated" else "FFN"
+        ffn_name = "gated FFN" if rec.architecture.gated else "FFN"
         box = VGroup(text(f"{ffn_name}, row by row", CAPTION_SIZE, FFN_COLOR, bold=True), arrow,
                      text(f"{shape_text(rec.n, d)} → {shape_text(rec.n, rec.config.d_ff)} → {shape_text(rec.n, d)}", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.15)
         names = [text(name, HEADER_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.12) for grid, name in ((before, field), (after, "ffn_out"))]

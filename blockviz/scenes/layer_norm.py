@@ -36,7 +36,7 @@ def norm_io(rec) -> dict[str, str]:
     """LayerNorm 1's input and output fields, and what the captions say of them: pre-norm, the
     block's input ``resid_pre`` into ``ln1`` (attention's input); post-norm (BERT), attention's
     sum ``resid_mid`` into ``resid_mid_norm`` (the FFN's input)."""
-    if rec.config.norm_placement == "post":
+    if rec.architecture.post_norm:
         return {"x": "resid_mid", "out": "resid_mid_norm", "enters": "after attention's sum (post-norm)", "feeds": "the input to the FFN",
                 "second": "LayerNorm 2 does the same to resid_post: its output is the layer's"}
     return {"x": "resid_pre", "out": "ln1", "enters": "as it enters the block", "feeds": "the input to attention",
@@ -59,7 +59,7 @@ class LayerNormRow(RecordScene):
 
     def construct(self) -> None:
         f = self.focus
-        rms = self.record.config.norm == "rmsnorm"
+        rms = not self.record.architecture.has_centring
         title = self.show_title(f"{'RMSNorm' if rms else 'LayerNorm'}, one row: “{self.token_name(f)}”")
         rows, names, side = self.build(title)
         frames = [VGroup(row.cell_group, row.header_group, row.ellipsis_group) for row in rows[1:]]
@@ -117,7 +117,7 @@ class LayerNormRow(RecordScene):
     def build(self, title):
         rec, look, f = self.record, self.look, self.focus
         d = rec.config.d_model
-        rms = rec.config.norm == "rmsnorm"
+        rms = not rec.architecture.has_centring
         io = norm_io(rec)
         features = axis_labels("d_model", rec.tokens, d)
         shown = edges_and_largest([rec.tensors[io["x"]][f].tolist()], WIDE_ENTRIES) if d > FEATURE_SLOTS else list(range(d))

@@ -47,9 +47,9 @@ def attention_input(rec) -> tuple[str, str, str]:
     """What attention reads in ``rec``'s block: ``(field, its name under the grid, a caption)``.
     Pre-norm: the normalised input ``ln1`` (LayerNorm or RMSNorm); post-norm: the block's input
     ``resid_pre`` itself (the norm comes after the sum)."""
-    if "ln1" not in rec.tensors:
+    if not rec.architecture.pre_norm:
         return "resid_pre", "x", "each token's row of the block's input: attention reads it as it is (the norm comes after)"
-    norm = "RMSNorm" if rec.config.norm == "rmsnorm" else "LayerNorm"
+    norm = rec.architecture.norm_name
     return "ln1", f"{norm}(x)", f"{norm} of each token's row: the input to attention"
 
 
@@ -132,13 +132,13 @@ class QueryKeyValue(RecordScene):
         for role in ROLES[1:]:
             self.project_row(source, equations[role], grids[role], f, says[role], light)
         self.play(FadeOut(light), run_time=0.3)
-        if rec.config.kv_heads != rec.config.n_heads:
+        if rec.architecture.grouped:
             self.step(caption=f"query heads {heads_text(shared_heads(rec.config, h))} share this key and value")
         rest = [i for i in source.shown_rows() if i != f]
         if rest:
             self.step(*(animation for role in ROLES for animation in self.fill(grids[role], rest)),
                       caption=f"every row the same way: d_model = {rec.config.d_model} numbers in, d_head = {rec.config.d_head} out, three times")
-        if "query_rot" in rec.tensors:
+        if rec.architecture.rotary:
             self.rotate(title)
 
     def build(self, title):
@@ -153,7 +153,7 @@ class QueryKeyValue(RecordScene):
                             color_limit=self.limit(field), row_slots=slots, column_slots=columns, cell_height=height)
         self.name_under(source, name, look.muted, hidden_note(len(source.shown_columns()), rec.config.d_model, "columns"))
         names = axis_labels("d_head", rec.tokens, rec.config.d_head)
-        bias = (lambda letter: f" + b_{letter}") if rec.config.bias else (lambda letter: "")  # a model without biases: q = x W_Q
+        bias = (lambda letter: f" + b_{letter}") if rec.architecture.bias else (lambda letter: "")  # a model without biases: q = x W_Q
         grids, equations = {}, {}
         head_slots = head_columns(rec.query[h, f].tolist())  # one set of columns for the three: they line up under one note
         for role in ROLES:

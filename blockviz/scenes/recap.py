@@ -45,7 +45,7 @@ class Recap(RecordScene):
         n, d = rec.n, rec.config.d_model
         token = self.token_name(f)
         title = self.show_title(f"Recap: “{token}” in, “{token}” out")
-        if rec.config.norm_placement == "post":
+        if rec.architecture.post_norm:
             self.post_norm(title)
             return
         column_sum, shapes, onward = self.build(title)

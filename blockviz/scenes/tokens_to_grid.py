@@ -72,11 +72,11 @@ def input_story(rec) -> InputStory:
         return InputStory((), (), False, f"x: layer {layer - 1}'s output",
                           f"layer {layer}'s input is the output of layer {layer - 1} — the tokens after {layer} layer{'s' if layer > 1 else ''} of attention and FFN, not embedding + position",
                           f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters layer {layer}")
-    if "pos_embed" not in rec.tensors:
+    if rec.architecture.rotary:
         return InputStory((("embed", "embedding"),), ("=",), False, "input x",
                           "no position is added: x is the embedding itself; positions enter inside attention, as a rotation of the query and key",
                           f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters the block")
-    if source.is_model and rec.config.norm_placement == "post":
+    if source.is_model and rec.architecture.post_norm:
         return InputStory((("embed", "embedding"), ("pos_embed", "position")), ("+", "LayerNorm"), False, "input x",
                           "…plus its token type's row, then a LayerNorm: its row of x (that row and the LayerNorm's statistics are not in the record)",
                           f"every row alike: x = LayerNorm(embedding + position + token type), the {rec.n} × {rec.config.d_model} grid that enters layer 0")
