@@ -45,7 +45,9 @@ def main() -> None:
 
 def _command_group() -> None:
     from blockviz.cli.group import main as blockviz
+    from blockviz.cli.records import reuse_records
 
+    reuse_records()
     blockviz.main()
 
 
