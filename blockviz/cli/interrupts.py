@@ -184,15 +184,18 @@ def _importing(frame) -> bool:
 
 def _nothing_to_clean_up() -> bool:
     """True if ending the process now leaves nothing behind: no temporary file or folder of
-    this process, no child process, no thread besides this one and daemons. Either module
-    asked may itself be half-imported (the signal came during its import): what it lacks yet,
-    it has not made yet."""
+    this process, no child process nor anything of multiprocessing's to release at exit (a
+    semaphore never released is reported by its resource tracker after the process ends), no
+    thread besides this one and daemons. A module asked may itself be half-imported (the signal
+    came during its import): what it lacks yet, it has not made yet."""
     try:
         temporaries = getattr(sys.modules.get("blockviz.files"), "_temporaries", {})
         if any(owner == os.getpid() for owner in temporaries.values()):
             return False
         active_children = getattr(sys.modules.get("multiprocessing.process"), "active_children", None)
         if active_children is not None and active_children():
+            return False
+        if getattr(sys.modules.get("multiprocessing.util"), "_finalizer_registry", None):  # semaphores and queues to release at exit
             return False
         return all(thread is threading.current_thread() or thread.daemon for thread in threading.enumerate())
     except Exception:  # noqa: BLE001 — in doubt, the signal waits for the import to end and unwinds
