@@ -12,6 +12,11 @@ file (``--record``) are not kept.
 Records are written atomically; at most :data:`MAX_RECORDS` are kept, the least recently used
 removed first. A kept record that cannot be read back is made again and replaces it; a cache
 folder that cannot be written only means nothing is kept.
+
+What this saves today is the block's run and its checks, tens of milliseconds: reading the record
+back still imports torch (1–2 s), as the scenes, figures and explorer read torch tensors. Once they
+read numpy arrays, :func:`_read` can load with ``safetensors.numpy`` and a repeated still skips
+torch altogether.
 """
 
 from __future__ import annotations
