@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.options import chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.errors import BlockvizError
 from blockviz.processes import cores_available
@@ -120,7 +121,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     pending = [job for job in planned if force or not job.is_fresh()]
     rec = None
     if pending:
-        rec = build_record(**record_inputs)
+        rec = command_record(record_inputs)
         chosen_token_and_head(rec, token, head)
         with reporting_errors():
             render_jobs(rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True))
@@ -129,7 +130,7 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     if lecture:
         joined = bool(pending) or force or not lecture_plan.is_fresh()
         if joined:
-            rec = rec or build_record(**record_inputs)
+            rec = rec or command_record(record_inputs)
             with reporting_errors():
                 join_lecture(lecture_plan, rec.config.causal, progress=Progress(enabled=True), burned_captions=burned_captions)
         for path in lecture_plan.files():
