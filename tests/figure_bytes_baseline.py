@@ -77,7 +77,7 @@ def write(folder: Path, model_record: str | None) -> None:
                 continue
             figure = draw_figure(name, request)
             for fmt in FORMATS:
-                save_figure(figure, out / f"{name}.{fmt}", fmt, dpi=100, title=f"blockviz {name}")
+                save_figure(figure, out / f"{name}.{fmt}", fmt, **({"dpi": 100} if fmt == "png" else {}), title=f"blockviz {name}")
         print(label, flush=True)
 
 
