@@ -11,7 +11,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from blockviz import BlockvizError, record
-from blockviz.figures import FIGURE_NAMES, FigureRequest, MissingGlyphWarning, draw_figure, save_figure, write_figures
+from blockviz.figures import FigureRequest, MissingGlyphWarning, draw_figure, save_figure, write_figures
 from blockviz.figures.context import installed_fallbacks
 from blockviz.style import DARK
 

@@ -86,7 +86,8 @@ def test_close_rows_label_every_kth_token():
     assert step > 1 and labels == [f"w{i}" for i in range(0, 64, step)]
 
 
-TOKEN_ROW_FIGURES = ["token-grid", "qkv", "scores", "mask", "weights", "value-mixing", "multi-head", "ffn", "residual-stream", "causal-vs-bidirectional"]
+TOKEN_ROW_FIGURES = ["token-grid", "qkv", "scores", "mask", "weights", "value-mixing", "multi-head", "ffn", "causal-vs-bidirectional"]
+"""The figures with panels of token rows (residual-stream stacks one token's rows of each sum)."""
 
 
 @pytest.mark.parametrize("name", TOKEN_ROW_FIGURES)

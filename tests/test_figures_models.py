@@ -21,7 +21,7 @@ from support_figures import GAP_TEXT, assert_legible, check_figure_equations, mi
 
 from blockviz import BlockConfig, record  # noqa: E402
 from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure  # noqa: E402
-from blockviz.figures.architecture import skip_reason  # noqa: E402
+from blockviz.figures.registry import skip_reason  # noqa: E402
 from blockviz.figures.elision import GAP, choose_columns  # noqa: E402
 
 assert GAP == GAP_TEXT

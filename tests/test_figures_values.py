@@ -211,16 +211,17 @@ def test_ffn_and_residual_stream(short):
     ffn = drawn(short, "ffn")
     for name in ("ln2", "ffn_pre", "ffn_post", "ffn_out"):
         assert shown(ffn, name) == expected(getattr(short, name))
-    stream = drawn(short, "residual-stream")
+    stream = drawn(short, "residual-stream")  # the chosen token's row of each, stacked: every column adds up down the page
+    query = natural(short).query
     for name in ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"):
-        assert shown(stream, name) == expected(getattr(short, name))
+        assert shown(stream, name) == expected(getattr(short, name)[query])
 
 
 def test_block_flow_states_this_sentences_shapes(rec):
     figure = drawn(rec, "block-flow")
     texts = [text.get_text() for text in panel(figure, "flow").texts]
-    assert "FFN (GELU)\n13 × 4 \u2192 13 × 8 \u2192 13 × 4" in texts
-    assert any("2 heads × d_head 2, causal mask" in text for text in texts)
+    assert "FFN (GELU)\n13 × 4 \u2192 13 × 8\n\u2192 13 × 4" in texts
+    assert "multi-head attention\n2 heads × d_head 2\ncausal mask\n13 × 4 \u2192 13 × 4" in texts
 
 
 def test_causal_vs_bidirectional_uses_a_bidirectional_record(short):

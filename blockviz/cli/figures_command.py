@@ -117,7 +117,7 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
                                 all_heads=all_heads)
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)
-        from blockviz.figures.architecture import skip_reason
+        from blockviz.figures.registry import skip_reason
 
         chosen = []
         for name in list(names) or list(FIGURE_NAMES):

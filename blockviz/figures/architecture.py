@@ -1,10 +1,11 @@
 """What a record's block is, as the figures draw it: norm placement and kind, positions, FFN,
-key/value heads — read from ``rec.architecture`` and ``rec.fields``, never guessed.
+key/value heads — read from ``rec.config`` and ``rec.fields``, never guessed — and the
+formulas, flow-diagram boxes and fields that follow from it.
 
-blockviz's own block (pre-norm LayerNorm, added positions, plain FFN, seeded or given weights)
-is drawn by each figure's own code as before; every other record — a trained model's layer, or
-a block of another architecture — goes through :mod:`blockviz.figures.general_figures`, which
-draws the record's own architecture.
+Every figure draws every architecture with one function; :func:`is_general` only tells
+blockviz's own block (whose few tokens keep their numbers in every attention cell, every head
+shown) from the others (a trained model's layer: one head by default, colour alone where its
+numbers would not fit).
 """
 
 from __future__ import annotations
@@ -65,10 +66,6 @@ def attention_input(rec) -> str:
 def ffn_input(rec) -> str:
     """The field the FFN reads: ``ln2`` (pre-norm) or ``resid_mid_norm`` (post-norm)."""
     return "resid_mid_norm" if rec.config.norm_placement == "post" else "ln2"
-
-
-def block_output(rec) -> str:
-    return "resid_post_norm" if rec.config.norm_placement == "post" else "resid_post"
 
 
 def activation_name(rec) -> str:
@@ -184,36 +181,24 @@ def multi_head_formula(rec) -> str:
     return r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O$"
 
 
-FIGURE_FIELDS = {
-    "token-grid": ("embed", "resid_pre"),
-    "qkv": ("query", "key", "value"),
-    "scores": ("scores", "scaled_scores"),
-    "mask": ("scaled_scores", "mask", "masked_scores"),
-    "weights": ("weights", "mask"),
-    "value-mixing": ("weights", "value", "head_outputs", "mask"),
-    "multi-head": ("weights", "head_outputs", "concat", "attn_out"),
-    "residual-stream": ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"),
-}
-"""The fields each figure reads (besides those its architecture adds, checked by :func:`skip_reason`)."""
+# -- what figures read on each architecture (blockviz.figures.registry names these) ----------
+
+def norm_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields and parameters the layer-norm figure reads: each norm's statistics, steps and
+    output (:func:`norm_fields`), and each norm's γ."""
+    return (tuple(field for norm in norms(rec) for field in norm_fields(rec, norm)),
+            tuple(f"{norm.prefix}.weight" for norm in norms(rec)))
 
 
-def skip_reason(name: str, rec) -> str | None:
-    """Why figure ``name`` cannot be drawn from ``rec`` (the record lacks fields it needs), or
-    ``None``: a record of another block than blockviz's own may hold other fields."""
-    if not is_general(rec):
-        return None
-    needed: tuple[str, ...] = FIGURE_FIELDS.get(name, ())
-    if name == "layer-norm":
-        needed = tuple(field for norm in norms(rec) for field in norm_fields(rec, norm))
-        params = [f"{norm.prefix}.weight" for norm in norms(rec)]
-        missing_params = [param for param in params if param not in rec.params]
-        if missing_params:
-            return f"the record has no {', '.join(missing_params)} (the norm's γ)"
-    elif name == "ffn":
-        needed = (ffn_input(rec), "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out") if rec.config.ffn == "gated" else (ffn_input(rec), "ffn_pre", "ffn_post", "ffn_out")
-    elif name == "residual-stream" and rec.config.norm_placement == "post":
-        needed = needed + ("resid_mid_norm", "resid_post_norm")
-    missing = [field for field in needed if field not in rec.tensors]
-    if missing:
-        return f"the record holds no {', '.join(missing)} ({norm_name(rec)}, {rec.config.norm_placement}-norm {rec.config.ffn} FFN)"
-    return None
+def ffn_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields the FFN figure reads: its input (:func:`ffn_input`), its hidden fields (gated:
+    gate, activated gate, up; plain: pre-activation) and its output."""
+    if rec.config.ffn == "gated":
+        return (ffn_input(rec), "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"), ()
+    return (ffn_input(rec), "ffn_pre", "ffn_post", "ffn_out"), ()
+
+
+def residual_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields the residual-stream figure reads besides the stream's sums: a post-norm
+    block's normalised sums."""
+    return (("resid_mid_norm", "resid_post_norm") if rec.config.norm_placement == "post" else ()), ()

@@ -18,8 +18,9 @@ import numpy as np
 
 from blockviz.figures.heatmap import ColourScale
 from blockviz.figures.labels import widest_in
+from blockviz.figures.layout import LABELLED_ROW_IN, Flow, _groups, _make_row, _row_width
 from blockviz.figures.page import Page
-from blockviz.figures.panels import MatrixSpec, matrix_piece
+from blockviz.figures.panels import MatrixSpec, matrix_piece, matrix_slot, readable_cell
 from blockviz.style import Theme, format_number
 
 GAP = "\u22ef"
@@ -152,9 +153,7 @@ def elided_piece(values, columns: Columns, row_labels, col_labels: list[str], sc
     Its cells read as the full matrix's: ``key:cell`` texts row by row over the drawn columns."""
     spec = FittedSpec(columns.take(values), row_labels, columns.labels(col_labels) if col_labels else [], **spec_options)
     piece = matrix_piece(spec, scale, theme, page, key, decimals)
-    from blockviz.figures.panels import _readable_cell
-
-    readable = _readable_cell(spec.widest_number(decimals), page)
+    readable = readable_cell(spec.widest_number(decimals), page)
     gaps = columns.gaps
     make = piece.make
     wrapped: dict[int, object] = {}
@@ -185,10 +184,7 @@ def elided_matrix_piece(values, rows: Columns, columns: Columns, row_labels: lis
     drawn = columns.take(rows.take(values.T).T)
     spec = FittedSpec(drawn, rows.labels(row_labels, ROW_GAP), columns.labels(col_labels), token_rows=False, **spec_options)
     piece = matrix_piece(spec, scale, theme, page, key, decimals)
-    from blockviz.figures.layout import LABELLED_ROW_IN
-    from blockviz.figures.panels import _readable_cell, matrix_slot
-
-    readable = _readable_cell(spec.widest_number(decimals), page)
+    readable = readable_cell(spec.widest_number(decimals), page)
     made: dict[tuple, object] = {}
 
     def make_elided(cell: float, first: bool, pitch: float):
@@ -208,8 +204,6 @@ def numbers_flow(pieces: list, rows: int, page: Page) -> list:
     larger than their numbers need, packed in order as many to a line as fit the page: wide
     panels then stand two to a line with their numbers, not one to a line at the largest cells
     (the figure then too tall for its numbers) nor all on one line too small for them."""
-    from blockviz.figures.layout import Flow, _groups, _make_row, _row_width
-
     readable = [piece.readable for piece in pieces if hasattr(piece, "readable")]
     if not readable:
         return [Flow(pieces, rows=rows)]

@@ -12,11 +12,8 @@ SCORES = r"this step: $S = QK^{\top}$, then $S / \sqrt{d_k}$"
 MASKED_SCORES = (r"$S / \sqrt{d_k} + M$", r"$M_{ij} = 0$ if $j \leq i$, $-\infty$ if $j > i$")
 OPEN_MASK = (r"$S / \sqrt{d_k} + M$", r"$M = 0$ everywhere: nothing blocked")
 WEIGHTS = (r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$", "each row sums to 1")
-QKV = (r"$Q = XW^Q_h + b^Q_h$", r"$K = XW^K_h + b^K_h$", r"$V = XW^V_h + b^V_h$", r"$X = \mathrm{LayerNorm}(x)$")
 MIXING = r"$z_i = \sum_j w_{ij}\, v_j$"
 MULTI_HEAD = r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O + b^O$"
-FFN = r"$\mathrm{FFN}(x) = \mathrm{act}(x W_{in} + b_{in})\, W_{out} + b_{out}$"
-RESIDUAL = (r"$x_{mid} = x + \mathrm{Attention}(\mathrm{LN}_1(x))$", r"$x_{out} = x_{mid} + \mathrm{FFN}(\mathrm{LN}_2(x_{mid}))$")
 TOKEN_GRID = r"$x = \mathrm{embedding} + \mathrm{position}$"
 LAYER_NORM = (r"$\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta$",
               r"$\mu = \frac{1}{d}\sum_k x_k$", r"$\sigma^2 = \frac{1}{d}\sum_k (x_k - \mu)^2$")

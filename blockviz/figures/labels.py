@@ -104,18 +104,6 @@ def _widest(texts: frozenset, family: str) -> float:
     return max((text_size_in(text, REFERENCE_PT, family)[0] for text in texts), default=0.0)
 
 
-def annotation_size(cell_in: float, texts, largest_pt: float, family: str = "sans-serif") -> float | None:
-    """Font size (pt) at which every one of ``texts`` fits in a square cell ``cell_in`` wide,
-    at most ``largest_pt``; ``None`` when that is under :data:`~blockviz.figures.page.MIN_PT`
-    (then the cells show colour only)."""
-    reference = 10.0
-    widest = widest_in(texts, reference, family)
-    if widest == 0:
-        return largest_pt
-    size = min(largest_pt, reference * 0.84 * cell_in / widest, 0.5 * cell_in * POINTS_PER_INCH)
-    return round(size, 2) if size >= MIN_PT else None
-
-
 def tick_size(cell_in: float, largest_pt: float) -> tuple[float, int]:
     """Font size (pt) of tick labels one per cell ``cell_in`` apart, and the step between labelled
     ticks: 1 (every cell) unless cells are too close for :data:`~blockviz.figures.page.MIN_PT`

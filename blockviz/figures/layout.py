@@ -19,7 +19,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from blockviz.figures.context import font_families
@@ -84,10 +83,6 @@ class Slot:
     @property
     def full_width(self) -> float:
         return self.left + self.width + self.right
-
-    @property
-    def full_height(self) -> float:
-        return self.top + self.height + self.bottom
 
 
 @dataclass

@@ -15,8 +15,7 @@ from matplotlib.text import Text
 
 from blockviz.figures.heatmap import ColourScale, annotate_heatmap, draw_blocked, draw_extend_arrows, draw_heatmap
 from blockviz.figures.labels import LINE_SPACING, POINTS_PER_INCH, TICK_SHARE, text_size_in, tick_size, widest_in
-from blockviz.figures.layout import Piece, Slot, fixed_piece
-from blockviz.figures.layout import cell_size
+from blockviz.figures.layout import Piece, Slot, cell_size, fixed_piece
 from blockviz.figures.page import MIN_PT, Page
 from blockviz.style import Theme, format_number
 
@@ -83,7 +82,7 @@ def matrix_piece(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page,
     """``spec`` as a piece of a :class:`~blockviz.figures.layout.Flow`: its slot for any cell size."""
     made: dict = {}
 
-    readable = _readable_cell(spec.widest_number(decimals), page)
+    readable = readable_cell(spec.widest_number(decimals), page)
 
     def make(cell: float, first: bool, pitch: float) -> Slot:
         shown = first or not spec.token_rows
@@ -105,7 +104,7 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, 
     values = spec.array
     n_rows, n_cols = values.shape
     widest = spec.widest_number(decimals)
-    cell, cell_height = cell_size(cell, pitch, spec.square_cells, _readable_cell(widest, page) if spec.numbers_first else math.inf)
+    cell, cell_height = cell_size(cell, pitch, spec.square_cells, readable_cell(widest, page) if spec.numbers_first else math.inf)
     ticks_pt, row_step = tick_size(cell_height, page.tick)
     number_pt = _number_size(cell, cell_height, widest, page.number)
     row_labels = spec.row_labels if rows else None
@@ -177,7 +176,7 @@ def matrix_slot(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page, 
                 numbers=0 if number_pt is None else values.size)
 
 
-def _readable_cell(widest_at_10: float, page: Page) -> float:
+def readable_cell(widest_at_10: float, page: Page) -> float:
     """The smallest cell whose numbers are written (at :data:`MIN_PT`), at most the page's largest cell."""
     width = widest_at_10 * MIN_PT / (10.0 * 0.84) * 1.01
     return min(page.largest_cell, max(width, MIN_PT / (0.75 * POINTS_PER_INCH * 0.55) * 1.01))

@@ -1,7 +1,9 @@
-"""The figures by name, in the order the data flows, each with a one-line description; the
-file formats and the default PNG resolution they are saved in.
+"""The figures by name, in the order the data flows: each one's title, a one-line description,
+its drawing function and the record fields it reads; the file formats and the default PNG
+resolution they are saved in.
 
-Listing the figures imports nothing heavy; a figure's drawing function is imported when used.
+Listing the figures imports nothing heavy; a figure's drawing function is imported when used,
+and so is :mod:`blockviz.figures.architecture` when a figure's fields depend on the block.
 """
 
 from __future__ import annotations
@@ -15,12 +17,24 @@ from blockviz.errors import BlockvizError
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A figure's name (its file name without extension), what it shows, and where its drawing
-    function lives (``"module:function"`` inside :mod:`blockviz.figures`)."""
+    """One figure: its ``name`` (its file name without extension), its ``title`` (how its heading
+    starts: the layer-norm figure of an RMSNorm block says "RMSNorm", the mask figure of a block
+    without a mask "No mask"), what it shows, where its drawing function lives
+    (``"module:function"`` inside :mod:`blockviz.figures`), and what it reads of the record:
+    ``fields`` (``rec.tensors``) and ``parameters`` (``rec.params``) on every block;
+    ``architecture_fields``, the name of a function of :mod:`blockviz.figures.architecture`
+    giving the fields and parameters that depend on the record's architecture
+    (``f(rec) -> (fields, parameters)``); and ``optional``, the fields and parameters it draws
+    when the record holds them (``pos_embed``, the rotated queries and keys, the biases)."""
 
     name: str
+    title: str
     description: str
     function: str
+    fields: tuple[str, ...] = ()
+    parameters: tuple[str, ...] = ()
+    architecture_fields: str | None = None
+    optional: tuple[str, ...] = ()
 
     @property
     def draw(self) -> Callable:
@@ -28,21 +42,45 @@ class FigureSpec:
         module, function = self.function.split(":")
         return getattr(importlib.import_module(f"blockviz.figures.{module}"), function)
 
+    def reads(self, rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The record fields (``rec.tensors``) and parameters (``rec.params``) this figure reads
+        from ``rec``, on its architecture."""
+        if self.architecture_fields is None:
+            return self.fields, self.parameters
+        from blockviz.figures import architecture
+
+        fields, parameters = getattr(architecture, self.architecture_fields)(rec)
+        return self.fields + tuple(fields), self.parameters + tuple(parameters)
+
 
 FIGURES = (
-    FigureSpec("token-grid", "token embedding + position = resid_pre, one row of d_model numbers per token", "vector_figures:token_grid"),
-    FigureSpec("layer-norm", "LayerNorm of one row (--token), step by step: mean, subtract, variance, divide by √(var + ε), × γ, + β; ln1 and ln2", "norm_figure:layer_norm"),
-    FigureSpec("qkv", "each head's queries, keys and values (n × d_head) side by side", "vector_figures:queries_keys_values"),
-    FigureSpec("scores", "query–key dot products per head, then divided by √d_k (rows = queries, columns = keys)", "attention_figures:scores"),
-    FigureSpec("mask", "scaled scores + causal mask M = masked scores; blocked cells read −∞", "attention_figures:mask"),
-    FigureSpec("weights", "softmax weights per head on a fixed 0–1 scale; blocked cells are 0", "attention_figures:weights"),
-    FigureSpec("value-mixing", "one query's weighted sum of value vectors, written out (--token, --head)", "mixing_figures:value_mixing"),
-    FigureSpec("multi-head", "every head's weights, then concatenation and the output projection W_O", "attention_figures:multi_head"),
-    FigureSpec("block-flow", "the route through the pre-norm block, with this sentence's shapes", "flow_figure:block_flow"),
-    FigureSpec("ffn", "the feed-forward network: ffn_pre (n × d_ff), activation, ffn_out", "vector_figures:ffn"),
-    FigureSpec("residual-stream", "resid_pre + attention = resid_mid, + FFN = resid_post", "vector_figures:residual_stream"),
-    FigureSpec("causal-vs-bidirectional", "the same sentence's weights with and without the causal mask", "attention_figures:causal_vs_bidirectional"),
-    FigureSpec("worked-example", "the hand-worked mixture: scores (0, ln 3) → weights (¼, ¾) → (0.5, 3)", "mixing_figures:worked_example"),
+    FigureSpec("token-grid", "Token grid", "token embedding + position = resid_pre, one row of d_model numbers per token",
+               "vectors:token_grid", fields=("embed", "resid_pre"), optional=("pos_embed",)),
+    FigureSpec("layer-norm", "LayerNorm", "LayerNorm of one row (--token), step by step: mean, subtract, variance, divide by √(var + ε), × γ, + β; ln1 and ln2",
+               "norm:layer_norm", architecture_fields="norm_figure_reads", optional=("ln1.bias", "ln2.bias")),
+    FigureSpec("qkv", "Queries, keys and values", "each head's queries, keys and values (n × d_head) side by side",
+               "vectors:queries_keys_values", fields=("query", "key", "value"), optional=("query_rot", "key_rot")),
+    FigureSpec("scores", "Scores", "query–key dot products per head, then divided by √d_k (rows = queries, columns = keys)",
+               "attention:scores", fields=("scores", "scaled_scores")),
+    FigureSpec("mask", "Mask", "scaled scores + causal mask M = masked scores; blocked cells read −∞",
+               "attention:mask", fields=("scaled_scores", "mask", "masked_scores")),
+    FigureSpec("weights", "Weights", "softmax weights per head on a fixed 0–1 scale; blocked cells are 0",
+               "attention:weights", fields=("weights", "mask")),
+    FigureSpec("value-mixing", "Value mixing", "one query's weighted sum of value vectors, written out (--token, --head)",
+               "mixing:value_mixing", fields=("weights", "value", "head_outputs", "mask")),
+    FigureSpec("multi-head", "Multi-head attention", "every head's weights, then concatenation and the output projection W_O",
+               "attention:multi_head", fields=("weights", "mask", "head_outputs", "concat", "attn_out"), parameters=("attn.W_O",), optional=("attn.b_O",)),
+    FigureSpec("block-flow", "Block flow", "the route through the pre-norm block, with this sentence's shapes",
+               "flow:block_flow"),
+    FigureSpec("ffn", "Feed-forward network", "the feed-forward network: ffn_pre (n × d_ff), activation, ffn_out",
+               "vectors:ffn", architecture_fields="ffn_figure_reads"),
+    FigureSpec("residual-stream", "Residual stream", "resid_pre + attention = resid_mid, + FFN = resid_post",
+               "vectors:residual_stream", fields=("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"),
+               architecture_fields="residual_figure_reads"),
+    FigureSpec("causal-vs-bidirectional", "Causal vs bidirectional", "the same sentence's weights with and without the causal mask",
+               "attention:causal_vs_bidirectional", fields=("weights",), optional=("mask",)),  # the mask of whichever of the two is causal
+    FigureSpec("worked-example", "Worked example", "the hand-worked mixture: scores (0, ln 3) → weights (¼, ¾) → (0.5, 3)",
+               "mixing:worked_example"),
 )
 """Every figure, in the order the data flows through the block."""
 
@@ -66,3 +104,30 @@ def figure_spec(name: str) -> FigureSpec:
         if spec.name == name:
             return spec
     raise BlockvizError(f"no figure named {name!r}: choose one of {', '.join(FIGURE_NAMES)}")
+
+
+def figure_title(name: str) -> str:
+    """How the heading of figure ``name`` starts ("Token grid")."""
+    return figure_spec(name).title
+
+
+def skip_reason(name: str, rec) -> str | None:
+    """Why figure ``name`` cannot be drawn from ``rec`` — the record lacks a field or parameter
+    the figure reads on its architecture (:meth:`FigureSpec.reads`), as a record of another
+    block may — or ``None``.
+
+    Raises
+    ------
+    BlockvizError
+        For an unknown figure name.
+    """
+    fields, parameters = figure_spec(name).reads(rec)
+    missing_parameters = [parameter for parameter in parameters if parameter not in rec.params]
+    if missing_parameters:
+        return f"the record has no parameter {', '.join(missing_parameters)}"
+    missing = [field for field in fields if field not in rec.tensors]
+    if missing:
+        from blockviz.figures.architecture import norm_name
+
+        return f"the record holds no {', '.join(missing)} ({norm_name(rec)}, {rec.config.norm_placement}-norm {rec.config.ffn} FFN)"
+    return None

@@ -123,7 +123,6 @@ def _start_worker(job: tuple) -> None:
         torch.set_num_threads(1)  # as PyTorch's DataLoader workers do: no thread pool inherited across fork
 
 
-    _JOB = job  # formulas are laid out by the worker's own TextToPath (blockviz.figures.labels.text_paths), not the parent's
 def _worker_count(jobs: int | None, figures: int) -> int:
     if jobs is not None:
         if jobs < 1:

@@ -1,5 +1,5 @@
 """Value mixing written out: one query's weighted sum of value vectors, from the record, and
-the hand-worked example it generalises."""
+the hand-worked example it generalises (:func:`blockviz.worked_example.worked_example`)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,19 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from blockviz.figures import formulas, general_figures
-from blockviz.figures.architecture import is_general
-from blockviz.figures.attention_figures import BLOCKED_WEIGHT_TEXT
+from blockviz.figures import formulas
 from blockviz.figures.context import font_families
-from blockviz.figures.elision import GAP, LARGEST_COLUMNS, Columns, choose_columns, elided_piece, hidden_note
+from blockviz.figures.elision import GAP, LARGEST_COLUMNS, Columns, choose_columns, hidden_note
 from blockviz.figures.heatmap import record_scale, signed_scale, weights_scale
 from blockviz.figures.labels import POINTS_PER_INCH, text_size_in, token_label
 from blockviz.figures.layout import Flow, Piece, Slot, TextLine, build_figure, fixed_piece
 from blockviz.figures.page import MIN_PT
 from blockviz.figures.panels import MatrixSpec, matrix_piece
-from blockviz.figures.parts import as_array, colorbar_line, columns_of, feature_labels, heading, legend_lines, note, operator, rows_of
+from blockviz.figures.parts import (BLOCKED_WEIGHT_TEXT, MONO, as_array, colorbar_line, feature_labels, field_panel, heading, legend_lines, note,
+                                    operator, rows_of, source_line, titled)
 from blockviz.figures.request import FigureRequest
 from blockviz.style import Theme, format_number, signed_limit
 from blockviz.worked_example import worked_example as worked_numbers
-
-MONO = "monospace"
 
 
 def value_mixing(request: FigureRequest) -> Figure:
@@ -52,7 +49,7 @@ def value_mixing(request: FigureRequest) -> Figure:
     terms = [MixingTerm(token_label(rec.tokens[j]), row_weights[j], values[j], products[j], j) for j in written]
     hidden_sum = products[hidden].sum(axis=0) if hidden else None
     columns, equation = _fitting_equation(page, values, terms, len(hidden), hidden_sum, mixture, request.decimals, request.theme)
-    lines = heading(page, f"Value mixing: query {token_label(rec.tokens[query], 24)!r} (position {query}), head {head}", formulas.MIXING)
+    lines = heading(page, titled("value-mixing", f"query {token_label(rec.tokens[query], 24)!r} (position {query}), head {head}"), formulas.MIXING)
     panels = [
         matrix_piece(MatrixSpec(row_weights[:, None], rows_of(rec.tokens), ["w"], title="weight", ylabel="key",
                                 blocked=blocked[:, None] if blocked.any() else None, blocked_filled=False),
@@ -66,10 +63,8 @@ def value_mixing(request: FigureRequest) -> Figure:
     else:  # the sum on a line of its own under the panels (an arrow before it would point at one of its terms)
         lines += [Flow(panels, rows=rec.n), [equation.make(0.0, False, math.inf)]]
     lines.append(colorbar_line([weights_scale(), record_scale(rec, "value")], page))
-    if is_general(rec):
-        lines += general_figures.mixing_notes(request, columns)
-    elif columns.hidden:
-        lines.append(note(page, hidden_note([(columns, "d_head")])))
+    hidden_columns = hidden_note([(columns, "d_head")])
+    lines.append(note(page, f"{hidden_columns}; the work lines write the same columns; {source_line(rec)}" if hidden_columns else source_line(rec)))
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)
     others = f"; {len(hidden)} keys of smaller weight are one term, the sum of their products" if hidden else ""
@@ -111,15 +106,10 @@ class WorkLine:
 
 
 def _values_piece(request: FigureRequest, values: np.ndarray, head: int, columns: Columns):
-    rec = request.record
-    if is_general(rec):
-        return general_figures.mixing_values_piece(request, values, head, columns)
-    title = f"value v, head {head}"
-    if not columns.hidden:
-        return matrix_piece(MatrixSpec(values, rows_of(rec.tokens), columns_of(rec, "value"), title=title, title_color=request.theme.value),
-                            record_scale(rec, "value"), request.theme, request.page, "mixing_values", request.decimals)
-    return elided_piece(values, columns, rows_of(rec.tokens), columns_of(rec, "value"), record_scale(rec, "value"), request.theme, request.page,
-                        "mixing_values", request.decimals, title=title, title_color=request.theme.value)
+    """The value panel ``(n, d_head)`` of head ``head`` (its key/value head, if shared), at ``columns`` (the written sum's)."""
+    c = request.record.config
+    kv = f", kv head {c.kv_head_of(head)}" if c.kv_heads != c.n_heads else ""
+    return field_panel(request, "value", columns, f"value v, head {head}{kv}", values=values, role="value", key="mixing_values")
 
 
 def _fitting_equation(page, values: np.ndarray, terms, hidden: int, hidden_sum, total, decimals: int, theme: Theme) -> tuple[Columns, Piece]:
@@ -257,7 +247,7 @@ def worked_example(request: FigureRequest) -> Figure:
     largest = 0.55 if page.width is None else page.largest_cell * 1.3
     softmax = TextLine([r"$\mathrm{softmax}(0,\ \ln 3) = \left(\frac{e^0}{e^0 + e^{\ln 3}},\ \frac{e^{\ln 3}}{e^0 + e^{\ln 3}}\right)$",
                         r"$= \left(\frac{1}{4},\ \frac{3}{4}\right)$"], page.formula, key="formula", math=True, joiner=" ")
-    lines = heading(page, "Worked example: one query, two keys") + [softmax]
+    lines = heading(page, titled("worked-example", "one query, two keys")) + [softmax]
     lines.append(Flow([
         matrix_piece(MatrixSpec(scores[None, :], ["query"], keys, title="scores (0, ln 3)"), signed, theme, page, "example_scores", decimals),
         operator(page, f"\u2212 max {format_number(row_max, decimals)}, exp \u2192", scale=0.7),

@@ -1,22 +1,31 @@
-"""Figures of the attention step: scores, mask, weights, every head, causal vs bidirectional.
+"""Figures of the attention step: scores, mask, weights, every head with the output
+projection, causal vs bidirectional.
 
 In every n × n panel rows are queries and columns keys, both labelled with the tokens.
+blockviz's own block keeps each panel's numbers (the lesson's hand-checkable arithmetic); a
+trained model's layer (16+ tokens, scores to ±60) or a block of another architecture keeps
+square-ish cells, colour alone when its numbers would not fit (:func:`_square`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import PurePath
+
 import numpy as np
 from matplotlib.figure import Figure
 
+from blockviz.figures import architecture as arch
 from blockviz.figures import formulas
-from blockviz.figures.architecture import is_general
+from blockviz.figures.elision import GAP, ROW_GAP, choose_columns, elided_matrix_piece, elided_piece, fitted_piece, numbers_flow
 from blockviz.figures.heatmap import record_scale, weights_scale
 from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.page import DEFAULT_WIDTH
 from blockviz.figures.panels import MatrixSpec, matrix_piece
-from blockviz.figures.parts import as_array, colorbar_line, columns_of, feature_labels, heading, legend_lines, note, operator, rows_of
+from blockviz.figures.parts import (BLOCKED_SCORE_TEXT, BLOCKED_WEIGHT_TEXT, as_array, colorbar_line, feature_labels, field_panel, heading,
+                                    hidden_notes, legend_lines, note, operator, rows_of, shared_columns, titled)
 from blockviz.figures.request import FigureRequest
-from blockviz.style import BLOCKED_SCORE_LABEL, NEG_INF_LABEL
+from blockviz.style import NEG_INF_LABEL
 
 QUERY_AXIS = "query"
 KEY_AXIS = "key"
@@ -29,12 +38,12 @@ def scores(request: FigureRequest) -> Figure:
     raw, scaled = as_array(rec.scores), as_array(rec.scaled_scores)
     raw_scale, scaled_scale = record_scale(rec, "scores"), record_scale(rec, "scaled_scores")
     divide = rf"$\div\sqrt{{{rec.config.d_head}}}$"
-    lines = heading(page, "Scores: every query's dot product with every key, then scaled", formulas.ATTENTION, formulas.SCORES)
+    lines = heading(page, titled("scores", "every query's dot product with every key, then scaled"), formulas.ATTENTION, formulas.SCORES)
     for head in request.heads:
         lines.append(Flow([
-            _matrix_piece(rec, _square(rec, raw[head], f"q\u00b7k, head {head}"), raw_scale, request.theme, page, f"scores[{head}]", request.decimals),
+            fitted_piece(_square(rec, raw[head], f"q\u00b7k, head {head}"), raw_scale, request.theme, page, f"scores[{head}]", request.decimals),
             operator(page, divide, math=True, scale=0.8),
-            _matrix_piece(rec, _square(rec, scaled[head], f"q\u00b7k / \u221ad_k, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
+            fitted_piece(_square(rec, scaled[head], f"q\u00b7k / \u221ad_k, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
         ], rows=rec.n, share="scores"))
     lines.append(colorbar_line([raw_scale, scaled_scale], page))
     lines.append(note(page, f"d_k = d_head = {rec.config.d_head}: dividing by \u221ad_k keeps the scores' spread near 1 (Vaswani et al. 2017, \u00a73.2.1)"))
@@ -50,23 +59,23 @@ def mask(request: FigureRequest) -> Figure:
     blocked = np.isneginf(m)
     scaled_scale, masked_scale, mask_scale = (record_scale(rec, name) for name in ("scaled_scores", "masked_scores", "mask"))
     if rec.config.causal:
-        lines = heading(page, "Mask: blocked keys become " + NEG_INF_LABEL, formulas.MASKED_SCORES)
+        lines = heading(page, titled("mask", f"blocked keys become {NEG_INF_LABEL}"), formulas.MASKED_SCORES)
         mask_title = "mask M"
     else:
         lines = heading(page, f"No mask: every key is visible ({_unmasked_kind(rec)})", formulas.OPEN_MASK)
         mask_title = "M = 0: no key blocked"
     for index, head in enumerate(request.heads):
         if index == 0:
-            mask_piece = _matrix_piece(rec, _square(rec, m, mask_title, blocked=blocked), mask_scale, request.theme, page, "mask", request.decimals)
+            mask_piece = fitted_piece(_square(rec, m, mask_title, blocked=blocked), mask_scale, request.theme, page, "mask", request.decimals)
             if not rec.config.causal:
                 mask_piece = _smaller(mask_piece, ZEROS_SHARE)
             add_mask = [operator(page, "+"), mask_piece, operator(page, "=")]
         else:
             add_mask = [operator(page, "+ M =", scale=0.8)]
         lines.append(Flow([
-            _matrix_piece(rec, _square(rec, scaled[head], f"scaled scores, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
+            fitted_piece(_square(rec, scaled[head], f"scaled scores, head {head}"), scaled_scale, request.theme, page, f"scaled_scores[{head}]", request.decimals),
             *add_mask,
-            _matrix_piece(rec, _square(rec, masked[head], f"masked scores, head {head}", blocked=blocked), masked_scale, request.theme, page, f"masked_scores[{head}]", request.decimals),
+            fitted_piece(_square(rec, masked[head], f"masked scores, head {head}", blocked=blocked), masked_scale, request.theme, page, f"masked_scores[{head}]", request.decimals),
         ], rows=rec.n, share="scores"))
     lines.append(colorbar_line([scaled_scale, masked_scale], page))
     if blocked.any():
@@ -85,8 +94,6 @@ ZEROS_SHARE = 0.5
 
 def _smaller(piece, share: float):
     """``piece`` with cells ``share`` of the size its flow gives the others (rows ``share`` as far apart: cells of the same shape)."""
-    import dataclasses
-
     make = piece.make
     return dataclasses.replace(piece, make=lambda cell, first, pitch: make(cell * share, first, pitch * share), columns=piece.columns * share)
 
@@ -102,7 +109,7 @@ def weights(request: FigureRequest) -> Figure:
     rec, page = request.record, request.page
     values = as_array(rec.weights)
     blocked = np.isneginf(as_array(rec.mask))
-    lines = heading(page, "Weights: softmax of each row of masked scores", formulas.WEIGHTS)
+    lines = heading(page, titled("weights", "softmax of each row of masked scores"), formulas.WEIGHTS)
     lines.append(_weights_flow(request, values, blocked, "weights"))
     lines.append(colorbar_line([weights_scale()], page))
     if blocked.any():
@@ -111,50 +118,70 @@ def weights(request: FigureRequest) -> Figure:
 
 
 def multi_head(request: FigureRequest) -> Figure:
-    """Figure 7: every head's ``weights`` ``(n, n)``; their outputs ``head_outputs`` ``(n, d_head)``
-    side by side as ``concat`` ``(n, d_model)``, times ``W_O`` ``(d_model, d_model)`` plus ``b_O``,
-    giving ``attn_out`` ``(n, d_model)``."""
-    if is_general(request.record):
-        from blockviz.figures import general_figures
-
-        return general_figures.multi_head(request)
+    """The heads' weights (the chosen ones; every head on request), each head's output z, the
+    concatenation ``(n, d_model)``, and the output projection to ``attn_out``."""
     rec, page = request.record, request.page
-    config = rec.config
-    heads = list(range(config.n_heads))
+    c = rec.config
+    heads = request.heads
     blocked = np.isneginf(as_array(rec.mask))
-    lines = heading(page, f"Multi-head attention: {config.n_heads} heads side by side, then one output projection", formulas.MULTI_HEAD)
-    everything = FigureRequest(rec, request.theme, decimals=request.decimals, width=request.width)
-    lines.append(_weights_flow(everything, as_array(rec.weights), blocked, "weights"))
-    outputs, concat = as_array(rec.head_outputs), as_array(rec.concat)
-    w_o, b_o, attn_out = as_array(rec.params["attn.W_O"]), as_array(rec.params["attn.b_O"])[None, :], as_array(rec.attn_out)
-    output_scale, w_o_scale, b_o_scale, attn_out_scale = (
-        record_scale(rec, "head_outputs"), record_scale(rec, "attn.W_O", label="W_O, b_O"),
-        record_scale(rec, "attn.b_O", label="W_O, b_O"), record_scale(rec, "attn_out"))
-    d = config.d_model
-    model_columns = feature_labels("d_model", d)
-    narrow = page.width is not None and page.width < DEFAULT_WIDTH  # operators stand close: z, z → concat share a row, so do W_O and + b_O
+    shown = "every head" if len(heads) == c.n_heads else (f"head {heads[0]}" if len(heads) == 1 else f"heads {', '.join(map(str, heads))}")
+    lines = heading(page, titled("multi-head", f"{c.n_heads} heads side by side ({shown} shown), then one output projection"), arch.multi_head_formula(rec))
+    weights_flow = _weights_flow(request, as_array(rec.weights), blocked, "weights")
+    weights_flow.largest_cell = (0.16 if len(heads) <= 3 else 0.08) if page.width is not None else None  # colour alone here: the weights figure writes them out
+    lines.append(weights_flow)
+    output_scale = record_scale(rec, "head_outputs")
+    small = c.d_model <= 12  # W_O whole, on the line of z and concat
+    hug = small and page.width is not None and page.width < DEFAULT_WIDTH  # operators stand close: z, z → concat share a row, so do W_O and + b_O
     pieces = []
-    for head in heads:
-        spec = MatrixSpec(outputs[head], rows_of(rec.tokens), columns_of(rec, "head_outputs"), title=f"z, head {head}", title_color=request.theme.output)
-        if head:
-            pieces.append(operator(page, ",", hug=narrow))
-        pieces.append(matrix_piece(spec, output_scale, request.theme, page, f"head_outputs[{head}]", request.decimals))
-    pieces.append(operator(page, "\u2192", hug=narrow))
-    pieces.append(matrix_piece(MatrixSpec(concat, rows_of(rec.tokens), columns_of(rec, "concat"), title="concat", title_color=request.theme.output),
-                               output_scale, request.theme, page, "concat", request.decimals))
-    pieces.append(operator(page, "\u00b7", hug=narrow))
-    pieces.append(matrix_piece(MatrixSpec(w_o, model_columns, model_columns, title="W_O", token_rows=False), w_o_scale, request.theme, page, "W_O", request.decimals))
-    pieces.append(operator(page, "+", hug=narrow))
-    pieces.append(matrix_piece(MatrixSpec(b_o, None, model_columns, title="b_O", token_rows=False), b_o_scale, request.theme, page, "b_O", request.decimals))
-    pieces.append(operator(page, "=", hug=narrow))
-    pieces.append(matrix_piece(MatrixSpec(attn_out, rows_of(rec.tokens), columns_of(rec, "attn_out"), title="attn_out", title_color=request.theme.output),
-                               attn_out_scale, request.theme, page, "attn_out", request.decimals))
-    lines.append(Flow(pieces, rows=max(rec.n, d)))
-    lines.append(colorbar_line([weights_scale(), output_scale, w_o_scale, b_o_scale, attn_out_scale], page))
+    noted = []
+    z_heads = heads if len(heads) <= 3 else heads[:1]  # every head's z is in concat
+    for index, head in enumerate(z_heads):
+        z = as_array(rec.head_outputs)[head]
+        columns = choose_columns([z], c.d_head)
+        noted.append((columns, "d_head"))
+        if index:
+            pieces.append(operator(page, ",", hug=hug))
+        pieces.append(field_panel(request, "head_outputs", columns, f"z, head {head}", values=z, role="output", key=f"head_outputs[{head}]", scale=output_scale))
+    concat_columns = shared_columns(rec, ["concat"])
+    out_columns = shared_columns(rec, ["attn_out"])
+    pieces += [operator(page, "\u2192", hug=hug), field_panel(request, "concat", concat_columns, "concat", role="output")]
+    bias = "attn.b_O" in rec.params
+    w_o_scale = record_scale(rec, "attn.W_O", label="W_O, b_O" if bias else "W_O")
+    if small:
+        model_columns = feature_labels("d_model", c.d_model)
+        pieces += [operator(page, "\u00b7", hug=hug), matrix_piece(MatrixSpec(as_array(rec.params["attn.W_O"]), model_columns, model_columns, title="W_O",
+                                                                              token_rows=False), w_o_scale, request.theme, page, "W_O", request.decimals)]
+        if bias:
+            pieces += [operator(page, "+", hug=hug), matrix_piece(MatrixSpec(as_array(rec.params["attn.b_O"])[None, :], None, model_columns, title="b_O",
+                                                                             token_rows=False), w_o_scale, request.theme, page, "b_O", request.decimals)]
+        pieces.append(operator(page, "=", hug=hug))
+    else:  # wide: z → concat on one line, the projection on the next, W_O at concat's columns (its rows) and attn_out's
+        lines += numbers_flow(pieces, rec.n, page)
+        labels = feature_labels("d_model", c.d_model)
+        pieces = [operator(page, "concat \u00b7", scale=0.7),
+                  elided_matrix_piece(as_array(rec.params["attn.W_O"]), concat_columns, out_columns, labels, labels, w_o_scale, request.theme, page, "W_O",
+                                      request.decimals, title="W_O")]
+        if bias:
+            pieces += [operator(page, "+"), elided_piece(as_array(rec.params["attn.b_O"])[None, :], out_columns, None, labels, w_o_scale, request.theme, page,
+                                                         "b_O", request.decimals, title="b_O", token_rows=False)]
+        pieces.append(operator(page, "="))
+    pieces.append(field_panel(request, "attn_out", out_columns, "attn_out", role="output"))
+    if small:
+        lines.append(Flow(pieces, rows=max(rec.n, c.d_model)))
+    else:
+        lines += numbers_flow(pieces, rec.n, page)
+    lines.append(colorbar_line([weights_scale(), output_scale, w_o_scale], page))
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)
-    lines.append(note(page, f"z_h = weights_h \u00b7 V_h is n × d_head = {rec.n} × {config.d_head}; concat is n × d_model = {rec.n} × {d}; "
-                            f"W_O is d_model × d_model = {d} × {d}"))
+    lines += hidden_notes(page, noted + [(concat_columns, "d_model")])
+    rest = "" if small else (f"; W_O is d_model × d_model = {c.d_model} × {c.d_model}: its rows shown are concat's columns, its columns attn_out's "
+                             f"({c.d_model - len(concat_columns.shown)} rows and {c.d_model - len(out_columns.shown)} columns hidden, "
+                             f"{ROW_GAP} and {GAP})")
+    if len(z_heads) < len(heads):
+        rest += f"; z of head {z_heads[0]} drawn, every head's z is in concat"
+    lines.append(note(page, f"z_h = weights_h \u00b7 V_h is n × d_head = {rec.n} × {c.d_head}; concat is n × d_model = {rec.n} × {c.d_model}: "
+                            f"head h's z is its columns h\u00b7{c.d_head} \u2026 h\u00b7{c.d_head} + {c.d_head - 1}{rest}; "
+                            "--all-heads draws every head's weights"))
     return build_figure(lines, page)[0]
 
 
@@ -166,7 +193,7 @@ def causal_vs_bidirectional(request: FigureRequest) -> Figure:
     causal, bidirectional = (rec, other) if rec.config.causal else (other, rec)
     blocked = np.isneginf(as_array(causal.mask))
     scale = weights_scale()
-    lines = heading(page, "Causal vs bidirectional: the same sentence, with and without the mask", formulas.WEIGHTS)
+    lines = heading(page, titled("causal-vs-bidirectional", "the same sentence, with and without the mask"), formulas.WEIGHTS)
     causal_weights, open_weights = as_array(causal.weights), as_array(bidirectional.weights)
     trained = rec.source.is_model
     causal_what = "decoder" if rec.config.causal or not trained else HYPOTHETICAL
@@ -205,14 +232,8 @@ PACKAGED_NAMES = {"minilm": "MiniLM", "smollm2": "SmolLM2"}
 
 def model_name(rec) -> str:
     """The trained model a record's layer comes from, as a reader knows it ("MiniLM", a folder's name)."""
-    from pathlib import PurePath
-
     model = rec.source.model or "the model"
     return PACKAGED_NAMES.get(model, PurePath(model).name or model)
-
-
-BLOCKED_SCORE_TEXT = f"{BLOCKED_SCORE_LABEL}: blocked by the mask M (a key after its query); its weight is exactly 0"
-BLOCKED_WEIGHT_TEXT = f"0: blocked by the mask (M = {NEG_INF_LABEL}), weight exactly 0"
 
 
 def _weights_flow(request: FigureRequest, values: np.ndarray, blocked: np.ndarray, name: str) -> Flow:
@@ -225,14 +246,6 @@ def _weights_flow(request: FigureRequest, values: np.ndarray, blocked: np.ndarra
     ], rows=rec.n)
 
 
-def _matrix_piece(rec, spec: MatrixSpec, *args):
-    """:func:`matrix_piece`; another block's record writes each number to fit its cell
-    (:func:`blockviz.figures.elision.fitted_piece`: a trained model's scores reach ±60)."""
-    if is_general(rec):
-        from blockviz.figures.elision import fitted_piece
-
-        return fitted_piece(spec, *args)
-    return matrix_piece(spec, *args)
 
 
 def _square(rec, values, title: str, blocked=None, filled: bool = True) -> MatrixSpec:
@@ -242,4 +255,4 @@ def _square(rec, values, title: str, blocked=None, filled: bool = True) -> Matri
     numbers would need strips."""
     labels = rows_of(rec.tokens)
     return MatrixSpec(values, labels, labels, title=title, xlabel=KEY_AXIS, ylabel=QUERY_AXIS, blocked=blocked, blocked_filled=filled,
-                      square_cells=True, numbers_first=not is_general(rec))
+                      square_cells=True, numbers_first=not arch.is_general(rec))

@@ -1,7 +1,7 @@
-"""The route through the pre-norm block as a diagram, with this sentence's shapes.
-
-x → LayerNorm → attention → add → LayerNorm → FFN → add (pre-norm as in GPT-2; Xiong et al.
-2020, "On Layer Normalization in the Transformer Architecture").
+"""The route through the record's block as a diagram, with this sentence's shapes: pre-norm
+x → norm → attention → add → norm → FFN → add (as in GPT-2; Xiong et al. 2020, "On Layer
+Normalization in the Transformer Architecture"), or post-norm x → attention → add → norm →
+FFN → add → norm (Vaswani et al. 2017); the boxes are :func:`blockviz.figures.architecture.flow_boxes`.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch
 
-from blockviz.figures import architecture, formulas
+from blockviz.figures import architecture
 from blockviz.figures.labels import text_size_in
 from blockviz.figures.layout import Slot, build_figure
 from blockviz.figures.page import MIN_PT
-from blockviz.figures.parts import heading, note
+from blockviz.figures.parts import heading, note, titled
 from blockviz.figures.request import FigureRequest
 from blockviz.style import Theme
 
@@ -26,29 +26,14 @@ ADD_RADIUS = 0.14
 
 
 def block_flow(request: FigureRequest) -> Figure:
-    """Figure 8: the block as a diagram: resid_pre → LayerNorm → attention → ⊕ → LayerNorm →
-    FFN → ⊕ → resid_post, each arrow labelled with its shape for this sentence. At natural size
-    the stream runs left to right; on a page it runs top to bottom, the sublayers beside it."""
+    """The record's block as a diagram (:func:`~blockviz.figures.architecture.flow_boxes`): the
+    residual stream resid_pre → ⊕ → ⊕ → the block's output, each sublayer (norm, attention, FFN)
+    beside it, each box and ⊕ labelled with its shape for this sentence. At natural size the
+    stream runs left to right; on a page it runs top to bottom, the sublayers beside it."""
     rec, page, theme = request.record, request.page, request.theme
     n, c = rec.n, rec.config
-    rows = f"{n} × {c.d_model}"
-    mask = "causal mask" if c.causal else "no mask (bidirectional)"
-    boxes = [
-        ("resid_pre", f"x = resid_pre\n{rows}", theme.residual, "stream"),
-        ("ln1", f"LayerNorm\n{rows}", theme.residual, "branch"),
-        ("attention", f"multi-head attention\n{c.n_heads} heads × d_head {c.d_head}, {mask}\n{rows} \u2192 {rows}", theme.output, "branch"),
-        ("add1", "resid_mid", theme.residual, "add"),
-        ("ln2", f"LayerNorm\n{rows}", theme.residual, "branch"),
-        ("ffn", f"FFN ({c.activation_name})\n{rows} \u2192 {n} × {c.d_ff} \u2192 {rows}", theme.ffn, "branch"),
-        ("add2", "resid_post", theme.residual, "add"),
-        ("resid_post", f"resid_post\n{rows}", theme.residual, "stream"),
-    ]
-    outputs = {"add1": f"attn_out\n{rows}", "add2": f"ffn_out\n{rows}"}
-    title, formula = "Block flow: one pre-norm decoder block", formulas.RESIDUAL
-    if architecture.is_general(rec):  # the record's own block: post-norm, RMSNorm, rotary, gated FFN, shared key/value heads
-        boxes, outputs = architecture.flow_boxes(rec, theme)
-        title, formula = f"Block flow: {architecture.describe(rec)}", architecture.residual_formula(rec)
-    lines = heading(page, title, formula)
+    boxes, outputs = architecture.flow_boxes(rec, theme)
+    lines = heading(page, titled("block-flow", architecture.describe(rec)), architecture.residual_formula(rec))
     if page.width is None:
         sizes = {name: text_size_in(text, BOX_PT) for name, text, _, _ in boxes}
         width = _flow_width(boxes, sizes)

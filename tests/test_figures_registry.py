@@ -1,0 +1,125 @@
+"""The figure registry: one entry per figure says its title, its drawing function and what it
+reads of the record; the entries are true (each figure reads exactly what its entry says, on
+every architecture), and listing them imports nothing heavy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Mapping
+
+import pytest
+
+from blockviz import BlockConfig, record
+from blockviz.figures import FIGURE_NAMES, FIGURES, FigureRequest, draw_figure, figure_spec
+from blockviz.figures import architecture
+from blockviz.figures.registry import skip_reason
+from blockviz.record_fields import BY_NAME
+
+ARCHITECTURES = {
+    "seeded": lambda: record("the cat sat on the mat"),
+    "post-norm": lambda: record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, norm_placement="post", causal=False)),
+    "llama-like": lambda: record("the cat sat on the mat", BlockConfig(d_model=16, n_heads=4, d_ff=32, norm="rmsnorm", ffn="gated", positional="rotary",
+                                                                        n_kv_heads=2, bias=False, activation="silu")),
+}
+
+
+@pytest.fixture(scope="module", params=list(ARCHITECTURES))
+def any_record(request):
+    return ARCHITECTURES[request.param]()
+
+
+class Reads(Mapping):
+    """``tensors`` or ``params`` of a record, noting every name read by value (``name in`` is not a read)."""
+
+    def __init__(self, inner: Mapping):
+        self.inner, self.read = inner, set()
+
+    def __getitem__(self, name):
+        self.read.add(name)
+        return self.inner[name]
+
+    def __iter__(self):
+        return iter(self.inner)
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __contains__(self, name):
+        return name in self.inner
+
+
+def reads_while_drawing(rec, name: str) -> set[str]:
+    """The fields and parameters figure ``name`` reads of ``rec`` while drawing (not for its colour
+    scales, which are the record's, nor for the other mask's record of causal-vs-bidirectional)."""
+    request = FigureRequest(rec)
+    for field in rec.tensors:
+        rec.scale_of(field)
+    rec.scale_of("ln1.weight" if "ln1.weight" in rec.params else next(iter(rec.params)))
+    if name == "causal-vs-bidirectional":
+        request.other_mask_record
+    tensors, params = Reads(rec.tensors), Reads(rec.params)
+    object.__setattr__(rec, "tensors", tensors)
+    object.__setattr__(rec, "params", params)
+    try:
+        draw_figure(name, request)
+    finally:
+        object.__setattr__(rec, "tensors", tensors.inner)
+        object.__setattr__(rec, "params", params.inner)
+    return tensors.read | params.read
+
+
+def test_every_entry_names_real_fields_and_a_drawing_function():
+    for spec in FIGURES:
+        assert callable(spec.draw), spec.name
+        assert all(field in BY_NAME for field in spec.fields), spec.name
+        assert all("." in parameter for parameter in spec.parameters), spec.name
+        assert spec.architecture_fields is None or callable(getattr(architecture, spec.architecture_fields)), spec.name
+        assert spec.title and spec.description and not spec.title.endswith(":"), spec.name
+    assert [spec.name for spec in FIGURES] == list(FIGURE_NAMES) and len(set(FIGURE_NAMES)) == len(FIGURE_NAMES)
+
+
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_a_figure_reads_what_its_entry_says(any_record, name):
+    """What the registry says a figure reads is read, and nothing else but its optional fields:
+    a record lacking a field the figure needs is skipped (:func:`skip_reason`), never drawn half."""
+    spec = figure_spec(name)
+    fields, parameters = spec.reads(any_record)
+    assert skip_reason(name, any_record) is None
+    read = reads_while_drawing(any_record, name)
+    assert set(fields) | set(parameters) <= read
+    assert read <= set(fields) | set(parameters) | set(spec.optional)
+
+
+def test_a_heading_starts_with_the_figures_title():
+    rec = ARCHITECTURES["seeded"]()
+    request = FigureRequest(rec, width=None)
+    for spec in FIGURES:
+        if spec.name in ("layer-norm",):  # "LayerNorm: token …": the norm's own name (RMSNorm)
+            continue
+        (heading,) = [text.get_text() for text in draw_figure(spec.name, request).texts if text.get_label() == "heading"]
+        assert heading.startswith(spec.title + ": "), (spec.name, heading)
+
+
+def test_architecture_fields_follow_the_block():
+    post, llama = ARCHITECTURES["post-norm"](), ARCHITECTURES["llama-like"]()
+    assert figure_spec("ffn").reads(post) == (("resid_mid_norm", "ffn_pre", "ffn_post", "ffn_out"), ())
+    assert figure_spec("ffn").reads(llama)[0] == ("ln2", "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out")
+    assert figure_spec("layer-norm").reads(llama) == (("resid_pre", "ln1_mean_sq", "ln1_norm", "ln1", "resid_mid", "ln2_mean_sq", "ln2_norm", "ln2"),
+                                                      ("ln1.weight", "ln2.weight"))
+    assert figure_spec("residual-stream").reads(post)[0][-2:] == ("resid_mid_norm", "resid_post_norm")
+
+
+def test_a_missing_parameter_or_field_is_named():
+    rec = ARCHITECTURES["seeded"]()
+    without_gamma = {name: value for name, value in rec.params.items() if name != "ln2.weight"}
+    lacking = type("Lacking", (), {"config": rec.config, "source": rec.source, "params": without_gamma, "tensors": rec.tensors})()
+    assert skip_reason("layer-norm", lacking) == "the record has no parameter ln2.weight"
+    assert skip_reason("qkv", lacking) is None
+
+
+def test_listing_the_figures_imports_nothing_heavy():
+    code = ("import sys; from blockviz.figures import FIGURES, figure_spec; [spec.title for spec in FIGURES]; figure_spec('ffn'); "
+            "print(sorted(name for name in sys.modules if name.split('.')[0] in ('torch', 'numpy', 'matplotlib') or name.startswith('blockviz.figures.')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["['blockviz.figures.registry']"]
