@@ -8,7 +8,7 @@ from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, cell_width_for
-from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, SUM_COLUMNS
 from blockviz.scenes.post_norm_flow import construct_post_norm, norm_name
 from blockviz.scenes.text import text
 from blockviz.style import FFN_COLOR
@@ -22,8 +22,6 @@ CAPTION = ("The pre-norm block normalizes, attends, adds the input back, normali
 
 ARROW_LENGTH = 0.55
 BYPASS_HEIGHT = 0.7
-SUM_COLUMNS = 4
-"""Columns drawn of each residual addition (three entries and ⋯ for a wider d_model)."""
 DIM = 0.25
 """Opacity of the route before its steps are taken (the whole route is in view from the start)."""
 

@@ -88,6 +88,10 @@ class Look:
     highlight = "#facc15"  # yellow: the one moving highlight
 
 
+SUM_COLUMNS = 4
+"""Columns drawn of each residual addition in the block-flow scenes (three entries and ⋯ for a wider d_model)."""
+
+
 def look(theme_name: str = "dark") -> Look:
     """The :class:`Look` of the theme called ``theme_name`` ("dark" for videos by default)."""
     return Look(style.theme(theme_name))

@@ -16,7 +16,7 @@ from blockviz.scenes.base import ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, cell_width_for
-from blockviz.scenes.look import HEADER_SIZE
+from blockviz.scenes.look import HEADER_SIZE, SUM_COLUMNS
 from blockviz.scenes.text import text
 from blockviz.style import FFN_COLOR
 
@@ -94,8 +94,6 @@ def half(scene, parts) -> VGroup:
 
 def build_sums(scene) -> tuple[ColumnSum, ColumnSum]:
     """The focus row's two additions: x + attn_out = resid_mid, resid_mid_norm + ffn_out = resid_post."""
-    from blockviz.scenes.block_flow import SUM_COLUMNS
-
     rec, look, f = scene.record, scene.look, scene.focus
 
     names = ("resid_pre", "attn_out", "resid_mid", "resid_mid_norm", "ffn_out", "resid_post")
