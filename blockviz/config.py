@@ -30,6 +30,8 @@ SIZE_LIMITS = {"d_model": 4096, "n_heads": 64, "d_ff": 16384, "max_tokens": 512}
 the machine; larger ones are refused before anything is allocated."""
 MAX_SEED = 2**63 - 1
 """Seeds run from 0 to 2^63 − 1 (what ``torch.Generator.manual_seed`` takes)."""
+MAX_VOCAB_SIZE = 65536
+"""Largest accepted ``vocab_size`` (blockviz's trained toy model has about a hundred words)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class BlockConfig:
     n_kv_heads: int | None = None  # key/value heads (grouped-query attention); None: n_heads
     bias: bool = True  # False: no bias in the projections (Llama)
     rope_theta: float = 10000.0  # base of the rotary frequencies (positional "rotary" only)
+    vocab_size: int | None = None  # a language model's unembedding width (blockviz's trained toy model); None: no prediction recorded
 
     def __post_init__(self) -> None:
         for name, limit in SIZE_LIMITS.items():
@@ -94,6 +97,8 @@ class BlockConfig:
             raise BlockvizError(f"ln_eps must be a number between 0 and 1, got {self.ln_eps!r}")
         if not isinstance(self.causal, bool):
             raise BlockvizError(f"causal must be true or false, got {self.causal!r}")
+        if self.vocab_size is not None and (isinstance(self.vocab_size, bool) or not isinstance(self.vocab_size, int) or not 2 <= self.vocab_size <= MAX_VOCAB_SIZE):
+            raise BlockvizError(f"vocab_size must be a whole number from 2 to {MAX_VOCAB_SIZE}, got {self.vocab_size!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise BlockvizError(f"seed must be a whole number from 0 to 2**63 - 1, got {self.seed!r}")
 
@@ -133,8 +138,11 @@ class BlockConfig:
         return next(f.default for f in fields(cls) if f.name == name)
 
     def to_dict(self) -> dict:
-        """The fields as a plain JSON-ready dict."""
-        return asdict(self)
+        """The fields as a plain JSON-ready dict (``vocab_size`` only when set)."""
+        data = asdict(self)
+        if data["vocab_size"] is None:
+            del data["vocab_size"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> BlockConfig:
@@ -159,11 +167,11 @@ def _check_choice(field: str, value: str, choices: tuple[str, ...]) -> None:
         raise BlockvizError(f"{field} must be one of {', '.join(choices)}, got {value!r}")
 
 
-ARCHITECTURE_FIELDS = ("norm_placement", "norm", "ffn", "n_kv_heads", "bias", "rope_theta")
+ARCHITECTURE_FIELDS = ("norm_placement", "norm", "ffn", "n_kv_heads", "bias", "rope_theta", "vocab_size")
 """The config fields that describe the architecture; a record file written before they existed
 (format 2 of blockviz's toy block only) lacks them and reads them as their defaults."""
 
-SOURCE_KINDS = ("seeded", "file", "given", "model")
+SOURCE_KINDS = ("seeded", "file", "given", "model", "trained")
 
 
 @dataclass(frozen=True)
@@ -173,7 +181,10 @@ class Source:
     ``kind``: ``"seeded"`` (blockviz's seeded random weights), ``"file"`` (``--params FILE``,
     ``path``), ``"given"`` (tensors passed in Python) or ``"model"`` (a trained model's layer:
     ``model`` is the name or folder given, ``family`` ``gpt2|bert|llama``, ``layer`` 0-based of
-    ``n_layers``, ``dtype`` the weights' dtype as loaded, ``note`` e.g. the quantisation).
+    ``n_layers``, ``dtype`` the weights' dtype as loaded, ``note`` e.g. the quantisation) or
+    ``"trained"`` (a model ``blockviz train`` made: ``model`` ``toy`` or its folder, ``note`` what
+    it is, "trained: one block, …", ``vocabulary`` its words in id order, the columns of the
+    record's ``logits`` and ``probs``).
 
     >>> Source().describe()
     'seeded random weights'
@@ -189,9 +200,14 @@ class Source:
     n_layers: int | None = None
     dtype: str | None = None
     note: str | None = None
+    vocabulary: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         _check_choice("source kind", self.kind, SOURCE_KINDS)
+        if self.vocabulary is not None:
+            if not isinstance(self.vocabulary, (list, tuple)) or not all(isinstance(word, str) for word in self.vocabulary):
+                raise BlockvizError("the source's vocabulary must be a list of words")
+            object.__setattr__(self, "vocabulary", tuple(self.vocabulary))
         for name in ("path", "model", "family", "dtype", "note"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
                 raise BlockvizError(f"the source's {name} must be a string, got {getattr(self, name)!r}")
@@ -201,6 +217,8 @@ class Source:
                 raise BlockvizError(f"the source's {name} must be a whole number ≥ 0, got {value!r}")
         if self.kind == "model" and (self.model is None or self.family is None or self.layer is None):
             raise BlockvizError("a model source names its model, family and layer")
+        if self.kind == "trained" and self.model is None:
+            raise BlockvizError("a trained source names its model (toy or a folder)")
 
     @property
     def is_model(self) -> bool:
@@ -213,13 +231,15 @@ class Source:
             return "seeded random weights"
         if self.kind in ("file", "given"):
             return f"parameters from {self.path}" if self.path else "given parameters"
+        if self.kind == "trained":
+            return self.note or f"trained: {self.model}"
         last = f" of 0–{self.n_layers - 1}" if self.n_layers else ""
         note = f"; {self.note}" if self.note else ""
         return f"{self.model} ({self.family}), layer {self.layer}{last}, {self.dtype}{note}"
 
     def to_dict(self) -> dict:
         """The non-empty fields as a JSON-ready dict."""
-        return {key: value for key, value in asdict(self).items() if value is not None}
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items() if value is not None}
 
     @classmethod
     def from_dict(cls, data) -> Source:

@@ -38,7 +38,7 @@ class RecordField:
 
     def sizes(self, n: int, config: BlockConfig) -> tuple[int, ...]:
         """The shape in numbers for ``n`` tokens and ``config``."""
-        sizes = {"n": n, "n_heads": config.n_heads, "d_model": config.d_model, "d_head": config.d_head, "d_ff": config.d_ff}
+        sizes = {"n": n, "n_heads": config.n_heads, "d_model": config.d_model, "d_head": config.d_head, "d_ff": config.d_ff, "n_vocab": config.vocab_size}
         return tuple(sizes[dimension] for dimension in self.shape)
 
     @property
@@ -103,11 +103,23 @@ OTHER_FIELDS: tuple[RecordField, ...] = (
 """Fields only other architectures have: the previous layer's output (a model's layer L > 0),
 RMSNorm's statistic, rotary positions, post-norm's normalised sums, the gated FFN."""
 
+PREDICTION_FIELDS: tuple[RecordField, ...] = (
+    RecordField("ln_f_mean", ("n",), "mean of each resid_post row (the final LayerNorm)", "residual"),
+    RecordField("ln_f_centred", ("n", "d_model"), "resid_post − mean: each row centred on 0 (the final LayerNorm)", "residual"),
+    RecordField("ln_f_var", ("n",), "mean of the squared centred row: the variance (the final LayerNorm)", "variance"),
+    RecordField("ln_f_norm", ("n", "d_model"), "ln_f_centred / √(var + ε), before γ and β", "residual"),
+    RecordField("ln_f", ("n", "d_model"), "γ ⊙ ln_f_norm + β: the final LayerNorm, before the unembedding", "residual"),
+    RecordField("logits", ("n", "n_vocab"), "ln_f @ W_U: one score per vocabulary word for the token after each row", "logits"),
+    RecordField("probs", ("n", "n_vocab"), "softmax of each logits row: the next-token probabilities", "weights"),
+)
+"""The last step of a language model, after its block: the final LayerNorm, the logits and the
+next-token probabilities (blockviz's trained toy model: configs with ``vocab_size``)."""
+
 OPTIONAL_FIELDS = ("prev_output",)
 """Fields a record may lack (:func:`fields_for`'s ``optional``): ``prev_output`` exists for a
 model's layer after the first, and records saved before it was recorded still load."""
 
-BY_NAME: dict[str, RecordField] = {spec.name: spec for spec in FIELDS + OTHER_FIELDS}
+BY_NAME: dict[str, RecordField] = {spec.name: spec for spec in FIELDS + OTHER_FIELDS + PREDICTION_FIELDS}
 """Every field any architecture records, by name (the toy block's descriptions)."""
 
 
@@ -120,8 +132,9 @@ def fields_for(config: BlockConfig, model: bool = False, optional: tuple[str, ..
     >>> [spec.name for spec in fields_for(BlockConfig(d_model=8, norm="rmsnorm"))][3:6]
     ['ln1_mean_sq', 'ln1_norm', 'ln1']
     """
+    prediction = PREDICTION_FIELDS if config.vocab_size else ()
     if config.is_toy and not model:
-        return FIELDS
+        return FIELDS + prediction
     post, rotary, gated, rms = config.norm_placement == "post", config.positional == "rotary", config.ffn == "gated", config.norm == "rmsnorm"
     bias = config.bias
     by = BY_NAME
@@ -183,13 +196,13 @@ def fields_for(config: BlockConfig, model: bool = False, optional: tuple[str, ..
         names[index] = replace(names[index], what="the layer's real input: the model's hidden state before this layer")
         if "prev_output" in optional:
             names.insert(index, by["prev_output"])
-    return tuple(names)
+    return tuple(names) + prediction
 
 PARAMETER_SCALE = "parameters"
 """The colour-scale family of every parameter (W_Q … b_out, γ, β, W_pos)."""
 
-COLUMN_PREFIXES = {"d_model": "d", "d_head": "d", "d_ff": "f"}
-"""Column labels of a feature axis: ``d0, d1, …`` for d_model and d_head, ``f0, f1, …`` for d_ff."""
+COLUMN_PREFIXES = {"d_model": "d", "d_head": "d", "d_ff": "f", "n_vocab": "v"}
+"""Column labels of a feature axis: ``d0, d1, …`` for d_model and d_head, ``f0, f1, …`` for d_ff, ``v0, v1, …`` for the vocabulary."""
 
 
 def field(name: str) -> RecordField:
