@@ -17,7 +17,6 @@ from typing import Callable
 
 import torch
 
-from blockviz.tokens import tokenize
 from blockviz.toy.corpus import LESSON_SENTENCES, PronounSentence
 
 IT_GOAL = 0.5
