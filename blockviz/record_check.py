@@ -6,6 +6,7 @@ bad record is a one-line error naming the field, never a traceback later in a fi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import torch
@@ -21,7 +22,7 @@ from blockviz.tokens import dtype_of
 def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor], params: Mapping[str, torch.Tensor], fields: tuple[RecordField, ...] | None = None) -> None:
     """Raise :class:`BlockvizError` unless the parts form one record.
 
-    Checks: ``tokens`` is a non-empty list of strings, at most ``config.max_tokens``; every
+    Checks: ``tokens`` is a non-empty list or tuple of strings, at most ``config.max_tokens``; every
     field of ``fields`` (default :func:`blockviz.record_fields.fields_for` ``(config)``, which is
     :data:`blockviz.record_fields.FIELDS` for the toy block) is present (and nothing else), a tensor of
     the config's dtype and of its shape for ``n = len(tokens)``; values are finite (−∞ allowed
@@ -30,11 +31,12 @@ def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor
     where the mask blocks a key and each row sums to 1 (within :data:`WEIGHT_SUM_TOLERANCE`); the parameters are complete, of the
     config's dtype and shapes, and finite.
     """
-    if not isinstance(tokens, list) or not tokens or not all(isinstance(token, str) for token in tokens):
+    if not isinstance(tokens, (list, tuple)) or not tokens or not all(isinstance(token, str) for token in tokens):
         raise BlockvizError("the record's tokens must be a non-empty list of strings")
     if len(tokens) > config.max_tokens:
         raise BlockvizError(f"the record has {len(tokens)} tokens, more than max_tokens {config.max_tokens}")
     fields = fields_for(config) if fields is None else fields
+    tensors, params = _stored(tensors), _stored(params)
     names = [spec.name for spec in fields]
     extra = sorted(set(tensors) - set(names))
     if extra:
@@ -84,3 +86,160 @@ def _check_mask(mask: torch.Tensor, masked_scores: torch.Tensor, config: BlockCo
         raise BlockvizError(f"field 'mask' does not match the config: it must be {kind}")
     if not torch.equal(torch.isneginf(masked_scores), torch.isneginf(mask).expand_as(masked_scores)):
         raise BlockvizError("field 'masked_scores' is not −∞ exactly where the mask blocks a key")
+
+
+RECOMPUTE_TOLERANCE = {"float32": 1e-5, "float64": 1e-10}
+"""Largest difference allowed between a loaded record's value and its recomputation, relative to
+the field's largest magnitude (at least 1): rounding on another machine (another order of the
+sums) stays far below; an edited value does not."""
+
+_SHOWN_WHITESPACE = frozenset("␣⏎⇥")
+"""How :mod:`blockviz.models.tokens` shows a token that covers only white space."""
+
+
+def check_claims(rec) -> None:
+    """Raise :class:`BlockvizError` unless a record (one that passed :func:`check_record`) is what
+    it says it is; run once when a record is loaded from a file.
+
+    - Tokens: blockviz's own block's are exactly what :func:`blockviz.tokens.tokenize` makes of
+      the sentence. A trained model's (source ``model``) are checked without the model: every
+      token that is not special (``rec.special``) nor named like one (``[UNK]``) nor white space
+      (``␣``) is a piece of the sentence, the pieces in order; the model's tokenizer is not
+      loaded (it would add the seconds of importing ``transformers`` to every load).
+    - Parameters: a seeded record's (source ``seeded``) are the seeded ones of ``config.seed``.
+    - Activations: blockviz's :class:`~blockviz.block.Block` with the record's parameters,
+      run on the record's input, gives every field within :data:`RECOMPUTE_TOLERANCE`. The input
+      is ``embed`` + ``pos_embed`` recomputed from the tokens (token embeddings of
+      :func:`blockviz.tokens.embed`, or for blockviz's trained toy model the rows of its ``W_E``
+      for the tokens' ids in ``source.vocabulary``; sinusoidal positions, or ``W_pos``'s first
+      n rows), or,
+      for a model's layer, the record's own ``resid_pre`` (and ``rope_cos``/``rope_sin``);
+      there ``embed`` (the model's embedding table) is not checked, ``pos_embed`` is
+      ``W_pos``'s first rows and ``prev_output`` equals ``resid_pre``. With an unembedding
+      (the trained toy model) the final LayerNorm, ``logits`` and ``probs`` are recomputed from
+      the record's ``ln_f.*`` and ``W_U`` too.
+
+    The message names the first field (in data-flow order) or parameter that differs and by how much.
+    """
+    if rec.source.is_model:
+        _check_model_tokens(rec.sentence, rec.tokens, rec.special)
+    else:
+        _check_own_tokens(rec.sentence, rec.tokens, rec.config)
+    if rec.source.kind == "seeded":
+        _check_seeded_parameters(_stored(rec.params), rec.config)
+    _check_recomputed(rec)
+
+
+def _stored(tensors: Mapping[str, torch.Tensor]) -> Mapping[str, torch.Tensor]:
+    """The record's own tensors to read, not copies of them (a check reads each once)."""
+    return tensors.stored() if hasattr(tensors, "stored") else tensors
+
+
+def _check_own_tokens(sentence: str, tokens: tuple[str, ...], config: BlockConfig) -> None:
+    from blockviz.tokens import tokenize
+
+    expected = tuple(tokenize(sentence, config.max_tokens))
+    if expected != tuple(tokens):
+        raise BlockvizError(f"the record's tokens are not what its sentence splits into: {_first_token_difference(tokens, expected)}")
+
+
+def _first_token_difference(tokens, expected) -> str:
+    for index, (token, wanted) in enumerate(zip(tokens, expected)):
+        if token != wanted:
+            return f"token {index} is {token!r}, the sentence gives {wanted!r}"
+    return f"{len(tokens)} tokens, the sentence gives {len(expected)}"
+
+
+def _check_model_tokens(sentence: str, tokens: tuple[str, ...], special: tuple[bool, ...]) -> None:
+    from blockviz.selection import looks_special
+
+    text = sentence.encode("utf-8", "replace").decode("utf-8")  # as blockviz.models.tokens gives it to the tokenizer
+    start = 0
+    for index, token in enumerate(tokens):
+        if special[index] or looks_special(token) or (token and set(token) <= _SHOWN_WHITESPACE):
+            continue
+        found = text.find(token, start)
+        if not token or found < 0:
+            raise BlockvizError(f"the record's token {index} {token!r} is not the next piece of its sentence: the tokens are not its model's tokens of the sentence")
+        start = found  # not past it: a character split over two tokens shows whole in both
+
+
+def _check_seeded_parameters(params: Mapping[str, torch.Tensor], config: BlockConfig) -> None:
+    from blockviz.block import Block
+    from blockviz.params import learned_positions
+
+    seeded = {name: tensor.detach() for name, tensor in Block(config).to(dtype_of(config)).state_dict().items()}
+    if config.architecture.learned_positions:
+        seeded["W_pos"] = learned_positions(config)
+    for name, expected in seeded.items():
+        difference = _difference(params[name], expected)
+        if difference is not None:
+            raise BlockvizError(f"parameter {name!r} is not the seeded one of seed {config.seed}: it differs by {difference} (the file was edited)")
+
+
+def _check_recomputed(rec) -> None:
+    from blockviz.block import Block, Prediction
+    from blockviz.tokens import embed, sinusoidal_positions
+
+    config, arch, tensors, params = rec.config, rec.architecture, _stored(rec.tensors), _stored(rec.params)
+    dtype = dtype_of(config)
+    expected: dict[str, torch.Tensor] = {}
+    if arch.model_layer:
+        resid_pre = tensors["resid_pre"]
+        if "pos_embed" in tensors:
+            expected["pos_embed"] = params["W_pos"][: rec.n]
+        if "prev_output" in tensors:
+            expected["prev_output"] = resid_pre
+    else:
+        expected["embed"] = _table_rows(rec, params["W_E"]) if arch.unembedding else embed(list(rec.tokens), config)
+        if arch.rotary:
+            resid_pre = expected["embed"]
+        else:
+            positions = params["W_pos"][: rec.n] if arch.learned_positions else sinusoidal_positions(rec.n, config.d_model, dtype)
+            expected["pos_embed"] = positions
+            resid_pre = expected["embed"] + positions
+    rotary = (tensors["rope_cos"], tensors["rope_sin"]) if arch.model_layer and arch.rotary else None
+    block = Block(config, seeded=False)
+    block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)
+    with torch.no_grad():
+        output = block(resid_pre, expected, rotary)
+        if arch.unembedding:
+            prediction = Prediction(config)
+            prediction.load_state_dict({name: params[name] for name in prediction.state_dict()}, assign=True)
+            prediction(output, expected)
+    for spec in rec.fields:
+        if spec.name not in expected:
+            continue
+        difference = _difference(tensors[spec.name], expected[spec.name])
+        if difference is not None:
+            raise BlockvizError(f"field {spec.name!r} is not what the record's parameters make of its input: it differs from its recomputation by {difference} "
+                                "(the file was edited, or its parameters were)")
+
+
+def _table_rows(rec, table: torch.Tensor) -> torch.Tensor:
+    """The trained toy model's token embeddings: the rows of its table ``W_E`` for the record's
+    tokens, looked up in its vocabulary (``rec.source.vocabulary``) as the model reads them."""
+    from blockviz.toy.vocabulary import Vocabulary
+
+    if rec.source.vocabulary is None:
+        raise BlockvizError("the record has an unembedding but its source names no vocabulary: record it again with this version of blockviz")
+    ids, _ = Vocabulary(rec.source.vocabulary).ids(list(rec.tokens))
+    return table[torch.tensor(ids)]
+
+
+def _difference(found: torch.Tensor, expected: torch.Tensor) -> str | None:
+    """``None`` if ``found`` is ``expected`` within :data:`RECOMPUTE_TOLERANCE`; else the largest
+    difference and where, e.g. ``"1e+06 at [0, 0]"``."""
+    expected = expected.to(found.dtype)
+    if torch.equal(found, expected):  # the usual case, in one pass: the same sums on the same machine
+        return None
+    same_infinity = torch.isneginf(found) & torch.isneginf(expected)
+    gaps = torch.where(same_infinity, torch.zeros((), dtype=found.dtype), (found - expected).abs())
+    gaps = torch.nan_to_num(gaps, nan=math.inf)
+    finite = expected[torch.isfinite(expected)]
+    scale = max(1.0, float(finite.abs().max())) if finite.numel() else 1.0
+    tolerance = RECOMPUTE_TOLERANCE[str(found.dtype).removeprefix("torch.")] * scale
+    if gaps.numel() == 0 or float(gaps.max()) <= tolerance:
+        return None
+    where = [int(index) for index in torch.unravel_index(gaps.argmax(), gaps.shape)]
+    return f"{float(gaps.max()):.3g} at {where}"

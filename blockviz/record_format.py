@@ -15,7 +15,7 @@ import torch
 
 from blockviz.config import ARCHITECTURE_FIELDS, BlockConfig, Source
 from blockviz.errors import BlockvizError
-from blockviz.tensorfile import read_header, read_tensors, write_tensors
+from blockviz.tensorfile import read_tensors, write_tensors
 
 FORMAT_NAME = "blockviz-record"
 FORMAT_VERSION = 2
@@ -64,8 +64,8 @@ def read_record_with_source(path: str | Path) -> tuple[str, list[str], BlockConf
     Raises :class:`BlockvizError` as :func:`read_record`, and for a malformed source or flags.
     """
     where = repr(str(path))
-    check_version(read_header(path).get("format"), where)  # before the tensors: a stray file gets this message
-    tensors, header = read_tensors(path)
+    # the version before the tensors: a stray file gets this message, not one about its tensors
+    tensors, header = read_tensors(path, check_header=lambda header: check_version(header.get("format"), where))
     tokens = header.get("tokens")
     if not isinstance(tokens, list) or not tokens or not all(isinstance(token, str) for token in tokens):
         raise BlockvizError(f"{where} is not a valid record: its tokens must be a non-empty list of strings")
@@ -74,7 +74,8 @@ def read_record_with_source(path: str | Path) -> tuple[str, list[str], BlockConf
         raise BlockvizError(f"{where} is not a valid record: its sentence must be a string")
     config = _config(header.get("config"), where)
     if Path(path).suffix.lower() == ".json":
-        tensors = {name: tensor.to(_dtype(config)) for name, tensor in tensors.items()}
+        for name in list(tensors):  # one at a time: memory holds one float64 tensor beside the converted ones
+            tensors[name] = tensors[name].to(_dtype(config))
     try:
         source = Source.from_dict(header["source"]) if "source" in header else Source()
     except (BlockvizError, TypeError) as error:

@@ -6,6 +6,10 @@ parameters file may also be a bare ``{name: nested lists}``. NaN and +∞ are ne
 are larger than :data:`MAX_BYTES`, and JSON nested deeper than a tensor can be is refused too,
 so a bad file is a one-line :class:`~blockviz.errors.BlockvizError`, never a crash.
 
+A JSON file is read in one pass that turns each tensor's rows into numbers as it meets them
+(:class:`_JsonDocument`): memory holds the file's text once and the numbers as float64, never the
+whole document as Python lists (which took 14 times the file for short numbers).
+
 Torch is imported only by the functions that make or take tensors: reading a header does not.
 """
 
@@ -16,9 +20,11 @@ import json
 import math
 import os
 import re
+from array import array
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
+import numpy
 from safetensors import SafetensorError, safe_open
 
 from blockviz.errors import BlockvizError
@@ -29,14 +35,19 @@ if TYPE_CHECKING:
 
 FORMATS = (".safetensors", ".json")
 MAX_BYTES = {".json": 64 * 2**20, ".safetensors": 4 * 2**30}
-"""Largest file read, by format, checked before reading a byte: parsing JSON holds about four
-times the file in memory, loading safetensors about its size."""
+"""Largest file read, by format, checked before reading a byte: reading JSON holds the file's text
+and its numbers as float64 (up to three times the file, for numbers as short as ``0,``), loading
+safetensors about its size."""
 MAX_TENSOR_DIMS = 8
 """Deepest nesting of lists a JSON tensor may have (blockviz's tensors have at most 4 dimensions)."""
 
 
 class _TooDeep(ValueError):
     """A JSON tensor nested more than :data:`MAX_TENSOR_DIMS` deep."""
+
+
+class _NotATensor(ValueError):
+    """A JSON value that is not a number, null or a rectangular list of them."""
 
 
 def check_format(path: str | Path) -> str:
@@ -92,11 +103,15 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
             temporary.write_bytes(text)
 
 
-def read_tensors(path: str | Path) -> tuple[dict[str, torch.Tensor], dict]:
+def read_tensors(path: str | Path, check_header: Callable[[dict], None] | None = None) -> tuple[dict[str, torch.Tensor], dict]:
     """Read ``(tensors, header)`` from a file written by :func:`write_tensors` or by hand.
 
     JSON tensors are read as float64; ``null`` becomes −∞. Never unpickles anything. The size
-    is checked before the file is read (:func:`check_file`), so memory stays bounded.
+    is checked before the file is read (:func:`check_file`), and a JSON file is read in one
+    pass, its numbers stored as they are met, so memory stays bounded (about the file's size
+    plus 8 bytes a number). ``check_header``, if given, is called with the header before any
+    tensor is refused (a JSON file's header as far as it comes before its first bad tensor), so a
+    file of the wrong kind gets the caller's message rather than one about its tensors.
 
     Raises
     ------
@@ -109,9 +124,17 @@ def read_tensors(path: str | Path) -> tuple[dict[str, torch.Tensor], dict]:
     with _reading(path):
         if suffix == ".safetensors":
             header = _safetensors_header(path)
+            if check_header is not None:
+                check_header(header)
             return _safetensors_tensors(path), header
-        raw, header = _split(_json_document(path))
-        return {name: _from_json(name, value, path) for name, value in raw.items()}, header
+        tensors, header, problem = _json_parts(path)
+        if check_header is not None:
+            check_header(header)
+        if problem is not None:
+            raise BlockvizError(problem)
+        import torch
+
+        return {name: torch.from_numpy(array) for name, array in tensors.items()}, header
 
 
 def read_header(path: str | Path) -> dict:
@@ -126,7 +149,10 @@ def read_header(path: str | Path) -> dict:
     with _reading(path):
         if suffix == ".safetensors":
             return _safetensors_header(path)
-        return _split(_json_document(path))[1]
+        tensors, header, problem = _json_parts(path)
+        if problem is not None:
+            raise BlockvizError(problem)
+        return header
 
 
 @contextlib.contextmanager
@@ -163,26 +189,6 @@ def _safetensors_tensors(path: Path) -> dict[str, torch.Tensor]:
         raise BlockvizError(f"{str(path)!r} is not a valid .safetensors file ({_first_line(error)}): save it with safetensors") from None
 
 
-def _json_document(path: Path) -> dict:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
-    except RecursionError:
-        raise BlockvizError(f"{str(path)!r} is nested too deeply to be read (a tensor has at most {MAX_TENSOR_DIMS} levels of lists): fix the file") from None
-    except (json.JSONDecodeError, ValueError) as error:
-        raise BlockvizError(f"{str(path)!r} is not valid JSON ({_first_line(error)}): fix the file") from None
-    if not isinstance(document, dict):
-        raise BlockvizError(f"{str(path)!r} must hold a JSON object of named tensors")
-    return document
-
-
-def _split(document: dict) -> tuple[dict, dict]:
-    """``(named tensors as lists, header)``: the ``"tensors"`` object and the rest, or a bare
-    object of named tensors and no header."""
-    if isinstance(document.get("tensors"), dict):
-        return document["tensors"], {key: value for key, value in document.items() if key != "tensors"}
-    return document, {}
-
-
 def _to_json(tensor: torch.Tensor):
     values = tensor.double().tolist()
     return _nulls_for_neg_inf(values)
@@ -196,31 +202,206 @@ def _nulls_for_neg_inf(values):
     return None if values == -math.inf else values
 
 
-def _from_json(name: str, value, path: Path) -> torch.Tensor:
-    import torch
-
-    try:
-        return torch.tensor(_neg_inf_for_nulls(value), dtype=torch.float64)
-    except _TooDeep:
-        raise BlockvizError(f"tensor {name!r} in {str(path)!r} is nested too deeply (more than {MAX_TENSOR_DIMS} levels of lists): fix the file") from None
-    except (TypeError, ValueError, RuntimeError):
-        raise BlockvizError(f"tensor {name!r} in {str(path)!r} is not a rectangular list of numbers: fix the file") from None
-
-
-def _neg_inf_for_nulls(values, depth: int = 1):
-    if isinstance(values, list):
-        if depth > MAX_TENSOR_DIMS:
-            raise _TooDeep
-        return [_neg_inf_for_nulls(value, depth + 1) for value in values]
-    if values is None:
-        return -math.inf
-    if isinstance(values, bool) or not isinstance(values, (int, float)):
-        raise TypeError(values)
-    return values
-
-
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not standard JSON; write −∞ as null")
+
+
+def _json_parts(path: Path) -> tuple[dict[str, torch.Tensor], dict, str | None]:
+    """``(tensors, header, problem)`` of a JSON file: the ``"tensors"`` object and the other
+    keys, or a bare object of named tensors and no header; ``problem`` is the message of the
+    first tensor that is not a rectangular list of numbers (reading stops there), else ``None``.
+
+    Raises :class:`BlockvizError` for a file that is not JSON, not an object, or nested too
+    deeply (a tensor deeper than :data:`MAX_TENSOR_DIMS`).
+    """
+    where = repr(str(path))
+    document = _JsonDocument(path.read_bytes())
+    values: dict[str, object] = {}
+    tensors: dict[str, torch.Tensor] | None = None
+    try:
+        if document.peek() != "{":
+            if document.peek() and document.peek() in '["-0123456789tfn':
+                raise BlockvizError(f"{where} must hold a JSON object of named tensors")
+            raise json.JSONDecodeError("Expecting value", document.text, document.at)
+        for key in document.members():
+            if key == "tensors" and document.peek() == "{":
+                tensors = {}
+                for name in document.members():
+                    try:
+                        tensors[name] = document.tensor()
+                    except _TooDeep:  # unreadable, as invalid JSON: said before the header is looked at
+                        raise BlockvizError(f"tensor {name!r} in {where} is nested too deeply (more than {MAX_TENSOR_DIMS} levels of lists): fix the file") from None
+                    except _NotATensor:
+                        return tensors, _header(values), f"tensor {name!r} in {where} is not a rectangular list of numbers: fix the file"
+            else:
+                values[key] = document.tensor_or_value()
+        document.end()
+    except RecursionError:
+        raise BlockvizError(f"{where} is nested too deeply to be read (a tensor has at most {MAX_TENSOR_DIMS} levels of lists): fix the file") from None
+    except (json.JSONDecodeError, ValueError) as error:
+        raise BlockvizError(f"{where} is not valid JSON ({_first_line(error)}): fix the file") from None
+    if tensors is not None:
+        return tensors, _header(values), None
+    for name, value in values.items():  # a bare object of named tensors
+        if not isinstance(value, _Tensor):
+            return {}, {}, f"tensor {name!r} in {where} is not a rectangular list of numbers: fix the file"
+    return {name: value.tensor for name, value in values.items()}, {}, None
+
+
+class _Tensor:
+    """A top-level value read as a tensor (it may still turn out to be a header's list of numbers)."""
+
+    def __init__(self, tensor: torch.Tensor):
+        self.tensor = tensor
+
+
+def _header(values: dict) -> dict:
+    """The header's values as JSON values: a list of numbers read as a tensor back to a list."""
+    return {key: _nulls_for_neg_inf(value.tensor.tolist()) if isinstance(value, _Tensor) else value for key, value in values.items()}
+
+
+_DECODER = json.JSONDecoder(parse_constant=lambda name: _reject_constant(name))
+"""Standard JSON only: NaN and Infinity are refused (−∞ is written as null)."""
+_SPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER_TYPES = frozenset({int, float, type(None)})
+
+
+class _JsonDocument:
+    """A JSON document walked once, its tensors turned into numbers row by row.
+
+    The bytes are held as latin-1 text: one character per byte, so the text takes the file's
+    size, its structure and numbers (ASCII) read as they are, and a value's own bytes are
+    ``text[i:j].encode("latin-1")`` — strings (keys, the header) are decoded from those as UTF-8.
+    Parsing is the standard library's (:meth:`json.JSONDecoder.raw_decode`); this class only
+    walks the objects and the nested lists, so that no tensor becomes nested Python lists.
+    """
+
+    def __init__(self, data: bytes):
+        self.text = data.decode("latin-1")
+        self.at = 0
+
+    def peek(self) -> str:
+        """The next character that is not white space (``""`` at the end); ``at`` is on it."""
+        self.at = _SPACE.match(self.text, self.at).end()
+        return self.text[self.at:self.at + 1]
+
+    def _expect(self, char: str) -> None:
+        if self.peek() != char:
+            raise json.JSONDecodeError(f"Expecting {char!r}", self.text, self.at)
+        self.at += 1
+
+    def end(self) -> None:
+        """Raise unless only white space is left."""
+        if self.peek():
+            raise json.JSONDecodeError("Extra data", self.text, self.at)
+
+    def value(self):
+        """The JSON value here, its strings decoded from UTF-8."""
+        self.peek()
+        start = self.at
+        _, self.at = _DECODER.raw_decode(self.text, start)
+        return _DECODER.decode(self.text[start:self.at].encode("latin-1").decode("utf-8"))
+
+    def members(self) -> Iterator[str]:
+        """Each key of the object here, with ``at`` left on its value for the caller to read."""
+        self._expect("{")
+        if self.peek() == "}":
+            self.at += 1
+            return
+        while True:
+            if self.peek() != '"':
+                raise json.JSONDecodeError("Expecting property name enclosed in double quotes", self.text, self.at)
+            key = self.value()
+            self._expect(":")
+            yield key
+            following = self.peek()
+            self.at += 1
+            if following == "}":
+                return
+            if following != ",":
+                raise json.JSONDecodeError("Expecting ',' delimiter", self.text, self.at - 1)
+
+    def tensor_or_value(self):
+        """A :class:`_Tensor` if the value here is a number, null or a rectangular list of
+        them, else the value itself (a header's string, object, list of strings …)."""
+        self.peek()
+        start = self.at
+        try:
+            return _Tensor(self.tensor())
+        except (_NotATensor, _TooDeep):
+            self.at = start
+            return self.value()
+
+    def tensor(self) -> numpy.ndarray:
+        """The number, null or rectangular list of them here as a float64 array (null is −∞);
+        numpy, not torch, so that reading a header needs no torch.
+
+        Raises :class:`_NotATensor` or :class:`_TooDeep` (``at`` is then left anywhere).
+        """
+
+        numbers = array("d")
+        sizes: dict[int, int] = {}
+        if self.peek() != "[":
+            start = self.at
+            try:
+                _, self.at = _DECODER.raw_decode(self.text, start)
+            except json.JSONDecodeError:
+                raise _NotATensor from None
+            self._add_row(numbers, "[" + self.text[start:self.at] + "]")
+            return numpy.array(numbers[0], dtype=numpy.float64)
+        leaf_depth = self._list(0, sizes, numbers)
+        shape = tuple(sizes[depth] for depth in range(leaf_depth + 1))
+        if not numbers:
+            return numpy.zeros(shape, dtype=numpy.float64)
+        return numpy.frombuffer(numbers, dtype=numpy.float64).reshape(shape)
+
+    def _list(self, depth: int, sizes: dict[int, int], numbers: array) -> int:
+        """Read the list here (``at`` on its ``[``) into ``numbers``, its length into
+        ``sizes[depth]`` (every list at one depth has one length); return the depth of its rows."""
+        if depth >= MAX_TENSOR_DIMS:
+            raise _TooDeep
+        opening = self.at
+        self.at += 1
+        if self.peek() == "[":
+            count, leaf_depth = 0, None
+            while True:
+                below = self._list(depth + 1, sizes, numbers)
+                if leaf_depth is not None and below != leaf_depth:
+                    raise _NotATensor
+                leaf_depth, count = below, count + 1
+                following = self.peek()
+                self.at += 1
+                if following == "]":
+                    break
+                if following != "," or self.peek() != "[":
+                    raise _NotATensor
+        else:  # a row of numbers: one standard-library parse, from "[" to its "]"
+            close = self.text.find("]", self.at)
+            if close < 0 or self.text.find("[", self.at, close) >= 0:
+                raise _NotATensor
+            count = self._add_row(numbers, self.text[opening:close + 1])
+            self.at, leaf_depth = close + 1, depth
+        if sizes.setdefault(depth, count) != count:
+            raise _NotATensor
+        return leaf_depth
+
+    @staticmethod
+    def _add_row(numbers: array, text: str) -> int:
+        """Append the numbers of the JSON list ``text`` to ``numbers`` (null as −∞); their count."""
+        try:
+            row = _DECODER.decode(text)  # NaN or Infinity: ValueError, the file is not standard JSON
+        except (json.JSONDecodeError, RecursionError):
+            raise _NotATensor from None
+        kinds = set(map(type, row))
+        if not kinds <= _NUMBER_TYPES:  # bool is not int here: True is no number
+            raise _NotATensor
+        if type(None) in kinds:
+            row = [-math.inf if value is None else value for value in row]
+        try:
+            numbers.extend(row)
+        except OverflowError:
+            raise _NotATensor from None
+        return len(row)
 
 
 def _escaped_surrogates(text: str) -> str:

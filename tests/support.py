@@ -8,12 +8,17 @@ scene test files share their builds.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+import tempfile
+from unittest import mock
 
 import numpy as np
 from manim import SVGMobject, Text, config, tempconfig
+from manim.scene.scene_file_writer import SceneFileWriter
 
 from blockviz import BlockConfig, record
+from blockviz.block_record import BlockRecord
 from blockviz.worked_example import worked_example
 
 DEFAULT_SENTENCE = "the cat sat"
@@ -50,6 +55,14 @@ def named_record(name: str):
     """The record called ``name`` in :data:`RECORDS` or :data:`MORE_RECORDS` (recorded once per session)."""
     sentence, options = {**RECORDS, **MORE_RECORDS}[name]
     return record(sentence, BlockConfig(**options) if options else None)
+
+
+def with_outlier(rec, value: float = 22543.0):
+    """``rec`` with ``resid_pre[0, 0]`` set to ``value``: a massive activation as SmolLM2's layer 13 has on its first token."""
+    tensors = dict(rec.tensors)
+    tensors["resid_pre"] = rec.resid_pre.clone()
+    tensors["resid_pre"][0, 0] = value
+    return BlockRecord(rec.sentence, rec.tokens, rec.config, tensors, rec.params)
 
 
 def parse(shown: str) -> float:
@@ -255,6 +268,27 @@ def small_texts(inspector) -> str | None:
     return f"{shown!r} is {pixels:.1f} px tall at 854 × 480" if pixels < MIN_PIXELS - 0.05 else None
 
 
+def check_scene(scene, inspector, rec, framed: bool = True) -> None:
+    """The rules every scene keeps after every play (docs/writing-a-scene.md), on a build of it
+    (:func:`build`): at least 3 plays; no text overlapping another, leaving the frame, cut by a
+    highlight's edge, under 4.5:1 against what is behind it, or showing a decimal that is not a
+    record's number (:class:`Inspector`); every number the record's value at its source; every
+    shown sum adding up within one unit of its total's last digit; no text under 11 px at
+    854 × 480; and, if ``framed``, every shot filling :data:`FRAME_SHARE` of the frame."""
+    from blockviz.style import format_number
+
+    assert inspector.plays >= 3
+    assert inspector.problems == []
+    for label in inspector.numbers.values():
+        expected = format_number(record_value(rec, label.source), label.decimals)
+        assert label.shown == expected, f"{label.source}: shows {label.shown}, the record has {expected}"
+    for parts, total in scene.sums:
+        assert sum_misses(parts, total) <= 1 + 1e-6, " + ".join(part.shown for part in parts) + f" = {total.shown}"
+    assert small_texts(inspector) is None, small_texts(inspector)
+    if framed:
+        assert min(inspector.shares) >= FRAME_SHARE, [round(share, 2) for share in inspector.shares]
+
+
 def build(scene_class, rec, **options):
     """Run the scene's ``construct`` with animations skipped and no file written; returns the
     scene and its :class:`Inspector`. Built at the configured frame size (1920 × 1080 in tests,
@@ -275,6 +309,24 @@ def built(scene_name: str, record_name: str):
 
     (entry,) = lookup([scene_name])
     return build(entry.scene_class(), named_record(record_name))
+
+
+def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:
+    """Every frame the scene hands its video writer, as (md5 of its pixels, times repeated),
+    rendered at 160 × 90 and 6 fps: what was drawn. Not the mp4's decoded frames: x264 on
+    threads does not repeat bit for bit, so two encodings of the same frames may differ."""
+    seen = []
+    write_frame = SceneFileWriter.write_frame
+
+    def recording(writer, pixels, *, repeat=1):
+        seen.append((hashlib.md5(pixels.tobytes()).hexdigest(), repeat))
+        return write_frame(writer, pixels, repeat=repeat)
+
+    with tempfile.TemporaryDirectory() as media, mock.patch.object(SceneFileWriter, "write_frame", recording):
+        with tempconfig({"pixel_width": 160, "pixel_height": 90, "frame_rate": 6, "disable_caching": True, "progress_bar": "none",
+                         "verbosity": "ERROR", "media_dir": media, "write_to_movie": True, "format": "mp4"}):
+            scene_class(record=rec, token="it").render()
+    return seen
 
 
 def play_by_play(scene_class, rec, watch, **options):

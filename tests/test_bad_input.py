@@ -71,6 +71,11 @@ JSON_RECORDS = {
     "a parameter missing": (lambda d: d["tensors"].pop("attn.W_O"), "attn.W_O"),
     "a weight edited by hand": (lambda d: d["tensors"]["weights"][0][2].__setitem__(0, 0.9), "sums to"),
     "a blocked weight edited by hand": (lambda d: d["tensors"]["weights"][0][0].__setitem__(1, 0.5), "exactly 0"),
+    # What the record claims (issue 25, "Records you can trust"): checked once, when it is loaded.
+    "a token changed": (lambda d: d["tokens"].__setitem__(1, "dog"), "token 1 is 'dog', the sentence gives 'cat'"),
+    "the sentence changed": (lambda d: d.update(sentence="the dog sat"), "not what its sentence splits into"),
+    "an activation edited to 1e6": (lambda d: d["tensors"]["resid_post"][0].__setitem__(0, 1e6), "field 'resid_post'"),
+    "a parameter edited": (lambda d: d["tensors"]["attn.W_Q"][0][0].__setitem__(0, 2.5), "parameter 'attn.W_Q'"),
 }
 
 
@@ -192,3 +197,58 @@ def test_precomposed_and_combining_accents_embed_alike():
 def test_record_refuses_a_config_beyond_the_limits():
     with pytest.raises(ValueError, match="from 1 to 4096"):
         BlockConfig(d_model=8192)
+
+
+CLAIMS = {
+    "a token changed": (lambda d: d["tokens"].__setitem__(1, "dog"), "token 1 is 'dog', the sentence gives 'cat'"),
+    "the sentence changed": (lambda d: d.update(sentence="the cat sat down"), "3 tokens, the sentence gives 4"),
+    "an activation edited to 1e6": (lambda d: d["tensors"]["resid_post"][0].__setitem__(0, 1e6), "field 'resid_post' is not what the record's parameters make of its input: "
+                                                                                                 "it differs from its recomputation by 1e+06 at [0, 0]"),
+    "a parameter edited (seeded)": (lambda d: d["tensors"]["ffn.b_out"].__setitem__(2, 0.25), "parameter 'ffn.b_out' is not the seeded one of seed 0: it differs by 0.25 at [2]"),
+    "a parameter and its source edited": (lambda d: (d.update(source={"kind": "given"}), d["tensors"]["ffn.b_out"].__setitem__(2, 0.25)), "field 'ffn_out'"),
+}
+
+
+@pytest.mark.parametrize("kind", CLAIMS)
+def test_a_record_that_is_not_what_it_claims_is_refused_before_any_figure(tmp_path, saved, kind):
+    """`figures --record` refuses a record whose tokens, activations or parameters are not what
+    it claims with exit 1 and one line naming the field, before any file is written."""
+    change, message = CLAIMS[kind]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(spoil(saved[0], change)))
+    out = tmp_path / "out"
+    result = run("figures", "--record", path, out=out)
+    assert result.exit_code == 1, result.output
+    assert_one_line_error(result, out, message)
+    assert not out.exists()
+
+
+def test_a_model_record_that_is_not_what_it_claims_is_refused(tmp_path, model_record):
+    """A trained model's saved layer: an edited parameter is found by recomputing the block on
+    the saved parameters and input, a token that is not a piece of the sentence by its text."""
+    model_record.save(tmp_path / "m.json")
+    document = json.loads((tmp_path / "m.json").read_text())
+    spoilt = {
+        "parameter": (lambda d: d["tensors"]["ffn.W_out"][0].__setitem__(0, 9.0), "field 'ffn_out'"),
+        "token": (lambda d: d["tokens"].__setitem__(2, "dog"), "token 2 'dog' is not the next piece of its sentence"),
+        "input": (lambda d: d["tensors"]["resid_pre"][1].__setitem__(0, 1e6), "field 'prev_output'"),  # layer 0's output is layer 1's input
+    }
+    for kind, (change, message) in spoilt.items():
+        path = tmp_path / f"{kind}.json"
+        path.write_text(json.dumps(spoil(document, change)))
+        out = tmp_path / "out"
+        result = run("figures", "--record", path, out=out)
+        assert result.exit_code == 1, result.output
+        assert_one_line_error(result, out, message)
+
+
+@pytest.fixture(scope="module")
+def model_record(tmp_path_factory):
+    """Layer 1 of a tiny GPT-2 (pre-norm LayerNorm, learned positions) on its sentence."""
+    pytest.importorskip("transformers")
+    from models_support import SENTENCE, gpt2_folder
+
+    from blockviz.models import record_layer
+
+    folder = gpt2_folder(tmp_path_factory.mktemp("gpt2"))
+    return record_layer(SENTENCE, model=str(folder), layer=1)

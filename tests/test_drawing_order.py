@@ -3,21 +3,16 @@ stay what Manim's own order draws."""
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
-from unittest import mock
-
 import pytest
-from manim import DOWN, LEFT, RIGHT, UP, Circle, Scene, Square, Text, tempconfig
+from manim import DOWN, LEFT, RIGHT, UP, Circle, Scene, Square, Text
 
 from manim.animation.animation import prepare_animation
-from manim.scene.scene_file_writer import SceneFileWriter
 
 from blockviz.scenes import drawing_order
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.catalog import lookup
 from blockviz.scenes.fades import FadeIn
-from support import named_record
+from support import frame_hashes, named_record
 
 
 def begun(*animations):
@@ -65,24 +60,6 @@ def test_a_fade_in_is_bounded_by_where_its_shift_takes_it():
     arriving, beside, below = Text("x").move_to(LEFT * 2), Text("beside").move_to(RIGHT * 3), Text("below").move_to(LEFT * 2 + DOWN * 0.6)
     animations = begun(FadeIn(arriving, shift=UP * 0.5))  # from 0.5 below its place
     assert drawing_order.still_first([arriving, beside, below], animations) == [beside, arriving, below]
-
-
-def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:
-    """Every frame the scene hands its video writer, as (md5 of its pixels, times repeated),
-    rendered at 160 × 90 and 6 fps: what was drawn. Not the mp4's decoded frames: x264 on
-    threads does not repeat bit for bit, so two encodings of the same frames may differ."""
-    seen = []
-    write_frame = SceneFileWriter.write_frame
-
-    def recording(writer, pixels, *, repeat=1):
-        seen.append((hashlib.md5(pixels.tobytes()).hexdigest(), repeat))
-        return write_frame(writer, pixels, repeat=repeat)
-
-    with tempfile.TemporaryDirectory() as media, mock.patch.object(SceneFileWriter, "write_frame", recording):
-        with tempconfig({"pixel_width": 160, "pixel_height": 90, "frame_rate": 6, "disable_caching": True, "progress_bar": "none",
-                         "verbosity": "ERROR", "media_dir": media, "write_to_movie": True, "format": "mp4"}):
-            scene_class(record=rec, token="it").render()
-    return seen
 
 
 @pytest.mark.parametrize("scene_name", ["softmax", "multi-head"])

@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import time
-from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -19,7 +18,8 @@ from blockviz.explorer import STEP_NAMES, Explorer
 from blockviz.record_fields import FIELDS
 import numpy as np
 
-from blockviz.style import BLOCKED_WEIGHT_LABEL, DARK, LIGHT, format_number, hex_color, signed_color, weight_color
+from blockviz.style import DARK, LIGHT, format_number, hex_color, signed_color, weight_color
+from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text
 
 CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -32,27 +32,6 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
         chromium.close()
-
-
-class Opened:
-    """A page of the browser that allows only its own file, and keeps every console error."""
-
-    def __init__(self, browser, path, hash_text="", ready=True):
-        self.errors = []
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.page = self.context.new_page()
-        self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.on("dialog", lambda dialog: (self.errors.append(f"dialog {dialog.message}"), dialog.dismiss()))
-        url = path.resolve().as_uri()
-        self.page.route("**/*", lambda route: route.continue_() if route.request.url.split("#")[0] == url else (self.errors.append(f"request {route.request.url}"), route.abort()))
-        self.page.goto(url + hash_text)
-        if ready:
-            self.page.wait_for_selector("body[data-ready]")
-
-    def close(self):
-        self.context.close()
-        assert self.errors == []
 
 
 @pytest.fixture(scope="module")
@@ -74,18 +53,6 @@ def opened(browser, chicken):
     yield open_page
     for page in pages:
         page.close()
-
-
-SHOWN = """() => Array.from(document.querySelectorAll('.steps [data-field], .steps [data-param], .pattern [data-field]'),
-  cell => [cell.dataset.field || '', cell.dataset.param || '', cell.dataset.at, cell.textContent])"""
-
-
-def expected_text(rec, field, param, at):
-    tensor = rec.tensors[field] if field else rec.params[param]
-    index = tuple(int(k) for k in at.split(",")) if at else ()
-    if field in ("weights", "exp_scores") and float(rec.tensors["mask"][index[1:]]) == float("-inf"):
-        return BLOCKED_WEIGHT_LABEL  # as in the figures and scenes: a blocked weight reads "0"
-    return format_number(float(tensor[index]))
 
 
 def test_every_view_shows_the_records_numbers_and_every_check(opened, chicken):
@@ -226,20 +193,6 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     page.wait_for_function(f"() => {role} === '{DARK.query}'")
 
 
-OVERFLOW = """() => {
-  const width = document.documentElement.clientWidth, out = [];
-  for (const node of document.querySelectorAll('body *')) {
-    const box = node.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    const scroller = node.parentElement && node.parentElement.closest('.scroll');
-    const clipped = scroller !== null;  // inside a box that scrolls on its own (and does not widen the page)
-    if (box.left < -0.5 || box.right > width + 0.5) out.push({tag: node.tagName, cls: String(node.className), clipped: clipped, left: box.left, right: box.right});
-  }
-  const scrolling = Array.from(document.querySelectorAll('.scroll'), box => ({wide: box.scrollWidth > box.clientWidth + 1, region: box.getAttribute('role') === 'region' && box.tabIndex === 0}));
-  return {width: width, page: document.documentElement.scrollWidth, out: out, scrolling: scrolling};
-}"""
-
-
 def test_every_table_fits_or_scrolls_in_its_own_box_at_every_width(browser, tmp_path, chicken):
     long = record(" ".join(("the quick brown fox jumps over the lazy dog and then it runs away " * 4).split()[:45]))
     wide = record("the cat sat", config=replace(chicken[0].config, d_model=48))
@@ -310,7 +263,6 @@ def test_64_tokens_load_and_respond(browser, tmp_path):
     opened.close()
 
 
-AXE = Path(__file__).with_name("vendor") / "axe.min.js"
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -361,7 +313,7 @@ def test_an_outlier_clips_its_scale_and_the_legend_says_so(opened, chicken, tmp_
     """SmolLM2's first token reaches 22,543 in the residual stream: the page colours that family
     on its clipped scale (the figures' and scenes'), marks the cells beyond it, writes their real
     numbers, and its legend names the scale and the largest value; the seeded block has no legend."""
-    from test_record_fields import with_outlier
+    from support import with_outlier
 
     rec = with_outlier(chicken[0], 22543.0)
     limit = rec.scale_limit("resid_pre")

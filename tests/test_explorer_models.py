@@ -18,7 +18,7 @@ pytest.importorskip("transformers")
 from playwright import sync_api  # noqa: E402
 
 from models_support import BUILDERS, SENTENCE, packaged_model_installed  # noqa: E402
-from test_explorer_browser import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
+from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
 from blockviz.explorer import payload as payload_module  # noqa: E402

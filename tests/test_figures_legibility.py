@@ -5,21 +5,17 @@ long tokens ellipsised, annotations giving way to colour alone where they would 
 from __future__ import annotations
 
 
-import matplotlib
-import numpy as np
 import pytest
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.text import Text
 
 from blockviz import record
 from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure
-from blockviz.figures.context import quiet_glyphs
 from blockviz.figures.labels import ellipsize, token_labels
 from blockviz.figures.page import MIN_PT, page
 
 from conftest import LONG_SENTENCE
 from figure_cache import drawn
 from figure_cache import sentence_record as shared_record
+from support_figures import assert_legible, cells
 
 ODD = (
     'She said "hello" <b> & paid $5 for café au lait, 猫 🐈 with internationalisation '
@@ -27,91 +23,12 @@ ODD = (
 )
 SENTENCES = {1: "hi", 13: LONG_SENTENCE, 64: " ".join(f"w{i}" for i in range(64))}
 WIDTHS = [3.3, 6.5, None]
-DPI = 50
-UNHINTED = {"text.hinting": "none"}
-"""Extents are measured at a low resolution for speed, with text unhinted so that its width is
-that of its outlines, as in vector files and high-resolution PNGs (hinting at 50 dpi widens text
-by up to 12 %)."""
 
 
 def sentence_record(tokens: int):
     rec = shared_record(SENTENCES[tokens])
     assert rec.n == tokens
     return rec
-
-
-def visible_texts(figure) -> list:
-    """Every drawn, non-empty text of the figure: titles, tick labels, axis labels, annotations,
-    and formulas (drawn as outlines: patches with a ``formula``)."""
-    texts = [artist for artist in figure.findobj(Text) if artist.get_visible() and artist.get_text().strip()]
-    formulas = [artist for artist in figure.artists if getattr(artist, "formula", None)]
-    return [text for text in texts if not _is_hidden_tick(text)] + formulas
-
-
-def shown(artist) -> str:
-    return artist.get_text() if isinstance(artist, Text) else artist.formula
-
-
-def _is_hidden_tick(text: Text) -> bool:
-    # Tick label artists that no tick uses are never drawn.
-    return text.axes is not None and text.get_label() == "" and text.get_text() == ""
-
-
-def extents(figure, texts) -> np.ndarray:
-    canvas = FigureCanvasAgg(figure)
-    with quiet_glyphs(), matplotlib.rc_context(UNHINTED):
-        renderer = canvas.get_renderer()  # every text is placed when drawn (figures draw no Axis, whose labels move at draw time)
-        boxes = [text.get_window_extent(renderer) for text in texts]
-    return np.array([[box.x0, box.y0, box.x1, box.y1] for box in boxes]).reshape(-1, 4)
-
-
-def overlapping_pairs(boxes: np.ndarray, tolerance: float = 0.5) -> list[tuple[int, int]]:
-    x0, y0, x1, y1 = (boxes[:, index][:, None] for index in range(4))
-    overlap = (x0 < x1.T - tolerance) & (x0.T < x1 - tolerance) & (y0 < y1.T - tolerance) & (y0.T < y1 - tolerance)
-    np.fill_diagonal(overlap, False)
-    return [(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(overlap)))]
-
-
-def assert_legible(figure, width: float | None = None) -> None:
-    """No two texts overlap, every text is inside the figure and at least 6 pt, every cell's
-    number inside its cell; the figure is ``width`` inches wide (if given)."""
-    figure.set_dpi(DPI)
-    if width is not None:
-        assert figure.get_size_inches()[0] == pytest.approx(width)
-    texts = visible_texts(figure)
-    small = [(shown(text), text.get_fontsize() if isinstance(text, Text) else text.fontsize) for text in texts
-             if (text.get_fontsize() if isinstance(text, Text) else text.fontsize) < MIN_PT - 1e-9]
-    assert not small, small[:5]
-    boxes = extents(figure, texts)
-    pairs = overlapping_pairs(boxes)
-    assert not pairs, [(shown(texts[i]), shown(texts[j])) for i, j in pairs[:5]]
-    width_px, height_px = figure.canvas.get_width_height()
-    inside = (boxes[:, 0] >= -0.5) & (boxes[:, 1] >= -0.5) & (boxes[:, 2] <= width_px + 0.5) & (boxes[:, 3] <= height_px + 0.5)
-    assert inside.all(), [shown(texts[i]) for i in np.nonzero(~inside)[0][:5]]
-    assert_numbers_in_their_cells(figure)
-
-
-def cells(figure, key: str) -> list[Text]:
-    """The numbers written on panel ``key``'s cells, row by row."""
-    return [text for text in figure.texts if text.get_label() == f"{key}:cell"]
-
-
-def assert_numbers_in_their_cells(figure) -> None:
-    renderer = figure.canvas.get_renderer()
-    for ax in figure.axes:
-        texts = cells(figure, ax.get_label())
-        if not texts or not ax.collections:
-            continue
-        rows, cols = ax.collections[0].get_array().shape
-        assert len(texts) == rows * cols, ax.get_label()
-        box = ax.get_window_extent(renderer)
-        cell_w, cell_h = box.width / cols, box.height / rows
-        for index, text in enumerate(texts):
-            row, col = divmod(index, cols)
-            extent = text.get_window_extent(renderer)
-            left, top = box.x0 + col * cell_w, box.y1 - row * cell_h
-            assert left - 0.5 <= extent.x0 and extent.x1 <= left + cell_w + 0.5, (ax.get_label(), text.get_text())
-            assert top - cell_h - 0.5 <= extent.y0 and extent.y1 <= top + 0.5, (ax.get_label(), text.get_text())
 
 
 @pytest.mark.parametrize("width", WIDTHS, ids=lambda width: f"width-{width or 'auto'}")

@@ -17,8 +17,7 @@ from click.testing import CliRunner
 pytest.importorskip("transformers")
 
 from models_support import BUILDERS, SENTENCE  # noqa: E402
-from test_figures_equations import GAP_TEXT, check_figure_equations, mixing_lines, number, texts_by_label  # noqa: E402
-from test_figures_legibility import assert_legible  # noqa: E402
+from support_figures import GAP_TEXT, assert_legible, check_figure_equations, mixing_lines, number, texts_by_label  # noqa: E402
 
 from blockviz import BlockConfig, record  # noqa: E402
 from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure  # noqa: E402
@@ -203,7 +202,7 @@ def test_smollm2_layer_13_head_8_draws_its_own_block():
 
 def test_layer_0_of_gpt2_is_its_embeddings_sum_and_bert_says_its_input_is_the_models_own(records):
     from blockviz.models import record_layer
-    from test_figures_equations import check_figure_equations
+    from support_figures import check_figure_equations
 
     gpt2 = record_layer(SENTENCE, model=str(records["folders"] / "gpt2"), layer=0)
     figure = draw_figure("token-grid", FigureRequest(gpt2))

@@ -26,7 +26,7 @@ from blockviz.tokens import display_token
 from conftest import LONG_SENTENCE as LONG
 from figure_cache import drawn as shared_drawn
 from figure_cache import sentence_record as shared_record
-from test_figures_equations import mixing_lines  # a term's key and numbers are two Texts
+from support_figures import mixing_lines  # a term's key and numbers are two Texts
 
 
 def natural(rec, **choices) -> FigureRequest:
@@ -80,7 +80,7 @@ def test_token_grid_shows_embed_pos_embed_and_resid_pre(rec):
     for name in ("embed", "pos_embed", "resid_pre"):
         assert shown(figure, name) == expected(getattr(rec, name))
     labels = axis_texts(figure, "embed", "row")
-    assert labels == rec.tokens
+    assert tuple(labels) == rec.tokens
 
 
 def test_qkv_shows_every_head(short):
@@ -97,7 +97,7 @@ def test_scores_and_scaled_scores_per_head(rec):
         assert shown(figure, f"scaled_scores[{head}]") == expected(rec.scaled_scores[head])
     ax = panel(figure, "scores[0]")
     assert (axis_texts(figure, "scores[0]", "xlabel"), axis_texts(figure, "scores[0]", "ylabel")) == (["key"], ["query"])
-    assert axis_texts(figure, "scores[0]", "col") == rec.tokens
+    assert tuple(axis_texts(figure, "scores[0]", "col")) == rec.tokens
 
 
 def test_head_option_limits_per_head_figures(rec):

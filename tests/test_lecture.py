@@ -16,27 +16,7 @@ import srt
 from blockviz.errors import BlockvizError
 from blockviz.lecture.chapters import Chapter, captions_srt, chapters_json, chapters_of, chapters_text, sidecar_paths, timestamp
 from blockviz.lecture.join import LecturePart, probe_video, write_lecture
-
-RED, GREEN, BLUE, YELLOW = (220, 30, 30), (30, 200, 60), (40, 60, 220), (230, 210, 40)
-
-
-def make_clip(path: Path, frames: int, color, size=(160, 90), fps=5, left_stripe=False) -> Path:
-    """An H.264 clip of ``frames`` frames of ``color`` with a white bar growing along its top,
-    and if asked a black stripe down its left fifth (below the top rows)."""
-    width, height = size
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream("libx264", rate=fps)
-        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-        for index in range(frames):
-            pixels = np.empty((height, width, 3), dtype=np.uint8)
-            pixels[:] = color
-            pixels[2:8, 10 : 12 + 4 * index] = 255
-            if left_stripe:
-                pixels[height // 6 :, : width // 5] = 0
-            container.mux(stream.encode(av.VideoFrame.from_ndarray(pixels, format="rgb24")))
-        container.mux(stream.encode(None))
-    return path
-
+from support_lecture import BLUE, GREEN, RED, YELLOW, make_clip
 
 @pytest.fixture(scope="module")
 def clips(tmp_path_factory):

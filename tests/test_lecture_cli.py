@@ -15,16 +15,14 @@ import srt
 from click.testing import CliRunner
 
 from blockviz.cli import main
-from blockviz.render.plan import LecturePlan, RenderJob
+from blockviz.render.plan import LecturePlan, RenderJob, RenderOptions, plan_lecture
 from blockviz.render.run import join_lecture
-from blockviz.scenes.catalog import lecture_entries, lookup
+from blockviz.scenes.catalog import entries, lookup
 
 SENTENCE = "the cat sat"
 TINY = ["--resolution", "160x90", "--fps", "5"]
-# The story of issue "Lecture-grade scenes": the worked example first, LayerNorm before q/k/v, the
-# encoder contrast beside the mask.
-LECTURE_ORDER = ["title", "worked-example", "tokens", "layer-norm", "qkv", "dot-products", "mask", "causal-vs-bidirectional",
-                 "softmax", "value-mixing", "multi-head", "block-flow", "ffn", "recap"]
+LECTURE_ORDER = [entry.name for entry in entries()]
+"""The lecture's parts: every catalogued scene in the catalogue's order (each module's ORDER)."""
 LECTURE_FILES = ["lecture.mp4", "lecture.chapters.txt", "lecture.chapters.json", "lecture.srt"]
 
 
@@ -57,10 +55,25 @@ def rendered(tmp_path_factory):
     return folder, result, mtimes
 
 
-def test_lecture_order_is_the_title_card_then_every_scene():
-    assert [entry.name for entry in lecture_entries()] == LECTURE_ORDER
-    assert "title" not in [entry.name for entry in lookup(["all"])]
+def test_lecture_order_is_the_title_card_then_every_scene_once_in_the_catalogues_order(tmp_path):
+    assert LECTURE_ORDER[0] == "title" and len(set(LECTURE_ORDER)) == len(LECTURE_ORDER)
+    assert [entry.name for entry in lookup(["all"])] == LECTURE_ORDER[1:]  # every scene but the title card
     assert [entry.name for entry in lookup(["title"])] == ["title"]
+    orders = [entry.order for entry in entries()]
+    assert orders == sorted(orders)
+    lecture = plan_lecture({"sentence": SENTENCE}, RenderOptions(), tmp_path)
+    assert [job.scene for job in lecture.jobs] == LECTURE_ORDER
+    assert [job.output for job in lecture.jobs] == [tmp_path / f"{name}.mp4" for name in LECTURE_ORDER]
+
+
+def test_the_lecture_tells_its_story_in_order():
+    """The story of issue "Lecture-grade scenes": the worked example first, LayerNorm before
+    q/k/v, the encoder contrast right after the mask, softmax before value mixing, the recap last."""
+    at = {name: position for position, name in enumerate(LECTURE_ORDER)}
+    assert at["worked-example"] == 1
+    assert at["tokens"] < at["layer-norm"] < at["qkv"] < at["dot-products"] < at["mask"] < at["softmax"] < at["value-mixing"] < at["multi-head"]
+    assert at["causal-vs-bidirectional"] == at["mask"] + 1
+    assert at["block-flow"] < at["ffn"] and at["recap"] == len(LECTURE_ORDER) - 1
 
 
 @pytest.mark.render
@@ -95,7 +108,7 @@ def test_chapters_start_where_the_scenes_before_them_end(rendered):
     assert [chapter["start"] for chapter in chapters] == pytest.approx(starts[:-1].tolist(), abs=1e-6)
     assert [chapter["end"] for chapter in chapters] == pytest.approx(starts[1:].tolist(), abs=1e-6)
     assert document["duration"] == pytest.approx(starts[-1], abs=1e-6)
-    by_name = {entry.name: entry for entry in lecture_entries()}
+    by_name = {entry.name: entry for entry in entries()}
     assert [chapter["title"] for chapter in chapters] == [by_name[name].title for name in LECTURE_ORDER]
     assert [chapter["caption"] for chapter in chapters] == [by_name[name].caption for name in LECTURE_ORDER]
 

@@ -17,6 +17,7 @@ from models_support import BUILDERS, SENTENCE  # noqa: E402
 
 from blockviz import BlockRecord, BlockvizError  # noqa: E402
 from blockviz.cli import main  # noqa: E402
+from blockviz.config import Architecture  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
 
 TOLERANCE = {"float32": 1e-5, "float64": 1e-10}
@@ -305,10 +306,11 @@ def test_the_architecture_is_described(folders):
     gpt2 = record_layer(SENTENCE, model=str(folders["gpt2"]), layer=0).architecture
     bert = record_layer(SENTENCE, model=str(folders["bert"]), layer=0).architecture
     llama = record_layer(SENTENCE, model=str(folders["llama"]), layer=0)
-    assert (gpt2.norm_placement, gpt2.norm, gpt2.positions, gpt2.ffn, gpt2.causal) == ("pre", "layernorm", "added", "plain", True)
-    assert (bert.norm_placement, bert.norm, bert.positions, bert.ffn, bert.causal) == ("post", "layernorm", "added", "plain", False)
-    arch = llama.architecture
-    assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.n_kv_heads, arch.causal) == ("pre", "rmsnorm", "rotary", "gated", 2, True)
+    layer = dict(embedding="table", model_layer=True)
+    assert gpt2 == Architecture(norm="layernorm", norm_placement="pre", positions="learned", ffn="plain", n_heads=2, n_kv_heads=2, bias=True, causal=True, **layer)
+    assert bert == Architecture(norm="layernorm", norm_placement="post", positions="learned", ffn="plain", n_heads=2, n_kv_heads=2, bias=True, causal=False, **layer)
+    assert llama.architecture == Architecture(norm="rmsnorm", norm_placement="pre", positions="rotary", ffn="gated", n_heads=4, n_kv_heads=2, bias=False, causal=True, **layer)
+    assert not any(arch.is_toy for arch in (gpt2, bert, llama.architecture))
     assert [llama.config.kv_head_of(head) for head in range(4)] == [0, 0, 1, 1]
     assert torch.equal(llama.key[0], llama.key[1]) and not torch.equal(llama.key[1], llama.key[2])  # heads 0, 1 share key/value head 0
 
@@ -324,7 +326,7 @@ def test_the_mask_is_a_real_minus_infinity(folders):
 def test_tokens_are_readable(folders):
     gpt2 = record_layer(SENTENCE, model=str(folders["gpt2"]), layer=0).tokens
     bert = record_layer(SENTENCE, model=str(folders["bert"]), layer=0).tokens
-    assert gpt2[:4] == ["the", "cat", "sat", "on"] and not any("Ġ" in token for token in gpt2)
+    assert gpt2[:4] == ("the", "cat", "sat", "on") and not any("Ġ" in token for token in gpt2)
     assert bert[0] == "[CLS]" and bert[-1] == "[SEP]" and "tir" in bert and "ed" in bert and not any("##" in token for token in bert)
 
 
@@ -346,7 +348,7 @@ def test_special_tokens_are_the_tokenizers_and_stored_in_the_record(folders, tmp
     from blockviz.selection import default_token
 
     rec = record_layer("the cat [SEP] sat on the zebra", model=str(folders["bert"]), layer=1)
-    assert rec.tokens == ["[CLS]", "the", "cat", "[SEP]", "sat", "on", "the", "[UNK]", "[SEP]"]
+    assert rec.tokens == ("[CLS]", "the", "cat", "[SEP]", "sat", "on", "the", "[UNK]", "[SEP]")
     assert rec.special == (True, False, False, True, False, False, False, False, True)
     assert default_token(rec.tokens, rec.special) == 7 and default_token(rec.tokens) == 6  # the names alone would skip [UNK]
     assert rec.explore().token == 7 and rec.explore().html().count('"special":[true,false,false,true,false,false,false,false,true]') == 1

@@ -56,7 +56,7 @@ def test_the_architectures(packaged):
     name, rec = packaged
     arch = rec.architecture
     if name == "minilm":
-        assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.causal) == ("post", "layernorm", "added", "plain", False)
+        assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.causal) == ("post", "layernorm", "learned", "plain", False)
         assert (rec.config.d_model, rec.config.n_heads, rec.config.d_ff, rec.config.ln_eps) == (384, 12, 1536, 1e-12)
     else:
         assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.n_kv_heads, arch.causal) == ("pre", "rmsnorm", "rotary", "gated", 3, True)
@@ -68,7 +68,7 @@ def test_every_layers_attention_ranks_the_head_first(packaged):
     name, rec = packaged
     layer, head, n_layers, _ = CASES[name]
     attentions = model_attentions(CHICKEN, model=name)
-    assert attentions.tokens == rec.tokens and attentions.weights.shape == (n_layers, rec.config.n_heads, rec.n, rec.n)
+    assert tuple(attentions.tokens) == rec.tokens and attentions.weights.shape == (n_layers, rec.config.n_heads, rec.n, rec.n)
     torch.testing.assert_close(attentions.weights[layer], rec.weights, rtol=0, atol=1e-5)
     it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
     from_it = attentions.weights[:, :, it, chicken]

@@ -11,7 +11,7 @@ from blockviz import BlockConfig, BlockvizError, record
 
 
 def seeded_params(config=BlockConfig()):
-    return record("x", config=config).params
+    return dict(record("x", config=config).params)  # a record's own params are read-only
 
 
 def write_json(path, params):

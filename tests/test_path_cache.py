@@ -9,8 +9,7 @@ from manim import RIGHT, Camera, Square, Text
 
 from blockviz.scenes.catalog import lookup
 from blockviz.scenes.path_cache import PathCachingCamera
-from support import named_record
-from test_drawing_order import frame_hashes
+from support import frame_hashes, named_record
 
 
 def drawn(camera, *mobjects) -> np.ndarray:

@@ -124,7 +124,7 @@ def test_saved_json_is_strict_and_reads_back(examples, tmp_path):
             assert not path.exists()
             return
         document = json.loads(path.read_bytes().decode("utf-8"), parse_constant=no_constants)  # strict UTF-8, no NaN or Infinity
-        assert document["tokens"] == record(sentence).tokens
+        assert tuple(document["tokens"]) == record(sentence).tokens
         assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary left
 
     check()

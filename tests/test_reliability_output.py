@@ -128,7 +128,7 @@ def test_render_on_a_full_disk(tiny_disk, leave):
 
 
 def test_a_lecture_on_a_full_disk(tiny_disk, tmp_path):
-    from test_lecture import BLUE, RED, make_clip
+    from support_lecture import BLUE, RED, make_clip
 
     from blockviz.lecture.join import LecturePart, write_lecture
 

@@ -1,12 +1,14 @@
-"""SIGINT and SIGTERM end a command cleanly, every time (issue 13): exit 130 / 143, the one line
-"interrupted: earlier outputs kept", no process of blockviz's left, no temporary file or folder
-left, and the earlier outputs byte-identical.
+"""SIGINT and SIGTERM end a command cleanly, every time (issues 13 and 25): exit 130 / 143, the one
+line "interrupted: earlier outputs kept" and nothing after it, no process of blockviz's left, no
+temporary file or folder left, and the earlier outputs byte-identical.
 
-The end-to-end tests start the real ``blockviz`` program and signal it once it is writing (its
+The end-to-end tests start the real ``blockviz`` program. Some signal it once it is writing (its
 first temporary file or media folder exists): SIGTERM to the process, as ``kill`` sends it, and
-SIGINT to its whole process group, as a terminal's Ctrl-C does (its workers get it too). The
+SIGINT to its whole process group, as a terminal's Ctrl-C does (its workers get it too); the
 render is interrupted five times at different moments: a signal swallowed once in eight would
-show. The rest test the pieces in this process.
+show. Others signal it at a spread of moments from its first instruction (the moment it takes
+the signals over), while it starts up and imports torch and Manim: ``--slow`` (or
+``BLOCKVIZ_SLOW=1``) tries many more moments. The rest test the pieces in this process.
 """
 
 from __future__ import annotations
@@ -32,6 +34,13 @@ THIRTEEN_TOKENS = "The chicken didn't cross the road because it was too tired."
 EARLIER = b"an earlier output, to be kept exactly\n"
 FIGURES = ["figures", THIRTEEN_TOKENS, "-j", "2", "--format", "svg,png"]
 RENDER = ["render", "the cat sat", "--scene", "softmax", "--format", "mp4", "--resolution", "160x90"]
+EARLY_COMMANDS = {
+    "explore": ["explore", "the cat sat", "-o", "out/"],
+    "record": ["record", "the cat sat", "--save", "out/cat.safetensors"],
+    "still": ["render", "the cat sat", "--scene", "softmax", "--format", "png", "--resolution", "160x90", "-o", "out"],
+    "lecture": ["render", "the cat sat", "--lecture", "--resolution", "160x90", "--fps", "5", "-j", "2", "-o", "out"],
+}
+"""Commands signalled while they start: the explorer, the record, a still, a lecture with a worker."""
 
 
 # -- the real program ----------------------------------------------------------------------------
@@ -161,6 +170,106 @@ def test_signals_end_a_render_every_time(tmp_path):
     ])
 
 
+def handlers_set(pid: int) -> bool:
+    """True once process ``pid`` catches SIGTERM: the first instruction of the program has run
+    (before it, only Python's own start-up runs, which blockviz cannot reach)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught, 16) & (1 << (signal.SIGTERM - 1)))
+
+
+class EarlyInterruption:
+    """One run of ``blockviz ARGS`` (in a fresh folder, its record cache there too) sent ``signum``
+    ``delay`` s after its first instruction: SIGINT to its process group (Ctrl-C), SIGTERM to it."""
+
+    def __init__(self, folder: Path, name: str, signum: int, delay: float):
+        self.folder, self.name, self.signum, self.delay = folder, name, signum, delay
+        folder.mkdir(parents=True)
+        environment = {**os.environ, "BLOCKVIZ_CACHE_DIR": str(folder / "cache")}
+        self.process = subprocess.Popen([str(BLOCKVIZ), *EARLY_COMMANDS[name]], cwd=folder, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        start_new_session=True)
+        self.seen: set[int] = set()
+        self.started_at: float | None = None
+        self.signalled_at: float | None = None
+
+    def step(self) -> None:
+        if self.signalled_at is not None or self.process.poll() is not None:
+            return
+        self.seen |= children_of(self.process.pid)
+        if self.started_at is None and handlers_set(self.process.pid):
+            self.started_at = time.monotonic()
+        if self.started_at is not None and time.monotonic() >= self.started_at + self.delay:
+            (os.killpg if self.signum == signal.SIGINT else os.kill)(self.process.pid, self.signum)
+            self.signalled_at = time.monotonic()
+
+    @property
+    def waiting(self) -> bool:
+        return self.signalled_at is None and self.process.poll() is None
+
+    def check(self) -> bool:
+        """The run ended as the issue asks; returns whether the signal interrupted it (``False``:
+        it had finished before the signal came, which is also fine)."""
+        _, stderr = self.process.communicate(timeout=60)
+        said = (self.name, self.delay, signal.Signals(self.signum).name, self.process.returncode, stderr.decode()[-3000:])
+        if self.signalled_at is None:  # it ended before its moment came
+            assert self.process.returncode == 0 and stderr == b"", said
+            return False
+        if self.process.returncode == 0 and stderr == b"":
+            return False  # the signal came as it ended (while the process wound up, after its outputs)
+        assert self.process.returncode == 128 + self.signum, said
+        assert stderr.decode().splitlines() == [INTERRUPTED_LINE], said  # no traceback, no warning after it
+        deadline = time.monotonic() + 5
+        while alive(self.seen) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(self.seen), (said, f"processes left: {alive(self.seen)}")
+        assert temporaries(self.folder) == [], said
+        return True
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+def early_moments(slow: bool) -> list[tuple[str, int, float]]:
+    """``(command, signal, seconds after the first instruction)`` to try: each command at six
+    moments from 0.05 s to 2 s (most while torch and Manim import), the two signals in turn; in
+    slow mode every command at fourteen moments from 0 to 4 s, with both signals."""
+    if slow:
+        moments = [0.0, 0.01, 0.03, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]
+        return [(name, signum, delay) for name in EARLY_COMMANDS for signum in (signal.SIGINT, signal.SIGTERM) for delay in moments]
+    moments = [0.05, 0.25, 0.5, 0.8, 1.2, 2.0]
+    return [(name, (signal.SIGINT, signal.SIGTERM)[(index + turn) % 2], delay)
+            for turn, name in enumerate(EARLY_COMMANDS) for index, delay in enumerate(moments)]
+
+
+AT_ONCE = 4
+"""Runs side by side: on 2 busy cores the default 24 runs then take about half a minute."""
+
+
+def test_a_signal_at_any_moment_of_start_up_ends_the_program_in_one_line(tmp_path, request):
+    slow = request.config.getoption("--slow", default=False) or os.environ.get("BLOCKVIZ_SLOW") == "1"
+    tries = early_moments(slow)
+    interrupted = 0
+    for first in range(0, len(tries), AT_ONCE):
+        runs = [EarlyInterruption(tmp_path / f"{name}-{signal.Signals(signum).name}-{delay}", name, signum, delay) for name, signum, delay in tries[first:first + AT_ONCE]]
+        try:
+            started = time.monotonic()
+            while any(run.waiting for run in runs):
+                assert time.monotonic() - started < 60, "a run neither ended nor got its signal within a minute"
+                for run in runs:
+                    run.step()
+                time.sleep(0.002)
+            interrupted += sum(run.check() for run in runs)
+        finally:
+            for run in runs:
+                run.kill()
+    assert interrupted >= 0.8 * len(tries)  # nearly every run was still starting when its signal came
+
+
 # -- the pieces, in this process -----------------------------------------------------------------
 
 
@@ -242,6 +351,64 @@ def test_handlers_are_put_back_after_a_command():
     result = CliRunner().invoke(main, ["record", "a"])
     assert result.exit_code == 0
     assert {number: signal.getsignal(number) for number in before} == before
+
+
+SIGNALLED_WHILE_IMPORTED = """
+import os, signal, time
+os.kill(os.getpid(), signal.SIGTERM)
+deadline = time.monotonic() + 0.3
+while time.monotonic() < deadline:  # the handler runs in here, in the middle of the import
+    pass
+COMPLETE = True
+"""
+
+
+def test_a_signal_during_an_import_is_raised_once_the_import_is_over(tmp_path, monkeypatch, capsys):
+    # Raised inside, it would leave the module half-imported (numpy's and scipy's then break
+    # the next import of them with a traceback).
+    (tmp_path / "signalled_while_imported.py").write_text(SIGNALLED_WHILE_IMPORTED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    after_import = []
+
+    def command():
+        import signalled_while_imported  # noqa: F401
+
+        after_import.append(True)
+        time.sleep(5)
+
+    try:
+        assert interrupted_exit(command) == 143
+        assert sys.modules["signalled_while_imported"].COMPLETE
+        assert after_import == [True]  # raised right after the import, not at its end
+        assert capsys.readouterr().err == INTERRUPTED_LINE + "\n"
+    finally:
+        sys.modules.pop("signalled_while_imported", None)
+
+
+def test_the_program_signalled_while_importing_ends_at_once_when_nothing_is_at_stake(tmp_path):
+    (tmp_path / "signalled_while_imported.py").write_text(SIGNALLED_WHILE_IMPORTED.replace("COMPLETE = True", "open('complete', 'w').close()"))
+    program = "from blockviz.cli.interrupts import take_over_signals; take_over_signals(); import signalled_while_imported"
+    run = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, capture_output=True, timeout=60)
+    assert (run.returncode, run.stderr.decode()) == (143, INTERRUPTED_LINE + "\n")
+    assert not (tmp_path / "complete").exists()  # not waited for: nothing could be half-written
+
+
+def test_the_program_takes_over_signals_before_any_import_outside_the_standard_library():
+    # The console script's first instruction imports blockviz.cli.program; it takes the signals
+    # over with blockviz.cli.interrupts: nothing else may come before (click, torch, Manim …).
+    listing = ("import sys; before = set(sys.modules); import blockviz.cli.program, blockviz.cli.interrupts; "
+               "print(' '.join(sorted(set(sys.modules) - before)))")
+    imported = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    outside = [name for name in imported if name.split(".")[0] not in sys.stdlib_module_names and name.split(".")[0] != "blockviz"]
+    assert outside == []
+    assert [name for name in imported if name.startswith("blockviz")] == ["blockviz", "blockviz.cli", "blockviz.cli.interrupts", "blockviz.cli.program", "blockviz.processes"]
+
+
+def test_the_console_script_is_the_tiny_program():
+    from importlib import metadata
+
+    (entry,) = [point for point in metadata.entry_points(group="console_scripts") if point.name == "blockviz"]
+    assert entry.value == "blockviz.cli.program:main"
 
 
 def test_signals_while_workers_start_wait_until_they_have_started():

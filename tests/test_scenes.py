@@ -1,12 +1,11 @@
 """Every catalogued scene, built without writing video: each number it shows is the record's value
 at the label's source, each sum it shows adds up, no label overlaps another or leaves the frame
 after any play — and the scene-specific steps (softmax, dot products, mixing, the mask, the
-worked example) show what they say. Also the text, grid and catalogue modules the scenes use."""
+worked example) show what they say. Also the text and grid modules the scenes use (the catalogue:
+test_scenes_catalog.py)."""
 
 import dataclasses
 import math
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
@@ -17,7 +16,7 @@ from manim import Rectangle, Text, tempconfig
 from blockviz import BlockConfig, record
 from blockviz.errors import BlockvizError
 from blockviz.style import format_number
-from blockviz.scenes.catalog import CATALOG, entries, lookup, module_prose
+from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.grids import NumberGrid, visible_slots
 from blockviz.scenes.look import FONT, HOLD, look
 from blockviz.scenes.text import formula, formula_cache_path, number, text
@@ -108,48 +107,6 @@ def test_no_label_ends_hidden_under_a_cell(scene_name, record_name):
 def test_every_scene_shows_numbers_of_the_record(scene_name):
     _, inspector = built(scene_name, "13 tokens")
     assert len(inspector.numbers) >= 6, "the scene shows hardly any numbers"
-
-
-# -- the catalogue ---------------------------------------------------------------------------------
-def test_the_catalogue_is_a_registry_and_each_scene_states_its_prose():
-    names = [entry.name for entry in ENTRIES]
-    assert len(set(names)) == len(names) and names[0] == "title"
-    assert [entry.name for entry in lookup(["all"])] == names[1:]
-    for entry in ENTRIES:
-        assert entry.module.startswith("blockviz.scenes.") and entry.title and entry.caption and entry.description
-        assert "\n" not in entry.description and entry.caption_for(True) == entry.caption
-        assert entry.caption_for(False) == (entry.encoder_caption or entry.caption)
-        assert entry.scene_class().__name__ == entry.class_name
-    assert lookup(["mask"])[0].encoder_caption.startswith("Without a causal mask")
-    with pytest.raises(BlockvizError, match="unknown scene 'nope': choose from"):
-        lookup(["nope"])
-    with pytest.raises(BlockvizError, match="unknown scene 'sofmax': did you mean 'softmax'\\? choose from"):
-        lookup(["sofmax"])
-
-
-def test_the_catalogue_reads_the_prose_without_importing_manim():
-    code = ("import sys; from blockviz.scenes.catalog import entries; "
-            "[(e.description, e.title, e.caption, e.encoder_caption) for e in entries()]; "
-            "assert 'manim' not in sys.modules and 'torch' not in sys.modules, sorted(sys.modules)")
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_a_scene_module_without_its_prose_is_refused(tmp_path, monkeypatch):
-    import blockviz.scenes.catalog as catalog
-
-    (tmp_path / "bare.py").write_text('DESCRIPTION = "one line"\nCHAPTER = 3\n', encoding="utf-8")
-    monkeypatch.setattr(catalog, "__file__", str(tmp_path / "catalog.py"))
-    module_prose.cache_clear()
-    try:
-        with pytest.raises(ValueError, match="CHAPTER must be a string"):
-            module_prose("blockviz.scenes.bare")
-        (tmp_path / "bare.py").write_text('DESCRIPTION = "one line"\n', encoding="utf-8")
-        module_prose.cache_clear()
-        with pytest.raises(ValueError, match="does not state CHAPTER, CAPTION"):
-            module_prose("blockviz.scenes.bare")
-    finally:
-        module_prose.cache_clear()
-    assert len(CATALOG) == len(ENTRIES)
 
 
 # -- what each step shows ----------------------------------------------------------------------------

@@ -6,23 +6,13 @@ into another number."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
-from manim import SVGMobject, Text
-from manim.animation.fading import _Fade
-from manim.animation.transform import Transform
 
-from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.catalog import entries, lookup
-from blockviz.scenes.look import MIN_CONTRAST, contrast
-from support import RECORDS, build, highlight_crossings, named_record, visible_texts
+from support import RECORDS
+from support_motion import build_in_motion, built_in_motion, drawn_opacity, low_contrast_in_motion, morphs
 
-ALPHAS = (0.1, 0.25, 0.5, 0.75, 0.9)
-"""Where each play is sampled, as shares of its run time (its end is checked by test_scenes.py)."""
-BACKDROPS = ("Rectangle", "RoundedRectangle", "Square")
-"""The shapes that make what is behind a text: cells, chips, panels."""
 ENTRIES = entries()
 NOT_YET = {
 }
@@ -30,116 +20,6 @@ NOT_YET = {
 CASES = [pytest.param(entry.name, name, id=f"{entry.name}/{name}",
                       marks=[pytest.mark.xfail(reason=NOT_YET[entry.name], strict=False)] if entry.name in NOT_YET else [])
          for entry in ENTRIES for name in RECORDS]
-
-
-def composited(scene, point, before: int, order: dict, shapes: list) -> str:
-    """The colour drawn at ``point`` under the member drawn ``before``-th: the page, then every
-    backdrop shape drawn earlier there, each blended in at its present fill opacity."""
-    page = scene.camera.background_color
-    color = np.array(page.to_rgb() if hasattr(page, "to_rgb") else _rgb(str(page)))
-    x, y = point[0], point[1]
-    for k, left, bottom, right, top, rgb, opacity in shapes:
-        if k < before and left < x < right and bottom < y < top:
-            color = color * (1 - opacity) + rgb * opacity
-    return "#" + "".join(f"{round(channel * 255):02x}" for channel in np.clip(color, 0, 1))
-
-
-def _rgb(hex_color: str) -> list[float]:
-    hex_color = hex_color.lstrip("#")
-    return [int(hex_color[k:k + 2], 16) / 255 for k in (0, 2, 4)]
-
-
-def low_contrast_in_motion(scene, texts: list) -> list[str]:
-    """Texts (drawn at any opacity, not covered by an opaque shape drawn later) whose colour has
-    under 4.5:1 against the colour composited behind their centre at this moment."""
-    members = scene.get_mobject_family_members()
-    order = {id(member): k for k, member in enumerate(members)}
-    shapes = [(order[id(m)], m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1], np.array(m.get_fill_color().to_rgb()), m.get_fill_opacity())
-              for m in members if type(m).__name__ in BACKDROPS and len(m.points) and m.get_fill_opacity() > 0.01]
-    found = []
-    for label in texts:
-        at, (x, y, _) = order.get(id(label), len(order)), label.get_center()
-        if any(k > at and opacity > 0.99 and left < x < right and bottom < y < top for k, left, bottom, right, top, _, opacity in shapes):
-            continue  # covered: a chip travelling over it hides it
-        backdrop = composited(scene, label.get_center(), at, order, shapes)
-        ratio = contrast(label.get_fill_color().to_hex(), backdrop)
-        if ratio < MIN_CONTRAST - 0.05:
-            found.append(f"{label.shown!r} {ratio:.2f}:1 on {backdrop}")
-    return found
-
-
-def digits_of(mobject) -> list[str]:
-    """The shown strings with a digit among ``mobject``'s texts."""
-    return sorted(member.shown for member in mobject.get_family()
-                  if isinstance(member, (Text, SVGMobject)) and any(char.isdigit() for char in getattr(member, "shown", "")))
-
-
-def morphs(animations) -> list[str]:
-    """Transforms (not fades, not moves) whose texts with digits change what they show."""
-    found = []
-    for animation in (leaf for animation in animations for leaf in leaves(animation)):
-        if isinstance(animation, Transform) and not isinstance(animation, _Fade):
-            before, after = digits_of(animation.mobject), digits_of(animation.target_mobject)
-            if before and after and before != after:
-                found.append(f"{' '.join(before)} → {' '.join(after)}")
-    return found
-
-
-def drawn_opacity(label) -> float:
-    """How opaque the glyphs of ``label`` are now (a fade changes its glyphs, not the ``Text`` itself)."""
-    return max((member.get_fill_opacity() for member in label.family_members_with_points()), default=0.0)
-
-
-def texts_drawn(scene) -> list:
-    """The texts of ``support.visible_texts`` whose glyphs are drawn now."""
-    return [label for label in visible_texts(scene) if drawn_opacity(label) > 0.01]
-
-
-class MotionInspector:
-    """Called at each of :data:`ALPHAS` of every play: notes what breaks a bar part-way."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-        self.lowest = float("inf")
-        self.plays = 0
-
-    def before(self, scene) -> None:
-        self.plays += 1
-        for morph in morphs(scene.animations):
-            self.problems.append(f"play {self.plays}: digits morph {morph}")
-
-    def __call__(self, scene, alpha: float) -> None:
-        texts = texts_drawn(scene)
-        where = f"play {self.plays} at {alpha:.2f}"
-        for shown in low_contrast_in_motion(scene, texts):
-            self.problems.append(f"{where}: {shown}")
-        for shown in highlight_crossings(scene, texts):
-            self.problems.append(f"{where}: a highlight's edge crosses {shown!r}")
-
-
-def build_in_motion(scene_class, rec, **options):
-    """Build the scene (``support.build``), sampling every play at :data:`ALPHAS` before it ends."""
-    inspector = MotionInspector()
-
-    class Sampled(scene_class):
-        settles_skipped_plays = False  # through Manim's play, which interpolates
-
-        def play_internal(self, skip_rendering: bool = False) -> None:
-            inspector.before(self)
-            duration = self.get_run_time(self.animations)
-            for alpha in ALPHAS:
-                self.update_to_time(alpha * duration)
-                inspector(self, alpha)
-            super().play_internal(skip_rendering)
-
-    scene, _ = build(Sampled, rec, **options)
-    return scene, inspector
-
-
-@functools.cache
-def built_in_motion(scene_name: str, record_name: str):
-    (entry,) = lookup([scene_name])
-    return build_in_motion(entry.scene_class(), named_record(record_name))
 
 
 @pytest.mark.parametrize(("scene_name", "record_name"), CASES)

@@ -4,7 +4,7 @@ single pair (feature 0 with feature 1), so once that pair is worked no other is 
 from __future__ import annotations
 
 from support import build, record_value
-from test_scenes_motion import build_in_motion
+from support_motion import build_in_motion
 
 from blockviz import BlockConfig, record
 from blockviz.scenes.query_key_value import QueryKeyValue

@@ -9,35 +9,13 @@ import pytest
 from manim import RIGHT, UP, Circle, FadeIn, FadeOut, Square, VGroup
 
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.catalog import entries
 from support import RECORDS, build, built
-from test_scenes_motion import ENTRIES, built_in_motion
+from support_motion import assert_same_end, built_in_motion, end_state
 
 
-def end_state(scene) -> list[tuple]:
-    """What the last frame draws: every drawn member of the scene, with its kind, its text, its
-    corners and its fill and stroke colours (the order in which they are drawn aside:
-    ``scenes/drawing_order.py`` may change it where nothing overlaps, and
-    ``tests/test_drawing_order.py`` checks that the frames stay the same)."""
-    state = []
-    for mobject in scene.mobjects:
-        for member in mobject.get_family():
-            if member.has_points():
-                corners = np.concatenate([member.get_corner([-1, -1, 0]), member.get_corner([1, 1, 0])])
-                colours = np.concatenate([np.ravel(member.get_fill_rgbas()), np.ravel(member.get_stroke_rgbas())])
-                state.append((type(member).__name__, getattr(member, "shown", None) or "", corners, colours))
-    return sorted(state, key=lambda part: (part[0], part[1], *np.round(part[2], 6), *np.round(part[3], 6)))
-
-
-def assert_same_end(one, other) -> None:
-    assert len(one) == len(other)
-    for (kind, shown, corners, colours), (other_kind, other_shown, other_corners, other_colours) in zip(one, other):
-        assert (kind, shown) == (other_kind, other_shown)
-        np.testing.assert_allclose(corners, other_corners, atol=1e-6)
-        np.testing.assert_allclose(colours, other_colours, atol=1e-6)
-
-
-@pytest.mark.parametrize(("scene_name", "record_name"), [(entry.name, name) for entry in ENTRIES for name in RECORDS],
-                         ids=[f"{entry.name}/{name}" for entry in ENTRIES for name in RECORDS])
+@pytest.mark.parametrize(("scene_name", "record_name"), [(entry.name, name) for entry in entries() for name in RECORDS],
+                         ids=[f"{entry.name}/{name}" for entry in entries() for name in RECORDS])
 def test_a_scene_built_with_skipped_plays_ends_as_it_ends_in_manims_play(scene_name, record_name):
     settled, _ = built(scene_name, record_name)
     played, _ = built_in_motion(scene_name, record_name)

@@ -108,7 +108,7 @@ def test_a_clipped_scale_gives_one_number_one_colour_in_scene_and_figure(chicken
     from blockviz.figures import FigureRequest, draw_figure
     from blockviz.scenes.block_helpers import row_grid
     from blockviz.scenes.look import look
-    from test_record_fields import with_outlier
+    from support import with_outlier
 
     rec = with_outlier(chicken_record, 22543.0)
     limit = rec.scale_limit("resid_pre")

@@ -6,11 +6,15 @@ import warnings
 
 import pytest
 import torch
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
 from torch.nn import functional as F
 
 from blockviz.block_record import BlockRecord
 from blockviz.errors import BlockvizError
-from blockviz.record_fields import PREDICTION_FIELDS, fields_for
+from blockviz.config import TRAINED_TOY
+from blockviz.record_check import check_claims
+from blockviz.record_fields import DECLARATION, UNEMBEDDING, fields_for
 from blockviz.toy import PACKAGED
 from blockviz.toy.folder import load_toy
 from blockviz.toy.recording import UnknownWordsWarning, record_toy
@@ -33,7 +37,7 @@ def test_embeddings_are_the_learned_tables_rows_looked_up_in_lower_case(rec, toy
     assert torch.equal(rec.embed, rec.params["W_E"][ids])
     assert torch.equal(rec.pos_embed, rec.params["W_pos"][: rec.n])
     assert torch.equal(rec.embed[0], rec.embed[5])  # "The" and "the": one row
-    assert rec.tokens[:3] == ["The", "chicken", "didn"] and rec.tokens[3] == "'t"  # labels as typed, blockviz's tokens
+    assert rec.tokens[:3] == ("The", "chicken", "didn") and rec.tokens[3] == "'t"  # labels as typed, blockviz's tokens
 
 
 def test_the_prediction_is_the_final_layer_norm_and_the_unembedding_of_the_block_output(rec):
@@ -44,7 +48,9 @@ def test_the_prediction_is_the_final_layer_norm_and_the_unembedding_of_the_block
     assert torch.allclose(rec.logits.double(), logits, atol=1e-4)
     assert torch.allclose(rec.probs.double(), torch.softmax(logits, -1), atol=1e-6)
     assert torch.allclose(rec.probs.sum(-1), torch.ones(rec.n), atol=1e-6)
-    assert [spec.name for spec in rec.fields][-len(PREDICTION_FIELDS):] == [spec.name for spec in PREDICTION_FIELDS]
+    prediction = [entry.name for entry in DECLARATION if entry.when is UNEMBEDDING]
+    assert prediction == ["ln_f_mean", "ln_f_centred", "ln_f_var", "ln_f_norm", "ln_f", "logits", "probs"]
+    assert [spec.name for spec in rec.fields][-len(prediction):] == prediction
 
 
 def test_the_record_matches_a_batched_forward_pass_as_in_training(rec, toy):
@@ -62,11 +68,35 @@ def test_source_names_the_model_and_its_vocabulary(rec, toy):
     assert rec.source.vocabulary == toy.vocabulary.words and rec.config.vocab_size == len(toy.vocabulary.words)
 
 
+def test_the_architecture_is_the_trained_toy_models(rec):
+    arch = rec.architecture
+    assert arch == TRAINED_TOY and arch.unembedding and arch.embedding == "table" and arch.learned_positions and arch.pre_norm
+    assert not arch.is_toy and not arch.model_layer
+    assert [spec.name for spec in rec.fields] == [spec.name for spec in fields_for(arch)] == list(rec.tensors)
+
+
+def test_the_record_is_what_it_claims(rec):
+    check_claims(rec)  # embed = W_E's rows for the vocabulary's ids, the block and the prediction recomputed
+
+
+@pytest.mark.parametrize(("name", "index"), [("logits", (3, 5)), ("probs", (2, 1)), ("embed", (1, 0)), ("ln_f", (0, 0))])
+def test_an_edited_field_is_named_when_loaded(rec, tmp_path, name, index):
+    path = tmp_path / "rec.safetensors"
+    rec.save(path)
+    tensors = load_file(path)
+    with safe_open(path, "pt") as handle:
+        metadata = handle.metadata()
+    tensors[name][index] += 0.5
+    save_file(tensors, path, metadata=metadata)
+    with pytest.raises(BlockvizError, match=f"field '{name}'"):
+        BlockRecord.load(path)
+
+
 def test_saved_and_loaded_bit_for_bit(rec, tmp_path):
     path = tmp_path / "rec.safetensors"
     rec.save(path)
     loaded = BlockRecord.load(path)
-    assert loaded.source == rec.source and loaded.config == rec.config and loaded.tokens == rec.tokens
+    assert loaded.source == rec.source and loaded.config == rec.config and loaded.tokens == rec.tokens and loaded.architecture == rec.architecture
     for name in [spec.name for spec in rec.fields]:
         assert torch.equal(loaded.tensors[name], rec.tensors[name]), name
     assert set(loaded.params) == set(rec.params)

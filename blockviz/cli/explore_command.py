@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.options import chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 
 
@@ -74,7 +75,7 @@ def explore(output, token, head, step, theme, **options) -> None:
       blockviz explore "the cat sat" -o pages/      # writes pages/explorer.html
       blockviz explore --record cat.safetensors
     """
-    rec = build_record(**pop_record_options(options))
+    rec = command_record(pop_record_options(options))
     from blockviz.explorer import Explorer
     from blockviz.files import sentence_slug
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import TOY_OPTIONS, build_record, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.options import TOY_OPTIONS, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -157,7 +158,7 @@ def _attentions(options: dict):
     if model is None:
         from blockviz.models.heads import block_attentions
 
-        rec = build_record(**options)
+        rec = command_record(options)
         return block_attentions(rec), rec.config.kv_heads, None
     from blockviz.errors import BlockvizError
 

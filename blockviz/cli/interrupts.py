@@ -8,23 +8,32 @@ and :func:`~blockviz.files.temporary_folder` remove their temporaries, worker po
 still registered), one line is printed to stderr — :data:`INTERRUPTED_LINE` — and the process
 exits with 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM.
 
+The ``blockviz`` program sets this up at its first instruction (:mod:`blockviz.cli.program`),
+before any heavy import, so a signal during start-up ends the same way. A signal that arrives
+while a module is being imported is not raised there: a module left half-imported (numpy's,
+torch's, scipy's) breaks the next import of it with a traceback (``cannot load module more than
+once per process``, ``RecursionError``). If nothing can be half-written yet (no temporary file or
+folder, no worker process, no other thread), the program ends at once; otherwise the signal is
+delivered again a moment later, until the import is over.
+
 An ``Interrupted`` raised where Python cannot raise it (inside a finaliser, where it is "ignored")
 is raised again, and a command that somehow finishes after a signal still ends as interrupted.
+
+This module imports only the standard library's lightest modules (and :mod:`blockviz.processes`,
+as light) at the top: the program imports it first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
 import time
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Iterator, NoReturn, TypeVar
 
-import click
-
-from blockviz.files import remove_temporaries
-from blockviz.processes import STOP_SIGNALS, end_processes
+from blockviz.processes import STOP_SIGNALS
 
 INTERRUPTED_LINE = "interrupted: earlier outputs kept"
 Result = TypeVar("Result")
@@ -43,17 +52,38 @@ class Interrupted(BaseException):
 
 
 class _Signals:
-    """The first signal that arrived (``None``: none yet), and whether one still raises."""
+    """The first signal that arrived (``None``: none yet); whether one still raises; whether the
+    process is the ``blockviz`` program's own (it may then end at once, :func:`take_over_signals`)."""
 
     arrived: int | None = None
     raising: bool = False
+    own_process: bool = False
+    reported: bool = False
 
 
-def _raise_interrupted(signum, frame) -> None:
+def _on_signal(signum, frame) -> None:
     if _Signals.arrived is None:
         _Signals.arrived = signum
-    if _Signals.raising:
-        raise Interrupted(_Signals.arrived)
+    if not _Signals.raising:
+        return
+    if _importing(frame):
+        if _Signals.own_process and _nothing_to_clean_up():
+            _end_at_once()
+        _signal_main_thread_soon(signum)  # raised once the import is over
+        return
+    raise Interrupted(_Signals.arrived)
+
+
+def take_over_signals() -> None:
+    """In the ``blockviz`` program, at its first instruction: SIGINT and SIGTERM end it as the
+    module says from now on, for the whole process (handlers and hook are never put back)."""
+    _Signals.own_process = True
+    _install()
+
+
+def signal_arrived() -> int | None:
+    """The first SIGINT or SIGTERM this process received since it took them over, or ``None``."""
+    return _Signals.arrived
 
 
 def run_interruptibly(command: Callable[[], Result], restore: bool = True) -> Result:
@@ -61,15 +91,15 @@ def run_interruptibly(command: Callable[[], Result], restore: bool = True) -> Re
 
     ``restore``: put back the previous handlers afterwards (a command run inside another
     program, e.g. by tests); a process that is about to exit keeps ignoring late signals instead.
-    Handlers can only be set in the main thread; elsewhere ``command()`` just runs.
+    Handlers can only be set in the main thread; elsewhere ``command()`` just runs. Inside a
+    command already run so (the program's own, :func:`take_over_signals`), ``command()`` just runs.
     """
+    if _Signals.raising:
+        return command()
     try:
-        previous = {number: signal.signal(number, _raise_interrupted) for number in STOP_SIGNALS}
+        previous, previous_hook = _install()
     except ValueError:  # not the main thread
         return command()
-    previous_hook = sys.unraisablehook
-    _Signals.arrived, _Signals.raising = None, True
-    sys.unraisablehook = _raise_again(previous_hook)
     try:
         with _ending_as_interrupted():
             return command()
@@ -79,6 +109,34 @@ def run_interruptibly(command: Callable[[], Result], restore: bool = True) -> Re
             sys.unraisablehook = previous_hook
             for number, handler in previous.items():
                 signal.signal(number, handler)
+
+
+def run_program(command: Callable[[], object]) -> NoReturn:
+    """``command()`` as the whole of the program: ended by SIGINT or SIGTERM as the module says,
+    and by :class:`SystemExit` otherwise (click's standalone mode always raises it)."""
+    with _ending_as_interrupted():
+        command()
+    sys.exit(0)
+
+
+def end_if_signalled() -> None:
+    """If a signal arrived after the command's end (while the process winds up), say the one
+    line, once; the caller then exits with :func:`exit_code_after_signal`."""
+    if _Signals.arrived is not None and not _Signals.reported:
+        _report()
+
+
+def exit_code_after_signal(code: int) -> int:
+    """The exit code: 128 + the signal's number if one arrived, else ``code``."""
+    return code if _Signals.arrived is None else 128 + _Signals.arrived
+
+
+def _install():
+    previous = {number: signal.signal(number, _on_signal) for number in STOP_SIGNALS}
+    previous_hook = sys.unraisablehook
+    _Signals.arrived, _Signals.raising, _Signals.reported = None, True, False
+    sys.unraisablehook = _raise_again(previous_hook)
+    return previous, previous_hook
 
 
 @contextlib.contextmanager
@@ -95,11 +153,60 @@ def _ending_as_interrupted() -> Iterator[None]:
             return
     # A signal arrived: raised and unwound to here, or (rarely) swallowed on the way.
     _Signals.raising = False
+    from blockviz.files import remove_temporaries
+    from blockviz.processes import end_processes
+
     end_processes()
     _wait_for_writers()
     remove_temporaries()
-    click.echo(INTERRUPTED_LINE, err=True)
+    _report()
     sys.exit(128 + _Signals.arrived)
+
+
+def _report() -> None:
+    _Signals.reported = True
+    with contextlib.suppress(OSError, ValueError):  # stdout closed (a pipe whose reader left): the line still goes to stderr
+        sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(INTERRUPTED_LINE + "\n")
+        sys.stderr.flush()
+
+
+def _importing(frame) -> bool:
+    """True if the main thread, stopped at ``frame``, is importing a module (importlib's own
+    frames are on its stack: they run every import, ``import`` statements and C extensions' alike)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib._bootstrap"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _nothing_to_clean_up() -> bool:
+    """True if ending the process now leaves nothing behind: no temporary file or folder of
+    this process, no child process nor anything of multiprocessing's to release at exit (a
+    semaphore never released is reported by its resource tracker after the process ends), no
+    thread besides this one and daemons. A module asked may itself be half-imported (the signal
+    came during its import): what it lacks yet, it has not made yet."""
+    try:
+        temporaries = getattr(sys.modules.get("blockviz.files"), "_temporaries", {})
+        if any(owner == os.getpid() for owner in temporaries.values()):
+            return False
+        active_children = getattr(sys.modules.get("multiprocessing.process"), "active_children", None)
+        if active_children is not None and active_children():
+            return False
+        if getattr(sys.modules.get("multiprocessing.util"), "_finalizer_registry", None):  # semaphores and queues to release at exit
+            return False
+        return all(thread is threading.current_thread() or thread.daemon for thread in threading.enumerate())
+    except Exception:  # noqa: BLE001 — in doubt, the signal waits for the import to end and unwinds
+        return False
+
+
+def _end_at_once() -> NoReturn:
+    """End the program now, mid-import, without unwinding: the one line, then ``os._exit``."""
+    _Signals.raising = False
+    _report()
+    os._exit(128 + _Signals.arrived)
 
 
 WRITERS_SECONDS = 5.0
@@ -131,7 +238,8 @@ def _raise_again(previous_hook):
 
 
 REDELIVERY_SECONDS = 0.01
-"""How long after a swallowed signal it is sent again: time for the hook to return."""
+"""How long after a signal that could not be raised it is sent again: time for the hook to
+return, or for a few more lines of the module being imported."""
 
 
 def _signal_main_thread_soon(signum: int) -> None:

@@ -80,7 +80,7 @@ def build_record(sentence, d_model, n_heads, d_ff, activation, bidirectional, po
             if sentence is not None:
                 raise click.UsageError("give either a sentence or --record FILE, not both")
             rec = BlockRecord.load(record_file)
-            if not (rec.config.is_toy and rec.source.kind != "model"):
+            if not rec.architecture.is_toy:
                 _check_command_draws_models(f"{str(record_file)!r} holds {_what(rec)}")
             return rec
         if sentence is None:

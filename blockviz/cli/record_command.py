@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, chosen_token_and_head, record_options, reporting_errors
+from blockviz.cli.options import chosen_token_and_head, record_options, reporting_errors
+from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 
 
@@ -48,7 +49,7 @@ def record(decimals: int, max_columns: int | None, head: int | None, all_columns
         with reporting_errors():
             check_format(save)
             writable_file(save)
-    rec = build_record(**options)
+    rec = command_record(options)
     if head is not None:
         chosen_token_and_head(rec, None, head)
     if rec.source.is_model:

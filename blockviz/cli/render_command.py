@@ -8,11 +8,11 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.options import chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.errors import BlockvizError
 from blockviz.processes import cores_available
-from blockviz.render.architecture import cannot_draw, check_scenes
 from blockviz.render.plan import (
     DETAIL_RANGE, FORMATS, FPS_RANGE, MAX_RESOLUTION, MIN_RESOLUTION, PACE_RANGE, QUALITIES, RenderOptions, check_resolution, default_folder, plan, plan_lecture,
     record_file_sentence,
@@ -121,32 +121,20 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     pending = [job for job in planned if force or not job.is_fresh()]
     rec = None
     if pending:
-        rec = build_record(**record_inputs)
+        rec = command_record(record_inputs)
         chosen_token_and_head(rec, token, head)
         with reporting_errors():
-            planned, pending = _drawable_jobs(scenes, lecture, planned, pending, rec)
-            check_scenes([job.scene for job in planned], rec)  # a scene named that cannot draw this block: one line, nothing written
             render_jobs(rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True))
     for job in planned:
         click.echo(f"{job.output}" + ("" if job in pending else "  (unchanged)"))
     if lecture:
         joined = bool(pending) or force or not lecture_plan.is_fresh()
         if joined:
-            rec = rec or build_record(**record_inputs)
+            rec = rec or command_record(record_inputs)
             with reporting_errors():
                 join_lecture(lecture_plan, rec.config.causal, progress=Progress(enabled=True), burned_captions=burned_captions)
         for path in lecture_plan.files():
             click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
-
-
-def _drawable_jobs(scenes, lecture, planned, pending, rec):
-    """Without --lecture, the scenes ``all`` brings in that cannot draw ``rec``'s block yet are
-    left out, said in one line on stderr; a scene named on its own is never left out (it is refused)."""
-    named = set(scenes) - {"all"}
-    skipped = [] if lecture else [job for job in planned if job.scene not in named and cannot_draw(job.scene, rec) is not None]
-    if skipped:
-        click.echo(f"left out, as they cannot draw this block yet: {', '.join(job.scene for job in skipped)}", err=True)
-    return [job for job in planned if job not in skipped], [job for job in pending if job not in skipped]
 
 
 def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:

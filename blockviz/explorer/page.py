@@ -38,17 +38,15 @@ def summary_line(rec) -> str:
     >>> summary_line(record("the cat sat"))[-28:]
     'd_ff 8, GELU, causal, seed 0'
     """
-    c = rec.config
+    c, a = rec.config, rec.architecture
     heads = f"{c.n_heads} head{'s' if c.n_heads != 1 else ''}"
-    if c.kv_heads != c.n_heads:
-        heads += f" sharing {c.kv_heads} key/value heads"
+    if a.grouped:
+        heads += f" sharing {a.n_kv_heads} key/value heads"
     line = (f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
-            f"d_model {c.d_model}, {heads}, d_ff {c.d_ff}, {c.activation_name}, {'causal' if c.causal else 'bidirectional'}")
-    if rec.source.is_model or not c.is_toy:
-        a = rec.architecture
-        norm = "RMSNorm" if a.norm == "rmsnorm" else "LayerNorm"
-        parts = [f"{a.norm_placement}-norm {norm}", "rotary positions" if a.positions == "rotary" else "positions added",
-                 "gated FFN" if a.ffn == "gated" else "plain FFN"] + ([] if c.bias else ["no biases"])
+            f"d_model {c.d_model}, {heads}, d_ff {c.d_ff}, {c.activation_name}, {'causal' if a.causal else 'bidirectional'}")
+    if not a.is_toy:
+        parts = [f"{a.norm_placement}-norm {a.norm_name}", "rotary positions" if a.rotary else "positions added",
+                 "gated FFN" if a.gated else "plain FFN"] + ([] if a.bias else ["no biases"])
         line += ", " + ", ".join(parts)
     if rec.source.is_model:
         return f"{line} — {rec.source.describe()}"

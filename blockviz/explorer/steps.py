@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from blockviz.config import Architecture
 from blockviz.errors import BlockvizError
 
 
@@ -26,15 +27,16 @@ class Step:
     args: dict = field(default_factory=dict, compare=False)
 
 
-def _norm_formula(rms: bool, output: str, source: str) -> str:
-    if rms:
+def _norm_formula(centring: bool, output: str, source: str) -> str:
+    if not centring:
         return f"{output} = γ ⊙ {source} / √(mean({source}²) + ε)"
     return f"{output} = γ ⊙ ({source} − mean) / √(var + ε) + β"
 
 
 def steps_for(config, source=None) -> tuple[Step, ...]:
     """The explorer's steps for a record of ``config``'s architecture (``source``: where its
-    weights came from, :class:`~blockviz.config.Source`), in data-flow order.
+    weights came from, :class:`~blockviz.config.Source`), in data-flow order; what differs
+    between blocks is read from their :class:`~blockviz.config.Architecture`.
 
     >>> from blockviz.config import BlockConfig
     >>> [s.name for s in steps_for(BlockConfig(d_model=8, norm_placement="post"))][:5]
@@ -42,12 +44,12 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
     >>> [s.name for s in steps_for(BlockConfig(d_model=8, ffn="gated", positional="rotary", bias=False))][11:18]
     ['add1', 'ln2', 'gate', 'activation', 'up', 'gate_up', 'narrow']
     """
-    post, rms, rotary, gated, bias = config.norm_placement == "post", config.norm == "rmsnorm", config.positional == "rotary", config.ffn == "gated", config.bias
     model = source is not None and source.is_model
-    kind = "RMSNorm" if rms else "LayerNorm"
+    arch = Architecture.of(config, model_layer=model)
+    post, rms, rotary, gated, bias = arch.post_norm, not arch.has_centring, arch.rotary, arch.gated, arch.bias
+    kind = arch.norm_name
     b = lambda name: f" + b_{name}" if bias else ""  # noqa: E731
-    attn_in = "resid_pre" if post else "ln1"
-    ffn_in = "resid_mid_norm" if post else "ln2"
+    attn_in, ffn_in = arch.attention_input, arch.ffn_input
     steps: list[Step] = []
     if model:
         formula = f"x = resid_pre = layer {source.layer - 1}'s output" if source.layer else "x = resid_pre: the model's hidden state before this layer"
@@ -57,8 +59,8 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
     else:
         steps.append(Step("input", "Embedding + position", "x = embed + pos_embed", "input", {}))
     if not post:
-        steps.append(Step("ln1", f"{kind} 1", _norm_formula(rms, "ln1", "x"), "norm", {"n": 1, "source": "resid_pre", "output": "ln1", "rms": rms}))
-    grouped = config.kv_heads != config.n_heads
+        steps.append(Step("ln1", f"{kind} 1", _norm_formula(arch.has_centring, "ln1", "x"), "norm", {"n": 1, "source": "resid_pre", "output": "ln1", "rms": rms}))
+    grouped = arch.grouped
     kv = "g" if grouped else "h"
     steps.append(Step("qkv", "Query, key, value",
                       f"q = {attn_in} · W_Q[h]{b('Q')},  k = {attn_in} · W_K[{kv}]{b('K')},  v = {attn_in} · W_V[{kv}]{b('V')}" + (f",  g = ⌊h / {config.n_heads // config.kv_heads}⌋" if grouped else ""),
@@ -78,9 +80,9 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
         Step("add1", "Residual add", "resid_mid = x + attn_out", "residual", {"a": "resid_pre", "b": "attn_out", "out": "resid_mid", "role": "output"}),
     ]
     if post:
-        steps.append(Step("ln1", "LayerNorm 1 (after the add)", _norm_formula(False, "resid_mid_norm", "resid_mid"), "norm", {"n": 1, "source": "resid_mid", "output": "resid_mid_norm", "rms": False}))
+        steps.append(Step("ln1", f"{kind} 1 (after the add)", _norm_formula(arch.has_centring, "resid_mid_norm", "resid_mid"), "norm", {"n": 1, "source": "resid_mid", "output": "resid_mid_norm", "rms": rms}))
     else:
-        steps.append(Step("ln2", f"{kind} 2", _norm_formula(rms, "ln2", "resid_mid"), "norm", {"n": 2, "source": "resid_mid", "output": "ln2", "rms": rms}))
+        steps.append(Step("ln2", f"{kind} 2", _norm_formula(arch.has_centring, "ln2", "resid_mid"), "norm", {"n": 2, "source": "resid_mid", "output": "ln2", "rms": rms}))
     act = config.activation_name
     if gated:
         steps += [
@@ -102,7 +104,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
     if post:
         steps += [
             Step("add2", "Second residual add", "resid_post = resid_mid_norm + ffn_out", "residual", {"a": "resid_mid_norm", "b": "ffn_out", "out": "resid_post", "role": "ffn"}),
-            Step("ln2", "LayerNorm 2 (after the add)", _norm_formula(False, "resid_post_norm", "resid_post"), "norm", {"n": 2, "source": "resid_post", "output": "resid_post_norm", "rms": False}),
+            Step("ln2", f"{kind} 2 (after the add)", _norm_formula(arch.has_centring, "resid_post_norm", "resid_post"), "norm", {"n": 2, "source": "resid_post", "output": "resid_post_norm", "rms": rms}),
             Step("output", "Output", "the block's output resid_post_norm: one row per token, the same shape as its input", "output", {"field": "resid_post_norm", "a": None}),
         ]
     else:

@@ -155,17 +155,17 @@ def _llama_config(hf, dtype: str, max_tokens: int | None = None) -> BlockConfig:
 
 
 def _llama_params(layer, config: BlockConfig) -> dict[str, torch.Tensor]:
-    attention, mlp = layer.self_attn, layer.mlp
+    attention, mlp, bias = layer.self_attn, layer.mlp, config.architecture.bias
     params = {"ln1.weight": layer.input_layernorm.weight}
     for kind, module, heads in (("Q", attention.q_proj, config.n_heads), ("K", attention.k_proj, config.kv_heads), ("V", attention.v_proj, config.kv_heads)):
         params[f"attn.W_{kind}"] = _heads(_linear(module), heads)
-        if config.bias:
+        if bias:
             params[f"attn.b_{kind}"] = _bias_heads(module.bias, heads)
     params["attn.W_O"] = _linear(attention.o_proj)
-    if config.bias:
+    if bias:
         params["attn.b_O"] = attention.o_proj.bias
     params.update({"ln2.weight": layer.post_attention_layernorm.weight, "ffn.W_gate": _linear(mlp.gate_proj), "ffn.W_up": _linear(mlp.up_proj), "ffn.W_out": _linear(mlp.down_proj)})
-    if config.bias:
+    if bias:
         params.update({"ffn.b_gate": mlp.gate_proj.bias, "ffn.b_up": mlp.up_proj.bias, "ffn.b_out": mlp.down_proj.bias})
     return {name: _clone(tensor) for name, tensor in params.items()}
 

@@ -194,12 +194,11 @@ def record_file_sentence(path: str | os.PathLike) -> str:
 
 @functools.cache
 def code_version() -> str:
-    """A hash of every file of the installed ``blockviz`` package (its scenes included) and of
-    the Manim version: any change to the code re-renders.
+    """A hash of every file of the installed ``blockviz`` package (its scenes, ``blockviz/scenes/``,
+    included) and of the Manim version: any change to the code re-renders.
 
-    The files are found from the packages themselves (``blockviz`` and ``blockviz.scenes``,
-    which an editable install maps to the repository's top-level ``scenes/``), so a new module
-    is covered without being listed. Computed once per process.
+    The files are found from the package itself, so a new module is covered without being
+    listed. Computed once per process.
     """
     digest = hashlib.blake2b(digest_size=16)
     for name, path in _code_files():
@@ -210,19 +209,18 @@ def code_version() -> str:
 
 
 def _code_files() -> list[tuple[str, Path]]:
-    """``(name, path)`` of every file of ``blockviz`` and ``blockviz.scenes`` (no ``__pycache__``,
-    no hidden files), sorted by name; a scene file is named the same in a wheel and in a checkout."""
+    """``(name, path)`` of every file of the ``blockviz`` package, subpackages included (no
+    ``__pycache__``, no hidden files), sorted by name: ``blockviz/scenes/softmax.py`` is named the
+    same in a wheel and in a checkout."""
     import blockviz
-    import blockviz.scenes
 
-    named: dict[Path, str] = {}
-    for package in (blockviz, blockviz.scenes):  # the scenes last: in a wheel they lie inside blockviz/
-        root = Path(package.__file__).resolve().parent
-        for path in root.rglob("*"):
-            relative = path.relative_to(root)
-            if path.is_file() and "__pycache__" not in relative.parts and not any(part.startswith(".") for part in relative.parts):
-                named[path] = f"{package.__name__}/{relative.as_posix()}"
-    return sorted((name, path) for path, name in named.items())
+    root = Path(blockviz.__file__).resolve().parent
+    named = []
+    for path in root.rglob("*"):
+        relative = path.relative_to(root)
+        if path.is_file() and "__pycache__" not in relative.parts and not any(part.startswith(".") for part in relative.parts):
+            named.append((f"blockviz/{relative.as_posix()}", path))
+    return sorted(named)
 
 
 def _content_of(record_inputs: dict) -> dict:
@@ -290,11 +288,11 @@ def plan_lecture(record_inputs: dict, options: RenderOptions, folder: str | os.P
     BlockvizError
         If ``options.format`` is not ``mp4`` (a lecture joins videos).
     """
-    from blockviz.scenes.catalog import lecture_entries
+    from blockviz.scenes.catalog import entries
 
     if options.format != "mp4":
         raise BlockvizError(f"a lecture joins mp4 videos, not {options.format}: drop --format {options.format}")
-    jobs = plan([entry.name for entry in lecture_entries()], record_inputs, options, folder)
+    jobs = plan([entry.name for entry in entries()], record_inputs, options, folder)
     folder = Path(folder)
     key = _digest({"parts": [job.key for job in jobs], "av": metadata.version("av")})
     return LecturePlan(jobs, folder / f"{LECTURE_NAME}.mp4", folder / CACHE_FOLDER / f"{LECTURE_NAME}.mp4.key", key)

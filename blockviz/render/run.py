@@ -106,7 +106,8 @@ def _render_parallel(record, jobs, options, processes, cache, progress):
     with temporary_folder(cache, "record-") as shared:
         record_path = shared / "record.safetensors"
         record.save(record_path)
-        pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker)
+        with signals_deferred():  # made whole or not at all: its queues' semaphores are registered, then given a finaliser
+            pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker)
 
         def submit(job):
             return pool.submit(_render_from_file, str(record_path), job, options)

@@ -28,7 +28,7 @@ ADDER = 2
 
 def norm_name(rec) -> str:
     """The block's norm as a node and a caption name it: ``LayerNorm`` or ``RMSNorm``."""
-    return "RMSNorm" if rec.config.norm == "rmsnorm" else "LayerNorm"
+    return rec.architecture.norm_name
 
 
 def construct_post_norm(scene) -> None:

@@ -1,0 +1,27 @@
+"""The record a command works on: built from its options (:func:`~blockviz.cli.options.build_record`),
+or, in the ``blockviz`` program, read back from :mod:`blockviz.record_cache` when the same
+options made it before (a record is reused across runs only by the program: a command run
+inside another one, e.g. by ``CliRunner``, always builds it)."""
+
+from __future__ import annotations
+
+from blockviz.cli.options import build_record
+
+
+class _Reuse:
+    records = False
+
+
+def reuse_records() -> None:
+    """From now on, records are kept and reused across runs (the program calls this)."""
+    _Reuse.records = True
+
+
+def command_record(record_inputs: dict):
+    """The record ``record_inputs`` (the command's record options) ask for; errors as
+    :func:`~blockviz.cli.options.build_record`."""
+    if not _Reuse.records:
+        return build_record(**record_inputs)
+    from blockviz.record_cache import cached_record
+
+    return cached_record(record_inputs, lambda: build_record(**record_inputs))

@@ -1,0 +1,175 @@
+"""Records kept between runs: a repeated command reads its record back instead of running the block.
+
+A record of blockviz's seeded block (``--params FILE`` included) is kept in
+:func:`blockviz.models.cache.cache_dir` ``/records/<key>.safetensors``, in the record's own file
+format, which loads back bit for bit (:meth:`~blockviz.block_record.BlockRecord.load`). The key
+is a hash of everything the record is made from (:func:`record_key`): the sentence, every record
+option, the parameters file's path (the record names it) and bytes, blockviz's code and version,
+and the versions of torch and safetensors. Any change is another key, so a kept record is always
+the one the block would make now. A trained model's layer (``--model``) and a record read from a
+file (``--record``) are not kept.
+
+Records are written atomically; at most :data:`MAX_RECORDS` are kept, the least recently used
+removed first. A kept record that cannot be read back is made again and replaces it; a cache
+folder that cannot be written only means nothing is kept.
+
+What this saves today is the block's run and its checks, tens of milliseconds: reading the record
+back still imports torch (1–2 s), as the scenes, figures and explorer read torch tensors. Once they
+read numpy arrays, :func:`_read` can load with ``safetensors.numpy`` and a repeated still skips
+torch altogether.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import Callable
+
+from blockviz.errors import BlockvizError
+
+MAX_RECORDS = 256
+"""Records kept at most (a record of the seeded block is a few kilobytes)."""
+NOT_KEPT = ("model", "layer", "record_file")
+"""Record options whose record is not kept: a trained model's layer, a record read from a file."""
+PARAMETER_FILE = "params"
+"""The record option that names a parameters file: keyed by its path and its bytes."""
+
+
+def records_folder() -> Path:
+    """Where kept records are: ``<blockviz's cache folder>/records``."""
+    from blockviz.models.cache import cache_dir
+
+    return cache_dir() / "records"
+
+
+def record_key(inputs: dict) -> str | None:
+    """The key of the record that ``inputs`` (every record option by name, as the CLI passes them
+    to :func:`blockviz.cli.options.build_record`) make; ``None`` if that record is not kept
+    (:data:`NOT_KEPT`, or a parameters file that cannot be read: building the record says why)."""
+    if inputs.get("sentence") is None or any(inputs.get(name) is not None for name in NOT_KEPT) or inputs.get("trust_pickle"):
+        return None
+    keyed = {name: _plain(value) for name, value in inputs.items()}
+    if inputs.get(PARAMETER_FILE) is not None:
+        digest = _file_digest(Path(inputs[PARAMETER_FILE]))
+        if digest is None:
+            return None
+        keyed["params bytes"] = digest
+    keyed["code"] = code_stamp()
+    return hashlib.blake2b(json.dumps(keyed, sort_keys=True).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def cached_record(inputs: dict, build: Callable[[], object]):
+    """The record ``inputs`` make: read back if kept, else ``build()`` and kept.
+
+    ``build`` makes the record from ``inputs`` (and raises what it raises: a kept record only
+    exists for inputs that made one before). Raises nothing of its own.
+    """
+    key = record_key(inputs)
+    if key is None:
+        return build()
+    path = records_folder() / f"{key}.safetensors"
+    kept = _read(path, inputs["sentence"])
+    if kept is not None:
+        return kept
+    made = build()
+    _keep(made, path)
+    return made
+
+
+def code_stamp() -> dict:
+    """What a record's numbers also depend on besides its inputs: every file of the installed
+    blockviz package (name, size and modification time: an edit changes them), blockviz's,
+    torch's and safetensors' versions, and the processor's architecture."""
+    root = Path(__file__).resolve().parent
+    files = []
+    for path in sorted(root.rglob("*.py")):
+        with contextlib.suppress(OSError):  # removed meanwhile by another process
+            stat = path.stat()
+            files.append((path.relative_to(root).as_posix(), stat.st_size, stat.st_mtime_ns))
+    files_digest = hashlib.blake2b(json.dumps(files).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    from blockviz import __version__
+
+    return {"files": files_digest, "blockviz": __version__, "torch": _version("torch"), "safetensors": _version("safetensors"), "machine": platform.machine()}
+
+
+def _read(path: Path, sentence: str):
+    """The record kept at ``path``, or ``None`` if there is none or it cannot be read back."""
+    if not path.is_file():
+        return None
+    from blockviz.block_record import BlockRecord
+
+    try:
+        kept = BlockRecord.load(path)
+    except (BlockvizError, OSError, ValueError):
+        return None
+    if kept.sentence != sentence:  # a key collision, or a file put there by hand
+        return None
+    kept = _in_made_order(kept)
+    if kept is not None:
+        with contextlib.suppress(OSError):  # removed meanwhile by another process
+            os.utime(path)  # recently used: pruned last
+    return kept
+
+
+def _in_made_order(kept):
+    """``kept`` with its parameters in the order the block makes them (a safetensors file holds
+    them sorted by name; the explorer's page lists them in the record's order); ``None`` if
+    they are not the block's parameters."""
+    from dataclasses import replace
+
+    from blockviz.params import parameter_shapes
+
+    order = [name for name in parameter_shapes(kept.config) if name in kept.params]
+    if len(order) != len(kept.params):
+        return None
+    return replace(kept, params={name: kept.params[name] for name in order})
+
+
+def _keep(record, path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record.save(path)
+    except Exception:  # noqa: BLE001 — a record that cannot be kept (a full disk, a file safetensors refuses) is only not kept
+        return
+    _prune(path.parent)
+
+
+def _prune(folder: Path) -> None:
+    """Remove the least recently used records beyond :data:`MAX_RECORDS`."""
+    kept = []
+    for path in folder.glob("*.safetensors"):
+        with contextlib.suppress(OSError):  # removed meanwhile by another process
+            kept.append((path.stat().st_mtime_ns, path))
+    for _, path in sorted(kept, reverse=True)[MAX_RECORDS:]:
+        with contextlib.suppress(OSError):  # removed meanwhile by another process
+            path.unlink()
+
+
+def _plain(value):
+    return value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
+
+
+def _file_digest(path: Path) -> str | None:
+    from blockviz.tensorfile import check_file
+
+    try:
+        check_file(path)  # a known format, within its size limit
+        digest = hashlib.blake2b(digest_size=16)
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(2**20), b""):
+                digest.update(chunk)
+    except (BlockvizError, OSError):
+        return None
+    return digest.hexdigest()
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None

@@ -1,0 +1,202 @@
+"""The scene catalogue: every renderable scene by name, in teaching order, found in the scene
+modules themselves — there is no list to edit.
+
+``blockviz render --list`` prints it and ``blockviz render --scene NAME`` looks names up here,
+without importing Manim: each module of ``blockviz/scenes/`` is read as source (parsed, not
+imported), and one that states ``NAME`` is a scene. It states, as module-level literals:
+
+* ``NAME`` — the scene's name for ``blockviz render --scene`` and its render's file name
+  (lowercase words joined by ``-``);
+* ``ORDER`` — its place in ``--scene all`` and in the lecture, lower first: the one ordering;
+* ``DESCRIPTION`` — one line for ``blockviz render --list``;
+* ``CHAPTER`` — its chapter's title in the lecture;
+* ``CAPTION`` — one sentence for the lecture's ``.srt`` while it plays;
+* ``ENCODER_CAPTION`` (optional) — the caption for a record without the causal mask, when the
+  scene shows something else then;
+* ``LECTURE_ONLY`` (optional, ``False``) — left out of ``--scene all`` (the title card);
+
+and defines one class deriving from :class:`~blockviz.scenes.base.RecordScene`: the scene.
+
+To add a scene: write its module here and its thin file ``scenes/<module>.py`` at the top of
+the repository (for ``manim -ql``); the scene tests then find it, build it and check it
+(``docs/writing-a-scene.md``).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+import importlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from blockviz.errors import BlockvizError
+
+PACKAGE = "blockviz.scenes"
+FOLDER = Path(__file__).resolve().parent
+REQUIRED = ("NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION")
+"""What every scene module states; ``ENCODER_CAPTION`` and ``LECTURE_ONLY`` are optional."""
+TYPES = {"NAME": str, "ORDER": (int, float), "DESCRIPTION": str, "CHAPTER": str, "CAPTION": str, "ENCODER_CAPTION": str, "LECTURE_ONLY": bool}
+BASE = "RecordScene"
+VALID_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+STATEMENT_LINES = 12
+"""The most lines a stated literal or a ``class`` line may span."""
+_STATEMENT = re.compile(rf"^(?:{'|'.join(TYPES)})\b", re.MULTILINE)
+_CLASS = re.compile(r"^class\b", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class SceneEntry:
+    """One catalogued scene, as its module states it (see the module docstring): ``name`` (the
+    CLI's), where its class lives (``module``, ``class_name``), its teaching ``order``, its
+    ``description`` (``--list``), ``title`` (its lecture chapter), ``caption`` and
+    ``encoder_caption`` (the lecture's ``.srt``) and whether it is ``lecture_only``."""
+
+    name: str
+    module: str  # e.g. "blockviz.scenes.softmax"
+    class_name: str  # e.g. "Softmax"
+    order: float
+    description: str
+    title: str
+    caption: str
+    encoder_caption: str | None = None
+    lecture_only: bool = False
+
+    def scene_class(self):
+        """The Manim scene class (imports Manim and the scene's module)."""
+        return getattr(importlib.import_module(self.module), self.class_name)
+
+    def caption_for(self, causal: bool) -> str:
+        """The caption for a record with (``causal``) or without a causal mask."""
+        return self.caption if causal or self.encoder_caption is None else self.encoder_caption
+
+
+def scene_entry(path: Path) -> SceneEntry | None:
+    """The entry of the scene module at ``path`` (``None`` if it states no ``NAME``: not a scene),
+    read from its source without importing it.
+
+    Only the statements that matter are parsed — the module-level assignments of
+    :data:`TYPES`' names and the ``class`` lines, found at the start of a line — so reading the
+    catalogue costs milliseconds, not a parse of every scene.
+
+    Raises
+    ------
+    ValueError
+        If the module states ``NAME`` but lacks one of :data:`REQUIRED`, states one that is not a
+        literal of its type, has a malformed ``NAME``, or does not define exactly one class
+        deriving from ``RecordScene``.
+    """
+    source = path.read_text(encoding="utf-8")
+    stated = _stated_literals(source, path)
+    if "NAME" not in stated:
+        return None
+    missing = [name for name in REQUIRED if name not in stated]
+    if missing:
+        raise ValueError(f"{path.name} states NAME but not {', '.join(missing)}: every scene module does (see blockviz.scenes.catalog)")
+    if not VALID_NAME.fullmatch(stated["NAME"]) or stated["NAME"] == "all":
+        raise ValueError(f"{path.name}: NAME {stated['NAME']!r} must be lowercase words joined by '-' (and not 'all')")
+    classes = [node.name for node in _statements(source, _CLASS) if any(_base_name(base) == BASE for base in node.bases)]
+    if len(classes) != 1:
+        raise ValueError(f"{path.name} defines {len(classes)} classes deriving from {BASE} ({', '.join(classes) or 'none'}): a scene module defines exactly one")
+    return SceneEntry(
+        name=stated["NAME"], module=f"{PACKAGE}.{path.stem}", class_name=classes[0], order=stated["ORDER"],
+        description=stated["DESCRIPTION"], title=stated["CHAPTER"], caption=stated["CAPTION"],
+        encoder_caption=stated.get("ENCODER_CAPTION"), lecture_only=stated.get("LECTURE_ONLY", False),
+    )
+
+
+def discover(folder: Path) -> tuple[SceneEntry, ...]:
+    """Every scene module in ``folder`` (see :func:`scene_entry`), in teaching order.
+
+    Raises
+    ------
+    ValueError
+        For a malformed scene module, or two scenes with one ``NAME`` or one ``ORDER``.
+    """
+    found = sorted((entry for path in sorted(folder.glob("*.py")) if (entry := scene_entry(path)) is not None), key=lambda entry: entry.order)
+    for field in ("name", "order"):
+        values = [getattr(entry, field) for entry in found]
+        twice = sorted({value for value in values if values.count(value) > 1})
+        if twice:
+            modules = [entry.module.rpartition(".")[2] for entry in found if getattr(entry, field) in twice]
+            raise ValueError(f"scene modules {', '.join(modules)} state the same {field.upper()} {twice[0]!r}: each scene has its own")
+    return tuple(found)
+
+
+@functools.cache
+def _catalogue() -> tuple[SceneEntry, ...]:
+    return discover(FOLDER)
+
+
+def entries() -> list[SceneEntry]:
+    """Every catalogued scene in teaching order (by ``ORDER``), the lecture-only title card first."""
+    return list(_catalogue())
+
+
+def lookup(names_asked: list[str] | tuple[str, ...]) -> list[SceneEntry]:
+    """The entries named (``"all"`` = every scene but the lecture-only ones), in teaching order,
+    without repeats.
+
+    Raises
+    ------
+    BlockvizError
+        For a name not in the catalogue.
+    """
+    by_name = {entry.name: entry for entry in entries()}
+    chosen: set[str] = set()
+    for name in names_asked:
+        if name == "all":
+            chosen.update(entry.name for entry in entries() if not entry.lecture_only)
+        elif name in by_name:
+            chosen.add(name)
+        else:
+            close = difflib.get_close_matches(name, [*by_name, "all"], n=1)
+            guess = f"did you mean {close[0]!r}? " if close else ""
+            raise BlockvizError(f"unknown scene {name!r}: {guess}choose from {', '.join(by_name)} or all (see blockviz render --list)")
+    return [entry for entry in entries() if entry.name in chosen]
+
+
+def _stated_literals(source: str, path: Path) -> dict:
+    """The module-level assignments of :data:`TYPES`' names in ``source``, as their literal values."""
+    stated = {}
+    for node in _statements(source, _STATEMENT):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) and node.value else []
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in TYPES:
+                try:
+                    value = ast.literal_eval(node.value)
+                except ValueError:
+                    value = None
+                kind = TYPES[target.id]
+                if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                    expected = "a number" if target.id == "ORDER" else f"a {kind.__name__} literal"
+                    raise ValueError(f"{path.name}: {target.id} must be {expected}")
+                stated[target.id] = value
+    return stated
+
+
+def _statements(source: str, start: re.Pattern) -> list[ast.stmt]:
+    """The module-level statements of ``source`` that begin where ``start`` matches a line's start:
+    each parsed alone, from its first line to the shortest run of at most
+    :data:`STATEMENT_LINES` lines that parses (a class only by its ``class …:`` line, its body
+    replaced by ``...``). A match that never parses (a line of a docstring) is passed over."""
+    lines = source.splitlines()
+    found = []
+    for match in start.finditer(source):
+        first = source.count("\n", 0, match.start())
+        for last in range(first + 1, min(first + STATEMENT_LINES, len(lines)) + 1):
+            chunk = "\n".join(lines[first:last])
+            try:
+                statement = ast.parse(chunk + " ..." if chunk.rstrip().endswith(":") else chunk).body
+            except SyntaxError:
+                continue
+            found.extend(statement[:1])
+            break
+    return found
+
+
+def _base_name(base: ast.expr) -> str:
+    """``RecordScene`` for a base written ``RecordScene`` or ``base.RecordScene``."""
+    return base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""

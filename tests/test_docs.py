@@ -1,0 +1,137 @@
+"""The manual builds, its generated tables list exactly what the code defines, and every command
+line it shows is one blockviz accepts."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import click
+import pytest
+
+from blockviz.cli import main
+from blockviz.config import BlockConfig
+from blockviz.figures.registry import FIGURES
+from blockviz.record_fields import fields_for
+from blockviz.scenes.catalog import entries
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+class FirstColumns(HTMLParser):
+    """The text of the first cell of every body row, one list per table of an HTML page."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: list[list[str]] = []
+        self.cell: list[str] | None = None
+        self.column = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.column = 0
+        elif tag == "td":
+            self.column += 1
+            self.cell = [] if self.column == 1 else None
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            self.tables[-1].append("".join(self.cell).strip())
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def first_columns(page: Path) -> list[list[str]]:
+    parser = FirstColumns()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser.tables
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install -e '.[docs]'")
+    pytest.importorskip("mkdocstrings", reason="the docs extra is not installed: pip install -e '.[docs]'")
+    folder = tmp_path_factory.mktemp("docs") / "site"
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+             "-f", str(ROOT / "mkdocs.yml"), "-d", str(folder)]
+    built = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert built.returncode == 0, f"mkdocs build --strict failed:\n{built.stderr}"
+    return folder
+
+
+def test_the_scene_table_lists_every_catalogued_scene_in_teaching_order(site):
+    assert [entry.name for entry in entries()] in first_columns(site / "scenes" / "index.html")
+
+
+def test_the_figure_table_lists_every_registered_figure_in_order(site):
+    assert [spec.name for spec in FIGURES] in first_columns(site / "figures" / "index.html")
+
+
+def test_the_field_table_lists_every_field_of_the_toy_block_in_data_flow_order(site):
+    assert [spec.name for spec in fields_for(BlockConfig())] in first_columns(site / "record" / "index.html")
+
+
+def test_the_command_reference_has_every_commands_help(site):
+    reference = (site / "cli-reference" / "index.html").read_text(encoding="utf-8")
+    for name, command in main.commands.items():
+        assert f"Usage: blockviz {name} [OPTIONS]" in reference, name
+        for option in command.params:
+            assert option.opts[0] in reference, f"{name} {option.opts[0]}"
+
+
+def test_the_site_loads_nothing_from_the_network(site):
+    loaded = re.compile(r"<(?:script|img|link)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", re.IGNORECASE)
+    pages = site.rglob("*.html")
+    offenders = [page.relative_to(site) for page in pages if loaded.search(page.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_the_readme_is_a_front_door_whose_links_and_pictures_exist():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < 200
+    targets = re.findall(r"\]\((?!https?:)([^)#\s]+)", readme)
+    assert len([target for target in targets if target.endswith(".png")]) >= 5
+    missing = [target for target in targets if not (ROOT / target).exists()]
+    assert missing == []
+
+
+def command_lines(page: Path) -> list[str]:
+    """The ``blockviz …`` lines inside the page's fenced code blocks."""
+    lines, fenced = [], False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif fenced and line.strip().startswith("blockviz "):
+            lines.append(line.strip())
+    return lines
+
+
+def test_the_pages_show_command_lines(tmp_path):
+    assert len(command_lines(ROOT / "README.md")) >= 5
+    assert sum(len(command_lines(page)) for page in PAGES) >= 30
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_command_line_a_page_shows_is_accepted(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for saved in ("cat.safetensors", "rec.safetensors"):  # files the examples read
+        (tmp_path / saved).write_bytes(b"")
+    for line in command_lines(page):
+        name, *arguments = shlex.split(line, comments=True)[1:]
+        assert name in main.commands, line
+        try:
+            main.commands[name].make_context(name, arguments)
+        except click.UsageError as error:
+            pytest.fail(f"{page.name}: {line}: {error.format_message()}")
+        except click.exceptions.Exit as done:  # an eager option such as --list did its work
+            assert done.exit_code == 0, line
