@@ -228,6 +228,12 @@ class Source:
         """Whether the record holds a trained model's layer."""
         return self.kind == "model"
 
+    @property
+    def is_trained(self) -> bool:
+        """Whether the weights were learned: a trained model's layer or blockviz's trained toy
+        model (``blockviz train``, ``--model toy``), not seeded, from a file or given."""
+        return self.kind in ("model", "trained")
+
     def describe(self) -> str:
         """One line for titles and terminal output."""
         if self.kind == "seeded":
