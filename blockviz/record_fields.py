@@ -260,14 +260,17 @@ def field(name: str) -> RecordField:
     return BY_NAME[name]
 
 
-def axis_labels(dimension: str, tokens: list[str], size: int) -> list[str]:
-    """Labels along one axis: the tokens for ``n``, ``h0…`` for heads, ``d0…``/``f0…`` for features.
+def axis_labels(dimension: str, tokens: list[str], size: int, vocabulary: tuple[str, ...] | None = None) -> list[str]:
+    """Labels along one axis: the tokens for ``n``, ``h0…`` for heads, ``d0…``/``f0…`` for
+    features, the words of ``vocabulary`` (``rec.source.vocabulary``) for ``n_vocab``, else ``v0…``.
 
-    >>> axis_labels("d_ff", ["the", "cat"], 3)
-    ['f0', 'f1', 'f2']
+    >>> axis_labels("d_ff", ["the", "cat"], 3), axis_labels("n_vocab", [], 3, ("<unk>", "the", "cat"))
+    (['f0', 'f1', 'f2'], ['<unk>', 'the', 'cat'])
     """
     if dimension == "n":
         return list(tokens)
+    if dimension == "n_vocab" and vocabulary is not None and len(vocabulary) == size:
+        return list(vocabulary)
     prefix = "h" if dimension == "n_heads" else COLUMN_PREFIXES[dimension]
     return [f"{prefix}{index}" for index in range(size)]
 

@@ -43,3 +43,47 @@ def test_the_explorer_header_says_what_the_model_is_not_its_seed(rec):
     assert line.endswith(f" — {rec.source.describe()}") and not line.endswith(", seed 0") and ", seed " not in line
     assert "13 tokens, d_model 8, 2 heads, d_ff 16" in line
     assert rec.source.describe() in rec.explore(token="it").html()
+
+
+def test_record_prints_the_source_line_and_labels_the_prediction_with_the_vocabulary(rec):
+    from click.testing import CliRunner
+
+    from blockviz.cli import main
+
+    result = CliRunner().invoke(main, ["record", "the cat sat", "--model", "toy", "--all-columns"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"{rec.source.describe()}: pre-norm LayerNorm")
+    for name in ("logits", "probs"):
+        title = lines.index(next(line for line in lines if line.startswith(f"{name}  (3, {rec.config.vocab_size})")))
+        header = lines[title + 1].split()
+        assert header == list(rec.source.vocabulary)  # the words in id order, not v0 … v69
+        assert header[:2] == ["<unk>", "the"] and "v0" not in header
+    probs = lines[lines.index(next(line for line in lines if line.startswith("probs"))) + 2].split()
+    assert probs[0] == "the" and abs(sum(float(value) for value in probs[1:]) - 1) < 0.05  # a row of probabilities, 2 decimals each
+
+
+def test_heads_ranks_the_toy_models_heads_from_its_record(rec, tmp_path):
+    from click.testing import CliRunner
+
+    from blockviz.cli import main
+
+    result = CliRunner().invoke(main, ["heads", SENTENCE, "--model", "toy", "--from", "it", "--to", "chicken", "-o", str(tmp_path / "heads.png")])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == f"toy (blockviz): 1 layer × 2 heads; {rec.source.describe()}"
+    it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
+    best = max(range(rec.config.n_heads), key=lambda head: float(rec.weights[head, it, chicken]))
+    first = lines[3].split()
+    assert first[:3] == ["1", "0", str(best)] and float(first[3]) == pytest.approx(float(rec.weights[best, it, chicken]), abs=5e-5)
+    assert float(first[3]) >= 0.5  # the lesson: "it" looks at "chicken"
+    assert (tmp_path / "heads.png").stat().st_size > 0
+
+
+def test_heads_of_the_toy_model_refuses_a_layer_it_does_not_have(tmp_path):
+    from click.testing import CliRunner
+
+    from blockviz.cli import main
+
+    result = CliRunner().invoke(main, ["heads", SENTENCE, "--model", "toy", "--layer", "1", "--from", "it", "-o", str(tmp_path / "h.png")])
+    assert result.exit_code == 1 and "layer 1 is out of range" in result.output and not (tmp_path / "h.png").exists()

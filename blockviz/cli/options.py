@@ -53,10 +53,11 @@ def record_options(allow_record_file: bool = False):
     return decorate
 
 
-MODEL_COMMANDS = {"record", "explore", "figures", "render"}
+MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads"}
 """The commands that can draw a record of another architecture than blockviz's own block (a
-trained model's layer, ``--model`` or ``--record FILE``); the others refuse it in one line. A
-command joins once its outputs draw post-norm, RMSNorm, rotary and gated FFN records."""
+trained model's layer, blockviz's trained toy model, ``--model`` or ``--record FILE``); the others
+refuse it in one line. A command joins once its outputs draw post-norm, RMSNorm, rotary and gated
+FFN records (``heads`` draws only the attention weights, which every architecture has)."""
 
 TOY_OPTIONS = {"d_model": "--d-model", "n_heads": "--heads", "d_ff": "--d-ff", "activation": "--activation", "bidirectional": "--bidirectional",
                "positional": "--positional", "seed": "--seed", "params": "--params"}

@@ -52,14 +52,15 @@ def record(decimals: int, max_columns: int | None, head: int | None, all_columns
     rec = command_record(options)
     if head is not None:
         chosen_token_and_head(rec, None, head)
-    if rec.source.is_model:
+    if rec.source.is_trained:
         click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
     if all_columns:
         max_columns = None
-    elif max_columns is None and rec.source.is_model:
+    elif max_columns is None and rec.source.is_trained:
         max_columns = MODEL_COLUMNS
     for spec in rec.fields:
-        print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals, max_columns=max_columns, heads=None if head is None else [head]), ""])
+        print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals, max_columns=max_columns, heads=None if head is None else [head],
+                                    vocabulary=rec.source.vocabulary), ""])
     if save is not None:
         with reporting_errors():
             rec.save(save)

@@ -172,8 +172,9 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     Raises :class:`BlockvizError` as :func:`record_layer`.
     """
     if resolve_model(model).toy:
-        rec = _record_toy(sentence, model, 0, "float32")
-        return ModelAttentions(list(rec.tokens), rec.weights.detach().float()[None], str(model), "toy", list(rec.special))
+        from blockviz.models.heads import block_attentions
+
+        return block_attentions(_record_toy(sentence, model, 0, "float32"))
     loaded = load_model(model, trust_pickle=trust_pickle)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
     tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
