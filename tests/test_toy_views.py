@@ -87,3 +87,24 @@ def test_heads_of_the_toy_model_refuses_a_layer_it_does_not_have(tmp_path):
 
     result = CliRunner().invoke(main, ["heads", SENTENCE, "--model", "toy", "--layer", "1", "--from", "it", "-o", str(tmp_path / "h.png")])
     assert result.exit_code == 1 and "layer 1 is out of range" in result.output and not (tmp_path / "h.png").exists()
+
+
+@pytest.mark.render
+def test_render_draws_the_toy_models_weights(tmp_path):
+    """Tiny stills of softmax and multi-head from --model toy: written, and not the seeded
+    block's pictures of the same sentence (the numbers drawn are the trained weights')."""
+    from click.testing import CliRunner
+    from PIL import Image
+
+    from blockviz.cli import main
+
+    tiny = ["--resolution", "160x90", "--fps", "5"]
+    common = ["render", SENTENCE, "--token", "it", "--scene", "softmax,multi-head", "--format", "png", *tiny]
+    trained = CliRunner().invoke(main, [*common, "--model", "toy", "-o", str(tmp_path / "toy")])
+    assert trained.exit_code == 0, trained.output
+    seeded = CliRunner().invoke(main, [*common, "-o", str(tmp_path / "seeded")])
+    assert seeded.exit_code == 0, seeded.output
+    for scene in ("softmax", "multi-head"):
+        picture = Image.open(tmp_path / "toy" / f"{scene}.png")
+        assert picture.size == (160, 90)
+        assert picture.tobytes() != Image.open(tmp_path / "seeded" / f"{scene}.png").tobytes(), scene
