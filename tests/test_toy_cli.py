@@ -125,7 +125,7 @@ def test_a_model_folder_whose_table_does_not_match_its_vocabulary(small_model, t
     _one_line_error(["record", SENTENCE, "--model", str(folder)], expect=f"has {len(words) + 1} words in vocabulary.json but its card says {len(words)}")
     card["config"]["vocab_size"] = len(words) + 1
     (folder / "card.json").write_text(json.dumps(card))
-    _one_line_error(["record", SENTENCE, "--model", str(folder)], expect=f"table 'W_E' in the toy model")
+    _one_line_error(["record", SENTENCE, "--model", str(folder)], expect="table 'W_E' in the toy model")
 
 
 def test_a_model_folder_without_its_vocabulary(small_model, tmp_path):

@@ -5,8 +5,17 @@ import pytest
 
 from blockviz.errors import BlockvizError
 from blockviz.tokens import tokenize
-from blockviz.toy.corpus import (LESSON_SENTENCES, RELATIONS, UNKNOWN, CorpusRecipe, held_out_pairs, held_out_sentences, lesson_pairs,
-                                 training_sentences, vocabulary_words)
+from blockviz.toy.corpus import (
+    LESSON_SENTENCES,
+    RELATIONS,
+    UNKNOWN,
+    CorpusRecipe,
+    held_out_pairs,
+    held_out_sentences,
+    lesson_pairs,
+    training_sentences,
+    vocabulary_words,
+)
 from blockviz.toy.vocabulary import Vocabulary
 
 RECIPE = CorpusRecipe(sentences=3000)

@@ -31,7 +31,7 @@ def test_the_title_card_shows_the_note_inside_the_frame(rec):
 
     layout = TitleCardLayout(rec, look("dark"))
     assert layout.weights_note.shown == f"trained weights: blockviz's toy model {rec.source.describe()}"
-    (left, bottom, _), (right, top, _) = layout.weights_note.get_corner([-1, -1, 0]), layout.weights_note.get_corner([1, 1, 0])
+    (left, bottom, _), (right, _, _) = layout.weights_note.get_corner([-1, -1, 0]), layout.weights_note.get_corner([1, 1, 0])
     assert -config.frame_width / 2 < left and right < config.frame_width / 2 and -config.frame_height / 2 < bottom
     assert layout.weights_note.height >= 0.3  # two lines, each readable at 480 p
 

@@ -27,7 +27,9 @@ def record(decimals: int, max_columns: int | None, head: int | None, all_columns
     """Run SENTENCE through one block and print every intermediate tensor.
 
     With --model NAME|PATH --layer L the block is layer L of a trained model (minilm,
-    smollm2, or a Hugging Face GPT-2, BERT or Llama folder), on the model's own tokens.
+    smollm2, or a Hugging Face GPT-2, BERT or Llama folder), on the model's own tokens. With
+    --model toy it is blockviz's trained one-block model, whose record adds the prediction
+    (ln_f, logits, probs: one column per word of its vocabulary).
 
     Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes

@@ -8,7 +8,6 @@ import click
 
 from blockviz.cli.options import reporting_errors
 from blockviz.config import MAX_SEED
-
 from blockviz.toy.options import TrainOptions
 
 TRAIN_LIMITS = {"d_model": 64, "n_heads": 16, "d_ff": 256, "steps": 100_000}

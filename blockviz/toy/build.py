@@ -7,15 +7,15 @@ not at all.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from blockviz.toy.card import model_card, model_files, timing_bytes
 from blockviz.toy.corpus import held_out_sentences
 from blockviz.toy.folder import TIMING, write_folder
 from blockviz.toy.lessons import LessonFigures, measure, referent_accuracy
-from blockviz.toy.training import TrainOptions, Trained, deterministic, run_model, train
+from blockviz.toy.training import Trained, TrainOptions, deterministic, run_model, train
 
 DEFAULT_SIZE_NOTE = ("d_model 8, 2 heads, d_ff 16: the smallest size tried that meets every lesson goal "
                      "(d_model 4, 2 heads, d_ff 8 met none, in 3 seeds of 6,000 steps); at these sizes 2 seeds of 10 meet every goal, "

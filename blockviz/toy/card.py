@@ -8,8 +8,9 @@ the same options writes the same bytes; the seconds training took go to a file o
 from __future__ import annotations
 
 import json
-from blockviz.toy.corpus import LESSON_SENTENCES, held_out_pairs
+
 from blockviz.toy import CARD
+from blockviz.toy.corpus import LESSON_SENTENCES, held_out_pairs
 from blockviz.toy.folder import CHECKPOINTS, FORMAT, TIMING, VOCABULARY, WEIGHTS
 from blockviz.toy.lessons import LessonFigures
 from blockviz.toy.training import Trained

@@ -12,8 +12,8 @@ adjective are the same in both sentences: only the adjective's row can tell them
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Callable
 
 import torch
 
