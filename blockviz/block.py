@@ -5,7 +5,9 @@ Pre-norm (the default, GPT-2 and Llama): x = x + attn(ln1(x)), then x = x + ffn(
 Vaswani et al. 2017): x = ln1(x + attn(x)), then x = ln2(x + ffn(x)). The norm is LayerNorm or
 RMSNorm, positions are added before the block or rotary inside attention, the FFN is plain or
 gated, and keys/values may be shared by groups of heads — as :class:`~blockviz.config.BlockConfig`
-says. Every intermediate tensor is stored in a ``cache`` dict under its record name.
+says. Every intermediate tensor is stored in a ``cache`` dict under its record name. Rows are
+``(n, d_model)``; leading batch dimensions ``(…, n, d_model)`` are carried through (training
+batches, :mod:`blockviz.toy`; a record has none).
 """
 
 from __future__ import annotations
@@ -70,18 +72,18 @@ class Attention(nn.Module):
 
     def _project(self, x: torch.Tensor, kind: str) -> torch.Tensor:
         """``x @ W[h] (+ b[h])`` for every head of projection ``kind`` (Q, K or V): ``(heads, n, d_head)``."""
-        projected = torch.einsum("nd,hde->hne", x, getattr(self, f"W_{kind}"))
+        projected = torch.einsum("...nd,hde->...hne", x, getattr(self, f"W_{kind}"))
         return projected + getattr(self, f"b_{kind}")[:, None, :] if self.arch.bias else projected
 
     def _per_query_head(self, tensor: torch.Tensor) -> torch.Tensor:
         """``(n_kv_heads, n, d_head)`` → ``(n_heads, n, d_head)``: each query head's key/value head."""
         group = self.config.n_heads // self.config.kv_heads
-        return tensor if group == 1 else tensor.repeat_interleave(group, dim=0)
+        return tensor if group == 1 else tensor.repeat_interleave(group, dim=-3)
 
     def forward(self, x: torch.Tensor, cache: Cache, rotary: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         """``x`` ``(n, d_model)`` → ``attn_out`` ``(n, d_model)``; ``rotary`` = (cos, sin)
         ``(n, d_head)`` for rotary positions (computed from ``config.rope_theta`` if omitted)."""
-        n = x.shape[0]
+        n = x.shape[-2]
         query = remember(cache, "query", self._project(x, "Q"))
         key = remember(cache, "key", self._per_query_head(self._project(x, "K")))
         value = remember(cache, "value", self._per_query_head(self._project(x, "V")))
@@ -100,7 +102,7 @@ class Attention(nn.Module):
         for name in ("row_max", "exp_scores", "exp_sums", "weights"):
             remember(cache, name, getattr(softmax, name))
         head_outputs = remember(cache, "head_outputs", mix(softmax.weights, value))
-        concat = remember(cache, "concat", head_outputs.transpose(0, 1).reshape(n, self.config.d_model))
+        concat = remember(cache, "concat", head_outputs.transpose(-3, -2).reshape(*x.shape[:-1], self.config.d_model))
         projected = concat @ self.W_O
         return remember(cache, "attn_out", projected + self.b_O if self.arch.bias else projected)
 
@@ -141,9 +143,9 @@ class LayerNorm(nn.LayerNorm):
 
     def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
         mean = remember(cache, f"{self.record_name}_mean", x.mean(dim=-1))
-        centred = remember(cache, f"{self.record_name}_centred", x - mean[:, None])
+        centred = remember(cache, f"{self.record_name}_centred", x - mean[..., None])
         var = remember(cache, f"{self.record_name}_var", (centred**2).mean(dim=-1))
-        norm = remember(cache, f"{self.record_name}_norm", centred / torch.sqrt(var[:, None] + self.eps))
+        norm = remember(cache, f"{self.record_name}_norm", centred / torch.sqrt(var[..., None] + self.eps))
         return remember(cache, self.output_name, norm * self.weight + self.bias)
 
 
@@ -165,7 +167,7 @@ class RMSNorm(nn.Module):
 
     def forward(self, x: torch.Tensor, cache: Cache) -> torch.Tensor:
         mean_sq = remember(cache, f"{self.record_name}_mean_sq", (x * x).mean(dim=-1))
-        norm = remember(cache, f"{self.record_name}_norm", x * torch.rsqrt(mean_sq[:, None] + self.eps))
+        norm = remember(cache, f"{self.record_name}_norm", x * torch.rsqrt(mean_sq[..., None] + self.eps))
         return remember(cache, self.output_name, self.weight * norm)
 
 
@@ -257,6 +259,28 @@ class Block(nn.Module):
         resid_mid = remember(cache, "resid_mid", resid_pre + self.attn(ln1, cache, rotary))
         ln2 = self.ln2(resid_mid, cache)
         return remember(cache, "resid_post", resid_mid + self.ffn(ln2, cache))
+
+
+class Prediction(nn.Module):
+    """A language model's last step after its block (GPT-2's ``ln_f`` and unembedding, Radford
+    et al. 2019, §2.3): ``resid_post`` ``(n, d_model)`` → the final LayerNorm ``ln_f`` (its
+    statistics recorded as ``ln_f_*``), ``logits`` = ln_f @ W_U ``(n, vocab_size)``, and
+    ``probs`` = softmax(logits): row i's probabilities of the token after token i.
+
+    Parameters: ``ln_f.weight`` (γ), ``ln_f.bias`` (β) ``(d_model,)``, ``W_U``
+    ``(d_model, vocab_size)``; ``config.vocab_size`` must be set.
+    """
+
+    def __init__(self, config: BlockConfig):
+        super().__init__()
+        self.ln_f = LayerNorm("ln_f", config.d_model, config.ln_eps)
+        self.W_U = nn.Parameter(torch.empty(config.d_model, config.vocab_size))
+
+    def forward(self, resid_post: torch.Tensor, cache: Cache) -> torch.Tensor:
+        """``resid_post`` ``(…, n, d_model)`` → ``logits`` ``(…, n, vocab_size)``."""
+        logits = remember(cache, "logits", self.ln_f(resid_post, cache) @ self.W_U)
+        remember(cache, "probs", torch.softmax(logits, dim=-1))
+        return logits
 
 
 def initialise(block: Block, seed: int) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from blockviz.block import Block
+from blockviz.block import Block, Prediction
 from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
@@ -51,6 +51,9 @@ class BlockRecord:
     ``ffn_gate``, ``ffn_gate_act``, ``ffn_up`` instead of ``ffn_pre``; with grouped-query attention
     ``key``/``value`` are each query head's own (``config.kv_head_of(h)`` names the shared head).
     ``source`` says where the weights came from (:class:`~blockviz.config.Source`).
+    A trained toy model's record (``rec.architecture.unembedding``, :func:`blockviz.toy.recording.record_toy`)
+    adds the prediction: ``ln_f_*``, ``logits`` and ``probs`` ``(n, vocab_size)``, whose columns
+    are ``source.vocabulary``; its ``params`` add ``W_E``, ``ln_f.*`` and ``W_U``.
     ``special`` says, per token, whether it is one the model's tokenizer adds (``[CLS]``,
     ``[SEP]``, ``<|endoftext|>`` …); all ``False`` for blockviz's own tokens.
 
@@ -84,6 +87,9 @@ class BlockRecord:
             if not isinstance(given, ReadOnlyTensors):
                 object.__setattr__(self, name, ReadOnlyTensors(given) if isinstance(given, Mapping) else given)
         check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
+        words = self.source.vocabulary
+        if words is not None and len(words) != self.config.vocab_size:
+            raise BlockvizError(f"the record's vocabulary has {len(words)} words, but its config's vocab_size is {self.config.vocab_size}")
         special = tuple(self.special) if self.special else (False,) * len(self.tokens)
         if len(special) != len(self.tokens) or not all(isinstance(flag, bool) for flag in special):
             raise BlockvizError(f"the record's special-token flags must be {len(self.tokens)} booleans, one per token")
@@ -217,7 +223,11 @@ class BlockRecord:
         rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.architecture.rotary else None
         cache: dict[str, torch.Tensor] = {name: self.tensors[name] for name in ("embed", "pos_embed", *OPTIONAL_FIELDS) if name in self.tensors}
         with torch.no_grad():
-            block(self.tensors["resid_pre"], cache, rotary)
+            output = block(self.tensors["resid_pre"], cache, rotary)
+            if config.architecture.unembedding:  # the trained toy model's prediction, from the record's ln_f and W_U
+                prediction = Prediction(config)
+                prediction.load_state_dict({name: self.params[name] for name in prediction.state_dict()}, assign=True)
+                prediction(output, cache)
         names = [spec.name for spec in fields_for(config, model=self.source.is_model, optional=_optional(self.tensors))]
         return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
                            params=self.params, source=self.source, special=self.special)
@@ -301,6 +311,8 @@ def record(sentence: str, config: BlockConfig | None = None, params: str | Path 
         or parameters that make a value overflow (the message names the first such tensor).
     """
     config = config or BlockConfig()
+    if config.architecture.unembedding:
+        raise BlockvizError("a config with vocab_size is a trained toy model's: record it with blockviz.toy.recording.record_toy (--model toy or DIR)")
     tokens = tokenize(sentence, config.max_tokens)
     dtype = dtype_of(config)
     block = Block(config).to(dtype)

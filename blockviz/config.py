@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
 
 from blockviz.errors import BlockvizError
@@ -31,6 +31,8 @@ SIZE_LIMITS = {"d_model": 4096, "n_heads": 64, "d_ff": 16384, "max_tokens": 512}
 the machine; larger ones are refused before anything is allocated."""
 MAX_SEED = 2**63 - 1
 """Seeds run from 0 to 2^63 − 1 (what ``torch.Generator.manual_seed`` takes)."""
+MAX_VOCAB_SIZE = 65536
+"""Largest accepted ``vocab_size`` (blockviz's trained toy model has about a hundred words)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class BlockConfig:
     n_kv_heads: int | None = None  # key/value heads (grouped-query attention); None: n_heads
     bias: bool = True  # False: no bias in the projections (Llama)
     rope_theta: float = 10000.0  # base of the rotary frequencies (positional "rotary" only)
+    vocab_size: int | None = None  # a language model's unembedding width (blockviz's trained toy model); None: no prediction recorded
 
     def __post_init__(self) -> None:
         for name, limit in SIZE_LIMITS.items():
@@ -88,6 +91,8 @@ class BlockConfig:
             raise BlockvizError(f"ln_eps must be a number between 0 and 1, got {self.ln_eps!r}")
         if not isinstance(self.causal, bool):
             raise BlockvizError(f"causal must be true or false, got {self.causal!r}")
+        if self.vocab_size is not None and (isinstance(self.vocab_size, bool) or not isinstance(self.vocab_size, int) or not 2 <= self.vocab_size <= MAX_VOCAB_SIZE):
+            raise BlockvizError(f"vocab_size must be a whole number from 2 to {MAX_VOCAB_SIZE}, got {self.vocab_size!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise BlockvizError(f"seed must be a whole number from 0 to 2**63 - 1, got {self.seed!r}")
         _ = self.architecture  # built now, so its choices (norm, placement, FFN, bias) are checked with the rest
@@ -136,8 +141,11 @@ class BlockConfig:
         return next(f.default for f in fields(cls) if f.name == name)
 
     def to_dict(self) -> dict:
-        """The fields as a plain JSON-ready dict."""
-        return asdict(self)
+        """The fields as a plain JSON-ready dict (``vocab_size`` only when set)."""
+        data = asdict(self)
+        if data["vocab_size"] is None:
+            del data["vocab_size"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> BlockConfig:
@@ -162,11 +170,11 @@ def _check_choice(field: str, value: str, choices: tuple[str, ...]) -> None:
         raise BlockvizError(f"{field} must be one of {', '.join(choices)}, got {value!r}")
 
 
-ARCHITECTURE_FIELDS = ("norm_placement", "norm", "ffn", "n_kv_heads", "bias", "rope_theta")
+ARCHITECTURE_FIELDS = ("norm_placement", "norm", "ffn", "n_kv_heads", "bias", "rope_theta", "vocab_size")
 """The config fields that describe the architecture; a record file written before they existed
 (format 2 of blockviz's toy block only) lacks them and reads them as their defaults."""
 
-SOURCE_KINDS = ("seeded", "file", "given", "model")
+SOURCE_KINDS = ("seeded", "file", "given", "model", "trained")
 
 
 @dataclass(frozen=True)
@@ -176,7 +184,10 @@ class Source:
     ``kind``: ``"seeded"`` (blockviz's seeded random weights), ``"file"`` (``--params FILE``,
     ``path``), ``"given"`` (tensors passed in Python) or ``"model"`` (a trained model's layer:
     ``model`` is the name or folder given, ``family`` ``gpt2|bert|llama``, ``layer`` 0-based of
-    ``n_layers``, ``dtype`` the weights' dtype as loaded, ``note`` e.g. the quantisation).
+    ``n_layers``, ``dtype`` the weights' dtype as loaded, ``note`` e.g. the quantisation) or
+    ``"trained"`` (a model ``blockviz train`` made: ``model`` ``toy`` or its folder, ``note`` what
+    it is, "trained: one block, …", ``vocabulary`` its words in id order, the columns of the
+    record's ``logits`` and ``probs``).
 
     >>> Source().describe()
     'seeded random weights'
@@ -192,9 +203,14 @@ class Source:
     n_layers: int | None = None
     dtype: str | None = None
     note: str | None = None
+    vocabulary: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         _check_choice("source kind", self.kind, SOURCE_KINDS)
+        if self.vocabulary is not None:
+            if not isinstance(self.vocabulary, (list, tuple)) or not all(isinstance(word, str) for word in self.vocabulary):
+                raise BlockvizError("the source's vocabulary must be a list of words")
+            object.__setattr__(self, "vocabulary", tuple(self.vocabulary))
         for name in ("path", "model", "family", "dtype", "note"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
                 raise BlockvizError(f"the source's {name} must be a string, got {getattr(self, name)!r}")
@@ -204,11 +220,19 @@ class Source:
                 raise BlockvizError(f"the source's {name} must be a whole number ≥ 0, got {value!r}")
         if self.kind == "model" and (self.model is None or self.family is None or self.layer is None):
             raise BlockvizError("a model source names its model, family and layer")
+        if self.kind == "trained" and self.model is None:
+            raise BlockvizError("a trained source names its model (toy or a folder)")
 
     @property
     def is_model(self) -> bool:
         """Whether the record holds a trained model's layer."""
         return self.kind == "model"
+
+    @property
+    def is_trained(self) -> bool:
+        """Whether the weights were learned: a trained model's layer or blockviz's trained toy
+        model (``blockviz train``, ``--model toy``), not seeded, from a file or given."""
+        return self.kind in ("model", "trained")
 
     def describe(self) -> str:
         """One line for titles and terminal output."""
@@ -216,13 +240,15 @@ class Source:
             return "seeded random weights"
         if self.kind in ("file", "given"):
             return f"parameters from {self.path}" if self.path else "given parameters"
+        if self.kind == "trained":
+            return self.note or f"trained: {self.model}"
         last = f" of 0–{self.n_layers - 1}" if self.n_layers else ""
         note = f"; {self.note}" if self.note else ""
         return f"{self.model} ({self.family}), layer {self.layer}{last}, {self.dtype}{note}"
 
     def to_dict(self) -> dict:
         """The non-empty fields as a JSON-ready dict."""
-        return {key: value for key, value in asdict(self).items() if value is not None}
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items() if value is not None}
 
     @classmethod
     def from_dict(cls, data) -> Source:
@@ -254,7 +280,8 @@ class Architecture:
     (:data:`EMBEDDINGS`); ``model_layer`` whether the block is one layer of a trained model (its
     input is the model's hidden state, not embeddings blockviz adds up; a layer after the first
     may also record the previous layer's output); ``unembedding`` whether a final norm and an
-    unembedding to logits follow the block (a language model: none is recorded yet).
+    unembedding to logits follow the block (a language model: blockviz's trained toy model, whose
+    record adds ``ln_f_*``, ``logits`` and ``probs``).
 
     >>> arch = BlockConfig(norm="rmsnorm", positional="rotary", n_heads=2, n_kv_heads=1).architecture
     >>> arch.has_centring, arch.rotary, arch.grouped, arch.attention_input, arch.is_toy
@@ -301,9 +328,13 @@ class Architecture:
     @classmethod
     def of(cls, config: BlockConfig, model_layer: bool = False) -> Architecture:
         """The architecture of ``config``'s block; ``model_layer``: it is one layer of a trained
-        model (``rec.source.is_model``), whose embeddings are rows of the model's table."""
+        model (``rec.source.is_model``), whose embeddings are rows of the model's table. A config
+        with ``vocab_size`` is blockviz's trained toy model: embeddings from its table, and an
+        unembedding after the block."""
+        trained = config.vocab_size is not None  # blockviz's trained toy model: its own table of embeddings and an unembedding
         return cls(norm=config.norm, norm_placement=config.norm_placement, positions=config.positional, ffn=config.ffn, n_heads=config.n_heads,
-                   n_kv_heads=config.kv_heads, bias=config.bias, causal=config.causal, embedding="table" if model_layer else "hashed", model_layer=model_layer)
+                   n_kv_heads=config.kv_heads, bias=config.bias, causal=config.causal, embedding="table" if model_layer or trained else "hashed",
+                   model_layer=model_layer, unembedding=trained)
 
     @property
     def is_toy(self) -> bool:
@@ -376,10 +407,12 @@ class Architecture:
 def supported_architectures(n_heads: int = 4, n_kv_heads: int = 2) -> tuple[Architecture, ...]:
     """Every architecture blockviz computes, blockviz's own block first: each combination of norm
     and placement, positions, FFN, shared key/value heads or not (``n_heads`` query heads,
-    ``n_kv_heads`` when shared), biases or not, causal or not, seeded block or a model's layer.
+    ``n_kv_heads`` when shared), biases or not, causal or not, seeded block or a model's layer;
+    last, blockviz's trained toy model (:mod:`blockviz.toy`: learned positions and embeddings, an
+    unembedding).
 
-    >>> len(supported_architectures()), supported_architectures()[0].is_toy
-    (288, True)
+    >>> len(supported_architectures()), supported_architectures()[0].is_toy, supported_architectures()[-1].unembedding
+    (289, True, True)
     """
     norms = [(norm, placement) for placement in NORM_PLACEMENTS for norm in NORMS if placement == "pre" or norm == "layernorm"]
     return tuple(
@@ -387,4 +420,9 @@ def supported_architectures(n_heads: int = 4, n_kv_heads: int = 2) -> tuple[Arch
                      embedding="table" if model_layer else "hashed", model_layer=model_layer)
         for model_layer in (False, True) for norm, placement in norms for positions in POSITIONAL_ENCODINGS for ffn in FFNS
         for kv in (n_heads, n_kv_heads) for bias in (True, False) for causal in (True, False)
-    )
+    ) + (replace(TRAINED_TOY, n_heads=n_heads, n_kv_heads=n_heads),)
+
+
+TRAINED_TOY = Architecture(positions="learned", embedding="table", unembedding=True)
+"""blockviz's trained toy model (:mod:`blockviz.toy`, ``--model toy``): its own pre-norm block
+between a learned embedding table, learned positions and a final LayerNorm and unembedding."""

@@ -35,6 +35,8 @@ def parameter_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
     ``ffn.W_out`` ``(d_ff, d_model)``, ``ffn.b_out``. Other architectures: W_K, W_V, b_K, b_V have
     ``n_kv_heads`` heads; RMSNorm has no ``.bias``; a gated FFN has ``ffn.W_gate``, ``ffn.W_up``
     (and ``b_gate``, ``b_up``) instead of ``W_in``/``b_in``; without biases no ``b_*`` at all.
+    With ``vocab_size`` (a trained toy model): ``W_E`` ``(vocab_size, d_model)``, the token
+    embeddings; ``ln_f.weight``, ``ln_f.bias`` ``(d_model,)``; ``W_U`` ``(d_model, vocab_size)``.
     """
     arch = config.architecture
     d, h, g, e, f = config.d_model, config.n_heads, config.kv_heads, config.d_head, config.d_ff
@@ -57,6 +59,8 @@ def parameter_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
         shapes["ffn.b_out"] = (d,)
     if arch.learned_positions:
         shapes["W_pos"] = (config.max_tokens, d)
+    if config.architecture.unembedding:
+        shapes.update({"W_E": (config.vocab_size, d), "ln_f.weight": (d,), "ln_f.bias": (d,), "W_U": (d, config.vocab_size)})
     return shapes
 
 

@@ -110,10 +110,14 @@ def check_claims(rec) -> None:
     - Activations: blockviz's :class:`~blockviz.block.Block` with the record's parameters,
       run on the record's input, gives every field within :data:`RECOMPUTE_TOLERANCE`. The input
       is ``embed`` + ``pos_embed`` recomputed from the tokens (token embeddings of
-      :func:`blockviz.tokens.embed`; sinusoidal positions, or ``W_pos``'s first n rows), or,
+      :func:`blockviz.tokens.embed`, or for blockviz's trained toy model the rows of its ``W_E``
+      for the tokens' ids in ``source.vocabulary``; sinusoidal positions, or ``W_pos``'s first
+      n rows), or,
       for a model's layer, the record's own ``resid_pre`` (and ``rope_cos``/``rope_sin``);
       there ``embed`` (the model's embedding table) is not checked, ``pos_embed`` is
-      ``W_pos``'s first rows and ``prev_output`` equals ``resid_pre``.
+      ``W_pos``'s first rows and ``prev_output`` equals ``resid_pre``. With an unembedding
+      (the trained toy model) the final LayerNorm, ``logits`` and ``probs`` are recomputed from
+      the record's ``ln_f.*`` and ``W_U`` too.
 
     The message names the first field (in data-flow order) or parameter that differs and by how much.
     """
@@ -174,7 +178,7 @@ def _check_seeded_parameters(params: Mapping[str, torch.Tensor], config: BlockCo
 
 
 def _check_recomputed(rec) -> None:
-    from blockviz.block import Block
+    from blockviz.block import Block, Prediction
     from blockviz.tokens import embed, sinusoidal_positions
 
     config, arch, tensors, params = rec.config, rec.architecture, _stored(rec.tensors), _stored(rec.params)
@@ -187,7 +191,7 @@ def _check_recomputed(rec) -> None:
         if "prev_output" in tensors:
             expected["prev_output"] = resid_pre
     else:
-        expected["embed"] = embed(list(rec.tokens), config)
+        expected["embed"] = _table_rows(rec, params["W_E"]) if arch.unembedding else embed(list(rec.tokens), config)
         if arch.rotary:
             resid_pre = expected["embed"]
         else:
@@ -198,7 +202,11 @@ def _check_recomputed(rec) -> None:
     block = Block(config, seeded=False)
     block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)
     with torch.no_grad():
-        block(resid_pre, expected, rotary)
+        output = block(resid_pre, expected, rotary)
+        if arch.unembedding:
+            prediction = Prediction(config)
+            prediction.load_state_dict({name: params[name] for name in prediction.state_dict()}, assign=True)
+            prediction(output, expected)
     for spec in rec.fields:
         if spec.name not in expected:
             continue
@@ -206,6 +214,17 @@ def _check_recomputed(rec) -> None:
         if difference is not None:
             raise BlockvizError(f"field {spec.name!r} is not what the record's parameters make of its input: it differs from its recomputation by {difference} "
                                 "(the file was edited, or its parameters were)")
+
+
+def _table_rows(rec, table: torch.Tensor) -> torch.Tensor:
+    """The trained toy model's token embeddings: the rows of its table ``W_E`` for the record's
+    tokens, looked up in its vocabulary (``rec.source.vocabulary``) as the model reads them."""
+    from blockviz.toy.vocabulary import Vocabulary
+
+    if rec.source.vocabulary is None:
+        raise BlockvizError("the record has an unembedding but its source names no vocabulary: record it again with this version of blockviz")
+    ids, _ = Vocabulary(rec.source.vocabulary).ids(list(rec.tokens))
+    return table[torch.tensor(ids)]
 
 
 def _difference(found: torch.Tensor, expected: torch.Tensor) -> str | None:

@@ -7,12 +7,13 @@ record's tensors — :class:`~blockviz.block_record.BlockRecord`, its check, sav
 ``blockviz record``'s tables, the explorer, the figures and the scenes — reads what it gives.
 A new field is one :class:`Declaration` here (``when``: the architectures that record it) plus
 the line of :mod:`blockviz.block` that computes it (``tests/test_architecture.py`` records every
-architecture and fails where the two disagree). A language model's final norm and logits would
-be declared after ``resid_post`` with ``when=`` a predicate on ``arch.unembedding``.
+architecture and fails where the two disagree). A language model's final norm, logits and
+next-token probabilities are declared after the block's output, ``when`` it has an unembedding
+(blockviz's trained toy model).
 
 Shapes are written in dimension words: ``n`` is the number of tokens (in ``(…, n, n)`` rows are
-query positions and columns key positions), ``n_heads``, ``d_model``, ``d_head`` and ``d_ff``
-come from the :class:`~blockviz.config.BlockConfig`. No batch dimension; heads first.
+query positions and columns key positions), ``n_heads``, ``d_model``, ``d_head``, ``d_ff`` and
+``n_vocab`` (the unembedding's words, ``vocab_size``) come from the :class:`~blockviz.config.BlockConfig`. No batch dimension; heads first.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class RecordField:
 
     def sizes(self, n: int, config: BlockConfig) -> tuple[int, ...]:
         """The shape in numbers for ``n`` tokens and ``config``."""
-        sizes = {"n": n, "n_heads": config.n_heads, "d_model": config.d_model, "d_head": config.d_head, "d_ff": config.d_ff}
+        sizes = {"n": n, "n_heads": config.n_heads, "d_model": config.d_model, "d_head": config.d_head, "d_ff": config.d_ff, "n_vocab": config.vocab_size}
         return tuple(sizes[dimension] for dimension in self.shape)
 
     @property
@@ -83,6 +84,7 @@ ROTARY = When("rotary positions", lambda arch: arch.rotary)
 PLAIN_FFN = When("plain FFN", lambda arch: not arch.gated)
 GATED_FFN = When("gated FFN", lambda arch: arch.gated)
 MODEL_LAYER = When("a trained model's layer", lambda arch: arch.model_layer)
+UNEMBEDDING = When("an unembedding", lambda arch: arch.unembedding)
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,14 @@ DECLARATION: tuple[Declaration, ...] = (
     Declaration("resid_post", ("n", "d_model"),
                 lambda arch: "resid_mid + ffn_out: the block's output, same shape as its input" if arch.pre_norm else "resid_mid_norm + ffn_out", "residual"),
     *_norm("ln2", "resid_post", "resid_post_norm", POST_NORM, "{norm} 2 of resid_post (post-norm), the block's output", "ln2_centred / √(var + ε), before γ and β"),
+    # A language model's last step (GPT-2's ln_f and unembedding, Radford et al. 2019, §2.3): blockviz's trained toy model.
+    Declaration("ln_f_mean", ("n",), "mean of each resid_post row (the final LayerNorm)", "residual", UNEMBEDDING),
+    Declaration("ln_f_centred", ("n", "d_model"), "resid_post − mean: each row centred on 0 (the final LayerNorm)", "residual", UNEMBEDDING),
+    Declaration("ln_f_var", ("n",), "mean of the squared centred row: the variance (the final LayerNorm)", "variance", UNEMBEDDING),
+    Declaration("ln_f_norm", ("n", "d_model"), "ln_f_centred / √(var + ε), before γ and β", "residual", UNEMBEDDING),
+    Declaration("ln_f", ("n", "d_model"), "γ ⊙ ln_f_norm + β: the final LayerNorm, before the unembedding", "residual", UNEMBEDDING),
+    Declaration("logits", ("n", "n_vocab"), "ln_f @ W_U: one score per vocabulary word for the token after each row", "logits", UNEMBEDDING),
+    Declaration("probs", ("n", "n_vocab"), "softmax of each logits row: the next-token probabilities", "weights", UNEMBEDDING),
 )
 """Every field any architecture records, in the order the data flows through the block. A norm's
 fields stand where the norm does: before attention and the FFN (pre-norm) or after each add
@@ -240,8 +250,9 @@ BY_NAME: dict[str, RecordField] = _every_field()
 PARAMETER_SCALE = "parameters"
 """The colour-scale family of every parameter (W_Q … b_out, γ, β, W_pos)."""
 
-COLUMN_PREFIXES = {"d_model": "d", "d_head": "d", "d_ff": "f"}
-"""Column labels of a feature axis: ``d0, d1, …`` for d_model and d_head, ``f0, f1, …`` for d_ff."""
+COLUMN_PREFIXES = {"d_model": "d", "d_head": "d", "d_ff": "f", "n_vocab": "v"}
+"""Column labels of a feature axis: ``d0, d1, …`` for d_model and d_head, ``f0, f1, …`` for d_ff,
+``v0, v1, …`` for the vocabulary (a record with its words labels them with those instead)."""
 
 
 def field(name: str) -> RecordField:
@@ -249,14 +260,17 @@ def field(name: str) -> RecordField:
     return BY_NAME[name]
 
 
-def axis_labels(dimension: str, tokens: list[str], size: int) -> list[str]:
-    """Labels along one axis: the tokens for ``n``, ``h0…`` for heads, ``d0…``/``f0…`` for features.
+def axis_labels(dimension: str, tokens: list[str], size: int, vocabulary: tuple[str, ...] | None = None) -> list[str]:
+    """Labels along one axis: the tokens for ``n``, ``h0…`` for heads, ``d0…``/``f0…`` for
+    features, the words of ``vocabulary`` (``rec.source.vocabulary``) for ``n_vocab``, else ``v0…``.
 
-    >>> axis_labels("d_ff", ["the", "cat"], 3)
-    ['f0', 'f1', 'f2']
+    >>> axis_labels("d_ff", ["the", "cat"], 3), axis_labels("n_vocab", [], 3, ("<unk>", "the", "cat"))
+    (['f0', 'f1', 'f2'], ['<unk>', 'the', 'cat'])
     """
     if dimension == "n":
         return list(tokens)
+    if dimension == "n_vocab" and vocabulary is not None and len(vocabulary) == size:
+        return list(vocabulary)
     prefix = "h" if dimension == "n_heads" else COLUMN_PREFIXES[dimension]
     return [f"{prefix}{index}" for index in range(size)]
 
@@ -270,7 +284,7 @@ def docs_table() -> str:
     return "\n".join([rule, line(("name", "shape", "what")), rule, *map(line, rows), rule])
 
 
-FACTS = (PRE_NORM, POST_NORM, LAYER_NORM, RMS_NORM, ADDED_POSITIONS, ROTARY, PLAIN_FFN, GATED_FFN, MODEL_LAYER)
+FACTS = (PRE_NORM, POST_NORM, LAYER_NORM, RMS_NORM, ADDED_POSITIONS, ROTARY, PLAIN_FFN, GATED_FFN, MODEL_LAYER, UNEMBEDDING)
 """The facts :func:`declaration_table` names a field's blocks by."""
 
 

@@ -23,7 +23,7 @@ ELIDED = "⋯"
 
 
 def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], decimals: int = 2, max_columns: int | None = None,
-                 heads: list[int] | None = None) -> list[Table | Text]:
+                 heads: list[int] | None = None, vocabulary: tuple[str, ...] | None = None) -> list[Table | Text]:
     """``spec``'s tensor as renderables: a title line ``name  (sizes)``, then one table per head
     for a per-head field. Rows are tokens; columns are keys (tokens), ``d0…``/``f0…`` features,
     ``h0…`` heads (for ``(n_heads, n)`` fields) or the field itself (for ``(n,)``). −∞ prints as ``-inf``.
@@ -31,6 +31,7 @@ def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], dec
     ``max_columns``: feature columns (d…, f…) beyond it are left out — the first ``max_columns - 4``
     and the last 4 are kept, with a ``⋯`` column between and the title saying how many are hidden.
     ``heads``: only these heads of a per-head field, ``(n_heads, n)`` ones too (default: all).
+    ``vocabulary``: the words that label an ``n_vocab`` axis (``logits``, ``probs``), in id order.
     """
     title = Text(f"{spec.name}  {tuple(tensor.shape)}")
     shape = spec.shape
@@ -40,7 +41,7 @@ def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], dec
         chosen = list(range(tensor.shape[0])) if heads is None else [head for head in range(tensor.shape[0]) if head in heads]
         labels = axis_labels("n_heads", tokens, tensor.shape[0])
         return [title, _table(tensor.T[:, chosen], tokens, [labels[head] for head in chosen], decimals)]
-    columns = axis_labels(shape[-1], tokens, tensor.shape[-1])
+    columns = axis_labels(shape[-1], tokens, tensor.shape[-1], vocabulary)
     keep = None
     if max_columns is not None and shape[-1] != "n" and len(columns) > max_columns:
         tail = min(4, max_columns // 2)

@@ -19,6 +19,7 @@ from blockviz.cli.heads_command import heads
 from blockviz.cli.interrupts import run_interruptibly
 from blockviz.cli.record_command import record
 from blockviz.cli.render_command import render
+from blockviz.cli.train_command import train
 
 
 class BlockvizGroup(click.Group):
@@ -63,7 +64,8 @@ def main() -> None:
     block; every intermediate tensor is recorded. `record` prints the numbers, `figures`
     draws them with matplotlib, `render` animates them with Manim, `explore` writes one
     offline HTML page to select a token and inspect every calculation, `heads` ranks every
-    head of a trained model (--model) by its attention from one token to another.
+    head of a trained model (--model) by its attention from one token to another, `train` trains
+    blockviz's toy model (one block on generated sentences; --model toy is the one it ships).
 
     \b
     Examples:
@@ -81,3 +83,4 @@ main.add_command(figures)
 main.add_command(render)
 main.add_command(explore)
 main.add_command(heads)
+main.add_command(train)

@@ -11,11 +11,13 @@ import click
 from blockviz.cli.options import TOY_OPTIONS, pop_record_options, record_options, reporting_errors, usage_error_for
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
+from blockviz.toy import is_toy_model
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 DEFAULT_KEYS = 3
 """Keys listed per head without --to."""
-MODEL_HELP = ("Rank the heads of a trained model instead of the seeded block: minilm (BERT encoder), smollm2 (Llama decoder), "
+MODEL_HELP = ("Rank the heads of a trained model instead of the seeded block: toy (blockviz's trained one-block model, or a folder "
+              "blockviz train wrote), minilm (BERT encoder), smollm2 (Llama decoder), "
               "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network).")
 LAYER_HELP = "Rank only layer L's heads (from 0, with --model). Default: every layer."
 
@@ -155,11 +157,11 @@ def _attentions(options: dict):
     """The attentions to rank ``(n_layers, n_heads, n, n)``, the number of key/value heads, and a
     note on the weights (the GGUF quantisation) or ``None``."""
     model = options["model"]
-    if model is None:
+    if model is None or is_toy_model(model):  # one block, recorded: the seeded block or blockviz's trained toy model
         from blockviz.models.heads import block_attentions
 
         rec = command_record(options)
-        return block_attentions(rec), rec.config.kv_heads, None
+        return block_attentions(rec), rec.config.kv_heads, None if model is None else rec.source.describe()
     from blockviz.errors import BlockvizError
 
     try:

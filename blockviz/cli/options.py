@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import warnings
 from pathlib import Path
 
 import click
 
 from blockviz.config import ACTIVATIONS, DTYPES, MAX_SEED, POSITIONAL_ENCODINGS, SIZE_LIMITS, BlockConfig
 from blockviz.errors import BlockvizError
+from blockviz.toy import is_toy_model
 
 
 def record_options(allow_record_file: bool = False):
@@ -32,8 +34,10 @@ def record_options(allow_record_file: bool = False):
             click.option("--params", "--weights", "params", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
                          help="A .safetensors or .json file of parameters (W_Q, …, names as in the record) to use instead of the seeded ones; a saved record works. --weights is its old name."),
             click.option("--model", default=None, metavar="NAME|PATH",
-                         help="Record a layer of a trained model instead of the seeded block: minilm (BERT encoder), smollm2 (Llama decoder), "
-                              "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network). Needs --layer."),
+                         help="Record a layer of a trained model instead of the seeded block: toy (blockviz's trained one-block model, or a folder "
+                              "blockviz train wrote), minilm (BERT encoder), smollm2 (Llama decoder), "
+                              "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network). "
+                              "Needs --layer, except the toy model (one layer)."),
             click.option("--layer", type=click.IntRange(min=0), default=None, metavar="L", help="The model's layer to record, from 0 (with --model)."),
             click.option("--trust-pickle", is_flag=True, default=False,
                          help="Allow loading a model whose weights are only in a pickle (pytorch_model.bin), which can run code: only for files you trust."),
@@ -49,10 +53,11 @@ def record_options(allow_record_file: bool = False):
     return decorate
 
 
-MODEL_COMMANDS = {"record", "explore", "figures", "render"}
+MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads"}
 """The commands that can draw a record of another architecture than blockviz's own block (a
-trained model's layer, ``--model`` or ``--record FILE``); the others refuse it in one line. A
-command joins once its outputs draw post-norm, RMSNorm, rotary and gated FFN records."""
+trained model's layer, blockviz's trained toy model, ``--model`` or ``--record FILE``); the others
+refuse it in one line. A command joins once its outputs draw post-norm, RMSNorm, rotary and gated
+FFN records (``heads`` draws only the attention weights, which every architecture has)."""
 
 TOY_OPTIONS = {"d_model": "--d-model", "n_heads": "--heads", "d_ff": "--d-ff", "activation": "--activation", "bidirectional": "--bidirectional",
                "positional": "--positional", "seed": "--seed", "params": "--params"}
@@ -108,7 +113,7 @@ def _check_model_options(model, layer, record_file) -> None:
         raise click.UsageError("--layer and --trust-pickle go with --model NAME|PATH")
     if record_file is not None:
         raise click.UsageError("give either --model or --record FILE, not both")
-    if layer is None:
+    if layer is None and not is_toy_model(model):
         raise click.UsageError(f"--model {model} needs --layer L: the layer to record, from 0")
     context = click.get_current_context(silent=True)
     if context is not None:
@@ -129,7 +134,17 @@ def _record_model(sentence, model, layer, trust_pickle, dtype):
         raise BlockvizError(f"cannot load the model support ({error}): pip install 'blockviz[models]'") from None
     if first_load_is_slow(model):
         click.echo(f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True)
-    return record_layer(sentence, model=model, layer=layer, trust_pickle=trust_pickle, dtype=dtype)
+    from blockviz.toy.recording import UnknownWordsWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UnknownWordsWarning)
+        rec = record_layer(sentence, model=model, layer=layer if layer is not None else 0, trust_pickle=trust_pickle, dtype=dtype)
+    for warning in caught:
+        if issubclass(warning.category, UnknownWordsWarning):  # the toy model's words outside its vocabulary: one line
+            click.echo(f"warning: {warning.message}", err=True)
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return rec
 
 
 RECORD_OPTION_NAMES = ("sentence", "d_model", "n_heads", "d_ff", "activation", "bidirectional", "positional", "seed", "dtype", "params", "record_file", "model", "layer", "trust_pickle")

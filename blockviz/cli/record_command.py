@@ -27,7 +27,9 @@ def record(decimals: int, max_columns: int | None, head: int | None, all_columns
     """Run SENTENCE through one block and print every intermediate tensor.
 
     With --model NAME|PATH --layer L the block is layer L of a trained model (minilm,
-    smollm2, or a Hugging Face GPT-2, BERT or Llama folder), on the model's own tokens.
+    smollm2, or a Hugging Face GPT-2, BERT or Llama folder), on the model's own tokens. With
+    --model toy it is blockviz's trained one-block model, whose record adds the prediction
+    (ln_f, logits, probs: one column per word of its vocabulary).
 
     Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
@@ -52,14 +54,15 @@ def record(decimals: int, max_columns: int | None, head: int | None, all_columns
     rec = command_record(options)
     if head is not None:
         chosen_token_and_head(rec, None, head)
-    if rec.source.is_model:
+    if rec.source.is_trained:
         click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
     if all_columns:
         max_columns = None
-    elif max_columns is None and rec.source.is_model:
+    elif max_columns is None and rec.source.is_trained:
         max_columns = MODEL_COLUMNS
     for spec in rec.fields:
-        print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals, max_columns=max_columns, heads=None if head is None else [head]), ""])
+        print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals, max_columns=max_columns, heads=None if head is None else [head],
+                                    vocabulary=rec.source.vocabulary), ""])
     if save is not None:
         with reporting_errors():
             rec.save(save)

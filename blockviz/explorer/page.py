@@ -32,7 +32,7 @@ def content_security_policy(script: str, style: str) -> str:
 
 def summary_line(rec) -> str:
     """One line on the record, readable before (or without) any script: sentence, tokens, sizes;
-    for a trained model's layer the model, layer and architecture instead of the seed.
+    for trained weights (a model's layer, blockviz's trained toy model) what they are instead of the seed.
 
     >>> from blockviz import record
     >>> summary_line(record("the cat sat"))[-28:]
@@ -48,7 +48,7 @@ def summary_line(rec) -> str:
         parts = [f"{a.norm_placement}-norm {a.norm_name}", "rotary positions" if a.rotary else "positions added",
                  "gated FFN" if a.gated else "plain FFN"] + ([] if a.bias else ["no biases"])
         line += ", " + ", ".join(parts)
-    if rec.source.is_model:
+    if rec.source.is_trained:
         return f"{line} — {rec.source.describe()}"
     return f"{line}, seed {c.seed}"
 

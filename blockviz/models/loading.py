@@ -87,6 +87,8 @@ def load_model(model: str | Path, trust_pickle: bool = False, dtype: str = "floa
 
 @lru_cache(maxsize=2)
 def _load(location: ModelLocation, trust_pickle: bool, dtype: str) -> LoadedModel:
+    if location.toy:
+        raise BlockvizError(f"{location.name!r} is blockviz's trained toy block, not a transformers model: record it with blockviz record … --model {location.name}")
     require("transformers", "pip install transformers  (or pip install 'blockviz[models]')")
     if dtype not in ("float32", "float64"):
         raise BlockvizError(f"dtype must be float32 or float64, got {dtype!r}")

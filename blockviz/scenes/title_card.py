@@ -211,7 +211,16 @@ def _mask_sentence(causal: bool) -> str:
 def weights_sentence(seed: int, source=None) -> tuple[str, str]:
     """What the weights are, in two lines, from ``source`` (the record's
     :class:`~blockviz.config.Source`): a trained model's layer says whose weights; weights from
-    a file or given in Python say so; the seeded block (or no source) says they are random."""
+    a file or given in Python say so; blockviz's trained toy model says so and what it is (its
+    card's line, "trained: one block, N parameters, on M generated sentences, loss X"); the
+    seeded block (or no source) says they are random.
+
+    >>> from blockviz.config import Source
+    >>> weights_sentence(0, Source("trained", model="toy", note="trained: one block, 1,234 parameters"))
+    ("trained weights: blockviz's toy model", 'trained: one block, 1,234 parameters')
+    """
+    if source is not None and source.kind == "trained":
+        return "trained weights: blockviz's toy model", source.describe()
     if source is not None and source.is_model:
         last = f" of 0–{source.n_layers - 1}" if source.n_layers else ""
         note = re.sub(r" \([^)]*\)", "", source.note) if source.note else "the patterns show what this trained layer attends to"

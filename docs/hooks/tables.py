@@ -36,9 +36,11 @@ ARCHITECTURES = {
     "RMSNorm (Llama)": {"norm": "rmsnorm"},
     "rotary positions (Llama)": {"positional": "rotary"},
     "gated FFN (Llama)": {"ffn": "gated"},
+    "an unembedding (the trained toy model, `--model toy`)": {"positional": "learned", "vocab_size": 70},
 }
 """The architectures the ``architecture-fields`` table compares with blockviz's own block: each
-is that block with one :class:`~blockviz.config.BlockConfig` choice changed."""
+is that block with one :class:`~blockviz.config.BlockConfig` choice changed (the trained toy
+model's learned positions add no field; its vocabulary adds the prediction)."""
 
 
 def cell(text: str) -> str:

@@ -1,0 +1,38 @@
+"""The options of one training run of the toy model, and their defaults (those of the model
+blockviz ships). No torch here: the CLI shows these defaults without loading it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from blockviz.config import BlockConfig
+from blockviz.toy.corpus import CorpusRecipe
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """Sizes, steps, seed and optimiser settings of one training run."""
+
+    d_model: int = 8
+    n_heads: int = 2
+    d_ff: int = 16
+    steps: int = 4000
+    seed: int = 0
+    batch: int = 32
+    learning_rate: float = 0.03
+    weight_decay: float = 0.01
+    warmup: int = 100
+    attention_init: float | None = 0.2  # std of the initial W_Q, W_K, W_V; None: the block's own seeded init (0.5)
+    position_init: float = 0.1  # std of the initial W_pos entries (W_E's is 1): small, so a query is mostly its word
+    checkpoints: tuple[int, ...] = (0, 100, 250, 500, 1000, 2000)
+    corpus: CorpusRecipe = field(default_factory=CorpusRecipe)
+
+    def config(self, max_tokens: int, vocab_size: int) -> BlockConfig:
+        """The model's config: learned positions, ``max_tokens`` of them, and ``vocab_size`` words."""
+        return BlockConfig(d_model=self.d_model, n_heads=self.n_heads, d_ff=self.d_ff, positional="learned", seed=self.seed, max_tokens=max_tokens,
+                           vocab_size=vocab_size)
+
+    @classmethod
+    def default(cls, name: str):
+        """The default of field ``name``."""
+        return next(f.default for f in fields(cls) if f.name == name)

@@ -1,0 +1,68 @@
+"""Recording a sentence through a trained toy model: the block's record plus the prediction.
+
+The record is blockviz's own block (:func:`blockviz.record_fields.fields_for`) with the toy
+model's numbers: ``embed`` the rows of its learned ``W_E`` for the sentence's tokens (looked up
+in lower case; a word outside the vocabulary is the unknown token's row), ``pos_embed`` the rows
+of its learned ``W_pos``, the block's trained weights, and the prediction fields — ``ln_f_*``,
+``logits``, ``probs`` — whose columns are the vocabulary's words (``rec.source.vocabulary``).
+The labels (``rec.tokens``) keep the text as typed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import torch
+
+from blockviz.block_record import BlockRecord
+from blockviz.config import Source
+from blockviz.errors import BlockvizError
+from blockviz.record_fields import fields_for
+from blockviz.tokens import tokenize
+from blockviz.toy import toy_folder
+from blockviz.toy.folder import ToyFolder, load_toy
+
+
+class UnknownWordsWarning(UserWarning):
+    """Some words of the sentence are not in the toy model's vocabulary: they became the unknown token."""
+
+
+def describe(loaded: ToyFolder) -> str:
+    """The one-line description of a toy model (its card's ``about``): "trained: one block, N
+    parameters, on M generated sentences, loss X"."""
+    return loaded.card.get("about") or "trained: one block"
+
+
+def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
+    """Run ``sentence`` through the toy model ``model`` (``"toy"`` or a folder ``blockviz
+    train`` wrote) and record every intermediate tensor and the prediction.
+
+    Shapes as every record, plus ``logits`` and ``probs`` ``(n, n_vocab)``: row i scores the
+    token after token i. Warns once (:class:`UnknownWordsWarning`) naming the words outside the
+    vocabulary.
+
+    Raises
+    ------
+    BlockvizError
+        As :func:`~blockviz.toy.folder.load_toy`; for an empty sentence, one longer than the
+        model's positions, or one made only of words outside its vocabulary.
+    """
+    loaded = load_toy(toy_folder(model))
+    config = loaded.config
+    tokens = tokenize(sentence, config.max_tokens)
+    ids, unknown = loaded.vocabulary.ids(tokens)
+    if len(unknown) == len({token for token in tokens}) and all(id_ == 0 for id_ in ids):
+        raise BlockvizError(f"no word of the sentence is in the toy model's vocabulary ({', '.join(repr(word) for word in unknown[:5])}"
+                            f"{' …' if len(unknown) > 5 else ''}): try \"The chicken didn't cross the road because it was too tired.\"")
+    if unknown:
+        shown = ", ".join(repr(word) for word in unknown)
+        warnings.warn(UnknownWordsWarning(f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the toy model's vocabulary: "
+                                          f"read as the unknown token {loaded.vocabulary.words[0]}"), stacklevel=2)
+    cache: dict[str, torch.Tensor] = {}
+    with torch.no_grad():
+        loaded.model(torch.tensor(ids), cache)
+    params = {name: tensor.detach().clone() for name, tensor in loaded.model.parameters_by_name().items()}
+    source = Source("trained", model=str(model), path=str(loaded.folder), note=describe(loaded), vocabulary=loaded.vocabulary.words)
+    names = [spec.name for spec in fields_for(config)]
+    return BlockRecord(sentence=sentence, tokens=tokens, config=config, tensors={name: cache[name] for name in names}, params=params, source=source)

@@ -1,0 +1,149 @@
+"""Training the toy model: next-token cross-entropy on the generated corpus, deterministic.
+
+One thread, ``torch.use_deterministic_algorithms(True)``, every random draw seeded: the same
+options give the same weights, bit for bit, on one machine. AdamW (Loshchilov & Hutter 2019)
+with a linear warm-up and a cosine decay of the learning rate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+from torch.nn import functional as F
+
+from blockviz.errors import BlockvizError
+from blockviz.toy.corpus import LESSON_SENTENCES, training_sentences, vocabulary_words
+from blockviz.toy.model import ToyModel
+from blockviz.toy.options import TrainOptions
+from blockviz.toy.vocabulary import Vocabulary
+
+
+@contextlib.contextmanager
+def deterministic() -> Iterator[None]:
+    """One thread and deterministic algorithms inside; the previous settings restored after."""
+    threads, strict = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(strict)
+
+
+@dataclass
+class Trained:
+    """A finished run: the ``model``, its ``vocabulary``, the ``corpus`` sentences, the
+    final ``loss`` (mean of the last 100 steps), and the ``checkpoints``: step → (loss, the
+    attention weights of each lesson sentence, ``(n_heads, n, n)``)."""
+
+    model: ToyModel
+    vocabulary: Vocabulary
+    options: TrainOptions
+    corpus_size: int
+    loss: float
+    checkpoints: dict[int, tuple[float, dict[str, torch.Tensor]]]
+
+
+def padded(encoded: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    """The corpus as one tensor ``(sentences, longest)`` of ids padded with 0, and each sentence's length."""
+    longest = max(len(ids) for ids in encoded)
+    table = torch.tensor([ids + [0] * (longest - len(ids)) for ids in encoded])
+    return table, torch.tensor([len(ids) for ids in encoded])
+
+
+def batches(table: torch.Tensor, lengths: torch.Tensor, options: TrainOptions) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """Seeded batches forever, each corpus sentence once per pass: ``(ids, lengths)``, ids
+    ``(batch, longest in the batch)``."""
+    generator = torch.Generator().manual_seed(options.seed)
+    order = torch.empty(0, dtype=torch.long)
+    while True:
+        if len(order) < options.batch:
+            order = torch.cat((order, torch.randperm(len(table), generator=generator)))
+        chosen, order = order[: options.batch], order[options.batch:]
+        chosen_lengths = lengths[chosen]
+        yield table[chosen, : int(chosen_lengths.max())], chosen_lengths
+
+
+def learning_rate(step: int, options: TrainOptions) -> float:
+    """Linear warm-up over ``options.warmup`` steps, then cosine decay to a tenth."""
+    if step < options.warmup:
+        return options.learning_rate * (step + 1) / options.warmup
+    progress = (step - options.warmup) / max(1, options.steps - options.warmup)
+    return options.learning_rate * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def run_model(model: ToyModel, vocabulary: Vocabulary, sentence: str) -> tuple[list[str], dict[str, torch.Tensor]]:
+    """The tokens of ``sentence`` (blockviz's tokenizer) and every tensor the model records on
+    it (``weights`` ``(n_heads, n, n)``, ``probs`` ``(n, n_vocab)``, …)."""
+    from blockviz.tokens import tokenize
+
+    tokens = tokenize(sentence, model.config.max_tokens)
+    cache: dict[str, torch.Tensor] = {}
+    with torch.no_grad():
+        model(torch.tensor(vocabulary.ids(tokens)[0]), cache)
+    return tokens, cache
+
+
+def lesson_weights(model: ToyModel, vocabulary: Vocabulary) -> dict[str, torch.Tensor]:
+    """The attention weights ``(n_heads, n, n)`` of every lesson sentence, by its name."""
+    return {name: run_model(model, vocabulary, text)[1]["weights"] for name, text in LESSON_SENTENCES.items()}
+
+
+def starting_weights(model: ToyModel, options: TrainOptions) -> None:
+    """Scale the seeded W_pos to ``options.position_init`` (small positions: a query is mostly its
+    word, so a pattern learned at one position holds at others) and start W_Q, W_K and W_V as one
+    draw of std ``options.attention_init`` (None keeps the block's own): with W_Q = W_K a query
+    first matches its own word's key and similar words', so attention starts on words, not places."""
+    with torch.no_grad():
+        model.W_pos.mul_(options.position_init)
+        if options.attention_init is not None:
+            start = torch.empty_like(model.block.attn.W_Q).normal_(0.0, options.attention_init, generator=torch.Generator().manual_seed(options.seed + 3))
+            for kind in "QKV":
+                getattr(model.block.attn, f"W_{kind}").copy_(start)
+
+
+def train(options: TrainOptions, on_step: Callable[[int, float], None] | None = None) -> Trained:
+    """Train the toy model with ``options``; ``on_step(step, loss)`` after each step (1-based).
+
+    Raises
+    ------
+    BlockvizError
+        For sizes that do not divide (d_model by n_heads) or are out of range, or steps < 1.
+    """
+    if isinstance(options.steps, bool) or not isinstance(options.steps, int) or options.steps < 1:
+        raise BlockvizError(f"steps must be a whole number ≥ 1, got {options.steps!r}")
+    vocabulary = Vocabulary(vocabulary_words())
+    corpus = training_sentences(options.corpus)
+    encoded = [vocabulary.encode(sentence) for sentence in corpus]
+    config = options.config(max(len(ids) for ids in encoded), vocabulary.size)
+    with deterministic():
+        torch.manual_seed(options.seed)
+        model = ToyModel(config)
+        starting_weights(model, options)
+        optimiser = torch.optim.AdamW(model.parameters(), lr=options.learning_rate, weight_decay=options.weight_decay, foreach=True)
+        checkpoints = {}
+        losses: list[float] = []
+        stream = batches(*padded(encoded), options)
+        for step in range(options.steps):
+            if step in options.checkpoints:
+                checkpoints[step] = (losses[-1] if losses else math.nan, lesson_weights(model, vocabulary))
+            for group in optimiser.param_groups:
+                group["lr"] = learning_rate(step, options)
+            ids, lengths = next(stream)
+            logits = model(ids[:, :-1])
+            targets = ids[:, 1:].masked_fill(torch.arange(ids.shape[1] - 1)[None] >= (lengths - 1)[:, None], -100)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
+            optimiser.zero_grad(set_to_none=True)
+            loss.backward()
+            optimiser.step()
+            losses.append(float(loss.detach()))
+            if on_step is not None:
+                on_step(step + 1, losses[-1])
+        final = sum(losses[-100:]) / len(losses[-100:])
+        checkpoints[options.steps] = (final, lesson_weights(model, vocabulary))
+    return Trained(model, vocabulary, options, len(corpus), final, checkpoints)
