@@ -281,7 +281,7 @@ def _check_joinable(names: Sequence[str | None], infos: list[VideoInfo]) -> list
     for name, info in zip(names, infos):
         mismatch = info.mismatch(first)
         if mismatch is not None:
-            raise BlockvizError(f"{_part(name, info.path)} differs from {_part(names[0], first.path)} in its {mismatch}: {SAME_OPTIONS}")
+            raise BlockvizError(f"{_part(name, info.path)} differs from {names[0] or str(first.path)!r} in its {mismatch}: {SAME_OPTIONS}")
         start = starts[-1]
         if ((start - info.start) / info.time_base).denominator != 1:
             raise BlockvizError(f"{_part(name, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}")
