@@ -37,9 +37,10 @@ def video_facts(path: Path) -> tuple[float, int, int]:
         stream = container.streams.video[0]
         packets = [packet for packet in container.demux(stream) if packet.pts is not None]
         first, end = min(p.pts for p in packets), max(p.pts + p.duration for p in packets)
+        facts = float((end - first) * stream.time_base), stream.codec_context.width, stream.codec_context.height
     with av.open(str(path)) as container:
         assert sum(1 for _ in container.decode(video=0)) == len(packets)
-    return float((end - first) * stream.time_base), stream.codec_context.width, stream.codec_context.height
+    return facts
 
 
 @pytest.mark.render
