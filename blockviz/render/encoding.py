@@ -10,8 +10,12 @@ as long; only x264's work (one frame, not ``n``) and the file's size change.
 Quality: repeated at a constant rate, x264's macroblock tree gave the held picture a lower
 quantiser, because the ``n − 1`` frames after it reuse it (:func:`hold_crf`). Encoded once, it is
 given that quality directly, with a lower ``crf`` for the hold's segment. Every segment is
-encoded ``stitchable`` so that their headers (SPS/PPS) stay equal whatever their ``crf``: Manim
-and :mod:`blockviz.lecture` copy every segment's packets behind the first's headers.
+encoded ``stitchable`` so that their headers (SPS/PPS) stay equal whatever their ``crf``: the
+scene's video, and then the lecture, copy every segment's packets behind the first's headers.
+
+Joining: the segments become the scene's video by their timestamps, decoding times kept
+(:meth:`HoldFileWriter.combine_files`), so that a player seeking to any time shows that time's
+picture.
 
 A GIF keeps one frame per timestamp (Manim renumbers the frames it converts to GIF), but its
 held picture is converted to the video's pixel format once, not once per frame.
@@ -24,6 +28,7 @@ import math
 from fractions import Fraction
 
 import av
+from manim._config.video_encoder import VideoEncoderSpec
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
@@ -39,6 +44,13 @@ MAX_HOLD_CRF_DROP = 10.0
 """The most x264 lowers a held picture's quantiser: its lookahead (40 frames in the default
 ``medium`` preset) bounds the frames that count. Measured on blockviz's frames at 160 × 90 and
 854 × 480: 9.7 to 10.7 for holds of 40 to 160 frames."""
+
+
+def segment_spec(spec: VideoEncoderSpec) -> VideoEncoderSpec:
+    """Manim's segment settings ``spec``, with x264's segments :data:`STITCHABLE`."""
+    if spec.codec != "libx264":
+        return spec
+    return dataclasses.replace(spec, options=tuple({**dict(spec.options), **STITCHABLE}.items()))
 
 
 def hold_crf(crf: float, frames: int) -> float:
@@ -143,13 +155,10 @@ class HoldFileWriter(SceneFileWriter):
     segments of a silent video by their timestamps."""
 
     def _create_segment_encoder(self, target) -> VideoSegmentEncoder:
-        spec = self.video_encoder
-        if spec is None:
+        if self.video_encoder is None:
             raise RuntimeError("Video segment encoding requires resolved settings.")
-        if spec.codec == "libx264":
-            spec = dataclasses.replace(spec, options=tuple({**dict(spec.options), **STITCHABLE}.items()))
         encoder = RepeatingHoldEncoder if self.output_spec.is_gif else HoldEncoder
-        return encoder(target=target, spec=spec)
+        return encoder(target=target, spec=segment_spec(self.video_encoder))
 
     def combine_files(self, input_files, output_file, create_gif=False, includes_sound=False) -> None:
         """Join the segments into the scene's video: each segment's packets shifted to start
