@@ -1,6 +1,7 @@
 """How long the lecture takes, against the floors: x264 alone, and bare PyAV, encoding the lecture's own frames.
 
-Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--parts A,B] [--rounds N] [--again] [--warm-text]
+Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--parts A,B] [--rounds N]
+      [--encode-only PATH] [--again] [--warm-text]
 
 For each quality, in a fresh folder and with a fresh text-outline cache (``--warm-text`` keeps
 the one on disk): renders the title card and every scene as mp4 (timing each
@@ -62,7 +63,7 @@ def cli_record_inputs(sentence: str) -> dict:
         return pop_record_options(dict(context.params))
 
 
-def lecture_timings(sentence: str, quality: str, jobs: int, out: str, parts: list[str] | None = None) -> dict:
+def lecture_timings(sentence: str, quality: str, jobs: int, out: str, parts: list[str] | None = None, script: Path = ENCODE_ONLY) -> dict:
     """Render and join one lecture in this process, as `blockviz render --lecture` does, printing
     each time as it is known; then time the floors. Every time in seconds. ``parts`` (scene
     names) keeps only those parts, for a quicker measure."""
@@ -96,7 +97,7 @@ def lecture_timings(sentence: str, quality: str, jobs: int, out: str, parts: lis
     frames = write_constant_rate(lecture.output, reference)
     print(f"  {'files':<25}{lecture.output.stat().st_size / 1e6:>8.2f} MB  lecture ({sizes / 1e6:.2f} MB its scenes); {encoded} frames encoded for {frames} shown")
     timings = {"total": total, "cpu": cpu, "output": lecture.output}
-    only = encode_only(reference, Path(out) / "encode-only.mp4", frames)
+    only = encode_only(reference, Path(out) / "encode-only.mp4", frames, script)
     if only is not None:
         timings["encode_only"] = only
         print(f"  {'x264 alone':<25}{only:>8.1f} s  ({frames} frames in yuv420p, encode_only.py; load average {load()})")
@@ -160,8 +161,8 @@ def write_constant_rate(video: Path, out: Path) -> int:
     return count
 
 
-def encode_only(reference: Path, out: Path, frames: int) -> float | None:
-    """Seconds of ``shared/measure/encode_only.py`` (x264 alone) on ``reference``'s frames, run as
+def encode_only(reference: Path, out: Path, frames: int, script: Path = ENCODE_ONLY) -> float | None:
+    """Seconds of ``script`` (``shared/measure/encode_only.py``: x264 alone) on ``reference``'s frames, run as
     its own process; ``None`` (said why) if it is missing or the frames would not fit in half the
     memory available (it holds them all)."""
     import av
@@ -170,11 +171,11 @@ def encode_only(reference: Path, out: Path, frames: int) -> float | None:
         context = container.streams.video[0].codec_context
         needed = frames * context.width * context.height * 3 // 2  # yuv420p
     available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    if not ENCODE_ONLY.is_file() or needed > available // 2:
-        why = f"{ENCODE_ONLY} is missing" if not ENCODE_ONLY.is_file() else f"its {frames} frames need {needed / 1e9:.1f} GB, {available / 1e9:.1f} GB free"
+    if not script.is_file() or needed > available // 2:
+        why = f"{script} is missing" if not script.is_file() else f"its {frames} frames need {needed / 1e9:.1f} GB, {available / 1e9:.1f} GB free"
         print(f"  {'x264 alone':<25}{'skipped':>8}  ({why})", flush=True)
         return None
-    result = subprocess.run([sys.executable, str(ENCODE_ONLY), str(reference), str(out)], check=True, capture_output=True, text=True)
+    result = subprocess.run([sys.executable, str(script), str(reference), str(out)], check=True, capture_output=True, text=True)
     counted, seconds = result.stdout.split()
     if int(counted) != frames:
         raise RuntimeError(f"encode_only.py encoded {counted} frames, not {frames}")
@@ -243,6 +244,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=cores_available(), help="scenes rendered in parallel processes (default: one per core, as the CLI)")
     parser.add_argument("--parts", type=lambda value: value.split(","), help="only these parts (scene names, comma-separated): a quicker, partial measure")
     parser.add_argument("--rounds", type=int, default=1, help="times to measure each quality (each from nothing); the median ratios are printed")
+    parser.add_argument("--encode-only", type=Path, default=ENCODE_ONLY, help=f"the shared measuring tool (default: {ENCODE_ONLY})")
     parser.add_argument("--again", action="store_true", help="then time the CLI with every file reused, and with the lecture removed")
     parser.add_argument("--warm-text", action="store_true", help="reuse the text outlines already on disk (default: build them from nothing)")
     arguments = parser.parse_args()
@@ -254,7 +256,7 @@ def main() -> None:
                 if not arguments.warm_text:  # scenes/text.py keeps outlines under the temporary folder: a fresh one
                     tempfile.tempdir = os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="text-cache-", dir=out)  # TMPDIR: for --jobs' worker processes too
                 print(f"text outlines: {'already on disk' if arguments.warm_text else 'built from nothing'}", flush=True)
-                timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out, arguments.parts)
+                timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out, arguments.parts, arguments.encode_only)
                 rounds.append(timings)
                 if arguments.again:
                     command = ["render", arguments.sentence, "--lecture", "-q", quality, "-o", out]
