@@ -12,7 +12,7 @@ in blockviz's videos; here it counts once per frame, as x264 would encode it at 
 
 * x264 alone: ``shared/measure/encode_only.py`` (frames already in yuv420p, only libx264 timed;
   issue 25's target: the lecture at most 1.5× this at -q l), run as a separate process on a
-  lossless constant-rate copy of the lecture (written, not timed);
+  constant-rate copy of the lecture (written, not timed: :func:`write_constant_rate`);
 * x264 alone again, in this process, a chunk of frames at a time, for its CPU seconds (the
   lecture's CPU seconds over these: a ratio a busy machine disturbs less than wall-clock time);
 * bare PyAV: every frame encoded again from RGBA with manim's settings (libx264, crf 23,
@@ -122,16 +122,24 @@ def video_frames(video: Path) -> int:
 
 def write_constant_rate(video: Path, out: Path) -> int:
     """Write ``video``'s picture at every timestamp of its frame rate (FFmpeg's ``fps`` filter,
-    as a player resamples) into ``out``, losslessly (libx264 at qp 0, yuv420p as decoded); return
-    the frames written. The floors read it: what x264 would encode at a constant rate. Not timed."""
+    as a player resamples) into ``out`` with manim's settings (libx264, crf 23, yuv420p); return
+    the frames written. Not timed.
+
+    The floors read it. A decoded frame keeps its picture type (I, P, B), and libx264 obeys it in
+    the frames it is given: ``encode_only.py`` re-encodes its input's frames with their types. So
+    the types here are x264's own at a constant rate (each frame's type cleared before encoding:
+    a held I frame repeated would otherwise force an I frame at every timestamp of the hold), and
+    ``encode_only.py`` times x264 making the choices it makes alone. (Before holds were one frame
+    the floor read the lecture itself, with the types of its per-segment encoding.)"""
     from fractions import Fraction
 
     import av
+    from av.video.frame import PictureType
 
     with av.open(str(video)) as container, av.open(str(out), mode="w", format="mp4") as output:
         stream = container.streams.video[0]
         rate = Fraction(stream.codec_context.framerate or stream.guessed_rate)
-        encoder = output.add_stream("libx264", rate=rate, options={"qp": "0", "preset": "ultrafast"})
+        encoder = output.add_stream("libx264", rate=rate, options={"crf": "23"})
         encoder.pix_fmt, encoder.width, encoder.height = "yuv420p", stream.codec_context.width, stream.codec_context.height
         graph = av.filter.Graph()
         source, sink = graph.add_buffer(template=stream), graph.add("buffersink")
@@ -148,7 +156,7 @@ def write_constant_rate(video: Path, out: Path) -> int:
                     frame = graph.pull()
                 except (av.error.BlockingIOError, av.error.EOFError):
                     return
-                frame.pts, frame.time_base = count, 1 / rate
+                frame.pts, frame.time_base, frame.pict_type = count, 1 / rate, PictureType.NONE
                 count += 1
                 output.mux(encoder.encode(frame))
 
