@@ -2,6 +2,7 @@
 unchanged renders, separate folders per sentence by default and ``-o DIR`` written into directly,
 atomic outputs, one-line errors before rendering. Tests that run Manim are marked ``render``."""
 
+import json
 import re
 import subprocess
 import sys
@@ -28,11 +29,18 @@ TINY_ARGS = ["--resolution", "160x90", "--fps", "5"]
 RECORD_INPUTS = {"sentence": "the cat sat", "seed": 0}
 
 
-def video_facts(path: Path) -> tuple[int, int, int]:
+def video_facts(path: Path) -> tuple[float, int, int]:
+    """Seconds shown (from the first frame's timestamp to the end of the last frame), width,
+    height; every packet decodes to a frame. Not a count of frames: a held picture is one frame
+    lasting the hold."""
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
-        frames = sum(1 for _ in container.decode(stream))
-        return frames, stream.codec_context.width, stream.codec_context.height
+        packets = [packet for packet in container.demux(stream) if packet.pts is not None]
+        first, end = min(p.pts for p in packets), max(p.pts + p.duration for p in packets)
+        facts = float((end - first) * stream.time_base), stream.codec_context.width, stream.codec_context.height
+    with av.open(str(path)) as container:
+        assert sum(1 for _ in container.decode(video=0)) == len(packets)
+    return facts
 
 
 @pytest.mark.render
@@ -41,10 +49,10 @@ def test_every_scene_renders_a_real_tiny_video(tmp_path, cat_record):
     jobs = plan(ATTENTION_SCENES, RECORD_INPUTS, options, tmp_path)
     render_jobs(cat_record, jobs, options)
     for job in jobs:
-        frames, width, height = video_facts(job.output)
+        seconds, width, height = video_facts(job.output)
         assert (width, height) == (160, 90), job.scene
-        # each scene lasts 10–40 s at normal speed: 50–200 frames at 5 fps
-        assert 50 <= frames <= 200, (job.scene, frames)
+        assert 10 <= seconds <= 40, (job.scene, seconds)  # each scene lasts 10–40 s at normal speed
+        assert seconds == pytest.approx(json.loads(job.captions.read_text())["duration"], abs=1e-3), job.scene  # the time Manim counted
         assert job.is_fresh()
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted([".cache"] + [f"{name}.mp4" for name in ATTENTION_SCENES])
     assert not list((tmp_path / ".cache").glob("media-*")), "temporary media left behind"

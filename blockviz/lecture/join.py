@@ -3,7 +3,10 @@
 Scenes rendered by one ``blockviz render`` run share their video set-up (codec, size, pixel
 format, frame rate, time base, ``extradata``), so their encoded packets are copied unchanged and
 only their timestamps are shifted (a remux: fast, no quality loss). Parts that differ are
-refused with a message naming the difference; nothing is encoded again.
+refused with a message naming the difference; nothing is encoded again. The videos may have a
+variable frame rate (a held picture is one frame lasting the hold, see
+:mod:`blockviz.render.encoding`): times come from timestamps, never from counting frames.
+:func:`join_videos` is the same copy for any videos, e.g. the segments of one scene.
 
 All times come from the videos' own timestamps (PyAV), never from planned run times. Every
 file is written under a temporary name and renamed when complete.
@@ -60,8 +63,9 @@ class VideoInfo:
 
     Times are in seconds: ``start`` is the first frame's presentation time, ``duration`` runs from
     it to the end of the last frame (its timestamp plus its duration), ``first_dts`` and
-    ``last_dts`` are the first and last decoding times. ``fps`` is in frames per second;
-    ``frames`` counts the frames (one packet each).
+    ``last_dts`` are the first and last decoding times. ``fps`` is the declared frame rate in
+    frames per second (the codec's, e.g. H.264's timing information); ``frames`` counts the
+    encoded frames (one packet each), fewer than ``duration × fps`` when a frame is held.
     """
 
     path: Path
@@ -154,7 +158,7 @@ def write_lecture(
     output = Path(output)
     _check_request(parts, output)
     infos = [probe_video(part.video, part.name) for part in parts]
-    starts = _check_joinable(parts, infos)
+    starts = _check_joinable([part.name for part in parts], infos)
     chapters = chapters_of([p.name for p in parts], [p.title for p in parts], [p.caption for p in parts], [info.duration for info in infos],
                            [p.cues for p in parts])
     report = (lambda done: progress(done, len(parts))) if progress else (lambda done: None)
@@ -172,6 +176,28 @@ def write_lecture(
         files.enter_context(_written(json_path, chapters_json(chapters, output.name)))
         files.enter_context(_written(srt_path, captions_srt(chapters, burned_captions)))
     return Lecture(output, text_path, json_path, srt_path, chapters, float(starts[-1]))
+
+
+def join_videos(videos: Sequence[str | Path], output) -> Fraction:
+    """Copy the videos' packets one after another into ``output`` (an open PyAV output
+    container, no stream added yet), each starting where the one before it ends; return the
+    total duration in seconds.
+
+    The videos must share their set-up (as :func:`write_lecture`'s parts); their timestamps are
+    shifted, never encoded again.
+
+    Raises
+    ------
+    BlockvizError
+        If there is no video, a video is missing, unreadable or empty, or the videos' set-ups
+        differ.
+    """
+    if not videos:
+        raise BlockvizError("there is no video to join: render something first")
+    infos = [probe_video(video) for video in videos]
+    starts = _check_joinable([None] * len(infos), infos)
+    _remux(infos, starts, output, lambda done: None)
+    return starts[-1]
 
 
 def probe_video(path: str | Path, name: str | None = None) -> VideoInfo:
@@ -200,7 +226,7 @@ def probe_video(path: str | Path, name: str | None = None) -> VideoInfo:
             if container.format.name in IMAGE_FORMATS or context.name in IMAGE_CODECS:
                 raise BlockvizError(f"{what} is an image ({context.name}), not a video: {fix} (--format mp4)")
             span = _packet_span(container, stream)
-            fps = stream.guessed_rate or stream.average_rate  # the declared rate: a last frame cut short skews the average
+            fps = _declared_rate(stream)
             tick = Fraction(stream.time_base)
             info = VideoInfo(
                 path=path,
@@ -240,33 +266,39 @@ def _check_request(parts: Sequence[LecturePart], output: Path) -> None:
             raise BlockvizError(f"the lecture file {str(output)!r} is also a part: choose another name for the lecture")
 
 
-def _check_joinable(parts: Sequence[LecturePart], infos: list[VideoInfo]) -> list[Fraction]:
+def _check_joinable(names: Sequence[str | None], infos: list[VideoInfo]) -> list[Fraction]:
     """Each part's start (seconds), where the previous one ends, then the total; once it is
     known that the parts' packets can be copied into one stream: the same stream set-up, and
-    shifted timestamps that land on the time base and keep decoding order increasing.
+    shifted timestamps that land on the time base. (A decoding time that would not follow the
+    one before it is moved up when copying: :func:`_remux`.)
 
     Raises :class:`BlockvizError` naming the first part that cannot follow the one before it.
     """
     first = infos[0]
     if first.codec not in COPYABLE_CODECS:
-        raise BlockvizError(f"{_part(parts[0].name, first.path)} is {first.codec}, which an MP4 cannot hold as it is: render the scenes as mp4")
+        raise BlockvizError(f"{_part(names[0], first.path)} is {first.codec}, which an MP4 cannot hold as it is: render the scenes as mp4")
     starts = [Fraction(0)]
-    previous_last = None
-    for part, info in zip(parts, infos):
+    for name, info in zip(names, infos):
         mismatch = info.mismatch(first)
         if mismatch is not None:
-            raise BlockvizError(f"{_part(part.name, info.path)} differs from {parts[0].name!r} in its {mismatch}: {SAME_OPTIONS}")
+            raise BlockvizError(f"{_part(name, info.path)} differs from {names[0] or str(first.path)!r} in its {mismatch}: {SAME_OPTIONS}")
         start = starts[-1]
-        shifted_first, shifted_last = start + info.first_dts - info.start, start + info.last_dts - info.start
-        if ((start - info.start) / info.time_base).denominator != 1 or (previous_last is not None and shifted_first <= previous_last):
-            raise BlockvizError(f"{_part(part.name, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}")
-        previous_last = shifted_last
+        if ((start - info.start) / info.time_base).denominator != 1:
+            raise BlockvizError(f"{_part(name, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}")
         starts.append(start + info.duration)
     return starts
 
 
 def _part(name: str | None, path: Path) -> str:
     return f"lecture part {name!r} ({str(path)!r})" if name else repr(str(path))
+
+
+def _declared_rate(stream) -> Fraction | None:
+    """The frame rate the video declares: its codec's (H.264's timing information), else the
+    one FFmpeg guesses from the first timestamps. Not the average: a held frame (a variable
+    frame rate) or a last frame cut short lowers it."""
+    rate = stream.codec_context.framerate or stream.guessed_rate or stream.average_rate
+    return Fraction(rate) if rate else None
 
 
 def _reason(error: Exception) -> str:
@@ -303,8 +335,8 @@ def _packet_span(container, stream) -> _PacketSpan:
 
 
 def _ticks_per_frame(stream) -> int:
-    rate = stream.guessed_rate or stream.average_rate
-    return max(1, round(1 / (Fraction(rate) * Fraction(stream.time_base)))) if rate else 1
+    rate = _declared_rate(stream)
+    return max(1, round(1 / (rate * Fraction(stream.time_base)))) if rate else 1
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -318,9 +350,16 @@ def _open_output(path: Path, chapters: Sequence[Chapter]):
 
 def _remux(infos: list[VideoInfo], starts: list[Fraction], output, report: Callable[[int], None]) -> None:
     """Copy every part's packets into ``output``, shifting their timestamps so each part starts
-    at its start time (seconds)."""
+    at its start time (seconds).
+
+    A part's first decoding times come before its first frame's presentation (by the B-frames'
+    delay); after a part that ends on a frame held for less than that delay they would not
+    follow the last decoding time before them, so each is moved up to one tick after the one
+    before it (never past its presentation time: no frame is shown at another time).
+    """
     with av.open(str(infos[0].path)) as template:
         stream = output.add_stream_from_template(template.streams.video[0])
+    last_dts = None
     for done, (info, start) in enumerate(zip(infos, starts), start=1):
         shift = int((start - info.start) / info.time_base)
         with av.open(str(info.path)) as source:
@@ -328,7 +367,10 @@ def _remux(infos: list[VideoInfo], starts: list[Fraction], output, report: Calla
                 if packet.dts is None:  # the empty packet that ends demuxing
                     continue
                 packet.pts += shift
-                packet.dts += shift
+                packet.dts = packet.dts + shift if last_dts is None else max(packet.dts + shift, last_dts + 1)
+                if packet.dts > packet.pts:
+                    raise BlockvizError(f"{_part(None, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}")
+                last_dts = packet.dts
                 packet.stream = stream
                 output.mux(packet)
         report(done)
