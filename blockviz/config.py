@@ -129,12 +129,6 @@ class BlockConfig:
         ``Architecture.of(config, model_layer=True)`` (``rec.architecture`` says which)."""
         return Architecture.of(self)
 
-    @property
-    def is_toy(self) -> bool:
-        """``self.architecture.is_toy``. Kept for :mod:`blockviz.figures` until it reads
-        ``rec.architecture.is_toy`` (which also knows a trained model's layer); remove then."""
-        return self.architecture.is_toy
-
     @classmethod
     def default(cls, name: str):
         """The default value of field ``name`` (the CLI shows these; they are stated only here)."""

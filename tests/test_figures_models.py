@@ -145,7 +145,7 @@ def test_large_numbers_get_a_format_that_fits():
 
 def test_a_figure_whose_fields_the_record_lacks_is_skipped_with_a_reason(records):
     rec = records["llama"]
-    lacking = SimpleNamespace(config=rec.config, source=rec.source, params=rec.params, fields=rec.fields,
+    lacking = SimpleNamespace(config=rec.config, architecture=rec.architecture, source=rec.source, params=rec.params, fields=rec.fields,
                               tensors={name: value for name, value in rec.tensors.items() if name != "ln2_mean_sq"})
     assert "ln2_mean_sq" in skip_reason("layer-norm", lacking)
     assert skip_reason("qkv", lacking) is None

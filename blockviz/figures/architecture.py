@@ -17,7 +17,7 @@ from blockviz.figures import formulas
 
 def is_general(rec) -> bool:
     """Whether ``rec`` is anything but blockviz's own block with its own weights."""
-    return not (rec.config.is_toy and not rec.source.is_model)
+    return not rec.architecture.is_toy
 
 
 def has(rec, *names: str) -> bool:
@@ -27,7 +27,7 @@ def has(rec, *names: str) -> bool:
 
 
 def norm_name(rec) -> str:
-    return "RMSNorm" if rec.config.norm == "rmsnorm" else "LayerNorm"
+    return rec.architecture.norm_name
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def norms(rec) -> list[Norm]:
     """The block's two normalisations in data-flow order: pre-norm normalises each sublayer's
     input (ln1 of resid_pre, ln2 of resid_mid), post-norm each sum (ln1 of resid_mid gives
     resid_mid_norm, ln2 of resid_post gives resid_post_norm)."""
-    if rec.config.norm_placement == "post":
+    if rec.architecture.post_norm:
         return [Norm("ln1", "resid_mid", "resid_mid_norm", "after attention's add, the FFN's input"),
                 Norm("ln2", "resid_post", "resid_post_norm", "after the FFN's add: the block's output")]
     return [Norm("ln1", "resid_pre", "ln1", "before attention"), Norm("ln2", "resid_mid", "ln2", "before the FFN")]
@@ -53,19 +53,19 @@ def norms(rec) -> list[Norm]:
 
 def norm_fields(rec, norm: Norm) -> tuple[str, ...]:
     """The fields drawing ``norm`` step by step needs."""
-    if rec.config.norm == "rmsnorm":
+    if not rec.architecture.has_centring:
         return (norm.source, f"{norm.prefix}_mean_sq", f"{norm.prefix}_norm", norm.output)
     return (norm.source, f"{norm.prefix}_mean", f"{norm.prefix}_centred", f"{norm.prefix}_var", f"{norm.prefix}_norm", norm.output)
 
 
 def attention_input(rec) -> str:
     """The field attention reads: ``ln1`` (pre-norm) or ``resid_pre`` (post-norm)."""
-    return "resid_pre" if rec.config.norm_placement == "post" else "ln1"
+    return rec.architecture.attention_input
 
 
 def ffn_input(rec) -> str:
     """The field the FFN reads: ``ln2`` (pre-norm) or ``resid_mid_norm`` (post-norm)."""
-    return "resid_mid_norm" if rec.config.norm_placement == "post" else "ln2"
+    return rec.architecture.ffn_input
 
 
 def activation_name(rec) -> str:
@@ -85,9 +85,9 @@ def residual_formula(rec):
     """The block's two lines as mathtext: pre-norm x + Attention(LN₁(x)) (Xiong et al. 2020,
     "On Layer Normalization in the Transformer Architecture", Fig. 1b) or post-norm
     LN₁(x + Attention(x)) (Vaswani et al. 2017, §3.1: LayerNorm(x + Sublayer(x)))."""
-    norm = "RMS" if rec.config.norm == "rmsnorm" else "LN"
+    norm = "LN" if rec.architecture.has_centring else "RMS"
     ffn = r"\mathrm{FFN}"
-    if rec.config.norm_placement == "post":
+    if rec.architecture.post_norm:
         return (rf"$x_{{mid}} = \mathrm{{{norm}}}_1(x + \mathrm{{Attention}}(x))$", rf"$x_{{out}} = \mathrm{{{norm}}}_2(x_{{mid}} + {ffn}(x_{{mid}}))$")
     return (rf"$x_{{mid}} = x + \mathrm{{Attention}}(\mathrm{{{norm}}}_1(x))$", rf"$x_{{out}} = x_{{mid}} + {ffn}(\mathrm{{{norm}}}_2(x_{{mid}}))$")
 
@@ -95,7 +95,7 @@ def residual_formula(rec):
 def norm_formula(rec, bias: bool):
     """The norm's formula lines as mathtext: RMSNorm (Zhang & Sennrich 2019, eq. 4) or LayerNorm
     (Ba et al. 2016, eq. 4), without β when the block has no biases."""
-    if rec.config.norm == "rmsnorm":
+    if not rec.architecture.has_centring:
         return (r"$\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$", r"$\mathrm{mean}(x^2) = \frac{1}{d}\sum_k x_k^2$",
                 "no mean is subtracted")
     if bias:
@@ -108,8 +108,8 @@ def ffn_formula(rec):
     eq. 2) or gated (act(x W_gate) ⊙ x W_up) W_out (Shazeer 2020, "GLU Variants Improve
     Transformer", eq. 6; SwiGLU when act is SiLU)."""
     act = r"\mathrm{" + activation_name(rec) + "}"
-    bias = rec.config.bias
-    if rec.config.ffn == "gated":
+    bias = rec.architecture.bias
+    if rec.architecture.gated:
         b = (r" + b_{gate}", r" + b_{up}", r" + b_{out}") if bias else ("", "", "")
         return rf"$\mathrm{{FFN}}(x) = \left({act}(x W_{{gate}}{b[0]}) \odot (x W_{{up}}{b[1]})\right) W_{{out}}{b[2]}$"
     b = (r" + b_{in}", r" + b_{out}") if bias else ("", "")
@@ -125,8 +125,8 @@ def qkv_formula(rec):
     """The q/k/v projections as mathtext (Vaswani et al. 2017, eq. of §3.2.2); with grouped-query
     attention (Ainslie et al. 2023) K and V are indexed by the key/value head g."""
     x = attention_input(rec)
-    plus = (lambda kind: rf" + b^{kind}_h") if rec.config.bias else (lambda kind: "")
-    kv = "g" if rec.config.kv_heads != rec.config.n_heads else "h"
+    plus = (lambda kind: rf" + b^{kind}_h") if rec.architecture.bias else (lambda kind: "")
+    kv = "g" if rec.architecture.grouped else "h"
     parts = [rf"$Q = XW^Q_h{plus('Q')}$", rf"$K = XW^K_{kv}{plus('K')}$", rf"$V = XW^V_{kv}{plus('V')}$"]
     parts.append(r"$X = \mathrm{" + ("resid\\_pre" if x == "resid_pre" else norm_name(rec)) + "}" + ("$" if x == "resid_pre" else "(x)$"))
     return tuple(parts)
@@ -176,7 +176,7 @@ def flow_boxes(rec, theme):
 
 
 def multi_head_formula(rec) -> str:
-    if rec.config.bias:
+    if rec.architecture.bias:
         return formulas.MULTI_HEAD
     return r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O$"
 
@@ -193,7 +193,7 @@ def norm_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def ffn_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The fields the FFN figure reads: its input (:func:`ffn_input`), its hidden fields (gated:
     gate, activated gate, up; plain: pre-activation) and its output."""
-    if rec.config.ffn == "gated":
+    if rec.architecture.gated:
         return (ffn_input(rec), "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"), ()
     return (ffn_input(rec), "ffn_pre", "ffn_post", "ffn_out"), ()
 
@@ -201,4 +201,4 @@ def ffn_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def residual_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The fields the residual-stream figure reads besides the stream's sums: a post-norm
     block's normalised sums."""
-    return (("resid_mid_norm", "resid_post_norm") if rec.config.norm_placement == "post" else ()), ()
+    return (("resid_mid_norm", "resid_post_norm") if rec.architecture.post_norm else ()), ()

@@ -32,7 +32,7 @@ def layer_norm(request: FigureRequest) -> Figure:
     × γ; no mean subtracted), of each sublayer's input (pre-norm) or of each sum (post-norm)."""
     rec, page, theme, decimals = request.record, request.page, request.theme, request.decimals
     i = request.query
-    rms = rec.config.norm == "rmsnorm"
+    rms = not rec.architecture.has_centring
     kind = arch.norm_name(rec)
     residual = record_scale(rec, "resid_pre")
     parameters = record_scale(rec, "ln1.weight", label="\u03b3, \u03b2" if "ln1.bias" in rec.params else "\u03b3")
@@ -85,7 +85,7 @@ def layer_norm(request: FigureRequest) -> Figure:
     lines += hidden_notes(page, noted)
     what = ("RMSNorm divides each row by its root mean square: no mean is subtracted, no β; ms = mean(x\u00b2)" if rms else
             "the variance divides by d_model (as torch.nn.LayerNorm)")
-    placement = "post-norm: each sum (resid_mid, resid_post) is normalised" if rec.config.norm_placement == "post" else "pre-norm: each sublayer's input is normalised"
+    placement = "post-norm: each sum (resid_mid, resid_post) is normalised" if rec.architecture.post_norm else "pre-norm: each sublayer's input is normalised"
     lines.append(note(page, f"{placement}; {what}; d_model = {d}; \u03b5 = {rec.config.ln_eps:g}; work lines carry one more decimal than the grids"))
     return build_figure(lines, page)[0]
 

@@ -155,7 +155,7 @@ def hidden_notes(page: Page, columns: list[tuple[Columns, str]]) -> list[TextLin
 
 def source_line(rec) -> str:
     """Where the record's block comes from: "layer 3 of minilm …", or "pre-norm LayerNorm block, seeded random weights"."""
-    return rec.source.describe() if rec.source.is_model else f"{rec.config.norm_placement}-norm {norm_name(rec)} block, {rec.source.describe()}"
+    return rec.source.describe() if rec.source.is_model else f"{rec.architecture.norm_placement}-norm {norm_name(rec)} block, {rec.source.describe()}"
 
 
 # -- rows of one token, written work --------------------------------------------------------

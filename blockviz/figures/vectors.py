@@ -155,7 +155,7 @@ def residual_stream(request: FigureRequest) -> Figure:
     + ffn_out = resid_post; post-norm normalises each sum (resid_mid_norm, resid_post_norm) and
     the FFN adds to the normalised one."""
     rec, page, theme = request.record, request.page, request.theme
-    post = rec.config.norm_placement == "post"
+    post = rec.architecture.post_norm
     kind = arch.norm_name(rec)
     i = request.query
     d = rec.config.d_model
