@@ -1,22 +1,28 @@
 """`blockviz figures` against bare matplotlib, side by side (a benchmark, not a test):
-run `.venv/bin/python benchmarks/figures.py [ROUNDS]`.
+run `.venv/bin/python benchmarks/figures.py [ROUNDS] [--busy N] [--jobs N[,N…]] [--split]`.
 
 Each round runs, in fresh processes and one right after the other,
 1. `blockviz figures` on the 13-token sentence: every figure of the registry, PNG + SVG
-   (the default page width and -j);
+   (the default page width and -j: one worker per core free; `--jobs 1,2,default` runs each);
 2. `../shared/measure/bare_figures.py TOTAL FIGURES OUTDIR`: bare matplotlib saving as many
    annotated cells (TOTAL: the text elements counted in blockviz's SVG files, as the measuring
    tool's README says) in as many figures, PNG (200 dpi) + SVG, in one process.
 
-Rounds alternate which of the two runs first. It prints each round's wall-clock (and CPU)
+The order of the runs turns each round. It prints each round's wall-clock (and CPU)
 seconds and their ratio, then the ratio of the fastest runs (the least disturbed by other work
 on a shared machine; target ≤ 1.0), the median of the rounds' ratios, and the ratio of the CPU
 seconds (blockviz's over all its processes: what -j costs), with the load average.
 The in-process split of blockviz's time (draw, PNG, SVG per figure) follows with `--split`.
+
+`--busy N` measures a busy machine: N processes spinning on a core each run through every
+round, started a minute before the first (the 1-minute load average the default -j reads
+then counts them) and stopped at the end.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import os
 import re
 import statistics
@@ -28,7 +34,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCE = "The chicken didn't cross the road because it was too tired."
-BARE = ROOT.parent / "shared" / "measure" / "bare_figures.py"
+BARE = next((folder / "shared" / "measure" / "bare_figures.py" for folder in ROOT.parents
+             if (folder / "shared" / "measure" / "bare_figures.py").exists()), ROOT.parent / "shared" / "measure" / "bare_figures.py")
+"""The measuring tool beside the checkout (``../shared/measure``), or beside the folder of a git worktree."""
 TEXT_ELEMENT = re.compile(rb'<g id="text_[0-9]*"')
 
 
@@ -42,9 +50,25 @@ def timed(command: list[str]) -> tuple[float, float]:
     return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
 
-def blockviz_run(folder: Path) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of `blockviz figures SENTENCE --format png,svg -o folder` in a new process."""
-    return timed([str(Path(sys.executable).with_name("blockviz")), "figures", SENTENCE, "--format", "png,svg", "-o", str(folder)])
+def blockviz_run(folder: Path, jobs: str | None = None) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of `blockviz figures SENTENCE --format png,svg -o folder [-j jobs]` in a new process."""
+    return timed([str(Path(sys.executable).with_name("blockviz")), "figures", SENTENCE, "--format", "png,svg", "-o", str(folder)]
+                 + (["-j", jobs] if jobs else []))
+
+
+@contextlib.contextmanager
+def busy_loops(count: int, settle: float = 60.0):
+    """``count`` processes spinning on a core each while the block runs; the first round starts
+    ``settle`` seconds after them, once the 1-minute load average has seen them."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        if loops:
+            time.sleep(settle)
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
 
 
 def count_texts(folder: Path) -> tuple[int, int]:
@@ -82,32 +106,54 @@ def split(folder: Path) -> None:
     print(f"{'total':<25} " + " ".join(f"{spent:6.2f}" for spent in totals))
 
 
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="blockviz figures against bare matplotlib")
+    parser.add_argument("rounds", type=int, nargs="?", default=3, help="rounds of the two runs (default 3)")
+    parser.add_argument("--busy", type=int, default=0, metavar="N", help="N busy loops running through every round")
+    parser.add_argument("--jobs", default=None, metavar="N[,N…]",
+                        help="blockviz figures -j N; several (e.g. default,1,2) are each run every round (default: its own default)")
+    parser.add_argument("--split", action="store_true", help="then blockviz's time per figure: draw, PNG, SVG")
+    return parser.parse_args()
+
+
 def main() -> None:
-    rounds = int(next((argument for argument in sys.argv[1:] if argument.isdigit()), "3"))
+    args = arguments()
+    configurations = [None if jobs == "default" else jobs for jobs in (args.jobs or "default").split(",")]
+    name = lambda jobs: f"-j {jobs}" if jobs else "-j default"  # noqa: E731
     load = lambda: " ".join(f"{value:.2f}" for value in os.getloadavg())  # noqa: E731
-    print(f"load average {load()} on {os.cpu_count()} cores")
-    with tempfile.TemporaryDirectory() as temporary:
+    with busy_loops(args.busy), tempfile.TemporaryDirectory() as temporary:
+        from blockviz.figures.writing import cores_free
+
+        print(f"load average {load()} on {os.cpu_count()} cores, {args.busy} busy loops; blockviz {', '.join(map(name, configurations))} "
+              f"(the default now: {cores_free()} workers)")
         folder = Path(temporary)
-        ours, bare, ratios = [], [], []
+        ours: dict = {jobs: [] for jobs in configurations}
+        bare, ratios = [], {jobs: [] for jobs in configurations}
         texts = figures = 0
-        for index in range(rounds):
-            bare_first = index % 2 == 1  # alternate which runs first, so a change in the machine's load falls on both alike
-            if bare_first:
-                bare.append(bare_run(texts, figures, folder / f"bare{index}"))
-            ours.append(blockviz_run(folder / f"blockviz{index}"))
-            texts, figures = count_texts(folder / f"blockviz{index}")
-            if not bare_first:
-                bare.append(bare_run(texts, figures, folder / f"bare{index}"))
-            (wall, cpu), (bare_wall, bare_cpu) = ours[-1], bare[-1]
-            ratios.append(wall / bare_wall)
-            print(f"round {index + 1}: blockviz figures {wall:.2f} s ({cpu:.2f} CPU s), bare matplotlib ({texts} texts in {figures} figures) "
-                  f"{bare_wall:.2f} s ({bare_cpu:.2f} CPU s): ratio {ratios[-1]:.2f}")
-        fastest, bare_fastest = min(wall for wall, _ in ours), min(wall for wall, _ in bare)
-        least, bare_least = min(cpu for _, cpu in ours), min(cpu for _, cpu in bare)
-        print(f"fastest: blockviz {fastest:.2f} s, bare {bare_fastest:.2f} s: ratio {fastest / bare_fastest:.2f} (target \u2264 1.0); "
-              f"median of the rounds' ratios {statistics.median(ratios):.2f}; "
-              f"CPU seconds {least:.2f} against {bare_least:.2f} ({least / bare_least:.2f}); load average {load()}")
-        if "--split" in sys.argv:
+        for index in range(args.rounds):
+            runs = configurations + ["bare"]
+            runs = runs[index % len(runs):] + runs[:index % len(runs)] if index else runs  # the order turns each round, so a change in the machine's load falls on all alike
+            walls = {}
+            for run in runs:
+                if run == "bare":
+                    bare.append(bare_run(texts, figures, folder / f"bare{index}"))
+                else:
+                    ours[run].append(blockviz_run(folder / f"blockviz{index}{run or ''}", run))
+                    texts, figures = count_texts(folder / f"blockviz{index}{run or ''}")
+                    walls[run] = ours[run][-1]
+            bare_wall, bare_cpu = bare[-1]
+            parts = []
+            for jobs, (wall, cpu) in walls.items():
+                ratios[jobs].append(wall / bare_wall)
+                parts.append(f"blockviz {name(jobs)} {wall:.2f} s ({cpu:.2f} CPU s): ratio {ratios[jobs][-1]:.2f}")
+            print(f"round {index + 1}: bare matplotlib ({texts} texts in {figures} figures) {bare_wall:.2f} s ({bare_cpu:.2f} CPU s); " + "; ".join(parts))
+        bare_fastest, bare_least = min(wall for wall, _ in bare), min(cpu for _, cpu in bare)
+        for jobs in configurations:
+            fastest, least = min(wall for wall, _ in ours[jobs]), min(cpu for _, cpu in ours[jobs])
+            print(f"blockviz {name(jobs)}: fastest {fastest:.2f} s against bare {bare_fastest:.2f} s: ratio {fastest / bare_fastest:.2f} (target \u2264 1.0); "
+                  f"median of the rounds' ratios {statistics.median(ratios[jobs]):.2f}; CPU seconds {least:.2f} against {bare_least:.2f} ({least / bare_least:.2f})")
+        print(f"load average {load()}")
+        if args.split:
             split(folder / "split")
 
 

@@ -9,6 +9,7 @@ import click
 
 from blockviz.cli.options import build_record, chosen_token_and_head, pop_record_options, record_options, reporting_errors
 from blockviz.cli.sentence import SentenceCommand
+from blockviz.figures.cores import cores_free, snapshot
 from blockviz.figures.page import DEFAULT_WIDTH, WIDTH_LIMITS
 from blockviz.figures.registry import DEFAULT_DPI, FIGURE_NAMES, FIGURES, FORMATS
 
@@ -73,13 +74,14 @@ class Width(click.ParamType):
 @click.option("--dpi", type=click.IntRange(20, 1200), default=DEFAULT_DPI, show_default=True, help="Pixels per inch of PNG files.")
 @click.option("--theme", type=click.Choice(THEMES), default="light", show_default=True, help="light for documents, dark to match the videos.")
 @click.option("--token", default=None, metavar="WORD|WORD#K|POSITION",
-              help="Query written out in value-mixing: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last word token, not punctuation.")
+              help="Query written out in value-mixing, and the row of layer-norm and residual-stream: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last word token, not punctuation.")
 @click.option("--head", type=int, default=None, metavar="N",
               help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing. Default: every head of blockviz's own block, "
                    "head 0 of a trained model's layer (--all-heads for every head); value-mixing uses head 0.")
 @click.option("--all-heads", is_flag=True, default=False, help="Every head in per-head figures, also for a trained model's layer (whose default is one head).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Draw N figures at once in separate processes. Default: one per CPU core (Linux; elsewhere 1).")
+              help="Draw N figures at once in separate processes. Default: one per CPU core free (the cores less those other work keeps busy, "
+                   "at least 1; Linux; elsewhere 1).")
 @click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
 def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, jobs, list_only, **options) -> None:
     """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
@@ -98,6 +100,7 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
       blockviz figures "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1 --token it
       blockviz figures --list
     """
+    started = snapshot()  # the machine's busy time from here to the drawing says how many cores are free for it
     if list_only:
         width = max(len(spec.name) for spec in FIGURES)
         for spec in FIGURES:
@@ -127,7 +130,7 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
             else:
                 chosen.append(name)
         if chosen:
-            _write(request, folder, chosen, formats, dpi, jobs)
+            _write(request, folder, chosen, formats, dpi, jobs or cores_free(since=started))
 
 
 def _write(request, folder: Path, names: list[str], formats: list[str], dpi: int, jobs: int | None) -> None:

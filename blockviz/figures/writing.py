@@ -18,11 +18,12 @@ from typing import Iterable, Iterator
 from matplotlib.figure import Figure
 
 from blockviz.figures.context import figure_context
+from blockviz.figures.cores import cores_free
 from blockviz.figures.glyphs import warn_missing_glyphs
 from blockviz.figures.registry import FIGURE_NAMES, figure_spec
 from blockviz.figures.request import FigureRequest
 from blockviz.figures.saving import DEFAULT_DPI, FORMATS, save_figure
-from blockviz.processes import cores_available, end_pool, signals_deferred, start_worker
+from blockviz.processes import end_pool, signals_deferred, start_worker
 
 
 def draw_figure(name: str, request: FigureRequest) -> Figure:
@@ -44,9 +45,10 @@ def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[st
     yielding each path once it is written, in the order of ``names``. Warns once
     (:class:`MissingGlyphWarning`) if the font lacks characters of some token.
 
-    ``jobs`` processes draw figures side by side (``None``: one per CPU core available, at
-    most one per figure; 1: all in this process). Parallel drawing needs the "fork" start
-    method (Linux); elsewhere figures are drawn one after another.
+    ``jobs`` processes draw figures side by side (``None``: one per CPU core free now,
+    :func:`blockviz.figures.cores.cores_free`, at most one per figure; 1: all in this process).
+    Parallel drawing needs the "fork" start method (Linux); elsewhere figures are drawn one
+    after another.
 
     Raises
     ------
@@ -132,7 +134,7 @@ def _worker_count(jobs: int | None, figures: int) -> int:
         return min(jobs, figures) if _can_fork() else 1
     if not _can_fork():
         return 1
-    return max(1, min(cores_available(), figures))
+    return max(1, min(cores_free(), figures))
 
 
 def _can_fork() -> bool:
