@@ -202,3 +202,18 @@ def residual_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The fields the residual-stream figure reads besides the stream's sums: a post-norm
     block's normalised sums."""
     return (("resid_mid_norm", "resid_post_norm") if rec.config.norm_placement == "post" else ()), ()
+
+
+def training_skip_reason(rec) -> str | None:
+    """Why the training figure does not apply to ``rec`` — its block was not made by ``blockviz
+    train`` (``rec.source.kind != "trained"``), or its model folder (``rec.source.path``) has no
+    checkpoints file — or ``None``."""
+    from pathlib import Path
+
+    if rec.source.kind != "trained":
+        return f"the record's block was not trained by blockviz train ({rec.source.describe()}): try --model toy"
+    from blockviz.toy.folder import CHECKPOINTS
+
+    if rec.source.path is None or not (Path(rec.source.path) / CHECKPOINTS).is_file():
+        return f"the record's model folder {rec.source.path!r} has no {CHECKPOINTS}"
+    return None
