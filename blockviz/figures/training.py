@@ -90,6 +90,8 @@ def training(request: FigureRequest) -> Figure:
     return build_figure(lines, page)[0]
 
 
+TICK_ROOM_PT = 9.0
+"""Points under a panel's axis before its step labels end (tick length, padding, a little air)."""
 PANEL_LEFT, PANEL_RIGHT, PANEL_BOTTOM, PANEL_TOP = 0.45, 0.1, 0.5, 0.3
 """Inches around a panel for its tick labels, axis label and title."""
 
@@ -104,7 +106,7 @@ def _panel(width: float, height: float, page, theme, key: str, points: list[tupl
         ax.plot(xs, ys, color=colour, marker="o", markersize=3.5, linewidth=1.4, label=key)
         for x, y in points:
             ax.annotate(format_number(y), (x, y), textcoords="offset points", xytext=(0, 4), ha="center", va="bottom",
-                        fontsize=page.bar_tick, color=theme.text, label=f"{key}:{x}")
+                        fontsize=page.bar_tick, color=theme.text, label=f"{key}:value")
         ax.set_xticks(range(len(steps)), [str(step) for step in steps], fontsize=page.bar_tick)
         ax.tick_params(axis="y", labelsize=page.bar_tick)
         ax.set_xlim(-0.5, len(steps) - 0.5)
@@ -113,8 +115,12 @@ def _panel(width: float, height: float, page, theme, key: str, points: list[tupl
         else:
             low, high = min(ys), max(ys)
             ax.set_ylim(low - 0.1 * (high - low or 1), high + 0.2 * (high - low or 1))
-        ax.set_xlabel("training step", fontsize=page.axis)
-        ax.set_title(title, fontsize=page.title, color=colour)
+        ax.set_label(key)
+        # placed as texts, not by the Axis at draw time, so that where they stand is known before drawing
+        ax.annotate("training step", (0.5, 0.0), xycoords="axes fraction", textcoords="offset points", xytext=(0, -(TICK_ROOM_PT + page.bar_tick)),
+                    ha="center", va="top", fontsize=page.axis, label=f"{key}:xlabel")
+        ax.annotate(title, (0.5, 1.0), xycoords="axes fraction", textcoords="offset points", xytext=(0, 6), ha="center", va="bottom",
+                    fontsize=page.title, color=colour, label=f"{key}:title")
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
         return ax
