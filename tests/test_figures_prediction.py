@@ -121,3 +121,9 @@ def test_figures_writes_both_for_the_toy_model_and_skips_them_for_the_seeded_blo
     assert result.exit_code == 0, result.output
     assert "skipped prediction: the record holds no probs" in result.stderr and "skipped training: the record's block was not trained" in result.stderr
     assert not (tmp_path / "seeded").exists() or not any((tmp_path / "seeded").iterdir())
+
+
+@pytest.mark.parametrize("width", [3.3, 6.5, None], ids=lambda width: f"width-{width or 'auto'}")
+@pytest.mark.parametrize("name", ["prediction", "training"])
+def test_legible_on_every_page(chicken, name, width):
+    assert_legible(draw_figure(name, FigureRequest(chicken, width=width)), width)

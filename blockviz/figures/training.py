@@ -73,15 +73,17 @@ def training(request: FigureRequest) -> Figure:
     lines = heading(page, titled("training", f"head {learning.head}'s weight {QUERY!r} \u2192 {KEY!r} went from "
                                              f"{format_number(learning.weights[0])} at step {learning.steps[0]} to {last} at step {learning.steps[-1]}"))
     width = (page.content_width if page.width is not None else 6.5) - 2 * page.gap
-    panel_width = width / 2 - PANEL_LEFT - PANEL_RIGHT
+    side_by_side = width / 2 - PANEL_LEFT - PANEL_RIGHT >= NARROWEST_PANEL
+    panel_width = (width / 2 if side_by_side else width) - PANEL_LEFT - PANEL_RIGHT
     height = min(2.2, panel_width * 0.8)
     theme = request.theme
     losses = [(index, loss) for index, loss in enumerate(learning.losses) if loss is not None]
-    lines.append([
+    panels = [
         _panel(panel_width, height, page, theme, "training_loss", losses, "loss (cross-entropy)", theme.residual, learning.steps, None),
         _panel(panel_width, height, page, theme, "training_weight", list(enumerate(learning.weights)),
                f"head {learning.head}: weight {QUERY!r} \u2192 {KEY!r}", theme.output, learning.steps, (0.0, 1.05)),
-    ])
+    ]
+    lines += [panels] if side_by_side else [[panel] for panel in panels]
     unrecorded = [str(step) for step, loss in zip(learning.steps, learning.losses) if loss is None]
     lines.append(note(page, f"checkpoints of {learning.sentence!r} (positions {learning.query} \u2192 {learning.key}), evenly spaced; "
                             f"head {learning.head} has the largest weight at the last step"
@@ -90,6 +92,8 @@ def training(request: FigureRequest) -> Figure:
     return build_figure(lines, page)[0]
 
 
+NARROWEST_PANEL = 2.3
+"""Inches: panels narrower than this side by side go one under the other (a narrow page)."""
 TICK_ROOM_PT = 9.0
 """Points under a panel's axis before its step labels end (tick length, padding, a little air)."""
 PANEL_LEFT, PANEL_RIGHT, PANEL_BOTTOM, PANEL_TOP = 0.45, 0.1, 0.5, 0.3
