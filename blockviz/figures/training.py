@@ -81,7 +81,7 @@ def training(request: FigureRequest) -> Figure:
     panels = [
         _panel(panel_width, height, page, theme, "training_loss", losses, "loss (cross-entropy)", theme.residual, learning.steps, None),
         _panel(panel_width, height, page, theme, "training_weight", list(enumerate(learning.weights)),
-               f"head {learning.head}: weight {QUERY!r} \u2192 {KEY!r}", theme.output, learning.steps, (0.0, 1.05)),
+               f"head {learning.head}: weight {QUERY!r} \u2192 {KEY!r}", theme.output, learning.steps, (0.0, 1.0)),
     ]
     lines += [panels] if side_by_side else [[panel] for panel in panels]
     unrecorded = [str(step) for step, loss in zip(learning.steps, learning.losses) if loss is None]
@@ -108,17 +108,18 @@ def _panel(width: float, height: float, page, theme, key: str, points: list[tupl
     def draw(ax: Axes):
         xs, ys = [x for x, _ in points], [y for _, y in points]
         ax.plot(xs, ys, color=colour, marker="o", markersize=3.5, linewidth=1.4, label=key)
-        for x, y in points:
-            ax.annotate(format_number(y), (x, y), textcoords="offset points", xytext=(0, 4), ha="center", va="bottom",
-                        fontsize=page.bar_tick, color=theme.text, label=f"{key}:value")
+        for index, (x, y) in enumerate(points):
+            below = _under_its_neighbours(ys, index)  # written on the side away from the line
+            ax.annotate(format_number(y), (x, y), textcoords="offset points", xytext=(0, -5 if below else 4), ha="center",
+                        va="top" if below else "bottom", fontsize=page.bar_tick, color=theme.text, label=f"{key}:value")
         ax.set_xticks(range(len(steps)), [str(step) for step in steps], fontsize=page.bar_tick)
         ax.tick_params(axis="y", labelsize=page.bar_tick)
         ax.set_xlim(-0.5, len(steps) - 0.5)
+        low, high = limits if limits is not None else (min(ys), max(ys))
+        room = high - low or 1.0
+        ax.set_ylim(low - 0.2 * room, high + 0.2 * room)
         if limits is not None:
-            ax.set_ylim(*limits)
-        else:
-            low, high = min(ys), max(ys)
-            ax.set_ylim(low - 0.1 * (high - low or 1), high + 0.2 * (high - low or 1))
+            ax.set_yticks(np.linspace(low, high, 6))
         ax.set_label(key)
         # placed as texts, not by the Axis at draw time, so that where they stand is known before drawing
         ax.annotate("training step", (0.5, 0.0), xycoords="axes fraction", textcoords="offset points", xytext=(0, -(TICK_ROOM_PT + page.bar_tick)),
@@ -130,3 +131,9 @@ def _panel(width: float, height: float, page, theme, key: str, points: list[tupl
         return ax
 
     return Slot(width, height, draw, key=key, left=PANEL_LEFT, right=PANEL_RIGHT, top=PANEL_TOP, bottom=PANEL_BOTTOM)
+
+
+def _under_its_neighbours(values: list[float], index: int) -> bool:
+    """Whether ``values[index]`` lies below the mean of its neighbours (its label then goes under it)."""
+    neighbours = [values[j] for j in (index - 1, index + 1) if 0 <= j < len(values)]
+    return bool(neighbours) and values[index] < sum(neighbours) / len(neighbours)
