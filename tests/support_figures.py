@@ -13,9 +13,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
 from blockviz.figures.context import quiet_glyphs
-from blockviz.figures.registry import FIGURE_NAMES
 from blockviz.figures.page import MIN_PT
-
+from blockviz.figures.registry import FIGURE_NAMES
 
 NUMBER = r"\u2212?\d+\.\d+"
 VECTOR = r"\(([^()]*)\)"

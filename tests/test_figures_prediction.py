@@ -10,6 +10,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 from safetensors import safe_open
+from support_figures import assert_legible, cell_texts, texts_by_label
 
 from blockviz import record
 from blockviz.cli import main
@@ -20,7 +21,6 @@ from blockviz.figures.training import learning_of
 from blockviz.style import format_number
 from blockviz.toy import PACKAGED
 from blockviz.toy.recording import record_toy
-from support_figures import assert_legible, cell_texts, texts_by_label
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 
