@@ -80,7 +80,7 @@ def test_every_row_adds_up_to_its_shown_terms(chicken):
 
 
 def test_both_figures_are_skipped_for_the_seeded_block(seeded):
-    assert skip_reason("prediction", seeded) == "the record holds no probs (LayerNorm, pre-norm plain FFN)"
+    assert skip_reason("prediction", seeded) == "the record's block has no unembedding, so no next-token prediction (seeded random weights): try --model toy"
     assert skip_reason("training", seeded).startswith("the record's block was not trained by blockviz train (seeded random weights)")
 
 
@@ -119,7 +119,7 @@ def test_figures_writes_both_for_the_toy_model_and_skips_them_for_the_seeded_blo
     assert sorted(path.name for path in (tmp_path / "toy").iterdir()) == ["prediction.svg", "training.svg"]
     result = runner.invoke(main, args + ["-o", str(tmp_path / "seeded")])
     assert result.exit_code == 0, result.output
-    assert "skipped prediction: the record holds no probs" in result.stderr and "skipped training: the record's block was not trained" in result.stderr
+    assert "skipped prediction: the record's block has no unembedding" in result.stderr and "skipped training: the record's block was not trained" in result.stderr
     assert not (tmp_path / "seeded").exists() or not any((tmp_path / "seeded").iterdir())
 
 

@@ -204,6 +204,14 @@ def residual_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (("resid_mid_norm", "resid_post_norm") if rec.config.norm_placement == "post" else ()), ()
 
 
+def unembedding_skip_reason(rec) -> str | None:
+    """Why the prediction figure does not apply to ``rec`` — its block has no unembedding
+    (``rec.architecture.unembedding``: only a trained toy model's has) — or ``None``."""
+    if rec.architecture.unembedding:
+        return None
+    return f"the record's block has no unembedding, so no next-token prediction ({rec.source.describe()}): try --model toy"
+
+
 def training_skip_reason(rec) -> str | None:
     """Why the training figure does not apply to ``rec`` — its block was not made by ``blockviz
     train`` (``rec.source.kind != "trained"``), or its model folder (``rec.source.path``) has no

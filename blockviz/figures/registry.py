@@ -27,8 +27,9 @@ class FigureSpec:
     (``f(rec) -> (fields, parameters)``); ``optional``, the fields and parameters it draws
     when the record holds them (``pos_embed``, the rotated queries and keys, the biases); and
     ``applies``, the name of a function of :mod:`blockviz.figures.architecture` saying why the
-    figure does not apply to a record beyond its fields (``f(rec) -> str | None``: the training
-    figure needs a record of a model ``blockviz train`` made)."""
+    figure does not apply to a record's kind of block (``f(rec) -> str | None``: the prediction
+    needs an unembedding, the training figure a model ``blockviz train`` made); ``blockviz
+    figures`` without ``--figure`` leaves such figures out without a word."""
 
     name: str
     title: str
@@ -86,7 +87,7 @@ FIGURES = (
     FigureSpec("worked-example", "Worked example", "the hand-worked mixture: scores (0, ln 3) → weights (¼, ¾) → (0.5, 3)",
                "mixing:worked_example"),
     FigureSpec("prediction", "Prediction", "after one token (--token), the next-token probabilities: the top 5 words and one \"+ others\" term, adding up to 1",
-               "prediction:prediction", fields=("probs",)),
+               "prediction:prediction", fields=("probs",), applies="unembedding_skip_reason"),
     FigureSpec("training", "Training", "the trained model's loss and its best head's 'it' → subject weight at each checkpoint, from the model folder",
                "training:training", applies="training_skip_reason"),
 )
@@ -117,6 +118,17 @@ def figure_spec(name: str) -> FigureSpec:
 def figure_title(name: str) -> str:
     """How the heading of figure ``name`` starts ("Token grid")."""
     return figure_spec(name).title
+
+
+def applies_to(name: str, rec) -> bool:
+    """Whether figure ``name`` is one of ``rec``'s kind of block (:attr:`FigureSpec.applies`);
+    one that is may still be skipped for a missing field (:func:`skip_reason`)."""
+    spec = figure_spec(name)
+    if spec.applies is None:
+        return True
+    from blockviz.figures import architecture
+
+    return getattr(architecture, spec.applies)(rec) is None
 
 
 def skip_reason(name: str, rec) -> str | None:
