@@ -3,7 +3,7 @@ probabilities, the largest ones by word and the rest as one "+ others" term."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -14,11 +14,17 @@ from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.panels import MatrixSpec, matrix_piece
 from blockviz.figures.parts import as_array, colorbar_line, heading, note, source_line, titled, work_line
 from blockviz.figures.request import FigureRequest
-from blockviz.style import format_number
+from blockviz.style import WEIGHTS_SCALE_NAME, format_number
 
 TOP_WORDS = 5
 """Next words shown by name; the others are one term."""
 OTHERS = "+ others"
+
+
+def probability_scale():
+    """The weights' colour scale (0–1 by √, :func:`~blockviz.figures.heatmap.weights_scale`),
+    its colour bar labelled "probability": both are shares of 1."""
+    return replace(weights_scale(), label=f"probability ({WEIGHTS_SCALE_NAME})")
 
 
 @dataclass(frozen=True)
@@ -69,10 +75,10 @@ def prediction(request: FigureRequest) -> Figure:
     values = np.append(guess.probabilities, guess.others)[None, :]
     columns = [token_label(word) for word in guess.words] + [OTHERS]
     spec = MatrixSpec(values, [token], columns, title=f"next-token probabilities after {token!r} (position {guess.row})", xlabel="next word")
-    lines.append(Flow([matrix_piece(spec, weights_scale(), request.theme, page, "prediction", decimals)], rows=1))
+    lines.append(Flow([matrix_piece(spec, probability_scale(), request.theme, page, "prediction", decimals)], rows=1))
     terms = guess.terms(decimals)
     lines.append(work_line(page, "prediction_sum", [" + ".join(terms), f"{guess.sign(decimals)} {format_number(guess.total, decimals)}"]))
-    lines.append(colorbar_line([weights_scale()], page))
+    lines.append(colorbar_line([probability_scale()], page))
     lines.append(note(page, f"probs[{guess.row}] of the record; others: the {guess.hidden} other words' probabilities summed; "
                             f"each number is rounded on its own (\u2248 where they then do not add up); {source_line(rec)}"))
     return build_figure(lines, page)[0]
