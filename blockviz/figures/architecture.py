@@ -225,4 +225,3 @@ def residual_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The fields the residual-stream figure reads besides the stream's sums: a post-norm
     block's normalised sums."""
     return (("resid_mid_norm", "resid_post_norm") if rec.config.norm_placement == "post" else ()), ()
-
