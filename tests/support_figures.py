@@ -14,7 +14,7 @@ from matplotlib.text import Text
 
 from blockviz.figures.context import quiet_glyphs
 from blockviz.figures.page import MIN_PT
-
+from blockviz.figures.registry import FIGURE_NAMES
 
 NUMBER = r"\u2212?\d+\.\d+"
 VECTOR = r"\(([^()]*)\)"
@@ -287,3 +287,10 @@ def assert_numbers_in_their_cells(figure) -> None:
             left, top = box.x0 + col * cell_w, box.y1 - row * cell_h
             assert left - 0.5 <= extent.x0 and extent.x1 <= left + cell_w + 0.5, (ax.get_label(), text.get_text())
             assert top - cell_h - 0.5 <= extent.y0 and extent.y1 <= top + 0.5, (ax.get_label(), text.get_text())
+
+
+TRAINED_ONLY = ("prediction", "training")
+"""Figures of a trained toy model's record only (its unembedding, its model folder's checkpoints):
+skipped for other records (:func:`~blockviz.figures.registry.skip_reason`), tested in test_figures_prediction."""
+BLOCK_FIGURES = tuple(name for name in FIGURE_NAMES if name not in TRAINED_ONLY)
+"""The figures every block's record draws."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from blockviz import record
-from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure
+from blockviz.figures import FigureRequest, draw_figure
+from support_figures import BLOCK_FIGURES
 from blockviz.figures.labels import ellipsize, token_labels
 from blockviz.figures.page import MIN_PT, page
 
@@ -33,7 +34,7 @@ def sentence_record(tokens: int):
 
 @pytest.mark.parametrize("width", WIDTHS, ids=lambda width: f"width-{width or 'auto'}")
 @pytest.mark.parametrize("tokens", sorted(SENTENCES))
-@pytest.mark.parametrize("name", FIGURE_NAMES)
+@pytest.mark.parametrize("name", BLOCK_FIGURES)
 def test_legible_on_the_page(name, tokens, width):
     if tokens == 64 and width is None and name not in ("weights", "value-mixing", "multi-head"):
         pytest.skip("natural size at 64 tokens: the three figures whose layout differs most (the rest are checked at 64 tokens on pages)")

@@ -20,7 +20,8 @@ from models_support import BUILDERS, SENTENCE  # noqa: E402
 from support_figures import GAP_TEXT, assert_legible, check_figure_equations, mixing_lines, number, texts_by_label  # noqa: E402
 
 from blockviz import BlockConfig, record  # noqa: E402
-from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure  # noqa: E402
+from blockviz.figures import FigureRequest, draw_figure  # noqa: E402
+from support_figures import BLOCK_FIGURES  # noqa: E402
 from blockviz.figures.registry import skip_reason  # noqa: E402
 from blockviz.figures.elision import GAP, choose_columns  # noqa: E402
 
@@ -44,7 +45,7 @@ def records(tmp_path_factory):
 
 # -- tiny models: every figure on every architecture ----------------------------------------
 
-@pytest.mark.parametrize("name", FIGURE_NAMES)
+@pytest.mark.parametrize("name", BLOCK_FIGURES)
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
 def test_every_figure_is_legible_and_adds_up(records, architecture, name):
     rec = records[architecture]
@@ -173,7 +174,7 @@ def minilm():
     return record_layer(CHICKEN, model="minilm", layer=3)
 
 
-@pytest.mark.parametrize("name", FIGURE_NAMES)
+@pytest.mark.parametrize("name", BLOCK_FIGURES)
 def test_minilm_layer_3_head_1_every_figure(minilm, name):
     request = FigureRequest(minilm, token="it", head=1)
     figure = draw_figure(name, request)

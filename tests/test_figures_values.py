@@ -15,7 +15,8 @@ from matplotlib.text import Text
 
 from blockviz import BlockConfig, BlockvizError, record
 from blockviz.worked_example import worked_example
-from blockviz.figures import FIGURE_NAMES, FIGURES, FigureRequest, draw_figure
+from blockviz.figures import FigureRequest, draw_figure
+from support_figures import BLOCK_FIGURES
 from blockviz.figures.formulas import mixture_equation, product_terms, vector_text
 from blockviz.record_fields import axis_labels
 from matplotlib.colors import to_hex
@@ -314,7 +315,7 @@ def _in_colorbar(text) -> bool:
     return text.axes is not None and text.axes.get_label().startswith("colorbar")
 
 
-@pytest.mark.parametrize("name", FIGURE_NAMES)
+@pytest.mark.parametrize("name", BLOCK_FIGURES)
 @pytest.mark.parametrize("fixture", ["cat_record", "chicken_record"])
 def test_every_number_shown_is_the_records(name, fixture, request):
     rec = request.getfixturevalue(fixture)
@@ -329,7 +330,7 @@ def signed_panels(figure) -> list:
     return [ax for ax in figure.axes if ax.collections and isinstance(ax.collections[0], QuadMesh) and ax.collections[0].cmap.name == SIGNED_CMAP]
 
 
-@pytest.mark.parametrize("name", [spec.name for spec in FIGURES if spec.name != "worked-example"])
+@pytest.mark.parametrize("name", [name for name in BLOCK_FIGURES if name != "worked-example"])
 def test_every_signed_panel_uses_its_quantitys_one_scale(chicken_record, name):
     rec = chicken_record
     limits = {rec.scale_limit(quantity) for quantity in [*rec.tensors, *rec.params]}
@@ -347,8 +348,8 @@ PANEL_QUANTITIES = {"scores[0]": "scores", "scaled_scores[1]": "scaled_scores", 
 def test_a_quantity_has_one_colour_scale_in_every_figure(chicken_record):
     rec = chicken_record
     found = {}
-    for spec in FIGURES:
-        for ax in signed_panels(drawn(rec, spec.name)):
+    for name in BLOCK_FIGURES:
+        for ax in signed_panels(drawn(rec, name)):
             if ax.get_label() in PANEL_QUANTITIES:
                 found.setdefault(ax.get_label(), set()).add(ax.collections[0].norm.vmax)
     assert set(found) == set(PANEL_QUANTITIES)

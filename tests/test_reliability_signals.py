@@ -152,9 +152,9 @@ def interrupt_all(runs: list[Interruption], timeout: float = 90) -> list[set[int
 
 
 def test_sigterm_and_ctrl_c_end_figures_and_their_workers(tmp_path):
-    from blockviz.figures.registry import FIGURE_NAMES
+    from support_figures import BLOCK_FIGURES
 
-    last = f"{FIGURE_NAMES[-1]}.svg"  # drawn last: not yet replaced when the signal comes
+    last = f"{BLOCK_FIGURES[-1]}.svg"  # drawn last: not yet replaced when the signal comes
     terminated, interrupted = interrupt_all([
         Interruption(tmp_path / "term", FIGURES, last, signal.SIGTERM, to_group=False, workers=2),
         Interruption(tmp_path / "int", FIGURES, last, signal.SIGINT, to_group=True, workers=2),

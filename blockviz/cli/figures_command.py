@@ -120,10 +120,10 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
                                 all_heads=all_heads)
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)
-        from blockviz.figures.registry import skip_reason
+        from blockviz.figures.registry import applies_to, skip_reason
 
         chosen = []
-        for name in list(names) or list(FIGURE_NAMES):
+        for name in list(names) or [name for name in FIGURE_NAMES if applies_to(name, rec)]:  # unasked, a figure of another kind of block is left out quietly
             reason = skip_reason(name, rec)
             if reason:
                 click.echo(f"skipped {name}: {reason}", err=True)

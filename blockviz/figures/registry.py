@@ -24,8 +24,12 @@ class FigureSpec:
     ``fields`` (``rec.tensors``) and ``parameters`` (``rec.params``) on every block;
     ``architecture_fields``, the name of a function of :mod:`blockviz.figures.architecture`
     giving the fields and parameters that depend on the record's architecture
-    (``f(rec) -> (fields, parameters)``); and ``optional``, the fields and parameters it draws
-    when the record holds them (``pos_embed``, the rotated queries and keys, the biases)."""
+    (``f(rec) -> (fields, parameters)``); ``optional``, the fields and parameters it draws
+    when the record holds them (``pos_embed``, the rotated queries and keys, the biases); and
+    ``applies``, the name of a function of :mod:`blockviz.figures.architecture` saying why the
+    figure does not apply to a record's kind of block (``f(rec) -> str | None``: the prediction
+    needs an unembedding, the training figure a model ``blockviz train`` made); ``blockviz
+    figures`` without ``--figure`` leaves such figures out without a word."""
 
     name: str
     title: str
@@ -35,6 +39,7 @@ class FigureSpec:
     parameters: tuple[str, ...] = ()
     architecture_fields: str | None = None
     optional: tuple[str, ...] = ()
+    applies: str | None = None
 
     @property
     def draw(self) -> Callable:
@@ -81,6 +86,10 @@ FIGURES = (
                "attention:causal_vs_bidirectional", fields=("weights",), optional=("mask",)),  # the mask of whichever of the two is causal
     FigureSpec("worked-example", "Worked example", "the hand-worked mixture: scores (0, ln 3) → weights (¼, ¾) → (0.5, 3)",
                "mixing:worked_example"),
+    FigureSpec("prediction", "Prediction", "after one token (--token), the next-token probabilities: the top 5 words and one \"+ others\" term, adding up to 1",
+               "prediction:prediction", fields=("probs",), applies="unembedding_skip_reason"),
+    FigureSpec("training", "Training", "the trained model's loss and its best head's 'it' → subject weight at each checkpoint, from the model folder",
+               "training:training", applies="training_skip_reason"),
 )
 """Every figure, in the order the data flows through the block."""
 
@@ -111,6 +120,17 @@ def figure_title(name: str) -> str:
     return figure_spec(name).title
 
 
+def applies_to(name: str, rec) -> bool:
+    """Whether figure ``name`` is one of ``rec``'s kind of block (:attr:`FigureSpec.applies`);
+    one that is may still be skipped for a missing field (:func:`skip_reason`)."""
+    spec = figure_spec(name)
+    if spec.applies is None:
+        return True
+    from blockviz.figures import architecture
+
+    return getattr(architecture, spec.applies)(rec) is None
+
+
 def skip_reason(name: str, rec) -> str | None:
     """Why figure ``name`` cannot be drawn from ``rec`` — the record lacks a field or parameter
     the figure reads on its architecture (:meth:`FigureSpec.reads`), as a record of another
@@ -121,7 +141,14 @@ def skip_reason(name: str, rec) -> str | None:
     BlockvizError
         For an unknown figure name.
     """
-    fields, parameters = figure_spec(name).reads(rec)
+    spec = figure_spec(name)
+    if spec.applies is not None:
+        from blockviz.figures import architecture
+
+        reason = getattr(architecture, spec.applies)(rec)
+        if reason:
+            return reason
+    fields, parameters = spec.reads(rec)
     missing_parameters = [parameter for parameter in parameters if parameter not in rec.params]
     if missing_parameters:
         return f"the record has no parameter {', '.join(missing_parameters)}"

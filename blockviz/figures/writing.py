@@ -39,9 +39,10 @@ def draw_figure(name: str, request: FigureRequest) -> Figure:
         return spec.draw(request)
 
 
-def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[str] = FIGURE_NAMES,
+def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[str] | None = None,
                   formats: Iterable[str] = ("png", "svg"), dpi: int = DEFAULT_DPI, jobs: int | None = None) -> Iterator[Path]:
-    """Draw each figure in ``names`` and write ``folder/<name>.<format>`` for each format,
+    """Draw each figure in ``names`` (``None``: every figure the record can draw,
+    :func:`~blockviz.figures.registry.skip_reason`) and write ``folder/<name>.<format>`` for each format,
     yielding each path once it is written, in the order of ``names``. Warns once
     (:class:`MissingGlyphWarning`) if the font lacks characters of some token.
 
@@ -56,6 +57,10 @@ def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[st
         For an unknown figure name or format, ``jobs`` under 1 (before drawing anything), or
         an unwritable folder.
     """
+    if names is None:
+        from blockviz.figures.registry import skip_reason
+
+        names = [name for name in FIGURE_NAMES if skip_reason(name, request.record) is None]
     names, formats = list(names), list(formats)
     for name in names:
         figure_spec(name)
