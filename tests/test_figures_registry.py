@@ -120,7 +120,7 @@ def test_architecture_fields_follow_the_block():
 def test_a_missing_parameter_or_field_is_named():
     rec = ARCHITECTURES["seeded"]()
     without_gamma = {name: value for name, value in rec.params.items() if name != "ln2.weight"}
-    lacking = type("Lacking", (), {"config": rec.config, "source": rec.source, "params": without_gamma, "tensors": rec.tensors})()
+    lacking = type("Lacking", (), {"config": rec.config, "architecture": rec.architecture, "source": rec.source, "params": without_gamma, "tensors": rec.tensors})()
     assert skip_reason("layer-norm", lacking) == "the record has no parameter ln2.weight"
     assert skip_reason("qkv", lacking) is None
 

@@ -160,7 +160,25 @@ def _ending_as_interrupted() -> Iterator[None]:
     _wait_for_writers()
     remove_temporaries()
     _report()
+    if _Signals.own_process and _writers_alive():
+        _end_without_joining()
     sys.exit(128 + _Signals.arrived)
+
+
+def _writers_alive() -> bool:
+    """Whether a thread that Python would join at exit is still running (a writer stuck past
+    :data:`WRITERS_SECONDS`: joining it could keep the process alive after its one line)."""
+    return any(thread is not threading.current_thread() and not thread.daemon and thread.is_alive() for thread in threading.enumerate())
+
+
+def _end_without_joining() -> NoReturn:
+    """End the program without joining its stuck threads: the ``atexit`` callbacks run
+    (multiprocessing's releases, the program's own last one, which ends the process with the
+    signal's code), then ``os._exit`` in case none did."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(128 + _Signals.arrived)
 
 
 def _report() -> None:

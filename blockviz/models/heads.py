@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import torch
 
 from blockviz.errors import BlockvizError
-from blockviz.models.recording import ModelAttentions
+from blockviz.models.recording import ModelAttentions, block_attentions
 
 
 @dataclass(frozen=True)
@@ -105,13 +105,6 @@ def check_visible(weights: torch.Tensor, query: int, key: int, tokens: list[str]
     if key > query and bool((grid == 0).all()):
         raise BlockvizError(f"key {tokens[key]!r} (position {key}) comes after query {tokens[query]!r} (position {query}): "
                             f"the causal mask gives it weight 0 in every head; choose a key at position {query} or before")
-
-
-def block_attentions(rec) -> ModelAttentions:
-    """A record's one block as attentions of one layer: ``weights`` ``(1, n_heads, n, n)``
-    (``rec.weights`` ``(n_heads, n, n)`` with a layer axis), its tokens, ``model`` what its
-    source says (``"seeded random weights"``…), ``family`` ``"blockviz"``, its ``special`` flags."""
-    return ModelAttentions(list(rec.tokens), rec.weights.detach().float()[None], rec.source.describe(), "blockviz", list(rec.special))
 
 
 def _check_position(name: str, position: int, n: int) -> None:

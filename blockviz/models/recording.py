@@ -165,6 +165,13 @@ class ModelAttentions:
     special: list[bool]
 
 
+def block_attentions(rec) -> ModelAttentions:
+    """A record's one block as attentions of one layer: ``weights`` ``(1, n_heads, n, n)``
+    (``rec.weights`` ``(n_heads, n, n)`` with a layer axis), its tokens, ``model`` what its
+    source says (``"seeded random weights"``…), ``family`` ``"blockviz"``, its ``special`` flags."""
+    return ModelAttentions(list(rec.tokens), rec.weights.detach().float()[None], rec.source.describe(), "blockviz", list(rec.special))
+
+
 def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickle: bool = False) -> ModelAttentions:
     """The attention weights of every layer and head on ``sentence`` (the model's own
     ``output_attentions``), for ranking heads: ``weights[layer, head, i, j]`` is query i's weight on key j.
@@ -172,8 +179,6 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     Raises :class:`BlockvizError` as :func:`record_layer`.
     """
     if resolve_model(model).toy:
-        from blockviz.models.heads import block_attentions
-
         return block_attentions(_record_toy(sentence, model, 0, "float32"))
     loaded = load_model(model, trust_pickle=trust_pickle)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
