@@ -39,6 +39,8 @@ render: setup
 	$(BIN)/blockviz figures "$$SENTENCE"
 
 test: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
 docs: setup

@@ -34,8 +34,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCE = "The chicken didn't cross the road because it was too tired."
-BARE = next((folder / "shared" / "measure" / "bare_figures.py" for folder in ROOT.parents
-             if (folder / "shared" / "measure" / "bare_figures.py").exists()), ROOT.parent / "shared" / "measure" / "bare_figures.py")
+BARE = next(
+    (
+        folder / "shared" / "measure" / "bare_figures.py"
+        for folder in ROOT.parents
+        if (folder / "shared" / "measure" / "bare_figures.py").exists()
+    ),
+    ROOT.parent / "shared" / "measure" / "bare_figures.py",
+)
 """The measuring tool beside the checkout (``../shared/measure``), or beside the folder of a git worktree."""
 TEXT_ELEMENT = re.compile(rb'<g id="text_[0-9]*"')
 
@@ -52,8 +58,10 @@ def timed(command: list[str]) -> tuple[float, float]:
 
 def blockviz_run(folder: Path, jobs: str | None = None) -> tuple[float, float]:
     """Wall-clock and CPU seconds of `blockviz figures SENTENCE --format png,svg -o folder [-j jobs]` in a new process."""
-    return timed([str(Path(sys.executable).with_name("blockviz")), "figures", SENTENCE, "--format", "png,svg", "-o", str(folder)]
-                 + (["-j", jobs] if jobs else []))
+    return timed(
+        [str(Path(sys.executable).with_name("blockviz")), "figures", SENTENCE, "--format", "png,svg", "-o", str(folder)]
+        + (["-j", jobs] if jobs else [])
+    )
 
 
 @contextlib.contextmanager
@@ -113,8 +121,12 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="blockviz figures against bare matplotlib")
     parser.add_argument("rounds", type=int, nargs="?", default=3, help="rounds of the two runs (default 3)")
     parser.add_argument("--busy", type=int, default=0, metavar="N", help="N busy loops running through every round")
-    parser.add_argument("--jobs", default=None, metavar="N[,N…]",
-                        help="blockviz figures -j N; several (e.g. default,1,2) are each run every round (default: its own default)")
+    parser.add_argument(
+        "--jobs",
+        default=None,
+        metavar="N[,N…]",
+        help="blockviz figures -j N; several (e.g. default,1,2) are each run every round (default: its own default)",
+    )
     parser.add_argument("--split", action="store_true", help="then blockviz's time per figure: draw, PNG, SVG")
     return parser.parse_args()
 
@@ -127,15 +139,19 @@ def main() -> None:
     with busy_loops(args.busy), tempfile.TemporaryDirectory() as temporary:
         from blockviz.figures.writing import cores_free
 
-        print(f"load average {load()} on {os.cpu_count()} cores, {args.busy} busy loops; blockviz {', '.join(map(name, configurations))} "
-              f"(the default now: {cores_free()} workers)")
+        print(
+            f"load average {load()} on {os.cpu_count()} cores, {args.busy} busy loops; blockviz {', '.join(map(name, configurations))} "
+            f"(the default now: {cores_free()} workers)"
+        )
         folder = Path(temporary)
         ours: dict = {jobs: [] for jobs in configurations}
         bare, ratios = [], {jobs: [] for jobs in configurations}
         texts = figures = 0
         for index in range(args.rounds):
             runs = configurations + ["bare"]
-            runs = runs[index % len(runs):] + runs[:index % len(runs)] if index else runs  # the order turns each round, so a change in the machine's load falls on all alike
+            runs = (
+                runs[index % len(runs) :] + runs[: index % len(runs)] if index else runs
+            )  # the order turns each round, so a change in the machine's load falls on all alike
             walls = {}
             for run in runs:
                 if run == "bare":
@@ -149,12 +165,17 @@ def main() -> None:
             for jobs, (wall, cpu) in walls.items():
                 ratios[jobs].append(wall / bare_wall)
                 parts.append(f"blockviz {name(jobs)} {wall:.2f} s ({cpu:.2f} CPU s): ratio {ratios[jobs][-1]:.2f}")
-            print(f"round {index + 1}: bare matplotlib ({texts} texts in {figures} figures) {bare_wall:.2f} s ({bare_cpu:.2f} CPU s); " + "; ".join(parts))
+            print(
+                f"round {index + 1}: bare matplotlib ({texts} texts in {figures} figures) {bare_wall:.2f} s ({bare_cpu:.2f} CPU s); "
+                + "; ".join(parts)
+            )
         bare_fastest, bare_least = min(wall for wall, _ in bare), min(cpu for _, cpu in bare)
         for jobs in configurations:
             fastest, least = min(wall for wall, _ in ours[jobs]), min(cpu for _, cpu in ours[jobs])
-            print(f"blockviz {name(jobs)}: fastest {fastest:.2f} s against bare {bare_fastest:.2f} s: ratio {fastest / bare_fastest:.2f} (target \u2264 1.0); "
-                  f"median of the rounds' ratios {statistics.median(ratios[jobs]):.2f}; CPU seconds {least:.2f} against {bare_least:.2f} ({least / bare_least:.2f})")
+            print(
+                f"blockviz {name(jobs)}: fastest {fastest:.2f} s against bare {bare_fastest:.2f} s: ratio {fastest / bare_fastest:.2f} (target \u2264 1.0); "
+                f"median of the rounds' ratios {statistics.median(ratios[jobs]):.2f}; CPU seconds {least:.2f} against {bare_least:.2f} ({least / bare_least:.2f})"
+            )
         print(f"load average {load()}")
         if args.split:
             split(folder / "split")

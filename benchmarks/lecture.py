@@ -40,8 +40,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BLOCKVIZ = str(ROOT / ".venv/bin/blockviz")
-ENCODE_ONLY = next((folder / "shared/measure/encode_only.py" for folder in ROOT.parents if (folder / "shared/measure/encode_only.py").is_file()),
-                   ROOT.parent / "shared/measure/encode_only.py")
+ENCODE_ONLY = next(
+    (
+        folder / "shared/measure/encode_only.py"
+        for folder in ROOT.parents
+        if (folder / "shared/measure/encode_only.py").is_file()
+    ),
+    ROOT.parent / "shared/measure/encode_only.py",
+)
 """x264 alone on frames already in yuv420p: the shared measuring tool, in ``shared/measure/`` beside
 the checkout or a folder above it."""
 
@@ -63,7 +69,9 @@ def cli_record_inputs(sentence: str) -> dict:
         return pop_record_options(dict(context.params))
 
 
-def lecture_timings(sentence: str, quality: str, jobs: int, out: str, parts: list[str] | None = None, script: Path = ENCODE_ONLY) -> dict:
+def lecture_timings(
+    sentence: str, quality: str, jobs: int, out: str, parts: list[str] | None = None, script: Path = ENCODE_ONLY
+) -> dict:
     """Render and join one lecture in this process, as `blockviz render --lecture` does, printing
     each time as it is known; then time the floors. Every time in seconds. ``parts`` (scene
     names) keeps only those parts, for a quicker measure."""
@@ -73,7 +81,10 @@ def lecture_timings(sentence: str, quality: str, jobs: int, out: str, parts: lis
     from blockviz.render.plan import RenderOptions, plan_lecture
     from blockviz.render.run import join_lecture, render_jobs
 
-    print(f"-q{quality}: {sentence!r}, {'parts ' + ','.join(parts) if parts else 'every part'}, --jobs {jobs}, load average {load()} at the start", flush=True)
+    print(
+        f"-q{quality}: {sentence!r}, {'parts ' + ','.join(parts) if parts else 'every part'}, --jobs {jobs}, load average {load()} at the start",
+        flush=True,
+    )
     started, cpu_started = time.perf_counter(), cpu_seconds()
     record_inputs = cli_record_inputs(sentence)
     rec = build_record(**record_inputs)
@@ -89,26 +100,45 @@ def lecture_timings(sentence: str, quality: str, jobs: int, out: str, parts: lis
     written = join_lecture(lecture, rec.config.causal)
     finished, cpu = time.perf_counter(), cpu_seconds() - cpu_started
     total = finished - started
-    print(f"  {'joining the lecture':<25}{finished - join_started:>8.2f} s  ({written.duration:.1f} s of video, packets copied, not re-encoded)")
-    print(f"  {'lecture total':<25}{total:>8.1f} s  (record + scenes + joining; {cpu:.1f} CPU s; load average {load()})", flush=True)
+    print(
+        f"  {'joining the lecture':<25}{finished - join_started:>8.2f} s  ({written.duration:.1f} s of video, packets copied, not re-encoded)"
+    )
+    print(
+        f"  {'lecture total':<25}{total:>8.1f} s  (record + scenes + joining; {cpu:.1f} CPU s; load average {load()})",
+        flush=True,
+    )
     sizes = sum(job.output.stat().st_size for job in lecture.jobs)
     encoded = video_frames(lecture.output)
     reference = Path(out) / "constant-rate.mp4"
     frames = write_constant_rate(lecture.output, reference)
-    print(f"  {'files':<25}{lecture.output.stat().st_size / 1e6:>8.2f} MB  lecture ({sizes / 1e6:.2f} MB its scenes); {encoded} frames encoded for {frames} shown")
+    print(
+        f"  {'files':<25}{lecture.output.stat().st_size / 1e6:>8.2f} MB  lecture ({sizes / 1e6:.2f} MB its scenes); {encoded} frames encoded for {frames} shown"
+    )
     timings = {"total": total, "cpu": cpu, "output": lecture.output}
     only = encode_only(reference, Path(out) / "encode-only.mp4", frames, script)
     if only is not None:
         timings["encode_only"] = only
-        print(f"  {'x264 alone':<25}{only:>8.1f} s  ({frames} frames in yuv420p, encode_only.py; load average {load()})")
+        print(
+            f"  {'x264 alone':<25}{only:>8.1f} s  ({frames} frames in yuv420p, encode_only.py; load average {load()})"
+        )
         print(f"  {'ratio to x264 alone':<25}{total / only:>8.2f} ×  (target ≤ 1.5 at -q l)", flush=True)
     _, x264, timings["x264_cpu"] = encode_floor(reference, Path(out) / "x264.mp4", from_rgba=False)
-    print(f"  {'x264 alone, CPU':<25}{timings['x264_cpu']:>8.1f} CPU s  (the same here, {x264:.1f} s; load average {load()})")
-    print(f"  {'CPU ratio to x264 alone':<25}{cpu / timings['x264_cpu']:>8.2f} ×  (the lecture's CPU seconds over x264's)", flush=True)
+    print(
+        f"  {'x264 alone, CPU':<25}{timings['x264_cpu']:>8.1f} CPU s  (the same here, {x264:.1f} s; load average {load()})"
+    )
+    print(
+        f"  {'CPU ratio to x264 alone':<25}{cpu / timings['x264_cpu']:>8.2f} ×  (the lecture's CPU seconds over x264's)",
+        flush=True,
+    )
     floor_frames, floor, floor_cpu = encode_floor(reference, Path(out) / "floor.mp4")
     timings["floor"], timings["floor_cpu"] = floor, floor_cpu
-    print(f"  {'bare PyAV encode':<25}{floor:>8.1f} s  ({floor_frames} frames from RGBA; {floor_cpu:.1f} CPU s; load average {load()})")
-    print(f"  {'ratio to bare PyAV':<25}{total / floor:>8.2f} ×  (target ≤ {2.0 if quality == 'l' else 1.3}; CPU seconds {cpu / floor_cpu:.2f} ×)", flush=True)
+    print(
+        f"  {'bare PyAV encode':<25}{floor:>8.1f} s  ({floor_frames} frames from RGBA; {floor_cpu:.1f} CPU s; load average {load()})"
+    )
+    print(
+        f"  {'ratio to bare PyAV':<25}{total / floor:>8.2f} ×  (target ≤ {2.0 if quality == 'l' else 1.3}; CPU seconds {cpu / floor_cpu:.2f} ×)",
+        flush=True,
+    )
     return timings
 
 
@@ -140,7 +170,11 @@ def write_constant_rate(video: Path, out: Path) -> int:
         stream = container.streams.video[0]
         rate = Fraction(stream.codec_context.framerate or stream.guessed_rate)
         encoder = output.add_stream("libx264", rate=rate, options={"crf": "23"})
-        encoder.pix_fmt, encoder.width, encoder.height = "yuv420p", stream.codec_context.width, stream.codec_context.height
+        encoder.pix_fmt, encoder.width, encoder.height = (
+            "yuv420p",
+            stream.codec_context.width,
+            stream.codec_context.height,
+        )
         graph = av.filter.Graph()
         source, sink = graph.add_buffer(template=stream), graph.add("buffersink")
         resample = graph.add("fps", f"fps={rate}")
@@ -180,10 +214,16 @@ def encode_only(reference: Path, out: Path, frames: int, script: Path = ENCODE_O
         needed = frames * context.width * context.height * 3 // 2  # yuv420p
     available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     if not script.is_file() or needed > available // 2:
-        why = f"{script} is missing" if not script.is_file() else f"its {frames} frames need {needed / 1e9:.1f} GB, {available / 1e9:.1f} GB free"
+        why = (
+            f"{script} is missing"
+            if not script.is_file()
+            else f"its {frames} frames need {needed / 1e9:.1f} GB, {available / 1e9:.1f} GB free"
+        )
         print(f"  {'x264 alone':<25}{'skipped':>8}  ({why})", flush=True)
         return None
-    result = subprocess.run([sys.executable, str(script), str(reference), str(out)], check=True, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(script), str(reference), str(out)], check=True, capture_output=True, text=True
+    )
     counted, seconds = result.stdout.split()
     if int(counted) != frames:
         raise RuntimeError(f"encode_only.py encoded {counted} frames, not {frames}")
@@ -194,7 +234,10 @@ def cpu_seconds() -> float:
     """CPU seconds (user + system) used so far by this process, its threads and its ended children."""
     import resource
 
-    return sum(usage.ru_utime + usage.ru_stime for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+    return sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
 
 
 def load() -> str:
@@ -225,10 +268,18 @@ def encode_floor(video: Path, out: Path, from_rgba: bool = True) -> tuple[int, f
         stream = container.streams.video[0]
         rate = stream.average_rate or Fraction(15)
         encoder = output.add_stream("libx264", rate=Fraction(rate), options={"crf": "23"})
-        encoder.pix_fmt, encoder.width, encoder.height = "yuv420p", stream.codec_context.width, stream.codec_context.height
+        encoder.pix_fmt, encoder.width, encoder.height = (
+            "yuv420p",
+            stream.codec_context.width,
+            stream.codec_context.height,
+        )
         frame_bytes = encoder.width * encoder.height * (4 if from_rgba else 3 / 2)
         decoded, chunk_frames = container.decode(stream), max(1, int(FLOOR_CHUNK_BYTES // frame_bytes))
-        unpack = (lambda frame: frame.to_ndarray(format="rgba")) if from_rgba else (lambda frame: frame.reformat(format="yuv420p"))
+        unpack = (
+            (lambda frame: frame.to_ndarray(format="rgba"))
+            if from_rgba
+            else (lambda frame: frame.reformat(format="yuv420p"))
+        )
         while chunk := [unpack(frame) for frame in islice(decoded, chunk_frames)]:
             started, cpu_started = time.perf_counter(), cpu_seconds()
             for pixels in chunk:
@@ -247,14 +298,38 @@ def encode_floor(video: Path, out: Path, from_rgba: bool = True) -> tuple[int, f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-q", "--quality", nargs="+", default=["l", "h"], choices=["l", "m", "h", "k"], help="qualities to time")
+    parser.add_argument(
+        "-q", "--quality", nargs="+", default=["l", "h"], choices=["l", "m", "h", "k"], help="qualities to time"
+    )
     parser.add_argument("--sentence", default="the cat sat")
-    parser.add_argument("--jobs", type=int, default=cores_available(), help="scenes rendered in parallel processes (default: one per core, as the CLI)")
-    parser.add_argument("--parts", type=lambda value: value.split(","), help="only these parts (scene names, comma-separated): a quicker, partial measure")
-    parser.add_argument("--rounds", type=int, default=1, help="times to measure each quality (each from nothing); the median ratios are printed")
-    parser.add_argument("--encode-only", type=Path, default=ENCODE_ONLY, help=f"the shared measuring tool (default: {ENCODE_ONLY})")
-    parser.add_argument("--again", action="store_true", help="then time the CLI with every file reused, and with the lecture removed")
-    parser.add_argument("--warm-text", action="store_true", help="reuse the text outlines already on disk (default: build them from nothing)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=cores_available(),
+        help="scenes rendered in parallel processes (default: one per core, as the CLI)",
+    )
+    parser.add_argument(
+        "--parts",
+        type=lambda value: value.split(","),
+        help="only these parts (scene names, comma-separated): a quicker, partial measure",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="times to measure each quality (each from nothing); the median ratios are printed",
+    )
+    parser.add_argument(
+        "--encode-only", type=Path, default=ENCODE_ONLY, help=f"the shared measuring tool (default: {ENCODE_ONLY})"
+    )
+    parser.add_argument(
+        "--again", action="store_true", help="then time the CLI with every file reused, and with the lecture removed"
+    )
+    parser.add_argument(
+        "--warm-text",
+        action="store_true",
+        help="reuse the text outlines already on disk (default: build them from nothing)",
+    )
     arguments = parser.parse_args()
     user_tmpdir = os.environ.get("TMPDIR")
     for quality in arguments.quality:
@@ -262,15 +337,23 @@ def main() -> None:
         for _ in range(arguments.rounds):
             with tempfile.TemporaryDirectory() as out:
                 if not arguments.warm_text:  # scenes/text.py keeps outlines under the temporary folder: a fresh one
-                    tempfile.tempdir = os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="text-cache-", dir=out)  # TMPDIR: for --jobs' worker processes too
-                print(f"text outlines: {'already on disk' if arguments.warm_text else 'built from nothing'}", flush=True)
-                timings = lecture_timings(arguments.sentence, quality, arguments.jobs, out, arguments.parts, arguments.encode_only)
+                    tempfile.tempdir = os.environ["TMPDIR"] = tempfile.mkdtemp(
+                        prefix="text-cache-", dir=out
+                    )  # TMPDIR: for --jobs' worker processes too
+                print(
+                    f"text outlines: {'already on disk' if arguments.warm_text else 'built from nothing'}", flush=True
+                )
+                timings = lecture_timings(
+                    arguments.sentence, quality, arguments.jobs, out, arguments.parts, arguments.encode_only
+                )
                 rounds.append(timings)
                 if arguments.again:
                     command = ["render", arguments.sentence, "--lecture", "-q", quality, "-o", out]
                     print(f"  {'again, all unchanged':<25}{cli_seconds(*command):>8.2f} s  (CLI: every file reused)")
                     timings["output"].unlink()
-                    print(f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)")
+                    print(
+                        f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)"
+                    )
                 tempfile.tempdir = None
                 if user_tmpdir is None:
                     os.environ.pop("TMPDIR", None)
@@ -278,11 +361,18 @@ def main() -> None:
                     os.environ["TMPDIR"] = user_tmpdir
         if len(rounds) > 1:
             ratios = [t["total"] / t["encode_only"] for t in rounds if "encode_only" in t]
-            shown = f"x264 alone {statistics.median(ratios):.2f} × ({', '.join(f'{r:.2f}' for r in ratios)})" if ratios else "x264 alone skipped"
+            shown = (
+                f"x264 alone {statistics.median(ratios):.2f} × ({', '.join(f'{r:.2f}' for r in ratios)})"
+                if ratios
+                else "x264 alone skipped"
+            )
             floors = [t["total"] / t["floor"] for t in rounds]
             cpu_ratios = [t["cpu"] / t["x264_cpu"] for t in rounds]
-            print(f"-q{quality}, {len(rounds)} rounds: median ratio to {shown}; CPU seconds to x264 alone {statistics.median(cpu_ratios):.2f} × "
-                  f"({', '.join(f'{r:.2f}' for r in cpu_ratios)}); to bare PyAV {statistics.median(floors):.2f} ×", flush=True)
+            print(
+                f"-q{quality}, {len(rounds)} rounds: median ratio to {shown}; CPU seconds to x264 alone {statistics.median(cpu_ratios):.2f} × "
+                f"({', '.join(f'{r:.2f}' for r in cpu_ratios)}); to bare PyAV {statistics.median(floors):.2f} ×",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

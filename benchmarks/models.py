@@ -57,10 +57,14 @@ def main(rounds: int = 20) -> None:
     for round_ in range(rounds):
         model_seconds.append(best(forward, 1))
         record_seconds.append(best(recording, 1))
-        print(f"round {round_ + 1}: model forward {model_seconds[-1] * 1000:.1f} ms, record_layer {record_seconds[-1] * 1000:.1f} ms")
+        print(
+            f"round {round_ + 1}: model forward {model_seconds[-1] * 1000:.1f} ms, record_layer {record_seconds[-1] * 1000:.1f} ms"
+        )
     fastest_model, fastest_record = min(model_seconds), min(record_seconds)
-    print(f"fastest: model forward {fastest_model * 1000:.1f} ms, record_layer {fastest_record * 1000:.1f} ms, "
-          f"ratio {fastest_record / fastest_model:.2f} (target ≤ 2)")
+    print(
+        f"fastest: model forward {fastest_model * 1000:.1f} ms, record_layer {fastest_record * 1000:.1f} ms, "
+        f"ratio {fastest_record / fastest_model:.2f} (target ≤ 2)"
+    )
 
 
 CACHED_LOAD_TARGET = 2.0
@@ -79,8 +83,10 @@ def cached_load(rounds: int = 5) -> None:
     for name in ("smollm2", "minilm"):
         location = resolve_model(name)
         seconds[name] = best(lambda: _load.__wrapped__(location, False, "float32"), rounds)
-    print(f"cached load: smollm2 {seconds['smollm2']:.2f} s (fastest of {rounds}), ratio to the {CACHED_LOAD_TARGET:.0f} s target "
-          f"{seconds['smollm2'] / CACHED_LOAD_TARGET:.2f} (target ≤ 1); minilm {seconds['minilm']:.2f} s, ratio smollm2 / minilm {seconds['smollm2'] / seconds['minilm']:.2f}")
+    print(
+        f"cached load: smollm2 {seconds['smollm2']:.2f} s (fastest of {rounds}), ratio to the {CACHED_LOAD_TARGET:.0f} s target "
+        f"{seconds['smollm2'] / CACHED_LOAD_TARGET:.2f} (target ≤ 1); minilm {seconds['minilm']:.2f} s, ratio smollm2 / minilm {seconds['smollm2'] / seconds['minilm']:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -96,8 +96,18 @@ def memory() -> None:
         short = Path(folder) / "short.json"
         tensors = {spec.name: filled(spec.sizes(len(tokens), config)) for spec in fields_for(config)}
         tensors.update({name: filled(shape) for name, shape in parameter_shapes(config).items()})
-        short.write_text(json.dumps({"format": "blockviz-record/2", "sentence": " ".join(tokens), "tokens": tokens, "config": config.to_dict(), "tensors": tensors},
-                                    separators=(",", ":")))
+        short.write_text(
+            json.dumps(
+                {
+                    "format": "blockviz-record/2",
+                    "sentence": " ".join(tokens),
+                    "tokens": tokens,
+                    "config": config.to_dict(),
+                    "tensors": tensors,
+                },
+                separators=(",", ":"),
+            )
+        )
         del tensors
         small = BlockConfig(d_model=424, n_heads=8, d_ff=1696, positional="learned", max_tokens=512, seed=3)
         rec = record(" ".join(tokens), small)
@@ -105,7 +115,11 @@ def memory() -> None:
         rec.save(paths[1])
         rec.save(paths[2])
         for path in paths:
-            added = float(subprocess.run([sys.executable, "-c", PEAK, str(path)], capture_output=True, text=True, check=True).stdout)
+            added = float(
+                subprocess.run(
+                    [sys.executable, "-c", PEAK, str(path)], capture_output=True, text=True, check=True
+                ).stdout
+            )
             size = path.stat().st_size / 2**20
             print(f"peak memory of loading {path.name}: {added:.0f} MB for a {size:.1f} MB file ({added / size:.1f}×)")
 

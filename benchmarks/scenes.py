@@ -33,8 +33,16 @@ def plain_scene_class(n: int):
 
     class PlainGrid(Scene):
         def construct(self):
-            cells = VGroup(*(VGroup(Rectangle(width=0.8, height=0.45, fill_color=BLUE, fill_opacity=1), Text(f"{(i * n + j) / 10:.2f}", font_size=16))
-                             for i in range(n) for j in range(n))).arrange_in_grid(n, n, buff=0)
+            cells = VGroup(
+                *(
+                    VGroup(
+                        Rectangle(width=0.8, height=0.45, fill_color=BLUE, fill_opacity=1),
+                        Text(f"{(i * n + j) / 10:.2f}", font_size=16),
+                    )
+                    for i in range(n)
+                    for j in range(n)
+                )
+            ).arrange_in_grid(n, n, buff=0)
             cells.scale_to_fit_height(min(cells.height, 6.5))
             if cells.width > 13:
                 cells.scale_to_fit_width(13)
@@ -64,7 +72,9 @@ def render_timed(make_scene, settings: dict) -> tuple[float, int, object]:
 
 
 def number_labels(scene) -> int:
-    return sum(1 for mobject in scene.mobjects for member in mobject.get_family() if getattr(member, "value", None) is not None)
+    return sum(
+        1 for mobject in scene.mobjects for member in mobject.get_family() if getattr(member, "value", None) is not None
+    )
 
 
 def command_seconds(*args: str, repeat: int = 3) -> float:
@@ -84,12 +94,21 @@ def main() -> None:
     from blockviz.render.plan import QUALITIES
     from blockviz.scenes.catalog import entries, lookup
 
-    settings = {"quality": QUALITIES["l"], "disable_caching": True, "progress_bar": "none", "verbosity": "ERROR", "write_to_movie": True, "format": "mp4"}
+    settings = {
+        "quality": QUALITIES["l"],
+        "disable_caching": True,
+        "progress_bar": "none",
+        "verbosity": "ERROR",
+        "write_to_movie": True,
+        "format": "mp4",
+    }
     sentences = {3: SENTENCES[3]} if arguments.quick else SENTENCES
     every_scene = [entry.name for entry in entries() if not entry.lecture_only]
     names = every_scene[2:4] if arguments.quick else every_scene
     plain_cache: dict[int, tuple[float, int]] = {}
-    print(f"{'scene':<25}{'tokens':>7}{'labels':>8}{'frames':>8}{'seconds':>9}{'plain s/frame':>15}{'ours s/frame':>14}{'ratio':>7}")
+    print(
+        f"{'scene':<25}{'tokens':>7}{'labels':>8}{'frames':>8}{'seconds':>9}{'plain s/frame':>15}{'ours s/frame':>14}{'ratio':>7}"
+    )
     for n, sentence in sentences.items():
         rec = record(sentence)
         for entry in lookup(names):
@@ -101,10 +120,14 @@ def main() -> None:
                 plain_cache[side] = min(runs)
             plain_seconds, plain_frames = plain_cache[side]
             ours, plain = seconds / frames, plain_seconds / plain_frames
-            print(f"{entry.name:<25}{n:>7}{labels:>8}{frames:>8}{seconds:>9.1f}{plain * 1000:>12.1f} ms{ours * 1000:>11.1f} ms{ours / plain:>7.2f}")
+            print(
+                f"{entry.name:<25}{n:>7}{labels:>8}{frames:>8}{seconds:>9.1f}{plain * 1000:>12.1f} ms{ours * 1000:>11.1f} ms{ours / plain:>7.2f}"
+            )
     for side, (plain_seconds, plain_frames) in sorted(plain_cache.items()):
         print(f"plain {side}×{side} grid: {plain_seconds:.1f} s for {plain_frames} frames")
-    print(f"blockviz --help: {command_seconds('--help'):.2f} s; blockviz render --list: {command_seconds('render', '--list'):.2f} s")
+    print(
+        f"blockviz --help: {command_seconds('--help'):.2f} s; blockviz render --list: {command_seconds('render', '--list'):.2f} s"
+    )
     with tempfile.TemporaryDirectory() as out:
         scenes = [argument for name in names for argument in ("--scene", name)]
         render = [str(ROOT / ".venv/bin/blockviz"), "render", "the cat sat", *scenes, "-q", "l", "-o", out]
@@ -114,7 +137,9 @@ def main() -> None:
         print(f"unchanged render skipped in {command_seconds(*render[1:]):.2f} s")
         started = time.perf_counter()
         subprocess.run([*render, "--jobs", "2", "--force"], check=True, capture_output=True)
-        print(f"{len(names)} scenes of 'the cat sat' at -ql: --jobs 1 {one_job:.1f} s, --jobs 2 {time.perf_counter() - started:.1f} s")
+        print(
+            f"{len(names)} scenes of 'the cat sat' at -ql: --jobs 1 {one_job:.1f} s, --jobs 2 {time.perf_counter() - started:.1f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,23 @@ def render(arguments, scene: str, file_format: str, cache: str | None) -> tuple[
     (``None``: a new, empty one)."""
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as empty:
         os.environ["BLOCKVIZ_CACHE_DIR"] = cache or empty
-        return timed([arguments.program, "render", arguments.sentence, "--scene", scene, "--token", arguments.token, "-q", arguments.quality,
-                      "--format", file_format, "-o", out])
+        return timed(
+            [
+                arguments.program,
+                "render",
+                arguments.sentence,
+                "--scene",
+                scene,
+                "--token",
+                arguments.token,
+                "-q",
+                arguments.quality,
+                "--format",
+                file_format,
+                "-o",
+                out,
+            ]
+        )
 
 
 def main() -> None:
@@ -56,12 +71,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sentence", default=SENTENCE)
     parser.add_argument("--token", default="it")
-    parser.add_argument("--program", default=BLOCKVIZ, help="the blockviz program to time (another checkout's, to compare)")
+    parser.add_argument(
+        "--program", default=BLOCKVIZ, help="the blockviz program to time (another checkout's, to compare)"
+    )
     arguments = parser.parse_args()
     print(f"load average at the start {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} cores")
     floor = median_runs([timed([sys.executable, "-c", FLOOR]) for _ in range(arguments.rounds)])
     print(f"start-up floor (import torch, Manim, the CLI): {floor[0]:.2f} s wall, {floor[1]:.2f} CPU s")
-    print(f"{'scene':<14}{'cache':<6}{'png wall':>10}{'mp4 wall':>10}{'ratio':>8}{'png CPU':>9}{'mp4 CPU':>9}{'ratio':>8}")
+    print(
+        f"{'scene':<14}{'cache':<6}{'png wall':>10}{'mp4 wall':>10}{'ratio':>8}{'png CPU':>9}{'mp4 CPU':>9}{'ratio':>8}"
+    )
     with tempfile.TemporaryDirectory() as warm:
         for scene in arguments.scenes.split(","):
             for file_format in ("png", "mp4"):  # untimed: text outlines made, the warm cache filled
@@ -72,7 +91,10 @@ def main() -> None:
                     for file_format in runs:
                         runs[file_format].append(render(arguments, scene, file_format, cache))
                 png, mp4 = median_runs(runs["png"]), median_runs(runs["mp4"])
-                print(f"{scene:<14}{label:<6}{png[0]:>9.2f}s{mp4[0]:>9.2f}s{mp4[0] / png[0]:>7.2f}×{png[1]:>8.2f}s{mp4[1]:>8.2f}s{mp4[1] / png[1]:>7.2f}×", flush=True)
+                print(
+                    f"{scene:<14}{label:<6}{png[0]:>9.2f}s{mp4[0]:>9.2f}s{mp4[0] / png[0]:>7.2f}×{png[1]:>8.2f}s{mp4[1]:>8.2f}s{mp4[1] / png[1]:>7.2f}×",
+                    flush=True,
+                )
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 

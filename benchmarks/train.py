@@ -48,7 +48,9 @@ def best(function, rounds: int) -> float:
 
 
 def command_seconds(*extra: str) -> float:
-    return best(lambda: subprocess.run([BLOCKVIZ, "record", SENTENCE, *extra], check=True, stdout=subprocess.DEVNULL), 3)
+    return best(
+        lambda: subprocess.run([BLOCKVIZ, "record", SENTENCE, *extra], check=True, stdout=subprocess.DEVNULL), 3
+    )
 
 
 def main(rounds: int = 50) -> None:
@@ -66,7 +68,9 @@ def main(rounds: int = 50) -> None:
     for _ in range(rounds):
         seeded.append(best(lambda: record(SENTENCE), 1))
         toy.append(best(lambda: record_toy(SENTENCE), 1))
-    print(f"record in-process: seeded {min(seeded) * 1000:.2f} ms, toy {min(toy) * 1000:.2f} ms: {min(toy) / min(seeded):.2f}× (target ≤ 1.2×)")
+    print(
+        f"record in-process: seeded {min(seeded) * 1000:.2f} ms, toy {min(toy) * 1000:.2f} ms: {min(toy) / min(seeded):.2f}× (target ≤ 1.2×)"
+    )
     plain, trained = command_seconds(), command_seconds("--model", "toy")
     print(f"blockviz record (fresh process): seeded {plain:.2f} s, --model toy {trained:.2f} s: {trained / plain:.2f}×")
 

@@ -80,7 +80,9 @@ class Attention(nn.Module):
         group = self.config.n_heads // self.config.kv_heads
         return tensor if group == 1 else tensor.repeat_interleave(group, dim=-3)
 
-    def forward(self, x: torch.Tensor, cache: Cache, rotary: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, cache: Cache, rotary: tuple[torch.Tensor, torch.Tensor] | None = None
+    ) -> torch.Tensor:
         """``x`` ``(n, d_model)`` → ``attn_out`` ``(n, d_model)``; ``rotary`` = (cos, sin)
         ``(n, d_head)`` for rotary positions (computed from ``config.rope_theta`` if omitted)."""
         n = x.shape[-2]
@@ -88,7 +90,9 @@ class Attention(nn.Module):
         key = remember(cache, "key", self._per_query_head(self._project(x, "K")))
         value = remember(cache, "value", self._per_query_head(self._project(x, "V")))
         if self.arch.rotary:
-            cos, sin = rotary if rotary is not None else rotary_angles(n, self.config.d_head, self.config.rope_theta, x.dtype)
+            cos, sin = (
+                rotary if rotary is not None else rotary_angles(n, self.config.d_head, self.config.rope_theta, x.dtype)
+            )
             remember(cache, "rope_cos", cos)
             remember(cache, "rope_sin", sin)
             query = remember(cache, "query_rot", rotate(query, cos, sin))
@@ -107,7 +111,9 @@ class Attention(nn.Module):
         return remember(cache, "attn_out", projected + self.b_O if self.arch.bias else projected)
 
 
-def rotary_angles(n: int, d_head: int, theta: float, dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+def rotary_angles(
+    n: int, d_head: int, theta: float, dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, torch.Tensor]:
     """cos and sin of the rotary angles, each ``(n, d_head)``: position p, frequency
     θ^(−2i/d_head) for i < d_head/2, repeated for the two halves (Su et al. 2021, RoFormer §3.4.2,
     in the half-split layout of ``transformers``' Llama ``rotate_half``)."""
@@ -244,7 +250,12 @@ class Block(nn.Module):
             return LayerNorm(name, self.config.d_model, self.config.ln_eps, output)
         return RMSNorm(name, self.config.d_model, self.config.ln_eps, output)
 
-    def forward(self, resid_pre: torch.Tensor, cache: Cache | None = None, rotary: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        resid_pre: torch.Tensor,
+        cache: Cache | None = None,
+        rotary: tuple[torch.Tensor, torch.Tensor] | None = None,
+    ) -> torch.Tensor:
         """``resid_pre`` ``(n, d_model)`` → the block's output ``(n, d_model)`` (``resid_post``,
         post-norm: ``resid_post_norm``); intermediates go to ``cache``. ``rotary`` = (cos, sin)
         ``(n, d_head)``, for rotary positions only (default: :func:`rotary_angles`)."""

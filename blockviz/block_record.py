@@ -17,9 +17,9 @@ from blockviz.block import Block, Prediction
 from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
+from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_check import check_claims, check_record
 from blockviz.record_fields import BY_NAME, OPTIONAL_FIELDS, PARAMETER_SCALE, RecordField, docs_table, fields_for
-from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_format import read_record_with_source, write_record
 from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
@@ -89,7 +89,9 @@ class BlockRecord:
         check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
         words = self.source.vocabulary
         if words is not None and len(words) != self.config.vocab_size:
-            raise BlockvizError(f"the record's vocabulary has {len(words)} words, but its config's vocab_size is {self.config.vocab_size}")
+            raise BlockvizError(
+                f"the record's vocabulary has {len(words)} words, but its config's vocab_size is {self.config.vocab_size}"
+            )
         special = tuple(self.special) if self.special else (False,) * len(self.tokens)
         if len(special) != len(self.tokens) or not all(isinstance(flag, bool) for flag in special):
             raise BlockvizError(f"the record's special-token flags must be {len(self.tokens)} booleans, one per token")
@@ -152,7 +154,11 @@ class BlockRecord:
                 members = list(self.params.values())
             else:
                 # prev_output repeats resid_pre: a record's scales are the same with it or without it
-                members = [self.tensors[spec.name] for spec in self.fields if spec.scale == family and spec.name not in OPTIONAL_FIELDS]
+                members = [
+                    self.tensors[spec.name]
+                    for spec in self.fields
+                    if spec.scale == family and spec.name not in OPTIONAL_FIELDS
+                ]
             self._scales[family] = robust_limit(members, robust=family not in BOUNDED_FAMILIES)
         return self._scales[family]
 
@@ -165,7 +171,10 @@ class BlockRecord:
         ``(n, d_head)``: row j holds q_i ⊙ k_j, whose sum is ``scores[head, query, j]`` (with
         rotary positions, of the rotated ``query_rot`` and ``key_rot``)."""
         rotary = self.architecture.rotary
-        return self.tensors["query_rot" if rotary else "query"][head, query] * self.tensors["key_rot" if rotary else "key"][head]
+        return (
+            self.tensors["query_rot" if rotary else "query"][head, query]
+            * self.tensors["key_rot" if rotary else "key"][head]
+        )
 
     def weighted_values(self, head: int, query: int) -> torch.Tensor:
         """Every value row of ``head`` scaled by query ``query``'s weight on it, ``(n, d_head)``:
@@ -212,7 +221,9 @@ class BlockRecord:
             return self._rerun(replace(self.config, causal=causal))
         other = record(self.sentence, replace(self.config, causal=causal), params=self.params)
         if other.tokens != self.tokens:
-            raise BlockvizError("the record's sentence no longer splits into its tokens: record it again with this version of blockviz")
+            raise BlockvizError(
+                "the record's sentence no longer splits into its tokens: record it again with this version of blockviz"
+            )
         return other
 
     def _rerun(self, config: BlockConfig) -> BlockRecord:
@@ -221,7 +232,9 @@ class BlockRecord:
         block = Block(config, seeded=False)
         block.load_state_dict({name: self.params[name] for name in block.state_dict()}, assign=True)
         rotary = (self.tensors["rope_cos"], self.tensors["rope_sin"]) if config.architecture.rotary else None
-        cache: dict[str, torch.Tensor] = {name: self.tensors[name] for name in ("embed", "pos_embed", *OPTIONAL_FIELDS) if name in self.tensors}
+        cache: dict[str, torch.Tensor] = {
+            name: self.tensors[name] for name in ("embed", "pos_embed", *OPTIONAL_FIELDS) if name in self.tensors
+        }
         with torch.no_grad():
             output = block(self.tensors["resid_pre"], cache, rotary)
             if config.architecture.unembedding:  # the trained toy model's prediction, from the record's ln_f and W_U
@@ -229,10 +242,19 @@ class BlockRecord:
                 prediction.load_state_dict({name: self.params[name] for name in prediction.state_dict()}, assign=True)
                 prediction(output, cache)
         names = [spec.name for spec in fields_for(config, model=self.source.is_model, optional=_optional(self.tensors))]
-        return BlockRecord(sentence=self.sentence, tokens=self.tokens, config=config, tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
-                           params=self.params, source=self.source, special=self.special)
+        return BlockRecord(
+            sentence=self.sentence,
+            tokens=self.tokens,
+            config=config,
+            tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
+            params=self.params,
+            source=self.source,
+            special=self.special,
+        )
 
-    def explore(self, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
+    def explore(
+        self, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"
+    ):
         """The token-flow explorer of this record (a :class:`blockviz.explorer.Explorer`: ``.save(path)``,
         ``.html()``, and shown in a notebook), opening on ``token``, ``head`` and ``step``.
 
@@ -254,7 +276,9 @@ class BlockRecord:
         """
         source = None if self.source == Source() else self.source
         special = list(self.special) if self.source.is_model or any(self.special) else None
-        write_record(path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params}, source, special)
+        write_record(
+            path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params}, source, special
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> BlockRecord:
@@ -275,8 +299,15 @@ class BlockRecord:
         names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
         activations = {name: tensors.pop(name) for name in names if name in tensors}
         try:
-            loaded = cls(sentence=sentence, tokens=tokens, config=config, tensors=ReadOnlyTensors.adopting(activations), params=ReadOnlyTensors.adopting(tensors),
-                         source=source, special=tuple(special))
+            loaded = cls(
+                sentence=sentence,
+                tokens=tokens,
+                config=config,
+                tensors=ReadOnlyTensors.adopting(activations),
+                params=ReadOnlyTensors.adopting(tensors),
+                source=source,
+                special=tuple(special),
+            )
             check_claims(loaded)
             return loaded
         except BlockvizError as error:
@@ -291,7 +322,9 @@ def _optional(tensors: Mapping[str, torch.Tensor]) -> tuple[str, ...]:
 BlockRecord.__doc__ = BlockRecord.__doc__.replace("{table}", docs_table().replace("\n", "\n    "))
 
 
-def record(sentence: str, config: BlockConfig | None = None, params: str | Path | Mapping[str, torch.Tensor] | None = None) -> BlockRecord:
+def record(
+    sentence: str, config: BlockConfig | None = None, params: str | Path | Mapping[str, torch.Tensor] | None = None
+) -> BlockRecord:
     """Run ``sentence`` through one block and record every intermediate tensor.
 
     Parameters
@@ -312,7 +345,9 @@ def record(sentence: str, config: BlockConfig | None = None, params: str | Path 
     """
     config = config or BlockConfig()
     if config.architecture.unembedding:
-        raise BlockvizError("a config with vocab_size is a trained toy model's: record it with blockviz.toy.recording.record_toy (--model toy or DIR)")
+        raise BlockvizError(
+            "a config with vocab_size is a trained toy model's: record it with blockviz.toy.recording.record_toy (--model toy or DIR)"
+        )
     tokens = tokenize(sentence, config.max_tokens)
     dtype = dtype_of(config)
     block = Block(config).to(dtype)
@@ -339,4 +374,11 @@ def record(sentence: str, config: BlockConfig | None = None, params: str | Path 
     else:
         source = Source("given") if isinstance(params, Mapping) else Source("file", path=str(params))
     names = [spec.name for spec in fields_for(config)]
-    return BlockRecord(sentence=sentence, tokens=tokens, config=config, tensors={name: cache[name] for name in names}, params=used, source=source)
+    return BlockRecord(
+        sentence=sentence,
+        tokens=tokens,
+        config=config,
+        tensors={name: cache[name] for name in names},
+        params=used,
+        source=source,
+    )

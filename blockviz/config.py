@@ -65,13 +65,17 @@ class BlockConfig:
     n_kv_heads: int | None = None  # key/value heads (grouped-query attention); None: n_heads
     bias: bool = True  # False: no bias in the projections (Llama)
     rope_theta: float = 10000.0  # base of the rotary frequencies (positional "rotary" only)
-    vocab_size: int | None = None  # a language model's unembedding width (blockviz's trained toy model); None: no prediction recorded
+    vocab_size: int | None = (
+        None  # a language model's unembedding width (blockviz's trained toy model); None: no prediction recorded
+    )
 
     def __post_init__(self) -> None:
         for name, limit in SIZE_LIMITS.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
-                raise BlockvizError(f"{name} must be a whole number from 1 to {limit}, got {value!r}: choose a smaller size")
+                raise BlockvizError(
+                    f"{name} must be a whole number from 1 to {limit}, got {value!r}: choose a smaller size"
+                )
         if self.d_model % self.n_heads:
             raise BlockvizError(
                 f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}: "
@@ -81,18 +85,37 @@ class BlockConfig:
         _check_choice("positional", self.positional, POSITIONAL_ENCODINGS)
         _check_choice("dtype", self.dtype, DTYPES)
         if self.n_kv_heads is not None:
-            if isinstance(self.n_kv_heads, bool) or not isinstance(self.n_kv_heads, int) or not 1 <= self.n_kv_heads <= self.n_heads or self.n_heads % self.n_kv_heads:
-                raise BlockvizError(f"n_kv_heads must divide n_heads {self.n_heads} (1 … {self.n_heads}), got {self.n_kv_heads!r}")
+            if (
+                isinstance(self.n_kv_heads, bool)
+                or not isinstance(self.n_kv_heads, int)
+                or not 1 <= self.n_kv_heads <= self.n_heads
+                or self.n_heads % self.n_kv_heads
+            ):
+                raise BlockvizError(
+                    f"n_kv_heads must divide n_heads {self.n_heads} (1 … {self.n_heads}), got {self.n_kv_heads!r}"
+                )
         if self.positional == "rotary" and self.d_head % 2:
-            raise BlockvizError(f"rotary positions rotate pairs of a head's features: d_head {self.d_head} must be even")
-        if isinstance(self.rope_theta, bool) or not isinstance(self.rope_theta, (int, float)) or not 1 < self.rope_theta < 1e12:
+            raise BlockvizError(
+                f"rotary positions rotate pairs of a head's features: d_head {self.d_head} must be even"
+            )
+        if (
+            isinstance(self.rope_theta, bool)
+            or not isinstance(self.rope_theta, (int, float))
+            or not 1 < self.rope_theta < 1e12
+        ):
             raise BlockvizError(f"rope_theta must be a number between 1 and 1e12, got {self.rope_theta!r}")
         if isinstance(self.ln_eps, bool) or not isinstance(self.ln_eps, (int, float)) or not 0 < self.ln_eps < 1:
             raise BlockvizError(f"ln_eps must be a number between 0 and 1, got {self.ln_eps!r}")
         if not isinstance(self.causal, bool):
             raise BlockvizError(f"causal must be true or false, got {self.causal!r}")
-        if self.vocab_size is not None and (isinstance(self.vocab_size, bool) or not isinstance(self.vocab_size, int) or not 2 <= self.vocab_size <= MAX_VOCAB_SIZE):
-            raise BlockvizError(f"vocab_size must be a whole number from 2 to {MAX_VOCAB_SIZE}, got {self.vocab_size!r}")
+        if self.vocab_size is not None and (
+            isinstance(self.vocab_size, bool)
+            or not isinstance(self.vocab_size, int)
+            or not 2 <= self.vocab_size <= MAX_VOCAB_SIZE
+        ):
+            raise BlockvizError(
+                f"vocab_size must be a whole number from 2 to {MAX_VOCAB_SIZE}, got {self.vocab_size!r}"
+            )
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise BlockvizError(f"seed must be a whole number from 0 to 2**63 - 1, got {self.seed!r}")
         _ = self.architecture  # built now, so its choices (norm, placement, FFN, bias) are checked with the rest
@@ -202,7 +225,9 @@ class Source:
     def __post_init__(self) -> None:
         _check_choice("source kind", self.kind, SOURCE_KINDS)
         if self.vocabulary is not None:
-            if not isinstance(self.vocabulary, (list, tuple)) or not all(isinstance(word, str) for word in self.vocabulary):
+            if not isinstance(self.vocabulary, (list, tuple)) or not all(
+                isinstance(word, str) for word in self.vocabulary
+            ):
                 raise BlockvizError("the source's vocabulary must be a list of words")
             object.__setattr__(self, "vocabulary", tuple(self.vocabulary))
         for name in ("path", "model", "family", "dtype", "note"):
@@ -242,7 +267,11 @@ class Source:
 
     def to_dict(self) -> dict:
         """The non-empty fields as a JSON-ready dict."""
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items() if value is not None}
+        return {
+            key: list(value) if isinstance(value, tuple) else value
+            for key, value in asdict(self).items()
+            if value is not None
+        }
 
     @classmethod
     def from_dict(cls, data) -> Source:
@@ -312,10 +341,16 @@ class Architecture:
             if not isinstance(getattr(self, name), bool):
                 raise BlockvizError(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("n_heads", "n_kv_heads"):
-            if isinstance(getattr(self, name), bool) or not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+            if (
+                isinstance(getattr(self, name), bool)
+                or not isinstance(getattr(self, name), int)
+                or getattr(self, name) < 1
+            ):
                 raise BlockvizError(f"{name} must be a whole number ≥ 1, got {getattr(self, name)!r}")
         if self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads:
-            raise BlockvizError(f"n_kv_heads must divide n_heads {self.n_heads} (1 … {self.n_heads}), got {self.n_kv_heads!r}")
+            raise BlockvizError(
+                f"n_kv_heads must divide n_heads {self.n_heads} (1 … {self.n_heads}), got {self.n_kv_heads!r}"
+            )
         if self.model_layer and self.embedding != "table":
             raise BlockvizError("a trained model's layer reads its embeddings from a table: choose embedding table")
 
@@ -325,17 +360,38 @@ class Architecture:
         model (``rec.source.is_model``), whose embeddings are rows of the model's table. A config
         with ``vocab_size`` is blockviz's trained toy model: embeddings from its table, and an
         unembedding after the block."""
-        trained = config.vocab_size is not None  # blockviz's trained toy model: its own table of embeddings and an unembedding
-        return cls(norm=config.norm, norm_placement=config.norm_placement, positions=config.positional, ffn=config.ffn, n_heads=config.n_heads,
-                   n_kv_heads=config.kv_heads, bias=config.bias, causal=config.causal, embedding="table" if model_layer or trained else "hashed",
-                   model_layer=model_layer, unembedding=trained)
+        trained = (
+            config.vocab_size is not None
+        )  # blockviz's trained toy model: its own table of embeddings and an unembedding
+        return cls(
+            norm=config.norm,
+            norm_placement=config.norm_placement,
+            positions=config.positional,
+            ffn=config.ffn,
+            n_heads=config.n_heads,
+            n_kv_heads=config.kv_heads,
+            bias=config.bias,
+            causal=config.causal,
+            embedding="table" if model_layer or trained else "hashed",
+            model_layer=model_layer,
+            unembedding=trained,
+        )
 
     @property
     def is_toy(self) -> bool:
         """Whether this is blockviz's own block: pre-norm LayerNorm, positions added, a plain
         FFN with biases, a key/value per head, on blockviz's hashed embeddings (causal or not)."""
-        return (self.pre_norm and self.has_centring and self.added_positions and not self.gated and not self.grouped and self.bias
-                and self.embedding == "hashed" and not self.model_layer and not self.unembedding)
+        return (
+            self.pre_norm
+            and self.has_centring
+            and self.added_positions
+            and not self.gated
+            and not self.grouped
+            and self.bias
+            and self.embedding == "hashed"
+            and not self.model_layer
+            and not self.unembedding
+        )
 
     @property
     def pre_norm(self) -> bool:
@@ -408,12 +464,32 @@ def supported_architectures(n_heads: int = 4, n_kv_heads: int = 2) -> tuple[Arch
     >>> len(supported_architectures()), supported_architectures()[0].is_toy, supported_architectures()[-1].unembedding
     (289, True, True)
     """
-    norms = [(norm, placement) for placement in NORM_PLACEMENTS for norm in NORMS if placement == "pre" or norm == "layernorm"]
+    norms = [
+        (norm, placement)
+        for placement in NORM_PLACEMENTS
+        for norm in NORMS
+        if placement == "pre" or norm == "layernorm"
+    ]
     return tuple(
-        Architecture(norm=norm, norm_placement=placement, positions=positions, ffn=ffn, n_heads=n_heads, n_kv_heads=kv, bias=bias, causal=causal,
-                     embedding="table" if model_layer else "hashed", model_layer=model_layer)
-        for model_layer in (False, True) for norm, placement in norms for positions in POSITIONAL_ENCODINGS for ffn in FFNS
-        for kv in (n_heads, n_kv_heads) for bias in (True, False) for causal in (True, False)
+        Architecture(
+            norm=norm,
+            norm_placement=placement,
+            positions=positions,
+            ffn=ffn,
+            n_heads=n_heads,
+            n_kv_heads=kv,
+            bias=bias,
+            causal=causal,
+            embedding="table" if model_layer else "hashed",
+            model_layer=model_layer,
+        )
+        for model_layer in (False, True)
+        for norm, placement in norms
+        for positions in POSITIONAL_ENCODINGS
+        for ffn in FFNS
+        for kv in (n_heads, n_kv_heads)
+        for bias in (True, False)
+        for causal in (True, False)
     ) + (replace(TRAINED_TOY, n_heads=n_heads, n_kv_heads=n_heads),)
 
 

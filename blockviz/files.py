@@ -18,8 +18,8 @@ import secrets
 import shutil
 import time
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from blockviz.errors import BlockvizError
 
@@ -157,7 +157,9 @@ def _new_file(path: Path) -> None:
 
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
-        for _ in range(40):  # a writer still busy inside (Manim's encoder thread, when interrupted) may add a file meanwhile
+        for _ in range(
+            40
+        ):  # a writer still busy inside (Manim's encoder thread, when interrupted) may add a file meanwhile
             shutil.rmtree(path, ignore_errors=True)
             if not path.exists():
                 return
@@ -190,13 +192,17 @@ def writable_folder(folder: str | os.PathLike) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
     except FileNotFoundError:  # /proc, /sys: the folder above exists but takes no new names
         existing = next(part for part in folder.parents if part.is_dir())
-        raise BlockvizError(f"cannot create folder {str(folder)!r}: {str(existing)!r} is not writable, choose another folder") from None
+        raise BlockvizError(
+            f"cannot create folder {str(folder)!r}: {str(existing)!r} is not writable, choose another folder"
+        ) from None
     except OSError as error:
         raise output_error(folder, error, "create folder") from None
     try:
         probe = _create(folder, ".blockviz-probe-", "", _new_file)
     except FileNotFoundError:
-        raise BlockvizError(f"cannot write to folder {str(folder)!r}: it is not writable, choose another folder") from None
+        raise BlockvizError(
+            f"cannot write to folder {str(folder)!r}: it is not writable, choose another folder"
+        ) from None
     except OSError as error:
         raise output_error(folder, error, "write to folder") from None
     _remove(probe)
@@ -241,5 +247,7 @@ def sentence_slug(sentence: str, max_length: int = 48) -> str:
     readable = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")[:max_length].strip("-") or "sentence"
     if _READABLE_SENTENCE.fullmatch(sentence) and len(sentence) <= max_length:
         return readable
-    digest = hashlib.blake2b(sentence.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()  # a lone surrogate: invalid UTF-8 in argv
+    digest = hashlib.blake2b(
+        sentence.encode("utf-8", "surrogatepass"), digest_size=4
+    ).hexdigest()  # a lone surrogate: invalid UTF-8 in argv
     return f"{readable}-{digest}"

@@ -60,18 +60,24 @@ def parameter_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
     if arch.learned_positions:
         shapes["W_pos"] = (config.max_tokens, d)
     if config.architecture.unembedding:
-        shapes.update({"W_E": (config.vocab_size, d), "ln_f.weight": (d,), "ln_f.bias": (d,), "W_U": (d, config.vocab_size)})
+        shapes.update(
+            {"W_E": (config.vocab_size, d), "ln_f.weight": (d,), "ln_f.bias": (d,), "W_U": (d, config.vocab_size)}
+        )
     return shapes
 
 
-def check_parameters(params: Mapping[str, torch.Tensor], config: BlockConfig, where: str, dtypes=FILE_DTYPES, extra_allowed: bool = False) -> None:
+def check_parameters(
+    params: Mapping[str, torch.Tensor], config: BlockConfig, where: str, dtypes=FILE_DTYPES, extra_allowed: bool = False
+) -> None:
     """Raise :class:`BlockvizError` unless ``params`` holds every parameter of ``config``, each a
     tensor of one of ``dtypes``, of its shape and finite; names beyond those only if ``extra_allowed``."""
     shapes = parameter_shapes(config)
     if not extra_allowed:
         extra = sorted(set(params) - set(shapes))
         if extra:
-            raise BlockvizError(f"{where} has an unknown parameter {extra[0]!r}: the block's parameters are {', '.join(shapes)}")
+            raise BlockvizError(
+                f"{where} has an unknown parameter {extra[0]!r}: the block's parameters are {', '.join(shapes)}"
+            )
     for name, shape in shapes.items():
         _check_parameter(name, params.get(name), shape, where, dtypes)
 
@@ -108,8 +114,12 @@ def _check_parameter(name: str, tensor, shape: tuple[int, ...], where: str, dtyp
         raise BlockvizError(f"parameter {name!r} in {where} is a {type(tensor).__name__}, not a tensor")
     if tensor.dtype not in dtypes:
         allowed = " or ".join(str(dtype).removeprefix("torch.") for dtype in dtypes)
-        raise BlockvizError(f"parameter {name!r} in {where} has dtype {str(tensor.dtype).removeprefix('torch.')}: save parameters as {allowed}")
+        raise BlockvizError(
+            f"parameter {name!r} in {where} has dtype {str(tensor.dtype).removeprefix('torch.')}: save parameters as {allowed}"
+        )
     if tuple(tensor.shape) != shape:
-        raise BlockvizError(f"parameter {name!r} in {where} has shape {list(tensor.shape)}, expected {list(shape)}: match the config's sizes")
+        raise BlockvizError(
+            f"parameter {name!r} in {where} has shape {list(tensor.shape)}, expected {list(shape)}: match the config's sizes"
+        )
     if not bool(torch.isfinite(tensor).all()):
         raise BlockvizError(f"parameter {name!r} in {where} holds NaN or ∞: every weight must be a finite number")

@@ -16,7 +16,7 @@ import contextlib
 import os
 import signal
 import sys
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 WORKER_EXIT_SECONDS = 5.0
@@ -77,7 +77,9 @@ def end_pool(executor) -> None:
     pool has shut down: its work not done fails as a broken pool, which nobody waits for."""
     # Not shutdown(cancel_futures=True): the pool's thread, finding its workers gone, would set an
     # exception on futures just cancelled (InvalidStateError, printed from that thread, Python 3.11).
-    end_processes((getattr(executor, "_processes", None) or {}).values())  # Python 3.14 has terminate_workers(); 3.10 to 3.13 do not
+    end_processes(
+        (getattr(executor, "_processes", None) or {}).values()
+    )  # Python 3.14 has terminate_workers(); 3.10 to 3.13 do not
     executor.shutdown(wait=True)
 
 

@@ -35,7 +35,11 @@ class ReadOnlyTensors(Mapping):
     def __init__(self, tensors: Mapping[str, torch.Tensor] = ()):
         copies = {}
         for name, tensor in dict(tensors).items():
-            copies[name] = tensor.detach().clone(memory_format=torch.contiguous_format) if isinstance(tensor, torch.Tensor) else tensor
+            copies[name] = (
+                tensor.detach().clone(memory_format=torch.contiguous_format)
+                if isinstance(tensor, torch.Tensor)
+                else tensor
+            )
         self._tensors = copies
 
     @classmethod
@@ -47,8 +51,15 @@ class ReadOnlyTensors(Mapping):
         seen: set[int] = set()
         stored = {}
         for name, tensor in tensors.items():
-            pointer = tensor.untyped_storage().data_ptr() if isinstance(tensor, torch.Tensor) and tensor.numel() else None
-            if pointer is not None and (pointer in seen or not tensor.is_contiguous() or tensor.storage_offset() or tensor.untyped_storage().nbytes() != tensor.nbytes):
+            pointer = (
+                tensor.untyped_storage().data_ptr() if isinstance(tensor, torch.Tensor) and tensor.numel() else None
+            )
+            if pointer is not None and (
+                pointer in seen
+                or not tensor.is_contiguous()
+                or tensor.storage_offset()
+                or tensor.untyped_storage().nbytes() != tensor.nbytes
+            ):
                 tensor = tensor.detach().clone(memory_format=torch.contiguous_format)
                 pointer = tensor.untyped_storage().data_ptr()
             if pointer is not None:
@@ -76,7 +87,10 @@ class ReadOnlyTensors(Mapping):
         return name in self._tensors
 
     def __repr__(self) -> str:
-        shapes = ", ".join(f"{name}: {tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__}" for name, t in self._tensors.items())
+        shapes = ", ".join(
+            f"{name}: {tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__}"
+            for name, t in self._tensors.items()
+        )
         return f"{type(self).__name__}({{{shapes}}})"
 
     def __getstate__(self):

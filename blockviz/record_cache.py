@@ -26,9 +26,9 @@ import hashlib
 import json
 import os
 import platform
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 
 from blockviz.errors import BlockvizError
 
@@ -51,7 +51,11 @@ def record_key(inputs: dict) -> str | None:
     """The key of the record that ``inputs`` (every record option by name, as the CLI passes them
     to :func:`blockviz.cli.options.build_record`) make; ``None`` if that record is not kept
     (:data:`NOT_KEPT`, or a parameters file that cannot be read: building the record says why)."""
-    if inputs.get("sentence") is None or any(inputs.get(name) is not None for name in NOT_KEPT) or inputs.get("trust_pickle"):
+    if (
+        inputs.get("sentence") is None
+        or any(inputs.get(name) is not None for name in NOT_KEPT)
+        or inputs.get("trust_pickle")
+    ):
         return None
     keyed = {name: _plain(value) for name, value in inputs.items()}
     if inputs.get(PARAMETER_FILE) is not None:
@@ -60,7 +64,9 @@ def record_key(inputs: dict) -> str | None:
             return None
         keyed["params bytes"] = digest
     keyed["code"] = code_stamp()
-    return hashlib.blake2b(json.dumps(keyed, sort_keys=True).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return hashlib.blake2b(
+        json.dumps(keyed, sort_keys=True).encode("utf-8", "surrogatepass"), digest_size=16
+    ).hexdigest()
 
 
 def cached_record(inputs: dict, build: Callable[[], object]):
@@ -94,7 +100,13 @@ def code_stamp() -> dict:
     files_digest = hashlib.blake2b(json.dumps(files).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     from blockviz import __version__
 
-    return {"files": files_digest, "blockviz": __version__, "torch": _version("torch"), "safetensors": _version("safetensors"), "machine": platform.machine()}
+    return {
+        "files": files_digest,
+        "blockviz": __version__,
+        "torch": _version("torch"),
+        "safetensors": _version("safetensors"),
+        "machine": platform.machine(),
+    }
 
 
 def _read(path: Path, sentence: str):

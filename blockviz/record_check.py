@@ -19,7 +19,13 @@ from blockviz.record_fields import RecordField, fields_for
 from blockviz.tokens import dtype_of
 
 
-def check_record(tokens, config: BlockConfig, tensors: Mapping[str, torch.Tensor], params: Mapping[str, torch.Tensor], fields: tuple[RecordField, ...] | None = None) -> None:
+def check_record(
+    tokens,
+    config: BlockConfig,
+    tensors: Mapping[str, torch.Tensor],
+    params: Mapping[str, torch.Tensor],
+    fields: tuple[RecordField, ...] | None = None,
+) -> None:
     """Raise :class:`BlockvizError` unless the parts form one record.
 
     Checks: ``tokens`` is a non-empty list or tuple of strings, at most ``config.max_tokens``; every
@@ -56,13 +62,19 @@ def _check_tensor(name: str, tensor, dtype: torch.dtype, shape: tuple[int, ...],
     if not isinstance(tensor, torch.Tensor):
         raise BlockvizError(f"field {name!r} is a {type(tensor).__name__}, not a tensor")
     if tensor.dtype != dtype:
-        raise BlockvizError(f"field {name!r} has dtype {str(tensor.dtype).removeprefix('torch.')}, expected {str(dtype).removeprefix('torch.')} (the config's dtype)")
+        raise BlockvizError(
+            f"field {name!r} has dtype {str(tensor.dtype).removeprefix('torch.')}, expected {str(dtype).removeprefix('torch.')} (the config's dtype)"
+        )
     if tuple(tensor.shape) != shape:
-        raise BlockvizError(f"field {name!r} has shape {list(tensor.shape)}, expected {list(shape)} for these tokens and this config")
+        raise BlockvizError(
+            f"field {name!r} has shape {list(tensor.shape)}, expected {list(shape)} for these tokens and this config"
+        )
     allowed = torch.isfinite(tensor) | (torch.isneginf(tensor) if allow_neg_inf else False)
     if not bool(allowed.all()):
         kinds = "NaN or +∞" if allow_neg_inf else "NaN or ±∞"
-        raise BlockvizError(f"field {name!r} holds {kinds}: a value overflowed or the record was edited; every value must be a finite number")
+        raise BlockvizError(
+            f"field {name!r} holds {kinds}: a value overflowed or the record was edited; every value must be a finite number"
+        )
 
 
 WEIGHT_SUM_TOLERANCE = 1e-4
@@ -71,11 +83,15 @@ WEIGHT_SUM_TOLERANCE = 1e-4
 
 def _check_weights(weights: torch.Tensor, mask: torch.Tensor) -> None:
     if not bool(((weights >= 0) & (weights <= 1)).all()) or bool((weights[:, torch.isneginf(mask)] != 0).any()):
-        raise BlockvizError("field 'weights' is not a softmax: weights lie in [0, 1] and are exactly 0 where the mask blocks a key")
+        raise BlockvizError(
+            "field 'weights' is not a softmax: weights lie in [0, 1] and are exactly 0 where the mask blocks a key"
+        )
     sums = weights.double().sum(-1)
     worst = sums.flatten()[(sums - 1).abs().argmax()].item()
     if abs(worst - 1) > WEIGHT_SUM_TOLERANCE:
-        raise BlockvizError(f"field 'weights' is not a softmax: a row sums to {worst:.6g}, not 1 (the record was edited)")
+        raise BlockvizError(
+            f"field 'weights' is not a softmax: a row sums to {worst:.6g}, not 1 (the record was edited)"
+        )
 
 
 def _check_mask(mask: torch.Tensor, masked_scores: torch.Tensor, config: BlockConfig) -> None:
@@ -140,7 +156,9 @@ def _check_own_tokens(sentence: str, tokens: tuple[str, ...], config: BlockConfi
 
     expected = tuple(tokenize(sentence, config.max_tokens))
     if expected != tuple(tokens):
-        raise BlockvizError(f"the record's tokens are not what its sentence splits into: {_first_token_difference(tokens, expected)}")
+        raise BlockvizError(
+            f"the record's tokens are not what its sentence splits into: {_first_token_difference(tokens, expected)}"
+        )
 
 
 def _first_token_difference(tokens, expected) -> str:
@@ -160,7 +178,9 @@ def _check_model_tokens(sentence: str, tokens: tuple[str, ...], special: tuple[b
             continue
         found = text.find(token, start)
         if not token or found < 0:
-            raise BlockvizError(f"the record's token {index} {token!r} is not the next piece of its sentence: the tokens are not its model's tokens of the sentence")
+            raise BlockvizError(
+                f"the record's token {index} {token!r} is not the next piece of its sentence: the tokens are not its model's tokens of the sentence"
+            )
         start = found  # not past it: a character split over two tokens shows whole in both
 
 
@@ -174,7 +194,9 @@ def _check_seeded_parameters(params: Mapping[str, torch.Tensor], config: BlockCo
     for name, expected in seeded.items():
         difference = _difference(params[name], expected)
         if difference is not None:
-            raise BlockvizError(f"parameter {name!r} is not the seeded one of seed {config.seed}: it differs by {difference} (the file was edited)")
+            raise BlockvizError(
+                f"parameter {name!r} is not the seeded one of seed {config.seed}: it differs by {difference} (the file was edited)"
+            )
 
 
 def _check_recomputed(rec) -> None:
@@ -195,7 +217,11 @@ def _check_recomputed(rec) -> None:
         if arch.rotary:
             resid_pre = expected["embed"]
         else:
-            positions = params["W_pos"][: rec.n] if arch.learned_positions else sinusoidal_positions(rec.n, config.d_model, dtype)
+            positions = (
+                params["W_pos"][: rec.n]
+                if arch.learned_positions
+                else sinusoidal_positions(rec.n, config.d_model, dtype)
+            )
             expected["pos_embed"] = positions
             resid_pre = expected["embed"] + positions
     rotary = (tensors["rope_cos"], tensors["rope_sin"]) if arch.model_layer and arch.rotary else None
@@ -212,8 +238,10 @@ def _check_recomputed(rec) -> None:
             continue
         difference = _difference(tensors[spec.name], expected[spec.name])
         if difference is not None:
-            raise BlockvizError(f"field {spec.name!r} is not what the record's parameters make of its input: it differs from its recomputation by {difference} "
-                                "(the file was edited, or its parameters were)")
+            raise BlockvizError(
+                f"field {spec.name!r} is not what the record's parameters make of its input: it differs from its recomputation by {difference} "
+                "(the file was edited, or its parameters were)"
+            )
 
 
 def _table_rows(rec, table: torch.Tensor) -> torch.Tensor:
@@ -222,7 +250,9 @@ def _table_rows(rec, table: torch.Tensor) -> torch.Tensor:
     from blockviz.toy.vocabulary import Vocabulary
 
     if rec.source.vocabulary is None:
-        raise BlockvizError("the record has an unembedding but its source names no vocabulary: record it again with this version of blockviz")
+        raise BlockvizError(
+            "the record has an unembedding but its source names no vocabulary: record it again with this version of blockviz"
+        )
     ids, _ = Vocabulary(rec.source.vocabulary).ids(list(rec.tokens))
     return table[torch.tensor(ids)]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from blockviz.config import Architecture, BlockConfig, supported_architectures
 
@@ -46,7 +46,14 @@ class RecordField:
 
     def sizes(self, n: int, config: BlockConfig) -> tuple[int, ...]:
         """The shape in numbers for ``n`` tokens and ``config``."""
-        sizes = {"n": n, "n_heads": config.n_heads, "d_model": config.d_model, "d_head": config.d_head, "d_ff": config.d_ff, "n_vocab": config.vocab_size}
+        sizes = {
+            "n": n,
+            "n_heads": config.n_heads,
+            "d_model": config.d_model,
+            "d_head": config.d_head,
+            "d_ff": config.d_ff,
+            "n_vocab": config.vocab_size,
+        }
         return tuple(sizes[dimension] for dimension in self.shape)
 
     @property
@@ -119,97 +126,275 @@ def _norm(prefix: str, source: str, output: str, when: When, where: str, normali
     (+ β). ``where`` says where the norm stands, ``{norm}`` its kind."""
     number = prefix[-1]
     return (
-        Declaration(f"{prefix}_mean", ("n",), f"mean of each {source} row (LayerNorm {number})", "residual", when & LAYER_NORM),
-        Declaration(f"{prefix}_centred", ("n", "d_model"), f"{source} − mean: each row centred on 0 (LayerNorm {number})", "residual", when & LAYER_NORM),
-        Declaration(f"{prefix}_var", ("n",), f"mean of the squared centred row: the variance, divided by d_model (LayerNorm {number})", "variance", when & LAYER_NORM),
-        Declaration(f"{prefix}_mean_sq", ("n",), f"mean of the squared {source} row (RMSNorm {number})", "variance", when & RMS_NORM),
-        Declaration(f"{prefix}_norm", ("n", "d_model"), lambda arch: normalised if arch.has_centring else f"{source} / √(mean_sq + ε): the normalised rows, before γ",
-                    "residual", when),
-        Declaration(output, ("n", "d_model"), lambda arch: f"γ ⊙ {prefix}_norm{' + β' if arch.has_centring else ''}: {where.format(norm=arch.norm_name)}", "residual", when),
+        Declaration(
+            f"{prefix}_mean", ("n",), f"mean of each {source} row (LayerNorm {number})", "residual", when & LAYER_NORM
+        ),
+        Declaration(
+            f"{prefix}_centred",
+            ("n", "d_model"),
+            f"{source} − mean: each row centred on 0 (LayerNorm {number})",
+            "residual",
+            when & LAYER_NORM,
+        ),
+        Declaration(
+            f"{prefix}_var",
+            ("n",),
+            f"mean of the squared centred row: the variance, divided by d_model (LayerNorm {number})",
+            "variance",
+            when & LAYER_NORM,
+        ),
+        Declaration(
+            f"{prefix}_mean_sq",
+            ("n",),
+            f"mean of the squared {source} row (RMSNorm {number})",
+            "variance",
+            when & RMS_NORM,
+        ),
+        Declaration(
+            f"{prefix}_norm",
+            ("n", "d_model"),
+            lambda arch: (
+                normalised if arch.has_centring else f"{source} / √(mean_sq + ε): the normalised rows, before γ"
+            ),
+            "residual",
+            when,
+        ),
+        Declaration(
+            output,
+            ("n", "d_model"),
+            lambda arch: f"γ ⊙ {prefix}_norm{' + β' if arch.has_centring else ''}: {where.format(norm=arch.norm_name)}",
+            "residual",
+            when,
+        ),
     )
 
 
 def _embed(arch: Architecture) -> str:
-    return "the model's token embeddings (rows of its embedding table)" if arch.embedding == "table" else "token vectors (a seeded hash of each token)"
+    return (
+        "the model's token embeddings (rows of its embedding table)"
+        if arch.embedding == "table"
+        else "token vectors (a seeded hash of each token)"
+    )
 
 
 def _pos_embed(arch: Architecture) -> str:
-    return "the model's position embeddings (rows of its position table)" if arch.learned_positions and arch.embedding == "table" else "positional encodings"
+    return (
+        "the model's position embeddings (rows of its position table)"
+        if arch.learned_positions and arch.embedding == "table"
+        else "positional encodings"
+    )
 
 
 def _resid_pre(arch: Architecture) -> str:
     if arch.model_layer:
         return "the layer's real input: the model's hidden state before this layer"
-    return "embed: the block's input (residual stream)" if arch.rotary else "embed + pos_embed: the block's input (residual stream)"
+    return (
+        "embed: the block's input (residual stream)"
+        if arch.rotary
+        else "embed + pos_embed: the block's input (residual stream)"
+    )
 
 
 def _projection(letter: str, shared: bool) -> Callable[[Architecture], str]:
     """``ln1 @ W_Q[h] + b_Q[h]``: head h's query (key, value) projection; with grouped-query
     attention a key or value is its key/value head g's."""
+
     def what(arch: Architecture) -> str:
         if shared and arch.grouped:
-            return f"{arch.attention_input} @ W_{letter}[g]{_plus(arch, f'b_{letter}[g]')}, g = this head's key/value head"
+            return (
+                f"{arch.attention_input} @ W_{letter}[g]{_plus(arch, f'b_{letter}[g]')}, g = this head's key/value head"
+            )
         return f"{arch.attention_input} @ W_{letter}[h]{_plus(arch, f'b_{letter}[h]')}"
+
     return what
 
 
 DECLARATION: tuple[Declaration, ...] = (
     Declaration("embed", ("n", "d_model"), _embed, "residual"),
     Declaration("pos_embed", ("n", "d_model"), _pos_embed, "residual", ADDED_POSITIONS),
-    Declaration("prev_output", ("n", "d_model"), "the output of the model's layer before this one, as a forward hook on it saw it: resid_pre must equal it", "residual",
-                MODEL_LAYER, optional=True),
+    Declaration(
+        "prev_output",
+        ("n", "d_model"),
+        "the output of the model's layer before this one, as a forward hook on it saw it: resid_pre must equal it",
+        "residual",
+        MODEL_LAYER,
+        optional=True,
+    ),
     Declaration("resid_pre", ("n", "d_model"), _resid_pre, "residual"),
-    *_norm("ln1", "resid_pre", "ln1", PRE_NORM, "{norm} before attention", "ln1_centred / √(var + ε): the normalised rows, before γ and β"),
+    *_norm(
+        "ln1",
+        "resid_pre",
+        "ln1",
+        PRE_NORM,
+        "{norm} before attention",
+        "ln1_centred / √(var + ε): the normalised rows, before γ and β",
+    ),
     Declaration("query", ("n_heads", "n", "d_head"), _projection("Q", shared=False), "qkv"),
     Declaration("key", ("n_heads", "n", "d_head"), _projection("K", shared=True), "qkv"),
     Declaration("value", ("n_heads", "n", "d_head"), _projection("V", shared=True), "qkv"),
-    Declaration("rope_cos", ("n", "d_head"), "cos of each position's rotary angles (one angle per feature pair, halves repeated)", "rotary", ROTARY),
+    Declaration(
+        "rope_cos",
+        ("n", "d_head"),
+        "cos of each position's rotary angles (one angle per feature pair, halves repeated)",
+        "rotary",
+        ROTARY,
+    ),
     Declaration("rope_sin", ("n", "d_head"), "sin of each position's rotary angles", "rotary", ROTARY),
-    Declaration("query_rot", ("n_heads", "n", "d_head"), "query ⊙ cos + rotate_half(query) ⊙ sin: the query turned by its position", "qkv", ROTARY),
-    Declaration("key_rot", ("n_heads", "n", "d_head"), "key ⊙ cos + rotate_half(key) ⊙ sin: the key turned by its position", "qkv", ROTARY),
-    Declaration("scores", ("n_heads", "n", "n"), lambda arch: "raw dot products q·k of the rotated query_rot and key_rot" if arch.rotary else "raw dot products q·k", "scores"),
+    Declaration(
+        "query_rot",
+        ("n_heads", "n", "d_head"),
+        "query ⊙ cos + rotate_half(query) ⊙ sin: the query turned by its position",
+        "qkv",
+        ROTARY,
+    ),
+    Declaration(
+        "key_rot",
+        ("n_heads", "n", "d_head"),
+        "key ⊙ cos + rotate_half(key) ⊙ sin: the key turned by its position",
+        "qkv",
+        ROTARY,
+    ),
+    Declaration(
+        "scores",
+        ("n_heads", "n", "n"),
+        lambda arch: (
+            "raw dot products q·k of the rotated query_rot and key_rot" if arch.rotary else "raw dot products q·k"
+        ),
+        "scores",
+    ),
     Declaration("scaled_scores", ("n_heads", "n", "n"), "scores / √d_head", "scores"),
-    Declaration("mask", ("n", "n"), "M: 0 where allowed, −∞ where blocked (all 0 when bidirectional)", "mask", neg_inf=True),
+    Declaration(
+        "mask", ("n", "n"), "M: 0 where allowed, −∞ where blocked (all 0 when bidirectional)", "mask", neg_inf=True
+    ),
     Declaration("masked_scores", ("n_heads", "n", "n"), "scaled_scores + mask", "scores", neg_inf=True),
     Declaration("row_max", ("n_heads", "n"), "largest masked score of each row (subtracted before exp)", "scores"),
-    Declaration("exp_scores", ("n_heads", "n", "n"), "exp(masked_scores − row_max): in (0, 1], exactly 0 where blocked", "exp_scores"),
+    Declaration(
+        "exp_scores",
+        ("n_heads", "n", "n"),
+        "exp(masked_scores − row_max): in (0, 1], exactly 0 where blocked",
+        "exp_scores",
+    ),
     Declaration("exp_sums", ("n_heads", "n"), "sum of each row of exp_scores", "exp_sums"),
-    Declaration("weights", ("n_heads", "n", "n"), "exp_scores / exp_sums: softmax of each row (the attention pattern)", "weights"),
+    Declaration(
+        "weights",
+        ("n_heads", "n", "n"),
+        "exp_scores / exp_sums: softmax of each row (the attention pattern)",
+        "weights",
+    ),
     Declaration("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "residual"),
     Declaration("concat", ("n", "d_model"), "the heads' outputs side by side", "residual"),
     Declaration("attn_out", ("n", "d_model"), lambda arch: f"concat @ W_O{_plus(arch, 'b_O')}", "residual"),
     Declaration("resid_mid", ("n", "d_model"), "resid_pre + attn_out", "residual"),
-    *_norm("ln1", "resid_mid", "resid_mid_norm", POST_NORM, "{norm} 1 of resid_mid (post-norm), the FFN's input", "ln1_centred / √(var + ε): the normalised rows, before γ and β"),
+    *_norm(
+        "ln1",
+        "resid_mid",
+        "resid_mid_norm",
+        POST_NORM,
+        "{norm} 1 of resid_mid (post-norm), the FFN's input",
+        "ln1_centred / √(var + ε): the normalised rows, before γ and β",
+    ),
     *_norm("ln2", "resid_mid", "ln2", PRE_NORM, "{norm} before the FFN", "ln2_centred / √(var + ε), before γ and β"),
-    Declaration("ffn_pre", ("n", "d_ff"), lambda arch: f"{arch.ffn_input} @ W_in{_plus(arch, 'b_in')}: each row widened", "ffn_hidden", PLAIN_FFN),
-    Declaration("ffn_gate", ("n", "d_ff"), lambda arch: f"{arch.ffn_input} @ W_gate{_plus(arch, 'b_gate')}", "ffn_hidden", GATED_FFN),
+    Declaration(
+        "ffn_pre",
+        ("n", "d_ff"),
+        lambda arch: f"{arch.ffn_input} @ W_in{_plus(arch, 'b_in')}: each row widened",
+        "ffn_hidden",
+        PLAIN_FFN,
+    ),
+    Declaration(
+        "ffn_gate",
+        ("n", "d_ff"),
+        lambda arch: f"{arch.ffn_input} @ W_gate{_plus(arch, 'b_gate')}",
+        "ffn_hidden",
+        GATED_FFN,
+    ),
     Declaration("ffn_gate_act", ("n", "d_ff"), "activation(ffn_gate)", "ffn_hidden", GATED_FFN),
-    Declaration("ffn_up", ("n", "d_ff"), lambda arch: f"{arch.ffn_input} @ W_up{_plus(arch, 'b_up')}: the values the gate scales", "ffn_hidden", GATED_FFN),
-    Declaration("ffn_post", ("n", "d_ff"), lambda arch: "ffn_gate_act ⊙ ffn_up" if arch.gated else "activation(ffn_pre)", "ffn_hidden"),
-    Declaration("ffn_out", ("n", "d_model"), lambda arch: f"ffn_post @ W_out{_plus(arch, 'b_out')}: narrowed back", "residual"),
-    Declaration("resid_post", ("n", "d_model"),
-                lambda arch: "resid_mid + ffn_out: the block's output, same shape as its input" if arch.pre_norm else "resid_mid_norm + ffn_out", "residual"),
-    *_norm("ln2", "resid_post", "resid_post_norm", POST_NORM, "{norm} 2 of resid_post (post-norm), the block's output", "ln2_centred / √(var + ε), before γ and β"),
+    Declaration(
+        "ffn_up",
+        ("n", "d_ff"),
+        lambda arch: f"{arch.ffn_input} @ W_up{_plus(arch, 'b_up')}: the values the gate scales",
+        "ffn_hidden",
+        GATED_FFN,
+    ),
+    Declaration(
+        "ffn_post",
+        ("n", "d_ff"),
+        lambda arch: "ffn_gate_act ⊙ ffn_up" if arch.gated else "activation(ffn_pre)",
+        "ffn_hidden",
+    ),
+    Declaration(
+        "ffn_out", ("n", "d_model"), lambda arch: f"ffn_post @ W_out{_plus(arch, 'b_out')}: narrowed back", "residual"
+    ),
+    Declaration(
+        "resid_post",
+        ("n", "d_model"),
+        lambda arch: (
+            "resid_mid + ffn_out: the block's output, same shape as its input"
+            if arch.pre_norm
+            else "resid_mid_norm + ffn_out"
+        ),
+        "residual",
+    ),
+    *_norm(
+        "ln2",
+        "resid_post",
+        "resid_post_norm",
+        POST_NORM,
+        "{norm} 2 of resid_post (post-norm), the block's output",
+        "ln2_centred / √(var + ε), before γ and β",
+    ),
     # A language model's last step (GPT-2's ln_f and unembedding, Radford et al. 2019, §2.3): blockviz's trained toy model.
     Declaration("ln_f_mean", ("n",), "mean of each resid_post row (the final LayerNorm)", "residual", UNEMBEDDING),
-    Declaration("ln_f_centred", ("n", "d_model"), "resid_post − mean: each row centred on 0 (the final LayerNorm)", "residual", UNEMBEDDING),
-    Declaration("ln_f_var", ("n",), "mean of the squared centred row: the variance (the final LayerNorm)", "variance", UNEMBEDDING),
+    Declaration(
+        "ln_f_centred",
+        ("n", "d_model"),
+        "resid_post − mean: each row centred on 0 (the final LayerNorm)",
+        "residual",
+        UNEMBEDDING,
+    ),
+    Declaration(
+        "ln_f_var",
+        ("n",),
+        "mean of the squared centred row: the variance (the final LayerNorm)",
+        "variance",
+        UNEMBEDDING,
+    ),
     Declaration("ln_f_norm", ("n", "d_model"), "ln_f_centred / √(var + ε), before γ and β", "residual", UNEMBEDDING),
-    Declaration("ln_f", ("n", "d_model"), "γ ⊙ ln_f_norm + β: the final LayerNorm, before the unembedding", "residual", UNEMBEDDING),
-    Declaration("logits", ("n", "n_vocab"), "ln_f @ W_U: one score per vocabulary word for the token after each row", "logits", UNEMBEDDING),
-    Declaration("probs", ("n", "n_vocab"), "softmax of each logits row: the next-token probabilities", "weights", UNEMBEDDING),
+    Declaration(
+        "ln_f",
+        ("n", "d_model"),
+        "γ ⊙ ln_f_norm + β: the final LayerNorm, before the unembedding",
+        "residual",
+        UNEMBEDDING,
+    ),
+    Declaration(
+        "logits",
+        ("n", "n_vocab"),
+        "ln_f @ W_U: one score per vocabulary word for the token after each row",
+        "logits",
+        UNEMBEDDING,
+    ),
+    Declaration(
+        "probs", ("n", "n_vocab"), "softmax of each logits row: the next-token probabilities", "weights", UNEMBEDDING
+    ),
 )
 """Every field any architecture records, in the order the data flows through the block. A norm's
 fields stand where the norm does: before attention and the FFN (pre-norm) or after each add
 (post-norm), so they are declared at both places, each for its placement."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fields(arch: Architecture, optional: frozenset[str]) -> tuple[RecordField, ...]:
-    return tuple(entry.field(arch) for entry in DECLARATION if entry.when(arch) and (not entry.optional or entry.name in optional))
+    return tuple(
+        entry.field(arch)
+        for entry in DECLARATION
+        if entry.when(arch) and (not entry.optional or entry.name in optional)
+    )
 
 
-def fields_for(block: BlockConfig | Architecture, model: bool = False, optional: tuple[str, ...] = ()) -> tuple[RecordField, ...]:
+def fields_for(
+    block: BlockConfig | Architecture, model: bool = False, optional: tuple[str, ...] = ()
+) -> tuple[RecordField, ...]:
     """The fields a record of ``block``'s architecture holds, in data-flow order, described for
     it: the entries of :data:`DECLARATION` whose ``when`` holds for it (:data:`FIELDS` for
     blockviz's own block). ``block`` is a config (``model``: it is a trained model's layer, whose
@@ -284,7 +469,18 @@ def docs_table() -> str:
     return "\n".join([rule, line(("name", "shape", "what")), rule, *map(line, rows), rule])
 
 
-FACTS = (PRE_NORM, POST_NORM, LAYER_NORM, RMS_NORM, ADDED_POSITIONS, ROTARY, PLAIN_FFN, GATED_FFN, MODEL_LAYER, UNEMBEDDING)
+FACTS = (
+    PRE_NORM,
+    POST_NORM,
+    LAYER_NORM,
+    RMS_NORM,
+    ADDED_POSITIONS,
+    ROTARY,
+    PLAIN_FFN,
+    GATED_FFN,
+    MODEL_LAYER,
+    UNEMBEDDING,
+)
 """The facts :func:`declaration_table` names a field's blocks by."""
 
 
@@ -307,5 +503,7 @@ def declaration_table() -> str:
         if archs is not None:
             facts = [fact.text for fact in FACTS if all(fact(arch) for arch in archs)]
             blocks = ", ".join(facts) or "every block"
-            rows.append(f"| `{entry.name}` | {entry.field(Architecture()).shape_text} | {blocks}{' (if recorded)' if entry.optional else ''} |")
+            rows.append(
+                f"| `{entry.name}` | {entry.field(Architecture()).shape_text} | {blocks}{' (if recorded)' if entry.optional else ''} |"
+            )
     return "\n".join(["| name | shape | recorded by |", "|---|---|---|", *rows])

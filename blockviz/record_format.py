@@ -27,8 +27,15 @@ header's ``special`` (which tokens the model's tokenizer added)."""
 RECORD_FORMAT = f"{FORMAT_NAME}/{FORMAT_VERSION}"
 
 
-def write_record(path: str | Path, sentence: str, tokens: list[str], config: BlockConfig, tensors: dict[str, torch.Tensor], source: Source | None = None,
-                 special: list[bool] | None = None) -> None:
+def write_record(
+    path: str | Path,
+    sentence: str,
+    tokens: list[str],
+    config: BlockConfig,
+    tensors: dict[str, torch.Tensor],
+    source: Source | None = None,
+    special: list[bool] | None = None,
+) -> None:
     """Write a record's header (with ``source`` and ``special``, one flag per token: the model's
     special tokens, when given) and ``tensors`` (activations and parameters) to ``path``, atomically.
 
@@ -55,7 +62,9 @@ def read_record(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str
     return read_record_with_source(path)[:4]
 
 
-def read_record_with_source(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str, torch.Tensor], Source, list[bool]]:
+def read_record_with_source(
+    path: str | Path,
+) -> tuple[str, list[str], BlockConfig, dict[str, torch.Tensor], Source, list[bool]]:
     """:func:`read_record`, the header's :class:`~blockviz.config.Source` (seeded when absent)
     and its special-token flags, one per token. A record saved before the flags were stored
     (no ``special`` key) gets them from the tokens' names when it is a model's (``[CLS]``,
@@ -89,8 +98,14 @@ def _special(header: dict, tokens: list[str], source: Source, where: str) -> lis
     if "special" not in header:
         return [source.is_model and looks_special(token) for token in tokens]
     special = header["special"]
-    if not isinstance(special, list) or len(special) != len(tokens) or not all(isinstance(flag, bool) for flag in special):
-        raise BlockvizError(f"{where} is not a valid record: its special-token flags must be {len(tokens)} booleans, one per token")
+    if (
+        not isinstance(special, list)
+        or len(special) != len(tokens)
+        or not all(isinstance(flag, bool) for flag in special)
+    ):
+        raise BlockvizError(
+            f"{where} is not a valid record: its special-token flags must be {len(tokens)} booleans, one per token"
+        )
     return special
 
 
@@ -106,8 +121,12 @@ def check_version(format_field, where: str) -> None:
         raise BlockvizError(f"{where} is not a blockviz record: write one with `blockviz record … --save`")
     version = int(match[1])
     if version < FORMAT_VERSION:
-        raise BlockvizError(f"{where} is a record of format {version}, written by an older blockviz; this one reads format {FORMAT_VERSION}: record it again with `blockviz record … --save`")
-    raise BlockvizError(f"{where} is a record of format {version}, written by a newer blockviz; this one reads format {FORMAT_VERSION}: upgrade blockviz")
+        raise BlockvizError(
+            f"{where} is a record of format {version}, written by an older blockviz; this one reads format {FORMAT_VERSION}: record it again with `blockviz record … --save`"
+        )
+    raise BlockvizError(
+        f"{where} is a record of format {version}, written by a newer blockviz; this one reads format {FORMAT_VERSION}: upgrade blockviz"
+    )
 
 
 def _config(data, where: str) -> BlockConfig:

@@ -84,7 +84,9 @@ def select_head(head: int | None, n_heads: int) -> int:
         return 0
     if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < n_heads:
         heads = "head 0 only" if n_heads == 1 else f"heads 0 to {n_heads - 1}"
-        raise BlockvizError(f"head {head!r} does not exist: the block has {n_heads} head{'s' if n_heads > 1 else ''}, choose {heads}")
+        raise BlockvizError(
+            f"head {head!r} does not exist: the block has {n_heads} head{'s' if n_heads > 1 else ''}, choose {heads}"
+        )
     return head
 
 
@@ -109,7 +111,9 @@ def token_choices(tokens: list[str]) -> str:
 def _position(tokens: list[str], position: int) -> int:
     if 0 <= position < len(tokens):
         return position
-    raise BlockvizError(f"token position {position} is outside the sentence of {len(tokens)} token{'s' if len(tokens) > 1 else ''}: {token_choices(tokens)}")
+    raise BlockvizError(
+        f"token position {position} is outside the sentence of {len(tokens)} token{'s' if len(tokens) > 1 else ''}: {token_choices(tokens)}"
+    )
 
 
 def _occurrence(tokens: list[str], word: str, k: int) -> int:

@@ -70,9 +70,30 @@ class Theme:
         return {role: getattr(self, role) for role in ROLES}
 
 
-LIGHT = Theme("light", background="#ffffff", text="#111827", muted_text="#6b7280", grid="#d1d5db", blocked="#9ca3af", blocked_hatch="#6b7280")
-DARK = Theme("dark", background="#0f172a", text="#f1f5f9", muted_text="#94a3b8", grid="#334155", blocked="#475569", blocked_hatch="#94a3b8",
-             query="#308aca", key="#eaa308", value="#41bf92", output="#e28cbb", ffn="#d86003", residual="#8a8a8a")
+LIGHT = Theme(
+    "light",
+    background="#ffffff",
+    text="#111827",
+    muted_text="#6b7280",
+    grid="#d1d5db",
+    blocked="#9ca3af",
+    blocked_hatch="#6b7280",
+)
+DARK = Theme(
+    "dark",
+    background="#0f172a",
+    text="#f1f5f9",
+    muted_text="#94a3b8",
+    grid="#334155",
+    blocked="#475569",
+    blocked_hatch="#94a3b8",
+    query="#308aca",
+    key="#eaa308",
+    value="#41bf92",
+    output="#e28cbb",
+    ffn="#d86003",
+    residual="#8a8a8a",
+)
 THEMES = {"light": LIGHT, "dark": DARK}
 
 QUERY_COLOR = DARK.query

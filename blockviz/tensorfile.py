@@ -21,8 +21,9 @@ import math
 import os
 import re
 from array import array
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy
 from safetensors import SafetensorError, safe_open
@@ -73,8 +74,14 @@ def check_file(path: str | Path) -> str:
         raise BlockvizError(f"no file at {str(path)!r}: check the path")
     size, limit = path.stat().st_size, MAX_BYTES[suffix]
     if size > limit:
-        fix = "save it as .safetensors (blockviz record … --save FILE.safetensors)" if suffix == ".json" else "use a smaller block"
-        raise BlockvizError(f"{str(path)!r} is {size / 2**20:.0f} MB, more than the {limit // 2**20} MB a {suffix} file may hold: {fix}")
+        fix = (
+            "save it as .safetensors (blockviz record … --save FILE.safetensors)"
+            if suffix == ".json"
+            else "use a smaller block"
+        )
+        raise BlockvizError(
+            f"{str(path)!r} is {size / 2**20:.0f} MB, more than the {limit // 2**20} MB a {suffix} file may hold: {fix}"
+        )
     return suffix
 
 
@@ -91,19 +98,25 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
         if suffix == ".safetensors":
             contiguous = {name: tensor.contiguous() for name, tensor in tensors.items()}
             try:
-                save_file(contiguous, str(temporary), metadata={key: json.dumps(value) for key, value in header.items()})
+                save_file(
+                    contiguous, str(temporary), metadata={key: json.dumps(value) for key, value in header.items()}
+                )
             except SafetensorError as error:
                 raise _os_error(error) from None  # atomic_path names the path and the reason
         else:
             document = {**header, "tensors": {name: _to_json(tensor) for name, tensor in tensors.items()}}
             text = _escaped_surrogates(json.dumps(document, ensure_ascii=False, allow_nan=False)).encode("utf-8")
             if len(text) > MAX_BYTES[".json"]:  # a file blockviz would refuse to read back (a trained model's layer)
-                raise BlockvizError(f"as JSON these tensors take {len(text) / 2**20:.0f} MB, more than the {MAX_BYTES['.json'] // 2**20} MB blockviz reads back: "
-                                    f"save as .safetensors instead ({Path(path).with_suffix('.safetensors').name})")
+                raise BlockvizError(
+                    f"as JSON these tensors take {len(text) / 2**20:.0f} MB, more than the {MAX_BYTES['.json'] // 2**20} MB blockviz reads back: "
+                    f"save as .safetensors instead ({Path(path).with_suffix('.safetensors').name})"
+                )
             temporary.write_bytes(text)
 
 
-def read_tensors(path: str | Path, check_header: Callable[[dict], None] | None = None) -> tuple[dict[str, torch.Tensor], dict]:
+def read_tensors(
+    path: str | Path, check_header: Callable[[dict], None] | None = None
+) -> tuple[dict[str, torch.Tensor], dict]:
     """Read ``(tensors, header)`` from a file written by :func:`write_tensors` or by hand.
 
     JSON tensors are read as float64; ``null`` becomes −∞. Never unpickles anything. The size
@@ -169,7 +182,9 @@ def _safetensors_header(path: Path) -> dict:
         with safe_open(str(path), framework="numpy") as handle:
             metadata = handle.metadata() or {}
     except (SafetensorError, ValueError, RuntimeError) as error:
-        raise BlockvizError(f"{str(path)!r} is not a valid .safetensors file ({_first_line(error)}): save it with safetensors") from None
+        raise BlockvizError(
+            f"{str(path)!r} is not a valid .safetensors file ({_first_line(error)}): save it with safetensors"
+        ) from None
     return {key: _json_or_text(value) for key, value in metadata.items()}
 
 
@@ -186,7 +201,9 @@ def _safetensors_tensors(path: Path) -> dict[str, torch.Tensor]:
     try:
         return load_file(str(path))
     except (SafetensorError, ValueError, RuntimeError, TypeError) as error:
-        raise BlockvizError(f"{str(path)!r} is not a valid .safetensors file ({_first_line(error)}): save it with safetensors") from None
+        raise BlockvizError(
+            f"{str(path)!r} is not a valid .safetensors file ({_first_line(error)}): save it with safetensors"
+        ) from None
 
 
 def _to_json(tensor: torch.Tensor):
@@ -230,14 +247,22 @@ def _json_parts(path: Path) -> tuple[dict[str, torch.Tensor], dict, str | None]:
                     try:
                         tensors[name] = document.tensor()
                     except _TooDeep:  # unreadable, as invalid JSON: said before the header is looked at
-                        raise BlockvizError(f"tensor {name!r} in {where} is nested too deeply (more than {MAX_TENSOR_DIMS} levels of lists): fix the file") from None
+                        raise BlockvizError(
+                            f"tensor {name!r} in {where} is nested too deeply (more than {MAX_TENSOR_DIMS} levels of lists): fix the file"
+                        ) from None
                     except _NotATensor:
-                        return tensors, _header(values), f"tensor {name!r} in {where} is not a rectangular list of numbers: fix the file"
+                        return (
+                            tensors,
+                            _header(values),
+                            f"tensor {name!r} in {where} is not a rectangular list of numbers: fix the file",
+                        )
             else:
                 values[key] = document.tensor_or_value()
         document.end()
     except RecursionError:
-        raise BlockvizError(f"{where} is nested too deeply to be read (a tensor has at most {MAX_TENSOR_DIMS} levels of lists): fix the file") from None
+        raise BlockvizError(
+            f"{where} is nested too deeply to be read (a tensor has at most {MAX_TENSOR_DIMS} levels of lists): fix the file"
+        ) from None
     except (json.JSONDecodeError, ValueError) as error:
         raise BlockvizError(f"{where} is not valid JSON ({_first_line(error)}): fix the file") from None
     if tensors is not None:
@@ -257,7 +282,10 @@ class _Tensor:
 
 def _header(values: dict) -> dict:
     """The header's values as JSON values: a list of numbers read as a tensor back to a list."""
-    return {key: _nulls_for_neg_inf(value.tensor.tolist()) if isinstance(value, _Tensor) else value for key, value in values.items()}
+    return {
+        key: _nulls_for_neg_inf(value.tensor.tolist()) if isinstance(value, _Tensor) else value
+        for key, value in values.items()
+    }
 
 
 _DECODER = json.JSONDecoder(parse_constant=lambda name: _reject_constant(name))
@@ -283,7 +311,7 @@ class _JsonDocument:
     def peek(self) -> str:
         """The next character that is not white space (``""`` at the end); ``at`` is on it."""
         self.at = _SPACE.match(self.text, self.at).end()
-        return self.text[self.at:self.at + 1]
+        return self.text[self.at : self.at + 1]
 
     def _expect(self, char: str) -> None:
         if self.peek() != char:
@@ -300,7 +328,7 @@ class _JsonDocument:
         self.peek()
         start = self.at
         _, self.at = _DECODER.raw_decode(self.text, start)
-        return _DECODER.decode(self.text[start:self.at].encode("latin-1").decode("utf-8"))
+        return _DECODER.decode(self.text[start : self.at].encode("latin-1").decode("utf-8"))
 
     def members(self) -> Iterator[str]:
         """Each key of the object here, with ``at`` left on its value for the caller to read."""
@@ -347,7 +375,7 @@ class _JsonDocument:
                 _, self.at = _DECODER.raw_decode(self.text, start)
             except json.JSONDecodeError:
                 raise _NotATensor from None
-            self._add_row(numbers, "[" + self.text[start:self.at] + "]")
+            self._add_row(numbers, "[" + self.text[start : self.at] + "]")
             return numpy.array(numbers[0], dtype=numpy.float64)
         leaf_depth = self._list(0, sizes, numbers)
         shape = tuple(sizes[depth] for depth in range(leaf_depth + 1))
@@ -379,7 +407,7 @@ class _JsonDocument:
             close = self.text.find("]", self.at)
             if close < 0 or self.text.find("[", self.at, close) >= 0:
                 raise _NotATensor
-            count = self._add_row(numbers, self.text[opening:close + 1])
+            count = self._add_row(numbers, self.text[opening : close + 1])
             self.at, leaf_depth = close + 1, depth
         if sizes.setdefault(depth, count) != count:
             raise _NotATensor

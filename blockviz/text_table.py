@@ -22,8 +22,15 @@ ELIDED = "⋯"
 """The column standing for the columns :func:`field_tables` leaves out."""
 
 
-def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], decimals: int = 2, max_columns: int | None = None,
-                 heads: list[int] | None = None, vocabulary: tuple[str, ...] | None = None) -> list[Table | Text]:
+def field_tables(
+    spec: RecordField,
+    tensor: torch.Tensor,
+    tokens: list[str],
+    decimals: int = 2,
+    max_columns: int | None = None,
+    heads: list[int] | None = None,
+    vocabulary: tuple[str, ...] | None = None,
+) -> list[Table | Text]:
     """``spec``'s tensor as renderables: a title line ``name  (sizes)``, then one table per head
     for a per-head field. Rows are tokens; columns are keys (tokens), ``d0…``/``f0…`` features,
     ``h0…`` heads (for ``(n_heads, n)`` fields) or the field itself (for ``(n,)``). −∞ prints as ``-inf``.
@@ -38,7 +45,11 @@ def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], dec
     if shape == ("n",):
         return [title, _table(tensor[:, None], tokens, [spec.name], decimals)]
     if shape == ("n_heads", "n"):
-        chosen = list(range(tensor.shape[0])) if heads is None else [head for head in range(tensor.shape[0]) if head in heads]
+        chosen = (
+            list(range(tensor.shape[0]))
+            if heads is None
+            else [head for head in range(tensor.shape[0]) if head in heads]
+        )
         labels = axis_labels("n_heads", tokens, tensor.shape[0])
         return [title, _table(tensor.T[:, chosen], tokens, [labels[head] for head in chosen], decimals)]
     columns = axis_labels(shape[-1], tokens, tensor.shape[-1], vocabulary)
@@ -46,8 +57,14 @@ def field_tables(spec: RecordField, tensor: torch.Tensor, tokens: list[str], dec
     if max_columns is not None and shape[-1] != "n" and len(columns) > max_columns:
         tail = min(4, max_columns // 2)
         keep = list(range(max_columns - tail)) + list(range(len(columns) - tail, len(columns)))
-        title = Text(f"{spec.name}  {tuple(tensor.shape)}  ({len(columns) - len(keep)} of {len(columns)} columns hidden at {ELIDED})")
-        columns = [columns[i] for i in keep[: max_columns - tail]] + [ELIDED] + [columns[i] for i in keep[max_columns - tail:]]
+        title = Text(
+            f"{spec.name}  {tuple(tensor.shape)}  ({len(columns) - len(keep)} of {len(columns)} columns hidden at {ELIDED})"
+        )
+        columns = (
+            [columns[i] for i in keep[: max_columns - tail]]
+            + [ELIDED]
+            + [columns[i] for i in keep[max_columns - tail :]]
+        )
     if len(shape) == 2:
         return [title, _table(_elide(tensor, keep, max_columns), tokens, columns, decimals)]
     parts: list[Table | Text] = [title]
@@ -63,7 +80,7 @@ def _elide(matrix: torch.Tensor, keep: list[int] | None, max_columns: int | None
         return matrix
     tail = min(4, max_columns // 2)
     gap = torch.full((matrix.shape[0], 1), math.nan, dtype=matrix.dtype)
-    return torch.cat((matrix[:, keep[: max_columns - tail]], gap, matrix[:, keep[max_columns - tail:]]), dim=1)
+    return torch.cat((matrix[:, keep[: max_columns - tail]], gap, matrix[:, keep[max_columns - tail :]]), dim=1)
 
 
 def print_tables(renderables, console: Console | None = None) -> None:
@@ -77,7 +94,15 @@ def _table(matrix: torch.Tensor, row_labels: list[str], column_labels: list[str]
     table = Table(box=None, padding=(0, 0, 0, 2), show_edge=False)
     table.add_column("", max_width=LABEL_WIDTH, overflow="ellipsis", no_wrap=True)
     for label in column_labels:
-        table.add_column(Text(display_token(label)), justify="right", max_width=LABEL_WIDTH, overflow="ellipsis", no_wrap=True)
+        table.add_column(
+            Text(display_token(label)), justify="right", max_width=LABEL_WIDTH, overflow="ellipsis", no_wrap=True
+        )
     for label, values in zip(row_labels, matrix.tolist()):
-        table.add_row(Text(display_token(label)), *(ELIDED if math.isnan(value) else format_number(float(value), decimals, unicode_minus=False) for value in values))
+        table.add_row(
+            Text(display_token(label)),
+            *(
+                ELIDED if math.isnan(value) else format_number(float(value), decimals, unicode_minus=False)
+                for value in values
+            ),
+        )
     return table

@@ -41,11 +41,9 @@ def tokenize(sentence: str, max_tokens: int = 64) -> list[str]:
     """
     tokens = _TOKEN.findall(sentence)
     if not tokens:
-        raise BlockvizError("the sentence is empty: give at least one word, e.g. \"the cat sat\"")
+        raise BlockvizError('the sentence is empty: give at least one word, e.g. "the cat sat"')
     if len(tokens) > max_tokens:
-        raise BlockvizError(
-            f"the sentence has {len(tokens)} tokens, more than max_tokens {max_tokens}: shorten it"
-        )
+        raise BlockvizError(f"the sentence has {len(tokens)} tokens, more than max_tokens {max_tokens}: shorten it")
     return tokens
 
 

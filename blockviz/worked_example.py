@@ -47,7 +47,12 @@ def worked_example() -> WorkedExample:
     values = torch.tensor([[2.0, 0.0], [0.0, 4.0]], dtype=torch.float64)
     steps = softmax_steps(scores)
     return WorkedExample(
-        scores=scores[0], row_max=steps.row_max[0], exp_scores=steps.exp_scores[0], exp_sum=steps.exp_sums[0],
-        weights=steps.weights[0], values=values, weighted_values=steps.weights[0][:, None] * values,
+        scores=scores[0],
+        row_max=steps.row_max[0],
+        exp_scores=steps.exp_scores[0],
+        exp_sum=steps.exp_sums[0],
+        weights=steps.weights[0],
+        values=values,
+        weighted_values=steps.weights[0][:, None] * values,
         mixture=mix(steps.weights, values)[0],
     )

@@ -47,9 +47,19 @@ class WeightRows(RecordScene):
         """The weights grid and the focus row's sum under it, placed in the frame (not shown)."""
         rec, h = self.record, self.h
         slots = self.token_slots()
-        grid = NumberGrid(rec.weights[h], self.token_names, self.token_names, self.look, colors="weights", source=("weights", h),
-                          blocked=rec.mask == -math.inf, row_slots=slots, column_slots=slots, cell_width=column_width(len(slots), width=9.0, most=2.6),
-                          cell_height=row_height(len(slots) + 1, height=4.6))
+        grid = NumberGrid(
+            rec.weights[h],
+            self.token_names,
+            self.token_names,
+            self.look,
+            colors="weights",
+            source=("weights", h),
+            blocked=rec.mask == -math.inf,
+            row_slots=slots,
+            column_slots=slots,
+            cell_width=column_width(len(slots), width=9.0, most=2.6),
+            cell_height=row_height(len(slots) + 1, height=4.6),
+        )
         line = self.sum_line(grid.shown_columns())
         line.next_to(grid, DOWN, buff=0.45)
         self.place(VGroup(grid, line), title, grow=1.8)
@@ -64,7 +74,10 @@ class WeightRows(RecordScene):
         weights = [value for value, _ in shown]
         decimals = sum_decimals([(weights + ([1.0 - sum(weights)] if hidden else []), 1.0)])
         blocked = [rec.mask[i, j] == -math.inf for j in keys]  # exactly 0: written "0", as in the grid
-        terms = [number(value, WORK_SIZE, look.text, 0 if off else decimals, source=source) for (value, source), off in zip(shown, blocked)]
+        terms = [
+            number(value, WORK_SIZE, look.text, 0 if off else decimals, source=source)
+            for (value, source), off in zip(shown, blocked)
+        ]
         if hidden:
             terms.append(remainder(1.0, ("constant", 1.0), shown, WORK_SIZE, look.muted, decimals))
         total = number(1.0, WORK_SIZE, look.text, decimals, source=("constant", 1.0))

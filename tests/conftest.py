@@ -27,8 +27,12 @@ def manim_media_in_a_temporary_folder(tmp_path_factory):
 
 
 def pytest_addoption(parser):
-    parser.addoption("--slow", action="store_true", default=False,
-                     help="Slow mode of the reliability suite: 1,000 generated sentences instead of 25 (also BLOCKVIZ_SLOW=1).")
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        default=False,
+        help="Slow mode of the reliability suite: 1,000 generated sentences instead of 25 (also BLOCKVIZ_SLOW=1).",
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -28,13 +28,34 @@ def records(model_record: str | None) -> dict:
         "toy-natural": (record("the cat sat"), {"width": None}),
         "wide8": (record(longer, BlockConfig(d_model=8, n_heads=2, d_ff=16)), {}),
         "bidirectional": (record("the cat sat on the mat", BlockConfig(causal=False)), {}),
-        "post-norm": (record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, norm_placement="post")), {}),
+        "post-norm": (
+            record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, norm_placement="post")),
+            {},
+        ),
         "rmsnorm": (record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, norm="rmsnorm")), {}),
         "gated": (record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, ffn="gated")), {}),
-        "rotary": (record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, positional="rotary")), {}),
+        "rotary": (
+            record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, positional="rotary")),
+            {},
+        ),
         "gqa": (record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=4, d_ff=16, n_kv_heads=2)), {}),
-        "llama-like": (record(longer, BlockConfig(d_model=16, n_heads=4, d_ff=32, norm="rmsnorm", ffn="gated", positional="rotary",
-                                                  n_kv_heads=2, bias=False, activation="silu" if _has_silu() else "gelu")), {}),
+        "llama-like": (
+            record(
+                longer,
+                BlockConfig(
+                    d_model=16,
+                    n_heads=4,
+                    d_ff=32,
+                    norm="rmsnorm",
+                    ffn="gated",
+                    positional="rotary",
+                    n_kv_heads=2,
+                    bias=False,
+                    activation="silu" if _has_silu() else "gelu",
+                ),
+            ),
+            {},
+        ),
     }
     if model_record:
         chosen["minilm-layer3"] = (BlockRecord.load(model_record), {})
@@ -77,14 +98,22 @@ def write(folder: Path, model_record: str | None) -> None:
                 continue
             figure = draw_figure(name, request)
             for fmt in FORMATS:
-                save_figure(figure, out / f"{name}.{fmt}", fmt, **({"dpi": 100} if fmt == "png" else {}), title=f"blockviz {name}")
+                save_figure(
+                    figure,
+                    out / f"{name}.{fmt}",
+                    fmt,
+                    **({"dpi": 100} if fmt == "png" else {}),
+                    title=f"blockviz {name}",
+                )
         print(label, flush=True)
 
 
 def compare(before: Path, after: Path) -> int:
     """Print each file that differs or exists on one side only; the number of such files."""
-    names = sorted({path.relative_to(before) for path in before.rglob("*") if path.suffix in (".svg", ".skipped")}
-                   | {path.relative_to(after) for path in after.rglob("*") if path.suffix in (".svg", ".skipped")})
+    names = sorted(
+        {path.relative_to(before) for path in before.rglob("*") if path.suffix in (".svg", ".skipped")}
+        | {path.relative_to(after) for path in after.rglob("*") if path.suffix in (".svg", ".skipped")}
+    )
     differing = 0
     for name in names:
         a, b = before / name, after / name

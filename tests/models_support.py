@@ -9,7 +9,27 @@ import torch
 
 SENTENCE = "the cat sat on the mat because it was tired."
 CORPUS = [SENTENCE, "the dog sat.", "it was the cat that sat on the mat.", "a tired cat is a cat."]
-BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "because", "it", "was", "tir", "##ed", ".", "dog", "a", "is"]
+BERT_VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "cat",
+    "sat",
+    "on",
+    "mat",
+    "because",
+    "it",
+    "was",
+    "tir",
+    "##ed",
+    ".",
+    "dog",
+    "a",
+    "is",
+]
 """A hand-written WordPiece vocabulary: "tired" splits into "tir" + "##ed"."""
 
 
@@ -32,7 +52,12 @@ def _byte_level_tokenizer(folder: Path, bos: bool = False):
 
     trained = ByteLevelBPETokenizer()
     trained.train_from_iterator(CORPUS, vocab_size=300, min_frequency=1, special_tokens=["<|endoftext|>"])
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=trained._tokenizer, eos_token="<|endoftext|>", bos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=trained._tokenizer,
+        eos_token="<|endoftext|>",
+        bos_token="<|endoftext|>",
+        unk_token="<|endoftext|>",
+    )
     tokenizer.save_pretrained(folder)
     return tokenizer
 
@@ -42,7 +67,9 @@ def gpt2_folder(folder: Path) -> Path:
     from transformers import GPT2Config, GPT2Model
 
     tokenizer = _byte_level_tokenizer(folder)
-    config = GPT2Config(n_embd=8, n_head=2, n_layer=2, n_positions=32, vocab_size=len(tokenizer), bos_token_id=0, eos_token_id=0)
+    config = GPT2Config(
+        n_embd=8, n_head=2, n_layer=2, n_positions=32, vocab_size=len(tokenizer), bos_token_id=0, eos_token_id=0
+    )
     model = GPT2Model(config)
     _scale_weights(model, 1)
     model.save_pretrained(folder)
@@ -56,7 +83,14 @@ def bert_folder(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "vocab.txt").write_text("\n".join(BERT_VOCAB) + "\n", encoding="utf-8")
     BertTokenizer(vocab=str(folder / "vocab.txt")).save_pretrained(folder)  # transformers 5: the fast (tokenizers) one
-    config = BertConfig(hidden_size=8, num_attention_heads=2, intermediate_size=16, num_hidden_layers=2, max_position_embeddings=32, vocab_size=len(BERT_VOCAB))
+    config = BertConfig(
+        hidden_size=8,
+        num_attention_heads=2,
+        intermediate_size=16,
+        num_hidden_layers=2,
+        max_position_embeddings=32,
+        vocab_size=len(BERT_VOCAB),
+    )
     model = BertModel(config, add_pooling_layer=False)
     _scale_weights(model, 2)
     model.save_pretrained(folder)
@@ -68,9 +102,19 @@ def llama_folder(folder: Path) -> Path:
     from transformers import LlamaConfig, LlamaModel
 
     tokenizer = _byte_level_tokenizer(folder)
-    config = LlamaConfig(hidden_size=16, num_attention_heads=4, num_key_value_heads=2, intermediate_size=24, num_hidden_layers=2,
-                         max_position_embeddings=64, vocab_size=len(tokenizer), bos_token_id=0, eos_token_id=0, pad_token_id=0,
-                         rope_parameters={"rope_type": "default", "rope_theta": 500.0})
+    config = LlamaConfig(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=24,
+        num_hidden_layers=2,
+        max_position_embeddings=64,
+        vocab_size=len(tokenizer),
+        bos_token_id=0,
+        eos_token_id=0,
+        pad_token_id=0,
+        rope_parameters={"rope_type": "default", "rope_theta": 500.0},
+    )
     model = LlamaModel(config)
     _scale_weights(model, 3)
     model.save_pretrained(folder)

@@ -24,14 +24,19 @@ from blockviz.worked_example import worked_example
 DEFAULT_SENTENCE = "the cat sat"
 THIRTEEN_TOKENS = "The chicken didn't cross the road because it was too tired."
 SIXTY_FOUR_TOKENS = " ".join(f"w{i}" for i in range(64))
-FORTY_FIVE_TOKENS = ("When the farmer opened the gate, the tired old chicken, which had waited all morning, "
-                     "finally crossed the quiet road because it wanted the grain on the other side, "
-                     "and then it rested in the warm sun by the barn.")  # 45 tokens
+FORTY_FIVE_TOKENS = (
+    "When the farmer opened the gate, the tired old chicken, which had waited all morning, "
+    "finally crossed the quiet road because it wanted the grain on the other side, "
+    "and then it rested in the warm sun by the barn."
+)  # 45 tokens
 
 RECORDS = {
     "default": (DEFAULT_SENTENCE, None),
     "13 tokens": (THIRTEEN_TOKENS, None),
-    "64 tokens, d_model 16, d_ff 64, relu": (SIXTY_FOUR_TOKENS, dict(d_model=16, n_heads=4, d_ff=64, activation="relu")),
+    "64 tokens, d_model 16, d_ff 64, relu": (
+        SIXTY_FOUR_TOKENS,
+        dict(d_model=16, n_heads=4, d_ff=64, activation="relu"),
+    ),
 }
 """Records the scene tests build every scene on, by name: ``(sentence, BlockConfig options)``."""
 
@@ -88,7 +93,9 @@ def record_value(rec, source: tuple) -> float:
         return record_value(rec.counterpart(causal=name == "decoder"), tuple(index))
     if name in rec.tensors:
         return rec.tensors[name][tuple(index)].item()
-    method = getattr(rec, name)  # a record method of (head, query), e.g. qk_products, or of (query,): projection_products
+    method = getattr(
+        rec, name
+    )  # a record method of (head, query), e.g. qk_products, or of (query,): projection_products
     if name == "input_products":  # (role, head, query, row of W, column of W)
         role, head, query, *index = index
         return method(role, head, query)[tuple(index)].item()
@@ -121,14 +128,26 @@ def text_pixels(label) -> float:
 
 
 def drawn(member) -> bool:
-    return len(member.points) > 0 and (member.get_fill_opacity() > 0.01 or member.get_stroke_opacity() > 0.01 and member.get_stroke_width() > 0)
+    return len(member.points) > 0 and (
+        member.get_fill_opacity() > 0.01 or member.get_stroke_opacity() > 0.01 and member.get_stroke_width() > 0
+    )
 
 
 def content_share(scene) -> float:
     """The bounding box of everything drawn but the title and the caption, clipped to the band
     between the title and caption bands, as a share of that band (``frame_share.py``'s measure)."""
-    furniture = {id(member) for mobject in (scene.title_mobject, scene.caption) if mobject is not None for member in mobject.get_family()}
-    points = [member.points for mobject in scene.mobjects for member in mobject.get_family() if id(member) not in furniture and drawn(member)]
+    furniture = {
+        id(member)
+        for mobject in (scene.title_mobject, scene.caption)
+        if mobject is not None
+        for member in mobject.get_family()
+    }
+    points = [
+        member.points
+        for mobject in scene.mobjects
+        for member in mobject.get_family()
+        if id(member) not in furniture and drawn(member)
+    ]
     if not points:
         return 0.0
     points = np.concatenate(points)
@@ -146,7 +165,12 @@ def visible_texts(scene) -> list[Text]:
     for mobject in scene.mobjects:
         for member in mobject.get_family():
             drawn_text = isinstance(member, Text) or (isinstance(member, SVGMobject) and hasattr(member, "shown"))
-            if drawn_text and member.get_fill_opacity() > 0.01 and len(member.get_family()) > 1 and not getattr(member, "ghost", False):
+            if (
+                drawn_text
+                and member.get_fill_opacity() > 0.01
+                and len(member.get_family()) > 1
+                and not getattr(member, "ghost", False)
+            ):
                 texts.append(member)
     return texts
 
@@ -176,7 +200,12 @@ def overlapping_pairs(texts: list[Text], tolerance: float = 0.01) -> list[tuple[
 def outside_frame(texts: list[Text]) -> list[str]:
     half_width, half_height = config.frame_width / 2, config.frame_height / 2
     boxes = boxes_of(texts)
-    outside = (boxes[:, 0] < -half_width) | (boxes[:, 2] > half_width) | (boxes[:, 1] < -half_height) | (boxes[:, 3] > half_height)
+    outside = (
+        (boxes[:, 0] < -half_width)
+        | (boxes[:, 2] > half_width)
+        | (boxes[:, 1] < -half_height)
+        | (boxes[:, 3] > half_height)
+    )
     return [texts[i].shown for i in np.nonzero(outside)[0]]
 
 
@@ -187,7 +216,9 @@ def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02) -> li
     """Texts a highlight's edge runs through: a box may hold a text or leave it outside, never cut it."""
     from blockviz.scenes.grids import Highlight
 
-    lights = [m for m in scene.get_mobject_family_members() if isinstance(m, Highlight) and m.get_stroke_opacity() > 0.01]
+    lights = [
+        m for m in scene.get_mobject_family_members() if isinstance(m, Highlight) and m.get_stroke_opacity() > 0.01
+    ]
     if not lights or not texts:
         return []
     boxes = boxes_of(texts)
@@ -195,8 +226,15 @@ def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02) -> li
     for light in lights:
         left, bottom, right, top = light.get_left()[0], light.get_bottom()[1], light.get_right()[0], light.get_top()[1]
         for label, (x0, y0, x1, y1) in zip(texts, boxes):
-            overlaps = x0 < right - tolerance and left + tolerance < x1 and y0 < top - tolerance and bottom + tolerance < y1
-            inside = left - tolerance <= x0 and x1 <= right + tolerance and bottom - tolerance <= y0 and y1 <= top + tolerance
+            overlaps = (
+                x0 < right - tolerance and left + tolerance < x1 and y0 < top - tolerance and bottom + tolerance < y1
+            )
+            inside = (
+                left - tolerance <= x0
+                and x1 <= right + tolerance
+                and bottom - tolerance <= y0
+                and y1 <= top + tolerance
+            )
             if overlaps and not inside:
                 found.append(label.shown)
     return found
@@ -208,11 +246,27 @@ def low_contrast(scene, texts: list[Text]) -> list[str]:
     from blockviz.scenes.look import MIN_CONTRAST, contrast
 
     order = {id(member): k for k, member in enumerate(scene.get_mobject_family_members())}
-    shapes = [(order[id(m)], m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1], m.get_fill_color().to_hex())
-              for m in scene.get_mobject_family_members()
-              if not isinstance(m, (Text, SVGMobject)) and len(m.points) and m.get_fill_opacity() > 0.5 and not getattr(m, "ghost", False)
-              and type(m).__name__ in ("Rectangle", "RoundedRectangle", "Square")]
-    page = scene.camera.background_color.to_hex() if hasattr(scene.camera.background_color, "to_hex") else str(scene.camera.background_color)
+    shapes = [
+        (
+            order[id(m)],
+            m.get_left()[0],
+            m.get_bottom()[1],
+            m.get_right()[0],
+            m.get_top()[1],
+            m.get_fill_color().to_hex(),
+        )
+        for m in scene.get_mobject_family_members()
+        if not isinstance(m, (Text, SVGMobject))
+        and len(m.points)
+        and m.get_fill_opacity() > 0.5
+        and not getattr(m, "ghost", False)
+        and type(m).__name__ in ("Rectangle", "RoundedRectangle", "Square")
+    ]
+    page = (
+        scene.camera.background_color.to_hex()
+        if hasattr(scene.camera.background_color, "to_hex")
+        else str(scene.camera.background_color)
+    )
     found = []
     for label in texts:
         if label.get_fill_opacity() < 0.99:
@@ -259,7 +313,9 @@ class Inspector:
             if is_number_label(label):
                 self.numbers[id(label)] = label
             elif DECIMAL.search(getattr(label, "shown", "")):
-                self.problems.append(f"play {self.plays}: {label.shown!r} shows a decimal that is not a record's number")
+                self.problems.append(
+                    f"play {self.plays}: {label.shown!r} shows a decimal that is not a record's number"
+                )
 
 
 def small_texts(inspector) -> str | None:
@@ -323,8 +379,19 @@ def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:
         return write_frame(writer, pixels, repeat=repeat)
 
     with tempfile.TemporaryDirectory() as media, mock.patch.object(SceneFileWriter, "write_frame", recording):
-        with tempconfig({"pixel_width": 160, "pixel_height": 90, "frame_rate": 6, "disable_caching": True, "progress_bar": "none",
-                         "verbosity": "ERROR", "media_dir": media, "write_to_movie": True, "format": "mp4"}):
+        with tempconfig(
+            {
+                "pixel_width": 160,
+                "pixel_height": 90,
+                "frame_rate": 6,
+                "disable_caching": True,
+                "progress_bar": "none",
+                "verbosity": "ERROR",
+                "media_dir": media,
+                "write_to_movie": True,
+                "format": "mp4",
+            }
+        ):
             scene_class(record=rec, token="it").render()
     return seen
 

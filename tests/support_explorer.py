@@ -18,7 +18,14 @@ class Opened:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.on("dialog", lambda dialog: (self.errors.append(f"dialog {dialog.message}"), dialog.dismiss()))
         url = path.resolve().as_uri()
-        self.page.route("**/*", lambda route: route.continue_() if route.request.url.split("#")[0] == url else (self.errors.append(f"request {route.request.url}"), route.abort()))
+        self.page.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.split("#")[0] == url
+                else (self.errors.append(f"request {route.request.url}"), route.abort())
+            ),
+        )
         self.page.goto(url + hash_text)
         if ready:
             self.page.wait_for_selector("body[data-ready]")

@@ -122,7 +122,7 @@ def grid(figure, key: str) -> list[list[str]]:
     if not texts:
         return []  # colour alone: nothing written, nothing to check
     assert len(texts) == rows * cols, f"{key}: {len(texts)} numbers for {rows} × {cols} cells"
-    return [texts[row * cols:(row + 1) * cols] for row in range(rows)]
+    return [texts[row * cols : (row + 1) * cols] for row in range(rows)]
 
 
 def check_sums(figure, left: str, right: str, result: str) -> int:
@@ -133,7 +133,9 @@ def check_sums(figure, left: str, right: str, result: str) -> int:
             if GAP_TEXT in (a, b, c):
                 assert a == b == c == GAP_TEXT, (a, b, c)
                 continue
-            assert abs(number(a) + number(b) - number(c)) <= (any_unit(a) + any_unit(b) + any_unit(c)) / 2 * 1.0001, f"{left} + {right}: {a} + {b} ≠ {c}"
+            assert abs(number(a) + number(b) - number(c)) <= (any_unit(a) + any_unit(b) + any_unit(c)) / 2 * 1.0001, (
+                f"{left} + {right}: {a} + {b} ≠ {c}"
+            )
             checked += 1
     return checked
 
@@ -144,7 +146,12 @@ def check_products(figure, left: str, right: str, result: str) -> int:
         for a, b, c in zip(row_a, row_b, row_c):
             if GAP_TEXT in (a, b, c):
                 continue
-            tolerance = abs(number(b)) * any_unit(a) / 2 + abs(number(a)) * any_unit(b) / 2 + any_unit(a) * any_unit(b) / 4 + any_unit(c) / 2
+            tolerance = (
+                abs(number(b)) * any_unit(a) / 2
+                + abs(number(a)) * any_unit(b) / 2
+                + any_unit(a) * any_unit(b) / 4
+                + any_unit(c) / 2
+            )
             assert abs(number(a) * number(b) - number(c)) <= tolerance * 1.0001, f"{a} ⊙ {b} ≠ {c}"
             checked += 1
     return checked
@@ -156,8 +163,12 @@ def texts_by_label(figure) -> dict[str, str]:
 
 OTHERS = rf"(?: \+ \[(?P<k>\d+) others: (?P<rest>{ANY_NUMBER})\])?"
 ANY_MEAN = re.compile(rf"^\u03bc = \((?P<terms>.*?){OTHERS}\) / (?P<d>\d+) = (?P<mean>{ANY_NUMBER})$")
-SQUARES = re.compile(rf"^(?:\u03c3\u00b2|mean\(x\u00b2\)) = \((?P<squares>.*?){OTHERS}\) / (?P<d>\d+) = (?P<value>{ANY_NUMBER})$")
-ANY_SCALE = re.compile(rf"^\u221a\((?:\u03c3\u00b2|mean\(x\u00b2\)) \+ \u03b5\) = \u221a\((?P<var>{ANY_NUMBER}) \+ (?P<eps>[0-9.e+-]+)\) = (?P<scale>{ANY_NUMBER})$")
+SQUARES = re.compile(
+    rf"^(?:\u03c3\u00b2|mean\(x\u00b2\)) = \((?P<squares>.*?){OTHERS}\) / (?P<d>\d+) = (?P<value>{ANY_NUMBER})$"
+)
+ANY_SCALE = re.compile(
+    rf"^\u221a\((?:\u03c3\u00b2|mean\(x\u00b2\)) \+ \u03b5\) = \u221a\((?P<var>{ANY_NUMBER}) \+ (?P<eps>[0-9.e+-]+)\) = (?P<scale>{ANY_NUMBER})$"
+)
 
 
 def check_norms(figure, rec) -> int:
@@ -177,14 +188,22 @@ def check_norms(figure, rec) -> int:
             squares_text = texts[f"{prefix}_mean_sq"]
         squares = SQUARES.match(squares_text)
         assert squares, squares_text
-        values = [number(item.strip().strip("()").rstrip("\u00b2").strip("()")) ** 2 for item in squares["squares"].split(" + ")]
+        values = [
+            number(item.strip().strip("()").rstrip("\u00b2").strip("()")) ** 2
+            for item in squares["squares"].split(" + ")
+        ]
         assert len(values) + int(squares["k"] or 0) == d
         total = sum(values) + (number(squares["rest"]) if squares["k"] else 0.0)
         assert abs(total / d - number(squares["value"])) <= any_unit(squares["value"]) * 1.0001, squares_text
         scale = ANY_SCALE.match(texts[f"{prefix}_scale"])
         assert scale, texts[f"{prefix}_scale"]
-        assert float(scale["eps"]) == pytest.approx(rec.config.ln_eps, rel=1e-5)  # ε written with 6 digits (a float32 1e-5 reads 1e-05)
-        assert abs((number(scale["var"]) + float(scale["eps"])) ** 0.5 - number(scale["scale"])) <= any_unit(scale["scale"]) * 1.0001
+        assert float(scale["eps"]) == pytest.approx(
+            rec.config.ln_eps, rel=1e-5
+        )  # ε written with 6 digits (a float32 1e-5 reads 1e-05)
+        assert (
+            abs((number(scale["var"]) + float(scale["eps"])) ** 0.5 - number(scale["scale"]))
+            <= any_unit(scale["scale"]) * 1.0001
+        )
         checked += 3
     return checked
 
@@ -197,11 +216,21 @@ def check_figure_equations(figure, name: str, rec) -> int:
     if name == "layer-norm":
         return check_norms(figure, rec)
     if name == "residual-stream":
-        return (check_sums(figure, "resid_pre", "attn_out", "resid_mid")
-                + check_sums(figure, "resid_mid_norm" if post else "resid_mid", "ffn_out", "resid_post"))
+        return check_sums(figure, "resid_pre", "attn_out", "resid_mid") + check_sums(
+            figure, "resid_mid_norm" if post else "resid_mid", "ffn_out", "resid_post"
+        )
     if name == "ffn" and rec.config.ffn == "gated":
-        return check_products(figure, "ffn_gate_act:again" if "ffn_gate_act:again" in [ax.get_label() for ax in figure.axes] else "ffn_gate_act", "ffn_up", "ffn_post")
-    if name == "token-grid" and (not rec.source.is_model or (rec.source.layer == 0 and rec.source.family == "gpt2")) and "pos_embed" in rec.tensors:
+        return check_products(
+            figure,
+            "ffn_gate_act:again" if "ffn_gate_act:again" in [ax.get_label() for ax in figure.axes] else "ffn_gate_act",
+            "ffn_up",
+            "ffn_post",
+        )
+    if (
+        name == "token-grid"
+        and (not rec.source.is_model or (rec.source.layer == 0 and rec.source.family == "gpt2"))
+        and "pos_embed" in rec.tensors
+    ):
         return check_sums(figure, "embed", "pos_embed", "resid_pre")
     return 0
 
@@ -235,7 +264,9 @@ def _is_hidden_tick(text: Text) -> bool:
 def extents(figure, texts) -> np.ndarray:
     canvas = FigureCanvasAgg(figure)
     with quiet_glyphs(), matplotlib.rc_context(UNHINTED):
-        renderer = canvas.get_renderer()  # every text is placed when drawn (figures draw no Axis, whose labels move at draw time)
+        renderer = (
+            canvas.get_renderer()
+        )  # every text is placed when drawn (figures draw no Axis, whose labels move at draw time)
         boxes = [text.get_window_extent(renderer) for text in texts]
     return np.array([[box.x0, box.y0, box.x1, box.y1] for box in boxes]).reshape(-1, 4)
 
@@ -254,14 +285,22 @@ def assert_legible(figure, width: float | None = None) -> None:
     if width is not None:
         assert figure.get_size_inches()[0] == pytest.approx(width)
     texts = visible_texts(figure)
-    small = [(shown(text), text.get_fontsize() if isinstance(text, Text) else text.fontsize) for text in texts
-             if (text.get_fontsize() if isinstance(text, Text) else text.fontsize) < MIN_PT - 1e-9]
+    small = [
+        (shown(text), text.get_fontsize() if isinstance(text, Text) else text.fontsize)
+        for text in texts
+        if (text.get_fontsize() if isinstance(text, Text) else text.fontsize) < MIN_PT - 1e-9
+    ]
     assert not small, small[:5]
     boxes = extents(figure, texts)
     pairs = overlapping_pairs(boxes)
     assert not pairs, [(shown(texts[i]), shown(texts[j])) for i, j in pairs[:5]]
     width_px, height_px = figure.canvas.get_width_height()
-    inside = (boxes[:, 0] >= -0.5) & (boxes[:, 1] >= -0.5) & (boxes[:, 2] <= width_px + 0.5) & (boxes[:, 3] <= height_px + 0.5)
+    inside = (
+        (boxes[:, 0] >= -0.5)
+        & (boxes[:, 1] >= -0.5)
+        & (boxes[:, 2] <= width_px + 0.5)
+        & (boxes[:, 3] <= height_px + 0.5)
+    )
     assert inside.all(), [shown(texts[i]) for i in np.nonzero(~inside)[0][:5]]
     assert_numbers_in_their_cells(figure)
 

@@ -11,11 +11,11 @@ import numpy as np
 from manim import SVGMobject, Text
 from manim.animation.fading import _Fade
 from manim.animation.transform import Transform
+from support import build, highlight_crossings, named_record, visible_texts
 
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.catalog import lookup
 from blockviz.scenes.look import MIN_CONTRAST, contrast
-from support import build, highlight_crossings, named_record, visible_texts
 
 ALPHAS = (0.1, 0.25, 0.5, 0.75, 0.9)
 """Where each play is sampled, as shares of its run time (its end is checked by test_scenes.py)."""
@@ -37,7 +37,7 @@ def composited(scene, point, before: int, order: dict, shapes: list) -> str:
 
 def _rgb(hex_color: str) -> list[float]:
     hex_color = hex_color.lstrip("#")
-    return [int(hex_color[k:k + 2], 16) / 255 for k in (0, 2, 4)]
+    return [int(hex_color[k : k + 2], 16) / 255 for k in (0, 2, 4)]
 
 
 def low_contrast_in_motion(scene, texts: list) -> list[str]:
@@ -45,12 +45,26 @@ def low_contrast_in_motion(scene, texts: list) -> list[str]:
     under 4.5:1 against the colour composited behind their centre at this moment."""
     members = scene.get_mobject_family_members()
     order = {id(member): k for k, member in enumerate(members)}
-    shapes = [(order[id(m)], m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1], np.array(m.get_fill_color().to_rgb()), m.get_fill_opacity())
-              for m in members if type(m).__name__ in BACKDROPS and len(m.points) and m.get_fill_opacity() > 0.01]
+    shapes = [
+        (
+            order[id(m)],
+            m.get_left()[0],
+            m.get_bottom()[1],
+            m.get_right()[0],
+            m.get_top()[1],
+            np.array(m.get_fill_color().to_rgb()),
+            m.get_fill_opacity(),
+        )
+        for m in members
+        if type(m).__name__ in BACKDROPS and len(m.points) and m.get_fill_opacity() > 0.01
+    ]
     found = []
     for label in texts:
         at, (x, y, _) = order.get(id(label), len(order)), label.get_center()
-        if any(k > at and opacity > 0.99 and left < x < right and bottom < y < top for k, left, bottom, right, top, _, opacity in shapes):
+        if any(
+            k > at and opacity > 0.99 and left < x < right and bottom < y < top
+            for k, left, bottom, right, top, _, opacity in shapes
+        ):
             continue  # covered: a chip travelling over it hides it
         backdrop = composited(scene, label.get_center(), at, order, shapes)
         ratio = contrast(label.get_fill_color().to_hex(), backdrop)
@@ -61,16 +75,19 @@ def low_contrast_in_motion(scene, texts: list) -> list[str]:
 
 def digits_of(mobject) -> list[str]:
     """The shown strings with a digit among ``mobject``'s texts."""
-    return sorted(member.shown for member in mobject.get_family()
-                  if isinstance(member, (Text, SVGMobject)) and any(char.isdigit() for char in getattr(member, "shown", "")))
+    return sorted(
+        member.shown
+        for member in mobject.get_family()
+        if isinstance(member, (Text, SVGMobject)) and any(char.isdigit() for char in getattr(member, "shown", ""))
+    )
 
 
 def morphs(animations) -> list[str]:
     """Transforms (not fades, not moves) whose texts with digits change what they show."""
     found = []
-    for animation in (leaf for animation in animations for leaf in leaves(animation)):
-        if isinstance(animation, Transform) and not isinstance(animation, _Fade):
-            before, after = digits_of(animation.mobject), digits_of(animation.target_mobject)
+    for leaf in (leaf for animation in animations for leaf in leaves(animation)):
+        if isinstance(leaf, Transform) and not isinstance(leaf, _Fade):
+            before, after = digits_of(leaf.mobject), digits_of(leaf.target_mobject)
             if before and after and before != after:
                 found.append(f"{' '.join(before)} → {' '.join(after)}")
     return found

@@ -9,10 +9,10 @@ import pytest
 import torch
 from click.testing import CliRunner
 from safetensors.torch import save_file
+from support import write_bad_files
 
 from blockviz import BlockConfig, record
 from blockviz.cli import main
-from support import write_bad_files
 
 COMMANDS = {
     "record": ["record"],
@@ -23,14 +23,21 @@ COMMANDS = {
 
 
 def run(command: str, *args, out=None):
-    extra = [] if out is None or command == "record" else ["-o", str(out / "explorer.html" if command == "explore" else out)]
+    extra = (
+        []
+        if out is None or command == "record"
+        else ["-o", str(out / "explorer.html" if command == "explore" else out)]
+    )
     return CliRunner().invoke(main, [*COMMANDS[command], *map(str, args), *extra])
 
 
 def assert_one_line_error(result, out=None, message=None):
     output = result.output
     assert result.exit_code in (1, 2), output
-    assert "Traceback" not in output and (result.exception is None or isinstance(result.exception, SystemExit)), (output, result.exception)
+    assert "Traceback" not in output and (result.exception is None or isinstance(result.exception, SystemExit)), (
+        output,
+        result.exception,
+    )
     errors = [line for line in output.splitlines() if line.startswith("Error")]
     assert len(errors) == 1, output
     if message is not None:
@@ -91,8 +98,17 @@ def test_a_spoilt_json_record_is_a_one_line_error(tmp_path, saved, command, kind
 
 def safetensors_record(path, rec, **changes):
     tensors = {**rec.activations(), **rec.params, **changes}
-    header = {"format": "blockviz-record/2", "sentence": rec.sentence, "tokens": rec.tokens, "config": rec.config.to_dict()}
-    save_file({k: v.contiguous() for k, v in tensors.items()}, str(path), metadata={k: json.dumps(v) for k, v in header.items()})
+    header = {
+        "format": "blockviz-record/2",
+        "sentence": rec.sentence,
+        "tokens": rec.tokens,
+        "config": rec.config.to_dict(),
+    }
+    save_file(
+        {k: v.contiguous() for k, v in tensors.items()},
+        str(path),
+        metadata={k: json.dumps(v) for k, v in header.items()},
+    )
     return path
 
 
@@ -101,7 +117,10 @@ SAFETENSORS_RECORDS = {
     "a float8 tensor": (lambda rec: {"weights": rec.weights.to(torch.float8_e4m3fn)}, "dtype"),
     "a float64 tensor in a float32 record": (lambda rec: {"ln1": rec.ln1.double()}, "dtype"),
     "NaN where finite is required": (lambda rec: {"ffn_out": torch.full_like(rec.ffn_out, math.nan)}, "ffn_out"),
-    "+inf in the residual stream": (lambda rec: {"resid_post": torch.full_like(rec.resid_post, math.inf)}, "resid_post"),
+    "+inf in the residual stream": (
+        lambda rec: {"resid_post": torch.full_like(rec.resid_post, math.inf)},
+        "resid_post",
+    ),
 }
 
 
@@ -114,11 +133,21 @@ def test_a_spoilt_safetensors_record_is_a_one_line_error(tmp_path, saved, comman
     assert_one_line_error(run(command, "--record", path, out=out), out, message)
 
 
-@pytest.mark.parametrize("command, option", [("record", "--params"), ("figures", "--record"), ("figures", "--params"), ("render", "--record"), ("render", "--params"),
-                                             ("explore", "--record"), ("explore", "--params")])
+@pytest.mark.parametrize(
+    "command, option",
+    [
+        ("record", "--params"),
+        ("figures", "--record"),
+        ("figures", "--params"),
+        ("render", "--record"),
+        ("render", "--params"),
+        ("explore", "--record"),
+        ("explore", "--params"),
+    ],
+)
 def test_files_that_are_not_records_are_one_line_errors(tmp_path, saved, command, option):
     out = tmp_path / "out"
-    for kind, (path, message) in write_bad_files(tmp_path, saved[1]).items():
+    for _kind, (path, message) in write_bad_files(tmp_path, saved[1]).items():
         args = ["--record", path] if option == "--record" else ["the cat sat", "--params", path]
         assert_one_line_error(run(command, *args, out=out), out, message)
 
@@ -171,7 +200,10 @@ def test_out_of_bounds_choices_are_one_line_errors(tmp_path, command, kind):
 @pytest.mark.parametrize("resolution", ["16x16", "158x90", "161x91", "99998x99998", "wide"])
 def test_illegible_or_huge_resolutions_are_refused(tmp_path, resolution):
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["render", "the cat sat", "--scene", "mask", "--format", "png", "--resolution", resolution, "-o", str(out)])
+    result = CliRunner().invoke(
+        main,
+        ["render", "the cat sat", "--scene", "mask", "--format", "png", "--resolution", resolution, "-o", str(out)],
+    )
     assert_one_line_error(result, out)
 
 
@@ -202,10 +234,19 @@ def test_record_refuses_a_config_beyond_the_limits():
 CLAIMS = {
     "a token changed": (lambda d: d["tokens"].__setitem__(1, "dog"), "token 1 is 'dog', the sentence gives 'cat'"),
     "the sentence changed": (lambda d: d.update(sentence="the cat sat down"), "3 tokens, the sentence gives 4"),
-    "an activation edited to 1e6": (lambda d: d["tensors"]["resid_post"][0].__setitem__(0, 1e6), "field 'resid_post' is not what the record's parameters make of its input: "
-                                                                                                 "it differs from its recomputation by 1e+06 at [0, 0]"),
-    "a parameter edited (seeded)": (lambda d: d["tensors"]["ffn.b_out"].__setitem__(2, 0.25), "parameter 'ffn.b_out' is not the seeded one of seed 0: it differs by 0.25 at [2]"),
-    "a parameter and its source edited": (lambda d: (d.update(source={"kind": "given"}), d["tensors"]["ffn.b_out"].__setitem__(2, 0.25)), "field 'ffn_out'"),
+    "an activation edited to 1e6": (
+        lambda d: d["tensors"]["resid_post"][0].__setitem__(0, 1e6),
+        "field 'resid_post' is not what the record's parameters make of its input: "
+        "it differs from its recomputation by 1e+06 at [0, 0]",
+    ),
+    "a parameter edited (seeded)": (
+        lambda d: d["tensors"]["ffn.b_out"].__setitem__(2, 0.25),
+        "parameter 'ffn.b_out' is not the seeded one of seed 0: it differs by 0.25 at [2]",
+    ),
+    "a parameter and its source edited": (
+        lambda d: (d.update(source={"kind": "given"}), d["tensors"]["ffn.b_out"].__setitem__(2, 0.25)),
+        "field 'ffn_out'",
+    ),
 }
 
 
@@ -231,7 +272,10 @@ def test_a_model_record_that_is_not_what_it_claims_is_refused(tmp_path, model_re
     spoilt = {
         "parameter": (lambda d: d["tensors"]["ffn.W_out"][0].__setitem__(0, 9.0), "field 'ffn_out'"),
         "token": (lambda d: d["tokens"].__setitem__(2, "dog"), "token 2 'dog' is not the next piece of its sentence"),
-        "input": (lambda d: d["tensors"]["resid_pre"][1].__setitem__(0, 1e6), "field 'prev_output'"),  # layer 0's output is layer 1's input
+        "input": (
+            lambda d: d["tensors"]["resid_pre"][1].__setitem__(0, 1e6),
+            "field 'prev_output'",
+        ),  # layer 0's output is layer 1's input
     }
     for kind, (change, message) in spoilt.items():
         path = tmp_path / f"{kind}.json"

@@ -18,11 +18,22 @@ def test_constant_rows_give_zero_not_nan_in_layer_norm(value):
 def test_parameter_names_and_shapes():
     shapes = {name: tuple(t.shape) for name, t in Block(BlockConfig()).state_dict().items()}
     assert shapes == {
-        "ln1.weight": (4,), "ln1.bias": (4,),
-        "attn.W_Q": (2, 4, 2), "attn.W_K": (2, 4, 2), "attn.W_V": (2, 4, 2),
-        "attn.b_Q": (2, 2), "attn.b_K": (2, 2), "attn.b_V": (2, 2), "attn.W_O": (4, 4), "attn.b_O": (4,),
-        "ln2.weight": (4,), "ln2.bias": (4,),
-        "ffn.W_in": (4, 8), "ffn.b_in": (8,), "ffn.W_out": (8, 4), "ffn.b_out": (4,),
+        "ln1.weight": (4,),
+        "ln1.bias": (4,),
+        "attn.W_Q": (2, 4, 2),
+        "attn.W_K": (2, 4, 2),
+        "attn.W_V": (2, 4, 2),
+        "attn.b_Q": (2, 2),
+        "attn.b_K": (2, 2),
+        "attn.b_V": (2, 2),
+        "attn.W_O": (4, 4),
+        "attn.b_O": (4,),
+        "ln2.weight": (4,),
+        "ln2.bias": (4,),
+        "ffn.W_in": (4, 8),
+        "ffn.b_in": (8,),
+        "ffn.W_out": (8, 4),
+        "ffn.b_out": (4,),
     }
 
 

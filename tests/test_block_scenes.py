@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 from manim import tempconfig
+from support import RECORDS, THIRTEEN_TOKENS, build, built, named_record, parse, record_value, visible_texts
 
 from blockviz import BlockConfig, record
 from blockviz.scenes.block_flow import BlockFlow
@@ -18,7 +19,6 @@ from blockviz.scenes.catalog import entries
 from blockviz.scenes.look import look
 from blockviz.scenes.multi_head import MultiHead
 from blockviz.style import format_number
-from support import RECORDS, THIRTEEN_TOKENS, build, built, named_record, parse, record_value, visible_texts
 
 
 def drawn(width: int, slots: int = 8) -> int:
@@ -35,8 +35,11 @@ def sourced_by(inspector, name: str) -> dict:
 def test_block_scenes_say_when_rounded_numbers_miss_their_sum_and_last_a_while(scene_name, record_name):
     scene, _ = built(scene_name, record_name)
     # Rounded numbers that do not add up exactly are written "≈", and only then.
-    inexact = any(round(sum(parse(part.shown) for part in parts) * 10 ** total.decimals) != round(parse(total.shown) * 10 ** total.decimals)
-                  for parts, total in scene.sums)
+    inexact = any(
+        round(sum(parse(part.shown) for part in parts) * 10**total.decimals)
+        != round(parse(total.shown) * 10**total.decimals)
+        for parts, total in scene.sums
+    )
     assert any("≈" in label.shown for label in visible_texts(scene)) == inexact
     assert 10 <= scene.renderer.time <= 40, f"{scene.renderer.time:.1f} s at normal speed"
 
@@ -48,7 +51,10 @@ def test_multi_head_shows_every_head_concat_and_the_focus_rows_projection(record
     f, d_model = scene.focus, rec.config.d_model
     heads = {h for h, *_ in sourced_by(inspector, "head_outputs")}
     assert heads == set(range(rec.config.n_heads))  # every head (at most 4) side by side, as the title says
-    assert any(label.shown == f"Multi-head attention: {rec.config.n_heads} heads side by side" for label in visible_texts(scene)) == (rec.config.n_heads > 1)
+    assert any(
+        label.shown == f"Multi-head attention: {rec.config.n_heads} heads side by side"
+        for label in visible_texts(scene)
+    ) == (rec.config.n_heads > 1)
     attn_out = sourced_by(inspector, "attn_out")
     assert {i for i, _ in attn_out} == {f} and len(attn_out) == drawn(d_model)
     assert {(i, j) for i, j in sourced_by(inspector, "concat") if i == f} >= {(f, j) for _, j in attn_out}
@@ -59,7 +65,9 @@ def test_multi_head_shows_every_head_concat_and_the_focus_rows_projection(record
     # each attn_out entry: the shown products c_i · W_O[i, j] (+ the hidden rows as one term) + b_O
     products = sourced_by(inspector, "projection_products")
     assert len(products) == rows * drawn(d_model)
-    assert len(scene.sums) == drawn(d_model) and all(len(parts) == rows + (rows < d_model) + 1 for parts, _ in scene.sums)
+    assert len(scene.sums) == drawn(d_model) and all(
+        len(parts) == rows + (rows < d_model) + 1 for parts, _ in scene.sums
+    )
 
 
 def test_multi_head_elides_wide_head_outputs():
@@ -87,7 +95,9 @@ def test_block_flow_adds_the_residual_twice_and_names_the_shapes(record_name):
     assert len(scene.sums) == 2 * drawn(rec.config.d_model, SUM_COLUMNS)
     shown = [label.shown for label in visible_texts(scene)]
     n_by_d = f"{rec.n} × {rec.config.d_model}"
-    assert shown.count(n_by_d) >= 2 and f"via {rec.n} × {rec.config.d_ff}" in shown  # x and resid_mid; the FFN's hidden width
+    assert (
+        shown.count(n_by_d) >= 2 and f"via {rec.n} × {rec.config.d_ff}" in shown
+    )  # x and resid_mid; the FFN's hidden width
     assert scene.caption.shown.startswith(f"resid_post: {n_by_d} out, as {n_by_d} came in")
     # Elided columns: one ⋯ per row of each addition and one over its column headers.
     assert shown.count("⋯") == (0 if rec.config.d_model <= SUM_COLUMNS else 2 * (3 + 1))
@@ -107,14 +117,20 @@ def test_ffn_marks_the_rows_values_on_the_activation_curve(record_name):
         assert (x, y) == pytest.approx((rec.ffn_pre[f, j].item(), rec.ffn_post[f, j].item()), abs=1e-4)
     for name in ("ln2", "ffn_pre", "ffn_post", "ffn_out"):
         assert {index[0] for index in sourced_by(inspector, name) if len(index) == 2} >= {f}
-    assert len([index for index in sourced_by(inspector, "ffn_post") if index[0] == f]) == drawn(rec.config.d_ff, ROW_SLOTS)
+    assert len([index for index in sourced_by(inspector, "ffn_post") if index[0] == f]) == drawn(
+        rec.config.d_ff, ROW_SLOTS
+    )
     name = rec.config.activation_name
-    assert any(f"through {name}" in label.shown for label in visible_texts(scene))  # the title: BlockConfig.activation_name
+    assert any(
+        f"through {name}" in label.shown for label in visible_texts(scene)
+    )  # the title: BlockConfig.activation_name
 
 
 @pytest.mark.parametrize(("activation", "at_minus_one"), [("gelu", -0.158655), ("relu", 0.0)])
 def test_the_curve_is_the_records_activation(activation, at_minus_one):
-    axes, curve, dots, _ = activation_curve([-1.0, 0.5, 2.0], [at_minus_one, 0.1, 1.9], activation, look("dark"), "#db2777")
+    axes, curve, dots, _ = activation_curve(
+        [-1.0, 0.5, 2.0], [at_minus_one, 0.1, 1.9], activation, look("dark"), "#db2777"
+    )
     xs, ys = zip(*(axes.p2c(point) for point in curve.get_anchors()))
     assert min(xs) < -1 and max(xs) > 2
     function = getattr(torch.nn.functional, activation)
@@ -127,11 +143,14 @@ def test_the_curve_is_the_records_activation(activation, at_minus_one):
 @pytest.mark.parametrize("record_name", list(RECORDS))
 def test_layer_norm_shows_one_row_through_every_step_of_the_record(record_name):
     scene, inspector = built("layer-norm", record_name)
-    rec, f = named_record(record_name), scene.focus
+    _rec, f = named_record(record_name), scene.focus
     fields = {label.source[0] for label in inspector.numbers.values()}
     assert fields == {"resid_pre", "ln1_mean", "ln1_centred", "ln1_var", "ln1_norm", "params", "ln1"}
     assert {label.source[1] for label in inspector.numbers.values() if label.source[0] not in ("params",)} == {f}
-    assert {label.source[1] for label in inspector.numbers.values() if label.source[0] == "params"} == {"ln1.weight", "ln1.bias"}
+    assert {label.source[1] for label in inspector.numbers.values() if label.source[0] == "params"} == {
+        "ln1.weight",
+        "ln1.bias",
+    }
     shown = {label.shown for label in visible_texts(scene)}
     assert any("epsilon" in line for line in shown)  # ε written as mathtext, not as a decimal
 
@@ -145,8 +164,16 @@ def test_the_focus_token_chooses_the_rows_worked(chicken_record):
 @pytest.mark.render
 @pytest.mark.parametrize("entry", entries(), ids=[entry.name for entry in entries()])
 def test_a_tiny_render_is_a_video(entry, tmp_path, cat_record):
-    settings = {"pixel_width": 160, "pixel_height": 90, "frame_rate": 4, "media_dir": str(tmp_path), "disable_caching": True,
-                "verbosity": "ERROR", "progress_bar": "none", "output_file": entry.name}
+    settings = {
+        "pixel_width": 160,
+        "pixel_height": 90,
+        "frame_rate": 4,
+        "media_dir": str(tmp_path),
+        "disable_caching": True,
+        "verbosity": "ERROR",
+        "progress_bar": "none",
+        "output_file": entry.name,
+    }
     with tempconfig(settings):
         scene = entry.scene_class()(record=cat_record)
         scene.render()
@@ -172,12 +199,16 @@ def test_recap_adds_the_focus_rows_residual_stream_into_an_output_of_the_inputs_
     shown = {name: sourced_by(inspector, name) for name in fields}
     assert all({i for i, _ in labels} == {f} for labels in shown.values())  # the focus row only
     columns = {j for _, j in shown["resid_post"]}
-    assert len(columns) == min(d, 6 - 1 if d > 6 else d) and all({j for _, j in shown[name]} == columns for name in fields)
+    assert len(columns) == min(d, 6 - 1 if d > 6 else d) and all(
+        {j for _, j in shown[name]} == columns for name in fields
+    )
     for j in columns:
         written = sum(parse(shown[name][f, j].shown) for name in ("resid_pre", "attn_out", "ffn_out"))
         total = shown["resid_post"][f, j]
-        assert abs(written - parse(total.shown)) <= 10 ** -total.decimals + 1e-9
-        assert rec.resid_post[f, j].item() == pytest.approx(rec.resid_pre[f, j].item() + rec.attn_out[f, j].item() + rec.ffn_out[f, j].item(), abs=1e-5)
+        assert abs(written - parse(total.shown)) <= 10**-total.decimals + 1e-9
+        assert rec.resid_post[f, j].item() == pytest.approx(
+            rec.resid_pre[f, j].item() + rec.attn_out[f, j].item() + rec.ffn_out[f, j].item(), abs=1e-5
+        )
     assert len(scene.sums) == len(columns)
     said = {label.shown for label in visible_texts(scene)}
     assert {f"{n} × {d} in", f"{n} × {d} out", "next block"} <= said

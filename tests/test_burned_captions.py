@@ -5,12 +5,12 @@ bottom (untagged) instead of at the top (``{\\an8}``) off the drawn ones."""
 import pytest
 import srt
 from click.testing import CliRunner
+from support import build, built, named_record, visible_texts
 
 from blockviz.cli import main
 from blockviz.lecture.chapters import ON_TOP, captions_srt, chapters_of
 from blockviz.render.plan import RenderOptions
 from blockviz.scenes.catalog import lookup
-from support import build, built, named_record, visible_texts
 
 
 def test_a_scene_without_burned_captions_draws_none_but_logs_them_at_the_same_times():
@@ -27,8 +27,13 @@ def test_a_scene_without_burned_captions_draws_none_but_logs_them_at_the_same_ti
 
 
 def test_without_burned_captions_the_srt_cues_are_untagged():
-    (title, mask) = chapters_of(["title", "mask"], ["Intro", "The mask"], ["One.", "Two."], [5, 10],
-                                [(), [(0.0, "the scaled scores and M"), (4.0, "row by row")]])
+    (title, mask) = chapters_of(
+        ["title", "mask"],
+        ["Intro", "The mask"],
+        ["One.", "Two."],
+        [5, 10],
+        [(), [(0.0, "the scaled scores and M"), (4.0, "row by row")]],
+    )
     burned = list(srt.parse(captions_srt((title, mask))))
     alone = list(srt.parse(captions_srt((title, mask), burned_captions=False)))
     assert [cue.content for cue in burned[1:]] == [ON_TOP + "the scaled scores and M", ON_TOP + "row by row"]
@@ -52,7 +57,11 @@ def test_a_lecture_without_burned_captions_has_untagged_cues_timed_with_the_scen
     jobs = plan(["title", "mask"], {"sentence": "the cat sat"}, options, tmp_path)
     for job in jobs:
         render_one(cat_record, job, options)
-    lecture = join_lecture(LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"), causal=True, burned_captions=False)
+    lecture = join_lecture(
+        LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"),
+        causal=True,
+        burned_captions=False,
+    )
     cues = list(srt.parse(lecture.captions.read_text(encoding="utf-8")))
     mask = lecture.chapters[1]
     on_mask = [cue for cue in cues if cue.start.total_seconds() >= mask.start - 1e-3]

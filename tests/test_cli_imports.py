@@ -14,12 +14,29 @@ BLOCKVIZ = Path(sys.executable).with_name("blockviz")
 
 def imported(*args: str) -> set[str]:
     """Every module the ``blockviz`` program imports to run ``blockviz ARGS``."""
-    run = subprocess.run([sys.executable, "-X", "importtime", str(BLOCKVIZ), *args], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", str(BLOCKVIZ), *args], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr[-2000:]
-    return {line.rsplit("|", 1)[1].strip() for line in run.stderr.splitlines() if line.startswith("import time:") and "|" in line}
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in run.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
 
 
-@pytest.mark.parametrize("args", [["--help"], ["--version"], ["render", "--help"], ["record", "--help"], ["explore", "--help"], ["figures", "--help"], ["heads", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--version"],
+        ["render", "--help"],
+        ["record", "--help"],
+        ["explore", "--help"],
+        ["figures", "--help"],
+        ["heads", "--help"],
+    ],
+)
 def test_help_imports_neither_torch_nor_manim(args):
     modules = imported(*args)
     assert "click" in modules  # the measurement sees the program's imports

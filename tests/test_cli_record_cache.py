@@ -18,10 +18,22 @@ from blockviz.cli.options import RECORD_OPTION_NAMES, build_record
 from blockviz.config import BlockConfig
 
 SENTENCE = "The chicken didn't cross the road because it was too tired."
-DEFAULTS = {"sentence": SENTENCE, "d_model": BlockConfig.default("d_model"), "n_heads": BlockConfig.default("n_heads"), "d_ff": BlockConfig.default("d_ff"),
-            "activation": BlockConfig.default("activation"), "bidirectional": not BlockConfig.default("causal"), "positional": BlockConfig.default("positional"),
-            "seed": BlockConfig.default("seed"), "dtype": BlockConfig.default("dtype"), "params": None, "record_file": None, "model": None, "layer": None,
-            "trust_pickle": False}
+DEFAULTS = {
+    "sentence": SENTENCE,
+    "d_model": BlockConfig.default("d_model"),
+    "n_heads": BlockConfig.default("n_heads"),
+    "d_ff": BlockConfig.default("d_ff"),
+    "activation": BlockConfig.default("activation"),
+    "bidirectional": not BlockConfig.default("causal"),
+    "positional": BlockConfig.default("positional"),
+    "seed": BlockConfig.default("seed"),
+    "dtype": BlockConfig.default("dtype"),
+    "params": None,
+    "record_file": None,
+    "model": None,
+    "layer": None,
+    "trust_pickle": False,
+}
 """The record options as ``blockviz record SENTENCE`` passes them, every one at its default."""
 
 
@@ -41,7 +53,13 @@ def built(inputs: dict, calls: list):
 
 def same_record(a: BlockRecord, b: BlockRecord) -> None:
     """Every tensor with the same dtype, shape and bytes; the same sentence, tokens, config, source."""
-    assert (a.sentence, a.tokens, a.config, a.source, a.special) == (b.sentence, b.tokens, b.config, b.source, b.special)
+    assert (a.sentence, a.tokens, a.config, a.source, a.special) == (
+        b.sentence,
+        b.tokens,
+        b.config,
+        b.source,
+        b.special,
+    )
     for ours, theirs in ((a.tensors, b.tensors), (a.params, b.params)):
         assert list(ours) == list(theirs)
         for name in ours:
@@ -53,7 +71,10 @@ def test_the_defaults_cover_every_record_option():
     assert sorted(DEFAULTS) == sorted(RECORD_OPTION_NAMES)
 
 
-@pytest.mark.parametrize("options", [{}, {"dtype": "float64", "bidirectional": True}, {"positional": "rotary", "activation": "relu", "seed": 7}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"dtype": "float64", "bidirectional": True}, {"positional": "rotary", "activation": "relu", "seed": 7}],
+)
 def test_a_kept_record_is_the_one_the_block_makes(options, cache_folder):
     inputs, calls = {**DEFAULTS, **options}, []
     first = built(inputs, calls)
@@ -77,10 +98,20 @@ def _config_of(options: dict) -> dict:
     return config
 
 
-@pytest.mark.parametrize("change", [
-    {"sentence": SENTENCE + " Again."}, {"d_model": 12, "n_heads": 3}, {"n_heads": 4}, {"d_ff": 16}, {"activation": "relu"}, {"bidirectional": True},
-    {"positional": "learned"}, {"seed": 1}, {"dtype": "float64"},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"sentence": SENTENCE + " Again."},
+        {"d_model": 12, "n_heads": 3},
+        {"n_heads": 4},
+        {"d_ff": 16},
+        {"activation": "relu"},
+        {"bidirectional": True},
+        {"positional": "learned"},
+        {"seed": 1},
+        {"dtype": "float64"},
+    ],
+)
 def test_any_changed_option_misses(change):
     calls = []
     built(DEFAULTS, calls)
@@ -119,7 +150,10 @@ def test_a_changed_file_of_blockviz_misses():
     assert len(calls) == 2
 
 
-@pytest.mark.parametrize("inputs", [{"model": "minilm", "layer": 0}, {"record_file": "rec.safetensors", "sentence": None}, {"trust_pickle": True}])
+@pytest.mark.parametrize(
+    "inputs",
+    [{"model": "minilm", "layer": 0}, {"record_file": "rec.safetensors", "sentence": None}, {"trust_pickle": True}],
+)
 def test_models_and_record_files_are_not_kept(inputs):
     assert record_cache.record_key({**DEFAULTS, **inputs}) is None
 
@@ -150,14 +184,21 @@ def test_the_least_recently_used_records_go_first(cache_folder, monkeypatch):
     built({**DEFAULTS, "seed": 1}, calls)  # read back: now the most recently used
     built({**DEFAULTS, "seed": 3}, calls)
     assert len(calls) == 3
-    assert sorted(path.stem for path in cache_folder.glob("*.safetensors")) == sorted(record_cache.record_key({**DEFAULTS, "seed": seed}) for seed in (1, 3))
+    assert sorted(path.stem for path in cache_folder.glob("*.safetensors")) == sorted(
+        record_cache.record_key({**DEFAULTS, "seed": seed}) for seed in (1, 3)
+    )
 
 
 def test_only_the_program_keeps_records(cache_folder, tmp_path):
     result = CliRunner().invoke(main, ["record", "the cat sat"])
     assert result.exit_code == 0 and not cache_folder.exists()  # a command run inside another program builds it
     program = Path(sys.executable).with_name("blockviz")
-    runs = [subprocess.run([str(program), "record", "the cat sat"], capture_output=True, text=True, env=os.environ, timeout=120) for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [str(program), "record", "the cat sat"], capture_output=True, text=True, env=os.environ, timeout=120
+        )
+        for _ in range(2)
+    ]
     assert [run.returncode for run in runs] == [0, 0] and runs[0].stdout == runs[1].stdout == result.output
     assert len(list(cache_folder.glob("*.safetensors"))) == 1
 
@@ -165,8 +206,20 @@ def test_only_the_program_keeps_records(cache_folder, tmp_path):
 def test_a_page_from_a_kept_record_is_the_page_from_a_fresh_one(cache_folder, tmp_path):
     program = Path(sys.executable).with_name("blockviz")
     for page in ("made.html", "read-back.html"):
-        subprocess.run([str(program), "explore", SENTENCE, "--positional", "rotary", "-o", str(tmp_path / page)], check=True, capture_output=True, env=os.environ, timeout=120)
+        subprocess.run(
+            [str(program), "explore", SENTENCE, "--positional", "rotary", "-o", str(tmp_path / page)],
+            check=True,
+            capture_output=True,
+            env=os.environ,
+            timeout=120,
+        )
     assert len(list(cache_folder.glob("*.safetensors"))) == 1
-    fresh = CliRunner().invoke(main, ["explore", SENTENCE, "--positional", "rotary", "-o", str(tmp_path / "fresh.html")])
+    fresh = CliRunner().invoke(
+        main, ["explore", SENTENCE, "--positional", "rotary", "-o", str(tmp_path / "fresh.html")]
+    )
     assert fresh.exit_code == 0
-    assert (tmp_path / "read-back.html").read_bytes() == (tmp_path / "made.html").read_bytes() == (tmp_path / "fresh.html").read_bytes()
+    assert (
+        (tmp_path / "read-back.html").read_bytes()
+        == (tmp_path / "made.html").read_bytes()
+        == (tmp_path / "fresh.html").read_bytes()
+    )

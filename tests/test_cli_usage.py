@@ -11,18 +11,54 @@ MISTAKES = {
     "bad choice": (["figures", "the cat sat", "--figure", "nope"], "'nope' is not one of", "blockviz figures --help"),
     "unknown option": (["figures", "the cat sat", "--bogus"], "no such option '--bogus'", "blockviz figures --help"),
     "no sentence": (["render"], "give a sentence", "blockviz render --help"),
-    "a model without its layer": (["record", "the cat sat", "--model", "minilm"], "needs --layer", "blockviz record --help"),
+    "a model without its layer": (
+        ["record", "the cat sat", "--model", "minilm"],
+        "needs --layer",
+        "blockviz record --help",
+    ),
     "unknown command": (["bogus"], "No such command 'bogus'", "blockviz --help"),
     "unknown scene": (["render", "the cat sat", "--scene", "nope"], "unknown scene 'nope'", "blockviz render --list"),
     "an empty sentence": (["render", "   "], "the sentence is empty", "blockviz render --help"),
-    "sizes that do not fit": (["record", "the cat sat", "--d-model", "5"], "not divisible by n_heads 2", "blockviz record --help"),
-    "a token not in the sentence (render)": (["render", "the cat sat", "--token", "dog"], "--token: token 'dog' is not in the sentence", "blockviz render --help"),
-    "a token not in the sentence (figures)": (["figures", "the cat sat", "--token", "dog"], "--token: token 'dog'", "blockviz figures --help"),
-    "a position outside the sentence (explore)": (["explore", "the cat sat", "--token", "7"], "--token: token position 7 is outside", "blockviz explore --help"),
-    "a head out of range (render)": (["render", "the cat sat", "--head", "2"], "--head: head 2 does not exist", "blockviz render --help"),
-    "a head out of range (figures)": (["figures", "the cat sat", "--head", "2"], "--head: head 2 does not exist", "blockviz figures --help"),
-    "a head out of range (explore)": (["explore", "the cat sat", "--head", "2"], "--head: head 2 does not exist", "blockviz explore --help"),
-    "a head out of range (record)": (["record", "the cat sat", "--head", "2"], "--head: head 2 does not exist", "blockviz record --help"),
+    "sizes that do not fit": (
+        ["record", "the cat sat", "--d-model", "5"],
+        "not divisible by n_heads 2",
+        "blockviz record --help",
+    ),
+    "a token not in the sentence (render)": (
+        ["render", "the cat sat", "--token", "dog"],
+        "--token: token 'dog' is not in the sentence",
+        "blockviz render --help",
+    ),
+    "a token not in the sentence (figures)": (
+        ["figures", "the cat sat", "--token", "dog"],
+        "--token: token 'dog'",
+        "blockviz figures --help",
+    ),
+    "a position outside the sentence (explore)": (
+        ["explore", "the cat sat", "--token", "7"],
+        "--token: token position 7 is outside",
+        "blockviz explore --help",
+    ),
+    "a head out of range (render)": (
+        ["render", "the cat sat", "--head", "2"],
+        "--head: head 2 does not exist",
+        "blockviz render --help",
+    ),
+    "a head out of range (figures)": (
+        ["figures", "the cat sat", "--head", "2"],
+        "--head: head 2 does not exist",
+        "blockviz figures --help",
+    ),
+    "a head out of range (explore)": (
+        ["explore", "the cat sat", "--head", "2"],
+        "--head: head 2 does not exist",
+        "blockviz explore --help",
+    ),
+    "a head out of range (record)": (
+        ["record", "the cat sat", "--head", "2"],
+        "--head: head 2 does not exist",
+        "blockviz record --help",
+    ),
     "a pace out of range": (["render", "the cat sat", "--pace", "10"], "--pace", "blockviz render --help"),
 }
 

@@ -62,8 +62,18 @@ def site(tmp_path_factory) -> Path:
     pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install -e '.[docs]'")
     pytest.importorskip("mkdocstrings", reason="the docs extra is not installed: pip install -e '.[docs]'")
     folder = tmp_path_factory.mktemp("docs") / "site"
-    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-             "-f", str(ROOT / "mkdocs.yml"), "-d", str(folder)]
+    build = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "--quiet",
+        "-f",
+        str(ROOT / "mkdocs.yml"),
+        "-d",
+        str(folder),
+    ]
     built = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert built.returncode == 0, f"mkdocs build --strict failed:\n{built.stderr}"
     return folder

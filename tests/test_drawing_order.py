@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import pytest
 from manim import DOWN, LEFT, RIGHT, UP, Circle, Scene, Square, Text
-
 from manim.animation.animation import prepare_animation
+from support import frame_hashes, named_record
 
 from blockviz.scenes import drawing_order
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.catalog import lookup
 from blockviz.scenes.fades import FadeIn
-from support import frame_hashes, named_record
 
 
 def begun(*animations):
@@ -24,7 +23,11 @@ def begun(*animations):
 
 def test_a_still_text_clear_of_a_move_comes_first_and_one_in_its_way_keeps_its_place():
     moving = Square(side_length=1).move_to(LEFT * 3)
-    far, in_the_way, under = Text("far").move_to(UP * 3), Text("on the path").move_to(LEFT * 1.5), Square(side_length=0.5).move_to(RIGHT * 2)
+    far, in_the_way, under = (
+        Text("far").move_to(UP * 3),
+        Text("on the path").move_to(LEFT * 1.5),
+        Square(side_length=0.5).move_to(RIGHT * 2),
+    )
     animations = begun(moving.animate.move_to(RIGHT * 0.5))
     order = drawing_order.still_first([under, moving, in_the_way, far], animations)
     assert order == [under, far, moving, in_the_way]  # the path runs from x = -3.5 to 1: through "on the path"
@@ -57,7 +60,11 @@ def test_an_overshooting_group_or_an_updater_keeps_the_order():
 
 
 def test_a_fade_in_is_bounded_by_where_its_shift_takes_it():
-    arriving, beside, below = Text("x").move_to(LEFT * 2), Text("beside").move_to(RIGHT * 3), Text("below").move_to(LEFT * 2 + DOWN * 0.6)
+    arriving, beside, below = (
+        Text("x").move_to(LEFT * 2),
+        Text("beside").move_to(RIGHT * 3),
+        Text("below").move_to(LEFT * 2 + DOWN * 0.6),
+    )
     animations = begun(FadeIn(arriving, shift=UP * 0.5))  # from 0.5 below its place
     assert drawing_order.still_first([arriving, beside, below], animations) == [beside, arriving, below]
 

@@ -15,7 +15,9 @@ from blockviz.lecture.join import join_videos
 from blockviz.render.encoding import HoldEncoder, hold_crf, segment_spec
 
 FPS = 15
-SPEC = segment_spec(VideoEncoderSpec("mp4", "libx264", "yuv420p", 160, 96, Fraction(FPS), (("crf", "23"),)))  # Manim's x264 settings
+SPEC = segment_spec(
+    VideoEncoderSpec("mp4", "libx264", "yuv420p", 160, 96, Fraction(FPS), (("crf", "23"),))
+)  # Manim's x264 settings
 
 
 def slide(seed: int) -> np.ndarray:
@@ -48,7 +50,10 @@ def segment(path, frames: list[tuple[np.ndarray, int]]):
 def timeline(path) -> list[tuple[Fraction, np.ndarray]]:
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
-        return [(frame.pts * Fraction(stream.time_base), frame.to_ndarray(format="rgb24")) for frame in container.decode(stream)]
+        return [
+            (frame.pts * Fraction(stream.time_base), frame.to_ndarray(format="rgb24"))
+            for frame in container.decode(stream)
+        ]
 
 
 def shown_at(frames, t: Fraction) -> np.ndarray:
@@ -97,7 +102,9 @@ def test_every_frame_time_shows_the_picture_drawn_for_it(joined):
     for index, picture in enumerate(drawn):
         shown = shown_at(frames, Fraction(2 * index + 1, 2 * FPS))
         others = [psnr(shown, other) for other in drawn if not np.array_equal(other, picture)]
-        assert psnr(shown, picture) > 25 and psnr(shown, picture) > max(others) + 10, index  # every slide differs wholly: x264 at its worst
+        assert psnr(shown, picture) > 25 and psnr(shown, picture) > max(others) + 10, (
+            index
+        )  # every slide differs wholly: x264 at its worst
 
 
 def test_seeking_shows_what_decoding_from_the_start_shows(joined):
@@ -123,7 +130,11 @@ def test_resampled_at_the_frame_rate_it_gives_every_frame_back(joined):
     with av.open(str(video)) as container:
         stream = container.streams.video[0]
         graph = av.filter.Graph()
-        source, resample, sink = graph.add_buffer(template=stream), graph.add("fps", f"fps={FPS}"), graph.add("buffersink")
+        source, resample, sink = (
+            graph.add_buffer(template=stream),
+            graph.add("fps", f"fps={FPS}"),
+            graph.add("buffersink"),
+        )
         source.link_to(resample)
         resample.link_to(sink)
         graph.configure()
@@ -137,7 +148,9 @@ def test_resampled_at_the_frame_rate_it_gives_every_frame_back(joined):
             except (av.error.BlockingIOError, av.error.EOFError):
                 break
     assert len(resampled) == len(drawn)
-    assert all(np.array_equal(picture, shown_at(frames, Fraction(index, FPS))) for index, picture in enumerate(resampled))
+    assert all(
+        np.array_equal(picture, shown_at(frames, Fraction(index, FPS))) for index, picture in enumerate(resampled)
+    )
 
 
 def repeated_psnr(tmp_path, pixels, frames: int, crf: float) -> float:

@@ -68,14 +68,18 @@ def test_the_page_gets_the_records_one_scale_per_family_and_each_themes_role_col
     for spec in FIELDS:  # the limit the figures and scenes use, by the field's family
         assert data["fields"][spec.name]["scale"] == spec.scale
         assert families[spec.scale] == chicken_record.scale_limit(spec.name)
-    assert families[PARAMETER_SCALE] == chicken_record.scale_limit("attn.W_O") == chicken_record.scale_limit("ln1.weight")
+    assert (
+        families[PARAMETER_SCALE] == chicken_record.scale_limit("attn.W_O") == chicken_record.scale_limit("ln1.weight")
+    )
     themes = data["style"]["themes"]
     assert themes["light"]["roles"] == LIGHT.roles and themes["dark"]["roles"] == DARK.roles
     assert themes["light"]["roles"]["query"] == "#0874b5" != themes["dark"]["roles"]["query"]
 
 
 def test_sizes_stay_small():
-    assert len(Explorer(record("The chicken didn't cross the road because it was too tired.")).html().encode()) <= 150_000
+    assert (
+        len(Explorer(record("The chicken didn't cross the road because it was too tired.")).html().encode()) <= 150_000
+    )
     long_sentence = " ".join(f"w{k}" for k in range(64))
     assert len(Explorer(record(long_sentence)).html().encode()) <= 1_000_000
 
@@ -101,7 +105,11 @@ def test_a_sentence_with_template_markers_is_not_expanded():
 
 
 def test_explore_selects_like_the_other_commands(chicken_record):
-    assert explore(chicken_record, token="the").token == 0 and explore(chicken_record, token="the#2").token == 5 and explore(chicken_record, token="tired#1").token == 11
+    assert (
+        explore(chicken_record, token="the").token == 0
+        and explore(chicken_record, token="the#2").token == 5
+        and explore(chicken_record, token="tired#1").token == 11
+    )
     assert explore(chicken_record, token=3).token == 3
     with pytest.raises(BlockvizError, match="choose one of input, ln1"):
         explore(chicken_record, step="softmaxx")
@@ -129,13 +137,21 @@ def test_step_names():
 
 # ---------- the command ----------
 
+
 def test_explore_writes_the_page_under_the_sentence_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["explore", "The cat sat.", "--token", "cat", "--head", "1", "--step", "softmax", "--theme", "dark"])
+    result = CliRunner().invoke(
+        main, ["explore", "The cat sat.", "--token", "cat", "--head", "1", "--step", "softmax", "--theme", "dark"]
+    )
     assert result.exit_code == 0, result.output
     path = tmp_path / "renders" / sentence_slug("The cat sat.") / "explorer.html"
     assert result.output.strip() == str(path.relative_to(tmp_path))
-    assert data_block(path.read_text(encoding="utf-8"))["initial"] == {"token": 1, "head": 1, "step": "softmax", "theme": "dark"}
+    assert data_block(path.read_text(encoding="utf-8"))["initial"] == {
+        "token": 1,
+        "head": 1,
+        "step": "softmax",
+        "theme": "dark",
+    }
     assert [p.name for p in path.parent.iterdir()] == ["explorer.html"]  # no temporary file left
 
 
@@ -186,9 +202,21 @@ def test_help_says_what_o_takes():
 @pytest.mark.parametrize(
     ("arguments", "code", "message"),
     [
-        (["--step", "soft"], 2, "step 'soft' does not exist: choose one of input, ln1, qkv, rotary, scores, scale, mask, softmax, mix, concat, project, add1, ln2, gate, up, gate_up, widen, activation, narrow, add2, output"),
-        (["--step", "gate"], 2, "step 'gate' does not exist: choose one of input, ln1, qkv, scores, scale, mask, softmax, mix, concat, project, add1, ln2, widen, activation, narrow, add2, output"),  # a gated FFN's step, not this block's
-        (["--token", "dog"], 2, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
+        (
+            ["--step", "soft"],
+            2,
+            "step 'soft' does not exist: choose one of input, ln1, qkv, rotary, scores, scale, mask, softmax, mix, concat, project, add1, ln2, gate, up, gate_up, widen, activation, narrow, add2, output",
+        ),
+        (
+            ["--step", "gate"],
+            2,
+            "step 'gate' does not exist: choose one of input, ln1, qkv, scores, scale, mask, softmax, mix, concat, project, add1, ln2, widen, activation, narrow, add2, output",
+        ),  # a gated FFN's step, not this block's
+        (
+            ["--token", "dog"],
+            2,
+            "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'",
+        ),
         (["--token", "the#2"], 2, "'the' occurs once, so the#2 does not exist"),
         (["--head", "2"], 2, "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),
         (["--theme", "blue"], 2, "Invalid value for '--theme'"),

@@ -10,19 +10,25 @@ import shutil
 import time
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from playwright import sync_api  # a test dependency (pip install -e '.[test]'); the browser is Debian's
+from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text
 
 from blockviz import record
 from blockviz.explorer import STEP_NAMES, Explorer
 from blockviz.record_fields import FIELDS
-import numpy as np
-
 from blockviz.style import DARK, LIGHT, format_number, hex_color, signed_color, weight_color
-from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text
 
 CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
 
 
@@ -62,7 +68,9 @@ def test_every_view_shows_the_records_numbers_and_every_check(opened, chicken):
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
             page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
-            page.wait_for_function(f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
+            page.wait_for_function(
+                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'"
+            )
             cells = page.evaluate(SHOWN)
             wrong = [(f or p, at, text) for f, p, at, text in cells if text != expected_text(rec, f, p, at)]
             assert wrong == [], (token, head, wrong[:5])
@@ -82,7 +90,9 @@ def test_clicks_keys_and_the_link(opened, chicken):
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
     assert page.evaluate("location.hash") == "#token=because&head=0&step=input"
-    assert page.evaluate("Array.from(document.querySelectorAll('.chip'), c => c.tabIndex)") == [-1] * 7 + [0] + [-1] * 5  # one tab stop
+    assert (
+        page.evaluate("Array.from(document.querySelectorAll('.chip'), c => c.tabIndex)") == [-1] * 7 + [0] + [-1] * 5
+    )  # one tab stop
     page.click(".chip[data-token='1']")
     assert page.evaluate("location.hash") == "#token=chicken&head=0&step=input"
     page.keyboard.press("ArrowRight")  # the clicked chip has the focus
@@ -114,7 +124,9 @@ def test_clicks_keys_and_the_link(opened, chicken):
     assert csv.splitlines()[0] == ",scaled,+ M,= masked" and csv.splitlines()[1].startswith("0 The,")
     assert "| \u2212\u221e |" in markdown and "\u2212" in markdown  # Markdown keeps what is shown
     # A table is one tab stop; the arrows move between its numbers and Enter shows their operands.
-    assert page.evaluate("Array.from(document.querySelectorAll('#step-mask table.nums'), t => t.querySelectorAll('td[tabindex=\"0\"]').length)") == [1]
+    assert page.evaluate(
+        "Array.from(document.querySelectorAll('#step-mask table.nums'), t => t.querySelectorAll('td[tabindex=\"0\"]').length)"
+    ) == [1]
     page.focus("#step-mask td.num[tabindex='0']")
     for key in ("ArrowDown", "ArrowRight", "Enter"):
         page.keyboard.press(key)
@@ -139,7 +151,7 @@ STOPS = np.linspace(0.0, 1.0, 65)
 
 
 def rgb(hex_text):
-    return "rgb({}, {}, {})".format(*(int(hex_text[k:k + 2], 16) for k in (1, 3, 5)))
+    return "rgb({}, {}, {})".format(*(int(hex_text[k : k + 2], 16) for k in (1, 3, 5)))
 
 
 def expected_colour(rec, field, value):
@@ -157,7 +169,9 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     page = opened()
     page.check("#all-steps")
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-    page.wait_for_function("() => document.querySelectorAll('details table').length === document.querySelectorAll('details').length")
+    page.wait_for_function(
+        "() => document.querySelectorAll('details table').length === document.querySelectorAll('details').length"
+    )
     cells = page.evaluate(CELLS)
     families = {spec.name: spec.scale for spec in FIELDS}
     assert all(cell["family"] or cell["blocked"] for cell in cells)  # every number is on a family's scale
@@ -172,17 +186,35 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
             tables.setdefault((cell["field"], cell["at"]), set()).add(cell["table"])
     assert all(len(found) == 1 for found in colours.values())
     in_two_tables = {field for (field, _), found in tables.items() if len(found) >= 2}
-    assert {"resid_pre", "ln1", "query", "scores", "scaled_scores", "masked_scores", "weights", "head_outputs", "concat", "resid_mid", "ffn_pre", "ffn_post"} <= in_two_tables
+    assert {
+        "resid_pre",
+        "ln1",
+        "query",
+        "scores",
+        "scaled_scores",
+        "masked_scores",
+        "weights",
+        "head_outputs",
+        "concat",
+        "resid_mid",
+        "ffn_pre",
+        "ffn_post",
+    } <= in_two_tables
     # Numbers the page derives are on the scale of what they add up to; parameters on the parameters' one scale.
     derived = {cell["row"]: cell["family"] for cell in cells if not cell["field"] and not cell["param"]}
-    assert derived["concat · W_O"] == derived["ffn_post · W_out"] == "residual" and derived["ln2 · W_in"] == "ffn_hidden"
+    assert (
+        derived["concat · W_O"] == derived["ffn_post · W_out"] == "residual" and derived["ln2 · W_in"] == "ffn_hidden"
+    )
     assert derived["Σ over the keys"] == "weights" and derived["√(var + ε), ε = 0.00001"] == "variance"
     assert {cell["family"] for cell in cells if cell["param"]} == {"parameters"}
     # Role colours: each theme's own.
     role = "getComputedStyle(document.documentElement).getPropertyValue('--q').trim()"
     assert page.evaluate(role) == LIGHT.query
     page.click("#theme-toggle")
-    assert page.evaluate(role) == DARK.query and page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--v').trim()") == DARK.value
+    assert (
+        page.evaluate(role) == DARK.query
+        and page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--v').trim()") == DARK.value
+    )
     # On paper: the light theme's colours (dark text on the white page), every step.
     page.uncheck("#all-steps")
     page.emulate_media(media="print")
@@ -206,12 +238,16 @@ def test_every_table_fits_or_scrolls_in_its_own_box_at_every_width(browser, tmp_
         page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         for width in (800, 1000, 1100, 1400):
             page.set_viewport_size({"width": width, "height": 900})
-            page.wait_for_function("() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))")
+            page.wait_for_function(
+                "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))"
+            )
             measured = page.evaluate(OVERFLOW)
             assert measured["width"] == width and measured["page"] <= width, (name, width)
             if name == "wide":  # 48 columns: they scroll inside their own box, a focusable named region
                 assert [o for o in measured["out"] if not o["clipped"]] == [], (name, width, measured["out"][:3])
-                assert any(box["wide"] for box in measured["scrolling"]) and all(box["region"] for box in measured["scrolling"] if box["wide"])
+                assert any(box["wide"] for box in measured["scrolling"]) and all(
+                    box["region"] for box in measured["scrolling"] if box["wide"]
+                )
             else:  # the default sizes: every table fits, nothing is wider than the window
                 assert measured["out"] == [], (name, width, measured["out"][:3])
                 assert not any(box["wide"] for box in measured["scrolling"]), (name, width)
@@ -233,7 +269,9 @@ def test_hostile_token_text_stays_text(browser, tmp_path):
 
 def test_in_a_sandboxed_srcdoc_iframe_the_page_works_without_history(browser, tmp_path, chicken):
     host = tmp_path / "notebook.html"  # what a notebook shows: the summary line and the iframe
-    host.write_text("<!DOCTYPE html><meta charset='utf-8'><body>" + Explorer(chicken[0], token=2)._repr_html_(), encoding="utf-8")
+    host.write_text(
+        "<!DOCTYPE html><meta charset='utf-8'><body>" + Explorer(chicken[0], token=2)._repr_html_(), encoding="utf-8"
+    )
     opened = Opened(browser, host, ready=False)
     frame = opened.page.frame_locator("iframe")
     frame.locator("body[data-ready]").wait_for()
@@ -258,11 +296,14 @@ def test_64_tokens_load_and_respond(browser, tmp_path):
     assert page.locator(".pattern td[data-field]").count() == 0  # an overview in colour: 64 × 64 cells without text
     page.check("#pattern-numbers")  # its numbers, one switch away
     cells = page.evaluate(SHOWN.replace(".steps [data-field], .steps [data-param], ", ""))
-    assert len(cells) == 64 * 64 and all(text == expected_text(rec, f, p, at) for f, p, at, text in cells if at.startswith("0,"))
-    assert page.get_attribute(".pattern .scroll", "role") == "region" and page.evaluate("document.activeElement.id") == "pattern-numbers"
+    assert len(cells) == 64 * 64 and all(
+        text == expected_text(rec, f, p, at) for f, p, at, text in cells if at.startswith("0,")
+    )
+    assert (
+        page.get_attribute(".pattern .scroll", "role") == "region"
+        and page.evaluate("document.activeElement.id") == "pattern-numbers"
+    )
     opened.close()
-
-
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -280,7 +321,9 @@ def test_axe_finds_no_accessibility_violations(browser, tmp_path, theme):
         page.check("#all-steps")  # every step's tables, the term tables too
         page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
-        violations = page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
+        violations = page.evaluate(
+            "async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])"
+        )
     finally:
         context.close()
     assert violations == [], violations
@@ -290,11 +333,15 @@ def test_a_notebook_run_by_nbclient_shows_a_working_explorer(browser, tmp_path):
     import nbclient
     import nbformat
 
-    notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell('from blockviz import record\nrec = record("the cat sat")\nrec'),
-        nbformat.v4.new_code_cell('rec.explore(token="cat", step="softmax")'),
-    ])
-    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell('from blockviz import record\nrec = record("the cat sat")\nrec'),
+            nbformat.v4.new_code_cell('rec.explore(token="cat", step="softmax")'),
+        ]
+    )
+    nbclient.NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     summary, explorer = (cell.outputs[0]["data"]["text/html"] for cell in notebook.cells)
     assert "<table>" in summary and "exp_scores" in summary  # the record: a summary table, not the page
     assert explorer.count("<iframe") == 1 and 'sandbox="allow-scripts"' in explorer
@@ -322,10 +369,18 @@ def test_an_outlier_clips_its_scale_and_the_legend_says_so(opened, chicken, tmp_
     page = opened(path)
     legend = page.locator(".clipnote").text_content()
     assert f"residual ±{format_number(limit)}" in legend and "22543.00" in legend
-    cells = page.evaluate(CELLS.replace("family: cell.dataset.family || '',", "family: cell.dataset.family || '', clipped: cell.classList.contains('clipped'), text: cell.textContent,"))
+    cells = page.evaluate(
+        CELLS.replace(
+            "family: cell.dataset.family || '',",
+            "family: cell.dataset.family || '', clipped: cell.classList.contains('clipped'), text: cell.textContent,",
+        )
+    )
     outlier = [cell for cell in cells if cell["field"] == "resid_pre" and cell["at"] == "0,0"]
     assert outlier and all(cell["clipped"] and cell["text"] == "22543.00" for cell in outlier)
-    assert all(cell["colour"] == expected_colour(rec, "resid_pre", 22543.0) == expected_colour(rec, "resid_pre", limit) for cell in outlier)  # the end colour
+    assert all(
+        cell["colour"] == expected_colour(rec, "resid_pre", 22543.0) == expected_colour(rec, "resid_pre", limit)
+        for cell in outlier
+    )  # the end colour
     for cell in cells:
         if cell["field"] and not cell["blocked"]:
             value = float(rec.tensors[cell["field"]][tuple(int(k) for k in cell["at"].split(","))])

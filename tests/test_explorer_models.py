@@ -15,9 +15,8 @@ import shutil
 import pytest
 
 pytest.importorskip("transformers")
-from playwright import sync_api  # noqa: E402
-
 from models_support import BUILDERS, SENTENCE, packaged_model_installed  # noqa: E402
+from playwright import sync_api  # noqa: E402
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
@@ -25,12 +24,18 @@ from blockviz.explorer import payload as payload_module  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
 
 CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 GIVEN = "ⓘ the layer's input as the model computed it"
 """The input step of a later layer: the layers before it are not in the record."""
-
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +53,9 @@ def folders(tmp_path_factory):
 
 
 def _checks(page) -> list[tuple[str, str]]:
-    return page.evaluate("Array.from(document.querySelectorAll('.step .check'), c => [c.closest('.step').dataset.step, c.textContent])")
+    return page.evaluate(
+        "Array.from(document.querySelectorAll('.step .check'), c => [c.closest('.step').dataset.step, c.textContent])"
+    )
 
 
 def _all_checked(checks, given) -> bool:
@@ -62,14 +69,73 @@ def _all_checked(checks, given) -> bool:
 
 
 ORDER = {
-    "gpt2": ["input", "ln1", "qkv", "scores", "scale", "mask", "softmax", "mix", "concat", "project", "add1", "ln2", "widen", "activation", "narrow", "add2", "output"],
-    "bert": ["input", "qkv", "scores", "scale", "mask", "softmax", "mix", "concat", "project", "add1", "ln1", "widen", "activation", "narrow", "add2", "ln2", "output"],
-    "llama": ["input", "ln1", "qkv", "rotary", "scores", "scale", "mask", "softmax", "mix", "concat", "project", "add1", "ln2", "gate", "activation", "up", "gate_up", "narrow", "add2", "output"],
+    "gpt2": [
+        "input",
+        "ln1",
+        "qkv",
+        "scores",
+        "scale",
+        "mask",
+        "softmax",
+        "mix",
+        "concat",
+        "project",
+        "add1",
+        "ln2",
+        "widen",
+        "activation",
+        "narrow",
+        "add2",
+        "output",
+    ],
+    "bert": [
+        "input",
+        "qkv",
+        "scores",
+        "scale",
+        "mask",
+        "softmax",
+        "mix",
+        "concat",
+        "project",
+        "add1",
+        "ln1",
+        "widen",
+        "activation",
+        "narrow",
+        "add2",
+        "ln2",
+        "output",
+    ],
+    "llama": [
+        "input",
+        "ln1",
+        "qkv",
+        "rotary",
+        "scores",
+        "scale",
+        "mask",
+        "softmax",
+        "mix",
+        "concat",
+        "project",
+        "add1",
+        "ln2",
+        "gate",
+        "activation",
+        "up",
+        "gate_up",
+        "narrow",
+        "add2",
+        "output",
+    ],
 }
 """The steps of each family, in the order its block computes (BERT: post-norm, LayerNorm after each add)."""
 
 
-@pytest.mark.parametrize(("family", "layer"), [("gpt2", 0), ("gpt2", 1), ("bert", 0), ("bert", 1), ("llama", 0), ("llama", 1)])
+@pytest.mark.parametrize(
+    ("family", "layer"), [("gpt2", 0), ("gpt2", 1), ("bert", 0), ("bert", 1), ("llama", 0), ("llama", 1)]
+)
 def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(browser, folders, tmp_path, family, layer):
     rec = record_layer(SENTENCE, model=folders[family], layer=layer)
     assert [s.name for s in steps_for(rec.config, rec.source)] == ORDER[family]
@@ -77,13 +143,19 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     Explorer(rec, token="it").save(path)
     opened = Opened(browser, path)
     page = opened.page
-    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER[family]
-    given = layer == 0 and family == "bert"  # BERT's embedding LayerNorm is not recorded; a later layer's input is checked against the layer before's output
+    assert (
+        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER[family]
+    )
+    given = (
+        layer == 0 and family == "bert"
+    )  # BERT's embedding LayerNorm is not recorded; a later layer's input is checked against the layer before's output
     seen = set()
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
             page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
-            page.wait_for_function(f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
+            page.wait_for_function(
+                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'"
+            )
             checks = _checks(page)
             assert len(checks) == len(ORDER[family]) and _all_checked(checks, given), (family, token, head, checks)
             cells = page.evaluate(SHOWN)
@@ -92,9 +164,14 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
             seen.update(f for f, _, _, _ in cells if f)
     assert seen == set(rec.tensors)  # every recorded tensor is on the page somewhere
     input_check = dict(_checks(page))["input"]
-    assert input_check.startswith(GIVEN) if given else input_check.startswith("✓")  # layer 0 of GPT-2: x = embed + pos_embed; of Llama: x = embed
+    assert (
+        input_check.startswith(GIVEN) if given else input_check.startswith("✓")
+    )  # layer 0 of GPT-2: x = embed + pos_embed; of Llama: x = embed
     if layer > 0:
-        assert input_check.startswith("✓ matches the record (max |Δ| 0)") and f"x = layer {layer - 1}'s output" in input_check
+        assert (
+            input_check.startswith("✓ matches the record (max |Δ| 0)")
+            and f"x = layer {layer - 1}'s output" in input_check
+        )
         assert page.text_content("#step-input .formula") == f"x = resid_pre = layer {layer - 1}'s output"
     if family == "llama":  # grouped-query attention: head 3 reads key/value head 1, which heads 2 and 3 share
         page.evaluate("location.hash = '#token=0&head=3&step=qkv'")
@@ -107,7 +184,9 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     opened.close()
 
 
-def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks_them(browser, folders, tmp_path, monkeypatch):
+def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks_them(
+    browser, folders, tmp_path, monkeypatch
+):
     # The tiny Llama as a large model would be paged: rows past 6 columns elided, weights cut to the shown columns.
     monkeypatch.setattr(payload_module, "ELIDE_ABOVE", 6)
     monkeypatch.setattr(payload_module, "FIRST", 2)
@@ -129,11 +208,15 @@ def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks
     caption = page.text_content("#step-gate .tablebox:nth-of-type(2) .tablecap")
     assert "19 of 24 columns hidden" in caption  # d_ff 24: 2 first, 1 last, the 2 largest
     assert "carries only the columns of W_gate" in page.text_content("#step-gate")
-    header = page.evaluate("Array.from(document.querySelectorAll('#step-gate .tablebox:nth-of-type(2) thead th'), th => th.textContent)")
+    header = page.evaluate(
+        "Array.from(document.querySelectorAll('#step-gate .tablebox:nth-of-type(2) thead th'), th => th.textContent)"
+    )
     assert header[:2] == ["f0", "f1"] and "⋯" in header and header[-1] == "f23"
     page.click("#step-gate .widen-toggle")
     assert page.evaluate("document.activeElement.classList.contains('widen-toggle')")
-    header = page.evaluate("Array.from(document.querySelectorAll('#step-gate .tablebox:nth-of-type(2) thead th'), th => th.textContent)")
+    header = page.evaluate(
+        "Array.from(document.querySelectorAll('#step-gate .tablebox:nth-of-type(2) thead th'), th => th.textContent)"
+    )
     assert header == [f"f{c}" for c in range(24)]
     assert _all_checked(_checks(page), True)  # the carried columns are still the ones checked
     opened.close()
@@ -153,12 +236,12 @@ def test_axe_finds_no_violations_on_a_model_layer(browser, folders, tmp_path, th
         page.check("#all-steps")
         page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
-        violations = page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
+        violations = page.evaluate(
+            "async () => (await axe.run(document)).violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])"
+        )
     finally:
         context.close()
     assert violations == [], violations
-
-
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +259,9 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     assert path.stat().st_size <= 3_000_000
     opened = Opened(browser, path)
     page = opened.page
-    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["bert"]
+    assert (
+        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["bert"]
+    )
     assert _all_checked(_checks(page), True), _checks(page)
     assert page.locator(".chip.special .word").all_text_contents() == ["[CLS]", "[SEP]"]
     assert page.get_attribute(".chip[data-token='0']", "aria-label") == "token 0: [CLS] (special token)"
@@ -187,18 +272,27 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == []
     page.click(".stepnav button[data-step='widen']")
     assert "of 1536 columns hidden" in page.text_content("#step-widen")
-    assert page.evaluate("document.querySelector('#step-widen .scroll').scrollWidth <= document.querySelector('#step-widen .scroll').clientWidth + 1")  # elided: it fits
+    assert page.evaluate(
+        "document.querySelector('#step-widen .scroll').scrollWidth <= document.querySelector('#step-widen .scroll').clientWidth + 1"
+    )  # elided: it fits
     page.click("#step-widen .widen-toggle")
-    assert page.get_attribute("#step-widen .tablebox:nth-of-type(2) .scroll", "role") == "region"  # all 1536: they scroll in their own box
+    assert (
+        page.get_attribute("#step-widen .tablebox:nth-of-type(2) .scroll", "role") == "region"
+    )  # all 1536: they scroll in their own box
     assert _all_checked(_checks(page), True)
     page.click("#step-widen .widen-toggle")  # back to the elided rows: every step at once fits the window
     page.check("#all-steps")
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     for width in (800, 1400):
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_function("() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))")
+        page.wait_for_function(
+            "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))"
+        )
         measured = page.evaluate(OVERFLOW)
-        assert measured["page"] <= width and [o for o in measured["out"] if not o["clipped"]] == [], (width, measured["out"][:3])
+        assert measured["page"] <= width and [o for o in measured["out"] if not o["clipped"]] == [], (
+            width,
+            measured["out"][:3],
+        )
     opened.close()
 
 
@@ -208,11 +302,20 @@ def test_explore_command_writes_the_minilm_page(minilm, tmp_path):
     from blockviz.cli import main
 
     out = tmp_path / "it.html"
-    result = CliRunner().invoke(main, ["explore", CHICKEN, "--model", "minilm", "--layer", "3", "--head", "1", "--token", "it", "-o", str(out)])
+    result = CliRunner().invoke(
+        main, ["explore", CHICKEN, "--model", "minilm", "--layer", "3", "--head", "1", "--token", "it", "-o", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert result.output.strip().splitlines()[-1] == str(out) and 1_000_000 < out.stat().st_size <= 3_000_000
-    result = CliRunner().invoke(main, ["explore", CHICKEN, "--model", "minilm", "--layer", "3", "--step", "gate", "-o", str(tmp_path / "gate.html")])
-    assert result.exit_code == 2 and "step 'gate' does not exist: choose one of input, qkv, scores" in result.output and not (tmp_path / "gate.html").exists()
+    result = CliRunner().invoke(
+        main,
+        ["explore", CHICKEN, "--model", "minilm", "--layer", "3", "--step", "gate", "-o", str(tmp_path / "gate.html")],
+    )
+    assert (
+        result.exit_code == 2
+        and "step 'gate' does not exist: choose one of input, qkv, scores" in result.output
+        and not (tmp_path / "gate.html").exists()
+    )
 
 
 def test_smollm2_layer_13_head_8_page(browser, tmp_path):
@@ -224,9 +327,13 @@ def test_smollm2_layer_13_head_8_page(browser, tmp_path):
     assert path.stat().st_size <= 3_000_000
     opened = Opened(browser, path)
     page = opened.page
-    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["llama"]
+    assert (
+        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["llama"]
+    )
     assert _all_checked(_checks(page), True), _checks(page)
     assert "Query head 8 uses key/value head 2" in page.text_content("#step-qkv")
-    assert page.text_content(f".pattern td[data-at='8,{rec.tokens.index('it')},{rec.tokens.index('chicken')}']") == "0.88"
+    assert (
+        page.text_content(f".pattern td[data-at='8,{rec.tokens.index('it')},{rec.tokens.index('chicken')}']") == "0.88"
+    )
     assert "4-bit" in page.text_content("#summary")
     opened.close()

@@ -19,7 +19,11 @@ def picture() -> VGroup:
 
 def state(mobject) -> list[np.ndarray]:
     """Every part's points and colour arrays (fill, stroke, background stroke)."""
-    return [array for member in mobject.get_family() for array in (member.points, member.fill_rgbas, member.stroke_rgbas, member.background_stroke_rgbas)]
+    return [
+        array
+        for member in mobject.get_family()
+        for array in (member.points, member.fill_rgbas, member.stroke_rgbas, member.background_stroke_rgbas)
+    ]
 
 
 @pytest.mark.parametrize("ours, manims", [(fades.FadeIn, manim.FadeIn), (fades.FadeOut, manim.FadeOut)])
@@ -69,8 +73,12 @@ def test_reveal_shows_the_shapes_then_the_texts_and_conceal_the_reverse():
     reveal.begin(), conceal.begin()
     reveal.interpolate(0.25), conceal.interpolate(0.25)
     glyph = lambda group: group[1].family_members_with_points()[0]  # noqa: E731
-    assert shown[0].get_fill_opacity() == pytest.approx(0.3) and glyph(shown).get_fill_opacity() == 0  # cell half in, text not yet
-    assert hidden[0].get_fill_opacity() == pytest.approx(0.6) and glyph(hidden).get_fill_opacity() == pytest.approx(0.5)  # text half out first
+    assert (
+        shown[0].get_fill_opacity() == pytest.approx(0.3) and glyph(shown).get_fill_opacity() == 0
+    )  # cell half in, text not yet
+    assert hidden[0].get_fill_opacity() == pytest.approx(0.6) and glyph(hidden).get_fill_opacity() == pytest.approx(
+        0.5
+    )  # text half out first
     reveal.interpolate(0.75), conceal.interpolate(0.75)
     assert shown[0].get_fill_opacity() == pytest.approx(0.6) and glyph(shown).get_fill_opacity() == pytest.approx(0.5)
     assert hidden[0].get_fill_opacity() == pytest.approx(0.3) and glyph(hidden).get_fill_opacity() == 0

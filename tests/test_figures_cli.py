@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import torch
 from click.testing import CliRunner
+from support_figures import BLOCK_FIGURES
 
 from blockviz.cli import main
 from blockviz.cli.figures_command import FORMATS, THEMES
 from blockviz.figures import FIGURE_NAMES, FIGURES
-from support_figures import BLOCK_FIGURES
 from blockviz.figures.context import installed_fallbacks
 from blockviz.files import sentence_slug
 from blockviz.style import DARK
@@ -40,7 +40,9 @@ def test_list_names_and_describes_every_figure():
 
 def test_writes_to_the_default_folder_and_prints_each_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = run("the cat sat", "--figure", "weights", "--figure", "worked-example", "--format", "png,svg", "--dpi", "30")
+    result = run(
+        "the cat sat", "--figure", "weights", "--figure", "worked-example", "--format", "png,svg", "--dpi", "30"
+    )
     assert result.exit_code == 0, result.output
     folder = Path("renders") / sentence_slug("the cat sat") / "figures"
     expected = [str(folder / f"{name}.{fmt}") for name in ("weights", "worked-example") for fmt in ("png", "svg")]
@@ -49,7 +51,20 @@ def test_writes_to_the_default_folder_and_prints_each_path(tmp_path, monkeypatch
 
 
 def test_token_head_theme_and_output_folder(tmp_path):
-    result = run("the cat sat", "-o", str(tmp_path), "--figure", "value-mixing", "--token", "cat", "--head", "1", "--theme", "dark", *FAST)
+    result = run(
+        "the cat sat",
+        "-o",
+        str(tmp_path),
+        "--figure",
+        "value-mixing",
+        "--token",
+        "cat",
+        "--head",
+        "1",
+        "--theme",
+        "dark",
+        *FAST,
+    )
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [str(tmp_path / "value-mixing.svg")]
     svg = (tmp_path / "value-mixing.svg").read_text()
@@ -60,7 +75,9 @@ def test_token_head_theme_and_output_folder(tmp_path):
 def test_token_takes_a_later_occurrence_or_a_position(tmp_path, token):
     result = run("the cat saw the dog", "-o", str(tmp_path), "--figure", "value-mixing", "--token", token, *FAST)
     assert result.exit_code == 0, result.output
-    assert ">Value mixing: query 'the' (position 3), head 0</text>" in (tmp_path / "value-mixing.svg").read_text()  # text kept as text
+    assert (
+        ">Value mixing: query 'the' (position 3), head 0</text>" in (tmp_path / "value-mixing.svg").read_text()
+    )  # text kept as text
 
 
 @pytest.mark.parametrize(("width", "points"), [([], 468.0), (["--width", "3.3"], 237.6), (["--width", "12"], 864.0)])
@@ -105,7 +122,11 @@ def test_reads_a_saved_record(tmp_path):
         (["--format", "png,jpg"], 2, "unknown format 'jpg': choose from png, svg, pdf"),
         (["--format", ","], 2, "give at least one format"),
         (["--figure", "heatmap"], 2, "'heatmap' is not one of"),
-        (["--token", "dog"], 2, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
+        (
+            ["--token", "dog"],
+            2,
+            "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'",
+        ),
         (["--token", "7"], 2, "token position 7 is outside the sentence of 3 tokens"),
         (["--token", "cat#0"], 2, "cat#0: occurrences count from 1"),
         (["--token", "cat#2"], 2, "'cat' occurs once, so cat#2 does not exist"),
@@ -134,7 +155,9 @@ def test_unwritable_folder_is_one_line_error(tmp_path):
     blocker.write_text("x")
     result = run("the cat sat", "-o", str(blocker / "figures"), *FAST)
     assert result.exit_code == 1
-    assert error_lines(result) == [f"Error: {str(blocker)!r} is a file, not a folder: choose another folder"]  # blockviz.files.writable_folder's words
+    assert error_lines(result) == [
+        f"Error: {str(blocker)!r} is a file, not a folder: choose another folder"
+    ]  # blockviz.files.writable_folder's words
 
 
 def test_a_folder_that_cannot_be_written_is_the_files_module_line(tmp_path, monkeypatch):
@@ -150,7 +173,9 @@ def test_a_folder_that_cannot_be_written_is_the_files_module_line(tmp_path, monk
     out = tmp_path / "out"
     result = run("the cat sat", "-o", str(out), *FAST)
     assert result.exit_code == 1
-    assert error_lines(result) == [f"Error: cannot write to folder {str(out)!r} ({os.strerror(errno.EACCES)}): choose a writable folder"]
+    assert error_lines(result) == [
+        f"Error: cannot write to folder {str(out)!r} ({os.strerror(errno.EACCES)}): choose a writable folder"
+    ]
     assert not [path for path in out.rglob("*") if path.is_file()]
 
 
@@ -189,6 +214,7 @@ def test_every_figure_of_a_control_character_sentence_is_well_formed_svg(tmp_pat
 
 # Bad record and parameter files: one line, exit 1 or 2, no traceback, nothing written.
 
+
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """A good record saved as .safetensors and as .json, to break in different ways."""
@@ -215,6 +241,7 @@ def _header_cut(folder, source):
 
 def _rewritten(change):
     """The good record written again with its tensors changed (past the checks of BlockRecord.save)."""
+
     def make(folder, source):
         from blockviz import BlockRecord
         from blockviz.record_format import write_record
@@ -224,6 +251,7 @@ def _rewritten(change):
         change(tensors)
         write_record(folder / "rewritten.safetensors", rec.sentence, rec.tokens, rec.config, tensors)
         return folder / "rewritten.safetensors"
+
     return make
 
 
@@ -231,6 +259,7 @@ def _text(name, text):
     def make(folder, source):
         (folder / name).write_text(text)
         return folder / name
+
     return make
 
 
@@ -240,6 +269,7 @@ def _edited(change):
         change(data)
         (folder / "edited.json").write_text(json.dumps(data))
         return folder / "edited.json"
+
     return make
 
 
@@ -256,17 +286,28 @@ BAD_FILES = {
     "ints for the tokens": _edited(lambda data: data.__setitem__("tokens", [1, 2, 3])),
     "tokens that do not match the tensors": _edited(lambda data: data.__setitem__("tokens", ["the", "cat"])),
     "a string where a number belongs": _edited(lambda data: data["tensors"]["resid_pre"][0].__setitem__(0, "NaN")),
-    "a NaN where values must be finite": _rewritten(lambda tensors: tensors["resid_pre"][0].__setitem__(0, float("nan"))),
-    "a float8 tensor": _rewritten(lambda tensors: tensors.__setitem__("weights", tensors["weights"].to(torch.float8_e4m3fn))),
+    "a NaN where values must be finite": _rewritten(
+        lambda tensors: tensors["resid_pre"][0].__setitem__(0, float("nan"))
+    ),
+    "a float8 tensor": _rewritten(
+        lambda tensors: tensors.__setitem__("weights", tensors["weights"].to(torch.float8_e4m3fn))
+    ),
     "an int tensor": _rewritten(lambda tensors: tensors.__setitem__("embed", tensors["embed"].to(torch.int32))),
     "a future format": _edited(lambda data: data.__setitem__("format", "blockviz-record/9")),
     "an older format": _edited(lambda data: data.__setitem__("format", "blockviz-record/1")),
 }
 """How each bad file is made from the good ones."""
 
-EXPECTED = {"a future format": "written by a newer blockviz", "an older format": "written by an older blockviz", "a field missing": "weights",
-            "tokens that do not match the tensors": "token", "a list for the config": "config", "a NaN where values must be finite": "resid_pre",
-            "a float8 tensor": "weights", "an int tensor": "embed"}
+EXPECTED = {
+    "a future format": "written by a newer blockviz",
+    "an older format": "written by an older blockviz",
+    "a field missing": "weights",
+    "tokens that do not match the tensors": "token",
+    "a list for the config": "config",
+    "a NaN where values must be finite": "resid_pre",
+    "a float8 tensor": "weights",
+    "an int tensor": "embed",
+}
 """Words the one-line message must hold, where the problem has a name."""
 
 
@@ -288,7 +329,10 @@ def test_a_bad_record_file_is_one_line_and_writes_nothing(tmp_path, saved, case)
     assert_refused(run("--record", str(bad), "-o", str(out), *FAST), out, EXPECTED.get(case))
 
 
-@pytest.mark.parametrize("case", ["missing", "truncated safetensors", "truncated safetensors header", "invalid JSON", "nested JSON", "not a record"])
+@pytest.mark.parametrize(
+    "case",
+    ["missing", "truncated safetensors", "truncated safetensors header", "invalid JSON", "nested JSON", "not a record"],
+)
 def test_a_bad_params_file_is_one_line_and_writes_nothing(tmp_path, saved, case):
     bad = BAD_FILES[case](tmp_path, saved)
     out = tmp_path / "out"
@@ -299,11 +343,27 @@ def test_the_good_files_draw(tmp_path, saved):
     for name in ("cat.safetensors", "cat.json"):
         result = run("--record", str(saved / name), "-o", str(tmp_path / name), "--figure", "weights", *FAST)
         assert result.exit_code == 0, result.output
-    result = run("the cat sat", "--params", str(saved / "cat.json"), "-o", str(tmp_path / "params"), "--figure", "weights", *FAST)
+    result = run(
+        "the cat sat", "--params", str(saved / "cat.json"), "-o", str(tmp_path / "params"), "--figure", "weights", *FAST
+    )
     assert result.exit_code == 0, result.output
 
 
 def test_figure_names_take_commas_as_render_scene_names_do(tmp_path):
-    result = CliRunner().invoke(main, ["figures", "the cat sat", "--figure", "weights,mask", "--figure", "scores", "--format", "svg", "-o", str(tmp_path)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "figures",
+            "the cat sat",
+            "--figure",
+            "weights,mask",
+            "--figure",
+            "scores",
+            "--format",
+            "svg",
+            "-o",
+            str(tmp_path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert sorted(path.name for path in tmp_path.iterdir()) == ["mask.svg", "scores.svg", "weights.svg"]

@@ -11,11 +11,20 @@ from blockviz.figures import cores, writing
 from blockviz.figures.cores import Snapshot, busy_elsewhere, free_of
 
 
-@pytest.mark.parametrize(("available", "present", "busy", "free"), [
-    (2, 2, 0.0, 2), (2, 2, 0.3, 2), (2, 2, 0.6, 1), (2, 2, 1.0, 1), (2, 2, 5.0, 1),  # two cores: idle, a little busy, one busy loop, load 5
-    (1, 2, 0.2, 1),  # pinned to one core of two
-    (8, 8, 6.4, 2), (8, 8, 30.0, 1), (4, 8, 1.0, 4),  # an affinity of 4 caps 7 free cores
-])
+@pytest.mark.parametrize(
+    ("available", "present", "busy", "free"),
+    [
+        (2, 2, 0.0, 2),
+        (2, 2, 0.3, 2),
+        (2, 2, 0.6, 1),
+        (2, 2, 1.0, 1),
+        (2, 2, 5.0, 1),  # two cores: idle, a little busy, one busy loop, load 5
+        (1, 2, 0.2, 1),  # pinned to one core of two
+        (8, 8, 6.4, 2),
+        (8, 8, 30.0, 1),
+        (4, 8, 1.0, 4),  # an affinity of 4 caps 7 free cores
+    ],
+)
 def test_free_cores_are_the_cores_less_the_busy_ones_rounded(available, present, busy, free):
     assert free_of(available, present, busy) == free
 
@@ -23,7 +32,9 @@ def test_free_cores_are_the_cores_less_the_busy_ones_rounded(available, present,
 def test_busy_elsewhere_is_the_machines_busy_time_less_this_processs_over_the_window():
     start = Snapshot(at=10.0, machine_busy=100.0, own=5.0)
     assert busy_elsewhere(start, Snapshot(12.0, 103.5, 6.0)) == pytest.approx(1.25)  # (3.5 − 1.0) s busy over 2 s
-    assert busy_elsewhere(start, Snapshot(12.0, 101.0, 6.02)) == 0.0  # this process alone (counters tick by 10 ms): nothing else
+    assert (
+        busy_elsewhere(start, Snapshot(12.0, 101.0, 6.02)) == 0.0
+    )  # this process alone (counters tick by 10 ms): nothing else
     assert busy_elsewhere(start, Snapshot(10.3, 101.0, 5.1)) is None  # too short a window to tell
     assert busy_elsewhere(Snapshot(10.0, None, 5.0), Snapshot(12.0, None, 6.0)) is None  # no /proc/stat
 
@@ -32,7 +43,9 @@ def test_the_counters_count_this_processs_own_work():
     if cores.machine_busy_seconds() is None:
         pytest.skip("no /proc/stat here")
     start = cores.snapshot()
-    while (cores.own_seconds() - start.own < 0.3 or time.monotonic() - start.at < cores.SHORTEST_WINDOW) and time.monotonic() - start.at < 30:
+    while (
+        cores.own_seconds() - start.own < 0.3 or time.monotonic() - start.at < cores.SHORTEST_WINDOW
+    ) and time.monotonic() - start.at < 30:
         pass  # 0.3 CPU s, however busy the machine, over a window long enough to read
     end = cores.snapshot()
     own = end.own - start.own
@@ -60,7 +73,9 @@ def test_a_window_of_busy_counters_sets_the_free_cores(monkeypatch):
     monkeypatch.setattr("blockviz.processes.cores_available", lambda: 4)
     monkeypatch.setattr(cores, "snapshot", lambda: Snapshot(13.0, 1006.0, 2.0))
     monkeypatch.setattr(cores.os, "getloadavg", lambda: (9.0, 9.0, 9.0))  # lagging: not read when the counters say
-    assert cores.cores_free(since=Snapshot(10.0, 1000.0, 0.0)) == 3  # (6 − 2) s busy over 3 s: 1.33 cores busy elsewhere
+    assert (
+        cores.cores_free(since=Snapshot(10.0, 1000.0, 0.0)) == 3
+    )  # (6 − 2) s busy over 3 s: 1.33 cores busy elsewhere
 
 
 def test_figures_are_drawn_by_as_many_workers_as_cores_are_free(monkeypatch):

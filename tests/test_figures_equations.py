@@ -7,12 +7,26 @@ import functools
 import re
 
 import pytest
+from support_figures import (
+    NUMBER,
+    VECTOR,
+    adds_up,
+    check_figure_equations,
+    check_value_mixing,
+    number,
+    signed_terms,
+    unit,
+    vector,
+)
 
 from blockviz import record
 from blockviz.figures import FigureRequest, draw_figure
-from support_figures import NUMBER, VECTOR, adds_up, check_figure_equations, check_value_mixing, number, signed_terms, unit, vector
 
-SENTENCES = {3: "the cat sat", 13: "The chicken didn't cross the road because it was too tired.", 64: " ".join(f"w{i}" for i in range(64))}
+SENTENCES = {
+    3: "the cat sat",
+    13: "The chicken didn't cross the road because it was too tired.",
+    64: " ".join(f"w{i}" for i in range(64)),
+}
 
 
 @functools.cache
@@ -31,7 +45,9 @@ def test_value_mixing_adds_up(tokens, width):
 
 def test_the_issues_example_adds_up_now():
     """The 13-token figure printed (0.35, 0.30) for written terms giving (0.37, 0.32)."""
-    figure = draw_figure("value-mixing", FigureRequest(sentence_record(13), token=12))  # the issue wrote out the final "."
+    figure = draw_figure(
+        "value-mixing", FigureRequest(sentence_record(13), token=12)
+    )  # the issue wrote out the final "."
     check_value_mixing(figure)
     total = [text.get_text() for text in figure.texts if text.get_label() == "mixing_total"]
     assert total == ["z = (0.35, 0.30)"]
@@ -45,7 +61,9 @@ def test_value_mixing_checks_catch_a_sum_that_does_not_add_up():
         check_value_mixing(figure)
 
 
-WORKED = re.compile(rf"^(?P<w1>{NUMBER})\u00b7{VECTOR} \+ (?P<w2>{NUMBER})\u00b7{VECTOR} = {VECTOR} \+ {VECTOR} = {VECTOR}$")
+WORKED = re.compile(
+    rf"^(?P<w1>{NUMBER})\u00b7{VECTOR} \+ (?P<w2>{NUMBER})\u00b7{VECTOR} = {VECTOR} \+ {VECTOR} = {VECTOR}$"
+)
 
 
 @pytest.mark.parametrize("width", [6.5, 3.3, None])
@@ -54,9 +72,19 @@ def test_worked_example_adds_up(width):
     texts = {text.get_label(): text.get_text() for text in figure.texts}
     match = WORKED.match(re.sub(r"\s+", " ", texts["example_equation"]))
     assert match, texts["example_equation"]
-    w1, v1, w2, v2, p1, p2, z = match["w1"], vector(match[2]), match["w2"], vector(match[4]), vector(match[5]), vector(match[6]), vector(match[7])
+    w1, v1, w2, v2, p1, p2, z = (
+        match["w1"],
+        vector(match[2]),
+        match["w2"],
+        vector(match[4]),
+        vector(match[5]),
+        vector(match[6]),
+        vector(match[7]),
+    )
     for index in range(2):
-        assert adds_up([number(w1) * number(v1[index])], p1[index]) and adds_up([number(w2) * number(v2[index])], p2[index])
+        assert adds_up([number(w1) * number(v1[index])], p1[index]) and adds_up(
+            [number(w2) * number(v2[index])], p2[index]
+        )
         assert adds_up([number(p1[index]), number(p2[index])], z[index])
     operators = [text.get_text() for text in figure.texts]
     (max_step,) = [text for text in operators if text.startswith("\u2212 max")]
@@ -71,7 +99,9 @@ def test_worked_example_adds_up(width):
 
 MEAN = re.compile(rf"^\u03bc = \((?P<terms>[^()]*)\) / (?P<d>\d+) = (?P<mean>{NUMBER})$")
 VARIANCE = re.compile(rf"^\u03c3\u00b2 = \((?P<squares>.*)\) / (?P<d>\d+) = (?P<var>{NUMBER})$")
-SCALE = re.compile(rf"^\u221a\(\u03c3\u00b2 \+ \u03b5\) = \u221a\((?P<var>{NUMBER}) \+ (?P<eps>[0-9.e+-]+)\) = (?P<scale>{NUMBER})$")
+SCALE = re.compile(
+    rf"^\u221a\(\u03c3\u00b2 \+ \u03b5\) = \u221a\((?P<var>{NUMBER}) \+ (?P<eps>[0-9.e+-]+)\) = (?P<scale>{NUMBER})$"
+)
 
 
 @pytest.mark.parametrize(("tokens", "width"), [(3, 6.5), (13, 3.3), (64, 6.5)])
@@ -80,16 +110,21 @@ def test_layer_norm_adds_up(tokens, width):
     for query in sorted({0, rec.n - 1}):
         figure = draw_figure("layer-norm", FigureRequest(rec, token=query, width=width))
         texts = {text.get_label(): re.sub(r"\s+", " ", text.get_text()) for text in figure.texts if text.get_label()}
-        for name, source in (("ln1", "resid_pre"), ("ln2", "resid_mid")):
+        for name, _source in (("ln1", "resid_pre"), ("ln2", "resid_mid")):
             mean = MEAN.match(texts[f"{name}_mean"])
             assert mean, texts[f"{name}_mean"]
             terms = signed_terms(mean["terms"])
             assert len(terms) == int(mean["d"]) == rec.config.d_model
             assert adds_up([sum(terms) / len(terms)], mean["mean"])
-            assert number(mean["mean"]) == pytest.approx(rec.tensors[f"{name}_mean"][query].item(), abs=unit(mean["mean"]) / 2)
+            assert number(mean["mean"]) == pytest.approx(
+                rec.tensors[f"{name}_mean"][query].item(), abs=unit(mean["mean"]) / 2
+            )
             variance = VARIANCE.match(texts[f"{name}_var"])
             assert variance, texts[f"{name}_var"]
-            squares = [number(item.strip().strip("()").rstrip("\u00b2").strip("()")) ** 2 for item in variance["squares"].split(" + ")]
+            squares = [
+                number(item.strip().strip("()").rstrip("\u00b2").strip("()")) ** 2
+                for item in variance["squares"].split(" + ")
+            ]
             assert adds_up([sum(squares) / int(variance["d"])], variance["var"])
             scale = SCALE.match(texts[f"{name}_scale"])
             assert scale, texts[f"{name}_scale"]
@@ -102,7 +137,17 @@ def test_layer_norm_adds_up(tokens, width):
 
 OTHER_BLOCKS = {
     "post-norm": dict(d_model=16, n_heads=2, d_ff=32, norm_placement="post", causal=False),
-    "llama-like": dict(d_model=16, n_heads=4, d_ff=24, norm="rmsnorm", ffn="gated", positional="rotary", n_kv_heads=2, activation="silu", bias=False),
+    "llama-like": dict(
+        d_model=16,
+        n_heads=4,
+        d_ff=24,
+        norm="rmsnorm",
+        ffn="gated",
+        positional="rotary",
+        n_kv_heads=2,
+        activation="silu",
+        bias=False,
+    ),
 }
 """Blocks of other architectures, seeded: rows 16 wide (elided), numbers read back from the figures."""
 

@@ -64,8 +64,13 @@ def test_an_os_error_while_saving_is_the_one_line_error_of_blockviz_files(tmp_pa
     monkeypatch.setattr(Figure, "savefig", full_disk)
     with pytest.raises(BlockvizError) as raised:
         save_figure(figure, tmp_path / "weights.svg", "svg")
-    assert str(raised.value) == str(output_error(tmp_path / "weights.svg", OSError(errno.ENOSPC, ""))) == (
-        f"cannot write {str(tmp_path / 'weights.svg')!r} (No space left on device): free some space or choose another folder")
+    assert (
+        str(raised.value)
+        == str(output_error(tmp_path / "weights.svg", OSError(errno.ENOSPC, "")))
+        == (
+            f"cannot write {str(tmp_path / 'weights.svg')!r} (No space left on device): free some space or choose another folder"
+        )
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -85,7 +90,9 @@ def test_dark_png_has_the_dark_background(tmp_path, cat_record):
     request = FigureRequest(cat_record, theme=DARK)
     (path,) = write_figures(request, tmp_path, ["weights"], ["png"], dpi=DPI)
     corner = matplotlib.image.imread(path)[0, 0, :3]
-    assert corner == pytest.approx(np.array([int(DARK.background[i:i + 2], 16) / 255 for i in (1, 3, 5)]), abs=1 / 255)
+    assert corner == pytest.approx(
+        np.array([int(DARK.background[i : i + 2], 16) / 255 for i in (1, 3, 5)]), abs=1 / 255
+    )
 
 
 def test_odd_tokens_are_shown_with_one_warning(tmp_path):
@@ -95,7 +102,9 @@ def test_odd_tokens_are_shown_with_one_warning(tmp_path):
         paths = list(write_figures(FigureRequest(rec), tmp_path, ["weights", "value-mixing"], ["svg", "png"], dpi=DPI))
     messages = [str(warning.message) for warning in caught]
     assert len(messages) == 1 and issubclass(caught[0].category, MissingGlyphWarning), messages
-    assert "'猫'" in messages[0] and ("🐈" in messages[0]) == (installed_fallbacks() == ())  # the emoji is drawn by Symbola where installed
+    assert "'猫'" in messages[0] and ("🐈" in messages[0]) == (
+        installed_fallbacks() == ()
+    )  # the emoji is drawn by Symbola where installed
     assert len(paths) == 4
     figure = draw_figure("weights", FigureRequest(rec))
     labels = [text.get_text() for text in figure.texts if text.get_label() == "weights[0]:col"]
@@ -117,7 +126,9 @@ def test_emoji_in_tokens_are_drawn_by_the_fallback_font(tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         paths = list(write_figures(FigureRequest(rec), tmp_path, ["weights"], ["png", "svg", "pdf"], dpi=DPI))
-        figure.savefig(tmp_path / "direct.png", dpi=DPI)  # outside blockviz's quieting: matplotlib itself finds every glyph
+        figure.savefig(
+            tmp_path / "direct.png", dpi=DPI
+        )  # outside blockviz's quieting: matplotlib itself finds every glyph
     assert [str(warning.message) for warning in caught] == []
     assert "font-family: 'DejaVu Sans', 'Symbola'" in (tmp_path / "weights.svg").read_text()
     assert b"Symbola" in (tmp_path / "weights.pdf").read_bytes() and len(paths) == 3
@@ -130,10 +141,17 @@ def test_plain_ascii_tokens_give_no_warning(tmp_path, request_3):
 
 
 def test_repeat_saves_serial_and_parallel_are_byte_identical(tmp_path, request_3):
-    names, formats = ["mask", "value-mixing", "multi-head", "layer-norm"], ["png", "svg"]  # PDF (slow to write): test_a_pdf_is_the_same_whatever_was_saved_before
+    names, formats = (
+        ["mask", "value-mixing", "multi-head", "layer-norm"],
+        ["png", "svg"],
+    )  # PDF (slow to write): test_a_pdf_is_the_same_whatever_was_saved_before
     serial = list(write_figures(request_3, tmp_path / "serial", names, formats, dpi=DPI, jobs=1))
     parallel = list(write_figures(request_3, tmp_path / "parallel", names, formats, dpi=DPI, jobs=2))
-    assert [path.name for path in parallel] == [path.name for path in serial] == [f"{name}.{fmt}" for name in names for fmt in formats]
+    assert (
+        [path.name for path in parallel]
+        == [path.name for path in serial]
+        == [f"{name}.{fmt}" for name in names for fmt in formats]
+    )
     for one, two in zip(serial, parallel):
         assert one.read_bytes() == two.read_bytes(), one.name
         assert b"<dc:date>" not in one.read_bytes()
@@ -162,8 +180,9 @@ def test_a_forked_worker_lays_out_formulas_with_its_own_fonts():
     import multiprocessing
     import pickle
 
-    from blockviz.figures.labels import text_paths
     from matplotlib.font_manager import FontProperties
+
+    from blockviz.figures.labels import text_paths
 
     formula = r"$\mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)$"
     parent = text_paths()

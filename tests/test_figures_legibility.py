@@ -4,19 +4,16 @@ long tokens ellipsised, annotations giving way to colour alone where they would 
 
 from __future__ import annotations
 
-
 import pytest
-
-from blockviz import record
-from blockviz.figures import FigureRequest, draw_figure
-from support_figures import BLOCK_FIGURES
-from blockviz.figures.labels import ellipsize, token_labels
-from blockviz.figures.page import MIN_PT, page
-
 from conftest import LONG_SENTENCE
 from figure_cache import drawn
 from figure_cache import sentence_record as shared_record
-from support_figures import assert_legible, cells
+from support_figures import BLOCK_FIGURES, assert_legible, cells
+
+from blockviz import record
+from blockviz.figures import FigureRequest, draw_figure
+from blockviz.figures.labels import ellipsize, token_labels
+from blockviz.figures.page import MIN_PT, page
 
 ODD = (
     'She said "hello" <b> & paid $5 for café au lait, 猫 🐈 with internationalisation '
@@ -37,7 +34,9 @@ def sentence_record(tokens: int):
 @pytest.mark.parametrize("name", BLOCK_FIGURES)
 def test_legible_on_the_page(name, tokens, width):
     if tokens == 64 and width is None and name not in ("weights", "value-mixing", "multi-head"):
-        pytest.skip("natural size at 64 tokens: the three figures whose layout differs most (the rest are checked at 64 tokens on pages)")
+        pytest.skip(
+            "natural size at 64 tokens: the three figures whose layout differs most (the rest are checked at 64 tokens on pages)"
+        )
     assert_legible(drawn(name, SENTENCES[tokens], width), width)
 
 
@@ -61,7 +60,7 @@ def test_no_text_overlaps_with_one_head_chosen(cat_record, name):
 def test_numbers_shown_where_they_fit_and_dropped_where_they_would_be_under_6_pt(chicken_record):
     scores = draw_figure("scores", FigureRequest(chicken_record, head=0, width=6.5))
     texts = cells(scores, "scores[0]")
-    assert len(texts) == chicken_record.n ** 2 and min(text.get_fontsize() for text in texts) >= MIN_PT
+    assert len(texts) == chicken_record.n**2 and min(text.get_fontsize() for text in texts) >= MIN_PT
     narrow = drawn("weights", SENTENCES[64], 3.3)
     panels = [ax for ax in narrow.axes if ax.get_label().startswith("weights[")]
     assert len(panels) == 2 and all(len(cells(narrow, ax.get_label())) == 0 for ax in panels)
@@ -87,7 +86,17 @@ def test_close_rows_label_every_kth_token():
     assert step > 1 and labels == [f"w{i}" for i in range(0, 64, step)]
 
 
-TOKEN_ROW_FIGURES = ["token-grid", "qkv", "scores", "mask", "weights", "value-mixing", "multi-head", "ffn", "causal-vs-bidirectional"]
+TOKEN_ROW_FIGURES = [
+    "token-grid",
+    "qkv",
+    "scores",
+    "mask",
+    "weights",
+    "value-mixing",
+    "multi-head",
+    "ffn",
+    "causal-vs-bidirectional",
+]
 """The figures with panels of token rows (residual-stream stacks one token's rows of each sum)."""
 
 
@@ -99,7 +108,9 @@ def test_every_token_row_is_labelled_at_13_tokens_on_a_text_column(name):
     figure = drawn(name, SENTENCES[13], 6.5)
     labelled: dict[str, list] = {}
     for text in figure.texts:
-        if text.get_label().endswith(":row") and not text.get_label().startswith(("W_O", "b_O")):  # W_O's rows are d0…, not tokens
+        if text.get_label().endswith(":row") and not text.get_label().startswith(
+            ("W_O", "b_O")
+        ):  # W_O's rows are d0…, not tokens
             labelled.setdefault(text.get_label(), []).append(text)
     assert labelled, name
     for key, texts in labelled.items():
@@ -112,7 +123,9 @@ def test_every_token_row_is_labelled_at_13_tokens_on_a_text_column(name):
 @pytest.mark.parametrize("name", ["scores", "mask", "weights", "causal-vs-bidirectional", "multi-head"])
 def test_attention_figures_of_64_tokens_keep_to_the_page_height(name, width):
     figure = drawn(name, SENTENCES[64], width)
-    assert figure.get_size_inches()[1] <= page(width).max_height + 1e-6, figure.get_size_inches()  # 8.0 in at 3.3 in (multi-head was 8.16)
+    assert figure.get_size_inches()[1] <= page(width).max_height + 1e-6, (
+        figure.get_size_inches()
+    )  # 8.0 in at 3.3 in (multi-head was 8.16)
 
 
 @pytest.mark.parametrize("width", [3.3, 6.5])
@@ -132,7 +145,13 @@ def test_the_mask_figure_draws_each_heads_scores_in_cells_of_one_size():
         inches = figure.get_size_inches()
         sizes = {}
         for ax in figure.axes:
-            if ax.get_label() in ("scaled_scores[0]", "scaled_scores[1]", "masked_scores[0]", "masked_scores[1]", "mask"):
+            if ax.get_label() in (
+                "scaled_scores[0]",
+                "scaled_scores[1]",
+                "masked_scores[0]",
+                "masked_scores[1]",
+                "mask",
+            ):
                 box = ax.get_position()
                 sizes[ax.get_label()] = (round(box.width * inches[0] / 64, 6), round(box.height * inches[1] / 64, 6))
         assert len(sizes) == 5 and len(set(sizes.values())) == 1, (width, sizes)

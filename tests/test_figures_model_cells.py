@@ -38,8 +38,17 @@ def square_panels(figure) -> list[dict]:
         if rows != cols or rows < 2 or key in ("W_O", "mask") or key.startswith("colorbar"):
             continue
         box = ax.get_position()
-        panels.append(dict(key=key, n=rows, cell_w=box.width * width_in / cols, cell_h=box.height * height_in / rows,
-                           left=box.x0, middle=round((box.y0 + box.y1) / 2, 3), labels=rows_of[key]))
+        panels.append(
+            dict(
+                key=key,
+                n=rows,
+                cell_w=box.width * width_in / cols,
+                cell_h=box.height * height_in / rows,
+                left=box.x0,
+                middle=round((box.y0 + box.y1) / 2, 3),
+                labels=rows_of[key],
+            )
+        )
     return panels
 
 
@@ -49,7 +58,9 @@ def assert_square_and_labelled(figure, n: int, page_height: float) -> None:
     for panel in panels:
         assert panel["n"] == n
         aspect = panel["cell_w"] / panel["cell_h"]
-        assert FLATTEST <= aspect <= NARROWEST, f"{panel['key']}: cells {panel['cell_w']:.3f} × {panel['cell_h']:.3f} in"
+        assert FLATTEST <= aspect <= NARROWEST, (
+            f"{panel['key']}: cells {panel['cell_w']:.3f} × {panel['cell_h']:.3f} in"
+        )
     by_row = defaultdict(list)
     for panel in panels:
         by_row[panel["middle"]].append(panel)
@@ -65,7 +76,10 @@ def records(tmp_path_factory):
     from blockviz.models import record_layer
 
     root = tmp_path_factory.mktemp("models")
-    return {family: record_layer(SENTENCE, model=str(BUILDERS[family](root / family)), layer=1) for family in ("bert", "llama")}
+    return {
+        family: record_layer(SENTENCE, model=str(BUILDERS[family](root / family)), layer=1)
+        for family in ("bert", "llama")
+    }
 
 
 @pytest.mark.parametrize("name", SQUARE_FIGURES)

@@ -17,13 +17,20 @@ from click.testing import CliRunner
 pytest.importorskip("transformers")
 
 from models_support import BUILDERS, SENTENCE  # noqa: E402
-from support_figures import GAP_TEXT, assert_legible, check_figure_equations, mixing_lines, number, texts_by_label  # noqa: E402
+from support_figures import (  # noqa: E402
+    BLOCK_FIGURES,  # noqa: E402
+    GAP_TEXT,
+    assert_legible,
+    check_figure_equations,
+    mixing_lines,
+    number,
+    texts_by_label,
+)
 
 from blockviz import BlockConfig, record  # noqa: E402
 from blockviz.figures import FigureRequest, draw_figure  # noqa: E402
-from support_figures import BLOCK_FIGURES  # noqa: E402
-from blockviz.figures.registry import skip_reason  # noqa: E402
 from blockviz.figures.elision import GAP, choose_columns  # noqa: E402
+from blockviz.figures.registry import skip_reason  # noqa: E402
 
 assert GAP == GAP_TEXT
 
@@ -31,19 +38,21 @@ CHICKEN = "The chicken didn't cross the road because it was too tired."
 ARCHITECTURES = ("gpt2", "bert", "llama", "post-norm-16")
 
 
-
 @pytest.fixture(scope="module")
 def records(tmp_path_factory):
     from blockviz.models import record_layer
 
     root = tmp_path_factory.mktemp("models")
-    made = {family: record_layer(SENTENCE, model=str(build(root / family)), layer=1) for family, build in BUILDERS.items()}
+    made = {
+        family: record_layer(SENTENCE, model=str(build(root / family)), layer=1) for family, build in BUILDERS.items()
+    }
     made["post-norm-16"] = record(SENTENCE, BlockConfig(d_model=16, n_heads=2, d_ff=32, norm_placement="post"))
     made["folders"] = root
     return made
 
 
 # -- tiny models: every figure on every architecture ----------------------------------------
+
 
 @pytest.mark.parametrize("name", BLOCK_FIGURES)
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
@@ -71,9 +80,35 @@ def flow_texts(figure) -> list[str]:
 
 def test_block_flow_draws_post_norm_as_attention_add_norm_ffn_add_norm(records):
     figure = draw_figure("block-flow", FigureRequest(records["bert"]))
-    boxes = [text for text in flow_texts(figure) if "\n" in text and ("attention" in text or "FFN" in text or text.startswith(("LayerNorm", "x =", "resid_post")))]
-    order = [next(word for word in ("x = resid_pre", "attention", "LayerNorm\n\u2192 resid_mid_norm", "FFN", "LayerNorm", "resid_post_norm") if word in text) for text in boxes]
-    assert order == ["x = resid_pre", "attention", "LayerNorm\n\u2192 resid_mid_norm", "FFN", "LayerNorm", "resid_post_norm"]
+    boxes = [
+        text
+        for text in flow_texts(figure)
+        if "\n" in text
+        and ("attention" in text or "FFN" in text or text.startswith(("LayerNorm", "x =", "resid_post")))
+    ]
+    order = [
+        next(
+            word
+            for word in (
+                "x = resid_pre",
+                "attention",
+                "LayerNorm\n\u2192 resid_mid_norm",
+                "FFN",
+                "LayerNorm",
+                "resid_post_norm",
+            )
+            if word in text
+        )
+        for text in boxes
+    ]
+    assert order == [
+        "x = resid_pre",
+        "attention",
+        "LayerNorm\n\u2192 resid_mid_norm",
+        "FFN",
+        "LayerNorm",
+        "resid_post_norm",
+    ]
     assert any("post-norm" in text for text in flow_texts(figure))
 
 
@@ -111,9 +146,17 @@ def test_the_ffn_shows_the_gate(records):
 
 def test_one_head_by_default_every_head_on_request(records):
     rec = records["llama"]
-    one = {ax.get_label() for ax in draw_figure("weights", FigureRequest(rec)).axes if ax.get_label().startswith("weights[")}
+    one = {
+        ax.get_label()
+        for ax in draw_figure("weights", FigureRequest(rec)).axes
+        if ax.get_label().startswith("weights[")
+    }
     assert one == {"weights[0]"}
-    every = {ax.get_label() for ax in draw_figure("weights", FigureRequest(rec, all_heads=True)).axes if ax.get_label().startswith("weights[")}
+    every = {
+        ax.get_label()
+        for ax in draw_figure("weights", FigureRequest(rec, all_heads=True)).axes
+        if ax.get_label().startswith("weights[")
+    }
     assert every == {f"weights[{head}]" for head in range(rec.config.n_heads)}
 
 
@@ -146,8 +189,14 @@ def test_large_numbers_get_a_format_that_fits():
 
 def test_a_figure_whose_fields_the_record_lacks_is_skipped_with_a_reason(records):
     rec = records["llama"]
-    lacking = SimpleNamespace(config=rec.config, architecture=rec.architecture, source=rec.source, params=rec.params, fields=rec.fields,
-                              tensors={name: value for name, value in rec.tensors.items() if name != "ln2_mean_sq"})
+    lacking = SimpleNamespace(
+        config=rec.config,
+        architecture=rec.architecture,
+        source=rec.source,
+        params=rec.params,
+        fields=rec.fields,
+        tensors={name: value for name, value in rec.tensors.items() if name != "ln2_mean_sq"},
+    )
     assert "ln2_mean_sq" in skip_reason("layer-norm", lacking)
     assert skip_reason("qkv", lacking) is None
 
@@ -156,15 +205,52 @@ def test_figures_model_path_on_the_command_line(records, tmp_path):
     from blockviz.cli import main
 
     folder = records["folders"] / "bert"
-    result = CliRunner().invoke(main, ["figures", SENTENCE, "--model", str(folder), "--layer", "1", "--figure", "block-flow", "--figure", "ffn",
-                                       "--format", "png", "--token", "it", "-o", str(tmp_path), "-j", "1"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "figures",
+            SENTENCE,
+            "--model",
+            str(folder),
+            "--layer",
+            "1",
+            "--figure",
+            "block-flow",
+            "--figure",
+            "ffn",
+            "--format",
+            "png",
+            "--token",
+            "it",
+            "-o",
+            str(tmp_path),
+            "-j",
+            "1",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert sorted(path.name for path in tmp_path.iterdir()) == ["block-flow.png", "ffn.png"]
-    both = CliRunner().invoke(main, ["figures", SENTENCE, "--model", str(folder), "--layer", "1", "--head", "0", "--all-heads", "-o", str(tmp_path)])
+    both = CliRunner().invoke(
+        main,
+        [
+            "figures",
+            SENTENCE,
+            "--model",
+            str(folder),
+            "--layer",
+            "1",
+            "--head",
+            "0",
+            "--all-heads",
+            "-o",
+            str(tmp_path),
+        ],
+    )
     assert both.exit_code == 2 and "--all-heads" in both.output
 
 
 # -- the packaged models --------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def minilm():
@@ -202,19 +288,23 @@ def test_smollm2_layer_13_head_8_draws_its_own_block():
 
 
 def test_layer_0_of_gpt2_is_its_embeddings_sum_and_bert_says_its_input_is_the_models_own(records):
-    from blockviz.models import record_layer
     from support_figures import check_figure_equations
+
+    from blockviz.models import record_layer
 
     gpt2 = record_layer(SENTENCE, model=str(records["folders"] / "gpt2"), layer=0)
     figure = draw_figure("token-grid", FigureRequest(gpt2))
     assert check_figure_equations(figure, "token-grid", gpt2) > 0
     assert not any("layers" in text.get_text() for text in figure.texts)
-    bert = draw_figure("token-grid", FigureRequest(record_layer(SENTENCE, model=str(records["folders"] / "bert"), layer=0)))
+    bert = draw_figure(
+        "token-grid", FigureRequest(record_layer(SENTENCE, model=str(records["folders"] / "bert"), layer=0))
+    )
     texts = [text.get_text() for text in bert.texts]
     assert "\u2192 embedding step \u2192" in texts and not any("layers 0\u2013\u22121" in text for text in texts)
 
 
 # -- what each figure says of a trained layer -----------------------------------------------
+
 
 def labelled(figure) -> dict[str, list[str]]:
     """Every text of ``figure`` by its label, in drawing order."""
@@ -230,11 +320,18 @@ def test_the_mask_figure_of_an_encoder_says_there_is_no_mask(records):
     figure = draw_figure("mask", FigureRequest(records["bert"], width=6.5))
     texts = labelled(figure)
     assert texts["heading"] == ["No mask: every key is visible (bidirectional encoder)"]
-    assert [title.replace("\n", " ") for title in texts["mask:title"]] == ["M = 0: no key blocked"]  # two lines over M's smaller cells
+    assert [title.replace("\n", " ") for title in texts["mask:title"]] == [
+        "M = 0: no key blocked"
+    ]  # two lines over M's smaller cells
     (mask,) = [ax for ax in figure.axes if ax.get_label() == "mask"]
     assert not np.asarray(mask.collections[0].get_array()).any()  # drawn, all zeros
     assert not any("\u221e" in text and "become" in text for text in texts["heading"])
-    assert draw_figure("mask", FigureRequest(records["llama"], width=6.5)).texts[0].get_text().startswith("Mask: blocked keys become")
+    assert (
+        draw_figure("mask", FigureRequest(records["llama"], width=6.5))
+        .texts[0]
+        .get_text()
+        .startswith("Mask: blocked keys become")
+    )
 
 
 @pytest.mark.parametrize(("architecture", "hypothetical"), [("llama", "bidirectional"), ("bert", "causal")])
@@ -246,7 +343,10 @@ def test_causal_vs_bidirectional_marks_the_half_the_model_was_not_trained_with(r
     assert texts[f"{hypothetical}[{head}]:title"] == [f"{hypothetical} (hypothetical), head {head}"]
     assert "hypothetical" not in texts[f"{own}[{head}]:title"][0]
     (said,) = texts["hypothetical"]
-    assert said.startswith(f"{hypothetical} (hypothetical): what the same weights would give") and f"was trained {'causal' if own == 'causal' else 'bidirectional'}" in said
+    assert (
+        said.startswith(f"{hypothetical} (hypothetical): what the same weights would give")
+        and f"was trained {'causal' if own == 'causal' else 'bidirectional'}" in said
+    )
 
 
 def test_multi_head_draws_w_o_elided_at_concats_and_attn_outs_columns(minilm):
@@ -272,7 +372,9 @@ def test_multi_head_draws_w_o_elided_at_concats_and_attn_outs_columns(minilm):
                 assert number(cell) == pytest.approx(w_o[int(row[1:]), int(column[1:])], abs=0.0051)
                 checked += 1
     assert checked >= 9
-    assert any("W_O is d_model \u00d7 d_model = 384 \u00d7 384" in text for text in texts[""] + texts.get("_nolegend_", []))
+    assert any(
+        "W_O is d_model \u00d7 d_model = 384 \u00d7 384" in text for text in texts[""] + texts.get("_nolegend_", [])
+    )
 
 
 def test_minilm_value_mixing_writes_the_value_panels_columns(minilm):
@@ -293,7 +395,10 @@ def test_minilm_value_mixing_writes_the_value_panels_columns(minilm):
     assert len(decimals) == 1
     # too wide to stand beside the panels, the sum stands under them, with no arrow pointing at one of its terms
     (values,) = [ax for ax in figure.axes if ax.get_label() == "mixing_values"]
-    assert max(text.get_position()[1] for text in figure.texts if text.get_label().startswith("mixing_key:")) < values.get_position().y0
+    assert (
+        max(text.get_position()[1] for text in figure.texts if text.get_label().startswith("mixing_key:"))
+        < values.get_position().y0
+    )
     assert "\u2192" not in [text.get_text() for text in figure.texts]
 
 

@@ -46,9 +46,13 @@ def test_the_drawn_probabilities_are_the_records_rounded(chicken):
     assert cell_texts(figure, "prediction") == expected
     (ax,) = [ax for ax in figure.axes if ax.get_label() == "prediction"]
     vocabulary = chicken.source.vocabulary
-    assert [text.get_text() for text in figure.texts if text.get_label() == "prediction:col"] == [vocabulary[index] for index in top.indices] + ["+ others"]
+    assert [text.get_text() for text in figure.texts if text.get_label() == "prediction:col"] == [
+        vocabulary[index] for index in top.indices
+    ] + ["+ others"]
     heading = texts_by_label(figure)["heading"]
-    assert heading.startswith(f"Prediction: after 'too', the block predicts '{vocabulary[int(top.indices[0])]}' {expected[0]}, ")
+    assert heading.startswith(
+        f"Prediction: after 'too', the block predicts '{vocabulary[int(top.indices[0])]}' {expected[0]}, "
+    )
 
 
 def test_the_shown_terms_add_up(chicken):
@@ -74,14 +78,21 @@ def test_rounded_terms_that_miss_their_total_say_approximately():
 def test_every_row_adds_up_to_its_shown_terms(chicken):
     for row in range(chicken.n):
         guess = prediction_of(chicken, row)
-        assert guess.others == pytest.approx(float(chicken.probs[row].sum()) - float(guess.probabilities.sum()), abs=1e-6)
+        assert guess.others == pytest.approx(
+            float(chicken.probs[row].sum()) - float(guess.probabilities.sum()), abs=1e-6
+        )
         assert list(guess.probabilities) == sorted(guess.probabilities, reverse=True)
         assert guess.probabilities.min() >= float(chicken.probs[row].sort(descending=True).values[5])
 
 
 def test_both_figures_are_skipped_for_the_seeded_block(seeded):
-    assert skip_reason("prediction", seeded) == "the record's block has no unembedding, so no next-token prediction (seeded random weights): try --model toy"
-    assert skip_reason("training", seeded).startswith("the record's block was not trained by blockviz train (seeded random weights)")
+    assert (
+        skip_reason("prediction", seeded)
+        == "the record's block has no unembedding, so no next-token prediction (seeded random weights): try --model toy"
+    )
+    assert skip_reason("training", seeded).startswith(
+        "the record's block was not trained by blockviz train (seeded random weights)"
+    )
 
 
 def test_the_training_values_are_the_checkpoints(chicken):
@@ -102,24 +113,44 @@ def test_the_training_values_are_the_checkpoints(chicken):
     figure = draw_figure("training", FigureRequest(chicken))
     assert_legible(figure, 6.5)
     axes = {ax.get_label(): ax for ax in figure.axes}
-    weight_line, = axes["training_weight"].get_lines()
+    (weight_line,) = axes["training_weight"].get_lines()
     assert list(weight_line.get_ydata()) == learning.weights
-    loss_line, = axes["training_loss"].get_lines()
+    (loss_line,) = axes["training_loss"].get_lines()
     recorded = [(index, loss) for index, loss in enumerate(meta["losses"]) if loss is not None]
     assert list(zip(loss_line.get_xdata(), loss_line.get_ydata())) == recorded
-    assert [text.get_text() for text in axes["training_weight"].texts if text.get_label() == "training_weight:value"] == [format_number(value) for value in learning.weights]
-    assert [label.get_text() for label in axes["training_weight"].get_xticklabels()] == [str(step) for step in meta["steps"]]
+    assert [
+        text.get_text() for text in axes["training_weight"].texts if text.get_label() == "training_weight:value"
+    ] == [format_number(value) for value in learning.weights]
+    assert [label.get_text() for label in axes["training_weight"].get_xticklabels()] == [
+        str(step) for step in meta["steps"]
+    ]
 
 
 def test_figures_writes_both_for_the_toy_model_and_skips_them_for_the_seeded_block(tmp_path):
     runner = CliRunner()
-    args = ["figures", CHICKEN, "--token", "too", "--figure", "prediction", "--figure", "training", "--format", "svg", "--dpi", "30"]
+    args = [
+        "figures",
+        CHICKEN,
+        "--token",
+        "too",
+        "--figure",
+        "prediction",
+        "--figure",
+        "training",
+        "--format",
+        "svg",
+        "--dpi",
+        "30",
+    ]
     result = runner.invoke(main, args + ["--model", "toy", "-o", str(tmp_path / "toy")])
     assert result.exit_code == 0, result.output
     assert sorted(path.name for path in (tmp_path / "toy").iterdir()) == ["prediction.svg", "training.svg"]
     result = runner.invoke(main, args + ["-o", str(tmp_path / "seeded")])
     assert result.exit_code == 0, result.output
-    assert "skipped prediction: the record's block has no unembedding" in result.stderr and "skipped training: the record's block was not trained" in result.stderr
+    assert (
+        "skipped prediction: the record's block has no unembedding" in result.stderr
+        and "skipped training: the record's block was not trained" in result.stderr
+    )
     assert not (tmp_path / "seeded").exists() or not any((tmp_path / "seeded").iterdir())
 
 

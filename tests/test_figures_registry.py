@@ -11,17 +11,30 @@ from collections.abc import Mapping
 import pytest
 
 from blockviz import BlockConfig, record
-from blockviz.figures import FIGURE_NAMES, FIGURES, FigureRequest, draw_figure, figure_spec
-from blockviz.figures import architecture
+from blockviz.figures import FIGURE_NAMES, FIGURES, FigureRequest, architecture, draw_figure, figure_spec
 from blockviz.figures.registry import skip_reason
 from blockviz.record_fields import BY_NAME
 from blockviz.toy.recording import record_toy
 
 ARCHITECTURES = {
     "seeded": lambda: record("the cat sat on the mat"),
-    "post-norm": lambda: record("the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, norm_placement="post", causal=False)),
-    "llama-like": lambda: record("the cat sat on the mat", BlockConfig(d_model=16, n_heads=4, d_ff=32, norm="rmsnorm", ffn="gated", positional="rotary",
-                                                                        n_kv_heads=2, bias=False, activation="silu")),
+    "post-norm": lambda: record(
+        "the cat sat on the mat", BlockConfig(d_model=8, n_heads=2, d_ff=16, norm_placement="post", causal=False)
+    ),
+    "llama-like": lambda: record(
+        "the cat sat on the mat",
+        BlockConfig(
+            d_model=16,
+            n_heads=4,
+            d_ff=32,
+            norm="rmsnorm",
+            ffn="gated",
+            positional="rotary",
+            n_kv_heads=2,
+            bias=False,
+            activation="silu",
+        ),
+    ),
     "toy": lambda: record_toy("the cat sat on the mat"),
 }
 TRAINED_ONLY = ("prediction", "training")
@@ -102,9 +115,13 @@ def test_a_heading_starts_with_the_figures_title():
     rec = ARCHITECTURES["seeded"]()
     request = FigureRequest(rec, width=None)
     for spec in FIGURES:
-        if spec.name in ("layer-norm",) + TRAINED_ONLY:  # "LayerNorm: token …": the norm's own name (RMSNorm); the toy model's are checked in test_figures_prediction
+        if (
+            spec.name in ("layer-norm",) + TRAINED_ONLY
+        ):  # "LayerNorm: token …": the norm's own name (RMSNorm); the toy model's are checked in test_figures_prediction
             continue
-        (heading,) = [text.get_text() for text in draw_figure(spec.name, request).texts if text.get_label() == "heading"]
+        (heading,) = [
+            text.get_text() for text in draw_figure(spec.name, request).texts if text.get_label() == "heading"
+        ]
         assert heading.startswith(spec.title + ": "), (spec.name, heading)
 
 
@@ -112,21 +129,35 @@ def test_architecture_fields_follow_the_block():
     post, llama = ARCHITECTURES["post-norm"](), ARCHITECTURES["llama-like"]()
     assert figure_spec("ffn").reads(post) == (("resid_mid_norm", "ffn_pre", "ffn_post", "ffn_out"), ())
     assert figure_spec("ffn").reads(llama)[0] == ("ln2", "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out")
-    assert figure_spec("layer-norm").reads(llama) == (("resid_pre", "ln1_mean_sq", "ln1_norm", "ln1", "resid_mid", "ln2_mean_sq", "ln2_norm", "ln2"),
-                                                      ("ln1.weight", "ln2.weight"))
+    assert figure_spec("layer-norm").reads(llama) == (
+        ("resid_pre", "ln1_mean_sq", "ln1_norm", "ln1", "resid_mid", "ln2_mean_sq", "ln2_norm", "ln2"),
+        ("ln1.weight", "ln2.weight"),
+    )
     assert figure_spec("residual-stream").reads(post)[0][-2:] == ("resid_mid_norm", "resid_post_norm")
 
 
 def test_a_missing_parameter_or_field_is_named():
     rec = ARCHITECTURES["seeded"]()
     without_gamma = {name: value for name, value in rec.params.items() if name != "ln2.weight"}
-    lacking = type("Lacking", (), {"config": rec.config, "architecture": rec.architecture, "source": rec.source, "params": without_gamma, "tensors": rec.tensors})()
+    lacking = type(
+        "Lacking",
+        (),
+        {
+            "config": rec.config,
+            "architecture": rec.architecture,
+            "source": rec.source,
+            "params": without_gamma,
+            "tensors": rec.tensors,
+        },
+    )()
     assert skip_reason("layer-norm", lacking) == "the record has no parameter ln2.weight"
     assert skip_reason("qkv", lacking) is None
 
 
 def test_listing_the_figures_imports_nothing_heavy():
-    code = ("import sys; from blockviz.figures import FIGURES, figure_spec; [spec.title for spec in FIGURES]; figure_spec('ffn'); "
-            "print(sorted(name for name in sys.modules if name.split('.')[0] in ('torch', 'numpy', 'matplotlib') or name.startswith('blockviz.figures.')))")
+    code = (
+        "import sys; from blockviz.figures import FIGURES, figure_spec; [spec.title for spec in FIGURES]; figure_spec('ffn'); "
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('torch', 'numpy', 'matplotlib') or name.startswith('blockviz.figures.')))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["['blockviz.figures.registry']"]

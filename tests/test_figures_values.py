@@ -8,26 +8,34 @@ import math
 import re
 
 import numpy as np
-import torch
 import pytest
-from matplotlib.collections import QuadMesh
-from matplotlib.text import Text
-
-from blockviz import BlockConfig, BlockvizError, record
-from blockviz.worked_example import worked_example
-from blockviz.figures import FigureRequest, draw_figure
-from support_figures import BLOCK_FIGURES
-from blockviz.figures.formulas import mixture_equation, product_terms, vector_text
-from blockviz.record_fields import axis_labels
-from matplotlib.colors import to_hex
-
-from blockviz.style import BLOCKED_WEIGHT_LABEL, DARK, LIGHT, NEG_INF_LABEL, SIGNED_CMAP, format_number, signed_color, weight_color
-from blockviz.tokens import display_token
-
-from conftest import LONG_SENTENCE as LONG
+import torch
 from figure_cache import drawn as shared_drawn
 from figure_cache import sentence_record as shared_record
-from support_figures import mixing_lines  # a term's key and numbers are two Texts
+from matplotlib.collections import QuadMesh
+from matplotlib.colors import to_hex
+from matplotlib.text import Text
+from support_figures import (
+    BLOCK_FIGURES,
+    mixing_lines,  # a term's key and numbers are two Texts
+)
+
+from blockviz import BlockConfig, BlockvizError, record
+from blockviz.figures import FigureRequest, draw_figure
+from blockviz.figures.formulas import mixture_equation, product_terms, vector_text
+from blockviz.record_fields import axis_labels
+from blockviz.style import (
+    BLOCKED_WEIGHT_LABEL,
+    DARK,
+    LIGHT,
+    NEG_INF_LABEL,
+    SIGNED_CMAP,
+    format_number,
+    signed_color,
+    weight_color,
+)
+from blockviz.tokens import display_token
+from blockviz.worked_example import worked_example
 
 
 def natural(rec, **choices) -> FigureRequest:
@@ -73,7 +81,10 @@ def expected(tensor) -> list[str]:
 def expected_weights(rec, tensor, query: int | None = None) -> list[str]:
     """Weights as written: blocked keys read "0" (the blocked style), the others as every number."""
     blocked = rec.mask.isneginf() if query is None else rec.mask[query].isneginf()
-    return [BLOCKED_WEIGHT_LABEL if flag else format_number(value) for value, flag in zip(tensor.flatten().tolist(), blocked.flatten().tolist())]
+    return [
+        BLOCKED_WEIGHT_LABEL if flag else format_number(value)
+        for value, flag in zip(tensor.flatten().tolist(), blocked.flatten().tolist())
+    ]
 
 
 def test_token_grid_shows_embed_pos_embed_and_resid_pre(rec):
@@ -96,8 +107,11 @@ def test_scores_and_scaled_scores_per_head(rec):
     for head in range(2):
         assert shown(figure, f"scores[{head}]") == expected(rec.scores[head])
         assert shown(figure, f"scaled_scores[{head}]") == expected(rec.scaled_scores[head])
-    ax = panel(figure, "scores[0]")
-    assert (axis_texts(figure, "scores[0]", "xlabel"), axis_texts(figure, "scores[0]", "ylabel")) == (["key"], ["query"])
+    panel(figure, "scores[0]")
+    assert (axis_texts(figure, "scores[0]", "xlabel"), axis_texts(figure, "scores[0]", "ylabel")) == (
+        ["key"],
+        ["query"],
+    )
     assert tuple(axis_texts(figure, "scores[0]", "col")) == rec.tokens
 
 
@@ -128,9 +142,13 @@ def test_blocked_cells_have_the_one_blocked_style_and_do_not_stretch_the_colour_
     assert len(grey) == len(ax.patches) == rec.n - 1  # one run of blocked keys per query row but the last
     assert sum(patch.get_width() for patch in grey) == rec.n * (rec.n - 1) / 2
     weights = drawn(rec, "weights")
-    assert [to_hex(patch.get_facecolor()) for patch in panel(weights, "weights[0]").patches] == [LIGHT.blocked] * (rec.n - 1)  # the same style
+    assert [to_hex(patch.get_facecolor()) for patch in panel(weights, "weights[0]").patches] == [LIGHT.blocked] * (
+        rec.n - 1
+    )  # the same style
     mesh = ax.collections[0]
-    limit = max(rec.scores.abs().max().item(), rec.scaled_scores.abs().max().item())  # the scores family; −∞ plays no part
+    limit = max(
+        rec.scores.abs().max().item(), rec.scaled_scores.abs().max().item()
+    )  # the scores family; −∞ plays no part
     assert (mesh.norm.vmin, mesh.norm.vmax) == (-rec.scale_limit("masked_scores"), rec.scale_limit("masked_scores"))
     assert rec.scale_limit("masked_scores") == pytest.approx(limit)
     assert bool(np.ma.getmaskarray(mesh.get_array()).reshape(rec.n, rec.n)[0, 1])
@@ -149,15 +167,15 @@ def test_weights_on_fixed_scale_blocked_cells_read_zero(rec):
     assert bar_ticks(bar) == ["0.00", "0.05", "0.20", "0.50", "1.00"] and bar_title(bar) == "weight (\u221a scale)"
 
 
-
-
 def test_value_mixing_writes_out_the_records_numbers(rec):
     request = natural(rec, token="road", head=1)
     figure = draw_figure("value-mixing", request)
     query, head = rec.tokens.index("road"), 1
-    weights, values, products = rec.weights[head, query], rec.value[head], rec.weighted_values(head, query)
+    _weights, _values, products = rec.weights[head, query], rec.value[head], rec.weighted_values(head, query)
     lines = mixing_lines(figure)
-    assert [key for key in lines if key.startswith("mixing_term:")] == [f"mixing_term:{j}" for j in range(query + 1)]  # 7 allowed keys: all written
+    assert [key for key in lines if key.startswith("mixing_term:")] == [
+        f"mixing_term:{j}" for j in range(query + 1)
+    ]  # 7 allowed keys: all written
     for j in range(query + 1):
         line = re.sub(r"\(\s+", "(", re.sub(r"\s+", " ", lines[f"mixing_term:{j}"]))  # entries are padded to line up
         assert f" = {vector_text(products[j].tolist(), 3)}" in line, line
@@ -178,7 +196,9 @@ def test_value_mixing_writes_the_largest_weights_and_one_term_for_the_rest(rec):
     assert len(written) == 9 and set(written) == set(weights.argsort(descending=True)[:9].tolist())
     hidden = [j for j in range(query + 1) if j not in written]
     assert lines["mixing_hidden"].startswith(f"+ {len(hidden)} other keys")
-    assert re.sub(r"\(\s+", "(", re.sub(r"\s+", " ", lines["mixing_hidden"])).endswith(vector_text(rec.weighted_values(0, query)[hidden].double().sum(0).tolist(), 3))
+    assert re.sub(r"\(\s+", "(", re.sub(r"\s+", " ", lines["mixing_hidden"])).endswith(
+        vector_text(rec.weighted_values(0, query)[hidden].double().sum(0).tolist(), 3)
+    )
     assert FigureRequest(rec).mixing_head == 0
 
 
@@ -191,9 +211,13 @@ def test_token_is_chosen_by_the_one_selector():
     assert natural(rec).token is None and natural(rec).query == 4
     figure = draw_figure("value-mixing", natural(rec, token="the#2"))
     assert figure_text(figure, "heading") == "Value mixing: query 'the' (position 3), head 0"
-    for choice, message in [("the#3", "'the' occurs 2 times, so the#3 does not exist"), ("the#0", "occurrences count from 1"),
-                            ("7", "token position 7 is outside the sentence of 5 tokens"), ("-1", "token '-1' is not in the sentence"),
-                            ("fox", "token 'fox' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat'")]:
+    for choice, message in [
+        ("the#3", "'the' occurs 2 times, so the#3 does not exist"),
+        ("the#0", "occurrences count from 1"),
+        ("7", "token position 7 is outside the sentence of 5 tokens"),
+        ("-1", "token '-1' is not in the sentence"),
+        ("fox", "token 'fox' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat'"),
+    ]:
         with pytest.raises(BlockvizError, match=message):
             natural(rec, token=choice)
 
@@ -212,7 +236,9 @@ def test_ffn_and_residual_stream(short):
     ffn = drawn(short, "ffn")
     for name in ("ln2", "ffn_pre", "ffn_post", "ffn_out"):
         assert shown(ffn, name) == expected(getattr(short, name))
-    stream = drawn(short, "residual-stream")  # the chosen token's row of each, stacked: every column adds up down the page
+    stream = drawn(
+        short, "residual-stream"
+    )  # the chosen token's row of each, stacked: every column adds up down the page
     query = natural(short).query
     for name in ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"):
         assert shown(stream, name) == expected(getattr(short, name)[query])
@@ -262,7 +288,9 @@ def test_worked_example_numbers(short):
 
 def test_dark_theme_colours_the_page(short):
     figure = draw_figure("weights", natural(short, theme=DARK))
-    assert figure.get_facecolor()[:3] == pytest.approx(tuple(int(DARK.background[i:i + 2], 16) / 255 for i in (1, 3, 5)))
+    assert figure.get_facecolor()[:3] == pytest.approx(
+        tuple(int(DARK.background[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    )
 
 
 @pytest.mark.parametrize("head", [2, -1])
@@ -275,8 +303,14 @@ def test_formula_helpers():
     assert vector_text([0.5, -3]) == "(0.50, \u22123.00)"
     assert vector_text(range(8)) == "(0.00, 1.00, 2.00, \u2026, 6.00, 7.00)"
     assert vector_text(range(8), max_items=4) == "(0.00, 1.00, \u2026, 7.00)"
-    assert mixture_equation([0.25, 0.75], [(2, 0), (0, 4)], (0.5, 3)) == "0.25\u00b7(2.00, 0.00) + 0.75\u00b7(0.00, 4.00) = (0.50, 3.00)"
-    assert mixture_equation([0.5], [(2, 0)], (1, 0), products=[(1, 0)]) == "0.50\u00b7(2.00, 0.00) = (1.00, 0.00) = (1.00, 0.00)"
+    assert (
+        mixture_equation([0.25, 0.75], [(2, 0), (0, 4)], (0.5, 3))
+        == "0.25\u00b7(2.00, 0.00) + 0.75\u00b7(0.00, 4.00) = (0.50, 3.00)"
+    )
+    assert (
+        mixture_equation([0.5], [(2, 0)], (1, 0), products=[(1, 0)])
+        == "0.50\u00b7(2.00, 0.00) = (1.00, 0.00) = (1.00, 0.00)"
+    )
     assert product_terms([0.5], [(2, -4)], [(1, -2)]) == ["0.50\u00b7(2.00, \u22124.00) = (1.00, \u22122.00)"]
 
 
@@ -300,8 +334,11 @@ def drawn(rec, name: str):
     only read it: drawn once per session (:mod:`figure_cache`) when ``rec`` is its sentence's
     default record (config and parameters), else drawn now."""
     shared = shared_record(rec.sentence)
-    if rec.config == shared.config and rec.params.keys() == shared.params.keys() and all(
-            torch.equal(value, shared.params[key]) for key, value in rec.params.items()):
+    if (
+        rec.config == shared.config
+        and rec.params.keys() == shared.params.keys()
+        and all(torch.equal(value, shared.params[key]) for key, value in rec.params.items())
+    ):
         return shared_drawn(name, rec.sentence, None)
     return draw_figure(name, natural(rec))
 
@@ -327,7 +364,11 @@ def test_every_number_shown_is_the_records(name, fixture, request):
 
 def signed_panels(figure) -> list:
     """Axes holding a heatmap on the diverging map (weights have their fixed 0–1 map)."""
-    return [ax for ax in figure.axes if ax.collections and isinstance(ax.collections[0], QuadMesh) and ax.collections[0].cmap.name == SIGNED_CMAP]
+    return [
+        ax
+        for ax in figure.axes
+        if ax.collections and isinstance(ax.collections[0], QuadMesh) and ax.collections[0].cmap.name == SIGNED_CMAP
+    ]
 
 
 @pytest.mark.parametrize("name", [name for name in BLOCK_FIGURES if name != "worked-example"])
@@ -339,10 +380,26 @@ def test_every_signed_panel_uses_its_quantitys_one_scale(chicken_record, name):
         assert norm.vmin == -norm.vmax and norm.vmax in limits, (ax.get_label(), norm.vmax)
 
 
-PANEL_QUANTITIES = {"scores[0]": "scores", "scaled_scores[1]": "scaled_scores", "masked_scores[0]": "masked_scores", "mask": "mask",
-                    "query[0]": "query", "key[1]": "key", "value[0]": "value", "mixing_values": "value", "embed": "embed",
-                    "resid_pre": "resid_pre", "attn_out": "attn_out", "ffn_pre": "ffn_pre", "ffn_post": "ffn_post", "ln2": "ln2",
-                    "head_outputs[1]": "head_outputs", "concat": "concat", "W_O": "attn.W_O", "b_O": "attn.b_O"}
+PANEL_QUANTITIES = {
+    "scores[0]": "scores",
+    "scaled_scores[1]": "scaled_scores",
+    "masked_scores[0]": "masked_scores",
+    "mask": "mask",
+    "query[0]": "query",
+    "key[1]": "key",
+    "value[0]": "value",
+    "mixing_values": "value",
+    "embed": "embed",
+    "resid_pre": "resid_pre",
+    "attn_out": "attn_out",
+    "ffn_pre": "ffn_pre",
+    "ffn_post": "ffn_post",
+    "ln2": "ln2",
+    "head_outputs[1]": "head_outputs",
+    "concat": "concat",
+    "W_O": "attn.W_O",
+    "b_O": "attn.b_O",
+}
 
 
 def test_a_quantity_has_one_colour_scale_in_every_figure(chicken_record):
@@ -355,7 +412,9 @@ def test_a_quantity_has_one_colour_scale_in_every_figure(chicken_record):
     assert set(found) == set(PANEL_QUANTITIES)
     for label, limits in found.items():
         assert limits == {rec.scale_limit(PANEL_QUANTITIES[label])}, label  # the same in token-grid and residual-stream
-    assert rec.scale_limit("scores") == rec.scale_limit("scaled_scores") == rec.scale_limit("masked_scores")  # one family
+    assert (
+        rec.scale_limit("scores") == rec.scale_limit("scaled_scores") == rec.scale_limit("masked_scores")
+    )  # one family
 
 
 def colour_bars(figure) -> list:
@@ -380,10 +439,14 @@ def test_colour_bars_name_their_quantity_and_skip_a_quantity_of_zeros(short):
     figure = drawn(short, "multi-head")
     bars = colour_bars(figure)
     assert bar_labels(figure) == ["weight (\u221a scale)", "residual stream", "W_O, b_O"]
-    assert [bar_ticks(ax)[-1] for ax in bars[1:]] == [format_number(short.scale_limit(name)) for name in ("head_outputs", "attn.W_O")]
+    assert [bar_ticks(ax)[-1] for ax in bars[1:]] == [
+        format_number(short.scale_limit(name)) for name in ("head_outputs", "attn.W_O")
+    ]
     assert bar_labels(drawn(short, "ffn")) == ["residual stream", "ffn_pre, ffn_post"]
     assert bar_labels(drawn(short, "residual-stream")) == ["residual stream"]
-    assert bar_labels(drawn(short, "mask")) == ["scores"]  # raw, scaled and masked scores share one scale; M is all 0 or −∞
+    assert bar_labels(drawn(short, "mask")) == [
+        "scores"
+    ]  # raw, scaled and masked scores share one scale; M is all 0 or −∞
     assert bar_labels(drawn(short, "qkv")) == ["query, key, value"]
 
 
@@ -391,7 +454,14 @@ def test_colour_bar_ticks_are_written_like_every_number(short):
     for bar in colour_bars(drawn(short, "scores")):
         labels = bar_ticks(bar)
         assert labels and all(re.fullmatch(r"\u2212?\d+\.\d{2}", label) for label in labels), labels
-    tiny = record("the cat sat", params={**short.params, "attn.b_O": short.params["attn.b_O"] + 1e-4, "attn.W_O": short.params["attn.W_O"] * 0 + 1e-4})
+    tiny = record(
+        "the cat sat",
+        params={
+            **short.params,
+            "attn.b_O": short.params["attn.b_O"] + 1e-4,
+            "attn.W_O": short.params["attn.W_O"] * 0 + 1e-4,
+        },
+    )
     figure = drawn(tiny, "multi-head")
     (bar,) = [ax for ax in colour_bars(figure) if bar_title(ax) == "W_O, b_O"]
     labels = bar_ticks(bar)
@@ -405,7 +475,11 @@ def tick_texts(figure, key: str, axis: str = "x") -> list[str]:
 def test_column_labels_are_the_records_axis_labels(short):
     config = short.config
     ffn = drawn(short, "ffn")
-    assert tick_texts(ffn, "ffn_pre") == [f"f{index}" for index in range(config.d_ff)] == axis_labels("d_ff", short.tokens, config.d_ff)
+    assert (
+        tick_texts(ffn, "ffn_pre")
+        == [f"f{index}" for index in range(config.d_ff)]
+        == axis_labels("d_ff", short.tokens, config.d_ff)
+    )
     assert tick_texts(ffn, "ln2") == axis_labels("d_model", short.tokens, config.d_model)
     qkv = drawn(short, "qkv")
     assert tick_texts(qkv, "key[0]") == ["d0", "d1"] == axis_labels("d_head", short.tokens, config.d_head)
@@ -444,7 +518,9 @@ def test_a_value_has_the_colour_the_style_gives_it_as_in_the_videos(rec):
     values = np.ma.getdata(mesh.get_array()).ravel()
     assert np.allclose(mesh.cmap(mesh.norm(values)), [weight_color(value) for value in values])
     same = rec.attn_out[0, 0].item()
-    assert np.allclose(panel(drawn(rec, "residual-stream"), "attn_out").collections[0].norm(same), mesh_norm(figure, "attn_out")(same))
+    assert np.allclose(
+        panel(drawn(rec, "residual-stream"), "attn_out").collections[0].norm(same), mesh_norm(figure, "attn_out")(same)
+    )
 
 
 def mesh_norm(figure, label):
@@ -461,8 +537,12 @@ def test_layer_norm_shows_the_records_statistics_for_the_chosen_token(rec):
         assert shown(figure, f"{name}_gamma") == expected(rec.params[f"{name}.weight"])
         assert shown(figure, f"{name}_beta") == expected(rec.params[f"{name}.bias"])
         assert shown(figure, name) == expected(rec.tensors[name][query])
-        assert figure_text(figure, f"{name}_mean").endswith(f"= {format_number(rec.tensors[f'{name}_mean'][query].item(), 3)}")
-        assert figure_text(figure, f"{name}_var").endswith(f"= {format_number(rec.tensors[f'{name}_var'][query].item(), 3)}")
+        assert figure_text(figure, f"{name}_mean").endswith(
+            f"= {format_number(rec.tensors[f'{name}_mean'][query].item(), 3)}"
+        )
+        assert figure_text(figure, f"{name}_var").endswith(
+            f"= {format_number(rec.tensors[f'{name}_var'][query].item(), 3)}"
+        )
     assert figure_text(figure, "heading").startswith(f"LayerNorm: token 'road' (position {query})")
 
 
@@ -502,13 +582,19 @@ def test_value_mixing_writes_the_columns_its_value_panel_shows_with_one_number_f
     factor_decimals, product_decimals = set(), set()
     for j in range(query + 1):
         match = re.search(r"(\S+)\u00b7\(([^()]*)\) = \(([^()]*)\)$", lines[f"mixing_term:{j}"])
-        weight, entries, products = match[1], [e.strip() for e in match[2].split(",")], [e.strip() for e in match[3].split(",")]
+        weight, entries, products = (
+            match[1],
+            [e.strip() for e in match[2].split(",")],
+            [e.strip() for e in match[3].split(",")],
+        )
         assert len(entries) == len(products) == len(panel_columns)
         for label, entry, product in zip(panel_columns, entries, products):
             if label == "\u22ef":
                 assert entry == product == "\u22ef"
             else:
-                assert float(entry.replace("\u2212", "-")) == pytest.approx(values[j, int(label[1:])], abs=0.6 * 10 ** -len(entry.split(".")[1]))
+                assert float(entry.replace("\u2212", "-")) == pytest.approx(
+                    values[j, int(label[1:])], abs=0.6 * 10 ** -len(entry.split(".")[1])
+                )
                 factor_decimals.add(len(entry.split(".")[1]))
                 product_decimals.add(len(product.split(".")[1]))
         factor_decimals.add(len(weight.split(".")[1]))

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 from click.testing import CliRunner
+from models_support import packaged_model_installed
 
 from blockviz import BlockConfig, record
 from blockviz.cli import main
@@ -19,10 +20,7 @@ from blockviz.figures.heads_figure import HeadsGrid, draw_heads_figure
 from blockviz.figures.page import MIN_PT
 from blockviz.models.heads import block_attentions, check_visible, heads_of, rank_heads, top_keys, weights_between
 
-from models_support import packaged_model_installed
-
 CHICKEN = "The chicken didn't cross the road because it was too tired."
-
 
 
 # Two layers, two heads, three tokens: only the rows of query 2 matter here (the others are one-hot).
@@ -40,6 +38,7 @@ def hand_weights() -> torch.Tensor:
 
 # --- the ranking ----------------------------------------------------------------------------
 
+
 def test_weights_between_is_each_heads_weight_from_query_to_key():
     assert weights_between(hand_weights(), 2, 0).numpy() == pytest.approx(np.array([[0.1, 0.5], [0.7, 0.5]]))
     assert weights_between(hand_weights(), 2, 2).numpy() == pytest.approx(np.array([[0.6, 0.25], [0.1, 0.0]]))
@@ -55,30 +54,45 @@ def test_rank_heads_largest_first_ties_in_layer_then_head_order():
 def test_top_keys_per_head_largest_first_ties_earlier_key_first():
     values, keys = top_keys(hand_weights(), query=2, k=2)
     assert values.shape == keys.shape == (2, 2, 2)
-    assert keys.tolist() == [[[2, 1], [0, 1]], [[0, 1], [0, 1]]]  # layer 0 head 1: 0.25 = 0.25, key 1 before key 2; layer 1 head 1: 0.5 = 0.5
+    assert keys.tolist() == [
+        [[2, 1], [0, 1]],
+        [[0, 1], [0, 1]],
+    ]  # layer 0 head 1: 0.25 = 0.25, key 1 before key 2; layer 1 head 1: 0.5 = 0.5
     assert values.numpy() == pytest.approx(np.array([[[0.6, 0.3], [0.5, 0.25]], [[0.7, 0.2], [0.5, 0.5]]]))
     assert top_keys(hand_weights(), query=2, k=10)[1].shape == (2, 2, 3)  # at most n keys
 
 
 def test_heads_of_leaves_out_keys_the_causal_mask_hides():
     per_head = heads_of(hand_weights(), query=0, k=3)  # query 0 sees only itself: keys 1 and 2 have weight 0
-    assert [[(h.layer, h.head, h.key, h.weight) for h in keys] for keys in per_head] == [[(0, 0, 0, 1.0)], [(0, 1, 0, 1.0)], [(1, 0, 0, 1.0)], [(1, 1, 0, 1.0)]]
-    per_head = heads_of(hand_weights(), query=2, k=3)  # layer 1 head 1 gives key 2 weight 0, but key 2 is the query itself: kept
+    assert [[(h.layer, h.head, h.key, h.weight) for h in keys] for keys in per_head] == [
+        [(0, 0, 0, 1.0)],
+        [(0, 1, 0, 1.0)],
+        [(1, 0, 0, 1.0)],
+        [(1, 1, 0, 1.0)],
+    ]
+    per_head = heads_of(
+        hand_weights(), query=2, k=3
+    )  # layer 1 head 1 gives key 2 weight 0, but key 2 is the query itself: kept
     assert [(h.key, h.weight) for h in per_head[3]] == [(0, 0.5), (1, 0.5), (2, 0.0)]
 
 
 def test_a_key_after_the_query_that_every_head_blocks_is_refused():
-    with pytest.raises(BlockvizError, match=r"key 'c' \(position 2\) comes after query 'a' \(position 0\): the causal mask"):
+    with pytest.raises(
+        BlockvizError, match=r"key 'c' \(position 2\) comes after query 'a' \(position 0\): the causal mask"
+    ):
         check_visible(hand_weights(), 0, 2, ["a", "b", "c"])
     check_visible(hand_weights(), 2, 0, ["a", "b", "c"])  # before the query: fine
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: rank_heads(torch.zeros(2, 3, 3), 0, 0), r"\(n_layers, n_heads, n, n\) with n ≥ 1, got \(2, 3, 3\)"),
-    (lambda: rank_heads(hand_weights(), 3, 0), r"query position 3 is outside the 3 tokens \(0 … 2\)"),
-    (lambda: rank_heads(hand_weights(), 0, -1), r"key position -1 is outside"),
-    (lambda: top_keys(hand_weights(), 0, 0), r"keys per head must be at least 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: rank_heads(torch.zeros(2, 3, 3), 0, 0), r"\(n_layers, n_heads, n, n\) with n ≥ 1, got \(2, 3, 3\)"),
+        (lambda: rank_heads(hand_weights(), 3, 0), r"query position 3 is outside the 3 tokens \(0 … 2\)"),
+        (lambda: rank_heads(hand_weights(), 0, -1), r"key position -1 is outside"),
+        (lambda: top_keys(hand_weights(), 0, 0), r"keys per head must be at least 1, got 0"),
+    ],
+)
 def test_bad_arguments_are_one_line_errors(call, message):
     with pytest.raises(BlockvizError, match=message):
         call()
@@ -94,6 +108,7 @@ def test_the_seeded_block_is_one_layer_of_attentions():
 
 # --- the figure ------------------------------------------------------------------------------
 
+
 def _texts(figure, label):
     return [text for text in figure.texts if text.get_label() == label]
 
@@ -105,11 +120,16 @@ def _colorbar_title(figure):
 
 def test_the_figure_writes_each_heads_weight_and_frames_the_best():
     values = np.array([[0.1, 0.5], [0.7, 0.5]])
-    figure = draw_heads_figure(HeadsGrid(values, "Attention from “c” to “a” in every head", best=(1, 0), notes=("a note",)))
+    figure = draw_heads_figure(
+        HeadsGrid(values, "Attention from “c” to “a” in every head", best=(1, 0), notes=("a note",))
+    )
     assert [text.get_text() for text in _texts(figure, "heads:cell")] == ["0.10", "0.50", "0.70", "0.50"]
     assert [text.get_text() for text in _texts(figure, "heads:row")] == ["0", "1"]
     assert [text.get_text() for text in _texts(figure, "heads:col")] == ["0", "1"]
-    assert [text.get_text() for text in _texts(figure, "heads:xlabel") + _texts(figure, "heads:ylabel")] == ["head", "layer"]
+    assert [text.get_text() for text in _texts(figure, "heads:xlabel") + _texts(figure, "heads:ylabel")] == [
+        "head",
+        "layer",
+    ]
     assert _colorbar_title(figure) == ["weight (√ scale)"]
     grid = next(ax for ax in figure.axes if ax.get_label() == "heads")
     (frame,) = [patch for patch in grid.patches if patch.get_label() == "heads:best"]
@@ -122,7 +142,9 @@ def test_the_figure_writes_each_heads_weight_and_frames_the_best():
 
 def test_without_a_key_each_cell_names_its_key_above_the_weight():
     values = np.array([[0.72, 0.2]])
-    figure = draw_heads_figure(HeadsGrid(values, "Where “it” looks", keys=[["chicken", "[CLS]"]], head_label="query head", layers=(3,)))
+    figure = draw_heads_figure(
+        HeadsGrid(values, "Where “it” looks", keys=[["chicken", "[CLS]"]], head_label="query head", layers=(3,))
+    )
     assert [text.get_text() for text in _texts(figure, "heads:cell")] == ["chicken\n0.72", "[CLS]\n0.20"]
     assert [text.get_text() for text in _texts(figure, "heads:row")] == ["3"]
     assert _texts(figure, "heads:xlabel")[0].get_text() == "query head"
@@ -149,7 +171,9 @@ def test_the_grid_is_legible_on_a_text_column(layers, heads, keys):
     assert max(extent.width for extent in extents) <= cell_width
     assert max(extent.height for extent in extents) <= cell_height
     if keys:
-        assert {text.get_text().split("\n")[0] for text in cells} == {name for row in names for name in row}  # names whole, not cut
+        assert {text.get_text().split("\n")[0] for text in cells} == {
+            name for row in names for name in row
+        }  # names whole, not cut
 
 
 # --- the command on tiny models and the seeded block ------------------------------------------
@@ -173,15 +197,16 @@ def tiny_llama(tmp_path_factory):
     """A tiny random Llama (2 layers, 4 query heads sharing 2 key/value heads) saved as a folder,
     and its own attentions on the test sentence ``(n_layers, n_heads, n, n)`` from ``transformers``."""
     pytest.importorskip("transformers")
-    from transformers import AutoTokenizer, LlamaModel
-
     from models_support import SENTENCE, llama_folder
+    from transformers import AutoTokenizer, LlamaModel
 
     folder = llama_folder(tmp_path_factory.mktemp("llama"))
     ids = AutoTokenizer.from_pretrained(folder)(SENTENCE)["input_ids"]
     model = LlamaModel.from_pretrained(folder, attn_implementation="eager").eval()
     with torch.no_grad():
-        attentions = torch.stack([layer[0] for layer in model(input_ids=torch.tensor([ids]), output_attentions=True).attentions])
+        attentions = torch.stack(
+            [layer[0] for layer in model(input_ids=torch.tensor([ids]), output_attentions=True).attentions]
+        )
     return folder, SENTENCE, attentions
 
 
@@ -190,14 +215,22 @@ def test_heads_ranks_a_tiny_llamas_query_heads_as_the_model_computes_them(tiny_l
     n = attentions.shape[-1]
     query, key = n - 1, 1
     figure = tmp_path / "llama.svg"
-    result = CliRunner().invoke(main, ["heads", sentence, "--model", str(folder), "--from", str(query), "--to", str(key), "--figure", str(figure)])
+    result = CliRunner().invoke(
+        main,
+        ["heads", sentence, "--model", str(folder), "--from", str(query), "--to", str(key), "--figure", str(figure)],
+    )
     assert result.exit_code == 0, result.output
     expected = attentions[:, :, query, key]  # (2 layers, 4 heads)
-    order = sorted(((float(expected[layer, head]), layer, head) for layer in range(2) for head in range(4)), key=lambda item: -item[0])
+    order = sorted(
+        ((float(expected[layer, head]), layer, head) for layer in range(2) for head in range(4)),
+        key=lambda item: -item[0],
+    )
     rows = ranking_rows(result.output)
     assert [(layer, head) for _, layer, head, _, _ in rows] == [(layer, head) for _, layer, head in order]
     assert [weight for *_, weight in rows] == pytest.approx([weight for weight, _, _ in order], abs=5e-5)
-    assert [kv for _, _, head, kv, _ in rows] == [head // 2 for _, _, head, _, _ in rows]  # heads 0, 1 read key/value head 0; 2, 3 read 1
+    assert [kv for _, _, head, kv, _ in rows] == [
+        head // 2 for _, _, head, _, _ in rows
+    ]  # heads 0, 1 read key/value head 0; 2, 3 read 1
     assert "2 layers × 4 query heads, every 2 sharing a key/value head" in result.output
     assert result.output.splitlines()[-1] == str(figure) and figure.stat().st_size > 0
     svg = figure.read_text(encoding="utf-8")
@@ -207,14 +240,47 @@ def test_heads_ranks_a_tiny_llamas_query_heads_as_the_model_computes_them(tiny_l
 def test_heads_top_and_layer_and_keys_per_head(tiny_llama, tmp_path):
     folder, sentence, attentions = tiny_llama
     query = attentions.shape[-1] - 1
-    result = CliRunner().invoke(main, ["heads", sentence, "--model", str(folder), "--from", str(query), "--to", "0", "--top", "2", "--layer", "1",
-                                       "--figure", str(tmp_path / "a.png")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "heads",
+            sentence,
+            "--model",
+            str(folder),
+            "--from",
+            str(query),
+            "--to",
+            "0",
+            "--top",
+            "2",
+            "--layer",
+            "1",
+            "--figure",
+            str(tmp_path / "a.png"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     rows = ranking_rows(result.output)
     expected = attentions[1, :, query, 0]
-    assert [(layer, head) for _, layer, head, _, _ in rows] == [(1, int(head)) for head in torch.argsort(expected, descending=True, stable=True)[:2]]
+    assert [(layer, head) for _, layer, head, _, _ in rows] == [
+        (1, int(head)) for head in torch.argsort(expected, descending=True, stable=True)[:2]
+    ]
     assert "the 2 highest of 4 heads" in result.output
-    keys = CliRunner().invoke(main, ["heads", sentence, "--model", str(folder), "--from", str(query), "--top", "1", "--figure", str(tmp_path / "b.png")])
+    keys = CliRunner().invoke(
+        main,
+        [
+            "heads",
+            sentence,
+            "--model",
+            str(folder),
+            "--from",
+            str(query),
+            "--top",
+            "1",
+            "--figure",
+            str(tmp_path / "b.png"),
+        ],
+    )
     assert keys.exit_code == 0, keys.output
     lines = [line.split() for line in keys.output.splitlines() if re.match(r"^\s+\d+\s+\d+\s+\d+\s", line)]
     assert len(lines) == 8  # every layer × head, one key each
@@ -226,7 +292,9 @@ def test_heads_top_and_layer_and_keys_per_head(tiny_llama, tmp_path):
 
 def test_heads_on_the_seeded_block_writes_renders_slug_heads_png(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["heads", "the cat sat on the mat", "--from", "the#2", "--to", "cat", "--heads", "4", "--d-model", "8"])
+    result = CliRunner().invoke(
+        main, ["heads", "the cat sat on the mat", "--from", "the#2", "--to", "cat", "--heads", "4", "--d-model", "8"]
+    )
     assert result.exit_code == 0, result.output
     rec = record("the cat sat on the mat", config=BlockConfig(d_model=8, n_heads=4))
     expected = rec.weights[:, 4, 1]
@@ -238,19 +306,38 @@ def test_heads_on_the_seeded_block_writes_renders_slug_heads_png(tmp_path, monke
     assert result.output.splitlines()[-1] == "renders/the-cat-sat-on-the-mat/heads.png"
 
 
-@pytest.mark.parametrize("arguments, code, message", [
-    (["the cat sat", "--from", "dog"], 2, "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
-    (["the cat sat", "--from", "cat", "--to", "the#2"], 2, "'the' occurs once, so the#2 does not exist"),
-    (["the cat sat", "--from", "cat", "--to", "sat"], 1, "key 'sat' (position 2) comes after query 'cat' (position 1)"),
-    (["the cat sat", "--from", "cat", "--model", "nosuch"], 1, "unknown model 'nosuch'"),
-    (["the cat sat", "--to", "cat"], 2, "Missing option '--from'"),
-    (["the cat sat", "--from", "cat", "--figure", "heads.gif"], 2, "names no figure format: end it in .png, .svg, .pdf"),
-    (["the cat sat", "--from", "cat", "--layer", "0"], 2, "--layer and --trust-pickle go with --model"),
-    (["the cat sat", "--from", "cat", "--model", "minilm", "--seed", "3"], 2, "drop --seed with --model"),
-    (["the cat sat", "--from", "cat", "--model", "minilm", "--dtype", "float64"], 2, "drop --dtype with --model"),
-    (["a " * 70, "--from", "a"], 2, "more than max_tokens 64"),
-    (["the cat sat", "--from", "cat", "-o", "/proc/heads.png"], 1, "cannot write to folder '/proc': it is not writable"),
-])
+@pytest.mark.parametrize(
+    "arguments, code, message",
+    [
+        (
+            ["the cat sat", "--from", "dog"],
+            2,
+            "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'",
+        ),
+        (["the cat sat", "--from", "cat", "--to", "the#2"], 2, "'the' occurs once, so the#2 does not exist"),
+        (
+            ["the cat sat", "--from", "cat", "--to", "sat"],
+            1,
+            "key 'sat' (position 2) comes after query 'cat' (position 1)",
+        ),
+        (["the cat sat", "--from", "cat", "--model", "nosuch"], 1, "unknown model 'nosuch'"),
+        (["the cat sat", "--to", "cat"], 2, "Missing option '--from'"),
+        (
+            ["the cat sat", "--from", "cat", "--figure", "heads.gif"],
+            2,
+            "names no figure format: end it in .png, .svg, .pdf",
+        ),
+        (["the cat sat", "--from", "cat", "--layer", "0"], 2, "--layer and --trust-pickle go with --model"),
+        (["the cat sat", "--from", "cat", "--model", "minilm", "--seed", "3"], 2, "drop --seed with --model"),
+        (["the cat sat", "--from", "cat", "--model", "minilm", "--dtype", "float64"], 2, "drop --dtype with --model"),
+        (["a " * 70, "--from", "a"], 2, "more than max_tokens 64"),
+        (
+            ["the cat sat", "--from", "cat", "-o", "/proc/heads.png"],
+            1,
+            "cannot write to folder '/proc': it is not writable",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_writes_nothing(arguments, code, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["heads", *arguments])
@@ -267,13 +354,15 @@ def test_a_tiny_bert_longer_than_its_positions_is_one_line(tmp_path):
     from models_support import bert_folder
 
     folder = bert_folder(tmp_path / "bert")
-    result = CliRunner().invoke(main, ["heads", "the cat sat " * 20, "--model", str(folder), "--from", "cat", "--figure", str(tmp_path / "x.png")])
+    result = CliRunner().invoke(
+        main,
+        ["heads", "the cat sat " * 20, "--model", str(folder), "--from", "cat", "--figure", str(tmp_path / "x.png")],
+    )
     assert result.exit_code == 1 and result.output.count("\n") == 1 and "Error" in result.output
     assert not (tmp_path / "x.png").exists()
 
 
 # --- the packaged models ---------------------------------------------------------------------
-
 
 
 @pytest.fixture(scope="module")
@@ -288,11 +377,19 @@ def packaged_runs(tmp_path_factory):
             pytest.fail(f"the packaged model {name} is not installed: make setup installs it")
         for mode, extra in (("to", ["--to", "chicken"]), ("keys", ["--top", "1"])):
             figure = folder / f"{name}-{mode}.svg"
-            runs[name, mode] = CliRunner().invoke(main, ["heads", CHICKEN, "--model", name, "--from", "it", *extra, "--figure", str(figure)]), figure
+            runs[name, mode] = (
+                CliRunner().invoke(
+                    main, ["heads", CHICKEN, "--model", name, "--from", "it", *extra, "--figure", str(figure)]
+                ),
+                figure,
+            )
     return runs
 
 
-@pytest.mark.parametrize("name, first, second", [("minilm", (3, 1, None, 0.7196), (5, 11, None, 0.7163)), ("smollm2", (13, 8, 2, 0.8771), (3, 8, 2, 0.6524))])
+@pytest.mark.parametrize(
+    "name, first, second",
+    [("minilm", (3, 1, None, 0.7196), (5, 11, None, 0.7163)), ("smollm2", (13, 8, 2, 0.8771), (3, 8, 2, 0.6524))],
+)
 def test_the_packaged_models_answer_it_is_the_chicken(packaged_runs, name, first, second):
     """MiniLM: layer 3 head 1 first (0.720), though layer 5 head 11 comes within 0.01 (0.716: the
     figure's 3 decimals tell them apart); SmolLM2: layer 13 head 8 first (0.88, key/value head 2),
@@ -306,7 +403,10 @@ def test_the_packaged_models_answer_it_is_the_chicken(packaged_runs, name, first
     assert [weight for *_, weight in rows] == sorted((weight for *_, weight in rows), reverse=True)
     svg = " ".join(_svg_texts(figure).split())  # the note's lines joined
     decimals = 3 if name == "minilm" else 2  # 0.7196 and 0.7163 are told apart at 3
-    assert "weight (√ scale)" in svg and f"Framed: the largest, layer {first[0]} head {first[1]} ({first[3]:.{decimals}f})" in svg
+    assert (
+        "weight (√ scale)" in svg
+        and f"Framed: the largest, layer {first[0]} head {first[1]} ({first[3]:.{decimals}f})" in svg
+    )
     assert f" {first[3]:.{decimals}f} " in svg and f" {second[3]:.{decimals}f} " in svg
 
 
@@ -322,13 +422,18 @@ def test_the_packaged_figures_read_back(packaged_runs):
         figure = draw_heads_figure(HeadsGrid(values, "t", best=(layer, head)))
         cells = [text.get_text() for text in _texts(figure, "heads:cell")]
         assert len(cells) == values.size == {"minilm": 72, "smollm2": 270}[name]
-        assert cells[layer * values.shape[1] + head] == {"minilm": "0.720", "smollm2": "0.88"}[name]  # the framed one told apart
+        assert (
+            cells[layer * values.shape[1] + head] == {"minilm": "0.720", "smollm2": "0.88"}[name]
+        )  # the framed one told apart
         assert _colorbar_title(figure) == ["weight (√ scale)"]
 
 
 def test_the_packaged_models_top_key_of_the_head_is_chicken(packaged_runs):
     """Without --to: the head's largest key is "chicken", in the table and in the figure's cell."""
-    for name, (layer, head, chicken, weight) in {"minilm": (3, 1, 2, "0.7196"), "smollm2": (13, 8, 1, "0.8771")}.items():
+    for name, (layer, head, chicken, weight) in {
+        "minilm": (3, 1, 2, "0.7196"),
+        "smollm2": (13, 8, 1, "0.8771"),
+    }.items():
         result, figure = packaged_runs[name, "keys"]
         assert result.exit_code == 0, result.output
         row = next(line.split() for line in result.output.splitlines() if re.match(rf"^\s+{layer}\s+{head}\s", line))
@@ -363,4 +468,6 @@ def test_output_is_a_file_or_a_folder_as_the_other_commands(tmp_path, monkeypatc
     existing = CliRunner().invoke(main, ["heads", "the cat sat", "--from", "cat", "--output", "existing"])
     assert existing.output.splitlines()[-1] == "existing/heads.png" and (tmp_path / "existing" / "heads.png").is_file()
     named = CliRunner().invoke(main, ["heads", "the cat sat", "--from", "cat", "-o", "deeper/grid.svg"])
-    assert named.output.splitlines()[-1] == "deeper/grid.svg" and (tmp_path / "deeper" / "grid.svg").read_text().startswith("<?xml")
+    assert named.output.splitlines()[-1] == "deeper/grid.svg" and (
+        tmp_path / "deeper" / "grid.svg"
+    ).read_text().startswith("<?xml")

@@ -140,6 +140,7 @@ def starting_with(names: set[str], *prefixes: str) -> set[str]:
 
 # -- the reader itself --------------------------------------------------------------------
 
+
 def test_the_reader_sees_top_level_function_level_and_relative_imports(tmp_path, monkeypatch):
     package = tmp_path / "blockviz"
     (package / "sub").mkdir(parents=True)
@@ -150,10 +151,20 @@ def test_the_reader_sees_top_level_function_level_and_relative_imports(tmp_path,
     (package / "sub" / "c.py").write_text("from ..a import something\nimport os\n")
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", package)
     edges = graph()
-    assert edges == {"blockviz": set(), "blockviz.a": {"blockviz.b"}, "blockviz.b": {"blockviz.sub.c"},
-                     "blockviz.sub": {"blockviz.sub.c"}, "blockviz.sub.c": {"blockviz.a"}}
+    assert edges == {
+        "blockviz": set(),
+        "blockviz.a": {"blockviz.b"},
+        "blockviz.b": {"blockviz.sub.c"},
+        "blockviz.sub": {"blockviz.sub.c"},
+        "blockviz.sub.c": {"blockviz.a"},
+    }
     assert cycles(edges) == [["blockviz.a", "blockviz.b", "blockviz.sub.c"]]
-    assert a_circle(edges, ["blockviz.a", "blockviz.b", "blockviz.sub.c"]) == ["blockviz.a", "blockviz.b", "blockviz.sub.c", "blockviz.a"]
+    assert a_circle(edges, ["blockviz.a", "blockviz.b", "blockviz.sub.c"]) == [
+        "blockviz.a",
+        "blockviz.b",
+        "blockviz.sub.c",
+        "blockviz.a",
+    ]
     assert "os" in all_imports()["blockviz.sub.c"]
 
 
@@ -164,6 +175,7 @@ def test_the_whole_package_is_read():
 
 
 # -- the package ----------------------------------------------------------------------------
+
 
 def test_no_import_circle():
     edges = graph()
@@ -181,15 +193,24 @@ def test_allowed_circles_still_exist():
 
 def test_nothing_imports_the_cli():
     imports = all_imports()
-    offenders = {name: starting_with(names, "blockviz.cli") for name, names in imports.items()
-                 if not (name == "blockviz.cli" or name.startswith("blockviz.cli.")) and starting_with(names, "blockviz.cli")}
+    offenders = {
+        name: starting_with(names, "blockviz.cli")
+        for name, names in imports.items()
+        if not (name == "blockviz.cli" or name.startswith("blockviz.cli.")) and starting_with(names, "blockviz.cli")
+    }
     assert offenders == {}
 
 
-@pytest.mark.parametrize("forbidden", ["manim", "blockviz.scenes", "blockviz.cli", "blockviz.render", "blockviz.lecture", "blockviz.explorer"])
+@pytest.mark.parametrize(
+    "forbidden",
+    ["manim", "blockviz.scenes", "blockviz.cli", "blockviz.render", "blockviz.lecture", "blockviz.explorer"],
+)
 def test_figures_import_neither_manim_nor_scenes_nor_the_cli(forbidden):
-    offenders = {name: starting_with(names, forbidden) for name, names in imports_of("blockviz.figures", all_imports()).items()
-                 if starting_with(names, forbidden)}
+    offenders = {
+        name: starting_with(names, forbidden)
+        for name, names in imports_of("blockviz.figures", all_imports()).items()
+        if starting_with(names, forbidden)
+    }
     assert offenders == {}
 
 

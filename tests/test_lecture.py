@@ -12,11 +12,20 @@ import av
 import numpy as np
 import pytest
 import srt
+from support_lecture import BLUE, GREEN, RED, YELLOW, make_clip
 
 from blockviz.errors import BlockvizError
-from blockviz.lecture.chapters import Chapter, captions_srt, chapters_json, chapters_of, chapters_text, sidecar_paths, timestamp
+from blockviz.lecture.chapters import (
+    Chapter,
+    captions_srt,
+    chapters_json,
+    chapters_of,
+    chapters_text,
+    sidecar_paths,
+    timestamp,
+)
 from blockviz.lecture.join import LecturePart, probe_video, write_lecture
-from support_lecture import BLUE, GREEN, RED, YELLOW, make_clip
+
 
 @pytest.fixture(scope="module")
 def clips(tmp_path_factory):
@@ -71,16 +80,24 @@ def test_lecture_lasts_the_sum_of_its_parts(clips, tmp_path):
 def test_chapters_start_at_the_cumulative_durations(clips, tmp_path):
     lecture = write_lecture(parts_of(clips, "abc"), tmp_path / "lecture.mp4", min_chapter_seconds=0)
     assert [(c.start, c.end) for c in lecture.chapters] == [(0.0, 1.4), (1.4, 3.8), (3.8, 4.8)]
-    assert lecture.chapters_text.read_text(encoding="utf-8").splitlines() == ["00:00 Scene a", "00:01 Scene b", "00:03 Scene c"]
+    assert lecture.chapters_text.read_text(encoding="utf-8").splitlines() == [
+        "00:00 Scene a",
+        "00:01 Scene b",
+        "00:03 Scene c",
+    ]
     document = json.loads(lecture.chapters_json.read_text(encoding="utf-8"))
     assert document["video"] == "lecture.mp4" and document["duration"] == pytest.approx(4.8)
     assert [(c["name"], c["title"], c["start"], c["end"]) for c in document["chapters"]] == [
-        ("a", "Scene a", 0.0, 1.4), ("b", "Scene b", 1.4, 3.8), ("c", "Scene c", 3.8, 4.8),
+        ("a", "Scene a", 0.0, 1.4),
+        ("b", "Scene b", 1.4, 3.8),
+        ("c", "Scene c", 3.8, 4.8),
     ]
     with av.open(str(lecture.video)) as container:
         embedded = container.chapters()
     assert [(c["metadata"]["title"], c["start"] * c["time_base"], c["end"] * c["time_base"]) for c in embedded] == [
-        ("Scene a", 0, Fraction(7, 5)), ("Scene b", Fraction(7, 5), Fraction(19, 5)), ("Scene c", Fraction(19, 5), Fraction(24, 5)),
+        ("Scene a", 0, Fraction(7, 5)),
+        ("Scene b", Fraction(7, 5), Fraction(19, 5)),
+        ("Scene c", Fraction(19, 5), Fraction(24, 5)),
     ]
 
 
@@ -114,7 +131,9 @@ def test_parts_of_another_size_and_frame_rate_are_refused_not_encoded_again(clip
 
 def test_progress_is_reported_after_each_part(clips, tmp_path):
     calls = []
-    write_lecture(parts_of(clips, "ab"), tmp_path / "lecture.mp4", progress=lambda done, total: calls.append((done, total)))
+    write_lecture(
+        parts_of(clips, "ab"), tmp_path / "lecture.mp4", progress=lambda done, total: calls.append((done, total))
+    )
     assert calls == [(1, 2), (2, 2)]
 
 
@@ -206,10 +225,15 @@ def test_the_chapter_list_for_youtube_merges_chapters_under_10_seconds(clips, tm
 def test_chapter_lines_last_at_least_10_seconds(spans, lines):
     chapters = [Chapter(f"S{i}", f"T{i}", "A caption.", start, end) for i, (start, end) in enumerate(spans)]
     assert chapters_text(chapters).splitlines() == lines
-    assert chapters_text(chapters, min_seconds=0).splitlines() == [f"{timestamp(start)} T{i}" for i, (start, _) in enumerate(spans)]
+    assert chapters_text(chapters, min_seconds=0).splitlines() == [
+        f"{timestamp(start)} T{i}" for i, (start, _) in enumerate(spans)
+    ]
 
 
-@pytest.mark.parametrize("seconds, shown", [(0, "00:00"), (1.4, "00:01"), (59.9999, "00:59"), (75.9, "01:15"), (600, "10:00"), (3725, "1:02:05")])
+@pytest.mark.parametrize(
+    "seconds, shown",
+    [(0, "00:00"), (1.4, "00:01"), (59.9999, "00:59"), (75.9, "01:15"), (600, "10:00"), (3725, "1:02:05")],
+)
 def test_timestamps_are_whole_seconds_rounded_down(seconds, shown):
     assert timestamp(seconds) == shown
 
@@ -217,9 +241,14 @@ def test_timestamps_are_whole_seconds_rounded_down(seconds, shown):
 def test_long_captions_wrap_at_42_characters():
     caption = "Each token's query is compared with every key it may use, and the products are summed."
     text = captions_srt([Chapter("DotProducts", "Dot products", caption, 0.0, 12.5)])
-    cues = list(srt.parse(text))  # 3 lines of 42: two cues of two even lines (no one-word cue), sharing the chapter's time by length
+    cues = list(
+        srt.parse(text)
+    )  # 3 lines of 42: two cues of two even lines (no one-word cue), sharing the chapter's time by length
     assert [len(cue.content.splitlines()) for cue in cues] == [2, 2]
-    assert [cue.content.splitlines() for cue in cues] == [["Each token's query is", "compared with every key"], ["it may use, and the", "products are summed."]]
+    assert [cue.content.splitlines() for cue in cues] == [
+        ["Each token's query is", "compared with every key"],
+        ["it may use, and the", "products are summed."],
+    ]
     assert all(len(line) <= 42 for cue in cues for line in cue.content.splitlines())
     assert " ".join(" ".join(cue.content.splitlines()) for cue in cues) == caption
     assert cues[0].start.total_seconds() == 0 and cues[0].end == cues[1].start and cues[1].end.total_seconds() == 12.5
@@ -229,8 +258,13 @@ def test_long_captions_wrap_at_42_characters():
 
 
 def test_chapters_start_where_the_durations_before_them_end():
-    chapters = chapters_of(["title", "mask"], ["Intro", "The\n  mask"], ["One.", " Two   words. "], [Fraction(7, 5), Fraction(12, 5)])
-    assert chapters == (Chapter("title", "Intro", "One.", 0.0, 1.4), Chapter("mask", "The mask", "Two words.", 1.4, 3.8))
+    chapters = chapters_of(
+        ["title", "mask"], ["Intro", "The\n  mask"], ["One.", " Two   words. "], [Fraction(7, 5), Fraction(12, 5)]
+    )
+    assert chapters == (
+        Chapter("title", "Intro", "One.", 0.0, 1.4),
+        Chapter("mask", "The mask", "Two words.", 1.4, 3.8),
+    )
     with pytest.raises(ValueError):
         chapters_of(["a", "b"], ["A", "B"], ["A.", "B."], [1.0])
 
@@ -238,37 +272,43 @@ def test_chapters_start_where_the_durations_before_them_end():
 def test_chapters_json_is_this_exact_document():
     chapters = (Chapter("a", "Scène a", "Shows a.", 0.0, 1.4), Chapter("b", "Scene b", "Shows b.", 1.4, 3.8000004))
     assert chapters_json(chapters, "lecture.mp4") == (
-        '{\n'
+        "{\n"
         '  "video": "lecture.mp4",\n'
         '  "duration": 3.8,\n'
         '  "chapters": [\n'
-        '    {\n'
+        "    {\n"
         '      "name": "a",\n'
         '      "title": "Scène a",\n'
         '      "caption": "Shows a.",\n'
         '      "start": 0.0,\n'
         '      "end": 1.4\n'
-        '    },\n'
-        '    {\n'
+        "    },\n"
+        "    {\n"
         '      "name": "b",\n'
         '      "title": "Scene b",\n'
         '      "caption": "Shows b.",\n'
         '      "start": 1.4,\n'
         '      "end": 3.8\n'
-        '    }\n'
-        '  ]\n'
-        '}\n'
+        "    }\n"
+        "  ]\n"
+        "}\n"
     )
 
 
 def test_captions_srt_is_this_exact_text():
     caption = "Each token's query is compared with every key it may use, and the products are summed."
-    chapters = (Chapter("title", "Intro", "One sentence.", 0.0, 4.2), Chapter("dot-products", "Dot products", caption, 4.2, 3725.5))
-    assert captions_srt(chapters) == (
-        "1\n00:00:00,000 --> 00:00:04,200\nOne sentence.\n\n"
-        "2\n00:00:04,200 --> 00:32:54,300\n"  # 4.2 + 3721.3 s × 45 / 85 characters: three lines of 42 made four even ones, two a cue…
-        "Each token's query is\ncompared with every key\n\n"
-        "3\n00:32:54,300 --> 01:02:05,500\nit may use, and the\nproducts are summed.\n\n"  # …the other two in the next
+    chapters = (
+        Chapter("title", "Intro", "One sentence.", 0.0, 4.2),
+        Chapter("dot-products", "Dot products", caption, 4.2, 3725.5),
+    )
+    assert (
+        captions_srt(chapters)
+        == (
+            "1\n00:00:00,000 --> 00:00:04,200\nOne sentence.\n\n"
+            "2\n00:00:04,200 --> 00:32:54,300\n"  # 4.2 + 3721.3 s × 45 / 85 characters: three lines of 42 made four even ones, two a cue…
+            "Each token's query is\ncompared with every key\n\n"
+            "3\n00:32:54,300 --> 01:02:05,500\nit may use, and the\nproducts are summed.\n\n"  # …the other two in the next
+        )
     )
 
 
@@ -276,13 +316,22 @@ def test_chapter_text_past_an_hour_and_the_sidecar_names():
     chapters = (Chapter("a", "A", "A.", 0.0, 3725.0), Chapter("b", "B", "B.", 3725.0, 3800.0))
     assert chapters_text(chapters) == "00:00 A\n1:02:05 B\n"
     assert chapters_text(()) == ""
-    assert sidecar_paths("out/talk.mp4") == (Path("out/talk.chapters.txt"), Path("out/talk.chapters.json"), Path("out/talk.srt"))
+    assert sidecar_paths("out/talk.mp4") == (
+        Path("out/talk.chapters.txt"),
+        Path("out/talk.chapters.json"),
+        Path("out/talk.srt"),
+    )
 
 
 def test_on_screen_captions_are_one_cue_each_timed_with_them_at_most_two_lines_of_42():
     long = "M: 0 where a key may be used (itself and earlier), −∞ where it comes later, so later tokens never leak in"
-    (title, mask) = chapters_of(["title", "mask"], ["Intro", "The mask"], ["One.", "Two."], [Fraction(5), Fraction(25, 2)],
-                                [(), [(0.0, "the scaled scores and M"), (3.5, long), (9.0, "row by row"), (12.5, "past the end")]])
+    (title, mask) = chapters_of(
+        ["title", "mask"],
+        ["Intro", "The mask"],
+        ["One.", "Two."],
+        [Fraction(5), Fraction(25, 2)],
+        [(), [(0.0, "the scaled scores and M"), (3.5, long), (9.0, "row by row"), (12.5, "past the end")]],
+    )
     assert title.cues == () and [at for at, _ in mask.cues] == [0.0, 3.5, 9.0]  # a cue at the part's end is dropped
     cues = list(srt.parse(captions_srt((title, mask))))
     spans = [(cue.start.total_seconds(), cue.end.total_seconds()) for cue in cues]
@@ -292,7 +341,9 @@ def test_on_screen_captions_are_one_cue_each_timed_with_them_at_most_two_lines_o
     assert cues[0].content == "One."
     shown = [cue.content.removeprefix("{\\an8}") for cue in cues[1:]]
     assert all(cue.content.startswith("{\\an8}") for cue in cues[1:])  # at the top: off the burned-in caption
-    assert all(len(lines) <= 2 and all(len(line) <= 42 for line in lines) for lines in (text.splitlines() for text in shown))
+    assert all(
+        len(lines) <= 2 and all(len(line) <= 42 for line in lines) for lines in (text.splitlines() for text in shown)
+    )
     assert " ".join(" ".join(text.splitlines()) for text in shown[1:3]) == long
     assert [" ".join(text.splitlines()) for text in (shown[0], shown[3])] == ["the scaled scores and M", "row by row"]
 
@@ -311,16 +362,26 @@ def test_a_rendered_scenes_captions_become_its_cues_in_the_lecture(tmp_path, cat
         render_one(cat_record, job, options)
     logged = json.loads(jobs[1].captions.read_text(encoding="utf-8"))
     assert shown_captions(jobs[0]) == () and len(shown_captions(jobs[1])) == len(logged["captions"]) == 5
-    assert [at for at, _ in logged["captions"]] == sorted(at for at, _ in logged["captions"]) and logged["captions"][0][0] == 0.0
-    lecture = join_lecture(LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"), causal=True)
+    assert [at for at, _ in logged["captions"]] == sorted(at for at, _ in logged["captions"]) and logged["captions"][0][
+        0
+    ] == 0.0
+    lecture = join_lecture(
+        LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"), causal=True
+    )
     cues = list(srt.parse(lecture.captions.read_text(encoding="utf-8")))
     title, mask = lecture.chapters
     # The title card's one caption, longer than two lines of 42, is consecutive cues over the card.
     on_title = [cue for cue in cues if cue.start.total_seconds() < title.end - 1e-3]
     assert " ".join(" ".join(cue.content.splitlines()) for cue in on_title) == title.caption
-    assert on_title[0].start.total_seconds() == 0 and on_title[-1].end.total_seconds() == pytest.approx(title.end, abs=1e-3)
+    assert on_title[0].start.total_seconds() == 0 and on_title[-1].end.total_seconds() == pytest.approx(
+        title.end, abs=1e-3
+    )
     # The mask's captions all fit two lines of 42: one cue each, from when it appears.
-    on_mask = cues[len(on_title):]
-    assert [" ".join(cue.content.removeprefix("{\\an8}").splitlines()) for cue in on_mask] == [said for _, said in logged["captions"]]
-    assert [cue.start.total_seconds() for cue in on_mask] == pytest.approx([mask.start + at for at, _ in logged["captions"]], abs=2e-3)
+    on_mask = cues[len(on_title) :]
+    assert [" ".join(cue.content.removeprefix("{\\an8}").splitlines()) for cue in on_mask] == [
+        said for _, said in logged["captions"]
+    ]
+    assert [cue.start.total_seconds() for cue in on_mask] == pytest.approx(
+        [mask.start + at for at, _ in logged["captions"]], abs=2e-3
+    )
     assert cues[-1].end.total_seconds() == pytest.approx(mask.end, abs=1e-3)

@@ -71,7 +71,16 @@ def test_the_lecture_tells_its_story_in_order():
     q/k/v, the encoder contrast right after the mask, softmax before value mixing, the recap last."""
     at = {name: position for position, name in enumerate(LECTURE_ORDER)}
     assert at["worked-example"] == 1
-    assert at["tokens"] < at["layer-norm"] < at["qkv"] < at["dot-products"] < at["mask"] < at["softmax"] < at["value-mixing"] < at["multi-head"]
+    assert (
+        at["tokens"]
+        < at["layer-norm"]
+        < at["qkv"]
+        < at["dot-products"]
+        < at["mask"]
+        < at["softmax"]
+        < at["value-mixing"]
+        < at["multi-head"]
+    )
     assert at["causal-vs-bidirectional"] == at["mask"] + 1
     assert at["block-flow"] < at["ffn"] and at["recap"] == len(LECTURE_ORDER) - 1
 
@@ -178,8 +187,10 @@ def test_a_missing_lecture_file_is_joined_again_without_rendering_scenes(rendere
     assert result.exit_code == 0, result.output
     printed = result.output.strip().splitlines()
     assert all(line.endswith("(unchanged)") for line in printed[: len(LECTURE_ORDER)])
-    assert printed[len(LECTURE_ORDER):] == [str(folder / name) for name in LECTURE_FILES]
-    assert (folder / "lecture.srt").read_text(encoding="utf-8") == (rendered_folder / "lecture.srt").read_text(encoding="utf-8")
+    assert printed[len(LECTURE_ORDER) :] == [str(folder / name) for name in LECTURE_FILES]
+    assert (folder / "lecture.srt").read_text(encoding="utf-8") == (rendered_folder / "lecture.srt").read_text(
+        encoding="utf-8"
+    )
     assert {name: (folder / f"{name}.mp4").stat().st_mtime_ns for name in LECTURE_ORDER} == scene_mtimes
 
 
@@ -217,9 +228,14 @@ def test_bad_lecture_requests_are_one_line_errors_before_rendering(tmp_path, arg
 
 @pytest.mark.render
 def test_scene_names_can_be_given_as_a_comma_list(tmp_path):
-    result = invoke(SENTENCE, "--scene", "worked-example, mask", "--scene", "mask", "--format", "png", *TINY, "-o", str(tmp_path))
+    result = invoke(
+        SENTENCE, "--scene", "worked-example, mask", "--scene", "mask", "--format", "png", *TINY, "-o", str(tmp_path)
+    )
     assert result.exit_code == 0, result.output
-    assert result.output.strip().splitlines() == [str(tmp_path / "worked-example.png"), str(tmp_path / "mask.png")]  # lecture order
+    assert result.output.strip().splitlines() == [
+        str(tmp_path / "worked-example.png"),
+        str(tmp_path / "mask.png"),
+    ]  # lecture order
     assert sorted(path.name for path in tmp_path.glob("*.png")) == ["mask.png", "worked-example.png"]
 
 
@@ -248,7 +264,11 @@ def manim_like_clip(path: Path, frames: int, late_shift: int = 0) -> Path:
 def test_a_scene_whose_last_frame_is_cut_short_is_still_joined(tmp_path):
     from blockviz.lecture.join import LecturePart, probe_video, write_lecture
 
-    clips = [manim_like_clip(tmp_path / "a.mp4", 12), manim_like_clip(tmp_path / "b.mp4", 12, late_shift=5), manim_like_clip(tmp_path / "c.mp4", 9)]
+    clips = [
+        manim_like_clip(tmp_path / "a.mp4", 12),
+        manim_like_clip(tmp_path / "b.mp4", 12, late_shift=5),
+        manim_like_clip(tmp_path / "c.mp4", 9),
+    ]
     short = probe_video(clips[1])
     assert short.fps == 15 and short.duration == Fraction(12 * 1024 - 5, 15360)
     parts = [LecturePart(path.stem, path.stem, f"Part {path.stem}.", path) for path in clips]

@@ -13,7 +13,19 @@ from blockviz.block import rotary_angles
 from blockviz.errors import BlockvizError
 
 SENTENCE = "The chicken didn't cross the road because it was too tired."
-LLAMA_LIKE = dict(d_model=16, n_heads=4, n_kv_heads=2, d_ff=24, activation="silu", positional="rotary", norm="rmsnorm", ffn="gated", bias=False, rope_theta=500.0, dtype="float64")
+LLAMA_LIKE = dict(
+    d_model=16,
+    n_heads=4,
+    n_kv_heads=2,
+    d_ff=24,
+    activation="silu",
+    positional="rotary",
+    norm="rmsnorm",
+    ffn="gated",
+    bias=False,
+    rope_theta=500.0,
+    dtype="float64",
+)
 
 
 def _heads_to_columns(weight: torch.Tensor) -> torch.Tensor:
@@ -24,10 +36,25 @@ def _heads_to_columns(weight: torch.Tensor) -> torch.Tensor:
 def test_post_norm_equals_pytorchs_post_norm_encoder_layer():
     config = BlockConfig(d_model=8, n_heads=2, d_ff=16, causal=False, norm_placement="post", dtype="float64")
     rec = record(SENTENCE, config=config)
-    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, activation="gelu", layer_norm_eps=config.ln_eps, batch_first=True, norm_first=False).double().eval()
+    layer = (
+        nn.TransformerEncoderLayer(
+            8,
+            2,
+            dim_feedforward=16,
+            dropout=0.0,
+            activation="gelu",
+            layer_norm_eps=config.ln_eps,
+            batch_first=True,
+            norm_first=False,
+        )
+        .double()
+        .eval()
+    )
     params = rec.params
     with torch.no_grad():
-        layer.self_attn.in_proj_weight.copy_(torch.cat([_heads_to_columns(params[f"attn.W_{kind}"]).T for kind in "QKV"]))
+        layer.self_attn.in_proj_weight.copy_(
+            torch.cat([_heads_to_columns(params[f"attn.W_{kind}"]).T for kind in "QKV"])
+        )
         layer.self_attn.in_proj_bias.copy_(torch.cat([params[f"attn.b_{kind}"].flatten() for kind in "QKV"]))
         layer.self_attn.out_proj.weight.copy_(params["attn.W_O"].T)
         layer.self_attn.out_proj.bias.copy_(params["attn.b_O"])
@@ -47,7 +74,9 @@ def test_rotary_angles_equal_transformers_rotary_embedding():
     transformers = pytest.importorskip("transformers")
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
-    config = transformers.LlamaConfig(hidden_size=64, num_attention_heads=4, rope_parameters={"rope_type": "default", "rope_theta": 500.0})
+    config = transformers.LlamaConfig(
+        hidden_size=64, num_attention_heads=4, rope_parameters={"rope_type": "default", "rope_theta": 500.0}
+    )
     x = torch.zeros(1, 7, 64)
     cos, sin = LlamaRotaryEmbedding(config)(x, torch.arange(7)[None])
     ours_cos, ours_sin = rotary_angles(7, 16, 500.0, torch.float64)
@@ -61,14 +90,25 @@ def test_a_llama_like_block_equals_transformers_llama_layer():
 
     config = BlockConfig(**LLAMA_LIKE)
     rec = record(SENTENCE, config=config)
-    hf = transformers.LlamaConfig(hidden_size=16, num_attention_heads=4, num_key_value_heads=2, intermediate_size=24, rms_norm_eps=config.ln_eps,
-                                  rope_parameters={"rope_type": "default", "rope_theta": 500.0}, attn_implementation="eager")
+    hf = transformers.LlamaConfig(
+        hidden_size=16,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=24,
+        rms_norm_eps=config.ln_eps,
+        rope_parameters={"rope_type": "default", "rope_theta": 500.0},
+        attn_implementation="eager",
+    )
     layer = LlamaDecoderLayer(hf, 0).double().eval()
     params = rec.params
     with torch.no_grad():
         layer.input_layernorm.weight.copy_(params["ln1.weight"])
         layer.post_attention_layernorm.weight.copy_(params["ln2.weight"])
-        for kind, module in (("Q", layer.self_attn.q_proj), ("K", layer.self_attn.k_proj), ("V", layer.self_attn.v_proj)):
+        for kind, module in (
+            ("Q", layer.self_attn.q_proj),
+            ("K", layer.self_attn.k_proj),
+            ("V", layer.self_attn.v_proj),
+        ):
             module.weight.copy_(_heads_to_columns(params[f"attn.W_{kind}"]).T)
         layer.self_attn.o_proj.weight.copy_(params["attn.W_O"].T)
         layer.mlp.gate_proj.weight.copy_(params["ffn.W_gate"].T)
@@ -76,7 +116,9 @@ def test_a_llama_like_block_equals_transformers_llama_layer():
         layer.mlp.down_proj.weight.copy_(params["ffn.W_out"].T)
         n = rec.n
         x = rec.resid_pre[None]
-        position_embeddings = tuple(part.double() for part in LlamaRotaryEmbedding(hf)(x.float(), torch.arange(n)[None]))
+        position_embeddings = tuple(
+            part.double() for part in LlamaRotaryEmbedding(hf)(x.float(), torch.arange(n)[None])
+        )
         mask = rec.mask[None, None]
         expected = layer(x, attention_mask=mask, position_embeddings=position_embeddings)
         expected = expected[0] if isinstance(expected, tuple) else expected
@@ -97,21 +139,28 @@ def test_other_architectures_save_load_and_check(tmp_path):
     with pytest.raises(BlockvizError, match="lacks field 'query_rot'"):
         BlockRecord(rec.sentence, rec.tokens, rec.config, edited, rec.params)
     assert "pos_embed" not in rec.tensors and torch.equal(rec.resid_pre, rec.embed)
-    assert set(rec.params) >= {"ffn.W_gate", "ffn.W_up", "ffn.W_out"} and not any(name.startswith(("attn.b_", "ffn.b_")) or name.endswith(".bias") for name in rec.params)
+    assert set(rec.params) >= {"ffn.W_gate", "ffn.W_up", "ffn.W_out"} and not any(
+        name.startswith(("attn.b_", "ffn.b_")) or name.endswith(".bias") for name in rec.params
+    )
     assert rec.params["attn.W_K"].shape == (2, 16, 4) and torch.equal(rec.key[0], rec.key[1])
     torch.testing.assert_close(rec.scores, rec.query_rot @ rec.key_rot.transpose(-1, -2))
     torch.testing.assert_close(rec.qk_products(1, 3).sum(-1), rec.scores[1, 3])
-    torch.testing.assert_close(rec.input_products("key", 1, 3).sum(0), rec.key[1, 3])  # no bias; key/value head 0 of query head 1
+    torch.testing.assert_close(
+        rec.input_products("key", 1, 3).sum(0), rec.key[1, 3]
+    )  # no bias; key/value head 0 of query head 1
     torch.testing.assert_close(rec.input_products("query", 1, 3).sum(0), rec.query[1, 3])
 
 
-@pytest.mark.parametrize("fields, message", [
-    (dict(n_heads=4, d_model=8, n_kv_heads=3), "n_kv_heads must divide n_heads 4"),
-    (dict(norm_placement="post", norm="rmsnorm"), "a post-norm block uses LayerNorm"),
-    (dict(d_model=6, n_heads=2, positional="rotary"), "d_head 3 must be even"),
-    (dict(ffn="glu"), "ffn must be one of plain, gated"),
-    (dict(norm="batchnorm"), "norm must be one of layernorm, rmsnorm"),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        (dict(n_heads=4, d_model=8, n_kv_heads=3), "n_kv_heads must divide n_heads 4"),
+        (dict(norm_placement="post", norm="rmsnorm"), "a post-norm block uses LayerNorm"),
+        (dict(d_model=6, n_heads=2, positional="rotary"), "d_head 3 must be even"),
+        (dict(ffn="glu"), "ffn must be one of plain, gated"),
+        (dict(norm="batchnorm"), "norm must be one of layernorm, rmsnorm"),
+    ],
+)
 def test_impossible_architectures_are_refused(fields, message):
     with pytest.raises(BlockvizError, match=message):
         BlockConfig(**fields)

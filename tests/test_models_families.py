@@ -24,7 +24,6 @@ TOLERANCE = {"float32": 1e-5, "float64": 1e-10}
 FAMILIES = tuple(BUILDERS)
 
 
-
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
     root = tmp_path_factory.mktemp("models")
@@ -43,7 +42,9 @@ def _close(ours: torch.Tensor, theirs: torch.Tensor, dtype: str, what: str) -> N
 def _model(folder, dtype: str):
     from transformers import AutoModel
 
-    model = AutoModel.from_pretrained(str(folder), local_files_only=True, attn_implementation="eager", dtype=torch.float32)
+    model = AutoModel.from_pretrained(
+        str(folder), local_files_only=True, attn_implementation="eager", dtype=torch.float32
+    )
     return model.to(torch.float64 if dtype == "float64" else torch.float32).eval()
 
 
@@ -68,7 +69,12 @@ def _model_tensors(family: str, model, ids: list[int], layer: int) -> dict[str, 
         handles.append(module.register_forward_hook(lambda _m, _a, value: seen.__setitem__(name, pick(value)[0])))
 
     def inputs(name, module):
-        handles.append(module.register_forward_pre_hook(lambda _m, args, kwargs: seen.__setitem__(name, (args[0] if args else kwargs["hidden_states"])[0]), with_kwargs=True))
+        handles.append(
+            module.register_forward_pre_hook(
+                lambda _m, args, kwargs: seen.__setitem__(name, (args[0] if args else kwargs["hidden_states"])[0]),
+                with_kwargs=True,
+            )
+        )
 
     config = model.config
     if family == "gpt2":
@@ -88,7 +94,11 @@ def _model_tensors(family: str, model, ids: list[int], layer: int) -> dict[str, 
     elif family == "bert":
         block = model.encoder.layer[layer]
         inputs("resid_pre", block)
-        for kind, module in (("query", block.attention.self.query), ("key", block.attention.self.key), ("value", block.attention.self.value)):
+        for kind, module in (
+            ("query", block.attention.self.query),
+            ("key", block.attention.self.key),
+            ("value", block.attention.self.value),
+        ):
             output(kind, module)
         output("weights", block.attention.self, lambda value: value[1])
         output("concat", block.attention.self, lambda value: value[0])
@@ -103,7 +113,11 @@ def _model_tensors(family: str, model, ids: list[int], layer: int) -> dict[str, 
     else:
         block = model.layers[layer]
         inputs("resid_pre", block)
-        handles.append(block.register_forward_pre_hook(lambda _m, _a, kwargs: seen.__setitem__("rope", kwargs["position_embeddings"]), with_kwargs=True))
+        handles.append(
+            block.register_forward_pre_hook(
+                lambda _m, _a, kwargs: seen.__setitem__("rope", kwargs["position_embeddings"]), with_kwargs=True
+            )
+        )
         output("ln1", block.input_layernorm)
         output("query", block.self_attn.q_proj)
         output("key_kv", block.self_attn.k_proj)
@@ -126,7 +140,11 @@ def _model_tensors(family: str, model, ids: list[int], layer: int) -> dict[str, 
         for handle in handles:
             handle.remove()
     heads = config.num_attention_heads
-    found = {name: value for name, value in seen.items() if name not in ("qkv", "rope", "key_kv", "value_kv", "resid_mid_plus")}
+    found = {
+        name: value
+        for name, value in seen.items()
+        if name not in ("qkv", "rope", "key_kv", "value_kv", "resid_mid_plus")
+    }
     if family == "gpt2":
         query, key, value = seen["qkv"].split(config.n_embd, dim=-1)
         found.update(query=_heads(query, heads), key=_heads(key, heads), value=_heads(value, heads))
@@ -135,7 +153,9 @@ def _model_tensors(family: str, model, ids: list[int], layer: int) -> dict[str, 
     elif family == "bert":
         found.update({kind: _heads(found[kind], heads) for kind in ("query", "key", "value")})
         found["concat"] = found["concat"].reshape(len(ids), -1)
-        found["resid_mid"] = seen["resid_mid_plus"]  # BertSelfOutput: LayerNorm(dense output + input): its input is the sum
+        found["resid_mid"] = seen[
+            "resid_mid_plus"
+        ]  # BertSelfOutput: LayerNorm(dense output + input): its input is the sum
         found["embed"] = model.embeddings.word_embeddings.weight[ids]
         found["pos_embed"] = model.embeddings.position_embeddings.weight[: len(ids)]
     else:
@@ -147,7 +167,15 @@ def _model_tensors(family: str, model, ids: list[int], layer: int) -> dict[str, 
         value = repeat_kv(_heads(seen["value_kv"], config.num_key_value_heads)[None], group)[0]
         cos, sin = seen["rope"]
         query_rot, key_rot = apply_rotary_pos_emb(query[None], key[None], cos, sin)
-        found.update(query=query, key=key, value=value, query_rot=query_rot[0], key_rot=key_rot[0], rope_cos=cos[0], rope_sin=sin[0])
+        found.update(
+            query=query,
+            key=key,
+            value=value,
+            query_rot=query_rot[0],
+            key_rot=key_rot[0],
+            rope_cos=cos[0],
+            rope_sin=sin[0],
+        )
         found["embed"] = model.embed_tokens.weight[ids]
     assert torch.equal(outputs.hidden_states[layer][0], found["resid_pre"])  # the layer's real input
     if layer > 0:
@@ -163,12 +191,27 @@ def test_every_recorded_tensor_is_the_models_own(family, dtype, folders):
     rec = record_layer(SENTENCE, model=str(folders[family]), layer=layer, dtype=dtype)
     model = _model(folders[family], dtype)
     reference = _model_tensors(family, model, _ids(folders[family], SENTENCE), layer)
-    tolerance_dtype = "float32" if (family == "llama" and dtype == "float64") else dtype  # transformers' RMSNorm normalises in float32
+    tolerance_dtype = (
+        "float32" if (family == "llama" and dtype == "float64") else dtype
+    )  # transformers' RMSNorm normalises in float32
     for name, tensor in reference.items():
         _close(rec.tensors[name], tensor, tolerance_dtype, f"{family} {dtype} {name}")
     # every recorded tensor the model itself holds is compared; the rest (scores … exp_sums, the norms'
     # statistics) is what the model computes inside one call, checked by the hand recompute below
-    assert {"prev_output", "resid_pre", "query", "key", "value", "weights", "concat", "attn_out", "resid_mid", "ffn_post", "ffn_out", "resid_post"} <= set(reference)
+    assert {
+        "prev_output",
+        "resid_pre",
+        "query",
+        "key",
+        "value",
+        "weights",
+        "concat",
+        "attn_out",
+        "resid_mid",
+        "ffn_post",
+        "ffn_out",
+        "resid_post",
+    } <= set(reference)
     assert rec.source.family == family and rec.source.layer == layer and rec.source.dtype == dtype
     assert rec.weights.dtype == (torch.float64 if dtype == "float64" else torch.float32)
 
@@ -193,14 +236,25 @@ def test_a_hand_recompute_from_the_layers_weights_agrees(family, folders):
     def layer_norm(prefix, value, module, output):
         mean = value.mean(-1)
         var = value.var(-1, unbiased=False)
-        hand.update({f"{prefix}_mean": mean, f"{prefix}_centred": value - mean[:, None], f"{prefix}_var": var,
-                     f"{prefix}_norm": (value - mean[:, None]) / torch.sqrt(var[:, None] + module.eps)})
+        hand.update(
+            {
+                f"{prefix}_mean": mean,
+                f"{prefix}_centred": value - mean[:, None],
+                f"{prefix}_var": var,
+                f"{prefix}_norm": (value - mean[:, None]) / torch.sqrt(var[:, None] + module.eps),
+            }
+        )
         hand[output] = F.layer_norm(value, (value.shape[-1],), module.weight, module.bias, module.eps)
         return hand[output]
 
     def rms_norm(prefix, value, module):
         mean_sq = (value**2).mean(-1)
-        hand.update({f"{prefix}_mean_sq": mean_sq, f"{prefix}_norm": value / torch.sqrt(mean_sq[:, None] + module.variance_epsilon)})
+        hand.update(
+            {
+                f"{prefix}_mean_sq": mean_sq,
+                f"{prefix}_norm": value / torch.sqrt(mean_sq[:, None] + module.variance_epsilon),
+            }
+        )
         hand[prefix] = module.weight * hand[f"{prefix}_norm"]
         return hand[prefix]
 
@@ -208,7 +262,9 @@ def test_a_hand_recompute_from_the_layers_weights_agrees(family, folders):
         d_head = query.shape[-1]
         hand["scores"] = torch.einsum("hid,hjd->hij", query, key)
         hand["scaled_scores"] = hand["scores"] / math.sqrt(d_head)
-        hand["mask"] = torch.triu(torch.full((n, n), -math.inf, dtype=x.dtype), 1) if causal else torch.zeros(n, n, dtype=x.dtype)
+        hand["mask"] = (
+            torch.triu(torch.full((n, n), -math.inf, dtype=x.dtype), 1) if causal else torch.zeros(n, n, dtype=x.dtype)
+        )
         hand["masked_scores"] = hand["scaled_scores"] + hand["mask"]
         hand["row_max"] = hand["masked_scores"].amax(-1)
         hand["exp_scores"] = torch.exp(hand["masked_scores"] - hand["row_max"][..., None])
@@ -221,20 +277,28 @@ def test_a_hand_recompute_from_the_layers_weights_agrees(family, folders):
         if family == "gpt2":
             block = model.h[0]
             ln1 = layer_norm("ln1", x, block.ln_1, "ln1")
-            query, key, value = (_heads(part, heads) for part in linear(block.attn.c_attn, ln1).split(config.n_embd, -1))
+            query, key, value = (
+                _heads(part, heads) for part in linear(block.attn.c_attn, ln1).split(config.n_embd, -1)
+            )
             hand.update(query=query, key=key, value=value)
             attend(query, key, value, causal=True)
             hand["attn_out"] = linear(block.attn.c_proj, hand["concat"])
             hand["resid_mid"] = x + hand["attn_out"]
             ln2 = layer_norm("ln2", hand["resid_mid"], block.ln_2, "ln2")
             hand["ffn_pre"] = linear(block.mlp.c_fc, ln2)
-            hand["ffn_post"] = 0.5 * hand["ffn_pre"] * (1 + torch.tanh(math.sqrt(2 / math.pi) * (hand["ffn_pre"] + 0.044715 * hand["ffn_pre"] ** 3)))
+            hand["ffn_post"] = (
+                0.5
+                * hand["ffn_pre"]
+                * (1 + torch.tanh(math.sqrt(2 / math.pi) * (hand["ffn_pre"] + 0.044715 * hand["ffn_pre"] ** 3)))
+            )
             hand["ffn_out"] = linear(block.mlp.c_proj, hand["ffn_post"])
             hand["resid_post"] = hand["resid_mid"] + hand["ffn_out"]
         elif family == "bert":
             block = model.encoder.layer[0]
             attention = block.attention.self
-            query, key, value = (_heads(linear(module, x), heads) for module in (attention.query, attention.key, attention.value))
+            query, key, value = (
+                _heads(linear(module, x), heads) for module in (attention.query, attention.key, attention.value)
+            )
             hand.update(query=query, key=key, value=value)
             attend(query, key, value, causal=False)
             hand["attn_out"] = linear(block.attention.output.dense, hand["concat"])
@@ -256,7 +320,9 @@ def test_a_hand_recompute_from_the_layers_weights_agrees(family, folders):
             # RoFormer as complex numbers: the pair (x_i, x_{i + d/2}) times e^{i·p·θ_i}, θ_i = base^(−2i/d)
             half = query.shape[-1] // 2
             theta = config.rope_parameters["rope_theta"] ** (-torch.arange(half, dtype=torch.float64) * 2 / (2 * half))
-            turn = torch.polar(torch.ones(n, half, dtype=torch.float64), torch.arange(n, dtype=torch.float64)[:, None] * theta)
+            turn = torch.polar(
+                torch.ones(n, half, dtype=torch.float64), torch.arange(n, dtype=torch.float64)[:, None] * theta
+            )
 
             def rotated(tensor):
                 turned = torch.complex(tensor[..., :half], tensor[..., half:]) * turn
@@ -283,7 +349,9 @@ def test_a_hand_recompute_from_the_layers_weights_agrees(family, folders):
 @pytest.mark.parametrize("family", FAMILIES)
 def test_record_model_path_prints_saves_and_loads_without_the_model(family, folders, tmp_path, monkeypatch):
     path = tmp_path / "layer.safetensors"
-    result = CliRunner().invoke(main, ["record", SENTENCE, "--model", str(folders[family]), "--layer", "1", "--save", str(path)])
+    result = CliRunner().invoke(
+        main, ["record", SENTENCE, "--model", str(folders[family]), "--layer", "1", "--save", str(path)]
+    )
     assert result.exit_code == 0, result.output
     assert f"({family}), layer 1 of 0–1" in result.output and "saved" in result.output
     rec = record_layer(SENTENCE, model=str(folders[family]), layer=1)
@@ -292,7 +360,9 @@ def test_record_model_path_prints_saves_and_loads_without_the_model(family, fold
         rec.save(saved)
         import blockviz.models.loading as loading
 
-        monkeypatch.setattr(loading, "load_model", lambda *args, **kwargs: pytest.fail("loading a record needs no model"))
+        monkeypatch.setattr(
+            loading, "load_model", lambda *args, **kwargs: pytest.fail("loading a record needs no model")
+        )
         loaded = BlockRecord.load(saved)
         monkeypatch.undo()
         assert loaded.tokens == rec.tokens and loaded.source == rec.source and loaded.config == rec.config
@@ -307,12 +377,44 @@ def test_the_architecture_is_described(folders):
     bert = record_layer(SENTENCE, model=str(folders["bert"]), layer=0).architecture
     llama = record_layer(SENTENCE, model=str(folders["llama"]), layer=0)
     layer = dict(embedding="table", model_layer=True)
-    assert gpt2 == Architecture(norm="layernorm", norm_placement="pre", positions="learned", ffn="plain", n_heads=2, n_kv_heads=2, bias=True, causal=True, **layer)
-    assert bert == Architecture(norm="layernorm", norm_placement="post", positions="learned", ffn="plain", n_heads=2, n_kv_heads=2, bias=True, causal=False, **layer)
-    assert llama.architecture == Architecture(norm="rmsnorm", norm_placement="pre", positions="rotary", ffn="gated", n_heads=4, n_kv_heads=2, bias=False, causal=True, **layer)
+    assert gpt2 == Architecture(
+        norm="layernorm",
+        norm_placement="pre",
+        positions="learned",
+        ffn="plain",
+        n_heads=2,
+        n_kv_heads=2,
+        bias=True,
+        causal=True,
+        **layer,
+    )
+    assert bert == Architecture(
+        norm="layernorm",
+        norm_placement="post",
+        positions="learned",
+        ffn="plain",
+        n_heads=2,
+        n_kv_heads=2,
+        bias=True,
+        causal=False,
+        **layer,
+    )
+    assert llama.architecture == Architecture(
+        norm="rmsnorm",
+        norm_placement="pre",
+        positions="rotary",
+        ffn="gated",
+        n_heads=4,
+        n_kv_heads=2,
+        bias=False,
+        causal=True,
+        **layer,
+    )
     assert not any(arch.is_toy for arch in (gpt2, bert, llama.architecture))
     assert [llama.config.kv_head_of(head) for head in range(4)] == [0, 0, 1, 1]
-    assert torch.equal(llama.key[0], llama.key[1]) and not torch.equal(llama.key[1], llama.key[2])  # heads 0, 1 share key/value head 0
+    assert torch.equal(llama.key[0], llama.key[1]) and not torch.equal(
+        llama.key[1], llama.key[2]
+    )  # heads 0, 1 share key/value head 0
 
 
 def test_the_mask_is_a_real_minus_infinity(folders):
@@ -327,7 +429,13 @@ def test_tokens_are_readable(folders):
     gpt2 = record_layer(SENTENCE, model=str(folders["gpt2"]), layer=0).tokens
     bert = record_layer(SENTENCE, model=str(folders["bert"]), layer=0).tokens
     assert gpt2[:4] == ("the", "cat", "sat", "on") and not any("Ġ" in token for token in gpt2)
-    assert bert[0] == "[CLS]" and bert[-1] == "[SEP]" and "tir" in bert and "ed" in bert and not any("##" in token for token in bert)
+    assert (
+        bert[0] == "[CLS]"
+        and bert[-1] == "[SEP]"
+        and "tir" in bert
+        and "ed" in bert
+        and not any("##" in token for token in bert)
+    )
 
 
 def test_the_counterpart_reruns_the_layer_without_the_model(folders):
@@ -350,8 +458,13 @@ def test_special_tokens_are_the_tokenizers_and_stored_in_the_record(folders, tmp
     rec = record_layer("the cat [SEP] sat on the zebra", model=str(folders["bert"]), layer=1)
     assert rec.tokens == ("[CLS]", "the", "cat", "[SEP]", "sat", "on", "the", "[UNK]", "[SEP]")
     assert rec.special == (True, False, False, True, False, False, False, False, True)
-    assert default_token(rec.tokens, rec.special) == 7 and default_token(rec.tokens) == 6  # the names alone would skip [UNK]
-    assert rec.explore().token == 7 and rec.explore().html().count('"special":[true,false,false,true,false,false,false,false,true]') == 1
+    assert (
+        default_token(rec.tokens, rec.special) == 7 and default_token(rec.tokens) == 6
+    )  # the names alone would skip [UNK]
+    assert (
+        rec.explore().token == 7
+        and rec.explore().html().count('"special":[true,false,false,true,false,false,false,false,true]') == 1
+    )
     for suffix in (".safetensors", ".json"):
         rec.save(tmp_path / f"r{suffix}")
         assert BlockRecord.load(tmp_path / f"r{suffix}").special == rec.special
@@ -372,10 +485,21 @@ def test_a_later_layer_holds_the_layer_befores_output_and_an_older_record_loads_
 
     first, later = (record_layer(SENTENCE, model=str(folders["llama"]), layer=layer) for layer in (0, 1))
     assert "prev_output" not in first.tensors and "prev_output" in [spec.name for spec in later.fields]
-    assert torch.equal(later.prev_output, later.resid_pre) and later.prev_output.data_ptr() != later.resid_pre.data_ptr()
+    assert (
+        torch.equal(later.prev_output, later.resid_pre) and later.prev_output.data_ptr() != later.resid_pre.data_ptr()
+    )
     assert torch.equal(later.counterpart(causal=False).prev_output, later.prev_output)
     old = tmp_path / "old.safetensors"  # as blockviz saved a layer before prev_output was recorded
-    write_record(old, later.sentence, later.tokens, later.config, {**{k: v for k, v in later.activations().items() if k != "prev_output"}, **later.params}, later.source)
+    write_record(
+        old,
+        later.sentence,
+        later.tokens,
+        later.config,
+        {**{k: v for k, v in later.activations().items() if k != "prev_output"}, **later.params},
+        later.source,
+    )
     loaded = BlockRecord.load(old)
     assert "prev_output" not in loaded.tensors and torch.equal(loaded.resid_pre, later.resid_pre)
-    assert loaded.scale_of("resid_pre") == later.scale_of("resid_pre") == later.scale_of("prev_output")  # one scale, with it or without
+    assert (
+        loaded.scale_of("resid_pre") == later.scale_of("resid_pre") == later.scale_of("prev_output")
+    )  # one scale, with it or without

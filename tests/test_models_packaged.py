@@ -6,10 +6,9 @@ cache; later loads read the cache (under 2 s)."""
 from __future__ import annotations
 
 import pytest
-
-from models_support import packaged_model_installed
 import torch
 from click.testing import CliRunner
+from models_support import packaged_model_installed
 
 pytest.importorskip("transformers")
 
@@ -20,9 +19,6 @@ from blockviz.models import model_attentions, record_layer  # noqa: E402
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 CASES = {"minilm": (3, 1, 6, "bert"), "smollm2": (13, 8, 30, "llama")}
 """model: (layer, head, number of layers, family)."""
-
-
-
 
 
 @pytest.fixture(scope="session", params=list(CASES))
@@ -40,14 +36,23 @@ def test_it_attends_to_chicken(packaged):
     layer, head, n_layers, family = CASES[name]
     it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
     assert float(rec.weights[head, it, chicken]) >= 0.5
-    assert (rec.source.model, rec.source.layer, rec.source.n_layers, rec.source.family) == (name, layer, n_layers, family)
+    assert (rec.source.model, rec.source.layer, rec.source.n_layers, rec.source.family) == (
+        name,
+        layer,
+        n_layers,
+        family,
+    )
 
 
 def test_the_tokens_are_the_models_own_and_readable(packaged):
     name, rec = packaged
-    words = ["The", "chicken", "didn", "'t", "cross"] if name == "smollm2" else ["The", "chicken", "didn", "'", "t", "cross"]
+    words = (
+        ["The", "chicken", "didn", "'t", "cross"]
+        if name == "smollm2"
+        else ["The", "chicken", "didn", "'", "t", "cross"]
+    )
     start = 1 if name == "minilm" else 0
-    assert rec.tokens[start:start + len(words)] == tuple(words)
+    assert rec.tokens[start : start + len(words)] == tuple(words)
     assert (rec.tokens[0], rec.tokens[-1]) == (("[CLS]", "[SEP]") if name == "minilm" else ("The", "."))
     assert not any(mark in token for token in rec.tokens for mark in ("Ġ", "##", "â"))
 
@@ -56,10 +61,23 @@ def test_the_architectures(packaged):
     name, rec = packaged
     arch = rec.architecture
     if name == "minilm":
-        assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.causal) == ("post", "layernorm", "learned", "plain", False)
+        assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.causal) == (
+            "post",
+            "layernorm",
+            "learned",
+            "plain",
+            False,
+        )
         assert (rec.config.d_model, rec.config.n_heads, rec.config.d_ff, rec.config.ln_eps) == (384, 12, 1536, 1e-12)
     else:
-        assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.n_kv_heads, arch.causal) == ("pre", "rmsnorm", "rotary", "gated", 3, True)
+        assert (arch.norm_placement, arch.norm, arch.positions, arch.ffn, arch.n_kv_heads, arch.causal) == (
+            "pre",
+            "rmsnorm",
+            "rotary",
+            "gated",
+            3,
+            True,
+        )
         assert (rec.config.d_model, rec.config.n_heads, rec.config.d_ff) == (576, 9, 1536)
         assert "4-bit Q4_1" in rec.source.note
 
@@ -68,7 +86,12 @@ def test_every_layers_attention_ranks_the_head_first(packaged):
     name, rec = packaged
     layer, head, n_layers, _ = CASES[name]
     attentions = model_attentions(CHICKEN, model=name)
-    assert tuple(attentions.tokens) == rec.tokens and attentions.weights.shape == (n_layers, rec.config.n_heads, rec.n, rec.n)
+    assert tuple(attentions.tokens) == rec.tokens and attentions.weights.shape == (
+        n_layers,
+        rec.config.n_heads,
+        rec.n,
+        rec.n,
+    )
     torch.testing.assert_close(attentions.weights[layer], rec.weights, rtol=0, atol=1e-5)
     it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
     from_it = attentions.weights[:, :, it, chicken]
@@ -79,10 +102,26 @@ def test_record_model_name_on_the_command_line(packaged, tmp_path):
     name, rec = packaged
     layer, head = CASES[name][:2]
     path = tmp_path / "layer.safetensors"
-    result = CliRunner().invoke(main, ["record", CHICKEN, "--model", name, "--layer", str(layer), "--head", str(head), "--save", str(path), "--decimals", "2"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "record",
+            CHICKEN,
+            "--model",
+            name,
+            "--layer",
+            str(layer),
+            "--head",
+            str(head),
+            "--save",
+            str(path),
+            "--decimals",
+            "2",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"{name} (") and "saved" in result.output
-    weights = result.output[result.output.index("\nweights "):]
+    weights = result.output[result.output.index("\nweights ") :]
     assert f"head {head}" in weights and f"head {head + 1}" not in weights
     it_row = next(line for line in weights.splitlines() if line.split()[:1] == ["it"])
     assert f"{float(rec.weights[head, rec.tokens.index('it'), rec.tokens.index('chicken')]):.2f}" in it_row.split()
@@ -133,6 +172,8 @@ def test_a_layer_saves_as_json_and_loads_back(packaged, tmp_path):
 
 def test_the_special_tokens_are_flagged_in_the_record(packaged):
     name, rec = packaged
-    expected = [True] + [False] * (rec.n - 2) + [True] if name == "minilm" else [False] * rec.n  # [CLS] … [SEP]; SmolLM2 adds none
+    expected = (
+        [True] + [False] * (rec.n - 2) + [True] if name == "minilm" else [False] * rec.n
+    )  # [CLS] … [SEP]; SmolLM2 adds none
     assert list(rec.special) == expected
     assert rec.explore().token == rec.tokens.index("tired")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from manim import RIGHT, Camera, Square, Text
+from support import frame_hashes, named_record
 
 from blockviz.scenes.catalog import lookup
 from blockviz.scenes.path_cache import PathCachingCamera
-from support import frame_hashes, named_record
 
 
 def drawn(camera, *mobjects) -> np.ndarray:
@@ -21,7 +21,11 @@ def drawn(camera, *mobjects) -> np.ndarray:
 def test_a_shape_is_traced_again_only_when_its_points_change(monkeypatch):
     traced = []
     original = Camera.set_cairo_context_path
-    monkeypatch.setattr(Camera, "set_cairo_context_path", lambda self, ctx, vmobject: traced.append(vmobject) or original(self, ctx, vmobject))
+    monkeypatch.setattr(
+        Camera,
+        "set_cairo_context_path",
+        lambda self, ctx, vmobject: traced.append(vmobject) or original(self, ctx, vmobject),
+    )
     camera, square = PathCachingCamera(), Square().set_fill("#336699", opacity=1)
     drawn(camera, square)
     square.set_fill("#cc6677", opacity=0.5)  # a new colour, the same points

@@ -13,12 +13,14 @@ from blockviz.record_fields import FIELD_NAMES as ACTIVATION_NAMES
 
 WORDS = ["the", "cat", "sat", "on", "mat", "it", "was", "tired", ",", ".", "didn't", "café", "🙂", '"', "<b>", "&"]
 sentences = st.lists(st.sampled_from(WORDS), min_size=1, max_size=24).map(" ".join)
-configs = st.sampled_from([
-    BlockConfig(),
-    BlockConfig(causal=False),
-    BlockConfig(d_model=6, n_heads=3, d_ff=12, activation="relu"),
-    BlockConfig(d_model=8, n_heads=1, positional="learned", dtype="float64", seed=7),
-])
+configs = st.sampled_from(
+    [
+        BlockConfig(),
+        BlockConfig(causal=False),
+        BlockConfig(d_model=6, n_heads=3, d_ff=12, activation="relu"),
+        BlockConfig(d_model=8, n_heads=1, positional="learned", dtype="float64", seed=7),
+    ]
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -40,13 +42,38 @@ def test_invariants_hold_on_any_sentence(sentence, config):
 def test_shapes_match_the_documented_table(chicken_record):
     rec, n = chicken_record, 13
     expected = {
-        "embed": (n, 4), "pos_embed": (n, 4), "resid_pre": (n, 4), "ln1": (n, 4),
-        "query": (2, n, 2), "key": (2, n, 2), "value": (2, n, 2),
-        "scores": (2, n, n), "scaled_scores": (2, n, n), "mask": (n, n), "masked_scores": (2, n, n),
-        "weights": (2, n, n), "head_outputs": (2, n, 2), "concat": (n, 4), "attn_out": (n, 4),
-        "resid_mid": (n, 4), "ln2": (n, 4),
-        "ln1_mean": (n,), "ln1_centred": (n, 4), "ln2_centred": (n, 4), "ln1_var": (n,), "ln1_norm": (n, 4), "ln2_mean": (n,), "ln2_var": (n,), "ln2_norm": (n, 4),
-        "row_max": (2, n), "exp_scores": (2, n, n), "exp_sums": (2, n), "ffn_pre": (n, 8), "ffn_post": (n, 8), "ffn_out": (n, 4), "resid_post": (n, 4),
+        "embed": (n, 4),
+        "pos_embed": (n, 4),
+        "resid_pre": (n, 4),
+        "ln1": (n, 4),
+        "query": (2, n, 2),
+        "key": (2, n, 2),
+        "value": (2, n, 2),
+        "scores": (2, n, n),
+        "scaled_scores": (2, n, n),
+        "mask": (n, n),
+        "masked_scores": (2, n, n),
+        "weights": (2, n, n),
+        "head_outputs": (2, n, 2),
+        "concat": (n, 4),
+        "attn_out": (n, 4),
+        "resid_mid": (n, 4),
+        "ln2": (n, 4),
+        "ln1_mean": (n,),
+        "ln1_centred": (n, 4),
+        "ln2_centred": (n, 4),
+        "ln1_var": (n,),
+        "ln1_norm": (n, 4),
+        "ln2_mean": (n,),
+        "ln2_var": (n,),
+        "ln2_norm": (n, 4),
+        "row_max": (2, n),
+        "exp_scores": (2, n, n),
+        "exp_sums": (2, n),
+        "ffn_pre": (n, 8),
+        "ffn_post": (n, 8),
+        "ffn_out": (n, 4),
+        "resid_post": (n, 4),
     }
     assert {name: tuple(t.shape) for name, t in rec.activations().items()} == expected
 
@@ -63,7 +90,9 @@ def test_bidirectional_mask_is_all_zero():
 def test_scores_are_dot_products_of_recorded_query_and_key(cat_record):
     q, k = cat_record.query[1, 2], cat_record.key[1, 0]
     assert cat_record.scores[1, 2, 0].item() == pytest.approx(float((q * k).sum()), abs=1e-6)
-    assert cat_record.scaled_scores[1, 2, 0].item() == pytest.approx(cat_record.scores[1, 2, 0].item() / math.sqrt(2), abs=1e-6)
+    assert cat_record.scaled_scores[1, 2, 0].item() == pytest.approx(
+        cat_record.scores[1, 2, 0].item() / math.sqrt(2), abs=1e-6
+    )
 
 
 def test_concat_puts_heads_side_by_side(cat_record):

@@ -5,14 +5,12 @@ import math
 
 import pytest
 import torch
+from conftest import LONG_SENTENCE as LONG
+from support import with_outlier
 from torch.nn import functional as F
 
 from blockviz import BlockConfig, BlockvizError, record
-from blockviz.block_record import BlockRecord
-from blockviz.record_fields import FIELDS, FIELD_NAMES, axis_labels
-
-from conftest import LONG_SENTENCE as LONG
-from support import with_outlier
+from blockviz.record_fields import FIELD_NAMES, FIELDS, axis_labels
 
 TOY_FIELDS = (
     ("embed", ("n", "d_model"), "token vectors (a seeded hash of each token)", "residual"),
@@ -31,7 +29,12 @@ TOY_FIELDS = (
     ("mask", ("n", "n"), "M: 0 where allowed, −∞ where blocked (all 0 when bidirectional)", "mask", True),
     ("masked_scores", ("n_heads", "n", "n"), "scaled_scores + mask", "scores", True),
     ("row_max", ("n_heads", "n"), "largest masked score of each row (subtracted before exp)", "scores"),
-    ("exp_scores", ("n_heads", "n", "n"), "exp(masked_scores − row_max): in (0, 1], exactly 0 where blocked", "exp_scores"),
+    (
+        "exp_scores",
+        ("n_heads", "n", "n"),
+        "exp(masked_scores − row_max): in (0, 1], exactly 0 where blocked",
+        "exp_scores",
+    ),
     ("exp_sums", ("n_heads", "n"), "sum of each row of exp_scores", "exp_sums"),
     ("weights", ("n_heads", "n", "n"), "exp_scores / exp_sums: softmax of each row (the attention pattern)", "weights"),
     ("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "residual"),
@@ -52,7 +55,9 @@ TOY_FIELDS = (
 
 
 def test_the_toy_blocks_fields_are_described_as_before():
-    assert [(spec.name, spec.shape, spec.what, spec.scale) + ((True,) if spec.neg_inf else ()) for spec in FIELDS] == list(TOY_FIELDS)
+    assert [
+        (spec.name, spec.shape, spec.what, spec.scale) + ((True,) if spec.neg_inf else ()) for spec in FIELDS
+    ] == list(TOY_FIELDS)
 
 
 def test_every_declared_field_is_recorded_with_its_declared_shape(chicken_record):
@@ -68,9 +73,16 @@ def test_layer_norm_statistics_match_torch(chicken_record):
         torch.testing.assert_close(rec.tensors[f"{name}_mean"], source.mean(-1))
         torch.testing.assert_close(rec.tensors[f"{name}_var"], source.var(-1, unbiased=False))
         torch.testing.assert_close(rec.tensors[f"{name}_centred"], source - source.mean(-1, keepdim=True))
-        reference = F.layer_norm(source, (rec.config.d_model,), rec.params[f"{name}.weight"], rec.params[f"{name}.bias"], rec.config.ln_eps)
+        reference = F.layer_norm(
+            source, (rec.config.d_model,), rec.params[f"{name}.weight"], rec.params[f"{name}.bias"], rec.config.ln_eps
+        )
         torch.testing.assert_close(rec.tensors[name], reference, atol=1e-6, rtol=1e-5)
-        torch.testing.assert_close(rec.tensors[f"{name}_norm"], F.layer_norm(source, (rec.config.d_model,), eps=rec.config.ln_eps), atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(
+            rec.tensors[f"{name}_norm"],
+            F.layer_norm(source, (rec.config.d_model,), eps=rec.config.ln_eps),
+            atol=1e-6,
+            rtol=1e-5,
+        )
 
 
 def test_softmax_steps_match_torch_softmax(chicken_record):
@@ -78,7 +90,9 @@ def test_softmax_steps_match_torch_softmax(chicken_record):
     torch.testing.assert_close(rec.weights, torch.softmax(rec.masked_scores, dim=-1), atol=1e-7, rtol=1e-6)
     assert torch.equal(rec.row_max, rec.masked_scores.max(-1).values)
     torch.testing.assert_close(rec.exp_sums, rec.exp_scores.sum(-1))
-    assert bool((rec.exp_scores <= 1).all()) and bool((rec.exp_scores.amax(-1) == 1).all())  # the max's exp is exactly 1
+    assert bool((rec.exp_scores <= 1).all()) and bool(
+        (rec.exp_scores.amax(-1) == 1).all()
+    )  # the max's exp is exactly 1
     assert bool((rec.exp_scores[:, torch.isneginf(rec.mask)] == 0).all())
 
 
@@ -116,7 +130,9 @@ def test_input_products_add_up_to_the_query_key_and_value(chicken_record, role):
     letter = role[0].upper()
     assert terms.shape == (rec.config.d_model, rec.config.d_head)
     assert terms[2, 1].item() == pytest.approx(rec.ln1[8, 2].item() * rec.params[f"attn.W_{letter}"][1, 2, 1].item())
-    reference = torch.nn.functional.linear(rec.ln1[8], rec.params[f"attn.W_{letter}"][1].T, rec.params[f"attn.b_{letter}"][1])
+    reference = torch.nn.functional.linear(
+        rec.ln1[8], rec.params[f"attn.W_{letter}"][1].T, rec.params[f"attn.b_{letter}"][1]
+    )
     torch.testing.assert_close(terms.sum(0) + rec.params[f"attn.b_{letter}"][1], reference)
     torch.testing.assert_close(terms.sum(0) + rec.params[f"attn.b_{letter}"][1], getattr(rec, role)[1, 8])
 
@@ -139,13 +155,34 @@ def test_counterpart_is_the_same_block_with_the_other_mask(cat_record):
 
 def test_scale_limit_is_shared_by_a_family(chicken_record):
     rec = chicken_record
-    residual_family = ("embed", "pos_embed", "resid_pre", "ln1_mean", "ln1_centred", "ln2_centred", "ln1_norm", "ln1", "head_outputs", "concat", "attn_out",
-                       "resid_mid", "ln2_mean", "ln2_norm", "ln2", "ffn_out", "resid_post")
+    residual_family = (
+        "embed",
+        "pos_embed",
+        "resid_pre",
+        "ln1_mean",
+        "ln1_centred",
+        "ln2_centred",
+        "ln1_norm",
+        "ln1",
+        "head_outputs",
+        "concat",
+        "attn_out",
+        "resid_mid",
+        "ln2_mean",
+        "ln2_norm",
+        "ln2",
+        "ffn_out",
+        "resid_post",
+    )
     residual = max(float(rec.tensors[name].abs().max()) for name in residual_family)
     assert rec.scale_limit("attn_out") == rec.scale_limit("embed") == rec.scale_limit("ln2") == pytest.approx(residual)
     scores = max(float(rec.scores.abs().max()), float(rec.scaled_scores.abs().max()))
     assert rec.scale_limit("masked_scores") == rec.scale_limit("scores") == pytest.approx(scores)  # −∞ ignored
-    assert rec.scale_limit("query") == rec.scale_limit("value") == pytest.approx(max(float(rec.tensors[n].abs().max()) for n in ("query", "key", "value")))
+    assert (
+        rec.scale_limit("query")
+        == rec.scale_limit("value")
+        == pytest.approx(max(float(rec.tensors[n].abs().max()) for n in ("query", "key", "value")))
+    )
     parameters = max(float(tensor.abs().max()) for tensor in rec.params.values())
     assert rec.scale_limit("attn.W_O") == rec.scale_limit("ffn.b_in") == pytest.approx(parameters)
     with pytest.raises(KeyError):
@@ -165,9 +202,17 @@ def test_a_record_built_from_inconsistent_tensors_is_refused(cat_record):
     with pytest.raises(BlockvizError, match="field 'weights' has shape"):
         BlockRecord(cat_record.sentence, cat_record.tokens, cat_record.config, tensors, cat_record.params)
     with pytest.raises(BlockvizError, match="lacks field 'exp_sums'"):
-        BlockRecord(cat_record.sentence, cat_record.tokens, cat_record.config, {k: v for k, v in cat_record.tensors.items() if k != "exp_sums"}, cat_record.params)
+        BlockRecord(
+            cat_record.sentence,
+            cat_record.tokens,
+            cat_record.config,
+            {k: v for k, v in cat_record.tensors.items() if k != "exp_sums"},
+            cat_record.params,
+        )
     with pytest.raises(BlockvizError, match="mask"):
-        BlockRecord(cat_record.sentence, cat_record.tokens, BlockConfig(causal=False), cat_record.tensors, cat_record.params)
+        BlockRecord(
+            cat_record.sentence, cat_record.tokens, BlockConfig(causal=False), cat_record.tensors, cat_record.params
+        )
 
 
 def test_overflowing_parameters_are_refused_naming_the_tensor(cat_record):
@@ -201,16 +246,27 @@ def test_an_outlier_clips_the_scale_of_its_family_at_the_99th_percentile(chicken
     scale = rec.scale_of("attn_out")
     assert scale.clipped and scale.largest == 22543.0 and scale.limit == pytest.approx(expected, rel=1e-6)
     assert rec.scale_limit("resid_pre") == rec.scale_limit("ffn_out") == scale.limit  # still one scale for the family
-    assert not rec.scale_of("query").clipped and rec.scale_limit("query") == chicken_record.scale_limit("query")  # other families as before
+    assert not rec.scale_of("query").clipped and rec.scale_limit("query") == chicken_record.scale_limit(
+        "query"
+    )  # other families as before
 
 
 def test_the_seeded_blocks_scales_are_their_largest_values_unclipped(cat_record, chicken_record):
-    for rec in (cat_record, chicken_record, record(LONG, BlockConfig(d_model=32, n_heads=4, d_ff=128, activation="relu"))):
+    for rec in (
+        cat_record,
+        chicken_record,
+        record(LONG, BlockConfig(d_model=32, n_heads=4, d_ff=128, activation="relu")),
+    ):
         for spec in rec.fields:
             family = [rec.tensors[s.name] for s in rec.fields if s.scale == spec.scale]
-            largest = max([float(t[torch.isfinite(t)].abs().max()) for t in family if bool(torch.isfinite(t).any())] + [1e-9])
+            largest = max(
+                [float(t[torch.isfinite(t)].abs().max()) for t in family if bool(torch.isfinite(t).any())] + [1e-9]
+            )
             assert rec.scale_limit(spec.name) == largest and not rec.scale_of(spec.name).clipped, spec.name
-        assert rec.scale_limit("attn.W_Q") == max(float(t.abs().max()) for t in rec.params.values()) and not rec.scale_of("attn.W_Q").clipped
+        assert (
+            rec.scale_limit("attn.W_Q") == max(float(t.abs().max()) for t in rec.params.values())
+            and not rec.scale_of("attn.W_Q").clipped
+        )
 
 
 def test_a_bounded_family_is_never_clipped():

@@ -17,9 +17,20 @@ from blockviz.tensorfile import read_tensors
 ARCHITECTURES = {
     "toy": BlockConfig(),
     "learned, bidirectional, float64": BlockConfig(causal=False, positional="learned", dtype="float64", seed=7),
-    "rotary, RMSNorm, gated, grouped-query, no bias": BlockConfig(d_model=8, n_heads=4, d_ff=12, positional="rotary", norm="rmsnorm", ffn="gated", n_kv_heads=2,
-                                                                   bias=False, activation="silu"),
-    "post-norm, tanh GELU": BlockConfig(d_model=6, n_heads=3, d_ff=10, norm_placement="post", activation="gelu_tanh", seed=3),
+    "rotary, RMSNorm, gated, grouped-query, no bias": BlockConfig(
+        d_model=8,
+        n_heads=4,
+        d_ff=12,
+        positional="rotary",
+        norm="rmsnorm",
+        ffn="gated",
+        n_kv_heads=2,
+        bias=False,
+        activation="silu",
+    ),
+    "post-norm, tanh GELU": BlockConfig(
+        d_model=6, n_heads=3, d_ff=10, norm_placement="post", activation="gelu_tanh", seed=3
+    ),
 }
 SENTENCE = "The chicken didn't cross the road because it was too tired."
 
@@ -30,12 +41,18 @@ def same(first: torch.Tensor, second: torch.Tensor) -> bool:
 
 # A record stays as checked --------------------------------------------------------------------
 
+
 def test_tokens_special_config_and_source_cannot_be_changed(cat_record):
     with pytest.raises(AttributeError):
         cat_record.tokens.append("dog")
     with pytest.raises(TypeError):
         cat_record.tokens[0] = "a"
-    for name, value in (("tokens", ("a",)), ("sentence", "a"), ("config", BlockConfig(seed=1)), ("special", (True,) * 3)):
+    for name, value in (
+        ("tokens", ("a",)),
+        ("sentence", "a"),
+        ("config", BlockConfig(seed=1)),
+        ("special", (True,) * 3),
+    ):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(cat_record, name, value)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -68,7 +85,10 @@ def test_changing_what_a_record_hands_out_leaves_it_as_checked():
 
 
 def test_a_record_keeps_copies_of_the_tensors_it_is_built_from(cat_record):
-    tensors, params = {k: v.clone() for k, v in cat_record.tensors.items()}, {k: v.clone() for k, v in cat_record.params.items()}
+    tensors, params = (
+        {k: v.clone() for k, v in cat_record.tensors.items()},
+        {k: v.clone() for k, v in cat_record.params.items()},
+    )
     rec = BlockRecord(cat_record.sentence, list(cat_record.tokens), cat_record.config, tensors, params)
     tensors["weights"].zero_()
     params["ffn.W_in"].zero_()
@@ -85,7 +105,9 @@ def test_read_only_tensors_copy_on_every_access_and_share_no_memory():
     stored = mapping.stored()
     assert stored["a"].data_ptr() != stored["b"].data_ptr() != base.data_ptr()
     adopted = ReadOnlyTensors.adopting({"a": base, "view": base[:3]})  # a view of another is copied
-    assert adopted.stored()["a"].data_ptr() == base.data_ptr() and adopted.stored()["view"].data_ptr() != base.data_ptr()
+    assert (
+        adopted.stored()["a"].data_ptr() == base.data_ptr() and adopted.stored()["view"].data_ptr() != base.data_ptr()
+    )
 
 
 def test_a_learned_positions_record_saves_as_safetensors(tmp_path):
@@ -97,10 +119,17 @@ def test_a_learned_positions_record_saves_as_safetensors(tmp_path):
 
 # Saved records load back exactly ---------------------------------------------------------------
 
+
 def assert_round_trip(rec, path):
     rec.save(path)
     loaded = BlockRecord.load(path)
-    assert (loaded.sentence, loaded.tokens, loaded.config, loaded.source, loaded.special) == (rec.sentence, rec.tokens, rec.config, rec.source, rec.special)
+    assert (loaded.sentence, loaded.tokens, loaded.config, loaded.source, loaded.special) == (
+        rec.sentence,
+        rec.tokens,
+        rec.config,
+        rec.source,
+        rec.special,
+    )
     assert list(loaded.tensors) == list(rec.tensors) and set(loaded.params) == set(rec.params)
     for name in rec.tensors:
         assert same(loaded.tensors[name], rec.tensors[name]), name
@@ -141,6 +170,7 @@ def test_the_packaged_minilm_record_round_trips_exactly(tmp_path):
 
 # A loaded record is checked for what it claims -------------------------------------------------
 
+
 def spoilt(tmp_path, rec, change, suffix=".safetensors"):
     tensors, header = read_tensors(_saved(tmp_path, rec))
     tensors = {name: tensor.clone() for name, tensor in tensors.items()}
@@ -162,13 +192,22 @@ def _saved(tmp_path, rec):
 def test_an_edited_activation_is_named_with_its_difference(tmp_path, architecture):
     rec = record("the cat sat", ARCHITECTURES[architecture])
     path = spoilt(tmp_path, rec, lambda tensors, header: tensors["resid_post"].__setitem__((0, 0), 1e6))
-    with pytest.raises(BlockvizError, match=r"field 'resid_post' is not what the record's parameters make of its input: it differs from its recomputation by 1e\+06 at \[0, 0\]"):
+    with pytest.raises(
+        BlockvizError,
+        match=r"field 'resid_post' is not what the record's parameters make of its input: it differs from its recomputation by 1e\+06 at \[0, 0\]",
+    ):
         BlockRecord.load(path)
 
 
 def test_an_edited_value_inside_rounding_is_kept(tmp_path, cat_record):
     # One float32 step of a value is rounding, not an edit.
-    path = spoilt(tmp_path, cat_record, lambda tensors, header: tensors["ffn_out"].__setitem__((1, 1), torch.nextafter(tensors["ffn_out"][1, 1], torch.tensor(math.inf))))
+    path = spoilt(
+        tmp_path,
+        cat_record,
+        lambda tensors, header: tensors["ffn_out"].__setitem__(
+            (1, 1), torch.nextafter(tensors["ffn_out"][1, 1], torch.tensor(math.inf))
+        ),
+    )
     assert BlockRecord.load(path).ffn_out[1, 1] != cat_record.ffn_out[1, 1]
 
 
@@ -201,10 +240,13 @@ def test_a_record_of_given_parameters_is_checked_by_recomputation(tmp_path, cat_
         BlockRecord.load(path)
 
 
-@pytest.mark.parametrize("sentence, tokens, message", [
-    ("the dog sat", ["the", "cat", "sat"], "token 1 is 'cat', the sentence gives 'dog'"),
-    ("the cat sat", ["the", "cat", "sat", "."], "4 tokens, the sentence gives 3"),
-])
+@pytest.mark.parametrize(
+    "sentence, tokens, message",
+    [
+        ("the dog sat", ["the", "cat", "sat"], "token 1 is 'cat', the sentence gives 'dog'"),
+        ("the cat sat", ["the", "cat", "sat", "."], "4 tokens, the sentence gives 3"),
+    ],
+)
 def test_tokens_that_are_not_the_sentences_are_refused(tmp_path, sentence, tokens, message):
     rec = record(" ".join(tokens))
 
@@ -224,20 +266,35 @@ def test_a_model_records_tokens_are_pieces_of_its_sentence_in_order(tmp_path):
 
     rec = record_layer(MODEL_SENTENCE, model=str(bert_folder(tmp_path / "bert")), layer=0)
     assert rec.tokens[:3] == ("[CLS]", "the", "cat")
-    swapped = spoilt(tmp_path, rec, lambda tensors, header: header.update(tokens=[rec.tokens[0], rec.tokens[2], rec.tokens[1], *rec.tokens[3:]]))
+    swapped = spoilt(
+        tmp_path,
+        rec,
+        lambda tensors, header: header.update(tokens=[rec.tokens[0], rec.tokens[2], rec.tokens[1], *rec.tokens[3:]]),
+    )
     with pytest.raises(BlockvizError, match="token 3 'sat' is not the next piece of its sentence"):
         BlockRecord.load(swapped)
-    changed = spoilt(tmp_path, rec, lambda tensors, header: header.update(sentence=MODEL_SENTENCE.replace("mat", "rug")))
+    changed = spoilt(
+        tmp_path, rec, lambda tensors, header: header.update(sentence=MODEL_SENTENCE.replace("mat", "rug"))
+    )
     with pytest.raises(BlockvizError, match="token 6 'mat' is not the next piece"):
         BlockRecord.load(changed)
 
 
 # Reading JSON ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, shape", [
-    ("[]", (0,)), ("[[], []]", (2, 0)), ("2.5", ()), ("null", ()), ("[[1, 2, 3], [4, 5, 6]]", (2, 3)),
-    ("[[[1], [2]], [[3], [null]]]", (2, 2, 1)), (" [ [ 1 ,2 ] ,\n [3,4] ] ", (2, 2)),
-])
+
+@pytest.mark.parametrize(
+    "text, shape",
+    [
+        ("[]", (0,)),
+        ("[[], []]", (2, 0)),
+        ("2.5", ()),
+        ("null", ()),
+        ("[[1, 2, 3], [4, 5, 6]]", (2, 3)),
+        ("[[[1], [2]], [[3], [null]]]", (2, 2, 1)),
+        (" [ [ 1 ,2 ] ,\n [3,4] ] ", (2, 2)),
+    ],
+)
 def test_json_tensors_read_as_the_standard_library_reads_them(tmp_path, text, shape):
     path = tmp_path / "t.json"
     path.write_text('{"tensors": {"x": ' + text + '}, "tokens": ["a", "[b]", "c]"], "note": {"k": [1, "x"]}}')
@@ -254,19 +311,22 @@ def _nulls(values):
     return None if values == -math.inf else values
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[[1, 2], [3]]", "not a rectangular list of numbers"),
-    ("[[1, 2], 3]", "not a rectangular list of numbers"),
-    ("[[[1]], [2]]", "not a rectangular list of numbers"),
-    ("[1, true]", "not a rectangular list of numbers"),
-    ('[1, "2"]', "not a rectangular list of numbers"),
-    ("[1, NaN]", "not valid JSON"),
-    ("[" * 9 + "1" + "]" * 9, "nested too deeply"),
-    ("[1, 2", "not"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[[1, 2], [3]]", "not a rectangular list of numbers"),
+        ("[[1, 2], 3]", "not a rectangular list of numbers"),
+        ("[[[1]], [2]]", "not a rectangular list of numbers"),
+        ("[1, true]", "not a rectangular list of numbers"),
+        ('[1, "2"]', "not a rectangular list of numbers"),
+        ("[1, NaN]", "not valid JSON"),
+        ("[" * 9 + "1" + "]" * 9, "nested too deeply"),
+        ("[1, 2", "not"),
+    ],
+)
 def test_bad_json_tensors_are_one_line_errors(tmp_path, text, message):
     path = tmp_path / "t.json"
-    path.write_text('{"tensors": {"x": ' + text + '}}')
+    path.write_text('{"tensors": {"x": ' + text + "}}")
     with pytest.raises(BlockvizError, match=message):
         read_tensors(path)
 
@@ -275,7 +335,9 @@ def test_a_bare_object_of_tensors_and_header_keys_in_any_order(tmp_path):
     (tmp_path / "bare.json").write_text('{"a": [1, 2], "b": 3}')
     tensors, header = read_tensors(tmp_path / "bare.json")
     assert header == {} and tensors["a"].tolist() == [1.0, 2.0] and tensors["b"].item() == 3.0
-    (tmp_path / "late.json").write_text('{"tensors": {"a": [1]}, "format": "x", "sentence": "caf\\udce9 \\ud83d\\ude42 é"}')
+    (tmp_path / "late.json").write_text(
+        '{"tensors": {"a": [1]}, "format": "x", "sentence": "caf\\udce9 \\ud83d\\ude42 é"}'
+    )
     assert read_tensors(tmp_path / "late.json")[1] == {"format": "x", "sentence": "caf\udce9 🙂 é"}
 
 
@@ -287,7 +349,9 @@ def test_a_record_with_lone_surrogates_round_trips_through_json(tmp_path):
 def test_reading_json_holds_no_python_list_per_number(tmp_path):
     """Short numbers were the worst case: each one a Python float in a list, twice (14× the file)."""
     path = tmp_path / "short.json"
-    path.write_text(json.dumps({"tensors": {"x": [[0.5] * 500] * 1000, "y": [[-1.0, None]] * 50_000}}, separators=(",", ":")))
+    path.write_text(
+        json.dumps({"tensors": {"x": [[0.5] * 500] * 1000, "y": [[-1.0, None]] * 50_000}}, separators=(",", ":"))
+    )
     size = path.stat().st_size
     tracemalloc.start()
     try:
@@ -297,4 +361,6 @@ def test_reading_json_holds_no_python_list_per_number(tmp_path):
         tracemalloc.stop()
     assert tensors["x"].shape == (1000, 500) and tensors["y"][7].tolist() == [-1.0, -math.inf]
     numbers = 1000 * 500 + 50_000 * 2
-    assert peak < 2 * size + 8 * numbers * 1.2  # the bytes and text of the file, and 8 bytes a number (a list of floats: 32)
+    assert (
+        peak < 2 * size + 8 * numbers * 1.2
+    )  # the bytes and text of the file, and 8 bytes a number (a list of floats: 32)

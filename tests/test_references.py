@@ -51,8 +51,14 @@ def test_resid_post_equals_pre_norm_transformer_encoder_layer(sentence, activati
     config = BlockConfig(activation=activation)
     rec = record(sentence, config=config)
     layer = nn.TransformerEncoderLayer(
-        config.d_model, config.n_heads, dim_feedforward=config.d_ff, dropout=0.0, activation=activation,
-        layer_norm_eps=config.ln_eps, batch_first=True, norm_first=True,
+        config.d_model,
+        config.n_heads,
+        dim_feedforward=config.d_ff,
+        dropout=0.0,
+        activation=activation,
+        layer_norm_eps=config.ln_eps,
+        batch_first=True,
+        norm_first=True,
     ).eval()
     load_multihead_attention(layer.self_attn, rec.params)
     with torch.no_grad():

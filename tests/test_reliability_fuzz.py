@@ -30,22 +30,65 @@ from blockviz.errors import BlockvizError
 from blockviz.files import sentence_slug
 
 SPECIALS = [
-    "</script>", "<script>alert(1)</script>", "]]>", "<!--", "-->", "&amp;", "&#0;", '"', "'", "\\",
-    "\x00", "\x01", "\x08", "\x0b", "\x0c", "\x1b[31m", "\x7f", "\x85", "\u2028", "\u2029", "\ufeff", "\ufffe", "\uffff",
-    "\udce9", "\ud800", "\udfff", "\ud83d\ude00",
-    "e\u0301", "a\u0308\u0308\u0308", "\u0301", "\u20dd",
-    "🙂", "👩‍👩‍👧", "🏳️‍🌈", "🇫🇷", "\U0001f9ea",
-    "שלום", "مرحبا", "\u202e", "\u202d", "\u200f", "\u200b", "\u2066x\u2069",
-    "İ", "ß", "ﬁ", "Ǆ", "〇", "𝔸", "\U0010ffff",
+    "</script>",
+    "<script>alert(1)</script>",
+    "]]>",
+    "<!--",
+    "-->",
+    "&amp;",
+    "&#0;",
+    '"',
+    "'",
+    "\\",
+    "\x00",
+    "\x01",
+    "\x08",
+    "\x0b",
+    "\x0c",
+    "\x1b[31m",
+    "\x7f",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\ufffe",
+    "\uffff",
+    "\udce9",
+    "\ud800",
+    "\udfff",
+    "\ud83d\ude00",
+    "e\u0301",
+    "a\u0308\u0308\u0308",
+    "\u0301",
+    "\u20dd",
+    "🙂",
+    "👩‍👩‍👧",
+    "🏳️‍🌈",
+    "🇫🇷",
+    "\U0001f9ea",
+    "שלום",
+    "مرحبا",
+    "\u202e",
+    "\u202d",
+    "\u200f",
+    "\u200b",
+    "\u2066x\u2069",
+    "İ",
+    "ß",
+    "ﬁ",
+    "Ǆ",
+    "〇",
+    "𝔸",
+    "\U0010ffff",
 ]
 """Pieces the issue names, or that broke some tool once."""
 
 pieces = st.one_of(
     st.sampled_from(SPECIALS),
-    st.text(st.characters(), max_size=6),                                   # any code point but surrogates
+    st.text(st.characters(), max_size=6),  # any code point but surrogates
     st.text(st.characters(categories=["Cc", "Cf", "Cs", "Mn", "Me", "Zl", "Zp"]), max_size=3),
     st.text(st.characters(min_codepoint=0x1F300, max_codepoint=0x1FAFF), max_size=3),  # emoji
-    st.text(st.characters(min_codepoint=0x0590, max_codepoint=0x06FF), max_size=6),    # Hebrew, Arabic
+    st.text(st.characters(min_codepoint=0x0590, max_codepoint=0x06FF), max_size=6),  # Hebrew, Arabic
     st.from_regex(r"[a-z]{1,8}", fullmatch=True),
 )
 sentences = st.lists(pieces, max_size=10).map(" ".join)
@@ -60,8 +103,13 @@ def examples(request):
 
 def fuzz(examples: int):
     """Hypothesis settings of these checks: ``examples`` sentences, the same ones every run."""
-    return settings(max_examples=examples, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
 
 
 def is_one_line_error(error: BaseException) -> bool:
@@ -89,7 +137,9 @@ def check_invariants(rec) -> None:
             assert bool(torch.isfinite(tensor[..., ~blocked]).all()), name
         else:
             assert bool(torch.isfinite(tensor).all()), f"{name} holds NaN or ±∞"
-    torch.testing.assert_close(rec.weights.double().sum(-1), torch.ones(rec.config.n_heads, n, dtype=torch.float64), atol=1e-5, rtol=0)
+    torch.testing.assert_close(
+        rec.weights.double().sum(-1), torch.ones(rec.config.n_heads, n, dtype=torch.float64), atol=1e-5, rtol=0
+    )
     assert bool((rec.weights[..., blocked] == 0).all()) and bool((rec.exp_scores[..., blocked] == 0).all())
     assert bool((rec.weights[..., ~blocked] > 0).all())
 
@@ -123,7 +173,9 @@ def test_saved_json_is_strict_and_reads_back(examples, tmp_path):
         if result.exit_code != 0:
             assert not path.exists()
             return
-        document = json.loads(path.read_bytes().decode("utf-8"), parse_constant=no_constants)  # strict UTF-8, no NaN or Infinity
+        document = json.loads(
+            path.read_bytes().decode("utf-8"), parse_constant=no_constants
+        )  # strict UTF-8, no NaN or Infinity
         assert tuple(document["tokens"]) == record(sentence).tokens
         assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary left
 
@@ -141,11 +193,15 @@ def test_figures_of_any_sentence_are_valid_svg_and_png(examples, tmp_path):
         for path in out.glob("*"):
             path.unlink()
         args = [arg for name in FUZZ_FIGURES for arg in ("--figure", name)]
-        result = CliRunner().invoke(main, ["figures", *args, "--format", "svg,png", "--dpi", "40", "-j", "1", "-o", str(out), "--", sentence])
+        result = CliRunner().invoke(
+            main, ["figures", *args, "--format", "svg,png", "--dpi", "40", "-j", "1", "-o", str(out), "--", sentence]
+        )
         assert_one_line_error_or_success(result)
         if result.exit_code != 0:
             return
-        assert sorted(path.name for path in out.iterdir()) == sorted(f"{name}.{fmt}" for name in FUZZ_FIGURES for fmt in ("png", "svg"))
+        assert sorted(path.name for path in out.iterdir()) == sorted(
+            f"{name}.{fmt}" for name in FUZZ_FIGURES for fmt in ("png", "svg")
+        )
         for name in FUZZ_FIGURES:
             ElementTree.parse(out / f"{name}.svg")  # well-formed XML: no raw control character
             with Image.open(out / f"{name}.png") as image:
@@ -155,14 +211,35 @@ def test_figures_of_any_sentence_are_valid_svg_and_png(examples, tmp_path):
 
 
 def figures_parse_as_xml(sentence, folder):
-    result = CliRunner().invoke(main, ["figures", "--figure", "weights", "--figure", "token-grid", "--format", "svg", "--dpi", "40", "-j", "1", "-o", str(folder), "--", sentence])
+    result = CliRunner().invoke(
+        main,
+        [
+            "figures",
+            "--figure",
+            "weights",
+            "--figure",
+            "token-grid",
+            "--format",
+            "svg",
+            "--dpi",
+            "40",
+            "-j",
+            "1",
+            "-o",
+            str(folder),
+            "--",
+            sentence,
+        ],
+    )
     assert result.exit_code == 0, result.output
     for path in sorted(folder.glob("*.svg")):
         ElementTree.parse(path)
 
 
 def test_characters_xml_forbids_never_reach_an_svg(tmp_path):
-    figures_parse_as_xml(" ".join(f"a{char}b" for char in ("\x00", "\x01", "\x1b", "\x7f", "\x9b", "\udce9", "\ud800")), tmp_path)
+    figures_parse_as_xml(
+        " ".join(f"a{char}b" for char in ("\x00", "\x01", "\x1b", "\x7f", "\x9b", "\udce9", "\ud800")), tmp_path
+    )
 
 
 def test_noncharacters_xml_forbids_never_reach_an_svg(tmp_path):
@@ -194,18 +271,31 @@ def pickles(tmp_path_factory):
     return mark, [folder / name for name in ("torch.safetensors", "weights.bin", "torch.json", "plain.safetensors")]
 
 
-@pytest.mark.parametrize("command", [
-    ["record", "the cat sat", "--params"],
-    ["figures", "the cat sat", "--figure", "weights", "--format", "svg", "--params"],
-    ["figures", "--figure", "weights", "--format", "svg", "--record"],
-    ["explore", "--record"],
-    ["render", "--scene", "mask", "--format", "png", "--resolution", "160x90", "--record"],
-    ["render", "the cat sat", "--scene", "mask", "--format", "png", "--resolution", "160x90", "--params"],
-], ids=["record --params", "figures --params", "figures --record", "explore --record", "render --record", "render --params"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["record", "the cat sat", "--params"],
+        ["figures", "the cat sat", "--figure", "weights", "--format", "svg", "--params"],
+        ["figures", "--figure", "weights", "--format", "svg", "--record"],
+        ["explore", "--record"],
+        ["render", "--scene", "mask", "--format", "png", "--resolution", "160x90", "--record"],
+        ["render", "the cat sat", "--scene", "mask", "--format", "png", "--resolution", "160x90", "--params"],
+    ],
+    ids=[
+        "record --params",
+        "figures --params",
+        "figures --record",
+        "explore --record",
+        "render --record",
+        "render --params",
+    ],
+)
 def test_a_pickle_is_refused_unopened(pickles, tmp_path, command):
     mark, files = pickles
     for path in files:
-        result = CliRunner().invoke(main, [*command, str(path), *([] if command[0] == "record" else ["-o", str(tmp_path / "out")])])
+        result = CliRunner().invoke(
+            main, [*command, str(path), *([] if command[0] == "record" else ["-o", str(tmp_path / "out")])]
+        )
         assert result.exit_code in (1, 2), result.output
         assert_one_line_error_or_success(result)
         assert re.search(r"safetensors|JSON|json", result.output), result.output
@@ -219,9 +309,34 @@ def test_a_pickle_is_refused_unopened(pickles, tmp_path, command):
 # -- paths and shell ----------------------------------------------------------------------------------
 
 PATH_AND_SHELL = [
-    "../../x", "../..", "..", ".", "/", "/etc/passwd", "~", "~/x", "a/b/c", "a\\b\\..\\c", "./.hidden",
-    "; rm -rf ~", "$(touch /tmp/pwned)", "`touch pwned`", "x && touch pwned", "| tee pwned", "> pwned",
-    "%s%n%x", "{0}", "$HOME", "${IFS}", "*", "?", "[a-z]", "\x00/../x", "..\u2215..\u2215x", "CON", "nul.txt",
+    "../../x",
+    "../..",
+    "..",
+    ".",
+    "/",
+    "/etc/passwd",
+    "~",
+    "~/x",
+    "a/b/c",
+    "a\\b\\..\\c",
+    "./.hidden",
+    "; rm -rf ~",
+    "$(touch /tmp/pwned)",
+    "`touch pwned`",
+    "x && touch pwned",
+    "| tee pwned",
+    "> pwned",
+    "%s%n%x",
+    "{0}",
+    "$HOME",
+    "${IFS}",
+    "*",
+    "?",
+    "[a-z]",
+    "\x00/../x",
+    "..\u2215..\u2215x",
+    "CON",
+    "nul.txt",
 ]
 
 
@@ -241,17 +356,35 @@ def test_path_and_shell_sentences_write_only_inside_the_output_folder(tmp_path, 
     work = tmp_path / "a" / "b" / "work"  # "../../x" from here is still inside tmp_path
     work.mkdir(parents=True)
     monkeypatch.chdir(work)
-    outside_marks = [path for path in (os.path.join("/tmp", "pwned"), os.path.expanduser("~/pwned"), os.path.expanduser("~/x")) if not os.path.exists(path)]
+    outside_marks = [
+        path
+        for path in (os.path.join("/tmp", "pwned"), os.path.expanduser("~/pwned"), os.path.expanduser("~/x"))
+        if not os.path.exists(path)
+    ]
     for sentence in HOSTILE:
         for args in (
-            ["figures", "--figure", "token-grid", "--format", "svg", "--dpi", "40", "-j", "1", "--", sentence],  # renders/<slug>/figures
+            [
+                "figures",
+                "--figure",
+                "token-grid",
+                "--format",
+                "svg",
+                "--dpi",
+                "40",
+                "-j",
+                "1",
+                "--",
+                sentence,
+            ],  # renders/<slug>/figures
             ["explore", "--", sentence],  # renders/<slug>/explorer.html
             ["record", "--save", "out/r.json", "--", sentence],
         ):
             assert_one_line_error_or_success(CliRunner().invoke(main, args))
     written = [path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file()]
     assert len(written) == 2 * len(HOSTILE) + 1
-    assert all(path.parts[:4] in (("a", "b", "work", "renders"), ("a", "b", "work", "out")) for path in written), written
+    assert all(path.parts[:4] in (("a", "b", "work", "renders"), ("a", "b", "work", "out")) for path in written), (
+        written
+    )
     assert [path for path in outside_marks if os.path.exists(path)] == []
 
 
@@ -260,7 +393,9 @@ def test_a_path_like_sentence_renders_only_into_its_folder(tmp_path, monkeypatch
     work = tmp_path / "a" / "b" / "work"
     work.mkdir(parents=True)
     monkeypatch.chdir(work)
-    result = CliRunner().invoke(main, ["render", "--scene", "mask", "--format", "png", "--resolution", "160x90", "--", "../../x $(touch pwned)"])
+    result = CliRunner().invoke(
+        main, ["render", "--scene", "mask", "--format", "png", "--resolution", "160x90", "--", "../../x $(touch pwned)"]
+    )
     assert result.exit_code == 0, result.output
     written = [path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file()]
     assert written and all(path.parts[:4] == ("a", "b", "work", "renders") for path in written), written

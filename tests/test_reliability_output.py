@@ -32,7 +32,9 @@ def invoke(*args):
 def one_line_error(result, *words):
     """The result is exit 1 with one line, "Error: …", holding every word (case-insensitive)."""
     assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output and (result.exception is None or isinstance(result.exception, SystemExit)), (result.output, result.exception)
+    assert "Traceback" not in result.output and (
+        result.exception is None or isinstance(result.exception, SystemExit)
+    ), (result.output, result.exception)
     errors = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(errors) == 1, result.output
     for word in words:
@@ -42,7 +44,11 @@ def one_line_error(result, *words):
 
 def leftovers(folder):
     """Temporary files and folders of blockviz's under ``folder``."""
-    return sorted(str(path) for path in folder.rglob("*") if path.name.endswith(".part") or path.name.startswith(("media-", "record-", ".blockviz-probe-")))
+    return sorted(
+        str(path)
+        for path in folder.rglob("*")
+        if path.name.endswith(".part") or path.name.startswith(("media-", "record-", ".blockviz-probe-"))
+    )
 
 
 def mount_or_skip(*args):
@@ -80,6 +86,7 @@ def fill(disk, leave=0):
 @pytest.fixture
 def read_only(tmp_path, request):
     """``read_only(folder)``: a read-only view of ``folder`` (a bind mount), unmounted afterwards."""
+
     def view(folder):
         target = tmp_path / f"read-only-{folder.name}"
         target.mkdir()
@@ -110,7 +117,11 @@ def test_figures_on_a_full_disk(tiny_disk):
     out.mkdir()
     (out / "weights.svg").write_bytes(EARLIER)
     fill(tiny_disk)
-    one_line_error(invoke("figures", "the cat sat", "--figure", "weights", "--format", "svg,png", "-o", out), str(out), "no space left on device")
+    one_line_error(
+        invoke("figures", "the cat sat", "--figure", "weights", "--format", "svg,png", "-o", out),
+        str(out),
+        "no space left on device",
+    )
     assert (out / "weights.svg").read_bytes() == EARLIER
     assert leftovers(tiny_disk) == []
 
@@ -122,7 +133,9 @@ def test_render_on_a_full_disk(tiny_disk, leave):
     out.mkdir()
     (out / "mask.png").write_bytes(EARLIER)
     fill(tiny_disk, leave)
-    one_line_error(invoke("render", "the cat sat", *SCENE, "-o", out), repr(str(out / "mask.png")), "no space left on device")
+    one_line_error(
+        invoke("render", "the cat sat", *SCENE, "-o", out), repr(str(out / "mask.png")), "no space left on device"
+    )
     assert (out / "mask.png").read_bytes() == EARLIER
     assert leftovers(tiny_disk) == []
 
@@ -132,14 +145,20 @@ def test_a_lecture_on_a_full_disk(tiny_disk, tmp_path):
 
     from blockviz.lecture.join import LecturePart, write_lecture
 
-    parts = [LecturePart(name, f"Scene {name}", "One colour.", make_clip(tmp_path / f"{name}.mp4", 30, colour)) for name, colour in (("a", RED), ("b", BLUE))]
+    parts = [
+        LecturePart(name, f"Scene {name}", "One colour.", make_clip(tmp_path / f"{name}.mp4", 30, colour))
+        for name, colour in (("a", RED), ("b", BLUE))
+    ]
     earlier = tiny_disk / "lecture.mp4"
     earlier.write_bytes(EARLIER)
     fill(tiny_disk)
     with pytest.raises(BlockvizError, match="No space left on device") as raised:
         write_lecture(parts, earlier)
     assert repr(str(earlier)) in str(raised.value)
-    assert earlier.read_bytes() == EARLIER and sorted(path.name for path in tiny_disk.iterdir()) == ["filler", "lecture.mp4"]
+    assert earlier.read_bytes() == EARLIER and sorted(path.name for path in tiny_disk.iterdir()) == [
+        "filler",
+        "lecture.mp4",
+    ]
 
 
 # -- a read-only file system ----------------------------------------------------------------------
@@ -197,7 +216,10 @@ def test_a_name_too_long_is_refused_before_any_work(tmp_path):
     one_line_error(result, "file name too long", "choose a shorter name")
     assert "resid_post" not in result.output
     one_line_error(invoke("explore", "the cat sat", "-o", tmp_path / f"{long}.html"), "file name too long")
-    one_line_error(invoke("figures", "the cat sat", "--figure", "weights", "--format", "svg", "-o", tmp_path / long), "file name too long")
+    one_line_error(
+        invoke("figures", "the cat sat", "--figure", "weights", "--format", "svg", "-o", tmp_path / long),
+        "file name too long",
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -218,7 +240,10 @@ def test_an_os_error_inside_atomic_path_names_the_final_path(tmp_path):
         with atomic_path(tmp_path / "a.txt") as temporary:
             temporary.write_text("half")
             raise OSError(errno.EROFS, "whatever the library said")
-    assert str(raised.value) == f"cannot write {str(tmp_path / 'a.txt')!r} (Read-only file system): choose a writable folder"
+    assert (
+        str(raised.value)
+        == f"cannot write {str(tmp_path / 'a.txt')!r} (Read-only file system): choose a writable folder"
+    )
     assert [path.name for path in tmp_path.iterdir()] == ["a.txt"] and (tmp_path / "a.txt").read_text() == "earlier"
 
 
@@ -240,15 +265,27 @@ def test_a_temporary_folder_is_removed_whatever_happens(tmp_path):
 
 
 def test_messages_name_the_reason_and_the_fix():
-    assert str(output_error("a.json", OSError(errno.ENAMETOOLONG, ""))) == "cannot write 'a.json' (File name too long): choose a shorter name"
-    assert str(output_error("out", OSError(errno.EACCES, "x"), "write to folder")) == "cannot write to folder 'out' (Permission denied): choose a writable folder"
+    assert (
+        str(output_error("a.json", OSError(errno.ENAMETOOLONG, "")))
+        == "cannot write 'a.json' (File name too long): choose a shorter name"
+    )
+    assert (
+        str(output_error("out", OSError(errno.EACCES, "x"), "write to folder"))
+        == "cannot write to folder 'out' (Permission denied): choose a writable folder"
+    )
 
 
-@pytest.mark.parametrize("message, number", [
-    ("Error while serializing: I/O error: No space left on device (os error 28)", errno.ENOSPC),
-    ('Error while serializing: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "Read-only file system" })', errno.EROFS),
-    ("Error while serializing: something else", None),
-])
+@pytest.mark.parametrize(
+    "message, number",
+    [
+        ("Error while serializing: I/O error: No space left on device (os error 28)", errno.ENOSPC),
+        (
+            'Error while serializing: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "Read-only file system" })',
+            errno.EROFS,
+        ),
+        ("Error while serializing: something else", None),
+    ],
+)
 def test_safetensors_errors_give_their_errno(message, number):
     error = _os_error(Exception(message))
     assert error.errno == number
@@ -276,7 +313,14 @@ def test_two_renders_into_one_folder_at_once_both_succeed(tmp_path):
 
     program = os.path.join(os.path.dirname(sys.executable), "blockviz")
     out = tmp_path / "out"
-    runs = [subprocess.Popen([program, "render", "the cat sat", *SCENE, "--force", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    runs = [
+        subprocess.Popen(
+            [program, "render", "the cat sat", *SCENE, "--force", "-o", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
     for run in runs:
         _, stderr = run.communicate(timeout=120)
         assert run.returncode == 0, stderr.decode()

@@ -50,8 +50,11 @@ def temporaries(folder: Path, probes: bool = True) -> list[str]:
     """The temporary files and folders under ``folder``; with ``probes=False`` not the empty file
     that checks a folder is writable, made and removed before any work starts."""
     prefixes = ("media-", "record-", ".blockviz-probe-") if probes else ("media-", "record-")
-    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*")
-                  if path.name.endswith(".part") or path.name.startswith(prefixes))
+    return sorted(
+        str(path.relative_to(folder))
+        for path in folder.rglob("*")
+        if path.name.endswith(".part") or path.name.startswith(prefixes)
+    )
 
 
 def children_of(pid: int) -> set[int]:
@@ -92,12 +95,34 @@ class Interruption:
     writable-folder probe) and it has at least ``workers`` child processes. OUT holds ``earlier``,
     an earlier output the run would replace."""
 
-    def __init__(self, folder: Path, args: list[str], earlier: str, signum: int, to_group: bool, delay: float = 0.0, workers: int = 0):
+    def __init__(
+        self,
+        folder: Path,
+        args: list[str],
+        earlier: str,
+        signum: int,
+        to_group: bool,
+        delay: float = 0.0,
+        workers: int = 0,
+    ):
         assert BLOCKVIZ.exists(), f"no blockviz program beside {sys.executable}: install the package (make setup)"
-        self.out, self.earlier, self.signum, self.to_group, self.delay, self.workers = folder / "out", earlier, signum, to_group, delay, workers
+        self.out, self.earlier, self.signum, self.to_group, self.delay, self.workers = (
+            folder / "out",
+            earlier,
+            signum,
+            to_group,
+            delay,
+            workers,
+        )
         self.out.mkdir(parents=True)
         (self.out / earlier).write_bytes(EARLIER)
-        self.process = subprocess.Popen([str(BLOCKVIZ), *args, "-o", str(self.out)], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self.process = subprocess.Popen(
+            [str(BLOCKVIZ), *args, "-o", str(self.out)],
+            cwd=folder,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         self.seen: set[int] = set()
         self.writing_since: float | None = None
         self.signalled_at: float | None = None
@@ -155,19 +180,33 @@ def test_sigterm_and_ctrl_c_end_figures_and_their_workers(tmp_path):
     from support_figures import BLOCK_FIGURES
 
     last = f"{BLOCK_FIGURES[-1]}.svg"  # drawn last: not yet replaced when the signal comes
-    terminated, interrupted = interrupt_all([
-        Interruption(tmp_path / "term", FIGURES, last, signal.SIGTERM, to_group=False, workers=2),
-        Interruption(tmp_path / "int", FIGURES, last, signal.SIGINT, to_group=True, workers=2),
-    ])
+    terminated, interrupted = interrupt_all(
+        [
+            Interruption(tmp_path / "term", FIGURES, last, signal.SIGTERM, to_group=False, workers=2),
+            Interruption(tmp_path / "int", FIGURES, last, signal.SIGINT, to_group=True, workers=2),
+        ]
+    )
     assert len(terminated) >= 2 and len(interrupted) >= 2  # the forked workers were there, and are gone
 
 
 def test_signals_end_a_render_every_time(tmp_path):
     # SIGINT five times, at different moments, to the process or (as Ctrl-C) its group; and SIGTERM.
-    interrupt_all([
-        *(Interruption(tmp_path / f"int-{attempt}", RENDER, "softmax.mp4", signal.SIGINT, to_group=attempt % 2 == 1, delay=0.15 * attempt) for attempt in range(5)),
-        Interruption(tmp_path / "term", RENDER, "softmax.mp4", signal.SIGTERM, to_group=False, delay=0.3),
-    ])
+    interrupt_all(
+        [
+            *(
+                Interruption(
+                    tmp_path / f"int-{attempt}",
+                    RENDER,
+                    "softmax.mp4",
+                    signal.SIGINT,
+                    to_group=attempt % 2 == 1,
+                    delay=0.15 * attempt,
+                )
+                for attempt in range(5)
+            ),
+            Interruption(tmp_path / "term", RENDER, "softmax.mp4", signal.SIGTERM, to_group=False, delay=0.3),
+        ]
+    )
 
 
 def handlers_set(pid: int) -> bool:
@@ -189,8 +228,14 @@ class EarlyInterruption:
         self.folder, self.name, self.signum, self.delay = folder, name, signum, delay
         folder.mkdir(parents=True)
         environment = {**os.environ, "BLOCKVIZ_CACHE_DIR": str(folder / "cache")}
-        self.process = subprocess.Popen([str(BLOCKVIZ), *EARLY_COMMANDS[name]], cwd=folder, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            [str(BLOCKVIZ), *EARLY_COMMANDS[name]],
+            cwd=folder,
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         self.seen: set[int] = set()
         self.started_at: float | None = None
         self.signalled_at: float | None = None
@@ -213,7 +258,13 @@ class EarlyInterruption:
         """The run ended as the issue asks; returns whether the signal interrupted it (``False``:
         it had finished before the signal came, which is also fine)."""
         _, stderr = self.process.communicate(timeout=60)
-        said = (self.name, self.delay, signal.Signals(self.signum).name, self.process.returncode, stderr.decode()[-3000:])
+        said = (
+            self.name,
+            self.delay,
+            signal.Signals(self.signum).name,
+            self.process.returncode,
+            stderr.decode()[-3000:],
+        )
         if self.signalled_at is None:  # it ended before its moment came
             assert self.process.returncode == 0 and stderr == b"", said
             return False
@@ -240,10 +291,18 @@ def early_moments(slow: bool) -> list[tuple[str, int, float]]:
     slow mode every command at fourteen moments from 0 to 4 s, with both signals."""
     if slow:
         moments = [0.0, 0.01, 0.03, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0]
-        return [(name, signum, delay) for name in EARLY_COMMANDS for signum in (signal.SIGINT, signal.SIGTERM) for delay in moments]
+        return [
+            (name, signum, delay)
+            for name in EARLY_COMMANDS
+            for signum in (signal.SIGINT, signal.SIGTERM)
+            for delay in moments
+        ]
     moments = [0.05, 0.25, 0.5, 0.8, 1.2, 2.0]
-    return [(name, (signal.SIGINT, signal.SIGTERM)[(index + turn) % 2], delay)
-            for turn, name in enumerate(EARLY_COMMANDS) for index, delay in enumerate(moments)]
+    return [
+        (name, (signal.SIGINT, signal.SIGTERM)[(index + turn) % 2], delay)
+        for turn, name in enumerate(EARLY_COMMANDS)
+        for index, delay in enumerate(moments)
+    ]
 
 
 AT_ONCE = 4
@@ -255,7 +314,10 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_program_in_one_line(tmp_pat
     tries = early_moments(slow)
     interrupted = 0
     for first in range(0, len(tries), AT_ONCE):
-        runs = [EarlyInterruption(tmp_path / f"{name}-{signal.Signals(signum).name}-{delay}", name, signum, delay) for name, signum, delay in tries[first:first + AT_ONCE]]
+        runs = [
+            EarlyInterruption(tmp_path / f"{name}-{signal.Signals(signum).name}-{delay}", name, signum, delay)
+            for name, signum, delay in tries[first : first + AT_ONCE]
+        ]
         try:
             started = time.monotonic()
             while any(run.waiting for run in runs):
@@ -386,9 +448,19 @@ def test_a_signal_during_an_import_is_raised_once_the_import_is_over(tmp_path, m
 
 
 def test_the_program_signalled_while_importing_ends_at_once_when_nothing_is_at_stake(tmp_path):
-    (tmp_path / "signalled_while_imported.py").write_text(SIGNALLED_WHILE_IMPORTED.replace("COMPLETE = True", "open('complete', 'w').close()"))
-    program = "from blockviz.cli.interrupts import take_over_signals; take_over_signals(); import signalled_while_imported"
-    run = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, capture_output=True, timeout=60)
+    (tmp_path / "signalled_while_imported.py").write_text(
+        SIGNALLED_WHILE_IMPORTED.replace("COMPLETE = True", "open('complete', 'w').close()")
+    )
+    program = (
+        "from blockviz.cli.interrupts import take_over_signals; take_over_signals(); import signalled_while_imported"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        timeout=60,
+    )
     assert (run.returncode, run.stderr.decode()) == (143, INTERRUPTED_LINE + "\n")
     assert not (tmp_path / "complete").exists()  # not waited for: nothing could be half-written
 
@@ -396,12 +468,26 @@ def test_the_program_signalled_while_importing_ends_at_once_when_nothing_is_at_s
 def test_the_program_takes_over_signals_before_any_import_outside_the_standard_library():
     # The console script's first instruction imports blockviz.cli.program; it takes the signals
     # over with blockviz.cli.interrupts: nothing else may come before (click, torch, Manim …).
-    listing = ("import sys; before = set(sys.modules); import blockviz.cli.program, blockviz.cli.interrupts; "
-               "print(' '.join(sorted(set(sys.modules) - before)))")
-    imported = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=True, timeout=60).stdout.split()
-    outside = [name for name in imported if name.split(".")[0] not in sys.stdlib_module_names and name.split(".")[0] != "blockviz"]
+    listing = (
+        "import sys; before = set(sys.modules); import blockviz.cli.program, blockviz.cli.interrupts; "
+        "print(' '.join(sorted(set(sys.modules) - before)))"
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", listing], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    outside = [
+        name
+        for name in imported
+        if name.split(".")[0] not in sys.stdlib_module_names and name.split(".")[0] != "blockviz"
+    ]
     assert outside == []
-    assert [name for name in imported if name.startswith("blockviz")] == ["blockviz", "blockviz.cli", "blockviz.cli.interrupts", "blockviz.cli.program", "blockviz.processes"]
+    assert [name for name in imported if name.startswith("blockviz")] == [
+        "blockviz",
+        "blockviz.cli",
+        "blockviz.cli.interrupts",
+        "blockviz.cli.program",
+        "blockviz.processes",
+    ]
 
 
 def test_the_console_script_is_the_tiny_program():
@@ -459,6 +545,7 @@ def test_an_interrupted_command_sweeps_a_temporary_folder_a_late_writer_made_aga
 
     def command():
         with temporary_folder(tmp_path / ".cache", "media-") as folder:
+
             def late_writer():
                 time.sleep(0.3)
                 (folder / "partial_movie_files").mkdir(parents=True, exist_ok=True)

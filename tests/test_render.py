@@ -13,6 +13,7 @@ import av
 import pytest
 from click.testing import CliRunner
 from PIL import Image
+from support import BAD_FILES, write_bad_files
 
 from blockviz import record
 from blockviz.cli import main
@@ -20,9 +21,17 @@ from blockviz.errors import BlockvizError
 from blockviz.render.plan import RenderOptions, default_folder, plan, record_file_sentence
 from blockviz.render.run import check_request, render_jobs, render_one
 from blockviz.scenes.catalog import entries
-from support import BAD_FILES, write_bad_files
 
-ATTENTION_SCENES = ["tokens", "qkv", "dot-products", "mask", "softmax", "value-mixing", "worked-example", "causal-vs-bidirectional"]
+ATTENTION_SCENES = [
+    "tokens",
+    "qkv",
+    "dot-products",
+    "mask",
+    "softmax",
+    "value-mixing",
+    "worked-example",
+    "causal-vs-bidirectional",
+]
 
 TINY = dict(resolution=(160, 90), fps=5)
 TINY_ARGS = ["--resolution", "160x90", "--fps", "5"]
@@ -52,9 +61,13 @@ def test_every_scene_renders_a_real_tiny_video(tmp_path, cat_record):
         seconds, width, height = video_facts(job.output)
         assert (width, height) == (160, 90), job.scene
         assert 10 <= seconds <= 40, (job.scene, seconds)  # each scene lasts 10–40 s at normal speed
-        assert seconds == pytest.approx(json.loads(job.captions.read_text())["duration"], abs=1e-3), job.scene  # the time Manim counted
+        assert seconds == pytest.approx(json.loads(job.captions.read_text())["duration"], abs=1e-3), (
+            job.scene
+        )  # the time Manim counted
         assert job.is_fresh()
-    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([".cache"] + [f"{name}.mp4" for name in ATTENTION_SCENES])
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        [".cache"] + [f"{name}.mp4" for name in ATTENTION_SCENES]
+    )
     assert not list((tmp_path / ".cache").glob("media-*")), "temporary media left behind"
 
 
@@ -103,9 +116,14 @@ def test_render_defaults_to_one_process_per_core(tmp_path, monkeypatch):
 
     seen = []
     monkeypatch.setattr(render_command, "cores_available", lambda: 7)
-    monkeypatch.setattr(render_command, "render_jobs", lambda rec, jobs, options, processes, progress: seen.append(processes))
+    monkeypatch.setattr(
+        render_command, "render_jobs", lambda rec, jobs, options, processes, progress: seen.append(processes)
+    )
     for args, processes in ((), 7), (("-j", "1"), 1), (("--jobs", "3"), 3):
-        assert invoke("the cat sat", "--scene", "mask,softmax", "--format", "png", "-o", str(tmp_path), *args).exit_code == 0
+        assert (
+            invoke("the cat sat", "--scene", "mask,softmax", "--format", "png", "-o", str(tmp_path), *args).exit_code
+            == 0
+        )
         assert seen.pop() == processes
 
 
@@ -119,17 +137,29 @@ def invoke(*args):
         (["the cat sat", "--scene", "attention"], "unknown scene 'attention'"),
         (["the cat sat", "-q", "x"], "'x' is not one of 'l', 'm', 'h', 'k'"),
         (["the cat sat", "--format", "avi"], "'avi' is not one of 'mp4', 'gif', 'png'"),
-        (["the cat sat", "--token", "dog"], "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'"),
+        (
+            ["the cat sat", "--token", "dog"],
+            "token 'dog' is not in the sentence: choose a word, word#k or a position: 0 'the', 1 'cat', 2 'sat'",
+        ),
         (["the cat sat", "--token", "3"], "token position 3 is outside the sentence of 3 tokens"),
         (["the cat sat", "--token", "cat#0"], "occurrences count from 1"),
         (["the cat saw the dog", "--token", "the#3"], "'the' occurs 2 times, so the#3 does not exist"),
         (["the cat sat", "--head", "2"], "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),
         (["   "], "the sentence is empty"),
         (["the cat sat", "--resolution", "big"], "is not WIDTHxHEIGHT"),
-        (["the cat sat", "--resolution", "16x16"], "resolution 16x16 is below the legible minimum of 160x90: choose e.g. 320x180"),
+        (
+            ["the cat sat", "--resolution", "16x16"],
+            "resolution 16x16 is below the legible minimum of 160x90: choose e.g. 320x180",
+        ),
         (["the cat sat", "--resolution", "160x88"], "below the legible minimum of 160x90"),
-        (["the cat sat", "--resolution", "7682x4320"], "resolution 7682x4320 is above the maximum of 7680x4320: choose e.g. 3840x2160"),
-        (["the cat sat", "--resolution", "321x181"], "resolution 321x181 has an odd side, and video needs even sizes: choose e.g. 320x180"),
+        (
+            ["the cat sat", "--resolution", "7682x4320"],
+            "resolution 7682x4320 is above the maximum of 7680x4320: choose e.g. 3840x2160",
+        ),
+        (
+            ["the cat sat", "--resolution", "321x181"],
+            "resolution 321x181 has an odd side, and video needs even sizes: choose e.g. 320x180",
+        ),
         (["the cat sat", "--fps", "0"], "0 is not in the range 1<=x<=120"),
     ],
 )
@@ -158,7 +188,9 @@ def test_bad_input_is_a_one_line_error_before_rendering(tmp_path, args, message)
 def test_options_outside_their_bounds_are_refused_by_the_library(options, message):
     with pytest.raises(BlockvizError, match=message):
         RenderOptions(**options).check()
-    assert RenderOptions(resolution=(160, 90), fps=1).check() and RenderOptions(resolution=(7680, 4320), fps=120).check()
+    assert (
+        RenderOptions(resolution=(160, 90), fps=1).check() and RenderOptions(resolution=(7680, 4320), fps=120).check()
+    )
 
 
 @pytest.mark.parametrize("token", ["the#2", "3", "Dog", None])
@@ -224,14 +256,18 @@ def test_cli_renders_into_dir_then_skips_an_unchanged_scene(tmp_path):
 def test_cli_renders_from_a_saved_record(tmp_path, cat_record):
     saved = tmp_path / "cat.safetensors"
     cat_record.save(saved)
-    result = invoke("--record", str(saved), "--scene", "mask", "--format", "png", *TINY_ARGS, "-o", str(tmp_path / "out"))
+    result = invoke(
+        "--record", str(saved), "--scene", "mask", "--format", "png", *TINY_ARGS, "-o", str(tmp_path / "out")
+    )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out" / "mask.png").exists()
 
 
 def test_list_names_every_scene_quickly():
     started = time.perf_counter()
-    completed = subprocess.run([sys.executable, "-m", "blockviz.cli", "render", "--list"], capture_output=True, text=True)
+    completed = subprocess.run(
+        [sys.executable, "-m", "blockviz.cli", "render", "--list"], capture_output=True, text=True
+    )
     elapsed = time.perf_counter() - started
     if completed.returncode != 0:  # no __main__ module: call the console entry point instead
         result = invoke("--list")
@@ -252,7 +288,21 @@ def test_help_and_list_do_not_import_torch_or_manim():
 @pytest.mark.render
 def test_scene_file_runs_under_plain_manim(tmp_path):
     completed = subprocess.run(
-        [sys.executable, "-m", "manim", "render", "--dry_run", "-v", "WARNING", "--media_dir", str(tmp_path), "scenes/mask.py", "Mask"],
-        capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
+        [
+            sys.executable,
+            "-m",
+            "manim",
+            "render",
+            "--dry_run",
+            "-v",
+            "WARNING",
+            "--media_dir",
+            str(tmp_path),
+            "scenes/mask.py",
+            "Mask",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]

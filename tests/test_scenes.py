@@ -12,17 +12,31 @@ import numpy as np
 import pytest
 import torch
 from manim import Rectangle, Text, tempconfig
+from support import (
+    FRAME_SHARE,
+    FRAMED,
+    MORE_RECORDS,
+    RECORDS,
+    THIRTEEN_TOKENS,
+    build,
+    built,
+    named_record,
+    parse,
+    play_by_play,
+    record_value,
+    small_texts,
+    sum_misses,
+    visible_texts,
+)
 
 from blockviz import BlockConfig, record
 from blockviz.errors import BlockvizError
-from blockviz.style import format_number
 from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.grids import NumberGrid, visible_slots
 from blockviz.scenes.look import FONT, HOLD, look
 from blockviz.scenes.text import formula, formula_cache_path, number, text
+from blockviz.style import format_number
 from blockviz.worked_example import worked_example
-from support import (FRAME_SHARE, FRAMED, MORE_RECORDS, RECORDS, THIRTEEN_TOKENS, build, built, named_record, parse, play_by_play, record_value, small_texts,
-                     sum_misses, visible_texts)
 
 ENTRIES = entries()
 CASES = [(entry.name, name) for entry in ENTRIES for name in RECORDS]
@@ -59,7 +73,9 @@ def test_each_caption_stays_while_its_step_holds(scene_name):
     """A caption appears with its step and stays at least the hold (2.5 s) before the next."""
     scene, _ = built(scene_name, "13 tokens")
     times = [time for time, _ in scene.captions] + [scene.renderer.time]
-    assert all(later - earlier >= HOLD - 1e-6 for earlier, later in zip(times, times[1:])), [round(b - a, 2) for a, b in zip(times, times[1:])]
+    assert all(later - earlier >= HOLD - 1e-6 for earlier, later in zip(times, times[1:])), [
+        round(b - a, 2) for a, b in zip(times, times[1:])
+    ]
 
 
 def test_pace_scales_every_run_time_and_hold(cat_record):
@@ -77,7 +93,9 @@ def test_headers_of_one_axis_share_one_size_and_punctuation_is_a_quoted_chip():
     scene, _ = built("softmax", "13 tokens")
     grid = next(m for m in scene.mobjects if isinstance(m, NumberGrid))
     for headers in (grid.row_headers, grid.column_headers):
-        sizes = {round(font_size_of(header if isinstance(header, Text) else header[1]), 3) for header in headers.values()}
+        sizes = {
+            round(font_size_of(header if isinstance(header, Text) else header[1]), 3) for header in headers.values()
+        }
         assert len(sizes) == 1, sizes
     shown = {header.shown for header in grid.column_headers.values()}
     assert "“.”" in shown and "chic…" in shown  # "chicken" cut with …, not shrunk; "." in quotes
@@ -87,8 +105,11 @@ def test_headers_of_one_axis_share_one_size_and_punctuation_is_a_quoted_chip():
 def hidden_under_cells(scene) -> list[str]:
     """Visible labels with an opaque cell drawn after them (on top) over their centre."""
     order = {id(member): k for k, member in enumerate(scene.get_mobject_family_members())}
-    cells = [(order[id(m)], m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
-             for m in scene.get_mobject_family_members() if isinstance(m, Rectangle) and m.get_fill_opacity() > 0.5]
+    cells = [
+        (order[id(m)], m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1])
+        for m in scene.get_mobject_family_members()
+        if isinstance(m, Rectangle) and m.get_fill_opacity() > 0.5
+    ]
     hidden = []
     for label in visible_texts(scene):
         x, y, _ = label.get_center()
@@ -111,12 +132,22 @@ def test_every_scene_shows_numbers_of_the_record(scene_name):
 
 # -- what each step shows ----------------------------------------------------------------------------
 def test_scenes_show_sums_where_they_add(cat_record):
-    sums = {name: len(built(name, "default")[0].sums) for name in ("dot-products", "softmax", "value-mixing", "worked-example", "multi-head", "block-flow")}
+    sums = {
+        name: len(built(name, "default")[0].sums)
+        for name in ("dot-products", "softmax", "value-mixing", "worked-example", "multi-head", "block-flow")
+    }
     d_head, d_model, n = cat_record.config.d_head, cat_record.config.d_model, cat_record.n
     # dot products: the focus row's first two keys; softmax: the worked row's exps and weights, and
     # every converted row of the grid; mixing: each output entry of the worked row; the worked example:
     # the exps and the mixture; multi-head: each attn_out entry; block flow: each entry of both additions.
-    assert sums == {"dot-products": 2, "softmax": 2 + n, "value-mixing": d_head, "worked-example": 3, "multi-head": d_model, "block-flow": 2 * d_model}
+    assert sums == {
+        "dot-products": 2,
+        "softmax": 2 + n,
+        "value-mixing": d_head,
+        "worked-example": 3,
+        "multi-head": d_model,
+        "block-flow": 2 * d_model,
+    }
 
 
 def test_left_out_keys_and_rows_are_one_explicit_term_read_from_the_record(chicken_record):
@@ -129,7 +160,9 @@ def test_left_out_keys_and_rows_are_one_explicit_term_read_from_the_record(chick
     assert len(worked) == 1 and worked[0][0][-1].source[0] == "remainder"
     parts, total = worked[0]
     grid = next(m for m in scene.mobjects if isinstance(m, NumberGrid))
-    assert len(parts) == len(grid.shown_columns()) + 1 and len(grid.shown_columns()) < chicken_record.n  # each shown key, and the hidden ones
+    assert (
+        len(parts) == len(grid.shown_columns()) + 1 and len(grid.shown_columns()) < chicken_record.n
+    )  # each shown key, and the hidden ones
     mixing, mixing_inspector = built("value-mixing", "13 tokens")
     assert all(parts[-1].source[0] == "remainder" for parts, _ in mixing.sums)
 
@@ -164,7 +197,9 @@ def test_softmax_shows_the_records_steps(cat_record):
     grid = next(m for m in scene.mobjects if isinstance(m, NumberGrid))
     for (i, j), label in grid.labels.items():  # the last frame: the weights replaced the scores
         assert label.source == ("weights", h, i, j)
-        assert label.shown == ("0" if cat_record.mask[i, j] == -math.inf else format_number(cat_record.weights[h, i, j].item()))
+        assert label.shown == (
+            "0" if cat_record.mask[i, j] == -math.inf else format_number(cat_record.weights[h, i, j].item())
+        )
     said = " | ".join(caption for caption in scene_captions("softmax", cat_record))
     assert "subtract m, then exponentiate: every exp is ≤ 1, and exp(−∞) = 0" in said
     assert "query “sat”: its scores against each key" in said  # the worked row names its query
@@ -184,7 +219,9 @@ def test_dot_products_show_the_records_element_wise_products(cat_record):
     products = sourced(inspector, "qk_products")
     d_head = cat_record.config.d_head
     # every row, its first keys product by product (row 0 has one key; the others two)
-    assert set(products) == {(0, i, j, c) for i in range(cat_record.n) for j in range(min(i + 1, WORKED_KEYS)) for c in range(d_head)}
+    assert set(products) == {
+        (0, i, j, c) for i in range(cat_record.n) for j in range(min(i + 1, WORKED_KEYS)) for c in range(d_head)
+    }
 
 
 def test_dot_products_score_rows_stand_level_with_their_query_rows(chicken_record):
@@ -192,7 +229,11 @@ def test_dot_products_score_rows_stand_level_with_their_query_rows(chicken_recor
     from blockviz.scenes.dot_products import DotProducts
 
     scene, _ = build(DotProducts, chicken_record, token="it")
-    grids = {grid.source[0]: grid for grid in scene.mobjects if isinstance(grid, NumberGrid) and isinstance(grid.source, tuple)}
+    grids = {
+        grid.source[0]: grid
+        for grid in scene.mobjects
+        if isinstance(grid, NumberGrid) and isinstance(grid.source, tuple)
+    }
     query, scores = grids["query"], grids["scores"]
     assert 8 in scores.shown_rows() and scores.shown_rows() == query.shown_rows()
     for i in query.shown_rows():
@@ -210,15 +251,26 @@ def test_dot_products_say_approximately_where_rounded_factors_miss_a_product():
     for j in range(scene.focus + 1):
         lines, qs, ks, _ = scene.work_lines(scene.focus, j, note=False)
         products = [part for part in lines[1] if getattr(part, "source", ("",))[0] == "qk_products"]
-        holds = all(abs(float(q.shown.replace("−", "-")) * float(k.shown.replace("−", "-")) - float(p.shown.replace("−", "-"))) <= 0.5 * 10 ** -p.decimals + 1e-9
-                    for q, k, p in zip(qs, ks, products))
+        holds = all(
+            abs(float(q.shown.replace("−", "-")) * float(k.shown.replace("−", "-")) - float(p.shown.replace("−", "-")))
+            <= 0.5 * 10**-p.decimals + 1e-9
+            for q, k, p in zip(qs, ks, products)
+        )
         signs.append(lines[1][0].shown)
-        assert lines[1][0].shown == ("=" if holds else "≈"), (j, [q.shown for q in qs], [k.shown for k in ks], [p.shown for p in products])
+        assert lines[1][0].shown == ("=" if holds else "≈"), (
+            j,
+            [q.shown for q in qs],
+            [k.shown for k in ks],
+            [p.shown for p in products],
+        )
     assert "≈" in signs
 
 
-@pytest.mark.parametrize("sentence, config", [("the cat sat", None), (THIRTEEN_TOKENS, None), (THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64))],
-                         ids=["3 tokens", "13 tokens", "wide"])
+@pytest.mark.parametrize(
+    "sentence, config",
+    [("the cat sat", None), (THIRTEEN_TOKENS, None), (THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64))],
+    ids=["3 tokens", "13 tokens", "wide"],
+)
 def test_value_mixing_says_approximately_where_a_shown_weight_times_value_misses(sentence, config):
     """weights × values = products: "≈" when a shown weight times a shown value, rounded, is not
     the shown product (0.12 × −0.36 = −0.04, shown −0.05 from the unrounded numbers), else "="."""
@@ -228,9 +280,13 @@ def test_value_mixing_says_approximately_where_a_shown_weight_times_value_misses
     scene, _ = build(ValueMixing, rec)
     h, i = scene.h, scene.focus
     columns = [c for c in scene.column_slots() if c is not None]
-    misses = [(j, c) for j in scene.rows_shown for c in columns
-              if format_number(round(rec.weights[h, i, j].item(), 2) * round(rec.value[h, j, c].item(), 2), 2)
-              != format_number(rec.weighted_values(h, i)[j, c].item(), 2)]
+    misses = [
+        (j, c)
+        for j in scene.rows_shown
+        for c in columns
+        if format_number(round(rec.weights[h, i, j].item(), 2) * round(rec.value[h, j, c].item(), 2), 2)
+        != format_number(rec.weighted_values(h, i)[j, c].item(), 2)
+    ]
     signs = [t.shown for t in visible_texts(scene) if t.shown in ("=", "≈")]
     assert signs == ["≈" if misses else "="], misses
 
@@ -261,12 +317,16 @@ def test_the_default_focus_is_the_last_word_and_elision_keeps_its_top_keys(chick
     scene = Softmax(record=chicken_record)
     assert chicken_record.tokens[scene.focus] == "tired"  # not the final "."
     assert Softmax(record=record(". , !")).focus == 2  # no word: the last token
-    flagged = dataclasses.replace(chicken_record, special=(False,) * 11 + (True, False))  # as if "tired" were a special token
+    flagged = dataclasses.replace(
+        chicken_record, special=(False,) * 11 + (True, False)
+    )  # as if "tired" were a special token
     assert flagged.tokens[Softmax(record=flagged).focus] == "too"
     for record_name in ("13 tokens", "45 tokens", "64 tokens, d_model 16, d_ff 64, relu"):
         shown, _ = built("softmax", record_name)
         grid = next(m for m in shown.mobjects if isinstance(m, NumberGrid))
-        top = shown.top_keys_of(shown.focus)[:2]  # the two keys it attends to most always fit; a third when there is room
+        top = shown.top_keys_of(shown.focus)[
+            :2
+        ]  # the two keys it attends to most always fit; a third when there is room
         assert top and set(top) | {0, shown.focus} <= set(grid.shown_columns()) and shown.focus in grid.shown_rows()
 
 
@@ -298,14 +358,25 @@ def test_worked_example_reads_the_worked_example(cat_record):
     assert example.row_max.item() == pytest.approx(math.log(3)) and EXACT["row_max"] == "ln 3"
     assert [fraction(v) for v in example.exp_scores.tolist()] == [Fraction(1, 3), 1] and EXACT["exp_scores"] == "(⅓, 1)"
     assert fraction(example.exp_sum.item()) == Fraction(4, 3) and EXACT["exp_sum"] == "4/3"
-    assert [fraction(v) for v in example.weights.tolist()] == [Fraction(1, 4), Fraction(3, 4)] and EXACT["weights"] == "(¼, ¾)"
+    assert [fraction(v) for v in example.weights.tolist()] == [Fraction(1, 4), Fraction(3, 4)] and EXACT[
+        "weights"
+    ] == "(¼, ¾)"
     assert all(f"= {exact}" in shown for exact in EXACT.values() if exact != "ln 3")
     said = [caption for caption in dict.fromkeys(scene_captions("worked-example", cat_record)) if caption]
     assert said[1:] == list(CAPTIONS)
 
 
-@pytest.mark.parametrize(("token", "row", "said"), [(None, 0, "“sat” is the last token and sees every token either way, so row “the”: a decoder uses only itself; an encoder also uses the 2 later ones"),
-                                                     ("cat", 1, "“cat”: a decoder uses itself and 1 earlier token; an encoder also uses the one after it")])
+@pytest.mark.parametrize(
+    ("token", "row", "said"),
+    [
+        (
+            None,
+            0,
+            "“sat” is the last token and sees every token either way, so row “the”: a decoder uses only itself; an encoder also uses the 2 later ones",
+        ),
+        ("cat", 1, "“cat”: a decoder uses itself and 1 earlier token; an encoder also uses the one after it"),
+    ],
+)
 def test_causal_vs_bidirectional_works_a_row_where_the_two_differ(cat_record, token, row, said):
     from blockviz.scenes.causal_vs_bidirectional import CausalVsBidirectional
 
@@ -319,12 +390,16 @@ def test_causal_vs_bidirectional_shows_both_masks_weights(cat_record):
     _, inspector = built("causal-vs-bidirectional", "default")
     n = cat_record.n
     for variant, mask in (("decoder", cat_record.mask), ("encoder", cat_record.counterpart(causal=False).mask)):
-        weights = {label.source[3:]: label for label in inspector.numbers.values() if label.source[:2] == (variant, "weights")}
+        weights = {
+            label.source[3:]: label for label in inspector.numbers.values() if label.source[:2] == (variant, "weights")
+        }
         assert set(weights) == {(i, j) for i in range(n) for j in range(n)}
         assert all((label.shown == "0") == (mask[i, j] == -math.inf) for (i, j), label in weights.items())
 
 
-@pytest.mark.parametrize("sentence", ["cat", 'she said "hi" <b> & 🐈 ok', "cafe\u0301 🐈\u200d⬛ naïve", "bell\x07 and \udcff"])
+@pytest.mark.parametrize(
+    "sentence", ["cat", 'she said "hi" <b> & 🐈 ok', "cafe\u0301 🐈\u200d⬛ naïve", "bell\x07 and \udcff"]
+)
 def test_odd_sentences_build(sentence):
     from blockviz.scenes.mask import Mask
     from blockviz.scenes.tokens_to_grid import TokensToGrid
@@ -377,7 +452,11 @@ def test_multi_head_shows_the_key_each_head_attends_to_most():
     rec = record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64))
 
     def patterns(scene):
-        return [grid.shown_columns() for grid in scene.get_mobject_family_members() if isinstance(grid, NumberGrid) and grid.color_rule == "weights"]
+        return [
+            grid.shown_columns()
+            for grid in scene.get_mobject_family_members()
+            if isinstance(grid, NumberGrid) and grid.color_rule == "weights"
+        ]
 
     scene, seen = play_by_play(MultiHead, rec, patterns, token="it")
     columns = next(shown for shown in seen if len(shown) == 4)
@@ -445,7 +524,11 @@ def test_a_written_sum_that_misses_by_rounding_says_so_with_approx(cat_record):
     for name in ("dot-products", "softmax", "block-flow", "value-mixing"):
         scene, _ = built(name, "13 tokens")
         shown = {t.shown for t in visible_texts(scene)}
-        if any(not exact(parts, total) for parts, total in scene.sums if all(hasattr(p, "decimals") for p in parts) and hasattr(total, "decimals")):
+        if any(
+            not exact(parts, total)
+            for parts, total in scene.sums
+            if all(hasattr(p, "decimals") for p in parts) and hasattr(total, "decimals")
+        ):
             assert any("≈" in line for line in shown), name
 
 
@@ -466,11 +549,16 @@ def test_a_negative_product_after_the_first_is_written_with_a_minus_not_plus_min
         for parts, _ in scene.sums:
             for part in parts[1:]:
                 if any(part is t for t in texts) and part.shown.startswith("−"):
-                    clashes += sum(0 < part.get_left()[0] - plus.get_right()[0] < 0.4 and abs(part.get_y() - plus.get_y()) < 0.1 for plus in pluses)
+                    clashes += sum(
+                        0 < part.get_left()[0] - plus.get_right()[0] < 0.4 and abs(part.get_y() - plus.get_y()) < 0.1
+                        for plus in pluses
+                    )
         return clashes
 
     scene, seen = play_by_play(DotProducts, cat_record, pluses_before_negative_terms)
-    assert any(part.shown.startswith("−") for parts, _ in scene.sums for part in parts[1:]), "no negative later term to check"
+    assert any(part.shown.startswith("−") for parts, _ in scene.sums for part in parts[1:]), (
+        "no negative later term to check"
+    )
     assert sum(seen) == 0
 
 
@@ -480,7 +568,9 @@ def test_one_quantity_has_one_colour_scale_in_every_scene():
     rec = named_record("default")
     grids = [m for scene in (dot_products, mixing) for m in scene.mobjects if isinstance(m, NumberGrid)]
     # every grid of a record field is drawn on that field's family scale
-    assert {grid.color_limit for grid in grids if grid.color_rule == "signed"} <= {rec.scale_limit(name) for name in rec.tensors}
+    assert {grid.color_limit for grid in grids if grid.color_rule == "signed"} <= {
+        rec.scale_limit(name) for name in rec.tensors
+    }
     with pytest.raises(ValueError, match="colour scale"):
         NumberGrid(np.zeros((2, 2)), None, None, look("dark"), source=("scores", 0))
 
@@ -504,7 +594,16 @@ def test_text_is_shown_as_typed_and_grids_elide():
     for typed in ('a "quote" <b> & 🐈', "cafe\u0301", "🐈\u200d⬛"):
         assert text(typed).shown == typed
     values = np.arange(12 * 12, dtype=float).reshape(12, 12)
-    grid = NumberGrid(values, [f"<{i}&>" for i in range(12)], None, look("dark"), color_limit=143.0, source=("scores", 0), row_focus=11, column_focus=11)
+    grid = NumberGrid(
+        values,
+        [f"<{i}&>" for i in range(12)],
+        None,
+        look("dark"),
+        color_limit=143.0,
+        source=("scores", 0),
+        row_focus=11,
+        column_focus=11,
+    )
     assert grid.shown_rows() == [0, 6, 7, 8, 9, 10, 11]
     assert grid.row_headers[11].shown == "<11&>"
     assert (grid.labels[11, 11].shown, grid.labels[11, 11].source) == (format_number(143.0), ("scores", 0, 11, 11))
@@ -604,7 +703,7 @@ def test_qkv_works_one_query_entry_from_the_row_w_q_and_b_q(wide):
 
     rec = record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64) if wide else None)
     scene, _ = build(QueryKeyValue, rec, token="it")
-    (terms, total), = [(parts, total) for parts, total in scene.sums if total.source[0] == "query"]
+    ((terms, total),) = [(parts, total) for parts, total in scene.sums if total.source[0] == "query"]
     _, h, f, c = total.source
     assert (h, f) == (0, 8) and parse(total.shown) == pytest.approx(rec.query[0, 8, c].item(), abs=0.005)
     kinds = [term.source[0] for term in terms]
@@ -630,17 +729,29 @@ def test_captions_tell_a_repeated_word_apart_as_token_takes_it():
     assert Softmax(record=record("The cat saw the dog"), token="the#2").token_name(3) == "the"
 
 
-@pytest.mark.parametrize("sentence, options", [(THIRTEEN_TOKENS, None), ("the cat sat", None), (THIRTEEN_TOKENS, dict(d_model=16, n_heads=4, d_ff=64))],
-                         ids=["13 tokens", "3 tokens", "d_model 16"])
+@pytest.mark.parametrize(
+    "sentence, options",
+    [(THIRTEEN_TOKENS, None), ("the cat sat", None), (THIRTEEN_TOKENS, dict(d_model=16, n_heads=4, d_ff=64))],
+    ids=["13 tokens", "3 tokens", "d_model 16"],
+)
 def test_qkv_captions_stay_under_the_work_lines_rule(sentence, options):
     """The rule under qkv's work lines is never crossed by a caption (a two-line caption in a
     one-line band would run into it)."""
     from blockviz.scenes.query_key_value import QueryKeyValue
 
     def gap(scene):
-        return None if scene.caption is None or scene.work_rule not in scene.mobjects else scene.work_rule.get_y() - scene.caption.get_top()[1]
+        return (
+            None
+            if scene.caption is None or scene.work_rule not in scene.mobjects
+            else scene.work_rule.get_y() - scene.caption.get_top()[1]
+        )
 
-    _, gaps = play_by_play(QueryKeyValue, record(sentence, BlockConfig(**options) if options else None), gap, token="it" if "it" in sentence else None)
+    _, gaps = play_by_play(
+        QueryKeyValue,
+        record(sentence, BlockConfig(**options) if options else None),
+        gap,
+        token="it" if "it" in sentence else None,
+    )
     assert min(g for g in gaps if g is not None) > 0.02, gaps
 
 
@@ -654,8 +765,14 @@ def test_tokens_joins_the_grids_with_approx_where_a_shown_sum_is_a_unit_off(sent
     rec = record(sentence)
     scene, _ = build(TokensToGrid, rec)
     grids = [m for m in scene.get_mobject_family_members() if isinstance(m, NumberGrid)]
-    embed, pos, x = (next(grid for grid in grids if grid.source[0] == field) for field in ("embed", "pos_embed", "resid_pre"))
-    as_shown = all(parse(embed.labels[key].shown) + parse(pos.labels[key].shown) == pytest.approx(parse(x.labels[key].shown), abs=1e-6) for key in x.labels)
+    embed, pos, x = (
+        next(grid for grid in grids if grid.source[0] == field) for field in ("embed", "pos_embed", "resid_pre")
+    )
+    as_shown = all(
+        parse(embed.labels[key].shown) + parse(pos.labels[key].shown)
+        == pytest.approx(parse(x.labels[key].shown), abs=1e-6)
+        for key in x.labels
+    )
     texts = {member.shown for member in visible_texts(scene)}
     assert ("≈" in texts) == (not as_shown) and ("=" in texts) == as_shown
     assert (ROUNDING_NOTE in texts) == (not as_shown)
@@ -670,10 +787,16 @@ def test_layer_norm_says_numbers_are_rounded_where_x_minus_mu_is_a_unit_off(sent
     rec = record(sentence)
     scene, _ = build(LayerNormRow, rec, token="it" if "it" in sentence.split() else None)
     f = scene.focus
-    labels = {m.source: m for m in scene.get_mobject_family_members() if hasattr(m, "source") and isinstance(m.source, tuple)}
+    labels = {
+        m.source: m for m in scene.get_mobject_family_members() if hasattr(m, "source") and isinstance(m.source, tuple)
+    }
     mean = parse(labels[("ln1_mean", f)].shown)
-    off = [j for j in range(rec.config.d_model)
-           if parse(labels[("resid_pre", f, j)].shown) - mean != pytest.approx(parse(labels[("ln1_centred", f, j)].shown), abs=1e-6)]
+    off = [
+        j
+        for j in range(rec.config.d_model)
+        if parse(labels[("resid_pre", f, j)].shown) - mean
+        != pytest.approx(parse(labels[("ln1_centred", f, j)].shown), abs=1e-6)
+    ]
     texts = {member.shown for member in visible_texts(scene)}
     assert (ROUNDED_NOTE in texts) == bool(off), off
 

@@ -45,8 +45,6 @@ def shown(inspector, field: str) -> dict:
     return {label.source[1:]: label for label in inspector.numbers.values() if label.source[0] == field}
 
 
-
-
 def test_edges_and_largest_keeps_the_first_the_last_and_the_largest_of_any_row():
     assert edges_and_largest([[1, 9, 0, -7, 2, 3]], 4) == [0, 1, 3, 5]
     assert edges_and_largest([[1, 0, 0, 0, 2], [0, 0, -5, 0, 0]], 3) == [0, 2, 4]  # the largest of the second row
@@ -60,7 +58,9 @@ def test_rmsnorm_shows_the_mean_of_squares_the_division_and_gamma_without_mean_o
     f = scene.focus
     fields = {label.source[0] for label in inspector.numbers.values()}
     assert fields == {"resid_pre", "ln1_mean_sq", "ln1_norm", "params", "ln1"}  # no ln1_mean, ln1_centred, ln1_var
-    assert {label.source[1] for label in inspector.numbers.values() if label.source[0] == "params"} == {"ln1.weight"}  # no β
+    assert {label.source[1] for label in inspector.numbers.values() if label.source[0] == "params"} == {
+        "ln1.weight"
+    }  # no β
     assert {label.source[1] for label in inspector.numbers.values() if label.source[0] != "params"} == {f}
     (mean_sq,) = shown(inspector, "ln1_mean_sq").values()
     # The shown numbers obey RMSNorm (Zhang & Sennrich 2019, Eq. 4), read back from the screen.
@@ -68,8 +68,12 @@ def test_rmsnorm_shows_the_mean_of_squares_the_division_and_gamma_without_mean_o
     gamma = {label.source[2]: label for label in inspector.numbers.values() if label.source[0] == "params"}
     root = math.sqrt(parse(mean_sq.shown) + rec.config.ln_eps)
     for (i, j), label in x.items():
-        assert parse(norm[i, j].shown) == pytest.approx(parse(label.shown) / root, abs=0.01 + 0.01 * abs(parse(label.shown)))
-        assert parse(out[i, j].shown) == pytest.approx(parse(gamma[j].shown) * parse(norm[i, j].shown), abs=0.01 + 0.01 * abs(parse(norm[i, j].shown)))
+        assert parse(norm[i, j].shown) == pytest.approx(
+            parse(label.shown) / root, abs=0.01 + 0.01 * abs(parse(label.shown))
+        )
+        assert parse(out[i, j].shown) == pytest.approx(
+            parse(gamma[j].shown) * parse(norm[i, j].shown), abs=0.01 + 0.01 * abs(parse(norm[i, j].shown))
+        )
     assert scene.title_mobject.shown.startswith("RMSNorm, one row")
     said = " ".join(caption for _, caption in scene.captions)
     assert "mean of its squares" in said and "no shift β" in said and "LayerNorm" not in said
@@ -83,24 +87,33 @@ def test_a_gated_ffn_shows_gate_activation_up_and_their_product_column_by_column
     f, d_ff = scene.focus, rec.config.d_ff
     fields = {label.source[0] for label in inspector.numbers.values()}
     assert {"ln2", "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"} <= fields and "ffn_pre" not in fields
-    hidden = {name: {j for (i, j) in shown(inspector, name) if i == f} for name in ("ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post")}
+    hidden = {
+        name: {j for (i, j) in shown(inspector, name) if i == f}
+        for name in ("ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post")
+    }
     columns = hidden["ffn_post"]
     assert all(seen == columns for seen in hidden.values())  # one choice of columns for the product
     magnitude = rec.ffn_post[f].abs()
-    assert {0, d_ff - 1, int(magnitude[1:-1].argmax()) + 1} <= columns and len(columns) < d_ff  # elided: the first, the last, the largest
+    assert {0, d_ff - 1, int(magnitude[1:-1].argmax()) + 1} <= columns and len(
+        columns
+    ) < d_ff  # elided: the first, the last, the largest
     # Each shown column reads gate_act ⊙ up = post within one unit of the product's last digit.
     assert len(scene.products) == len(columns)
     for gate, up, post in scene.products:
         assert gate.source[2] == up.source[2] == post.source[2]
-        assert abs(parse(gate.shown) * parse(up.shown) - parse(post.shown)) <= 10 ** -post.decimals + 1e-9
+        assert abs(parse(gate.shown) * parse(up.shown) - parse(post.shown)) <= 10**-post.decimals + 1e-9
     # The curve's dots sit at the record's (gate, activation(gate)).
     axes, dots = scene.plot.axes, scene.plot.dots
     assert len(dots) == d_ff
     for j, dot in enumerate(dots):
-        assert axes.p2c(dot.get_center()) == pytest.approx((rec.ffn_gate[f, j].item(), rec.ffn_gate_act[f, j].item()), abs=1e-4)
+        assert axes.p2c(dot.get_center()) == pytest.approx(
+            (rec.ffn_gate[f, j].item(), rec.ffn_gate_act[f, j].item()), abs=1e-4
+        )
     said = " ".join(caption for _, caption in scene.captions)
     assert "SiLU" in said and "⊙ up" in said and "the gate" in said
-    assert "gated FFN, row by row" in {label.shown for label in visible_texts(scene)}  # the toy block's says "FFN, row by row"
+    assert "gated FFN, row by row" in {
+        label.shown for label in visible_texts(scene)
+    }  # the toy block's says "FFN, row by row"
     check_scene(scene, inspector, rec, framed=False)
 
 
@@ -140,11 +153,18 @@ def packaged():
     """name → the chicken sentence's layer of the packaged model (SmolLM2 13, MiniLM 3), if installed."""
     from blockviz.models import record_layer
 
-    return {name: record_layer(CHICKEN, model=name, layer=layer) for name, layer in (("smollm2", 13), ("minilm", 3)) if packaged_model_installed(name)}
+    return {
+        name: record_layer(CHICKEN, model=name, layer=layer)
+        for name, layer in (("smollm2", 13), ("minilm", 3))
+        if packaged_model_installed(name)
+    }
 
 
-@pytest.mark.parametrize(("model", "scene_class"), [("smollm2", LayerNormRow), ("smollm2", InsideFFN), ("minilm", Recap)],
-                         ids=["smollm2/layer-norm", "smollm2/ffn", "minilm/recap"])
+@pytest.mark.parametrize(
+    ("model", "scene_class"),
+    [("smollm2", LayerNormRow), ("smollm2", InsideFFN), ("minilm", Recap)],
+    ids=["smollm2/layer-norm", "smollm2/ffn", "minilm/recap"],
+)
 def test_the_packaged_models_layer_is_drawn_legibly_with_its_own_numbers(packaged, model, scene_class):
     if model not in packaged:
         pytest.skip(f"{model} is not installed (make setup)")
@@ -152,7 +172,9 @@ def test_the_packaged_models_layer_is_drawn_legibly_with_its_own_numbers(package
     scene, inspector = build(scene_class, rec, token="it")
     check_scene(scene, inspector, rec, framed=False)
     f = scene.focus
-    if scene_class is LayerNormRow:  # SmolLM2's massive activation (d247) is among the entries shown: it decides mean(x²)
+    if (
+        scene_class is LayerNormRow
+    ):  # SmolLM2's massive activation (d247) is among the entries shown: it decides mean(x²)
         assert int(rec.resid_pre[f].abs().argmax()) in {j for _, j in shown(inspector, "resid_pre")}
     if scene_class is InsideFFN:
         assert int(rec.ffn_post[f].abs().argmax()) in {j for _, j in shown(inspector, "ffn_post")}
@@ -168,8 +190,27 @@ def test_a_tiny_render_of_each_new_variant(layers, tmp_path, family, scene_name)
 
     folder, _ = layers[family]
     out = tmp_path / family
-    result = CliRunner().invoke(main, ["render", SENTENCE, "--model", str(folder), "--layer", "1", "--token", "it", "--scene", scene_name,
-                                       "--resolution", "160x90", "--fps", "2", "-o", str(out)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "render",
+            SENTENCE,
+            "--model",
+            str(folder),
+            "--layer",
+            "1",
+            "--token",
+            "it",
+            "--scene",
+            scene_name,
+            "--resolution",
+            "160x90",
+            "--fps",
+            "2",
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     with av.open(str(out / f"{scene_name}.mp4")) as container:
         frames = [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]

@@ -42,9 +42,13 @@ class {class_name}(RecordScene):
 '''
 
 
-def write_scene(folder: Path, stem: str, name: str, order, class_name: str = "Late", replace: tuple[str, str] = ("", "")) -> Path:
+def write_scene(
+    folder: Path, stem: str, name: str, order, class_name: str = "Late", replace: tuple[str, str] = ("", "")
+) -> Path:
     path = folder / f"{stem}.py"
-    path.write_text(SCENE_MODULE.format(name=name, order=order, class_name=class_name).replace(*replace), encoding="utf-8")
+    path.write_text(
+        SCENE_MODULE.format(name=name, order=order, class_name=class_name).replace(*replace), encoding="utf-8"
+    )
     return path
 
 
@@ -67,9 +71,11 @@ def test_the_catalogue_finds_every_scene_module_with_its_prose():
 
 
 def test_the_catalogue_reads_the_modules_without_importing_manim_or_torch():
-    code = ("import sys; from blockviz.scenes.catalog import entries; "
-            "[(e.description, e.title, e.caption, e.encoder_caption) for e in entries()]; "
-            "assert 'manim' not in sys.modules and 'torch' not in sys.modules, sorted(sys.modules)")
+    code = (
+        "import sys; from blockviz.scenes.catalog import entries; "
+        "[(e.description, e.title, e.caption, e.encoder_caption) for e in entries()]; "
+        "assert 'manim' not in sys.modules and 'torch' not in sys.modules, sorted(sys.modules)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -77,10 +83,19 @@ def fully_parsed(path: Path) -> tuple[dict, list[str]]:
     """The reference reading: the whole module parsed, its module-level literals of the
     catalogue's names and its classes deriving from ``RecordScene``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    stated = {target.id: ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-              for target in node.targets if isinstance(target, ast.Name) and target.id in TYPES}
-    classes = [node.name for node in tree.body if isinstance(node, ast.ClassDef)
-               and any(getattr(base, "id", getattr(base, "attr", None)) == BASE for base in node.bases)]
+    stated = {
+        target.id: ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name) and target.id in TYPES
+    }
+    classes = [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(getattr(base, "id", getattr(base, "attr", None)) == BASE for base in node.bases)
+    ]
     return stated, classes
 
 
@@ -93,30 +108,71 @@ def test_the_quick_reading_of_a_module_is_a_full_parses(path):
     if "NAME" not in stated:
         assert entry is None
         return
-    assert (entry.name, entry.order, entry.description, entry.title, entry.caption) == tuple(stated[key] for key in ("NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION"))
-    assert (entry.encoder_caption, entry.lecture_only) == (stated.get("ENCODER_CAPTION"), stated.get("LECTURE_ONLY", False))
+    assert (entry.name, entry.order, entry.description, entry.title, entry.caption) == tuple(
+        stated[key] for key in ("NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION")
+    )
+    assert (entry.encoder_caption, entry.lecture_only) == (
+        stated.get("ENCODER_CAPTION"),
+        stated.get("LECTURE_ONLY", False),
+    )
     assert [entry.class_name] == classes
 
 
 def test_a_new_scene_module_is_found_in_its_place_and_a_helper_module_is_not(tmp_path):
     write_scene(tmp_path, "late", "late-scene", 7.5)
-    write_scene(tmp_path, "early", "early-scene", 1, class_name="Early", replace=('CAPTION = (', 'LECTURE_ONLY = True\nCAPTION = ('))
-    (tmp_path / "helpers.py").write_text('"""No scene here."""\n\nORDERED = 3\nclass Mine:\n    pass\n', encoding="utf-8")
+    write_scene(
+        tmp_path,
+        "early",
+        "early-scene",
+        1,
+        class_name="Early",
+        replace=("CAPTION = (", "LECTURE_ONLY = True\nCAPTION = ("),
+    )
+    (tmp_path / "helpers.py").write_text(
+        '"""No scene here."""\n\nORDERED = 3\nclass Mine:\n    pass\n', encoding="utf-8"
+    )
     early, late = discover(tmp_path)
-    assert (early.name, early.module, early.class_name, early.order, early.lecture_only) == ("early-scene", "blockviz.scenes.early", "Early", 1, True)
-    assert (late.name, late.class_name, late.order, late.lecture_only, late.caption) == ("late-scene", "Late", 7.5, False, "a caption on two lines")
+    assert (early.name, early.module, early.class_name, early.order, early.lecture_only) == (
+        "early-scene",
+        "blockviz.scenes.early",
+        "Early",
+        1,
+        True,
+    )
+    assert (late.name, late.class_name, late.order, late.lecture_only, late.caption) == (
+        "late-scene",
+        "Late",
+        7.5,
+        False,
+        "a caption on two lines",
+    )
 
 
 BROKEN = {
-    "no caption": (('CAPTION = ("a caption "', 'SUMMARY = ("a caption "'), "late.py states NAME but not CAPTION: every scene module does"),
+    "no caption": (
+        ('CAPTION = ("a caption "', 'SUMMARY = ("a caption "'),
+        "late.py states NAME but not CAPTION: every scene module does",
+    ),
     "a chapter that is a number": (('CHAPTER = "A chapter"', "CHAPTER = 3"), "late.py: CHAPTER must be a str literal"),
-    "a chapter that is computed": (('CHAPTER = "A chapter"', 'CHAPTER = "A " + NAME'), "late.py: CHAPTER must be a str literal"),
+    "a chapter that is computed": (
+        ('CHAPTER = "A chapter"', 'CHAPTER = "A " + NAME'),
+        "late.py: CHAPTER must be a str literal",
+    ),
     "an order that is a string": (("ORDER = 5", 'ORDER = "5"'), "late.py: ORDER must be a number"),
     "an order that is a bool": (("ORDER = 5", "ORDER = True"), "late.py: ORDER must be a number"),
-    "a name with spaces": (('NAME = "late"', 'NAME = "Late scene"'), "NAME 'Late scene' must be lowercase words joined by '-'"),
+    "a name with spaces": (
+        ('NAME = "late"', 'NAME = "Late scene"'),
+        "NAME 'Late scene' must be lowercase words joined by '-'",
+    ),
     "the name all": (('NAME = "late"', 'NAME = "all"'), "NAME 'all' must be lowercase words"),
-    "no scene class": (("class Late(RecordScene):", "class Late:"), "late.py defines 0 classes deriving from RecordScene \\(none\\)"),
-    "two scene classes": (("class Helper:", "class Helper(RecordScene):"), "late.py defines 2 classes deriving from RecordScene \\(Helper, Late\\)"),
+    "no scene class": (
+        ("class Late(RecordScene):", "class Late:"),
+        "late.py defines 0 classes deriving from RecordScene \\(none\\)",
+    ),
+    "two scene classes": (
+        ("class Helper:", "class Helper(RecordScene):"),
+        "late.py defines 2 classes deriving from RecordScene \\(Helper, Late\\)",
+    ),
 }
 
 
@@ -128,8 +184,13 @@ def test_a_scene_module_that_states_its_facts_wrongly_is_refused_naming_the_file
         scene_entry(path)
 
 
-@pytest.mark.parametrize(("name", "order", "message"), [("late", 6, "scene modules a_late, b_late state the same NAME 'late'"),
-                                                        ("later", 5, "scene modules a_late, b_late state the same ORDER 5")])
+@pytest.mark.parametrize(
+    ("name", "order", "message"),
+    [
+        ("late", 6, "scene modules a_late, b_late state the same NAME 'late'"),
+        ("later", 5, "scene modules a_late, b_late state the same ORDER 5"),
+    ],
+)
 def test_two_scenes_with_one_name_or_one_order_are_refused(tmp_path, name, order, message):
     write_scene(tmp_path, "a_late", "late", 5)
     write_scene(tmp_path, "b_late", name, order)
@@ -150,10 +211,14 @@ def test_every_scene_has_its_thin_file_and_every_thin_file_its_scene():
 def test_a_thin_file_subclasses_its_scene_and_says_how_to_run_it(entry):
     path = THIN / f"{stem(entry)}.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    imports = [(node.module, [alias.name for alias in node.names]) for node in tree.body if isinstance(node, ast.ImportFrom)]
+    imports = [
+        (node.module, [alias.name for alias in node.names]) for node in tree.body if isinstance(node, ast.ImportFrom)
+    ]
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
     assert imports == [("blockviz.scenes", [stem(entry)])]
-    assert [(node.name, [ast.unparse(base) for base in node.bases]) for node in classes] == [(entry.class_name, [f"{stem(entry)}.{entry.class_name}"])]
+    assert [(node.name, [ast.unparse(base) for base in node.bases]) for node in classes] == [
+        (entry.class_name, [f"{stem(entry)}.{entry.class_name}"])
+    ]
     assert f"manim -ql scenes/{stem(entry)}.py {entry.class_name}" in ast.get_docstring(tree)
 
 
@@ -181,9 +246,29 @@ def test_a_thin_file_renders_under_the_plain_manim_command(tmp_path):
     """``manim -ql scenes/title_card.py TitleCard`` from a clone (at 128 × 72, 5 fps): Manim builds
     the scene without arguments, so it records "the cat sat" itself."""
     completed = subprocess.run(
-        [sys.executable, "-m", "manim", "render", "-ql", "-r", "128,72", "--fps", "5", "-v", "WARNING", "--progress_bar", "none",
-         "--media_dir", str(tmp_path), "scenes/title_card.py", "TitleCard"],
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "manim",
+            "render",
+            "-ql",
+            "-r",
+            "128,72",
+            "--fps",
+            "5",
+            "-v",
+            "WARNING",
+            "--progress_bar",
+            "none",
+            "--media_dir",
+            str(tmp_path),
+            "scenes/title_card.py",
+            "TitleCard",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     (video,) = tmp_path.glob("videos/title_card/*/TitleCard.mp4")

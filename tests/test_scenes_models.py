@@ -23,11 +23,13 @@ SCENES = [entry.name for entry in entries() if not entry.lecture_only]
 CASES = [(family, name) for family in BUILDERS for name in SCENES]
 
 
-
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     """family → (its folder, layer 1's record)."""
-    return {family: (folder, records[1]) for family, (folder, records) in tiny_model_records(tmp_path_factory.mktemp("models"), layers=(1,)).items()}
+    return {
+        family: (folder, records[1])
+        for family, (folder, records) in tiny_model_records(tmp_path_factory.mktemp("models"), layers=(1,)).items()
+    }
 
 
 @pytest.mark.parametrize(("family", "scene_name"), CASES, ids=[f"{f}/{s}" for f, s in CASES])
@@ -74,7 +76,9 @@ def test_dot_products_write_out_the_first_and_the_largest_products():
     assert len(dims) == WIDE_DIMENSIONS and dims[0] == 0
     assert int(products[1:].argmax()) + 1 in dims
     assert largest_entries([5, 0, -9, 1], 2) == [0, 2] and largest_entries([1, 2], 4) == [0, 1]
-    worked = [parts for parts, _ in scene.sums if any(getattr(part, "source", ("",))[0] == "remainder" for part in parts)]
+    worked = [
+        parts for parts, _ in scene.sums if any(getattr(part, "source", ("",))[0] == "remainder" for part in parts)
+    ]
     assert worked, "the hidden products are one explicit term"
 
 
@@ -88,8 +92,29 @@ def test_a_tiny_render_of_the_packaged_minilm(tmp_path):
     except Missing as missing:
         pytest.skip(str(missing))
     out = tmp_path / "minilm"
-    result = CliRunner().invoke(main, ["render", "The chicken didn't cross the road because it was too tired.", "--model", "minilm", "--layer", "3",
-                                       "--head", "1", "--token", "it", "--scene", "softmax", "--resolution", "160x90", "--fps", "2", "-o", str(out)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "render",
+            "The chicken didn't cross the road because it was too tired.",
+            "--model",
+            "minilm",
+            "--layer",
+            "3",
+            "--head",
+            "1",
+            "--token",
+            "it",
+            "--scene",
+            "softmax",
+            "--resolution",
+            "160x90",
+            "--fps",
+            "2",
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     video = out / "softmax.mp4"
     assert video.stat().st_size > 1000

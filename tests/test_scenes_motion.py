@@ -8,18 +8,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from blockviz.scenes.catalog import entries, lookup
 from support import RECORDS
 from support_motion import build_in_motion, built_in_motion, drawn_opacity, low_contrast_in_motion, morphs
 
+from blockviz.scenes.catalog import entries, lookup
+
 ENTRIES = entries()
-NOT_YET = {
-}
+NOT_YET = {}
 """Scenes other helpers are changing now, whose motion the checks found failing (their end frames pass)."""
-CASES = [pytest.param(entry.name, name, id=f"{entry.name}/{name}",
-                      marks=[pytest.mark.xfail(reason=NOT_YET[entry.name], strict=False)] if entry.name in NOT_YET else [])
-         for entry in ENTRIES for name in RECORDS]
+CASES = [
+    pytest.param(
+        entry.name,
+        name,
+        id=f"{entry.name}/{name}",
+        marks=[pytest.mark.xfail(reason=NOT_YET[entry.name], strict=False)] if entry.name in NOT_YET else [],
+    )
+    for entry in ENTRIES
+    for name in RECORDS
+]
 
 
 @pytest.mark.parametrize(("scene_name", "record_name"), CASES)
@@ -46,10 +52,17 @@ def model_records(tmp_path_factory):
     from blockviz.models import record_layer
 
     root = tmp_path_factory.mktemp("models")
-    return {family: record_layer(SENTENCE, model=str(BUILDERS[family](root / family)), layer=1) for family in ("llama", "bert")}
+    return {
+        family: record_layer(SENTENCE, model=str(BUILDERS[family](root / family)), layer=1)
+        for family in ("llama", "bert")
+    }
 
 
-ARCHITECTURE_CASES = [pytest.param(scene_name, family, id=f"{scene_name}-{family}") for scene_name in ARCHITECTURE_SCENES for family in ("llama", "bert")]
+ARCHITECTURE_CASES = [
+    pytest.param(scene_name, family, id=f"{scene_name}-{family}")
+    for scene_name in ARCHITECTURE_SCENES
+    for family in ("llama", "bert")
+]
 
 
 @pytest.mark.parametrize(("scene_name", "family"), ARCHITECTURE_CASES)
@@ -84,10 +97,21 @@ def test_reveal_and_conceal_stage_the_opacities_of_shapes_and_texts():
         cell, label = animation.mobject
         return round(cell.get_fill_opacity(), 3), round(drawn_opacity(label), 3)
 
-    reveal = Reveal(VGroup(Rectangle().set_fill("#ffffff", opacity=1), number(0.5, color="#000000", source=("constant", 0.5))), rate_func=lambda t: t)
+    reveal = Reveal(
+        VGroup(Rectangle().set_fill("#ffffff", opacity=1), number(0.5, color="#000000", source=("constant", 0.5))),
+        rate_func=lambda t: t,
+    )
     reveal.begin()
-    assert [opacities(reveal, alpha) for alpha in (0.25, 0.5, 0.75, 1.0)] == [(0.5, 0.0), (1.0, 0.0), (1.0, 0.5), (1.0, 1.0)]
-    conceal = Conceal(VGroup(Rectangle().set_fill("#ffffff", opacity=1), number(0.5, color="#000000", source=("constant", 0.5))), rate_func=lambda t: t)
+    assert [opacities(reveal, alpha) for alpha in (0.25, 0.5, 0.75, 1.0)] == [
+        (0.5, 0.0),
+        (1.0, 0.0),
+        (1.0, 0.5),
+        (1.0, 1.0),
+    ]
+    conceal = Conceal(
+        VGroup(Rectangle().set_fill("#ffffff", opacity=1), number(0.5, color="#000000", source=("constant", 0.5))),
+        rate_func=lambda t: t,
+    )
     conceal.begin()
     assert [opacities(conceal, alpha) for alpha in (0.25, 0.5, 0.75)] == [(1.0, 0.5), (1.0, 0.0), (0.5, 0.0)]
 

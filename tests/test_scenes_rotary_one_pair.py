@@ -16,7 +16,11 @@ def test_a_head_of_one_pair_is_turned_and_keeps_its_bars_in_motion():
     assert rec.config.d_head == 2
     scene, inspector = build(QueryKeyValue, rec)
     assert inspector.problems == []
-    rotated = sorted((label.source[0], label.source[-1]) for label in inspector.numbers.values() if label.source[0] in ("query_rot", "key_rot"))
+    rotated = sorted(
+        (label.source[0], label.source[-1])
+        for label in inspector.numbers.values()
+        if label.source[0] in ("query_rot", "key_rot")
+    )
     assert sorted(set(rotated)) == [("key_rot", 0), ("key_rot", 1), ("query_rot", 0), ("query_rot", 1)]
     for label in inspector.numbers.values():
         assert label.shown == format_number(record_value(rec, label.source), label.decimals), label.source

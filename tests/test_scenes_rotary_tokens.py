@@ -30,6 +30,7 @@ def models(tmp_path_factory):
 
 # -- qkv with rotary positions ----------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def rotary_scene(models):
     from blockviz.scenes.query_key_value import QueryKeyValue
@@ -47,7 +48,9 @@ def test_qkv_draws_a_rotary_layer_legibly_with_the_records_numbers(rotary_scene)
     assert {"ln1", "query", "key", "rope_cos", "rope_sin", "query_rot", "key_rot"} <= fields
     query, key = scene.panels  # the key's columns stand under the query's, cell for cell
     for j in query.after.shown_columns():
-        assert key.before.cells[0, j].get_center()[0] == pytest.approx(query.after.cells[0, j].get_center()[0], abs=1e-3)
+        assert key.before.cells[0, j].get_center()[0] == pytest.approx(
+            query.after.cells[0, j].get_center()[0], abs=1e-3
+        )
         assert key.before.cells[0, j].width == pytest.approx(query.after.cells[0, j].width, abs=1e-3)
 
 
@@ -62,8 +65,16 @@ def test_the_worked_pair_is_the_shown_pair_turned_by_the_shown_angle(rotary_scen
     _, head, position, i = first.source
     half = rec.config.d_head // 2
     x, y = ("query", head, position, i), ("query", head, position, i + half)
-    assert [label.source for label in work.factors] == [x, ("rope_cos", position, i), y, ("rope_sin", position, i),
-                                                         x, ("rope_sin", position, i), y, ("rope_cos", position, i)]
+    assert [label.source for label in work.factors] == [
+        x,
+        ("rope_cos", position, i),
+        y,
+        ("rope_sin", position, i),
+        x,
+        ("rope_sin", position, i),
+        y,
+        ("rope_cos", position, i),
+    ]
     assert second.source == ("query_rot", head, position, i + half)
     value = lambda label: parse(label.shown)  # noqa: E731
     assert abs(value(a) * value(cos) - value(b) * value(sin) - value(first)) <= 0.01 + 1e-9
@@ -94,7 +105,10 @@ def test_qkv_says_which_query_heads_share_the_key_and_value(rotary_scene, models
     captions = [caption for _, caption in scene.captions]
     assert rec.config.kv_heads == 2 and rec.config.kv_head_of(1) == 0
     assert "query heads 0 and 1 share this key and value" in captions, captions
-    assert any("(key/value head 0, shared by query heads 0 and 1)" in getattr(member, "shown", "") for member in scene.get_mobject_family_members())
+    assert any(
+        "(key/value head 0, shared by query heads 0 and 1)" in getattr(member, "shown", "")
+        for member in scene.get_mobject_family_members()
+    )
     assert any(caption.startswith("rotary positions: no position was added") for caption in captions)
 
 
@@ -113,6 +127,7 @@ def test_a_wide_rotary_head_is_elided_to_pairs_with_the_hidden_ones_counted():
 
 
 # -- tokens on a trained model's layer -------------------------------------------------------
+
 
 def tokens_scene(rec):
     from blockviz.scenes.tokens_to_grid import TokensToGrid
@@ -212,16 +227,38 @@ def test_wide_rows_show_the_first_last_and_largest_columns(models):
 
 # -- tiny real renders ---------------------------------------------------------------------------
 
+
 @pytest.mark.render
-@pytest.mark.parametrize(("family", "layer", "scene_name"), [("llama", 1, "qkv"), ("gpt2", 0, "tokens"), ("bert", 0, "tokens"), ("llama", 0, "tokens"),
-                                                             ("bert", 1, "tokens")])
+@pytest.mark.parametrize(
+    ("family", "layer", "scene_name"),
+    [("llama", 1, "qkv"), ("gpt2", 0, "tokens"), ("bert", 0, "tokens"), ("llama", 0, "tokens"), ("bert", 1, "tokens")],
+)
 def test_a_tiny_real_render_of_each_variant(models, tmp_path, family, layer, scene_name):
     import av
 
     folder, _ = models[family]
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["render", SENTENCE, "--model", str(folder), "--layer", str(layer), "--token", "it", "--scene", scene_name,
-                                       "--resolution", "160x90", "--fps", "2", "-o", str(out)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "render",
+            SENTENCE,
+            "--model",
+            str(folder),
+            "--layer",
+            str(layer),
+            "--token",
+            "it",
+            "--scene",
+            scene_name,
+            "--resolution",
+            "160x90",
+            "--fps",
+            "2",
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     video = out / f"{scene_name}.mp4"
     with av.open(str(video)) as container:

@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import FRAMED, MORE_RECORDS, RECORDS, build, check_scene, named_record, record_value
+from support_motion import assert_same_end, build_in_motion, end_state
 
 from blockviz.scenes.catalog import FOLDER, discover, entries, scene_entry
 from blockviz.scenes.look import HOLD
-from support import FRAMED, MORE_RECORDS, RECORDS, build, check_scene, named_record, record_value
-from support_motion import assert_same_end, build_in_motion, end_state
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "docs" / "scene_template.py"
@@ -47,7 +47,7 @@ def test_the_catalogue_reads_the_template_as_a_scene_that_fits_among_the_others(
     names = [entry.name for entry in discover(tmp_path)]
     expected = [entry.name for entry in entries()]
     after = max(k for k, entry in enumerate(entries()) if entry.order < template.order)
-    assert names == expected[: after + 1] + [template.name] + expected[after + 1:]
+    assert names == expected[: after + 1] + [template.name] + expected[after + 1 :]
 
 
 CASES = [*RECORDS, *MORE_RECORDS]
@@ -82,16 +82,37 @@ def test_the_templates_sum_is_the_focus_rows_weights_and_its_hidden_keys_share()
     assert [source[:3] for source in shown] == [("weights", 0, 11)] * 7
     hidden = terms[-1]
     assert hidden.source[0] == "remainder"
-    assert record_value(rec, hidden.source) == pytest.approx(1.0 - sum(rec.weights[0, 11, j].item() for *_, j in shown), abs=1e-6)
-    assert sum(rec.weights[0, 11, j].item() for *_, j in shown) + record_value(rec, hidden.source) == pytest.approx(rec.weights[0, 11].sum().item(), abs=1e-5)
+    assert record_value(rec, hidden.source) == pytest.approx(
+        1.0 - sum(rec.weights[0, 11, j].item() for *_, j in shown), abs=1e-6
+    )
+    assert sum(rec.weights[0, 11, j].item() for *_, j in shown) + record_value(rec, hidden.source) == pytest.approx(
+        rec.weights[0, 11].sum().item(), abs=1e-5
+    )
 
 
 @pytest.mark.render
 def test_the_template_runs_under_the_plain_manim_command(tmp_path):
     completed = subprocess.run(
-        [sys.executable, "-m", "manim", "render", "-ql", "-s", "-r", "256,144", "-v", "WARNING", "--media_dir", str(tmp_path),
-         "docs/scene_template.py", "WeightRows"],
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "manim",
+            "render",
+            "-ql",
+            "-s",
+            "-r",
+            "256,144",
+            "-v",
+            "WARNING",
+            "--media_dir",
+            str(tmp_path),
+            "docs/scene_template.py",
+            "WeightRows",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     (still,) = tmp_path.glob("images/scene_template/WeightRows*.png")

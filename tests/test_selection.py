@@ -8,30 +8,54 @@ from blockviz.selection import select_head, select_token
 TOKENS = ["The", "cat", "saw", "the", "dog", "3", "."]
 
 
-@pytest.mark.parametrize("choice, position", [
-    (None, 5), ("cat", 1), ("CAT", 1), ("the", 0), ("The", 0), ("the#2", 3), ("THE#1", 0),
-    ("0", 0), ("4", 4), (4, 4), ("3#1", 5), (".", 6), (".#1", 6),
-])
+@pytest.mark.parametrize(
+    "choice, position",
+    [
+        (None, 5),
+        ("cat", 1),
+        ("CAT", 1),
+        ("the", 0),
+        ("The", 0),
+        ("the#2", 3),
+        ("THE#1", 0),
+        ("0", 0),
+        ("4", 4),
+        (4, 4),
+        ("3#1", 5),
+        (".", 6),
+        (".#1", 6),
+    ],
+)
 def test_words_occurrences_and_positions(choice, position):
     assert select_token(TOKENS, choice) == position
 
 
-@pytest.mark.parametrize("tokens, position", [
-    (["[CLS]", "it", "was", ".", "[SEP]"], 2), (["<s>", "it", "<|endoftext|>"], 1), (["the", "cat", "sat"], 2),
-    ([".", ",", "!"], 2), (["[CLS]", "[SEP]"], 1), (["tired", "\u2026", "\U0001F600"], 0),
-])
+@pytest.mark.parametrize(
+    "tokens, position",
+    [
+        (["[CLS]", "it", "was", ".", "[SEP]"], 2),
+        (["<s>", "it", "<|endoftext|>"], 1),
+        (["the", "cat", "sat"], 2),
+        ([".", ",", "!"], 2),
+        (["[CLS]", "[SEP]"], 1),
+        (["tired", "\u2026", "\U0001f600"], 0),
+    ],
+)
 def test_the_default_is_the_last_word_token(tokens, position):
     assert select_token(tokens, None) == position
 
 
-@pytest.mark.parametrize("choice, message", [
-    ("bird", "'bird' is not in the sentence"),
-    ("the#0", "count from 1"),
-    ("the#3", "occurs 2 times"),
-    ("cat#2", "occurs once"),
-    ("7", "position 7 is outside the sentence of 7 tokens"),
-    (True, "neither a word nor a position"),
-])
+@pytest.mark.parametrize(
+    "choice, message",
+    [
+        ("bird", "'bird' is not in the sentence"),
+        ("the#0", "count from 1"),
+        ("the#3", "occurs 2 times"),
+        ("cat#2", "occurs once"),
+        ("7", "position 7 is outside the sentence of 7 tokens"),
+        (True, "neither a word nor a position"),
+    ],
+)
 def test_errors_list_the_tokens_with_positions(choice, message):
     with pytest.raises(BlockvizError, match=message) as error:
         select_token(TOKENS, choice)

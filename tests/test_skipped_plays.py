@@ -7,15 +7,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from manim import RIGHT, UP, Circle, FadeIn, FadeOut, Square, VGroup
-
-from blockviz.scenes.base import RecordScene
-from blockviz.scenes.catalog import entries
 from support import RECORDS, build, built
 from support_motion import assert_same_end, built_in_motion, end_state
 
+from blockviz.scenes.base import RecordScene
+from blockviz.scenes.catalog import entries
 
-@pytest.mark.parametrize(("scene_name", "record_name"), [(entry.name, name) for entry in entries() for name in RECORDS],
-                         ids=[f"{entry.name}/{name}" for entry in entries() for name in RECORDS])
+
+@pytest.mark.parametrize(
+    ("scene_name", "record_name"),
+    [(entry.name, name) for entry in entries() for name in RECORDS],
+    ids=[f"{entry.name}/{name}" for entry in entries() for name in RECORDS],
+)
 def test_a_scene_built_with_skipped_plays_ends_as_it_ends_in_manims_play(scene_name, record_name):
     settled, _ = built(scene_name, record_name)
     played, _ = built_in_motion(scene_name, record_name)

@@ -46,7 +46,9 @@ def test_contrast_and_delta_e_helpers_agree_with_known_values():
     assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
     assert contrast("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
     assert difference("#ff0000", "#ff0000", "deuteranomaly") == pytest.approx(0.0, abs=1e-6)
-    assert difference("#d62728", "#2ca02c") > 30 > difference("#d62728", "#2ca02c", "deuteranomaly")  # red and green: apart, then not
+    assert (
+        difference("#d62728", "#2ca02c") > 30 > difference("#d62728", "#2ca02c", "deuteranomaly")
+    )  # red and green: apart, then not
 
 
 @pytest.mark.parametrize("theme", THEMES.values(), ids=list(THEMES))
@@ -58,14 +60,23 @@ def test_role_colours_are_readable_text_on_their_page(theme, role):
 @pytest.mark.parametrize("theme", THEMES.values(), ids=list(THEMES))
 @pytest.mark.parametrize("deficiency", [None, *CVD])
 def test_every_two_roles_stay_apart_for_colour_blind_readers(theme, deficiency):
-    differences = {(one, two): difference(role_color(one, theme), role_color(two, theme), deficiency) for one, two in itertools.combinations(ROLES, 2)}
+    differences = {
+        (one, two): difference(role_color(one, theme), role_color(two, theme), deficiency)
+        for one, two in itertools.combinations(ROLES, 2)
+    }
     closest = min(differences, key=differences.get)
     assert differences[closest] >= 10, (closest, round(differences[closest], 1))
 
 
 def test_the_old_names_are_the_video_colours():
-    assert (style.QUERY_COLOR, style.KEY_COLOR, style.VALUE_COLOR, style.OUTPUT_COLOR, style.FFN_COLOR, style.RESIDUAL_COLOR) == \
-        tuple(DARK.roles[role] for role in ("query", "key", "value", "output", "ffn", "residual"))
+    assert (
+        style.QUERY_COLOR,
+        style.KEY_COLOR,
+        style.VALUE_COLOR,
+        style.OUTPUT_COLOR,
+        style.FFN_COLOR,
+        style.RESIDUAL_COLOR,
+    ) == tuple(DARK.roles[role] for role in ("query", "key", "value", "output", "ffn", "residual"))
 
 
 @pytest.mark.parametrize("theme", THEMES.values(), ids=list(THEMES))
@@ -78,7 +89,9 @@ def test_page_text_and_blocked_cells_are_readable(theme):
 def test_weights_are_fixed_0_to_1_by_their_square_root():
     norm = style.weights_norm()
     assert (norm.vmin, norm.vmax, norm(0.0), norm(1.0), float(norm(0.25))) == (0.0, 1.0, 0.0, 1.0, 0.5)
-    assert np.allclose(weight_color(2.0), weight_color(1.0)) and np.allclose(weight_color(-1.0), weight_color(0.0))  # clipped to 0–1
+    assert np.allclose(weight_color(2.0), weight_color(1.0)) and np.allclose(
+        weight_color(-1.0), weight_color(0.0)
+    )  # clipped to 0–1
 
 
 def test_small_weights_of_long_sentences_are_told_apart():
@@ -104,11 +117,11 @@ def test_a_clipped_scale_gives_one_number_one_colour_in_scene_and_figure(chicken
     for the outlier — the scene still writes the real number, and the figure's colour bar has
     matplotlib's extend arrows and says "clipped"."""
     from matplotlib.colors import to_hex
+    from support import with_outlier
 
     from blockviz.figures import FigureRequest, draw_figure
     from blockviz.scenes.block_helpers import row_grid
     from blockviz.scenes.look import look
-    from support import with_outlier
 
     rec = with_outlier(chicken_record, 22543.0)
     limit = rec.scale_limit("resid_pre")
@@ -118,17 +131,22 @@ def test_a_clipped_scale_gives_one_number_one_colour_in_scene_and_figure(chicken
     (mesh,) = [ax for ax in figure.axes if ax.get_label() == "resid_pre"][0].collections[:1]
     cells = np.ma.getdata(mesh.get_array()).reshape(rec.n, -1)
     figure_colour = {float(value): to_hex(mesh.cmap(mesh.norm(value))) for value in cells[0]}
-    for (i, j), cell in grid.cells.items():
+    for (_i, j), cell in grid.cells.items():
         value = float(rec.resid_pre[0, j])
         assert cell.get_fill_color().to_hex().lower() == to_hex(style.signed_color(value, limit)), j
         if value in figure_colour:
             assert figure_colour[value] == cell.get_fill_color().to_hex().lower(), j
-    assert cells[0, 0] == 22543.0 and figure_colour[22543.0] == to_hex(style.signed_color(limit, limit))  # the end colour
+    assert cells[0, 0] == 22543.0 and figure_colour[22543.0] == to_hex(
+        style.signed_color(limit, limit)
+    )  # the end colour
     assert grid.labels[0, 0].original_text.replace(",", "").startswith("22543")
     (bar,) = [ax for ax in figure.axes if ax.get_label() == "colorbar"]
     assert [text.get_text() for text in bar.texts if text.get_label() == "title"] == ["residual stream (clipped)"]
     arrows = [patch for patch in bar.patches if patch.get_label() == "extend"]
-    assert len(arrows) == 2 and [to_hex(a.get_facecolor()) for a in arrows] == [to_hex(style.signed_color(-limit, limit)), to_hex(style.signed_color(limit, limit))]
+    assert len(arrows) == 2 and [to_hex(a.get_facecolor()) for a in arrows] == [
+        to_hex(style.signed_color(-limit, limit)),
+        to_hex(style.signed_color(limit, limit)),
+    ]
     unclipped = draw_figure("token-grid", FigureRequest(chicken_record, width=None))
     (plain,) = [ax for ax in unclipped.axes if ax.get_label() == "colorbar"]
     assert not [patch for patch in plain.patches if patch.get_label() == "extend"]

@@ -13,15 +13,18 @@ from blockviz.scenes.look import FONT, look
 from blockviz.scenes.text import token_face
 from blockviz.scenes.title_card import TOKEN_FONT_SIZE, TitleCard, TitleCardLayout
 
-SIXTY_FOUR_TOKENS = " ".join(
-    ["the", "internationalisation", "of", "extraordinarily", "tired", "chickens"] * 9
-) + ' "so" <b> & 🐈 ok.'
+SIXTY_FOUR_TOKENS = (
+    " ".join(["the", "internationalisation", "of", "extraordinarily", "tired", "chickens"] * 9) + ' "so" <b> & 🐈 ok.'
+)
 SPECIAL = 'She said "hi" <b> & 🐈\u200d⬛ cafe\u0301 — naïve'
 
 CASES = {
     "default": ("the cat sat", BlockConfig()),
     "long": ("The chicken didn't cross the road because it was too tired.", BlockConfig()),
-    "64 tokens, wide": (SIXTY_FOUR_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64, causal=False, activation="relu")),
+    "64 tokens, wide": (
+        SIXTY_FOUR_TOKENS,
+        BlockConfig(d_model=16, n_heads=4, d_ff=64, causal=False, activation="relu"),
+    ),
     "quotes, <, &, emoji, accents": (SPECIAL, BlockConfig()),
     "one token": ("cat", BlockConfig()),
 }
@@ -51,7 +54,9 @@ def test_the_longest_case_has_max_tokens():
 
 def test_tokens_are_the_records_tokens_in_reading_order(card):
     rec, layout = card
-    assert [label.shown for label in layout.tokens.labels] == [token_face(token) for token in rec.tokens]  # punctuation quoted: “.”
+    assert [label.shown for label in layout.tokens.labels] == [
+        token_face(token) for token in rec.tokens
+    ]  # punctuation quoted: “.”
     for before, after in itertools.pairwise(layout.tokens.boxes):
         same_row = abs(before.get_y() - after.get_y()) < 1e-6
         assert (same_row and after.get_x() > before.get_x()) or (not same_row and after.get_y() < before.get_y())
@@ -70,8 +75,12 @@ def test_sizes_are_the_records_config(card):
     shown = {name: label.shown for name, label in layout.sizes.items()}
     cfg = rec.config
     assert shown == {
-        "d_model": str(cfg.d_model), "n_heads": str(cfg.n_heads), "d_head": str(cfg.d_model // cfg.n_heads),
-        "d_ff": str(cfg.d_ff), "activation": cfg.activation_name, "attention": "causal" if cfg.causal else "bidirectional",
+        "d_model": str(cfg.d_model),
+        "n_heads": str(cfg.n_heads),
+        "d_head": str(cfg.d_model // cfg.n_heads),
+        "d_ff": str(cfg.d_ff),
+        "activation": cfg.activation_name,
+        "attention": "causal" if cfg.causal else "bidirectional",
     }
     assert [label.shown for label in layout.size_names.values()] == list(shown)
     assert f"{rec.n} × {cfg.d_model} numbers" in layout.grid_note.shown
@@ -83,7 +92,16 @@ def test_nothing_overlaps_or_leaves_the_frame(card):
     for label in layout.labels() + layout.tokens.boxes:
         left, bottom, right, top = box(label)
         assert -half_width < left and right < half_width and -half_height < bottom and top < half_height
-    bands = [layout.title, *layout.sentence, layout.tokens, layout.grid_note, *layout.sizes.values(), *layout.size_names.values(), layout.mask_note, layout.weights_note]
+    bands = [
+        layout.title,
+        *layout.sentence,
+        layout.tokens,
+        layout.grid_note,
+        *layout.sizes.values(),
+        *layout.size_names.values(),
+        layout.mask_note,
+        layout.weights_note,
+    ]
     for first, second in itertools.combinations([box(band) for band in bands], 2):
         assert not overlap(first, second)
     for first, second in itertools.combinations([box(chip) for chip in layout.tokens.boxes], 2):
@@ -93,7 +111,9 @@ def test_nothing_overlaps_or_leaves_the_frame(card):
 def test_the_card_says_the_weights_are_seeded_random_not_trained(card):
     rec, layout = card
     shown = layout.weights_note.shown
-    assert f"random (seed {rec.config.seed})" in shown and "not trained" in shown and "--params" not in shown  # no command line in a lecture
+    assert (
+        f"random (seed {rec.config.seed})" in shown and "not trained" in shown and "--params" not in shown
+    )  # no command line in a lecture
     assert all(line in layout.labels() for line in layout.weights_note)
     assert layout.weights_note.height >= 0.3  # two lines at least 9 px each at -ql (480 p)
 
@@ -129,8 +149,16 @@ def test_a_small_render_first_does_not_shrink_the_card_built_after_it(tmp_path):
 
     sentence, block_config = CASES["64 tokens, wide"]
     rec = record(sentence, block_config)
-    tiny = {"pixel_width": 160, "pixel_height": 90, "frame_rate": 5, "media_dir": str(tmp_path / "tiny"), "disable_caching": True,
-            "verbosity": "ERROR", "progress_bar": "none", "output_file": "TitleCard"}
+    tiny = {
+        "pixel_width": 160,
+        "pixel_height": 90,
+        "frame_rate": 5,
+        "media_dir": str(tmp_path / "tiny"),
+        "disable_caching": True,
+        "verbosity": "ERROR",
+        "progress_bar": "none",
+        "output_file": "TitleCard",
+    }
     with tempconfig(tiny):
         TitleCard(record=rec).render()
     at_480p = {"pixel_width": 854, "pixel_height": 480}
@@ -170,8 +198,14 @@ def test_the_record_comes_from_the_argument_the_class_or_the_default(cat_record,
 @pytest.mark.render
 def test_a_tiny_render_is_a_video_that_joins_into_a_lecture(tmp_path, chicken_record):
     settings = {
-        "pixel_width": 160, "pixel_height": 90, "frame_rate": 5, "media_dir": str(tmp_path / "media"),
-        "disable_caching": True, "verbosity": "ERROR", "progress_bar": "none", "output_file": "TitleCard",
+        "pixel_width": 160,
+        "pixel_height": 90,
+        "frame_rate": 5,
+        "media_dir": str(tmp_path / "media"),
+        "disable_caching": True,
+        "verbosity": "ERROR",
+        "progress_bar": "none",
+        "output_file": "TitleCard",
     }
     plays = []
     with tempconfig(settings):
@@ -206,4 +240,6 @@ def test_the_weights_note_says_where_given_weights_came_from(tmp_path):
     given = record("the cat sat", params=seeded.params)
     assert weights_sentence(0, from_file.source)[0] == "the weights are from mine.safetensors:"
     assert weights_sentence(0, given.source)[0] == "the weights are given, not seeded:"
-    assert not any("random" in line for line in weights_sentence(0, from_file.source) + weights_sentence(0, given.source))
+    assert not any(
+        "random" in line for line in weights_sentence(0, from_file.source) + weights_sentence(0, given.source)
+    )

@@ -20,7 +20,9 @@ SENTENCE = "The chicken didn't cross the road because it was too tired."
 def small_model(tmp_path_factory):
     """A model trained for 40 steps at the seed's sizes (fast; its lessons are not learned)."""
     folder = tmp_path_factory.mktemp("train") / "small"
-    result = CliRunner().invoke(main, ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "40", "-o", str(folder)])
+    result = CliRunner().invoke(
+        main, ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "40", "-o", str(folder)]
+    )
     assert result.exit_code == 0, result.output
     return folder
 
@@ -28,7 +30,9 @@ def small_model(tmp_path_factory):
 def _one_line_error(args, codes=(1, 2), expect=None):
     result = CliRunner().invoke(main, args)
     assert result.exit_code in codes, result.output
-    assert "Traceback" not in result.output and (result.exception is None or isinstance(result.exception, SystemExit)), result.output
+    assert "Traceback" not in result.output and (
+        result.exception is None or isinstance(result.exception, SystemExit)
+    ), result.output
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1, result.output
     if expect is not None:
@@ -40,11 +44,18 @@ def test_train_writes_the_folder_and_the_same_options_give_the_same_bytes(small_
     assert sorted(path.name for path in small_model.iterdir()) == sorted((*REPRODUCIBLE_FILES, TIMING))
     card = json.loads((small_model / "card.json").read_text())
     assert card["config"]["d_model"] == 4 and card["training"]["steps"] == 40
-    assert card["about"].startswith(f"trained: one block, {card['parameters']['total']:,} parameters, on 20,000 generated sentences, loss ")
+    assert card["about"].startswith(
+        f"trained: one block, {card['parameters']['total']:,} parameters, on 20,000 generated sentences, loss "
+    )
     assert card["parameters"]["total"] == sum(t.numel() for t in load_file(small_model / "model.safetensors").values())
     assert "wall_seconds" not in json.dumps(card) and "wall_seconds" in json.loads((small_model / TIMING).read_text())
     again = tmp_path / "again"
-    assert CliRunner().invoke(main, ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "40", "-o", str(again)]).exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(main, ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "40", "-o", str(again)])
+        .exit_code
+        == 0
+    )
     for name in REPRODUCIBLE_FILES:
         assert (again / name).read_bytes() == (small_model / name).read_bytes(), name
 
@@ -65,27 +76,41 @@ def test_record_with_a_trained_folder_and_with_the_shipped_model(small_model):
         assert "logits  (13, " in result.output and "probs  (13, " in result.output
     assert CliRunner().invoke(main, ["record", SENTENCE, "--model", "toy", "--layer", "0"]).exit_code == 0
     _one_line_error(["record", SENTENCE, "--model", "toy", "--layer", "1"], expect="one block, layer 0")
-    _one_line_error(["record", SENTENCE, "--model", "toy", "--d-model", "8"], codes=(2,), expect="--d-model builds blockviz's own block")
+    _one_line_error(
+        ["record", SENTENCE, "--model", "toy", "--d-model", "8"],
+        codes=(2,),
+        expect="--d-model builds blockviz's own block",
+    )
 
 
 def test_the_unknown_word_warning_is_one_line_naming_the_words():
-    result = CliRunner().invoke(main, ["record", "The Zebra didn't cross the road because it was too zorby.", "--model", "toy", "--head", "0"])
+    result = CliRunner().invoke(
+        main, ["record", "The Zebra didn't cross the road because it was too zorby.", "--model", "toy", "--head", "0"]
+    )
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert warnings == ["warning: 'Zebra', 'zorby' are not in the toy model's vocabulary: read as the unknown token <unk>"]
+    assert warnings == [
+        "warning: 'Zebra', 'zorby' are not in the toy model's vocabulary: read as the unknown token <unk>"
+    ]
 
 
 def test_a_sentence_only_of_unknown_words(tmp_path):
     saved = tmp_path / "rec.safetensors"
-    _one_line_error(["record", "zebras yodel", "--model", "toy", "--save", str(saved)], expect="no word of the sentence is in the toy model's vocabulary")
+    _one_line_error(
+        ["record", "zebras yodel", "--model", "toy", "--save", str(saved)],
+        expect="no word of the sentence is in the toy model's vocabulary",
+    )
     assert not saved.exists()
 
 
-@pytest.mark.parametrize("options, message", [
-    (["--d-model", "8", "--heads", "3"], "not divisible by n_heads 3"),
-    (["--steps", "0"], "--steps"),
-    (["--steps", "-5"], "--steps"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--d-model", "8", "--heads", "3"], "not divisible by n_heads 3"),
+        (["--steps", "0"], "--steps"),
+        (["--steps", "-5"], "--steps"),
+    ],
+)
 def test_bad_sizes_and_steps_are_usage_errors_and_write_nothing(tmp_path, options, message):
     out = tmp_path / "model"
     _one_line_error(["train", *options, "-o", str(out)], codes=(2,), expect=message)
@@ -95,12 +120,16 @@ def test_bad_sizes_and_steps_are_usage_errors_and_write_nothing(tmp_path, option
 def test_an_output_folder_through_a_file_or_holding_other_files(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    _one_line_error(["train", "--steps", "1", "-o", str(blocker / "model")], codes=(1,), expect="is a file, not a folder")
+    _one_line_error(
+        ["train", "--steps", "1", "-o", str(blocker / "model")], codes=(1,), expect="is a file, not a folder"
+    )
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     _one_line_error(["train", "--steps", "1", "-o", str(other)], codes=(1,), expect="holds other files")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "other"] and [p.name for p in other.iterdir()] == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "other"] and [p.name for p in other.iterdir()] == [
+        "notes.txt"
+    ]
 
 
 def _broken_copy(small_model, tmp_path, name):
@@ -122,7 +151,10 @@ def test_a_model_folder_whose_table_does_not_match_its_vocabulary(small_model, t
     words = json.loads((folder / "vocabulary.json").read_text())
     card = json.loads((folder / "card.json").read_text())
     (folder / "vocabulary.json").write_text(json.dumps(words + ["zebra"]))
-    _one_line_error(["record", SENTENCE, "--model", str(folder)], expect=f"has {len(words) + 1} words in vocabulary.json but its card says {len(words)}")
+    _one_line_error(
+        ["record", SENTENCE, "--model", str(folder)],
+        expect=f"has {len(words) + 1} words in vocabulary.json but its card says {len(words)}",
+    )
     card["config"]["vocab_size"] = len(words) + 1
     (folder / "card.json").write_text(json.dumps(card))
     _one_line_error(["record", SENTENCE, "--model", str(folder)], expect="table 'W_E' in the toy model")
@@ -154,7 +186,12 @@ def test_an_interrupted_training_says_how_far_it_got_and_writes_nothing(tmp_path
 def test_retraining_an_existing_model_folder_replaces_it(small_model, tmp_path):
     folder = _broken_copy(small_model, tmp_path, "again")
     (folder / "vocabulary.json").write_text("[]")
-    assert CliRunner().invoke(main, ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "40", "-o", str(folder)]).exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(main, ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "40", "-o", str(folder)])
+        .exit_code
+        == 0
+    )
     assert (folder / "vocabulary.json").read_bytes() == (small_model / "vocabulary.json").read_bytes()
     assert [p.name for p in tmp_path.iterdir()] == ["again"]
 

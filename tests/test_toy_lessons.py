@@ -25,8 +25,11 @@ def _it_head(rec):
     """The (head, row) whose row puts the most weight on "chicken" among the rows of "it" and
     the token after it, with that weight and whether "chicken" is the row's top key."""
     it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
-    options = [(bool(rec.weights[h, row].argmax() == chicken), float(rec.weights[h, row, chicken]), h, row)
-               for h in range(rec.config.n_heads) for row in (it, it + 1)]
+    options = [
+        (bool(rec.weights[h, row].argmax() == chicken), float(rec.weights[h, row, chicken]), h, row)
+        for h in range(rec.config.n_heads)
+        for row in (it, it + 1)
+    ]
     top, weight, head, row = max(options)
     return head, row - it, weight, top
 
@@ -38,7 +41,9 @@ def test_a_head_puts_most_of_the_weight_from_it_on_chicken():
 
 def test_the_same_head_does_so_on_held_out_noun_pairs(card):
     head, offset, _, _ = _it_head(record_toy(TIRED))
-    sentences = held_out_sentences(CorpusRecipe(**{k: v for k, v in card["corpus"].items() if k not in ("grammar", "held_out_pairs")}))
+    sentences = held_out_sentences(
+        CorpusRecipe(**{k: v for k, v in card["corpus"].items() if k not in ("grammar", "held_out_pairs")})
+    )
     hits = 0
     for sentence in sentences:
         rec = record_toy(sentence.text)
@@ -52,9 +57,13 @@ def test_the_adjective_row_attends_to_the_noun_it_describes():
     tired, wide = record_toy(TIRED), record_toy(WIDE)
     row, chicken, road = tired.tokens.index("tired"), tired.tokens.index("chicken"), tired.tokens.index("road")
     assert torch.equal(tired.weights[:, :row], wide.weights[:, :row])  # the rows before the adjective cannot differ
-    met = [h for h in range(tired.config.n_heads)
-           if tired.weights[h, row].argmax() == chicken and wide.weights[h, row].argmax() == road
-           and min(float(tired.weights[h, row, chicken]), float(wide.weights[h, row, road])) >= CONTRAST_GOAL]
+    met = [
+        h
+        for h in range(tired.config.n_heads)
+        if tired.weights[h, row].argmax() == chicken
+        and wide.weights[h, row].argmax() == road
+        and min(float(tired.weights[h, row, chicken]), float(wide.weights[h, row, road])) >= CONTRAST_GOAL
+    ]
     assert met
 
 
@@ -69,7 +78,11 @@ def test_the_card_reports_the_figures_the_records_show(card):
     lessons = card["lessons"]
     assert all(lessons["goals"].values())
     row = tired.tokens.index("tired")
-    assert lessons["tired_weight"] == round(float(tired.weights[lessons["contrast_head"], row, tired.tokens.index("chicken")]), 4)
-    assert lessons["wide_weight"] == round(float(wide.weights[lessons["contrast_head"], row, wide.tokens.index("road")]), 4)
+    assert lessons["tired_weight"] == round(
+        float(tired.weights[lessons["contrast_head"], row, tired.tokens.index("chicken")]), 4
+    )
+    assert lessons["wide_weight"] == round(
+        float(wide.weights[lessons["contrast_head"], row, wide.tokens.index("road")]), 4
+    )
     head, offset, weight, _ = _it_head(tired)
     assert (lessons["it_head"], lessons["it_weight"]) == (head, round(weight, 4))

@@ -42,7 +42,13 @@ def test_embeddings_are_the_learned_tables_rows_looked_up_in_lower_case(rec, toy
 
 def test_the_prediction_is_the_final_layer_norm_and_the_unembedding_of_the_block_output(rec):
     resid_post = rec.resid_post.double()
-    expected_ln = F.layer_norm(resid_post, (rec.config.d_model,), rec.params["ln_f.weight"].double(), rec.params["ln_f.bias"].double(), rec.config.ln_eps)
+    expected_ln = F.layer_norm(
+        resid_post,
+        (rec.config.d_model,),
+        rec.params["ln_f.weight"].double(),
+        rec.params["ln_f.bias"].double(),
+        rec.config.ln_eps,
+    )
     assert torch.allclose(rec.ln_f.double(), expected_ln, atol=1e-5)
     logits = expected_ln @ rec.params["W_U"].double()
     assert torch.allclose(rec.logits.double(), logits, atol=1e-4)
@@ -50,7 +56,7 @@ def test_the_prediction_is_the_final_layer_norm_and_the_unembedding_of_the_block
     assert torch.allclose(rec.probs.sum(-1), torch.ones(rec.n), atol=1e-6)
     prediction = [entry.name for entry in DECLARATION if entry.when is UNEMBEDDING]
     assert prediction == ["ln_f_mean", "ln_f_centred", "ln_f_var", "ln_f_norm", "ln_f", "logits", "probs"]
-    assert [spec.name for spec in rec.fields][-len(prediction):] == prediction
+    assert [spec.name for spec in rec.fields][-len(prediction) :] == prediction
 
 
 def test_the_record_matches_a_batched_forward_pass_as_in_training(rec, toy):
@@ -70,7 +76,13 @@ def test_source_names_the_model_and_its_vocabulary(rec, toy):
 
 def test_the_architecture_is_the_trained_toy_models(rec):
     arch = rec.architecture
-    assert arch == TRAINED_TOY and arch.unembedding and arch.embedding == "table" and arch.learned_positions and arch.pre_norm
+    assert (
+        arch == TRAINED_TOY
+        and arch.unembedding
+        and arch.embedding == "table"
+        and arch.learned_positions
+        and arch.pre_norm
+    )
     assert not arch.is_toy and not arch.model_layer
     assert [spec.name for spec in rec.fields] == [spec.name for spec in fields_for(arch)] == list(rec.tensors)
 
@@ -79,7 +91,9 @@ def test_the_record_is_what_it_claims(rec):
     check_claims(rec)  # embed = W_E's rows for the vocabulary's ids, the block and the prediction recomputed
 
 
-@pytest.mark.parametrize(("name", "index"), [("logits", (3, 5)), ("probs", (2, 1)), ("embed", (1, 0)), ("ln_f", (0, 0))])
+@pytest.mark.parametrize(
+    ("name", "index"), [("logits", (3, 5)), ("probs", (2, 1)), ("embed", (1, 0)), ("ln_f", (0, 0))]
+)
 def test_an_edited_field_is_named_when_loaded(rec, tmp_path, name, index):
     path = tmp_path / "rec.safetensors"
     rec.save(path)
@@ -96,7 +110,12 @@ def test_saved_and_loaded_bit_for_bit(rec, tmp_path):
     path = tmp_path / "rec.safetensors"
     rec.save(path)
     loaded = BlockRecord.load(path)
-    assert loaded.source == rec.source and loaded.config == rec.config and loaded.tokens == rec.tokens and loaded.architecture == rec.architecture
+    assert (
+        loaded.source == rec.source
+        and loaded.config == rec.config
+        and loaded.tokens == rec.tokens
+        and loaded.architecture == rec.architecture
+    )
     for name in [spec.name for spec in rec.fields]:
         assert torch.equal(loaded.tensors[name], rec.tensors[name]), name
     assert set(loaded.params) == set(rec.params)
@@ -107,7 +126,9 @@ def test_without_the_mask_the_same_weights_and_prediction_are_rerun(rec):
     assert torch.equal(open_rec.embed, rec.embed) and torch.equal(open_rec.mask, torch.zeros(rec.n, rec.n))
     assert torch.allclose(open_rec.probs.sum(-1), torch.ones(rec.n), atol=1e-6)
     assert torch.allclose(open_rec.logits[-1], rec.logits[-1], atol=1e-5)  # the last row sees every token either way
-    assert not torch.allclose(open_rec.logits[0], rec.logits[0], atol=1e-3)  # the first row sees them only without the mask
+    assert not torch.allclose(
+        open_rec.logits[0], rec.logits[0], atol=1e-3
+    )  # the first row sees them only without the mask
     assert open_rec.counterpart(causal=True).fields == rec.fields
 
 

@@ -19,7 +19,12 @@ def test_the_title_cards_weights_note_says_trained_and_what_the_model_is(rec):
 
     first, second = weights_sentence(rec.config.seed, rec.source)
     assert first == "trained weights: blockviz's toy model"
-    assert second == rec.source.describe() and second.startswith("trained: one block, ") and "parameters, on " in second and ", loss " in second
+    assert (
+        second == rec.source.describe()
+        and second.startswith("trained: one block, ")
+        and "parameters, on " in second
+        and ", loss " in second
+    )
     assert "random" not in first + second and "seed" not in first + second
 
 
@@ -31,7 +36,10 @@ def test_the_title_card_shows_the_note_inside_the_frame(rec):
 
     layout = TitleCardLayout(rec, look("dark"))
     assert layout.weights_note.shown == f"trained weights: blockviz's toy model {rec.source.describe()}"
-    (left, bottom, _), (right, _, _) = layout.weights_note.get_corner([-1, -1, 0]), layout.weights_note.get_corner([1, 1, 0])
+    (left, bottom, _), (right, _, _) = (
+        layout.weights_note.get_corner([-1, -1, 0]),
+        layout.weights_note.get_corner([1, 1, 0]),
+    )
     assert -config.frame_width / 2 < left and right < config.frame_width / 2 and -config.frame_height / 2 < bottom
     assert layout.weights_note.height >= 0.3  # two lines, each readable at 480 p
 
@@ -60,7 +68,9 @@ def test_record_prints_the_source_line_and_labels_the_prediction_with_the_vocabu
         assert header == list(rec.source.vocabulary)  # the words in id order, not v0 … v69
         assert header[:2] == ["<unk>", "the"] and "v0" not in header
     probs = lines[lines.index(next(line for line in lines if line.startswith("probs"))) + 2].split()
-    assert probs[0] == "the" and abs(sum(float(value) for value in probs[1:]) - 1) < 0.05  # a row of probabilities, 2 decimals each
+    assert (
+        probs[0] == "the" and abs(sum(float(value) for value in probs[1:]) - 1) < 0.05
+    )  # a row of probabilities, 2 decimals each
 
 
 def test_heads_ranks_the_toy_models_heads_from_its_record(rec, tmp_path):
@@ -68,14 +78,19 @@ def test_heads_ranks_the_toy_models_heads_from_its_record(rec, tmp_path):
 
     from blockviz.cli import main
 
-    result = CliRunner().invoke(main, ["heads", SENTENCE, "--model", "toy", "--from", "it", "--to", "chicken", "-o", str(tmp_path / "heads.png")])
+    result = CliRunner().invoke(
+        main,
+        ["heads", SENTENCE, "--model", "toy", "--from", "it", "--to", "chicken", "-o", str(tmp_path / "heads.png")],
+    )
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == f"toy (blockviz): 1 layer × 2 heads; {rec.source.describe()}"
     it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
     best = max(range(rec.config.n_heads), key=lambda head: float(rec.weights[head, it, chicken]))
     first = lines[3].split()
-    assert first[:3] == ["1", "0", str(best)] and float(first[3]) == pytest.approx(float(rec.weights[best, it, chicken]), abs=5e-5)
+    assert first[:3] == ["1", "0", str(best)] and float(first[3]) == pytest.approx(
+        float(rec.weights[best, it, chicken]), abs=5e-5
+    )
     assert float(first[3]) >= 0.5  # the lesson: "it" looks at "chicken"
     assert (tmp_path / "heads.png").stat().st_size > 0
 
@@ -85,7 +100,9 @@ def test_heads_of_the_toy_model_refuses_a_layer_it_does_not_have(tmp_path):
 
     from blockviz.cli import main
 
-    result = CliRunner().invoke(main, ["heads", SENTENCE, "--model", "toy", "--layer", "1", "--from", "it", "-o", str(tmp_path / "h.png")])
+    result = CliRunner().invoke(
+        main, ["heads", SENTENCE, "--model", "toy", "--layer", "1", "--from", "it", "-o", str(tmp_path / "h.png")]
+    )
     assert result.exit_code == 1 and "layer 1 is out of range" in result.output and not (tmp_path / "h.png").exists()
 
 

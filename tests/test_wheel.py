@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LEFT_OUT = shutil.ignore_patterns(".git", ".venv", "renders", "media", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis")
+LEFT_OUT = shutil.ignore_patterns(
+    ".git", ".venv", "renders", "media", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"
+)
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +21,11 @@ def wheel(tmp_path_factory) -> Path:
     source = tmp_path_factory.mktemp("source") / "blockviz"
     shutil.copytree(ROOT, source, ignore=LEFT_OUT)
     dist = source / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist), str(source)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(dist), str(source)],
+        check=True,
+        capture_output=True,
+    )
     return next(dist.glob("blockviz-*.whl"))
 
 
@@ -38,16 +44,31 @@ def test_the_wheel_runs_from_a_fresh_virtual_environment(wheel, tmp_path):
     # The dependencies come from this environment's site-packages (no download); blockviz itself
     # only from the wheel: a path listed in a .pth file does not run that folder's own .pth files,
     # so the editable install there stays out of sight.
-    purelib = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(purelib, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
 
     def run(*args):
-        return subprocess.run([str(venv / "bin" / "blockviz"), *args], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        return subprocess.run(
+            [str(venv / "bin" / "blockviz"), *args], capture_output=True, text=True, cwd=tmp_path, timeout=300
+        )
 
-    where = subprocess.run([str(venv / "bin" / "python"), "-c", "import blockviz, blockviz.scenes; print(blockviz.__file__); print(blockviz.scenes.__file__)"],
-                           check=True, capture_output=True, text=True, cwd=tmp_path).stdout.split()
+    where = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import blockviz, blockviz.scenes; print(blockviz.__file__); print(blockviz.scenes.__file__)",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    ).stdout.split()
     assert all(path.startswith(purelib) for path in where), where
     version = run("--version")
     assert version.returncode == 0 and "blockviz, version" in version.stdout, version.stderr

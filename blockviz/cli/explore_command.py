@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.options import (
+    chosen_token_and_head,
+    pop_record_options,
+    record_options,
+    reporting_errors,
+    usage_error_for,
+)
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 
@@ -45,7 +51,10 @@ def page_path(output: str) -> Path:
     if output.endswith(separators) or os.path.isdir(output):  # False, not an error, for a name too long
         return Path(output) / PAGE_NAME
     if Path(output).suffix.lower() not in PAGE_SUFFIXES:
-        raise click.BadParameter(f"{output!r} is neither a page nor a folder: write {output}.html for the page, or {output}/ for a folder", param_hint="-o")
+        raise click.BadParameter(
+            f"{output!r} is neither a page nor a folder: write {output}.html for the page, or {output}/ for a folder",
+            param_hint="-o",
+        )
     return Path(output)
 
 
@@ -54,13 +63,35 @@ PAGE_SUFFIXES = (".html", ".htm")
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option("-o", "--output", type=click.Path(path_type=str), default=None, metavar="PAGE|DIR",
-              help="The page to write (PAGE.html), or the folder it goes into as DIR/explorer.html: an existing "
-                   "folder, or a path ending in /, as the other commands' -o.  [default: renders/<sentence-slug>/explorer.html]")
-@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last word token (not punctuation).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=str),
+    default=None,
+    metavar="PAGE|DIR",
+    help="The page to write (PAGE.html), or the folder it goes into as DIR/explorer.html: an existing "
+    "folder, or a path ending in /, as the other commands' -o.  [default: renders/<sentence-slug>/explorer.html]",
+)
+@click.option(
+    "--token",
+    default=None,
+    metavar="WORD|WORD#K|POSITION",
+    help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last word token (not punctuation).",
+)
 @click.option("--head", type=int, default=None, metavar="N", help="Head the page opens on. Default: 0.")
-@click.option("--step", type=StepName(), default=None, help="Step the page opens on (input, ln1, qkv, scores, …, output; a model's layer also rotary, gate, up, gate_up). Default: input.")
-@click.option("--theme", type=click.Choice(("light", "dark")), default="light", show_default=True, help="Colours the page opens with (it has a switch).")
+@click.option(
+    "--step",
+    type=StepName(),
+    default=None,
+    help="Step the page opens on (input, ln1, qkv, scores, …, output; a model's layer also rotary, gate, up, gate_up). Default: input.",
+)
+@click.option(
+    "--theme",
+    type=click.Choice(("light", "dark")),
+    default="light",
+    show_default=True,
+    help="Colours the page opens with (it has a switch).",
+)
 def explore(output, token, head, step, theme, **options) -> None:
     """Write one self-contained HTML page to explore every calculation of the block on SENTENCE.
 

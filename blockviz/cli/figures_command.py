@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import build_record, chosen_token_and_head, pop_record_options, record_options, reporting_errors
+from blockviz.cli.options import (
+    build_record,
+    chosen_token_and_head,
+    pop_record_options,
+    record_options,
+    reporting_errors,
+)
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.figures.cores import cores_free, snapshot
 from blockviz.figures.page import DEFAULT_WIDTH, WIDTH_LIMITS
@@ -30,7 +36,11 @@ class FormatList(click.ParamType):
             self.fail(f"give at least one format: a comma-separated list of {', '.join(FORMATS)}", param, ctx)
         unknown = [fmt for fmt in formats if fmt not in FORMATS]
         if unknown:
-            self.fail(f"unknown format {unknown[0]!r}: choose from {', '.join(FORMATS)} (comma-separated, e.g. png,svg)", param, ctx)
+            self.fail(
+                f"unknown format {unknown[0]!r}: choose from {', '.join(FORMATS)} (comma-separated, e.g. png,svg)",
+                param,
+                ctx,
+            )
         return list(dict.fromkeys(formats))
 
 
@@ -57,31 +67,88 @@ class Width(click.ParamType):
         except (TypeError, ValueError):
             self.fail(f"{value!r} is not a number of inches: give one from {low:g} to {high:g}, or auto", param, ctx)
         if not (low <= inches <= high):  # also refuses nan and inf
-            self.fail(f"{inches:g} inches is outside {low:g} to {high:g}: give a page width such as 6.5 (a text column) or 3.3 (a paper column), or auto", param, ctx)
+            self.fail(
+                f"{inches:g} inches is outside {low:g} to {high:g}: give a page width such as 6.5 (a text column) or 3.3 (a paper column), or auto",
+                param,
+                ctx,
+            )
         return inches
 
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option("-o", "--output", "folder", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="The folder the files go into: DIR/<figure>.<format>.  [default: renders/<sentence-slug>/figures]")
-@click.option("--figure", "names", multiple=True, callback=_figure_names, metavar="NAME[,NAME…]",
-              help=f"Draw only these figures: names separated by commas or the option repeated (see --list). Default: all {len(FIGURES)}.")
-@click.option("--format", "formats", type=FormatList(), default="png,svg", show_default=True, help=f"File formats, comma-separated: {', '.join(FORMATS)}.")
-@click.option("--width", type=Width(), default=str(DEFAULT_WIDTH), show_default=True,
-              help="Page width in inches the figures are laid out for (6.5: a text column, 3.3: one column of a two-column paper; "
-                   "type is sized for it, at least 6 pt), or auto for each figure's natural size.")
-@click.option("--dpi", type=click.IntRange(20, 1200), default=DEFAULT_DPI, show_default=True, help="Pixels per inch of PNG files.")
-@click.option("--theme", type=click.Choice(THEMES), default="light", show_default=True, help="light for documents, dark to match the videos.")
-@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION",
-              help="Query written out in value-mixing, and the row of layer-norm and residual-stream: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last word token, not punctuation.")
-@click.option("--head", type=int, default=None, metavar="N",
-              help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing. Default: every head of blockviz's own block, "
-                   "head 0 of a trained model's layer (--all-heads for every head); value-mixing uses head 0.")
-@click.option("--all-heads", is_flag=True, default=False, help="Every head in per-head figures, also for a trained model's layer (whose default is one head).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Draw N figures at once in separate processes. Default: one per CPU core free (the cores less those other work keeps busy, "
-                   "at least 1; Linux; elsewhere 1).")
+@click.option(
+    "-o",
+    "--output",
+    "folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="The folder the files go into: DIR/<figure>.<format>.  [default: renders/<sentence-slug>/figures]",
+)
+@click.option(
+    "--figure",
+    "names",
+    multiple=True,
+    callback=_figure_names,
+    metavar="NAME[,NAME…]",
+    help=f"Draw only these figures: names separated by commas or the option repeated (see --list). Default: all {len(FIGURES)}.",
+)
+@click.option(
+    "--format",
+    "formats",
+    type=FormatList(),
+    default="png,svg",
+    show_default=True,
+    help=f"File formats, comma-separated: {', '.join(FORMATS)}.",
+)
+@click.option(
+    "--width",
+    type=Width(),
+    default=str(DEFAULT_WIDTH),
+    show_default=True,
+    help="Page width in inches the figures are laid out for (6.5: a text column, 3.3: one column of a two-column paper; "
+    "type is sized for it, at least 6 pt), or auto for each figure's natural size.",
+)
+@click.option(
+    "--dpi", type=click.IntRange(20, 1200), default=DEFAULT_DPI, show_default=True, help="Pixels per inch of PNG files."
+)
+@click.option(
+    "--theme",
+    type=click.Choice(THEMES),
+    default="light",
+    show_default=True,
+    help="light for documents, dark to match the videos.",
+)
+@click.option(
+    "--token",
+    default=None,
+    metavar="WORD|WORD#K|POSITION",
+    help="Query written out in value-mixing, and the row of layer-norm and residual-stream: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last word token, not punctuation.",
+)
+@click.option(
+    "--head",
+    type=int,
+    default=None,
+    metavar="N",
+    help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing. Default: every head of blockviz's own block, "
+    "head 0 of a trained model's layer (--all-heads for every head); value-mixing uses head 0.",
+)
+@click.option(
+    "--all-heads",
+    is_flag=True,
+    default=False,
+    help="Every head in per-head figures, also for a trained model's layer (whose default is one head).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Draw N figures at once in separate processes. Default: one per CPU core free (the cores less those other work keeps busy, "
+    "at least 1; Linux; elsewhere 1).",
+)
 @click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
 def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, jobs, list_only, **options) -> None:
     """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
@@ -116,14 +183,22 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
         if all_heads and head is not None:
             raise click.UsageError("give either --head N or --all-heads, not both")
         position, _ = chosen_token_and_head(rec, token, head)
-        request = FigureRequest(rec, theme_named(theme), token=position if token is not None else None, head=head, width=width,
-                                all_heads=all_heads)
+        request = FigureRequest(
+            rec,
+            theme_named(theme),
+            token=position if token is not None else None,
+            head=head,
+            width=width,
+            all_heads=all_heads,
+        )
         folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
         _check_folder(folder)
         from blockviz.figures.registry import applies_to, skip_reason
 
         chosen = []
-        for name in list(names) or [name for name in FIGURE_NAMES if applies_to(name, rec)]:  # unasked, a figure of another kind of block is left out quietly
+        for name in list(names) or [
+            name for name in FIGURE_NAMES if applies_to(name, rec)
+        ]:  # unasked, a figure of another kind of block is left out quietly
             reason = skip_reason(name, rec)
             if reason:
                 click.echo(f"skipped {name}: {reason}", err=True)

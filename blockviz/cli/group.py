@@ -28,7 +28,9 @@ class BlockvizGroup(click.Group):
 
     def main(self, args=None, *rest, **options):
         as_program = args is None  # arguments from sys.argv: the process exits after this
-        return run_interruptibly(lambda: super(BlockvizGroup, self).main(args, *rest, **options), restore=not as_program)
+        return run_interruptibly(
+            lambda: super(BlockvizGroup, self).main(args, *rest, **options), restore=not as_program
+        )
 
     def make_context(self, *args, **options):
         with one_line_usage_errors():

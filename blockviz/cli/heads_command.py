@@ -16,9 +16,11 @@ from blockviz.toy import is_toy_model
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 DEFAULT_KEYS = 3
 """Keys listed per head without --to."""
-MODEL_HELP = ("Rank the heads of a trained model instead of the seeded block: toy (blockviz's trained one-block model, or a folder "
-              "blockviz train wrote), minilm (BERT encoder), smollm2 (Llama decoder), "
-              "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network).")
+MODEL_HELP = (
+    "Rank the heads of a trained model instead of the seeded block: toy (blockviz's trained one-block model, or a folder "
+    "blockviz train wrote), minilm (BERT encoder), smollm2 (Llama decoder), "
+    "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network)."
+)
 LAYER_HELP = "Rank only layer L's heads (from 0, with --model). Default: every layer."
 
 
@@ -35,16 +37,40 @@ def _heads_options(command):
 
 
 @click.command(cls=SentenceCommand)
-@click.option("--from", "query", required=True, metavar="WORD|WORD#K|POSITION",
-              help="The query token whose attention is ranked: a word (its first occurrence, ignoring case), WORD#K (its k-th, from 1) or a 0-based position.")
-@click.option("--to", "key", default=None, metavar="WORD|WORD#K|POSITION",
-              help="The key token: rank every head by the weight from --from to it. Without --to, each head's largest keys are listed.")
-@click.option("--top", "top", type=click.IntRange(min=1), default=None, metavar="K",
-              help=f"With --to: list only the K highest heads (default: every head). Without --to: K keys per head (default {DEFAULT_KEYS}).")
-@click.option("-o", "--output", "--figure", "output", type=click.Path(path_type=str), default=None, metavar="FILE|DIR",
-              help="Write the layer × head figure to FILE (.png, .svg or .pdf), or into DIR as heads-<model>.png (an existing folder, or a "
-                   "path ending in /, as the other commands' -o; --figure is its old name).  [default: renders/<sentence-slug>/heads-<model>.png, "
-                   "heads.png for the seeded block]")
+@click.option(
+    "--from",
+    "query",
+    required=True,
+    metavar="WORD|WORD#K|POSITION",
+    help="The query token whose attention is ranked: a word (its first occurrence, ignoring case), WORD#K (its k-th, from 1) or a 0-based position.",
+)
+@click.option(
+    "--to",
+    "key",
+    default=None,
+    metavar="WORD|WORD#K|POSITION",
+    help="The key token: rank every head by the weight from --from to it. Without --to, each head's largest keys are listed.",
+)
+@click.option(
+    "--top",
+    "top",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="K",
+    help=f"With --to: list only the K highest heads (default: every head). Without --to: K keys per head (default {DEFAULT_KEYS}).",
+)
+@click.option(
+    "-o",
+    "--output",
+    "--figure",
+    "output",
+    type=click.Path(path_type=str),
+    default=None,
+    metavar="FILE|DIR",
+    help="Write the layer × head figure to FILE (.png, .svg or .pdf), or into DIR as heads-<model>.png (an existing folder, or a "
+    "path ending in /, as the other commands' -o; --figure is its old name).  [default: renders/<sentence-slug>/heads-<model>.png, "
+    "heads.png for the seeded block]",
+)
 @_heads_options
 def heads(query, key, top, output, **options) -> None:
     """Find the head: rank every layer × head by its attention from one token to another.
@@ -72,7 +98,10 @@ def heads(query, key, top, output, **options) -> None:
     if figure_path is None:
         figure_path = Path("renders") / sentence_slug(record_options["sentence"]) / name
     if figure_path.suffix.lower() not in FIGURE_SUFFIXES:
-        raise click.BadParameter(f"{str(figure_path)!r} names no figure format: end it in {', '.join(FIGURE_SUFFIXES)}, or give a folder", param_hint="'-o'")
+        raise click.BadParameter(
+            f"{str(figure_path)!r} names no figure format: end it in {', '.join(FIGURE_SUFFIXES)}, or give a folder",
+            param_hint="'-o'",
+        )
     with reporting_errors():
         attentions, kv_heads, note_line = _attentions(record_options)
         layers = list(range(attentions.weights.shape[0]))
@@ -97,7 +126,9 @@ def heads(query, key, top, output, **options) -> None:
         if key_position is not None:
             ranked = rank_heads(weights, query_position, key_position)
             _print_ranking(ranked, tokens, query_position, key_position, layers, weights.shape[1], kv_heads, top)
-            grid = _ranking_grid(weights, ranked, tokens, query_position, key_position, layers, what, kv_heads, note_line)
+            grid = _ranking_grid(
+                weights, ranked, tokens, query_position, key_position, layers, what, kv_heads, note_line
+            )
         else:
             per_head = heads_of(weights, query_position, top or DEFAULT_KEYS)
             _print_keys(per_head, tokens, query_position, layers, kv_heads, weights.shape[1])
@@ -145,12 +176,16 @@ def _check_options(options: dict) -> None:
     model = options["model"]
     if model is None:
         if options["layer"] is not None or options["trust_pickle"]:
-            raise click.UsageError("--layer and --trust-pickle go with --model NAME|PATH (the seeded block has one layer)")
+            raise click.UsageError(
+                "--layer and --trust-pickle go with --model NAME|PATH (the seeded block has one layer)"
+            )
         return
     for name, flag in {**TOY_OPTIONS, "dtype": "--dtype"}.items():
         source = context.get_parameter_source(name)
         if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
-            raise click.UsageError(f"{flag} builds blockviz's own block: a model brings its own sizes and weights (read in float32), drop {flag} with --model")
+            raise click.UsageError(
+                f"{flag} builds blockviz's own block: a model brings its own sizes and weights (read in float32), drop {flag} with --model"
+            )
 
 
 def _attentions(options: dict):
@@ -170,7 +205,9 @@ def _attentions(options: dict):
     except ImportError as error:  # torch or transformers broken, not merely missing
         raise BlockvizError(f"cannot load the model support ({error}): pip install 'blockviz[models]'") from None
     if first_load_is_slow(model):
-        click.echo(f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True)
+        click.echo(
+            f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True
+        )
     attentions = model_attentions(options["sentence"], model=model, trust_pickle=options["trust_pickle"])
     loaded = load_model(model, trust_pickle=options["trust_pickle"])  # loaded once per process: this is the same object
     config = loaded.family.config(loaded.model.config, loaded.dtype)
@@ -213,13 +250,17 @@ def _print_ranking(ranked, tokens, query, key, layers, n_heads, kv_heads, top) -
     from blockviz.tokens import display_token
 
     shown = ranked if top is None else ranked[:top]
-    click.echo(f"weight from {display_token(tokens[query])!r} (position {query}) to {display_token(tokens[key])!r} (position {key}), "
-               f"largest first{'' if top is None or top >= len(ranked) else f' (the {top} highest of {len(ranked)} heads)'}:")
+    click.echo(
+        f"weight from {display_token(tokens[query])!r} (position {query}) to {display_token(tokens[key])!r} (position {key}), "
+        f"largest first{'' if top is None or top >= len(ranked) else f' (the {top} highest of {len(ranked)} heads)'}:"
+    )
     table = Table(box=None, padding=(0, 0, 0, 2), show_edge=False)
     for name in ("rank", "layer", "head") + (("kv head",) if kv_heads < n_heads else ()) + ("weight",):
         table.add_column(Text(name), justify="right")
     for rank, head in enumerate(shown, start=1):
-        cells = [str(rank), str(layers[head.layer]), str(head.head)] + ([str(_kv(head.head, n_heads, kv_heads))] if kv_heads < n_heads else [])
+        cells = [str(rank), str(layers[head.layer]), str(head.head)] + (
+            [str(_kv(head.head, n_heads, kv_heads))] if kv_heads < n_heads else []
+        )
         table.add_row(*cells, format_number(head.weight, 4, unicode_minus=False))
     _console().print(table)
 
@@ -232,7 +273,9 @@ def _print_keys(per_head, tokens, query, layers, kv_heads, n_heads) -> None:
     from blockviz.tokens import display_token
 
     k = max(len(keys) for keys in per_head)
-    click.echo(f"each head's largest weights from {display_token(tokens[query])!r} (position {query}), by layer and head:")
+    click.echo(
+        f"each head's largest weights from {display_token(tokens[query])!r} (position {query}), by layer and head:"
+    )
     table = Table(box=None, padding=(0, 0, 0, 2), show_edge=False)
     for name in ("layer", "head") + (("kv head",) if kv_heads < n_heads else ()):
         table.add_column(Text(name), justify="right")
@@ -243,7 +286,10 @@ def _print_keys(per_head, tokens, query, layers, kv_heads, n_heads) -> None:
         layer, head = divmod(index, n_heads)
         cells = [str(layers[layer]), str(head)] + ([str(_kv(head, n_heads, kv_heads))] if kv_heads < n_heads else [])
         for entry in keys:
-            cells += [Text(f"{display_token(tokens[entry.key])} ({entry.key})"), format_number(entry.weight, 4, unicode_minus=False)]
+            cells += [
+                Text(f"{display_token(tokens[entry.key])} ({entry.key})"),
+                format_number(entry.weight, 4, unicode_minus=False),
+            ]
         cells += ["", ""] * (k - len(keys))
         table.add_row(*cells)
     _console().print(table)
@@ -273,11 +319,18 @@ def _ranking_grid(weights, ranked, tokens, query, key, layers, what, kv_heads, n
     values = np.asarray(weights_between(weights, query, key), dtype=float)
     decimals = HeadsGrid(values, "", best=(best.layer, best.head)).decimals  # the grid's one format, the note's too
     q, k = display_token(tokens[query]), display_token(tokens[key])
-    first = (f"Each cell: the head's weight from query \u201c{q}\u201d (position {query}) on key \u201c{k}\u201d (position {key}). "
-             f"Framed: the largest, layer {layers[best.layer]} head {best.head} ({format_number(float(values[best.layer, best.head]), decimals)}).")
-    return HeadsGrid(values, f"Attention from \u201c{q}\u201d to \u201c{k}\u201d in every head{_of(what)}",
-                     best=(best.layer, best.head), notes=_notes(what, note_line, first),
-                     head_label="query head" if kv_heads < weights.shape[1] else "head", layers=tuple(layers))
+    first = (
+        f"Each cell: the head's weight from query \u201c{q}\u201d (position {query}) on key \u201c{k}\u201d (position {key}). "
+        f"Framed: the largest, layer {layers[best.layer]} head {best.head} ({format_number(float(values[best.layer, best.head]), decimals)})."
+    )
+    return HeadsGrid(
+        values,
+        f"Attention from \u201c{q}\u201d to \u201c{k}\u201d in every head{_of(what)}",
+        best=(best.layer, best.head),
+        notes=_notes(what, note_line, first),
+        head_label="query head" if kv_heads < weights.shape[1] else "head",
+        layers=tuple(layers),
+    )
 
 
 def _keys_grid(weights, per_head, tokens, query, layers, what, kv_heads, note_line):
@@ -291,5 +344,11 @@ def _keys_grid(weights, per_head, tokens, query, layers, what, kv_heads, note_li
     names = [[tokens[per_head[layer * n_heads + head][0].key] for head in range(n_heads)] for layer in range(n_layers)]
     q = display_token(tokens[query])
     first = f"Each cell: the key that gets the head's largest weight from query \u201c{q}\u201d (position {query}), and that weight."
-    return HeadsGrid(values, f"Where \u201c{q}\u201d looks in every head{_of(what)}", keys=names, notes=_notes(what, note_line, first),
-                     head_label="query head" if kv_heads < n_heads else "head", layers=tuple(layers))
+    return HeadsGrid(
+        values,
+        f"Where \u201c{q}\u201d looks in every head{_of(what)}",
+        keys=names,
+        notes=_notes(what, note_line, first),
+        head_label="query head" if kv_heads < n_heads else "head",
+        layers=tuple(layers),
+    )

@@ -31,7 +31,8 @@ import signal
 import sys
 import threading
 import time
-from typing import Callable, Iterator, NoReturn, TypeVar
+from collections.abc import Callable, Iterator
+from typing import NoReturn, TypeVar
 
 from blockviz.processes import STOP_SIGNALS
 
@@ -168,7 +169,10 @@ def _ending_as_interrupted() -> Iterator[None]:
 def _writers_alive() -> bool:
     """Whether a thread that Python would join at exit is still running (a writer stuck past
     :data:`WRITERS_SECONDS`: joining it could keep the process alive after its one line)."""
-    return any(thread is not threading.current_thread() and not thread.daemon and thread.is_alive() for thread in threading.enumerate())
+    return any(
+        thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
+        for thread in threading.enumerate()
+    )
 
 
 def _end_without_joining() -> NoReturn:
@@ -183,7 +187,9 @@ def _end_without_joining() -> NoReturn:
 
 def _report() -> None:
     _Signals.reported = True
-    with contextlib.suppress(OSError, ValueError):  # stdout closed (a pipe whose reader left): the line still goes to stderr
+    with contextlib.suppress(
+        OSError, ValueError
+    ):  # stdout closed (a pipe whose reader left): the line still goes to stderr
         sys.stdout.flush()
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.write(INTERRUPTED_LINE + "\n")
@@ -213,7 +219,9 @@ def _nothing_to_clean_up() -> bool:
         active_children = getattr(sys.modules.get("multiprocessing.process"), "active_children", None)
         if active_children is not None and active_children():
             return False
-        if getattr(sys.modules.get("multiprocessing.util"), "_finalizer_registry", None):  # semaphores and queues to release at exit
+        if getattr(
+            sys.modules.get("multiprocessing.util"), "_finalizer_registry", None
+        ):  # semaphores and queues to release at exit
             return False
         return all(thread is threading.current_thread() or thread.daemon for thread in threading.enumerate())
     except Exception:  # noqa: BLE001 — in doubt, the signal waits for the import to end and unwinds

@@ -22,29 +22,107 @@ def record_options(allow_record_file: bool = False):
     def decorate(command):
         default = BlockConfig.default
         options = [
-            click.argument("sentence", required=not allow_record_file, **({"default": None} if allow_record_file else {})),
-            click.option("--d-model", type=click.IntRange(1, SIZE_LIMITS["d_model"]), default=default("d_model"), show_default=True, help="Width of the residual stream (a multiple of --heads)."),
-            click.option("--heads", "n_heads", type=click.IntRange(1, SIZE_LIMITS["n_heads"]), default=default("n_heads"), show_default=True, help="Number of attention heads; d_head = d_model / heads."),
-            click.option("--d-ff", type=click.IntRange(1, SIZE_LIMITS["d_ff"]), default=default("d_ff"), show_default=True, help="Width of the FFN's hidden layer."),
-            click.option("--activation", type=click.Choice(ACTIVATIONS), default=default("activation"), show_default=True, help="FFN activation."),
-            click.option("--bidirectional", is_flag=True, default=not default("causal"), help="No causal mask: every token sees every token, as in an encoder."),
-            click.option("--positional", type=click.Choice(POSITIONAL_ENCODINGS), default=default("positional"), show_default=True, help="Positional encoding."),
-            click.option("--seed", type=click.IntRange(0, MAX_SEED), default=default("seed"), show_default=True, help="Seeds the token embeddings and the parameters (0 … 2^63 − 1)."),
-            click.option("--dtype", type=click.Choice(DTYPES), default=default("dtype"), show_default=True, help="Floating-point precision of the computation."),
-            click.option("--params", "--weights", "params", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
-                         help="A .safetensors or .json file of parameters (W_Q, …, names as in the record) to use instead of the seeded ones; a saved record works. --weights is its old name."),
-            click.option("--model", default=None, metavar="NAME|PATH",
-                         help="Record a layer of a trained model instead of the seeded block: toy (blockviz's trained one-block model, or a folder "
-                              "blockviz train wrote), minilm (BERT encoder), smollm2 (Llama decoder), "
-                              "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network). "
-                              "Needs --layer, except the toy model (one layer)."),
-            click.option("--layer", type=click.IntRange(min=0), default=None, metavar="L", help="The model's layer to record, from 0 (with --model)."),
-            click.option("--trust-pickle", is_flag=True, default=False,
-                         help="Allow loading a model whose weights are only in a pickle (pytorch_model.bin), which can run code: only for files you trust."),
+            click.argument(
+                "sentence", required=not allow_record_file, **({"default": None} if allow_record_file else {})
+            ),
+            click.option(
+                "--d-model",
+                type=click.IntRange(1, SIZE_LIMITS["d_model"]),
+                default=default("d_model"),
+                show_default=True,
+                help="Width of the residual stream (a multiple of --heads).",
+            ),
+            click.option(
+                "--heads",
+                "n_heads",
+                type=click.IntRange(1, SIZE_LIMITS["n_heads"]),
+                default=default("n_heads"),
+                show_default=True,
+                help="Number of attention heads; d_head = d_model / heads.",
+            ),
+            click.option(
+                "--d-ff",
+                type=click.IntRange(1, SIZE_LIMITS["d_ff"]),
+                default=default("d_ff"),
+                show_default=True,
+                help="Width of the FFN's hidden layer.",
+            ),
+            click.option(
+                "--activation",
+                type=click.Choice(ACTIVATIONS),
+                default=default("activation"),
+                show_default=True,
+                help="FFN activation.",
+            ),
+            click.option(
+                "--bidirectional",
+                is_flag=True,
+                default=not default("causal"),
+                help="No causal mask: every token sees every token, as in an encoder.",
+            ),
+            click.option(
+                "--positional",
+                type=click.Choice(POSITIONAL_ENCODINGS),
+                default=default("positional"),
+                show_default=True,
+                help="Positional encoding.",
+            ),
+            click.option(
+                "--seed",
+                type=click.IntRange(0, MAX_SEED),
+                default=default("seed"),
+                show_default=True,
+                help="Seeds the token embeddings and the parameters (0 … 2^63 − 1).",
+            ),
+            click.option(
+                "--dtype",
+                type=click.Choice(DTYPES),
+                default=default("dtype"),
+                show_default=True,
+                help="Floating-point precision of the computation.",
+            ),
+            click.option(
+                "--params",
+                "--weights",
+                "params",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                metavar="FILE",
+                help="A .safetensors or .json file of parameters (W_Q, …, names as in the record) to use instead of the seeded ones; a saved record works. --weights is its old name.",
+            ),
+            click.option(
+                "--model",
+                default=None,
+                metavar="NAME|PATH",
+                help="Record a layer of a trained model instead of the seeded block: toy (blockviz's trained one-block model, or a folder "
+                "blockviz train wrote), minilm (BERT encoder), smollm2 (Llama decoder), "
+                "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network). "
+                "Needs --layer, except the toy model (one layer).",
+            ),
+            click.option(
+                "--layer",
+                type=click.IntRange(min=0),
+                default=None,
+                metavar="L",
+                help="The model's layer to record, from 0 (with --model).",
+            ),
+            click.option(
+                "--trust-pickle",
+                is_flag=True,
+                default=False,
+                help="Allow loading a model whose weights are only in a pickle (pytorch_model.bin), which can run code: only for files you trust.",
+            ),
         ]
         if allow_record_file:
             options.append(
-                click.option("--record", "record_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE", help="Read a record saved with `blockviz record --save` instead of computing one.")
+                click.option(
+                    "--record",
+                    "record_file",
+                    type=click.Path(dir_okay=False, path_type=Path),
+                    default=None,
+                    metavar="FILE",
+                    help="Read a record saved with `blockviz record --save` instead of computing one.",
+                )
             )
         for option in reversed(options):
             command = option(command)
@@ -59,12 +137,35 @@ trained model's layer, blockviz's trained toy model, ``--model`` or ``--record F
 refuse it in one line. A command joins once its outputs draw post-norm, RMSNorm, rotary and gated
 FFN records (``heads`` draws only the attention weights, which every architecture has)."""
 
-TOY_OPTIONS = {"d_model": "--d-model", "n_heads": "--heads", "d_ff": "--d-ff", "activation": "--activation", "bidirectional": "--bidirectional",
-               "positional": "--positional", "seed": "--seed", "params": "--params"}
+TOY_OPTIONS = {
+    "d_model": "--d-model",
+    "n_heads": "--heads",
+    "d_ff": "--d-ff",
+    "activation": "--activation",
+    "bidirectional": "--bidirectional",
+    "positional": "--positional",
+    "seed": "--seed",
+    "params": "--params",
+}
 """The options that build blockviz's own block: a model brings its own, so they do not go with --model."""
 
 
-def build_record(sentence, d_model, n_heads, d_ff, activation, bidirectional, positional, seed, dtype, params, record_file=None, model=None, layer=None, trust_pickle=False):
+def build_record(
+    sentence,
+    d_model,
+    n_heads,
+    d_ff,
+    activation,
+    bidirectional,
+    positional,
+    seed,
+    dtype,
+    params,
+    record_file=None,
+    model=None,
+    layer=None,
+    trust_pickle=False,
+):
     """The record the options ask for; :class:`BlockvizError` becomes a one-line click error.
 
     With ``model`` (``--model``), layer ``layer`` of that trained model
@@ -89,14 +190,27 @@ def build_record(sentence, d_model, n_heads, d_ff, activation, bidirectional, po
         if model is not None:
             return _record_model(sentence, model, layer, trust_pickle, dtype)
         with usage_error_for():
-            config = BlockConfig(d_model=d_model, n_heads=n_heads, d_ff=d_ff, activation=activation, causal=not bidirectional, positional=positional, seed=seed, dtype=dtype)
+            config = BlockConfig(
+                d_model=d_model,
+                n_heads=n_heads,
+                d_ff=d_ff,
+                activation=activation,
+                causal=not bidirectional,
+                positional=positional,
+                seed=seed,
+                dtype=dtype,
+            )
         with usage_error_for("SENTENCE"):
             tokenize(sentence, config.max_tokens)
         return record(sentence, config=config, params=params)
 
 
 def _what(rec) -> str:
-    return f"layer {rec.source.layer} of {rec.source.model}" if rec.source.is_model else "a block of another architecture than blockviz's own"
+    return (
+        f"layer {rec.source.layer} of {rec.source.model}"
+        if rec.source.is_model
+        else "a block of another architecture than blockviz's own"
+    )
 
 
 def _check_command_draws_models(what: str) -> None:
@@ -105,7 +219,9 @@ def _check_command_draws_models(what: str) -> None:
     if name is not None and name not in MODEL_COMMANDS:
         from blockviz.errors import BlockvizError
 
-        raise BlockvizError(f"blockviz {name} cannot draw a trained model's layer yet ({what}): print its numbers with blockviz record --model … --layer …, or save them with --save")
+        raise BlockvizError(
+            f"blockviz {name} cannot draw a trained model's layer yet ({what}): print its numbers with blockviz record --model … --layer …, or save them with --save"
+        )
 
 
 def _check_model_options(model, layer, record_file) -> None:
@@ -120,7 +236,9 @@ def _check_model_options(model, layer, record_file) -> None:
         for name, flag in TOY_OPTIONS.items():
             source = context.get_parameter_source(name)
             if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
-                raise click.UsageError(f"{flag} builds blockviz's own block: a model brings its own sizes and weights, drop {flag} with --model")
+                raise click.UsageError(
+                    f"{flag} builds blockviz's own block: a model brings its own sizes and weights, drop {flag} with --model"
+                )
     _check_command_draws_models(f"--model {model}")
 
 
@@ -133,12 +251,16 @@ def _record_model(sentence, model, layer, trust_pickle, dtype):
     except ImportError as error:  # torch or transformers broken, not merely missing
         raise BlockvizError(f"cannot load the model support ({error}): pip install 'blockviz[models]'") from None
     if first_load_is_slow(model):
-        click.echo(f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True)
+        click.echo(
+            f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True
+        )
     from blockviz.toy.recording import UnknownWordsWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UnknownWordsWarning)
-        rec = record_layer(sentence, model=model, layer=layer if layer is not None else 0, trust_pickle=trust_pickle, dtype=dtype)
+        rec = record_layer(
+            sentence, model=model, layer=layer if layer is not None else 0, trust_pickle=trust_pickle, dtype=dtype
+        )
     for warning in caught:
         if issubclass(warning.category, UnknownWordsWarning):  # the toy model's words outside its vocabulary: one line
             click.echo(f"warning: {warning.message}", err=True)
@@ -147,7 +269,22 @@ def _record_model(sentence, model, layer, trust_pickle, dtype):
     return rec
 
 
-RECORD_OPTION_NAMES = ("sentence", "d_model", "n_heads", "d_ff", "activation", "bidirectional", "positional", "seed", "dtype", "params", "record_file", "model", "layer", "trust_pickle")
+RECORD_OPTION_NAMES = (
+    "sentence",
+    "d_model",
+    "n_heads",
+    "d_ff",
+    "activation",
+    "bidirectional",
+    "positional",
+    "seed",
+    "dtype",
+    "params",
+    "record_file",
+    "model",
+    "layer",
+    "trust_pickle",
+)
 
 
 def pop_record_options(kwargs: dict) -> dict:

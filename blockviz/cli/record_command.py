@@ -10,20 +10,44 @@ from blockviz.cli.options import chosen_token_and_head, record_options, reportin
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 
-
 MODEL_COLUMNS = 16
 """Feature columns printed per tensor of a model's layer unless --all-columns (d_model 384–576 rows do not fit a terminal)."""
 
 
 @click.command(cls=SentenceCommand)
 @record_options()
-@click.option("--decimals", type=click.IntRange(0, 8), default=2, show_default=True, help="Decimals printed per number.")
-@click.option("--columns", "max_columns", type=click.IntRange(min=8), default=None, metavar="N",
-              help="Print at most N feature columns of each tensor (the first and last ones, ⋯ between). Default: all for blockviz's block, 16 for a model's layer.")
-@click.option("--head", type=click.IntRange(min=0), default=None, metavar="N", help="Print only head N of the per-head tensors (from 0). Default: every head.")
-@click.option("--all-columns", is_flag=True, help="Print every column, even of a model's wide tensors (slow: d_model 384 prints megabytes).")
-@click.option("--save", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also save the record: PATH.safetensors (exact) or PATH.json (−∞ written as null).")
-def record(decimals: int, max_columns: int | None, head: int | None, all_columns: bool, save: Path | None, **options) -> None:
+@click.option(
+    "--decimals", type=click.IntRange(0, 8), default=2, show_default=True, help="Decimals printed per number."
+)
+@click.option(
+    "--columns",
+    "max_columns",
+    type=click.IntRange(min=8),
+    default=None,
+    metavar="N",
+    help="Print at most N feature columns of each tensor (the first and last ones, ⋯ between). Default: all for blockviz's block, 16 for a model's layer.",
+)
+@click.option(
+    "--head",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Print only head N of the per-head tensors (from 0). Default: every head.",
+)
+@click.option(
+    "--all-columns",
+    is_flag=True,
+    help="Print every column, even of a model's wide tensors (slow: d_model 384 prints megabytes).",
+)
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also save the record: PATH.safetensors (exact) or PATH.json (−∞ written as null).",
+)
+def record(
+    decimals: int, max_columns: int | None, head: int | None, all_columns: bool, save: Path | None, **options
+) -> None:
     """Run SENTENCE through one block and print every intermediate tensor.
 
     With --model NAME|PATH --layer L the block is layer L of a trained model (minilm,
@@ -61,8 +85,20 @@ def record(decimals: int, max_columns: int | None, head: int | None, all_columns
     elif max_columns is None and rec.source.is_trained:
         max_columns = MODEL_COLUMNS
     for spec in rec.fields:
-        print_tables([*field_tables(spec, rec.tensors[spec.name], rec.tokens, decimals, max_columns=max_columns, heads=None if head is None else [head],
-                                    vocabulary=rec.source.vocabulary), ""])
+        print_tables(
+            [
+                *field_tables(
+                    spec,
+                    rec.tensors[spec.name],
+                    rec.tokens,
+                    decimals,
+                    max_columns=max_columns,
+                    heads=None if head is None else [head],
+                    vocabulary=rec.source.vocabulary,
+                ),
+                "",
+            ]
+        )
     if save is not None:
         with reporting_errors():
             rec.save(save)
@@ -74,6 +110,8 @@ def _architecture_line(rec) -> str:
     arch, config = rec.architecture, rec.config
     norm = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}[arch.norm]
     positions = "rotary positions" if arch.positions == "rotary" else "added positions"
-    heads = f"{config.n_heads} heads" + (f" sharing {arch.n_kv_heads} key/value heads" if arch.n_kv_heads != config.n_heads else "")
+    heads = f"{config.n_heads} heads" + (
+        f" sharing {arch.n_kv_heads} key/value heads" if arch.n_kv_heads != config.n_heads else ""
+    )
     mask = "causal mask" if config.causal else "no mask (bidirectional)"
     return f"{arch.norm_placement}-norm {norm}, {positions}, {arch.ffn} FFN ({config.activation_name}), d_model {config.d_model}, {heads}, d_ff {config.d_ff}, {mask}"

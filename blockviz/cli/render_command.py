@@ -8,13 +8,30 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import chosen_token_and_head, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.options import (
+    chosen_token_and_head,
+    pop_record_options,
+    record_options,
+    reporting_errors,
+    usage_error_for,
+)
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.errors import BlockvizError
 from blockviz.processes import cores_available
 from blockviz.render.plan import (
-    DETAIL_RANGE, FORMATS, FPS_RANGE, MAX_RESOLUTION, MIN_RESOLUTION, PACE_RANGE, QUALITIES, RenderOptions, check_resolution, default_folder, plan, plan_lecture,
+    DETAIL_RANGE,
+    FORMATS,
+    FPS_RANGE,
+    MAX_RESOLUTION,
+    MIN_RESOLUTION,
+    PACE_RANGE,
+    QUALITIES,
+    RenderOptions,
+    check_resolution,
+    default_folder,
+    plan,
+    plan_lecture,
     record_file_sentence,
 )
 from blockviz.render.progress import Progress
@@ -40,7 +57,9 @@ def _scene_names(ctx, param, value):
     for given in value:
         for name in given.split(","):
             if not name.strip():
-                raise click.BadParameter(f"{given!r} holds an empty scene name: separate names with single commas, e.g. softmax,mask")
+                raise click.BadParameter(
+                    f"{given!r} holds an empty scene name: separate names with single commas, e.g. softmax,mask"
+                )
             names.append(name.strip())
     return tuple(names)
 
@@ -59,26 +78,127 @@ def _list_scenes(ctx, param, value):
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option("--scene", "scenes", multiple=True, default=("all",), show_default=True, callback=_scene_names, metavar="NAME[,NAME…]", help="Scenes to render: names separated by commas or the option repeated, or all. See --list.")
-@click.option("-q", "--quality", type=click.Choice(tuple(QUALITIES)), default="l", show_default=True, help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.")
-@click.option("--format", "file_format", type=click.Choice(FORMATS), default="mp4", show_default=True, help="Video (mp4, gif) or the last frame (png).")
-@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR", help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence-slug>/]")
-@click.option("--token", default=None, metavar="WORD|WORD#K|POSITION", help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last word token, not punctuation]")
-@click.option("--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1).")
-@click.option("--theme", type=click.Choice(("dark", "light")), default="dark", show_default=True, help="Colours of the frames: dark background (for video) or light.")
-@click.option("--resolution", callback=_resolution, default=None, metavar="WxH",
-              help=f"Pixel size instead of the quality's, e.g. 320x180: even sizes from {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]} to {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}.")
-@click.option("--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's.")
-@click.option("--pace", type=click.FloatRange(*PACE_RANGE), default=1.0, show_default=True, help="Slower (up to 3) or faster (down to 0.5): scales every animation and hold.")
-@click.option("--detail", type=click.IntRange(*DETAIL_RANGE), default=1, show_default=True, help="Query rows worked step by step (the focus row first); the others are shown at once.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Render N scenes at once in separate processes. Default: one per CPU core (at most one per scene); -j 1 on a busy machine.")
-@click.option("--lecture", is_flag=True, help="Also join the title card and every scene, in teaching order, into DIR/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.")
-@click.option("--burned-captions/--no-burned-captions", default=True, show_default=True,
-              help="Draw each step's caption at the bottom of the frame; without, the captions are only in the lecture's .srt (its cues then at the bottom, where players put them).")
+@click.option(
+    "--scene",
+    "scenes",
+    multiple=True,
+    default=("all",),
+    show_default=True,
+    callback=_scene_names,
+    metavar="NAME[,NAME…]",
+    help="Scenes to render: names separated by commas or the option repeated, or all. See --list.",
+)
+@click.option(
+    "-q",
+    "--quality",
+    type=click.Choice(tuple(QUALITIES)),
+    default="l",
+    show_default=True,
+    help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.",
+)
+@click.option(
+    "--format",
+    "file_format",
+    type=click.Choice(FORMATS),
+    default="mp4",
+    show_default=True,
+    help="Video (mp4, gif) or the last frame (png).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence-slug>/]",
+)
+@click.option(
+    "--token",
+    default=None,
+    metavar="WORD|WORD#K|POSITION",
+    help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last word token, not punctuation]",
+)
+@click.option(
+    "--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1)."
+)
+@click.option(
+    "--theme",
+    type=click.Choice(("dark", "light")),
+    default="dark",
+    show_default=True,
+    help="Colours of the frames: dark background (for video) or light.",
+)
+@click.option(
+    "--resolution",
+    callback=_resolution,
+    default=None,
+    metavar="WxH",
+    help=f"Pixel size instead of the quality's, e.g. 320x180: even sizes from {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]} to {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}.",
+)
+@click.option(
+    "--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's."
+)
+@click.option(
+    "--pace",
+    type=click.FloatRange(*PACE_RANGE),
+    default=1.0,
+    show_default=True,
+    help="Slower (up to 3) or faster (down to 0.5): scales every animation and hold.",
+)
+@click.option(
+    "--detail",
+    type=click.IntRange(*DETAIL_RANGE),
+    default=1,
+    show_default=True,
+    help="Query rows worked step by step (the focus row first); the others are shown at once.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Render N scenes at once in separate processes. Default: one per CPU core (at most one per scene); -j 1 on a busy machine.",
+)
+@click.option(
+    "--lecture",
+    is_flag=True,
+    help="Also join the title card and every scene, in teaching order, into DIR/lecture.mp4 with chapters (.chapters.txt, .chapters.json) and captions (.srt). mp4 only; scenes already rendered and unchanged are reused.",
+)
+@click.option(
+    "--burned-captions/--no-burned-captions",
+    default=True,
+    show_default=True,
+    help="Draw each step's caption at the bottom of the frame; without, the captions are only in the lecture's .srt (its cues then at the bottom, where players put them).",
+)
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
-@click.option("--list", "list_scenes", is_flag=True, expose_value=False, is_eager=True, callback=_list_scenes, help="List the scenes and exit.")
-def render(scenes, quality, file_format, output, token, head, theme, resolution, fps, pace, detail, jobs, lecture, burned_captions, force, **options) -> None:
+@click.option(
+    "--list",
+    "list_scenes",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_list_scenes,
+    help="List the scenes and exit.",
+)
+def render(
+    scenes,
+    quality,
+    file_format,
+    output,
+    token,
+    head,
+    theme,
+    resolution,
+    fps,
+    pace,
+    detail,
+    jobs,
+    lecture,
+    burned_captions,
+    force,
+    **options,
+) -> None:
     """Animate SENTENCE's attention and block with their real numbers: one Manim scene per file.
 
     Files go to DIR/<scene>.<format> (-o DIR; by default renders/<sentence>/, one folder per
@@ -106,8 +226,18 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
     if lecture:
         _check_lecture_request(scenes, file_format)
     record_inputs = pop_record_options(options)
-    render_options = RenderOptions(quality=quality, format=file_format, token=token, head=head, theme=theme, resolution=resolution, fps=fps,
-                                   pace=pace, detail=detail, burned_captions=burned_captions)
+    render_options = RenderOptions(
+        quality=quality,
+        format=file_format,
+        token=token,
+        head=head,
+        theme=theme,
+        resolution=resolution,
+        fps=fps,
+        pace=pace,
+        detail=detail,
+        burned_captions=burned_captions,
+    )
     with usage_error_for("--scene"):
         names = [entry.name for entry in lookup(scenes)]
     with reporting_errors():
@@ -124,7 +254,9 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
         rec = command_record(record_inputs)
         chosen_token_and_head(rec, token, head)
         with reporting_errors():
-            render_jobs(rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True))
+            render_jobs(
+                rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)
+            )
     for job in planned:
         click.echo(f"{job.output}" + ("" if job in pending else "  (unchanged)"))
     if lecture:
@@ -132,7 +264,9 @@ def render(scenes, quality, file_format, output, token, head, theme, resolution,
         if joined:
             rec = rec or command_record(record_inputs)
             with reporting_errors():
-                join_lecture(lecture_plan, rec.config.causal, progress=Progress(enabled=True), burned_captions=burned_captions)
+                join_lecture(
+                    lecture_plan, rec.config.causal, progress=Progress(enabled=True), burned_captions=burned_captions
+                )
         for path in lecture_plan.files():
             click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
 
@@ -143,7 +277,9 @@ def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:
         raise click.UsageError(f"--lecture joins mp4 videos: drop --format {file_format}")
     chosen = [name for name in scenes if name != "all"]
     if chosen:
-        raise click.UsageError(f"--lecture always joins every scene: drop --scene {','.join(chosen)} (render single scenes without --lecture)")
+        raise click.UsageError(
+            f"--lecture always joins every scene: drop --scene {','.join(chosen)} (render single scenes without --lecture)"
+        )
 
 
 def _sentence(record_inputs: dict) -> str:

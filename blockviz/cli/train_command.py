@@ -16,16 +16,50 @@ default = TrainOptions.default
 
 
 @click.command()
-@click.option("--d-model", type=click.IntRange(1, TRAIN_LIMITS["d_model"]), default=default("d_model"), show_default=True, help="Width of the residual stream (a multiple of --heads).")
-@click.option("--heads", "n_heads", type=click.IntRange(1, TRAIN_LIMITS["n_heads"]), default=default("n_heads"), show_default=True,
-              help="Number of attention heads; d_head = d_model / heads.")
-@click.option("--d-ff", type=click.IntRange(1, TRAIN_LIMITS["d_ff"]), default=default("d_ff"), show_default=True, help="Width of the FFN's hidden layer.")
-@click.option("--steps", type=click.IntRange(1, TRAIN_LIMITS["steps"]), default=default("steps"), show_default=True,
-              help=f"Training steps, each a batch of {default('batch')} generated sentences.")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=default("seed"), show_default=True,
-              help="Seeds the initial weights and the order of the batches (0 … 2^63 − 1); the default is the shipped model's.")
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True, metavar="DIR",
-              help="The model folder to write (new, empty, or one blockviz train wrote, which is replaced).")
+@click.option(
+    "--d-model",
+    type=click.IntRange(1, TRAIN_LIMITS["d_model"]),
+    default=default("d_model"),
+    show_default=True,
+    help="Width of the residual stream (a multiple of --heads).",
+)
+@click.option(
+    "--heads",
+    "n_heads",
+    type=click.IntRange(1, TRAIN_LIMITS["n_heads"]),
+    default=default("n_heads"),
+    show_default=True,
+    help="Number of attention heads; d_head = d_model / heads.",
+)
+@click.option(
+    "--d-ff",
+    type=click.IntRange(1, TRAIN_LIMITS["d_ff"]),
+    default=default("d_ff"),
+    show_default=True,
+    help="Width of the FFN's hidden layer.",
+)
+@click.option(
+    "--steps",
+    type=click.IntRange(1, TRAIN_LIMITS["steps"]),
+    default=default("steps"),
+    show_default=True,
+    help=f"Training steps, each a batch of {default('batch')} generated sentences.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, MAX_SEED),
+    default=default("seed"),
+    show_default=True,
+    help="Seeds the initial weights and the order of the batches (0 … 2^63 − 1); the default is the shipped model's.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    required=True,
+    metavar="DIR",
+    help="The model folder to write (new, empty, or one blockviz train wrote, which is replaced).",
+)
 def train(d_model, n_heads, d_ff, steps, seed, output: Path) -> None:
     """Train the toy model and write it to DIR: one pre-norm block (the one blockviz records)
     between learned token and position embeddings and an unembedding, trained by next-token
@@ -57,15 +91,20 @@ def train(d_model, n_heads, d_ff, steps, seed, output: Path) -> None:
             built = build(options, progress.step)
     except BaseException:
         if progress.done < options.steps:
-            click.echo(f"training stopped at step {progress.done:,} of {options.steps:,}{progress.loss_text()}: nothing written to {output}", err=True)
+            click.echo(
+                f"training stopped at step {progress.done:,} of {options.steps:,}{progress.loss_text()}: nothing written to {output}",
+                err=True,
+            )
         raise
     with reporting_errors():
         folder = write(output, built)
     lessons = built.lessons
     click.echo(built.card["about"])
-    click.echo(f"lessons: 'it' → 'chicken' {lessons.it_weight:.2f} (head {lessons.it_head}, row {lessons.it_query!r}), "
-               f"held-out {lessons.held_out:.0%}; 'tired' → 'chicken' {lessons.tired_weight:.2f}, 'wide' → 'road' {lessons.wide_weight:.2f} "
-               f"(head {lessons.contrast_head}); largest |value| {lessons.max_abs:.1f}")
+    click.echo(
+        f"lessons: 'it' → 'chicken' {lessons.it_weight:.2f} (head {lessons.it_head}, row {lessons.it_query!r}), "
+        f"held-out {lessons.held_out:.0%}; 'tired' → 'chicken' {lessons.tired_weight:.2f}, 'wide' → 'road' {lessons.wide_weight:.2f} "
+        f"(head {lessons.contrast_head}); largest |value| {lessons.max_abs:.1f}"
+    )
     missed = [name for name, met in lessons.goals.items() if not met]
     click.echo("every lesson goal met" if not missed else f"goals not met: {', '.join(missed)}")
     click.echo(f"trained in {built.wall_seconds:.1f} s ({built.cpu_seconds:.1f} s of CPU)")
@@ -85,8 +124,15 @@ class _Progress:
 
         console = Console(stderr=True)
         if console.is_terminal:
-            self._bar = Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(),
-                                 transient=True, console=console)
+            self._bar = Progress(
+                TextColumn("training"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("loss {task.fields[loss]}"),
+                TimeElapsedColumn(),
+                transient=True,
+                console=console,
+            )
             self._bar.__enter__()
             self._task = self._bar.add_task("training", total=self.steps, loss="…")
         return self

@@ -39,7 +39,14 @@ class Explorer:
         For a token, head, step or theme that does not exist; the message lists the choices.
     """
 
-    def __init__(self, rec, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"):
+    def __init__(
+        self,
+        rec,
+        token: str | int | None = None,
+        head: int | None = None,
+        step: str | None = None,
+        theme: str = "light",
+    ):
         self.record = rec
         self.token = select_token(rec.tokens, token, rec.special)
         self.head = select_head(head, rec.config.n_heads)
@@ -66,15 +73,19 @@ class Explorer:
         # One static line first, so an untrusted notebook (scripts off) still shows something.
         page = html.escape(self.html(), quote=True)
         line = html.escape(summary_line(self.record))
-        return (f'<p class="blockviz-summary">{line}</p>'
-                f'<iframe srcdoc="{page}" sandbox="allow-scripts" title="blockviz explorer" '
-                f'style="width: 100%; height: 760px; border: 1px solid #d1d5db;" loading="lazy"></iframe>')
+        return (
+            f'<p class="blockviz-summary">{line}</p>'
+            f'<iframe srcdoc="{page}" sandbox="allow-scripts" title="blockviz explorer" '
+            f'style="width: 100%; height: 760px; border: 1px solid #d1d5db;" loading="lazy"></iframe>'
+        )
 
     def __repr__(self) -> str:
         return f"Explorer({self.record.sentence!r}, token={self.token}, head={self.head}, step={self.step!r}, theme={self.theme!r})"
 
 
-def explore(rec, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light") -> Explorer:
+def explore(
+    rec, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"
+) -> Explorer:
     """The explorer of record ``rec`` opening on ``token``, ``head`` and ``step`` (see :class:`Explorer`)."""
     return Explorer(rec, token=token, head=head, step=step, theme=theme)
 
@@ -85,8 +96,13 @@ def record_summary_html(rec) -> str:
 
     e = lambda text: html.escape(str(text))  # noqa: E731
     config = ", ".join(f"{key} {value}" for key, value in rec.config.to_dict().items())
-    rows = "".join(f"<tr><td><code>{e(spec.name)}</code></td><td>{e(tuple(rec.tensors[spec.name].shape))}</td><td>{e(spec.what)}</td></tr>" for spec in rec.fields)
+    rows = "".join(
+        f"<tr><td><code>{e(spec.name)}</code></td><td>{e(tuple(rec.tensors[spec.name].shape))}</td><td>{e(spec.what)}</td></tr>"
+        for spec in rec.fields
+    )
     tokens = " ".join(f"<code>{e(display_token(token))}</code>" for token in rec.tokens)
-    return (f"<p><b>BlockRecord</b> “{e(display_token(rec.sentence))}” — {rec.n} tokens: {tokens}</p>"
-            f"<p>{e(config)}</p>"
-            f"<table><thead><tr><th>tensor</th><th>shape</th><th>what</th></tr></thead><tbody>{rows}</tbody></table>")
+    return (
+        f"<p><b>BlockRecord</b> “{e(display_token(rec.sentence))}” — {rec.n} tokens: {tokens}</p>"
+        f"<p>{e(config)}</p>"
+        f"<table><thead><tr><th>tensor</th><th>shape</th><th>what</th></tr></thead><tbody>{rows}</tbody></table>"
+    )

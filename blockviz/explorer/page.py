@@ -42,11 +42,16 @@ def summary_line(rec) -> str:
     heads = f"{c.n_heads} head{'s' if c.n_heads != 1 else ''}"
     if a.grouped:
         heads += f" sharing {a.n_kv_heads} key/value heads"
-    line = (f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
-            f"d_model {c.d_model}, {heads}, d_ff {c.d_ff}, {c.activation_name}, {'causal' if a.causal else 'bidirectional'}")
+    line = (
+        f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
+        f"d_model {c.d_model}, {heads}, d_ff {c.d_ff}, {c.activation_name}, {'causal' if a.causal else 'bidirectional'}"
+    )
     if not a.is_toy:
-        parts = [f"{a.norm_placement}-norm {a.norm_name}", "rotary positions" if a.rotary else "positions added",
-                 "gated FFN" if a.gated else "plain FFN"] + ([] if a.bias else ["no biases"])
+        parts = [
+            f"{a.norm_placement}-norm {a.norm_name}",
+            "rotary positions" if a.rotary else "positions added",
+            "gated FFN" if a.gated else "plain FFN",
+        ] + ([] if a.bias else ["no biases"])
         line += ", " + ", ".join(parts)
     if rec.source.is_trained:
         return f"{line} — {rec.source.describe()}"

@@ -20,9 +20,18 @@ import json
 
 import numpy as np
 
-from blockviz.record_fields import PARAMETER_SCALE
-from blockviz.style import BLOCKED_WEIGHT_LABEL, DARK, LIGHT, MINUS, hex_color, signed_color, text_color_on, weight_color
 from blockviz.explorer.steps import steps_for
+from blockviz.record_fields import PARAMETER_SCALE
+from blockviz.style import (
+    BLOCKED_WEIGHT_LABEL,
+    DARK,
+    LIGHT,
+    MINUS,
+    hex_color,
+    signed_color,
+    text_color_on,
+    weight_color,
+)
 from blockviz.tokens import display_token
 
 DECIMALS = 2
@@ -58,9 +67,17 @@ def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
         "sentence": display_token(rec.sentence),
         "tokens": [display_token(token_text) for token_text in rec.tokens],
         "special": list(rec.special),
-        "config": {**rec.config.to_dict(), "d_head": rec.config.d_head, "activation_name": rec.config.activation_name, "kv_heads": rec.config.kv_heads},
+        "config": {
+            **rec.config.to_dict(),
+            "d_head": rec.config.d_head,
+            "activation_name": rec.config.activation_name,
+            "kv_heads": rec.config.kv_heads,
+        },
         "source": {**rec.source.to_dict(), "describe": rec.source.describe(), "is_model": model},
-        "steps": [{"name": s.name, "title": s.title, "formula": s.formula, "kind": s.kind, "args": s.args} for s in steps_for(rec.config, rec.source)],
+        "steps": [
+            {"name": s.name, "title": s.title, "formula": s.formula, "kind": s.kind, "args": s.args}
+            for s in steps_for(rec.config, rec.source)
+        ],
         "fields": {spec.name: {"what": spec.what, "shape": list(spec.shape), "scale": spec.scale} for spec in fields},
         "families": families(rec),
         "clipped": clipped_families(rec),
@@ -118,8 +135,16 @@ def _pick(magnitude: np.ndarray) -> list[int]:
     return sorted(set(range(FIRST)) | set(range(width - LAST, width)) | set(largest))
 
 
-WEIGHT_OUTPUTS = {"attn.W_Q": "query", "attn.W_K": "key", "attn.W_V": "value", "attn.W_O": "attn_out",
-                  "ffn.W_in": "ffn_pre", "ffn.W_gate": "ffn_gate", "ffn.W_up": "ffn_up", "ffn.W_out": "ffn_out"}
+WEIGHT_OUTPUTS = {
+    "attn.W_Q": "query",
+    "attn.W_K": "key",
+    "attn.W_V": "value",
+    "attn.W_O": "attn_out",
+    "ffn.W_in": "ffn_pre",
+    "ffn.W_gate": "ffn_gate",
+    "ffn.W_up": "ffn_up",
+    "ffn.W_out": "ffn_out",
+}
 """Each weight matrix and the field its columns make."""
 
 
@@ -154,7 +179,11 @@ def carried_params(rec, columns: dict, big: bool) -> tuple[dict, bool]:
             parts = [value[g][:, cols] for g, cols in enumerate(per_head)]
         else:
             per_head, parts = [chosen], [value[:, chosen]]
-        out[name] = {"shape": list(value.shape), "columns": per_head, "parts": [_tensor(part, dtype, big) for part in parts]}
+        out[name] = {
+            "shape": list(value.shape),
+            "columns": per_head,
+            "parts": [_tensor(part, dtype, big) for part in parts],
+        }
     return out, True
 
 
@@ -193,7 +222,9 @@ def style() -> dict:
     weights = [hex_color(weight_color(s)) for s in stops]
     themes = {}
     for theme in (LIGHT, DARK):
-        themes[theme.name] = {key: getattr(theme, key) for key in ("background", "text", "muted_text", "grid", "blocked", "blocked_hatch")}
+        themes[theme.name] = {
+            key: getattr(theme, key) for key in ("background", "text", "muted_text", "grid", "blocked", "blocked_hatch")
+        }
         themes[theme.name]["blocked_text"] = text_color_on(theme.blocked)
         themes[theme.name]["roles"] = dict(theme.roles)  # each theme's own: 4.5:1 on its page
     return {
@@ -208,12 +239,14 @@ def style() -> dict:
     }
 
 
-
 def _tensor(tensor, dtype: str, big: bool = False) -> dict:
     array = tensor.detach().cpu().numpy()
     flat = np.ascontiguousarray(array.astype(np.float32 if dtype == "float32" else np.float64).reshape(-1))
     if big:  # exact, −∞ included, in little-endian bytes
-        return {"shape": list(array.shape), "b64": base64.b64encode(flat.astype(flat.dtype.newbyteorder("<")).tobytes()).decode("ascii")}
+        return {
+            "shape": list(array.shape),
+            "b64": base64.b64encode(flat.astype(flat.dtype.newbyteorder("<")).tobytes()).decode("ascii"),
+        }
     # numpy writes each float as its shortest round-trip text; float() of that text keeps it short.
     values = [None if text == "-inf" else float(text) for text in flat.astype(str)]
     return {"shape": list(array.shape), "data": values}
@@ -229,4 +262,3 @@ def script_json(data: dict) -> str:
     """
     text = json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-

@@ -52,21 +52,56 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
     attn_in, ffn_in = arch.attention_input, arch.ffn_input
     steps: list[Step] = []
     if model:
-        formula = f"x = resid_pre = layer {source.layer - 1}'s output" if source.layer else "x = resid_pre: the model's hidden state before this layer"
+        formula = (
+            f"x = resid_pre = layer {source.layer - 1}'s output"
+            if source.layer
+            else "x = resid_pre: the model's hidden state before this layer"
+        )
         steps.append(Step("input", "The layer's input", formula, "input", {"model": True, "rotary": rotary}))
     elif rotary:
-        steps.append(Step("input", "Embedding", "x = embed   (positions come in later, by rotating q and k)", "input", {"rotary": True}))
+        steps.append(
+            Step(
+                "input",
+                "Embedding",
+                "x = embed   (positions come in later, by rotating q and k)",
+                "input",
+                {"rotary": True},
+            )
+        )
     else:
         steps.append(Step("input", "Embedding + position", "x = embed + pos_embed", "input", {}))
     if not post:
-        steps.append(Step("ln1", f"{kind} 1", _norm_formula(arch.has_centring, "ln1", "x"), "norm", {"n": 1, "source": "resid_pre", "output": "ln1", "rms": rms}))
+        steps.append(
+            Step(
+                "ln1",
+                f"{kind} 1",
+                _norm_formula(arch.has_centring, "ln1", "x"),
+                "norm",
+                {"n": 1, "source": "resid_pre", "output": "ln1", "rms": rms},
+            )
+        )
     grouped = arch.grouped
     kv = "g" if grouped else "h"
-    steps.append(Step("qkv", "Query, key, value",
-                      f"q = {attn_in} · W_Q[h]{b('Q')},  k = {attn_in} · W_K[{kv}]{b('K')},  v = {attn_in} · W_V[{kv}]{b('V')}" + (f",  g = ⌊h / {config.n_heads // config.kv_heads}⌋" if grouped else ""),
-                      "qkv", {"input": attn_in, "bias": bias}))
+    steps.append(
+        Step(
+            "qkv",
+            "Query, key, value",
+            f"q = {attn_in} · W_Q[h]{b('Q')},  k = {attn_in} · W_K[{kv}]{b('K')},  v = {attn_in} · W_V[{kv}]{b('V')}"
+            + (f",  g = ⌊h / {config.n_heads // config.kv_heads}⌋" if grouped else ""),
+            "qkv",
+            {"input": attn_in, "bias": bias},
+        )
+    )
     if rotary:
-        steps.append(Step("rotary", "Rotary positions", "q_rot = q ⊙ cos + rotate_half(q) ⊙ sin,  k_rot likewise   (rotate_half(x) = (−x₂, x₁))", "rotary", {}))
+        steps.append(
+            Step(
+                "rotary",
+                "Rotary positions",
+                "q_rot = q ⊙ cos + rotate_half(q) ⊙ sin,  k_rot likewise   (rotate_half(x) = (−x₂, x₁))",
+                "rotary",
+                {},
+            )
+        )
     q, k = ("q_rot", "k_rot") if rotary else ("q", "k")
     steps += [
         Step("scores", "Dot products", f"score_j = {q} · {k}_j = Σ {q}_c {k}_jc", "scores", {"rotary": rotary}),
@@ -75,42 +110,174 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
         Step("softmax", "Softmax", "w_j = exp(masked_j − max) / Σ exp(masked − max)", "softmax"),
         Step("mix", "Weighted sum of values", "head_out = Σ_j w_j v_j", "mix"),
         Step("concat", "Concatenate heads", "concat = [head_out_0, head_out_1, …]", "concat"),
-        Step("project", "Output projection", f"attn_out = concat · W_O{b('O')}", "linear",
-             {"input": "concat", "weight": "attn.W_O", "bias": "attn.b_O" if bias else None, "output": "attn_out", "role": "output", "what": "the concatenated heads through W_O"}),
-        Step("add1", "Residual add", "resid_mid = x + attn_out", "residual", {"a": "resid_pre", "b": "attn_out", "out": "resid_mid", "role": "output"}),
+        Step(
+            "project",
+            "Output projection",
+            f"attn_out = concat · W_O{b('O')}",
+            "linear",
+            {
+                "input": "concat",
+                "weight": "attn.W_O",
+                "bias": "attn.b_O" if bias else None,
+                "output": "attn_out",
+                "role": "output",
+                "what": "the concatenated heads through W_O",
+            },
+        ),
+        Step(
+            "add1",
+            "Residual add",
+            "resid_mid = x + attn_out",
+            "residual",
+            {"a": "resid_pre", "b": "attn_out", "out": "resid_mid", "role": "output"},
+        ),
     ]
     if post:
-        steps.append(Step("ln1", f"{kind} 1 (after the add)", _norm_formula(arch.has_centring, "resid_mid_norm", "resid_mid"), "norm", {"n": 1, "source": "resid_mid", "output": "resid_mid_norm", "rms": rms}))
+        steps.append(
+            Step(
+                "ln1",
+                f"{kind} 1 (after the add)",
+                _norm_formula(arch.has_centring, "resid_mid_norm", "resid_mid"),
+                "norm",
+                {"n": 1, "source": "resid_mid", "output": "resid_mid_norm", "rms": rms},
+            )
+        )
     else:
-        steps.append(Step("ln2", f"{kind} 2", _norm_formula(arch.has_centring, "ln2", "resid_mid"), "norm", {"n": 2, "source": "resid_mid", "output": "ln2", "rms": rms}))
+        steps.append(
+            Step(
+                "ln2",
+                f"{kind} 2",
+                _norm_formula(arch.has_centring, "ln2", "resid_mid"),
+                "norm",
+                {"n": 2, "source": "resid_mid", "output": "ln2", "rms": rms},
+            )
+        )
     act = config.activation_name
     if gated:
         steps += [
-            Step("gate", "FFN gate", f"ffn_gate = {ffn_in} · W_gate{b('gate')}", "linear",
-                 {"input": ffn_in, "weight": "ffn.W_gate", "bias": "ffn.b_gate" if bias else None, "output": "ffn_gate", "role": "ffn", "what": f"widened from d_model to d_ff: the gate"}),
-            Step("activation", "FFN gate activation", f"ffn_gate_act = {act}(ffn_gate)", "activation", {"input": "ffn_gate", "output": "ffn_gate_act"}),
-            Step("up", "FFN up", f"ffn_up = {ffn_in} · W_up{b('up')}", "linear",
-                 {"input": ffn_in, "weight": "ffn.W_up", "bias": "ffn.b_up" if bias else None, "output": "ffn_up", "role": "ffn", "what": "widened from d_model to d_ff: the values the gate scales"}),
-            Step("gate_up", "Gate ⊙ up", "ffn_post = ffn_gate_act ⊙ ffn_up", "product", {"a": "ffn_gate_act", "b": "ffn_up", "out": "ffn_post"}),
+            Step(
+                "gate",
+                "FFN gate",
+                f"ffn_gate = {ffn_in} · W_gate{b('gate')}",
+                "linear",
+                {
+                    "input": ffn_in,
+                    "weight": "ffn.W_gate",
+                    "bias": "ffn.b_gate" if bias else None,
+                    "output": "ffn_gate",
+                    "role": "ffn",
+                    "what": "widened from d_model to d_ff: the gate",
+                },
+            ),
+            Step(
+                "activation",
+                "FFN gate activation",
+                f"ffn_gate_act = {act}(ffn_gate)",
+                "activation",
+                {"input": "ffn_gate", "output": "ffn_gate_act"},
+            ),
+            Step(
+                "up",
+                "FFN up",
+                f"ffn_up = {ffn_in} · W_up{b('up')}",
+                "linear",
+                {
+                    "input": ffn_in,
+                    "weight": "ffn.W_up",
+                    "bias": "ffn.b_up" if bias else None,
+                    "output": "ffn_up",
+                    "role": "ffn",
+                    "what": "widened from d_model to d_ff: the values the gate scales",
+                },
+            ),
+            Step(
+                "gate_up",
+                "Gate ⊙ up",
+                "ffn_post = ffn_gate_act ⊙ ffn_up",
+                "product",
+                {"a": "ffn_gate_act", "b": "ffn_up", "out": "ffn_post"},
+            ),
         ]
     else:
         steps += [
-            Step("widen", "FFN widen", f"ffn_pre = {ffn_in} · W_in{b('in')}", "linear",
-                 {"input": ffn_in, "weight": "ffn.W_in", "bias": "ffn.b_in" if bias else None, "output": "ffn_pre", "role": "ffn", "what": "widened from d_model to d_ff"}),
-            Step("activation", "FFN activation", f"ffn_post = {act}(ffn_pre)", "activation", {"input": "ffn_pre", "output": "ffn_post"}),
+            Step(
+                "widen",
+                "FFN widen",
+                f"ffn_pre = {ffn_in} · W_in{b('in')}",
+                "linear",
+                {
+                    "input": ffn_in,
+                    "weight": "ffn.W_in",
+                    "bias": "ffn.b_in" if bias else None,
+                    "output": "ffn_pre",
+                    "role": "ffn",
+                    "what": "widened from d_model to d_ff",
+                },
+            ),
+            Step(
+                "activation",
+                "FFN activation",
+                f"ffn_post = {act}(ffn_pre)",
+                "activation",
+                {"input": "ffn_pre", "output": "ffn_post"},
+            ),
         ]
-    steps.append(Step("narrow", "FFN down" if gated else "FFN narrow", f"ffn_out = ffn_post · W_out{b('out')}", "linear",
-                      {"input": "ffn_post", "weight": "ffn.W_out", "bias": "ffn.b_out" if bias else None, "output": "ffn_out", "role": "ffn", "what": "narrowed back from d_ff to d_model"}))
+    steps.append(
+        Step(
+            "narrow",
+            "FFN down" if gated else "FFN narrow",
+            f"ffn_out = ffn_post · W_out{b('out')}",
+            "linear",
+            {
+                "input": "ffn_post",
+                "weight": "ffn.W_out",
+                "bias": "ffn.b_out" if bias else None,
+                "output": "ffn_out",
+                "role": "ffn",
+                "what": "narrowed back from d_ff to d_model",
+            },
+        )
+    )
     if post:
         steps += [
-            Step("add2", "Second residual add", "resid_post = resid_mid_norm + ffn_out", "residual", {"a": "resid_mid_norm", "b": "ffn_out", "out": "resid_post", "role": "ffn"}),
-            Step("ln2", f"{kind} 2 (after the add)", _norm_formula(arch.has_centring, "resid_post_norm", "resid_post"), "norm", {"n": 2, "source": "resid_post", "output": "resid_post_norm", "rms": rms}),
-            Step("output", "Output", "the block's output resid_post_norm: one row per token, the same shape as its input", "output", {"field": "resid_post_norm", "a": None}),
+            Step(
+                "add2",
+                "Second residual add",
+                "resid_post = resid_mid_norm + ffn_out",
+                "residual",
+                {"a": "resid_mid_norm", "b": "ffn_out", "out": "resid_post", "role": "ffn"},
+            ),
+            Step(
+                "ln2",
+                f"{kind} 2 (after the add)",
+                _norm_formula(arch.has_centring, "resid_post_norm", "resid_post"),
+                "norm",
+                {"n": 2, "source": "resid_post", "output": "resid_post_norm", "rms": rms},
+            ),
+            Step(
+                "output",
+                "Output",
+                "the block's output resid_post_norm: one row per token, the same shape as its input",
+                "output",
+                {"field": "resid_post_norm", "a": None},
+            ),
         ]
     else:
         steps += [
-            Step("add2", "Second residual add", "resid_post = resid_mid + ffn_out", "residual", {"a": "resid_mid", "b": "ffn_out", "out": "resid_post", "role": "ffn"}),
-            Step("output", "Output", "the block's output: one row per token, the same shape as its input", "output", {"field": "resid_post"}),
+            Step(
+                "add2",
+                "Second residual add",
+                "resid_post = resid_mid + ffn_out",
+                "residual",
+                {"a": "resid_mid", "b": "ffn_out", "out": "resid_post", "role": "ffn"},
+            ),
+            Step(
+                "output",
+                "Output",
+                "the block's output: one row per token, the same shape as its input",
+                "output",
+                {"field": "resid_post"},
+            ),
         ]
     return tuple(steps)
 
@@ -126,7 +293,9 @@ STEPS: tuple[Step, ...] = _toy_steps()
 
 STEP_NAMES: tuple[str, ...] = tuple(step.name for step in STEPS)
 
-ALL_STEP_NAMES: tuple[str, ...] = STEP_NAMES[:3] + ("rotary",) + STEP_NAMES[3:12] + ("gate", "up", "gate_up") + STEP_NAMES[12:]
+ALL_STEP_NAMES: tuple[str, ...] = (
+    STEP_NAMES[:3] + ("rotary",) + STEP_NAMES[3:12] + ("gate", "up", "gate_up") + STEP_NAMES[12:]
+)
 """Every step name of any architecture (``--step`` takes these; a record has its own subset)."""
 
 

@@ -24,7 +24,17 @@ import importlib
 
 from blockviz.figures.registry import FIGURE_NAMES, FIGURES, FigureSpec, figure_spec
 
-__all__ = ["FIGURES", "FIGURE_NAMES", "FigureSpec", "figure_spec", "FigureRequest", "draw_figure", "write_figures", "save_figure", "MissingGlyphWarning"]
+__all__ = [
+    "FIGURES",
+    "FIGURE_NAMES",
+    "FigureSpec",
+    "figure_spec",
+    "FigureRequest",
+    "draw_figure",
+    "write_figures",
+    "save_figure",
+    "MissingGlyphWarning",
+]
 
 
 _LAZY = {

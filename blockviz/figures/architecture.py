@@ -46,8 +46,10 @@ def norms(rec) -> list[Norm]:
     input (ln1 of resid_pre, ln2 of resid_mid), post-norm each sum (ln1 of resid_mid gives
     resid_mid_norm, ln2 of resid_post gives resid_post_norm)."""
     if rec.architecture.post_norm:
-        return [Norm("ln1", "resid_mid", "resid_mid_norm", "after attention's add, the FFN's input"),
-                Norm("ln2", "resid_post", "resid_post_norm", "after the FFN's add: the block's output")]
+        return [
+            Norm("ln1", "resid_mid", "resid_mid_norm", "after attention's add, the FFN's input"),
+            Norm("ln2", "resid_post", "resid_post_norm", "after the FFN's add: the block's output"),
+        ]
     return [Norm("ln1", "resid_pre", "ln1", "before attention"), Norm("ln2", "resid_mid", "ln2", "before the FFN")]
 
 
@@ -55,7 +57,14 @@ def norm_fields(rec, norm: Norm) -> tuple[str, ...]:
     """The fields drawing ``norm`` step by step needs."""
     if not rec.architecture.has_centring:
         return (norm.source, f"{norm.prefix}_mean_sq", f"{norm.prefix}_norm", norm.output)
-    return (norm.source, f"{norm.prefix}_mean", f"{norm.prefix}_centred", f"{norm.prefix}_var", f"{norm.prefix}_norm", norm.output)
+    return (
+        norm.source,
+        f"{norm.prefix}_mean",
+        f"{norm.prefix}_centred",
+        f"{norm.prefix}_var",
+        f"{norm.prefix}_norm",
+        norm.output,
+    )
 
 
 def attention_input(rec) -> str:
@@ -76,7 +85,11 @@ def describe(rec) -> str:
     """A few words on the block: "post-norm LayerNorm encoder block (BERT), layer 3 of minilm"."""
     c = rec.config
     kind = "decoder" if c.causal else "encoder"
-    family = f" ({rec.source.family.upper() if rec.source.family in ('gpt2', 'bert') else rec.source.family.capitalize()})" if rec.source.is_model and rec.source.family else ""
+    family = (
+        f" ({rec.source.family.upper() if rec.source.family in ('gpt2', 'bert') else rec.source.family.capitalize()})"
+        if rec.source.is_model and rec.source.family
+        else ""
+    )
     where = f", layer {rec.source.layer} of {rec.source.model}" if rec.source.is_model else ""
     return f"one {c.norm_placement}-norm {norm_name(rec)} {kind} block{family}{where}"
 
@@ -88,19 +101,30 @@ def residual_formula(rec):
     norm = "LN" if rec.architecture.has_centring else "RMS"
     ffn = r"\mathrm{FFN}"
     if rec.architecture.post_norm:
-        return (rf"$x_{{mid}} = \mathrm{{{norm}}}_1(x + \mathrm{{Attention}}(x))$", rf"$x_{{out}} = \mathrm{{{norm}}}_2(x_{{mid}} + {ffn}(x_{{mid}}))$")
-    return (rf"$x_{{mid}} = x + \mathrm{{Attention}}(\mathrm{{{norm}}}_1(x))$", rf"$x_{{out}} = x_{{mid}} + {ffn}(\mathrm{{{norm}}}_2(x_{{mid}}))$")
+        return (
+            rf"$x_{{mid}} = \mathrm{{{norm}}}_1(x + \mathrm{{Attention}}(x))$",
+            rf"$x_{{out}} = \mathrm{{{norm}}}_2(x_{{mid}} + {ffn}(x_{{mid}}))$",
+        )
+    return (
+        rf"$x_{{mid}} = x + \mathrm{{Attention}}(\mathrm{{{norm}}}_1(x))$",
+        rf"$x_{{out}} = x_{{mid}} + {ffn}(\mathrm{{{norm}}}_2(x_{{mid}}))$",
+    )
 
 
 def norm_formula(rec, bias: bool):
     """The norm's formula lines as mathtext: RMSNorm (Zhang & Sennrich 2019, eq. 4) or LayerNorm
     (Ba et al. 2016, eq. 4), without β when the block has no biases."""
     if not rec.architecture.has_centring:
-        return (r"$\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$", r"$\mathrm{mean}(x^2) = \frac{1}{d}\sum_k x_k^2$",
-                "no mean is subtracted")
+        return (
+            r"$\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$",
+            r"$\mathrm{mean}(x^2) = \frac{1}{d}\sum_k x_k^2$",
+            "no mean is subtracted",
+        )
     if bias:
         return formulas.LAYER_NORM
-    return (r"$\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}$",) + formulas.LAYER_NORM[1:]
+    return (
+        r"$\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}$",
+    ) + formulas.LAYER_NORM[1:]
 
 
 def ffn_formula(rec):
@@ -128,7 +152,12 @@ def qkv_formula(rec):
     plus = (lambda kind: rf" + b^{kind}_h") if rec.architecture.bias else (lambda kind: "")
     kv = "g" if rec.architecture.grouped else "h"
     parts = [rf"$Q = XW^Q_h{plus('Q')}$", rf"$K = XW^K_{kv}{plus('K')}$", rf"$V = XW^V_{kv}{plus('V')}$"]
-    parts.append(r"$X = \mathrm{" + ("resid\\_pre" if x == "resid_pre" else norm_name(rec)) + "}" + ("$" if x == "resid_pre" else "(x)$"))
+    parts.append(
+        r"$X = \mathrm{"
+        + ("resid\\_pre" if x == "resid_pre" else norm_name(rec))
+        + "}"
+        + ("$" if x == "resid_pre" else "(x)$")
+    )
     return tuple(parts)
 
 
@@ -141,9 +170,13 @@ def flow_boxes(rec, theme):
     rows = f"{n} × {c.d_model}"
     norm = norm_name(rec)
     rotary = c.positional == "rotary"
-    heads = [f"{c.n_heads} heads × d_head {c.d_head}"] + ([f"sharing {c.kv_heads} key/value heads"] if c.kv_heads != c.n_heads else [])
+    heads = [f"{c.n_heads} heads × d_head {c.d_head}"] + (
+        [f"sharing {c.kv_heads} key/value heads"] if c.kv_heads != c.n_heads else []
+    )
     mask = "causal mask" if c.causal else "no mask (bidirectional)"
-    attention = "\n".join(["multi-head attention"] + (["rotary q and k"] if rotary else []) + heads + [mask, f"{rows} \u2192 {rows}"])
+    attention = "\n".join(
+        ["multi-head attention"] + (["rotary q and k"] if rotary else []) + heads + [mask, f"{rows} \u2192 {rows}"]
+    )
     act = activation_name(rec)
     if c.ffn == "gated":
         ffn = f"gated FFN\n{act}(x W_gate) \u2299 (x W_up)\n{rows} \u2192\ngate, up {n} × {c.d_ff}\n\u2192 {rows}"
@@ -186,7 +219,9 @@ def unembedding_skip_reason(rec) -> str | None:
     (``rec.architecture.unembedding``: only a trained toy model's has) — or ``None``."""
     if rec.architecture.unembedding:
         return None
-    return f"the record's block has no unembedding, so no next-token prediction ({rec.source.describe()}): try --model toy"
+    return (
+        f"the record's block has no unembedding, so no next-token prediction ({rec.source.describe()}): try --model toy"
+    )
 
 
 def training_skip_reason(rec) -> str | None:
@@ -206,11 +241,14 @@ def training_skip_reason(rec) -> str | None:
 
 # -- what figures read on each architecture (blockviz.figures.registry names these) ----------
 
+
 def norm_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The fields and parameters the layer-norm figure reads: each norm's statistics, steps and
     output (:func:`norm_fields`), and each norm's γ."""
-    return (tuple(field for norm in norms(rec) for field in norm_fields(rec, norm)),
-            tuple(f"{norm.prefix}.weight" for norm in norms(rec)))
+    return (
+        tuple(field for norm in norms(rec) for field in norm_fields(rec, norm)),
+        tuple(f"{norm.prefix}.weight" for norm in norms(rec)),
+    )
 
 
 def ffn_figure_reads(rec) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -10,7 +10,7 @@ import contextlib
 import functools
 import logging
 import warnings
-from typing import Iterator
+from collections.abc import Iterator
 
 import matplotlib
 
@@ -29,7 +29,7 @@ SAVE_PARAMS = {"svg.hashsalt": SVG_HASH_SALT, "svg.fonttype": "none", "pdf.fontt
 """rcParams read when saving: fixed SVG ids, text kept as text in SVG (searchable, selectable, and fast to write) and TrueType (Type 42) fonts in PDF."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def installed_fallbacks() -> tuple[str, ...]:
     """The :data:`FALLBACK_FAMILIES` matplotlib's font manager knows (an absent one would be a
     "font not found" message on every text)."""
@@ -113,4 +113,7 @@ def quiet_glyphs() -> Iterator[None]:
 
 def _no_fallback_weight_note(record: logging.LogRecord) -> bool:
     message = record.getMessage()
-    return not (message.startswith("findfont: Failed to find font weight") and any(family in message for family in FALLBACK_FAMILIES))
+    return not (
+        message.startswith("findfont: Failed to find font weight")
+        and any(family in message for family in FALLBACK_FAMILIES)
+    )

@@ -82,7 +82,9 @@ def all_columns(total: int) -> Columns:
     return Columns(tuple(range(total)), total)
 
 
-def choose_columns(arrays, total: int, max_columns: int = MAX_COLUMNS, edges: int = EDGE_COLUMNS, largest: int = LARGEST_COLUMNS) -> Columns:
+def choose_columns(
+    arrays, total: int, max_columns: int = MAX_COLUMNS, edges: int = EDGE_COLUMNS, largest: int = LARGEST_COLUMNS
+) -> Columns:
     """The columns shown of panels ``arrays`` (each ``(rows, total)``) drawn side by side: all of
     them up to ``max_columns``; otherwise the first and last ``edges`` and the ``largest``
     columns of largest |value| over every row of every array."""
@@ -121,7 +123,7 @@ class FittedSpec(MatrixSpec):
     def widest_number(self, decimals: int) -> float:
         if decimals not in self.numbers_width:
             texts = {cell_text(float(value), decimals) for value in np.unique(self.array)}
-            texts.add(format_number(-0.0001 - 10 ** -decimals, decimals))
+            texts.add(format_number(-0.0001 - 10**-decimals, decimals))
             self.numbers_width[decimals] = widest_in(texts, 10.0)
         return self.numbers_width[decimals]
 
@@ -136,7 +138,7 @@ def hidden_note(columns: list[tuple[Columns, str]]) -> str | None:
             part = f"{chosen.hidden} of {chosen.total} {what} columns"
             if part not in parts:
                 parts.append(part)
-            rule = (f"the first and last {chosen.edges}" if chosen.edges > 1 else "the first and last")
+            rule = f"the first and last {chosen.edges}" if chosen.edges > 1 else "the first and last"
             if chosen.largest:
                 rule += f" and the {len(chosen.largest)} of largest |value|"
             if rule not in shown:
@@ -146,12 +148,24 @@ def hidden_note(columns: list[tuple[Columns, str]]) -> str | None:
     return f"{', '.join(parts)} hidden ({GAP}); shown: {' or '.join(shown)}"
 
 
-def elided_piece(values, columns: Columns, row_labels, col_labels: list[str], scale: ColourScale, theme: Theme, page: Page, key: str,
-                 decimals: int = 2, **spec_options):
+def elided_piece(
+    values,
+    columns: Columns,
+    row_labels,
+    col_labels: list[str],
+    scale: ColourScale,
+    theme: Theme,
+    page: Page,
+    key: str,
+    decimals: int = 2,
+    **spec_options,
+):
     """A matrix panel of ``values`` ``(rows, columns.total)`` showing ``columns`` only (its ⋯
     columns drawn blank, each cell reading ⋯), as a piece of a :class:`~blockviz.figures.layout.Flow`.
     Its cells read as the full matrix's: ``key:cell`` texts row by row over the drawn columns."""
-    spec = FittedSpec(columns.take(values), row_labels, columns.labels(col_labels) if col_labels else [], **spec_options)
+    spec = FittedSpec(
+        columns.take(values), row_labels, columns.labels(col_labels) if col_labels else [], **spec_options
+    )
     piece = matrix_piece(spec, scale, theme, page, key, decimals)
     readable = readable_cell(spec.widest_number(decimals), page)
     gaps = columns.gaps
@@ -161,7 +175,10 @@ def elided_piece(values, columns: Columns, row_labels, col_labels: list[str], sc
     def make_elided(cell: float, first: bool, pitch: float):
         slot = make(cell, first, pitch)
         if id(slot) not in wrapped:
-            wrapped[id(slot)] = (slot, dataclasses.replace(slot, draw=_drawing_gaps(slot.draw, spec.array, gaps, theme, key, decimals)))
+            wrapped[id(slot)] = (
+                slot,
+                dataclasses.replace(slot, draw=_drawing_gaps(slot.draw, spec.array, gaps, theme, key, decimals)),
+            )
         return wrapped[id(slot)][1]
 
     elided = dataclasses.replace(piece, make=make_elided)
@@ -174,24 +191,42 @@ ROW_GAP = "\u22ee"
 CROSSED_GAP = "\u22f1"
 
 
-def elided_matrix_piece(values, rows: Columns, columns: Columns, row_labels: list[str], col_labels: list[str], scale: ColourScale, theme: Theme,
-                        page: Page, key: str, decimals: int = 2, **spec_options):
+def elided_matrix_piece(
+    values,
+    rows: Columns,
+    columns: Columns,
+    row_labels: list[str],
+    col_labels: list[str],
+    scale: ColourScale,
+    theme: Theme,
+    page: Page,
+    key: str,
+    decimals: int = 2,
+    **spec_options,
+):
     """A matrix of its own rows (a weight matrix such as W_O, ``(rows.total, columns.total)``)
     showing ``rows`` and ``columns`` only: a ⋮ row wherever rows are left out, a ⋯ column wherever
     columns are, each drawn blank; its cells read as the full matrix's (``key:cell`` texts row by
     row over the drawn rows and columns)."""
     values = np.asarray(values, dtype=float)
     drawn = columns.take(rows.take(values.T).T)
-    spec = FittedSpec(drawn, rows.labels(row_labels, ROW_GAP), columns.labels(col_labels), token_rows=False, **spec_options)
+    spec = FittedSpec(
+        drawn, rows.labels(row_labels, ROW_GAP), columns.labels(col_labels), token_rows=False, **spec_options
+    )
     piece = matrix_piece(spec, scale, theme, page, key, decimals)
     readable = readable_cell(spec.widest_number(decimals), page)
     made: dict[tuple, object] = {}
 
     def make_elided(cell: float, first: bool, pitch: float):
-        cell, pitch = max(cell, readable), max(pitch, LABELLED_ROW_IN)  # its rows as close as the token panels' when the page is short, but still numbered
+        cell, pitch = (
+            max(cell, readable),
+            max(pitch, LABELLED_ROW_IN),
+        )  # its rows as close as the token panels' when the page is short, but still numbered
         if (cell, pitch) not in made:
             slot = matrix_slot(spec, scale, theme, page, cell, key, decimals, pitch=pitch)
-            made[cell, pitch] = dataclasses.replace(slot, draw=_drawing_gaps(slot.draw, spec.array, columns.gaps, theme, key, decimals, row_gaps=rows.gaps))
+            made[cell, pitch] = dataclasses.replace(
+                slot, draw=_drawing_gaps(slot.draw, spec.array, columns.gaps, theme, key, decimals, row_gaps=rows.gaps)
+            )
         return made[cell, pitch]
 
     elided = dataclasses.replace(piece, make=make_elided)
@@ -212,7 +247,10 @@ def numbers_flow(pieces: list, rows: int, page: Page) -> list:
         return [Flow(pieces, rows=rows, largest_cell=cap)]
     lines: list[list] = []
     for group in _groups(pieces):
-        if lines and _row_width([_make_row(lines[-1] + group, max(readable), math.inf)], page.gap) <= page.content_width:  # the layout shrinks cells to it
+        if (
+            lines
+            and _row_width([_make_row(lines[-1] + group, max(readable), math.inf)], page.gap) <= page.content_width
+        ):  # the layout shrinks cells to it
             lines[-1] += group
         else:
             lines.append(list(group))
@@ -232,13 +270,27 @@ def fitted_piece(spec: MatrixSpec, scale: ColourScale, theme: Theme, page: Page,
     def make_fitted(cell: float, first: bool, pitch: float):
         slot = make(cell, first, pitch)
         if id(slot) not in wrapped:
-            wrapped[id(slot)] = (slot, dataclasses.replace(slot, draw=_drawing_gaps(slot.draw, fitted.array, [], theme, key, decimals, blocked)))
+            wrapped[id(slot)] = (
+                slot,
+                dataclasses.replace(
+                    slot, draw=_drawing_gaps(slot.draw, fitted.array, [], theme, key, decimals, blocked)
+                ),
+            )
         return wrapped[id(slot)][1]
 
     return dataclasses.replace(piece, make=make_fitted)
 
 
-def _drawing_gaps(draw, values: np.ndarray, gaps: list[int], theme: Theme, key: str, decimals: int, blocked=None, row_gaps: list[int] = ()):
+def _drawing_gaps(
+    draw,
+    values: np.ndarray,
+    gaps: list[int],
+    theme: Theme,
+    key: str,
+    decimals: int,
+    blocked=None,
+    row_gaps: list[int] = (),
+):
     from matplotlib.patches import Rectangle
 
     rows, cols = values.shape
@@ -250,25 +302,49 @@ def _drawing_gaps(draw, values: np.ndarray, gaps: list[int], theme: Theme, key: 
             if not blocked_cell:
                 text.set_text(cell_text(float(value), decimals))
         for gap in row_gaps:
-            ax.add_patch(Rectangle((-0.5, gap - 0.5), cols, 1.0, facecolor=theme.background, edgecolor="none", zorder=2))
+            ax.add_patch(
+                Rectangle((-0.5, gap - 0.5), cols, 1.0, facecolor=theme.background, edgecolor="none", zorder=2)
+            )
             if panel.texts:
                 for col in range(cols):
                     text = panel.texts[gap * cols + col]
                     text.set_text(CROSSED_GAP if col in gaps else ROW_GAP)
                     text.set_color(theme.muted_text)
             else:
-                ax.figure.text((cols - 1) / 2, gap, ROW_GAP, transform=ax.transData, ha="center", va="center", fontsize=7.0,
-                               color=theme.muted_text, parse_math=False, label=f"{key}:gap")
+                ax.figure.text(
+                    (cols - 1) / 2,
+                    gap,
+                    ROW_GAP,
+                    transform=ax.transData,
+                    ha="center",
+                    va="center",
+                    fontsize=7.0,
+                    color=theme.muted_text,
+                    parse_math=False,
+                    label=f"{key}:gap",
+                )
         for gap in gaps:
-            ax.add_patch(Rectangle((gap - 0.5, -0.5), 1.0, rows, facecolor=theme.background, edgecolor="none", zorder=2))
+            ax.add_patch(
+                Rectangle((gap - 0.5, -0.5), 1.0, rows, facecolor=theme.background, edgecolor="none", zorder=2)
+            )
             if panel.texts:
                 for row in range(rows):
                     text = panel.texts[row * cols + gap]
                     text.set_text(CROSSED_GAP if row in row_gaps else GAP)
                     text.set_color(theme.muted_text)
             else:
-                ax.figure.text(gap, (rows - 1) / 2, GAP, transform=ax.transData, ha="center", va="center", fontsize=7.0,
-                               color=theme.muted_text, parse_math=False, label=f"{key}:gap")
+                ax.figure.text(
+                    gap,
+                    (rows - 1) / 2,
+                    GAP,
+                    transform=ax.transData,
+                    ha="center",
+                    va="center",
+                    fontsize=7.0,
+                    color=theme.muted_text,
+                    parse_math=False,
+                    label=f"{key}:gap",
+                )
         return panel
 
     return draw_with_gaps

@@ -37,10 +37,17 @@ def block_flow(request: FigureRequest) -> Figure:
     if page.width is None:
         sizes = {name: text_size_in(text, BOX_PT) for name, text, _, _ in boxes}
         width = _flow_width(boxes, sizes)
-        lines.append([Slot(width, BRANCH_Y + 0.75, lambda ax: _draw_flow(ax, boxes, sizes, outputs, request.theme), key="flow")])
+        lines.append(
+            [Slot(width, BRANCH_Y + 0.75, lambda ax: _draw_flow(ax, boxes, sizes, outputs, request.theme), key="flow")]
+        )
     else:
         lines.append([_vertical_slot(boxes, outputs, page, request.theme)])
-    lines.append(note(page, f"shapes as rows × columns for this sentence: n = {n} tokens, d_model = {c.d_model}, d_ff = {c.d_ff}; every step keeps one row per token"))
+    lines.append(
+        note(
+            page,
+            f"shapes as rows × columns for this sentence: n = {n} tokens, d_model = {c.d_model}, d_ff = {c.d_ff}; every step keeps one row per token",
+        )
+    )
     return build_figure(lines, page)[0]
 
 
@@ -59,7 +66,9 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
             break
         size = max(MIN_PT, size - 0.5)
     gap = 0.22
-    heights = {name: (sizes[name][1] + 2 * BOX_PAD_IN if kind != "add" else 2 * ADD_RADIUS) for name, _, _, kind in boxes}
+    heights = {
+        name: (sizes[name][1] + 2 * BOX_PAD_IN if kind != "add" else 2 * ADD_RADIUS) for name, _, _, kind in boxes
+    }
     height = sum(heights.values()) + gap * (len(boxes) - 1) + 0.1
     stream_x = max(stream_width, 2 * ADD_RADIUS) / 2 + 0.02
     branch_x = width - branch_width - 0.02
@@ -79,7 +88,17 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
             if kind == "stream":
                 box_width = sizes[name][0] + 2 * BOX_PAD_IN
                 _box(ax, stream_x - box_width / 2, centre_y, box_width, box_height, colour, theme)
-                drawn[name] = ax.text(stream_x, centre_y, text, ha="center", va="center", fontsize=size, color=theme.text, parse_math=False, linespacing=1.35)
+                drawn[name] = ax.text(
+                    stream_x,
+                    centre_y,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color=theme.text,
+                    parse_math=False,
+                    linespacing=1.35,
+                )
                 if previous is not None:
                     _arrow(ax, previous, (stream_x, y), theme.residual)
                 previous = (stream_x, y - box_height)
@@ -87,7 +106,17 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                 box_width = sizes[name][0] + 2 * BOX_PAD_IN
                 box_x = branch_x + (branch_width - box_width) / 2
                 _box(ax, box_x, centre_y, box_width, box_height, colour, theme)
-                drawn[name] = ax.text(box_x + box_width / 2, centre_y, text, ha="center", va="center", fontsize=size, color=theme.text, parse_math=False, linespacing=1.35)
+                drawn[name] = ax.text(
+                    box_x + box_width / 2,
+                    centre_y,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color=theme.text,
+                    parse_math=False,
+                    linespacing=1.35,
+                )
                 if branch_previous is None:  # leave the stream: a dot on it, an arrow right into the box
                     ax.add_patch(Circle((stream_x, centre_y), 0.035, color=theme.residual))
                     _arrow(ax, (stream_x, centre_y), (box_x, centre_y), theme.residual)
@@ -98,13 +127,31 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                 centre = (stream_x, centre_y)
                 ax.add_patch(Circle(centre, ADD_RADIUS, facecolor=theme.background, edgecolor=colour, linewidth=1.2))
                 ax.text(*centre, "+", ha="center", va="center", fontsize=size + 2, color=theme.text)
-                ax.text(stream_x + ADD_RADIUS + 0.08, centre_y - 0.04, text, ha="left", va="top", fontsize=max(MIN_PT, size - 0.5), color=theme.muted_text, parse_math=False)
+                ax.text(
+                    stream_x + ADD_RADIUS + 0.08,
+                    centre_y - 0.04,
+                    text,
+                    ha="left",
+                    va="top",
+                    fontsize=max(MIN_PT, size - 0.5),
+                    color=theme.muted_text,
+                    parse_math=False,
+                )
                 _arrow(ax, previous, (stream_x, centre_y + ADD_RADIUS), theme.residual)
                 bx, by = branch_previous
                 ax.plot([bx, bx], [by, centre_y], color=colour, linewidth=1.2, solid_capstyle="butt")
                 _arrow(ax, (bx, centre_y), (stream_x + ADD_RADIUS, centre_y), colour)
-                ax.text(stream_x + ADD_RADIUS + 0.08, centre_y + 0.04, outputs[name], ha="left", va="bottom", fontsize=max(MIN_PT, size - 0.5), color=theme.muted_text,
-                        parse_math=False, linespacing=1.25)
+                ax.text(
+                    stream_x + ADD_RADIUS + 0.08,
+                    centre_y + 0.04,
+                    outputs[name],
+                    ha="left",
+                    va="bottom",
+                    fontsize=max(MIN_PT, size - 0.5),
+                    color=theme.muted_text,
+                    parse_math=False,
+                    linespacing=1.25,
+                )
                 drawn[name] = centre
                 previous = (stream_x, centre_y - ADD_RADIUS)
                 branch_previous = None
@@ -115,8 +162,17 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
 
 
 def _box(ax: Axes, x: float, centre_y: float, width: float, height: float, colour: str, theme: Theme) -> None:
-    ax.add_patch(FancyBboxPatch((x, centre_y - height / 2), width, height, boxstyle="round,pad=0,rounding_size=0.06",
-                                facecolor=theme.background, edgecolor=colour, linewidth=1.2))
+    ax.add_patch(
+        FancyBboxPatch(
+            (x, centre_y - height / 2),
+            width,
+            height,
+            boxstyle="round,pad=0,rounding_size=0.06",
+            facecolor=theme.background,
+            edgecolor=colour,
+            linewidth=1.2,
+        )
+    )
 
 
 def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
@@ -135,11 +191,29 @@ def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
             centre = (x + 0.3, RESIDUAL_Y)
             ax.add_patch(Circle(centre, ADD_RADIUS, facecolor=theme.background, edgecolor=colour, linewidth=1.4))
             ax.text(*centre, "+", ha="center", va="center", fontsize=12, color=theme.text)
-            ax.text(centre[0], RESIDUAL_Y - 0.3, text, ha="center", va="top", fontsize=BOX_PT - 1, color=theme.muted_text, parse_math=False)
+            ax.text(
+                centre[0],
+                RESIDUAL_Y - 0.3,
+                text,
+                ha="center",
+                va="top",
+                fontsize=BOX_PT - 1,
+                color=theme.muted_text,
+                parse_math=False,
+            )
             _arrow(ax, (previous_branch[0], previous_branch[1]), (centre[0], BRANCH_Y), colour, head=False)
             _arrow(ax, (centre[0], BRANCH_Y), (centre[0], RESIDUAL_Y + ADD_RADIUS), colour)
-            ax.text(centre[0] - 0.08, (BRANCH_Y + RESIDUAL_Y) / 2 + 0.1, outputs[name], ha="right", va="center", fontsize=BOX_PT - 1.5,
-                    color=theme.muted_text, parse_math=False, linespacing=1.3)
+            ax.text(
+                centre[0] - 0.08,
+                (BRANCH_Y + RESIDUAL_Y) / 2 + 0.1,
+                outputs[name],
+                ha="right",
+                va="center",
+                fontsize=BOX_PT - 1.5,
+                color=theme.muted_text,
+                parse_math=False,
+                linespacing=1.3,
+            )
             _arrow(ax, stream_previous, (centre[0] - ADD_RADIUS, RESIDUAL_Y), theme.residual)
             stream_previous = (centre[0] + ADD_RADIUS, RESIDUAL_Y)
             drawn[name] = centre
@@ -158,9 +232,28 @@ def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
             _arrow(ax, previous_branch, (x, y), colour)
         if kind == "stream" and stream_previous is not None:
             _arrow(ax, stream_previous, (x, y), theme.residual)
-        ax.add_patch(FancyBboxPatch((x, y - box_height / 2), box_width, box_height, boxstyle="round,pad=0,rounding_size=0.08",
-                                    facecolor=theme.background, edgecolor=colour, linewidth=1.4))
-        drawn[name] = ax.text(x + box_width / 2, y, text, ha="center", va="center", fontsize=BOX_PT, color=theme.text, parse_math=False, linespacing=1.35)
+        ax.add_patch(
+            FancyBboxPatch(
+                (x, y - box_height / 2),
+                box_width,
+                box_height,
+                boxstyle="round,pad=0,rounding_size=0.08",
+                facecolor=theme.background,
+                edgecolor=colour,
+                linewidth=1.4,
+            )
+        )
+        drawn[name] = ax.text(
+            x + box_width / 2,
+            y,
+            text,
+            ha="center",
+            va="center",
+            fontsize=BOX_PT,
+            color=theme.text,
+            parse_math=False,
+            linespacing=1.35,
+        )
         if kind == "stream":
             stream_previous = (x + box_width, y)
             x += box_width + _stream_gap(name, name == boxes[-1][0])
@@ -194,5 +287,11 @@ def _stream_gap(name: str, last: bool) -> float:
 
 
 def _arrow(ax: Axes, start, end, colour: str, head: bool = True) -> None:
-    ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle="-|>" if head else "-", color=colour, linewidth=1.3,
-                                                          shrinkA=0, shrinkB=0, mutation_scale=10))
+    ax.annotate(
+        "",
+        xy=end,
+        xytext=start,
+        arrowprops=dict(
+            arrowstyle="-|>" if head else "-", color=colour, linewidth=1.3, shrinkA=0, shrinkB=0, mutation_scale=10
+        ),
+    )

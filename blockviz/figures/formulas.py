@@ -15,8 +15,11 @@ WEIGHTS = (r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$
 MIXING = r"$z_i = \sum_j w_{ij}\, v_j$"
 MULTI_HEAD = r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O + b^O$"
 TOKEN_GRID = r"$x = \mathrm{embedding} + \mathrm{position}$"
-LAYER_NORM = (r"$\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta$",
-              r"$\mu = \frac{1}{d}\sum_k x_k$", r"$\sigma^2 = \frac{1}{d}\sum_k (x_k - \mu)^2$")
+LAYER_NORM = (
+    r"$\mathrm{LayerNorm}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta$",
+    r"$\mu = \frac{1}{d}\sum_k x_k$",
+    r"$\sigma^2 = \frac{1}{d}\sum_k (x_k - \mu)^2$",
+)
 """LayerNorm of one row (Ba et al. 2016), as torch.nn.LayerNorm computes it (σ² divides by d)."""
 
 WORK_DECIMALS = 1
@@ -53,20 +56,26 @@ def product_decimals(weight: float, vector, product, decimals: int) -> int:
     target = [shown(value, decimals) for value in product]
     for factor_decimals in range(decimals, LARGEST_WORK_DECIMALS + 1):
         w = shown(weight, factor_decimals)
-        if all(abs(w * shown(v, factor_decimals) - p) <= 10 ** -decimals * 1.0001 for v, p in zip(vector, target)):
+        if all(abs(w * shown(v, factor_decimals) - p) <= 10**-decimals * 1.0001 for v, p in zip(vector, target)):
             return factor_decimals
     return LARGEST_WORK_DECIMALS
 
 
 def mixture_terms(weights, vectors, decimals: int = 2) -> list[str]:
     """The terms ``w·(v)`` of a weighted sum of vectors: ``["0.25·(2.00, 0.00)", …]``."""
-    return [f"{format_number(float(weight), decimals)}\u00b7{vector_text(vector, decimals)}" for weight, vector in zip(weights, vectors)]
+    return [
+        f"{format_number(float(weight), decimals)}\u00b7{vector_text(vector, decimals)}"
+        for weight, vector in zip(weights, vectors)
+    ]
 
 
 def product_terms(weights, vectors, products, decimals: int = 2) -> list[str]:
     """Each term with its product, every number as given (``products`` are read, not computed):
     ``["0.25·(2.00, 0.00) = (0.50, 0.00)", …]``."""
-    return [f"{term} = {vector_text(product, decimals)}" for term, product in zip(mixture_terms(weights, vectors, decimals), products)]
+    return [
+        f"{term} = {vector_text(product, decimals)}"
+        for term, product in zip(mixture_terms(weights, vectors, decimals), products)
+    ]
 
 
 def mixture_equation(weights, vectors, total, decimals: int = 2, products=None) -> str:

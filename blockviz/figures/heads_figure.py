@@ -30,7 +30,8 @@ from blockviz.figures.context import figure_context
 from blockviz.figures.heatmap import annotate_heatmap, draw_heatmap, weights_scale
 from blockviz.figures.labels import ELLIPSIS, POINTS_PER_INCH, text_size_in, token_label, widest_in
 from blockviz.figures.layout import ASPECT, Slot, TextLine, build_figure
-from blockviz.figures.page import DEFAULT_WIDTH, MIN_PT, Page, page as page_for
+from blockviz.figures.page import DEFAULT_WIDTH, MIN_PT, Page
+from blockviz.figures.page import page as page_for
 from blockviz.figures.parts import colorbar_line, heading, note
 from blockviz.figures.saving import save_figure
 from blockviz.style import LIGHT, Theme, format_number, text_color_on
@@ -76,7 +77,9 @@ class HeadsGrid:
         best = float(self.values[self.best])
         others = {float(value) for value in self.values.ravel()} - {best}
         decimals = 2
-        while decimals < MAX_DECIMALS and format_number(best, decimals) in {format_number(value, decimals) for value in others}:
+        while decimals < MAX_DECIMALS and format_number(best, decimals) in {
+            format_number(value, decimals) for value in others
+        }:
             decimals += 1
         return decimals
 
@@ -85,9 +88,13 @@ class HeadsGrid:
         if values.ndim != 2 or 0 in values.shape:
             raise BlockvizError(f"the heads grid needs weights (n_layers, n_heads), got shape {values.shape}")
         if self.keys is not None and [len(row) for row in self.keys] != [values.shape[1]] * values.shape[0]:
-            raise BlockvizError(f"the heads grid needs one key name per cell, {values.shape[0]} rows of {values.shape[1]}")
+            raise BlockvizError(
+                f"the heads grid needs one key name per cell, {values.shape[0]} rows of {values.shape[1]}"
+            )
         if self.layers is not None and len(self.layers) != values.shape[0]:
-            raise BlockvizError(f"the heads grid needs one layer number per row ({values.shape[0]}), got {len(self.layers)}")
+            raise BlockvizError(
+                f"the heads grid needs one layer number per row ({values.shape[0]}), got {len(self.layers)}"
+            )
         object.__setattr__(self, "values", values)
 
 
@@ -96,13 +103,17 @@ def draw_heads_figure(grid: HeadsGrid, theme: Theme = LIGHT, width: float | None
     ("weight (√ scale)"), on a page ``width`` inches wide (``None``: natural size)."""
     page = page_for(width)
     with figure_context(theme):
-        above = heading(page, grid.title) + [note(page, text, key=f"note{index or ''}") for index, text in enumerate(grid.notes)]
+        above = heading(page, grid.title) + [
+            note(page, text, key=f"note{index or ''}") for index, text in enumerate(grid.notes)
+        ]
         below = [colorbar_line([weights_scale()], page)]
         room = None if page.max_height is None else page.max_height - _height_of(above + below, page)
         return build_figure(above + [[_grid_slot(grid, theme, page, room)]] + below, page)[0]
 
 
-def write_heads_figure(grid: HeadsGrid, path: str | Path, theme: Theme = LIGHT, width: float | None = DEFAULT_WIDTH, dpi: int = 200) -> Path:
+def write_heads_figure(
+    grid: HeadsGrid, path: str | Path, theme: Theme = LIGHT, width: float | None = DEFAULT_WIDTH, dpi: int = 200
+) -> Path:
     """Draw ``grid`` and save it to ``path``, its format named by the suffix (``.png``, ``.svg``,
     ``.pdf``); returns the path.
 
@@ -128,8 +139,21 @@ class _Sizes:
 def _height_of(lines: list, page: Page) -> float:
     """Inches ``lines`` (text lines and colour-bar flows) take on ``page``, with the page's margins
     and a gap after each (the grid's)."""
-    rows = [row for line in lines for row in (line.arrange(page) if isinstance(line, TextLine) else line.arrange(page, math.inf, page.gap))]
-    return sum(max(slot.top for slot in row) + max(slot.height for slot in row) + max(slot.bottom for slot in row) + page.gap for row in rows) + 2 * page.margin
+    rows = [
+        row
+        for line in lines
+        for row in (line.arrange(page) if isinstance(line, TextLine) else line.arrange(page, math.inf, page.gap))
+    ]
+    return (
+        sum(
+            max(slot.top for slot in row)
+            + max(slot.height for slot in row)
+            + max(slot.bottom for slot in row)
+            + page.gap
+            for row in rows
+        )
+        + 2 * page.margin
+    )
 
 
 def _sizes(grid: HeadsGrid, page: Page, room_height: float | None) -> _Sizes:
@@ -150,9 +174,20 @@ def _sizes(grid: HeadsGrid, page: Page, room_height: float | None) -> _Sizes:
         wanted = min(wanted, (room_height - top - 0.04) / n_layers)
     tick_pt = min(tick_pt, max(MIN_PT, 0.75 * wanted * POINTS_PER_INCH))
     by_height = (wanted - 0.03) * POINTS_PER_INCH / (lines * CELL_LINE_SPACING)
-    by_width = 10.0 * 0.88 * cell / widest_in({format_number(float(v), grid.decimals) for v in np.unique(grid.values)} | {format_number(0.0, grid.decimals)}, 10.0)
+    by_width = (
+        10.0
+        * 0.88
+        * cell
+        / widest_in(
+            {format_number(float(v), grid.decimals) for v in np.unique(grid.values)}
+            | {format_number(0.0, grid.decimals)},
+            10.0,
+        )
+    )
     number_pt = min(page.number, by_height, by_width)
-    if grid.keys is not None:  # names and weights share one size: as large as lets the widest name fit, ellipsised only under 6 pt
+    if (
+        grid.keys is not None
+    ):  # names and weights share one size: as large as lets the widest name fit, ellipsised only under 6 pt
         widest_name = widest_in({token_label(name) for row in grid.keys for name in row}, 10.0)
         number_pt = min(number_pt, max(MIN_PT, 10.0 * NAME_SHARE * cell / widest_name if widest_name else number_pt))
     number_pt = round(number_pt, 2)
@@ -190,29 +225,102 @@ def _grid_slot(grid: HeadsGrid, theme: Theme, page: Page, room_height: float | N
                 colours = scale.rgba(values)
                 for (layer, head), value in np.ndenumerate(values):
                     shown = f"{_fit(grid.keys[layer][head], NAME_SHARE * sizes.cell, sizes.number_pt)}\n{format_number(float(value), grid.decimals)}"
-                    texts.append(figure.text(head, layer, shown, transform=ax.transData, ha="center", va="center", fontsize=sizes.number_pt,
-                                             linespacing=CELL_LINE_SPACING, color=text_color_on(colours[layer, head]), parse_math=False,
-                                             label=f"{KEY}:cell"))
+                    texts.append(
+                        figure.text(
+                            head,
+                            layer,
+                            shown,
+                            transform=ax.transData,
+                            ha="center",
+                            va="center",
+                            fontsize=sizes.number_pt,
+                            linespacing=CELL_LINE_SPACING,
+                            color=text_color_on(colours[layer, head]),
+                            parse_math=False,
+                            label=f"{KEY}:cell",
+                        )
+                    )
         if grid.best is not None:
             layer, head = grid.best
-            ax.add_patch(Rectangle((head - 0.5, layer - 0.5), 1.0, 1.0, fill=False, edgecolor=theme.text, linewidth=1.6, label=f"{KEY}:best", clip_on=False))
+            ax.add_patch(
+                Rectangle(
+                    (head - 0.5, layer - 0.5),
+                    1.0,
+                    1.0,
+                    fill=False,
+                    edgecolor=theme.text,
+                    linewidth=1.6,
+                    label=f"{KEY}:best",
+                    clip_on=False,
+                )
+            )
         columns = blended_transform_factory(ax.transData, ax.transAxes)
         rows = blended_transform_factory(ax.transAxes, ax.transData)
         above = ScaledTranslation(0, TICK_PAD_IN, figure.dpi_scale_trans)
         left_of = ScaledTranslation(-TICK_PAD_IN, 0, figure.dpi_scale_trans)
         for head in range(n_heads):
-            figure.text(head, 1.0, str(head), transform=columns + above, ha="center", va="bottom", fontsize=sizes.tick_pt, color=theme.text,
-                        parse_math=False, label=f"{KEY}:col")
+            figure.text(
+                head,
+                1.0,
+                str(head),
+                transform=columns + above,
+                ha="center",
+                va="bottom",
+                fontsize=sizes.tick_pt,
+                color=theme.text,
+                parse_math=False,
+                label=f"{KEY}:col",
+            )
         for row, layer in enumerate(_layers(grid)):
-            figure.text(0.0, row, str(layer), transform=rows + left_of, ha="right", va="center", fontsize=sizes.tick_pt, color=theme.text,
-                        parse_math=False, label=f"{KEY}:row")
+            figure.text(
+                0.0,
+                row,
+                str(layer),
+                transform=rows + left_of,
+                ha="right",
+                va="center",
+                fontsize=sizes.tick_pt,
+                color=theme.text,
+                parse_math=False,
+                label=f"{KEY}:row",
+            )
         over = ScaledTranslation(0, sizes.top - text_size_in("Ag", page.axis)[1] - 0.04, figure.dpi_scale_trans)
-        figure.text(0.5, 1.0, grid.head_label, transform=ax.transAxes + over, ha="center", va="bottom", fontsize=page.axis, color=theme.text,
-                    parse_math=False, label=f"{KEY}:xlabel")
+        figure.text(
+            0.5,
+            1.0,
+            grid.head_label,
+            transform=ax.transAxes + over,
+            ha="center",
+            va="bottom",
+            fontsize=page.axis,
+            color=theme.text,
+            parse_math=False,
+            label=f"{KEY}:xlabel",
+        )
         beside = ScaledTranslation(-(sizes.left - 0.04), 0, figure.dpi_scale_trans)
-        figure.text(0.0, 0.5, "layer", transform=ax.transAxes + beside, ha="left", va="center", rotation=90, fontsize=page.axis, color=theme.text,
-                    parse_math=False, label=f"{KEY}:ylabel")
+        figure.text(
+            0.0,
+            0.5,
+            "layer",
+            transform=ax.transAxes + beside,
+            ha="left",
+            va="center",
+            rotation=90,
+            fontsize=page.axis,
+            color=theme.text,
+            parse_math=False,
+            label=f"{KEY}:ylabel",
+        )
         return texts
 
-    return Slot(n_heads * sizes.cell, n_layers * sizes.cell_height, draw, key=KEY, left=sizes.left, right=0.05, top=sizes.top, bottom=0.04,
-                numbers=0 if sizes.number_pt is None else values.size)
+    return Slot(
+        n_heads * sizes.cell,
+        n_layers * sizes.cell_height,
+        draw,
+        key=KEY,
+        left=sizes.left,
+        right=0.05,
+        top=sizes.top,
+        bottom=0.04,
+        numbers=0 if sizes.number_pt is None else values.size,
+    )

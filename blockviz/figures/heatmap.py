@@ -16,8 +16,17 @@ from matplotlib.colors import Colormap, Normalize
 from matplotlib.patches import Polygon, Rectangle
 from matplotlib.text import Text
 
-from blockviz.style import (BLOCKED_WEIGHT_LABEL, NEG_INF_LABEL, SIGNED_CMAP, WEIGHTS_CMAP, WEIGHTS_SCALE_NAME, Theme, format_number,
-                            text_color_on, weights_norm)
+from blockviz.style import (
+    BLOCKED_WEIGHT_LABEL,
+    NEG_INF_LABEL,
+    SIGNED_CMAP,
+    WEIGHTS_CMAP,
+    WEIGHTS_SCALE_NAME,
+    Theme,
+    format_number,
+    text_color_on,
+    weights_norm,
+)
 
 WEIGHT_TICKS = (0.0, 0.05, 0.2, 0.5, 1.0)
 """Where the weights' colour bar is labelled (on its √ scale the small weights get room)."""
@@ -72,17 +81,32 @@ def draw_extend_arrows(ax: Axes, scale: ColourScale) -> list[Polygon]:
     the bar is high."""
     figure = ax.figure
     box = ax.get_position()
-    length = (box.height * figure.get_figheight()) / max(box.width * figure.get_figwidth(), 1e-9)  # the bar's height, in axes widths
+    length = (box.height * figure.get_figheight()) / max(
+        box.width * figure.get_figwidth(), 1e-9
+    )  # the bar's height, in axes widths
     ends = ((0.0, -length, scale.cmap(0.0)), (1.0, 1.0 + length, scale.cmap(1.0)))
     arrows = []
     for base, tip, colour in ends:
-        arrow = Polygon([(base, 0.0), (tip, 0.5), (base, 1.0)], closed=True, transform=ax.transAxes, facecolor=colour, edgecolor="none", clip_on=False, label="extend")
+        arrow = Polygon(
+            [(base, 0.0), (tip, 0.5), (base, 1.0)],
+            closed=True,
+            transform=ax.transAxes,
+            facecolor=colour,
+            edgecolor="none",
+            clip_on=False,
+            label="extend",
+        )
         ax.add_patch(arrow)
         arrows.append(arrow)
     return arrows
 
 
-FAMILY_LABELS = {"residual": "residual stream", "qkv": "query, key, value", "scores": "scores", "ffn_hidden": "ffn_pre, ffn_post"}
+FAMILY_LABELS = {
+    "residual": "residual stream",
+    "qkv": "query, key, value",
+    "scores": "scores",
+    "ffn_hidden": "ffn_pre, ffn_post",
+}
 """How a colour bar names the colour-scale families of :mod:`blockviz.record_fields`."""
 
 
@@ -112,7 +136,9 @@ def weights_scale() -> ColourScale:
     return ColourScale(colormaps[WEIGHTS_CMAP], weights_norm(), f"weight ({WEIGHTS_SCALE_NAME})", WEIGHT_TICKS)
 
 
-def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, cell: float, blocked: np.ndarray | None = None) -> QuadMesh:
+def draw_heatmap(
+    ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, cell: float, blocked: np.ndarray | None = None
+) -> QuadMesh:
     """Cells of ``values`` ``(rows, cols)`` coloured by ``scale``; ``blocked`` cells (and −∞) are
     left empty (for :func:`draw_blocked`), so −∞ never stretches the scale. Row 0 at the top; cells
     ``cell`` inches across (their smaller side) are parted by lines in the page colour, thinner for small cells."""
@@ -122,8 +148,13 @@ def draw_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme,
     if hidden is not False:
         shown = np.ma.masked_array(shown, mask=hidden)
     mesh = ax.pcolormesh(
-        np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5, shown,
-        cmap=scale.cmap, norm=scale.norm, edgecolors=theme.background, linewidth=0.0 if cell < 0.08 else round(min(0.5, 0.04 * cell * 72), 2),
+        np.arange(cols + 1) - 0.5,
+        np.arange(rows + 1) - 0.5,
+        shown,
+        cmap=scale.cmap,
+        norm=scale.norm,
+        edgecolors=theme.background,
+        linewidth=0.0 if cell < 0.08 else round(min(0.5, 0.04 * cell * 72), 2),
     )
     ax.set_xlim(-0.5, cols - 0.5)
     ax.set_ylim(rows - 0.5, -0.5)
@@ -151,8 +182,16 @@ def blocked_patch_style(theme: Theme) -> dict:
     return dict(facecolor=theme.blocked, edgecolor=theme.background, linewidth=0.0)
 
 
-def annotate_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Theme, size_pt: float,
-                     blocked: np.ndarray | None = None, decimals: int = 2, blocked_filled: bool = True) -> list[Text]:
+def annotate_heatmap(
+    ax: Axes,
+    values: np.ndarray,
+    scale: ColourScale,
+    theme: Theme,
+    size_pt: float,
+    blocked: np.ndarray | None = None,
+    decimals: int = 2,
+    blocked_filled: bool = True,
+) -> list[Text]:
     """Write every cell's value (``format_number``) on it, in black or white to suit the cell.
 
     Blocked cells read "−∞" (a masked score) or, with ``blocked_filled=False``, "0" (a weight).
@@ -167,9 +206,25 @@ def annotate_heatmap(ax: Axes, values: np.ndarray, scale: ColourScale, theme: Th
     texts = []
     for (row, col), value in np.ndenumerate(values):
         on_blocked = is_blocked is not False and bool(is_blocked[row, col])
-        shown = (NEG_INF_LABEL if blocked_filled else BLOCKED_WEIGHT_LABEL) if on_blocked else format_number(float(value), decimals)
-        texts.append(figure.text(col, row, shown, transform=ax.transData, ha="center", va="center", fontsize=size_pt, label=label,
-                                 color=blocked_text if on_blocked else text_color_on(colours[row, col]), parse_math=False))
+        shown = (
+            (NEG_INF_LABEL if blocked_filled else BLOCKED_WEIGHT_LABEL)
+            if on_blocked
+            else format_number(float(value), decimals)
+        )
+        texts.append(
+            figure.text(
+                col,
+                row,
+                shown,
+                transform=ax.transData,
+                ha="center",
+                va="center",
+                fontsize=size_pt,
+                label=label,
+                color=blocked_text if on_blocked else text_color_on(colours[row, col]),
+                parse_math=False,
+            )
+        )
     return texts
 
 

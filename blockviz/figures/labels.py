@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-
 import os
+from functools import cache, lru_cache
 
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextToPath
@@ -48,13 +47,17 @@ def token_labels(tokens: list[str]) -> list[str]:
     return [token_label(token) for token in tokens]
 
 
-def text_size_in(text: str, size_pt: float, family: str = "sans-serif", math: bool = False, weight: str = "normal") -> tuple[float, float]:
+def text_size_in(
+    text: str, size_pt: float, family: str = "sans-serif", math: bool = False, weight: str = "normal"
+) -> tuple[float, float]:
     """Width and height (ascent + descent) of ``text`` at ``size_pt``, in inches, measured from
     the font's outlines (no renderer needed). Outlines scale with the size, so each text is
     measured once, at :data:`REFERENCE_PT`."""
     if "\n" in text and not math:
         sizes = [text_size_in(line, size_pt, family, weight=weight) for line in text.split("\n")]
-        return max(width for width, _ in sizes), LINE_SPACING * size_pt / POINTS_PER_INCH * (len(sizes) - 1) + sizes[-1][1]
+        return max(width for width, _ in sizes), LINE_SPACING * size_pt / POINTS_PER_INCH * (len(sizes) - 1) + sizes[
+            -1
+        ][1]
     reference = MATH_REFERENCE_PT if math else REFERENCE_PT
     width, height = _size(text, reference, family, math, weight)
     return width * size_pt / reference, height * size_pt / reference
@@ -68,7 +71,9 @@ them as outlines (:func:`blockviz.figures.layout.math_patches`) reuses that one 
 
 @lru_cache(maxsize=8192)
 def _size(text: str, size_pt: float, family: str, math: bool, weight: str) -> tuple[float, float]:
-    properties = FontProperties(family=list(font_families(family)), size=size_pt, weight=weight)  # the fonts it is drawn with, fallbacks included
+    properties = FontProperties(
+        family=list(font_families(family)), size=size_pt, weight=weight
+    )  # the fonts it is drawn with, fallbacks included
     width, height, _ = text_paths().get_text_width_height_descent(text, properties, ismath=math)
     return float(width) / POINTS_PER_INCH, float(height) / POINTS_PER_INCH
 
@@ -86,7 +91,7 @@ def text_paths() -> TextToPath:
     return _text_paths(os.getpid())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _text_paths(pid: int) -> TextToPath:
     return TextToPath()
 

@@ -16,8 +16,9 @@ not negotiated by a layout engine, so text never overlaps and annotations always
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any
 
 from matplotlib.figure import Figure
 
@@ -130,7 +131,9 @@ class Flow:
     def cap(self, page: Page) -> float:
         return min(page.largest_cell, self.largest_cell or math.inf)
 
-    def arrange(self, page: Page, pitch: float, gap: float, wrap_for_numbers: bool = True, compact: bool = False) -> list[list[Slot]]:
+    def arrange(
+        self, page: Page, pitch: float, gap: float, wrap_for_numbers: bool = True, compact: bool = False
+    ) -> list[list[Slot]]:
         """The rows of slots this flow takes on ``page`` with token rows at most ``pitch`` inches
         apart; ``wrap_for_numbers=False`` wraps only what does not fit or would be too small to
         read, not to show more numbers (the figure is too tall for them anyway); ``compact``
@@ -148,10 +151,14 @@ class Flow:
         self.cell = one_row
         if len(groups) == 1 or (fits and one_row >= ONE_ROW_SHARE * cap):
             return single
-        cell = min(_largest_cell(lambda cell: _row_width([_make_row(group, cell, pitch)], gap), room, cap) for group in groups)
+        cell = min(
+            _largest_cell(lambda cell: _row_width([_make_row(group, cell, pitch)], gap), room, cap) for group in groups
+        )
         wrapped = _packed(groups, cell, pitch, gap, room)
         wrapped_cell = cell
-        for share in FEWER_ROWS_SHARES + (COMPACT_SHARES if compact else ()):  # a little smaller cells may save a row (a shorter figure) and show as many numbers
+        for share in FEWER_ROWS_SHARES + (
+            COMPACT_SHARES if compact else ()
+        ):  # a little smaller cells may save a row (a shorter figure) and show as many numbers
             fewer = _packed(groups, cell * share, pitch, gap, room)
             if len(fewer) < len(wrapped) and _numbers(fewer) >= _numbers(wrapped):
                 wrapped, wrapped_cell = fewer, cell * share
@@ -199,7 +206,9 @@ def cell_height(cell: float, pitch: float = math.inf, aspect: float = ASPECT) ->
     return min(cell, max(cell * aspect, LABELLED_ROW_IN), pitch)
 
 
-def cell_size(cell: float, pitch: float = math.inf, square: bool = False, numbers_from: float = math.inf) -> tuple[float, float]:
+def cell_size(
+    cell: float, pitch: float = math.inf, square: bool = False, numbers_from: float = math.inf
+) -> tuple[float, float]:
     """Width and height in inches of a heatmap cell offered ``cell`` inches of width with token
     rows at most ``pitch`` apart. A table's cell (``square=False``) keeps its width and gives way
     in height (:func:`cell_height`); an n × n panel's (``square``) is :data:`SQUARE_ASPECT` as
@@ -251,11 +260,13 @@ class TextLine:
             widest = max(_measure(line, size, self.family, self.math, weight)[0] for line in lines)
             if widest <= room or size <= MIN_PT:
                 break
-            size = max(MIN_PT, size - 0.5)  # a word (or formula part) wider than the page: smaller type, down to the minimum
+            size = max(
+                MIN_PT, size - 0.5
+            )  # a word (or formula part) wider than the page: smaller type, down to the minimum
         return [[text_slot("\n".join(lines), size, key=self.key, math=self.math, family=self.family, **self.options)]]
 
 
-Line = Union[list, Flow, TextLine]
+Line = list | Flow | TextLine
 
 TIGHT_GAP_IN = 0.025
 """Between the rows of a stack of steps (a ``tight`` line under the one before it), instead of the page's gap."""
@@ -291,7 +302,9 @@ def _tightened(rows: list[list[Slot]], tight: bool, row_gap: float | None = None
     return rows
 
 
-def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = False, family: str = "sans-serif", **text_options) -> Slot:
+def text_slot(
+    text: str, size_pt: float, key: str | None = None, math: bool = False, family: str = "sans-serif", **text_options
+) -> Slot:
     """A slot just holding ``text`` (a title, an operator such as "+" or "÷ √d_k"), drawn on the
     figure itself; the Text's label (``get_label()``) is ``key``."""
     width, height = _measure(text, size_pt, family, math, text_options.get("fontweight", "normal"))
@@ -299,15 +312,30 @@ def text_slot(text: str, size_pt: float, key: str | None = None, math: bool = Fa
     def draw(figure: Figure, rect):
         x0, y0, w, h = rect
         if math:
-            return math_patches(figure, (x0 + w / 2, y0 + h / 2), text, size_pt, family, key or "", text_options.get("color"))
-        return figure.text(x0 + w / 2, y0 + h / 2, text, ha="center", va="center", fontsize=size_pt, parse_math=math,
-                           family=list(font_families(family)), label=key or "", multialignment="center", linespacing=MATH_LINE_SPACING if math else LINE_SPACING,
-                           **text_options)
+            return math_patches(
+                figure, (x0 + w / 2, y0 + h / 2), text, size_pt, family, key or "", text_options.get("color")
+            )
+        return figure.text(
+            x0 + w / 2,
+            y0 + h / 2,
+            text,
+            ha="center",
+            va="center",
+            fontsize=size_pt,
+            parse_math=math,
+            family=list(font_families(family)),
+            label=key or "",
+            multialignment="center",
+            linespacing=MATH_LINE_SPACING if math else LINE_SPACING,
+            **text_options,
+        )
 
     return Slot(width * TEXT_SLACK + TEXT_PAD_IN, height + 0.06, draw, key=key, axes=False)
 
 
-def math_patches(figure: Figure, centre, text: str, size_pt: float, family: str, key: str, colour: str | None = None) -> list:
+def math_patches(
+    figure: Figure, centre, text: str, size_pt: float, family: str, key: str, colour: str | None = None
+) -> list:
     """``text`` (mathtext, lines split at "\\n") drawn as filled outlines centred on ``centre``
     (figure fractions): matplotlib parses a formula once for its outline, which PNG, SVG and PDF
     then share, where a Text is parsed again for each resolution. Each line is a PathPatch
@@ -329,14 +357,28 @@ def math_patches(figure: Figure, centre, text: str, size_pt: float, family: str,
     x_in, top_in = centre[0] * width_in, centre[1] * height_in + total / 2
     scale = size_pt / MATH_PATH_PT
     patches = []
-    for index, (line, (line_width, line_height)) in enumerate(zip(lines, sizes)):
+    for index, (line, (_line_width, _line_height)) in enumerate(zip(lines, sizes)):
         prop = FontProperties(family=list(font_families(family)), size=MATH_PATH_PT)
-        path = Path(*text_paths().get_text_path(prop, line, ismath=is_math_text(line)))  # as measured: one parse, by this process's own TextToPath
+        path = Path(
+            *text_paths().get_text_path(prop, line, ismath=is_math_text(line))
+        )  # as measured: one parse, by this process's own TextToPath
         box = path.get_extents()
         middle_y = top_in - index * pitch - max(height for _, height in sizes) / 2
-        transform = (Affine2D().translate(-(box.x0 + box.x1) / 2, -(box.y0 + box.y1) / 2).scale(scale / 72).translate(x_in, middle_y)
-                     + figure.dpi_scale_trans)
-        patch = PathPatch(path, transform=transform, facecolor=colour or rcParams["text.color"], edgecolor="none", linewidth=0, label=key)
+        transform = (
+            Affine2D()
+            .translate(-(box.x0 + box.x1) / 2, -(box.y0 + box.y1) / 2)
+            .scale(scale / 72)
+            .translate(x_in, middle_y)
+            + figure.dpi_scale_trans
+        )
+        patch = PathPatch(
+            path,
+            transform=transform,
+            facecolor=colour or rcParams["text.color"],
+            edgecolor="none",
+            linewidth=0,
+            label=key,
+        )
         patch.formula, patch.fontsize = line, size_pt
         figure.add_artist(patch)
         patches.append(patch)
@@ -384,7 +426,9 @@ def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]
             compact = _shrink_to_height(lines, page, gap, compact=True)
             rows = compact if _height(compact, page) < _height(rows, page) else rows
     widths = [_row_width([row], gap) for row in rows]
-    figure_width = max(widths) + 2 * page.margin if page.width is None else max(page.width, max(widths) + 2 * page.margin)
+    figure_width = (
+        max(widths) + 2 * page.margin if page.width is None else max(page.width, max(widths) + 2 * page.margin)
+    )
     figure_height = _height(rows, page)
     figure = Figure(figsize=(figure_width, figure_height))
     results: dict[str, Any] = {}
@@ -397,7 +441,12 @@ def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]
         x = (figure_width - width) / 2
         for slot, after in zip(row, _gaps(row, gap) + [0.0]):
             y = body_bottom + (body - slot.height) / 2
-            rect = ((x + slot.left) / figure_width, y / figure_height, slot.width / figure_width, slot.height / figure_height)
+            rect = (
+                (x + slot.left) / figure_width,
+                y / figure_height,
+                slot.width / figure_width,
+                slot.height / figure_height,
+            )
             result = slot.draw(figure.add_axes(rect)) if slot.axes else slot.draw(figure, rect)
             if slot.key is not None:
                 results[slot.key] = result
@@ -406,11 +455,15 @@ def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]
     return figure, results
 
 
-def _arrange(lines: list[Line], page: Page, pitch: float, gap: float, wrap_for_numbers: bool = True, compact: bool = False) -> list[list[Slot]]:
+def _arrange(
+    lines: list[Line], page: Page, pitch: float, gap: float, wrap_for_numbers: bool = True, compact: bool = False
+) -> list[list[Slot]]:
     arranged: list[list[list[Slot]]] = []
     for line in lines:
         if isinstance(line, Flow):
-            arranged.append(_tightened(line.arrange(page, pitch, gap, wrap_for_numbers, compact), line.tight, line.row_gap))
+            arranged.append(
+                _tightened(line.arrange(page, pitch, gap, wrap_for_numbers, compact), line.tight, line.row_gap)
+            )
         elif isinstance(line, TextLine):
             rows = _tightened(line.arrange(page), line.tight)
             rows[0].paragraph = line.paragraph
@@ -423,7 +476,9 @@ def _arrange(lines: list[Line], page: Page, pitch: float, gap: float, wrap_for_n
             smallest[line.share] = min(smallest.get(line.share, math.inf), line.cell)
     for index, line in enumerate(lines):
         if isinstance(line, Flow) and line.share is not None and line.cell != smallest[line.share]:
-            arranged[index] = _tightened(line.arrange_at(smallest[line.share], page, pitch, gap), line.tight, line.row_gap)
+            arranged[index] = _tightened(
+                line.arrange_at(smallest[line.share], page, pitch, gap), line.tight, line.row_gap
+            )
     rows = [row for line_rows in arranged for row in line_rows]
     for above, row in zip(rows, rows[1:]):
         if above.paragraph and row.paragraph:
@@ -447,7 +502,9 @@ def _shrink_to_height(lines: list[Line], page: Page, gap: float, compact: bool =
     return best
 
 
-def _tallest_pitch(lines: list[Line], page: Page, gap: float, wrap_for_numbers: bool, compact: bool) -> tuple[float, list[list[Slot]]]:
+def _tallest_pitch(
+    lines: list[Line], page: Page, gap: float, wrap_for_numbers: bool, compact: bool
+) -> tuple[float, list[list[Slot]]]:
     """The largest distance between token rows (up to the page's largest cell) at which the figure
     keeps to the page's height, and its rows (the tiniest distance's if none does)."""
     low, high = TINIEST_CELL_IN, page.largest_cell
@@ -529,7 +586,9 @@ def _height(rows: list[list[Slot]], page: Page) -> float:
 def _measure(text: str, size_pt: float, family: str, math: bool, weight: str) -> tuple[float, float]:
     if math and "\n" in text:
         sizes = [text_size_in(line, size_pt, family, math=True, weight=weight) for line in text.split("\n")]
-        return max(width for width, _ in sizes), MATH_LINE_SPACING * size_pt / 72 * (len(sizes) - 1) + max(height for _, height in sizes)
+        return max(width for width, _ in sizes), MATH_LINE_SPACING * size_pt / 72 * (len(sizes) - 1) + max(
+            height for _, height in sizes
+        )
     return text_size_in(text, size_pt, family, math=math, weight=weight)
 
 
@@ -545,13 +604,19 @@ def _words(text: str, math: bool) -> list[str]:
     return words
 
 
-def _wrap(parts: list[str], joiner: str, size: float, room: float, family: str, math: bool, weight: str, words: bool = True) -> list[str]:
+def _wrap(
+    parts: list[str], joiner: str, size: float, room: float, family: str, math: bool, weight: str, words: bool = True
+) -> list[str]:
     """``parts`` joined by ``joiner`` into as few lines as fit ``room`` inches (greedy)."""
     if joiner == " " and words:
         parts = [word for part in parts for word in _words(part, math)]
     lines: list[str] = []
     widths: list[float] = []
-    joiner_width = text_size_in(joiner.replace(" ", "\u00a0"), size, family, weight=weight)[0] if joiner.strip() else text_size_in("\u00a0" * len(joiner), size, family)[0]
+    joiner_width = (
+        text_size_in(joiner.replace(" ", "\u00a0"), size, family, weight=weight)[0]
+        if joiner.strip()
+        else text_size_in("\u00a0" * len(joiner), size, family)[0]
+    )
     for part in parts:
         width = _measure(part, size, family, math, weight)[0]
         if lines and widths[-1] + joiner_width + width <= room:  # widths of the parts add up (each measured once)

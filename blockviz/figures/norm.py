@@ -20,8 +20,19 @@ from blockviz.figures.elision import Columns, elided_piece
 from blockviz.figures.heatmap import record_scale
 from blockviz.figures.labels import text_size_in, token_label
 from blockviz.figures.layout import TEXT_PAD_IN, TEXT_SLACK, Flow, TextLine, build_figure
-from blockviz.figures.parts import (as_array, colorbar_line, feature_labels, heading, hidden_notes, label_slot, labelled_row, note, row_columns,
-                                    signed_sum, work_line)
+from blockviz.figures.parts import (
+    as_array,
+    colorbar_line,
+    feature_labels,
+    heading,
+    hidden_notes,
+    label_slot,
+    labelled_row,
+    note,
+    row_columns,
+    signed_sum,
+    work_line,
+)
 from blockviz.figures.request import FigureRequest
 from blockviz.style import format_number
 
@@ -39,9 +50,20 @@ def layer_norm(request: FigureRequest) -> Figure:
     d = rec.config.d_model
     labels = feature_labels("d_model", d)
     bias = "ln1.bias" in rec.params
-    lines = heading(page, f"{kind}: token {token_label(rec.tokens[i], 24)!r} (position {i}), one row, step by step", arch.norm_formula(rec, bias))
-    step_labels = ["x", "x \u2212 \u03bc", "\u00f7 \u221a(\u03c3\u00b2 + \u03b5)", "\u00f7 \u221a(ms + \u03b5)", "\u00d7 \u03b3", "+ \u03b2",
-                   *(f"= {norm.output}" for norm in arch.norms(rec))]
+    lines = heading(
+        page,
+        f"{kind}: token {token_label(rec.tokens[i], 24)!r} (position {i}), one row, step by step",
+        arch.norm_formula(rec, bias),
+    )
+    step_labels = [
+        "x",
+        "x \u2212 \u03bc",
+        "\u00f7 \u221a(\u03c3\u00b2 + \u03b5)",
+        "\u00f7 \u221a(ms + \u03b5)",
+        "\u00d7 \u03b3",
+        "+ \u03b2",
+        *(f"= {norm.output}" for norm in arch.norms(rec)),
+    ]
     steps_width = max(text_size_in(label, page.note)[0] for label in step_labels) * 1.06 + 0.05
     noted: list = []
     for norm in arch.norms(rec):
@@ -53,29 +75,70 @@ def layer_norm(request: FigureRequest) -> Figure:
         rows = [x, normed, out] + ([as_array(rec.tensors[f"{name}_centred"])[i]] if not rms else [])
         columns = row_columns([np.stack(rows)], d, page, steps_width, decimals)
         noted.append((columns, "d_model"))
-        lines.append(TextLine([_norm_title(page, f"{name}: {kind} {norm.where}, x = {norm.source}[{i}] \u2192 {norm.output}",
-                                           f"{name}: x = {norm.source}[{i}] \u2192 {norm.output}")],
-                              page.title, key=f"{name}_title", options={"fontweight": "bold"}))
+        lines.append(
+            TextLine(
+                [
+                    _norm_title(
+                        page,
+                        f"{name}: {kind} {norm.where}, x = {norm.source}[{i}] \u2192 {norm.output}",
+                        f"{name}: x = {norm.source}[{i}] \u2192 {norm.output}",
+                    )
+                ],
+                page.title,
+                key=f"{name}_title",
+                options={"fontweight": "bold"},
+            )
+        )
 
         def row(label: str, values, key: str, colour_scale=residual, labelled: bool = False) -> Flow:
-            piece = elided_piece(np.asarray(values)[None, :], columns, None, labels if labelled else [], colour_scale, theme, page, key, decimals,
-                                 token_rows=False)
+            piece = elided_piece(
+                np.asarray(values)[None, :],
+                columns,
+                None,
+                labels if labelled else [],
+                colour_scale,
+                theme,
+                page,
+                key,
+                decimals,
+                token_rows=False,
+            )
             return labelled_row(label_slot(label, steps_width, page.note), piece, tight=not labelled)
 
         lines.append(row("x", x, f"{name}_x", labelled=True))
         if rms:
             mean_sq = float(rec.tensors[f"{name}_mean_sq"][i])
-            lines.append(work_line(page, f"{name}_mean_sq", square_mean_terms(x, mean_sq, columns, decimals, "mean(x\u00b2)")))
-            lines.append(work_line(page, f"{name}_scale", [part.replace("\u03c3\u00b2", "mean(x\u00b2)") for part in
-                                                           scale_terms(mean_sq, rec.config.ln_eps, math.sqrt(mean_sq + rec.config.ln_eps), decimals)]))
+            lines.append(
+                work_line(page, f"{name}_mean_sq", square_mean_terms(x, mean_sq, columns, decimals, "mean(x\u00b2)"))
+            )
+            lines.append(
+                work_line(
+                    page,
+                    f"{name}_scale",
+                    [
+                        part.replace("\u03c3\u00b2", "mean(x\u00b2)")
+                        for part in scale_terms(
+                            mean_sq, rec.config.ln_eps, math.sqrt(mean_sq + rec.config.ln_eps), decimals
+                        )
+                    ],
+                )
+            )
             lines.append(row("\u00f7 \u221a(ms + \u03b5)", normed, f"{name}_norm"))
         else:
             mean, var = float(rec.tensors[f"{name}_mean"][i]), float(rec.tensors[f"{name}_var"][i])
             centred = as_array(rec.tensors[f"{name}_centred"])[i]
             lines.append(work_line(page, f"{name}_mean", mean_terms(x, mean, columns, decimals)))
             lines.append(row("x \u2212 \u03bc", centred, f"{name}_centred"))
-            lines.append(work_line(page, f"{name}_var", square_mean_terms(centred, var, columns, decimals, "\u03c3\u00b2")))
-            lines.append(work_line(page, f"{name}_scale", scale_terms(var, rec.config.ln_eps, math.sqrt(var + rec.config.ln_eps), decimals)))
+            lines.append(
+                work_line(page, f"{name}_var", square_mean_terms(centred, var, columns, decimals, "\u03c3\u00b2"))
+            )
+            lines.append(
+                work_line(
+                    page,
+                    f"{name}_scale",
+                    scale_terms(var, rec.config.ln_eps, math.sqrt(var + rec.config.ln_eps), decimals),
+                )
+            )
             lines.append(row("\u00f7 \u221a(\u03c3\u00b2 + \u03b5)", normed, f"{name}_norm"))
         lines.append(row("\u00d7 \u03b3", gamma, f"{name}_gamma", parameters))
         if beta is not None:
@@ -83,17 +146,33 @@ def layer_norm(request: FigureRequest) -> Figure:
         lines.append(row(f"= {norm.output}", out, norm.output))
     lines.append(colorbar_line([residual, parameters], page))
     lines += hidden_notes(page, noted)
-    what = ("RMSNorm divides each row by its root mean square: no mean is subtracted, no β; ms = mean(x\u00b2)" if rms else
-            "the variance divides by d_model (as torch.nn.LayerNorm)")
-    placement = "post-norm: each sum (resid_mid, resid_post) is normalised" if rec.architecture.post_norm else "pre-norm: each sublayer's input is normalised"
-    lines.append(note(page, f"{placement}; {what}; d_model = {d}; \u03b5 = {rec.config.ln_eps:g}; work lines carry one more decimal than the grids"))
+    what = (
+        "RMSNorm divides each row by its root mean square: no mean is subtracted, no β; ms = mean(x\u00b2)"
+        if rms
+        else "the variance divides by d_model (as torch.nn.LayerNorm)"
+    )
+    placement = (
+        "post-norm: each sum (resid_mid, resid_post) is normalised"
+        if rec.architecture.post_norm
+        else "pre-norm: each sublayer's input is normalised"
+    )
+    lines.append(
+        note(
+            page,
+            f"{placement}; {what}; d_model = {d}; \u03b5 = {rec.config.ln_eps:g}; work lines carry one more decimal than the grids",
+        )
+    )
     return build_figure(lines, page)[0]
 
 
 def _norm_title(page, full: str, short: str) -> str:
     """A normalisation's title: ``full`` if it fits one line of the page, else ``short`` (the
     figure's last note says where each normalisation stands)."""
-    return full if text_size_in(full, page.title, weight="bold")[0] * TEXT_SLACK + TEXT_PAD_IN <= page.content_width else short
+    return (
+        full
+        if text_size_in(full, page.title, weight="bold")[0] * TEXT_SLACK + TEXT_PAD_IN <= page.content_width
+        else short
+    )
 
 
 def mean_terms(x, mean: float, columns: Columns, decimals: int) -> list[str]:
@@ -120,11 +199,17 @@ def square_mean_terms(values, result: float, columns: Columns, decimals: int, na
     rest = float(np.sum(np.asarray(values)[hidden] ** 2)) if hidden else 0.0
     target = formulas.shown(result, work)
     for entry_decimals in range(work, formulas.LARGEST_WORK_DECIMALS + 1):
-        total = sum(formulas.shown(values[j], entry_decimals) ** 2 for j in shown) + (formulas.shown(rest, work) if hidden else 0.0)
-        if abs(total / d - target) <= 10 ** -work:
+        total = sum(formulas.shown(values[j], entry_decimals) ** 2 for j in shown) + (
+            formulas.shown(rest, work) if hidden else 0.0
+        )
+        if abs(total / d - target) <= 10**-work:
             break
-    squares = [f"({format_number(float(values[j]), entry_decimals)})\u00b2" if values[j] < 0 else f"{format_number(float(values[j]), entry_decimals)}\u00b2"
-               for j in shown]
+    squares = [
+        f"({format_number(float(values[j]), entry_decimals)})\u00b2"
+        if values[j] < 0
+        else f"{format_number(float(values[j]), entry_decimals)}\u00b2"
+        for j in shown
+    ]
     if hidden:
         squares.append(f"[{len(hidden)} others: {format_number(rest, work)}]")
     return [f"{name} = ({' + '.join(squares)}) / {d}", f"= {format_number(result, work)}"]
@@ -135,6 +220,9 @@ def scale_terms(var: float, eps: float, scale: float, decimals: int) -> list[str
     work = decimals + formulas.WORK_DECIMALS
     shown_scale = formulas.shown(scale, work)
     for var_decimals in range(work, formulas.LARGEST_WORK_DECIMALS + 1):
-        if abs(math.sqrt(formulas.shown(var, var_decimals) + eps) - shown_scale) <= 10 ** -work:
+        if abs(math.sqrt(formulas.shown(var, var_decimals) + eps) - shown_scale) <= 10**-work:
             break
-    return [f"\u221a(\u03c3\u00b2 + \u03b5) = \u221a({format_number(var, var_decimals)} + {eps:g})", f"= {format_number(scale, work)}"]
+    return [
+        f"\u221a(\u03c3\u00b2 + \u03b5) = \u221a({format_number(var, var_decimals)} + {eps:g})",
+        f"= {format_number(scale, work)}",
+    ]

@@ -55,15 +55,54 @@ class Page:
         return math.inf if self.width is None else self.width - 2 * self.margin
 
 
-NATURAL = Page(None, heading=12.0, formula=11.0, title=9.5, axis=8.0, tick=9.0, number=9.0, note=8.5, operator=15.0, bar_tick=7.0,
-               largest_cell=0.5, max_height=None, margin=0.12, gap=0.12, colorbar_width=1.8)
+NATURAL = Page(
+    None,
+    heading=12.0,
+    formula=11.0,
+    title=9.5,
+    axis=8.0,
+    tick=9.0,
+    number=9.0,
+    note=8.5,
+    operator=15.0,
+    bar_tick=7.0,
+    largest_cell=0.5,
+    max_height=None,
+    margin=0.12,
+    gap=0.12,
+    colorbar_width=1.8,
+)
 """``--width auto``: today's natural sizes."""
 
-_COLUMN = dict(heading=10.0, formula=9.0, title=8.0, axis=7.0, tick=7.5, number=8.0, note=7.0, operator=11.0, bar_tick=6.5,
-               largest_cell=0.42, max_height=8.5, colorbar_width=1.5)
+_COLUMN = dict(
+    heading=10.0,
+    formula=9.0,
+    title=8.0,
+    axis=7.0,
+    tick=7.5,
+    number=8.0,
+    note=7.0,
+    operator=11.0,
+    bar_tick=6.5,
+    largest_cell=0.42,
+    max_height=8.5,
+    colorbar_width=1.5,
+)
 """Sizes at 6.5 in."""
-_NARROW = dict(heading=8.0, formula=7.5, title=7.0, axis=6.5, tick=6.5, number=7.0, note=6.5, operator=9.0, bar_tick=6.0,
-               largest_cell=0.34, max_height=8.0, colorbar_width=1.2)
+_NARROW = dict(
+    heading=8.0,
+    formula=7.5,
+    title=7.0,
+    axis=6.5,
+    tick=6.5,
+    number=7.0,
+    note=6.5,
+    operator=9.0,
+    bar_tick=6.0,
+    largest_cell=0.34,
+    max_height=8.0,
+    colorbar_width=1.2,
+)
 """Sizes at 3.3 in."""
 
 
@@ -88,7 +127,10 @@ def page(width: float | None) -> Page:
         grow = min(2.0, math.sqrt(width / DEFAULT_WIDTH))
         sizes = {name: value * grow for name, value in _COLUMN.items()}
         sizes["max_height"] = width * _COLUMN["max_height"] / DEFAULT_WIDTH
-    sizes = {name: round(max(value, MIN_PT), 2) if name not in ("largest_cell", "max_height", "colorbar_width") else value for name, value in sizes.items()}
+    sizes = {
+        name: round(max(value, MIN_PT), 2) if name not in ("largest_cell", "max_height", "colorbar_width") else value
+        for name, value in sizes.items()
+    }
     return Page(width, **sizes)
 
 
@@ -101,7 +143,9 @@ def check_width(width) -> float:
     try:
         inches = float(width)
     except (TypeError, ValueError):
-        raise BlockvizError(f"width must be a number of inches from {low:g} to {high:g}, or auto; got {width!r}") from None
+        raise BlockvizError(
+            f"width must be a number of inches from {low:g} to {high:g}, or auto; got {width!r}"
+        ) from None
     if not (low <= inches <= high):
         raise BlockvizError(f"width must be from {low:g} to {high:g} inches (or auto), not {inches:g}")
     return inches

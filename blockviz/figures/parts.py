@@ -8,7 +8,15 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from blockviz.figures.architecture import norm_name
-from blockviz.figures.elision import ROW_EDGE_COLUMNS, ROW_LARGEST_COLUMNS, Columns, FittedSpec, choose_columns, elided_piece, hidden_note
+from blockviz.figures.elision import (
+    ROW_EDGE_COLUMNS,
+    ROW_LARGEST_COLUMNS,
+    Columns,
+    FittedSpec,
+    choose_columns,
+    elided_piece,
+    hidden_note,
+)
 from blockviz.figures.heatmap import ColourScale, blocked_patch_style, record_scale
 from blockviz.figures.labels import token_labels
 from blockviz.figures.layout import Flow, Piece, Slot, TextLine, fixed_piece, operator_piece, paragraph_row, text_slot
@@ -77,7 +85,7 @@ def legend_lines(page: Page, theme, text: str, filled: bool) -> list:
     room = page.content_width - swatch_in - page.gap
     text_line = TextLine([text], page.note, key="legend")
     narrow = Page(**{**page.__dict__, "width": room + 2 * page.margin}) if page.width is not None else page
-    (text_slot_,), = text_line.arrange(narrow)
+    ((text_slot_,),) = text_line.arrange(narrow)
     swatch = Slot(swatch_in, swatch_in * 0.7, draw, axes=False)
     return [paragraph_row([swatch, text_slot_])]
 
@@ -97,7 +105,11 @@ def columns_of(rec, name: str) -> list[str]:
     """Column labels of record field ``name``'s last axis (:func:`blockviz.record_fields.axis_labels`):
     ``d0…`` for d_model and d_head, ``f0…`` for d_ff, the tokens for key positions."""
     dimension = field(name).shape[-1]
-    return token_labels(rec.tokens) if dimension == "n" else feature_labels(dimension, field(name).sizes(rec.n, rec.config)[-1])
+    return (
+        token_labels(rec.tokens)
+        if dimension == "n"
+        else feature_labels(dimension, field(name).sizes(rec.n, rec.config)[-1])
+    )
 
 
 def feature_labels(dimension: str, size: int) -> list[str]:
@@ -111,17 +123,37 @@ MONO = "monospace"
 
 # -- panels of record fields ----------------------------------------------------------------
 
-def field_panel(request, name: str, columns: Columns, title: str, values=None, role: str | None = None, key: str | None = None,
-                scale: ColourScale | None = None, rows: bool = True) -> Piece:
+
+def field_panel(
+    request,
+    name: str,
+    columns: Columns,
+    title: str,
+    values=None,
+    role: str | None = None,
+    key: str | None = None,
+    scale: ColourScale | None = None,
+    rows: bool = True,
+) -> Piece:
     """Record field ``name`` ``(n, width)`` (or ``values`` of that shape, e.g. one head's) as a
     panel showing ``columns`` (:func:`~blockviz.figures.elision.elided_piece`: ⋯ where columns
     are hidden), on its family's one colour scale unless ``scale`` is given; ``role`` colours the
     title (``"query"``, ``"residual"``…), ``rows`` labels the token rows; keyed ``key`` or ``name``."""
     rec = request.record
     values = as_array(rec.tensors[name]) if values is None else values
-    return elided_piece(values, columns, rows_of(rec.tokens) if rows else None, columns_of(rec, name),
-                        scale or record_scale(rec, name), request.theme, request.page, key or name, request.decimals,
-                        title=title, title_color=request.theme.roles[role] if role else None)
+    return elided_piece(
+        values,
+        columns,
+        rows_of(rec.tokens) if rows else None,
+        columns_of(rec, name),
+        scale or record_scale(rec, name),
+        request.theme,
+        request.page,
+        key or name,
+        request.decimals,
+        title=title,
+        title_color=request.theme.roles[role] if role else None,
+    )
 
 
 def shared_columns(rec, names: list[str]) -> Columns:
@@ -155,10 +187,15 @@ def hidden_notes(page: Page, columns: list[tuple[Columns, str]]) -> list[TextLin
 
 def source_line(rec) -> str:
     """Where the record's block comes from: "layer 3 of minilm …", or "pre-norm LayerNorm block, seeded random weights"."""
-    return rec.source.describe() if rec.source.is_model else f"{rec.architecture.norm_placement}-norm {norm_name(rec)} block, {rec.source.describe()}"
+    return (
+        rec.source.describe()
+        if rec.source.is_model
+        else f"{rec.architecture.norm_placement}-norm {norm_name(rec)} block, {rec.source.describe()}"
+    )
 
 
 # -- rows of one token, written work --------------------------------------------------------
+
 
 def label_slot(label: str, width: float, size: float) -> Slot:
     """A row's label, right-aligned in ``width`` inches against the row's panel."""

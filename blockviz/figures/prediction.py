@@ -44,9 +44,9 @@ class Prediction:
         return [format_number(float(value), decimals) for value in [*self.probabilities, self.others]]
 
     def sign(self, decimals: int) -> str:
-        """"=" when the shown terms add up to the shown total exactly, else "≈" (each is rounded on its own)."""
+        """ "=" when the shown terms add up to the shown total exactly, else "≈" (each is rounded on its own)."""
         written = sum(float(term) for term in self.terms(decimals))
-        return "=" if abs(written - float(format_number(self.total, decimals))) < 0.5 * 10 ** -decimals else "\u2248"
+        return "=" if abs(written - float(format_number(self.total, decimals))) < 0.5 * 10**-decimals else "\u2248"
 
 
 def prediction_of(rec, row: int, top: int = TOP_WORDS) -> Prediction:
@@ -56,8 +56,14 @@ def prediction_of(rec, row: int, top: int = TOP_WORDS) -> Prediction:
     order = np.argsort(-probabilities, kind="stable")
     shown, rest = order[:top], order[top:]
     vocabulary = rec.source.vocabulary or tuple(str(index) for index in range(len(probabilities)))
-    return Prediction(row, [vocabulary[index] for index in shown], probabilities[shown], float(probabilities[rest].sum()), len(rest),
-                      float(probabilities.sum()))
+    return Prediction(
+        row,
+        [vocabulary[index] for index in shown],
+        probabilities[shown],
+        float(probabilities[rest].sum()),
+        len(rest),
+        float(probabilities.sum()),
+    )
 
 
 def prediction(request: FigureRequest) -> Figure:
@@ -69,16 +75,38 @@ def prediction(request: FigureRequest) -> Figure:
     rec, page, decimals = request.record, request.page, request.decimals
     guess = prediction_of(rec, request.query)
     token = token_label(rec.tokens[guess.row], 24)
-    named = ", ".join(f"{word!r} {format_number(float(value), decimals)}" for word, value in zip(guess.words, guess.probabilities))
-    lines = heading(page, titled("prediction", f"after {token!r}, the block predicts {named}, \u2026"),
-                    r"$p = \mathrm{softmax}(\mathrm{LN}_f(x_{out})\, W_U)$")
+    named = ", ".join(
+        f"{word!r} {format_number(float(value), decimals)}" for word, value in zip(guess.words, guess.probabilities)
+    )
+    lines = heading(
+        page,
+        titled("prediction", f"after {token!r}, the block predicts {named}, \u2026"),
+        r"$p = \mathrm{softmax}(\mathrm{LN}_f(x_{out})\, W_U)$",
+    )
     values = np.append(guess.probabilities, guess.others)[None, :]
     columns = [token_label(word) for word in guess.words] + [OTHERS]
-    spec = MatrixSpec(values, [token], columns, title=f"next-token probabilities after {token!r} (position {guess.row})", xlabel="next word")
+    spec = MatrixSpec(
+        values,
+        [token],
+        columns,
+        title=f"next-token probabilities after {token!r} (position {guess.row})",
+        xlabel="next word",
+    )
     lines.append(Flow([matrix_piece(spec, probability_scale(), request.theme, page, "prediction", decimals)], rows=1))
     terms = guess.terms(decimals)
-    lines.append(work_line(page, "prediction_sum", [" + ".join(terms), f"{guess.sign(decimals)} {format_number(guess.total, decimals)}"]))
+    lines.append(
+        work_line(
+            page,
+            "prediction_sum",
+            [" + ".join(terms), f"{guess.sign(decimals)} {format_number(guess.total, decimals)}"],
+        )
+    )
     lines.append(colorbar_line([probability_scale()], page))
-    lines.append(note(page, f"probs[{guess.row}] of the record; others: the {guess.hidden} other words' probabilities summed; "
-                            f"each number is rounded on its own (\u2248 where they then do not add up); {source_line(rec)}"))
+    lines.append(
+        note(
+            page,
+            f"probs[{guess.row}] of the record; others: the {guess.hidden} other words' probabilities summed; "
+            f"each number is rounded on its own (\u2248 where they then do not add up); {source_line(rec)}",
+        )
+    )
     return build_figure(lines, page)[0]

@@ -9,8 +9,8 @@ and so is :mod:`blockviz.figures.architecture` when a figure's fields depend on 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from blockviz.errors import BlockvizError
 
@@ -59,37 +59,117 @@ class FigureSpec:
 
 
 FIGURES = (
-    FigureSpec("token-grid", "Token grid", "token embedding + position = resid_pre, one row of d_model numbers per token",
-               "vectors:token_grid", fields=("embed", "resid_pre"), optional=("pos_embed",)),
-    FigureSpec("layer-norm", "LayerNorm", "one row (--token) through the block's two norms, step by step: LayerNorm (mean, subtract, variance, divide by √(var + ε), × γ, + β) or RMSNorm",
-               "norm:layer_norm", architecture_fields="norm_figure_reads", optional=("ln1.bias", "ln2.bias")),
-    FigureSpec("qkv", "Queries, keys and values", "each head's queries, keys and values (n × d_head) side by side",
-               "vectors:queries_keys_values", fields=("query", "key", "value"), optional=("query_rot", "key_rot")),
-    FigureSpec("scores", "Scores", "query–key dot products per head, then divided by √d_k (rows = queries, columns = keys)",
-               "attention:scores", fields=("scores", "scaled_scores")),
-    FigureSpec("mask", "Mask", "scaled scores + causal mask M = masked scores; blocked cells read −∞",
-               "attention:mask", fields=("scaled_scores", "mask", "masked_scores")),
-    FigureSpec("weights", "Weights", "softmax weights per head on a fixed 0–1 scale; blocked cells are 0",
-               "attention:weights", fields=("weights", "mask")),
-    FigureSpec("value-mixing", "Value mixing", "one query's weighted sum of value vectors, written out (--token, --head)",
-               "mixing:value_mixing", fields=("weights", "value", "head_outputs", "mask")),
-    FigureSpec("multi-head", "Multi-head attention", "every head's weights, then concatenation and the output projection W_O",
-               "attention:multi_head", fields=("weights", "mask", "head_outputs", "concat", "attn_out"), parameters=("attn.W_O",), optional=("attn.b_O",)),
-    FigureSpec("block-flow", "Block flow", "the route through the block (pre-norm or post-norm), with this sentence's shapes",
-               "flow:block_flow"),
-    FigureSpec("ffn", "Feed-forward network", "the feed-forward network: ffn_pre (n × d_ff), activation, ffn_out",
-               "vectors:ffn", architecture_fields="ffn_figure_reads"),
-    FigureSpec("residual-stream", "Residual stream", "one row (--token): resid_pre + attention = resid_mid, + FFN = resid_post, each column adding up down the page",
-               "vectors:residual_stream", fields=("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"),
-               architecture_fields="residual_figure_reads"),
-    FigureSpec("causal-vs-bidirectional", "Causal vs bidirectional", "the same sentence's weights with and without the causal mask",
-               "attention:causal_vs_bidirectional", fields=("weights",), optional=("mask",)),  # the mask of whichever of the two is causal
-    FigureSpec("worked-example", "Worked example", "the hand-worked mixture: scores (0, ln 3) → weights (¼, ¾) → (0.5, 3)",
-               "mixing:worked_example"),
-    FigureSpec("prediction", "Prediction", "after one token (--token), the next-token probabilities: the top 5 words and one \"+ others\" term, adding up to 1",
-               "prediction:prediction", fields=("probs",), applies="unembedding_skip_reason"),
-    FigureSpec("training", "Training", "the trained model's loss and its best head's 'it' → subject weight at each checkpoint, from the model folder",
-               "training:training", applies="training_skip_reason"),
+    FigureSpec(
+        "token-grid",
+        "Token grid",
+        "token embedding + position = resid_pre, one row of d_model numbers per token",
+        "vectors:token_grid",
+        fields=("embed", "resid_pre"),
+        optional=("pos_embed",),
+    ),
+    FigureSpec(
+        "layer-norm",
+        "LayerNorm",
+        "one row (--token) through the block's two norms, step by step: LayerNorm (mean, subtract, variance, divide by √(var + ε), × γ, + β) or RMSNorm",
+        "norm:layer_norm",
+        architecture_fields="norm_figure_reads",
+        optional=("ln1.bias", "ln2.bias"),
+    ),
+    FigureSpec(
+        "qkv",
+        "Queries, keys and values",
+        "each head's queries, keys and values (n × d_head) side by side",
+        "vectors:queries_keys_values",
+        fields=("query", "key", "value"),
+        optional=("query_rot", "key_rot"),
+    ),
+    FigureSpec(
+        "scores",
+        "Scores",
+        "query–key dot products per head, then divided by √d_k (rows = queries, columns = keys)",
+        "attention:scores",
+        fields=("scores", "scaled_scores"),
+    ),
+    FigureSpec(
+        "mask",
+        "Mask",
+        "scaled scores + causal mask M = masked scores; blocked cells read −∞",
+        "attention:mask",
+        fields=("scaled_scores", "mask", "masked_scores"),
+    ),
+    FigureSpec(
+        "weights",
+        "Weights",
+        "softmax weights per head on a fixed 0–1 scale; blocked cells are 0",
+        "attention:weights",
+        fields=("weights", "mask"),
+    ),
+    FigureSpec(
+        "value-mixing",
+        "Value mixing",
+        "one query's weighted sum of value vectors, written out (--token, --head)",
+        "mixing:value_mixing",
+        fields=("weights", "value", "head_outputs", "mask"),
+    ),
+    FigureSpec(
+        "multi-head",
+        "Multi-head attention",
+        "every head's weights, then concatenation and the output projection W_O",
+        "attention:multi_head",
+        fields=("weights", "mask", "head_outputs", "concat", "attn_out"),
+        parameters=("attn.W_O",),
+        optional=("attn.b_O",),
+    ),
+    FigureSpec(
+        "block-flow",
+        "Block flow",
+        "the route through the block (pre-norm or post-norm), with this sentence's shapes",
+        "flow:block_flow",
+    ),
+    FigureSpec(
+        "ffn",
+        "Feed-forward network",
+        "the feed-forward network: ffn_pre (n × d_ff), activation, ffn_out",
+        "vectors:ffn",
+        architecture_fields="ffn_figure_reads",
+    ),
+    FigureSpec(
+        "residual-stream",
+        "Residual stream",
+        "one row (--token): resid_pre + attention = resid_mid, + FFN = resid_post, each column adding up down the page",
+        "vectors:residual_stream",
+        fields=("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"),
+        architecture_fields="residual_figure_reads",
+    ),
+    FigureSpec(
+        "causal-vs-bidirectional",
+        "Causal vs bidirectional",
+        "the same sentence's weights with and without the causal mask",
+        "attention:causal_vs_bidirectional",
+        fields=("weights",),
+        optional=("mask",),
+    ),  # the mask of whichever of the two is causal
+    FigureSpec(
+        "worked-example",
+        "Worked example",
+        "the hand-worked mixture: scores (0, ln 3) → weights (¼, ¾) → (0.5, 3)",
+        "mixing:worked_example",
+    ),
+    FigureSpec(
+        "prediction",
+        "Prediction",
+        'after one token (--token), the next-token probabilities: the top 5 words and one "+ others" term, adding up to 1',
+        "prediction:prediction",
+        fields=("probs",),
+        applies="unembedding_skip_reason",
+    ),
+    FigureSpec(
+        "training",
+        "Training",
+        "the trained model's loss and its best head's 'it' → subject weight at each checkpoint, from the model folder",
+        "training:training",
+        applies="training_skip_reason",
+    ),
 )
 """Every figure, in the order the data flows through the block."""
 

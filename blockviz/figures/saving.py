@@ -42,7 +42,12 @@ def save_figure(figure: Figure, path: str | Path, fmt: str, dpi: int = DEFAULT_D
         raise BlockvizError(f"unknown format {fmt!r}: choose from {', '.join(FORMATS)}")
     path = Path(path)
     with atomic_path(path) as temporary, saving_context():  # an OSError inside becomes atomic_path's one-line error
-        figure.savefig(temporary, format=fmt, dpi=dpi, metadata=metadata(fmt, title), facecolor=figure.get_facecolor(),
-                       **({"pil_kwargs": {"compress_level": PNG_COMPRESSION}} if fmt == "png" else {}))
+        figure.savefig(
+            temporary,
+            format=fmt,
+            dpi=dpi,
+            metadata=metadata(fmt, title),
+            facecolor=figure.get_facecolor(),
+            **({"pil_kwargs": {"compress_level": PNG_COMPRESSION}} if fmt == "png" else {}),
+        )
     return path
-

@@ -53,13 +53,25 @@ def learning_of(folder: str | Path) -> Learning:
     checkpoints = read_checkpoints(folder)
     sentence = checkpoints.get("lessons", {}).get(LESSON)
     if sentence is None:
-        raise BlockvizError(f"the checkpoints in {str(folder)!r} hold no {LESSON!r} lesson: write the folder again with blockviz train -o DIR")
+        raise BlockvizError(
+            f"the checkpoints in {str(folder)!r} hold no {LESSON!r} lesson: write the folder again with blockviz train -o DIR"
+        )
     words = [token.lower() for token in tokenize(sentence)]
     query, key = words.index(QUERY), words.index(KEY)
     steps = [int(step) for step in checkpoints["steps"]]
-    rows = np.stack([np.asarray(checkpoints["weights"][step][LESSON], dtype=float)[:, query, key] for step in steps])  # (steps, n_heads)
+    rows = np.stack(
+        [np.asarray(checkpoints["weights"][step][LESSON], dtype=float)[:, query, key] for step in steps]
+    )  # (steps, n_heads)
     head = int(np.argmax(rows[-1]))
-    return Learning(steps, list(checkpoints.get("losses") or [None] * len(steps)), sentence, head, query, key, [float(value) for value in rows[:, head]])
+    return Learning(
+        steps,
+        list(checkpoints.get("losses") or [None] * len(steps)),
+        sentence,
+        head,
+        query,
+        key,
+        [float(value) for value in rows[:, head]],
+    )
 
 
 def training(request: FigureRequest) -> Figure:
@@ -70,8 +82,14 @@ def training(request: FigureRequest) -> Figure:
     rec, page = request.record, request.page
     learning = learning_of(rec.source.path)
     last = format_number(learning.weights[-1])
-    lines = heading(page, titled("training", f"head {learning.head}'s weight {QUERY!r} \u2192 {KEY!r} went from "
-                                             f"{format_number(learning.weights[0])} at step {learning.steps[0]} to {last} at step {learning.steps[-1]}"))
+    lines = heading(
+        page,
+        titled(
+            "training",
+            f"head {learning.head}'s weight {QUERY!r} \u2192 {KEY!r} went from "
+            f"{format_number(learning.weights[0])} at step {learning.steps[0]} to {last} at step {learning.steps[-1]}",
+        ),
+    )
     width = (page.content_width if page.width is not None else 6.5) - 2 * page.gap
     side_by_side = width / 2 - PANEL_LEFT - PANEL_RIGHT >= NARROWEST_PANEL
     panel_width = (width / 2 if side_by_side else width) - PANEL_LEFT - PANEL_RIGHT
@@ -79,16 +97,42 @@ def training(request: FigureRequest) -> Figure:
     theme = request.theme
     losses = [(index, loss) for index, loss in enumerate(learning.losses) if loss is not None]
     panels = [
-        _panel(panel_width, height, page, theme, "training_loss", losses, "loss (cross-entropy)", theme.residual, learning.steps, None),
-        _panel(panel_width, height, page, theme, "training_weight", list(enumerate(learning.weights)),
-               f"head {learning.head}: weight {QUERY!r} \u2192 {KEY!r}", theme.output, learning.steps, (0.0, 1.0)),
+        _panel(
+            panel_width,
+            height,
+            page,
+            theme,
+            "training_loss",
+            losses,
+            "loss (cross-entropy)",
+            theme.residual,
+            learning.steps,
+            None,
+        ),
+        _panel(
+            panel_width,
+            height,
+            page,
+            theme,
+            "training_weight",
+            list(enumerate(learning.weights)),
+            f"head {learning.head}: weight {QUERY!r} \u2192 {KEY!r}",
+            theme.output,
+            learning.steps,
+            (0.0, 1.0),
+        ),
     ]
     lines += [panels] if side_by_side else [[panel] for panel in panels]
     unrecorded = [str(step) for step, loss in zip(learning.steps, learning.losses) if loss is None]
-    lines.append(note(page, f"checkpoints of {learning.sentence!r} (positions {learning.query} \u2192 {learning.key}), evenly spaced; "
-                            f"head {learning.head} has the largest weight at the last step"
-                            + (f"; no loss recorded at step {', '.join(unrecorded)}" if unrecorded else "")
-                            + f"; {rec.source.note or 'trained'}"))
+    lines.append(
+        note(
+            page,
+            f"checkpoints of {learning.sentence!r} (positions {learning.query} \u2192 {learning.key}), evenly spaced; "
+            f"head {learning.head} has the largest weight at the last step"
+            + (f"; no loss recorded at step {', '.join(unrecorded)}" if unrecorded else "")
+            + f"; {rec.source.note or 'trained'}",
+        )
+    )
     return build_figure(lines, page)[0]
 
 
@@ -100,8 +144,18 @@ PANEL_LEFT, PANEL_RIGHT, PANEL_BOTTOM, PANEL_TOP = 0.45, 0.1, 0.5, 0.3
 """Inches around a panel for its tick labels, axis label and title."""
 
 
-def _panel(width: float, height: float, page, theme, key: str, points: list[tuple[int, float]], title: str, colour: str,
-           steps: list[int], limits) -> Slot:
+def _panel(
+    width: float,
+    height: float,
+    page,
+    theme,
+    key: str,
+    points: list[tuple[int, float]],
+    title: str,
+    colour: str,
+    steps: list[int],
+    limits,
+) -> Slot:
     """A line of ``points`` ``(checkpoint index, value)``, each marked and written with 2 decimals,
     the x axis labelled with the checkpoints' steps."""
 
@@ -110,8 +164,17 @@ def _panel(width: float, height: float, page, theme, key: str, points: list[tupl
         ax.plot(xs, ys, color=colour, marker="o", markersize=3.5, linewidth=1.4, label=key)
         for index, (x, y) in enumerate(points):
             below = _under_its_neighbours(ys, index)  # written on the side away from the line
-            ax.annotate(format_number(y), (x, y), textcoords="offset points", xytext=(0, -5 if below else 4), ha="center",
-                        va="top" if below else "bottom", fontsize=page.bar_tick, color=theme.text, label=f"{key}:value")
+            ax.annotate(
+                format_number(y),
+                (x, y),
+                textcoords="offset points",
+                xytext=(0, -5 if below else 4),
+                ha="center",
+                va="top" if below else "bottom",
+                fontsize=page.bar_tick,
+                color=theme.text,
+                label=f"{key}:value",
+            )
         ax.set_xticks(range(len(steps)), [str(step) for step in steps], fontsize=page.bar_tick)
         ax.tick_params(axis="y", labelsize=page.bar_tick)
         ax.set_xlim(-0.5, len(steps) - 0.5)
@@ -122,10 +185,29 @@ def _panel(width: float, height: float, page, theme, key: str, points: list[tupl
             ax.set_yticks(np.linspace(low, high, 6))
         ax.set_label(key)
         # placed as texts, not by the Axis at draw time, so that where they stand is known before drawing
-        ax.annotate("training step", (0.5, 0.0), xycoords="axes fraction", textcoords="offset points", xytext=(0, -(TICK_ROOM_PT + page.bar_tick)),
-                    ha="center", va="top", fontsize=page.axis, label=f"{key}:xlabel")
-        ax.annotate(title, (0.5, 1.0), xycoords="axes fraction", textcoords="offset points", xytext=(0, 6), ha="center", va="bottom",
-                    fontsize=page.title, color=colour, label=f"{key}:title")
+        ax.annotate(
+            "training step",
+            (0.5, 0.0),
+            xycoords="axes fraction",
+            textcoords="offset points",
+            xytext=(0, -(TICK_ROOM_PT + page.bar_tick)),
+            ha="center",
+            va="top",
+            fontsize=page.axis,
+            label=f"{key}:xlabel",
+        )
+        ax.annotate(
+            title,
+            (0.5, 1.0),
+            xycoords="axes fraction",
+            textcoords="offset points",
+            xytext=(0, 6),
+            ha="center",
+            va="bottom",
+            fontsize=page.title,
+            color=colour,
+            label=f"{key}:title",
+        )
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
         return ax

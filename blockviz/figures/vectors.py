@@ -18,8 +18,22 @@ from blockviz.figures.elision import Columns, choose_columns, elided_piece, numb
 from blockviz.figures.heatmap import record_scale
 from blockviz.figures.labels import text_size_in, token_label
 from blockviz.figures.layout import build_figure
-from blockviz.figures.parts import (as_array, colorbar_line, feature_labels, field_panel, heading, hidden_notes, label_slot, labelled_row, note,
-                                    operator, row_columns, shared_columns, source_line, titled)
+from blockviz.figures.parts import (
+    as_array,
+    colorbar_line,
+    feature_labels,
+    field_panel,
+    heading,
+    hidden_notes,
+    label_slot,
+    labelled_row,
+    note,
+    operator,
+    row_columns,
+    shared_columns,
+    source_line,
+    titled,
+)
 from blockviz.figures.request import FigureRequest
 
 
@@ -30,7 +44,11 @@ def token_grid(request: FigureRequest) -> Figure:
     added = arch.has(rec, "pos_embed")
     names = ["embed", "pos_embed", "resid_pre"] if added else ["embed", "resid_pre"]
     columns = shared_columns(rec, names)
-    titles = {"embed": "token embedding", "pos_embed": f"position ({rec.config.positional})", "resid_pre": "x = resid_pre"}
+    titles = {
+        "embed": "token embedding",
+        "pos_embed": f"position ({rec.config.positional})",
+        "resid_pre": "x = resid_pre",
+    }
     # a model's layer input is its hidden state; only layer 0 of GPT-2 (wte + wpe) and Llama (the token embedding) is the embeddings' sum itself
     model = rec.source.is_model and not (rec.source.layer == 0 and rec.source.family in ("gpt2", "llama"))
     pieces = [field_panel(request, "embed", columns, titles["embed"])]
@@ -38,22 +56,48 @@ def token_grid(request: FigureRequest) -> Figure:
         pieces += [operator(page, "+"), field_panel(request, "pos_embed", columns, titles["pos_embed"])]
     if model:
         layer = rec.source.layer
-        through = f"\u2192 layers 0\u2013{layer - 1} \u2192" if layer > 1 else ("\u2192 layer 0 \u2192" if layer == 1 else "\u2192 embedding step \u2192")
-        pieces += [operator(page, through, scale=0.6), field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual")]
+        through = (
+            f"\u2192 layers 0\u2013{layer - 1} \u2192"
+            if layer > 1
+            else ("\u2192 layer 0 \u2192" if layer == 1 else "\u2192 embedding step \u2192")
+        )
+        pieces += [
+            operator(page, through, scale=0.6),
+            field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual"),
+        ]
         formula = r"$x = h_{" + str(rec.source.layer) + r"}$: the model's hidden state entering this layer"
     else:
-        pieces += [operator(page, "="), field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual")]
+        pieces += [
+            operator(page, "="),
+            field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual"),
+        ]
         formula = formulas.TOKEN_GRID if added else r"$x = \mathrm{embedding}$ (rotary positions turn q and k instead)"
     lines = heading(page, titled("token-grid", "one row of d_model numbers per token"), formula)
     lines += numbers_flow(pieces, rec.n, page)
     lines.append(colorbar_line([record_scale(rec, name) for name in names], page))
     lines += hidden_notes(page, [(columns, "d_model")])
     if model:
-        lines.append(note(page, f"{source_line(rec)}. resid_pre is the real input of layer {rec.source.layer}: the embeddings after the model's "
-                                f"embedding step{' and layers before it' if rec.source.layer else ''}, so it is not embed + position"))
+        lines.append(
+            note(
+                page,
+                f"{source_line(rec)}. resid_pre is the real input of layer {rec.source.layer}: the embeddings after the model's "
+                f"embedding step{' and layers before it' if rec.source.layer else ''}, so it is not embed + position",
+            )
+        )
     if not added:
-        lines.append(note(page, "rotary positions: nothing is added to the embeddings; q and k are rotated by each position's angle (see qkv)"))
-    lines.append(note(page, f"n × d_model = {rec.n} × {rec.config.d_model}" + (f"; {source_line(rec)}" if rec.source.is_model and not model else "")))
+        lines.append(
+            note(
+                page,
+                "rotary positions: nothing is added to the embeddings; q and k are rotated by each position's angle (see qkv)",
+            )
+        )
+    lines.append(
+        note(
+            page,
+            f"n × d_model = {rec.n} × {rec.config.d_model}"
+            + (f"; {source_line(rec)}" if rec.source.is_model and not model else ""),
+        )
+    )
     return build_figure(lines, page)[0]
 
 
@@ -64,7 +108,11 @@ def queries_keys_values(request: FigureRequest) -> Figure:
     rotary = arch.has(rec, "query_rot", "key_rot")
     c = rec.config
     shared = c.kv_heads != c.n_heads
-    lines = heading(page, titled("qkv", "one row per token, per head"), arch.qkv_formula(rec) + ((arch.ROTARY_FORMULA,) if rotary else ()))
+    lines = heading(
+        page,
+        titled("qkv", "one row per token, per head"),
+        arch.qkv_formula(rec) + ((arch.ROTARY_FORMULA,) if rotary else ()),
+    )
     names = ["query", "key", "value"] + (["query_rot", "key_rot"] if rotary else [])
     scale = record_scale(rec, "query")
     noted, turned_notes = [], []
@@ -75,13 +123,24 @@ def queries_keys_values(request: FigureRequest) -> Figure:
         if rotary and columns.hidden:  # one of the largest columns gives way to the one the rotation changes most
             turned = np.abs(arrays[3] - arrays[0]).max(axis=0) + np.abs(arrays[4] - arrays[1]).max(axis=0)
             most_turned = int(turned.argmax())
-            columns = _with_column(choose_columns(arrays, c.d_head, largest=max(0, len(columns.largest) - 1)), most_turned)
+            columns = _with_column(
+                choose_columns(arrays, c.d_head, largest=max(0, len(columns.largest) - 1)), most_turned
+            )
             turned_notes.append(f"d{most_turned}" + (f" of head {head}" if len(request.heads) > 1 else ""))
         noted.append((columns, "d_head"))
         kv = f"kv head {g}" if shared else f"head {head}"
 
         def panel(name, title, role):
-            return field_panel(request, name, columns, title, values=as_array(rec.tensors[name])[head], role=role, key=f"{name}[{head}]", scale=scale)
+            return field_panel(
+                request,
+                name,
+                columns,
+                title,
+                values=as_array(rec.tensors[name])[head],
+                role=role,
+                key=f"{name}[{head}]",
+                scale=scale,
+            )
 
         pieces = [panel("query", f"query Q, head {head}", "query")]
         if rotary:
@@ -94,13 +153,32 @@ def queries_keys_values(request: FigureRequest) -> Figure:
     lines.append(colorbar_line([scale], page))
     lines += hidden_notes(page, noted)
     if rotary:
-        lines.append(note(page, "rotary positions: each feature pair (k, k + d_head/2) of q and k is turned by an angle that grows with the position; "
-                                "the scores are Q rotated \u00b7 K rotated; V is not rotated"
-                                + (f"; of the columns of largest |value| one gives way to the column the rotation changes most ({', '.join(turned_notes)})" if turned_notes else "")))
+        lines.append(
+            note(
+                page,
+                "rotary positions: each feature pair (k, k + d_head/2) of q and k is turned by an angle that grows with the position; "
+                "the scores are Q rotated \u00b7 K rotated; V is not rotated"
+                + (
+                    f"; of the columns of largest |value| one gives way to the column the rotation changes most ({', '.join(turned_notes)})"
+                    if turned_notes
+                    else ""
+                ),
+            )
+        )
     if shared:
-        lines.append(note(page, f"grouped-query attention: {c.n_heads} query heads share {c.kv_heads} key/value heads "
-                                f"({c.n_heads // c.kv_heads} query heads each); head h reads kv head h // {c.n_heads // c.kv_heads}"))
-    lines.append(note(page, f"n × d_head = {rec.n} × {c.d_head} each; d_head = d_model / n_heads = {c.d_model} / {c.n_heads}; {source_line(rec)}"))
+        lines.append(
+            note(
+                page,
+                f"grouped-query attention: {c.n_heads} query heads share {c.kv_heads} key/value heads "
+                f"({c.n_heads // c.kv_heads} query heads each); head h reads kv head h // {c.n_heads // c.kv_heads}",
+            )
+        )
+    lines.append(
+        note(
+            page,
+            f"n × d_head = {rec.n} × {c.d_head} each; d_head = d_model / n_heads = {c.d_model} / {c.n_heads}; {source_line(rec)}",
+        )
+    )
     return build_figure(lines, page)[0]
 
 
@@ -108,7 +186,9 @@ def _with_column(columns: Columns, index: int) -> Columns:
     """``columns`` and column ``index`` (counted among the largest)."""
     if index in columns.shown:
         return columns
-    return Columns(tuple(sorted(columns.shown + (index,))), columns.total, tuple(sorted(columns.largest + (index,))), columns.edges)
+    return Columns(
+        tuple(sorted(columns.shown + (index,))), columns.total, tuple(sorted(columns.largest + (index,))), columns.edges
+    )
 
 
 def ffn(request: FigureRequest) -> Figure:
@@ -127,24 +207,53 @@ def ffn(request: FigureRequest) -> Figure:
     pieces = [field_panel(request, x, model_columns, x_title, role="residual")]
     if c.ffn == "gated":
         hidden = shared_columns(rec, ["ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post"])
-        pieces += [operator(page, rf"$\cdot W_{{gate}}{plus('gate')}$", math=True, scale=0.7), field_panel(request, "ffn_gate", hidden, "ffn_gate", role="ffn"),
-                   operator(page, f"{act} \u2192", scale=0.7), field_panel(request, "ffn_gate_act", hidden, f"{act}(ffn_gate)", role="ffn"),
-                   operator(page, "\u2299"), field_panel(request, "ffn_up", hidden, f"ffn_up = {x} \u00b7 W_up" + (" + b_up" if bias else ""), role="ffn"),
-                   operator(page, "="), field_panel(request, "ffn_post", hidden, "ffn_post", role="ffn")]
+        pieces += [
+            operator(page, rf"$\cdot W_{{gate}}{plus('gate')}$", math=True, scale=0.7),
+            field_panel(request, "ffn_gate", hidden, "ffn_gate", role="ffn"),
+            operator(page, f"{act} \u2192", scale=0.7),
+            field_panel(request, "ffn_gate_act", hidden, f"{act}(ffn_gate)", role="ffn"),
+            operator(page, "\u2299"),
+            field_panel(
+                request, "ffn_up", hidden, f"ffn_up = {x} \u00b7 W_up" + (" + b_up" if bias else ""), role="ffn"
+            ),
+            operator(page, "="),
+            field_panel(request, "ffn_post", hidden, "ffn_post", role="ffn"),
+        ]
         names = [x, "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"]
         shapes = f"{rec.n} × {c.d_model} \u2192 gate, up: {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_model}"
     else:
         hidden = shared_columns(rec, ["ffn_pre", "ffn_post"])
-        pieces += [operator(page, rf"$\cdot W_{{in}}{plus('in')}$", math=True, scale=0.7), field_panel(request, "ffn_pre", hidden, "ffn_pre", role="ffn"),
-                   operator(page, f"{act} \u2192", scale=0.7), field_panel(request, "ffn_post", hidden, f"ffn_post = {act}(ffn_pre)", role="ffn")]
+        pieces += [
+            operator(page, rf"$\cdot W_{{in}}{plus('in')}$", math=True, scale=0.7),
+            field_panel(request, "ffn_pre", hidden, "ffn_pre", role="ffn"),
+            operator(page, f"{act} \u2192", scale=0.7),
+            field_panel(request, "ffn_post", hidden, f"ffn_post = {act}(ffn_pre)", role="ffn"),
+        ]
         names = [x, "ffn_pre", "ffn_post", "ffn_out"]
-        shapes = f"{rec.n} × {c.d_model} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_model}"
-    pieces += [operator(page, rf"$\cdot W_{{out}}{plus('out')}$", math=True, scale=0.7), field_panel(request, "ffn_out", out_columns, "ffn_out", role="ffn")]
+        shapes = (
+            f"{rec.n} × {c.d_model} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_model}"
+        )
+    pieces += [
+        operator(page, rf"$\cdot W_{{out}}{plus('out')}$", math=True, scale=0.7),
+        field_panel(request, "ffn_out", out_columns, "ffn_out", role="ffn"),
+    ]
     lines += numbers_flow(pieces, rec.n, page)
     hidden_label = "ffn_gate, ffn_up, ffn_post" if c.ffn == "gated" else None
-    lines.append(colorbar_line([record_scale(rec, name, label=hidden_label if name.startswith("ffn_") and name != "ffn_out" else None) for name in names], page))
+    lines.append(
+        colorbar_line(
+            [
+                record_scale(rec, name, label=hidden_label if name.startswith("ffn_") and name != "ffn_out" else None)
+                for name in names
+            ],
+            page,
+        )
+    )
     lines += hidden_notes(page, [(model_columns, "d_model"), (hidden, "d_ff"), (out_columns, "d_model")])
-    gate = f"; gated: ffn_post = {act}(ffn_gate) \u2299 ffn_up, cell by cell (the d_ff panels show the same columns)" if c.ffn == "gated" else ""
+    gate = (
+        f"; gated: ffn_post = {act}(ffn_gate) \u2299 ffn_up, cell by cell (the d_ff panels show the same columns)"
+        if c.ffn == "gated"
+        else ""
+    )
     lines.append(note(page, f"{shapes}  (n × d_model \u2192 n × d_ff \u2192 n × d_model){gate}"))
     return build_figure(lines, page)[0]
 
@@ -159,23 +268,62 @@ def residual_stream(request: FigureRequest) -> Figure:
     kind = arch.norm_name(rec)
     i = request.query
     d = rec.config.d_model
-    steps = ([("resid_pre", "resid_pre"), ("attn_out", "+ attn_out"), ("resid_mid", "= resid_mid"), ("resid_mid_norm", f"{kind} \u2192 resid_mid_norm"),
-              ("ffn_out", "+ ffn_out"), ("resid_post", "= resid_post"), ("resid_post_norm", f"{kind} \u2192 resid_post_norm")] if post else
-             [("resid_pre", "resid_pre"), ("attn_out", "+ attn_out"), ("resid_mid", "= resid_mid"), ("ffn_out", "+ ffn_out"), ("resid_post", "= resid_post")])
+    steps = (
+        [
+            ("resid_pre", "resid_pre"),
+            ("attn_out", "+ attn_out"),
+            ("resid_mid", "= resid_mid"),
+            ("resid_mid_norm", f"{kind} \u2192 resid_mid_norm"),
+            ("ffn_out", "+ ffn_out"),
+            ("resid_post", "= resid_post"),
+            ("resid_post_norm", f"{kind} \u2192 resid_post_norm"),
+        ]
+        if post
+        else [
+            ("resid_pre", "resid_pre"),
+            ("attn_out", "+ attn_out"),
+            ("resid_mid", "= resid_mid"),
+            ("ffn_out", "+ ffn_out"),
+            ("resid_post", "= resid_post"),
+        ]
+    )
     rows = {name: as_array(rec.tensors[name])[i] for name, _ in steps}
     width = max(text_size_in(label, page.note)[0] for _, label in steps) * 1.06 + 0.05
     columns = row_columns([np.stack(list(rows.values()))], d, page, width, request.decimals)
     labels = feature_labels("d_model", d)
-    lines = heading(page, titled("residual-stream", f"each sublayer adds to it; token {token_label(rec.tokens[i], 24)!r} (position {i})"), arch.residual_formula(rec))
+    lines = heading(
+        page,
+        titled("residual-stream", f"each sublayer adds to it; token {token_label(rec.tokens[i], 24)!r} (position {i})"),
+        arch.residual_formula(rec),
+    )
     scale = record_scale(rec, "resid_pre")
     for index, (name, label) in enumerate(steps):
-        piece = elided_piece(rows[name][None, :], columns, None, labels if index == 0 else [], scale, theme, page, name, request.decimals, token_rows=False)
+        piece = elided_piece(
+            rows[name][None, :],
+            columns,
+            None,
+            labels if index == 0 else [],
+            scale,
+            theme,
+            page,
+            name,
+            request.decimals,
+            token_rows=False,
+        )
         lines.append(labelled_row(label_slot(label, width, page.note), piece))
         if post and name == "resid_mid_norm":
             lines.append(note(page, "the FFN reads resid_mid_norm and adds to it:", key="residual_between"))
     lines.append(colorbar_line([scale], page))
     lines += hidden_notes(page, [(columns, "d_model")])
-    what = (f"post-norm: each sum is normalised ({kind}) and the FFN adds to the normalised resid_mid_norm" if post else
-            "pre-norm: the sublayers read a normalised copy; the stream itself is only added to")
-    lines.append(note(page, f"{what}; each column adds up down the page; every field is n × d_model = {rec.n} × {d} (this is row {i}); {source_line(rec)}"))
+    what = (
+        f"post-norm: each sum is normalised ({kind}) and the FFN adds to the normalised resid_mid_norm"
+        if post
+        else "pre-norm: the sublayers read a normalised copy; the stream itself is only added to"
+    )
+    lines.append(
+        note(
+            page,
+            f"{what}; each column adds up down the page; every field is n × d_model = {rec.n} × {d} (this is row {i}); {source_line(rec)}",
+        )
+    )
     return build_figure(lines, page)[0]

@@ -11,9 +11,9 @@ import contextlib
 import gc
 import multiprocessing
 import sys
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from matplotlib.figure import Figure
 
@@ -39,8 +39,14 @@ def draw_figure(name: str, request: FigureRequest) -> Figure:
         return spec.draw(request)
 
 
-def write_figures(request: FigureRequest, folder: str | Path, names: Iterable[str] | None = None,
-                  formats: Iterable[str] = ("png", "svg"), dpi: int = DEFAULT_DPI, jobs: int | None = None) -> Iterator[Path]:
+def write_figures(
+    request: FigureRequest,
+    folder: str | Path,
+    names: Iterable[str] | None = None,
+    formats: Iterable[str] = ("png", "svg"),
+    dpi: int = DEFAULT_DPI,
+    jobs: int | None = None,
+) -> Iterator[Path]:
     """Draw each figure in ``names`` (``None``: every figure the record can draw,
     :func:`~blockviz.figures.registry.skip_reason`) and write ``folder/<name>.<format>`` for each format,
     yielding each path once it is written, in the order of ``names``. Warns once
@@ -89,20 +95,26 @@ def _heap_frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _write(request: FigureRequest, folder: Path, names: list[str], formats: list[str], dpi: int, workers: int) -> Iterator[Path]:
+def _write(
+    request: FigureRequest, folder: Path, names: list[str], formats: list[str], dpi: int, workers: int
+) -> Iterator[Path]:
     if workers <= 1:
         for name in names:
             yield from _draw_and_save(name, request, folder, formats, dpi)
         return
     # the other mask's record (causal-vs-bidirectional) is computed by the worker that draws it, beside the other figures
     job = (request, folder, formats, dpi)  # forked workers inherit it: nothing is pickled but figure names and paths
-    executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(job,))
+    executor = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(job,)
+    )
     try:
         with signals_deferred():  # the workers are forked here (at the first submit) and unblock once set up
             drawn = [executor.submit(_draw_and_save_job, name) for name in names]
         for figure in drawn:  # not executor.map, which cancels what is left and races end_pool (Python 3.11)
             yield from figure.result()
-    except BaseException:  # an error, Ctrl-C, SIGTERM or the caller stopping early: end the workers now, not after their figures
+    except (
+        BaseException
+    ):  # an error, Ctrl-C, SIGTERM or the caller stopping early: end the workers now, not after their figures
         end_pool(executor)
         raise
     executor.shutdown(wait=True)

@@ -24,12 +24,27 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["LecturePart", "Lecture", "VideoInfo", "write_lecture", "probe_video",
-           "Chapter", "chapters_of", "chapters_text", "chapters_json", "captions_srt", "timestamp", "sidecar_paths"]
+__all__ = [
+    "LecturePart",
+    "Lecture",
+    "VideoInfo",
+    "write_lecture",
+    "probe_video",
+    "Chapter",
+    "chapters_of",
+    "chapters_text",
+    "chapters_json",
+    "captions_srt",
+    "timestamp",
+    "sidecar_paths",
+]
 
 _LAZY = {
     **dict.fromkeys(["LecturePart", "Lecture", "VideoInfo", "write_lecture", "probe_video"], "blockviz.lecture.join"),
-    **dict.fromkeys(["Chapter", "chapters_of", "chapters_text", "chapters_json", "captions_srt", "timestamp", "sidecar_paths"], "blockviz.lecture.chapters"),
+    **dict.fromkeys(
+        ["Chapter", "chapters_of", "chapters_text", "chapters_json", "captions_srt", "timestamp", "sidecar_paths"],
+        "blockviz.lecture.chapters",
+    ),
 }
 """Names imported on first use, so that planning a lecture (its file names) does not import PyAV."""
 

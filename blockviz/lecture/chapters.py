@@ -15,10 +15,10 @@ import datetime
 import json
 import math
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Sequence
 
 import srt
 
@@ -46,8 +46,13 @@ class Chapter:
     in order, each shown until the next (the last until the chapter ends); empty: the one ``caption``."""
 
 
-def chapters_of(names: Sequence[str], titles: Sequence[str], captions: Sequence[str], durations: Sequence[float | Fraction],
-                cues: Sequence[Sequence[tuple[float, str]]] | None = None) -> tuple[Chapter, ...]:
+def chapters_of(
+    names: Sequence[str],
+    titles: Sequence[str],
+    captions: Sequence[str],
+    durations: Sequence[float | Fraction],
+    cues: Sequence[Sequence[tuple[float, str]]] | None = None,
+) -> tuple[Chapter, ...]:
     """One chapter per part, in order, each starting where the one before ends.
 
     ``durations`` are in seconds; exact ones (:class:`~fractions.Fraction`) are summed exactly
@@ -60,7 +65,11 @@ def chapters_of(names: Sequence[str], titles: Sequence[str], captions: Sequence[
     chapters, start = [], Fraction(0)
     for name, title, caption, duration, shown in zip(names, titles, captions, durations, cues, strict=True):
         end = start + Fraction(duration)
-        kept = tuple((max(0.0, float(at)), one_line(said)) for at, said in shown if float(at) < float(duration) and one_line(said))
+        kept = tuple(
+            (max(0.0, float(at)), one_line(said))
+            for at, said in shown
+            if float(at) < float(duration) and one_line(said)
+        )
         chapters.append(Chapter(name, one_line(title), one_line(caption), float(start), float(end), kept))
         start = end
     return tuple(chapters)
@@ -117,11 +126,15 @@ def captions_srt(chapters: Sequence[Chapter], burned_captions: bool = True) -> s
             spans.extend((a, b, piece, "") for a, b, piece in _split(chapter.start, chapter.end, chapter.caption))
             continue
         times = [chapter.start + at for at, _ in chapter.cues] + [chapter.end]
-        for (at, said), begin, end in zip(chapter.cues, times, times[1:]):
+        for (_at, said), begin, end in zip(chapter.cues, times, times[1:]):
             spans.extend((a, b, piece, ON_TOP if burned_captions else "") for a, b, piece in _split(begin, end, said))
     cues = [
-        srt.Subtitle(index=number, start=datetime.timedelta(seconds=begin), end=datetime.timedelta(seconds=end),
-                     content=tag + said)
+        srt.Subtitle(
+            index=number,
+            start=datetime.timedelta(seconds=begin),
+            end=datetime.timedelta(seconds=end),
+            content=tag + said,
+        )
         for number, (begin, end, said, tag) in enumerate(spans, start=1)
     ]
     return srt.compose(cues, reindex=False)
@@ -139,8 +152,12 @@ def _split(begin: float, end: float, shown: str) -> list[tuple[float, float, str
     balanced = lines = caption_lines(shown)
     if len(lines) > CAPTION_LINES:  # more than one cue: the narrowest lines that fill the fewest cues are even
         most = CAPTION_LINES * math.ceil(len(lines) / CAPTION_LINES)
-        balanced = next(wrapped for width in range(1, CAPTION_LINE_LENGTH + 1) if len(wrapped := caption_lines(shown, width)) <= most)
-    pieces = ["\n".join(balanced[k:k + CAPTION_LINES]) for k in range(0, len(balanced), CAPTION_LINES)]
+        balanced = next(
+            wrapped
+            for width in range(1, CAPTION_LINE_LENGTH + 1)
+            if len(wrapped := caption_lines(shown, width)) <= most
+        )
+    pieces = ["\n".join(balanced[k : k + CAPTION_LINES]) for k in range(0, len(balanced), CAPTION_LINES)]
     total = sum(len(piece) for piece in pieces)
     found, at = [], begin
     for piece in pieces:

@@ -16,17 +16,24 @@ from __future__ import annotations
 
 import contextlib
 import errno
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 import av
 
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path, output_error
 from blockviz.lecture.chapters import (
-    YOUTUBE_MIN_CHAPTER, Chapter, captions_srt, chapters_json, chapters_of, chapters_text, one_line, sidecar_paths,
+    YOUTUBE_MIN_CHAPTER,
+    Chapter,
+    captions_srt,
+    chapters_json,
+    chapters_of,
+    chapters_text,
+    one_line,
+    sidecar_paths,
 )
 
 IMAGE_SUFFIXES = (".gif", ".png", ".apng", ".jpg", ".jpeg", ".webp")
@@ -159,8 +166,13 @@ def write_lecture(
     _check_request(parts, output)
     infos = [probe_video(part.video, part.name) for part in parts]
     starts = _check_joinable([part.name for part in parts], infos)
-    chapters = chapters_of([p.name for p in parts], [p.title for p in parts], [p.caption for p in parts], [info.duration for info in infos],
-                           [p.cues for p in parts])
+    chapters = chapters_of(
+        [p.name for p in parts],
+        [p.title for p in parts],
+        [p.caption for p in parts],
+        [info.duration for info in infos],
+        [p.cues for p in parts],
+    )
     report = (lambda done: progress(done, len(parts))) if progress else (lambda done: None)
     text_path, json_path, srt_path = sidecar_paths(output)
     with contextlib.ExitStack() as files:
@@ -171,7 +183,9 @@ def write_lecture(
         except av.error.FFmpegError as error:
             if isinstance(error, OSError) and error.errno in OUTPUT_ERRNOS:
                 raise output_error(output, error) from None
-            raise BlockvizError(f"cannot write the lecture {str(output)!r} ({_reason(error)}): re-render the scenes and try again") from None
+            raise BlockvizError(
+                f"cannot write the lecture {str(output)!r} ({_reason(error)}): re-render the scenes and try again"
+            ) from None
         files.enter_context(_written(text_path, chapters_text(chapters, min_chapter_seconds)))
         files.enter_context(_written(json_path, chapters_json(chapters, output.name)))
         files.enter_context(_written(srt_path, captions_srt(chapters, burned_captions)))
@@ -276,15 +290,21 @@ def _check_joinable(names: Sequence[str | None], infos: list[VideoInfo]) -> list
     """
     first = infos[0]
     if first.codec not in COPYABLE_CODECS:
-        raise BlockvizError(f"{_part(names[0], first.path)} is {first.codec}, which an MP4 cannot hold as it is: render the scenes as mp4")
+        raise BlockvizError(
+            f"{_part(names[0], first.path)} is {first.codec}, which an MP4 cannot hold as it is: render the scenes as mp4"
+        )
     starts = [Fraction(0)]
     for name, info in zip(names, infos):
         mismatch = info.mismatch(first)
         if mismatch is not None:
-            raise BlockvizError(f"{_part(name, info.path)} differs from {names[0] or str(first.path)!r} in its {mismatch}: {SAME_OPTIONS}")
+            raise BlockvizError(
+                f"{_part(name, info.path)} differs from {names[0] or str(first.path)!r} in its {mismatch}: {SAME_OPTIONS}"
+            )
         start = starts[-1]
         if ((start - info.start) / info.time_base).denominator != 1:
-            raise BlockvizError(f"{_part(name, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}")
+            raise BlockvizError(
+                f"{_part(name, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}"
+            )
         starts.append(start + info.duration)
     return starts
 
@@ -369,7 +389,9 @@ def _remux(infos: list[VideoInfo], starts: list[Fraction], output, report: Calla
                 packet.pts += shift
                 packet.dts = packet.dts + shift if last_dts is None else max(packet.dts + shift, last_dts + 1)
                 if packet.dts > packet.pts:
-                    raise BlockvizError(f"{_part(None, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}")
+                    raise BlockvizError(
+                        f"{_part(None, info.path)} cannot follow the part before it without encoding again (its timestamps do not fit): {SAME_OPTIONS}"
+                    )
                 last_dts = packet.dts
                 packet.stream = stream
                 output.mux(packet)
@@ -380,7 +402,13 @@ def _chapter_entries(chapters: Sequence[Chapter]) -> list[dict]:
     """The chapters as PyAV's ``set_chapters`` takes them (milliseconds)."""
     millisecond = Fraction(1, 1000)
     return [
-        {"id": number, "start": round(c.start * 1000), "end": round(c.end * 1000), "time_base": millisecond, "metadata": {"title": c.title}}
+        {
+            "id": number,
+            "start": round(c.start * 1000),
+            "end": round(c.end * 1000),
+            "time_base": millisecond,
+            "metadata": {"title": c.title},
+        }
         for number, c in enumerate(chapters, start=1)
     ]
 

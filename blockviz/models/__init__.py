@@ -46,7 +46,17 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["FAMILIES", "PACKAGED", "LoadedModel", "ModelAttentions", "ModelLocation", "load_model", "model_attentions", "record_layer", "resolve_model"]
+__all__ = [
+    "FAMILIES",
+    "PACKAGED",
+    "LoadedModel",
+    "ModelAttentions",
+    "ModelLocation",
+    "load_model",
+    "model_attentions",
+    "record_layer",
+    "resolve_model",
+]
 
 _LAZY = {
     "FAMILIES": "blockviz.models.families",

@@ -37,7 +37,9 @@ def gguf_cache_folder(gguf_path: Path) -> Path:
     """The cache folder of the GGUF file ``gguf_path``: named after the file, its size and
     modification time (a changed file gets a new folder)."""
     status = gguf_path.stat()
-    digest = hashlib.blake2b(f"{gguf_path.resolve()}\0{status.st_size}\0{status.st_mtime_ns}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    digest = hashlib.blake2b(
+        f"{gguf_path.resolve()}\0{status.st_size}\0{status.st_mtime_ns}".encode("utf-8", "surrogatepass"), digest_size=8
+    ).hexdigest()
     return cache_dir() / "models" / f"{gguf_path.stem}-{digest}"
 
 
@@ -54,7 +56,9 @@ def cached_gguf(gguf_path: Path, convert) -> Path:
         folder.parent.mkdir(parents=True, exist_ok=True)
         temporary = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     except OSError as error:
-        raise BlockvizError(f"cannot write blockviz's cache folder {str(folder.parent)!r} ({error.strerror}): set XDG_CACHE_HOME or BLOCKVIZ_CACHE_DIR to a writable folder") from None
+        raise BlockvizError(
+            f"cannot write blockviz's cache folder {str(folder.parent)!r} ({error.strerror}): set XDG_CACHE_HOME or BLOCKVIZ_CACHE_DIR to a writable folder"
+        ) from None
     try:
         convert(temporary)
         (temporary / COMPLETE).write_text(json.dumps({"gguf": str(gguf_path)}), encoding="utf-8")
@@ -63,8 +67,12 @@ def cached_gguf(gguf_path: Path, convert) -> Path:
         try:
             os.replace(temporary, folder)
         except OSError:
-            if not (folder / COMPLETE).is_file():  # another process converting at the same time finished first: use its copy
-                raise BlockvizError(f"cannot write blockviz's cache folder {str(folder)!r}: set XDG_CACHE_HOME or BLOCKVIZ_CACHE_DIR to a writable folder") from None
+            if not (
+                folder / COMPLETE
+            ).is_file():  # another process converting at the same time finished first: use its copy
+                raise BlockvizError(
+                    f"cannot write blockviz's cache folder {str(folder)!r}: set XDG_CACHE_HOME or BLOCKVIZ_CACHE_DIR to a writable folder"
+                ) from None
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)

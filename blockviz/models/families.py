@@ -12,15 +12,23 @@ SiLU FFN, no biases.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 
 from blockviz.config import SIZE_LIMITS, BlockConfig
 from blockviz.errors import BlockvizError
 
-ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu_fast": "gelu_tanh", "relu": "relu", "silu": "silu", "swish": "silu"}
+ACTIVATIONS = {
+    "gelu": "gelu",
+    "gelu_new": "gelu_tanh",
+    "gelu_pytorch_tanh": "gelu_tanh",
+    "gelu_fast": "gelu_tanh",
+    "relu": "relu",
+    "silu": "silu",
+    "swish": "silu",
+}
 """``transformers``' activation names → blockviz's (:data:`blockviz.config.ACTIVATIONS`)."""
 
 
@@ -60,14 +68,18 @@ def _clone(tensor: torch.Tensor) -> torch.Tensor:
 def _activation(hf_config, key: str, family: str) -> str:
     name = getattr(hf_config, key, None)
     if name not in ACTIVATIONS:
-        raise BlockvizError(f"this {family} model uses activation {name!r}, which blockviz does not compute: supported are {', '.join(sorted(ACTIVATIONS))}")
+        raise BlockvizError(
+            f"this {family} model uses activation {name!r}, which blockviz does not compute: supported are {', '.join(sorted(ACTIVATIONS))}"
+        )
     return ACTIVATIONS[name]
 
 
 def _sizes(d_model: int, n_heads: int, d_ff: int, family: str) -> None:
     for name, value in (("d_model", d_model), ("n_heads", n_heads), ("d_ff", d_ff)):
         if value > SIZE_LIMITS[name]:
-            raise BlockvizError(f"this {family} model's {name} is {value}, more than blockviz's limit {SIZE_LIMITS[name]}: choose a smaller model")
+            raise BlockvizError(
+                f"this {family} model's {name} is {value}, more than blockviz's limit {SIZE_LIMITS[name]}: choose a smaller model"
+            )
 
 
 def _max_tokens(n_positions: int) -> int:
@@ -76,13 +88,29 @@ def _max_tokens(n_positions: int) -> int:
 
 # GPT-2 ---------------------------------------------------------------------------------------
 
+
 def _gpt2_config(hf, dtype: str, max_tokens: int | None = None) -> BlockConfig:
-    if getattr(hf, "scale_attn_by_inverse_layer_idx", False) or getattr(hf, "reorder_and_upcast_attn", False) or not getattr(hf, "scale_attn_weights", True):
-        raise BlockvizError("this GPT-2 model scales attention differently (scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn or no scaling): blockviz records the standard q·k/√d_head")
+    if (
+        getattr(hf, "scale_attn_by_inverse_layer_idx", False)
+        or getattr(hf, "reorder_and_upcast_attn", False)
+        or not getattr(hf, "scale_attn_weights", True)
+    ):
+        raise BlockvizError(
+            "this GPT-2 model scales attention differently (scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn or no scaling): blockviz records the standard q·k/√d_head"
+        )
     d_ff = hf.n_inner or 4 * hf.n_embd
     _sizes(hf.n_embd, hf.n_head, d_ff, "GPT-2")
-    return BlockConfig(d_model=hf.n_embd, n_heads=hf.n_head, d_ff=d_ff, activation=_activation(hf, "activation_function", "GPT-2"), causal=True,
-                       positional="learned", ln_eps=float(hf.layer_norm_epsilon), dtype=dtype, max_tokens=max_tokens or _max_tokens(hf.n_positions))
+    return BlockConfig(
+        d_model=hf.n_embd,
+        n_heads=hf.n_head,
+        d_ff=d_ff,
+        activation=_activation(hf, "activation_function", "GPT-2"),
+        causal=True,
+        positional="learned",
+        ln_eps=float(hf.layer_norm_epsilon),
+        dtype=dtype,
+        max_tokens=max_tokens or _max_tokens(hf.n_positions),
+    )
 
 
 def _gpt2_params(layer, config: BlockConfig) -> dict[str, torch.Tensor]:
@@ -90,26 +118,57 @@ def _gpt2_params(layer, config: BlockConfig) -> dict[str, torch.Tensor]:
     weight, bias = layer.attn.c_attn.weight, layer.attn.c_attn.bias  # Conv1D: x @ W + b, columns Q | K | V
     params = {"ln1.weight": layer.ln_1.weight, "ln1.bias": layer.ln_1.bias}
     for index, kind in enumerate("QKV"):
-        params[f"attn.W_{kind}"] = _heads(weight[:, index * d:(index + 1) * d], h)
-        params[f"attn.b_{kind}"] = _bias_heads(bias[index * d:(index + 1) * d], h)
-    params.update({"attn.W_O": layer.attn.c_proj.weight, "attn.b_O": layer.attn.c_proj.bias, "ln2.weight": layer.ln_2.weight, "ln2.bias": layer.ln_2.bias,
-                   "ffn.W_in": layer.mlp.c_fc.weight, "ffn.b_in": layer.mlp.c_fc.bias, "ffn.W_out": layer.mlp.c_proj.weight, "ffn.b_out": layer.mlp.c_proj.bias})
+        params[f"attn.W_{kind}"] = _heads(weight[:, index * d : (index + 1) * d], h)
+        params[f"attn.b_{kind}"] = _bias_heads(bias[index * d : (index + 1) * d], h)
+    params.update(
+        {
+            "attn.W_O": layer.attn.c_proj.weight,
+            "attn.b_O": layer.attn.c_proj.bias,
+            "ln2.weight": layer.ln_2.weight,
+            "ln2.bias": layer.ln_2.bias,
+            "ffn.W_in": layer.mlp.c_fc.weight,
+            "ffn.b_in": layer.mlp.c_fc.bias,
+            "ffn.W_out": layer.mlp.c_proj.weight,
+            "ffn.b_out": layer.mlp.c_proj.bias,
+        }
+    )
     return {name: _clone(tensor) for name, tensor in params.items()}
 
 
-GPT2 = Family("gpt2", "GPT-2", _gpt2_config, lambda model: list(model.h), lambda layer: layer.attn, _gpt2_params,
-              lambda model: model.wte.weight, lambda model: model.wpe.weight, lambda hf: hf.n_positions)
+GPT2 = Family(
+    "gpt2",
+    "GPT-2",
+    _gpt2_config,
+    lambda model: list(model.h),
+    lambda layer: layer.attn,
+    _gpt2_params,
+    lambda model: model.wte.weight,
+    lambda model: model.wpe.weight,
+    lambda hf: hf.n_positions,
+)
 
 
 # BERT ----------------------------------------------------------------------------------------
 
+
 def _bert_config(hf, dtype: str, max_tokens: int | None = None) -> BlockConfig:
     if getattr(hf, "position_embedding_type", "absolute") not in (None, "absolute"):
-        raise BlockvizError(f"this BERT model uses {hf.position_embedding_type!r} positions: blockviz records BERT with absolute (learned) positions")
+        raise BlockvizError(
+            f"this BERT model uses {hf.position_embedding_type!r} positions: blockviz records BERT with absolute (learned) positions"
+        )
     _sizes(hf.hidden_size, hf.num_attention_heads, hf.intermediate_size, "BERT")
-    return BlockConfig(d_model=hf.hidden_size, n_heads=hf.num_attention_heads, d_ff=hf.intermediate_size, activation=_activation(hf, "hidden_act", "BERT"),
-                       causal=bool(getattr(hf, "is_decoder", False)), positional="learned", ln_eps=float(hf.layer_norm_eps), dtype=dtype,
-                       max_tokens=max_tokens or _max_tokens(hf.max_position_embeddings), norm_placement="post")
+    return BlockConfig(
+        d_model=hf.hidden_size,
+        n_heads=hf.num_attention_heads,
+        d_ff=hf.intermediate_size,
+        activation=_activation(hf, "hidden_act", "BERT"),
+        causal=bool(getattr(hf, "is_decoder", False)),
+        positional="learned",
+        ln_eps=float(hf.layer_norm_eps),
+        dtype=dtype,
+        max_tokens=max_tokens or _max_tokens(hf.max_position_embeddings),
+        norm_placement="post",
+    )
 
 
 def _linear(module) -> torch.Tensor:
@@ -124,54 +183,109 @@ def _bert_params(layer, config: BlockConfig) -> dict[str, torch.Tensor]:
         params[f"attn.W_{kind}"] = _heads(_linear(module), h)
         params[f"attn.b_{kind}"] = _bias_heads(module.bias, h)
     output = layer.attention.output
-    params.update({"attn.W_O": _linear(output.dense), "attn.b_O": output.dense.bias, "ln1.weight": output.LayerNorm.weight, "ln1.bias": output.LayerNorm.bias,
-                   "ffn.W_in": _linear(layer.intermediate.dense), "ffn.b_in": layer.intermediate.dense.bias,
-                   "ffn.W_out": _linear(layer.output.dense), "ffn.b_out": layer.output.dense.bias,
-                   "ln2.weight": layer.output.LayerNorm.weight, "ln2.bias": layer.output.LayerNorm.bias})
+    params.update(
+        {
+            "attn.W_O": _linear(output.dense),
+            "attn.b_O": output.dense.bias,
+            "ln1.weight": output.LayerNorm.weight,
+            "ln1.bias": output.LayerNorm.bias,
+            "ffn.W_in": _linear(layer.intermediate.dense),
+            "ffn.b_in": layer.intermediate.dense.bias,
+            "ffn.W_out": _linear(layer.output.dense),
+            "ffn.b_out": layer.output.dense.bias,
+            "ln2.weight": layer.output.LayerNorm.weight,
+            "ln2.bias": layer.output.LayerNorm.bias,
+        }
+    )
     return {name: _clone(tensor) for name, tensor in params.items()}
 
 
-BERT = Family("bert", "BERT", _bert_config, lambda model: list(model.encoder.layer), lambda layer: layer.attention.self, _bert_params,
-              lambda model: model.embeddings.word_embeddings.weight, lambda model: model.embeddings.position_embeddings.weight,
-              lambda hf: hf.max_position_embeddings)
+BERT = Family(
+    "bert",
+    "BERT",
+    _bert_config,
+    lambda model: list(model.encoder.layer),
+    lambda layer: layer.attention.self,
+    _bert_params,
+    lambda model: model.embeddings.word_embeddings.weight,
+    lambda model: model.embeddings.position_embeddings.weight,
+    lambda hf: hf.max_position_embeddings,
+)
 
 
 # Llama ---------------------------------------------------------------------------------------
 
+
 def _llama_config(hf, dtype: str, max_tokens: int | None = None) -> BlockConfig:
     head_dim = getattr(hf, "head_dim", None) or hf.hidden_size // hf.num_attention_heads
     if head_dim * hf.num_attention_heads != hf.hidden_size:
-        raise BlockvizError(f"this Llama model's heads ({hf.num_attention_heads} × {head_dim}) do not add up to d_model {hf.hidden_size}: blockviz needs d_model = heads × d_head")
+        raise BlockvizError(
+            f"this Llama model's heads ({hf.num_attention_heads} × {head_dim}) do not add up to d_model {hf.hidden_size}: blockviz needs d_model = heads × d_head"
+        )
     attention_bias, mlp_bias = bool(getattr(hf, "attention_bias", False)), bool(getattr(hf, "mlp_bias", False))
     if attention_bias != mlp_bias:
-        raise BlockvizError("this Llama model has biases in attention or in the FFN but not both: blockviz records both with biases or neither")
+        raise BlockvizError(
+            "this Llama model has biases in attention or in the FFN but not both: blockviz records both with biases or neither"
+        )
     _sizes(hf.hidden_size, hf.num_attention_heads, hf.intermediate_size, "Llama")
     rope = getattr(hf, "rope_parameters", None) or {}
     theta = float(rope.get("rope_theta", getattr(hf, "rope_theta", 10000.0)))
-    return BlockConfig(d_model=hf.hidden_size, n_heads=hf.num_attention_heads, d_ff=hf.intermediate_size, activation=_activation(hf, "hidden_act", "Llama"),
-                       causal=True, positional="rotary", ln_eps=float(hf.rms_norm_eps), dtype=dtype, max_tokens=max_tokens or _max_tokens(hf.max_position_embeddings),
-                       norm="rmsnorm", ffn="gated", n_kv_heads=hf.num_key_value_heads if hf.num_key_value_heads != hf.num_attention_heads else None,
-                       bias=attention_bias, rope_theta=theta)
+    return BlockConfig(
+        d_model=hf.hidden_size,
+        n_heads=hf.num_attention_heads,
+        d_ff=hf.intermediate_size,
+        activation=_activation(hf, "hidden_act", "Llama"),
+        causal=True,
+        positional="rotary",
+        ln_eps=float(hf.rms_norm_eps),
+        dtype=dtype,
+        max_tokens=max_tokens or _max_tokens(hf.max_position_embeddings),
+        norm="rmsnorm",
+        ffn="gated",
+        n_kv_heads=hf.num_key_value_heads if hf.num_key_value_heads != hf.num_attention_heads else None,
+        bias=attention_bias,
+        rope_theta=theta,
+    )
 
 
 def _llama_params(layer, config: BlockConfig) -> dict[str, torch.Tensor]:
     attention, mlp, bias = layer.self_attn, layer.mlp, config.architecture.bias
     params = {"ln1.weight": layer.input_layernorm.weight}
-    for kind, module, heads in (("Q", attention.q_proj, config.n_heads), ("K", attention.k_proj, config.kv_heads), ("V", attention.v_proj, config.kv_heads)):
+    for kind, module, heads in (
+        ("Q", attention.q_proj, config.n_heads),
+        ("K", attention.k_proj, config.kv_heads),
+        ("V", attention.v_proj, config.kv_heads),
+    ):
         params[f"attn.W_{kind}"] = _heads(_linear(module), heads)
         if bias:
             params[f"attn.b_{kind}"] = _bias_heads(module.bias, heads)
     params["attn.W_O"] = _linear(attention.o_proj)
     if bias:
         params["attn.b_O"] = attention.o_proj.bias
-    params.update({"ln2.weight": layer.post_attention_layernorm.weight, "ffn.W_gate": _linear(mlp.gate_proj), "ffn.W_up": _linear(mlp.up_proj), "ffn.W_out": _linear(mlp.down_proj)})
+    params.update(
+        {
+            "ln2.weight": layer.post_attention_layernorm.weight,
+            "ffn.W_gate": _linear(mlp.gate_proj),
+            "ffn.W_up": _linear(mlp.up_proj),
+            "ffn.W_out": _linear(mlp.down_proj),
+        }
+    )
     if bias:
         params.update({"ffn.b_gate": mlp.gate_proj.bias, "ffn.b_up": mlp.up_proj.bias, "ffn.b_out": mlp.down_proj.bias})
     return {name: _clone(tensor) for name, tensor in params.items()}
 
 
-LLAMA = Family("llama", "Llama", _llama_config, lambda model: list(model.layers), lambda layer: layer.self_attn, _llama_params,
-               lambda model: model.embed_tokens.weight, None, lambda hf: hf.max_position_embeddings)
+LLAMA = Family(
+    "llama",
+    "Llama",
+    _llama_config,
+    lambda model: list(model.layers),
+    lambda layer: layer.self_attn,
+    _llama_params,
+    lambda model: model.embed_tokens.weight,
+    None,
+    lambda hf: hf.max_position_embeddings,
+)
 
 
 FAMILIES = {"gpt2": GPT2, "bert": BERT, "llama": LLAMA}

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import torch
 
 from blockviz.errors import BlockvizError
-from blockviz.models.recording import ModelAttentions, block_attentions
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,12 @@ def check_attentions(weights: torch.Tensor) -> torch.Tensor:
 
     Raises :class:`BlockvizError` naming the shape otherwise.
     """
-    if not isinstance(weights, torch.Tensor) or weights.dim() != 4 or weights.shape[-1] != weights.shape[-2] or 0 in weights.shape:
+    if (
+        not isinstance(weights, torch.Tensor)
+        or weights.dim() != 4
+        or weights.shape[-1] != weights.shape[-2]
+        or 0 in weights.shape
+    ):
         shape = tuple(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
         raise BlockvizError(f"attention weights must be (n_layers, n_heads, n, n) with n ≥ 1, got {shape}")
     return weights
@@ -66,7 +70,10 @@ def rank_heads(weights: torch.Tensor, query: int, key: int) -> list[HeadWeight]:
     grid = weights_between(weights, query, key)
     n_heads = grid.shape[1]
     values, order = torch.sort(grid.flatten(), descending=True, stable=True)
-    return [HeadWeight(int(index) // n_heads, int(index) % n_heads, key, float(value)) for value, index in zip(values, order)]
+    return [
+        HeadWeight(int(index) // n_heads, int(index) % n_heads, key, float(value))
+        for value, index in zip(values, order)
+    ]
 
 
 def top_keys(weights: torch.Tensor, query: int, k: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
@@ -91,8 +98,15 @@ def heads_of(weights: torch.Tensor, query: int, k: int = 3) -> list[list[HeadWei
     mask hides (weight exactly 0, after the query) are left out."""
     values, keys = top_keys(weights, query, k)
     n_layers, n_heads = values.shape[:2]
-    return [[HeadWeight(layer, head, int(key), float(value)) for value, key in zip(values[layer, head], keys[layer, head]) if not (value == 0 and key > query)]
-            for layer in range(n_layers) for head in range(n_heads)]
+    return [
+        [
+            HeadWeight(layer, head, int(key), float(value))
+            for value, key in zip(values[layer, head], keys[layer, head])
+            if not (value == 0 and key > query)
+        ]
+        for layer in range(n_layers)
+        for head in range(n_heads)
+    ]
 
 
 def check_visible(weights: torch.Tensor, query: int, key: int, tokens: list[str]) -> None:
@@ -103,8 +117,10 @@ def check_visible(weights: torch.Tensor, query: int, key: int, tokens: list[str]
     """
     grid = weights_between(weights, query, key)
     if key > query and bool((grid == 0).all()):
-        raise BlockvizError(f"key {tokens[key]!r} (position {key}) comes after query {tokens[query]!r} (position {query}): "
-                            f"the causal mask gives it weight 0 in every head; choose a key at position {query} or before")
+        raise BlockvizError(
+            f"key {tokens[key]!r} (position {key}) comes after query {tokens[query]!r} (position {query}): "
+            f"the causal mask gives it weight 0 in every head; choose a key at position {query} or before"
+        )
 
 
 def _check_position(name: str, position: int, n: int) -> None:

@@ -57,7 +57,9 @@ class LoadedModel:
         Raises :class:`BlockvizError` naming the range otherwise.
         """
         if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < self.n_layers:
-            raise BlockvizError(f"layer {layer!r} is out of range: {self.location.name} has layers 0 to {self.n_layers - 1}")
+            raise BlockvizError(
+                f"layer {layer!r} is out of range: {self.location.name} has layers 0 to {self.n_layers - 1}"
+            )
         return layer
 
 
@@ -88,7 +90,9 @@ def load_model(model: str | Path, trust_pickle: bool = False, dtype: str = "floa
 @lru_cache(maxsize=2)
 def _load(location: ModelLocation, trust_pickle: bool, dtype: str) -> LoadedModel:
     if location.toy:
-        raise BlockvizError(f"{location.name!r} is blockviz's trained toy block, not a transformers model: record it with blockviz record … --model {location.name}")
+        raise BlockvizError(
+            f"{location.name!r} is blockviz's trained toy block, not a transformers model: record it with blockviz record … --model {location.name}"
+        )
     require("transformers", "pip install transformers  (or pip install 'blockviz[models]')")
     if dtype not in ("float32", "float64"):
         raise BlockvizError(f"dtype must be float32 or float64, got {dtype!r}")
@@ -117,11 +121,19 @@ def _load(location: ModelLocation, trust_pickle: bool, dtype: str) -> LoadedMode
 
         try:
             tokenizer = AutoTokenizer.from_pretrained(reference, local_files_only=offline)
-            base = AutoModel.from_pretrained(reference, local_files_only=offline, attn_implementation="eager", use_safetensors=use_safetensors, dtype=torch.float32)
+            base = AutoModel.from_pretrained(
+                reference,
+                local_files_only=offline,
+                attn_implementation="eager",
+                use_safetensors=use_safetensors,
+                dtype=torch.float32,
+            )
         except (OSError, ValueError, KeyError, RuntimeError) as error:
             raise BlockvizError(f"cannot load the model {location.name!r}: {_first_line(error)}") from None
     if not getattr(tokenizer, "is_fast", False):
-        raise BlockvizError(f"the model {location.name!r} has no fast tokenizer (tokenizer.json): blockviz needs one for readable tokens")
+        raise BlockvizError(
+            f"the model {location.name!r} has no fast tokenizer (tokenizer.json): blockviz needs one for readable tokens"
+        )
     base = base.to(torch.float64 if dtype == "float64" else torch.float32).eval()
     return LoadedModel(base, tokenizer, family, location, dtype, note)
 
@@ -130,8 +142,10 @@ def _refuse_pickles(folder: Path, name: str) -> None:
     safetensors = list(folder.glob("*.safetensors"))
     pickles = [path for path in folder.iterdir() if path.suffix.lower() in PICKLE_SUFFIXES and path.is_file()]
     if pickles and not safetensors:
-        raise BlockvizError(f"{name!r} holds its weights only in {pickles[0].name}, a pickle that can run any code when loaded: "
-                            "pass --trust-pickle (trust_pickle=True) if you trust it, or convert it to safetensors")
+        raise BlockvizError(
+            f"{name!r} holds its weights only in {pickles[0].name}, a pickle that can run any code when loaded: "
+            "pass --trust-pickle (trust_pickle=True) if you trust it, or convert it to safetensors"
+        )
 
 
 def _convert_gguf(location: ModelLocation, target: Path) -> None:
@@ -143,7 +157,9 @@ def _convert_gguf(location: ModelLocation, target: Path) -> None:
         try:
             kwargs = {"gguf_file": location.gguf_file, "local_files_only": True}
             tokenizer = AutoTokenizer.from_pretrained(str(location.folder), **kwargs)
-            model = AutoModel.from_pretrained(str(location.folder), attn_implementation="eager", dtype=torch.float32, **kwargs)
+            model = AutoModel.from_pretrained(
+                str(location.folder), attn_implementation="eager", dtype=torch.float32, **kwargs
+            )
         except (OSError, ValueError, KeyError, RuntimeError, ImportError) as error:
             raise BlockvizError(f"cannot read the GGUF file {location.gguf_file!r}: {_first_line(error)}") from None
         data = model.config.to_dict()
@@ -153,7 +169,9 @@ def _convert_gguf(location: ModelLocation, target: Path) -> None:
         tokenizer.save_pretrained(str(target))
     tensors = {name: tensor.detach().contiguous() for name, tensor in model.state_dict().items()}
     save_file(tensors, str(target / "model.safetensors"), metadata={"format": "pt"})
-    (target / "blockviz-source.json").write_text(json.dumps({"gguf_file": location.gguf_file, "dequantised": "float32"}), encoding="utf-8")
+    (target / "blockviz-source.json").write_text(
+        json.dumps({"gguf_file": location.gguf_file, "dequantised": "float32"}), encoding="utf-8"
+    )
 
 
 def _quantisation(gguf_file: str) -> str:

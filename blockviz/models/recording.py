@@ -75,7 +75,11 @@ def capture_layer(loaded: LoadedModel, ids: list[int], layer: int) -> LayerCaptu
     def after_previous(_module, _args, output):
         seen["previous"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
 
-    handles = [module.register_forward_pre_hook(before, with_kwargs=True), attention.register_forward_hook(after_attention), module.register_forward_hook(after)]
+    handles = [
+        module.register_forward_pre_hook(before, with_kwargs=True),
+        attention.register_forward_hook(after_attention),
+        module.register_forward_hook(after),
+    ]
     if layer > 0:
         handles.append(loaded.family.layers(loaded.model)[layer - 1].register_forward_hook(after_previous))
     try:
@@ -87,13 +91,23 @@ def capture_layer(loaded: LoadedModel, ids: list[int], layer: int) -> LayerCaptu
         for handle in handles:
             handle.remove()
     if seen.get("weights") is None:
-        raise BlockvizError(f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'")
+        raise BlockvizError(
+            f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'"
+        )
     rotary = seen.get("rotary")
     previous = seen["previous"][0] if "previous" in seen else None
-    return LayerCapture(seen["input"][0], seen["output"][0], seen["weights"][0], (rotary[0][0], rotary[1][0]) if rotary is not None else None, previous)
+    return LayerCapture(
+        seen["input"][0],
+        seen["output"][0],
+        seen["weights"][0],
+        (rotary[0][0], rotary[1][0]) if rotary is not None else None,
+        previous,
+    )
 
 
-def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *, trust_pickle: bool = False, dtype: str = "float32") -> BlockRecord:
+def record_layer(
+    sentence: str, model: str | Path = "minilm", layer: int = 0, *, trust_pickle: bool = False, dtype: str = "float32"
+) -> BlockRecord:
     """Record every intermediate tensor of layer ``layer`` (0-based) of a trained model on
     ``sentence``: a :class:`~blockviz.block_record.BlockRecord` of the model's architecture
     (``rec.architecture``, ``rec.fields``), its tokens the model's own, readable
@@ -131,25 +145,47 @@ def record_layer(sentence: str, model: str | Path = "minilm", layer: int = 0, *,
         cache["pos_embed"] = table[: len(ids)].clone()
         params["W_pos"] = table[: config.max_tokens].clone()
     block = Block(config, seeded=False)
-    block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)  # the record's own tensors, not copies
+    block.load_state_dict(
+        {name: params[name] for name in block.state_dict()}, assign=True
+    )  # the record's own tensors, not copies
     with torch.no_grad():
         output = block(capture.resid_pre.detach().clone(), cache, capture.rotary)
     _agree(output, capture.output, "the layer's output", loaded, layer)
     _agree(cache["weights"], capture.weights, "the attention weights", loaded, layer)
-    source = Source("model", model=str(model), family=loaded.family.name, layer=layer, n_layers=loaded.n_layers, dtype=loaded.dtype, note=loaded.note)
+    source = Source(
+        "model",
+        model=str(model),
+        family=loaded.family.name,
+        layer=layer,
+        n_layers=loaded.n_layers,
+        dtype=loaded.dtype,
+        note=loaded.note,
+    )
     if capture.previous is not None:
         cache["prev_output"] = capture.previous.to(capture.resid_pre.dtype)
-    names = [spec.name for spec in fields_for(config, model=True, optional=("prev_output",) if capture.previous is not None else ())]
-    return BlockRecord(sentence=sentence, tokens=tokens.tokens, config=config, tensors={name: cache[name] for name in names}, params=params, source=source,
-                       special=tuple(tokens.special))
+    names = [
+        spec.name
+        for spec in fields_for(config, model=True, optional=("prev_output",) if capture.previous is not None else ())
+    ]
+    return BlockRecord(
+        sentence=sentence,
+        tokens=tokens.tokens,
+        config=config,
+        tensors={name: cache[name] for name in names},
+        params=params,
+        source=source,
+        special=tuple(tokens.special),
+    )
 
 
 def _agree(ours: torch.Tensor, theirs: torch.Tensor, what: str, loaded: LoadedModel, layer: int) -> None:
     difference = float((ours - theirs.to(ours.dtype)).abs().max())
     scale = max(1.0, float(theirs.abs().max()))
     if not difference <= TOLERANCE[loaded.dtype] * scale:
-        raise BlockvizError(f"blockviz's recomputation of layer {layer} of {loaded.location.name!r} differs from the model's own {what} by {difference:.3g}: "
-                            f"this {loaded.family.title} variant is not one blockviz computes")
+        raise BlockvizError(
+            f"blockviz's recomputation of layer {layer} of {loaded.location.name!r} differs from the model's own {what} by {difference:.3g}: "
+            f"this {loaded.family.title} variant is not one blockviz computes"
+        )
 
 
 @dataclass(frozen=True)
@@ -169,7 +205,9 @@ def block_attentions(rec) -> ModelAttentions:
     """A record's one block as attentions of one layer: ``weights`` ``(1, n_heads, n, n)``
     (``rec.weights`` ``(n_heads, n, n)`` with a layer axis), its tokens, ``model`` what its
     source says (``"seeded random weights"``…), ``family`` ``"blockviz"``, its ``special`` flags."""
-    return ModelAttentions(list(rec.tokens), rec.weights.detach().float()[None], rec.source.describe(), "blockviz", list(rec.special))
+    return ModelAttentions(
+        list(rec.tokens), rec.weights.detach().float()[None], rec.source.describe(), "blockviz", list(rec.special)
+    )
 
 
 def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickle: bool = False) -> ModelAttentions:
@@ -186,7 +224,9 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     with torch.no_grad():
         outputs = loaded.model(input_ids=torch.tensor([tokens.ids]), use_cache=False, output_attentions=True)
     if not outputs.attentions or outputs.attentions[0] is None:
-        raise BlockvizError(f"{loaded.location.name!r} returned no attention weights: load it with attn_implementation='eager'")
+        raise BlockvizError(
+            f"{loaded.location.name!r} returned no attention weights: load it with attn_implementation='eager'"
+        )
     weights = torch.stack([attention[0] for attention in outputs.attentions]).float()
     return ModelAttentions(tokens.tokens, weights, str(model), loaded.family.name, tokens.special)
 

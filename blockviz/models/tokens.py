@@ -41,19 +41,23 @@ def model_tokens(tokenizer, sentence: str, max_tokens: int, model_name: str = "t
         positions, at most blockviz's limit).
     """
     if not isinstance(sentence, str) or not sentence.strip():
-        raise BlockvizError("the sentence is empty: give at least one word, e.g. \"the cat sat\"")
+        raise BlockvizError('the sentence is empty: give at least one word, e.g. "the cat sat"')
     text = sentence.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate becomes U+FFFD for the tokenizer
     encoding = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True, add_special_tokens=True)
     ids = list(encoding["input_ids"])
     if len(ids) > max_tokens:
-        raise BlockvizError(f"the sentence is {len(ids)} tokens for {model_name}, more than the {max_tokens} it (or blockviz) takes: shorten it")
+        raise BlockvizError(
+            f"the sentence is {len(ids)} tokens for {model_name}, more than the {max_tokens} it (or blockviz) takes: shorten it"
+        )
     unknown = getattr(tokenizer, "unk_token_id", None)
     own = set(getattr(tokenizer, "all_special_ids", ())) - {unknown}  # [UNK] stands for a word of the text
     special = [bool(flag) or ids[index] in own for index, flag in enumerate(encoding["special_tokens_mask"])]
     pieces = tokenizer.convert_ids_to_tokens(ids)
     tokens = []
     for index, (start, end) in enumerate(encoding["offset_mapping"]):
-        if special[index] or start == end or (unknown is not None and ids[index] == unknown):  # the model sees [UNK], not the text
+        if (
+            special[index] or start == end or (unknown is not None and ids[index] == unknown)
+        ):  # the model sees [UNK], not the text
             tokens.append(str(pieces[index]))
             continue
         piece = text[start:end]

@@ -139,7 +139,9 @@ class RepeatingHoldEncoder(VideoSegmentEncoder):
         context = self._stream.codec_context
         time_base = Fraction(self.spec.frame_rate.denominator, self.spec.frame_rate.numerator)
         try:
-            frame = av.VideoFrame.from_ndarray(pixels, format="rgba").reformat(context.width, context.height, context.format, threads=context.thread_count)
+            frame = av.VideoFrame.from_ndarray(pixels, format="rgba").reformat(
+                context.width, context.height, context.format, threads=context.thread_count
+            )
             for _ in range(repeat - 1):
                 frame.pts, frame.time_base = self._next_pts, time_base
                 self._next_pts += 1

@@ -73,8 +73,14 @@ class RenderOptions:
 
     def scene_options(self) -> dict:
         """The keyword arguments a scene is built with: ``token``, ``head``, ``theme``, ``pace``, ``detail``, ``burned_captions``."""
-        return {"token": self.token, "head": self.head, "theme": self.theme, "pace": self.pace, "detail": self.detail,
-                "burned_captions": self.burned_captions}
+        return {
+            "token": self.token,
+            "head": self.head,
+            "theme": self.theme,
+            "pace": self.pace,
+            "detail": self.detail,
+            "burned_captions": self.burned_captions,
+        }
 
     def check(self) -> RenderOptions:
         """Raise :class:`BlockvizError` for an unknown quality or format, a resolution refused by
@@ -87,11 +93,21 @@ class RenderOptions:
         if self.resolution is not None:
             check_resolution(*self.resolution)
         if self.fps is not None and not (_is_int(self.fps) and FPS_RANGE[0] <= self.fps <= FPS_RANGE[1]):
-            raise BlockvizError(f"{self.fps!r} frames per second is outside {FPS_RANGE[0]} … {FPS_RANGE[1]}: choose e.g. 30")
-        if isinstance(self.pace, bool) or not isinstance(self.pace, (int, float)) or not PACE_RANGE[0] <= self.pace <= PACE_RANGE[1]:
-            raise BlockvizError(f"pace {self.pace!r} is outside {PACE_RANGE[0]} … {PACE_RANGE[1]}: choose e.g. 1.5 (slower) or 0.75 (faster)")
+            raise BlockvizError(
+                f"{self.fps!r} frames per second is outside {FPS_RANGE[0]} … {FPS_RANGE[1]}: choose e.g. 30"
+            )
+        if (
+            isinstance(self.pace, bool)
+            or not isinstance(self.pace, (int, float))
+            or not PACE_RANGE[0] <= self.pace <= PACE_RANGE[1]
+        ):
+            raise BlockvizError(
+                f"pace {self.pace!r} is outside {PACE_RANGE[0]} … {PACE_RANGE[1]}: choose e.g. 1.5 (slower) or 0.75 (faster)"
+            )
         if not (_is_int(self.detail) and DETAIL_RANGE[0] <= self.detail <= DETAIL_RANGE[1]):
-            raise BlockvizError(f"detail {self.detail!r} is outside {DETAIL_RANGE[0]} … {DETAIL_RANGE[1]}: choose how many rows to work step by step, e.g. 3")
+            raise BlockvizError(
+                f"detail {self.detail!r} is outside {DETAIL_RANGE[0]} … {DETAIL_RANGE[1]}: choose how many rows to work step by step, e.g. 3"
+            )
         return self
 
 
@@ -108,11 +124,17 @@ def check_resolution(width: int, height: int) -> tuple[int, int]:
     if not (_is_int(width) and _is_int(height)):
         raise BlockvizError(f"resolution {size} is not whole pixels: choose e.g. 320x180")
     if width < MIN_RESOLUTION[0] or height < MIN_RESOLUTION[1]:
-        raise BlockvizError(f"resolution {size} is below the legible minimum of {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]}: choose e.g. 320x180")
+        raise BlockvizError(
+            f"resolution {size} is below the legible minimum of {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]}: choose e.g. 320x180"
+        )
     if width > MAX_RESOLUTION[0] or height > MAX_RESOLUTION[1]:
-        raise BlockvizError(f"resolution {size} is above the maximum of {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}: choose e.g. 3840x2160")
+        raise BlockvizError(
+            f"resolution {size} is above the maximum of {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}: choose e.g. 3840x2160"
+        )
     if width % 2 or height % 2:
-        raise BlockvizError(f"resolution {size} has an odd side, and video needs even sizes: choose e.g. {width // 2 * 2}x{height // 2 * 2}")
+        raise BlockvizError(
+            f"resolution {size} has an odd side, and video needs even sizes: choose e.g. {width // 2 * 2}x{height // 2 * 2}"
+        )
     return width, height
 
 
@@ -189,7 +211,9 @@ def record_file_sentence(path: str | os.PathLike) -> str:
         return sentence
     if isinstance(tokens, list) and tokens and all(isinstance(token, str) for token in tokens):
         return " ".join(tokens)
-    raise BlockvizError(f"{str(path)!r} is not a blockviz record (its header holds no sentence): write one with `blockviz record … --save`")
+    raise BlockvizError(
+        f"{str(path)!r} is not a blockviz record (its header holds no sentence): write one with `blockviz record … --save`"
+    )
 
 
 @functools.cache
@@ -218,7 +242,11 @@ def _code_files() -> list[tuple[str, Path]]:
     named = []
     for path in root.rglob("*"):
         relative = path.relative_to(root)
-        if path.is_file() and "__pycache__" not in relative.parts and not any(part.startswith(".") for part in relative.parts):
+        if (
+            path.is_file()
+            and "__pycache__" not in relative.parts
+            and not any(part.startswith(".") for part in relative.parts)
+        ):
             named.append((f"blockviz/{relative.as_posix()}", path))
     return sorted(named)
 
@@ -243,7 +271,9 @@ def _file_digest(path: Path) -> str:
             for chunk in iter(lambda: handle.read(2**20), b""):
                 digest.update(chunk)
     except OSError as error:
-        raise BlockvizError(f"cannot read {str(path)!r} ({error.strerror}): check the file and its permissions") from None
+        raise BlockvizError(
+            f"cannot read {str(path)!r} ({error.strerror}): check the file and its permissions"
+        ) from None
     return digest.hexdigest()
 
 

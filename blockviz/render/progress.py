@@ -16,15 +16,23 @@ class Progress:
     def __enter__(self):
         if self.enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as RichProgress
 
             # On stderr, so the printed file paths are all that stdout holds; and only on a
             # terminal (elsewhere rich would leave a stray blank line among the paths).
             console = Console(stderr=True)
             if not console.is_terminal:
                 return self
-            self._bar = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                     transient=True, console=console)
+            self._bar = RichProgress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                transient=True,
+                console=console,
+            )
             self._bar.__enter__()
         return self
 

@@ -37,7 +37,9 @@ def check_request(record, options: RenderOptions) -> None:
     select_head(options.head, record.config.n_heads)
 
 
-def render_jobs(record, jobs: list[RenderJob], options: RenderOptions, processes: int = 1, progress: Progress | None = None) -> list[tuple[RenderJob, float]]:
+def render_jobs(
+    record, jobs: list[RenderJob], options: RenderOptions, processes: int = 1, progress: Progress | None = None
+) -> list[tuple[RenderJob, float]]:
     """Render every job; return each job with its seconds. Outputs appear atomically.
 
     ``progress`` is a :class:`Progress` (or ``None`` for silence). With ``processes > 1`` the
@@ -106,8 +108,12 @@ def _render_parallel(record, jobs, options, processes, cache, progress):
     with temporary_folder(cache, "record-") as shared:
         record_path = shared / "record.safetensors"
         record.save(record_path)
-        with signals_deferred():  # made whole or not at all: its queues' semaphores are registered, then given a finaliser
-            pool = ProcessPoolExecutor(max_workers=processes - 1, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker)
+        with (
+            signals_deferred()
+        ):  # made whole or not at all: its queues' semaphores are registered, then given a finaliser
+            pool = ProcessPoolExecutor(
+                max_workers=processes - 1, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker
+            )
 
         def submit(job):
             return pool.submit(_render_from_file, str(record_path), job, options)
@@ -115,7 +121,10 @@ def _render_parallel(record, jobs, options, processes, cache, progress):
         try:
             with signals_deferred():  # every worker starts here, on its first scene
                 first = [job for job in (next_job() for _ in range(processes - 1)) if job is not None]
-                feeders = [threading.Thread(target=wait_and_feed, args=(job, submit(job), submit), daemon=True) for job in first]
+                feeders = [
+                    threading.Thread(target=wait_and_feed, args=(job, submit(job), submit), daemon=True)
+                    for job in first
+                ]
             for feeder in feeders:
                 feeder.start()
             while (job := next_job()) is not None:
@@ -170,12 +179,19 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
         except Exception as error:
             if isinstance(error, OSError) or not _is_full(media):
                 raise
-            raise output_error(job.output, OSError(errno.ENOSPC, "")) from None  # e.g. a text SVG cut short, then unreadable
+            raise output_error(
+                job.output, OSError(errno.ENOSPC, "")
+            ) from None  # e.g. a text SVG cut short, then unreadable
         produced = _produced_file(media, entry.class_name, options.format)
         with atomic_path(job.output) as partial:
             os.replace(produced, partial)
     with atomic_path(job.captions) as partial:  # the captions it showed, for the lecture's .srt
-        partial.write_text(json.dumps({"duration": float(scene.renderer.time), "captions": getattr(scene, "captions", [])}, ensure_ascii=False), encoding="utf-8")
+        partial.write_text(
+            json.dumps(
+                {"duration": float(scene.renderer.time), "captions": getattr(scene, "captions", [])}, ensure_ascii=False
+            ),
+            encoding="utf-8",
+        )
     with atomic_path(job.stamp) as partial:
         partial.write_text(job.key)
     return time.perf_counter() - started
@@ -258,11 +274,17 @@ def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None =
     from blockviz.scenes.catalog import lookup
 
     by_name = {entry.name: entry for entry in lookup([job.scene for job in lecture.jobs])}
-    parts = [LecturePart(job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output, shown_captions(job))
-             for job in lecture.jobs]
+    parts = [
+        LecturePart(
+            job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output, shown_captions(job)
+        )
+        for job in lecture.jobs
+    ]
     progress = progress or Progress(enabled=False)
     with progress:
-        written = write_lecture(parts, lecture.output, progress=progress.start_joining(len(parts)), burned_captions=burned_captions)
+        written = write_lecture(
+            parts, lecture.output, progress=progress.start_joining(len(parts)), burned_captions=burned_captions
+        )
     with atomic_path(lecture.stamp) as partial:
         partial.write_text(lecture.key)
     return written

@@ -5,7 +5,21 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from manim import DOWN, UP, AnimationGroup, Group, LaggedStart, Mobject, RoundedRectangle, Scene, SVGMobject, Text, VGroup, Wait, config
+from manim import (
+    DOWN,
+    UP,
+    AnimationGroup,
+    Group,
+    LaggedStart,
+    Mobject,
+    RoundedRectangle,
+    Scene,
+    SVGMobject,
+    Text,
+    VGroup,
+    Wait,
+    config,
+)
 from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import smooth
 
@@ -19,7 +33,6 @@ from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MI
 from blockviz.scenes.path_cache import PathCachingCamera
 from blockviz.scenes.text import text, token_face
 from blockviz.selection import occurrence_name, select_head, select_token
-
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
@@ -58,8 +71,17 @@ class RecordScene(Scene):
     top_keys = 3
     settles_skipped_plays = True
 
-    def __init__(self, record=None, token: str | int | None = None, head: int | None = 0, theme: str = "dark",
-                 pace: float = 1.0, detail: int = 1, burned_captions: bool = True, **kwargs) -> None:
+    def __init__(
+        self,
+        record=None,
+        token: str | int | None = None,
+        head: int | None = 0,
+        theme: str = "dark",
+        pace: float = 1.0,
+        detail: int = 1,
+        burned_captions: bool = True,
+        **kwargs,
+    ) -> None:
         self._record = record
         self.token = token
         self.head = head
@@ -114,7 +136,7 @@ class RecordScene(Scene):
         tokens = self.record.tokens
         shown = token_face(tokens[i])
         shown = shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
-        return shown + occurrence_name(tokens, i)[len(tokens[i]):] if tokens.count(tokens[i]) > 1 else shown
+        return shown + occurrence_name(tokens, i)[len(tokens[i]) :] if tokens.count(tokens[i]) > 1 else shown
 
     def top_keys_of(self, i: int, head: int | None = None, record=None) -> list[int]:
         """The keys query ``i`` attends to most in ``head`` (the shown head by default) of
@@ -182,7 +204,9 @@ class RecordScene(Scene):
             return [FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
         return [FadeOut(old, shift=UP * 0.2, rate_func=caption_out), FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
 
-    def step(self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None) -> None:
+    def step(
+        self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None
+    ) -> None:
         """One step: ``animations`` and its ``caption`` together, then the picture holds still."""
         said = self.say(caption) if caption is not None else []
         run_time = self.step_time if run_time is None else run_time
@@ -258,7 +282,9 @@ class RecordScene(Scene):
                     animated.add(id(leaf.mobject))
         moving = [m for m in self.mobjects if any(id(member) in animated for member in m.get_family())]
         still = [m for m in self.mobjects if m not in moving and not isinstance(m, Highlight)]
-        self.mobjects = _layered(still + moving + [m for m in self.mobjects if isinstance(m, Highlight) and m not in moving])
+        self.mobjects = _layered(
+            still + moving + [m for m in self.mobjects if isinstance(m, Highlight) and m not in moving]
+        )
 
     def add(self, *mobjects):
         """Add ``mobjects``; texts stay drawn above cells and highlights above everything (a
@@ -317,7 +343,9 @@ class RecordScene(Scene):
         """One animation: copies of ``sources`` slide onto ``targets`` on their chips, leave
         (the number, then its chip), then the ``targets`` arrive (numbers move where they are
         used; no digit morphs into another)."""
-        return self.one_after_another(*self._ride(sources, targets), AnimationGroup(*(FadeIn(target) for target in targets)))
+        return self.one_after_another(
+            *self._ride(sources, targets), AnimationGroup(*(FadeIn(target) for target in targets))
+        )
 
     def gather(self, sources, target):
         """One animation: copies of ``sources`` slide together onto ``target`` on their chips,
@@ -346,7 +374,13 @@ class RecordScene(Scene):
         color = source.get_fill_color().to_hex() if hasattr(source, "get_fill_color") else self.look.text
         chip = RoundedRectangle(corner_radius=0.04, width=copy.width + 0.12, height=copy.height + 0.1, stroke_width=0)
         page = self.look.background
-        under = page if contrast(color, page) >= MIN_CONTRAST else "#ffffff" if contrast(color, "#ffffff") >= MIN_CONTRAST else "#000000"
+        under = (
+            page
+            if contrast(color, page) >= MIN_CONTRAST
+            else "#ffffff"
+            if contrast(color, "#ffffff") >= MIN_CONTRAST
+            else "#000000"
+        )
         chip.set_fill(under, opacity=1).move_to(copy)
         moving = VGroup(chip, copy)
         moving.travelling = True
@@ -400,7 +434,9 @@ def _layered(mobjects: list) -> list:
     """``mobjects`` in drawing order: shapes, then texts and formulas, then numbers travelling on
     their chips, then highlights (each in the order given)."""
     texts = [m for m in mobjects if isinstance(m, (Text, SVGMobject))]
-    travelling = [m for m in mobjects if not isinstance(m, (Text, SVGMobject, Highlight)) and _carries_travellers(m)]  # a play's group holds them too
+    travelling = [
+        m for m in mobjects if not isinstance(m, (Text, SVGMobject, Highlight)) and _carries_travellers(m)
+    ]  # a play's group holds them too
     highlights = [m for m in mobjects if isinstance(m, Highlight)]
     shapes = [m for m in mobjects if not isinstance(m, (Text, SVGMobject, Highlight)) and m not in travelling]
     return shapes + texts + travelling + highlights
@@ -422,4 +458,3 @@ def second_half(t: float) -> float:
 def halfway(t: float) -> float:
     """A rate function that jumps from 0 to 1 halfway (a cell's colour changes while no number is on it)."""
     return 0.0 if t < 0.5 else 1.0
-

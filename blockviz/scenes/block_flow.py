@@ -17,8 +17,10 @@ NAME = "block-flow"
 ORDER = 110
 DESCRIPTION = "the pre-norm block's route with shapes: LayerNorm, attention, add, LayerNorm, FFN, add"
 CHAPTER = "The block's flow"
-CAPTION = ("The pre-norm block normalizes, attends, adds the input back, normalizes, applies the FFN and adds again, "
-           "so the grid leaves with the shape it came in and blocks can stack.")
+CAPTION = (
+    "The pre-norm block normalizes, attends, adds the input back, normalizes, applies the FFN and adds again, "
+    "so the grid leaves with the shape it came in and blocks can stack."
+)
 
 ARROW_LENGTH = 0.55
 BYPASS_HEIGHT = 0.7
@@ -44,7 +46,9 @@ class BlockFlow(RecordScene):
         halves, sums = self.build(title)
         first, second = halves
         token = self.token_name(self.focus)
-        ghost = ghost_of(*halves, *(column_sum.frame for column_sum in sums), opacity=DIM)  # a dim stand-in under what comes
+        ghost = ghost_of(
+            *halves, *(column_sum.frame for column_sum in sums), opacity=DIM
+        )  # a dim stand-in under what comes
         self.add(ghost)
         lights = {}
 
@@ -52,20 +56,51 @@ class BlockFlow(RecordScene):
             lights[id(node)] = Highlight(self.look, node)
             return FadeIn(lights[id(node)])
 
-        self.step(FadeIn(first.nodes[0]), light(first.nodes[0]), caption=f"the whole route; first, the block's input x: {shape_text(n, d)}, one row per token")
-        self.step(FadeIn(VGroup(first.arrows[0], first.shapes[0], first.nodes[1])), light(first.nodes[1]), caption=f"normalize each row ({norm_name(rec)})")
-        self.step(FadeIn(VGroup(first.arrows[1], first.shapes[1], first.nodes[2], first.arrows[2], first.shapes[2])), light(first.nodes[2]),
-                  caption=f"attention mixes across allowed positions: {shape_text(n, d)} → {shape_text(n, d)}")
-        self.add_up(sums[0], f"add the input back (the residual stream): row “{token}”, x plus attention's output…", "…= resid_mid, entry by entry",
-                    arriving=[FadeIn(VGroup(first.nodes[3], first.bypass)), light(first.nodes[3])])
-        self.step(FadeIn(second.nodes[0]), FadeIn(VGroup(second.arrows[0], second.shapes[0], second.nodes[1])), light(second.nodes[1]),
-                  caption=f"from resid_mid: normalize again ({norm_name(rec)})")
-        self.step(FadeIn(VGroup(second.arrows[1], second.shapes[1], second.nodes[2], second.arrows[2], second.shapes[2])), light(second.nodes[2]),
-                  caption=f"the FFN changes each row on its own: {shape_text(n, d)} → {shape_text(n, d_ff)} → {shape_text(n, d)}")
-        self.add_up(sums[1], "add again: resid_mid plus the FFN's output…", "…= resid_post: the block's output", carried=sums[0].result,
-                    arriving=[FadeIn(VGroup(second.nodes[3], second.bypass)), light(second.nodes[3])])
-        self.step(*(FadeOut(highlight) for highlight in lights.values()), light(first.nodes[0]), light(sums[1].result.cell_group),
-                  caption=f"resid_post: {shape_text(n, d)} out, as {shape_text(n, d)} came in: the same shape, so blocks stack")
+        self.step(
+            FadeIn(first.nodes[0]),
+            light(first.nodes[0]),
+            caption=f"the whole route; first, the block's input x: {shape_text(n, d)}, one row per token",
+        )
+        self.step(
+            FadeIn(VGroup(first.arrows[0], first.shapes[0], first.nodes[1])),
+            light(first.nodes[1]),
+            caption=f"normalize each row ({norm_name(rec)})",
+        )
+        self.step(
+            FadeIn(VGroup(first.arrows[1], first.shapes[1], first.nodes[2], first.arrows[2], first.shapes[2])),
+            light(first.nodes[2]),
+            caption=f"attention mixes across allowed positions: {shape_text(n, d)} → {shape_text(n, d)}",
+        )
+        self.add_up(
+            sums[0],
+            f"add the input back (the residual stream): row “{token}”, x plus attention's output…",
+            "…= resid_mid, entry by entry",
+            arriving=[FadeIn(VGroup(first.nodes[3], first.bypass)), light(first.nodes[3])],
+        )
+        self.step(
+            FadeIn(second.nodes[0]),
+            FadeIn(VGroup(second.arrows[0], second.shapes[0], second.nodes[1])),
+            light(second.nodes[1]),
+            caption=f"from resid_mid: normalize again ({norm_name(rec)})",
+        )
+        self.step(
+            FadeIn(VGroup(second.arrows[1], second.shapes[1], second.nodes[2], second.arrows[2], second.shapes[2])),
+            light(second.nodes[2]),
+            caption=f"the FFN changes each row on its own: {shape_text(n, d)} → {shape_text(n, d_ff)} → {shape_text(n, d)}",
+        )
+        self.add_up(
+            sums[1],
+            "add again: resid_mid plus the FFN's output…",
+            "…= resid_post: the block's output",
+            carried=sums[0].result,
+            arriving=[FadeIn(VGroup(second.nodes[3], second.bypass)), light(second.nodes[3])],
+        )
+        self.step(
+            *(FadeOut(highlight) for highlight in lights.values()),
+            light(first.nodes[0]),
+            light(sums[1].result.cell_group),
+            caption=f"resid_post: {shape_text(n, d)} out, as {shape_text(n, d)} came in: the same shape, so blocks stack",
+        )
 
     def add_up(self, column_sum: ColumnSum, terms_caption: str, result_caption: str, carried=None, arriving=()) -> None:
         """The terms of ``column_sum`` arrive (``carried``: the row the first term is, moving down) with
@@ -73,25 +108,62 @@ class BlockFlow(RecordScene):
         first = column_sum.terms[0]
         if carried is not None:
             labels = [first.labels[0, j] for j in first.shown_columns()]
-            rest = VGroup(first.cell_group, first.header_group, first.ellipsis_group, column_sum.terms[1], column_sum.signs[0], column_sum.heading)
-            self.step(*arriving, Reveal(rest), self.carry([carried.labels[0, j] for j in first.shown_columns()], labels), caption=terms_caption)
+            rest = VGroup(
+                first.cell_group,
+                first.header_group,
+                first.ellipsis_group,
+                column_sum.terms[1],
+                column_sum.signs[0],
+                column_sum.heading,
+            )
+            self.step(
+                *arriving,
+                Reveal(rest),
+                self.carry([carried.labels[0, j] for j in first.shown_columns()], labels),
+                caption=terms_caption,
+            )
             self.remove(*labels)
             self.add(first)
         else:
-            self.step(*arriving, Reveal(VGroup(*column_sum.terms, column_sum.signs[0], column_sum.heading)), caption=terms_caption)
-        self.step(Reveal(VGroup(column_sum.result, column_sum.signs[1], column_sum.rule, column_sum.note)), caption=result_caption)
+            self.step(
+                *arriving,
+                Reveal(VGroup(*column_sum.terms, column_sum.signs[0], column_sum.heading)),
+                caption=terms_caption,
+            )
+        self.step(
+            Reveal(VGroup(column_sum.result, column_sum.signs[1], column_sum.rule, column_sum.note)),
+            caption=result_caption,
+        )
 
     # -- building -----------------------------------------------------------------------------
     def build(self, title):
         rec, look = self.record, self.look
         n, d, d_ff = rec.n, rec.config.d_model, rec.config.d_ff
         norm = norm_name(rec)  # LayerNorm or RMSNorm
-        first = self.half([("x", shape_text(n, d), look.residual), (norm, "each row", look.muted), ("attention", "mixes rows", look.output), None])
-        second = self.half([("resid_mid", shape_text(n, d), look.residual), (norm, "each row", look.muted), ("FFN", f"via {shape_text(n, d_ff)}", FFN_COLOR), None])
+        first = self.half(
+            [
+                ("x", shape_text(n, d), look.residual),
+                (norm, "each row", look.muted),
+                ("attention", "mixes rows", look.output),
+                None,
+            ]
+        )
+        second = self.half(
+            [
+                ("resid_mid", shape_text(n, d), look.residual),
+                (norm, "each row", look.muted),
+                ("FFN", f"via {shape_text(n, d_ff)}", FFN_COLOR),
+                None,
+            ]
+        )
         sums = self.build_sums()
-        rows = VGroup(*(VGroup(half, column_sum).arrange(RIGHT, buff=0.9) for half, column_sum in zip((first, second), sums)))
+        rows = VGroup(
+            *(VGroup(half, column_sum).arrange(RIGHT, buff=0.9) for half, column_sum in zip((first, second), sums))
+        )
         rows.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
-        first.shift(RIGHT * (second.nodes[3].get_x() - first.nodes[3].get_x()))  # the two ⊕ one above the other: resid_mid goes down
+        first.shift(
+            RIGHT * (second.nodes[3].get_x() - first.nodes[3].get_x())
+        )  # the two ⊕ one above the other: resid_mid goes down
         for row in rows:  # the sums in one column
             row[1].align_to(rows[0][1], LEFT)
         self.place(rows, title, grow=1.3)
@@ -101,12 +173,19 @@ class BlockFlow(RecordScene):
         """One half of the block in a line: input, LayerNorm, sub-layer, ⊕, output; arrows with the
         grid's shape under each, and the residual path from before the LayerNorm into the ⊕."""
         rec, look = self.record, self.look
-        n, d = rec.n, rec.config.d_model
+        _n, _d = rec.n, rec.config.d_model
         nodes = [self.adder() if part is None else self.node(*part) for part in parts]
         row = VGroup(*nodes).arrange(RIGHT, buff=ARROW_LENGTH)
         arrows, shapes = VGroup(), VGroup()
         for left, right in zip(nodes, nodes[1:]):
-            arrow = Arrow(left.get_right(), right.get_left(), buff=0.04, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.18)
+            arrow = Arrow(
+                left.get_right(),
+                right.get_left(),
+                buff=0.04,
+                color=look.muted,
+                stroke_width=3,
+                max_tip_length_to_length_ratio=0.18,
+            )
             arrows.add(arrow)
             shapes.add(VGroup())  # every arrow carries an n × d_model grid: the nodes say it
         bypass = self.bypass(arrows[0], nodes[3])
@@ -115,8 +194,12 @@ class BlockFlow(RecordScene):
         return half
 
     def node(self, name: str, note: str, color: str) -> VGroup:
-        label = VGroup(text(name, CAPTION_SIZE, self.look.text, bold=True), text(note, HEADER_SIZE, self.look.muted)).arrange(DOWN, buff=0.1)
-        box = RoundedRectangle(corner_radius=0.12, width=label.width + 0.24, height=1.0, stroke_color=color, stroke_width=3)
+        label = VGroup(
+            text(name, CAPTION_SIZE, self.look.text, bold=True), text(note, HEADER_SIZE, self.look.muted)
+        ).arrange(DOWN, buff=0.1)
+        box = RoundedRectangle(
+            corner_radius=0.12, width=label.width + 0.24, height=1.0, stroke_color=color, stroke_width=3
+        )
         box.set_fill(color, opacity=0.18)
         return VGroup(box, label.move_to(box))
 
@@ -130,7 +213,14 @@ class BlockFlow(RecordScene):
         top = start[1] + BYPASS_HEIGHT
         path = VMobject(color=self.look.residual, stroke_width=3)
         path.set_points_as_corners([start, [start[0], top, 0], [adder.get_x(), top, 0]])
-        into = Arrow([adder.get_x(), top, 0], adder.get_top(), buff=0, color=self.look.residual, stroke_width=3, max_tip_length_to_length_ratio=0.35)
+        into = Arrow(
+            [adder.get_x(), top, 0],
+            adder.get_top(),
+            buff=0,
+            color=self.look.residual,
+            stroke_width=3,
+            max_tip_length_to_length_ratio=0.35,
+        )
         name = text("residual", HEADER_SIZE, self.look.muted).next_to(path, UP, buff=0.06)
         return VGroup(path, into, name)
 
@@ -142,13 +232,26 @@ class BlockFlow(RecordScene):
 
         sums = []
         names = ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post")
-        width = max(cell_width_for(rec.tensors[name][f][None, :]) for name in names)  # one width: the columns stay aligned however large an entry
+        width = max(
+            cell_width_for(rec.tensors[name][f][None, :]) for name in names
+        )  # one width: the columns stay aligned however large an entry
 
-        for terms, result, heading in ((("resid_pre", "attn_out"), "resid_mid", "after attention"), (("resid_mid", "ffn_out"), "resid_post", "after the FFN")):
-            column_sum = ColumnSum([row(terms[0]), row(terms[1], look.output if terms[1] == "attn_out" else FFN_COLOR)], row(result), look)
-            column_sum.heading = text(f"{heading}, row “{self.token_name(f)}”", HEADER_SIZE, look.text).next_to(column_sum, UP, buff=0.15).align_to(column_sum, LEFT)
+        for terms, result, heading in (
+            (("resid_pre", "attn_out"), "resid_mid", "after attention"),
+            (("resid_mid", "ffn_out"), "resid_post", "after the FFN"),
+        ):
+            column_sum = ColumnSum(
+                [row(terms[0]), row(terms[1], look.output if terms[1] == "attn_out" else FFN_COLOR)], row(result), look
+            )
+            column_sum.heading = (
+                text(f"{heading}, row “{self.token_name(f)}”", HEADER_SIZE, look.text)
+                .next_to(column_sum, UP, buff=0.15)
+                .align_to(column_sum, LEFT)
+            )
             column_sum.add(column_sum.heading)
-            column_sum.frame = VGroup(*(VGroup(grid.cell_group, grid.header_group) for grid in (*column_sum.terms, column_sum.result)))
+            column_sum.frame = VGroup(
+                *(VGroup(grid.cell_group, grid.header_group) for grid in (*column_sum.terms, column_sum.result))
+            )
             column_sum.register(self)
             sums.append(column_sum)
         return sums[0], sums[1]

@@ -13,20 +13,33 @@ Built on :mod:`blockviz.scenes.grids`; everything takes real record tensors and 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from manim import DOWN, LEFT, RIGHT, UP, Axes, Dot, Line, VGroup, VMobject
 
 from blockviz import style
 from blockviz.record_fields import BY_NAME, axis_labels
 from blockviz.scenes.grids import NumberGrid
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NOTE_SIZE, NUMBER_SIZE, WORK_SIZE, Look
+from blockviz.scenes.look import (
+    CAPTION_SIZE,
+    CELL_WIDTH,
+    HEADER_SIZE,
+    MAX_SLOTS,
+    NOTE_SIZE,
+    NUMBER_SIZE,
+    WORK_SIZE,
+    Look,
+)
 from blockviz.scenes.text import number, numeral, text
 
 TIMES = "\u00d7"
 
-ACTIVATION_FORMULAS = {"gelu": r"$\mathrm{GELU}(x) = x\,\Phi(x)$", "relu": r"$\mathrm{ReLU}(x) = \max(0,\,x)$",
-                       "gelu_tanh": r"$\mathrm{GELU}(x) \approx x\,\Phi(x)\ \mathrm{(tanh)}$", "silu": r"$\mathrm{SiLU}(x) = x\,\sigma(x)$"}
+ACTIVATION_FORMULAS = {
+    "gelu": r"$\mathrm{GELU}(x) = x\,\Phi(x)$",
+    "relu": r"$\mathrm{ReLU}(x) = \max(0,\,x)$",
+    "gelu_tanh": r"$\mathrm{GELU}(x) \approx x\,\Phi(x)\ \mathrm{(tanh)}$",
+    "silu": r"$\mathrm{SiLU}(x) = x\,\sigma(x)$",
+}
 """Hendrycks & Gimpel 2016 (GELU, exact erf form as ``torch.nn.functional.gelu``; GPT-2's tanh
 approximation); Nair & Hinton 2010 (ReLU); Elfwing et al. 2018 (SiLU, Llama's gate)."""
 
@@ -36,9 +49,20 @@ def shape_text(rows: int, columns: int) -> str:
     return f"{rows} {TIMES} {columns}"
 
 
-def row_grid(rec, field: str, i: int, name: str | None, look: Look, *, column_headers: bool = True,
-             column_focus: int = 0, max_columns: int = MAX_SLOTS, header_color: str | None = None, cell_width: float = CELL_WIDTH,
-             empty: bool = False) -> NumberGrid:
+def row_grid(
+    rec,
+    field: str,
+    i: int,
+    name: str | None,
+    look: Look,
+    *,
+    column_headers: bool = True,
+    column_focus: int = 0,
+    max_columns: int = MAX_SLOTS,
+    header_color: str | None = None,
+    cell_width: float = CELL_WIDTH,
+    empty: bool = False,
+) -> NumberGrid:
     """Row ``i`` of the record's ``(n, d)`` field ``field`` as a 1 × d grid headed ``name``, on the
     field's colour scale, its columns named by :func:`~blockviz.record_fields.axis_labels`.
 
@@ -48,9 +72,20 @@ def row_grid(rec, field: str, i: int, name: str | None, look: Look, *, column_he
     row = rec.tensors[field][i]
     dimension = BY_NAME[field].shape[-1]
     columns = axis_labels(dimension, rec.tokens, len(row)) if column_headers else None
-    return NumberGrid(row[None, :], [name] if name is not None else None, columns, look, source=lambda _, j: (field, i, j),
-                      color_limit=rec.scale_limit(field), column_focus=column_focus, max_columns=max_columns,
-                      row_header_color=header_color, cell_width=cell_width, filled=not empty, show_numbers=not empty)
+    return NumberGrid(
+        row[None, :],
+        [name] if name is not None else None,
+        columns,
+        look,
+        source=lambda _, j: (field, i, j),
+        color_limit=rec.scale_limit(field),
+        column_focus=column_focus,
+        max_columns=max_columns,
+        row_header_color=header_color,
+        cell_width=cell_width,
+        filled=not empty,
+        show_numbers=not empty,
+    )
 
 
 def parameter_grid(rec, name: str, look: Look, values=None, index=None, **grid_options) -> NumberGrid:
@@ -59,7 +94,13 @@ def parameter_grid(rec, name: str, look: Look, values=None, index=None, **grid_o
     *index(i, j))`` (default ``index(i, j) = (i, j)``)."""
     index = index or (lambda i, j: (i, j))
     values = rec.params[name] if values is None else values
-    return NumberGrid(values, look=look, source=lambda i, j: ("params", name, *index(i, j)), color_limit=rec.scale_limit(name), **grid_options)
+    return NumberGrid(
+        values,
+        look=look,
+        source=lambda i, j: ("params", name, *index(i, j)),
+        color_limit=rec.scale_limit(name),
+        **grid_options,
+    )
 
 
 def regroup(scene, whole, *pieces) -> None:
@@ -89,7 +130,9 @@ class ColumnSum(VGroup):
         self.terms, self.result = list(terms), result
         for grid in self.terms[1:] + [result]:  # one row of column headers (and ⋯) is enough
             row_headers = list(grid.row_headers.values())
-            grid.header_group.remove(*(header for header in grid.header_group if not any(header is kept for kept in row_headers)))
+            grid.header_group.remove(
+                *(header for header in grid.header_group if not any(header is kept for kept in row_headers))
+            )
             grid.column_headers = {}
         grids = self.terms + [result]
         for previous, grid in zip(grids, grids[1:]):
@@ -134,13 +177,13 @@ def adds_up(terms: Sequence[float], total: float, decimals: int, total_decimals:
     """Whether ``terms`` written with ``decimals`` add up to ``total`` written with
     ``total_decimals`` within one unit of its last digit."""
     written = sum(shown_value(term, decimals) for term in terms)
-    return abs(written - shown_value(total, total_decimals)) <= 10 ** -total_decimals + 1e-9
+    return abs(written - shown_value(total, total_decimals)) <= 10**-total_decimals + 1e-9
 
 
 def adds_up_as_written(terms: Sequence[float], total: float, decimals: int = 2) -> bool:
     """Whether ``terms``, each written with ``decimals``, add up exactly to ``total`` written
     so (else a sign between them says "≈", or a note says each number is rounded on its own)."""
-    return abs(sum(shown_value(term, decimals) for term in terms) - shown_value(total, decimals)) < 0.5 * 10 ** -decimals
+    return abs(sum(shown_value(term, decimals) for term in terms) - shown_value(total, decimals)) < 0.5 * 10**-decimals
 
 
 def plus_before(term, look: Look, scale: float = 1.0) -> VGroup:
@@ -163,18 +206,24 @@ def sum_decimals(sums: Sequence[tuple[Sequence[float], float]], total_decimals: 
 def exact(labels: Sequence, total) -> bool:
     """Whether shown ``labels`` add up to the shown ``total`` exactly (else it is written "≈")."""
     written = sum(float(label.shown.replace(style.MINUS, "-")) for label in labels)
-    return abs(written - float(total.shown.replace(style.MINUS, "-"))) < 0.5 * 10 ** -max(label.decimals for label in [*labels, total])
+    return abs(written - float(total.shown.replace(style.MINUS, "-"))) < 0.5 * 10 ** -max(
+        label.decimals for label in [*labels, total]
+    )
 
 
 def products_hold(firsts: Sequence, seconds: Sequence, products: Sequence) -> bool:
     """Whether every shown product is its two shown factors' product, rounded as it is shown
     (``firsts[k] × seconds[k] = products[k]``, all labels). A product of the record's unrounded
     numbers may differ in its last digit: then the line says "≈"."""
+
     def shown(label) -> float:
         return float(label.shown.replace(style.MINUS, "-"))
 
-    return all(style.format_number(shown(a) * shown(b), product.decimals) == style.format_number(shown(product), product.decimals)
-               for a, b, product in zip(firsts, seconds, products))
+    return all(
+        style.format_number(shown(a) * shown(b), product.decimals)
+        == style.format_number(shown(product), product.decimals)
+        for a, b, product in zip(firsts, seconds, products)
+    )
 
 
 def later_term(value: float, color: str, source: tuple, decimals: int = 2):
@@ -185,17 +234,31 @@ def later_term(value: float, color: str, source: tuple, decimals: int = 2):
     if not label.shown.startswith(style.MINUS):
         return label
     written = numeral(f"{style.MINUS} {label.shown[1:]}", WORK_SIZE, color)
-    written.shown, written.value, written.decimals, written.source = label.shown, label.value, label.decimals, label.source
+    written.shown, written.value, written.decimals, written.source = (
+        label.shown,
+        label.value,
+        label.decimals,
+        label.source,
+    )
     return written
 
 
-def remainder(total: float, total_source: tuple, shown: Sequence[tuple[float, tuple]], font_size: float, color: str, decimals: int = 2):
+def remainder(
+    total: float,
+    total_source: tuple,
+    shown: Sequence[tuple[float, tuple]],
+    font_size: float,
+    color: str,
+    decimals: int = 2,
+):
     """The hidden terms of a sum as one number: the record's ``total`` less the ``shown`` terms
     ``(value, source)``. This is the record's total split for display (total − shown), so the
     shown terms and this one add up to the total; its source says so, ``("remainder",
     total_source, *shown sources)``."""
     value = total - sum(term for term, _ in shown)
-    return number(value, font_size, color, decimals, source=("remainder", total_source, *(source for _, source in shown)))
+    return number(
+        value, font_size, color, decimals, source=("remainder", total_source, *(source for _, source in shown))
+    )
 
 
 def rounding_note(sums: Sequence[tuple[Sequence, object]], look: Look, one_line: bool = False) -> VGroup:
@@ -204,15 +267,22 @@ def rounding_note(sums: Sequence[tuple[Sequence, object]], look: Look, one_line:
     ``one_line`` gives the shorter note that ends a written line (:data:`ROUNDING_NOTE_ONE_LINE`)."""
 
     def units(label) -> int:
-        return round(float(label.shown.replace("\u2212", "-")) * 10 ** label.decimals)
+        return round(float(label.shown.replace("\u2212", "-")) * 10**label.decimals)
 
     if all(sum(units(part) for part in parts) == units(total) for parts, total in sums):
         return VGroup()
     return VGroup(text(ROUNDING_NOTE_ONE_LINE if one_line else ROUNDING_NOTE, NOTE_SIZE, look.muted))
 
 
-def activation_curve(pre: Sequence[float], post: Sequence[float], activation: str, look: Look, color: str,
-                     width: float = 4.6, height: float = 3.4):
+def activation_curve(
+    pre: Sequence[float],
+    post: Sequence[float],
+    activation: str,
+    look: Look,
+    color: str,
+    width: float = 4.6,
+    height: float = 3.4,
+):
     """Axes with ``activation`` drawn as its curve and a dot at each ``(pre[j], post[j])``.
 
     The curve is ``torch.nn.functional.<activation>`` applied to sample points (0 is always
@@ -237,15 +307,28 @@ def activation_curve(pre: Sequence[float], post: Sequence[float], activation: st
     y_high = float(max(curve_values.max().item(), max(post), 1.0))
     y_pad = 0.08 * (y_high - y_low)
     axes = Axes(
-        x_range=[x_low, x_high, 1.0], y_range=[y_low - y_pad, y_high + y_pad, 1.0], x_length=width, y_length=height,
-        axis_config={"color": look.muted, "stroke_width": 2, "include_ticks": True, "tick_size": 0.05, "include_tip": False},
+        x_range=[x_low, x_high, 1.0],
+        y_range=[y_low - y_pad, y_high + y_pad, 1.0],
+        x_length=width,
+        y_length=height,
+        axis_config={
+            "color": look.muted,
+            "stroke_width": 2,
+            "include_ticks": True,
+            "tick_size": 0.05,
+            "include_tip": False,
+        },
     )
     points = [axes.c2p(x, y) for x, y in zip(samples.tolist(), curve_values.tolist())]
     curve = VMobject(color=color, stroke_width=4).set_points_as_corners(points)
     dots = VGroup(*(Dot(axes.c2p(float(x), float(y)), radius=0.06, color=look.highlight) for x, y in zip(pre, post)))
     labels = VGroup(
-        text("ffn_pre", HEADER_SIZE, look.muted).next_to(axes.x_axis.get_right(), UP, buff=0.1).align_to(axes.x_axis.get_right(), RIGHT),
-        text("ffn_post", HEADER_SIZE, look.muted).next_to(axes.y_axis.get_top(), RIGHT, buff=0.12).align_to(axes.y_axis.get_top(), UP),
+        text("ffn_pre", HEADER_SIZE, look.muted)
+        .next_to(axes.x_axis.get_right(), UP, buff=0.1)
+        .align_to(axes.x_axis.get_right(), RIGHT),
+        text("ffn_post", HEADER_SIZE, look.muted)
+        .next_to(axes.y_axis.get_top(), RIGHT, buff=0.12)
+        .align_to(axes.y_axis.get_top(), UP),
         # The unit on each axis (ticks every 1): where the curve never is, right of and above 0.
         text("1", HEADER_SIZE, look.muted).next_to(axes.c2p(1, 0), DOWN, buff=0.1),
         text("1", HEADER_SIZE, look.muted).next_to(axes.c2p(0, 1), LEFT, buff=0.1),
@@ -253,5 +336,20 @@ def activation_curve(pre: Sequence[float], post: Sequence[float], activation: st
     return axes, curve, dots, labels
 
 
-__all__ = ["shape_text", "row_grid", "parameter_grid", "regroup", "ColumnSum", "rounding_note", "activation_curve", "ACTIVATION_FORMULAS", "TIMES",
-           "sum_decimals", "adds_up", "exact", "products_hold", "remainder", "shown_value"]
+__all__ = [
+    "shape_text",
+    "row_grid",
+    "parameter_grid",
+    "regroup",
+    "ColumnSum",
+    "rounding_note",
+    "activation_curve",
+    "ACTIVATION_FORMULAS",
+    "TIMES",
+    "sum_decimals",
+    "adds_up",
+    "exact",
+    "products_hold",
+    "remainder",
+    "shown_value",
+]

@@ -38,7 +38,15 @@ PACKAGE = "blockviz.scenes"
 FOLDER = Path(__file__).resolve().parent
 REQUIRED = ("NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION")
 """What every scene module states; ``ENCODER_CAPTION`` and ``LECTURE_ONLY`` are optional."""
-TYPES = {"NAME": str, "ORDER": (int, float), "DESCRIPTION": str, "CHAPTER": str, "CAPTION": str, "ENCODER_CAPTION": str, "LECTURE_ONLY": bool}
+TYPES = {
+    "NAME": str,
+    "ORDER": (int, float),
+    "DESCRIPTION": str,
+    "CHAPTER": str,
+    "CAPTION": str,
+    "ENCODER_CAPTION": str,
+    "LECTURE_ONLY": bool,
+}
 BASE = "RecordScene"
 VALID_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 STATEMENT_LINES = 12
@@ -94,16 +102,28 @@ def scene_entry(path: Path) -> SceneEntry | None:
         return None
     missing = [name for name in REQUIRED if name not in stated]
     if missing:
-        raise ValueError(f"{path.name} states NAME but not {', '.join(missing)}: every scene module does (see blockviz.scenes.catalog)")
+        raise ValueError(
+            f"{path.name} states NAME but not {', '.join(missing)}: every scene module does (see blockviz.scenes.catalog)"
+        )
     if not VALID_NAME.fullmatch(stated["NAME"]) or stated["NAME"] == "all":
         raise ValueError(f"{path.name}: NAME {stated['NAME']!r} must be lowercase words joined by '-' (and not 'all')")
-    classes = [node.name for node in _statements(source, _CLASS) if any(_base_name(base) == BASE for base in node.bases)]
+    classes = [
+        node.name for node in _statements(source, _CLASS) if any(_base_name(base) == BASE for base in node.bases)
+    ]
     if len(classes) != 1:
-        raise ValueError(f"{path.name} defines {len(classes)} classes deriving from {BASE} ({', '.join(classes) or 'none'}): a scene module defines exactly one")
+        raise ValueError(
+            f"{path.name} defines {len(classes)} classes deriving from {BASE} ({', '.join(classes) or 'none'}): a scene module defines exactly one"
+        )
     return SceneEntry(
-        name=stated["NAME"], module=f"{PACKAGE}.{path.stem}", class_name=classes[0], order=stated["ORDER"],
-        description=stated["DESCRIPTION"], title=stated["CHAPTER"], caption=stated["CAPTION"],
-        encoder_caption=stated.get("ENCODER_CAPTION"), lecture_only=stated.get("LECTURE_ONLY", False),
+        name=stated["NAME"],
+        module=f"{PACKAGE}.{path.stem}",
+        class_name=classes[0],
+        order=stated["ORDER"],
+        description=stated["DESCRIPTION"],
+        title=stated["CHAPTER"],
+        caption=stated["CAPTION"],
+        encoder_caption=stated.get("ENCODER_CAPTION"),
+        lecture_only=stated.get("LECTURE_ONLY", False),
     )
 
 
@@ -115,13 +135,18 @@ def discover(folder: Path) -> tuple[SceneEntry, ...]:
     ValueError
         For a malformed scene module, or two scenes with one ``NAME`` or one ``ORDER``.
     """
-    found = sorted((entry for path in sorted(folder.glob("*.py")) if (entry := scene_entry(path)) is not None), key=lambda entry: entry.order)
+    found = sorted(
+        (entry for path in sorted(folder.glob("*.py")) if (entry := scene_entry(path)) is not None),
+        key=lambda entry: entry.order,
+    )
     for field in ("name", "order"):
         values = [getattr(entry, field) for entry in found]
         twice = sorted({value for value in values if values.count(value) > 1})
         if twice:
             modules = [entry.module.rpartition(".")[2] for entry in found if getattr(entry, field) in twice]
-            raise ValueError(f"scene modules {', '.join(modules)} state the same {field.upper()} {twice[0]!r}: each scene has its own")
+            raise ValueError(
+                f"scene modules {', '.join(modules)} state the same {field.upper()} {twice[0]!r}: each scene has its own"
+            )
     return tuple(found)
 
 
@@ -154,7 +179,9 @@ def lookup(names_asked: list[str] | tuple[str, ...]) -> list[SceneEntry]:
         else:
             close = difflib.get_close_matches(name, [*by_name, "all"], n=1)
             guess = f"did you mean {close[0]!r}? " if close else ""
-            raise BlockvizError(f"unknown scene {name!r}: {guess}choose from {', '.join(by_name)} or all (see blockviz render --list)")
+            raise BlockvizError(
+                f"unknown scene {name!r}: {guess}choose from {', '.join(by_name)} or all (see blockviz render --list)"
+            )
     return [entry for entry in entries() if entry.name in chosen]
 
 
@@ -162,7 +189,13 @@ def _stated_literals(source: str, path: Path) -> dict:
     """The module-level assignments of :data:`TYPES`' names in ``source``, as their literal values."""
     stated = {}
     for node in _statements(source, _STATEMENT):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) and node.value else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign) and node.value
+            else []
+        )
         for target in targets:
             if isinstance(target, ast.Name) and target.id in TYPES:
                 try:

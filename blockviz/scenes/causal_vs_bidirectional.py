@@ -8,8 +8,8 @@ import math
 from manim import DOWN, RIGHT, UP, VGroup
 
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.block_helpers import plus_before, remainder, sum_decimals
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import column_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE
@@ -38,16 +38,28 @@ class CausalVsBidirectional(RecordScene):
     def construct(self) -> None:
         title = self.show_title(f"Causal vs bidirectional attention (head {self.h})")  # the chapter's name
         decoder, encoder = self.record.counterpart(causal=True), self.record.counterpart(causal=False)
-        self.rows_of_one: list[list] = []  # each shown weights row's labels, with its hidden keys' share: they add up to 1
+        self.rows_of_one: list[
+            list
+        ] = []  # each shown weights row's labels, with its hidden keys' share: they add up to 1
         self.shares: dict[tuple[int, int], VGroup] = {}  # (grid, row): "+ 0.62", the hidden keys' share
         grids = self.build(title, decoder, encoder)
         self.add(grids)
         self.step(caption="left, a decoder's causal mask; right, an encoder's: no mask at all")
-        self.step(*self.to_weights(grids[0], decoder), *self.to_weights(grids[1], encoder), caption=self.weights_caption(), run_time=1.4)
+        self.step(
+            *self.to_weights(grids[0], decoder),
+            *self.to_weights(grids[1], encoder),
+            caption=self.weights_caption(),
+            run_time=1.4,
+        )
         i = self.compared_row()
-        lights = [Highlight(self.look, VGroup(grid.row(i), *self.shares.get((k, i), []))) for k, grid in enumerate(grids)]  # one per grid: no box crosses the gap's labels
+        lights = [
+            Highlight(self.look, VGroup(grid.row(i), *self.shares.get((k, i), []))) for k, grid in enumerate(grids)
+        ]  # one per grid: no box crosses the gap's labels
         self.step(*(FadeIn(light) for light in lights), caption=self.compared_caption(i))
-        self.step(*(FadeOut(light) for light in lights), caption="every decoder row stops at the diagonal; an encoder row spans the sentence")
+        self.step(
+            *(FadeOut(light) for light in lights),
+            caption="every decoder row stops at the diagonal; an encoder row spans the sentence",
+        )
 
     def weights_caption(self) -> str:
         if not self.hidden_columns:
@@ -64,17 +76,28 @@ class CausalVsBidirectional(RecordScene):
         if n == 1:
             return f"“{token}” is the only token: with or without the mask it sees only itself"
         later = n - 1 - i
-        why = f"“{self.token_name(self.focus)}” is the last token and sees every token either way, so row “{token}”: " if i != self.focus else f"“{token}”: "
+        why = (
+            f"“{self.token_name(self.focus)}” is the last token and sees every token either way, so row “{token}”: "
+            if i != self.focus
+            else f"“{token}”: "
+        )
         earlier = "only itself" if i == 0 else f"itself and {i} earlier token{'s' if i > 1 else ''}"
-        return f"{why}a decoder uses {earlier}; an encoder also uses " + (f"the {later} later ones" if later > 1 else "the one after it")
+        return f"{why}a decoder uses {earlier}; an encoder also uses " + (
+            f"the {later} later ones" if later > 1 else "the one after it"
+        )
 
     def token_slots(self, limit: int = MAX_SLOTS):
         """The token positions drawn (``None`` = ⋯): the compared row, its strongest keys with the
         causal mask and without it (in turn, the strongest first, as room allows), the focus's
         strongest keys and the first token; then the focus's neighbours."""
         i = self.compared_row()
-        tops = [self.top_keys_of(i, record=rec) for rec in (self.record.counterpart(causal=True), self.record.counterpart(causal=False))]
-        kept = [key for pair in itertools.zip_longest(*tops) for key in pair if key is not None]  # the decoder's first, the encoder's first, …
+        tops = [
+            self.top_keys_of(i, record=rec)
+            for rec in (self.record.counterpart(causal=True), self.record.counterpart(causal=False))
+        ]
+        kept = [
+            key for pair in itertools.zip_longest(*tops) for key in pair if key is not None
+        ]  # the decoder's first, the encoder's first, …
         return visible_slots(self.record.n, self.focus, limit, keep=[i, *kept, *self.top_keys_of(self.focus)])
 
     def weight_decimals(self, slots) -> int:
@@ -105,12 +128,26 @@ class CausalVsBidirectional(RecordScene):
         self.decimals = self.weight_decimals(slots)
         grids, units = [], []
         self.hidden_columns = []
-        for rec, name, row_names in ((decoder, "decoder: causal mask", self.token_names), (encoder, "encoder: no mask", None)):
+        for rec, name, row_names in (
+            (decoder, "decoder: causal mask", self.token_names),
+            (encoder, "encoder: no mask", None),
+        ):
             weights = rec.weights[self.h]
             blocked = rec.mask == -math.inf
-            grid = NumberGrid(rec.mask, row_names, self.token_names, look, colors="none", decimals=0, source=(variant(rec), "mask"),
-                              row_slots=slots, column_slots=slots, blocked=blocked, cell_height=row_height(len(slots), height=4.8, most=1.0),
-                              cell_width=max(column_width(len(slots), width=5.0), _widest(weights, self.decimals)))
+            grid = NumberGrid(
+                rec.mask,
+                row_names,
+                self.token_names,
+                look,
+                colors="none",
+                decimals=0,
+                source=(variant(rec), "mask"),
+                row_slots=slots,
+                column_slots=slots,
+                blocked=blocked,
+                cell_height=row_height(len(slots), height=4.8, most=1.0),
+                cell_width=max(column_width(len(slots), width=5.0), _widest(weights, self.decimals)),
+            )
             grid.header_group.add(text(name, CAPTION_SIZE - 2, look.text).next_to(grid.body(), DOWN, buff=0.15))
             grids.append(grid)
             units.append(VGroup(grid, *self.hidden_header(grid, slots)))
@@ -141,7 +178,14 @@ class CausalVsBidirectional(RecordScene):
             value = rec.weights[h, i, j].item()
             blocked = rec.mask[i, j].item() == -math.inf
             fills[i, j] = self.look.blocked if blocked else grid.colors_for_weight(value)
-            labels[i, j] = grid.number_at(i, j, value=value, decimals=0 if blocked else self.decimals, fill=fills[i, j], source=(variant(rec), "weights", h, i, j))
+            labels[i, j] = grid.number_at(
+                i,
+                j,
+                value=value,
+                decimals=0 if blocked else self.decimals,
+                fill=fills[i, j],
+                source=(variant(rec), "weights", h, i, j),
+            )
         return self.recolour(grid, fills) + self.replace_labels(grid, labels) + self.hidden_weights(grid, rec, labels)
 
     def hidden_weights(self, grid: NumberGrid, rec, labels: dict) -> list:
@@ -152,9 +196,18 @@ class CausalVsBidirectional(RecordScene):
         header = self.hidden_columns[0 if rec.config.causal else 1]
         shares = VGroup(header)
         for i in grid.shown_rows():
-            shown = [(rec.weights[self.h, i, j].item(), (variant(rec), "weights", self.h, i, j)) for j in grid.shown_columns()]
-            rest = remainder(1.0, ("constant", 1.0), shown, NUMBER_SIZE, self.look.muted, self.decimals).scale(grid.scale_now)
-            share = plus_before(rest.move_to([header.get_x(), grid.cells[i, grid.shown_columns()[0]].get_y(), 0]), self.look, grid.scale_now)
+            shown = [
+                (rec.weights[self.h, i, j].item(), (variant(rec), "weights", self.h, i, j))
+                for j in grid.shown_columns()
+            ]
+            rest = remainder(1.0, ("constant", 1.0), shown, NUMBER_SIZE, self.look.muted, self.decimals).scale(
+                grid.scale_now
+            )
+            share = plus_before(
+                rest.move_to([header.get_x(), grid.cells[i, grid.shown_columns()[0]].get_y(), 0]),
+                self.look,
+                grid.scale_now,
+            )
             shares.add(share.set_x(header.get_x()))  # "+ 0.62" under its header, clear of the row's ⋯
             self.shares[0 if rec.config.causal else 1, i] = share
             self.rows_of_one.append([labels[i, j] for j in grid.shown_columns()] + [rest])

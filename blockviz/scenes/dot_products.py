@@ -6,19 +6,21 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.fades import FadeIn, FadeOut
-from blockviz.scenes.wide import largest_entries, slots_of
 from blockviz.scenes.block_helpers import exact, later_term, products_hold, remainder, sum_decimals
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
 from blockviz.scenes.text import font_size_of, formula, number, text
+from blockviz.scenes.wide import largest_entries, slots_of
 
 NAME = "dot-products"
 ORDER = 50
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
 CHAPTER = "Dot products"
-CAPTION = "Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k."
+CAPTION = (
+    "Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k."
+)
 
 MINUS = "\u2212"
 DIMENSION_SLOTS = 4
@@ -37,7 +39,6 @@ MIN_SLOTS = 5
 first token and the top keys, with ⋯)."""
 
 
-
 class DotProducts(RecordScene):
     """Scores ``(n, n)`` of head h: cell (i, j) is query i · key j, the sum of element-wise
     products; then every cell is divided by √d_k (Vaswani et al. 2017, Eq. 1)."""
@@ -47,11 +48,21 @@ class DotProducts(RecordScene):
         query, keys, scores = self.build(title)
         self.add(query, keys, scores)
         general = formula(r"$q \cdot k = \sum_c\, q_c\, k_c$", self.look.text, 36)
-        self.settle(general.scale(min(1.0, self.work_box.height * 1.3 / general.height, self.work_box.width / general.width)))
+        self.settle(
+            general.scale(min(1.0, self.work_box.height * 1.3 / general.height, self.work_box.width / general.width))
+        )
         # The working's place: a faint rule under it, there from the start (the lines come and go above it).
-        base = Line(self.work_box.get_corner(DOWN + LEFT) + DOWN * 0.12, self.work_box.get_corner(DOWN + RIGHT) + DOWN * 0.12, color=self.look.grid, stroke_width=1.5)
+        base = Line(
+            self.work_box.get_corner(DOWN + LEFT) + DOWN * 0.12,
+            self.work_box.get_corner(DOWN + RIGHT) + DOWN * 0.12,
+            color=self.look.grid,
+            stroke_width=1.5,
+        )
         self.step(FadeIn(general), FadeIn(base), caption=self.opening_caption())
-        row_light, key_light = Highlight(self.look, query.row(self.focus)), Highlight(self.look, keys.column(self.focus), color=self.look.key)
+        row_light, key_light = (
+            Highlight(self.look, query.row(self.focus)),
+            Highlight(self.look, keys.column(self.focus), color=self.look.key),
+        )
         work = general
         for i in self.detailed_rows(query.shown_rows()):
             allowed = self.allowed_keys(i, scores)
@@ -63,17 +74,28 @@ class DotProducts(RecordScene):
             for j in allowed[:WORKED_KEYS]:
                 work = self.show_product(i, j, query, keys, scores, key_light, work)
             if allowed[WORKED_KEYS:]:
-                self.step(FadeOut(key_light), *self.fill(scores, [(i, j) for j in allowed[WORKED_KEYS:]]),
-                          caption=f"the same for the other keys “{self.token_name(i)}” may use")
+                self.step(
+                    FadeOut(key_light),
+                    *self.fill(scores, [(i, j) for j in allowed[WORKED_KEYS:]]),
+                    caption=f"the same for the other keys “{self.token_name(i)}” may use",
+                )
         leftover = [FadeOut(light) for light in (key_light, row_light) if light in self.mobjects]
-        self.step(*leftover, *self.fill(scores, [key for key in scores.cells if key not in scores.labels]), caption=self.rest_caption())
+        self.step(
+            *leftover,
+            *self.fill(scores, [key for key in scores.cells if key not in scores.labels]),
+            caption=self.rest_caption(),
+        )
         self.scale_scores(scores, work)
 
     def build(self, title):
         """The query, key and score grids, placed: with the most token slots (a taller key grid
         leaves room for one row less) at which every number and header stays ≥ 11 px at 480p."""
         most = MAX_SLOTS if self.record.config.d_head <= 2 else MAX_SLOTS - 1
-        tries = [(most, CELL_HEIGHT)] + [(most, height) for height in COMPACT_HEIGHTS] + [(slots, COMPACT_HEIGHTS[-1]) for slots in range(most - 1, MIN_SLOTS - 1, -1)]
+        tries = (
+            [(most, CELL_HEIGHT)]
+            + [(most, height) for height in COMPACT_HEIGHTS]
+            + [(slots, COMPACT_HEIGHTS[-1]) for slots in range(most - 1, MIN_SLOTS - 1, -1)]
+        )
         for slots, cell_height in tries:
             grids = self.build_with(title, self.token_slots(slots), cell_height)
             if self.legible(grids):
@@ -85,28 +107,73 @@ class DotProducts(RecordScene):
         (1 % to spare), the score cells' numbers too (they arrive later: measured on "−1.47",
         whose flat-topped digits are the shortest)."""
         flattest = font_size_of(number(-1.47, grids[2].font_size, source=("probe",))) * grids[2].scale_now
-        work = font_size_of(number(-1.47, WORK_SIZE, source=("probe",))) * min(1.0, self.work_box.width / self.work_width)
+        work = font_size_of(number(-1.47, WORK_SIZE, source=("probe",))) * min(
+            1.0, self.work_box.width / self.work_width
+        )
         return min(smallest_font_size(VGroup(*grids)), flattest, work) >= MIN_FONT_SIZE * 1.01
 
     def build_with(self, title, slots, cell_height: float = CELL_HEIGHT):
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        height = row_height(len(slots), height=3.6 if d_head <= 2 else 3.2, most=1.0, least=cell_height)  # a taller key grid: shorter rows, so numbers stay ≥ 11 px
+        height = row_height(
+            len(slots), height=3.6 if d_head <= 2 else 3.2, most=1.0, least=cell_height
+        )  # a taller key grid: shorter rows, so numbers stay ≥ 11 px
         (q_field, k_field), dims = self.operands(), slots_of(self.dims_shown(), d_head)
-        query = NumberGrid(rec.tensors[q_field][h], self.token_names, None, look, source=(q_field, h), color_limit=self.limit(q_field),
-                           row_slots=slots, column_slots=dims, row_header_color=look.query, cell_height=height)
+        query = NumberGrid(
+            rec.tensors[q_field][h],
+            self.token_names,
+            None,
+            look,
+            source=(q_field, h),
+            color_limit=self.limit(q_field),
+            row_slots=slots,
+            column_slots=dims,
+            row_header_color=look.query,
+            cell_height=height,
+        )
         query.header_group.add(text("query", CAPTION_SIZE - 4, look.query).next_to(query.body(), DOWN, buff=0.2))
-        keys = NumberGrid(rec.tensors[k_field][h].T, axis_labels("d_head", rec.tokens, d_head), self.token_names, look, source=lambda c, j: (k_field, h, j, c),
-                          color_limit=self.limit(k_field), column_slots=slots, row_slots=dims, column_header_color=look.key, cell_height=cell_height)
-        keys.header_group.add(text("key", CAPTION_SIZE - 4, look.key).next_to(VGroup(*keys.row_headers.values()), LEFT, buff=0.2).align_to(keys.cell_group, DOWN))
-        scores = NumberGrid(rec.scores[h], None, None, look, source=("scores", h), color_limit=self.limit("scores"),
-                            row_slots=slots, column_slots=slots, show_numbers=False, filled=False, cell_height=height)
+        keys = NumberGrid(
+            rec.tensors[k_field][h].T,
+            axis_labels("d_head", rec.tokens, d_head),
+            self.token_names,
+            look,
+            source=lambda c, j: (k_field, h, j, c),
+            color_limit=self.limit(k_field),
+            column_slots=slots,
+            row_slots=dims,
+            column_header_color=look.key,
+            cell_height=cell_height,
+        )
+        keys.header_group.add(
+            text("key", CAPTION_SIZE - 4, look.key)
+            .next_to(VGroup(*keys.row_headers.values()), LEFT, buff=0.2)
+            .align_to(keys.cell_group, DOWN)
+        )
+        scores = NumberGrid(
+            rec.scores[h],
+            None,
+            None,
+            look,
+            source=("scores", h),
+            color_limit=self.limit("scores"),
+            row_slots=slots,
+            column_slots=slots,
+            show_numbers=False,
+            filled=False,
+            cell_height=height,
+        )
         scores.next_to(query.cell_group, RIGHT, buff=0.3)
-        scores.shift(UP * (query.cell_group.get_top()[1] - scores.cell_group.get_top()[1]))  # row i level with query i, whatever ⋮ rows follow
+        scores.shift(
+            UP * (query.cell_group.get_top()[1] - scores.cell_group.get_top()[1])
+        )  # row i level with query i, whatever ⋮ rows follow
         keys.next_to(scores, UP, buff=0.2)
         keys.shift(RIGHT * (scores.cell_group.get_left()[0] - keys.cell_group.get_left()[0]))
         grids = VGroup(query, keys, scores)
-        worked = [self.work_lines(i, j, note=False)[0] for i in self.detailed_rows(query.shown_rows()) for j in self.allowed_keys(i, scores)[:WORKED_KEYS]]
+        worked = [
+            self.work_lines(i, j, note=False)[0]
+            for i in self.detailed_rows(query.shown_rows())
+            for j in self.allowed_keys(i, scores)[:WORKED_KEYS]
+        ]
         sample = max(worked, key=lambda lines: lines.width)  # the widest working: none is shrunk more than the box
         self.work_box = Rectangle(width=sample.width, height=max(lines.height for lines in worked)).set_opacity(0)
         self.work_width = sample.width
@@ -157,28 +224,49 @@ class DotProducts(RecordScene):
         d_head = rec.config.d_head
         dims = self.dims_shown()
         q_field, k_field = self.operands()
-        q, k, products = rec.tensors[q_field][h, i].tolist(), rec.tensors[k_field][h, j].tolist(), rec.qk_products(h, i)[j].tolist()
+        q, k, products = (
+            rec.tensors[q_field][h, i].tolist(),
+            rec.tensors[k_field][h, j].tolist(),
+            rec.qk_products(h, i)[j].tolist(),
+        )
         score = rec.scores[h, i, j].item()
         hidden = len(dims) < d_head
         hidden_value = score - sum(products[c] for c in dims)
         decimals = sum_decimals([([products[c] for c in dims] + ([hidden_value] if hidden else []), score)])
         qs = [number(q[c], WORK_SIZE, look.query, source=(q_field, h, i, c)) for c in dims]
         ks = [number(k[c], WORK_SIZE, look.key, source=(k_field, h, j, c)) for c in dims]
-        first = [text(f"“{self.token_name(i)}”", WORK_SIZE, look.query), text("·", WORK_SIZE, look.muted),
-                 text(f"“{self.token_name(j)}”", WORK_SIZE, look.key), text("=", WORK_SIZE, look.muted)]
+        first = [
+            text(f"“{self.token_name(i)}”", WORK_SIZE, look.query),
+            text("·", WORK_SIZE, look.muted),
+            text(f"“{self.token_name(j)}”", WORK_SIZE, look.key),
+            text("=", WORK_SIZE, look.muted),
+        ]
         for index, (a, b) in enumerate(zip(qs, ks)):
             if index:
                 first.append(text("+", WORK_SIZE, look.muted))
             first += [a, text("×", WORK_SIZE, look.muted), b]  # × binds before +: no brackets, a line that fits 480p
         if hidden:
             first.append(text(f"+ … ({d_head - len(dims)} more)", WORK_SIZE, look.muted))
-        terms = [number(products[c], WORK_SIZE, look.text, decimals, source=("qk_products", h, i, j, c)) if index == 0
-                 else later_term(products[c], look.text, ("qk_products", h, i, j, c), decimals) for index, c in enumerate(dims)]
+        terms = [
+            number(products[c], WORK_SIZE, look.text, decimals, source=("qk_products", h, i, j, c))
+            if index == 0
+            else later_term(products[c], look.text, ("qk_products", h, i, j, c), decimals)
+            for index, c in enumerate(dims)
+        ]
         if hidden:  # the score split for display: the written products and the rest as one term
-            rest = remainder(score, ("scores", h, i, j), [(products[c], ("qk_products", h, i, j, c)) for c in dims], WORK_SIZE, look.muted, decimals)
+            rest = remainder(
+                score,
+                ("scores", h, i, j),
+                [(products[c], ("qk_products", h, i, j, c)) for c in dims],
+                WORK_SIZE,
+                look.muted,
+                decimals,
+            )
             terms.append(rest)
         total = number(score, WORK_SIZE, look.text, source=("scores", h, i, j))
-        second = [text("=" if products_hold(qs, ks, terms) else "≈", WORK_SIZE, look.muted)]  # q × k of unrounded entries
+        second = [
+            text("=" if products_hold(qs, ks, terms) else "≈", WORK_SIZE, look.muted)
+        ]  # q × k of unrounded entries
         for index, term in enumerate(terms):
             if index and not term.shown.startswith(MINUS):
                 second.append(text("+", WORK_SIZE, look.muted))
@@ -190,7 +278,11 @@ class DotProducts(RecordScene):
         lines[1].next_to(lines[0], DOWN, buff=0.18).align_to(lines[0][3], LEFT)
         if note:
             self.shown_sum(terms, total)
-            lines.scale(min(1.0, self.work_box.width / lines.width, self.work_box.height / lines.height) if self.work_box.width < lines.width else 1.0)
+            lines.scale(
+                min(1.0, self.work_box.width / lines.width, self.work_box.height / lines.height)
+                if self.work_box.width < lines.width
+                else 1.0
+            )
             lines.move_to(self.work_box, aligned_edge=LEFT)
         return lines, qs, ks, total
 
@@ -200,20 +292,28 @@ class DotProducts(RecordScene):
         rec, h = self.record, self.h
         lines, qs, ks, total = self.work_lines(i, j)
         dims = list(enumerate(self.dims_shown()))  # (place in the work line, entry of d_head)
-        pairs = [(query.labels[i, c], qs[k]) for k, c in dims if (i, c) in query.labels] + [(keys.labels[c, j], ks[k]) for k, c in dims if (c, j) in keys.labels]
+        pairs = [(query.labels[i, c], qs[k]) for k, c in dims if (i, c) in query.labels] + [
+            (keys.labels[c, j], ks[k]) for k, c in dims if (c, j) in keys.labels
+        ]
         moved = {id(target) for _, target in pairs}
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
         self.play(key_light.over(keys.column(j)), run_time=0.5)
-        arriving = self.carry([source for source, _ in pairs], [target for _, target in pairs])  # on chips: readable on the way
-        self.step(self.one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
-                  caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…")
+        arriving = self.carry(
+            [source for source, _ in pairs], [target for _, target in pairs]
+        )  # on chips: readable on the way
+        self.step(
+            self.one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
+            caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…",
+        )
         self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one score")
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
         recolour = self.recolour(scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
         self.adopt(scores, [cell_label])
-        self.step(*recolour, self.carry([total], [cell_label]), caption="the score lands in its cell", hold=self.hold * 0.6)
+        self.step(
+            *recolour, self.carry([total], [cell_label]), caption="the score lands in its cell", hold=self.hold * 0.6
+        )
         self.remove(*qs, *ks)
         lines[0].add(*qs, *ks)
         self.add(lines)
@@ -239,7 +339,19 @@ class DotProducts(RecordScene):
         self.settle(work.scale(min(1.0, self.work_box.height * 1.3 / work.height)))
         # Raw and scaled scores share one colour scale, so the cells pale as their numbers shrink.
         fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}
-        scaled = {(i, j): scores.number_at(i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j), fill=fills[i, j])
-                  for (i, j) in scores.labels}
-        self.step(self.one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work), caption=f"then every score is divided by √{d_head}, so scores stay moderate as d_k grows")
-        self.step(*self.recolour(scores, fills), *self.replace_labels(scores, scaled), caption=f"the scaled scores: each one ÷ √{d_head}", run_time=1.4)
+        scaled = {
+            (i, j): scores.number_at(
+                i, j, value=rec.scaled_scores[h, i, j].item(), source=("scaled_scores", h, i, j), fill=fills[i, j]
+            )
+            for (i, j) in scores.labels
+        }
+        self.step(
+            self.one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
+            caption=f"then every score is divided by √{d_head}, so scores stay moderate as d_k grows",
+        )
+        self.step(
+            *self.recolour(scores, fills),
+            *self.replace_labels(scores, scaled),
+            caption=f"the scaled scores: each one ÷ √{d_head}",
+            run_time=1.4,
+        )

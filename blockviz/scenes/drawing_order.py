@@ -55,7 +55,9 @@ def still_first(mobjects: list, animations: list) -> list:
             continue
         later.append(mobject)
         if moving:
-            later_boxes.extend(region for leaf, region in zip(played, swept) if region is not None and _inside(leaf, family))
+            later_boxes.extend(
+                region for leaf, region in zip(played, swept) if region is not None and _inside(leaf, family)
+            )
         if box is not None:
             later_boxes.append(box)
     return first + later
@@ -74,7 +76,11 @@ def _swept_box(animation) -> Box | None | bool:
     if isinstance(animation, Transform):
         if animation.path_arc:
             return False
-        families = [animation.mobject.get_family(), animation.starting_mobject.get_family(), animation.target_copy.get_family()]
+        families = [
+            animation.mobject.get_family(),
+            animation.starting_mobject.get_family(),
+            animation.target_copy.get_family(),
+        ]
         return _union([_box(family) for family in families])
     if isinstance(animation, ShowPartial):  # draws a part of its own points
         return _box(animation.mobject.get_family())

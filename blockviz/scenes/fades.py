@@ -52,7 +52,9 @@ class _CopyFree:
         if not self.copy_free:
             super().begin()
             return
-        self.parts = [member for member in self.mobject.get_family() if isinstance(member, VMobject) and member.has_points()]
+        self.parts = [
+            member for member in self.mobject.get_family() if isinstance(member, VMobject) and member.has_points()
+        ]
         for member in self.parts:  # its own arrays: opacities are written in place
             for name in RGBAS:
                 setattr(member, name, getattr(member, name).copy())

@@ -14,7 +14,7 @@ and draws them; nothing computes attention.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from manim import DOWN, RIGHT, Animation, Mobject, Rectangle, RoundedRectangle, Text, VGroup
 
@@ -96,7 +96,9 @@ def cell_width_for(values, decimals: int = 2, font_size: float = NUMBER_SIZE) ->
     finite = [abs(value) for row in as_rows(values) for value in row if math.isfinite(value)] if len(values) else []
     if not finite:
         return 0.0
-    return number(-max(finite), font_size, decimals=decimals, source=("width",)).width / 0.87  # 6.5 % of the cell clear on each side: neighbours never read as one number
+    return (
+        number(-max(finite), font_size, decimals=decimals, source=("width",)).width / 0.87
+    )  # 6.5 % of the cell clear on each side: neighbours never read as one number
 
 
 def as_rows(values) -> list[list[float]]:
@@ -184,7 +186,11 @@ class NumberGrid(VGroup):
     ) -> None:
         super().__init__()
         self.values = as_rows(values)
-        self.blocked = [[bool(flag) for flag in row] for row in (blocked.tolist() if hasattr(blocked, "tolist") else blocked)] if blocked is not None else None
+        self.blocked = (
+            [[bool(flag) for flag in row] for row in (blocked.tolist() if hasattr(blocked, "tolist") else blocked)]
+            if blocked is not None
+            else None
+        )
         self.look = look
         self.color_rule = colors
         self.source = source
@@ -200,18 +206,27 @@ class NumberGrid(VGroup):
             raise ValueError("a signed grid needs its colour scale: color_limit=record.scale_limit(field)")
         self.color_limit = color_limit
         self.row_slots = list(row_slots) if row_slots is not None else visible_slots(n_rows, row_focus, max_rows)
-        self.column_slots = list(column_slots) if column_slots is not None else visible_slots(n_columns, column_focus, max_columns)
+        self.column_slots = (
+            list(column_slots) if column_slots is not None else visible_slots(n_columns, column_focus, max_columns)
+        )
         self.cells: dict[tuple[int, int], Rectangle] = {}
         self.labels: dict[tuple[int, int], Text] = {}
         self.row_headers: dict[int, Text] = {}
         self.column_headers: dict[int, Text] = {}
-        self.cell_group, self.label_group, self.header_group, self.ellipsis_group = VGroup(), VGroup(), VGroup(), VGroup()
+        self.cell_group, self.label_group, self.header_group, self.ellipsis_group = (
+            VGroup(),
+            VGroup(),
+            VGroup(),
+            VGroup(),
+        )
         self._build_cells(filled)
         if show_numbers:
-            for (i, j) in self.cells:
+            for i, j in self.cells:
                 self.labels[i, j] = self.number_at(i, j)
                 self.label_group.add(self.labels[i, j])
-        self._build_headers(row_names, column_names, header_size, row_header_color or look.text, column_header_color or look.text)
+        self._build_headers(
+            row_names, column_names, header_size, row_header_color or look.text, column_header_color or look.text
+        )
         self.add(self.cell_group, self.label_group, self.header_group, self.ellipsis_group)
 
     def body(self) -> VGroup:
@@ -221,10 +236,15 @@ class NumberGrid(VGroup):
     # -- building ---------------------------------------------------------------------------
     def _slot_center(self, row_slot: int, column_slot: int):
         if not hasattr(self, "_mark_sizes"):
-            self._mark_sizes = (text(ELLIPSIS_ACROSS, self.font_size, self.look.muted).width, text(ELLIPSIS_DOWN, self.font_size, self.look.muted).height)
+            self._mark_sizes = (
+                text(ELLIPSIS_ACROSS, self.font_size, self.look.muted).width,
+                text(ELLIPSIS_DOWN, self.font_size, self.look.muted).height,
+            )
         across, down = self._mark_sizes
-        return (RIGHT * self._offsets(self.column_slots, self.cell_width, ELLIPSIS_SHARE, across)[column_slot]
-                + DOWN * self._offsets(self.row_slots, self.cell_height, ELLIPSIS_ROW_SHARE, down)[row_slot])
+        return (
+            RIGHT * self._offsets(self.column_slots, self.cell_width, ELLIPSIS_SHARE, across)[column_slot]
+            + DOWN * self._offsets(self.row_slots, self.cell_height, ELLIPSIS_ROW_SHARE, down)[row_slot]
+        )
 
     @staticmethod
     def _offsets(slots, pitch: float, share: float, mark: float = 0.0) -> list[float]:
@@ -241,10 +261,17 @@ class NumberGrid(VGroup):
                     mark = ELLIPSIS_DOWN if i is None else ELLIPSIS_ACROSS
                     if i is None and j is None:
                         mark = "\u22f1"  # ⋱
-                    self.ellipsis_group.add(text(mark, self.font_size, self.look.muted).move_to(self._slot_center(r, c)))
+                    self.ellipsis_group.add(
+                        text(mark, self.font_size, self.look.muted).move_to(self._slot_center(r, c))
+                    )
                     continue
-                cell = Rectangle(width=self.cell_width, height=self.cell_height, stroke_color=self.look.grid, stroke_width=1)
-                cell.set_fill(self.color_of(self.values[i][j], self.is_blocked(i, j)) if filled else self.look.background, opacity=1)
+                cell = Rectangle(
+                    width=self.cell_width, height=self.cell_height, stroke_color=self.look.grid, stroke_width=1
+                )
+                cell.set_fill(
+                    self.color_of(self.values[i][j], self.is_blocked(i, j)) if filled else self.look.background,
+                    opacity=1,
+                )
                 cell.move_to(self._slot_center(r, c))
                 self.cells[i, j] = cell
                 self.cell_group.add(cell)
@@ -254,14 +281,24 @@ class NumberGrid(VGroup):
         top_edge = self.cell_group.get_top()[1]
         if row_names is not None:
             for r, i in enumerate(self.row_slots):
-                header = self._header(ELLIPSIS_DOWN if i is None else row_names[i], size, self.look.muted if i is None else row_color, ROW_HEADER_WIDTH)
+                header = self._header(
+                    ELLIPSIS_DOWN if i is None else row_names[i],
+                    size,
+                    self.look.muted if i is None else row_color,
+                    ROW_HEADER_WIDTH,
+                )
                 header.move_to(self._slot_center(r, 0)).set_x(left_edge - 0.14 - header.width / 2)
                 self.header_group.add(header)
                 if i is not None:
                     self.row_headers[i] = header
         if column_names is not None:
             for c, j in enumerate(self.column_slots):
-                header = self._header(ELLIPSIS_ACROSS if j is None else column_names[j], size, self.look.muted if j is None else column_color, self.cell_width * 0.96)
+                header = self._header(
+                    ELLIPSIS_ACROSS if j is None else column_names[j],
+                    size,
+                    self.look.muted if j is None else column_color,
+                    self.cell_width * 0.96,
+                )
                 header.move_to(self._slot_center(0, c)).set_y(top_edge + 0.12 + size / 48 * 0.35)
                 self.header_group.add(header)
                 if j is not None:
@@ -271,8 +308,15 @@ class NumberGrid(VGroup):
         label = shortened(name, width - (2 * CHIP_PADDING if is_quoted(name) else 0), size, color)
         if not is_quoted(name):
             return label
-        chip = RoundedRectangle(corner_radius=0.05, width=label.width + 2 * CHIP_PADDING, height=label.height + 2 * CHIP_PADDING,
-                                stroke_color=self.look.grid, stroke_width=1, fill_color=self.look.grid, fill_opacity=CHIP_FILL)
+        chip = RoundedRectangle(
+            corner_radius=0.05,
+            width=label.width + 2 * CHIP_PADDING,
+            height=label.height + 2 * CHIP_PADDING,
+            stroke_color=self.look.grid,
+            stroke_width=1,
+            fill_color=self.look.grid,
+            fill_opacity=CHIP_FILL,
+        )
         chip.move_to(label)
         header = VGroup(chip, label)
         header.shown = label.shown
@@ -303,7 +347,15 @@ class NumberGrid(VGroup):
         """Hex fill of an attention weight (the 0–1 map), whatever this grid's colour rule."""
         return style.hex_color(style.weight_color(value))
 
-    def number_at(self, i: int, j: int, value: float | None = None, source: tuple | None = None, decimals: int | None = None, fill: str | None = None) -> Text:
+    def number_at(
+        self,
+        i: int,
+        j: int,
+        value: float | None = None,
+        source: tuple | None = None,
+        decimals: int | None = None,
+        fill: str | None = None,
+    ) -> Text:
         """A new number label for cell ``(i, j)`` (this grid's value unless ``value`` given), placed
         on the cell in the colour readable on its fill (the cell's present fill unless ``fill``
         given). Not added to the grid."""
@@ -386,5 +438,14 @@ class HighlightJump(Animation):
         light.set_stroke(opacity=self.opacity * abs(1 - 2 * done))
 
 
-
-__all__ = ["NumberGrid", "Highlight", "HighlightJump", "visible_slots", "as_rows", "cell_width_for", "is_quoted", "ELLIPSIS_ACROSS", "ELLIPSIS_DOWN"]
+__all__ = [
+    "NumberGrid",
+    "Highlight",
+    "HighlightJump",
+    "visible_slots",
+    "as_rows",
+    "cell_width_for",
+    "is_quoted",
+    "ELLIPSIS_ACROSS",
+    "ELLIPSIS_DOWN",
+]

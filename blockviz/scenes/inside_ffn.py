@@ -8,7 +8,13 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, Indicate, Line, VGroup
 
 from blockviz.record_fields import BY_NAME, axis_labels
 from blockviz.scenes.base import RecordScene, second_half
-from blockviz.scenes.block_helpers import ACTIVATION_FORMULAS, activation_curve, regroup, row_grid, shape_text, shown_value
+from blockviz.scenes.block_helpers import (
+    ACTIVATION_FORMULAS,
+    activation_curve,
+    row_grid,
+    shape_text,
+    shown_value,
+)
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_of, row_height
@@ -22,8 +28,10 @@ NAME = "ffn"
 ORDER = 120
 DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, narrow back (gated: SiLU(gate) ⊙ up)"
 CHAPTER = "Inside the FFN"
-CAPTION = ("The FFN widens one token's row to d_ff numbers, bends each through its activation (GELU, ReLU, or a gate), and narrows it back; "
-           "every row goes through the same function without reading any other row.")
+CAPTION = (
+    "The FFN widens one token's row to d_ff numbers, bends each through its activation (GELU, ReLU, or a gate), and narrows it back; "
+    "every row goes through the same function without reading any other row."
+)
 
 EVERY_ROW_SLOTS = 4
 """Columns drawn of the ln2 and ffn_out grids when every row is shown."""
@@ -46,8 +54,11 @@ def product_decimals(products, total_decimals: int = 2, most: int = 4) -> int:
     right: the written factors multiply to the product written with ``total_decimals`` within one
     unit of its last digit (a gated FFN's ``ffn_gate_act ⊙ ffn_up = ffn_post``, column by column)."""
     for decimals in range(total_decimals, most + 1):
-        if all(abs(math.prod(shown_value(factor, decimals) for factor in factors) - shown_value(product, total_decimals)) <= 10 ** -total_decimals + 1e-9
-               for factors, product in products):
+        if all(
+            abs(math.prod(shown_value(factor, decimals) for factor in factors) - shown_value(product, total_decimals))
+            <= 10**-total_decimals + 1e-9
+            for factors, product in products
+        ):
             return decimals
     return most
 
@@ -119,8 +130,12 @@ class InsideFFN(RecordScene):
         token = self.token_name(f)
         rows = {
             "ln2": row_grid(rec, ffn_input(rec), f, f"{ffn_input(rec)} “{token}”", look, max_columns=ROW_SLOTS),
-            "ffn_pre": row_grid(rec, "ffn_pre", f, "ffn_pre", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True),
-            "ffn_post": row_grid(rec, "ffn_post", f, "ffn_post", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True),
+            "ffn_pre": row_grid(
+                rec, "ffn_pre", f, "ffn_pre", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True
+            ),
+            "ffn_post": row_grid(
+                rec, "ffn_post", f, "ffn_post", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True
+            ),
             "ffn_out": row_grid(rec, "ffn_out", f, "ffn_out", look, max_columns=ROW_SLOTS, empty=True),
         }
         activation = rec.config.activation
@@ -146,22 +161,33 @@ class InsideFFN(RecordScene):
         return rows, ops, plot
 
     def op(self, shown: str) -> VGroup:
-        arrow = Arrow(UP * 0.22, DOWN * 0.22, buff=0, color=self.look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.4)
+        arrow = Arrow(
+            UP * 0.22, DOWN * 0.22, buff=0, color=self.look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.4
+        )
         return VGroup(arrow, text(shown, HEADER_SIZE, self.look.muted)).arrange(RIGHT, buff=0.15)
 
     def work_row(self, rows, ops, plot) -> None:
         rec, f = self.record, self.focus
         d, d_ff = rec.config.d_model, rec.config.d_ff
-        frames = {name: VGroup(grid.cell_group, grid.header_group, grid.ellipsis_group) for name, grid in rows.items() if name != "ln2"}
+        frames = {
+            name: VGroup(grid.cell_group, grid.header_group, grid.ellipsis_group)
+            for name, grid in rows.items()
+            if name != "ln2"
+        }
         # The whole worksheet in view at once: the rows to fill, the operations between them, the curve's axes.
-        self.step(Reveal(rows["ln2"]), FadeIn(VGroup(*frames.values(), *ops, plot.frame)),
-                  caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers")
+        self.step(
+            Reveal(rows["ln2"]),
+            FadeIn(VGroup(*frames.values(), *ops, plot.frame)),
+            caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers",
+        )
         for name, frame in frames.items():  # the empty rows as whole grids from now on: their numbers go into them
             self.remove(frame)
             self.add(rows[name])
-        self.step(*self.fill(rows["ffn_pre"]),
-                  caption=f"the wide layer: {d} → d_ff = {d_ff} numbers")
-        self.step(FadeIn(plot.curve), caption=f"the activation, {rec.config.activation_name}: {ACTIVATION_SAYS[rec.config.activation]}")
+        self.step(*self.fill(rows["ffn_pre"]), caption=f"the wide layer: {d} → d_ff = {d_ff} numbers")
+        self.step(
+            FadeIn(plot.curve),
+            caption=f"the activation, {rec.config.activation_name}: {ACTIVATION_SAYS[rec.config.activation]}",
+        )
         self.step(FadeIn(plot.dots), caption=dots_caption("row", d_ff, len(rows["ffn_pre"].shown_columns())))
         self.trace_entries(rows["ffn_pre"], rows["ffn_post"], plot.dots)
         self.step(*self.fill(rows["ffn_out"]), caption=f"the narrow layer: back to d_model = {d}")
@@ -178,13 +204,27 @@ class InsideFFN(RecordScene):
         ffn_post (gated: ffn_gate_act) value: the dot's height, carried from the dot into its
         cell (the lights out of its way meanwhile)."""
         columns = pre.shown_columns()
-        lights = [Highlight(self.look, grid.cells[0, columns[0]]) for grid in (pre, post)]  # one per row: none crosses the text between
-        self.play(*(FadeIn(light) for light in lights), *self.say("entry by entry: read x on the curve, write down its height"), run_time=self.step_time)
+        lights = [
+            Highlight(self.look, grid.cells[0, columns[0]]) for grid in (pre, post)
+        ]  # one per row: none crosses the text between
+        self.play(
+            *(FadeIn(light) for light in lights),
+            *self.say("entry by entry: read x on the curve, write down its height"),
+            run_time=self.step_time,
+        )
         for j in columns:
             recolour, label = self.next_entry(post, j)
             height = label.copy().move_to(dots[j])
-            self.play(*(HighlightJump(light, grid.cells[0, j], rate_func=aside_while_carried) for light, grid in zip(lights, (pre, post))),
-                      Indicate(dots[j], scale_factor=1.8), *recolour, self.carry([height], [label]), run_time=self.entry_time)
+            self.play(
+                *(
+                    HighlightJump(light, grid.cells[0, j], rate_func=aside_while_carried)
+                    for light, grid in zip(lights, (pre, post))
+                ),
+                Indicate(dots[j], scale_factor=1.8),
+                *recolour,
+                self.carry([height], [label]),
+                run_time=self.entry_time,
+            )
         self.play(*(FadeOut(light) for light in lights), run_time=0.3)
         self.rest()
 
@@ -203,14 +243,38 @@ class InsideFFN(RecordScene):
         columns = {name: edges_and_largest([row_of[name].tolist()], GATED_ENTRIES) for name in wide}
         shared = edges_and_largest([row_of["ffn_post"].tolist()], GATED_ENTRIES)
         columns.update({name: shared for name in hidden})
-        factors = product_decimals([([row_of["ffn_gate_act"][j].item(), row_of["ffn_up"][j].item()], row_of["ffn_post"][j].item()) for j in shared])
+        factors = product_decimals(
+            [
+                ([row_of["ffn_gate_act"][j].item(), row_of["ffn_up"][j].item()], row_of["ffn_post"][j].item())
+                for j in shared
+            ]
+        )
         places = {name: factors if name in ("ffn_gate_act", "ffn_up") else 2 for name in wide + hidden}
-        width = max(cell_width_for([[row_of[name][j].item() for j in columns[name]]], places[name]) for name in wide + hidden)  # one width for the shown: columns aligned
+        width = max(
+            cell_width_for([[row_of[name][j].item() for j in columns[name]]], places[name]) for name in wide + hidden
+        )  # one width for the shown: columns aligned
         token = self.token_name(f)
-        names = {field: f"{field} “{token}”", "ffn_gate": "ffn_gate", "ffn_gate_act": "ffn_gate_act", "ffn_up": "ffn_up", "ffn_post": "ffn_post", "ffn_out": "ffn_out"}
-        rows = {name: self.feature_row(name, names[name], columns[name], places[name], width, empty=name != field,
-                                       color=FFN_COLOR if name in hidden else None, headers=name in (field, "ffn_gate", "ffn_out"))
-                for name in [field, "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"]}
+        names = {
+            field: f"{field} “{token}”",
+            "ffn_gate": "ffn_gate",
+            "ffn_gate_act": "ffn_gate_act",
+            "ffn_up": "ffn_up",
+            "ffn_post": "ffn_post",
+            "ffn_out": "ffn_out",
+        }
+        rows = {
+            name: self.feature_row(
+                name,
+                names[name],
+                columns[name],
+                places[name],
+                width,
+                empty=name != field,
+                color=FFN_COLOR if name in hidden else None,
+                headers=name in (field, "ffn_gate", "ffn_out"),
+            )
+            for name in [field, "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"]
+        }
         plus = lambda kind: f" + b_{kind}" if rec.architecture.bias else ""  # noqa: E731
         ops = [
             self.op(f"× W_gate{plus('gate')}   (W_gate: {shape_text(d, d_ff)}, widen)"),
@@ -226,23 +290,51 @@ class InsideFFN(RecordScene):
             grid.shift(RIGHT * (grids[0].cell_group.get_left()[0] - grid.cell_group.get_left()[0]))
         for op in ops:
             op.align_to(grids[0].cell_group, LEFT)
-        signs = VGroup(*(text(sign, CAPTION_SIZE, look.text).next_to(grid.row_headers[0], LEFT, buff=0.2) for sign, grid in (("⊙", grids[3]), ("=", grids[4]))))
+        signs = VGroup(
+            *(
+                text(sign, CAPTION_SIZE, look.text).next_to(grid.row_headers[0], LEFT, buff=0.2)
+                for sign, grid in (("⊙", grids[3]), ("=", grids[4]))
+            )
+        )
         rule_y = (grids[3].cell_group.get_bottom()[1] + grids[4].cell_group.get_top()[1]) / 2
-        rule = Line(LEFT, RIGHT, color=look.muted, stroke_width=2).put_start_and_end_on([signs.get_left()[0] - 0.1, rule_y, 0], [grids[4].cell_group.get_right()[0], rule_y, 0])
-        up_from = text(f"= {field} × W_up{plus('up')}", HEADER_SIZE, look.muted).next_to(grids[3].body(), RIGHT, buff=0.3)
+        rule = Line(LEFT, RIGHT, color=look.muted, stroke_width=2).put_start_and_end_on(
+            [signs.get_left()[0] - 0.1, rule_y, 0], [grids[4].cell_group.get_right()[0], rule_y, 0]
+        )
+        up_from = text(f"= {field} × W_up{plus('up')}", HEADER_SIZE, look.muted).next_to(
+            grids[3].body(), RIGHT, buff=0.3
+        )
         stack.add(signs, rule, up_from)
         pre, post = rec.ffn_gate[f].tolist(), rec.ffn_gate_act[f].tolist()
-        axes, curve, dots, labels = activation_curve(pre, post, rec.config.activation, look, FFN_COLOR, width=3.5, height=2.9)
-        gate_axis = text("ffn_gate", HEADER_SIZE, look.muted).next_to(axes.x_axis.get_right(), DOWN, buff=0.12).align_to(axes.x_axis.get_right(), RIGHT)
-        if gate_axis.get_left()[0] < labels[2].get_right()[0] + 0.1:  # under the axis, clear of the curve; below its "1" if they would meet
+        axes, curve, dots, labels = activation_curve(
+            pre, post, rec.config.activation, look, FFN_COLOR, width=3.5, height=2.9
+        )
+        gate_axis = (
+            text("ffn_gate", HEADER_SIZE, look.muted)
+            .next_to(axes.x_axis.get_right(), DOWN, buff=0.12)
+            .align_to(axes.x_axis.get_right(), RIGHT)
+        )
+        if (
+            gate_axis.get_left()[0] < labels[2].get_right()[0] + 0.1
+        ):  # under the axis, clear of the curve; below its "1" if they would meet
             gate_axis.next_to(labels[2], DOWN, buff=0.08).align_to(axes.x_axis.get_right(), RIGHT)
         labels.submobjects[0] = gate_axis
-        labels.submobjects[1] = text("ffn_gate_act", HEADER_SIZE, look.muted).move_to(labels[1]).align_to(labels[1], LEFT)  # the curve maps the gate
+        labels.submobjects[1] = (
+            text("ffn_gate_act", HEADER_SIZE, look.muted).move_to(labels[1]).align_to(labels[1], LEFT)
+        )  # the curve maps the gate
         equation = formula(ACTIVATION_FORMULAS[rec.config.activation], FFN_COLOR, 20).next_to(axes, UP, buff=0.2)
-        hidden = [f"{what}: {total - len(shown)} of {total}" for what, shown, total in (("d_ff", shared, d_ff), (field, columns[field], d), ("ffn_out", columns["ffn_out"], d))
-                  if len(shown) < total]
+        hidden = [
+            f"{what}: {total - len(shown)} of {total}"
+            for what, shown, total in (
+                ("d_ff", shared, d_ff),
+                (field, columns[field], d),
+                ("ffn_out", columns["ffn_out"], d),
+            )
+            if len(shown) < total
+        ]
         lines = ["⋯ hides entries:", *hidden, "shown: the first, the last", "and the largest"] if hidden else []
-        note = VGroup(*(text(line, HEADER_SIZE, look.muted) for line in lines)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+        note = VGroup(*(text(line, HEADER_SIZE, look.muted) for line in lines)).arrange(
+            DOWN, aligned_edge=LEFT, buff=0.1
+        )
         plot = VGroup(axes, curve, labels, equation, dots)
         plot.axes, plot.curve, plot.dots, plot.frame = axes, curve, dots, VGroup(axes, labels, equation, note)
         side = VGroup(plot, note).arrange(DOWN, buff=0.5, aligned_edge=LEFT) if lines else plot
@@ -253,33 +345,68 @@ class InsideFFN(RecordScene):
         rows["signs"], rows["rule"], rows["up_from"] = signs, rule, up_from
         return rows, ops, plot
 
-    def feature_row(self, field: str, name: str, shown: list[int], decimals: int, width: float, *, empty: bool, color: str | None, headers: bool) -> NumberGrid:
+    def feature_row(
+        self,
+        field: str,
+        name: str,
+        shown: list[int],
+        decimals: int,
+        width: float,
+        *,
+        empty: bool,
+        color: str | None,
+        headers: bool,
+    ) -> NumberGrid:
         """Row f of ``field`` ``(d,)`` as a 1 × d grid headed ``name``, its columns ``shown`` (⋯ between)."""
         rec, f = self.record, self.focus
         d = rec.tensors[field].shape[-1]
         labels = axis_labels(BY_NAME[field].shape[-1], rec.tokens, d) if headers else None
-        return NumberGrid(rec.tensors[field][f][None, :], [name], labels, self.look, source=lambda _, j: (field, f, j), color_limit=self.limit(field),
-                          column_slots=slots_of(shown, d), row_header_color=color, cell_width=width, decimals=decimals, filled=not empty, show_numbers=not empty,
-                          fit_numbers=False)  # ``width`` holds every shown number
+        return NumberGrid(
+            rec.tensors[field][f][None, :],
+            [name],
+            labels,
+            self.look,
+            source=lambda _, j: (field, f, j),
+            color_limit=self.limit(field),
+            column_slots=slots_of(shown, d),
+            row_header_color=color,
+            cell_width=width,
+            decimals=decimals,
+            filled=not empty,
+            show_numbers=not empty,
+            fit_numbers=False,
+        )  # ``width`` holds every shown number
 
     def work_gated_row(self, rows, ops, plot) -> None:
         rec, f = self.record, self.focus
         d, d_ff, name = rec.config.d_model, rec.config.d_ff, rec.config.activation_name
         field = ffn_input(rec)
         grids = {key: grid for key, grid in rows.items() if isinstance(grid, NumberGrid)}
-        frames = {key: VGroup(grid.cell_group, grid.header_group, grid.ellipsis_group) for key, grid in grids.items() if key != field}
-        self.step(Reveal(grids[field]), FadeIn(VGroup(*frames.values(), *ops, rows["signs"], rows["rule"], rows["up_from"], plot.frame)),
-                  caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers")
+        frames = {
+            key: VGroup(grid.cell_group, grid.header_group, grid.ellipsis_group)
+            for key, grid in grids.items()
+            if key != field
+        }
+        self.step(
+            Reveal(grids[field]),
+            FadeIn(VGroup(*frames.values(), *ops, rows["signs"], rows["rule"], rows["up_from"], plot.frame)),
+            caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers",
+        )
         for key, frame in frames.items():
             self.remove(frame)
             self.add(grids[key])
-        self.step(*self.fill(grids["ffn_gate"]), caption=f"the gate: × W_gate widens the row, {d} → d_ff = {d_ff} numbers")
+        self.step(
+            *self.fill(grids["ffn_gate"]), caption=f"the gate: × W_gate widens the row, {d} → d_ff = {d_ff} numbers"
+        )
         self.step(FadeIn(plot.curve), caption=f"the gate goes through {name}: {ACTIVATION_SAYS[rec.config.activation]}")
         self.step(FadeIn(plot.dots), caption=dots_caption("gate", d_ff, len(grids["ffn_gate"].shown_columns())))
         self.trace_entries(grids["ffn_gate"], grids["ffn_gate_act"], plot.dots)
         self.step(*self.fill(grids["ffn_up"]), caption=f"a second wide layer, up: {field} × W_up, {d_ff} numbers too")
         self.multiply_entries(grids["ffn_gate_act"], grids["ffn_up"], grids["ffn_post"])
-        self.step(*self.fill(grids["ffn_out"]), caption=f"× W_out narrows all {d_ff} entries of ffn_post back to d_model = {d}")
+        self.step(
+            *self.fill(grids["ffn_out"]),
+            caption=f"× W_out narrows all {d_ff} entries of ffn_post back to d_model = {d}",
+        )
 
     def multiply_entries(self, gate: NumberGrid, up: NumberGrid, post: NumberGrid) -> None:
         """Light each shown column of ``gate`` ⊙ ``up`` and write its product in ``post``;
@@ -287,8 +414,13 @@ class InsideFFN(RecordScene):
         columns = post.shown_columns()
         column = lambda j: VGroup(*(grid.cells[0, j] for grid in (gate, up, post)))  # noqa: E731
         light = Highlight(self.look, column(columns[0]))
-        self.play(FadeIn(light), *self.say(f"entry by entry, the gate scales up: ffn_post = {self.record.config.activation_name}(gate) ⊙ up"),
-                  run_time=self.step_time)
+        self.play(
+            FadeIn(light),
+            *self.say(
+                f"entry by entry, the gate scales up: ffn_post = {self.record.config.activation_name}(gate) ⊙ up"
+            ),
+            run_time=self.step_time,
+        )
         for j in columns:
             recolour, label = self.next_entry(post, j)
             self.play(light.over(column(j)), *recolour, FadeIn(label, rate_func=second_half), run_time=self.entry_time)
@@ -304,18 +436,47 @@ class InsideFFN(RecordScene):
         slots = self.token_slots()
         common = dict(row_slots=slots, max_columns=EVERY_ROW_SLOTS, cell_height=row_height(len(slots), most=0.9))
         field = ffn_input(rec)
-        before = NumberGrid(rec.tensors[field], self.token_names, columns, look, source=(field,), color_limit=self.limit(field), **common)
-        after = NumberGrid(rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), **common)
-        arrow = Arrow(LEFT * 0.6, RIGHT * 0.6, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25)
+        before = NumberGrid(
+            rec.tensors[field],
+            self.token_names,
+            columns,
+            look,
+            source=(field,),
+            color_limit=self.limit(field),
+            **common,
+        )
+        after = NumberGrid(
+            rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), **common
+        )
+        arrow = Arrow(
+            LEFT * 0.6, RIGHT * 0.6, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25
+        )
         ffn_name = "gated FFN" if rec.architecture.gated else "FFN"
-        box = VGroup(text(f"{ffn_name}, row by row", CAPTION_SIZE, FFN_COLOR, bold=True), arrow,
-                     text(f"{shape_text(rec.n, d)} → {shape_text(rec.n, rec.config.d_ff)} → {shape_text(rec.n, d)}", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.15)
-        names = [text(name, HEADER_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.12) for grid, name in ((before, field), (after, "ffn_out"))]
+        box = VGroup(
+            text(f"{ffn_name}, row by row", CAPTION_SIZE, FFN_COLOR, bold=True),
+            arrow,
+            text(
+                f"{shape_text(rec.n, d)} → {shape_text(rec.n, rec.config.d_ff)} → {shape_text(rec.n, d)}",
+                HEADER_SIZE,
+                look.muted,
+            ),
+        ).arrange(DOWN, buff=0.15)
+        names = [
+            text(name, HEADER_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.12)
+            for grid, name in ((before, field), (after, "ffn_out"))
+        ]
         before.header_group.add(names[0])
         after.header_group.add(names[1])
         layout = VGroup(before, box, after).arrange(RIGHT, buff=0.5)
         box.set_y(before.cell_group.get_y())
         self.place(layout, title, grow=1.6)
-        self.step(self.one_after_another(Conceal(VGroup(*rows.values(), *ops, plot)), Reveal(layout)), caption="the same function on every row")
-        lights = [Highlight(look, grid.row(f)) for grid in (before, after)]  # one per grid: none crosses the middle text
-        self.step(*(FadeIn(light) for light in lights), caption="each row reads no other row: only attention mixes positions")
+        self.step(
+            self.one_after_another(Conceal(VGroup(*rows.values(), *ops, plot)), Reveal(layout)),
+            caption="the same function on every row",
+        )
+        lights = [
+            Highlight(look, grid.row(f)) for grid in (before, after)
+        ]  # one per grid: none crosses the middle text
+        self.step(
+            *(FadeIn(light) for light in lights), caption="each row reads no other row: only attention mixes positions"
+        )

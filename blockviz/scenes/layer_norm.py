@@ -20,8 +20,10 @@ NAME = "layer-norm"
 ORDER = 30
 DESCRIPTION = "one row through LayerNorm: mean, centre, variance, ÷ √(var + ε), × γ, + β (RMSNorm: mean of x², ÷ √(mean + ε), × γ)"
 CHAPTER = "LayerNorm"
-CAPTION = ("LayerNorm takes one token's row, subtracts its mean, divides by the square root of its variance (plus a tiny ε), "
-           "then scales by γ and shifts by β: each row on its own, before attention and again before the FFN.")
+CAPTION = (
+    "LayerNorm takes one token's row, subtracts its mean, divides by the square root of its variance (plus a tiny ε), "
+    "then scales by γ and shifts by β: each row on its own, before attention and again before the FFN."
+)
 
 FEATURE_SLOTS = 8
 """Columns drawn of a d_model-wide row; a wider row draws :data:`WIDE_ENTRIES` of them, ⋯ between."""
@@ -37,10 +39,20 @@ def norm_io(rec) -> dict[str, str]:
     block's input ``resid_pre`` into ``ln1`` (attention's input); post-norm (BERT), attention's
     sum ``resid_mid`` into ``resid_mid_norm`` (the FFN's input)."""
     if rec.architecture.post_norm:
-        return {"x": "resid_mid", "out": "resid_mid_norm", "enters": "after attention's sum (post-norm)", "feeds": "the input to the FFN",
-                "second": "LayerNorm 2 does the same to resid_post: its output is the layer's"}
-    return {"x": "resid_pre", "out": "ln1", "enters": "as it enters the block", "feeds": "the input to attention",
-            "second": "LayerNorm 2 does the same to each row of resid_mid, before the FFN"}
+        return {
+            "x": "resid_mid",
+            "out": "resid_mid_norm",
+            "enters": "after attention's sum (post-norm)",
+            "feeds": "the input to the FFN",
+            "second": "LayerNorm 2 does the same to resid_post: its output is the layer's",
+        }
+    return {
+        "x": "resid_pre",
+        "out": "ln1",
+        "enters": "as it enters the block",
+        "feeds": "the input to attention",
+        "second": "LayerNorm 2 does the same to each row of resid_mid, before the FFN",
+    }
 
 
 class LayerNormRow(RecordScene):
@@ -65,9 +77,13 @@ class LayerNormRow(RecordScene):
         frames = [VGroup(row.cell_group, row.header_group, row.ellipsis_group) for row in rows[1:]]
         self.add(rows[0], names[0])
         io = norm_io(self.record)
-        marks = [side[name][0] for name in ("mean", "variance") if name in side]  # the statistics' slots; their numbers arrive later
-        self.step(FadeIn(VGroup(*frames, *names[1:], *side["note"], *marks)),
-                  caption=f"the row of “{self.token_name(f)}” {io['enters']}: d_model = {self.record.config.d_model} numbers")
+        marks = [
+            side[name][0] for name in ("mean", "variance") if name in side
+        ]  # the statistics' slots; their numbers arrive later
+        self.step(
+            FadeIn(VGroup(*frames, *names[1:], *side["note"], *marks)),
+            caption=f"the row of “{self.token_name(f)}” {io['enters']}: d_model = {self.record.config.d_model} numbers",
+        )
         for row, frame in zip(rows[1:], frames):
             self.remove(frame)
             self.add(row.cell_group, row.header_group, row.ellipsis_group)
@@ -79,25 +95,67 @@ class LayerNormRow(RecordScene):
 
     def layer_norm_steps(self, rows, side, light, io) -> None:
         x, centred, norm, gamma, beta, out = rows
-        self.step(FadeIn(light, rate_func=after_the_carry), self.gather(self.labels(x), side["mean"][1]), caption="its mean, μ")
-        self.step(self.around(light, centred), self.carry(self.labels(x), self.labels(centred)), *self.recolour(centred, centred.fills),
-                  caption="subtract μ from every entry: the row centred on 0")
-        self.step(self.around(light, centred), self.gather(self.labels(centred), side["variance"][1]), caption="its variance σ²: the mean of the squared centred entries")
-        self.step(self.around(light, norm), self.carry(self.labels(centred), self.labels(norm)), *self.recolour(norm, norm.fills), FadeIn(side["epsilon"]),
-                  caption="divide by √(σ² + ε), ε a tiny number so nothing divides by 0: mean 0, variance 1")
-        self.step(light.over(VGroup(gamma.cell_group, beta.cell_group)), *self.parameters_arrive(gamma, beta), caption="then a learned scale γ and shift β, one per feature")
-        self.step(self.around(light, out), self.carry(self.labels(norm), self.labels(out)), *self.recolour(out, out.fills),
-                  caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}")
+        self.step(
+            FadeIn(light, rate_func=after_the_carry),
+            self.gather(self.labels(x), side["mean"][1]),
+            caption="its mean, μ",
+        )
+        self.step(
+            self.around(light, centred),
+            self.carry(self.labels(x), self.labels(centred)),
+            *self.recolour(centred, centred.fills),
+            caption="subtract μ from every entry: the row centred on 0",
+        )
+        self.step(
+            self.around(light, centred),
+            self.gather(self.labels(centred), side["variance"][1]),
+            caption="its variance σ²: the mean of the squared centred entries",
+        )
+        self.step(
+            self.around(light, norm),
+            self.carry(self.labels(centred), self.labels(norm)),
+            *self.recolour(norm, norm.fills),
+            FadeIn(side["epsilon"]),
+            caption="divide by √(σ² + ε), ε a tiny number so nothing divides by 0: mean 0, variance 1",
+        )
+        self.step(
+            light.over(VGroup(gamma.cell_group, beta.cell_group)),
+            *self.parameters_arrive(gamma, beta),
+            caption="then a learned scale γ and shift β, one per feature",
+        )
+        self.step(
+            self.around(light, out),
+            self.carry(self.labels(norm), self.labels(out)),
+            *self.recolour(out, out.fills),
+            caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}",
+        )
         self.step(caption=io["second"])
 
     def rms_steps(self, rows, side, light, io) -> None:
         x, norm, gamma, out = rows
-        self.step(FadeIn(light, rate_func=after_the_carry), self.gather(self.labels(x), side["mean_sq"]), caption="the mean of its squares, mean(x²): no mean is subtracted")
-        self.step(self.around(light, norm), self.carry(self.labels(x), self.labels(norm)), *self.recolour(norm, norm.fills), FadeIn(side["epsilon"]),
-                  caption="divide every entry by √(mean(x²) + ε), the row's root mean square: its mean square becomes 1")
-        self.step(light.over(gamma.cell_group), *self.parameters_arrive(gamma), caption="then a learned scale γ, one per feature (RMSNorm has no shift β)")
-        self.step(self.around(light, out), self.carry(self.labels(norm), self.labels(out)), *self.recolour(out, out.fills),
-                  caption=f"× γ, entry by entry: RMSNorm's output, {io['feeds']}")
+        self.step(
+            FadeIn(light, rate_func=after_the_carry),
+            self.gather(self.labels(x), side["mean_sq"]),
+            caption="the mean of its squares, mean(x²): no mean is subtracted",
+        )
+        self.step(
+            self.around(light, norm),
+            self.carry(self.labels(x), self.labels(norm)),
+            *self.recolour(norm, norm.fills),
+            FadeIn(side["epsilon"]),
+            caption="divide every entry by √(mean(x²) + ε), the row's root mean square: its mean square becomes 1",
+        )
+        self.step(
+            light.over(gamma.cell_group),
+            *self.parameters_arrive(gamma),
+            caption="then a learned scale γ, one per feature (RMSNorm has no shift β)",
+        )
+        self.step(
+            self.around(light, out),
+            self.carry(self.labels(norm), self.labels(out)),
+            *self.recolour(out, out.fills),
+            caption=f"× γ, entry by entry: RMSNorm's output, {io['feeds']}",
+        )
         self.step(caption=io["second"].replace("LayerNorm", "RMSNorm"))
 
     @staticmethod
@@ -120,34 +178,76 @@ class LayerNormRow(RecordScene):
         rms = not rec.architecture.has_centring
         io = norm_io(rec)
         features = axis_labels("d_model", rec.tokens, d)
-        shown = edges_and_largest([rec.tensors[io["x"]][f].tolist()], WIDE_ENTRIES) if d > FEATURE_SLOTS else list(range(d))
+        shown = (
+            edges_and_largest([rec.tensors[io["x"]][f].tolist()], WIDE_ENTRIES) if d > FEATURE_SLOTS else list(range(d))
+        )
         width = column_width(min(d, FEATURE_SLOTS), width=6.4, most=1.5)
-        common = dict(column_slots=slots_of(shown, d), cell_width=width, cell_height=CELL_HEIGHT * (1.5 if rms else 1.25))
+        common = dict(
+            column_slots=slots_of(shown, d), cell_width=width, cell_height=CELL_HEIGHT * (1.5 if rms else 1.25)
+        )
 
         def row(field: str, headers: bool = False) -> NumberGrid:
-            grid = NumberGrid(rec.tensors[field][f][None, :], None, features if headers else None, look, source=lambda _, j: (field, f, j),
-                              color_limit=self.limit(field), **common)
+            grid = NumberGrid(
+                rec.tensors[field][f][None, :],
+                None,
+                features if headers else None,
+                look,
+                source=lambda _, j: (field, f, j),
+                color_limit=self.limit(field),
+                **common,
+            )
             return grid if headers else self.blank(grid)
 
         def parameter(name: str) -> NumberGrid:
-            return self.blank(parameter_grid(rec, name, look, values=rec.params[name][None, :], index=lambda _, j: (j,), row_names=None,
-                                             column_names=None, **common))
+            return self.blank(
+                parameter_grid(
+                    rec,
+                    name,
+                    look,
+                    values=rec.params[name][None, :],
+                    index=lambda _, j: (j,),
+                    row_names=None,
+                    column_names=None,
+                    **common,
+                )
+            )
 
         if rms:
             rows = [row(io["x"], headers=True), row("ln1_norm"), parameter("ln1.weight"), row(io["out"])]
-            marks = [r"$x$", r"$\frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$", r"$\gamma$", r"$\gamma \cdot {\rm norm}$"]
+            marks = [
+                r"$x$",
+                r"$\frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$",
+                r"$\gamma$",
+                r"$\gamma \cdot {\rm norm}$",
+            ]
             code_names = (io["x"], "ln1_norm", "ln1.weight", io["out"])
             parameters = (2,)
         else:
-            rows = [row(io["x"], headers=True), row("ln1_centred"), row("ln1_norm"), parameter("ln1.weight"), parameter("ln1.bias"), row(io["out"])]
-            marks = [r"$x$", r"$x - \mu$", r"$\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}$", r"$\gamma$", r"$\beta$", r"$\gamma \cdot {\rm norm} + \beta$"]
+            rows = [
+                row(io["x"], headers=True),
+                row("ln1_centred"),
+                row("ln1_norm"),
+                parameter("ln1.weight"),
+                parameter("ln1.bias"),
+                row(io["out"]),
+            ]
+            marks = [
+                r"$x$",
+                r"$x - \mu$",
+                r"$\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}$",
+                r"$\gamma$",
+                r"$\beta$",
+                r"$\gamma \cdot {\rm norm} + \beta$",
+            ]
             code_names = (io["x"], "ln1_centred", "ln1_norm", "ln1.weight", "ln1.bias", io["out"])
             parameters = (3, 4)
         x = rows[0]
         VGroup(*rows).arrange(DOWN, buff=ROW_GAP, aligned_edge=LEFT)
         for grid in rows[1:]:  # cells in one column, whatever the headers
             grid.shift(RIGHT * (x.cell_group.get_left()[0] - grid.cell_group.get_left()[0]))
-        names = [formula(mark, look.muted if k in parameters else look.text, FORMULA_SIZE) for k, mark in enumerate(marks)]
+        names = [
+            formula(mark, look.muted if k in parameters else look.text, FORMULA_SIZE) for k, mark in enumerate(marks)
+        ]
         for name, grid in zip(names, rows):
             name.next_to(grid.cell_group, LEFT, buff=0.35)
         code = [text(name, HEADER_SIZE, look.muted) for name in code_names]
@@ -155,26 +255,49 @@ class LayerNormRow(RecordScene):
             label.next_to(VGroup(grid.cell_group, grid.ellipsis_group), RIGHT, buff=0.3)
         names = [VGroup(name, label) for name, label in zip(names, code)]
         if rms:
-            stats = {"mean_sq": (self.statistic(r"$\mathrm{mean}(x^2) =$", "ln1_mean_sq"), rows[0]), "epsilon": (self.epsilon(), rows[1])}
+            stats = {
+                "mean_sq": (self.statistic(r"$\mathrm{mean}(x^2) =$", "ln1_mean_sq"), rows[0]),
+                "epsilon": (self.epsilon(), rows[1]),
+            }
         else:
-            stats = {"mean": (self.statistic(r"$\mu =$", "ln1_mean"), rows[0]), "variance": (self.statistic(r"$\sigma^2 =$", "ln1_var"), rows[1]),
-                     "epsilon": (self.epsilon(), rows[2])}
+            stats = {
+                "mean": (self.statistic(r"$\mu =$", "ln1_mean"), rows[0]),
+                "variance": (self.statistic(r"$\sigma^2 =$", "ln1_var"), rows[1]),
+                "epsilon": (self.epsilon(), rows[2]),
+            }
         side = {name: group for name, (group, _) in stats.items()}
         if rms:  # the statistics under the rows (a wide row leaves no room beside them)
-            VGroup(*side.values()).arrange(RIGHT, buff=0.9).next_to(rows[-1].cell_group, DOWN, buff=0.45).align_to(rows[-1].cell_group, LEFT)
+            VGroup(*side.values()).arrange(RIGHT, buff=0.9).next_to(rows[-1].cell_group, DOWN, buff=0.45).align_to(
+                rows[-1].cell_group, LEFT
+            )
         else:
             side_x = max(label.get_right()[0] for label in code) + 0.6
             for group, grid in stats.values():
                 group.move_to(grid.cell_group).set_x(side_x + group.width / 2)
         note = hidden_note(len(shown), d, "features")
-        side["note"] = [text(f"⋯: {note} (shown: the first, the last, and the {len(shown) - 2} largest of the rest of x)", HEADER_SIZE, look.muted)] if note else []
+        side["note"] = (
+            [
+                text(
+                    f"⋯: {note} (shown: the first, the last, and the {len(shown) - 2} largest of the rest of x)",
+                    HEADER_SIZE,
+                    look.muted,
+                )
+            ]
+            if note
+            else []
+        )
         if not rms and not self.centred_as_shown(io["x"], shown):
             side["note"].append(text(ROUNDED_NOTE, HEADER_SIZE, look.muted))
         below = VGroup(*(group for group, _ in stats.values())) if rms else rows[-1].cell_group
         for label in side["note"]:
             label.next_to(below, DOWN, buff=0.3 if label is side["note"][0] else 0.12).align_to(names[-1], LEFT)
             below = label
-        self.place(VGroup(*rows, *names, *side["note"], *(group for group, _ in stats.values())), title, bottom_space=1.4 if rms else 0.9, grow=1.4)
+        self.place(
+            VGroup(*rows, *names, *side["note"], *(group for group, _ in stats.values())),
+            title,
+            bottom_space=1.4 if rms else 0.9,
+            grow=1.4,
+        )
         return rows, names, side
 
     def centred_as_shown(self, field: str, columns: list[int]) -> bool:
@@ -182,14 +305,22 @@ class LayerNormRow(RecordScene):
         note says that each number is rounded on its own)."""
         rec, f = self.record, self.focus
         mean = rec.ln1_mean[f].item()  # written as "μ = 0.50": its shown value is subtracted
-        return all(adds_up_as_written([rec.tensors[field][f, j].item(), -shown_value(mean, 2)], rec.ln1_centred[f, j].item()) for j in columns)
+        return all(
+            adds_up_as_written([rec.tensors[field][f, j].item(), -shown_value(mean, 2)], rec.ln1_centred[f, j].item())
+            for j in columns
+        )
 
     def statistic(self, mark: str, field: str) -> VGroup:
         """``mark`` (mathtext ending in "=") and the record's ``field[f]``, its number on the line of the "="."""
         look, f = self.look, self.focus
-        group = VGroup(formula(mark, look.text, FORMULA_SIZE), number(self.record.tensors[field][f].item(), WORK_SIZE + 4, look.text, source=(field, f)))
+        group = VGroup(
+            formula(mark, look.text, FORMULA_SIZE),
+            number(self.record.tensors[field][f].item(), WORK_SIZE + 4, look.text, source=(field, f)),
+        )
         group.arrange(RIGHT, buff=0.15)
-        equals = [member for member in group[0].family_members_with_points()][-1]  # not on μ's descender, nor up with σ²'s exponent
+        equals = [member for member in group[0].family_members_with_points()][
+            -1
+        ]  # not on μ's descender, nor up with σ²'s exponent
         group[1].shift(UP * (equals.get_y() - group[1].get_y()))
         return group
 
@@ -199,7 +330,7 @@ class LayerNormRow(RecordScene):
     def blank(self, grid: NumberGrid) -> NumberGrid:
         """``grid`` with empty cells, its labels made (in the colours its cells will get) but not shown."""
         grid.fills = {key: grid.cells[key].get_fill_color().to_hex() for key in grid.cells}
-        for key, cell in grid.cells.items():
+        for cell in grid.cells.values():
             cell.set_fill(self.look.background, opacity=1)
         grid.label_group.remove(*grid.labels.values())
         for key in list(grid.labels):

@@ -6,7 +6,7 @@ mobjects, never magic coordinates.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from manim import DOWN, LEFT, Mobject, VGroup, config
 
@@ -20,7 +20,9 @@ def fit_width(mobject: Mobject, width: float) -> Mobject:
     return mobject
 
 
-def fit_between(mobject: Mobject, top: float, bottom: float, grow: float = 1.5, margin: float = FRAME_MARGIN) -> Mobject:
+def fit_between(
+    mobject: Mobject, top: float, bottom: float, grow: float = 1.5, margin: float = FRAME_MARGIN
+) -> Mobject:
     """Scale ``mobject`` to the largest size (at most ``grow`` ×) that fits the frame's width and
     the band between heights ``top`` and ``bottom``, and centre it in that band."""
     scale, centre = fitting(mobject, top, bottom, grow, margin)
@@ -28,7 +30,9 @@ def fit_between(mobject: Mobject, top: float, bottom: float, grow: float = 1.5, 
     return mobject.move_to(centre)
 
 
-def fitting(mobject: Mobject, top: float, bottom: float, grow: float = 1.5, margin: float = FRAME_MARGIN) -> tuple[float, list[float]]:
+def fitting(
+    mobject: Mobject, top: float, bottom: float, grow: float = 1.5, margin: float = FRAME_MARGIN
+) -> tuple[float, list[float]]:
     """The scale and centre :func:`fit_between` would give ``mobject`` (without moving it)."""
     scale = min((config.frame_width - 2 * margin) / mobject.width, (top - bottom) / mobject.height, grow)
     return scale, [0, (top + bottom) / 2, 0]
@@ -66,7 +70,12 @@ def _balanced(words: list[str], count: int) -> list[str]:
     lines, current, used = [], [], 0
     for index, word in enumerate(words):
         left = len(words) - index
-        if current and used + len(word) > total * (len(lines) + 1) / count and len(lines) < count - 1 and left >= count - 1 - len(lines):
+        if (
+            current
+            and used + len(word) > total * (len(lines) + 1) / count
+            and len(lines) < count - 1
+            and left >= count - 1 - len(lines)
+        ):
             lines.append(" ".join(current))
             current, used = [], used
         current.append(word)
@@ -98,7 +107,11 @@ def smallest_font_size(group: Mobject) -> float:
 
     from blockviz.scenes.text import font_size_of
 
-    sizes = [font_size_of(member) for member in group.get_family() if isinstance(member, Text) or (isinstance(member, SVGMobject) and hasattr(member, "shown"))]
+    sizes = [
+        font_size_of(member)
+        for member in group.get_family()
+        if isinstance(member, Text) or (isinstance(member, SVGMobject) and hasattr(member, "shown"))
+    ]
     return min(sizes, default=float("inf"))
 
 
@@ -107,4 +120,14 @@ def frame_text_width() -> float:
     return config.frame_width - 2 * FRAME_MARGIN
 
 
-__all__ = ["fit_width", "fit_between", "fitting", "column_of", "frame_text_width", "wrapped", "row_height", "column_width", "smallest_font_size"]
+__all__ = [
+    "fit_width",
+    "fit_between",
+    "fitting",
+    "column_of",
+    "frame_text_width",
+    "wrapped",
+    "row_height",
+    "column_width",
+    "smallest_font_size",
+]

@@ -65,4 +65,14 @@ def out_before_the_move(t: float) -> float:
     return smooth(min(1.0, t / LEAVES))
 
 
-__all__ = ["aside_while_carried", "after_the_carry", "out_before_the_move", "caption_in", "caption_out", "LANDED", "LEAVES", "CAPTION_IN", "CAPTION_OUT"]
+__all__ = [
+    "aside_while_carried",
+    "after_the_carry",
+    "out_before_the_move",
+    "caption_in",
+    "caption_out",
+    "LANDED",
+    "LEAVES",
+    "CAPTION_IN",
+    "CAPTION_OUT",
+]

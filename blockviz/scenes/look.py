@@ -46,7 +46,7 @@ def contrast(one: str, two: str) -> float:
     """WCAG 2 contrast ratio of two ``#rrggbb`` colours, 1 to 21."""
 
     def luminance(color: str) -> float:
-        channels = [int(color.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4)]
+        channels = [int(color.lstrip("#")[k : k + 2], 16) / 255 for k in (0, 2, 4)]
         red, green, blue = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
         return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 

@@ -34,7 +34,9 @@ class Mask(RecordScene):
 
     def construct(self) -> None:
         rec = self.record
-        title = self.show_title("The mask: no looking ahead" if rec.config.causal else "The mask: here, nothing is blocked")
+        title = self.show_title(
+            "The mask: no looking ahead" if rec.config.causal else "The mask: here, nothing is blocked"
+        )
         scores, plus, mask = self.build(title)
         self.add(scores)
         frame = VGroup(mask.cell_group, mask.header_group, mask.ellipsis_group)
@@ -44,7 +46,9 @@ class Mask(RecordScene):
         self.step(FadeIn(mask.label_group), caption=self.rule())
         self.remove(mask.cell_group, mask.header_group, mask.ellipsis_group, mask.label_group)
         self.add(mask)
-        lights = [Highlight(self.look, grid.row(self.focus)) for grid in (scores, mask)]  # one per grid: no box crosses the +
+        lights = [
+            Highlight(self.look, grid.row(self.focus)) for grid in (scores, mask)
+        ]  # one per grid: no box crosses the +
         self.step(*(FadeIn(light) for light in lights), caption=self.focus_caption())
         self.step(*self.apply_mask(scores, mask), *self.relabel(scores), caption=self.applied_caption(), run_time=1.4)
         # M is in the scores now: its "+" leaves, so the masked scores do not read as "+ M" once more
@@ -54,11 +58,20 @@ class Mask(RecordScene):
         rec, h, look = self.record, self.h, self.look
         slots = self.token_slots()
         common = dict(row_slots=slots, column_slots=slots, cell_height=row_height(len(slots), height=4.2, most=1.0))
-        scores = NumberGrid(rec.scaled_scores[h], self.token_names, self.token_names, look, source=("scaled_scores", h),
-                            color_limit=self.limit("scaled_scores"), **common)
+        scores = NumberGrid(
+            rec.scaled_scores[h],
+            self.token_names,
+            self.token_names,
+            look,
+            source=("scaled_scores", h),
+            color_limit=self.limit("scaled_scores"),
+            **common,
+        )
         self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.body(), DOWN, buff=0.2)
         scores.header_group.add(self.scores_name)
-        mask = NumberGrid(rec.mask, None, None, look, colors="none", source=("mask",), cell_width=0.62, decimals=0, **common)  # its rows and columns are the scores'
+        mask = NumberGrid(
+            rec.mask, None, None, look, colors="none", source=("mask",), cell_width=0.62, decimals=0, **common
+        )  # its rows and columns are the scores'
         mask.header_group.add(text("M", CAPTION_SIZE, look.text).next_to(mask.body(), DOWN, buff=0.2))
         plus = text("+", TITLE_SIZE, look.text)
         layout = VGroup(scores, plus, mask).arrange(RIGHT, buff=0.35)
@@ -119,7 +132,9 @@ class Mask(RecordScene):
         for (i, j), old in list(scores.labels.items()):
             value = rec.masked_scores[h, i, j].item()
             if value == -math.inf:
-                blocked[i, j] = scores.number_at(i, j, value=value, source=("masked_scores", h, i, j), fill=self.look.blocked)
+                blocked[i, j] = scores.number_at(
+                    i, j, value=value, source=("masked_scores", h, i, j), fill=self.look.blocked
+                )
             else:
                 old.source = ("masked_scores", h, i, j)  # + 0 leaves the number as it was
         leaving = []
@@ -133,5 +148,6 @@ class Mask(RecordScene):
         self.adopt(scores, list(blocked.values()))
         if not blocked:
             return []
-        return self.recolour(scores, {key: self.look.blocked for key in blocked}) + [self.one_after_another(AnimationGroup(*leaving), AnimationGroup(*arrivals))]
-
+        return self.recolour(scores, {key: self.look.blocked for key in blocked}) + [
+            self.one_after_another(AnimationGroup(*leaving), AnimationGroup(*arrivals))
+        ]

@@ -12,15 +12,24 @@ from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, visible_slots
 from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE, TITLE_SIZE
+from blockviz.scenes.look import (
+    CAPTION_SIZE,
+    HEADER_SIZE,
+    MAX_SLOTS,
+    MIN_FONT_SIZE,
+    NUMBER_SIZE,
+    TITLE_SIZE,
+)
 from blockviz.scenes.text import font_size_of, number, text
 
 NAME = "multi-head"
 ORDER = 100
 DESCRIPTION = "heads side by side with their own weights; outputs concatenated, times W_O = attn_out"
 CHAPTER = "Multi-head attention"
-CAPTION = ("Several attention heads read the same rows, each with its own weights; their outputs are concatenated "
-           "and multiplied by W_O to give the attention output.")
+CAPTION = (
+    "Several attention heads read the same rows, each with its own weights; their outputs are concatenated "
+    "and multiplied by W_O to give the attention output."
+)
 
 HEAD_SLOTS = 4
 """Heads drawn side by side: every head of a block with at most this many."""
@@ -67,22 +76,45 @@ class MultiHead(RecordScene):
         columns, patterns, outputs, lights = [], {}, {}, {}
         features = axis_labels("d_head", rec.tokens, rec.config.d_head)
         few = len(self.heads_shown()) <= 2
-        side = max(PATTERN_CELL * (1.7 if few else 1.0), 2.6 / len(slots))  # bigger cells for a short sentence, or two heads
+        side = max(
+            PATTERN_CELL * (1.7 if few else 1.0), 2.6 / len(slots)
+        )  # bigger cells for a short sentence, or two heads
         for k, h in enumerate(self.heads_shown()):
-            pattern = NumberGrid(rec.weights[h], self.token_names if k == 0 else None, None, look, colors="weights", blocked=blocked,
-                                 show_numbers=False, fit_numbers=False, row_slots=slots, column_slots=slots, cell_width=side,
-                                 cell_height=side)
+            pattern = NumberGrid(
+                rec.weights[h],
+                self.token_names if k == 0 else None,
+                None,
+                look,
+                colors="weights",
+                blocked=blocked,
+                show_numbers=False,
+                fit_numbers=False,
+                row_slots=slots,
+                column_slots=slots,
+                cell_width=side,
+                cell_height=side,
+            )
             name = text(f"head {h}", CAPTION_SIZE, look.text, bold=True).next_to(pattern.cell_group, UP, buff=0.15)
             pattern.header_group.add(name)
-            output = NumberGrid(rec.head_outputs[h][f][None, :], None, features, look, source=lambda _, c, h=h: ("head_outputs", h, f, c),
-                                color_limit=self.limit("head_outputs"), max_columns=3, column_header_color=look.output)
+            output = NumberGrid(
+                rec.head_outputs[h][f][None, :],
+                None,
+                features,
+                look,
+                source=lambda _, c, h=h: ("head_outputs", h, f, c),
+                color_limit=self.limit("head_outputs"),
+                max_columns=3,
+                column_header_color=look.output,
+            )
             if len(self.heads_shown()) <= 2:  # few heads: each output beside its pattern, at the focus row's height
                 output.next_to(pattern.cell_group, RIGHT, buff=0.35)
                 output.shift(UP * (pattern.row(f).get_y() - output.cell_group.get_y()))
             else:
                 output.next_to(pattern.cell_group, DOWN, buff=0.35)
                 output.shift(RIGHT * (pattern.cell_group.get_x() - output.cell_group.get_x()))
-            output.header_group.add(text("output", HEADER_SIZE, look.output).next_to(output.cell_group, DOWN, buff=0.12))
+            output.header_group.add(
+                text("output", HEADER_SIZE, look.output).next_to(output.cell_group, DOWN, buff=0.12)
+            )
             output.fills = {key: cell.get_fill_color().to_hex() for key, cell in output.cells.items()}
             for cell in output.cells.values():  # drawn empty until the head's mixture arrives
                 cell.set_fill(look.background, opacity=1)
@@ -97,9 +129,15 @@ class MultiHead(RecordScene):
     def show_heads(self, heads: dict) -> None:
         rec, f = self.record, self.focus
         n_heads = rec.config.n_heads
-        said = (f"{n_heads} heads read the same {rec.n} rows, each through its own W_Q, W_K: its own weights" if n_heads > 1
-                else f"one head reads the {rec.n} rows through its W_Q, W_K: its weights")
-        frames = [VGroup(output.cell_group, output.header_group, output.ellipsis_group) for output in heads["outputs"].values()]
+        said = (
+            f"{n_heads} heads read the same {rec.n} rows, each through its own W_Q, W_K: its own weights"
+            if n_heads > 1
+            else f"one head reads the {rec.n} rows through its W_Q, W_K: its weights"
+        )
+        frames = [
+            VGroup(output.cell_group, output.header_group, output.ellipsis_group)
+            for output in heads["outputs"].values()
+        ]
         self.step(FadeIn(VGroup(*heads["patterns"].values(), *frames)), caption=said)
         outputs = list(heads["outputs"].values())
         self.remove(*frames)
@@ -109,8 +147,12 @@ class MultiHead(RecordScene):
             self.add(output)
             output.pending = labels
         recolour = [animation for output in outputs for animation in self.recolour(output, output.fills)]
-        self.step(*(FadeIn(light) for light in heads["lights"].values()), *recolour, *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
-                  caption=f"row “{self.token_name(f)}”: in each head its own mixture of its own values, d_head = {rec.config.d_head} numbers")
+        self.step(
+            *(FadeIn(light) for light in heads["lights"].values()),
+            *recolour,
+            *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
+            caption=f"row “{self.token_name(f)}”: in each head its own mixture of its own values, d_head = {rec.config.d_head} numbers",
+        )
 
     # -- concatenation and W_O ------------------------------------------------------------------
     def legible_projection(self, title) -> VGroup:
@@ -144,33 +186,101 @@ class MultiHead(RecordScene):
             total = rec.attn_out[f, j].item()
             bias = rec.params["attn.b_O"][j].item() if self.has_bias else 0.0
             # The record's attn_out split for display: the hidden rows' term is the total less the shown terms and b_O.
-            sums.append((terms + ([total - bias - sum(terms)] if self.hidden else []) + ([bias] if self.has_bias else []), total))
+            sums.append(
+                (
+                    terms + ([total - bias - sum(terms)] if self.hidden else []) + ([bias] if self.has_bias else []),
+                    total,
+                )
+            )
         decimals = sum_decimals(sums)
-        width = max(column_width(len(columns), width=8.0, most=1.8), cell_width_for(products, decimals), cell_width_for(rec.params["attn.W_O"]))
+        width = max(
+            column_width(len(columns), width=8.0, most=1.8),
+            cell_width_for(products, decimals),
+            cell_width_for(rec.params["attn.W_O"]),
+        )
         concat = row_grid(rec, "concat", f, "concat", look, header_color=look.output, cell_width=width)
         concat.segments = self.head_segments(concat, d_head)
         concat.add(concat.segments)
-        column = NumberGrid(rec.concat[f][:, None], features, None, look, source=lambda i, _: ("concat", f, i), row_slots=rows,
-                            color_limit=self.limit("concat"), row_header_color=look.output, filled=False, show_numbers=False)
+        column = NumberGrid(
+            rec.concat[f][:, None],
+            features,
+            None,
+            look,
+            source=lambda i, _: ("concat", f, i),
+            row_slots=rows,
+            color_limit=self.limit("concat"),
+            row_header_color=look.output,
+            filled=False,
+            show_numbers=False,
+        )
         column.fills = {(i, 0): column.color_of(column.values[i][0]) for i in column.shown_rows()}
         for i in column.shown_rows():  # written when the concatenation's entries arrive, in their cells' colours
             label = column.number_at(i, 0, fill=column.fills[i, 0])
             column.set_label(i, 0, label)
             column.label_group.add(label)
-        weights = parameter_grid(rec, "attn.W_O", look, row_names=None, column_names=features, row_slots=rows, column_slots=columns, cell_width=width)
-        terms = NumberGrid(products, None, None, look, source=lambda i, j: ("projection_products", f, i, j), color_limit=self.limit("attn_out"),
-                           row_slots=rows, column_slots=columns, cell_width=width, decimals=decimals)
+        weights = parameter_grid(
+            rec,
+            "attn.W_O",
+            look,
+            row_names=None,
+            column_names=features,
+            row_slots=rows,
+            column_slots=columns,
+            cell_width=width,
+        )
+        terms = NumberGrid(
+            products,
+            None,
+            None,
+            look,
+            source=lambda i, j: ("projection_products", f, i, j),
+            color_limit=self.limit("attn_out"),
+            row_slots=rows,
+            column_slots=columns,
+            cell_width=width,
+            decimals=decimals,
+        )
         weights.next_to(column.cell_group, RIGHT, buff=0.7).align_to(column.cell_group, UP)
         weights.shift(UP * (column.cell_group.get_top()[1] - weights.cell_group.get_top()[1]))
         terms.shift(weights.cell_group.get_center() - terms.cell_group.get_center())
-        times = text("×", TITLE_SIZE, look.text).move_to((column.cell_group.get_right() + weights.cell_group.get_left()) / 2)
-        name = text("W_O", HEADER_SIZE, look.muted).next_to(weights.header_group, UP, buff=0.1).align_to(weights.cell_group, LEFT)
+        times = text("×", TITLE_SIZE, look.text).move_to(
+            (column.cell_group.get_right() + weights.cell_group.get_left()) / 2
+        )
+        name = (
+            text("W_O", HEADER_SIZE, look.muted)
+            .next_to(weights.header_group, UP, buff=0.1)
+            .align_to(weights.cell_group, LEFT)
+        )
         concat.next_to(VGroup(name, weights.header_group), UP, buff=0.45)
         concat.shift(RIGHT * (weights.cell_group.get_left()[0] - concat.cell_group.get_left()[0]))
-        bias = parameter_grid(rec, "attn.b_O", look, values=rec.params["attn.b_O"][None, :], index=lambda _, j: (j,), row_names=["+ b_O"],
-                              column_names=None, column_slots=columns, cell_width=width) if self.has_bias else None
-        result = NumberGrid(rec.attn_out[f][None, :], ["= attn_out"], None, look, source=lambda _, j: ("attn_out", f, j), color_limit=self.limit("attn_out"),
-                            column_slots=columns, cell_width=width, row_header_color=look.output, filled=False, show_numbers=False)
+        bias = (
+            parameter_grid(
+                rec,
+                "attn.b_O",
+                look,
+                values=rec.params["attn.b_O"][None, :],
+                index=lambda _, j: (j,),
+                row_names=["+ b_O"],
+                column_names=None,
+                column_slots=columns,
+                cell_width=width,
+            )
+            if self.has_bias
+            else None
+        )
+        result = NumberGrid(
+            rec.attn_out[f][None, :],
+            ["= attn_out"],
+            None,
+            look,
+            source=lambda _, j: ("attn_out", f, j),
+            color_limit=self.limit("attn_out"),
+            column_slots=columns,
+            cell_width=width,
+            row_header_color=look.output,
+            filled=False,
+            show_numbers=False,
+        )
         result.fills = {(0, j): result.color_of(result.values[0][j]) for j in result.shown_columns()}
         for j in result.shown_columns():  # written when the sums land, in the colour of their cells
             label = result.number_at(0, j, fill=result.fills[0, j])
@@ -183,10 +293,16 @@ class MultiHead(RecordScene):
                 shown = [(products[i, j].item(), ("projection_products", f, i, j)) for i in shown_rows]
                 if self.has_bias:
                     shown.append((rec.params["attn.b_O"][j].item(), ("params", "attn.b_O", j)))
-                rest = remainder(rec.attn_out[f, j].item(), ("attn_out", f, j), shown, NUMBER_SIZE, look.muted, decimals)
-                rest.move_to(terms.cells[shown_rows[0], j]).set_y(VGroup(weights.cell_group, weights.ellipsis_group).get_bottom()[1] - terms.cell_height / 2)
+                rest = remainder(
+                    rec.attn_out[f, j].item(), ("attn_out", f, j), shown, NUMBER_SIZE, look.muted, decimals
+                )
+                rest.move_to(terms.cells[shown_rows[0], j]).set_y(
+                    VGroup(weights.cell_group, weights.ellipsis_group).get_bottom()[1] - terms.cell_height / 2
+                )
                 hidden_row.add(rest)
-            hidden_row.add(text(f"+ {d_model - len(shown_rows)} more", NUMBER_SIZE, look.muted).next_to(hidden_row, LEFT, buff=0.3))  # W_O's rows under ⋮
+            hidden_row.add(
+                text(f"+ {d_model - len(shown_rows)} more", NUMBER_SIZE, look.muted).next_to(hidden_row, LEFT, buff=0.3)
+            )  # W_O's rows under ⋮
             below = hidden_row
         if bias is not None:
             bias.next_to(below, DOWN, buff=0.15)
@@ -196,14 +312,32 @@ class MultiHead(RecordScene):
         result.shift(RIGHT * (weights.cell_group.get_left()[0] - result.cell_group.get_left()[0]))
         rule_y = (below.get_bottom()[1] + result.cell_group.get_top()[1]) / 2
         bias = bias if bias is not None else VGroup()  # nothing to draw, in the layout's place
-        rule = Line([result.header_group.get_left()[0], rule_y, 0], [result.cell_group.get_right()[0], rule_y, 0], color=look.muted, stroke_width=2)
+        rule = Line(
+            [result.header_group.get_left()[0], rule_y, 0],
+            [result.cell_group.get_right()[0], rule_y, 0],
+            color=look.muted,
+            stroke_width=2,
+        )
         layout = VGroup(concat, column, times, weights, name, bias, rule, result, hidden_row)
         self.place(layout, title, grow=1.6)
         terms.scale(weights.scale_now / terms.scale_now)
-        terms.shift(weights.cell_group.get_center() - terms.cell_group.get_center())  # cell over cell where W_O is (its ⋯ column aside)
+        terms.shift(
+            weights.cell_group.get_center() - terms.cell_group.get_center()
+        )  # cell over cell where W_O is (its ⋯ column aside)
         projection = VGroup(concat, column, times, weights, name, bias, rule, result, hidden_row)
-        projection.parts = dict(concat=concat, column=column, times=times, weights=weights, name=name, bias=bias, rule=rule, result=result,
-                                hidden=hidden_row, terms=terms, decimals=decimals)
+        projection.parts = dict(
+            concat=concat,
+            column=column,
+            times=times,
+            weights=weights,
+            name=name,
+            bias=bias,
+            rule=rule,
+            result=result,
+            hidden=hidden_row,
+            terms=terms,
+            decimals=decimals,
+        )
         return projection
 
     def head_segments(self, concat: NumberGrid, d_head: int) -> VGroup:
@@ -217,30 +351,57 @@ class MultiHead(RecordScene):
             left = concat.cells[0, shown[0]].get_left()[0] + 0.04
             right = concat.cells[0, shown[-1]].get_right()[0] - 0.04
             bracket = Line([left, top, 0], [right, top, 0], color=self.look.output, stroke_width=3)
-            name = fit_width(text(f"head {h}", HEADER_SIZE, self.look.output), max(right - left, 0.1)) if right - left > 0.5 else text(f"h{h}", HEADER_SIZE, self.look.output)
+            name = (
+                fit_width(text(f"head {h}", HEADER_SIZE, self.look.output), max(right - left, 0.1))
+                if right - left > 0.5
+                else text(f"h{h}", HEADER_SIZE, self.look.output)
+            )
             segments.add(VGroup(bracket, name.next_to(bracket, UP, buff=0.08)))
         return segments
 
     def concatenate(self, heads: dict, projection: VGroup) -> None:
-        rec, f = self.record, self.focus
+        rec, _f = self.record, self.focus
         d_head = rec.config.d_head
         concat = projection.parts["concat"]
-        pairs = [(heads["outputs"][h].labels[0, c], concat.labels[0, h * d_head + c])
-                 for h in heads["outputs"] for c in heads["outputs"][h].shown_columns() if (0, h * d_head + c) in concat.labels]
+        pairs = [
+            (heads["outputs"][h].labels[0, c], concat.labels[0, h * d_head + c])
+            for h in heads["outputs"]
+            for c in heads["outputs"][h].shown_columns()
+            if (0, h * d_head + c) in concat.labels
+        ]
         arriving = set(id(target) for _, target in pairs)
-        frame = VGroup(concat.cell_group, concat.header_group, concat.ellipsis_group, concat.segments,
-                       *(label for label in concat.labels.values() if id(label) not in arriving))
+        frame = VGroup(
+            concat.cell_group,
+            concat.header_group,
+            concat.ellipsis_group,
+            concat.segments,
+            *(label for label in concat.labels.values() if id(label) not in arriving),
+        )
         weights = projection.parts["weights"]
         parts = projection.parts
         column, result = parts["column"], parts["result"]
         # Everything the projection will use, laid out now: W_O, the column it multiplies, b_O, the row to fill.
-        sheet = VGroup(weights, parts["name"], parts["times"], parts["bias"], parts["rule"],
-                       VGroup(column.cell_group, column.header_group, column.ellipsis_group), VGroup(result.cell_group, result.header_group, result.ellipsis_group))
+        sheet = VGroup(
+            weights,
+            parts["name"],
+            parts["times"],
+            parts["bias"],
+            parts["rule"],
+            VGroup(column.cell_group, column.header_group, column.ellipsis_group),
+            VGroup(result.cell_group, result.header_group, result.ellipsis_group),
+        )
         self.remove(*heads["outputs"].values(), *(output.pending for output in heads["outputs"].values()))
-        moves = self.carry([source for source, _ in pairs], [target for _, target in pairs])  # the same numbers, moving: no digit changes
+        moves = self.carry(
+            [source for source, _ in pairs], [target for _, target in pairs]
+        )  # the same numbers, moving: no digit changes
         # the patterns leave before the sheet arrives in their place (no number on a half-gone cell)
-        self.step(self.one_after_another(Conceal(VGroup(*heads["patterns"].values(), *heads["lights"].values())), AnimationGroup(moves, Reveal(frame), Reveal(sheet))),
-                  caption=f"concatenate: the heads' outputs side by side, d_model = {rec.config.d_model} numbers")
+        self.step(
+            self.one_after_another(
+                Conceal(VGroup(*heads["patterns"].values(), *heads["lights"].values())),
+                AnimationGroup(moves, Reveal(frame), Reveal(sheet)),
+            ),
+            caption=f"concatenate: the heads' outputs side by side, d_model = {rec.config.d_model} numbers",
+        )
         self.remove(frame, *(target for _, target in pairs))
         self.add(concat)
 
@@ -250,16 +411,31 @@ class MultiHead(RecordScene):
         parts = projection.parts
         concat, column, weights, terms = parts["concat"], parts["column"], parts["weights"], parts["terms"]
         rows = column.shown_rows()
-        carried = self.carry([concat.labels[0, i] for i in rows if (0, i) in concat.labels],
-                             [column.labels[i, 0] for i in rows if (0, i) in concat.labels])
-        self.step(carried, *self.recolour(column, column.fills), caption=f"its entries stand beside the rows of W_O ({shape_text(d_model, d_model)})…")
+        carried = self.carry(
+            [concat.labels[0, i] for i in rows if (0, i) in concat.labels],
+            [column.labels[i, 0] for i in rows if (0, i) in concat.labels],
+        )
+        self.step(
+            carried,
+            *self.recolour(column, column.fills),
+            caption=f"its entries stand beside the rows of W_O ({shape_text(d_model, d_model)})…",
+        )
         self.remove(*column.labels.values(), VGroup(column.cell_group, column.header_group, column.ellipsis_group))
         self.add(column)
         frame = VGroup(weights.cell_group, weights.label_group, weights.ellipsis_group)
-        products_name = text("concat × W_O, entry by entry", HEADER_SIZE, look.muted).scale(weights.scale_now).move_to(parts["name"], aligned_edge=LEFT)
+        products_name = (
+            text("concat × W_O, entry by entry", HEADER_SIZE, look.muted)
+            .scale(weights.scale_now)
+            .move_to(parts["name"], aligned_edge=LEFT)
+        )
         # the "×" leaves with W_O: the products beside the column are not to be multiplied by it again
-        self.step(self.one_after_another(Conceal(VGroup(frame, parts["name"], parts["times"])), Reveal(VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name))),
-                  caption="…and each entry times its row of W_O")
+        self.step(
+            self.one_after_another(
+                Conceal(VGroup(frame, parts["name"], parts["times"])),
+                Reveal(VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name)),
+            ),
+            caption="…and each entry times its row of W_O",
+        )
         self.remove(weights)
         self.add(VGroup(weights.header_group), terms)
         for j in parts["result"].shown_columns():
@@ -271,14 +447,23 @@ class MultiHead(RecordScene):
             self.shown_sum(shown, parts["result"].labels[0, j])
         if len(parts["hidden"]):
             self.step(FadeIn(parts["hidden"]), caption="the rows of W_O left out, as one term per column")
-        if not all(exact(parts_, total) for parts_, total in self.sums[-len(parts["result"].shown_columns()):]):
+        if not all(exact(parts_, total) for parts_, total in self.sums[-len(parts["result"].shown_columns()) :]):
             sign = parts["result"].row_headers[0]
-            approx = text("≈ attn_out", sign.font_size / sign.font_size * HEADER_SIZE, look.output).scale(sign.height / text("= attn_out", HEADER_SIZE).height)
+            approx = text("≈ attn_out", sign.font_size / sign.font_size * HEADER_SIZE, look.output).scale(
+                sign.height / text("= attn_out", HEADER_SIZE).height
+            )
             parts["result"].header_group.remove(sign)
             parts["result"].header_group.add(approx.move_to(sign, aligned_edge=RIGHT))
         result = parts["result"]
         light = Highlight(look, result.cell_group)
         labels = [result.labels[0, j] for j in result.shown_columns()]
-        self.step(*self.recolour(result, result.fills), FadeIn(VGroup(*labels), rate_func=second_half), FadeIn(light),
-                  caption=f"added down each column{' with the bias b_O' if self.has_bias else ''}: attn_out of “{self.token_name(f)}”")
-        self.step(FadeOut(light), caption=f"every row alike: attn_out is {shape_text(rec.n, d_model)}, as wide as the residual stream")
+        self.step(
+            *self.recolour(result, result.fills),
+            FadeIn(VGroup(*labels), rate_func=second_half),
+            FadeIn(light),
+            caption=f"added down each column{' with the bias b_O' if self.has_bias else ''}: attn_out of “{self.token_name(f)}”",
+        )
+        self.step(
+            FadeOut(light),
+            caption=f"every row alike: attn_out is {shape_text(rec.n, d_model)}, as wide as the residual stream",
+        )

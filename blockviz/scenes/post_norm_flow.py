@@ -46,19 +46,44 @@ def construct_post_norm(scene) -> None:
         lights[id(node)] = Highlight(scene.look, node)
         return FadeIn(lights[id(node)])
 
-    scene.step(FadeIn(first.nodes[0]), light(first.nodes[0]), caption=f"the whole route; first, the layer's input x: {shape_text(n, d)}, one row per token")
-    scene.step(FadeIn(VGroup(first.arrows[0], first.nodes[1])), light(first.nodes[1]),
-               caption=f"post-norm: attention reads x itself, {shape_text(n, d)} → {shape_text(n, d)}")
-    scene.add_up(sums[0], f"add the input back (the residual stream): row “{token}”, x plus attention's output…", "…= resid_mid, entry by entry",
-                 arriving=[FadeIn(VGroup(first.arrows[1], first.nodes[ADDER], first.bypass)), light(first.nodes[ADDER])])
-    scene.step(FadeIn(VGroup(first.arrows[2], first.nodes[3])), light(first.nodes[3]),
-               caption=f"then the sum is normalized ({norm}): resid_mid_norm, the FFN's input")
-    scene.step(FadeIn(VGroup(second.nodes[0], second.arrows[0], second.nodes[1])), light(second.nodes[1]),
-               caption=f"the FFN changes each row on its own: {shape_text(n, d)} → {shape_text(n, d_ff)} → {shape_text(n, d)}")
-    scene.add_up(sums[1], "add again: resid_mid_norm plus the FFN's output…", "…= resid_post",
-                 arriving=[FadeIn(VGroup(second.arrows[1], second.nodes[ADDER], second.bypass)), light(second.nodes[ADDER])])
-    scene.step(*(FadeOut(highlight) for highlight in lights.values()), FadeIn(VGroup(second.arrows[2], second.nodes[3])), light(second.nodes[3]),
-               caption=f"normalized again ({norm}): the layer's output, {shape_text(n, d)} as it came in")
+    scene.step(
+        FadeIn(first.nodes[0]),
+        light(first.nodes[0]),
+        caption=f"the whole route; first, the layer's input x: {shape_text(n, d)}, one row per token",
+    )
+    scene.step(
+        FadeIn(VGroup(first.arrows[0], first.nodes[1])),
+        light(first.nodes[1]),
+        caption=f"post-norm: attention reads x itself, {shape_text(n, d)} → {shape_text(n, d)}",
+    )
+    scene.add_up(
+        sums[0],
+        f"add the input back (the residual stream): row “{token}”, x plus attention's output…",
+        "…= resid_mid, entry by entry",
+        arriving=[FadeIn(VGroup(first.arrows[1], first.nodes[ADDER], first.bypass)), light(first.nodes[ADDER])],
+    )
+    scene.step(
+        FadeIn(VGroup(first.arrows[2], first.nodes[3])),
+        light(first.nodes[3]),
+        caption=f"then the sum is normalized ({norm}): resid_mid_norm, the FFN's input",
+    )
+    scene.step(
+        FadeIn(VGroup(second.nodes[0], second.arrows[0], second.nodes[1])),
+        light(second.nodes[1]),
+        caption=f"the FFN changes each row on its own: {shape_text(n, d)} → {shape_text(n, d_ff)} → {shape_text(n, d)}",
+    )
+    scene.add_up(
+        sums[1],
+        "add again: resid_mid_norm plus the FFN's output…",
+        "…= resid_post",
+        arriving=[FadeIn(VGroup(second.arrows[1], second.nodes[ADDER], second.bypass)), light(second.nodes[ADDER])],
+    )
+    scene.step(
+        *(FadeOut(highlight) for highlight in lights.values()),
+        FadeIn(VGroup(second.arrows[2], second.nodes[3])),
+        light(second.nodes[3]),
+        caption=f"normalized again ({norm}): the layer's output, {shape_text(n, d)} as it came in",
+    )
 
 
 def build(scene, title):
@@ -66,9 +91,19 @@ def build(scene, title):
     n, d, d_ff = rec.n, rec.config.d_model, rec.config.d_ff
     norm = (norm_name(rec), "each row", look.muted)
     first = half(scene, [("x", shape_text(n, d), look.residual), ("attention", "mixes rows", look.output), None, norm])
-    second = half(scene, [("resid_mid_norm", shape_text(n, d), look.residual), ("FFN", f"via {shape_text(n, d_ff)}", FFN_COLOR), None, norm])
+    second = half(
+        scene,
+        [
+            ("resid_mid_norm", shape_text(n, d), look.residual),
+            ("FFN", f"via {shape_text(n, d_ff)}", FFN_COLOR),
+            None,
+            norm,
+        ],
+    )
     sums = build_sums(scene)
-    rows = VGroup(*(VGroup(part, column_sum).arrange(RIGHT, buff=0.9) for part, column_sum in zip((first, second), sums)))
+    rows = VGroup(
+        *(VGroup(part, column_sum).arrange(RIGHT, buff=0.9) for part, column_sum in zip((first, second), sums))
+    )
     rows.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
     first.shift(RIGHT * (second.nodes[ADDER].get_x() - first.nodes[ADDER].get_x()))  # the two ⊕ one above the other
     left = max(first.get_right()[0], second.get_right()[0]) + 0.6
@@ -84,8 +119,19 @@ def half(scene, parts) -> VGroup:
     look = scene.look
     nodes = [scene.adder() if part is None else scene.node(*part) for part in parts]
     row = VGroup(*nodes).arrange(RIGHT, buff=0.42)  # one node more than a pre-norm half before its sum: shorter arrows
-    arrows = VGroup(*(Arrow(left.get_right(), right.get_left(), buff=0.04, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.18)
-                      for left, right in zip(nodes, nodes[1:])))
+    arrows = VGroup(
+        *(
+            Arrow(
+                left.get_right(),
+                right.get_left(),
+                buff=0.04,
+                color=look.muted,
+                stroke_width=3,
+                max_tip_length_to_length_ratio=0.18,
+            )
+            for left, right in zip(nodes, nodes[1:])
+        )
+    )
     bypass = scene.bypass(arrows[0], nodes[ADDER])
     made = VGroup(row, arrows, bypass)
     made.nodes, made.arrows, made.bypass = nodes, arrows, bypass
@@ -97,18 +143,30 @@ def build_sums(scene) -> tuple[ColumnSum, ColumnSum]:
     rec, look, f = scene.record, scene.look, scene.focus
 
     names = ("resid_pre", "attn_out", "resid_mid", "resid_mid_norm", "ffn_out", "resid_post")
-    width = max(cell_width_for(rec.tensors[name][f][None, :]) for name in names)  # one width: the columns stay aligned however large a hidden entry
+    width = max(
+        cell_width_for(rec.tensors[name][f][None, :]) for name in names
+    )  # one width: the columns stay aligned however large a hidden entry
 
     def row(name: str, color: str | None = None):
         return row_grid(rec, name, f, name, look, header_color=color, max_columns=SUM_COLUMNS, cell_width=width)
 
     sums = []
-    for (left, right), result, heading in ((("resid_pre", "attn_out"), "resid_mid", "after attention"),
-                                           (("resid_mid_norm", "ffn_out"), "resid_post", "after the FFN")):
-        column_sum = ColumnSum([row(left), row(right, look.output if right == "attn_out" else FFN_COLOR)], row(result), look)
-        column_sum.heading = text(f"{heading}, row “{scene.token_name(f)}”", HEADER_SIZE, look.text).next_to(column_sum, UP, buff=0.15).align_to(column_sum, LEFT)
+    for (left, right), result, heading in (
+        (("resid_pre", "attn_out"), "resid_mid", "after attention"),
+        (("resid_mid_norm", "ffn_out"), "resid_post", "after the FFN"),
+    ):
+        column_sum = ColumnSum(
+            [row(left), row(right, look.output if right == "attn_out" else FFN_COLOR)], row(result), look
+        )
+        column_sum.heading = (
+            text(f"{heading}, row “{scene.token_name(f)}”", HEADER_SIZE, look.text)
+            .next_to(column_sum, UP, buff=0.15)
+            .align_to(column_sum, LEFT)
+        )
         column_sum.add(column_sum.heading)
-        column_sum.frame = VGroup(*(VGroup(grid.cell_group, grid.header_group) for grid in (*column_sum.terms, column_sum.result)))
+        column_sum.frame = VGroup(
+            *(VGroup(grid.cell_group, grid.header_group) for grid in (*column_sum.terms, column_sum.result))
+        )
         column_sum.register(scene)
         sums.append(column_sum)
     return sums[0], sums[1]

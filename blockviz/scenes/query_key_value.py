@@ -9,9 +9,9 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, Line, Transform
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, ghost_of
+from blockviz.scenes.block_helpers import TIMES, exact, later_term, products_hold, remainder, sum_decimals
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
-from blockviz.scenes.block_helpers import TIMES, exact, later_term, products_hold, remainder, sum_decimals
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
 from blockviz.scenes.light_timing import after_the_carry, out_before_the_move
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN, WORK_SIZE
@@ -48,7 +48,11 @@ def attention_input(rec) -> tuple[str, str, str]:
     Pre-norm: the normalised input ``ln1`` (LayerNorm or RMSNorm); post-norm: the block's input
     ``resid_pre`` itself (the norm comes after the sum)."""
     if not rec.architecture.pre_norm:
-        return "resid_pre", "x", "each token's row of the block's input: attention reads it as it is (the norm comes after)"
+        return (
+            "resid_pre",
+            "x",
+            "each token's row of the block's input: attention reads it as it is (the norm comes after)",
+        )
     norm = rec.architecture.norm_name
     return "ln1", f"{norm}(x)", f"{norm} of each token's row: the input to attention"
 
@@ -90,7 +94,13 @@ def worked_pair_of(rec, head: int, i: int, pairs: list[int]) -> int:
     longest times how far it visibly turns (|sin| of its angle), so the turn can be seen."""
     half = rec.config.d_head // 2
     query = rec.query[head, i]
-    return max(pairs, key=lambda pair: (math.hypot(float(query[pair]), float(query[pair + half])) * abs(float(rec.rope_sin[i, pair])), -pair))
+    return max(
+        pairs,
+        key=lambda pair: (
+            math.hypot(float(query[pair]), float(query[pair + half])) * abs(float(rec.rope_sin[i, pair])),
+            -pair,
+        ),
+    )
 
 
 def key_to_turn(top_keys: list[int], focus: int) -> int:
@@ -124,9 +134,11 @@ class QueryKeyValue(RecordScene):
         self.add(source)
         self.step(FadeIn(VGroup(*grids.values())), caption=attention_input(rec)[2])
         light = Highlight(self.look, source.row(f))
-        says = {"query": f"through W_Q: the query, what “{self.token_name(f)}” is looking for",
-                "key": "through W_K: the key, what it offers to be found by",
-                "value": "through W_V: the value, what it hands on when attended to"}
+        says = {
+            "query": f"through W_Q: the query, what “{self.token_name(f)}” is looking for",
+            "key": "through W_K: the key, what it offers to be found by",
+            "value": "through W_V: the value, what it hands on when attended to",
+        }
         self.step(FadeIn(light), caption=f"the row of “{self.token_name(f)}”")
         self.work_query_entry(source, grids["query"], light, says["query"])
         for role in ROLES[1:]:
@@ -136,8 +148,10 @@ class QueryKeyValue(RecordScene):
             self.step(caption=f"query heads {heads_text(shared_heads(rec.config, h))} share this key and value")
         rest = [i for i in source.shown_rows() if i != f]
         if rest:
-            self.step(*(animation for role in ROLES for animation in self.fill(grids[role], rest)),
-                      caption=f"every row the same way: d_model = {rec.config.d_model} numbers in, d_head = {rec.config.d_head} out, three times")
+            self.step(
+                *(animation for role in ROLES for animation in self.fill(grids[role], rest)),
+                caption=f"every row the same way: d_model = {rec.config.d_model} numbers in, d_head = {rec.config.d_head} out, three times",
+            )
         if rec.architecture.rotary:
             self.rotate(title)
 
@@ -149,34 +163,70 @@ class QueryKeyValue(RecordScene):
         values = rec.tensors[field]
         self.entry = query_entry(rec.query[h, f].tolist())
         columns = source_columns(rec.input_products("query", h, f)[:, self.entry].tolist())
-        source = NumberGrid(values, self.token_names, axis_labels("d_model", rec.tokens, rec.config.d_model), look, source=(field,),
-                            color_limit=self.limit(field), row_slots=slots, column_slots=columns, cell_height=height)
-        self.name_under(source, name, look.muted, hidden_note(len(source.shown_columns()), rec.config.d_model, "columns"))
+        source = NumberGrid(
+            values,
+            self.token_names,
+            axis_labels("d_model", rec.tokens, rec.config.d_model),
+            look,
+            source=(field,),
+            color_limit=self.limit(field),
+            row_slots=slots,
+            column_slots=columns,
+            cell_height=height,
+        )
+        self.name_under(
+            source, name, look.muted, hidden_note(len(source.shown_columns()), rec.config.d_model, "columns")
+        )
         names = axis_labels("d_head", rec.tokens, rec.config.d_head)
-        bias = (lambda letter: f" + b_{letter}") if rec.architecture.bias else (lambda letter: "")  # a model without biases: q = x W_Q
+        bias = (
+            (lambda letter: f" + b_{letter}") if rec.architecture.bias else (lambda letter: "")
+        )  # a model without biases: q = x W_Q
         grids, equations = {}, {}
-        head_slots = head_columns(rec.query[h, f].tolist())  # one set of columns for the three: they line up under one note
+        head_slots = head_columns(
+            rec.query[h, f].tolist()
+        )  # one set of columns for the three: they line up under one note
         for role in ROLES:
             color = getattr(look, role)
             head_values = getattr(rec, role)[h]
-            grid = NumberGrid(head_values, None, names, look, source=(role, h), color_limit=self.limit(role), row_slots=slots,
-                              column_slots=head_slots, column_header_color=color, cell_height=height,
-                              show_numbers=False, filled=False)
+            grid = NumberGrid(
+                head_values,
+                None,
+                names,
+                look,
+                source=(role, h),
+                color_limit=self.limit(role),
+                row_slots=slots,
+                column_slots=head_slots,
+                column_header_color=color,
+                cell_height=height,
+                show_numbers=False,
+                filled=False,
+            )
             self.name_under(grid, role, color)
             grids[role] = grid
             letter = role[0].upper()
             equations[role] = formula(f"${role[0]} = x\\,W_{letter}{bias(letter)}$", color, 30)
-        projections = VGroup(*(VGroup(equations[role], grids[role]).arrange(DOWN, buff=0.15) for role in ROLES)).arrange(RIGHT, buff=0.4, aligned_edge=UP)
+        projections = VGroup(
+            *(VGroup(equations[role], grids[role]).arrange(DOWN, buff=0.15) for role in ROLES)
+        ).arrange(RIGHT, buff=0.4, aligned_edge=UP)
         note = hidden_note(len(grids["query"].shown_columns()), rec.config.d_head, "columns")
         if note:  # one line under the three (each as wide as its cells)
-            grids["value"].header_group.add(text(f"each: {note}", NAME_SIZE, look.muted).next_to(VGroup(*(grid.header_group[-1] for grid in grids.values())), DOWN, buff=0.1))
+            grids["value"].header_group.add(
+                text(f"each: {note}", NAME_SIZE, look.muted).next_to(
+                    VGroup(*(grid.header_group[-1] for grid in grids.values())), DOWN, buff=0.1
+                )
+            )
         layout = VGroup(source, projections).arrange(RIGHT, buff=0.5)
-        projections.shift(UP * (source.cell_group.get_top()[1] - grids["query"].cell_group.get_top()[1]))  # rows level with the input's
+        projections.shift(
+            UP * (source.cell_group.get_top()[1] - grids["query"].cell_group.get_top()[1])
+        )  # rows level with the input's
         caption_band = ROTARY_BOTTOM if note or rec.source.is_model else 0.9  # a model's captions: two lines
         self.place(layout, title, bottom_space=caption_band + WORK_BAND, grow=1.4)
         self.work_bottom = -config.frame_height / 2 + caption_band + 0.1
         # The working's place: a faint rule under it, there from the start (the lines come and go above it).
-        self.work_rule = Line(LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5).set_y(self.work_bottom - 0.09)
+        self.work_rule = Line(
+            LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5
+        ).set_y(self.work_bottom - 0.09)
         self.add(*equations.values(), self.work_rule)
         return source, equations, grids
 
@@ -192,7 +242,9 @@ class QueryKeyValue(RecordScene):
         columns = grid.shown_columns() if columns is None else columns
         keys = [(i, c) for i in rows for c in columns]
         fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
-        return self.recolour(grid, fills) + self.replace_labels(grid, {key: grid.number_at(*key, fill=fills[key]) for key in keys})
+        return self.recolour(grid, fills) + self.replace_labels(
+            grid, {key: grid.number_at(*key, fill=fills[key]) for key in keys}
+        )
 
     def work_lines(self, source: NumberGrid, c: int) -> VGroup:
         """``q₂ of “it” = x₀ × W₀₂ + … + b₂`` over ``= p₀ + … + b₂ = q₂``: entry ``c`` of the
@@ -204,13 +256,18 @@ class QueryKeyValue(RecordScene):
         field = attention_input(rec)[0]
         columns = source.shown_columns()
         xs = [number(rec.tensors[field][f, m].item(), WORK_SIZE, look.text, source=(field, f, m)) for m in columns]
-        ws = [number(rec.params["attn.W_Q"][h, m, c].item(), WORK_SIZE, look.query, source=("params", "attn.W_Q", h, m, c)) for m in columns]
+        ws = [
+            number(
+                rec.params["attn.W_Q"][h, m, c].item(), WORK_SIZE, look.query, source=("params", "attn.W_Q", h, m, c)
+            )
+            for m in columns
+        ]
         bias = (rec.params["attn.b_Q"][h, c].item(), ("params", "attn.b_Q", h, c)) if "attn.b_Q" in rec.params else None
         hidden = rec.config.d_model - len(columns)
         terms = self.entry_terms(columns, c, bias)
         total = number(rec.query[h, f, c].item(), WORK_SIZE, look.query, source=("query", h, f, c))
         first = self.factors_line(c, xs, ws, hidden, bias)
-        second = self.terms_line(terms, total, hidden and len(xs), products_hold(xs, ws, terms[:len(xs)]))
+        second = self.terms_line(terms, total, hidden and len(xs), products_hold(xs, ws, terms[: len(xs)]))
         lines = VGroup(first, second)
         lines[1].next_to(lines[0], DOWN, buff=0.18).align_to(lines[0][2], LEFT)
         fit_width(lines, frame_text_width())
@@ -230,9 +287,15 @@ class QueryKeyValue(RecordScene):
         biases = [bias] if bias else []
         hidden = len(columns) < rec.config.d_model
         rest = value - sum(term for term, _ in written + biases)
-        decimals = sum_decimals([([term for term, _ in written] + ([rest] if hidden else []) + [term for term, _ in biases], value)])
-        terms = [number(term, WORK_SIZE, look.text, decimals, source=src) if index == 0 else later_term(term, look.text, src, decimals)
-                 for index, (term, src) in enumerate(written)]
+        decimals = sum_decimals(
+            [([term for term, _ in written] + ([rest] if hidden else []) + [term for term, _ in biases], value)]
+        )
+        terms = [
+            number(term, WORK_SIZE, look.text, decimals, source=src)
+            if index == 0
+            else later_term(term, look.text, src, decimals)
+            for index, (term, src) in enumerate(written)
+        ]
         if hidden:  # the entry split for display: the written products, the rest as one term, the bias
             terms.append(remainder(value, ("query", h, f, c), written + biases, WORK_SIZE, look.muted, decimals))
         terms += [later_term(term, look.query, src, decimals) for term, src in biases]
@@ -241,7 +304,10 @@ class QueryKeyValue(RecordScene):
     def factors_line(self, c: int, xs: list, ws: list, hidden: int, bias: tuple | None) -> VGroup:
         """``q₂ of “it” = x × w + x × w (+ … (N more)) + b``."""
         look = self.look
-        parts = [text(f"q{self.subscript(c)} of “{self.token_name(self.focus)}”", WORK_SIZE, look.query), text("=", WORK_SIZE, look.muted)]
+        parts = [
+            text(f"q{self.subscript(c)} of “{self.token_name(self.focus)}”", WORK_SIZE, look.query),
+            text("=", WORK_SIZE, look.muted),
+        ]
         for index, (x, w) in enumerate(zip(xs, ws)):
             if index:
                 parts.append(text("+", WORK_SIZE, look.muted))
@@ -276,27 +342,44 @@ class QueryKeyValue(RecordScene):
         moved = {id(x) for x in lines.xs}
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
         sources = [source.labels[f, m] for m in source.shown_columns()]
-        self.step(FadeIn(rest_of_first), self.carry(sources, lines.xs), FadeOut(light, rate_func=out_before_the_move),
-                  caption=f"query entry {c}, the largest: the row times column {c} of W_Q" + (", plus b_Q…" if "attn.b_Q" in self.record.params else "…"))  # one line: the work lines sit above the caption
+        self.step(
+            FadeIn(rest_of_first),
+            self.carry(sources, lines.xs),
+            FadeOut(light, rate_func=out_before_the_move),
+            caption=f"query entry {c}, the largest: the row times column {c} of W_Q"
+            + (", plus b_Q…" if "attn.b_Q" in self.record.params else "…"),
+        )  # one line: the work lines sit above the caption
         self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one number of the query")
         fill = grid.color_of(grid.values[f][c])
         cell_label = grid.number_at(f, c, fill=fill)
         recolour = self.recolour(grid, {(f, c): fill})
         grid.set_label(f, c, cell_label)
         self.adopt(grid, [cell_label])
-        self.step(*recolour, self.carry([lines.total], [cell_label]), caption="it lands in the query's cell", hold=self.hold * 0.6)
+        self.step(
+            *recolour,
+            self.carry([lines.total], [cell_label]),
+            caption="it lands in the query's cell",
+            hold=self.hold * 0.6,
+        )
         self.remove(*lines.xs)
         lines[0].add(*lines.xs)
         self.add(lines)
         others = [column for column in grid.shown_columns() if column != c]
         self.step(FadeOut(lines), *self.fill(grid, [f], others), FadeIn(light), caption=caption)
 
-    def project_row(self, source: NumberGrid, equation, grid: NumberGrid, i: int, caption: str, light: Highlight) -> None:
+    def project_row(
+        self, source: NumberGrid, equation, grid: NumberGrid, i: int, caption: str, light: Highlight
+    ) -> None:
         """Row ``i``'s numbers slide into the x of the projection's formula, shrinking to its
         size, and its new row arrives in ``grid``; ``light``, framing the row, is out of their
         way while they leave it."""
         sources = [source.labels[i, j] for j in source.shown_columns()]
-        self.play(self.absorb(sources, equation[X_GLYPH]), FadeOut(light, rate_func=out_before_the_move), *self.say(caption), run_time=self.step_time * 0.8)
+        self.play(
+            self.absorb(sources, equation[X_GLYPH]),
+            FadeOut(light, rate_func=out_before_the_move),
+            *self.say(caption),
+            run_time=self.step_time * 0.8,
+        )
         self.step(*self.fill(grid, [i]), FadeIn(light))
 
     def absorb(self, sources, target):
@@ -316,8 +399,13 @@ class QueryKeyValue(RecordScene):
         rec, h, f, look = self.record, self.h, self.focus, self.look
         pairs = pairs_shown(rec.query[h, f])
         j = key_to_turn(self.top_keys_of(f), f)
-        width = max(CELL_WIDTH, cell_width_for(rec.query[h, f][None, :]), cell_width_for(rec.key[h, j][None, :]),
-                    cell_width_for(rec.query_rot[h, f][None, :]), cell_width_for(rec.key_rot[h, j][None, :]))  # one column width for both panels
+        width = max(
+            CELL_WIDTH,
+            cell_width_for(rec.query[h, f][None, :]),
+            cell_width_for(rec.key[h, j][None, :]),
+            cell_width_for(rec.query_rot[h, f][None, :]),
+            cell_width_for(rec.key_rot[h, j][None, :]),
+        )  # one column width for both panels
         self.cell_width = width
         query = RotationPanel(rec, "query", h, f, pairs, look, look.query, width)
         query_name = text(f"query of “{self.token_name(f)}”, position {f}", NAME_SIZE, look.query)
@@ -334,24 +422,60 @@ class QueryKeyValue(RecordScene):
         # Where the pair will be worked, faint and without its numbers (the shot keeps its size).
         ghost, work_ghost = ghost_of(note, dial[0], opacity=0.15), ghost_of(*work.symbolic, opacity=0.15)
         leaving = [Conceal(m) for m in self.mobjects if m is not title and m is not self.caption]
-        self.step(self.one_after_another(AnimationGroup(*leaving), AnimationGroup(Reveal(top), FadeIn(ghost), FadeIn(work_ghost))), caption=f"rotary positions: no position was added to x; instead the query and key are turned by their position ({f} for “{self.token_name(f)}”)")
+        self.step(
+            self.one_after_another(
+                AnimationGroup(*leaving), AnimationGroup(Reveal(top), FadeIn(ghost), FadeIn(work_ghost))
+            ),
+            caption=f"rotary positions: no position was added to x; instead the query and key are turned by their position ({f} for “{self.token_name(f)}”)",
+        )
         half = query.half
         light = Highlight(look, query.pair_cells(worked))
-        self.step(FadeIn(light), FadeIn(dial.first), caption=f"features d{worked} and d{worked + half} form one pair: a 2-D arrow (the first half of the head pairs with the second)")
-        self.step(FadeOut(ghost), FadeIn(note), Create(dial.arc), TransformFromCopy(dial.before_arrow, dial.after_arrow),
-                  caption=f"the pair turns by the angle position × ω{self.subscript(worked)}: each pair has its own frequency ω, the angle's cos and sin are in the record")
-        factors = [query.before.labels[0, worked], query.angles.labels[0, worked], query.before.labels[0, worked + half], query.angles.labels[1, worked],
-                   query.before.labels[0, worked], query.angles.labels[1, worked], query.before.labels[0, worked + half], query.angles.labels[0, worked]]
-        signs = VGroup(*(part for line in work for part in line[1] if part not in work.results and part not in work.factors))
-        self.step(FadeIn(VGroup(*work.symbolic)), FadeIn(signs), self.carry(factors, work.factors), FadeOut(light, rate_func=out_before_the_move),
-                  caption="each entry of q′ mixes the pair's two entries by the angle's cos and sin: a rotation (RoFormer, Eq. 34)")
-        self.step(FadeOut(work_ghost), *(FadeIn(result) for result in work.results), caption="the turned pair", run_time=self.step_time * 0.5)
+        self.step(
+            FadeIn(light),
+            FadeIn(dial.first),
+            caption=f"features d{worked} and d{worked + half} form one pair: a 2-D arrow (the first half of the head pairs with the second)",
+        )
+        self.step(
+            FadeOut(ghost),
+            FadeIn(note),
+            Create(dial.arc),
+            TransformFromCopy(dial.before_arrow, dial.after_arrow),
+            caption=f"the pair turns by the angle position × ω{self.subscript(worked)}: each pair has its own frequency ω, the angle's cos and sin are in the record",
+        )
+        factors = [
+            query.before.labels[0, worked],
+            query.angles.labels[0, worked],
+            query.before.labels[0, worked + half],
+            query.angles.labels[1, worked],
+            query.before.labels[0, worked],
+            query.angles.labels[1, worked],
+            query.before.labels[0, worked + half],
+            query.angles.labels[0, worked],
+        ]
+        signs = VGroup(
+            *(part for line in work for part in line[1] if part not in work.results and part not in work.factors)
+        )
+        self.step(
+            FadeIn(VGroup(*work.symbolic)),
+            FadeIn(signs),
+            self.carry(factors, work.factors),
+            FadeOut(light, rate_func=out_before_the_move),
+            caption="each entry of q′ mixes the pair's two entries by the angle's cos and sin: a rotation (RoFormer, Eq. 34)",
+        )
+        self.step(
+            FadeOut(work_ghost),
+            *(FadeIn(result) for result in work.results),
+            caption="the turned pair",
+            run_time=self.step_time * 0.5,
+        )
         self.carry_results(work.results, query.after, [worked, worked + half], light)
         others = [j for j in query.after.shown_columns() if j not in (worked, worked + half)]
         self.play(FadeOut(light), run_time=0.3)
         if others:  # a head of one pair (d_head = 2) has no other
-            self.step(*self.fill(query.after, [0], others),
-                      caption=f"every pair turns by position × its own ω: pair 0 fastest, pair {half - 1} slowest; the lengths stay the same")
+            self.step(
+                *self.fill(query.after, [0], others),
+                caption=f"every pair turns by position × its own ω: pair 0 fastest, pair {half - 1} slowest; the lengths stay the same",
+            )
         self.key_rotation(title, top, query, VGroup(side, dial.after_arrow, dial.arc), pairs)
 
     def key_rotation(self, title, top, query: RotationPanel, side, pairs: list[int]) -> None:
@@ -361,24 +485,39 @@ class QueryKeyValue(RecordScene):
         key = RotationPanel(rec, "key", h, j, pairs, look, look.key, self.cell_width, headers=False)
         self.panels = (query, key)
         shared = shared_heads(rec.config, h)
-        also = f" (key/value head {rec.config.kv_head_of(h)}, shared by query heads {heads_text(shared)})" if len(shared) > 1 else ""
+        also = (
+            f" (key/value head {rec.config.kv_head_of(h)}, shared by query heads {heads_text(shared)})"
+            if len(shared) > 1
+            else ""
+        )
         key_name = text(f"key of “{self.token_name(j)}”, position {j}{also}", NAME_SIZE, look.key)
         bottom = VGroup(key_name, key).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
         bottom.scale(query.before.scale_now)  # the query panel's size now: the same cells
         layout = VGroup(top.copy(), bottom).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
-        bottom.shift(RIGHT * (layout[0][1].before.cell_group.get_left()[0] - key.before.cell_group.get_left()[0]))  # the columns line up
+        bottom.shift(
+            RIGHT * (layout[0][1].before.cell_group.get_left()[0] - key.before.cell_group.get_left()[0])
+        )  # the columns line up
         scale_before = layout[0].width
         self.place(layout, title, bottom_space=ROTARY_BOTTOM, grow=1.0)
         centre_on(layout, VGroup(layout[0][1], key))  # the panels in the middle, not a long key name
         factor = layout[0].width / scale_before
-        self.step(self.one_after_another(Conceal(side), top.animate.scale(factor).move_to(layout[0]), Reveal(bottom)),
-                  caption=f"the key of “{self.token_name(j)}”, one “{self.token_name(f)}” attends to most, turns by its own position, {j}")
-        self.step(*self.fill(key.after, [0]), caption=f"so q′ · k′ depends on how far apart the two are ({f} − {j} = {f - j} position{'' if f - j == 1 else 's'}): the scores use q′ and k′")
+        self.step(
+            self.one_after_another(Conceal(side), top.animate.scale(factor).move_to(layout[0]), Reveal(bottom)),
+            caption=f"the key of “{self.token_name(j)}”, one “{self.token_name(f)}” attends to most, turns by its own position, {j}",
+        )
+        self.step(
+            *self.fill(key.after, [0]),
+            caption=f"so q′ · k′ depends on how far apart the two are ({f} − {j} = {f - j} position{'' if f - j == 1 else 's'}): the scores use q′ and k′",
+        )
 
     def carry_results(self, results, grid: NumberGrid, columns: list[int], light: Highlight) -> None:
         """The worked results slide into their cells of ``grid``, which take their numbers;
         ``light``, out of their way while they travel, frames the pair again once they land."""
-        self.play(self.send(list(results), [grid.cells[0, j] for j in columns]), FadeIn(light, rate_func=after_the_carry), run_time=self.step_time * 0.8)
+        self.play(
+            self.send(list(results), [grid.cells[0, j] for j in columns]),
+            FadeIn(light, rate_func=after_the_carry),
+            run_time=self.step_time * 0.8,
+        )
         self.step(*self.fill(grid, [0], columns), caption="the turned pair: its two entries of q′")
 
     @staticmethod

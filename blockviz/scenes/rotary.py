@@ -70,8 +70,18 @@ class RotationPanel(VGroup):
     ``.before``, ``.angles``, ``.after`` are the three :class:`NumberGrid` s; ``.pair_headers[i]``.
     """
 
-    def __init__(self, rec, role: str, head: int, i: int, pairs: list[int], look: Look, color: str, cell_width: float = CELL_WIDTH,
-                 headers: bool = True) -> None:
+    def __init__(
+        self,
+        rec,
+        role: str,
+        head: int,
+        i: int,
+        pairs: list[int],
+        look: Look,
+        color: str,
+        cell_width: float = CELL_WIDTH,
+        headers: bool = True,
+    ) -> None:
         super().__init__()
         d_head = rec.config.d_head
         self.role, self.head, self.i, self.half = role, head, i, d_head // 2
@@ -79,15 +89,41 @@ class RotationPanel(VGroup):
         names = [f"d{j}" for j in range(d_head)]
         letter = role[0]
         common = dict(look=look, column_slots=columns, row_slots=[0])
-        self.before = NumberGrid(rec.tensors[role][head, i][None, :], [letter], names if headers else None, source=lambda _, j: (role, head, i, j), cell_width=cell_width,
-                                 color_limit=rec.scale_limit(role), column_header_color=color, row_header_color=color, **common)
+        self.before = NumberGrid(
+            rec.tensors[role][head, i][None, :],
+            [letter],
+            names if headers else None,
+            source=lambda _, j: (role, head, i, j),
+            cell_width=cell_width,
+            color_limit=rec.scale_limit(role),
+            column_header_color=color,
+            row_header_color=color,
+            **common,
+        )
         angles = [rec.rope_cos[i], rec.rope_sin[i]]
-        self.angles = NumberGrid([row.tolist() for row in angles], ["cos", "sin"], None, look=look, column_slots=columns, row_slots=[0, 1],
-                                 source=lambda r, j: ("rope_cos" if r == 0 else "rope_sin", i, j), color_limit=rec.scale_limit("rope_cos"),
-                                 cell_width=self.before.cell_width)
-        self.after = NumberGrid(rec.tensors[f"{role}_rot"][head, i][None, :], [letter + PRIME], None, source=lambda _, j: (f"{role}_rot", head, i, j),
-                                color_limit=rec.scale_limit(role), row_header_color=color, show_numbers=False, filled=False,
-                                cell_width=self.before.cell_width, **common)
+        self.angles = NumberGrid(
+            [row.tolist() for row in angles],
+            ["cos", "sin"],
+            None,
+            look=look,
+            column_slots=columns,
+            row_slots=[0, 1],
+            source=lambda r, j: ("rope_cos" if r == 0 else "rope_sin", i, j),
+            color_limit=rec.scale_limit("rope_cos"),
+            cell_width=self.before.cell_width,
+        )
+        self.after = NumberGrid(
+            rec.tensors[f"{role}_rot"][head, i][None, :],
+            [letter + PRIME],
+            None,
+            source=lambda _, j: (f"{role}_rot", head, i, j),
+            color_limit=rec.scale_limit(role),
+            row_header_color=color,
+            show_numbers=False,
+            filled=False,
+            cell_width=self.before.cell_width,
+            **common,
+        )
         stack = VGroup(self.before, self.angles, self.after).arrange(DOWN, buff=0.14)
         for grid in (self.angles, self.after):  # the columns line up under the first grid's
             grid.shift(RIGHT * (self.before.cell_group.get_left()[0] - grid.cell_group.get_left()[0]))
@@ -101,10 +137,19 @@ class RotationPanel(VGroup):
     def pair_cells(self, pair: int) -> VGroup:
         """The pair's two columns through all four rows (what a highlight frames)."""
         columns = (pair, pair + self.half)
-        return VGroup(*(grid.cells[r, j] for grid, rows in ((self.before, [0]), (self.angles, [0, 1]), (self.after, [0])) for r in rows for j in columns))
+        return VGroup(
+            *(
+                grid.cells[r, j]
+                for grid, rows in ((self.before, [0]), (self.angles, [0, 1]), (self.after, [0]))
+                for r in rows
+                for j in columns
+            )
+        )
 
 
-def pair_dial(before: tuple[float, float], after: tuple[float, float], look: Look, color: str, radius: float = 1.0) -> VGroup:
+def pair_dial(
+    before: tuple[float, float], after: tuple[float, float], look: Look, color: str, radius: float = 1.0
+) -> VGroup:
     """The pair as a 2-D arrow on a dial: ``before`` = (x_i, x_{i+d/2}) faint, ``after`` the
     rotated pair bold, and the arc of the turn between them (geometry only: no number drawn).
     ``.before_arrow``, ``.after_arrow``, ``.arc``."""
@@ -114,15 +159,29 @@ def pair_dial(before: tuple[float, float], after: tuple[float, float], look: Loo
 
     def arrow(pair, opacity, width):
         tip = RIGHT * pair[0] * scale + UP * pair[1] * scale
-        return Arrow(0 * RIGHT, tip, buff=0, color=color, stroke_width=width, stroke_opacity=opacity, fill_opacity=opacity,
-                     max_tip_length_to_length_ratio=0.2)
+        return Arrow(
+            0 * RIGHT,
+            tip,
+            buff=0,
+            color=color,
+            stroke_width=width,
+            stroke_opacity=opacity,
+            fill_opacity=opacity,
+            max_tip_length_to_length_ratio=0.2,
+        )
 
     start, end = math.atan2(before[1], before[0]), math.atan2(after[1], after[0])
     turn = (end - start + math.pi) % (2 * math.pi) - math.pi  # the shorter way round
     dial = VGroup(ring, centre)
     dial.before_arrow = arrow(before, 0.45, 4)
     dial.after_arrow = arrow(after, 1.0, 6)
-    dial.arc = Arc(radius=radius * 0.45, start_angle=start, angle=turn if abs(turn) > 1e-3 else 1e-3, color=look.highlight, stroke_width=3)
+    dial.arc = Arc(
+        radius=radius * 0.45,
+        start_angle=start,
+        angle=turn if abs(turn) > 1e-3 else 1e-3,
+        color=look.highlight,
+        stroke_width=3,
+    )
     dial.first = VGroup(ring, centre, dial.before_arrow)  # what shows before the turn
     dial.add(dial.before_arrow, dial.after_arrow, dial.arc)  # all of it moves with the layout
     return dial
@@ -136,7 +195,9 @@ def _term(value: float, source: tuple, decimals: int, color: str):
     return [text("(", WORK_SIZE, color), label, text(")", WORK_SIZE, color)]
 
 
-def worked_decimals(panel_values: tuple[float, float, float, float], results: tuple[float, float], most: int = 4) -> int:
+def worked_decimals(
+    panel_values: tuple[float, float, float, float], results: tuple[float, float], most: int = 4
+) -> int:
     """Decimals for the factors of a worked pair so that, rounded as shown, both lines give their
     shown result (2 decimals) within one unit of its last digit; ``panel_values`` = (x_i,
     x_{i+d/2}, cos, sin), ``results`` = (x′_i, x′_{i+d/2})."""
@@ -161,12 +222,30 @@ def worked_pair(rec, role: str, head: int, i: int, pair: int, look: Look, color:
     x, y = float(vector[j]), float(vector[k])
     decimals = worked_decimals((x, y, cos, sin), (float(rotated[j]), float(rotated[k])))
     letter = role[0]
-    symbolic = [formula(f"${letter}'_{{{j}}} = {letter}_{{{j}}}\\,\\cos - {letter}_{{{k}}}\\,\\sin$", color, 30),
-                formula(f"${letter}'_{{{k}}} = {letter}_{{{j}}}\\,\\sin + {letter}_{{{k}}}\\,\\cos$", color, 30)]
+    symbolic = [
+        formula(f"${letter}'_{{{j}}} = {letter}_{{{j}}}\\,\\cos - {letter}_{{{k}}}\\,\\sin$", color, 30),
+        formula(f"${letter}'_{{{k}}} = {letter}_{{{j}}}\\,\\sin + {letter}_{{{k}}}\\,\\cos$", color, 30),
+    ]
     x_source, y_source = (role, head, i, j), (role, head, i, k)
     cos_source, sin_source = ("rope_cos", i, j), ("rope_sin", i, j)
-    plan = [((x, x_source), (cos, cos_source), MINUS, (y, y_source), (sin, sin_source), (float(rotated[j]), (f"{role}_rot", head, i, j))),
-            ((x, x_source), (sin, sin_source), "+", (y, y_source), (cos, cos_source), (float(rotated[k]), (f"{role}_rot", head, i, k)))]
+    plan = [
+        (
+            (x, x_source),
+            (cos, cos_source),
+            MINUS,
+            (y, y_source),
+            (sin, sin_source),
+            (float(rotated[j]), (f"{role}_rot", head, i, j)),
+        ),
+        (
+            (x, x_source),
+            (sin, sin_source),
+            "+",
+            (y, y_source),
+            (cos, cos_source),
+            (float(rotated[k]), (f"{role}_rot", head, i, k)),
+        ),
+    ]
     lines, factors, results = [], [], []
     for (first, second, sign, third, fourth, result), shown in zip(plan, symbolic):
         parts = [text("=", WORK_SIZE, look.text)]
@@ -184,7 +263,7 @@ def worked_pair(rec, role: str, head: int, i: int, pair: int, look: Look, color:
 
 
 def angle_note(position: int, pair: int, look: Look) -> VGroup:
-    """"turned by the angle p · ω_i" for token position ``position`` and pair ``pair`` (integers only)."""
+    """ "turned by the angle p · ω_i" for token position ``position`` and pair ``pair`` (integers only)."""
     return formula(f"$\\mathrm{{angle}} = {position}\\cdot\\omega_{{{pair}}}$", look.highlight, 30)
 
 

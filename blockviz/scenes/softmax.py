@@ -9,17 +9,19 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, VGroup
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, plus_before, remainder, sum_decimals
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
-from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height
-from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import number, text
 
 NAME = "softmax"
 ORDER = 80
 DESCRIPTION = "row by row: subtract the row's max, exponentiate, add up, divide by the sum; rows sum to 1"
 CHAPTER = "Softmax"
-CAPTION = ("Row by row, the largest score is subtracted and each score exponentiated (so every exp is at most 1), "
-           "then divided by the row's sum: the weights add up to 1 and blocked keys get exactly 0.")
+CAPTION = (
+    "Row by row, the largest score is subtracted and each score exponentiated (so every exp is at most 1), "
+    "then divided by the row's sum: the weights add up to 1 and blocked keys get exactly 0."
+)
 
 WORK_ROWS = ("score", "exp(s − m)", "÷ sum")
 """The worked query's rows under the grid, column under column with its keys."""
@@ -50,7 +52,10 @@ class Softmax(RecordScene):
         self.play(FadeOut(highlight), run_time=0.3)
         rest = [i for i in grid.shown_rows() if i not in worked]
         if rest:
-            self.step(*self.convert_rows(grid, rest), caption="every other row the same way: each sums to 1, blocked keys get exactly 0")
+            self.step(
+                *self.convert_rows(grid, rest),
+                caption="every other row the same way: each sums to 1, blocked keys get exactly 0",
+            )
 
     # -- layout ---------------------------------------------------------------------------------
     def decimals(self, i: int) -> tuple[int, int]:
@@ -63,8 +68,10 @@ class Softmax(RecordScene):
         total = rec.exp_sums[h, i].item()
         hidden = len(keys) < rec.n
         # The record's totals split for display: the hidden keys' term is the total less the shown ones.
-        return (sum_decimals([(exps + ([total - sum(exps)] if hidden else []), total)]),
-                sum_decimals([(weights + ([1.0 - sum(weights)] if hidden else []), 1.0)]))
+        return (
+            sum_decimals([(exps + ([total - sum(exps)] if hidden else []), total)]),
+            sum_decimals([(weights + ([1.0 - sum(weights)] if hidden else []), 1.0)]),
+        )
 
     def build(self, title) -> NumberGrid:
         rec, h, look = self.record, self.h, self.look
@@ -72,17 +79,32 @@ class Softmax(RecordScene):
         self.slots_shown = [j for j in slots if j is not None]
         self.hidden = len(self.slots_shown) < rec.n
         rows = self.detailed_rows([i for i in slots if i is not None])
-        widest = max([cell_width_for(rec.masked_scores[h]), column_width(len(slots))]
-                     + [cell_width_for(rec.exp_scores[h, i][None, :], d) for i in rows for d in self.decimals(i)])
+        widest = max(
+            [cell_width_for(rec.masked_scores[h]), column_width(len(slots))]
+            + [cell_width_for(rec.exp_scores[h, i][None, :], d) for i in rows for d in self.decimals(i)]
+        )
         self.cell_width = widest
-        grid = NumberGrid(rec.masked_scores[h], self.token_names, self.token_names, look, source=("masked_scores", h),
-                          color_limit=self.limit("masked_scores"), row_slots=slots, column_slots=slots, cell_width=widest,
-                          cell_height=row_height(len(slots) + len(WORK_ROWS), height=5.0, most=0.8))
+        grid = NumberGrid(
+            rec.masked_scores[h],
+            self.token_names,
+            self.token_names,
+            look,
+            source=("masked_scores", h),
+            color_limit=self.limit("masked_scores"),
+            row_slots=slots,
+            column_slots=slots,
+            cell_width=widest,
+            cell_height=row_height(len(slots) + len(WORK_ROWS), height=5.0, most=0.8),
+        )
         # The side columns: the hidden keys' term (when keys are left out), then Σ.
         side = VGroup()
         if self.hidden:
             count = rec.n - len(self.slots_shown)  # the keys left out, said: "+ 40 hidden", their term under it
-            side.add(VGroup(text(f"+ {count}", HEADER_SIZE, look.muted), text("hidden", HEADER_SIZE, look.muted)).arrange(DOWN, buff=0.06))
+            side.add(
+                VGroup(text(f"+ {count}", HEADER_SIZE, look.muted), text("hidden", HEADER_SIZE, look.muted)).arrange(
+                    DOWN, buff=0.06
+                )
+            )
         side.add(text("Σ", HEADER_SIZE + 2, look.text))
         for k, header in enumerate(side):  # room for the "=" or "≈" before each Σ
             header.move_to(grid.body().get_right() + RIGHT * (0.25 + widest * (k + 0.5) + 0.45 * k))
@@ -103,13 +125,44 @@ class Softmax(RecordScene):
         scale = grid.scale_now
         exp_decimals, weight_decimals = self.decimals(i)
         blocked = (rec.mask[i] == -math.inf)[None, :]
-        common = dict(column_slots=grid.column_slots, cell_width=self.cell_width, cell_height=CELL_HEIGHT, filled=False, show_numbers=False)
-        score = NumberGrid(rec.masked_scores[h, i][None, :], [WORK_ROWS[0]], None, look, source=lambda _, j: ("masked_scores", h, i, j),
-                           color_limit=self.limit("masked_scores"), **common)
-        exps = NumberGrid(rec.exp_scores[h, i][None, :], [WORK_ROWS[1]], None, look, colors="none", blocked=blocked, decimals=exp_decimals,
-                          source=lambda _, j: ("exp_scores", h, i, j), **common)
-        weights = NumberGrid(rec.weights[h, i][None, :], [WORK_ROWS[2]], None, look, colors="weights", blocked=blocked, decimals=weight_decimals,
-                             source=lambda _, j: ("weights", h, i, j), **common)
+        common = dict(
+            column_slots=grid.column_slots,
+            cell_width=self.cell_width,
+            cell_height=CELL_HEIGHT,
+            filled=False,
+            show_numbers=False,
+        )
+        score = NumberGrid(
+            rec.masked_scores[h, i][None, :],
+            [WORK_ROWS[0]],
+            None,
+            look,
+            source=lambda _, j: ("masked_scores", h, i, j),
+            color_limit=self.limit("masked_scores"),
+            **common,
+        )
+        exps = NumberGrid(
+            rec.exp_scores[h, i][None, :],
+            [WORK_ROWS[1]],
+            None,
+            look,
+            colors="none",
+            blocked=blocked,
+            decimals=exp_decimals,
+            source=lambda _, j: ("exp_scores", h, i, j),
+            **common,
+        )
+        weights = NumberGrid(
+            rec.weights[h, i][None, :],
+            [WORK_ROWS[2]],
+            None,
+            look,
+            colors="weights",
+            blocked=blocked,
+            decimals=weight_decimals,
+            source=lambda _, j: ("weights", h, i, j),
+            **common,
+        )
         rows = VGroup(score, exps, weights)
         for row in rows:  # empty cells until their numbers come; each label already in the colour its cell will have
             for j in keys:
@@ -121,28 +174,46 @@ class Softmax(RecordScene):
         for k, row in enumerate(rows):
             row.shift(DOWN * k * (CELL_HEIGHT + 0.12) - row.cell_group.get_left() * [1, 0, 0])
         rows.scale(scale)
-        rows.shift(RIGHT * (grid.cell_group.get_left()[0] - score.cell_group.get_left()[0])
-                   + UP * (grid.get_bottom()[1] - 0.55 * scale - score.cell_group.get_top()[1]))
+        rows.shift(
+            RIGHT * (grid.cell_group.get_left()[0] - score.cell_group.get_left()[0])
+            + UP * (grid.get_bottom()[1] - 0.55 * scale - score.cell_group.get_top()[1])
+        )
         query = text(f"query “{self.token_name(i)}”", HEADER_SIZE + 2, look.query).scale(scale)
         query.next_to(rows, UP, buff=0.1 * scale).align_to(score.header_group, RIGHT)
         rule = Line(LEFT, RIGHT, color=look.grid, stroke_width=1.5)
         rule_y = (grid.cell_group.get_bottom()[1] + query.get_top()[1]) / 2
-        rule.put_start_and_end_on([grid.cell_group.get_left()[0], rule_y, 0], [grid.cell_group.get_right()[0], rule_y, 0])
+        rule.put_start_and_end_on(
+            [grid.cell_group.get_left()[0], rule_y, 0], [grid.cell_group.get_right()[0], rule_y, 0]
+        )
         size = NUMBER_SIZE
         side_x = [header.get_x() for header in self.side]
-        m = VGroup(text("m =", size, look.text), number(rec.row_max[h, i].item(), size, look.text, source=("row_max", h, i))).arrange(RIGHT, buff=0.12)
+        m = VGroup(
+            text("m =", size, look.text), number(rec.row_max[h, i].item(), size, look.text, source=("row_max", h, i))
+        ).arrange(RIGHT, buff=0.12)
         if rec.masked_scores[h, i].argmax().item() not in keys:
             m.add(text("(hidden)", HEADER_SIZE, look.muted))
             m.arrange(RIGHT, buff=0.12)
         m.scale(scale).next_to(score.body(), RIGHT, buff=0.25 * scale)  # right of a trailing ⋯ too
         sums, side = [], {"exps": VGroup(), "weights": VGroup()}
-        for name, row, total_value, total_source, decimals in (("exps", exps, rec.exp_sums[h, i].item(), ("exp_sums", h, i), exp_decimals),
-                                                               ("weights", weights, 1.0, ("constant", 1.0), weight_decimals)):
+        for name, row, total_value, total_source, decimals in (
+            ("exps", exps, rec.exp_sums[h, i].item(), ("exp_sums", h, i), exp_decimals),
+            ("weights", weights, 1.0, ("constant", 1.0), weight_decimals),
+        ):
             terms = [row.labels[0, j] for j in keys]
             y = row.cell_group.get_y()
             if self.hidden:
-                shown = [(rec.tensors["exp_scores" if name == "exps" else "weights"][h, i, j].item(), (("exp_scores" if name == "exps" else "weights"), h, i, j)) for j in keys]
-                rest = remainder(total_value, total_source, shown, size, look.muted, decimals).scale(scale).move_to([side_x[0], y, 0])
+                shown = [
+                    (
+                        rec.tensors["exp_scores" if name == "exps" else "weights"][h, i, j].item(),
+                        (("exp_scores" if name == "exps" else "weights"), h, i, j),
+                    )
+                    for j in keys
+                ]
+                rest = (
+                    remainder(total_value, total_source, shown, size, look.muted, decimals)
+                    .scale(scale)
+                    .move_to([side_x[0], y, 0])
+                )
                 side[name].add(plus_before(rest, look, scale))
                 terms.append(rest)
             if name == "exps":
@@ -150,7 +221,11 @@ class Softmax(RecordScene):
             else:  # softmax weights sum to 1: a fact of the formula, not a sum computed here
                 total = number(1.0, size, look.text, decimals, source=("constant", 1.0))
             total.scale(scale).move_to([side_x[-1], y, 0])
-            mark = text("=" if exact(terms, total) else "≈", size, look.muted).scale(scale).next_to(total, LEFT, buff=0.14 * scale)
+            mark = (
+                text("=" if exact(terms, total) else "≈", size, look.muted)
+                .scale(scale)
+                .next_to(total, LEFT, buff=0.14 * scale)
+            )
             side[name].add(mark, total)
             sums.append((terms, total))
         work = VGroup(rule, query, rows, m, side["exps"], side["weights"])
@@ -167,17 +242,27 @@ class Softmax(RecordScene):
         frame = lambda row: VGroup(row.cell_group, row.header_group, row.ellipsis_group)  # noqa: E731
         self.add(work.rule, *(frame(row) for row in work.rows))
         self.play(highlight.over(grid.row(i)), run_time=0.4)
-        self.step(FadeIn(work.query), *self.recolour(score, score.fill),
-                  self.carry([grid.labels[i, j] for j in self.slots_shown], [score.labels[0, j] for j in self.slots_shown]),
-                  caption=f"query “{self.token_name(i)}”: its scores against each key")
+        self.step(
+            FadeIn(work.query),
+            *self.recolour(score, score.fill),
+            self.carry([grid.labels[i, j] for j in self.slots_shown], [score.labels[0, j] for j in self.slots_shown]),
+            caption=f"query “{self.token_name(i)}”: its scores against each key",
+        )
         self.add(score)
         self.step(FadeIn(work.m), caption="the row's largest score, m")
-        self.step(self.carry([score.labels[0, j] for j in self.slots_shown], [exps.labels[0, j] for j in self.slots_shown]), *self.recolour(exps, exps.fill),
-                  caption="subtract m, then exponentiate: every exp is ≤ 1, and exp(−∞) = 0")
+        self.step(
+            self.carry([score.labels[0, j] for j in self.slots_shown], [exps.labels[0, j] for j in self.slots_shown]),
+            *self.recolour(exps, exps.fill),
+            caption="subtract m, then exponentiate: every exp is ≤ 1, and exp(−∞) = 0",
+        )
         self.add(exps)
         self.step(FadeIn(work.side["exps"]), caption="add them up" + (" (the hidden keys too)" if self.hidden else ""))
-        self.step(self.carry([exps.labels[0, j] for j in self.slots_shown], [weights.labels[0, j] for j in self.slots_shown]), *self.recolour(weights, weights.fill),
-                  FadeIn(work.side["weights"]), caption="divide each by the sum: the weights, which add up to 1")
+        self.step(
+            self.carry([exps.labels[0, j] for j in self.slots_shown], [weights.labels[0, j] for j in self.slots_shown]),
+            *self.recolour(weights, weights.fill),
+            FadeIn(work.side["weights"]),
+            caption="divide each by the sum: the weights, which add up to 1",
+        )
         self.add(weights)
         self.step(*self.convert_rows(grid, [i], lift=weights), caption="the weights take the place of the row's scores")
         self.remove(score, exps, weights)
@@ -197,7 +282,9 @@ class Softmax(RecordScene):
                 value = rec.weights[h, i, j].item()
                 blocked = rec.masked_scores[h, i, j].item() == -math.inf
                 fills[i, j] = self.look.blocked if blocked else grid.colors_for_weight(value)
-                labels[i, j] = grid.number_at(i, j, value=value, source=("weights", h, i, j), decimals=0 if blocked else 2, fill=fills[i, j])
+                labels[i, j] = grid.number_at(
+                    i, j, value=value, source=("weights", h, i, j), decimals=0 if blocked else 2, fill=fills[i, j]
+                )
                 row_labels.append(labels[i, j])
             y = grid.cells[i, grid.shown_columns()[0]].get_y()
             side = []
@@ -212,9 +299,13 @@ class Softmax(RecordScene):
             animations.append(FadeIn(VGroup(*side)))
         changes = self.recolour(grid, fills) + self.replace_labels(grid, labels)
         if lift is not None:  # the worked weights rise into the row they replace, arriving as the old scores leave
-            rising = [self.travelling(lift.labels[0, j]) for j in grid.shown_columns()]  # on their chips, then gone (number first)
+            rising = [
+                self.travelling(lift.labels[0, j]) for j in grid.shown_columns()
+            ]  # on their chips, then gone (number first)
             self.add(*rising)
             self._after_play.append(lambda: self.remove(*rising))
             moves = [copy.animate.move_to(grid.cells[rows[0], j]) for copy, j in zip(rising, grid.shown_columns())]
-            changes.append(self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in rising))))
+            changes.append(
+                self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in rising)))
+            )
         return changes + animations

@@ -42,7 +42,13 @@ _DIGITS = "0123456789"
 def layout_key() -> tuple:
     """Everything besides the string, size, colour and weight that changes how Manim lays a
     ``Text`` out: the canvas in pixels (Pango wraps lines at its width), the frame and the renderer."""
-    return (config.pixel_width, config.pixel_height, float(config.frame_width), float(config.frame_height), str(config.renderer))
+    return (
+        config.pixel_width,
+        config.pixel_height,
+        float(config.frame_width),
+        float(config.frame_height),
+        str(config.renderer),
+    )
 
 
 @contextmanager
@@ -52,7 +58,9 @@ def _text_files_for(layout: tuple):
     otherwise be reused, wrapped, on an 854-pixel one)."""
     folder = config.text_dir
     width, height, *_ = layout
-    config.text_dir = str(Path(folder) / f"{width}x{height}-{hashlib.blake2b(repr(layout).encode(), digest_size=4).hexdigest()}")
+    config.text_dir = str(
+        Path(folder) / f"{width}x{height}-{hashlib.blake2b(repr(layout).encode(), digest_size=4).hexdigest()}"
+    )
     try:
         yield
     finally:
@@ -81,8 +89,14 @@ def _outlines(shown: str, font_size: float, weight: str, layout: tuple) -> Text:
     try:
         with atomic_path(path) as partial, partial.open("wb") as handle:
             glyphs = [glyph.points for glyph in built.submobjects]
-            np.savez(handle, points=np.concatenate(glyphs) if glyphs else np.zeros((0, 3)), sizes=np.array([len(g) for g in glyphs], dtype=np.int64),
-                     meta=np.array([built.initial_height, built.line_spacing, built._font_size]), text=np.array(built.text), original=np.array(built.original_text))
+            np.savez(
+                handle,
+                points=np.concatenate(glyphs) if glyphs else np.zeros((0, 3)),
+                sizes=np.array([len(g) for g in glyphs], dtype=np.int64),
+                meta=np.array([built.initial_height, built.line_spacing, built._font_size]),
+                text=np.array(built.text),
+                original=np.array(built.original_text),
+            )
     except OSError:  # no cache then: the outlines are still built
         pass
     return built
@@ -98,7 +112,18 @@ def text_cache_path(shown: str, font_size: float, weight: str, layout: tuple) ->
     (``.npz`` read without pickles), so a file planted there can at worst be refused."""
     from importlib import metadata
 
-    key = repr((shown, float(font_size), weight, FONT, layout, metadata.version("manim"), metadata.version("manimpango"), TEXT_RECIPE))
+    key = repr(
+        (
+            shown,
+            float(font_size),
+            weight,
+            FONT,
+            layout,
+            metadata.version("manim"),
+            metadata.version("manimpango"),
+            TEXT_RECIPE,
+        )
+    )
     digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     return Path(tempfile.gettempdir()) / "blockviz-text" / f"{digest}.npz"
 
@@ -117,7 +142,13 @@ def _read_outlines(path: Path, shown: str, font_size: float, weight: str, layout
             drawn, original = str(stored["text"]), str(stored["original"])
     except (OSError, ValueError, KeyError, EOFError):
         return None
-    if original != shown or sizes.sum() != len(points) or points.ndim != 2 or points.shape[1:] != (3,) or len(meta) != 3:
+    if (
+        original != shown
+        or sizes.sum() != len(points)
+        or points.ndim != 2
+        or points.shape[1:] != (3,)
+        or len(meta) != 3
+    ):
         return None
     template = _template_text(weight, layout)
     built = template.copy()
@@ -125,7 +156,7 @@ def _read_outlines(path: Path, shown: str, font_size: float, weight: str, layout
     glyphs, start = [], 0
     for size in sizes.tolist():
         piece = glyph.copy()
-        piece.points = points[start:start + size].copy()
+        piece.points = points[start : start + size].copy()
         glyphs.append(piece)
         start += size
     built.submobjects = glyphs
@@ -164,7 +195,9 @@ def text(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", bol
     return mobject
 
 
-def shortened(shown: str, width: float, font_size: float = HEADER_SIZE, color: str = "#ffffff", bold: bool = False) -> Text:
+def shortened(
+    shown: str, width: float, font_size: float = HEADER_SIZE, color: str = "#ffffff", bold: bool = False
+) -> Text:
     """``shown`` as :func:`text` at ``font_size``, its end cut and replaced by "…" until it is at
     most ``width`` wide: headers of one axis keep one size rather than each shrinking to fit.
     ``.shown`` is what is drawn, ``.full`` the whole string."""
@@ -186,7 +219,9 @@ def token_face(token: str) -> str:
     token with no letter, digit or symbol glyph of its own — punctuation, spaces, joiners, such
     as "." — in quotes (“.”), so it is never a lone dot."""
     shown = display_token(token)
-    if shown and all(unicodedata.category(char)[0] in "PZ" or unicodedata.category(char) in ("Cf", "Sk") for char in shown):
+    if shown and all(
+        unicodedata.category(char)[0] in "PZ" or unicodedata.category(char) in ("Cf", "Sk") for char in shown
+    ):
         return f"\u201c{shown}\u201d"
     return shown
 
@@ -201,7 +236,9 @@ def font_size_of(mobject) -> float:
     return size * mobject.height / height if height > 0 else size
 
 
-def number(value: float, font_size: float = NUMBER_SIZE, color: str = "#ffffff", decimals: int = 2, *, source: tuple) -> Text:
+def number(
+    value: float, font_size: float = NUMBER_SIZE, color: str = "#ffffff", decimals: int = 2, *, source: tuple
+) -> Text:
     """A value of the record as shown everywhere (:func:`blockviz.style.format_number`).
 
     ``source`` says which recorded value it is, so a test can read it back:
@@ -236,7 +273,10 @@ def _digit_glyphs(font_size: float, color: str, layout: tuple) -> tuple[list, li
     pair = _text_prototype("00", font_size, color, "NORMAL", layout).submobjects
     advance = pair[1].get_left()[0] - pair[0].get_left()[0]
     zero_left, zero_bottom = row[0].get_left()[0], row[0].get_bottom()[1]
-    offsets = [(glyph.get_left()[0] - (zero_left + index * advance), glyph.get_bottom()[1] - zero_bottom) for index, glyph in enumerate(row)]
+    offsets = [
+        (glyph.get_left()[0] - (zero_left + index * advance), glyph.get_bottom()[1] - zero_bottom)
+        for index, glyph in enumerate(row)
+    ]
     return row, offsets
 
 
@@ -255,7 +295,13 @@ def numeral(shown: str, font_size: float = NUMBER_SIZE, color: str = "#ffffff") 
         if char in _DIGITS and char != "0":
             digit = int(char)
             source = glyphs[digit]
-            shift = np.array([glyph.get_left()[0] + offsets[digit][0] - source.get_left()[0], glyph.get_bottom()[1] + offsets[digit][1] - source.get_bottom()[1], 0.0])
+            shift = np.array(
+                [
+                    glyph.get_left()[0] + offsets[digit][0] - source.get_left()[0],
+                    glyph.get_bottom()[1] + offsets[digit][1] - source.get_bottom()[1],
+                    0.0,
+                ]
+            )
             glyph.set_points(source.points + shift)
     label.text = label.original_text = shown
     label.shown = shown
@@ -274,7 +320,9 @@ def formula_cache_path(mathtext: str, color: str) -> Path:
     (the formula, the colour, matplotlib's version, the settings and the recipe)."""
     import matplotlib
 
-    key = repr((mathtext, color, matplotlib.__version__, sorted(MATHTEXT_SETTINGS.items()), MATHTEXT_POINTS, MATHTEXT_RECIPE))
+    key = repr(
+        (mathtext, color, matplotlib.__version__, sorted(MATHTEXT_SETTINGS.items()), MATHTEXT_POINTS, MATHTEXT_RECIPE)
+    )
     digest = hashlib.blake2b(key.encode(), digest_size=12).hexdigest()
     return Path(tempfile.gettempdir()) / "blockviz-mathtext" / f"{digest}.svg"
 
@@ -306,10 +354,24 @@ def _mathtext_svg(mathtext: str, color: str) -> str:
 
     buffer = io.BytesIO()
     with rc_context(MATHTEXT_SETTINGS):
-        matplotlib_mathtext.math_to_image(mathtext, buffer, prop=FontProperties(size=MATHTEXT_POINTS), format="svg", color=color)
+        matplotlib_mathtext.math_to_image(
+            mathtext, buffer, prop=FontProperties(size=MATHTEXT_POINTS), format="svg", color=color
+        )
     svg = buffer.getvalue().decode("utf-8")
     # Drop the figure's background rectangle: the formula sits on the scene's background.
     return re.sub(r'<g id="patch_1">.*?</g>', "", svg, count=1, flags=re.DOTALL)
 
 
-__all__ = ["text", "number", "numeral", "formula", "slim", "layout_key", "formula_cache_path", "shortened", "token_face", "font_size_of", "ELLIPSIS"]
+__all__ = [
+    "text",
+    "number",
+    "numeral",
+    "formula",
+    "slim",
+    "layout_key",
+    "formula_cache_path",
+    "shortened",
+    "token_face",
+    "font_size_of",
+    "ELLIPSIS",
+]

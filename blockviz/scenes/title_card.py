@@ -69,8 +69,13 @@ class TokenChips(VGroup):
         self.boxes = []
         for label in self.labels:
             box = RoundedRectangle(
-                corner_radius=0.06, width=label.width + 2 * TOKEN_PADDING, height=box_height,
-                stroke_color=look.grid, stroke_width=1.5, fill_color=look.grid, fill_opacity=0.35,
+                corner_radius=0.06,
+                width=label.width + 2 * TOKEN_PADDING,
+                height=box_height,
+                stroke_color=look.grid,
+                stroke_width=1.5,
+                fill_color=look.grid,
+                fill_opacity=0.35,
             )
             label.move_to(box)
             label.shift(UP * (box.get_bottom()[1] + TOKEN_PADDING / 2 + descent - baseline_of(label)))
@@ -149,13 +154,21 @@ class TitleCardLayout(VGroup):
         self.tokens = TokenChips(record.tokens, look, width, TOKEN_BAND if len(self.sentence) else LONG_TOKEN_BAND)
         token_word = "token" if record.n == 1 else "tokens"
         self.grid_note = fit_width(
-            text(f"{record.n} {token_word} → a grid of {record.n} × {cfg.d_model} numbers: one row of d_model numbers per token", NOTE_FONT_SIZE, look.muted),
+            text(
+                f"{record.n} {token_word} → a grid of {record.n} × {cfg.d_model} numbers: one row of d_model numbers per token",
+                NOTE_FONT_SIZE,
+                look.muted,
+            ),
             width,
         )
         attention = "causal" if cfg.causal else "bidirectional"
         shown_sizes = {
-            "d_model": str(cfg.d_model), "n_heads": str(cfg.n_heads), "d_head": str(cfg.d_head),
-            "d_ff": str(cfg.d_ff), "activation": cfg.activation_name, "attention": attention,
+            "d_model": str(cfg.d_model),
+            "n_heads": str(cfg.n_heads),
+            "d_head": str(cfg.d_head),
+            "d_ff": str(cfg.d_ff),
+            "activation": cfg.activation_name,
+            "attention": attention,
         }
         self.sizes = {name: on_baseline(shown, SIZE_VALUE_FONT_SIZE, look.text) for name, shown in shown_sizes.items()}
         self.size_names = {name: on_baseline(name, SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
@@ -175,7 +188,16 @@ class TitleCardLayout(VGroup):
 
     def labels(self) -> list[Text]:
         """Every ``Text`` on the card, for reading back and overlap checks."""
-        return [self.title, *self.sentence, *self.tokens.labels, self.grid_note, *self.sizes.values(), *self.size_names.values(), self.mask_note, *self.weights_note]
+        return [
+            self.title,
+            *self.sentence,
+            *self.tokens.labels,
+            self.grid_note,
+            *self.sizes.values(),
+            *self.size_names.values(),
+            self.mask_note,
+            *self.weights_note,
+        ]
 
 
 def _size_cards(values: list[Text], names: list[Text], gap: float = 0.6) -> VGroup:
@@ -199,7 +221,9 @@ def _sentence_lines(sentence: str, look: Look, width: float) -> VGroup:
     lines = textwrap.wrap(f"\u201c{display_token(sentence)}\u201d", SENTENCE_LINE_CHARACTERS)
     if len(lines) > SENTENCE_MAX_LINES:
         return VGroup()
-    return fit_width(VGroup(*(text(line, SENTENCE_FONT_SIZE, look.text) for line in lines)).arrange(DOWN, buff=0.12), width)
+    return fit_width(
+        VGroup(*(text(line, SENTENCE_FONT_SIZE, look.text) for line in lines)).arrange(DOWN, buff=0.12), width
+    )
 
 
 def _mask_sentence(causal: bool) -> str:
@@ -223,19 +247,27 @@ def weights_sentence(seed: int, source=None) -> tuple[str, str]:
         return "trained weights: blockviz's toy model", source.describe()
     if source is not None and source.is_model:
         last = f" of 0–{source.n_layers - 1}" if source.n_layers else ""
-        note = re.sub(r" \([^)]*\)", "", source.note) if source.note else "the patterns show what this trained layer attends to"
+        note = (
+            re.sub(r" \([^)]*\)", "", source.note)
+            if source.note
+            else "the patterns show what this trained layer attends to"
+        )
         return f"trained weights: {source.model} ({source.family}), layer {source.layer}{last}", note
     if source is not None and source.kind in ("file", "given"):
         whence = f"from {Path(source.path).name}" if source.kind == "file" and source.path else "given, not seeded"
         return f"the weights are {whence}:", "the patterns show what these weights do with this sentence"
-    return (f"the weights are random (seed {seed}), not trained:",
-            "the patterns show the arithmetic of attention, not what words mean")
+    return (
+        f"the weights are random (seed {seed}), not trained:",
+        "the patterns show the arithmetic of attention, not what words mean",
+    )
 
 
 def _weights_lines(seed: int, look: Look, source=None) -> VGroup:
     """:func:`weights_sentence` as two centred lines; ``.shown`` is the whole sentence."""
     first, second = weights_sentence(seed, source)
-    lines = VGroup(text(first, NOTE_FONT_SIZE, look.text), text(second, NOTE_FONT_SIZE, look.muted)).arrange(DOWN, buff=0.1)
+    lines = VGroup(text(first, NOTE_FONT_SIZE, look.text), text(second, NOTE_FONT_SIZE, look.muted)).arrange(
+        DOWN, buff=0.1
+    )
     lines.shown = f"{first} {second}"
     return lines
 
@@ -257,7 +289,9 @@ class TitleCard(RecordScene):
     sizes_time = 0.8
     hold_time = 2.2
 
-    def __init__(self, record: BlockRecord | None = None, token: str | None = None, head: int = 0, theme: str = "dark", **kwargs) -> None:
+    def __init__(
+        self, record: BlockRecord | None = None, token: str | None = None, head: int = 0, theme: str = "dark", **kwargs
+    ) -> None:
         super().__init__(record=record, token=token, head=head, theme=theme, **kwargs)
         if record is not None:
             self.record = record
@@ -285,7 +319,13 @@ class TitleCard(RecordScene):
         self.play(LaggedStart(*chips, lag_ratio=min(0.3, 3.0 / len(chips))), run_time=self.tokens_time)
 
     def reveal_sizes(self, card: TitleCardLayout) -> None:
-        self.play(FadeIn(card.grid_note), FadeIn(card.size_cards), FadeIn(card.mask_note), FadeIn(card.weights_note), run_time=self.sizes_time)
+        self.play(
+            FadeIn(card.grid_note),
+            FadeIn(card.size_cards),
+            FadeIn(card.mask_note),
+            FadeIn(card.weights_note),
+            run_time=self.sizes_time,
+        )
 
 
 __all__ = ["TitleCard", "TitleCardLayout", "TokenChips", "TITLE", "weights_sentence"]

@@ -69,20 +69,40 @@ def input_story(rec) -> InputStory:
     source = rec.source
     layer = source.layer if source.is_model else 0
     if source.is_model and layer > 0:
-        return InputStory((), (), False, f"x: layer {layer - 1}'s output",
-                          f"layer {layer}'s input is the output of layer {layer - 1} — the tokens after {layer} layer{'s' if layer > 1 else ''} of attention and FFN, not embedding + position",
-                          f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters layer {layer}")
+        return InputStory(
+            (),
+            (),
+            False,
+            f"x: layer {layer - 1}'s output",
+            f"layer {layer}'s input is the output of layer {layer - 1} — the tokens after {layer} layer{'s' if layer > 1 else ''} of attention and FFN, not embedding + position",
+            f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters layer {layer}",
+        )
     if rec.architecture.rotary:
-        return InputStory((("embed", "embedding"),), ("=",), False, "input x",
-                          "no position is added: x is the embedding itself; positions enter inside attention, as a rotation of the query and key",
-                          f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters the block")
+        return InputStory(
+            (("embed", "embedding"),),
+            ("=",),
+            False,
+            "input x",
+            "no position is added: x is the embedding itself; positions enter inside attention, as a rotation of the query and key",
+            f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters the block",
+        )
     if source.is_model and rec.architecture.post_norm:
-        return InputStory((("embed", "embedding"), ("pos_embed", "position")), ("+", "LayerNorm"), False, "input x",
-                          "…plus its token type's row, then a LayerNorm: its row of x (that row and the LayerNorm's statistics are not in the record)",
-                          f"every row alike: x = LayerNorm(embedding + position + token type), the {rec.n} × {rec.config.d_model} grid that enters layer 0")
-    return InputStory((("embed", "embedding"), ("pos_embed", "position")), ("+", "="), True, "input x",
-                      "…added entry by entry: its row of the input x",
-                      f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters the block")
+        return InputStory(
+            (("embed", "embedding"), ("pos_embed", "position")),
+            ("+", "LayerNorm"),
+            False,
+            "input x",
+            "…plus its token type's row, then a LayerNorm: its row of x (that row and the LayerNorm's statistics are not in the record)",
+            f"every row alike: x = LayerNorm(embedding + position + token type), the {rec.n} × {rec.config.d_model} grid that enters layer 0",
+        )
+    return InputStory(
+        (("embed", "embedding"), ("pos_embed", "position")),
+        ("+", "="),
+        True,
+        "input x",
+        "…added entry by entry: its row of the input x",
+        f"every row alike: the {rec.n} × {rec.config.d_model} grid that enters the block",
+    )
 
 
 def is_special(rec, i: int) -> bool:
@@ -100,27 +120,55 @@ class TokensToGrid(RecordScene):
     def construct(self) -> None:
         rec = self.record
         story = input_story(rec)
-        title = self.show_title("Tokens become rows of numbers" if not story.name.startswith("x:") else f"Tokens: layer {rec.source.layer}'s input rows")
+        title = self.show_title(
+            "Tokens become rows of numbers"
+            if not story.name.startswith("x:")
+            else f"Tokens: layer {rec.source.layer}'s input rows"
+        )
         sentence, chips, grids = self.build(title, story)
         first, resid = grids.grids[0], grids.grids[-1]
         tokens = "token" if rec.n == 1 else "tokens"
-        self.step(FadeIn(sentence), FadeIn(VGroup(*(VGroup(grid.cell_group, grid.ellipsis_group, grid.names) for grid in grids.grids), *grids.signs)),
-                  caption="one sentence, and the grid it will become")
+        self.step(
+            FadeIn(sentence),
+            FadeIn(
+                VGroup(
+                    *(VGroup(grid.cell_group, grid.ellipsis_group, grid.names) for grid in grids.grids), *grids.signs
+                )
+            ),
+            caption="one sentence, and the grid it will become",
+        )
         drawn = f" ({len(first.shown_rows())} of them drawn)" if len(first.shown_rows()) < rec.n else ""
         special = [i for i in range(rec.n) if is_special(rec, i)]
-        extra = f": the model's own, with {len(special)} special token{'s' if len(special) > 1 else ''} its tokenizer adds (dashed)" if special else ""
-        self.step(self.one_after_another(FadeOut(sentence), FadeIn(chips)), caption=f"the sentence splits into {rec.n} {tokens}{drawn}{extra}")
+        extra = (
+            f": the model's own, with {len(special)} special token{'s' if len(special) > 1 else ''} its tokenizer adds (dashed)"
+            if special
+            else ""
+        )
+        self.step(
+            self.one_after_another(FadeOut(sentence), FadeIn(chips)),
+            caption=f"the sentence splits into {rec.n} {tokens}{drawn}{extra}",
+        )
         row_headers = {id(member) for header in first.row_headers.values() for member in header.get_family()}
-        others = [header for grid in grids.grids for header in grid.header_group if id(header) not in row_headers and header is not grid.names]
+        others = [
+            header
+            for grid in grids.grids
+            for header in grid.header_group
+            if id(header) not in row_headers and header is not grid.names
+        ]
         arrivals = [TransformFromCopy(chips.labels[i], first.row_headers[i]) for i in first.shown_rows()]
         self.step(*arrivals, FadeOut(chips), FadeIn(VGroup(*others)), caption="one row per token")
         self.remove(*(mobject for mobject in self.mobjects if mobject is not title and mobject is not self.caption))
         self.add(grids)
         self.play(self.refit(grids, title, bottom_space=self.bottom_space, grow=1.3), run_time=self.step_time * 0.6)
-        says = {"embed": f"each token's embedding: d_model = {rec.config.d_model} numbers", "pos_embed": "plus the encoding of its position"}
+        says = {
+            "embed": f"each token's embedding: d_model = {rec.config.d_model} numbers",
+            "pos_embed": "plus the encoding of its position",
+        }
         if rec.source.is_model:
-            says = {"embed": f"each token's embedding, its row of the model's table: d_model = {rec.config.d_model} numbers",
-                    "pos_embed": "plus its position's row of the model's position table"}
+            says = {
+                "embed": f"each token's embedding, its row of the model's table: d_model = {rec.config.d_model} numbers",
+                "pos_embed": "plus its position's row of the model's position table",
+            }
         for grid, (field, _) in zip(grids.grids, story.terms):
             self.step(*self.fill_cells(grid), caption=says[field])
         if story.terms:
@@ -158,7 +206,9 @@ class TokensToGrid(RecordScene):
         """Height kept for the caption: a trained model's captions say more (two lines)."""
         return 1.35 if self.record.source.is_model else 0.9
 
-    def grid_row(self, fields: list[str], names: list[str], story: InputStory, slots, columns, widen: float = 1.0) -> VGroup:
+    def grid_row(
+        self, fields: list[str], names: list[str], story: InputStory, slots, columns, widen: float = 1.0
+    ) -> VGroup:
         """The grids of ``fields`` side by side with their signs, drawing ``columns``: ``.grids``,
         ``.signs``. One or two grids get cells widened to share ``widen`` × :data:`ROW_WIDTH`
         (they fill the frame as three do); 0: cells as wide as their numbers."""
@@ -166,13 +216,37 @@ class TokensToGrid(RecordScene):
         d_model = rec.config.d_model
         shown_columns = [j for j in columns if j is not None]
         shown_rows = [i for i in slots if i is not None]
-        width = CELL_WIDTH if len(fields) == 3 or not widen else column_width(len(shown_columns), width=widen * ROW_WIDTH / len(fields))
-        widest = max(cell_width_for([[rec.tensors[field][i, j].item() for j in shown_columns] for i in shown_rows]) for field in fields)
-        common = dict(look=look, row_slots=slots, column_slots=columns, show_numbers=False, filled=False, cell_height=row_height(len(slots), height=4.2),
-                      cell_width=max(width, widest), fit_numbers=False)  # as wide as the numbers drawn (a hidden column's may be far wider)
+        width = (
+            CELL_WIDTH
+            if len(fields) == 3 or not widen
+            else column_width(len(shown_columns), width=widen * ROW_WIDTH / len(fields))
+        )
+        widest = max(
+            cell_width_for([[rec.tensors[field][i, j].item() for j in shown_columns] for i in shown_rows])
+            for field in fields
+        )
+        common = dict(
+            look=look,
+            row_slots=slots,
+            column_slots=columns,
+            show_numbers=False,
+            filled=False,
+            cell_height=row_height(len(slots), height=4.2),
+            cell_width=max(width, widest),
+            fit_numbers=False,
+        )  # as wide as the numbers drawn (a hidden column's may be far wider)
         labels = axis_labels("d_model", rec.tokens, d_model)
-        grids = [NumberGrid(rec.tensors[field], self.token_names if k == 0 else None, labels, source=(field,), color_limit=self.limit(field), **common)
-                 for k, field in enumerate(fields)]
+        grids = [
+            NumberGrid(
+                rec.tensors[field],
+                self.token_names if k == 0 else None,
+                labels,
+                source=(field,),
+                color_limit=self.limit(field),
+                **common,
+            )
+            for k, field in enumerate(fields)
+        ]
         for grid, name in zip(grids, names):
             grid.names = text(name, NAME_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.2)
             grid.header_group.add(grid.names)
@@ -210,8 +284,11 @@ class TokensToGrid(RecordScene):
         """Whether every drawn entry of the last of ``fields`` (x) is, as shown, the sum of the
         others' entries as shown: else the grids are joined by "≈"."""
         tensors = self.record.tensors
-        return all(adds_up_as_written([tensors[field][i, j].item() for field in fields[:-1]], tensors[fields[-1]][i, j].item())
-                   for i in rows for j in columns)
+        return all(
+            adds_up_as_written([tensors[field][i, j].item() for field in fields[:-1]], tensors[fields[-1]][i, j].item())
+            for i in rows
+            for j in columns
+        )
 
     def joiner(self, shown: str):
         """A sign between two grids: "+", "=" or "≈" large; a named step (LayerNorm) as an arrow under its name."""
@@ -219,7 +296,14 @@ class TokensToGrid(RecordScene):
         if shown in ("+", "=", "≈"):
             return text(shown, TITLE_SIZE, look.text)
         name = text(shown, NAME_SIZE, look.text)
-        arrow = Arrow(name.get_left(), name.get_right(), buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.15)
+        arrow = Arrow(
+            name.get_left(),
+            name.get_right(),
+            buff=0,
+            color=look.muted,
+            stroke_width=3,
+            max_tip_length_to_length_ratio=0.15,
+        )
         return VGroup(name, arrow.next_to(name, DOWN, buff=0.08))
 
     def chips(self, slots) -> VGroup:
@@ -232,10 +316,19 @@ class TokensToGrid(RecordScene):
                 parts.append(text(ELLIPSIS_ACROSS, WORK_SIZE, look.muted))
                 continue
             label = text(self.token_names[i], WORK_SIZE, look.text)
-            box = RoundedRectangle(corner_radius=0.06, width=label.width + 0.24, height=0.5, stroke_color=look.grid, stroke_width=1.5,
-                                   fill_color=look.grid, fill_opacity=0.35)
+            box = RoundedRectangle(
+                corner_radius=0.06,
+                width=label.width + 0.24,
+                height=0.5,
+                stroke_color=look.grid,
+                stroke_width=1.5,
+                fill_color=look.grid,
+                fill_opacity=0.35,
+            )
             if is_special(rec, i):
-                outline = DashedVMobject(box.copy().set_fill(opacity=0).set_stroke(look.highlight, width=2.5), num_dashes=24)
+                outline = DashedVMobject(
+                    box.copy().set_fill(opacity=0).set_stroke(look.highlight, width=2.5), num_dashes=24
+                )
                 box.set_stroke(opacity=0)
                 parts.append(VGroup(box, outline, label.move_to(box)))
             else:
@@ -258,9 +351,16 @@ class TokensToGrid(RecordScene):
         (each highlighted grid on its own: no box crosses a sign)."""
         lights = [Highlight(self.look, grid.row(i)) for grid in (*terms, resid)]
         names = " plus its position" if len(terms) > 1 else ""
-        self.step(*(FadeIn(light) for light in lights), caption=f"“{self.token_name(i)}”, row {i} counting from 0: its embedding{names}…")
+        self.step(
+            *(FadeIn(light) for light in lights),
+            caption=f"“{self.token_name(i)}”, row {i} counting from 0: its embedding{names}…",
+        )
         columns = resid.shown_columns()
         sources = [grid.labels[i, j] for grid in terms for j in columns]
         targets = [resid.cells[i, j] for _ in terms for j in columns]
-        self.play(self.send(sources, targets), *(FadeOut(light, rate_func=out_before_the_move) for light in lights), run_time=self.step_time)
+        self.play(
+            self.send(sources, targets),
+            *(FadeOut(light, rate_func=out_before_the_move) for light in lights),
+            run_time=self.step_time,
+        )
         self.step(*self.fill_cells(resid, [i]), caption=story.says)

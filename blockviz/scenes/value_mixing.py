@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Line, VGroup
+from manim import DOWN, RIGHT, UP, Line, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
@@ -18,7 +18,9 @@ NAME = "value-mixing"
 ORDER = 90
 DESCRIPTION = "weights scale the value rows; the scaled rows add up to the output row"
 CHAPTER = "Value mixing"
-CAPTION = "A token's weights scale the value rows, and the scaled rows add up to its output row, as long as one value vector."
+CAPTION = (
+    "A token's weights scale the value rows, and the scaled rows add up to its output row, as long as one value vector."
+)
 
 HEAD_SLOTS = 3
 """Columns drawn of each d_head-wide grid (three side by side)."""
@@ -43,7 +45,10 @@ class ValueMixing(RecordScene):
         for i in self.detailed_rows(values.shown_rows()):
             shown = self.mix_row(i, values, output, shown)
         rest = [i for i in output.shown_rows() if (i, output.shown_columns()[0]) not in output.labels]
-        self.step(*self.fill(output, rest), caption=f"every output row: {rec.config.d_head} numbers, as many as a value vector")
+        self.step(
+            *self.fill(output, rest),
+            caption=f"every output row: {rec.config.d_head} numbers, as many as a value vector",
+        )
 
     # -- layout ---------------------------------------------------------------------------------
     def column_sums(self, i: int) -> list[tuple[list[float], float]]:
@@ -65,27 +70,53 @@ class ValueMixing(RecordScene):
         self.hidden = len(self.rows_shown) < rec.n
         worked = self.detailed_rows(self.rows_shown)
         self.decimals = {i: sum_decimals(self.column_sums(i)) for i in worked}
-        self.product_width = max([CELL_WIDTH] + [cell_width_for(rec.weighted_values(h, i), d) for i, d in self.decimals.items()])
+        self.product_width = max(
+            [CELL_WIDTH] + [cell_width_for(rec.weighted_values(h, i), d) for i, d in self.decimals.items()]
+        )
         extra = 2 if self.hidden else 1  # the Σ row, and the hidden rows' row
         height = row_height(len(slots) + extra, height=4.2, most=0.8)
         common = dict(row_slots=slots, column_slots=self.column_slots(), cell_height=height)
         columns = axis_labels("d_head", rec.tokens, rec.config.d_head)
-        values = NumberGrid(rec.value[h], self.token_names, columns, look, source=("value", h), color_limit=self.limit("value"),
-                            column_header_color=look.value, **common)
+        values = NumberGrid(
+            rec.value[h],
+            self.token_names,
+            columns,
+            look,
+            source=("value", h),
+            color_limit=self.limit("value"),
+            column_header_color=look.value,
+            **common,
+        )
         values.header_group.add(text("value", CAPTION_SIZE - 4, look.value).next_to(values.body(), DOWN, buff=0.2))
-        output = NumberGrid(rec.head_outputs[h], None, columns, look, source=("head_outputs", h), color_limit=self.limit("head_outputs"),
-                            show_numbers=False, filled=False, column_header_color=look.output, **common)
+        output = NumberGrid(
+            rec.head_outputs[h],
+            None,
+            columns,
+            look,
+            source=("head_outputs", h),
+            color_limit=self.limit("head_outputs"),
+            show_numbers=False,
+            filled=False,
+            column_header_color=look.output,
+            **common,
+        )
         output.header_group.add(text("output", CAPTION_SIZE - 4, look.output).next_to(output.body(), DOWN, buff=0.2))
 
-        hidden = hidden_note(len(output.shown_columns()), rec.config.d_head, "columns")  # a wide head: "62 of 64 columns hidden"
+        hidden = hidden_note(
+            len(output.shown_columns()), rec.config.d_head, "columns"
+        )  # a wide head: "62 of 64 columns hidden"
         if hidden:
-            output.header_group.add(text(hidden, NOTE_SIZE, look.muted).next_to(output.header_group[-1], DOWN, buff=0.12))
+            output.header_group.add(
+                text(hidden, NOTE_SIZE, look.muted).next_to(output.header_group[-1], DOWN, buff=0.12)
+            )
         times, equals = text("×", TITLE_SIZE, look.text), text("=", TITLE_SIZE, look.text)
         # Stand-ins fix where each query's weight column and products go.
         self.weights_slot, self.products_slot = self.weight_grid(self.focus), self.product_grid(self.focus)
         layout = VGroup(values, times, self.weights_slot, equals, self.products_slot, output).arrange(RIGHT, buff=0.35)
         for grid in (self.weights_slot, self.products_slot, output):
-            grid.align_to(values.cell_group, UP).shift(UP * (values.cell_group.get_top()[1] - grid.cell_group.get_top()[1]))
+            grid.align_to(values.cell_group, UP).shift(
+                UP * (values.cell_group.get_top()[1] - grid.cell_group.get_top()[1])
+            )
         output.shift(RIGHT * 0.4)
         sums_stand_in = self.sum_rows(self.focus, self.products_slot)
         self.place(VGroup(layout, sums_stand_in), title, bottom_space=1.1, grow=1.6)  # Σ clear of the caption
@@ -96,9 +127,22 @@ class ValueMixing(RecordScene):
     def weight_grid(self, i: int) -> NumberGrid:
         rec, h = self.record, self.h
         blocked = (rec.mask[i] == float("-inf"))[:, None]
-        grid = NumberGrid(rec.weights[h, i][:, None], None, ["weight"], self.look, colors="weights", blocked=blocked,
-                          source=lambda j, _: ("weights", h, i, j), row_slots=self.values_slots(), cell_width=1.0, cell_height=self.cell_height())
-        name = VGroup(text("of", CAPTION_SIZE - 4, self.look.muted), text(f"“{self.token_name(i)}”", CAPTION_SIZE - 4, self.look.query)).arrange(DOWN, buff=0.08)
+        grid = NumberGrid(
+            rec.weights[h, i][:, None],
+            None,
+            ["weight"],
+            self.look,
+            colors="weights",
+            blocked=blocked,
+            source=lambda j, _: ("weights", h, i, j),
+            row_slots=self.values_slots(),
+            cell_width=1.0,
+            cell_height=self.cell_height(),
+        )
+        name = VGroup(
+            text("of", CAPTION_SIZE - 4, self.look.muted),
+            text(f"“{self.token_name(i)}”", CAPTION_SIZE - 4, self.look.query),
+        ).arrange(DOWN, buff=0.08)
         grid.header_group.add(name.next_to(grid.body(), DOWN, buff=0.2))
         return grid
 
@@ -120,10 +164,23 @@ class ValueMixing(RecordScene):
     def product_grid(self, i: int) -> NumberGrid:
         """The value rows scaled by query i's weights, on the values' colour scale."""
         rec, h = self.record, self.h
-        blocked = (rec.mask[i] == float("-inf"))[:, None].expand(rec.n, rec.config.d_head)  # 0 · value: grey "0", like the weight
-        grid = NumberGrid(rec.weighted_values(h, i), None, axis_labels("d_head", rec.tokens, rec.config.d_head), self.look, blocked=blocked,
-                          source=lambda j, c: ("weighted_values", h, i, j, c), color_limit=self.limit("value"), row_slots=self.values_slots(),
-                          column_slots=self.column_slots(), decimals=self.decimals.get(i, 2), cell_width=self.product_width, cell_height=self.cell_height())
+        blocked = (rec.mask[i] == float("-inf"))[:, None].expand(
+            rec.n, rec.config.d_head
+        )  # 0 · value: grey "0", like the weight
+        grid = NumberGrid(
+            rec.weighted_values(h, i),
+            None,
+            axis_labels("d_head", rec.tokens, rec.config.d_head),
+            self.look,
+            blocked=blocked,
+            source=lambda j, c: ("weighted_values", h, i, j, c),
+            color_limit=self.limit("value"),
+            row_slots=self.values_slots(),
+            column_slots=self.column_slots(),
+            decimals=self.decimals.get(i, 2),
+            cell_width=self.product_width,
+            cell_height=self.cell_height(),
+        )
         grid.name = text("weight × value", CAPTION_SIZE - 4, self.look.value).next_to(grid.body(), DOWN, buff=0.2)
         grid.header_group.add(grid.name)
         return grid
@@ -145,22 +202,37 @@ class ValueMixing(RecordScene):
             terms = [products.labels[j, c] for j in self.rows_shown]
             if self.hidden:
                 shown = [(weighted[j, c].item(), ("weighted_values", h, i, j, c)) for j in self.rows_shown]
-                rest = remainder(rec.head_outputs[h, i, c].item(), ("head_outputs", h, i, c), shown, size, look.muted, products.decimals)
+                rest = remainder(
+                    rec.head_outputs[h, i, c].item(),
+                    ("head_outputs", h, i, c),
+                    shown,
+                    size,
+                    look.muted,
+                    products.decimals,
+                )
                 rows.add(rest.scale(scale).move_to([x, y_hidden, 0]))
                 terms.append(rest)
-            total = number(rec.head_outputs[h, i, c].item(), size, look.text, source=("head_outputs", h, i, c)).scale(scale).move_to([x, y_total, 0])
+            total = (
+                number(rec.head_outputs[h, i, c].item(), size, look.text, source=("head_outputs", h, i, c))
+                .scale(scale)
+                .move_to([x, y_total, 0])
+            )
             totals[c] = total
             rows.add(total)
             sums.append((terms, total))
         left = products.cell_group.get_left()[0]
         names = VGroup()
         if self.hidden:
-            hidden = text(f"+ {rec.n - len(self.rows_shown)} more", size, look.muted).scale(scale)  # the rows under ⋮, as one term a column
+            hidden = text(f"+ {rec.n - len(self.rows_shown)} more", size, look.muted).scale(
+                scale
+            )  # the rows under ⋮, as one term a column
             names.add(hidden.move_to([left - 0.12 * scale - hidden.width / 2, y_hidden, 0]))
         signs = "=" if all(exact(terms, total) for terms, total in sums) else "≈"
         names.add(text(f"Σ {signs}", size, look.text).scale(scale).move_to([left - 0.45 * scale, y_total, 0]))
         rule_y = y_total + pitch / 2
-        rule = Line([left, rule_y, 0], [products.cell_group.get_right()[0], rule_y, 0], color=look.muted, stroke_width=2)
+        rule = Line(
+            [left, rule_y, 0], [products.cell_group.get_right()[0], rule_y, 0], color=look.muted, stroke_width=2
+        )
         group = VGroup(rows, names, rule)
         group.totals, group.sums = totals, sums
         return group
@@ -171,7 +243,7 @@ class ValueMixing(RecordScene):
 
     # -- steps ----------------------------------------------------------------------------------
     def mix_row(self, i, values, output, previous):
-        rec, h, look = self.record, self.h, self.look
+        _rec, _h, look = self.record, self.h, self.look
         weights = self.placed(self.weight_grid(i), self.weights_slot)
         products = self.placed(self.product_grid(i), self.products_slot)
         products.name.next_to(products.body(), DOWN, buff=0.2 * products.scale_now)
@@ -185,11 +257,18 @@ class ValueMixing(RecordScene):
         sources = [values.labels[j, c] for j in self.rows_shown for c in products.shown_columns()]
         targets = [products.labels[j, c] for j in self.rows_shown for c in products.shown_columns()]
         factors = [weights.labels[j, 0] for j in self.rows_shown for _ in products.shown_columns()]
-        self.step(FadeIn(frame), self.carry(sources, targets), *self.equals_sign("=" if products_hold(factors, sources, targets) else "≈"),
-                  caption="each value row times its weight")
+        self.step(
+            FadeIn(frame),
+            self.carry(sources, targets),
+            *self.equals_sign("=" if products_hold(factors, sources, targets) else "≈"),
+            caption="each value row times its weight",
+        )
         self.remove(frame, *targets)
         self.add(products)
-        self.step(FadeIn(sums), caption="add the scaled rows down each column" + (" (the hidden rows as one term)" if self.hidden else ""))
+        self.step(
+            FadeIn(sums),
+            caption="add the scaled rows down each column" + (" (the hidden rows as one term)" if self.hidden else ""),
+        )
         light = Highlight(look, output.row(i))
         fills = {(i, c): output.color_of(output.values[i][c]) for c in output.shown_columns()}
         labels = {(i, c): output.number_at(i, c, fill=fills[i, c]) for c in output.shown_columns()}
@@ -197,8 +276,12 @@ class ValueMixing(RecordScene):
         for (row, c), label in labels.items():
             output.set_label(row, c, label)
         self.adopt(output, list(labels.values()))
-        self.step(*landing, self.carry([sums.totals[c] for c in output.shown_columns()], list(labels.values())), FadeIn(light, rate_func=second_half),  # after the sums fly in
-                  caption=f"= the output row of “{self.token_name(i)}”")
+        self.step(
+            *landing,
+            self.carry([sums.totals[c] for c in output.shown_columns()], list(labels.values())),
+            FadeIn(light, rate_func=second_half),  # after the sums fly in
+            caption=f"= the output row of “{self.token_name(i)}”",
+        )
         return VGroup(weights, products, sums, light)
 
     def equals_sign(self, sign: str) -> list:

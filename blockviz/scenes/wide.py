@@ -8,7 +8,7 @@ one explicit term (:func:`blockviz.scenes.block_helpers.remainder`).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from blockviz.scenes.grids import slots_between
 

@@ -14,8 +14,10 @@ NAME = "worked-example"
 ORDER = 10
 DESCRIPTION = "scores 0 and ln 3 → exp(s − max) ⅓ and 1 → weights ¼, ¾ → ¼·(2, 0) + ¾·(0, 4) = (0.5, 3)"
 CHAPTER = "A worked example"
-CAPTION = ("Scores 0 and ln 3, less the larger, exponentiate to ⅓ and 1, which sum to 4/3: "
-           "the weights are ¼ and ¾, and the mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3).")
+CAPTION = (
+    "Scores 0 and ln 3, less the larger, exponentiate to ⅓ and 1, which sum to 4/3: "
+    "the weights are ¼ and ¾, and the mixture ¼·(2, 0) + ¾·(0, 4) = (0.5, 3)."
+)
 
 EXACT = {"scores": "(0, ln 3)", "row_max": "ln 3", "exp_scores": "(⅓, 1)", "exp_sum": "4/3", "weights": "(¼, ¾)"}
 """The example's numbers as the guide writes them, beside their rounded values (tests check they agree)."""
@@ -39,19 +41,27 @@ class WorkedExample(RecordScene):
     def construct(self) -> None:
         title = self.show_title("A worked example: one query, two keys")
         lines = self.build_lines()
-        equations = VGroup(formula(r"$w_j = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},\quad m = \max_k s_k$", self.look.text, 30),
-                           formula(r"$z = \sum_j w_j\, v_j$", self.look.text, 30)).arrange(RIGHT, buff=1.0)
+        equations = VGroup(
+            formula(r"$w_j = \frac{e^{s_j - m}}{\sum_k e^{s_k - m}},\quad m = \max_k s_k$", self.look.text, 30),
+            formula(r"$z = \sum_j w_j\, v_j$", self.look.text, 30),
+        ).arrange(RIGHT, buff=1.0)
         layout = VGroup(equations, lines).arrange(DOWN, buff=0.45)
         self.place(layout, title, grow=1.4)
         # The worksheet first: the formulas and every line's name; each line's numbers then arrive in turn.
-        self.step(FadeIn(equations), FadeIn(VGroup(*(line[0] for line in lines))), caption="softmax and mixing on numbers small enough to check by hand")
+        self.step(
+            FadeIn(equations),
+            FadeIn(VGroup(*(line[0] for line in lines))),
+            caption="softmax and mixing on numbers small enough to check by hand",
+        )
         for line, caption in zip(lines, CAPTIONS):
             self.step(FadeIn(VGroup(*line[1:])), caption=caption)
 
     def value(self, field: str, *index, color: str | None = None, decimals: int = 2):
         """The example's ``field[index]`` as a number label."""
         tensor = getattr(worked_example(), field)
-        return number(tensor[index].item(), WORK_SIZE, color or self.look.text, decimals, source=("worked_example", field, *index))
+        return number(
+            tensor[index].item(), WORK_SIZE, color or self.look.text, decimals, source=("worked_example", field, *index)
+        )
 
     def vector(self, field: str, *index, color: str | None = None, decimals: int = 2) -> VGroup:
         """``(a, b)`` of the example's ``field[index]`` (a vector), entries at ``vector[1]``, ``vector[3]``."""
@@ -68,7 +78,9 @@ class WorkedExample(RecordScene):
 
     def line(self, name: str, *parts) -> VGroup:
         look = self.look
-        pieces = [text(name, WORK_SIZE, look.muted)] + [text(part, WORK_SIZE, look.text) if isinstance(part, str) else part for part in parts]
+        pieces = [text(name, WORK_SIZE, look.muted)] + [
+            text(part, WORK_SIZE, look.text) if isinstance(part, str) else part for part in parts
+        ]
         return VGroup(*pieces).arrange(RIGHT, buff=0.18)
 
     def build_lines(self) -> VGroup:
@@ -77,7 +89,9 @@ class WorkedExample(RecordScene):
         total = self.value("exp_sum")
         self.shown_sum(exps, total)
         weighted = [self.vector("weighted_values", j, color=look.value) for j in range(2)]
-        terms = [self.vector("weighted_values", j, color=look.value) for j in range(2)]  # the same, written again to add
+        terms = [
+            self.vector("weighted_values", j, color=look.value) for j in range(2)
+        ]  # the same, written again to add
         mixture = self.vector("mixture", color=look.output)
         for c in range(2):
             self.shown_sum([vector[1 + 2 * c] for vector in terms], mixture[1 + 2 * c])
@@ -87,8 +101,20 @@ class WorkedExample(RecordScene):
             self.line("exp(s − m)", self.vector("exp_scores"), f"= {EXACT['exp_scores']}"),
             self.line("sum", exps[0], "+", exps[1], "=", total, f"= {EXACT['exp_sum']}"),
             self.line("weights", self.vector("weights"), f"= {EXACT['weights']}"),
-            self.line("weighted values", self.value("weights", 0), "·", self.vector("values", 0, color=look.value, decimals=0), "=", weighted[0], "and",
-                      self.value("weights", 1), "·", self.vector("values", 1, color=look.value, decimals=0), "=", weighted[1]),
+            self.line(
+                "weighted values",
+                self.value("weights", 0),
+                "·",
+                self.vector("values", 0, color=look.value, decimals=0),
+                "=",
+                weighted[0],
+                "and",
+                self.value("weights", 1),
+                "·",
+                self.vector("values", 1, color=look.value, decimals=0),
+                "=",
+                weighted[1],
+            ),
             self.line("mixture", terms[0], "+", terms[1], "=", mixture),
         ).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
         return lines

@@ -23,7 +23,9 @@ TOY = "toy"
 """The name ``--model`` takes for the toy model shipped with blockviz."""
 CARD = "card.json"
 """The model card, the file that marks a toy model folder."""
-PACKAGED = Path(__file__).parent / "trained-model"  # not a name Python could import: setuptools ships it as data, without warning
+PACKAGED = (
+    Path(__file__).parent / "trained-model"
+)  # not a name Python could import: setuptools ships it as data, without warning
 """The folder of the model shipped with blockviz (``--model toy``)."""
 
 

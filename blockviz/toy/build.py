@@ -17,9 +17,11 @@ from blockviz.toy.folder import TIMING, write_folder
 from blockviz.toy.lessons import LessonFigures, measure, referent_accuracy
 from blockviz.toy.training import Trained, TrainOptions, deterministic, run_model, train
 
-DEFAULT_SIZE_NOTE = ("d_model 8, 2 heads, d_ff 16: the smallest size tried that meets every lesson goal "
-                     "(d_model 4, 2 heads, d_ff 8 met none, in 3 seeds of 6,000 steps); at these sizes 2 seeds of 10 meet every goal, "
-                     "and this seed is one")
+DEFAULT_SIZE_NOTE = (
+    "d_model 8, 2 heads, d_ff 16: the smallest size tried that meets every lesson goal "
+    "(d_model 4, 2 heads, d_ff 8 met none, in 3 seeds of 6,000 steps); at these sizes 2 seeds of 10 meet every goal, "
+    "and this seed is one"
+)
 """What the card of a model trained with the default sizes says about them."""
 
 

@@ -25,13 +25,20 @@ def parameter_counts(trained: Trained) -> dict[str, int]:
     embeddings = params["W_E"].numel() + params["W_pos"].numel()
     unembedding = sum(params[name].numel() for name in ("ln_f.weight", "ln_f.bias", "W_U"))
     total = sum(tensor.numel() for tensor in params.values())
-    return {"block": total - embeddings - unembedding, "embeddings": embeddings, "unembedding": unembedding, "total": total}
+    return {
+        "block": total - embeddings - unembedding,
+        "embeddings": embeddings,
+        "unembedding": unembedding,
+        "total": total,
+    }
 
 
 def about(trained: Trained) -> str:
     """The one-line description the record's source and the title card carry."""
-    return (f"trained: one block, {parameter_counts(trained)['total']:,} parameters, "
-            f"on {trained.corpus_size:,} generated sentences, loss {trained.loss:.2f}")
+    return (
+        f"trained: one block, {parameter_counts(trained)['total']:,} parameters, "
+        f"on {trained.corpus_size:,} generated sentences, loss {trained.loss:.2f}"
+    )
 
 
 def model_card(trained: Trained, lessons: LessonFigures, referent_accuracy: float, size_note: str | None) -> dict:
@@ -43,22 +50,46 @@ def model_card(trained: Trained, lessons: LessonFigures, referent_accuracy: floa
     card = {
         "format": FORMAT,
         "about": about(trained),
-        "config": {key: value for key, value in config.to_dict().items() if key in
-                   ("d_model", "n_heads", "d_ff", "activation", "positional", "ln_eps", "seed", "max_tokens", "vocab_size")},
+        "config": {
+            key: value
+            for key, value in config.to_dict().items()
+            if key
+            in ("d_model", "n_heads", "d_ff", "activation", "positional", "ln_eps", "seed", "max_tokens", "vocab_size")
+        },
         "parameters": parameter_counts(trained),
-        "training": {"steps": options.steps, "seed": options.seed, "batch": options.batch, "learning_rate": options.learning_rate,
-                     "weight_decay": options.weight_decay, "warmup": options.warmup, "attention_init": options.attention_init,
-                     "position_init": options.position_init, "checkpoints": list(options.checkpoints), "optimiser": OPTIMISER,
-                     "deterministic": "one thread, torch.use_deterministic_algorithms(True), seeded: the same options give the same bytes on one machine"},
-        "corpus": {**options.corpus.to_dict(), "held_out_pairs": {name: sorted(map(list, pairs)) for name, pairs in held.items()}},
+        "training": {
+            "steps": options.steps,
+            "seed": options.seed,
+            "batch": options.batch,
+            "learning_rate": options.learning_rate,
+            "weight_decay": options.weight_decay,
+            "warmup": options.warmup,
+            "attention_init": options.attention_init,
+            "position_init": options.position_init,
+            "checkpoints": list(options.checkpoints),
+            "optimiser": OPTIMISER,
+            "deterministic": "one thread, torch.use_deterministic_algorithms(True), seeded: the same options give the same bytes on one machine",
+        },
+        "corpus": {
+            **options.corpus.to_dict(),
+            "held_out_pairs": {name: sorted(map(list, pairs)) for name, pairs in held.items()},
+        },
         "final_loss": round(trained.loss, 4),
-        "held_out_accuracy": {"it_to_subject": lessons.held_out, "referent_predicted": round(referent_accuracy, 4),
-                              "what": "50 generated sentences whose noun pairs were held out of training: the share on which the 'it' head puts the most "
-                                      "weight (≥ 0.5) on the subject, and the share on which '. the ADJECTIVE' is followed by the right noun (top prediction)"},
+        "held_out_accuracy": {
+            "it_to_subject": lessons.held_out,
+            "referent_predicted": round(referent_accuracy, 4),
+            "what": "50 generated sentences whose noun pairs were held out of training: the share on which the 'it' head puts the most "
+            "weight (≥ 0.5) on the subject, and the share on which '. the ADJECTIVE' is followed by the right noun (top prediction)",
+        },
         "lessons": {**lessons.to_dict(), "sentences": LESSON_SENTENCES},
         "checkpoints": sorted(trained.checkpoints),
-        "files": {WEIGHTS: "parameters by their record names", VOCABULARY: "words in id order", CARD: "this card",
-                  CHECKPOINTS: "lesson sentences' attention weights at each checkpoint", TIMING: "seconds the training took (differs every run)"},
+        "files": {
+            WEIGHTS: "parameters by their record names",
+            VOCABULARY: "words in id order",
+            CARD: "this card",
+            CHECKPOINTS: "lesson sentences' attention weights at each checkpoint",
+            TIMING: "seconds the training took (differs every run)",
+        },
     }
     if size_note:
         card["sizes"] = size_note
@@ -73,16 +104,26 @@ def model_files(trained: Trained, card: dict) -> dict[str, bytes]:
     """Every reproducible file of the model folder, by name, as bytes."""
     from safetensors.torch import save
 
-    weights = {name: tensor.detach().contiguous().float() for name, tensor in trained.model.parameters_by_name().items()}
-    checkpoint_tensors = {f"step{step}.{lesson}": weights_.contiguous().float()
-                          for step, (_, by_lesson) in sorted(trained.checkpoints.items()) for lesson, weights_ in by_lesson.items()}
-    checkpoint_meta = {"steps": sorted(trained.checkpoints), "losses": [None if loss != loss else round(loss, 4) for _, (loss, _) in sorted(trained.checkpoints.items())],
-                       "lessons": LESSON_SENTENCES}
+    weights = {
+        name: tensor.detach().contiguous().float() for name, tensor in trained.model.parameters_by_name().items()
+    }
+    checkpoint_tensors = {
+        f"step{step}.{lesson}": weights_.contiguous().float()
+        for step, (_, by_lesson) in sorted(trained.checkpoints.items())
+        for lesson, weights_ in by_lesson.items()
+    }
+    checkpoint_meta = {
+        "steps": sorted(trained.checkpoints),
+        "losses": [None if loss != loss else round(loss, 4) for _, (loss, _) in sorted(trained.checkpoints.items())],
+        "lessons": LESSON_SENTENCES,
+    }
     return {
         WEIGHTS: save(weights, metadata={"blockviz": json.dumps({"format": FORMAT}, sort_keys=True)}),
         VOCABULARY: _json_bytes(list(trained.vocabulary.words)),
         CARD: _json_bytes(card),
-        CHECKPOINTS: save(checkpoint_tensors, metadata={"blockviz": json.dumps(checkpoint_meta, sort_keys=True, ensure_ascii=False)}),
+        CHECKPOINTS: save(
+            checkpoint_tensors, metadata={"blockviz": json.dumps(checkpoint_meta, sort_keys=True, ensure_ascii=False)}
+        ),
     }
 
 

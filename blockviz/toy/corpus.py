@@ -53,25 +53,41 @@ class Relation:
 
 
 RELATIONS = (
-    Relation("crossing",
-             subjects=("chicken", "cat", "dog", "horse", "duck", "goat"),
-             objects=("road", "river", "street", "bridge", "field"),
-             verbs=("cross", "climb over"),
-             subject_adjectives=("tired", "scared", "slow"),
-             object_adjectives=("wide", "busy", "long")),
-    Relation("fitting",
-             subjects=("trophy", "ball", "book", "lamp", "cake", "coat"),
-             objects=("suitcase", "bag", "box", "drawer", "basket"),
-             verbs=("fit in", "go into"),
-             subject_adjectives=("big", "large", "tall"),
-             object_adjectives=("small", "narrow", "full")),
+    Relation(
+        "crossing",
+        subjects=("chicken", "cat", "dog", "horse", "duck", "goat"),
+        objects=("road", "river", "street", "bridge", "field"),
+        verbs=("cross", "climb over"),
+        subject_adjectives=("tired", "scared", "slow"),
+        object_adjectives=("wide", "busy", "long"),
+    ),
+    Relation(
+        "fitting",
+        subjects=("trophy", "ball", "book", "lamp", "cake", "coat"),
+        objects=("suitcase", "bag", "box", "drawer", "basket"),
+        verbs=("fit in", "go into"),
+        subject_adjectives=("big", "large", "tall"),
+        object_adjectives=("small", "narrow", "full"),
+    ),
 )
 """The two relations, after the classic pair: a creature and the way it crosses, a thing and
 what it goes into. (A tenth of the 30 noun pairs of each is held out; at d_model 8 a larger
 grammar — 10 subjects, 8 objects, 5 + 5 adjectives — was not learned in 4,000 steps.)"""
 
-SOUNDS = {"chicken": "clucked", "cat": "purred", "dog": "barked", "horse": "neighed", "duck": "quacked", "goat": "bleated",
-          "trophy": "shone", "ball": "bounced", "book": "fell", "lamp": "flickered", "cake": "melted", "coat": "tore"}
+SOUNDS = {
+    "chicken": "clucked",
+    "cat": "purred",
+    "dog": "barked",
+    "horse": "neighed",
+    "duck": "quacked",
+    "goat": "bleated",
+    "trophy": "shone",
+    "ball": "bounced",
+    "book": "fell",
+    "lamp": "flickered",
+    "cake": "melted",
+    "coat": "tore",
+}
 """What each subject does in ``the <subject> didn't <verb> the <object> because it <sound> .``:
 the word after "it" depends on the subject, so the "it" row has a reason to look at it."""
 
@@ -122,7 +138,9 @@ class PronounSentence:
     referent: str
 
 
-def pronoun_sentence(relation: Relation, subject: str, object_: str, verb: str, adjective: str, continued: bool = True) -> PronounSentence:
+def pronoun_sentence(
+    relation: Relation, subject: str, object_: str, verb: str, adjective: str, continued: bool = True
+) -> PronounSentence:
     """``the <subject> didn't <verb> the <object> because it was too <adjective> .``, and with
     ``continued`` `` the <adjective> <referent> .``."""
     referent = subject if adjective in relation.subject_adjectives else object_
@@ -160,8 +178,17 @@ def grammar_summary() -> dict:
         "sound": "the SUBJECT didn 't VERB the OBJECT because it SOUND-OF-SUBJECT .",
         "prefixed": "SITTING PRONOUN | SITTING SOUND",
         "sitting": "the NOUN sat . | the NOUN sat on the PLACE .",
-        "relations": [{"name": r.name, "subjects": list(r.subjects), "objects": list(r.objects), "verbs": list(r.verbs),
-                       "subject_adjectives": list(r.subject_adjectives), "object_adjectives": list(r.object_adjectives)} for r in RELATIONS],
+        "relations": [
+            {
+                "name": r.name,
+                "subjects": list(r.subjects),
+                "objects": list(r.objects),
+                "verbs": list(r.verbs),
+                "subject_adjectives": list(r.subject_adjectives),
+                "object_adjectives": list(r.object_adjectives),
+            }
+            for r in RELATIONS
+        ],
         "sitting_places": list(SITTING_PLACES),
         "sounds": dict(SOUNDS),
     }
@@ -186,14 +213,22 @@ def training_sentences(recipe: CorpusRecipe) -> list[str]:
     a held-out pair."""
     chooser = random.Random(f"corpus {recipe.seed}")
     held = held_out_pairs(recipe)
-    allowed = {relation.name: [pair for pair in sorted(product(relation.subjects, relation.objects)) if pair not in held[relation.name]]
-               for relation in RELATIONS}
+    allowed = {
+        relation.name: [
+            pair for pair in sorted(product(relation.subjects, relation.objects)) if pair not in held[relation.name]
+        ]
+        for relation in RELATIONS
+    }
     sitters = RELATIONS[0].subjects
     sentences = []
 
     def sitting() -> str:
         noun = chooser.choice(sitters)
-        return f"the {noun} sat ." if chooser.random() < 0.5 else f"the {noun} sat on the {chooser.choice(SITTING_PLACES)} ."
+        return (
+            f"the {noun} sat ."
+            if chooser.random() < 0.5
+            else f"the {noun} sat on the {chooser.choice(SITTING_PLACES)} ."
+        )
 
     for _ in range(recipe.sentences):
         if chooser.random() < recipe.sitting_share:
@@ -223,5 +258,7 @@ def held_out_sentences(recipe: CorpusRecipe, count: int = 50, seed: int = 1) -> 
         relation = chooser.choice(RELATIONS)
         subject, object_ = chooser.choice(sorted(held[relation.name]))
         adjective = chooser.choice(relation.subject_adjectives + relation.object_adjectives)
-        result.append(pronoun_sentence(relation, subject, object_, chooser.choice(relation.verbs), adjective, continued=False))
+        result.append(
+            pronoun_sentence(relation, subject, object_, chooser.choice(relation.verbs), adjective, continued=False)
+        )
     return result

@@ -62,9 +62,13 @@ def _json(path: Path, what: str):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise BlockvizError(f"the toy model folder {str(path.parent)!r} has no {path.name}: write the folder again with blockviz train -o DIR") from None
+        raise BlockvizError(
+            f"the toy model folder {str(path.parent)!r} has no {path.name}: write the folder again with blockviz train -o DIR"
+        ) from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise BlockvizError(f"cannot read the {what} {str(path)!r} ({type(error).__name__}): write the folder again with blockviz train -o DIR") from None
+        raise BlockvizError(
+            f"cannot read the {what} {str(path)!r} ({type(error).__name__}): write the folder again with blockviz train -o DIR"
+        ) from None
 
 
 def load_toy(folder: str | os.PathLike) -> ToyFolder:
@@ -95,30 +99,42 @@ def _stamp(path: Path) -> int | None:
 def _load(folder: Path, stamps) -> ToyFolder:
     card = _json(folder / CARD, "model card")
     if not isinstance(card, dict) or card.get("format") != FORMAT:
-        raise BlockvizError(f"{str(folder / CARD)!r} is not a blockviz toy model card (format {FORMAT}): write the folder again with blockviz train -o DIR")
+        raise BlockvizError(
+            f"{str(folder / CARD)!r} is not a blockviz toy model card (format {FORMAT}): write the folder again with blockviz train -o DIR"
+        )
     words = _json(folder / VOCABULARY, "vocabulary")
     if not isinstance(words, list):
-        raise BlockvizError(f"the vocabulary {str(folder / VOCABULARY)!r} is not a list of words: write the folder again with blockviz train -o DIR")
+        raise BlockvizError(
+            f"the vocabulary {str(folder / VOCABULARY)!r} is not a list of words: write the folder again with blockviz train -o DIR"
+        )
     vocabulary = Vocabulary(tuple(words))
     config = _config(card, folder)
     if config.vocab_size != vocabulary.size:
-        raise BlockvizError(f"the toy model in {str(folder)!r} has {vocabulary.size} words in {VOCABULARY} but its card says {config.vocab_size}: "
-                            "write the folder again with blockviz train -o DIR")
+        raise BlockvizError(
+            f"the toy model in {str(folder)!r} has {vocabulary.size} words in {VOCABULARY} but its card says {config.vocab_size}: "
+            "write the folder again with blockviz train -o DIR"
+        )
     tensors = _tensors(folder / WEIGHTS)
     where = f"the toy model {str(folder / WEIGHTS)!r}"
     shapes = parameter_shapes(config)
     extra = sorted(set(tensors) - set(shapes))
     if extra:
-        raise BlockvizError(f"{where} has an unknown table {extra[0]!r}: write the folder again with blockviz train -o DIR")
+        raise BlockvizError(
+            f"{where} has an unknown table {extra[0]!r}: write the folder again with blockviz train -o DIR"
+        )
     for name, shape in shapes.items():
         tensor = tensors.get(name)
         if tensor is None:
             raise BlockvizError(f"{where} has no table {name!r}: write the folder again with blockviz train -o DIR")
         if tuple(tensor.shape) != shape:
             because = f" for the vocabulary's {vocabulary.size} words" if name in ("W_E", "W_U") else ""
-            raise BlockvizError(f"table {name!r} in {where} has shape {list(tensor.shape)}, expected {list(shape)}{because}: write the folder again with blockviz train -o DIR")
+            raise BlockvizError(
+                f"table {name!r} in {where} has shape {list(tensor.shape)}, expected {list(shape)}{because}: write the folder again with blockviz train -o DIR"
+            )
         if tensor.dtype != torch.float32 or not bool(torch.isfinite(tensor).all()):
-            raise BlockvizError(f"table {name!r} in {where} is not finite float32 numbers: write the folder again with blockviz train -o DIR")
+            raise BlockvizError(
+                f"table {name!r} in {where} is not finite float32 numbers: write the folder again with blockviz train -o DIR"
+            )
     model = ToyModel(config, seeded=False)
     model.load_parameters(tensors)
     return ToyFolder(model.eval(), vocabulary, card, folder)
@@ -127,7 +143,9 @@ def _load(folder: Path, stamps) -> ToyFolder:
 def _config(card: dict, folder: Path) -> BlockConfig:
     data = card.get("config")
     if not isinstance(data, dict) or any(key not in data for key in CONFIG_KEYS):
-        raise BlockvizError(f"the card {str(folder / CARD)!r} lacks the model's config ({', '.join(CONFIG_KEYS)}): write the folder again with blockviz train -o DIR")
+        raise BlockvizError(
+            f"the card {str(folder / CARD)!r} lacks the model's config ({', '.join(CONFIG_KEYS)}): write the folder again with blockviz train -o DIR"
+        )
     try:
         return BlockConfig(positional="learned", **{key: data[key] for key in CONFIG_KEYS})
     except (BlockvizError, TypeError) as error:
@@ -139,11 +157,15 @@ def _tensors(path: Path) -> dict[str, torch.Tensor]:
     from safetensors.torch import load_file
 
     if not path.is_file():
-        raise BlockvizError(f"the toy model folder {str(path.parent)!r} has no {path.name}: write the folder again with blockviz train -o DIR")
+        raise BlockvizError(
+            f"the toy model folder {str(path.parent)!r} has no {path.name}: write the folder again with blockviz train -o DIR"
+        )
     try:
         return load_file(str(path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as error:
-        raise BlockvizError(f"cannot read the toy model's weights {str(path)!r} ({type(error).__name__}): write the folder again with blockviz train -o DIR") from None
+        raise BlockvizError(
+            f"cannot read the toy model's weights {str(path)!r} ({type(error).__name__}): write the folder again with blockviz train -o DIR"
+        ) from None
 
 
 def check_output_folder(folder: str | os.PathLike) -> Path:
@@ -160,7 +182,9 @@ def check_output_folder(folder: str | os.PathLike) -> Path:
     if blocking is not None:
         raise BlockvizError(f"{str(blocking)!r} is a file, not a folder: choose another output folder")
     if folder.is_dir() and any(folder.iterdir()) and not is_toy_model(folder):
-        raise BlockvizError(f"{str(folder)!r} holds other files: choose a new or empty folder (a folder blockviz train wrote is replaced)")
+        raise BlockvizError(
+            f"{str(folder)!r} holds other files: choose a new or empty folder (a folder blockviz train wrote is replaced)"
+        )
     parent = next(part for part in folder.parents if part.exists()) if not folder.exists() else folder.parent
     writable_folder(parent)
     return folder
@@ -200,7 +224,9 @@ def read_checkpoints(folder: str | os.PathLike) -> dict:
 
     path = Path(folder) / CHECKPOINTS
     if not path.is_file():
-        raise BlockvizError(f"the toy model folder {str(path.parent)!r} has no {CHECKPOINTS}: write the folder again with blockviz train -o DIR")
+        raise BlockvizError(
+            f"the toy model folder {str(path.parent)!r} has no {CHECKPOINTS}: write the folder again with blockviz train -o DIR"
+        )
     with safe_open(str(path), framework="pt") as handle:
         meta = json.loads(handle.metadata()["blockviz"])
         weights: dict[int, dict[str, torch.Tensor]] = {}

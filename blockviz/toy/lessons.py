@@ -98,7 +98,9 @@ def best_link(weights: torch.Tensor, queries: list[int], key: int) -> Link:
     return max(links, key=lambda item: (item.top, item.weight))
 
 
-def contrast(first: torch.Tensor, first_rows: tuple[int, int], second: torch.Tensor, second_rows: tuple[int, int]) -> tuple[Link, Link]:
+def contrast(
+    first: torch.Tensor, first_rows: tuple[int, int], second: torch.Tensor, second_rows: tuple[int, int]
+) -> tuple[Link, Link]:
     """The head whose row ``first_rows[0]`` → key ``first_rows[1]`` in ``first`` and row
     ``second_rows[0]`` → ``second_rows[1]`` in ``second`` are both their rows' top, with the
     larger of the two weaker weights (if no head has both tops, the largest weaker weight)."""
@@ -132,15 +134,29 @@ def measure(run: Run, held_out: list[PronounSentence]) -> LessonFigures:
         hits += found.top and found.weight >= IT_GOAL
     _, wide = attend(LESSON_SENTENCES["chicken_wide"])
     adjective = tokens.index("tired")
-    tired_link, wide_link = contrast(weights, (adjective, tokens.index("chicken")), wide, (adjective, tokens.index("road")))
+    tired_link, wide_link = contrast(
+        weights, (adjective, tokens.index("chicken")), wide, (adjective, tokens.index("road"))
+    )
     trophy_tokens, big = attend(LESSON_SENTENCES["trophy_big"])
     _, small = attend(LESSON_SENTENCES["trophy_small"])
     adjective = trophy_tokens.index("big")
-    big_link, small_link = contrast(big, (adjective, trophy_tokens.index("trophy")), small, (adjective, trophy_tokens.index("suitcase")))
+    big_link, small_link = contrast(
+        big, (adjective, trophy_tokens.index("trophy")), small, (adjective, trophy_tokens.index("suitcase"))
+    )
     return LessonFigures(
-        it_head=it_link.head, it_query=tokens[it_link.query], it_weight=it_link.weight, it_top=it_link.top, held_out=hits / len(held_out),
-        contrast_head=tired_link.head, tired_weight=tired_link.weight, wide_weight=wide_link.weight, contrast_top=tired_link.top and wide_link.top,
-        trophy_head=big_link.head, big_weight=big_link.weight, small_weight=small_link.weight, trophy_top=big_link.top and small_link.top,
+        it_head=it_link.head,
+        it_query=tokens[it_link.query],
+        it_weight=it_link.weight,
+        it_top=it_link.top,
+        held_out=hits / len(held_out),
+        contrast_head=tired_link.head,
+        tired_weight=tired_link.weight,
+        wide_weight=wide_link.weight,
+        contrast_top=tired_link.top and wide_link.top,
+        trophy_head=big_link.head,
+        big_weight=big_link.weight,
+        small_weight=small_link.weight,
+        trophy_top=big_link.top and small_link.top,
         max_abs=largest,
     )
 

@@ -29,8 +29,15 @@ class TrainOptions:
 
     def config(self, max_tokens: int, vocab_size: int) -> BlockConfig:
         """The model's config: learned positions, ``max_tokens`` of them, and ``vocab_size`` words."""
-        return BlockConfig(d_model=self.d_model, n_heads=self.n_heads, d_ff=self.d_ff, positional="learned", seed=self.seed, max_tokens=max_tokens,
-                           vocab_size=vocab_size)
+        return BlockConfig(
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            d_ff=self.d_ff,
+            positional="learned",
+            seed=self.seed,
+            max_tokens=max_tokens,
+            vocab_size=vocab_size,
+        )
 
     @classmethod
     def default(cls, name: str):

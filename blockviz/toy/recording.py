@@ -53,16 +53,32 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
     tokens = tokenize(sentence, config.max_tokens)
     ids, unknown = loaded.vocabulary.ids(tokens)
     if len(unknown) == len({token for token in tokens}) and all(id_ == 0 for id_ in ids):
-        raise BlockvizError(f"no word of the sentence is in the toy model's vocabulary ({', '.join(repr(word) for word in unknown[:5])}"
-                            f"{' …' if len(unknown) > 5 else ''}): try \"The chicken didn't cross the road because it was too tired.\"")
+        raise BlockvizError(
+            f"no word of the sentence is in the toy model's vocabulary ({', '.join(repr(word) for word in unknown[:5])}"
+            f'{" …" if len(unknown) > 5 else ""}): try "The chicken didn\'t cross the road because it was too tired."'
+        )
     if unknown:
         shown = ", ".join(repr(word) for word in unknown)
-        warnings.warn(UnknownWordsWarning(f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the toy model's vocabulary: "
-                                          f"read as the unknown token {loaded.vocabulary.words[0]}"), stacklevel=2)
+        warnings.warn(
+            UnknownWordsWarning(
+                f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the toy model's vocabulary: "
+                f"read as the unknown token {loaded.vocabulary.words[0]}"
+            ),
+            stacklevel=2,
+        )
     cache: dict[str, torch.Tensor] = {}
     with torch.no_grad():
         loaded.model(torch.tensor(ids), cache)
     params = {name: tensor.detach().clone() for name, tensor in loaded.model.parameters_by_name().items()}
-    source = Source("trained", model=str(model), path=str(loaded.folder), note=describe(loaded), vocabulary=loaded.vocabulary.words)
+    source = Source(
+        "trained", model=str(model), path=str(loaded.folder), note=describe(loaded), vocabulary=loaded.vocabulary.words
+    )
     names = [spec.name for spec in fields_for(config)]
-    return BlockRecord(sentence=sentence, tokens=tokens, config=config, tensors={name: cache[name] for name in names}, params=params, source=source)
+    return BlockRecord(
+        sentence=sentence,
+        tokens=tokens,
+        config=config,
+        tensors={name: cache[name] for name in names},
+        params=params,
+        source=source,
+    )

@@ -56,7 +56,9 @@ def padded(encoded: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
     return table, torch.tensor([len(ids) for ids in encoded])
 
 
-def batches(table: torch.Tensor, lengths: torch.Tensor, options: TrainOptions) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+def batches(
+    table: torch.Tensor, lengths: torch.Tensor, options: TrainOptions
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """Seeded batches forever, each corpus sentence once per pass: ``(ids, lengths)``, ids
     ``(batch, longest in the batch)``."""
     generator = torch.Generator().manual_seed(options.seed)
@@ -64,7 +66,7 @@ def batches(table: torch.Tensor, lengths: torch.Tensor, options: TrainOptions) -
     while True:
         if len(order) < options.batch:
             order = torch.cat((order, torch.randperm(len(table), generator=generator)))
-        chosen, order = order[: options.batch], order[options.batch:]
+        chosen, order = order[: options.batch], order[options.batch :]
         chosen_lengths = lengths[chosen]
         yield table[chosen, : int(chosen_lengths.max())], chosen_lengths
 
@@ -102,7 +104,9 @@ def starting_weights(model: ToyModel, options: TrainOptions) -> None:
     with torch.no_grad():
         model.W_pos.mul_(options.position_init)
         if options.attention_init is not None:
-            start = torch.empty_like(model.block.attn.W_Q).normal_(0.0, options.attention_init, generator=torch.Generator().manual_seed(options.seed + 3))
+            start = torch.empty_like(model.block.attn.W_Q).normal_(
+                0.0, options.attention_init, generator=torch.Generator().manual_seed(options.seed + 3)
+            )
             for kind in "QKV":
                 getattr(model.block.attn, f"W_{kind}").copy_(start)
 
@@ -125,7 +129,9 @@ def train(options: TrainOptions, on_step: Callable[[int, float], None] | None = 
         torch.manual_seed(options.seed)
         model = ToyModel(config)
         starting_weights(model, options)
-        optimiser = torch.optim.AdamW(model.parameters(), lr=options.learning_rate, weight_decay=options.weight_decay, foreach=True)
+        optimiser = torch.optim.AdamW(
+            model.parameters(), lr=options.learning_rate, weight_decay=options.weight_decay, foreach=True
+        )
         checkpoints = {}
         losses: list[float] = []
         stream = batches(*padded(encoded), options)

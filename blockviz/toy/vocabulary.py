@@ -29,9 +29,13 @@ class Vocabulary:
     def __post_init__(self) -> None:
         words = self.words
         if not isinstance(words, tuple) or not words or words[0] != UNKNOWN:
-            raise BlockvizError(f"a vocabulary is a list of words starting with {UNKNOWN!r}: write it again with blockviz train")
+            raise BlockvizError(
+                f"a vocabulary is a list of words starting with {UNKNOWN!r}: write it again with blockviz train"
+            )
         if not all(isinstance(word, str) and word and word == word.lower() for word in words):
-            raise BlockvizError("a vocabulary's words are non-empty lowercase strings: write it again with blockviz train")
+            raise BlockvizError(
+                "a vocabulary's words are non-empty lowercase strings: write it again with blockviz train"
+            )
         if len(set(words)) != len(words):
             repeated = next(word for word in words if words.count(word) > 1)
             raise BlockvizError(f"the vocabulary holds {repeated!r} twice: write it again with blockviz train")

@@ -64,8 +64,10 @@ def scenes_table() -> str:
     from blockviz.scenes.catalog import entries
 
     lecture_only = " (in the lecture; not in `--scene all`)"
-    rows = [(f"`{entry.name}`", entry.title, entry.description + (lecture_only if entry.lecture_only else ""))
-            for entry in entries()]
+    rows = [
+        (f"`{entry.name}`", entry.title, entry.description + (lecture_only if entry.lecture_only else ""))
+        for entry in entries()
+    ]
     return table(("scene", "chapter", "shows"), rows)
 
 
@@ -162,6 +164,12 @@ def on_files(files, config, **kwargs):
         for path in sorted(ROOT.glob(pattern)):
             uri = path.relative_to(ROOT).as_posix()
             if files.get_file_from_path(uri) is None:
-                files.append(File(uri, src_dir=str(ROOT), dest_dir=config["site_dir"],
-                                  use_directory_urls=config["use_directory_urls"]))
+                files.append(
+                    File(
+                        uri,
+                        src_dir=str(ROOT),
+                        dest_dir=config["site_dir"],
+                        use_directory_urls=config["use_directory_urls"],
+                    )
+                )
     return files
