@@ -18,7 +18,8 @@ from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.figures.heads_figure import HeadsGrid, draw_heads_figure
 from blockviz.figures.page import MIN_PT
-from blockviz.models.heads import block_attentions, check_visible, heads_of, rank_heads, top_keys, weights_between
+from blockviz.models.heads import check_visible, heads_of, rank_heads, top_keys, weights_between
+from blockviz.models.recording import block_attentions
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 

@@ -193,7 +193,7 @@ def _attentions(options: dict):
     note on the weights (the GGUF quantisation) or ``None``."""
     model = options["model"]
     if model is None or is_toy_model(model):  # one block, recorded: the seeded block or blockviz's trained toy model
-        from blockviz.models.heads import block_attentions
+        from blockviz.models.recording import block_attentions
 
         rec = command_record(options)
         return block_attentions(rec), rec.config.kv_heads, None if model is None else rec.source.describe()
