@@ -103,6 +103,7 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
                 )
             except SafetensorError as error:
                 raise _os_error(error) from None  # atomic_path names the path and the reason
+            _sort_safetensors_header(temporary)
         else:
             document = {**header, "tensors": {name: _to_json(tensor) for name, tensor in tensors.items()}}
             text = _escaped_surrogates(json.dumps(document, ensure_ascii=False, allow_nan=False)).encode("utf-8")
@@ -112,6 +113,21 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
                     f"save as .safetensors instead ({Path(path).with_suffix('.safetensors').name})"
                 )
             temporary.write_bytes(text)
+
+
+def _sort_safetensors_header(path: Path) -> None:
+    """Rewrite a safetensors file's JSON header with its keys sorted, in place and at the same
+    length (padded with spaces, as the format allows), so the same tensors and header give the
+    same bytes: safetensors writes its metadata from a hash map, in an order that changes from
+    one process to the next."""
+    with open(path, "r+b") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(size))
+        text = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        if len(text) > size:  # written differently from safetensors' own JSON: keep its header
+            return
+        handle.seek(8)
+        handle.write(text + b" " * (size - len(text)))
 
 
 def read_tensors(

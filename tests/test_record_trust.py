@@ -364,3 +364,15 @@ def test_reading_json_holds_no_python_list_per_number(tmp_path):
     assert (
         peak < 2 * size + 8 * numbers * 1.2
     )  # the bytes and text of the file, and 8 bytes a number (a list of floats: 32)
+
+
+def test_a_saved_safetensors_record_is_the_same_bytes_from_any_process(tmp_path):
+    """safetensors writes its metadata from a hash map whose order changes between processes;
+    blockviz sorts the header, so the same record saved by two processes is byte-identical."""
+    import subprocess
+    import sys
+
+    for name in ("a", "b"):
+        code = f"from blockviz import record; record('the cat sat').save(r'{tmp_path / name}.safetensors')"
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    assert (tmp_path / "a.safetensors").read_bytes() == (tmp_path / "b.safetensors").read_bytes()
