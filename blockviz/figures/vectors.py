@@ -288,6 +288,7 @@ def residual_stream(request: FigureRequest) -> Figure:
         ]
     )
     rows = {name: as_array(rec.tensors[name])[i] for name, _ in steps}
+    steps = _approximate_sums(steps, rows, request.decimals)
     width = max(text_size_in(label, page.note)[0] for _, label in steps) * 1.06 + 0.05
     columns = row_columns([np.stack(list(rows.values()))], d, page, width, request.decimals)
     labels = feature_labels("d_model", d)
@@ -320,10 +321,29 @@ def residual_stream(request: FigureRequest) -> Figure:
         if post
         else "pre-norm: the sublayers read a normalised copy; the stream itself is only added to"
     )
+    adds_up = "each column adds up down the page" + (
+        "" if all(not label.startswith("≈") for _, label in steps) else " (≈: each number is rounded on its own)"
+    )
     lines.append(
         note(
             page,
-            f"{what}; each column adds up down the page; every field is n × d_model = {rec.n} × {d} (this is row {i}); {source_line(rec)}",
+            f"{what}; {adds_up}; every field is n × d_model = {rec.n} × {d} (this is row {i}); {source_line(rec)}",
         )
     )
     return build_figure(lines, page)[0]
+
+
+def _approximate_sums(steps: list[tuple[str, str]], rows: dict, decimals: int) -> list[tuple[str, str]]:
+    """``steps`` with each "= sum" label written "≈ sum" where, in some column, the two numbers
+    above it, each rounded to ``decimals`` as drawn, do not add up to the sum as drawn."""
+    written = []
+    for index, (name, label) in enumerate(steps):
+        if label.startswith("= "):
+            base, addend = rows[steps[index - 2][0]], rows[steps[index - 1][0]]
+            shown = np.round(base, decimals) + np.round(addend, decimals)
+            if not np.allclose(
+                np.round(shown, decimals), np.round(rows[name], decimals), rtol=0, atol=0.5 * 10.0**-decimals
+            ):
+                label = "≈ " + label[2:]
+        written.append((name, label))
+    return written
