@@ -221,7 +221,7 @@ def render(
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
     """
-    from blockviz.scenes.catalog import lookup
+    from blockviz.scenes.catalog import for_record, lookup
 
     if lecture:
         _check_lecture_request(scenes, file_format)
@@ -239,19 +239,24 @@ def render(
         burned_captions=burned_captions,
     )
     with usage_error_for("--scene"):
-        names = [entry.name for entry in lookup(scenes)]
+        chosen = lookup(("all",) if lecture else scenes)
+    rec = None
+    if any(entry.needs for entry in chosen):  # what the record holds decides whether they can show it
+        rec = command_record(record_inputs)
+        with reporting_errors():
+            chosen = for_record(chosen, rec, () if lecture else scenes)
+    names = [entry.name for entry in chosen]
     with reporting_errors():
         sentence = _sentence(record_inputs)
         folder = output if output is not None else default_folder(sentence)
         if lecture:
-            lecture_plan = plan_lecture(record_inputs, render_options, folder)
+            lecture_plan = plan_lecture(record_inputs, render_options, folder, names)
             planned = lecture_plan.jobs
         else:
             planned = plan(names, record_inputs, render_options, folder)
     pending = [job for job in planned if force or not job.is_fresh()]
-    rec = None
     if pending:
-        rec = command_record(record_inputs)
+        rec = rec or command_record(record_inputs)
         chosen_token_and_head(rec, token, head)
         with reporting_errors():
             render_jobs(

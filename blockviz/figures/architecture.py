@@ -214,31 +214,6 @@ def multi_head_formula(rec) -> str:
     return r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O$"
 
 
-def unembedding_skip_reason(rec) -> str | None:
-    """Why the prediction figure does not apply to ``rec`` — its block has no unembedding
-    (``rec.architecture.unembedding``: only a trained toy model's has) — or ``None``."""
-    if rec.architecture.unembedding:
-        return None
-    return (
-        f"the record's block has no unembedding, so no next-token prediction ({rec.source.describe()}): try --model toy"
-    )
-
-
-def training_skip_reason(rec) -> str | None:
-    """Why the training figure does not apply to ``rec`` — its block was not made by ``blockviz
-    train`` (``rec.source.kind != "trained"``), or its model folder (``rec.source.path``) has no
-    checkpoints file — or ``None``."""
-    from pathlib import Path
-
-    if rec.source.kind != "trained":
-        return f"the record's block was not trained by blockviz train ({rec.source.describe()}): try --model toy"
-    from blockviz.toy.folder import CHECKPOINTS
-
-    if rec.source.path is None or not (Path(rec.source.path) / CHECKPOINTS).is_file():
-        return f"the record's model folder {rec.source.path!r} has no {CHECKPOINTS}"
-    return None
-
-
 # -- what figures read on each architecture (blockviz.figures.registry names these) ----------
 
 

@@ -26,9 +26,9 @@ class FigureSpec:
     giving the fields and parameters that depend on the record's architecture
     (``f(rec) -> (fields, parameters)``); ``optional``, the fields and parameters it draws
     when the record holds them (``pos_embed``, the rotated queries and keys, the biases); and
-    ``applies``, the name of a function of :mod:`blockviz.figures.architecture` saying why the
-    figure does not apply to a record's kind of block (``f(rec) -> str | None``: the prediction
-    needs an unembedding, the training figure a model ``blockviz train`` made); ``blockviz
+    ``applies``, what the figure needs beyond a block, named as in
+    :data:`blockviz.record_needs.NEEDS` (the prediction needs an unembedding, the training figure
+    a model ``blockviz train`` made); ``blockviz
     figures`` without ``--figure`` leaves such figures out without a word."""
 
     name: str
@@ -161,14 +161,14 @@ FIGURES = (
         'after one token (--token), the next-token probabilities: the top 5 words and one "+ others" term, adding up to 1',
         "prediction:prediction",
         fields=("probs",),
-        applies="unembedding_skip_reason",
+        applies="unembedding",
     ),
     FigureSpec(
         "training",
         "Training",
         "the trained model's loss and its best head's 'it' → subject weight at each checkpoint, from the model folder",
         "training:training",
-        applies="training_skip_reason",
+        applies="training",
     ),
 )
 """Every figure, in the order the data flows through the block."""
@@ -204,11 +204,9 @@ def applies_to(name: str, rec) -> bool:
     """Whether figure ``name`` is one of ``rec``'s kind of block (:attr:`FigureSpec.applies`);
     one that is may still be skipped for a missing field (:func:`skip_reason`)."""
     spec = figure_spec(name)
-    if spec.applies is None:
-        return True
-    from blockviz.figures import architecture
+    from blockviz.record_needs import missing
 
-    return getattr(architecture, spec.applies)(rec) is None
+    return missing(spec.applies, rec) is None
 
 
 def skip_reason(name: str, rec) -> str | None:
@@ -222,12 +220,11 @@ def skip_reason(name: str, rec) -> str | None:
         For an unknown figure name.
     """
     spec = figure_spec(name)
-    if spec.applies is not None:
-        from blockviz.figures import architecture
+    from blockviz.record_needs import missing
 
-        reason = getattr(architecture, spec.applies)(rec)
-        if reason:
-            return reason
+    reason = missing(spec.applies, rec)
+    if reason:
+        return reason
     fields, parameters = spec.reads(rec)
     missing_parameters = [parameter for parameter in parameters if parameter not in rec.params]
     if missing_parameters:

@@ -4,74 +4,15 @@ at each training checkpoint, read from the model folder the record names (``rec.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from blockviz.errors import BlockvizError
 from blockviz.figures.layout import Slot, build_figure
 from blockviz.figures.parts import heading, note, titled
 from blockviz.figures.request import FigureRequest
 from blockviz.style import format_number
-from blockviz.tokens import tokenize
-
-LESSON = "chicken_tired"
-"""The lesson sentence whose attention the figure follows."""
-QUERY, KEY = "it", "chicken"
-
-
-@dataclass(frozen=True)
-class Learning:
-    """What the checkpoints say: ``steps``, the ``losses`` at them (``None`` where not recorded,
-    e.g. step 0), the lesson ``sentence``, the ``head`` whose ``QUERY`` → ``KEY`` weight is
-    largest at the last step, and that head's weight at every step (``weights``)."""
-
-    steps: list[int]
-    losses: list[float | None]
-    sentence: str
-    head: int
-    query: int
-    key: int
-    weights: list[float]
-
-
-def learning_of(folder: str | Path) -> Learning:
-    """The :class:`Learning` of the toy model in ``folder``, every number read from its
-    checkpoints file (attention weights ``(n_heads, n, n)`` per lesson and step).
-
-    Raises
-    ------
-    BlockvizError
-        If the file is missing or unreadable (:func:`~blockviz.toy.folder.read_checkpoints`), or
-        lacks the lesson sentence or its words.
-    """
-    from blockviz.toy.folder import read_checkpoints
-
-    checkpoints = read_checkpoints(folder)
-    sentence = checkpoints.get("lessons", {}).get(LESSON)
-    if sentence is None:
-        raise BlockvizError(
-            f"the checkpoints in {str(folder)!r} hold no {LESSON!r} lesson: write the folder again with blockviz train -o DIR"
-        )
-    words = [token.lower() for token in tokenize(sentence)]
-    query, key = words.index(QUERY), words.index(KEY)
-    steps = [int(step) for step in checkpoints["steps"]]
-    rows = np.stack(
-        [np.asarray(checkpoints["weights"][step][LESSON], dtype=float)[:, query, key] for step in steps]
-    )  # (steps, n_heads)
-    head = int(np.argmax(rows[-1]))
-    return Learning(
-        steps,
-        list(checkpoints.get("losses") or [None] * len(steps)),
-        sentence,
-        head,
-        query,
-        key,
-        [float(value) for value in rows[:, head]],
-    )
+from blockviz.toy.learning import KEY, QUERY, learning_of
 
 
 def training(request: FigureRequest) -> Figure:

@@ -306,9 +306,12 @@ class LecturePlan:
             return False
 
 
-def plan_lecture(record_inputs: dict, options: RenderOptions, folder: str | os.PathLike) -> LecturePlan:
-    """The lecture into ``folder``: its parts' render jobs (``<folder>/<scene>.mp4``) and its
-    files (``<folder>/lecture.mp4`` and its chapters and captions).
+def plan_lecture(
+    record_inputs: dict, options: RenderOptions, folder: str | os.PathLike, scenes: list[str] | None = None
+) -> LecturePlan:
+    """The lecture into ``folder``: its parts' render jobs (``<folder>/<scene>.mp4``, one per
+    catalogued scene, or per name of ``scenes``: those that can show the record) and its files
+    (``<folder>/lecture.mp4`` and its chapters and captions).
 
     The chapter titles and captions are code (each scene's module and the catalogue), so the
     parts' keys cover them.
@@ -322,7 +325,7 @@ def plan_lecture(record_inputs: dict, options: RenderOptions, folder: str | os.P
 
     if options.format != "mp4":
         raise BlockvizError(f"a lecture joins mp4 videos, not {options.format}: drop --format {options.format}")
-    jobs = plan([entry.name for entry in entries()], record_inputs, options, folder)
+    jobs = plan(scenes if scenes is not None else [entry.name for entry in entries()], record_inputs, options, folder)
     folder = Path(folder)
     key = _digest({"parts": [job.key for job in jobs], "av": metadata.version("av")})
     return LecturePlan(jobs, folder / f"{LECTURE_NAME}.mp4", folder / CACHE_FOLDER / f"{LECTURE_NAME}.mp4.key", key)

@@ -14,6 +14,10 @@ imported), and one that states ``NAME`` is a scene. It states, as module-level l
 * ``ENCODER_CAPTION`` (optional) — the caption for a record without the causal mask, when the
   scene shows something else then;
 * ``LECTURE_ONLY`` (optional, ``False``) — left out of ``--scene all`` (the title card);
+* ``NEEDS`` (optional) — what the scene needs beyond a block, named as in
+  :data:`blockviz.record_needs.NEEDS` (``"unembedding"``: the prediction; ``"training"``: a model
+  folder ``blockviz train`` wrote); ``--scene all`` and the lecture leave it out of a record
+  without it, and ``--scene NAME`` refuses that record in one line;
 
 and defines one class deriving from :class:`~blockviz.scenes.base.RecordScene`: the scene.
 
@@ -37,7 +41,7 @@ from blockviz.errors import BlockvizError
 PACKAGE = "blockviz.scenes"
 FOLDER = Path(__file__).resolve().parent
 REQUIRED = ("NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION")
-"""What every scene module states; ``ENCODER_CAPTION`` and ``LECTURE_ONLY`` are optional."""
+"""What every scene module states; ``ENCODER_CAPTION``, ``LECTURE_ONLY`` and ``NEEDS`` are optional."""
 TYPES = {
     "NAME": str,
     "ORDER": (int, float),
@@ -46,6 +50,7 @@ TYPES = {
     "CAPTION": str,
     "ENCODER_CAPTION": str,
     "LECTURE_ONLY": bool,
+    "NEEDS": str,
 }
 BASE = "RecordScene"
 VALID_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -60,7 +65,8 @@ class SceneEntry:
     """One catalogued scene, as its module states it (see the module docstring): ``name`` (the
     CLI's), where its class lives (``module``, ``class_name``), its teaching ``order``, its
     ``description`` (``--list``), ``title`` (its lecture chapter), ``caption`` and
-    ``encoder_caption`` (the lecture's ``.srt``) and whether it is ``lecture_only``."""
+    ``encoder_caption`` (the lecture's ``.srt``), whether it is ``lecture_only`` and what it
+    ``needs`` beyond a block (:data:`blockviz.record_needs.NEEDS`)."""
 
     name: str
     module: str  # e.g. "blockviz.scenes.softmax"
@@ -71,6 +77,13 @@ class SceneEntry:
     caption: str
     encoder_caption: str | None = None
     lecture_only: bool = False
+    needs: str | None = None
+
+    def missing_for(self, rec) -> str | None:
+        """Why this scene cannot show ``rec`` (it lacks what the scene ``needs``), or ``None``."""
+        from blockviz.record_needs import missing
+
+        return missing(self.needs, rec)
 
     def scene_class(self):
         """The Manim scene class (imports Manim and the scene's module)."""
@@ -105,6 +118,10 @@ def scene_entry(path: Path) -> SceneEntry | None:
         raise ValueError(
             f"{path.name} states NAME but not {', '.join(missing)}: every scene module does (see blockviz.scenes.catalog)"
         )
+    from blockviz.record_needs import NEEDS
+
+    if stated.get("NEEDS", next(iter(NEEDS))) not in NEEDS:
+        raise ValueError(f"{path.name}: NEEDS {stated['NEEDS']!r} must be one of {', '.join(NEEDS)}")
     if not VALID_NAME.fullmatch(stated["NAME"]) or stated["NAME"] == "all":
         raise ValueError(f"{path.name}: NAME {stated['NAME']!r} must be lowercase words joined by '-' (and not 'all')")
     classes = [
@@ -124,6 +141,7 @@ def scene_entry(path: Path) -> SceneEntry | None:
         caption=stated["CAPTION"],
         encoder_caption=stated.get("ENCODER_CAPTION"),
         lecture_only=stated.get("LECTURE_ONLY", False),
+        needs=stated.get("NEEDS"),
     )
 
 
@@ -183,6 +201,25 @@ def lookup(names_asked: list[str] | tuple[str, ...]) -> list[SceneEntry]:
                 f"unknown scene {name!r}: {guess}choose from {', '.join(by_name)} or all (see blockviz render --list)"
             )
     return [entry for entry in entries() if entry.name in chosen]
+
+
+def for_record(chosen: list[SceneEntry], rec, asked: tuple[str, ...] | list[str] = ("all",)) -> list[SceneEntry]:
+    """The ``chosen`` entries that can show ``rec``: a scene that lacks what it needs is left out
+    when it came with ``all`` (or the lecture), and refused when it was ``asked`` for by name.
+
+    Raises
+    ------
+    BlockvizError
+        For a scene asked for by name that cannot show ``rec`` (one line, with the fix).
+    """
+    kept = []
+    for entry in chosen:
+        reason = entry.missing_for(rec)
+        if reason is None:
+            kept.append(entry)
+        elif entry.name in asked:
+            raise BlockvizError(f"scene {entry.name!r} cannot be drawn: {reason}")
+    return kept
 
 
 def _stated_literals(source: str, path: Path) -> dict:

@@ -1,0 +1,63 @@
+"""The prediction of a block with an unembedding (the trained toy model), read from its record:
+one row's next-token probabilities, the largest ones by word and the rest as one "+ others"
+term, so every shown row adds up to its recorded total. The prediction figure, scene and the
+explorer show these numbers; none recomputes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from blockviz.style import format_number
+
+TOP_WORDS = 5
+"""Next words shown by name; the others are one term."""
+OTHERS = "+ others"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Row ``row``'s shown terms: ``words`` with their recorded ``probabilities`` (largest first),
+    then the remaining words' recorded probabilities summed (``others``, ``hidden`` words), and
+    the row's recorded ``total``."""
+
+    row: int
+    words: list[str]
+    probabilities: np.ndarray
+    others: float
+    hidden: int
+    total: float
+
+    def terms(self, decimals: int) -> list[str]:
+        """Every shown term written with ``decimals`` decimals, the "+ others" sum last."""
+        return [format_number(float(value), decimals) for value in [*self.probabilities, self.others]]
+
+    def sign(self, decimals: int) -> str:
+        """ "=" when the shown terms add up to the shown total exactly, else "≈" (each is rounded on its own)."""
+        written = sum(float(term) for term in self.terms(decimals))
+        return "=" if abs(written - float(format_number(self.total, decimals))) < 0.5 * 10**-decimals else "\u2248"
+
+
+def prediction_of(rec, row: int, top: int = TOP_WORDS) -> Prediction:
+    """The ``top`` largest of ``rec.probs[row]`` ``(n_vocab,)`` by word (``rec.source.vocabulary``,
+    ties by word id) and the sum of the others, every number read from the record.
+
+    Raises
+    ------
+    KeyError
+        If the record has no ``probs`` (its block has no unembedding:
+        :func:`blockviz.record_needs.unembedding_missing`).
+    """
+    probabilities = np.asarray(rec.probs, dtype=float)[row]
+    order = np.argsort(-probabilities, kind="stable")
+    shown, rest = order[:top], order[top:]
+    vocabulary = rec.source.vocabulary or tuple(str(index) for index in range(len(probabilities)))
+    return Prediction(
+        row,
+        [vocabulary[index] for index in shown],
+        probabilities[shown],
+        float(probabilities[rest].sum()),
+        len(rest),
+        float(probabilities.sum()),
+    )

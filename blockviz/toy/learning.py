@@ -1,0 +1,74 @@
+"""Learning, read from a trained toy model's checkpoints (``checkpoints.safetensors`` in the
+folder ``blockviz train`` wrote, :func:`blockviz.toy.folder.read_checkpoints`): the loss and the
+attention of the head that links "it" to its subject in the lesson sentence, at each training
+checkpoint. The training figure and the learning scene show these numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from blockviz.errors import BlockvizError
+from blockviz.tokens import tokenize
+
+LESSON = "chicken_tired"
+"""The lesson sentence whose attention the figure follows."""
+QUERY, KEY = "it", "chicken"
+
+
+@dataclass(frozen=True)
+class Learning:
+    """What the checkpoints say: ``steps``, the ``losses`` at them (``None`` where not recorded,
+    e.g. step 0), the lesson ``sentence`` and its ``words``, the ``head`` whose ``QUERY`` → ``KEY``
+    weight is largest at the last step, that head's weight at every step (``weights``) and its
+    whole weights row from ``query`` at every step (``rows``, each ``(n,)``, adding up to 1)."""
+
+    steps: list[int]
+    losses: list[float | None]
+    sentence: str
+    head: int
+    query: int
+    key: int
+    weights: list[float]
+    words: list[str]
+    rows: list[list[float]]
+
+
+def learning_of(folder: str | Path) -> Learning:
+    """The :class:`Learning` of the toy model in ``folder``, every number read from its
+    checkpoints file (attention weights ``(n_heads, n, n)`` per lesson and step).
+
+    Raises
+    ------
+    BlockvizError
+        If the file is missing or unreadable (:func:`~blockviz.toy.folder.read_checkpoints`), or
+        lacks the lesson sentence or its words.
+    """
+    from blockviz.toy.folder import read_checkpoints
+
+    checkpoints = read_checkpoints(folder)
+    sentence = checkpoints.get("lessons", {}).get(LESSON)
+    if sentence is None:
+        raise BlockvizError(
+            f"the checkpoints in {str(folder)!r} hold no {LESSON!r} lesson: write the folder again with blockviz train -o DIR"
+        )
+    words = [token.lower() for token in tokenize(sentence)]
+    query, key = words.index(QUERY), words.index(KEY)
+    steps = [int(step) for step in checkpoints["steps"]]
+    queries = np.stack(
+        [np.asarray(checkpoints["weights"][step][LESSON], dtype=float)[:, query, :] for step in steps]
+    )  # (steps, n_heads, n)
+    head = int(np.argmax(queries[-1, :, key]))
+    return Learning(
+        steps,
+        list(checkpoints.get("losses") or [None] * len(steps)),
+        sentence,
+        head,
+        query,
+        key,
+        [float(value) for value in queries[:, head, key]],
+        list(tokenize(sentence)),
+        [[float(value) for value in row] for row in queries[:, head, :]],
+    )
