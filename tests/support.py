@@ -21,6 +21,8 @@ from blockviz import BlockConfig, record
 from blockviz.block_record import BlockRecord
 from blockviz.worked_example import worked_example
 
+TOY = "toy"
+"""In :data:`RECORDS`, instead of BlockConfig options: the record of the shipped trained toy model."""
 DEFAULT_SENTENCE = "the cat sat"
 THIRTEEN_TOKENS = "The chicken didn't cross the road because it was too tired."
 SIXTY_FOUR_TOKENS = " ".join(f"w{i}" for i in range(64))
@@ -37,8 +39,10 @@ RECORDS = {
         SIXTY_FOUR_TOKENS,
         dict(d_model=16, n_heads=4, d_ff=64, activation="relu"),
     ),
+    "toy": (THIRTEEN_TOKENS, TOY),
 }
-"""Records the scene tests build every scene on, by name: ``(sentence, BlockConfig options)``."""
+"""Records the scene tests build every scene on, by name: ``(sentence, BlockConfig options)``,
+or ``(sentence, TOY)`` for the shipped trained toy model's record."""
 
 MORE_RECORDS = {
     "one token": ("cat", None),
@@ -59,7 +63,17 @@ MIN_PIXELS = 11
 def named_record(name: str):
     """The record called ``name`` in :data:`RECORDS` or :data:`MORE_RECORDS` (recorded once per session)."""
     sentence, options = {**RECORDS, **MORE_RECORDS}[name]
+    if options == TOY:
+        from blockviz.toy.recording import record_toy
+
+        return record_toy(sentence)
     return record(sentence, BlockConfig(**options) if options else None)
+
+
+def shows(entry, record_name: str) -> bool:
+    """Whether the catalogued scene ``entry`` can show the record called ``record_name`` (it has
+    what the scene ``NEEDS``): the scene tests build each scene only on those."""
+    return entry.needs is None or entry.missing_for(named_record(record_name)) is None
 
 
 def with_outlier(rec, value: float = 22543.0):
@@ -173,6 +187,12 @@ def visible_texts(scene) -> list[Text]:
             ):
                 texts.append(member)
     return texts
+
+
+def quotes_the_model_card(scene, label) -> bool:
+    """Whether ``label`` is the title card's quote of a trained toy model's card, word for word:
+    its numbers (parameters, sentences, loss) are training's, not the record's."""
+    return getattr(label, "quotes_card", False) and label.shown == scene.record.source.describe()
 
 
 def is_number_label(label) -> bool:
@@ -312,7 +332,7 @@ class Inspector:
         for label in texts:
             if is_number_label(label):
                 self.numbers[id(label)] = label
-            elif DECIMAL.search(getattr(label, "shown", "")):
+            elif DECIMAL.search(getattr(label, "shown", "")) and not quotes_the_model_card(scene, label):
                 self.problems.append(
                     f"play {self.plays}: {label.shown!r} shows a decimal that is not a record's number"
                 )

@@ -15,11 +15,11 @@ from support_figures import assert_legible, cell_texts, texts_by_label
 from blockviz import record
 from blockviz.cli import main
 from blockviz.figures import FigureRequest, draw_figure
-from blockviz.prediction import Prediction, prediction_of
 from blockviz.figures.registry import skip_reason
-from blockviz.toy.learning import learning_of
+from blockviz.prediction import Prediction, prediction_of
 from blockviz.style import format_number
 from blockviz.toy import PACKAGED
+from blockviz.toy.learning import learning_of
 from blockviz.toy.recording import record_toy
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."

@@ -24,6 +24,7 @@ from support import (
     parse,
     play_by_play,
     record_value,
+    shows,
     small_texts,
     sum_misses,
     visible_texts,
@@ -39,9 +40,11 @@ from blockviz.style import format_number
 from blockviz.worked_example import worked_example
 
 ENTRIES = entries()
-CASES = [(entry.name, name) for entry in ENTRIES for name in RECORDS]
-EVERY_CASE = CASES + [(entry.name, name) for entry in ENTRIES for name in MORE_RECORDS]
-FRAMED_CASES = [(entry.name, name) for entry in ENTRIES if not entry.lecture_only for name in FRAMED]
+CASES = [(entry.name, name) for entry in ENTRIES for name in RECORDS if shows(entry, name)]
+EVERY_CASE = CASES + [(entry.name, name) for entry in ENTRIES for name in MORE_RECORDS if shows(entry, name)]
+FRAMED_CASES = [
+    (entry.name, name) for entry in ENTRIES if not entry.lecture_only for name in FRAMED if shows(entry, name)
+]
 
 
 @pytest.mark.parametrize(("scene_name", "record_name"), EVERY_CASE, ids=[f"{s}/{r}" for s, r in EVERY_CASE])

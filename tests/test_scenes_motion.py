@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import RECORDS
+from support import RECORDS, shows
 from support_motion import build_in_motion, built_in_motion, drawn_opacity, low_contrast_in_motion, morphs
 
 from blockviz.scenes.catalog import entries, lookup
@@ -25,6 +25,7 @@ CASES = [
     )
     for entry in ENTRIES
     for name in RECORDS
+    if shows(entry, name)
 ]
 
 

@@ -94,10 +94,12 @@ def record_options(allow_record_file: bool = False):
                 "--model",
                 default=None,
                 metavar="NAME|PATH",
-                help="Record a layer of a trained model instead of the seeded block: toy (blockviz's trained one-block model, or a folder "
-                "blockviz train wrote), minilm (BERT encoder), smollm2 (Llama decoder), "
-                "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network). "
-                "Needs --layer, except the toy model (one layer).",
+                help="The block to record. toy (the default): blockviz's trained one-block model (d_model 8, 2 heads, "
+                "a 70-word vocabulary, up to 25 tokens; other words read as <unk>), or a folder blockviz train wrote. "
+                "seeded: blockviz's block with seeded random weights, any words, sized by --d-model, --heads, --d-ff … "
+                "(giving any of those, or --params, chooses it). minilm (BERT encoder), smollm2 (Llama decoder), "
+                "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network): "
+                "these need --layer.",
             ),
             click.option(
                 "--layer",
@@ -149,6 +151,33 @@ TOY_OPTIONS = {
 }
 """The options that build blockviz's own block: a model brings its own, so they do not go with --model."""
 
+DEFAULT_MODEL = "toy"
+"""The block a command records when no option chooses one: blockviz's trained toy model."""
+SEEDED = "seeded"
+"""``--model seeded``: blockviz's block with seeded random weights, sized by :data:`TOY_OPTIONS`."""
+
+
+def chosen_model(model: str | None, record_file, context: click.Context | None = None) -> str | None:
+    """The model the options ask for, ``None`` for the seeded block: ``--model`` as given
+    (``seeded`` is ``None``); without it, the seeded block when a record file is read or any
+    seeded block option (:data:`TOY_OPTIONS`) was given on the command line, else
+    :data:`DEFAULT_MODEL`.
+
+    >>> chosen_model(None, None), chosen_model("seeded", None), chosen_model("minilm", None)
+    ('toy', None, 'minilm')
+    """
+    if model is not None:
+        return None if model.strip().lower() == SEEDED else model
+    if record_file is not None:
+        return None
+    context = context or click.get_current_context(silent=True)
+    if context is not None:
+        for name in TOY_OPTIONS:
+            source = context.get_parameter_source(name)
+            if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+                return None
+    return DEFAULT_MODEL
+
 
 def build_record(
     sentence,
@@ -176,6 +205,12 @@ def build_record(
     from blockviz.tokens import tokenize
 
     with reporting_errors():
+        if model is not None and model.strip().lower() == SEEDED:
+            if layer is not None or trust_pickle:
+                raise click.UsageError(
+                    "--layer and --trust-pickle go with a trained model: the seeded block has one layer"
+                )
+            model = None
         if model is not None or layer is not None or trust_pickle:
             _check_model_options(model, layer, record_file)
         if record_file is not None:
@@ -288,8 +323,15 @@ RECORD_OPTION_NAMES = (
 
 
 def pop_record_options(kwargs: dict) -> dict:
-    """Take the record options out of a command's keyword arguments."""
-    return {name: kwargs.pop(name) for name in RECORD_OPTION_NAMES if name in kwargs}
+    """Take the record options out of a command's keyword arguments, with ``model`` the one
+    they choose (:func:`chosen_model`: ``None`` for the seeded block)."""
+    options = {name: kwargs.pop(name) for name in RECORD_OPTION_NAMES if name in kwargs}
+    asks_for_a_model = options.get("layer") is not None or options.get("trust_pickle")
+    if "model" in options and not (
+        options["model"] is None and asks_for_a_model
+    ):  # else: one line says --layer needs --model
+        options["model"] = chosen_model(options["model"], options.get("record_file"))
+    return options
 
 
 @contextlib.contextmanager

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import chosen_token_and_head, record_options, reporting_errors
+from blockviz.cli.options import chosen_token_and_head, pop_record_options, record_options, reporting_errors
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 
@@ -75,7 +75,7 @@ def record(
         with reporting_errors():
             check_format(save)
             writable_file(save)
-    rec = command_record(options)
+    rec = command_record(pop_record_options(options))
     if head is not None:
         chosen_token_and_head(rec, None, head)
     if rec.source.is_trained:

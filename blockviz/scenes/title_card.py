@@ -265,9 +265,10 @@ def weights_sentence(seed: int, source=None) -> tuple[str, str]:
 def _weights_lines(seed: int, look: Look, source=None) -> VGroup:
     """:func:`weights_sentence` as two centred lines; ``.shown`` is the whole sentence."""
     first, second = weights_sentence(seed, source)
-    lines = VGroup(text(first, NOTE_FONT_SIZE, look.text), text(second, NOTE_FONT_SIZE, look.muted)).arrange(
-        DOWN, buff=0.1
-    )
+    card_line = text(second, NOTE_FONT_SIZE, look.muted)
+    if source is not None and source.kind == "trained":
+        card_line.quotes_card = True  # the model card's line: its numbers are training's, not the record's
+    lines = VGroup(text(first, NOTE_FONT_SIZE, look.text), card_line).arrange(DOWN, buff=0.1)
     lines.shown = f"{first} {second}"
     return lines
 

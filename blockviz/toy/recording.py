@@ -50,12 +50,20 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
     """
     loaded = load_toy(toy_folder(model))
     config = loaded.config
-    tokens = tokenize(sentence, config.max_tokens)
+    try:
+        tokens = tokenize(sentence, config.max_tokens)
+    except BlockvizError as error:
+        if "more than max_tokens" not in str(error):
+            raise
+        raise BlockvizError(
+            f"{error} (the toy model has {config.max_tokens} positions), or record it with --model seeded (up to 64 tokens)"
+        ) from None
     ids, unknown = loaded.vocabulary.ids(tokens)
     if len(unknown) == len({token for token in tokens}) and all(id_ == 0 for id_ in ids):
         raise BlockvizError(
             f"no word of the sentence is in the toy model's vocabulary ({', '.join(repr(word) for word in unknown[:5])}"
-            f'{" …" if len(unknown) > 5 else ""}): try "The chicken didn\'t cross the road because it was too tired."'
+            f'{" …" if len(unknown) > 5 else ""}): try "The chicken didn\'t cross the road because it was too tired.", '
+            "or --model seeded for any words"
         )
     if unknown:
         shown = ", ".join(repr(word) for word in unknown)
