@@ -69,9 +69,12 @@ class Recap(RecordScene):
             FadeIn(light),
             caption=f"out: a row of the same length, {d} numbers ({shape_text(n, d)} in, {shape_text(n, d)} out)",
         )
-        self.step(
-            Reveal(onward), caption="the same shape in and out: the output is the next block's input, so blocks stack"
+        onward_caption = (
+            "the same shape in and out, so blocks could stack; this model has one, and its output goes on to the prediction"
+            if self.record.architecture.unembedding
+            else "the same shape in and out: the output is the next block's input, so blocks stack"
         )
+        self.step(Reveal(onward), caption=onward_caption)
 
     def build(self, title):
         rec, look, f = self.record, self.look, self.focus
@@ -122,11 +125,17 @@ class Recap(RecordScene):
         return column_sum, shapes, onward
 
     def next_block(self, result: NumberGrid, beside) -> VGroup:
-        """A box for the next block, to the right of the output row, with an arrow into it."""
+        """A box for the next block (for a one-block model with an unembedding: the prediction),
+        to the right of the output row, with an arrow into it."""
         look = self.look
-        label = VGroup(
-            text("next block", CAPTION_SIZE, look.text, bold=True), text("same shape in", HEADER_SIZE, look.muted)
-        ).arrange(DOWN, buff=0.1)
+        name, detail = (
+            ("prediction", "LayerNorm, logits")
+            if self.record.architecture.unembedding
+            else ("next block", "same shape in")
+        )
+        label = VGroup(text(name, CAPTION_SIZE, look.text, bold=True), text(detail, HEADER_SIZE, look.muted)).arrange(
+            DOWN, buff=0.1
+        )
         box = RoundedRectangle(
             corner_radius=0.12,
             width=label.width + 0.4,
@@ -189,9 +198,12 @@ class Recap(RecordScene):
             FadeIn(light),
             caption=f"LayerNorm once more, and out: a row of the same length, {d} numbers ({shape_text(n, d)} in, {shape_text(n, d)} out)",
         )
-        self.step(
-            Reveal(onward), caption="the same shape in and out: the output is the next block's input, so blocks stack"
+        onward_caption = (
+            "the same shape in and out, so blocks could stack; this model has one, and its output goes on to the prediction"
+            if self.record.architecture.unembedding
+            else "the same shape in and out: the output is the next block's input, so blocks stack"
         )
+        self.step(Reveal(onward), caption=onward_caption)
 
     def build_post_norm(self, title):
         rec, look, f = self.record, self.look, self.focus

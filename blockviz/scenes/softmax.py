@@ -56,6 +56,24 @@ class Softmax(RecordScene):
                 *self.convert_rows(grid, rest),
                 caption="every other row the same way: each sums to 1, blocked keys get exactly 0",
             )
+        self.show_largest_weight(grid)
+
+    def show_largest_weight(self, grid) -> None:
+        """Frame the focus row's largest weight and say what it is worth: learned by a trained
+        block, chance for the seeded one — read from the record, never written in."""
+        rec, f, h = self.record, self.focus, self.h
+        key = int(rec.weights[h, f].argmax())
+        if key not in grid.shown_columns() or not grid.has_row(f):
+            return
+        query, largest = self.token_name(f), self.token_name(key)
+        if rec.source.kind == "trained" or rec.source.is_model:
+            said = f"learned in training, not written in: “{query}” puts its largest weight on “{largest}”"
+        else:
+            said = (
+                f"random weights: “{query}”'s largest weight is on “{largest}” by chance, "
+                "a large weight is not a guarantee of relevance"
+            )
+        self.step(FadeIn(Highlight(self.look, grid.cells[f, key])), caption=said)
 
     # -- layout ---------------------------------------------------------------------------------
     def decimals(self, i: int) -> tuple[int, int]:
