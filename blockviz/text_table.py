@@ -106,3 +106,39 @@ def _table(matrix: torch.Tensor, row_labels: list[str], column_labels: list[str]
             ),
         )
     return table
+
+
+def prediction_table(rec, decimals: int = 2) -> list[Table | Text]:
+    """The record's next-token prediction as renderables: for every row (token) the
+    :data:`~blockviz.prediction.TOP_WORDS` most probable next words with their recorded
+    probabilities (``probs``, ``(n, n_vocab)``), then the other words' sum and the row's total —
+    "≈" where the rounded terms do not add up to it (:meth:`~blockviz.prediction.Prediction.sign`).
+
+    Raises
+    ------
+    KeyError
+        If the record has no ``probs`` (its block has no unembedding).
+    """
+    from blockviz.prediction import OTHERS, TOP_WORDS, prediction_of
+
+    table = Table(box=None, padding=(0, 0, 0, 2), show_edge=False)
+    table.add_column("after", max_width=LABEL_WIDTH, overflow="ellipsis", no_wrap=True)
+    for rank in range(1, TOP_WORDS + 1):
+        table.add_column(f"#{rank}", no_wrap=True)
+    table.add_column(OTHERS, justify="right", no_wrap=True)
+    table.add_column("total", justify="right", no_wrap=True)
+    for row, token in enumerate(rec.tokens):
+        guess = prediction_of(rec, row)
+        terms = guess.terms(decimals)
+        words = [f"{display_token(word)} {term}" for word, term in zip(guess.words, terms)]
+        table.add_row(
+            Text(display_token(token)),
+            *words,
+            terms[-1],
+            f"{guess.sign(decimals)} {format_number(guess.total, decimals, unicode_minus=False)}",
+        )
+    vocabulary = len(rec.source.vocabulary or ()) or rec.probs.shape[-1]
+    title = Text(
+        f"prediction  (the next word after each token: the {TOP_WORDS} most probable of {vocabulary}, from probs)"
+    )
+    return [title, table]

@@ -198,3 +198,35 @@ def test_retraining_an_existing_model_folder_replaces_it(small_model, tmp_path):
 
 def test_the_shipped_model_is_in_the_package():
     assert all((PACKAGED / name).is_file() for name in REPRODUCIBLE_FILES)
+
+
+def test_the_default_block_is_the_toy_model_and_seeded_is_one_option_away():
+    toy = CliRunner().invoke(main, ["record", "the cat sat"])
+    seeded = CliRunner().invoke(main, ["record", "the cat sat", "--model", "seeded"])
+    sized = CliRunner().invoke(main, ["record", "the cat sat", "--d-model", "8"])
+    assert toy.exit_code == seeded.exit_code == sized.exit_code == 0
+    assert toy.output.startswith("trained: one block") and "probs  (3, 70)" in toy.output
+    assert "embed  (3, 4)" in seeded.output and "probs" not in seeded.output  # the seeded block's default sizes
+    assert "embed  (3, 8)" in sized.output and "probs" not in sized.output  # a seeded-block option chooses it
+    _one_line_error(["record", "hello world"], expect="--model seeded")
+    _one_line_error(["record", " ".join(["the cat sat"] * 9)], expect="--model seeded")
+
+
+def test_record_prints_each_rows_five_likeliest_next_words_adding_up_with_the_others():
+    import torch
+
+    from blockviz.style import format_number
+    from blockviz.toy.recording import record_toy
+
+    result = CliRunner().invoke(main, ["record", SENTENCE, "--model", "toy"])
+    assert result.exit_code == 0, result.output
+    rec = record_toy(SENTENCE)
+    too = rec.tokens.index("too")
+    top = torch.topk(rec.probs[too], 5)  # an independent ranking of the recorded row
+    words = [rec.source.vocabulary[int(index)] for index in top.indices]
+    others = format_number(float(rec.probs[too].sum() - top.values.sum()))
+    lines = result.output.splitlines()
+    table = lines[next(k for k, line in enumerate(lines) if line.startswith("prediction  (")) :]
+    line = next(line for line in table if line.split()[:1] == ["too"])
+    expected = [f"{word} {format_number(float(value))}" for word, value in zip(words, top.values)]
+    assert line.split()[1:] == " ".join(expected).split() + [others, "=" if "=" in line else "≈", "1.00"]

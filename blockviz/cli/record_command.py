@@ -69,7 +69,7 @@ def record(
     """
     from blockviz.files import writable_file
     from blockviz.tensorfile import check_format
-    from blockviz.text_table import field_tables, print_tables
+    from blockviz.text_table import field_tables, prediction_table, print_tables
 
     if save is not None:
         with reporting_errors():
@@ -99,6 +99,8 @@ def record(
                 "",
             ]
         )
+    if rec.architecture.unembedding:
+        print_tables([*prediction_table(rec, decimals), ""])
     if save is not None:
         with reporting_errors():
             rec.save(save)
