@@ -19,6 +19,7 @@ from blockviz.cli.heads_command import heads
 from blockviz.cli.interrupts import run_interruptibly
 from blockviz.cli.record_command import record
 from blockviz.cli.render_command import render
+from blockviz.cli.slides_command import slides
 from blockviz.cli.train_command import train
 
 
@@ -86,3 +87,4 @@ main.add_command(render)
 main.add_command(explore)
 main.add_command(heads)
 main.add_command(train)
+main.add_command(slides)

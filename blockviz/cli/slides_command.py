@@ -1,0 +1,186 @@
+"""``blockviz slides``: the lecture's scenes as step-by-step slides (reveal.js, PowerPoint,
+manim-slides), cut from their renders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from blockviz.cli.options import (
+    chosen_token_and_head,
+    pop_record_options,
+    record_options,
+    reporting_errors,
+    usage_error_for,
+)
+from blockviz.cli.records import command_record
+from blockviz.cli.render_command import _resolution, _scene_names, _sentence
+from blockviz.cli.sentence import SentenceCommand
+from blockviz.processes import cores_available
+from blockviz.render.plan import DETAIL_RANGE, FPS_RANGE, PACE_RANGE, QUALITIES, RenderOptions, default_folder, plan
+from blockviz.render.progress import Progress
+
+DECK_FOLDER = "slides"
+"""The default folder's name inside the sentence's: ``renders/<sentence slug>/slides/``."""
+
+
+@click.command(cls=SentenceCommand)
+@record_options(allow_record_file=True)
+@click.option(
+    "--scene",
+    "scenes",
+    multiple=True,
+    default=("all",),
+    show_default=True,
+    callback=_scene_names,
+    metavar="NAME[,NAME…]",
+    help="Scenes to make slides of: names separated by commas, or all (the title card and every scene, as in the lecture). See blockviz render --list.",
+)
+@click.option(
+    "-q",
+    "--quality",
+    type=click.Choice(tuple(QUALITIES)),
+    default="l",
+    show_default=True,
+    help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Folder of the deck and the scenes' renders. [default: renders/<sentence-slug>/slides/]",
+)
+@click.option(
+    "--token",
+    default=None,
+    metavar="WORD|WORD#K|POSITION",
+    help="Token the scenes focus on: a word, its k-th occurrence (the#2) or a 0-based position. [default: the last word token]",
+)
+@click.option(
+    "--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1)."
+)
+@click.option(
+    "--theme",
+    type=click.Choice(("light", "dark")),
+    default="light",
+    show_default=True,
+    help="Colours of the frames: light (for projectors) or dark.",
+)
+@click.option(
+    "--resolution",
+    callback=_resolution,
+    default=None,
+    metavar="WxH",
+    help="Pixel size instead of the quality's, e.g. 1280x720.",
+)
+@click.option(
+    "--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's."
+)
+@click.option(
+    "--pace",
+    type=click.FloatRange(*PACE_RANGE),
+    default=1.0,
+    show_default=True,
+    help="Slower (up to 3) or faster (down to 0.5): scales every animation and hold.",
+)
+@click.option(
+    "--detail",
+    type=click.IntRange(*DETAIL_RANGE),
+    default=1,
+    show_default=True,
+    help="Query rows worked step by step (the focus row first).",
+)
+@click.option(
+    "--burned-captions/--no-burned-captions",
+    default=True,
+    show_default=True,
+    help="Draw each step's caption in the frame; either way it is the slide's notes.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Render N scenes at once. Default: one per CPU core.",
+)
+@click.option("--force", is_flag=True, help="Render the scenes even if unchanged renders exist.")
+def slides(
+    scenes, quality, output, token, head, theme, resolution, fps, pace, detail, burned_captions, jobs, force, **options
+) -> None:
+    """Step-by-step slides of SENTENCE's lecture: one slide per step of every scene, its caption
+    as the speaker's notes.
+
+    The scenes are rendered as in `blockviz render --lecture` (unchanged renders are reused) and
+    each step is cut from them, without a second render, into DIR/slides/files/Lecture/. Written:
+
+    \b
+      DIR/slides.html          reveal.js, offline: → or Space to advance, S for the notes
+      DIR/slides.pptx          PowerPoint / LibreOffice Impress, a video and notes per slide
+      DIR/slides/Lecture.json  manim-slides: `manim-slides present Lecture` in DIR
+
+    slides.html needs reveal.js (npm's reveal.js, which `make setup` installs); without it the
+    other two are written and one line says how to get it.
+
+    \b
+    Examples:
+      blockviz slides "The chicken didn't cross the road because it was too tired." --token it
+      blockviz slides "the cat sat" --scene softmax,mask -q m -o deck
+    """
+    from blockviz.render.run import render_jobs
+    from blockviz.scenes.catalog import entries, for_record, lookup
+    from blockviz.slides.deck import write_deck
+
+    record_inputs = pop_record_options(options)
+    render_options = RenderOptions(
+        quality=quality,
+        format="mp4",
+        token=token,
+        head=head,
+        theme=theme,
+        resolution=resolution,
+        fps=fps,
+        pace=pace,
+        detail=detail,
+        burned_captions=burned_captions,
+    )
+    with usage_error_for("--scene"):
+        chosen = [entry for entry in entries()] if "all" in scenes else lookup(scenes)
+    rec = command_record(record_inputs)
+    chosen_token_and_head(rec, token, head)
+    with reporting_errors():
+        chosen = for_record(chosen, rec, () if "all" in scenes else scenes)
+        sentence = _sentence(record_inputs)
+        folder = output if output is not None else default_folder(sentence) / DECK_FOLDER
+        planned = plan([entry.name for entry in chosen], record_inputs, render_options, folder)
+    pending = [job for job in planned if force or not job.is_fresh()]
+    if pending:
+        with reporting_errors():
+            render_jobs(
+                rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)
+            )
+    with reporting_errors():
+        deck = write_deck(_parts(planned, rec.config.causal), folder, theme=theme, title=sentence)
+    for path in deck.files():
+        click.echo(str(path))
+    click.echo(f"{len(deck.clips)} slides from {len(planned)} scenes")
+    for note in deck.notes:
+        click.echo(note, err=True)
+
+
+def _parts(jobs, causal: bool):
+    """Each rendered job as a lecture part: its scene, chapter title, caption and the captions it showed."""
+    from blockviz.lecture import LecturePart
+    from blockviz.render.run import shown_captions
+    from blockviz.scenes.catalog import lookup
+
+    by_name = {entry.name: entry for entry in lookup([job.scene for job in jobs])}
+    return [
+        LecturePart(
+            job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output, shown_captions(job)
+        )
+        for job in jobs
+    ]

@@ -1,0 +1,58 @@
+"""The PowerPoint deck (python-pptx): one slide per step, its clip filling the slide, its caption
+as the slide's notes. Opens in PowerPoint and LibreOffice Impress; each video shows its poster
+(the step's last frame) until it is played."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from blockviz.errors import BlockvizError
+from blockviz.slides.clips import Clip
+
+INSTALL_HINT = "python-pptx is not installed, so no slides.pptx: pip install 'blockviz[slides]'"
+SLIDE_WIDTH_EMU = 12192000
+"""A 16:9 slide 13.333 in wide (PowerPoint's default), in EMU (914,400 per inch)."""
+
+
+def write_pptx(clips: Sequence[Clip], path: Path, size: tuple[int, int], background: str) -> None:
+    """Write ``clips`` as a deck at ``path``: a blank slide per clip, of the videos' aspect
+    (``size`` in pixels), filled with ``background`` (``#rrggbb``), the clip placed over the whole
+    slide with its poster frame, the step's caption in the notes.
+
+    Raises
+    ------
+    BlockvizError
+        If python-pptx is not installed (:data:`INSTALL_HINT`).
+    """
+    try:
+        from pptx import Presentation
+        from pptx.dml.color import RGBColor
+        from pptx.util import Emu
+    except ImportError:
+        raise BlockvizError(INSTALL_HINT) from None
+    deck = Presentation()
+    width, height = SLIDE_WIDTH_EMU, round(SLIDE_WIDTH_EMU * size[1] / size[0])
+    deck.slide_width, deck.slide_height = Emu(width), Emu(height)
+    blank = deck.slide_layouts[6]
+    for clip in clips:
+        slide = deck.slides.add_slide(blank)
+        fill = slide.background.fill
+        fill.solid()
+        fill.fore_color.rgb = RGBColor.from_string(background.lstrip("#").upper())
+        movie = slide.shapes.add_movie(
+            str(clip.video), 0, 0, Emu(width), Emu(height), poster_frame_image=str(clip.poster), mime_type="video/mp4"
+        )
+        movie.name = f"{clip.step.chapter}, step {clip.step.number}"
+        slide.notes_slide.notes_text_frame.text = clip.step.caption
+    deck.core_properties.title = "blockviz"
+    deck.save(str(path))
+
+
+def pptx_available() -> bool:
+    """Whether python-pptx can be imported."""
+    try:
+        import pptx  # noqa: F401
+    except ImportError:
+        return False
+    return True
