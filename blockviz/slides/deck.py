@@ -65,7 +65,6 @@ def write_deck(parts: Sequence[LecturePart], folder: str | Path, theme: str = "l
     """
     if not parts:
         raise BlockvizError("a deck needs at least one rendered scene: choose scenes with --scene")
-    folder = writable_folder(folder)
     source = reveal.find_reveal()
     infos = [probe_video(part.video, part.name) for part in parts]
     sizes = {(info.width, info.height) for info in infos}
@@ -75,6 +74,7 @@ def write_deck(parts: Sequence[LecturePart], folder: str | Path, theme: str = "l
         )
     size = sizes.pop()
     background = style.theme(theme).background
+    folder = writable_folder(folder)
     notes = []
     with temporary_folder(folder / CACHE_FOLDER, "slides-") as work, writing(folder):
         files = work / CLIPS_FOLDER / "files" / manim_slides_json.LECTURE

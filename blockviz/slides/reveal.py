@@ -97,6 +97,8 @@ def deck_html(
         "width": size[0],
         "height": size[1],
         "margin": 0,
+        "minScale": 0.05,
+        "maxScale": 20.0,
         "hash": True,
         "navigationMode": "linear",
         "controls": True,

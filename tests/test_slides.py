@@ -1,0 +1,220 @@
+"""``blockviz slides``: steps from the captions a render logged, clips cut from the scene videos
+(the same frames, by copying packets), the PowerPoint deck and manim-slides' JSON read back, the
+reveal.js deck in Debian's Chromium from ``file://`` with every other request aborted.
+
+One tiny deck (two scenes at 160 × 90, 5 fps) is made once for the module."""
+
+import json
+import os
+import shutil
+
+import av
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from blockviz.cli import main
+from blockviz.errors import BlockvizError
+from blockviz.lecture import LecturePart, probe_video
+from blockviz.slides import reveal
+from blockviz.slides.deck import write_deck
+from blockviz.slides.steps import steps_of
+
+SCENES = ["mask", "softmax"]
+TINY_ARGS = ["--resolution", "160x90", "--fps", "5", "-j", "1"]
+CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
+SLIDE_CONFIG_KEYS = {  # manim-slides' SlideConfig (manim_slides/config.py): BaseSlideConfig's fields, file, rev_file
+    "loop",
+    "auto_next",
+    "playback_rate",
+    "reversed_playback_rate",
+    "notes",
+    "dedent_notes",
+    "skip_animations",
+    "src",
+    "file",
+    "rev_file",
+}
+
+
+# -- steps: pure ---------------------------------------------------------------------------------
+
+
+def test_a_step_runs_from_its_caption_to_the_next_and_the_first_from_zero():
+    cues = [(0.4, "first"), (3.0, "second"), (3.0, "same  time"), (7.5, "last"), (9.0, "after the end")]
+    steps = steps_of("mask", "The mask", "unused", cues, 9.0)
+    assert [(s.start, s.end, s.caption) for s in steps] == [
+        (0.0, 3.0, "first"),
+        (3.0, 7.5, "second same time"),
+        (7.5, 9.0, "last"),
+    ]
+    assert [s.name for s in steps] == ["mask-01", "mask-02", "mask-03"]
+
+
+def test_a_scene_without_captions_is_one_step_with_its_catalogue_caption():
+    (step,) = steps_of("title", "Introduction", "What this is.", [], 4.2)
+    assert (step.start, step.end, step.caption, step.chapter) == (0.0, 4.2, "What this is.", "Introduction")
+    with pytest.raises(ValueError):
+        steps_of("title", "Introduction", "x", [], 0.0)
+
+
+# -- the deck, made once -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def deck(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("deck")
+    result = CliRunner().invoke(
+        main, ["slides", "the cat sat", "--scene", ",".join(SCENES), *TINY_ARGS, "-o", str(folder)]
+    )
+    assert result.exit_code == 0, result.output
+    logged = {name: json.loads((folder / ".cache" / f"{name}.mp4.captions.json").read_text()) for name in SCENES}
+    return folder, logged, result.output
+
+
+def decoded(path, start=0.0, end=float("inf")):
+    """``[(seconds, RGB array)]`` of the frames of ``path`` shown from ``start`` until ``end``."""
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = [
+            (float(frame.pts * stream.time_base), frame.to_ndarray(format="rgb24"))
+            for frame in container.decode(stream)
+        ]
+    return [
+        (at - start, pixels) for at, pixels in sorted(frames, key=lambda f: f[0]) if start - 1e-6 <= at < end - 1e-6
+    ]
+
+
+@pytest.mark.render
+def test_one_clip_per_caption_logged_holding_the_scenes_own_frames(deck):
+    folder, logged, output = deck
+    clips_folder = folder / "slides" / "files" / "Lecture"
+    total = 0
+    for name in SCENES:
+        times = [at for at, _ in logged[name]["captions"]]
+        ends = times[1:] + [logged[name]["duration"]]
+        clips = sorted(clips_folder.glob(f"{name}-*.mp4"))
+        assert len(clips) == len(times) >= 3, name
+        for clip, start, end in zip(clips, times, ends):
+            assert float(probe_video(clip).duration) == pytest.approx(end - start, abs=1e-3), clip.name
+            mine, theirs = decoded(clip), decoded(folder / f"{name}.mp4", start, end)
+            assert [round(at, 3) for at, _ in mine] == [round(at, 3) for at, _ in theirs], clip.name
+            assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(mine, theirs)), clip.name  # copied, not encoded
+            poster = np.asarray(Image.open(clip.with_suffix(".png")).convert("RGB"))
+            assert np.array_equal(poster, theirs[-1][1]), clip.name  # the step's last frame
+        total += len(times)
+    assert f"{total} slides from {len(SCENES)} scenes" in output
+
+
+@pytest.mark.render
+def test_the_powerpoint_deck_has_a_video_and_the_caption_per_step(deck):
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    folder, logged, _ = deck
+    captions = [said for name in SCENES for _, said in logged[name]["captions"]]
+    slides = list(Presentation(str(folder / "slides.pptx")).slides)
+    assert [slide.notes_slide.notes_text_frame.text for slide in slides] == captions
+    assert all([shape.shape_type for shape in slide.shapes] == [MSO_SHAPE_TYPE.MEDIA] for slide in slides)
+
+
+@pytest.mark.render
+def test_the_manim_slides_json_has_one_slide_per_step_and_its_files(deck):
+    folder, logged, _ = deck
+    presentation = json.loads((folder / "slides" / "Lecture.json").read_text(encoding="utf-8"))
+    captions = [said for name in SCENES for _, said in logged[name]["captions"]]
+    assert [slide["notes"] for slide in presentation["slides"]] == captions
+    assert all(set(slide) == SLIDE_CONFIG_KEYS for slide in presentation["slides"])
+    assert presentation["resolution"] == [160, 90] and presentation["background_color"] == "#ffffff"  # light
+    for slide in presentation["slides"]:  # relative to the JSON's folder's parent, as manim-slides reads them
+        assert (folder / slide["file"]).is_file() and (folder / slide["rev_file"]).is_file()
+
+
+@pytest.mark.render
+def test_manim_slides_reads_the_json_where_it_is_installed(deck):
+    config = pytest.importorskip("manim_slides.config", reason="manim-slides is not installed")
+    folder, logged, _ = deck
+    presentation = config.PresentationConfig.from_file(folder / "slides" / "Lecture.json")
+    assert len(presentation.slides) == sum(len(logged[name]["captions"]) for name in SCENES)
+
+
+@pytest.mark.render
+def test_without_reveal_js_the_other_two_are_written_and_a_line_says_how(deck, tmp_path, monkeypatch):
+    folder, logged, _ = deck
+    parts = [
+        LecturePart(name, name, "caption", folder / f"{name}.mp4", tuple(map(tuple, logged[name]["captions"])))
+        for name in SCENES
+    ]
+    (tmp_path / "slides.html").write_text("an old deck")
+    monkeypatch.setattr(reveal, "find_reveal", lambda: None)
+    written = write_deck(parts, tmp_path)
+    assert written.html is None and not (tmp_path / "slides.html").exists()  # an old page would show old clips
+    assert written.pptx.is_file() and written.json.is_file()
+    assert written.notes == [reveal.INSTALL_HINT] and "make setup" in reveal.INSTALL_HINT
+    assert not list((tmp_path / ".cache").iterdir())  # no temporary folder left
+
+
+@pytest.mark.render
+def test_bad_reveal_folder_and_output_through_a_file_are_one_line_errors(deck, tmp_path, monkeypatch):
+    folder, logged, _ = deck
+    parts = [LecturePart("mask", "The mask", "c", folder / "mask.mp4", ())]
+    monkeypatch.setenv(reveal.REVEAL_ENVIRONMENT_VARIABLE, str(tmp_path))
+    with pytest.raises(BlockvizError, match=r"^\$BLOCKVIZ_REVEAL is .* has no dist/reveal.js: point it at"):
+        write_deck(parts, tmp_path / "out")
+    monkeypatch.delenv(reveal.REVEAL_ENVIRONMENT_VARIABLE)
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(
+        main, ["slides", "the cat sat", "--scene", "mask", *TINY_ARGS, "-o", str(tmp_path / "file" / "deck")]
+    )
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+# -- the reveal.js deck in Chromium ----------------------------------------------------------------
+
+
+@pytest.mark.render
+def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes(deck):
+    if reveal.find_reveal() is None:
+        pytest.skip("reveal.js is not installed (the set-up unpacks npm's reveal.js@5 into .venv/share/reveal.js)")
+    if not shutil.which(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    from playwright import sync_api
+
+    folder, logged, _ = deck
+    captions = [said for name in SCENES for _, said in logged[name]["captions"]]
+    page_path = folder / "slides.html"
+    assert "http" not in page_path.read_text(encoding="utf-8")  # no network reference
+    assert (folder / "reveal.js" / "LICENSE").is_file()
+    errors, refused = [], []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 640, "height": 360})
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.route(
+                "**/*",
+                lambda route: (
+                    route.continue_()
+                    if route.request.url.startswith("file://")
+                    else (refused.append(route.request.url), route.abort())
+                ),
+            )
+            page.goto(page_path.resolve().as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=10000)
+            assert page.evaluate("Reveal.getTotalSlides()") == len(captions)
+            assert page.evaluate("Reveal.getSlideNotes()") == captions[0]
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function("Reveal.getSlidePastCount() === 1", timeout=5000)
+            assert page.evaluate("Reveal.getSlideNotes()") == captions[1]
+            sources = page.evaluate(
+                "Array.from(document.querySelectorAll('.slides video'), v => v.getAttribute('src'))"
+            )
+            notes = page.evaluate("Array.from(document.querySelectorAll('.slides aside.notes'), n => n.textContent)")
+        finally:
+            browser.close()
+    assert notes == captions
+    assert len(sources) == len(captions) and all((folder / source).is_file() for source in sources)
+    assert errors == [] and refused == []
