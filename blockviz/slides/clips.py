@@ -92,17 +92,18 @@ def _write_clip(path: Path, template, packets: list, start: int, stop: int) -> N
 
 
 def _write_poster(clip: Path, poster: Path) -> None:
-    """Save ``clip``'s last frame as a PNG (decoded from its last key frame on)."""
+    """Save ``clip``'s last frame as a PNG, decoding only from its last key frame on (a held
+    picture is a key frame of its own: usually one packet)."""
     with av.open(str(clip)) as container:
         stream = container.streams.video[0]
-        last_key = max(
-            packet.pts for packet in container.demux(stream) if packet.pts is not None and packet.is_keyframe
-        )
-        container.seek(last_key, stream=stream, backward=True, any_frame=False)
-        last = None
-        for frame in container.decode(stream):
-            last = frame
-    if last is None:
+        stream.codec_context.thread_type = "NONE"  # one frame or a few: threads cost more than they save
+        packets = [packet for packet in container.demux(stream) if packet.pts is not None]
+        keys = [index for index, packet in enumerate(packets) if packet.is_keyframe]
+        frames = []
+        for packet in packets[keys[-1] if keys else 0 :]:
+            frames.extend(stream.decode(packet))
+        frames.extend(stream.decode(None))
+    if not frames:
         raise BlockvizError(f"the clip {str(clip)!r} holds no frame: render the scene again (--force)")
     with atomic_path(poster) as partial:
-        last.to_image().save(partial, format="PNG")
+        max(frames, key=lambda frame: frame.pts).to_image().save(partial, format="PNG", compress_level=1)
