@@ -165,7 +165,7 @@ class Prediction(RecordScene):
             "logits": VGroup(unembed_step, logits, others_header, dots),
             "probs": VGroup(softmax_step, probs, written),
         }
-        self.place(VGroup(*parts.values()), title, grow=1.6)
+        self.place(VGroup(*parts.values()), title, bottom_space=1.35, grow=1.6)
         return parts
 
     def probability_row(self, order: list[int], width: float) -> NumberGrid:
@@ -251,7 +251,7 @@ def quoted(word: str) -> str:
 def words_line(pieces: list[Mobject], font_size: float) -> VGroup:
     """``pieces`` (texts, number labels, lines of them) side by side as one line of words at
     ``font_size``: a space between them, none before a comma; on one baseline."""
-    space = text("a a", font_size).width - text("aa", font_size).width
+    space = 1.3 * (text("a a", font_size).width - text("aa", font_size).width)
     line = VGroup(*pieces)
     for previous, piece in zip(pieces, pieces[1:]):
         comma = getattr(piece, "shown", "").startswith(",")
@@ -260,26 +260,16 @@ def words_line(pieces: list[Mobject], font_size: float) -> VGroup:
     return line
 
 
-DESCENDING = set("gjpqyQβγμρ")
-
-
 def baseline(piece: Mobject) -> float:
-    """The height of ``piece``'s baseline: where its letters and digits without a descender sit
-    (a line of pieces: its first piece's), else its bottom."""
-    if isinstance(piece, Text):
-        characters = [char for char in piece.shown if not char.isspace()]
-        if len(characters) == len(piece.submobjects):
-            sitting = [
-                glyph.get_bottom()[1]
-                for char, glyph in zip(characters, piece.submobjects)
-                if char.isalnum() and char not in DESCENDING
-            ]
-            if sitting:
-                return float(np.median(sitting))
-        if characters and len(characters) == len(piece.submobjects):  # punctuation: as it sits after an "a"
-            beside = text("a" + piece.shown, font_size_of(piece))
-            return piece.submobjects[0].get_bottom()[1] - (beside.submobjects[1].get_bottom()[1] - baseline(beside))
-    elif isinstance(piece, VGroup) and piece.submobjects:
+    """The height of ``piece``'s baseline: the median bottom of its glyphs (most sit on it), or
+    for punctuation alone (“,”, “…”), where it sits after an "a"; a line of pieces: its first piece's."""
+    if isinstance(piece, Text) and piece.submobjects:
+        if any(char.isalnum() for char in piece.shown):
+            return float(np.median([glyph.get_bottom()[1] for glyph in piece.submobjects]))
+        beside = text("a" + piece.shown, font_size_of(piece))
+        a, mark = beside.submobjects[0], beside.submobjects[1]
+        return piece.submobjects[0].get_bottom()[1] - (mark.get_bottom()[1] - a.get_bottom()[1])
+    if isinstance(piece, VGroup) and piece.submobjects:
         return baseline(piece.submobjects[0])
     return piece.get_bottom()[1]
 
