@@ -128,7 +128,7 @@ class Prediction(RecordScene):
             "logits", "logits", look.text, rec.logits[f][order], order.__getitem__, [token_face(w) for w in guess.words]
         )
         probs = self.probability_row(order, width)
-        self.probs = probs
+        self.logits, self.probs = logits, probs
 
         mean = number(rec.ln_f_mean[f].item(), HEADER_SIZE, look.muted, source=("ln_f_mean", f))
         variance = number(rec.ln_f_var[f].item(), HEADER_SIZE, look.muted, source=("ln_f_var", f))
@@ -144,6 +144,7 @@ class Prediction(RecordScene):
         total = number(1.0, NUMBER_SIZE, look.text, self.decimals, source=("constant", 1.0))
         sign = text(guess.sign(self.decimals), NUMBER_SIZE, look.text)
         written = VGroup(sign, total).arrange(RIGHT, buff=0.14)
+        self.sign = sign
         labels = [probs.labels[0, j] for j in probs.shown_columns()]
         self.shown_sum(labels, total)
 
