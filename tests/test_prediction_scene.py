@@ -38,8 +38,8 @@ def toy(sentence: str = CHICKEN):
 
 
 @functools.cache
-def built_on(sentence: str = CHICKEN, token: str | None = "too"):
-    return build(Prediction, toy(sentence), token=token)
+def built_on(sentence: str = CHICKEN, token: str | None = "too", theme: str = "dark"):
+    return build(Prediction, toy(sentence), token=token, theme=theme)
 
 
 def sourced_by(inspector, name: str) -> dict:
@@ -52,14 +52,20 @@ def top_five(rec, row: int):
 
 
 @pytest.mark.parametrize(
-    ("sentence", "token"),
-    [(CHICKEN, "too"), (CHICKEN, None), ("the cat sat", None), ("cat", None), (CHICKEN, "The")],
-    ids=["chicken/too", "chicken/default", "cat sat", "one token", "chicken/first"],
+    ("sentence", "token", "theme"),
+    [
+        (CHICKEN, "too", "dark"),
+        (CHICKEN, None, "dark"),
+        ("the cat sat", None, "dark"),
+        ("cat", None, "dark"),
+        (CHICKEN, "The", "light"),
+    ],
+    ids=["chicken/too", "chicken/default", "cat sat", "one token", "chicken/first/light"],
 )
-def test_the_scene_keeps_every_rule(sentence, token):
+def test_the_scene_keeps_every_rule(sentence, token, theme):
     """Every number the record's, its sum adding up, no text overlapping, leaving the frame, under
     11 px or under 4.5:1, every shot filling 60 % of the frame, every caption held 2.5 s."""
-    scene, inspector = built_on(sentence, token)
+    scene, inspector = built_on(sentence, token, theme)
     check_scene(scene, inspector, toy(sentence))
     times = [time for time, _ in scene.captions] + [scene.renderer.time]
     assert all(later - earlier >= HOLD - 1e-6 for earlier, later in zip(times, times[1:]))
@@ -132,6 +138,16 @@ def test_the_last_caption_names_the_records_words_and_numbers_as_its_labels():
     caption_numbers = [member for phrase in phrases for member in phrase.get_family() if hasattr(member, "source")]
     assert [label.source for label in caption_numbers] == [("probs", TOO, int(index)) for index in top.indices[:3]]
     assert all(id(label) in inspector.numbers for label in caption_numbers)  # drawn, so checked against the record
+
+
+def test_the_last_caption_names_no_word_whose_probability_reads_zero():
+    """After "tired" the toy model is sure of "." (1.00): the others read 0.00 and go unnamed."""
+    scene, _ = built_on(CHICKEN, None)
+    rec = toy()
+    assert scene.focus == 11 and torch.argmax(rec.probs[11]).item() == rec.source.vocabulary.index(".")
+    said = [caption for _, caption in scene.captions]
+    shown = format_number(rec.probs[11].max().item(), scene.decimals)
+    assert f"after \u201ctired\u201d, the block predicts \u201c.\u201d {shown}, \u2026" in said
 
 
 def test_in_motion_it_keeps_its_bars_and_ends_as_its_still():

@@ -19,6 +19,7 @@ from blockviz.scenes.layout import column_width, frame_text_width
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import font_size_of, number, shortened, text, token_face
+from blockviz.style import format_number
 
 NAME = "prediction"
 ORDER = 140
@@ -32,7 +33,8 @@ CAPTION = (
 NEEDS = "unembedding"
 
 CAPTION_WORDS = 3
-"""Predicted words the last caption names with their probabilities (the grid shows five)."""
+"""Predicted words the last caption names with their probabilities (the grid shows five), those
+whose probability reads more than 0 as shown."""
 DIM = 0.15
 """Opacity of the stand-in of what is still to come (the whole path is in view from the start)."""
 ROW_HEIGHT = CELL_HEIGHT * 1.25
@@ -122,8 +124,8 @@ class Prediction(RecordScene):
             )
 
         features = axis_labels("d_model", rec.tokens, d)
-        output = row("resid_post", "output", look.residual, rec.resid_post[f], int, features)
-        normed = row("ln_f", "ln_f", look.residual, rec.ln_f[f], int)
+        output = row("resid_post", "output", look.text, rec.resid_post[f], int, features)
+        normed = row("ln_f", "ln_f", look.text, rec.ln_f[f], int)
         logits = row(
             "logits", "logits", look.text, rec.logits[f][order], order.__getitem__, [token_face(w) for w in guess.words]
         )
@@ -210,7 +212,12 @@ class Prediction(RecordScene):
         vocabulary = list(self.record.source.vocabulary)
         phrases = [text(f"after “{token}”, the block predicts", CAPTION_SIZE, look.text)]
         spoken = phrases[0].shown
-        for word, value in list(zip(guess.words, guess.probabilities))[:CAPTION_WORDS]:
+        named = [
+            (word, value)
+            for k, (word, value) in enumerate(zip(guess.words, guess.probabilities))
+            if k == 0 or format_number(float(value), self.decimals) != format_number(0.0, self.decimals)
+        ]  # a word whose probability reads 0.00 is not a prediction worth naming
+        for word, value in named[:CAPTION_WORDS]:
             label = number(
                 float(value), CAPTION_SIZE, look.text, self.decimals, source=("probs", f, vocabulary.index(word))
             )
