@@ -4,6 +4,8 @@ word's probabilities. Only a block with an unembedding (the trained toy model) h
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, Mobject, Text, VGroup
 
@@ -15,7 +17,7 @@ from blockviz.scenes.base import DEFAULT_SENTENCE, RECORD_ENVIRONMENT_VARIABLE, 
 from blockviz.scenes.block_helpers import sum_decimals
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, is_quoted
-from blockviz.scenes.layout import column_width, frame_text_width
+from blockviz.scenes.layout import column_width, fit_width, frame_text_width
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import font_size_of, number, shortened, text, token_face
@@ -33,8 +35,8 @@ CAPTION = (
 NEEDS = "unembedding"
 
 CAPTION_WORDS = 3
-"""Predicted words the last caption names with their probabilities (the grid shows five), those
-whose probability reads more than 0 as shown."""
+"""Predicted words the last caption names with their probabilities (the grid shows five): at
+most these, the most probable always, the others only where their probability reads above 0."""
 DIM = 0.15
 """Opacity of the stand-in of what is still to come (the whole path is in view from the start)."""
 ROW_HEIGHT = CELL_HEIGHT * 1.25
@@ -110,7 +112,7 @@ class Prediction(RecordScene):
             cell_width_for(rec.logits[f][order][None, :]),
         )
 
-        def row(field: str, name: str, color: str, values, index, columns=None) -> NumberGrid:
+        def row(field: str, name: str, values, index, columns=None) -> NumberGrid:
             return NumberGrid(
                 values[None, :],
                 [name],
@@ -118,17 +120,15 @@ class Prediction(RecordScene):
                 look,
                 source=lambda _, j: (field, f, index(j)),
                 color_limit=self.limit(field),
-                row_header_color=color,
+                row_header_color=look.text,
                 cell_width=width,
                 cell_height=ROW_HEIGHT,
             )
 
         features = axis_labels("d_model", rec.tokens, d)
-        output = row("resid_post", "output", look.text, rec.resid_post[f], int, features)
-        normed = row("ln_f", "ln_f", look.text, rec.ln_f[f], int)
-        logits = row(
-            "logits", "logits", look.text, rec.logits[f][order], order.__getitem__, [token_face(w) for w in guess.words]
-        )
+        output = row("resid_post", "output", rec.resid_post[f], int, features)
+        normed = row("ln_f", "ln_f", rec.ln_f[f], int)
+        logits = row("logits", "logits", rec.logits[f][order], order.__getitem__, [token_face(w) for w in guess.words])
         probs = self.probability_row(order, width)
         self.logits, self.probs = logits, probs
 
@@ -212,20 +212,23 @@ class Prediction(RecordScene):
         vocabulary = list(self.record.source.vocabulary)
         phrases = [text(f"after “{token}”, the block predicts", CAPTION_SIZE, look.text)]
         spoken = phrases[0].shown
-        named = [
-            (word, value)
-            for k, (word, value) in enumerate(zip(guess.words, guess.probabilities))
-            if k == 0 or format_number(float(value), self.decimals) != format_number(0.0, self.decimals)
-        ]  # a word whose probability reads 0.00 is not a prediction worth naming
-        for word, value in named[:CAPTION_WORDS]:
+        zero = format_number(0.0, self.decimals)
+        reads = [format_number(float(value), self.decimals) for value in [*guess.probabilities, guess.others]]
+        count = min(CAPTION_WORDS, max(1, sum(1 for shown in reads[: len(guess.words)] if shown != zero)))
+        more = any(shown != zero for shown in reads[count:])  # "…" only for words left unnamed that read above 0
+        for k, (word, value) in enumerate(zip(guess.words[:count], guess.probabilities)):
             label = number(
                 float(value), CAPTION_SIZE, look.text, self.decimals, source=("probs", f, vocabulary.index(word))
             )
-            said = [text(quoted(word), CAPTION_SIZE, look.text), label, text(",", CAPTION_SIZE, look.text)]
+            said = [text(quoted(word), CAPTION_SIZE, look.text), label]
+            spoken += f" {quoted(word)} {label.shown}"
+            if k < count - 1 or more:
+                said.append(text(",", CAPTION_SIZE, look.text))
+                spoken += ","
             phrases.append(words_line(said, CAPTION_SIZE))
-            spoken += f" {quoted(word)} {label.shown},"
-        phrases.append(text("\u2026", CAPTION_SIZE, look.text))
-        spoken += " \u2026"
+        if more:
+            phrases.append(text("\u2026", CAPTION_SIZE, look.text))
+            spoken += " \u2026"
         self.numbered_captions[spoken] = phrases
         return spoken
 
@@ -283,17 +286,16 @@ def baseline(piece: Mobject) -> float:
 
 
 def lines_of(phrases: list[Mobject], font_size: float, width: float) -> VGroup:
-    """``phrases`` on one line if it fits ``width``, else on two of nearly equal width, centred."""
+    """``phrases`` on one line if it fits ``width``, else on two of nearly equal width, centred (as
+    :func:`~blockviz.scenes.layout.wrapped` lays out a plain caption)."""
     one = words_line(phrases, font_size)
     if one.width <= width:
         return one
     widths = [phrase.width for phrase in phrases]
     split = min(range(1, len(phrases)), key=lambda k: abs(sum(widths[:k]) - sum(widths[k:])))
     first, second = words_line(phrases[:split], font_size), words_line(phrases[split:], font_size)
-    return VGroup(first, second).arrange(DOWN, buff=0.1)
+    return fit_width(VGroup(first, second).arrange(DOWN, buff=0.1), width)  # shrunk only if two lines do not fit
 
 
 def _saved_record_named() -> bool:
-    import os
-
     return bool(os.environ.get(RECORD_ENVIRONMENT_VARIABLE))
