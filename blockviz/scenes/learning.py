@@ -13,11 +13,11 @@ import os
 from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from blockviz.scenes.base import RECORD_ENVIRONMENT_VARIABLE, RecordScene, ghost_of
-from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
+from blockviz.scenes.block_helpers import exact, remainder, rounding_note, sum_decimals
 from blockviz.scenes.fades import FadeIn, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
 from blockviz.scenes.layout import column_width, row_height
-from blockviz.scenes.look import HEADER_SIZE, NOTE_SIZE, NUMBER_SIZE, WORK_SIZE
+from blockviz.scenes.look import HEADER_SIZE, NUMBER_SIZE, WORK_SIZE
 from blockviz.scenes.text import number, shortened, text, token_face
 from blockviz.style import role_color
 from blockviz.toy import learning as checkpoints
@@ -54,7 +54,7 @@ class Learning(RecordScene):
         grid, rows, result = self.build(title)
         self.add(ghost_of(grid.cell_group, opacity=DIM).set_fill(opacity=0))
         self.add(grid.header_group, grid.ellipsis_group, self.note, self.side_headers)
-        self.step(Reveal(rows[0]), caption=self.first_caption())
+        self.step(Reveal(VGroup(rows[0], self.rounding)), caption=self.first_caption())
         highlight = Highlight(self.look, grid.row(0))
         self.play(FadeIn(highlight), run_time=0.4)
         for k in range(1, len(learning.steps)):
@@ -105,14 +105,17 @@ class Learning(RecordScene):
         names = [token_face(word) for word in learning.words[:seen]]
         grid = NumberGrid(
             [row[:seen] for row in learning.rows],
-            [f"step {step}" for step in learning.steps],
+            [str(step) for step in learning.steps],  # under a "step" header
             names,
             look,
             colors="weights",
             source=lambda k, j: ("learning", "rows", k, j),
             column_slots=slots,
             row_slots=list(range(len(learning.steps))),
-            cell_width=column_width(len(slots), width=8.4, most=1.3),
+            cell_width=max(
+                column_width(len(slots), width=8.4, most=1.3),
+                max(text(names[j], HEADER_SIZE).width for j in slots if j is not None) / 0.94,
+            ),  # every word whole over its column
             cell_height=row_height(len(learning.steps) + 1, height=4.2, most=0.7),
             decimals=self.decimals,
         )
@@ -125,9 +128,14 @@ class Learning(RecordScene):
         ]
         self.note = self.lesson_note().next_to(VGroup(grid, side_headers), UP, buff=0.3)
         self.note.align_to(grid.cell_group, LEFT)
-        result = self.result_line().next_to(VGroup(grid, *sides), DOWN, buff=0.4)
+        self.rounding = rounding_note(self.sums, look)  # "≈: each number is rounded on its own", if a row needs it
+        below = VGroup(grid, *sides)
+        if len(self.rounding):
+            self.rounding.next_to(below, DOWN, buff=0.25).align_to(side_headers, RIGHT)
+            below = VGroup(below, self.rounding)
+        result = self.result_line().next_to(below, DOWN, buff=0.3).align_to(grid.cell_group, LEFT)
         self.side_headers = side_headers
-        self.place(VGroup(self.note, grid, side_headers, *sides, result), title, grow=1.6)
+        self.place(VGroup(self.note, grid, side_headers, *sides, self.rounding, result), title, grow=1.6)
         return grid, rows, result
 
     def emphasise_key(self, grid: NumberGrid) -> None:
@@ -146,14 +154,18 @@ class Learning(RecordScene):
         keys = grid.shown_columns()
         right = grid.body().get_right()[0]
         header_y = grid.column_headers[keys[0]].get_y()
-        x = right + 0.35
-        headers = VGroup()
+        first = grid.row_headers[0]
+        step = text("step", HEADER_SIZE, look.muted)
+        headers = VGroup(step.move_to([first.get_right()[0] - step.width / 2, header_y, 0]))
+        x = right + 0.1
         if self.hidden:
             rest_x = x + 0.3 + grid.cell_width / 2
             headers.add(text("+ rest", HEADER_SIZE, look.muted).move_to([rest_x, header_y, 0]))
             x = rest_x + grid.cell_width / 2
-        sum_x = x + 0.4 + grid.cell_width / 2
-        loss_x = sum_x + grid.cell_width / 2 + 0.5 + grid.cell_width / 2
+        number_width = number(1.0, NUMBER_SIZE, decimals=self.decimals, source=("width",)).width
+        mark_width = text("≈", NUMBER_SIZE).width + 0.14
+        sum_x = x + 0.25 + mark_width + number_width / 2
+        loss_x = sum_x + number_width / 2 + 0.45 + number_width / 2
         headers.add(text("Σ", HEADER_SIZE + 2, look.text).move_to([sum_x, header_y, 0]))
         headers.add(text("loss", HEADER_SIZE, look.muted).move_to([loss_x, header_y, 0]))
         sides = []
@@ -183,10 +195,10 @@ class Learning(RecordScene):
         sentence or, said so, another one."""
         learning, look = self.learning, self.look
         if self.record.sentence.strip() == learning.sentence.strip():
-            shown = f"this sentence is a training lesson: head {learning.head}'s weights from “{self.word(learning.query)}” at each checkpoint"
+            shown = f"this sentence is a training lesson: “{self.word(learning.query)}”'s weights at each checkpoint"
         else:
-            shown = f"during training, on the lesson sentence “{learning.sentence}” (not this record's)"
-        return shortened(shown, 12.5, NOTE_SIZE, look.muted)
+            shown = f"during training, on the lesson sentence “{learning.sentence}”"
+        return shortened(shown, 12.5, HEADER_SIZE, look.muted)
 
     def result_line(self) -> VGroup:
         """ "“it” → “chicken”: 0.14 at step 0, 0.92 at step 4000" — the first and last checkpoints' weight."""
