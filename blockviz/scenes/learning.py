@@ -114,7 +114,7 @@ class Learning(RecordScene):
             row_slots=list(range(len(learning.steps))),
             cell_width=max(
                 column_width(len(slots), width=8.4, most=1.3),
-                max(text(names[j], HEADER_SIZE).width for j in slots if j is not None) / 0.94,
+                max(text(names[j], HEADER_SIZE, bold=j == learning.key).width for j in slots if j is not None) / 0.94,
             ),  # every word whole over its column
             cell_height=row_height(len(learning.steps) + 1, height=4.2, most=0.7),
             decimals=self.decimals,
@@ -135,7 +135,9 @@ class Learning(RecordScene):
             below = VGroup(below, self.rounding)
         result = self.result_line().next_to(below, DOWN, buff=0.3).align_to(grid.cell_group, LEFT)
         self.side_headers = side_headers
-        self.place(VGroup(self.note, grid, side_headers, *sides, self.rounding, result), title, grow=1.6)
+        self.place(
+            VGroup(self.note, grid, side_headers, *sides, self.rounding, result), title, bottom_space=1.25, grow=1.6
+        )  # room for a caption on two lines
         return grid, rows, result
 
     def emphasise_key(self, grid: NumberGrid) -> None:
@@ -195,7 +197,7 @@ class Learning(RecordScene):
         sentence or, said so, another one."""
         learning, look = self.learning, self.look
         if self.record.sentence.strip() == learning.sentence.strip():
-            shown = f"this sentence is a training lesson: “{self.word(learning.query)}”'s weights at each checkpoint"
+            shown = f"this sentence is a training lesson: head {learning.head}'s weights from “{self.word(learning.query)}”, kept at each checkpoint"
         else:
             shown = f"during training, on the lesson sentence “{learning.sentence}”"
         return shortened(shown, 12.5, HEADER_SIZE, look.muted)
@@ -244,10 +246,7 @@ class Learning(RecordScene):
         held = (
             "most of the row" if last > 0.5 else "the largest share" if self.largest(-1) == learning.key else "a share"
         )
-        return (
-            f"head {learning.head} formed: its weight from “{self.word(learning.query)}” to “{self.word(learning.key)}” "
-            f"{change} to {held} between step {learning.steps[0]} and step {learning.steps[-1]}"
-        )
+        return f"head {learning.head} formed: its weight on “{self.word(learning.key)}” {change} to {held} by step {learning.steps[-1]}"
 
 
 __all__ = ["Learning", "NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION", "NEEDS"]
