@@ -52,6 +52,7 @@ class Learning(RecordScene):
             f"A head forming in training: head {head}, “{word(learning.query)}” → “{word(learning.key)}”"
         )
         grid, rows, result = self.build(title)
+        self.grid = grid  # tests read its rows' step headers
         self.add(ghost_of(grid.cell_group, opacity=DIM).set_fill(opacity=0))
         self.add(grid.header_group, grid.ellipsis_group, self.note, self.side_headers)
         self.step(Reveal(VGroup(rows[0], self.rounding)), caption=self.first_caption())
