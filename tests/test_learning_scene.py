@@ -163,6 +163,8 @@ def test_a_record_without_training_leaves_the_scene_out_or_is_refused_by_name():
     assert "learning" in [e.name for e in catalog.for_record(catalog.lookup(["all"]), toy_record())]
     with pytest.raises(BlockvizError, match=r"^scene 'learning' cannot be drawn: .*try --model toy$"):
         catalog.for_record([entry], seeded, asked=["learning"])
+    with pytest.raises(BlockvizError, match=r"^the learning scene cannot be drawn: .*try --model toy$"):
+        build(Learning, seeded)  # built by hand all the same: one line, no traceback from deep inside
 
 
 @pytest.mark.render

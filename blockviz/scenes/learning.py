@@ -12,6 +12,8 @@ import os
 
 from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
+from blockviz.errors import BlockvizError
+from blockviz.record_needs import training_missing
 from blockviz.scenes.base import RECORD_ENVIRONMENT_VARIABLE, RecordScene, ghost_of
 from blockviz.scenes.block_helpers import exact, remainder, rounding_note, sum_decimals
 from blockviz.scenes.fades import FadeIn, Reveal
@@ -76,8 +78,17 @@ class Learning(RecordScene):
 
     @property
     def learning(self) -> checkpoints.Learning:
-        """The checkpoints' numbers (:func:`~blockviz.toy.learning.learning_of`), read once."""
+        """The checkpoints' numbers (:func:`~blockviz.toy.learning.learning_of`), read once.
+
+        Raises
+        ------
+        BlockvizError
+            For a record whose block ``blockviz train`` did not write (one line, with the fix).
+        """
         if not hasattr(self, "_learning"):
+            missing = training_missing(self.record)
+            if missing is not None:
+                raise BlockvizError(f"the learning scene cannot be drawn: {missing}")
             self._learning = checkpoints.learning_of(self.record.source.path)
         return self._learning
 
