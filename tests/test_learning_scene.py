@@ -138,11 +138,13 @@ def test_the_result_line_and_captions_read_the_first_and_last_checkpoint():
 
 
 def test_another_sentence_says_the_numbers_are_the_lesson_sentences():
-    scene, _ = built_scene("the cat sat on the mat .")
-    (note,) = [label for label in visible_texts(scene) if getattr(label, "full", "").startswith("during training")]
-    assert note.full == f"during training, on the lesson sentence “{learning().sentence}”"
+    scene, inspector = built_scene("the cat sat on the mat .")
+    shown = {label.shown: label for label in visible_texts(scene)}
+    assert "not this record's sentence: during training, on the lesson sentence" in shown
+    assert f"“{learning().sentence}”" in [getattr(label, "full", None) for label in shown.values()]
+    assert inspector.problems == [] and min(inspector.shares) >= support.FRAME_SHARE
     same, _ = built_scene()
-    assert not any(getattr(label, "full", "").startswith("during training") for label in visible_texts(same))
+    assert not any("not this record's sentence" in label.shown for label in visible_texts(same))
 
 
 def test_in_motion_no_text_loses_contrast_or_is_cut_and_it_ends_as_the_still():

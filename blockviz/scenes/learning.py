@@ -204,15 +204,17 @@ class Learning(RecordScene):
             sides.append(side)
         return headers, sides
 
-    def lesson_note(self) -> VGroup:
+    def lesson_note(self):
         """Where the numbers come from: the lesson sentence during training — this record's
         sentence or, said so, another one."""
         learning, look = self.learning, self.look
         if self.record.sentence.strip() == learning.sentence.strip():
             shown = f"this sentence is a training lesson: head {learning.head}'s weights from “{self.word(learning.query)}”, kept at each checkpoint"
-        else:
-            shown = f"during training, on the lesson sentence “{learning.sentence}”"
-        return shortened(shown, 12.5, HEADER_SIZE, look.muted)
+            return shortened(shown, 12.5, HEADER_SIZE, look.muted)
+        return VGroup(
+            text("not this record's sentence: during training, on the lesson sentence", HEADER_SIZE, look.muted),
+            shortened(f"“{learning.sentence}”", 12.5, HEADER_SIZE, look.text),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
 
     def result_line(self) -> VGroup:
         """ "“it” → “chicken”: 0.14 at step 0, 0.92 at step 4000" — the first and last checkpoints' weight."""
