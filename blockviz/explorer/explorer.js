@@ -841,12 +841,14 @@
       const p = predictionTerms(probs), shown = state.allWords ? p.order : p.order.slice(0, WORD_ROWS);
       const guess = el("p", { class: "prediction" }, textEl("span", "After " + quoted(TOKENS[i]) + ", the block predicts "),
         p.top.map(function (w, k) { return el("span", null, el("b", { text: quoted(wordName(w)) }), textEl("span", " " + fmt(probs[w]) + (k < p.top.length - 1 ? ", " : ", …"))); }));
+      const wordRows = p.top.map(function (w) { return { label: wordName(w), cells: [{ value: probs[w], field: "probs", at: [i, w] }] }; });
+      wordRows.push({ label: OTHERS + " (" + p.rest.length + " words)", cells: [{ value: p.others, family: S.weights_family,
+        operands: function () { return "the other " + p.rest.length + " words: " + sumText(p.rest.map(function (w) { return probs[w]; })) + " = " + fmt(p.others); } }] });
+      wordRows.push({ label: p.sign + " total", result: true, cells: [{ value: p.total, family: S.weights_family,
+        operands: function () { return sumText(probs) + " = " + fmt(p.total) + "  (all " + V + " words)"; } }] });
       const terms = numTable({
-        caption: "the next word after token " + tokenLabel(i) + ": the " + TOP_WORDS + " most probable words, and the other " + p.rest.length + " words' probabilities summed",
-        columns: p.top.map(wordName).concat([OTHERS, "= total"]), resultColumn: TOP_WORDS + 1,
-        rows: [{ label: "p", cells: p.top.map(function (w) { return { value: probs[w], field: "probs", at: [i, w] }; }).concat([
-          { value: p.others, family: S.weights_family, operands: function () { return "the other " + p.rest.length + " words: " + sumText(p.rest.map(function (w) { return probs[w]; })) + " = " + fmt(p.others); } },
-          { value: p.total, family: S.weights_family, operands: function () { return sumText(probs) + " = " + fmt(p.total) + "  (all " + V + " words)"; } }]) }],
+        caption: "the next word after token " + tokenLabel(i) + ": the " + TOP_WORDS + " most probable words, then the other " + p.rest.length + " summed",
+        columns: ["p"], rows: wordRows,
       }, box);
       const written = el("p", { class: "sumline" }, textEl("span", p.values.map(fmt).join(" + ") + " " + p.sign + " " + fmt(p.total)),
         p.sign === "=" ? null : textEl("span", "  (each term is rounded on its own, so the rounded terms miss the total)", "note"));
@@ -857,12 +859,12 @@
           { value: exps[w], family: "exp_scores" in DATA.families ? "exp_scores" : S.weights_family, operands: function () { return "exp(" + fmt(logits[w] - max) + ") = " + fmt(exps[w]); } },
           { value: probs[w], field: "probs", at: [i, w], operands: function () { return fmt(exps[w]) + " / " + fmt(sum) + " = " + fmt(got[w]); } }] };
       });
-      rows.push({ label: "Σ over all " + V + " words", result: true, cells: [null, null,
+      rows.push({ label: "Σ (all " + V + ")", result: true, cells: [null, null,
         { value: sum, family: "exp_sums" in DATA.families ? "exp_sums" : S.weights_family, operands: function () { return sumText(exps) + " = " + fmt(sum); } },
         { value: p.total, family: S.weights_family, operands: function () { return sumText(probs) + " = " + fmt(p.total); } }] });
       const softmax = numTable({
         caption: "the softmax of the logits of token " + tokenLabel(i) + ", one row per word, most probable first (max = the largest logit, " + fmt(max) + ")",
-        columns: ["logit", "− max", "exp(logit − max)", "÷ sum = p"], resultColumn: 3, rows: rows, switch: wordsSwitch(shown.length),
+        columns: ["logit", "− max", "exp", "÷ Σ = p"], resultColumn: 3, rows: rows, switch: wordsSwitch(shown.length),
       }, box);
       return { body: [guess, terms, written, softmax], checks: [[got, probs], [p.total, 1]] };
     },
