@@ -589,7 +589,7 @@
     const values = top.map(function (w) { return probs[w]; }).concat([others]);
     const written = values.reduce(function (a, v) { return a + parseFloat(ascii(fmt(v))); }, 0);
     const sign = Math.abs(written - parseFloat(ascii(fmt(total)))) < 0.5 * Math.pow(10, -S.decimals) ? "=" : "\u2248";
-    return { order: order, top: top, rest: rest, others: others, total: total, values: values, sign: sign };
+    return { order: order, top: top, rest: rest, others: others, total: total, values: values, written: written, sign: sign };
   }
 
   const SOURCE = DATA.source || {};
@@ -851,7 +851,7 @@
         columns: ["p"], rows: wordRows,
       }, box);
       const written = el("p", { class: "sumline" }, textEl("span", p.values.map(fmt).join(" + ") + " " + p.sign + " " + fmt(p.total)),
-        p.sign === "=" ? null : textEl("span", "  (each term is rounded on its own, so the rounded terms miss the total)", "note"));
+        p.sign === "=" ? null : textEl("span", "  (each term is rounded on its own: as written they add up to " + fmt(p.written) + ")", "note"));
       const rows = shown.map(function (w) {
         return { label: wordName(w), cells: [
           { value: logits[w], field: "logits", at: [i, w] },

@@ -4,7 +4,9 @@ Each step names the record fields it shows; the page (``explorer.js``) recompute
 result from its inputs and compares it with the record. The names are the ones the URL hash,
 ``--step`` and ``rec.explore(step=…)`` take. :data:`STEPS` are the steps of blockviz's own
 pre-norm block; :func:`steps_for` gives those of any record's architecture (post-norm,
-RMSNorm, rotary positions, grouped-query attention, gated FFN, no biases).
+RMSNorm, rotary positions, grouped-query attention, gated FFN, no biases) and, for a record with
+an unembedding (blockviz's trained toy model), the prediction after the block: ``ln_f``,
+``logits``, ``prediction``.
 """
 
 from __future__ import annotations
