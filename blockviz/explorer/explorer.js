@@ -814,18 +814,19 @@
     },
     residual: function (i, h, box, args) { return residualStep(i, box, args.a, args.b, args.out, args.role); },
     unembed: function (i, h, box) {
+      // The logit first (what the step makes; on a phone the products scroll after it), then its D products.
       const x = vec(T.ln_f, i), W = weight("W_U", 0), got = linear(x, W, null), logits = vec(T.logits, i);
       const order = ranked(logits), shown = state.allWords ? order : order.slice(0, WORD_ROWS);
-      const rows = [{ label: "ln_f of " + tokenLabel(i), values: x.concat([null]), field: "ln_f", at: [i], role: "residual" }];
+      const rows = [{ label: "ln_f of " + tokenLabel(i), values: [null].concat(x), field: "ln_f", at: [i], fieldColumns: [null].concat(range(D).map(function (c) { return [c]; })), role: "residual" }];
       shown.forEach(function (w) {
         const terms = x.map(function (v, c) { return v * W.get(c, w); });
-        rows.push({ label: wordName(w), values: terms.concat([logits[w]]), family: familyOf("logits"),
-                    field: "logits", at: [i], fieldColumns: terms.map(function () { return null; }).concat([[w]]),
-                    operands: function (c) { return c < D ? fmt(x[c]) + " × " + fmt(W.get(c, w)) + " = " + fmt(terms[c]) : dotOperands(x, W, null, w, "ln_f", "W_U") + " = " + fmt(got.values[w]); } });
+        rows.push({ label: wordName(w), values: [logits[w]].concat(terms), family: familyOf("logits"),
+                    field: "logits", at: [i], fieldColumns: [[w]].concat(terms.map(function () { return null; })),
+                    operands: function (c) { return c > 0 ? fmt(x[c - 1]) + " × " + fmt(W.get(c - 1, w)) + " = " + fmt(terms[c - 1]) : dotOperands(x, W, null, w, "ln_f", "W_U") + " = " + fmt(got.values[w]); } });
       });
       const elided = shownOf("ln_f", 0);
-      const table = numTable({ caption: "token " + tokenLabel(i) + ": one row per vocabulary word, largest logit first; each row the products ln_f_c × W_U[c, word] and their sum over all " + D + ", the word's logit",
-                               columns: cols("d", D).concat(["= logit"]), show: elided ? elided.concat([D]) : null, elideTotal: D, resultColumn: D, rows: rows, switch: wordsSwitch(shown.length) }, box);
+      const table = numTable({ caption: "token " + tokenLabel(i) + ": one row per vocabulary word, largest logit first; each row the word's logit, the sum of the " + D + " products ln_f_c × W_U[c, word] after it",
+                               columns: ["logit ="].concat(cols("d", D)), show: elided ? [0].concat(elided.map(function (c) { return c + 1; })) : null, resultColumn: 0, rows: rows, switch: wordsSwitch(shown.length) }, box);
       return {
         body: [textEl("p", "W_U is the model's own " + D + " × " + V + " matrix, one column per word (it does not reuse the embedding table W_E), and there is no bias: a word's logit is large when ln_f points the way the word's column does.", "note"), table],
         checks: [[got.values, logits, got.scale]],
