@@ -35,7 +35,10 @@ from blockviz.errors import BlockvizError
 MAX_RECORDS = 256
 """Records kept at most (a record of the seeded block is a few kilobytes)."""
 NOT_KEPT = ("model", "layer", "record_file")
-"""Record options whose record is not kept: a trained model's layer, a record read from a file."""
+"""Record options whose record is not kept: a trained model's layer, a record read from a file
+(but the packaged toy model's records are: :data:`PACKAGED_MODEL`)."""
+PACKAGED_MODEL = "toy"
+"""``--model toy``, the default block: its records are kept, keyed by the shipped model's bytes."""
 PARAMETER_FILE = "params"
 """The record option that names a parameters file: keyed by its path and its bytes."""
 
@@ -51,13 +54,18 @@ def record_key(inputs: dict) -> str | None:
     """The key of the record that ``inputs`` (every record option by name, as the CLI passes them
     to :func:`blockviz.cli.options.build_record`) make; ``None`` if that record is not kept
     (:data:`NOT_KEPT`, or a parameters file that cannot be read: building the record says why)."""
+    packaged = inputs.get("model") == PACKAGED_MODEL and inputs.get("layer") is None
     if (
         inputs.get("sentence") is None
-        or any(inputs.get(name) is not None for name in NOT_KEPT)
+        or any(inputs.get(name) is not None for name in NOT_KEPT if not (packaged and name == "model"))
         or inputs.get("trust_pickle")
     ):
         return None
     keyed = {name: _plain(value) for name, value in inputs.items()}
+    if packaged:
+        from blockviz.toy import PACKAGED
+
+        keyed["model bytes"] = [_file_digest(path) for path in sorted(Path(PACKAGED).iterdir()) if path.is_file()]
     if inputs.get(PARAMETER_FILE) is not None:
         digest = _file_digest(Path(inputs[PARAMETER_FILE]))
         if digest is None:

@@ -97,6 +97,14 @@ def record_value(rec, source: tuple) -> float:
         return record_value(rec, total) - sum(record_value(rec, part) for part in shown)
     if name == "constant":
         return float(index[0])
+    if name == "learning":  # a training checkpoint's number: learning_of(<the record's model folder>).<field>[index]
+        from blockviz.toy.learning import learning_of
+
+        field, *index = index
+        value = getattr(learning_of(rec.source.path), field)
+        for position in index:
+            value = value[position]
+        return float(value)
     if name == "worked_example":
         field, *index = index
         return getattr(worked_example(), field)[tuple(index)].item()

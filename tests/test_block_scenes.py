@@ -215,5 +215,8 @@ def test_recap_adds_the_focus_rows_residual_stream_into_an_output_of_the_inputs_
         )
     assert len(scene.sums) == len(columns)
     said = {label.shown for label in visible_texts(scene)}
-    assert {f"{n} × {d} in", f"{n} × {d} out", "next block"} <= said
-    assert scene.captions[-1][1].endswith("so blocks stack")
+    onward = "prediction" if rec.architecture.unembedding else "next block"  # a one-block model predicts
+    assert {f"{n} × {d} in", f"{n} × {d} out", onward} <= said
+    assert scene.captions[-1][1].endswith(
+        "goes on to the prediction" if rec.architecture.unembedding else "so blocks stack"
+    )

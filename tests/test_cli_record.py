@@ -26,7 +26,7 @@ def test_version():
 
 
 def test_record_prints_every_tensor_with_shape_and_token_labels(cat_record):
-    result = run("record", "the cat sat")
+    result = run("record", "the cat sat", "--model", "seeded")
     assert result.exit_code == 0, result.output
     assert "weights  (2, 3, 3)" in result.output
     assert "resid_post  (3, 4)" in result.output
@@ -56,7 +56,8 @@ def test_record_save_writes_json(tmp_path):
     [
         (["record", ""], 2, "the sentence is empty"),
         (["record", "  "], 2, "the sentence is empty"),
-        (["record", " ".join(["w"] * 65)], 2, "more than max_tokens 64"),
+        (["record", " ".join(["w"] * 65), "--model", "seeded"], 2, "more than max_tokens 64"),
+        (["record", " ".join(["the"] * 26)], 2, "or record it with --model seeded"),
         (["record", "-the cat"], 2, "put -- before it"),
         (["record", "a", "--d-model", "5"], 2, "not divisible by n_heads"),
         (["record", "a", "--activation", "tanh"], 2, "'tanh' is not one of"),
@@ -101,7 +102,7 @@ def test_saved_safetensors_get_the_usual_permissions(tmp_path):
 
     mask = os.umask(0o022)
     try:
-        result = run("record", "a", "--save", str(tmp_path / "r.safetensors"))
+        result = run("record", "a", "--model", "seeded", "--save", str(tmp_path / "r.safetensors"))
     finally:
         os.umask(mask)
     assert result.exit_code == 0
@@ -109,7 +110,7 @@ def test_saved_safetensors_get_the_usual_permissions(tmp_path):
 
 
 def test_record_head_prints_only_that_head_of_every_per_head_tensor(cat_record):
-    result = run("record", "the cat sat", "--head", "1")
+    result = run("record", "the cat sat", "--model", "seeded", "--head", "1")
     assert result.exit_code == 0, result.output
     for section in ("row_max  (2, 3)", "exp_sums  (2, 3)"):
         table = result.output.split(section, 1)[1].split("\n\n", 1)[0]

@@ -188,7 +188,18 @@ def test_no_sentence_and_both_sentence_and_record_are_usage_errors(tmp_path):
 
 
 def test_missing_glyphs_warn_once_on_stderr(tmp_path):
-    result = run("猫 and 🐈 sat", "-o", str(tmp_path), "--figure", "block-flow", "--figure", "worked-example", *FAST)
+    result = run(
+        "猫 and 🐈 sat",
+        "--model",
+        "seeded",
+        "-o",
+        str(tmp_path),
+        "--figure",
+        "block-flow",
+        "--figure",
+        "worked-example",
+        *FAST,
+    )
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "'猫'" in warnings[0]
@@ -198,14 +209,14 @@ def test_missing_glyphs_warn_once_on_stderr(tmp_path):
 
 @pytest.mark.parametrize("sentence", ["a\x01b", "a\x00b\x1b[31m", "caf\udce9 ok"])
 def test_control_characters_and_lone_surrogates_give_well_formed_svg(tmp_path, sentence):
-    result = run(sentence, "-o", str(tmp_path), "--figure", "weights", "--format", "svg")
+    result = run(sentence, "--model", "seeded", "-o", str(tmp_path), "--figure", "weights", "--format", "svg")
     assert result.exit_code == 0, result.output
     root = ElementTree.parse(tmp_path / "weights.svg").getroot()
     assert root.tag.endswith("svg")
 
 
 def test_every_figure_of_a_control_character_sentence_is_well_formed_svg(tmp_path):
-    result = run("a\x01b", "-o", str(tmp_path), *FAST)
+    result = run("a\x01b", "--model", "seeded", "-o", str(tmp_path), *FAST)
     assert result.exit_code == 0, result.output
     for name in BLOCK_FIGURES:  # the toy model's own figures are skipped
         ElementTree.parse(tmp_path / f"{name}.svg")

@@ -145,7 +145,7 @@ def test_figures_writes_both_for_the_toy_model_and_skips_them_for_the_seeded_blo
     result = runner.invoke(main, args + ["--model", "toy", "-o", str(tmp_path / "toy")])
     assert result.exit_code == 0, result.output
     assert sorted(path.name for path in (tmp_path / "toy").iterdir()) == ["prediction.svg", "training.svg"]
-    result = runner.invoke(main, args + ["-o", str(tmp_path / "seeded")])
+    result = runner.invoke(main, args + ["--model", "seeded", "-o", str(tmp_path / "seeded")])
     assert result.exit_code == 0, result.output
     assert (
         "skipped prediction: the record's block has no unembedding" in result.stderr

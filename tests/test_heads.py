@@ -331,7 +331,8 @@ def test_heads_on_the_seeded_block_writes_renders_slug_heads_png(tmp_path, monke
         (["the cat sat", "--from", "cat", "--layer", "0"], 2, "--layer and --trust-pickle go with --model"),
         (["the cat sat", "--from", "cat", "--model", "minilm", "--seed", "3"], 2, "drop --seed with --model"),
         (["the cat sat", "--from", "cat", "--model", "minilm", "--dtype", "float64"], 2, "drop --dtype with --model"),
-        (["a " * 70, "--from", "a"], 2, "more than max_tokens 64"),
+        (["a " * 70, "--from", "a", "--model", "seeded"], 2, "more than max_tokens 64"),
+        (["the " * 30, "--from", "the"], 2, "or record it with --model seeded"),
         (
             ["the cat sat", "--from", "cat", "-o", "/proc/heads.png"],
             1,
@@ -464,9 +465,13 @@ def test_output_is_a_file_or_a_folder_as_the_other_commands(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     into = CliRunner().invoke(main, ["heads", "the cat sat", "--from", "cat", "-o", "out/"])
     assert into.exit_code == 0, into.output
-    assert into.output.splitlines()[-1] == "out/heads.png" and (tmp_path / "out" / "heads.png").stat().st_size > 0
+    assert (
+        into.output.splitlines()[-1] == "out/heads-toy.png" and (tmp_path / "out" / "heads-toy.png").stat().st_size > 0
+    )
     (tmp_path / "existing").mkdir()
-    existing = CliRunner().invoke(main, ["heads", "the cat sat", "--from", "cat", "--output", "existing"])
+    existing = CliRunner().invoke(
+        main, ["heads", "the cat sat", "--from", "cat", "--model", "seeded", "--output", "existing"]
+    )
     assert existing.output.splitlines()[-1] == "existing/heads.png" and (tmp_path / "existing" / "heads.png").is_file()
     named = CliRunner().invoke(main, ["heads", "the cat sat", "--from", "cat", "-o", "deeper/grid.svg"])
     assert named.output.splitlines()[-1] == "deeper/grid.svg" and (

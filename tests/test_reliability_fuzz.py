@@ -215,6 +215,8 @@ def figures_parse_as_xml(sentence, folder):
         main,
         [
             "figures",
+            "--model",
+            "seeded",  # any characters: the seeded block
             "--figure",
             "weights",
             "--figure",
@@ -365,6 +367,8 @@ def test_path_and_shell_sentences_write_only_inside_the_output_folder(tmp_path, 
         for args in (
             [
                 "figures",
+                "--model",
+                "seeded",  # any characters: the seeded block
                 "--figure",
                 "token-grid",
                 "--format",
@@ -376,8 +380,8 @@ def test_path_and_shell_sentences_write_only_inside_the_output_folder(tmp_path, 
                 "--",
                 sentence,
             ],  # renders/<slug>/figures
-            ["explore", "--", sentence],  # renders/<slug>/explorer.html
-            ["record", "--save", "out/r.json", "--", sentence],
+            ["explore", "--model", "seeded", "--", sentence],  # renders/<slug>/explorer.html
+            ["record", "--model", "seeded", "--save", "out/r.json", "--", sentence],
         ):
             assert_one_line_error_or_success(CliRunner().invoke(main, args))
     written = [path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file()]

@@ -410,7 +410,7 @@ def test_a_second_signal_keeps_the_first_ones_exit_code(capsys):
 
 def test_handlers_are_put_back_after_a_command():
     before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-    result = CliRunner().invoke(main, ["record", "a"])
+    result = CliRunner().invoke(main, ["record", "a", "--model", "seeded"])
     assert result.exit_code == 0
     assert {number: signal.getsignal(number) for number in before} == before
 

@@ -17,8 +17,9 @@ FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 DEFAULT_KEYS = 3
 """Keys listed per head without --to."""
 MODEL_HELP = (
-    "Rank the heads of a trained model instead of the seeded block: toy (blockviz's trained one-block model, or a folder "
-    "blockviz train wrote), minilm (BERT encoder), smollm2 (Llama decoder), "
+    "Whose heads to rank. toy (the default): blockviz's trained one-block model, or a folder blockviz train wrote; "
+    "seeded: blockviz's block with seeded random weights (giving --d-model, --heads, … chooses it too); "
+    "minilm (BERT encoder), smollm2 (Llama decoder), "
     "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network)."
 )
 LAYER_HELP = "Rank only layer L's heads (from 0, with --model). Default: every layer."
@@ -69,7 +70,7 @@ def _heads_options(command):
     metavar="FILE|DIR",
     help="Write the layer × head figure to FILE (.png, .svg or .pdf), or into DIR as heads-<model>.png (an existing folder, or a "
     "path ending in /, as the other commands' -o; --figure is its old name).  [default: renders/<sentence-slug>/heads-<model>.png, "
-    "heads.png for the seeded block]",
+    "heads-toy.png for the toy model, heads.png for the seeded block]",
 )
 @_heads_options
 def heads(query, key, top, output, **options) -> None:
@@ -79,7 +80,8 @@ def heads(query, key, top, output, **options) -> None:
     largest first; without --to, each head's largest keys for --from. Writes a figure of the
     layer × head grid of those weights (-o FILE or DIR, by default
     renders/<sentence-slug>/heads-<model>.png) and prints its path. Heads are query heads
-    (under grouped-query attention too). Without --model, the seeded block's one layer is ranked.
+    (under grouped-query attention too). Without --model, the trained toy model's one layer is
+    ranked (--model seeded: the seeded block's).
 
     \b
     Examples:

@@ -10,7 +10,7 @@ import click
 
 from blockviz.config import ACTIVATIONS, DTYPES, MAX_SEED, POSITIONAL_ENCODINGS, SIZE_LIMITS, BlockConfig
 from blockviz.errors import BlockvizError
-from blockviz.toy import is_toy_model
+from blockviz.toy import is_toy_model, toy_folder
 
 
 def record_options(allow_record_file: bool = False):
@@ -223,6 +223,13 @@ def build_record(
         if sentence is None:
             raise click.UsageError('give a sentence, e.g. "the cat sat", or --record FILE')
         if model is not None:
+            if is_toy_model(model):  # the sentence's mistakes are usage errors, as for the seeded block
+                from blockviz.toy.folder import load_toy
+                from blockviz.toy.recording import toy_tokens
+
+                positions = load_toy(toy_folder(model)).config.max_tokens
+                with usage_error_for("SENTENCE"):
+                    toy_tokens(sentence, positions)
             return _record_model(sentence, model, layer, trust_pickle, dtype)
         with usage_error_for():
             config = BlockConfig(

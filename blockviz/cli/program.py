@@ -76,3 +76,7 @@ def _exit_without_teardown() -> None:
         except (OSError, ValueError, AttributeError):  # a pipe whose reader left: Python ends with 120 then
             code = code or 120
     os._exit(code)
+
+
+if __name__ == "__main__":  # python -m blockviz.cli.program
+    main()

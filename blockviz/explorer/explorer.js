@@ -270,7 +270,7 @@
     const table = el("table", { class: "nums", "aria-labelledby": captionId });
     const csv = el("button", { type: "button", class: "copy", text: "Copy CSV", "aria-label": "Copy CSV: " + spec.caption });
     const md = el("button", { type: "button", class: "copy", text: "Copy Markdown", "aria-label": "Copy Markdown: " + spec.caption });
-    const caption = el("div", { class: "tablecap" }, el("p", { id: captionId, text: spec.caption }), elisionSwitch(spec, box), el("span", { class: "copies" }, csv, md));
+    const caption = el("div", { class: "tablecap" }, el("p", { id: captionId, text: spec.caption }), elisionSwitch(spec, box), spec.switch || null, el("span", { class: "copies" }, csv, md));
     const shown = layoutColumns(spec);
     const head = el("tr", null, el("td", { class: "corner" }));
     shown.items.forEach(function (item) {
@@ -455,7 +455,7 @@
 
   const EPS = String(parseFloat(C.ln_eps.toPrecision(6))).replace("-", MINUS); // 0.00001, 1e−12 (a float32 ε printed short)
   function normStep(i, box, args) {
-    const n = args.n, name = "ln" + n, source = args.source, output = args.output;
+    const name = args.name || "ln" + args.n, source = args.source, output = args.output; // ln1, ln2, ln_f (the final LayerNorm)
     const x = vec(T[source], i), gamma = vec(P[name + ".weight"]);
     if (args.rms) {
       const meanSq = x.reduce(function (s, v) { return s + v * v; }, 0) / D;
@@ -552,6 +552,44 @@
       ], box)],
       checks: [[got, vec(T[out], i)]],
     };
+  }
+
+  /* ---------- a language model's last step: the next word (blockviz's trained toy model) ---------- */
+
+  const VOCABULARY = (DATA.source && DATA.source.vocabulary) || [];
+  const V = C.vocab_size || VOCABULARY.length;
+  const TOP_WORDS = 5; // blockviz.prediction.TOP_WORDS: the words the prediction names; the others are one term
+  const OTHERS = "+ others"; // blockviz.prediction.OTHERS
+  const WORD_ROWS = 10; // a table of one row per vocabulary word shows the largest this many (a switch shows all)
+  function wordName(w) { return VOCABULARY[w] !== undefined ? VOCABULARY[w] : String(w); }
+  function quoted(text) { return text.indexOf("'") >= 0 && text.indexOf('"') < 0 ? '"' + text + '"' : "'" + text + "'"; } // as Python's repr
+  function ranked(values) { // word ids, largest value first, ties by id (blockviz.prediction.prediction_of)
+    return range(values.length).sort(function (a, b) { return values[b] - values[a] || a - b; });
+  }
+  function wordsSwitch(shown) {
+    if (V <= WORD_ROWS) return null;
+    const note = state.allWords ? "all " + V + " words" : "the " + shown + " largest of " + V + " words";
+    const button = el("button", { type: "button", class: "copy words-toggle", text: state.allWords ? "show the " + WORD_ROWS + " largest" : "show all " + V + " words", "aria-pressed": String(state.allWords) });
+    button.addEventListener("click", function () {
+      const step = button.closest(".step").getAttribute("data-step");
+      state.allWords = !state.allWords;
+      renderSteps();
+      const again = document.querySelector("#step-" + step + " .words-toggle");
+      if (again) again.focus();
+    });
+    return el("span", { class: "elided" }, textEl("span", note, "hiddennote"), button);
+  }
+  /* The shown terms of the prediction (blockviz.prediction.Prediction): the TOP_WORDS largest
+     probabilities by word, then the others summed; "=" when the terms as written add up to the
+     total as written, "≈" when rounding each on its own makes them miss it. */
+  function predictionTerms(probs) {
+    const order = ranked(probs), top = order.slice(0, TOP_WORDS), rest = order.slice(TOP_WORDS);
+    const others = rest.reduce(function (a, w) { return a + probs[w]; }, 0);
+    const total = probs.reduce(function (a, v) { return a + v; }, 0);
+    const values = top.map(function (w) { return probs[w]; }).concat([others]);
+    const written = values.reduce(function (a, v) { return a + parseFloat(ascii(fmt(v))); }, 0);
+    const sign = Math.abs(written - parseFloat(ascii(fmt(total)))) < 0.5 * Math.pow(10, -S.decimals) ? "=" : "\u2248";
+    return { order: order, top: top, rest: rest, others: others, total: total, values: values, written: written, sign: sign };
   }
 
   const SOURCE = DATA.source || {};
@@ -775,6 +813,62 @@
       };
     },
     residual: function (i, h, box, args) { return residualStep(i, box, args.a, args.b, args.out, args.role); },
+    unembed: function (i, h, box) {
+      // The logit first (what the step makes; on a phone the products scroll after it), then its D products.
+      const x = vec(T.ln_f, i), W = weight("W_U", 0), got = linear(x, W, null), logits = vec(T.logits, i);
+      const order = ranked(logits), shown = state.allWords ? order : order.slice(0, WORD_ROWS);
+      const rows = [{ label: "ln_f of " + tokenLabel(i), values: [null].concat(x), field: "ln_f", at: [i], fieldColumns: [null].concat(range(D).map(function (c) { return [c]; })), role: "residual" }];
+      shown.forEach(function (w) {
+        const terms = x.map(function (v, c) { return v * W.get(c, w); });
+        rows.push({ label: wordName(w), values: [logits[w]].concat(terms), family: familyOf("logits"),
+                    field: "logits", at: [i], fieldColumns: [[w]].concat(terms.map(function () { return null; })),
+                    operands: function (c) { return c > 0 ? fmt(x[c - 1]) + " × " + fmt(W.get(c - 1, w)) + " = " + fmt(terms[c - 1]) : dotOperands(x, W, null, w, "ln_f", "W_U") + " = " + fmt(got.values[w]); } });
+      });
+      const elided = shownOf("ln_f", 0);
+      const table = numTable({ caption: "token " + tokenLabel(i) + ": one row per vocabulary word, largest logit first; each row the word's logit, the sum of the " + D + " products ln_f_c × W_U[c, word] after it",
+                               columns: ["logit ="].concat(cols("d", D)), show: elided ? [0].concat(elided.map(function (c) { return c + 1; })) : null, resultColumn: 0, rows: rows, switch: wordsSwitch(shown.length) }, box);
+      return {
+        body: [textEl("p", "W_U is the model's own " + D + " × " + V + " matrix, one column per word (it does not reuse the embedding table W_E), and there is no bias: a word's logit is large when ln_f points the way the word's column does.", "note"), table],
+        checks: [[got.values, logits, got.scale]],
+      };
+    },
+    prediction: function (i, h, box) {
+      // Shown: the record's logits and probs; the page recomputes the softmax to check them.
+      const logits = vec(T.logits, i), probs = vec(T.probs, i);
+      const max = logits.reduce(function (a, v) { return Math.max(a, v); }, -Infinity);
+      const exps = logits.map(function (v) { return Math.exp(v - max); });
+      const sum = exps.reduce(function (a, v) { return a + v; }, 0);
+      const got = exps.map(function (v) { return v / sum; });
+      const p = predictionTerms(probs), shown = state.allWords ? p.order : p.order.slice(0, WORD_ROWS);
+      const guess = el("p", { class: "prediction" }, textEl("span", "After " + quoted(TOKENS[i]) + ", the block predicts "),
+        p.top.map(function (w, k) { return el("span", null, el("b", { text: quoted(wordName(w)) }), textEl("span", " " + fmt(probs[w]) + (k < p.top.length - 1 ? ", " : ", …"))); }));
+      const wordRows = p.top.map(function (w) { return { label: wordName(w), cells: [{ value: probs[w], field: "probs", at: [i, w] }] }; });
+      wordRows.push({ label: OTHERS + " (" + p.rest.length + " words)", cells: [{ value: p.others, family: S.weights_family,
+        operands: function () { return "the other " + p.rest.length + " words: " + sumText(p.rest.map(function (w) { return probs[w]; })) + " = " + fmt(p.others); } }] });
+      wordRows.push({ label: p.sign + " total", result: true, cells: [{ value: p.total, family: S.weights_family,
+        operands: function () { return sumText(probs) + " = " + fmt(p.total) + "  (all " + V + " words)"; } }] });
+      const terms = numTable({
+        caption: "the next word after token " + tokenLabel(i) + ": the " + TOP_WORDS + " most probable words, then the other " + p.rest.length + " summed",
+        columns: ["p"], rows: wordRows,
+      }, box);
+      const written = el("p", { class: "sumline" }, textEl("span", p.values.map(fmt).join(" + ") + " " + p.sign + " " + fmt(p.total)),
+        p.sign === "=" ? null : textEl("span", "  (each term is rounded on its own: as written they add up to " + fmt(p.written) + ")", "note"));
+      const rows = shown.map(function (w) {
+        return { label: wordName(w), cells: [
+          { value: logits[w], field: "logits", at: [i, w] },
+          { value: logits[w] - max, family: familyOf("logits"), operands: function () { return fmt(logits[w]) + " − " + fmt(max) + " = " + fmt(logits[w] - max); } },
+          { value: exps[w], family: "exp_scores" in DATA.families ? "exp_scores" : S.weights_family, operands: function () { return "exp(" + fmt(logits[w] - max) + ") = " + fmt(exps[w]); } },
+          { value: probs[w], field: "probs", at: [i, w], operands: function () { return fmt(exps[w]) + " / " + fmt(sum) + " = " + fmt(got[w]); } }] };
+      });
+      rows.push({ label: "Σ (all " + V + ")", result: true, cells: [null, null,
+        { value: sum, family: "exp_sums" in DATA.families ? "exp_sums" : S.weights_family, operands: function () { return sumText(exps) + " = " + fmt(sum); } },
+        { value: p.total, family: S.weights_family, operands: function () { return sumText(probs) + " = " + fmt(p.total); } }] });
+      const softmax = numTable({
+        caption: "the softmax of the logits of token " + tokenLabel(i) + ", one row per word, most probable first (max = the largest logit, " + fmt(max) + ")",
+        columns: ["logit", "− max", "exp", "÷ Σ = p"], resultColumn: 3, rows: rows, switch: wordsSwitch(shown.length),
+      }, box);
+      return { body: [guess, terms, written, softmax], checks: [[got, probs], [p.total, 1]] };
+    },
     output: function (i, h, box, args) {
       const field = args.field;
       const rows = range(N).map(function (j) {
@@ -842,7 +936,7 @@
 
   /* ---------- state, hash, rendering ---------- */
 
-  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false, patternNumbers: false, allColumns: false };
+  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false, patternNumbers: false, allColumns: false, allWords: false };
 
   function readHash() {
     const text = location.hash.replace(/^#/, "");

@@ -38,8 +38,10 @@ DECIMALS = 2
 """Decimals of every number on the page: the figures' and scenes' format (``format_number``)."""
 COLOUR_STOPS = 65
 """Samples of each colour map passed to the page; it colours a cell with the nearest one."""
-SKIPPED_PARAMS = ("W_pos",)
-"""Parameters the page does not need (the record's ``pos_embed`` holds the rows it used)."""
+SKIPPED_PARAMS = ("W_pos", "W_E")
+"""Parameters the page does not need: the record's ``pos_embed`` and ``embed`` hold the rows of
+the position and embedding tables it used (a trained toy model's ``W_E`` is n_vocab × d_model; its
+unembedding ``W_U`` is carried, the logits step recomputes from it)."""
 TEXT_LIMIT = 50_000
 """Records with more numbers than this are stored as base64 bytes rather than text."""
 PARAMETER_BUDGET = 200_000

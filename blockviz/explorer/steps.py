@@ -4,7 +4,9 @@ Each step names the record fields it shows; the page (``explorer.js``) recompute
 result from its inputs and compares it with the record. The names are the ones the URL hash,
 ``--step`` and ``rec.explore(step=…)`` take. :data:`STEPS` are the steps of blockviz's own
 pre-norm block; :func:`steps_for` gives those of any record's architecture (post-norm,
-RMSNorm, rotary positions, grouped-query attention, gated FFN, no biases).
+RMSNorm, rotary positions, grouped-query attention, gated FFN, no biases) and, for a record with
+an unembedding (blockviz's trained toy model), the prediction after the block: ``ln_f``,
+``logits``, ``prediction``.
 """
 
 from __future__ import annotations
@@ -279,7 +281,37 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
                 {"field": "resid_post"},
             ),
         ]
+    if arch.unembedding:
+        steps += _prediction_steps()
     return tuple(steps)
+
+
+def _prediction_steps() -> list[Step]:
+    """A language model's last step after its block (GPT-2's ``ln_f`` and unembedding, Radford et
+    al. 2019, §2.3; :class:`blockviz.block.Prediction`): the final LayerNorm of the block's output,
+    the logits ``ln_f · W_U`` (the toy model's own unembedding, not the embedding table, and no
+    bias) and their softmax, the next-token probabilities."""
+    return [
+        Step(
+            "ln_f",
+            "Final LayerNorm",
+            "ln_f = γ_f ⊙ (resid_post − mean) / √(var + ε) + β_f",
+            "norm",
+            {"n": "f", "name": "ln_f", "source": "resid_post", "output": "ln_f", "rms": False},
+        ),
+        Step(
+            "logits",
+            "Unembedding: logits",
+            "logit_w = ln_f · W_U[:, w]   (one score per vocabulary word w; no bias)",
+            "unembed",
+        ),
+        Step(
+            "prediction",
+            "Softmax: the next word",
+            "p_w = exp(logit_w − max) / Σ_v exp(logit_v − max)",
+            "prediction",
+        ),
+    ]
 
 
 def _toy_steps() -> tuple[Step, ...]:
@@ -294,9 +326,16 @@ STEPS: tuple[Step, ...] = _toy_steps()
 STEP_NAMES: tuple[str, ...] = tuple(step.name for step in STEPS)
 
 ALL_STEP_NAMES: tuple[str, ...] = (
-    STEP_NAMES[:3] + ("rotary",) + STEP_NAMES[3:12] + ("gate", "up", "gate_up") + STEP_NAMES[12:]
+    STEP_NAMES[:3]
+    + ("rotary",)
+    + STEP_NAMES[3:12]
+    + ("gate", "up", "gate_up")
+    + STEP_NAMES[12:]
+    + tuple(step.name for step in _prediction_steps())
 )
-"""Every step name of any architecture (``--step`` takes these; a record has its own subset)."""
+"""Every step name of any architecture (``--step`` takes these; a record has its own subset:
+``ln_f``, ``logits`` and ``prediction`` only a record with an unembedding, blockviz's trained toy
+model)."""
 
 
 def select_step(step: str | None, names: tuple[str, ...] = STEP_NAMES) -> str:

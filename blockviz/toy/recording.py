@@ -34,6 +34,25 @@ def describe(loaded: ToyFolder) -> str:
     return loaded.card.get("about") or "trained: one block"
 
 
+def toy_tokens(sentence: str, max_tokens: int) -> list[str]:
+    """``sentence``'s tokens for a toy model with ``max_tokens`` positions (:func:`~blockviz.tokens.tokenize`).
+
+    Raises
+    ------
+    BlockvizError
+        For an empty sentence, or one longer than the model's positions (saying that the seeded
+        block takes up to 64 tokens).
+    """
+    try:
+        return tokenize(sentence, max_tokens)
+    except BlockvizError as error:
+        if "more than max_tokens" not in str(error):
+            raise
+        raise BlockvizError(
+            f"{error} (the toy model has {max_tokens} positions), or record it with --model seeded (up to 64 tokens)"
+        ) from None
+
+
 def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
     """Run ``sentence`` through the toy model ``model`` (``"toy"`` or a folder ``blockviz
     train`` wrote) and record every intermediate tensor and the prediction.
@@ -50,14 +69,7 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
     """
     loaded = load_toy(toy_folder(model))
     config = loaded.config
-    try:
-        tokens = tokenize(sentence, config.max_tokens)
-    except BlockvizError as error:
-        if "more than max_tokens" not in str(error):
-            raise
-        raise BlockvizError(
-            f"{error} (the toy model has {config.max_tokens} positions), or record it with --model seeded (up to 64 tokens)"
-        ) from None
+    tokens = toy_tokens(sentence, config.max_tokens)
     ids, unknown = loaded.vocabulary.ids(tokens)
     if len(unknown) == len({token for token in tokens}) and all(id_ == 0 for id_ in ids):
         raise BlockvizError(

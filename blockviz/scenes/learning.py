@@ -1,0 +1,266 @@
+"""Scene — learning: one head forming in training, its weights row from "it" checkpoint by checkpoint.
+
+The numbers are not the record's block at work on its sentence but the training checkpoints of
+the model folder the record came from (``rec.source.path``, :func:`blockviz.toy.learning.learning_of`):
+the lesson sentence's attention, kept by ``blockviz train`` at each checkpoint. A number label's
+source is ``("learning", field, *index)``: ``learning_of(rec.source.path).<field>[index]``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from manim import DOWN, LEFT, RIGHT, UP, VGroup
+
+from blockviz.errors import BlockvizError
+from blockviz.record_needs import training_missing
+from blockviz.scenes.base import RECORD_ENVIRONMENT_VARIABLE, RecordScene, ghost_of
+from blockviz.scenes.block_helpers import exact, remainder, rounding_note, sum_decimals
+from blockviz.scenes.fades import FadeIn, Reveal
+from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
+from blockviz.scenes.layout import column_width, row_height
+from blockviz.scenes.look import HEADER_SIZE, NUMBER_SIZE, WORK_SIZE
+from blockviz.scenes.text import number, shortened, text, token_face
+from blockviz.style import role_color
+from blockviz.toy import learning as checkpoints
+
+NAME = "learning"
+ORDER = 150
+DESCRIPTION = "learning: a trained toy model's head forming, its weights row from “it” checkpoint by checkpoint (needs a model blockviz train wrote)"
+CHAPTER = "Learning"
+CAPTION = (
+    "One head's weights row from “it” at each training checkpoint, with the step and the loss: "
+    "how a head's attention forms in training."
+)
+NEEDS = "training"
+
+MAX_KEYS = 10
+"""The most keys drawn of the lesson row (⋯ and one "+ rest" term for the others)."""
+DIM = 0.25
+"""Opacity of the empty cells standing in for the checkpoints still to come."""
+
+
+class Learning(RecordScene):
+    """The weights row ``(n,)`` of query "it" in the head that links it most to "chicken" at the
+    last step, at every training checkpoint (rows = checkpoints, columns = keys of the lesson
+    sentence), each row adding up to 1 (softmax), with the step and the training loss there.
+    Keys after "it" are masked (weight exactly 0) and left out. Every number is read from the
+    checkpoints file of the record's model folder."""
+
+    def construct(self) -> None:
+        learning = self.learning
+        head, word = learning.head, self.word
+        title = self.show_title(
+            f"A head forming in training: head {head}, “{word(learning.query)}” → “{word(learning.key)}”"
+        )
+        grid, rows, result = self.build(title)
+        self.grid = grid  # tests read its rows' step headers
+        self.add(ghost_of(grid.cell_group, opacity=DIM).set_fill(opacity=0))
+        self.add(grid.header_group, grid.ellipsis_group, self.note, self.side_headers)
+        self.step(Reveal(VGroup(rows[0], self.rounding)), caption=self.first_caption())
+        highlight = Highlight(self.look, grid.row(0))
+        self.play(FadeIn(highlight), run_time=0.4)
+        for k in range(1, len(learning.steps)):
+            self.step(Reveal(rows[k]), highlight.over(grid.row(k)), caption=self.checkpoint_caption(k))
+        self.step(highlight.over(grid.column(self.key_column)), Reveal(result), caption=self.last_caption())
+
+    # -- the numbers ----------------------------------------------------------------------------
+    @property
+    def record(self):
+        """The record shown: given, or saved at ``$BLOCKVIZ_RECORD``, else the shipped toy model's
+        record of its lesson sentence (the seeded block of the other scenes was never trained)."""
+        if self._record is None and not os.environ.get(RECORD_ENVIRONMENT_VARIABLE):
+            from blockviz.toy import PACKAGED
+            from blockviz.toy.recording import record_toy
+
+            self._record = record_toy(checkpoints.learning_of(PACKAGED).sentence)
+        return super().record
+
+    @property
+    def learning(self) -> checkpoints.Learning:
+        """The checkpoints' numbers (:func:`~blockviz.toy.learning.learning_of`), read once.
+
+        Raises
+        ------
+        BlockvizError
+            For a record whose block ``blockviz train`` did not write (one line, with the fix).
+        """
+        if not hasattr(self, "_learning"):
+            missing = training_missing(self.record)
+            if missing is not None:
+                raise BlockvizError(f"the learning scene cannot be drawn: {missing}")
+            self._learning = checkpoints.learning_of(self.record.source.path)
+        return self._learning
+
+    def word(self, j: int) -> str:
+        """Word ``j`` of the lesson sentence as a caption writes it (inside its own quotes)."""
+        shown = token_face(self.learning.words[j])
+        return shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
+
+    @property
+    def keys_seen(self) -> int:
+        """How many keys "it" may attend to: the first ones up to the last any checkpoint gives
+        weight (after "it" a causal mask leaves exactly 0)."""
+        rows = self.learning.rows
+        return 1 + max(j for j in range(len(rows[0])) if any(row[j] > 0 for row in rows))
+
+    # -- layout ---------------------------------------------------------------------------------
+    def build(self, title) -> tuple[NumberGrid, list[VGroup], VGroup]:
+        """The checkpoints' grid (not shown), its Σ and loss columns, the note over it and the
+        result line under it, placed; returns the grid, each checkpoint's row (cells, numbers,
+        sum, loss) and the result line."""
+        learning, look = self.learning, self.look
+        seen = self.keys_seen
+        slots = visible_slots(seen, learning.query, MAX_KEYS, keep=[learning.key])
+        self.hidden = len([j for j in slots if j is not None]) < seen
+        self.decimals = sum_decimals([(row[:seen], 1.0) for row in learning.rows], most=3)
+        names = [token_face(word) for word in learning.words[:seen]]
+        grid = NumberGrid(
+            [row[:seen] for row in learning.rows],
+            [str(step) for step in learning.steps],  # under a "step" header
+            names,
+            look,
+            colors="weights",
+            source=lambda k, j: ("learning", "rows", k, j),
+            column_slots=slots,
+            row_slots=list(range(len(learning.steps))),
+            cell_width=max(
+                column_width(len(slots), width=8.4, most=1.3),
+                max(text(names[j], HEADER_SIZE, bold=j == learning.key).width for j in slots if j is not None) / 0.94,
+            ),  # every word whole over its column
+            cell_height=row_height(len(learning.steps) + 1, height=4.2, most=0.7),
+            decimals=self.decimals,
+        )
+        self.key_column = learning.key
+        self.emphasise_key(grid)
+        side_headers, sides = self.side_columns(grid)
+        rows = [
+            VGroup(grid.row(k), *(grid.labels[k, j] for j in grid.shown_columns()), sides[k])
+            for k in range(len(learning.steps))
+        ]
+        self.note = self.lesson_note().next_to(VGroup(grid, side_headers), UP, buff=0.3)
+        self.note.align_to(grid.cell_group, LEFT)
+        self.rounding = rounding_note(self.sums, look)  # "≈: each number is rounded on its own", if a row needs it
+        below = VGroup(grid, *sides)
+        if len(self.rounding):
+            self.rounding.next_to(below, DOWN, buff=0.25).align_to(side_headers, RIGHT)
+            below = VGroup(below, self.rounding)
+        result = self.result_line().next_to(below, DOWN, buff=0.3).align_to(grid.cell_group, LEFT)
+        self.side_headers = side_headers
+        self.place(
+            VGroup(self.note, grid, side_headers, *sides, self.rounding, result), title, bottom_space=1.25, grow=1.6
+        )  # room for a caption on two lines
+        return grid, rows, result
+
+    def emphasise_key(self, grid: NumberGrid) -> None:
+        """The key "chicken"'s header drawn bold in the keys' colour."""
+        old = grid.column_headers[self.learning.key]
+        new = shortened(old.shown, grid.cell_width * 0.96, HEADER_SIZE, role_color("key", self.look.theme), bold=True)
+        new.move_to(old)
+        grid.header_group.remove(old)
+        grid.header_group.add(new)
+        grid.column_headers[self.learning.key] = new
+
+    def side_columns(self, grid: NumberGrid) -> tuple[VGroup, list[VGroup]]:
+        """Right of each checkpoint's row: "= 1" (its weights add up to 1, "≈" where rounding
+        misses; the keys left out one "+ rest" term) and the training loss at that step."""
+        learning, look = self.learning, self.look
+        keys = grid.shown_columns()
+        right = grid.body().get_right()[0]
+        header_y = grid.column_headers[keys[0]].get_y()
+        first = grid.row_headers[0]
+        step = text("step", HEADER_SIZE, look.muted)
+        headers = VGroup(step.move_to([first.get_right()[0] - step.width / 2, header_y, 0]))
+        x = right + 0.1
+        if self.hidden:
+            rest_x = x + 0.3 + grid.cell_width / 2
+            headers.add(text("+ rest", HEADER_SIZE, look.muted).move_to([rest_x, header_y, 0]))
+            x = rest_x + grid.cell_width / 2
+        number_width = number(1.0, NUMBER_SIZE, decimals=self.decimals, source=("width",)).width
+        mark_width = text("≈", NUMBER_SIZE).width + 0.14
+        sum_x = x + 0.25 + mark_width + number_width / 2
+        loss_x = sum_x + number_width / 2 + 0.45 + number_width / 2
+        headers.add(text("Σ", HEADER_SIZE + 2, look.text).move_to([sum_x, header_y, 0]))
+        headers.add(text("loss", HEADER_SIZE, look.muted).move_to([loss_x, header_y, 0]))
+        sides = []
+        for k, loss in enumerate(learning.losses):
+            y = grid.cells[k, keys[0]].get_y()
+            terms = [grid.labels[k, j] for j in keys]
+            side = VGroup()
+            if self.hidden:
+                shown = [(learning.rows[k][j], ("learning", "rows", k, j)) for j in keys]
+                rest = remainder(1.0, ("constant", 1.0), shown, NUMBER_SIZE, look.muted, self.decimals)
+                side.add(rest.move_to([rest_x, y, 0]))
+                terms.append(rest)
+            total = number(1.0, NUMBER_SIZE, look.text, self.decimals, source=("constant", 1.0)).move_to([sum_x, y, 0])
+            self.shown_sum(terms, total)
+            mark = text("=" if exact(terms, total) else "≈", NUMBER_SIZE, look.muted)
+            side.add(mark.next_to(total, LEFT, buff=0.14), total)
+            if loss is None:
+                shown_loss = text("–", NUMBER_SIZE, look.muted)
+            else:
+                shown_loss = number(loss, NUMBER_SIZE, look.text, source=("learning", "losses", k))
+            side.add(shown_loss.move_to([loss_x, y, 0]))
+            sides.append(side)
+        return headers, sides
+
+    def lesson_note(self):
+        """Where the numbers come from: the lesson sentence during training — this record's
+        sentence or, said so, another one."""
+        learning, look = self.learning, self.look
+        if self.record.sentence.strip() == learning.sentence.strip():
+            shown = f"this sentence is a training lesson: head {learning.head}'s weights from “{self.word(learning.query)}”, kept at each checkpoint"
+            return shortened(shown, 12.5, HEADER_SIZE, look.muted)
+        return VGroup(
+            text("not this record's sentence: during training, on the lesson sentence", HEADER_SIZE, look.muted),
+            shortened(f"“{learning.sentence}”", 12.5, HEADER_SIZE, look.text),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+
+    def result_line(self) -> VGroup:
+        """ "“it” → “chicken”: 0.14 at step 0, 0.92 at step 4000" — the first and last checkpoints' weight."""
+        learning, look = self.learning, self.look
+        first, last = 0, len(learning.steps) - 1
+        parts = [
+            text(f"“{self.word(learning.query)}” → “{self.word(learning.key)}”:", WORK_SIZE, look.text),
+            number(learning.weights[first], WORK_SIZE, look.text, self.decimals, source=("learning", "weights", first)),
+            text(f"at step {learning.steps[first]}, then", WORK_SIZE, look.muted),
+            number(learning.weights[last], WORK_SIZE, look.text, self.decimals, source=("learning", "weights", last)),
+            text(f"at step {learning.steps[last]}", WORK_SIZE, look.muted),
+        ]
+        return VGroup(*parts).arrange(RIGHT, buff=0.18)
+
+    # -- captions, read from the numbers --------------------------------------------------------
+    def largest(self, k: int) -> int:
+        row = self.learning.rows[k]
+        return max(range(len(row)), key=lambda j: row[j])
+
+    def first_caption(self) -> str:
+        learning, seen = self.learning, self.keys_seen
+        row = learning.rows[0][:seen]
+        even = max(row) - min(row) < 1 / seen  # every share within one even share of another
+        when = ", before training" if learning.steps[0] == 0 else ""
+        how = "almost evenly" if even else "unevenly"
+        return f"step {learning.steps[0]}{when}: “{self.word(learning.query)}” shares its weight {how} over the {seen} words it may see"
+
+    def checkpoint_caption(self, k: int) -> str:
+        learning = self.learning
+        before, now = learning.losses[k - 1], learning.losses[k]
+        loss = ""
+        if before is not None and now is not None:
+            loss = "the loss falls, " if now < before else "the loss rises, " if now > before else ""
+        top = self.largest(k)
+        weight = learning.rows[k][top]
+        share = "most of the weight" if weight > 0.5 else "the largest weight"
+        return f"step {learning.steps[k]}: {loss}{share} on “{self.word(top)}”"
+
+    def last_caption(self) -> str:
+        learning = self.learning
+        first, last = learning.weights[0], learning.weights[-1]
+        change = "rose" if last > first else "fell" if last < first else "stayed"
+        held = (
+            "most of the row" if last > 0.5 else "the largest share" if self.largest(-1) == learning.key else "a share"
+        )
+        return f"head {learning.head} formed: its weight on “{self.word(learning.key)}” {change} to {held} by step {learning.steps[-1]}"
+
+
+__all__ = ["Learning", "NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION", "NEEDS"]
