@@ -218,3 +218,11 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes(deck):
     assert notes == captions
     assert len(sources) == len(captions) and all((folder / source).is_file() for source in sources)
     assert errors == [] and refused == []
+
+
+def test_slides_help_imports_neither_torch_nor_manim_nor_pyav():
+    from test_cli_imports import imported
+
+    modules = imported("slides", "--help")
+    assert "click" in modules
+    assert not {"torch", "manim", "av", "pptx"} & modules
