@@ -7,6 +7,7 @@ One tiny deck (two scenes at 160 × 90, 5 fps) is made once for the module."""
 import json
 import os
 import shutil
+import subprocess
 
 import av
 import numpy as np
@@ -132,11 +133,22 @@ def test_the_manim_slides_json_has_one_slide_per_step_and_its_files(deck):
 
 
 @pytest.mark.render
-def test_manim_slides_reads_the_json_where_it_is_installed(deck):
-    config = pytest.importorskip("manim_slides.config", reason="manim-slides is not installed")
+def test_manim_slides_converts_the_json_where_it_is_installed(deck, tmp_path):
+    program = os.environ.get("BLOCKVIZ_MANIM_SLIDES") or shutil.which("manim-slides")
+    if program is None:
+        pytest.skip("manim-slides is not installed (or set $BLOCKVIZ_MANIM_SLIDES to its program)")
     folder, logged, _ = deck
-    presentation = config.PresentationConfig.from_file(folder / "slides" / "Lecture.json")
-    assert len(presentation.slides) == sum(len(logged[name]["captions"]) for name in SCENES)
+    converted = subprocess.run(
+        [program, "convert", "Lecture", str(tmp_path / "ms.html"), "--to", "html"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert converted.returncode == 0, converted.stderr[-2000:]
+    assets = sorted(path.name for path in (tmp_path / "ms_assets").iterdir())
+    assert assets == sorted(path.name for path in (folder / "slides" / "files" / "Lecture").glob("*.mp4"))
+    assert len(assets) == sum(len(logged[name]["captions"]) for name in SCENES)
 
 
 @pytest.mark.render
