@@ -18,8 +18,10 @@ from PIL import Image
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.lecture import LecturePart, probe_video
+from blockviz.scenes.catalog import lookup
 from blockviz.slides import reveal
 from blockviz.slides.deck import write_deck
+from blockviz.slides.pptx_deck import sections
 from blockviz.slides.steps import steps_of
 
 SCENES = ["mask", "softmax"]
@@ -118,6 +120,8 @@ def test_the_powerpoint_deck_has_a_video_and_the_caption_per_step(deck):
     slides = list(Presentation(str(folder / "slides.pptx")).slides)
     assert [slide.notes_slide.notes_text_frame.text for slide in slides] == captions
     assert all([shape.shape_type for shape in slide.shapes] == [MSO_SHAPE_TYPE.MEDIA] for slide in slides)
+    titles = {entry.name: entry.title for entry in lookup(SCENES)}
+    assert sections(folder / "slides.pptx") == [(titles[name], len(logged[name]["captions"])) for name in SCENES]
 
 
 @pytest.mark.render
@@ -221,8 +225,12 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes(deck):
             page.keyboard.press("ArrowRight")
             page.wait_for_function("Reveal.getSlidePastCount() === 1", timeout=5000)
             assert page.evaluate("Reveal.getSlideNotes()") == captions[1]
+            page.wait_for_function(  # its clip loads from disk and plays (Chromium decodes it)
+                "(() => { const v = Reveal.getCurrentSlide().querySelector('video'); return v.readyState >= 2 && !v.error; })()",
+                timeout=5000,
+            )
             sources = page.evaluate(
-                "Array.from(document.querySelectorAll('.slides video'), v => v.getAttribute('src'))"
+                "Array.from(document.querySelectorAll('.slides video'), v => v.getAttribute('src') || v.getAttribute('data-src'))"
             )
             notes = page.evaluate("Array.from(document.querySelectorAll('.slides aside.notes'), n => n.textContent)")
         finally:

@@ -45,8 +45,50 @@ def write_pptx(clips: Sequence[Clip], path: Path, size: tuple[int, int], backgro
         )
         movie.name = f"{clip.step.chapter}, step {clip.step.number}"
         slide.notes_slide.notes_text_frame.text = clip.step.caption
+    _add_sections(deck, [clip.step.chapter for clip in clips])
     deck.core_properties.title = "blockviz"
     deck.save(str(path))
+
+
+SECTIONS_EXTENSION = "{521415D9-36F7-43E2-AB2F-B90AF26B5E84}"
+"""The ``uri`` of PowerPoint 2010's sections extension (``p14:sectionLst``, [MS-PPTX] 2.3.24)."""
+P14 = "http://schemas.microsoft.com/office/powerpoint/2010/main"
+
+
+def _add_sections(deck, chapters: Sequence[str]) -> None:
+    """One PowerPoint section per run of slides with the same chapter title (python-pptx has no
+    API for sections: they are an extension element of the presentation; Impress ignores it)."""
+    import uuid
+
+    from lxml import etree
+    from pptx.oxml.ns import qn
+
+    section_list = etree.Element(f"{{{P14}}}sectionLst", nsmap={"p14": P14})
+    for number, (slide, chapter) in enumerate(zip(deck.slides, chapters)):
+        if number == 0 or chapter != chapters[number - 1]:
+            name = chapter
+            section = etree.SubElement(
+                section_list,
+                f"{{{P14}}}section",
+                name=name,
+                id=f"{{{uuid.uuid5(uuid.NAMESPACE_URL, f'{number}:{name}')}}}".upper(),
+            )
+            ids = etree.SubElement(section, f"{{{P14}}}sldIdLst")
+        etree.SubElement(ids, f"{{{P14}}}sldId", id=str(slide.slide_id))
+    presentation = deck.part._element
+    extensions = presentation.find(qn("p:extLst"))
+    if extensions is None:
+        extensions = etree.SubElement(presentation, qn("p:extLst"))
+    extension = etree.SubElement(extensions, qn("p:ext"), uri=SECTIONS_EXTENSION)
+    extension.append(section_list)
+
+
+def sections(path: Path) -> list[tuple[str, int]]:
+    """``(name, slide count)`` of each section of the deck at ``path`` (as :func:`write_pptx` wrote them)."""
+    from pptx import Presentation
+
+    found = Presentation(str(path)).part._element.findall(f".//{{{P14}}}section")
+    return [(section.get("name"), len(section.findall(f".//{{{P14}}}sldId"))) for section in found]
 
 
 def pptx_available() -> bool:

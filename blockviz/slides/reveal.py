@@ -9,6 +9,7 @@ Each scene is a vertical stack of its steps (its chapter title in the stack's ``
 and in each slide's title); the deck moves through them in order with → or Space
 (``navigationMode: "linear"``). Each slide plays its step's clip once, from the start, when it
 is shown, and holds its last frame; its caption is the speaker's notes (S opens the speaker view).
+Clips are named in ``data-src``: reveal.js loads those of the slides near the current one only.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def _slide(clip: Clip, folder: Path) -> str:
     label = html.escape(f"{step.chapter}, step {step.number}")
     return (
         f'<section id="{step.name}" aria-label="{label}">'
-        f'<video data-autoplay muted playsinline preload="auto" src="{source}"></video>'
+        f'<video data-autoplay muted playsinline data-src="{source}"></video>'
         f'<aside class="notes">{html.escape(step.caption)}</aside></section>'
     )
 
