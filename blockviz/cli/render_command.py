@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 
 from blockviz.cli.options import (
+    check_voice,
     chosen_token_and_head,
+    narration_options,
     pop_record_options,
     record_options,
     reporting_errors,
@@ -171,6 +173,7 @@ def _list_scenes(ctx, param, value):
     show_default=True,
     help="Draw each step's caption at the bottom of the frame; without, the captions are only in the lecture's .srt (its cues then at the bottom, where players put them).",
 )
+@narration_options
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option(
     "--list",
@@ -196,6 +199,8 @@ def render(
     jobs,
     lecture,
     burned_captions,
+    narrate,
+    voice,
     force,
     **options,
 ) -> None:
@@ -225,6 +230,7 @@ def render(
 
     if lecture:
         _check_lecture_request(scenes, file_format)
+    check_voice(narrate, voice)
     record_inputs = pop_record_options(options)
     render_options = RenderOptions(
         quality=quality,
@@ -237,6 +243,8 @@ def render(
         pace=pace,
         detail=detail,
         burned_captions=burned_captions,
+        narrate=narrate,
+        voice=voice,
     )
     with usage_error_for("--scene"):
         chosen = lookup(("all",) if lecture else scenes)

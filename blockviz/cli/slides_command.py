@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 
 from blockviz.cli.options import (
+    check_voice,
     chosen_token_and_head,
+    narration_options,
     pop_record_options,
     record_options,
     reporting_errors,
@@ -107,9 +109,25 @@ DECK_FOLDER = "slides"
     metavar="N",
     help="Render N scenes at once. Default: one per CPU core.",
 )
+@narration_options
 @click.option("--force", is_flag=True, help="Render the scenes even if unchanged renders exist.")
 def slides(
-    scenes, quality, output, token, head, theme, resolution, fps, pace, detail, burned_captions, jobs, force, **options
+    scenes,
+    quality,
+    output,
+    token,
+    head,
+    theme,
+    resolution,
+    fps,
+    pace,
+    detail,
+    burned_captions,
+    jobs,
+    narrate,
+    voice,
+    force,
+    **options,
 ) -> None:
     """Step-by-step slides of SENTENCE's lecture: one slide per step of every scene, its caption
     as the speaker's notes.
@@ -134,6 +152,7 @@ def slides(
     from blockviz.scenes.catalog import entries, for_record, lookup
     from blockviz.slides.deck import write_deck
 
+    check_voice(narrate, voice)
     record_inputs = pop_record_options(options)
     render_options = RenderOptions(
         quality=quality,
@@ -146,6 +165,8 @@ def slides(
         pace=pace,
         detail=detail,
         burned_captions=burned_captions,
+        narrate=narrate,
+        voice=voice,
     )
     with usage_error_for("--scene"):
         chosen = [entry for entry in entries()] if "all" in scenes else lookup(scenes)

@@ -104,9 +104,12 @@ def default_voice_path() -> Path:
 
 
 @functools.cache
-def voice(path: str | None = None):
-    """The voice at ``path`` (a Piper ``.onnx``), or the default voice; ``"tone"`` is
-    :class:`ToneVoice` (tests). Loaded once per process."""
-    if path == "tone":
-        return ToneVoice()
+def voice(path: str | None = None) -> PiperVoice:
+    """The voice at ``path`` (a Piper ``.onnx``), or the default voice; loaded once per process.
+
+    Raises
+    ------
+    BlockvizError
+        As :class:`PiperVoice` and :func:`default_voice_path`.
+    """
     return PiperVoice(path if path is not None else default_voice_path())

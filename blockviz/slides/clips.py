@@ -10,6 +10,7 @@ step's result), for PowerPoint's video frame.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,17 +21,20 @@ import av
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path
 from blockviz.lecture.join import probe_video
+from blockviz.narration.track import audio_of, with_audio
 from blockviz.slides.steps import Step
 
 
 @dataclass(frozen=True)
 class Clip:
-    """One step's video ``video`` (MP4, ``seconds`` long) and ``poster`` (its last frame, PNG)."""
+    """One step's video ``video`` (MP4, ``seconds`` long, with the scene's sound if it has any:
+    ``sound``) and ``poster`` (its last frame, PNG)."""
 
     step: Step
     video: Path
     poster: Path
     seconds: float
+    sound: bool = False
 
 
 def cut_clips(video: str | Path, steps: Sequence[Step], folder: str | Path) -> list[Clip]:
@@ -38,7 +42,8 @@ def cut_clips(video: str | Path, steps: Sequence[Step], folder: str | Path) -> l
     written into ``folder`` as ``<step name>.mp4`` and ``<step name>.png``.
 
     Each clip runs from its step's start (moved to the nearest key frame) to the next step's
-    start, the last to the video's end; its packets are copied, never encoded again.
+    start, the last to the video's end; its packets are copied, never encoded again. A narrated
+    scene's sound is cut at the same times and encoded again (AAC) for each clip.
 
     Raises
     ------
@@ -52,6 +57,7 @@ def cut_clips(video: str | Path, steps: Sequence[Step], folder: str | Path) -> l
     info = probe_video(video, steps[0].scene)
     folder = Path(folder)
     clips = []
+    sound = audio_of(video)
     with av.open(str(video)) as source:
         stream = source.streams.video[0]
         tick = Fraction(stream.time_base)
@@ -66,9 +72,18 @@ def cut_clips(video: str | Path, steps: Sequence[Step], folder: str | Path) -> l
         for step, start, stop in zip(steps, cuts, [*cuts[1:], end]):
             path = folder / f"{step.name}.mp4"
             _write_clip(path, stream, [packet for packet in packets if start <= packet.pts < stop], start, stop)
+            if sound is not None:
+                samples, rate = sound
+                first, last = (round((at * tick - info.start) * rate) for at in (start, stop))
+                silent = path.with_name(f".{path.stem}.silent.mp4")
+                os.replace(path, silent)
+                try:
+                    with_audio(silent, samples[first:last], rate, path)
+                finally:
+                    silent.unlink(missing_ok=True)
             poster = folder / f"{step.name}.png"
             _write_poster(path, poster)
-            clips.append(Clip(step, path, poster, float((stop - start) * tick)))
+            clips.append(Clip(step, path, poster, float((stop - start) * tick), sound is not None))
     return clips
 
 

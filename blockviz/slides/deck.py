@@ -10,6 +10,7 @@ place when complete: an error or an interruption leaves the previous deck as it 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from collections.abc import Sequence
@@ -102,7 +103,9 @@ def write_deck(parts: Sequence[LecturePart], folder: str | Path, theme: str = "l
             notes.append(reveal.INSTALL_HINT)
         _move_into(work, folder, made, stale=[HTML_NAME, reveal.REVEAL_FOLDER, PPTX_NAME])
     moved = [folder / clip.video.relative_to(work) for clip in clips]
-    clips = [Clip(clip.step, video, video.with_suffix(".png"), clip.seconds) for clip, video in zip(clips, moved)]
+    clips = [
+        dataclasses.replace(clip, video=video, poster=video.with_suffix(".png")) for clip, video in zip(clips, moved)
+    ]
     return Deck(
         folder=folder,
         html=folder / HTML_NAME if HTML_NAME in made else None,

@@ -124,7 +124,7 @@ def _slide(clip: Clip, folder: Path) -> str:
     label = html.escape(f"{step.chapter}, step {step.number}")
     return (
         f'<section id="{step.name}" aria-label="{label}">'
-        f'<video data-autoplay muted playsinline data-src="{source}"></video>'
+        f'<video data-autoplay{"" if clip.sound else " muted"} playsinline data-src="{source}"></video>'
         f'<aside class="notes">{html.escape(step.caption)}</aside></section>'
     )
 
