@@ -400,3 +400,16 @@ def check_voice(narrate: bool, voice: str | None) -> None:
 
         with reporting_errors():
             load(voice)
+
+
+def warn_unspeakable(narrate: bool, rec) -> None:
+    """With ``--narrate``, one warning naming the record's tokens the voice cannot say (an
+    emoji, a CJK token): it says "a token" for them (:func:`blockviz.narration.speech.spoken`)."""
+    if not narrate:
+        return
+    from blockviz.narration.speech import TOKEN_WORDS, unspeakable
+
+    unsaid = [token for token in dict.fromkeys(rec.tokens) if unspeakable(f"\u201c{token}\u201d")]
+    if unsaid:
+        shown = ", ".join(f"\u201c{token}\u201d" for token in unsaid)
+        click.echo(f"warning: the voice cannot say {shown}: it says \u201c{TOKEN_WORDS}\u201d for them", err=True)

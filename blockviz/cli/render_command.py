@@ -16,6 +16,7 @@ from blockviz.cli.options import (
     record_options,
     reporting_errors,
     usage_error_for,
+    warn_unspeakable,
 )
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
@@ -266,6 +267,7 @@ def render(
     if pending:
         rec = rec or command_record(record_inputs)
         chosen_token_and_head(rec, token, head)
+        warn_unspeakable(narrate, rec)
         with reporting_errors():
             render_jobs(
                 rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)

@@ -15,6 +15,7 @@ from blockviz.cli.options import (
     record_options,
     reporting_errors,
     usage_error_for,
+    warn_unspeakable,
 )
 from blockviz.cli.records import command_record
 from blockviz.cli.render_command import _resolution, _scene_names, _sentence
@@ -172,6 +173,7 @@ def slides(
         chosen = [entry for entry in entries()] if "all" in scenes else lookup(scenes)
     rec = command_record(record_inputs)
     chosen_token_and_head(rec, token, head)
+    warn_unspeakable(narrate, rec)
     with reporting_errors():
         chosen = for_record(chosen, rec, () if "all" in scenes else scenes)
         sentence = _sentence(record_inputs)

@@ -61,7 +61,10 @@ def audio_of(video: str | Path) -> tuple[np.ndarray, int] | None:
             return None
         stream = container.streams.audio[0]
         pieces = [frame.to_ndarray().reshape(-1, frame.samples).mean(axis=0) for frame in container.decode(stream)]
-        return (np.concatenate(pieces).astype(np.float32) if pieces else np.zeros(0, np.float32)), stream.rate
+        samples = np.concatenate(pieces).astype(np.float32) if pieces else np.zeros(0, np.float32)
+        if stream.duration:  # the last frame's padding is not part of the track
+            samples = samples[: round(stream.duration * stream.time_base * stream.rate)]
+        return samples, stream.rate
 
 
 def narrate_video(video: str | Path, spoken: Sequence[tuple[float, Speech]], rate: int, output: str | Path) -> None:
