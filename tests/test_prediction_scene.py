@@ -172,6 +172,8 @@ def test_a_record_without_an_unembedding_is_refused_in_one_line():
     with pytest.raises(BlockvizError, match="no unembedding") as refused:
         build(Prediction, record("the cat sat"))
     assert "\n" not in str(refused.value)
-    result = CliRunner().invoke(main, ["render", "the cat sat", "--scene", "prediction", "--format", "png"])
+    result = CliRunner().invoke(
+        main, ["render", "the cat sat", "--model", "seeded", "--scene", "prediction", "--format", "png"]
+    )
     assert result.exit_code != 0 and "scene 'prediction' cannot be drawn" in result.output
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
