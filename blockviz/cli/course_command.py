@@ -82,16 +82,21 @@ def course(course_file, workers, cluster, scheduler, output, dry_run, force) -> 
     if (cluster or scheduler) and not _dask_installed():
         raise click.UsageError("Dask is not installed: pip install 'blockviz[cluster]'")
     from blockviz.course.report import CourseProgress
-    from blockviz.course.work import FAILED
+    from blockviz.course.work import DONE, FAILED
 
     with reporting_errors():
         jobs, known = plan_course(loaded, force)
         progress = CourseProgress(len(jobs) - len(known))
 
+        warned = set()
+
         def on_result(job, result):
             progress.advance(job)
             if result.status == FAILED:
                 click.echo(f"failed: {job.label}: {result.message}", err=True)
+            elif result.status == DONE and result.message and result.message not in warned:
+                warned.add(result.message)  # once per sentence, not once per job
+                click.echo(f"warning: {result.message}", err=True)
 
         with progress:
             ran = run_course(

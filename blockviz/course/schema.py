@@ -222,7 +222,7 @@ def _settings(table: dict, base: LessonSettings, place: _Place) -> LessonSetting
         elif key == "layer":
             values[key] = _integer(value, place, key, low=0)
         elif key == "scenes":
-            names = ("all",) if value == "all" else _strings(value, place, key)
+            names = ("all",) if value == "all" else _strings(value, place, key, allow_empty=True)
             try:
                 lookup(names)
             except BlockvizError as error:

@@ -30,8 +30,8 @@ DONE, FAILED, SKIPPED, FRESH = "done", "failed", "skipped", "up to date"
 @dataclass(frozen=True)
 class JobResult:
     """What became of one job: ``status`` (:data:`DONE`, :data:`FAILED`, :data:`SKIPPED`,
-    :data:`FRESH`), its ``seconds``, a one-line ``message`` (the error, or why it was
-    skipped) and the ``outputs`` it wrote."""
+    :data:`FRESH`), its ``seconds``, a one-line ``message`` (the error, why it was skipped, or
+    for a job done a warning about its record) and the ``outputs`` it wrote."""
 
     job_id: str
     status: str
@@ -50,9 +50,9 @@ def run_job(job: CourseJob) -> JobResult:
     if job.skip_reason:
         return JobResult(job.id, SKIPPED, message=job.skip_reason)
     try:
-        rec = course_record(job.sentence, job.settings.model, job.settings.layer)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the course prints one line per job, not library warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # kept for the result's one line, not printed by the worker
+            rec = course_record(job.sentence, job.settings.model, job.settings.layer)
             outputs, skipped = _MAKERS[job.kind](job, rec)
         if skipped:
             return JobResult(job.id, SKIPPED, time.perf_counter() - started, skipped)
@@ -60,7 +60,15 @@ def run_job(job: CourseJob) -> JobResult:
         write_stamp(job, outputs, record_hash(rec), seconds)
     except Exception as error:  # noqa: BLE001 — isolated: reported as the job's one line
         return JobResult(job.id, FAILED, time.perf_counter() - started, one_line(error))
-    return JobResult(job.id, DONE, seconds, outputs=tuple(outputs))
+    return JobResult(job.id, DONE, seconds, _unknown_words(caught), tuple(outputs))
+
+
+def _unknown_words(caught: list) -> str:
+    """The toy model's warning about words outside its vocabulary, if the record gave one
+    (the only warning a course repeats: it says the numbers are of ``<unk>``)."""
+    from blockviz.toy.recording import UnknownWordsWarning
+
+    return next((str(w.message) for w in caught if issubclass(w.category, UnknownWordsWarning)), "")
 
 
 def one_line(error: BaseException) -> str:
