@@ -291,3 +291,78 @@ def test_a_failed_job_is_one_line_the_others_go_on_and_the_exit_is_1(tmp_path):
     assert (tmp_path / "out/two/the-cat-sat/explorer.html").exists()
     assert not (tmp_path / "out/one/the-cat-sat/explorer.html").exists()
     assert "index.html" in result.output.splitlines()[-1]
+
+
+FOUR_SCENES = """
+[[lesson]]
+name = "one"
+sentences = ["the cat sat", "the dog sat"]
+scenes = ["mask", "softmax"]
+explorer = false
+"""
+
+
+def _start_course(tmp_path: Path):
+    """``blockviz course`` on a 4-scene tiny course with 2 local workers, as its own process."""
+    import os
+    import subprocess
+    import sys
+
+    path = course_file(tmp_path, FOUR_SCENES)
+    program = "from blockviz.cli.program import main; main()"
+    environment = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return subprocess.Popen(
+        [sys.executable, "-c", program, "course", str(path), "-j", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+
+
+def _wait_for(condition, seconds: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def _stamps(tmp_path: Path) -> list[Path]:
+    return list((tmp_path / "out" / ".course" / "stamps").rglob("*.json"))
+
+
+@pytest.mark.render
+def test_ctrl_c_mid_course_is_one_line_exit_130_nothing_half_written_and_the_next_run_resumes(tmp_path):
+    import signal
+
+    process = _start_course(tmp_path)
+    _wait_for(lambda: _stamps(tmp_path) or process.poll() is not None)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (130, "interrupted: earlier outputs kept\n")
+    left = [path for path in (tmp_path / "out").rglob("*") if path.name.endswith(".part") or "media-" in path.name]
+    assert left == []
+    done = len(_stamps(tmp_path))
+    assert 1 <= done < 4
+    again = invoke(tmp_path / "course.toml", "-j", "1")
+    assert again.exit_code == 0 and f"{done} of 4 jobs were up to date" in again.output
+
+
+@pytest.mark.render
+def test_a_worker_killed_mid_job_has_its_job_tried_again(tmp_path):
+    import os
+    import signal
+
+    process = _start_course(tmp_path)
+
+    def workers() -> list[int]:
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        return [int(pid) for pid in children if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+    _wait_for(lambda: len(workers()) == 2 and _stamps(tmp_path))
+    os.kill(workers()[0], signal.SIGKILL)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert len(_stamps(tmp_path)) == 4 and "0 of 4 jobs were up to date" in out

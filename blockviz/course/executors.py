@@ -45,7 +45,7 @@ def run_local(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> N
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    from blockviz.processes import end_pool, signals_deferred, start_worker
+    from blockviz.processes import end_pool, signals_deferred
 
     waiting = deque(jobs)
     attempts = {job.id: 0 for job in jobs}
@@ -54,7 +54,7 @@ def run_local(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> N
     def new_pool():
         with signals_deferred():  # made whole or not at all, as render's pool
             return ProcessPoolExecutor(
-                workers, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker
+                workers, mp_context=multiprocessing.get_context("spawn"), initializer=start_course_worker
             )
 
     pool = new_pool()
@@ -95,6 +95,22 @@ def run_local(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> N
         end_pool(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def start_course_worker() -> None:
+    """A local worker's first act: signals as every blockviz worker (:func:`blockviz.processes.start_worker`),
+    and tqdm's lock (Manim's progress bars) a thread lock instead of a ``multiprocessing`` one: a
+    worker told to stop exits at once, and a semaphore it made would be reported leaked."""
+    import threading
+
+    from blockviz.processes import start_worker
+
+    start_worker()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return
+    tqdm.set_lock(threading.RLock())
 
 
 def run_dask(
