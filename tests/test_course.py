@@ -234,8 +234,10 @@ explorer = false
 """
 
 
-def _single_render(tmp_path: Path) -> dict[str, bytes]:
-    folder = tmp_path / "single"
+@pytest.fixture(scope="module")
+def single_render(tmp_path_factory) -> dict[str, bytes]:
+    """The two scenes' PNGs as one ``blockviz render`` writes them."""
+    folder = tmp_path_factory.mktemp("single")
     result = CliRunner().invoke(main, ["render", "the cat sat", *RENDER_ARGS, "-o", str(folder)])
     assert result.exit_code == 0, result.output
     return {name: (folder / f"{name}.png").read_bytes() for name in ("mask", "softmax")}
@@ -247,24 +249,24 @@ def _course_pngs(course) -> dict[str, bytes]:
 
 
 @pytest.mark.render
-def test_a_tiny_course_on_the_local_pool_makes_what_render_makes(tmp_path):
+def test_a_tiny_course_on_the_local_pool_makes_what_render_makes(tmp_path, single_render):
     course = load_course(course_file(tmp_path, TWO_SCENES))
     result = invoke(tmp_path / "course.toml", "-j", "2")
     assert result.exit_code == 0, result.output
     assert "0 of 2 jobs were up to date" in result.output
-    assert _course_pngs(course) == _single_render(tmp_path)
+    assert _course_pngs(course) == single_render
     assert not list(course.output.rglob("*.part")) and not list(course.output.rglob("media-*"))
     again = invoke(tmp_path / "course.toml", "-j", "2")
     assert again.exit_code == 0 and "2 of 2 jobs were up to date" in again.output
 
 
 @pytest.mark.render
-def test_a_tiny_course_on_a_dask_local_cluster_makes_what_render_makes(tmp_path):
+def test_a_tiny_course_on_a_dask_local_cluster_makes_what_render_makes(tmp_path, single_render):
     pytest.importorskip("distributed")
     course = load_course(course_file(tmp_path, TWO_SCENES))
     ran = run_course(course, workers=2, dask=True)
     assert ran.count(DONE) == 2, ran.results
-    assert _course_pngs(course) == _single_render(tmp_path)
+    assert _course_pngs(course) == single_render
 
 
 def test_a_failed_job_is_one_line_the_others_go_on_and_the_exit_is_1(tmp_path):
