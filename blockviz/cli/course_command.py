@@ -16,7 +16,7 @@ class CourseFileError(click.ClickException):
 
 
 @click.command()
-@click.argument("course_file", metavar="COURSE.toml", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("course", metavar="COURSE.toml", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "-j",
     "--jobs",
@@ -49,7 +49,7 @@ class CourseFileError(click.ClickException):
 )
 @click.option("--dry-run", is_flag=True, help="List the jobs and which are up to date; run nothing.")
 @click.option("--force", is_flag=True, help="Run every job, even those up to date.")
-def course(course_file, workers, cluster, scheduler, output, dry_run, force) -> None:
+def course(course, workers, cluster, scheduler, output, dry_run, force) -> None:
     """Build a whole course from COURSE.toml: its lessons' sentences × scenes × qualities ×
     formats, figures, explorer pages (and slides where blockviz slides exists), into one folder
     with an index.html linking every output.
@@ -71,7 +71,7 @@ def course(course_file, workers, cluster, scheduler, output, dry_run, force) -> 
     if cluster and scheduler:
         raise click.UsageError("give either --cluster local or --scheduler ADDRESS, not both")
     try:
-        loaded = load_course(course_file, output)
+        loaded = load_course(course, output)
         if dry_run:
             jobs, known = plan_course(loaded, force)
     except CourseError as error:
