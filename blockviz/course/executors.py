@@ -16,7 +16,9 @@ arrives, on the calling thread, and returns once every job has one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
 
 from blockviz.course.jobs import CourseJob
 from blockviz.course.work import FAILED, JobResult, run_job
@@ -134,9 +136,21 @@ def run_dask(
     futures = []
     try:
         if scheduler is None:
-            with dask.config.set({"distributed.scheduler.allowed-failures": ATTEMPTS - 1}):
+            import logging
+
+            # A cluster made here is the run's own business: its workers' routine warnings (e.g. on
+            # their ending at Ctrl-C) would only clutter the course's lines; errors still show.
+            logging.getLogger("distributed").setLevel(logging.ERROR)
+            with (
+                dask.config.set({"distributed.scheduler.allowed-failures": ATTEMPTS - 1}),
+                _environment(DASK_LOGGING__DISTRIBUTED="error"),  # read by the worker processes as they start
+            ):
                 cluster = LocalCluster(
-                    n_workers=workers, threads_per_worker=1, processes=processes, dashboard_address=None
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=processes,
+                    dashboard_address=None,
+                    preload=["blockviz.course.dask_worker"] if processes else [],
                 )
             client = Client(cluster)
         else:
@@ -168,3 +182,18 @@ def run_dask(
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+@contextlib.contextmanager
+def _environment(**variables: str) -> Iterator[None]:
+    """``os.environ`` with ``variables`` set while the block runs (child processes started in it see them)."""
+    previous = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
