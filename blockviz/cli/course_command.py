@@ -135,11 +135,14 @@ def _summarise(ran, loaded) -> None:
     from rich.console import Console
 
     from blockviz.course.index import INDEX
-    from blockviz.course.report import slowest, summary_table
+    from blockviz.course.report import failures_table, slowest, summary_table
     from blockviz.course.work import FRESH, SKIPPED
 
     console = Console(highlight=False)
     console.print(summary_table(ran.jobs, ran.results))
+    failed = failures_table(ran.jobs, ran.results)
+    if failed is not None:
+        console.print(failed)
     skipped = {(job.kind, ran.results[job.id].message) for job in ran.jobs if ran.results[job.id].status == SKIPPED}
     for kind, reason in sorted(skipped):
         click.echo(f"skipped {kind}: {reason}")

@@ -65,6 +65,21 @@ def summary_table(jobs: Sequence[CourseJob], results: dict[str, JobResult]):
     return table
 
 
+def failures_table(jobs: Sequence[CourseJob], results: dict[str, JobResult]):
+    """A :class:`rich.table.Table` of the jobs that failed, each with its one-line error; ``None`` if none did."""
+    from rich.table import Table
+
+    failed = [job for job in jobs if job.id in results and results[job.id].status == FAILED]
+    if not failed:
+        return None
+    table = Table(title="failed", title_justify="left")
+    table.add_column("job")
+    table.add_column("error")
+    for job in failed:
+        table.add_row(job.label, results[job.id].message)
+    return table
+
+
 def slowest(
     jobs: Sequence[CourseJob], results: dict[str, JobResult], count: int = SLOWEST
 ) -> list[tuple[CourseJob, float]]:
