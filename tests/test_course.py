@@ -69,6 +69,7 @@ scenes = ["mask"]
         (LESSON.replace('["mask"]', '["mask", "sofmax"]'), "lesson 'one': scenes names unknown scene 'sofmax'"),
         (LESSON + 'qualities = ["x"]\n', "lesson 'one': qualities 'x' is not one of l, m, h, k"),
         (LESSON + "layer = 2\n", "lesson 'one': layer goes with a trained model's layers, not model 'toy'"),
+        (LESSON + 'theme = ["dark"]\n', "lesson 'one': theme ['dark'] is not one of dark, light"),
         (LESSON + "head = -1\n", "lesson 'one': head -1 is out of range: give one from 0"),
         (LESSON + 'resolution = "16x16"\n', "lesson 'one': resolution resolution 16x16 is below the legible minimum"),
         (LESSON + LESSON, "lesson 'one': name is used by an earlier lesson"),

@@ -245,7 +245,9 @@ def _settings(table: dict, base: LessonSettings, place: _Place) -> LessonSetting
         elif key == "head":
             values[key] = _integer(value, place, key, low=0)
         elif key == "theme":
-            values[key] = _choices([value] if isinstance(value, str) else value, THEMES, place, key)[0]
+            if value not in THEMES:
+                raise place.error(key, f"{value!r} is not one of {', '.join(THEMES)}")
+            values[key] = value
         elif key == "figures":
             values[key] = value if isinstance(value, bool) else _choices(value, FIGURE_NAMES, place, key)
         elif key == "figure_formats":
