@@ -33,15 +33,18 @@ class CourseRun:
 
 
 def plan_course(course: Course, force: bool = False) -> tuple[list[CourseJob], dict[str, JobResult]]:
-    """Every job of ``course``, and the results known without running: skipped jobs, and (unless
-    ``force``) jobs whose outputs are up to date."""
-    from blockviz.course.stamps import is_fresh
+    """Every job of ``course``, and the results known without running: skipped jobs (slides
+    where ``blockviz slides`` does not exist; unless ``force``, scenes the same inputs could not
+    show last time), and (unless ``force``) jobs whose outputs are up to date."""
+    from blockviz.course.stamps import is_fresh, stamped_skip
 
     jobs = expand(course)
     known = {}
     for job in jobs:
         if job.skip_reason:
             known[job.id] = JobResult(job.id, SKIPPED, message=job.skip_reason)
+        elif not force and (reason := stamped_skip(job)):
+            known[job.id] = JobResult(job.id, SKIPPED, message=reason)
         elif not force and is_fresh(job):
             known[job.id] = JobResult(job.id, FRESH)
     return jobs, known

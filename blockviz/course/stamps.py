@@ -35,6 +35,15 @@ def is_fresh(job: CourseJob) -> bool:
     return bool(stamp["outputs"]) and all((job.root / output).exists() for output in stamp["outputs"])
 
 
+def stamped_skip(job: CourseJob) -> str | None:
+    """Why ``job`` was left out last time (a scene its record cannot show), if its inputs are
+    unchanged since; else ``None``."""
+    stamp = read_stamp(job)
+    if stamp is None or stamp.get("key") != job.key or not isinstance(stamp.get("skipped"), str):
+        return None
+    return stamp["skipped"]
+
+
 def stamped_outputs(job: CourseJob) -> list[Path]:
     """The outputs ``job``'s stamp lists (absolute), if it is up to date; else none."""
     if not is_fresh(job):
@@ -42,8 +51,11 @@ def stamped_outputs(job: CourseJob) -> list[Path]:
     return [job.root / output for output in read_stamp(job)["outputs"]]
 
 
-def write_stamp(job: CourseJob, outputs: list[Path], record_hash: str, seconds: float) -> None:
-    """Stamp ``job`` as done, with its ``outputs`` (paths under the course's output folder)."""
+def write_stamp(
+    job: CourseJob, outputs: list[Path], record_hash: str, seconds: float, skipped: str | None = None
+) -> None:
+    """Stamp ``job`` as done, with its ``outputs`` (paths under the course's output folder), or
+    as left out for the reason ``skipped`` (no outputs)."""
     from blockviz import __version__
     from blockviz.render.plan import code_version
 
@@ -58,6 +70,8 @@ def write_stamp(job: CourseJob, outputs: list[Path], record_hash: str, seconds: 
         "outputs": [path.relative_to(job.root).as_posix() for path in outputs],
         "seconds": round(seconds, 3),
     }
+    if skipped is not None:
+        stamp["skipped"] = skipped
     writable_folder(job.stamp.parent)
     with atomic_path(job.stamp) as partial:
         partial.write_text(json.dumps(stamp, indent=1, default=str), encoding="utf-8")

@@ -54,10 +54,10 @@ def run_job(job: CourseJob) -> JobResult:
             warnings.simplefilter("always")  # kept for the result's one line, not printed by the worker
             rec = course_record(job.sentence, job.settings.model, job.settings.layer)
             outputs, skipped = _MAKERS[job.kind](job, rec)
-        if skipped:
-            return JobResult(job.id, SKIPPED, time.perf_counter() - started, skipped)
         seconds = time.perf_counter() - started
-        write_stamp(job, outputs, record_hash(rec), seconds)
+        write_stamp(job, outputs, record_hash(rec), seconds, skipped)  # a skip is stamped too: not redone
+        if skipped:
+            return JobResult(job.id, SKIPPED, seconds, skipped)
     except Exception as error:  # noqa: BLE001 — isolated: reported as the job's one line
         return JobResult(job.id, FAILED, time.perf_counter() - started, one_line(error))
     return JobResult(job.id, DONE, seconds, _unknown_words(caught), tuple(outputs))
