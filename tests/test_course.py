@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from blockviz.cli import main
 from blockviz.course import expand, load_course, plan_course, run_course
 from blockviz.course.lock import course_lock
-from blockviz.course.work import DONE, FRESH
+from blockviz.course.work import DONE, FRESH, SKIPPED
 from blockviz.errors import BlockvizError
 
 TINY = """
@@ -369,3 +369,24 @@ def test_a_worker_killed_mid_job_has_its_job_tried_again(tmp_path):
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
     assert len(_stamps(tmp_path)) == 4 and "0 of 4 jobs were up to date" in out
+
+
+def test_a_job_left_out_is_stamped_so_a_rerun_does_not_try_it_again(tmp_path, monkeypatch):
+    from blockviz.course import work
+
+    calls = []
+
+    def left_out(job, rec):
+        calls.append(job.id)
+        return [], "scene x: the record has no unembedding"
+
+    monkeypatch.setitem(work._MAKERS, "explorer", left_out)
+    course = load_course(course_file(tmp_path, LESSON.replace('["mask"]', "[]")))
+    first = run_course(course)
+    assert [result.status for result in first.results.values()] == [SKIPPED] and len(calls) == 1
+    second = run_course(course)
+    assert [(r.status, r.message) for r in second.results.values()] == [
+        (SKIPPED, "scene x: the record has no unembedding")
+    ]
+    assert len(calls) == 1
+    assert len(plan_course(course, force=True)[1]) == 0  # --force tries it again
