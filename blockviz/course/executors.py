@@ -59,6 +59,18 @@ def run_local(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> N
                 workers, mp_context=multiprocessing.get_context("spawn"), initializer=start_course_worker
             )
 
+    def settle(job: CourseJob, future) -> bool:
+        """Report ``job``'s result; ``True`` if its pool broke under it (it is then tried again, or failed)."""
+        try:
+            on_result(job, future.result())
+            return False
+        except BrokenProcessPool:
+            if attempts[job.id] >= ATTEMPTS:
+                on_result(job, JobResult(job.id, FAILED, message=WORKER_DIED))
+            else:
+                waiting.appendleft(job)
+            return True
+
     pool = new_pool()
     running = {}
     try:
@@ -69,28 +81,10 @@ def run_local(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> N
                 with signals_deferred():  # a worker may be started here
                     running[pool.submit(run_job, job)] = job
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            broken = False
-            for future in finished:
-                job = running.pop(future)
-                try:
-                    on_result(job, future.result())
-                except BrokenProcessPool:
-                    broken = True
-                    if attempts[job.id] >= ATTEMPTS:
-                        on_result(job, JobResult(job.id, FAILED, message=WORKER_DIED))
-                    else:
-                        waiting.appendleft(job)
-            if broken:  # every job still held by the pool fails with it: try those again in a new one
-                for future, job in list(running.items()):
-                    wait([future])
-                    running.pop(future)
-                    try:
-                        on_result(job, future.result())
-                    except BrokenProcessPool:
-                        if attempts[job.id] >= ATTEMPTS:
-                            on_result(job, JobResult(job.id, FAILED, message=WORKER_DIED))
-                        else:
-                            waiting.appendleft(job)
+            broken = [settle(running.pop(future), future) for future in finished]
+            if any(broken):  # every job still held by the pool fails with it: those are tried again in a new one
+                for future in wait(running).done:
+                    settle(running.pop(future), future)
                 end_pool(pool)
                 pool = new_pool()
     except BaseException:
