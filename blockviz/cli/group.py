@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import click
 
 from blockviz import __version__
+from blockviz.cli.course_command import course
 from blockviz.cli.explore_command import explore
 from blockviz.cli.figures_command import figures
 from blockviz.cli.heads_command import heads
@@ -67,7 +68,9 @@ def main() -> None:
     draws them with matplotlib, `render` animates them with Manim, `explore` writes one
     offline HTML page to select a token and inspect every calculation, `heads` ranks every
     head of a trained model (--model) by its attention from one token to another, `train` trains
-    blockviz's toy model (one block on generated sentences; --model toy is the one it ships).
+    blockviz's toy model (one block on generated sentences; --model toy is the one it ships),
+    `course` builds a whole course of lessons from one TOML file, resumably, on local processes
+    or a Dask cluster.
 
     \b
     Examples:
@@ -76,6 +79,7 @@ def main() -> None:
       blockviz explore "The chicken didn't cross the road because it was too tired." --token it
       blockviz render "the cat sat" --scene all -q l
       blockviz heads "The chicken didn't cross the road because it was too tired." --model minilm --from it --to chicken
+      blockviz course examples/course.toml --dry-run
       blockviz record -- "-a sentence that starts with a dash"
     """
 
@@ -86,3 +90,4 @@ main.add_command(render)
 main.add_command(explore)
 main.add_command(heads)
 main.add_command(train)
+main.add_command(course)
