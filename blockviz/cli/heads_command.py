@@ -263,7 +263,7 @@ def _seeing_note(attentions, other, query_a: int, query_b: int, causal: bool, mo
     name = "the model" if model is None else str(model)
     return (
         f"{q!r} (position {query_a}) cannot see {display_token(a)!r} → {display_token(b)!r} (position {difference}), "
-        f"where the sentences differ: {name} is causal, so every weight from {q!r} is the same in both; not ranked by the contrast"
+        f"where the sentences differ: {name} is causal, so every weight from {q!r} is the same in both and nothing is ranked by the contrast"
     )
 
 
