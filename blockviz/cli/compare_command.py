@@ -230,7 +230,7 @@ def _moved_grid(shifts, labels, query_token, layers, what, kv_heads, note_line, 
     extra = [seeing] if seeing else []
     return HeadsGrid(
         values,
-        f"How far attention from \u201c{q}\u201d moves between two sentences{_of(what)}",
+        f"How far attention from \u201c{q}\u201d moves between the two sentences, every head{_of(what)}",
         best=None if seeing else (best.layer, best.head),
         notes=_notes(what, note_line, first + ".", extra),
         head_label="query head" if kv_heads < n_heads else "head",
