@@ -200,6 +200,7 @@ def heads(query, key, top, output, contrast, rank_by, **options) -> None:
                 note_line,
                 words,
                 extra_notes,
+                by,
             )
         else:
             from blockviz.models.evidence import sink_share, top_words
@@ -519,7 +520,14 @@ def _of(what: str) -> str:
     return "" if what.startswith("the seeded block") else f" of {what.split(' (')[0]}"
 
 
-def _ranking_grid(weights, ranked, tokens, query, key, layers, what, kv_heads, note_line, words, extra):
+FRAMED = {
+    "weight": "the largest",
+    "above-baseline": "the furthest above its baseline",
+    "contrast": "the largest change in the contrast sentence",
+}
+
+
+def _ranking_grid(weights, ranked, tokens, query, key, layers, what, kv_heads, note_line, words, extra, by):
     import numpy as np
 
     from blockviz.figures.heads_figure import HeadsGrid
@@ -533,7 +541,7 @@ def _ranking_grid(weights, ranked, tokens, query, key, layers, what, kv_heads, n
     q, k = display_token(tokens[query]), display_token(words.names[words.of(key)])
     first = (
         f"Each cell: the head's weight from query \u201c{q}\u201d (position {query}) on key \u201c{k}\u201d (position {key}). "
-        f"Framed: the first in the table, layer {layers[best.layer]} head {best.head} ({format_number(float(values[best.layer, best.head]), decimals)})."
+        f"Framed: {FRAMED[by]}, layer {layers[best.layer]} head {best.head} ({format_number(float(values[best.layer, best.head]), decimals)})."
     )
     return HeadsGrid(
         values,
