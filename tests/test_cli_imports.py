@@ -35,6 +35,7 @@ def imported(*args: str) -> set[str]:
         ["explore", "--help"],
         ["figures", "--help"],
         ["heads", "--help"],
+        ["compare", "--help"],
     ],
 )
 def test_help_imports_neither_torch_nor_manim(args):
