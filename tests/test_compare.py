@@ -5,6 +5,7 @@ causal note on a decoder, and its bad input."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -76,7 +77,20 @@ def test_compare_on_a_tiny_bert_is_two_independent_runs(tiny, tmp_path):
         assert head["moved"] == pytest.approx(0.5 * sum(abs(c) for c in change), abs=1e-6)
     moved = [head["moved"] for head in data["heads"]]
     assert moved == sorted(moved, reverse=True)
-    assert (tmp_path / "c.svg").stat().st_size > 0
+    svg = _svg_texts(tmp_path / "c.svg")
+    best = data["heads"][0]
+    assert f"Layer {best['layer']} head {best['head']}: its weights from" in " ".join(svg.split())
+    assert "change (second − first)" in svg and "cat→dog" in svg
+    cells = [text for text in svg.split("\n") if re.fullmatch(r"[−-]?\d\.\d\d", text)][-3 * len(data["keys"]) :]
+    expected = [f"{v:.2f}" for v in best["first"] + best["second"] + best["change"]]
+    assert [cell.replace("−", "-") for cell in cells] == [e if e != "-0.00" else "0.00" for e in expected]
+
+
+def _svg_texts(path) -> str:
+    import xml.etree.ElementTree as ElementTree
+
+    root = ElementTree.parse(path).getroot()
+    return "\n".join("".join(element.itertext()) for element in root.iter("{http://www.w3.org/2000/svg}text"))
 
 
 def test_compare_on_the_seeded_block_is_two_records(tmp_path):

@@ -130,10 +130,11 @@ def compare(query, top, as_json, output, second, **options) -> None:
             else:
                 _print_shifts(shifts[:top], labels, first.tokens[query_a], query_a, query_b, layers, n_heads, kv_heads)
         grid = _moved_grid(shifts, labels, first.tokens[query_a], layers, what, kv_heads, note_line, seeing, n_heads)
+        panel = _rows_panel(shifts[0], labels, first.tokens[query_a], layers)
         if as_json:
-            _write_quietly(grid, figure_path, first.tokens + other.tokens)
+            _write_quietly(grid, figure_path, panel)
         else:
-            _write(grid, figure_path, first.tokens + other.tokens)
+            _write(grid, figure_path, first.tokens + other.tokens, under=panel.under)
 
 
 def _pair_label(words_a, words_b, pair) -> str:
@@ -238,8 +239,23 @@ def _moved_grid(shifts, labels, query_token, layers, what, kv_heads, note_line, 
     )
 
 
-def _write_quietly(grid, path: Path, tokens) -> None:
+def _rows_panel(shift, labels, query_token, layers):
+    """The most moved head's two rows and their change, for under the grid."""
+    import numpy as np
+
+    from blockviz.figures.compare_figure import RowsPanel
+    from blockviz.tokens import display_token
+
+    caption = (
+        f"Layer {layers[shift.layer]} head {shift.head}: its weights from \u201c{display_token(query_token)}\u201d "
+        "in the first sentence, in the second, and the change (second − first), one column per word "
+        "(a word's pieces added; \u201ca→b\u201d: the word that differs)."
+    )
+    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption)
+
+
+def _write_quietly(grid, path: Path, panel) -> None:
     """As :func:`~blockviz.cli.heads_command._write`, the path not printed (stdout is the JSON)."""
     from blockviz.figures.heads_figure import write_heads_figure
 
-    write_heads_figure(grid, path)
+    write_heads_figure(grid, path, under=panel.under)

@@ -307,7 +307,7 @@ def _figure_path(output: str | None, name: str) -> Path | None:
     return Path(output)
 
 
-def _write(grid, path: Path, tokens: list[str]) -> None:
+def _write(grid, path: Path, tokens: list[str], under=None) -> None:
     """Save the figure and print its path; a token no font can draw is one warning line first."""
     import warnings
 
@@ -317,7 +317,7 @@ def _write(grid, path: Path, tokens: list[str]) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MissingGlyphWarning)
         warn_missing_glyphs(tokens)
-        written = write_heads_figure(grid, path)
+        written = write_heads_figure(grid, path, under=under)
     for warning in caught:
         if issubclass(warning.category, MissingGlyphWarning):
             click.echo(f"warning: {warning.message}", err=True)
