@@ -155,3 +155,21 @@ def test_bad_input_is_one_line_exit_2_nothing_written(arguments, message, tmp_pa
     assert message in result.output and "Traceback" not in result.output
     assert len([line for line in result.output.splitlines() if line.startswith("Error")]) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_model_without_attention_weights_is_one_line_exit_2(tiny, tmp_path, monkeypatch):
+    from blockviz.models import recording
+
+    def without_weights(*_args, **_kwargs):
+        raise recording.NoAttentionWeights(
+            "'bert' returned no attention weights: load it with attn_implementation='eager'"
+        )
+
+    monkeypatch.setattr(recording, "model_attentions", without_weights)
+    for command in (["compare", FIRST, SECOND], ["heads", FIRST, "--to", "cat", "--contrast", SECOND]):
+        result = CliRunner().invoke(
+            main, [*command, "--model", str(tiny["bert"]), "--from", "it", "-o", str(tmp_path / "x.png")]
+        )
+        assert result.exit_code == 2, result.output
+        assert "returned no attention weights" in result.output and "Traceback" not in result.output
+        assert not (tmp_path / "x.png").exists()
