@@ -173,3 +173,15 @@ def test_a_model_without_attention_weights_is_one_line_exit_2(tiny, tmp_path, mo
         assert result.exit_code == 2, result.output
         assert "returned no attention weights" in result.output and "Traceback" not in result.output
         assert not (tmp_path / "x.png").exists()
+
+
+def test_compare_runs_on_the_toy_model_the_default_block(tmp_path):
+    from blockviz.models.recording import model_attentions
+
+    first, second = "the cat sat on the mat", "the dog sat on the mat"
+    data = _json([first, second, "--from", "mat", "-o", str(tmp_path / "toy.png")])
+    a, b = model_attentions(first, model="toy").weights, model_attentions(second, model="toy").weights
+    assert data["keys"] == ["the", "cat→dog", "sat", "on", "the", "mat"]
+    for head in data["heads"]:
+        assert head["first"] == pytest.approx(a[0, head["head"], 5].tolist(), abs=1e-6)
+        assert head["second"] == pytest.approx(b[0, head["head"], 5].tolist(), abs=1e-6)
