@@ -36,6 +36,7 @@ def imported(*args: str) -> set[str]:
         ["figures", "--help"],
         ["heads", "--help"],
         ["course", "--help"],
+        ["compare", "--help"],
     ],
 )
 def test_help_imports_neither_torch_nor_manim(args):
