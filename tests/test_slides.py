@@ -246,3 +246,56 @@ def test_slides_help_imports_neither_torch_nor_manim_nor_pyav():
     modules = imported("slides", "--help")
     assert "click" in modules
     assert not {"torch", "manim", "av", "pptx"} & modules
+
+
+# -- narrated slides -------------------------------------------------------------------------------
+
+
+class ToneVoice:
+    """A stand-in for the Piper voice: every text a 1 s tone at 16 kHz (easy to find in the sound)."""
+
+    def __init__(self, path=None) -> None:
+        pass
+
+    def speak(self, text):
+        from blockviz.narration.voice import Speech
+
+        t = np.arange(16000) / 16000
+        return Speech(text, (8000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16), 16000)
+
+
+def voiced_runs(samples, rate, threshold=0.05):
+    """``(start, end)`` seconds of each stretch of sound (10 ms windows above ``threshold``)."""
+    window = rate // 100
+    count = len(samples) // window
+    loud = np.abs(samples[: count * window]).reshape(count, window).max(axis=1) > threshold
+    runs, start = [], None
+    for index, on in enumerate([*loud, False]):
+        if on and start is None:
+            start = index
+        elif not on and start is not None:
+            runs.append((start * window / rate, index * window / rate))
+            start = None
+    return runs
+
+
+@pytest.mark.render
+def test_narrated_slides_carry_each_steps_speech_from_its_start(tmp_path, monkeypatch):
+    from blockviz.narration import voice as voice_module
+    from blockviz.slides.sound import audio_of
+
+    monkeypatch.setattr(voice_module, "Voice", ToneVoice)
+    args = ["slides", "the cat sat", "--scene", "mask", "--narrate", *TINY_ARGS, "-o", str(tmp_path)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    logged = json.loads((tmp_path / ".cache" / "mask.mp4.captions.json").read_text())
+    clips = sorted((tmp_path / "slides" / "files" / "Lecture").glob("mask-*.mp4"))
+    assert len(clips) == len(logged["captions"]) >= 3
+    for clip in clips:
+        samples, rate = audio_of(clip)
+        seconds = float(probe_video(clip).duration)
+        assert len(samples) / rate == pytest.approx(seconds, abs=0.1)  # as long as the picture
+        ((begin, end),) = voiced_runs(samples, rate)  # its own caption's speech, and no other
+        assert begin < 0.1 and end - begin == pytest.approx(1.0, abs=0.1) and end < seconds
+    if (tmp_path / "slides.html").exists():
+        assert " muted" not in (tmp_path / "slides.html").read_text()  # the clips play with their sound

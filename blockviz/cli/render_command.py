@@ -9,14 +9,11 @@ from pathlib import Path
 import click
 
 from blockviz.cli.options import (
-    check_voice,
     chosen_token_and_head,
-    narration_options,
     pop_record_options,
     record_options,
     reporting_errors,
     usage_error_for,
-    warn_unspeakable,
 )
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
@@ -174,7 +171,19 @@ def _list_scenes(ctx, param, value):
     show_default=True,
     help="Draw each step's caption at the bottom of the frame; without, the captions are only in the lecture's .srt (its cues then at the bottom, where players put them).",
 )
-@narration_options
+@click.option(
+    "--narrate",
+    is_flag=True,
+    help="Speak each caption with an offline voice (Piper; pip install 'blockviz[narration]'): each step holds until "
+    "its speech has ended, the sound is in each mp4 and the lecture, and the .srt cues are timed with the voice. mp4 only.",
+)
+@click.option(
+    "--voice",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    metavar="PATH.onnx",
+    help="Another Piper voice for --narrate (its .onnx.json beside it). Default: the packaged CC0 US-English voice.",
+)
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option(
     "--list",
@@ -222,6 +231,7 @@ def render(
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
       blockviz render "the cat saw the dog" --token the#2 --scene value-mixing
       blockviz render "the cat sat" --lecture -q h
+      blockviz render "The chicken didn't cross the road because it was too tired." --token it --lecture --narrate
       blockviz render "the cat sat" --scene softmax --pace 1.5 --detail 3
       blockviz render --record rec.safetensors --scene mask --format png -o docs/frames
     Each scene file also runs under plain Manim on "the cat sat":
@@ -231,7 +241,7 @@ def render(
 
     if lecture:
         _check_lecture_request(scenes, file_format)
-    check_voice(narrate, voice)
+    _check_narration(narrate, voice, file_format)
     record_inputs = pop_record_options(options)
     render_options = RenderOptions(
         quality=quality,
@@ -247,6 +257,8 @@ def render(
         narrate=narrate,
         voice=voice,
     )
+    if narrate and record_inputs.get("sentence"):
+        _warn_unspeakable(record_inputs["sentence"])
     with usage_error_for("--scene"):
         chosen = lookup(("all",) if lecture else scenes)
     rec = None
@@ -267,7 +279,6 @@ def render(
     if pending:
         rec = rec or command_record(record_inputs)
         chosen_token_and_head(rec, token, head)
-        warn_unspeakable(narrate, rec)
         with reporting_errors():
             render_jobs(
                 rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)
@@ -284,6 +295,29 @@ def render(
                 )
         for path in lecture_plan.files():
             click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
+
+
+def _check_narration(narrate: bool, voice: str | None, file_format: str) -> None:
+    """--voice goes with --narrate, narration with mp4, and the voice must load: one line each."""
+    if voice is not None and not narrate:
+        raise click.UsageError("--voice goes with --narrate")
+    if not narrate:
+        return
+    if file_format != "mp4":
+        raise click.UsageError(f"--narrate speaks in a video: drop --format {file_format} (mp4 has sound)")
+    from blockviz.narration.voice import Voice
+
+    with reporting_errors():
+        Voice(voice)
+
+
+def _warn_unspeakable(sentence: str) -> None:
+    """One warning naming the sentence's characters the voice reads as "a token"."""
+    from blockviz.narration.spoken import unspeakable
+
+    found = unspeakable(sentence)
+    if found:
+        click.echo(f'warning: the voice has no sound for {" ".join(found)}: it reads each as "a token"', err=True)
 
 
 def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:

@@ -8,17 +8,14 @@ from pathlib import Path
 import click
 
 from blockviz.cli.options import (
-    check_voice,
     chosen_token_and_head,
-    narration_options,
     pop_record_options,
     record_options,
     reporting_errors,
     usage_error_for,
-    warn_unspeakable,
 )
 from blockviz.cli.records import command_record
-from blockviz.cli.render_command import _resolution, _scene_names, _sentence
+from blockviz.cli.render_command import _check_narration, _resolution, _scene_names, _sentence, _warn_unspeakable
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.processes import cores_available
 from blockviz.render.plan import DETAIL_RANGE, FPS_RANGE, PACE_RANGE, QUALITIES, RenderOptions, default_folder, plan
@@ -110,7 +107,18 @@ DECK_FOLDER = "slides"
     metavar="N",
     help="Render N scenes at once. Default: one per CPU core.",
 )
-@narration_options
+@click.option(
+    "--narrate",
+    is_flag=True,
+    help="Speak each caption with an offline voice (as blockviz render --narrate): each slide's clip carries its step's speech.",
+)
+@click.option(
+    "--voice",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    metavar="PATH.onnx",
+    help="Another Piper voice for --narrate (its .onnx.json beside it).",
+)
 @click.option("--force", is_flag=True, help="Render the scenes even if unchanged renders exist.")
 def slides(
     scenes,
@@ -153,8 +161,10 @@ def slides(
     from blockviz.scenes.catalog import entries, for_record, lookup
     from blockviz.slides.deck import write_deck
 
-    check_voice(narrate, voice)
+    _check_narration(narrate, voice, "mp4")
     record_inputs = pop_record_options(options)
+    if narrate and record_inputs.get("sentence"):
+        _warn_unspeakable(record_inputs["sentence"])
     render_options = RenderOptions(
         quality=quality,
         format="mp4",
@@ -173,7 +183,6 @@ def slides(
         chosen = [entry for entry in entries()] if "all" in scenes else lookup(scenes)
     rec = command_record(record_inputs)
     chosen_token_and_head(rec, token, head)
-    warn_unspeakable(narrate, rec)
     with reporting_errors():
         chosen = for_record(chosen, rec, () if "all" in scenes else scenes)
         sentence = _sentence(record_inputs)

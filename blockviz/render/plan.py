@@ -57,9 +57,8 @@ class RenderOptions:
     ``pace`` scales every run time and hold (:data:`PACE_RANGE`); ``detail`` is how many query rows
     are worked step by step (:data:`DETAIL_RANGE`). Both reach the scene as keyword arguments
     (:meth:`scene_options`), as does ``burned_captions`` (``False``: the captions only in the
-    lecture's ``.srt``). ``narrate`` speaks every caption with the offline voice (``voice``: a
-    Piper ``.onnx``, else the default voice: :func:`blockviz.narration.voice.voice`) and muxes
-    the speech into the video as AAC.
+    lecture's ``.srt``). ``narrate``: each caption spoken by the offline voice (``voice``, a Piper
+    ``.onnx`` file; ``None``: the packaged one), the audio in the mp4.
     """
 
     quality: str = "l"
@@ -94,10 +93,6 @@ class RenderOptions:
             raise BlockvizError(f"unknown quality {self.quality!r}: choose one of {', '.join(QUALITIES)}")
         if self.format not in FORMATS:
             raise BlockvizError(f"unknown format {self.format!r}: choose one of {', '.join(FORMATS)}")
-        if self.narrate and self.format != "mp4":
-            raise BlockvizError(
-                f"--narrate writes the voice into mp4 videos, and {self.format} has no sound: drop --format {self.format}"
-            )
         if self.resolution is not None:
             check_resolution(*self.resolution)
         if self.fps is not None and not (_is_int(self.fps) and FPS_RANGE[0] <= self.fps <= FPS_RANGE[1]):

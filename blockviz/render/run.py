@@ -172,7 +172,9 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     with temporary_folder(job.output.parent / CACHE_FOLDER, "media-") as media, writing(job.output):
         try:
             with tempconfig(manim_settings(str(media), entry.class_name, options)):
-                scene = scene_class(record=record, renderer=renderer(), **options.scene_options(), **_narrator(options))
+                scene = scene_class(
+                    record=record, renderer=renderer(), voice=_voice(options), **options.scene_options()
+                )
                 if on_play is not None:
                     scene.play_listeners.append(on_play)
                 scene.render()
@@ -183,22 +185,12 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
                 job.output, OSError(errno.ENOSPC, "")
             ) from None  # e.g. a text SVG cut short, then unreadable
         produced = _produced_file(media, entry.class_name, options.format)
-        if options.narrate:
-            from blockviz.narration.track import narrate_video
-
-            narrate_video(produced, [(at, speech) for at, _, speech in scene.spoken], scene.narrator.rate, job.output)
-        else:
-            with atomic_path(job.output) as partial:
-                os.replace(produced, partial)
+        with atomic_path(job.output) as partial:
+            os.replace(produced, partial)
     with atomic_path(job.captions) as partial:  # the captions it showed, for the lecture's .srt
         partial.write_text(
             json.dumps(
-                {
-                    "duration": float(scene.renderer.time),
-                    "captions": getattr(scene, "captions", []),
-                    "spoken": [[at, words, speech.seconds] for at, words, speech in getattr(scene, "spoken", [])],
-                },
-                ensure_ascii=False,
+                {"duration": float(scene.renderer.time), "captions": getattr(scene, "captions", [])}, ensure_ascii=False
             ),
             encoding="utf-8",
         )
@@ -207,13 +199,22 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     return time.perf_counter() - started
 
 
-def _narrator(options: RenderOptions) -> dict:
-    """``{"narrator": voice}`` for a narrated render (the voice loaded once per process), else ``{}``."""
-    if not options.narrate:
-        return {}
-    from blockviz.narration.voice import voice
+def _voice(options: RenderOptions):
+    """The voice that speaks the captions (``options.narrate``), or ``None``."""
+    if not options.narrate or options.format != "mp4":
+        return None
+    import logging
 
-    return {"narrator": voice(options.voice)}
+    from blockviz.narration.voice import Voice
+
+    for handler in logging.getLogger().handlers + logging.getLogger("manim").handlers:  # PyAV logs through the root
+        handler.addFilter(_unused_sound_options)
+    return Voice(options.voice)
+
+
+def _unused_sound_options(record) -> bool:
+    """PyAV warns, as Manim 0.22 muxes a scene's sound, that two of Manim's options were not used: not ours to say."""
+    return not str(record.getMessage()).startswith("Some options were not used")
 
 
 FULL_BYTES = 64 * 1024
@@ -304,17 +305,6 @@ def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None =
         written = write_lecture(
             parts, lecture.output, progress=progress.start_joining(len(parts)), burned_captions=burned_captions
         )
-    if any(job.output.exists() and _has_sound(job.output) for job in lecture.jobs):
-        from blockviz.narration.track import narrate_lecture
-
-        narrate_lecture(written.video, [(chapter.start, part.video) for chapter, part in zip(written.chapters, parts)])
     with atomic_path(lecture.stamp) as partial:
         partial.write_text(lecture.key)
     return written
-
-
-def _has_sound(video: Path) -> bool:
-    import av
-
-    with av.open(str(video)) as container:
-        return bool(container.streams.audio)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 
@@ -24,7 +23,6 @@ from manim import (
 from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import smooth
 
-from blockviz.narration.speech import spoken
 from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
@@ -37,10 +35,10 @@ from blockviz.scenes.text import text, token_face
 from blockviz.selection import occurrence_name, select_head, select_token
 
 DEFAULT_SENTENCE = "the cat sat"
-SPEECH_GAP = 0.5
-"""Seconds of silence after a spoken caption before the next caption appears."""
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
 """Path of a saved record for a scene run by the plain ``manim`` command (else the default sentence)."""
+SPEECH_PAUSE = 0.5
+"""Seconds of silence after a caption's speech before the next caption (narrated scenes)."""
 
 
 class RecordScene(Scene):
@@ -54,11 +52,7 @@ class RecordScene(Scene):
     ``blockviz render --pace``) scales every run time and hold, and ``detail`` is how many query
     rows are worked step by step (``--detail``; the focus row first, the rest at once). With
     ``burned_captions=False`` (``--no-burned-captions``) no caption is drawn: the captions are
-    still logged in :attr:`captions` (for the ``.srt``) and the layout keeps their band. With a
-    ``narrator`` (a voice of :mod:`blockviz.narration.voice`, ``--narrate``) each caption is also
-    spoken as it appears (:func:`~blockviz.narration.speech.spoken`), logged in :attr:`spoken`, and
-    the next caption waits until the voice has finished and :data:`SPEECH_GAP` has passed: a step
-    lasts max(its animation and hold, its speech + the gap), and two voices never overlap.
+    still logged in :attr:`captions` (for the ``.srt``) and the layout keeps their band.
 
     Attributes
     ----------
@@ -88,10 +82,13 @@ class RecordScene(Scene):
         pace: float = 1.0,
         detail: int = 1,
         burned_captions: bool = True,
-        narrator=None,
+        voice=None,
         **kwargs,
     ) -> None:
         self._record = record
+        self.voice = voice  # a blockviz.narration.voice.Voice: each caption spoken (render --narrate)
+        self.speech_ends = 0.0  # scene time at which the last caption's speech (and its pause) ends
+        self.unspeakable: list[str] = []  # characters the voice read as "a token"
         self.token = token
         self.head = head
         self.look = look(theme)
@@ -101,8 +98,6 @@ class RecordScene(Scene):
         self.caption: Mobject | None = None
         self.title_mobject: Mobject | None = None
         self.captions: list[tuple[float, str]] = []  # (scene time, caption) as each appears: one cue each
-        self.narrator = narrator
-        self.spoken: list[tuple[float, str, object]] = []  # (scene time, words, Speech) as each is said
         self.sums: list[tuple[list[Text], Text]] = []
         self._after_play: list = []
         self.play_listeners: list = []  # called with the scene after every play (progress, tests)
@@ -203,8 +198,8 @@ class RecordScene(Scene):
     def say(self, shown: str) -> list:
         """Animations replacing the caption at the bottom of the frame with ``shown`` (on two
         lines if one is too long; never shrunk). ``caption.shown`` is the whole sentence. Without
-        burned captions, only logged: no animation. With a narrator, it first lets the voice finish
-        the caption before, then speaks this one (:meth:`speak`)."""
+        burned captions, only logged: no animation. With a :attr:`voice`, the caption is spoken
+        as it appears (:meth:`speak`)."""
         self.speak(shown)
         if not self.burned_captions:
             self.captions.append((self.renderer.time, shown))
@@ -217,6 +212,36 @@ class RecordScene(Scene):
             return [FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
         return [FadeOut(old, shift=UP * 0.2, rate_func=caption_out), FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
 
+    def speak(self, shown: str) -> None:
+        """Speak caption ``shown`` with :attr:`voice` from now (nothing without a voice, or while
+        plays are skipped): first hold the picture until the previous caption's speech and its
+        :data:`SPEECH_PAUSE` have ended, so two captions are never spoken at once and each step
+        lasts max(its animation and hold, its speech + the pause)."""
+        if self.voice is None or self.renderer.skip_animations:
+            return
+        from pydub import AudioSegment
+
+        from blockviz.narration.spoken import spoken, unspeakable
+
+        if self.renderer.time < self.speech_ends:
+            self.wait(self.speech_ends - self.renderer.time)
+        self.unspeakable += [char for char in unspeakable(shown) if char not in self.unspeakable]
+        speech = self.voice.speak(spoken(shown))
+        if len(speech.samples):
+            segment = AudioSegment(speech.samples.tobytes(), sample_width=2, frame_rate=speech.rate, channels=1)
+            self.renderer.file_writer.add_audio_segment(segment, self.renderer.time)
+        self.speech_ends = self.renderer.time + speech.seconds + SPEECH_PAUSE
+
+    def tear_down(self) -> None:
+        """The last caption's speech ends before the scene does, and the sound lasts as long as the picture."""
+        if self.voice is None or self.renderer.skip_animations:
+            return
+        from pydub import AudioSegment
+
+        if self.renderer.time < self.speech_ends:
+            self.wait(self.speech_ends - self.renderer.time)
+        self.renderer.file_writer.add_audio_segment(AudioSegment.silent(0), self.renderer.time)
+
     def step(
         self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None
     ) -> None:
@@ -228,34 +253,6 @@ class RecordScene(Scene):
         else:  # a caption-only step without burned captions: the same time, still
             self.wait(run_time * self.pace)
         self.rest(hold)
-        self.let_voice_finish()  # held until its caption has been said, before the next step is built
-
-    def speak(self, shown: str) -> None:
-        """With a narrator: once the voice has finished the caption before
-        (:meth:`let_voice_finish`), say ``shown`` (:func:`~blockviz.narration.speech.spoken`) from
-        now on and log it in :attr:`spoken`. A :meth:`say` of a subclass calls it as the caption appears."""
-        if self.narrator is None:
-            return
-        self.let_voice_finish()
-        words = spoken(shown)
-        self.spoken.append((self.renderer.time, words, self.narrator.say(words)))
-
-    def let_voice_finish(self) -> None:
-        """Hold the picture until the last caption spoken has been said and :data:`SPEECH_GAP`
-        has passed (nothing to do without a narrator)."""
-        if not self.spoken:
-            return
-        at, _, speech = self.spoken[-1]
-        left = at + speech.seconds + SPEECH_GAP - self.renderer.time
-        if left > 1e-6:
-            pending, self._after_play = self._after_play, []  # they belong to the play being built
-            self.wait(math.ceil(left * config.frame_rate - 1e-6) / config.frame_rate)  # whole frames
-            self._after_play = pending + self._after_play
-
-    def tear_down(self) -> None:
-        """The scene ends once its last caption has been said."""
-        self.let_voice_finish()
-        super().tear_down()
 
     @staticmethod
     def one_after_another(*animations):

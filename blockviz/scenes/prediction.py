@@ -247,7 +247,6 @@ class Prediction(RecordScene):
         new = lines_of(phrases, CAPTION_SIZE, frame_text_width())
         new.shown = shown
         new.set_x(0).to_edge(DOWN, buff=FRAME_MARGIN)
-        self.speak(shown)
         old, self.caption = self.caption, new
         self.captions.append((self.renderer.time, shown))
         arrive = FadeIn(new, shift=UP * 0.2, rate_func=caption_in)

@@ -21,7 +21,7 @@ import av
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path
 from blockviz.lecture.join import probe_video
-from blockviz.narration.track import audio_of, with_audio
+from blockviz.slides.sound import audio_of, with_audio
 from blockviz.slides.steps import Step
 
 
