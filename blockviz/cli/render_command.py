@@ -237,7 +237,7 @@ def render(
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
     """
-    from blockviz.scenes.catalog import for_record, lookup
+    from blockviz.scenes.catalog import entries, for_record, lookup
 
     if lecture:
         _check_lecture_request(scenes, file_format)
@@ -260,7 +260,7 @@ def render(
     if narrate and record_inputs.get("sentence"):
         _warn_unspeakable(record_inputs["sentence"])
     with usage_error_for("--scene"):
-        chosen = lookup(("all",) if lecture else scenes)
+        chosen = entries() if lecture else lookup(scenes)  # a lecture: the title card and every scene
     rec = None
     if any(entry.needs for entry in chosen):  # what the record holds decides whether they can show it
         rec = command_record(record_inputs)
