@@ -20,6 +20,7 @@ import json
 
 import numpy as np
 
+from blockviz.explorer.overview import overview_payload
 from blockviz.explorer.steps import steps_for
 from blockviz.record_fields import PARAMETER_SCALE
 from blockviz.style import (
@@ -55,8 +56,12 @@ magnitude (over every token of the sentence, so all tokens share the columns).""
 FEATURE_AXES = ("d_model", "d_head", "d_ff")
 
 
-def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
-    """Everything the page shows, JSON-ready: tokens, config, tensors, style and initial view."""
+def payload(
+    rec, token: int, head: int, step: str, theme: str, attentions=None, contrast=None, contrast_sentence=None
+) -> dict:
+    """Everything the page shows, JSON-ready: tokens, config, tensors, style, initial view and the
+    overview (every layer's weights with ``attentions``, a contrast sentence's with ``contrast``:
+    :func:`blockviz.explorer.overview.overview_payload`)."""
     fields = rec.fields
     names = [spec.name for spec in fields]
     big = sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
@@ -89,6 +94,7 @@ def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
         "columns": columns,
         "elide_above": ELIDE_ABOVE,
         "style": style(),
+        "overview": overview_payload(rec, attentions, contrast, contrast_sentence),
         "initial": {"token": token, "head": head, "step": step, "theme": theme},
     }
 
