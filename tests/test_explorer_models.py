@@ -144,7 +144,7 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     opened = Opened(browser, path)
     page = opened.page
     assert (
-        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER[family]
+        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ["overview", *ORDER[family]]
     )
     given = (
         layer == 0 and family == "bert"
@@ -260,7 +260,7 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     opened = Opened(browser, path)
     page = opened.page
     assert (
-        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["bert"]
+        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ["overview", *ORDER["bert"]]
     )
     assert _all_checked(_checks(page), True), _checks(page)
     assert page.locator(".chip.special .word").all_text_contents() == ["[CLS]", "[SEP]"]
@@ -328,7 +328,7 @@ def test_smollm2_layer_13_head_8_page(browser, tmp_path):
     opened = Opened(browser, path)
     page = opened.page
     assert (
-        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["llama"]
+        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ["overview", *ORDER["llama"]]
     )
     assert _all_checked(_checks(page), True), _checks(page)
     assert "Query head 8 uses key/value head 2" in page.text_content("#step-qkv")

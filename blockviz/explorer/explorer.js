@@ -981,7 +981,7 @@
       squares.appendChild(square);
     });
     return el("span", { class: "ovrow " + which }, squares,
-      el("span", { class: "ovtop", "aria-hidden": "true" }, textEl("span", words[top], "ovword"), textEl("span", fmt(row[top]), "ovnum")));
+      el("span", { class: "ovtop" }, textEl("span", words[top], "ovword"), document.createTextNode(" "), textEl("span", fmt(row[top]), "ovnum")));
   }
 
   /* The numbers of one cell under the grid: the token's weight on every key, a table per sentence. */
@@ -1046,12 +1046,15 @@
       buttons.push([]);
       range(H).forEach(function (h) {
         const mine = myRow(l, h, i);
-        const label = (L > 1 ? "layer " + LAYERS[l] + " " : "") + "head " + h + ": " + TOKENS[i] + " \u2192 " + readable(TOKENS, mine, OV_TOP) +
+        const visible = [TOKENS[largestFirst(mine)[0]] + " " + fmt(mine[largestFirst(mine)[0]])];
+        if (CON && q >= 0) { const row = ovRow(CON_W, l, h, q, CON_N), top = largestFirst(row)[0]; visible.push(CON.tokens[top] + " " + fmt(row[top])); }
+        // The name starts with the cell's visible text (the largest weight of each sentence), then says where it is and the others.
+        const label = visible.join(" ") + ". " + (L > 1 ? "layer " + LAYERS[l] + " " : "") + "head " + h + ": " + TOKENS[i] + " \u2192 " + readable(TOKENS, mine, OV_TOP) +
           (CON ? (q < 0 ? "; the contrast sentence has no such token" : "; contrast, " + CON.tokens[q] + " \u2192 " + readable(CON.tokens, ovRow(CON_W, l, h, q, CON_N), OV_TOP)) : "") +
           (l === RECORDED ? ". Press Enter for its steps" : "");
         const current = l === RECORDED && h === state.head;
         const button = el("button", { type: "button", class: current ? "ovcell current" : "ovcell", "data-layer": l, "data-head": h, "aria-label": label, "aria-pressed": l === RECORDED ? String(h === state.head) : null },
-          strip(TOKENS, mine, i, N, "mine"), CON && q >= 0 ? strip(CON.tokens, ovRow(CON_W, l, h, q, CON_N), q, CON_N, "theirs") : null);
+          strip(TOKENS, mine, i, N, "mine"), document.createTextNode(" "), CON && q >= 0 ? strip(CON.tokens, ovRow(CON_W, l, h, q, CON_N), q, CON_N, "theirs") : null);
         button.tabIndex = current ? 0 : -1;
         const show = function () { showReadout(readout, l, h); };
         button.addEventListener("mouseenter", show);
