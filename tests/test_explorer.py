@@ -208,12 +208,12 @@ def test_help_says_what_o_takes():
             "step 'soft' does not exist: choose one of input, ln1, qkv, rotary, scores, scale, mask, softmax, mix, concat, project, add1, ln2, gate, up, gate_up, widen, activation, narrow, add2, output, ln_f, logits, prediction",
         ),
         (
-            ["--step", "prediction"],
+            ["--step", "prediction", "--model", "seeded"],
             2,
             "step 'prediction' does not exist: choose one of input, ln1, qkv, scores, scale, mask, softmax, mix, concat, project, add1, ln2, widen, activation, narrow, add2, output",
         ),  # the trained toy model's last step: the seeded block has no unembedding
         (
-            ["--step", "gate"],
+            ["--step", "gate", "--model", "seeded"],
             2,
             "step 'gate' does not exist: choose one of input, ln1, qkv, scores, scale, mask, softmax, mix, concat, project, add1, ln2, widen, activation, narrow, add2, output",
         ),  # a gated FFN's step, not this block's

@@ -8,10 +8,8 @@ from __future__ import annotations
 import functools
 import math
 
-import av
 import pytest
 import support
-from manim import tempconfig
 from support import build, check_scene, parse, visible_texts
 from support_motion import assert_same_end, build_in_motion, end_state
 
@@ -167,26 +165,3 @@ def test_a_record_without_training_leaves_the_scene_out_or_is_refused_by_name():
         catalog.for_record([entry], seeded, asked=["learning"])
     with pytest.raises(BlockvizError, match=r"^the learning scene cannot be drawn: .*try --model toy$"):
         build(Learning, seeded)  # built by hand all the same: one line, no traceback from deep inside
-
-
-@pytest.mark.render
-def test_a_tiny_render_is_a_video(tmp_path):
-    settings = {
-        "pixel_width": 160,
-        "pixel_height": 90,
-        "frame_rate": 4,
-        "media_dir": str(tmp_path),
-        "disable_caching": True,
-        "verbosity": "ERROR",
-        "progress_bar": "none",
-        "output_file": "learning",
-    }
-    with tempconfig(settings):
-        scene = Learning(record=toy_record())
-        scene.render()
-        video = scene.renderer.file_writer.movie_file_path
-    with av.open(str(video)) as container:
-        frames = [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
-    assert len(frames) == pytest.approx(scene.renderer.time * 4, abs=3)
-    last = frames[-1]
-    assert (last.max(axis=2) > 200).sum() > 30
