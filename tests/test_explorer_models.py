@@ -313,7 +313,7 @@ def test_explore_command_writes_the_minilm_page(minilm, tmp_path):
     )
     assert (
         result.exit_code == 2
-        and "step 'gate' does not exist: choose one of input, qkv, scores" in result.output
+        and "step 'gate' does not exist: choose one of overview, input, qkv, scores" in result.output
         and not (tmp_path / "gate.html").exists()
     )
 

@@ -984,34 +984,35 @@
       el("span", { class: "ovtop" }, textEl("span", words[top], "ovword"), document.createTextNode(" "), textEl("span", fmt(row[top]), "ovnum")));
   }
 
-  /* The numbers of one cell under the grid: the token's weight on every key, a table per sentence. */
+  /* The numbers of one cell under the grid: the token's weight on every key, one row per key (it fits a phone),
+     a table per sentence side by side. */
   function readoutTable(caption, words, row, q, n, attrs) {
-    const blocked = ovBlocked(q, n);
-    const head = el("tr", null, el("td", { class: "corner" }));
-    const cells = el("tr", null, el("th", { scope: "row", class: "rowhead", text: words[q] }));
+    const blocked = ovBlocked(q, n), body = el("tbody");
     range(n).forEach(function (j) {
-      head.appendChild(el("th", { scope: "col", text: words[j], class: blocked[j] ? "struck" : null }));
       const td = el("td", { class: "num", text: blocked[j] ? S.blocked_weight_label : fmt(row[j]) });
-      Object.keys(attrs(j)).forEach(function (key) { td.setAttribute(key, attrs(j)[key]); });
+      const extra = attrs(j);
+      Object.keys(extra).forEach(function (key) { td.setAttribute(key, extra[key]); });
       paint(td, row[j], S.weights_family, blocked[j]);
-      cells.appendChild(td);
+      body.appendChild(el("tr", { class: blocked[j] ? "blocked" : null }, el("th", { scope: "row", class: "rowhead", text: (blocked[j] ? "\u2715 " : "") + j + " " + words[j] }), td));
     });
+    const head = el("tr", null, el("th", { scope: "col", text: "key" }), el("th", { scope: "col", text: "weight" }));
     return el("div", { class: "tablebox" }, textEl("p", caption, "tablecap"),
-      el("div", { class: "scroll", "data-label": caption }, el("table", { class: "nums" }, el("thead", null, head), el("tbody", null, cells))));
+      el("div", { class: "scroll", "data-label": caption }, el("table", { class: "nums" }, el("thead", null, head), body)));
   }
   function showReadout(readout, l, h) {
     const i = state.token, layer = LAYERS[l], recorded = l === RECORDED;
     readout.textContent = "";
     const what = (L > 1 ? "layer " + layer + ", " : "") + "head " + h;
     readout.appendChild(textEl("h3", what + ": the weights of " + quoted(TOKENS[i]) + " on every key" + (recorded && L > 1 ? " (the recorded layer: its steps are below)" : "")));
-    const mine = myRow(l, h, i);
-    readout.appendChild(readoutTable((CON ? "\u201c" + DATA.sentence + "\u201d: " : "") + "query " + tokenLabel(i), TOKENS, mine, i, N, function (j) {
+    const mine = myRow(l, h, i), tables = el("div", { class: "readtables" });
+    readout.appendChild(tables);
+    tables.appendChild(readoutTable((CON ? "\u201c" + DATA.sentence + "\u201d: " : "") + "query " + tokenLabel(i), TOKENS, mine, i, N, function (j) {
       return recorded ? { "data-field": "weights", "data-at": [h, i, j].join(",") } : { "data-overview": [l, h, i, j].join(",") };
     }));
     if (CON) {
       const q = contrastQuery(i);
       if (q < 0) readout.appendChild(textEl("p", "The contrast sentence has no token " + quoted(TOKENS[i]) + " (nor as many tokens, to match by position).", "note"));
-      else readout.appendChild(readoutTable("\u201c" + CON.sentence + "\u201d: query " + q + " " + CON.tokens[q], CON.tokens, ovRow(CON_W, l, h, q, CON_N), q, CON_N, function (j) {
+      else tables.appendChild(readoutTable("\u201c" + CON.sentence + "\u201d: query " + q + " " + CON.tokens[q], CON.tokens, ovRow(CON_W, l, h, q, CON_N), q, CON_N, function (j) {
         return { "data-contrast": [l, h, q, j].join(",") };
       }));
     }
