@@ -1085,7 +1085,9 @@
     });
     table.appendChild(body);
     table.style.setProperty("--n", String(Math.max(N, CON_N)));
-    table.style.setProperty("--cellw", Math.min(12, Math.max(4.4, 56 / H)).toFixed(2) + "rem"); // few heads: wider cells, larger squares
+    // The cells share the width of the steps' column (few heads: wider cells, larger squares); past the narrowest, the grid scrolls.
+    const room = (stepsBox.clientWidth || 900) - 28 - (L > 1 ? 80 : 56);
+    table.style.setProperty("--cellw", Math.min(192, Math.max(60, room / H - 5)).toFixed(1) + "px");
     section.appendChild(el("div", { class: "scroll", "data-label": "Every head's weights" }, table));
     section.appendChild(readout);
     showReadout(readout, RECORDED, state.head);
