@@ -5,7 +5,33 @@
 (function () {
   "use strict";
 
-  const DATA = JSON.parse(document.getElementById("record-data").textContent);
+  /* A large record's numbers come packed (blockviz.explorer.payload.packed): each tensor's bytes regrouped by
+     place, raw-deflated, base64. They are unpacked first (DecompressionStream), then the page is built. */
+  const PAGE_DATA = JSON.parse(document.getElementById("record-data").textContent);
+  const PACKED = [];
+  (function find(node) {
+    if (!node || typeof node !== "object") return;
+    if (typeof node.z === "string") { PACKED.push(node); return; }
+    Object.keys(node).forEach(function (key) { find(node[key]); });
+  })(PAGE_DATA);
+  function unpack(t) {
+    const text = atob(t.z), bytes = new Uint8Array(text.length);
+    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    return new Response(stream).arrayBuffer().then(function (buffer) {
+      const planes = new Uint8Array(buffer), size = t.size, count = planes.length / size;
+      const out = new Uint8Array(planes.length);
+      for (let b = 0; b < size; b++) for (let k = 0; k < count; k++) out[k * size + b] = planes[b * count + k];
+      t.bytes = out;
+      delete t.z;
+    });
+  }
+  if (!PACKED.length) main(PAGE_DATA);
+  else Promise.all(PACKED.map(unpack)).then(function () { main(PAGE_DATA); }, function (error) {
+    document.getElementById("app").textContent = "This browser cannot unpack the page's numbers (it needs DecompressionStream): " + error;
+  });
+
+  function main(DATA) {
   const S = DATA.style;
   const C = DATA.config;
   const TOKENS = DATA.tokens;
@@ -22,6 +48,11 @@
   /* A tensor is {shape, data: [numbers, null for −∞]} (short text) or {shape, b64} (a large
      record: its little-endian float32 or float64 bytes, exact). */
   function decode(t) {
+    if (t.bytes !== undefined) { // unpacked: little-endian float32 or float64 bytes
+      const view = new DataView(t.bytes.buffer), size = F32 ? 4 : 8, data = new Float64Array(t.bytes.length / size);
+      for (let k = 0; k < data.length; k++) data[k] = F32 ? view.getFloat32(k * size, true) : view.getFloat64(k * size, true);
+      return data;
+    }
     if (t.b64 === undefined) {
       const data = new Float64Array(t.data.length);
       for (let k = 0; k < t.data.length; k++) {
@@ -37,9 +68,8 @@
     return data;
   }
   function load(t) { return { shape: t.shape, data: decode(t), offset: 0 }; }
-  function loadFloat32(t) { // the overview's weights: always little-endian float32 bytes
-    const text = atob(t.b64), bytes = new Uint8Array(text.length);
-    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+  function loadFloat32(t) { // the overview's weights: always float32 (unpacked: little-endian bytes)
+    const bytes = t.bytes;
     const view = new DataView(bytes.buffer), data = new Float64Array(bytes.length / 4);
     for (let k = 0; k < data.length; k++) data[k] = view.getFloat32(k * 4, true);
     return { shape: t.shape, data: data, offset: 0 };
@@ -1395,4 +1425,5 @@
   window.addEventListener("beforeprint", applyTheme);
   window.addEventListener("afterprint", applyTheme);
   document.body.setAttribute("data-ready", "true");
+  }
 })();

@@ -8,25 +8,24 @@ record's ``weights``. For a model's layer the page also carries every other laye
 and the recorded layer's row is the record's own (the numbers of its detailed calculation).
 With a contrast sentence, its weights (every layer of a model, or its one block) go beside them.
 
-Weights go into the page as base64 of their little-endian float32 bytes: exact, and 4 bytes a
-number; the recorded layer's are not repeated (the page has the record's ``weights``): MiniLM's
-other 5 layers × 12 heads at 16 tokens are 15,360 numbers, 82 kB.
+Weights go into the page as their little-endian float32 bytes, packed
+(:func:`blockviz.explorer.payload.packed`): exact; the recorded layer's are not repeated (the page
+has the record's ``weights``).
 """
 
 from __future__ import annotations
-
-import base64
 
 import numpy as np
 import torch
 
 from blockviz.errors import BlockvizError
+from blockviz.explorer.payload import packed
 from blockviz.tokens import display_token
 
 
 def _b64(weights: torch.Tensor) -> dict:
     array = np.ascontiguousarray(weights.detach().cpu().numpy().astype("<f4"))
-    return {"shape": list(array.shape), "b64": base64.b64encode(array.tobytes()).decode("ascii")}
+    return {"shape": list(array.shape), "size": 4, "z": packed(array.tobytes(), 4)}
 
 
 def overview_weights(rec, attentions=None) -> tuple[torch.Tensor, list[int], int]:
