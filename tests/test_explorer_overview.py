@@ -296,3 +296,38 @@ def test_explore_contrast_refuses_the_same_sentence_and_a_record_file(tmp_path):
     )
     assert made.exit_code == 0, made.output
     assert '"contrast":{"sentence":"the dog sat"' in page.read_text(encoding="utf-8")
+
+
+def test_explore_a_model_layer_carries_every_layers_weights_and_the_contrasts(bert, tmp_path):
+    from blockviz.cli.group import main
+    from blockviz.errors import BlockvizError
+    from blockviz.explorer.overview import overview_payload
+
+    rec, attentions, contrast, path = bert
+    folder = path.parent / "bert"
+    page = tmp_path / "cli.html"
+    result = CliRunner().invoke(
+        main,
+        [
+            "explore",
+            SENTENCE,
+            "--model",
+            str(folder),
+            "--layer",
+            "1",
+            "--step",
+            "overview",
+            "--contrast",
+            CONTRAST,
+            "-o",
+            str(page),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    overview = overview_payload(rec, attentions, contrast, CONTRAST)
+    assert overview["layers"] == [0, 1] and overview["recorded"] == 1
+    assert overview["others"]["shape"] == [1, rec.config.n_heads, rec.n, rec.n]  # layer 0 only: layer 1 is the record's
+    text = page.read_text(encoding="utf-8")
+    assert '"layers":[0,1],"recorded":1' in text and f'"sentence":"{CONTRAST}"' in text
+    with pytest.raises(BlockvizError, match="not of the record's tokens"):
+        overview_payload(rec, contrast)  # another sentence's attentions are not this record's overview
