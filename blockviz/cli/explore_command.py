@@ -114,8 +114,7 @@ def explore(output, token, head, step, theme, contrast, **options) -> None:
       blockviz explore "the cat sat" --head 1 --step softmax --theme dark -o cat.html
       blockviz explore "the cat sat" -o pages/      # writes pages/explorer.html
       blockviz explore --record cat.safetensors
-      blockviz explore "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 \\
-          --token it --step overview --contrast "The chicken didn't cross the road because it was too wide."
+      blockviz explore "the cat sat on the mat" --step overview --contrast "the cat sat on the rug"
     """
     inputs = pop_record_options(options)
     _check_contrast(inputs, contrast)
