@@ -5,7 +5,7 @@
 (function () {
   "use strict";
 
-  /* A large record's numbers come packed (blockviz.explorer.payload.packed): each tensor's bytes regrouped by
+  /* A large record's numbers come packed (blockviz.explorer.packing.packed): each tensor's bytes regrouped by
      place, raw-deflated, base64. They are unpacked first (DecompressionStream), then the page is built. */
   const PAGE_DATA = JSON.parse(document.getElementById("record-data").textContent);
   const PACKED = [];

@@ -9,7 +9,7 @@ and the recorded layer's row is the record's own (the numbers of its detailed ca
 With a contrast sentence, its weights (every layer of a model, or its one block) go beside them.
 
 Weights go into the page as their little-endian float32 bytes, packed
-(:func:`blockviz.explorer.payload.packed`): exact; the recorded layer's are not repeated (the page
+(:func:`blockviz.explorer.packing.packed`): exact; the recorded layer's are not repeated (the page
 has the record's ``weights``).
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from blockviz.errors import BlockvizError
-from blockviz.explorer.payload import packed
+from blockviz.explorer.packing import packed
 from blockviz.tokens import display_token
 
 

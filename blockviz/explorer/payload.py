@@ -7,20 +7,21 @@ Float64 records store the shortest float64 text. −∞ (a blocked cell) is ``nu
 
 A large record (a trained model's layer: d_model 384–576, d_ff 1536) stores its numbers as
 their little-endian float32 (or float64) bytes instead, regrouped by place, deflated and base64
-(:func:`packed`) — exact and 0.4 of the size of the text — and shows wide rows elided: the first and last columns and the largest-magnitude
-ones (:func:`shown_columns`). Its weight matrices are too large for a page (MiniLM's layer holds
+(:func:`~blockviz.explorer.packing.packed`) — exact and under half the size of the text — and
+shows wide rows elided: the first and last columns and the largest-magnitude ones
+(:func:`shown_columns`). Its weight matrices are too large for a page (MiniLM's layer holds
 1.8 million parameters): the page carries only the weight columns behind the columns it shows,
 and recomputes those (:data:`PARAMETER_BUDGET`).
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import zlib
 
 import numpy as np
 
+from blockviz.explorer.overview import overview_payload
+from blockviz.explorer.packing import packed
 from blockviz.explorer.steps import steps_for
 from blockviz.record_fields import PARAMETER_SCALE
 from blockviz.style import (
@@ -98,15 +99,9 @@ def payload(
         "columns": columns,
         "elide_above": ELIDE_ABOVE,
         "style": style(),
-        "overview": _overview(rec, attentions, contrast, contrast_sentence),
+        "overview": overview_payload(rec, attentions, contrast, contrast_sentence),
         "initial": {"token": token, "head": head, "step": step, "theme": theme},
     }
-
-
-def _overview(rec, attentions, contrast, contrast_sentence) -> dict:
-    from blockviz.explorer.overview import overview_payload  # it packs with this module's packed()
-
-    return overview_payload(rec, attentions, contrast, contrast_sentence)
 
 
 def shown_columns(rec) -> dict:
@@ -279,22 +274,6 @@ def _tensor(tensor, dtype: str, big: bool = False) -> dict:
     # numpy writes each float as its shortest round-trip text; float() of that text keeps it short.
     values = [None if text == "-inf" else float(text) for text in flat.astype(str)]
     return {"shape": list(array.shape), "data": values}
-
-
-def packed(data: bytes, itemsize: int) -> str:
-    """Little-endian numbers of ``itemsize`` bytes, packed for the page: their bytes regrouped by
-    place (every number's first byte, then every second byte, …: the sign-and-exponent bytes of
-    trained weights repeat, the low mantissa bytes do not), raw-deflated (RFC 1951, which the
-    browser's ``DecompressionStream("deflate-raw")`` reads) and base64: 0.78 of the plain base64
-    on a MiniLM layer, and as exact.
-
-    >>> import numpy as np
-    >>> len(packed(np.zeros(1000, "<f4").tobytes(), 4)) < 100
-    True
-    """
-    planes = np.frombuffer(data, np.uint8).reshape(-1, itemsize).T.tobytes()
-    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
-    return base64.b64encode(deflate.compress(planes) + deflate.flush()).decode("ascii")
 
 
 def script_json(data: dict) -> str:
