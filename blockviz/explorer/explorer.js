@@ -75,7 +75,7 @@
     return { shape: t.shape, data: data, offset: 0 };
   }
   const T = {}, P = {}, CUT = {};
-  Object.keys(DATA.tensors).forEach(function (name) { T[name] = load(DATA.tensors[name]); });
+  Object.keys(DATA.tensors).forEach(function (name) { const t = DATA.tensors[name]; T[name] = t.same ? T[t.same] : load(t); }); // "same": equal to an earlier one
   Object.keys(DATA.params).forEach(function (name) {
     const p = DATA.params[name];
     if (p.parts) CUT[name] = { shape: p.shape, columns: p.columns, parts: p.parts.map(load) }; // only the columns behind the shown ones

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import torch
 
 from blockviz.explorer.overview import overview_payload
 from blockviz.explorer.packing import packed
@@ -71,7 +72,7 @@ def payload(
     names = [spec.name for spec in fields]
     big = sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
     columns = shown_columns(rec)
-    tensors = {name: _tensor(rec.tensors[name], rec.config.dtype, big) for name in names}
+    tensors = _tensors(rec, names, big)
     params, partial = carried_params(rec, columns, big)
     model = rec.source.is_model
     return {
@@ -102,6 +103,25 @@ def payload(
         "overview": overview_payload(rec, attentions, contrast, contrast_sentence),
         "initial": {"token": token, "head": head, "step": step, "theme": theme},
     }
+
+
+def _tensors(rec, names: list[str], big: bool) -> dict:
+    """The record's tensors for the page; in a large page a tensor equal to one before it is
+    written once, ``{"shape", "same": that one's name}`` (a model's ``prev_output`` is its
+    ``resid_pre``; an encoder's masked scores are its scaled scores)."""
+    out: dict = {}
+    for name in names:
+        tensor = rec.tensors[name]
+        twin = next(
+            (
+                earlier
+                for earlier in out
+                if big and rec.tensors[earlier].shape == tensor.shape and torch.equal(rec.tensors[earlier], tensor)
+            ),
+            None,
+        )
+        out[name] = {"shape": list(tensor.shape), "same": twin} if twin else _tensor(tensor, rec.config.dtype, big)
+    return out
 
 
 def shown_columns(rec) -> dict:
