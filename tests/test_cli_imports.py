@@ -35,6 +35,8 @@ def imported(*args: str) -> set[str]:
         ["explore", "--help"],
         ["figures", "--help"],
         ["heads", "--help"],
+        ["course", "--help"],
+        ["compare", "--help"],
     ],
 )
 def test_help_imports_neither_torch_nor_manim(args):

@@ -179,7 +179,9 @@ def test_the_grid_is_legible_on_a_text_column(layers, heads, keys):
 
 # --- the command on tiny models and the seeded block ------------------------------------------
 
-RANK_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(?:(\d+)\s+)?(\d+\.\d{4})\s*$")
+RANK_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(?:(\d+)\s+)?(\d+\.\d{4})(?:\s.*)?$")
+"""The ranking's first columns; the evidence columns (issue 21: baseline, above, first, special,
+parks) follow the weight and are tested in tests/test_evidence.py."""
 
 
 def ranking_rows(output: str) -> list[tuple]:
@@ -218,7 +220,8 @@ def test_heads_ranks_a_tiny_llamas_query_heads_as_the_model_computes_them(tiny_l
     figure = tmp_path / "llama.svg"
     result = CliRunner().invoke(
         main,
-        ["heads", sentence, "--model", str(folder), "--from", str(query), "--to", str(key), "--figure", str(figure)],
+        ["heads", sentence, "--model", str(folder), "--from", str(query), "--to", str(key), "--rank", "weight"]
+        + ["--figure", str(figure)],
     )
     assert result.exit_code == 0, result.output
     expected = attentions[:, :, query, key]  # (2 layers, 4 heads)
@@ -252,6 +255,8 @@ def test_heads_top_and_layer_and_keys_per_head(tiny_llama, tmp_path):
             str(query),
             "--to",
             "0",
+            "--rank",
+            "weight",
             "--top",
             "2",
             "--layer",
@@ -285,7 +290,7 @@ def test_heads_top_and_layer_and_keys_per_head(tiny_llama, tmp_path):
     assert keys.exit_code == 0, keys.output
     lines = [line.split() for line in keys.output.splitlines() if re.match(r"^\s+\d+\s+\d+\s+\d+\s", line)]
     assert len(lines) == 8  # every layer × head, one key each
-    for layer, head, _kv, _name, position, weight in lines:
+    for layer, head, _kv, _name, position, weight, *_sink in lines:  # issue 21: the sink share and flag follow
         best = int(torch.argmax(attentions[int(layer), int(head), query]))
         assert position == f"({best})"
         assert float(weight) == pytest.approx(float(attentions[int(layer), int(head), query, best]), abs=5e-5)
@@ -294,7 +299,9 @@ def test_heads_top_and_layer_and_keys_per_head(tiny_llama, tmp_path):
 def test_heads_on_the_seeded_block_writes_renders_slug_heads_png(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(
-        main, ["heads", "the cat sat on the mat", "--from", "the#2", "--to", "cat", "--heads", "4", "--d-model", "8"]
+        main,
+        ["heads", "the cat sat on the mat", "--from", "the#2", "--to", "cat", "--rank", "weight"]
+        + ["--heads", "4", "--d-model", "8"],
     )
     assert result.exit_code == 0, result.output
     rec = record("the cat sat on the mat", config=BlockConfig(d_model=8, n_heads=4))
@@ -377,7 +384,7 @@ def packaged_runs(tmp_path_factory):
     for name in ("minilm", "smollm2"):
         if not packaged_model_installed(name):
             pytest.fail(f"the packaged model {name} is not installed: make setup installs it")
-        for mode, extra in (("to", ["--to", "chicken"]), ("keys", ["--top", "1"])):
+        for mode, extra in (("to", ["--to", "chicken", "--rank", "weight"]), ("keys", ["--top", "1"])):
             figure = folder / f"{name}-{mode}.svg"
             runs[name, mode] = (
                 CliRunner().invoke(
@@ -439,7 +446,8 @@ def test_the_packaged_models_top_key_of_the_head_is_chicken(packaged_runs):
         result, figure = packaged_runs[name, "keys"]
         assert result.exit_code == 0, result.output
         row = next(line.split() for line in result.output.splitlines() if re.match(rf"^\s+{layer}\s+{head}\s", line))
-        assert row[-3:] == ["chicken", f"({chicken})", weight]
+        assert row[-4:-1] == ["chicken", f"({chicken})", weight]  # issue 21: then the sink share (no "parks" flag here)
+        assert 0 <= float(row[-1]) < 0.5
         assert f"chicken\n{float(weight):.2f}" in _svg_texts(figure)
 
 

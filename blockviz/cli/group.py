@@ -13,6 +13,8 @@ from collections.abc import Iterator
 import click
 
 from blockviz import __version__
+from blockviz.cli.compare_command import compare
+from blockviz.cli.course_command import course
 from blockviz.cli.explore_command import explore
 from blockviz.cli.figures_command import figures
 from blockviz.cli.heads_command import heads
@@ -66,8 +68,11 @@ def main() -> None:
     block; every intermediate tensor is recorded. `record` prints the numbers, `figures`
     draws them with matplotlib, `render` animates them with Manim, `explore` writes one
     offline HTML page to select a token and inspect every calculation, `heads` ranks every
-    head of a trained model (--model) by its attention from one token to another, `train` trains
-    blockviz's toy model (one block on generated sentences; --model toy is the one it ships).
+    head of a trained model (--model) by its attention from one token to another, `compare` shows
+    how one token's attention moves between two sentences, head by head, `train` trains
+    blockviz's toy model (one block on generated sentences; --model toy, the default block, is the
+    one it ships), `course` builds a whole course of lessons from one TOML file, resumably, on
+    local processes or a Dask cluster.
 
     \b
     Examples:
@@ -76,6 +81,7 @@ def main() -> None:
       blockviz explore "The chicken didn't cross the road because it was too tired." --token it
       blockviz render "the cat sat" --scene all -q l
       blockviz heads "The chicken didn't cross the road because it was too tired." --model minilm --from it --to chicken
+      blockviz course examples/course.toml --dry-run
       blockviz record -- "-a sentence that starts with a dash"
     """
 
@@ -85,4 +91,6 @@ main.add_command(figures)
 main.add_command(render)
 main.add_command(explore)
 main.add_command(heads)
+main.add_command(compare)
 main.add_command(train)
+main.add_command(course)

@@ -133,7 +133,7 @@ def record_options(allow_record_file: bool = False):
     return decorate
 
 
-MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads"}
+MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads", "compare"}
 """The commands that can draw a record of another architecture than blockviz's own block (a
 trained model's layer, blockviz's trained toy model, ``--model`` or ``--record FILE``); the others
 refuse it in one line. A command joins once its outputs draw post-norm, RMSNorm, rotary and gated

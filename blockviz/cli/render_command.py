@@ -171,6 +171,19 @@ def _list_scenes(ctx, param, value):
     show_default=True,
     help="Draw each step's caption at the bottom of the frame; without, the captions are only in the lecture's .srt (its cues then at the bottom, where players put them).",
 )
+@click.option(
+    "--narrate",
+    is_flag=True,
+    help="Speak each caption with an offline voice (Piper; pip install 'blockviz[narration]'): each step holds until "
+    "its speech has ended, the sound is in each mp4 and the lecture, and the .srt cues are timed with the voice. mp4 only.",
+)
+@click.option(
+    "--voice",
+    type=click.Path(dir_okay=False, path_type=str),
+    default=None,
+    metavar="PATH.onnx",
+    help="Another Piper voice for --narrate (its .onnx.json beside it). Default: the packaged CC0 US-English voice.",
+)
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option(
     "--list",
@@ -196,6 +209,8 @@ def render(
     jobs,
     lecture,
     burned_captions,
+    narrate,
+    voice,
     force,
     **options,
 ) -> None:
@@ -216,6 +231,7 @@ def render(
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
       blockviz render "the cat saw the dog" --token the#2 --scene value-mixing
       blockviz render "the cat sat" --lecture -q h
+      blockviz render "The chicken didn't cross the road because it was too tired." --token it --lecture --narrate
       blockviz render "the cat sat" --scene softmax --pace 1.5 --detail 3
       blockviz render --record rec.safetensors --scene mask --format png -o docs/frames
     Each scene file also runs under plain Manim on "the cat sat":
@@ -225,6 +241,7 @@ def render(
 
     if lecture:
         _check_lecture_request(scenes, file_format)
+    _check_narration(narrate, voice, file_format)
     record_inputs = pop_record_options(options)
     render_options = RenderOptions(
         quality=quality,
@@ -237,7 +254,11 @@ def render(
         pace=pace,
         detail=detail,
         burned_captions=burned_captions,
+        narrate=narrate,
+        voice=voice,
     )
+    if narrate and record_inputs.get("sentence"):
+        _warn_unspeakable(record_inputs["sentence"])
     with usage_error_for("--scene"):
         chosen = lookup(("all",) if lecture else scenes)
     rec = None
@@ -274,6 +295,29 @@ def render(
                 )
         for path in lecture_plan.files():
             click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
+
+
+def _check_narration(narrate: bool, voice: str | None, file_format: str) -> None:
+    """--voice goes with --narrate, narration with mp4, and the voice must load: one line each."""
+    if voice is not None and not narrate:
+        raise click.UsageError("--voice goes with --narrate")
+    if not narrate:
+        return
+    if file_format != "mp4":
+        raise click.UsageError(f"--narrate speaks in a video: drop --format {file_format} (mp4 has sound)")
+    from blockviz.narration.voice import Voice
+
+    with reporting_errors():
+        Voice(voice)
+
+
+def _warn_unspeakable(sentence: str) -> None:
+    """One warning naming the sentence's characters the voice reads as "a token"."""
+    from blockviz.narration.spoken import unspeakable
+
+    found = unspeakable(sentence)
+    if found:
+        click.echo(f'warning: the voice has no sound for {" ".join(found)}: it reads each as "a token"', err=True)
 
 
 def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:

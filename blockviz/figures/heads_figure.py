@@ -98,21 +98,31 @@ class HeadsGrid:
         object.__setattr__(self, "values", values)
 
 
-def draw_heads_figure(grid: HeadsGrid, theme: Theme = LIGHT, width: float | None = DEFAULT_WIDTH) -> Figure:
+def draw_heads_figure(grid: HeadsGrid, theme: Theme = LIGHT, width: float | None = DEFAULT_WIDTH, under=None) -> Figure:
     """The figure of ``grid``: heading, notes, the layer × head grid, the weights' colour bar
-    ("weight (√ scale)"), on a page ``width`` inches wide (``None``: natural size)."""
+    ("weight (√ scale)"), on a page ``width`` inches wide (``None``: natural size).
+
+    ``under``: ``under(page, theme) -> (lines, scales)``, more figure lines drawn under the grid
+    (:mod:`blockviz.figures.layout`) and the colour scales they use beside the weights' (``blockviz
+    compare`` puts one head's rows there)."""
     page = page_for(width)
     with figure_context(theme):
         above = heading(page, grid.title) + [
             note(page, text, key=f"note{index or ''}") for index, text in enumerate(grid.notes)
         ]
-        below = [colorbar_line([weights_scale()], page)]
+        extra, scales = under(page, theme) if under is not None else ([], [])
+        below = extra + [colorbar_line([weights_scale(), *scales], page)]
         room = None if page.max_height is None else page.max_height - _height_of(above + below, page)
         return build_figure(above + [[_grid_slot(grid, theme, page, room)]] + below, page)[0]
 
 
 def write_heads_figure(
-    grid: HeadsGrid, path: str | Path, theme: Theme = LIGHT, width: float | None = DEFAULT_WIDTH, dpi: int = 200
+    grid: HeadsGrid,
+    path: str | Path,
+    theme: Theme = LIGHT,
+    width: float | None = DEFAULT_WIDTH,
+    dpi: int = 200,
+    under=None,
 ) -> Path:
     """Draw ``grid`` and save it to ``path``, its format named by the suffix (``.png``, ``.svg``,
     ``.pdf``); returns the path.
@@ -121,7 +131,7 @@ def write_heads_figure(
     format, a failed write: no file is left behind).
     """
     path = Path(path)
-    figure = draw_heads_figure(grid, theme, width)
+    figure = draw_heads_figure(grid, theme, width, under)
     with figure_context(theme):
         return save_figure(figure, path, path.suffix.lower().lstrip("."), dpi, title="blockviz heads")
 
@@ -142,7 +152,13 @@ def _height_of(lines: list, page: Page) -> float:
     rows = [
         row
         for line in lines
-        for row in (line.arrange(page) if isinstance(line, TextLine) else line.arrange(page, math.inf, page.gap))
+        for row in (
+            line.arrange(page)
+            if isinstance(line, TextLine)
+            else [line]
+            if isinstance(line, list)
+            else line.arrange(page, math.inf, page.gap)
+        )
     ]
     return (
         sum(

@@ -22,6 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import av
+import numpy as np
 
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path, output_error
@@ -128,8 +129,8 @@ def write_lecture(
 
     Writes ``output`` (an ``.mp4``, chapters embedded) and beside it the chapter list
     (``.chapters.txt``, ``.chapters.json``) and the captions (``.srt``): see
-    :func:`~blockviz.lecture.chapters.sidecar_paths`. Only the parts' video streams are kept
-    (the scenes are silent). Each file is written under a temporary name and renamed when
+    :func:`~blockviz.lecture.chapters.sidecar_paths`. The parts' video packets are copied; the
+    sound of narrated parts is laid at each part's start into one AAC track (:func:`_join_sound`). Each file is written under a temporary name and renamed when
     complete, so an error or interruption leaves no half-written file.
 
     Parameters
@@ -179,7 +180,7 @@ def write_lecture(
         video_file = files.enter_context(atomic_path(output))
         try:
             with _open_output(video_file, chapters) as container:
-                _remux(infos, starts, container, report)
+                _remux(infos, starts, container, report, _sound_track(infos, starts))
         except av.error.FFmpegError as error:
             if isinstance(error, OSError) and error.errno in OUTPUT_ERRNOS:
                 raise output_error(output, error) from None
@@ -361,6 +362,9 @@ def _ticks_per_frame(stream) -> int:
 
 # -- writing -------------------------------------------------------------------------------------
 
+SOUND_RATE = 44_100
+"""Samples per second of a narrated lecture's sound track."""
+
 
 def _open_output(path: Path, chapters: Sequence[Chapter]):
     container = av.open(str(path), mode="w", format="mp4", options={"movflags": "+faststart"})
@@ -368,9 +372,16 @@ def _open_output(path: Path, chapters: Sequence[Chapter]):
     return container
 
 
-def _remux(infos: list[VideoInfo], starts: list[Fraction], output, report: Callable[[int], None]) -> None:
+def _remux(
+    infos: list[VideoInfo],
+    starts: list[Fraction],
+    output,
+    report: Callable[[int], None],
+    sound: np.ndarray | None = None,
+) -> None:
     """Copy every part's packets into ``output``, shifting their timestamps so each part starts
-    at its start time (seconds).
+    at its start time (seconds); then encode ``sound`` (mono samples at :data:`SOUND_RATE`, from
+    :func:`_sound_track`) as its AAC track, if given.
 
     A part's first decoding times come before its first frame's presentation (by the B-frames'
     delay); after a part that ends on a frame held for less than that delay they would not
@@ -379,6 +390,10 @@ def _remux(infos: list[VideoInfo], starts: list[Fraction], output, report: Calla
     """
     with av.open(str(infos[0].path)) as template:
         stream = output.add_stream_from_template(template.streams.video[0])
+    sound_stream = None
+    if sound is not None:  # every stream is added before the first packet is written
+        sound_stream = output.add_stream("aac", rate=SOUND_RATE, layout="mono")
+        sound_stream.time_base = Fraction(1, SOUND_RATE)
     last_dts = None
     for done, (info, start) in enumerate(zip(infos, starts), start=1):
         shift = int((start - info.start) / info.time_base)
@@ -396,6 +411,8 @@ def _remux(infos: list[VideoInfo], starts: list[Fraction], output, report: Calla
                 packet.stream = stream
                 output.mux(packet)
         report(done)
+    if sound_stream is not None:
+        _encode_sound(sound, sound_stream, output)
 
 
 def _chapter_entries(chapters: Sequence[Chapter]) -> list[dict]:
@@ -418,3 +435,47 @@ def _written(path: Path, text: str) -> Iterator[Path]:
     with atomic_path(path) as partial:
         partial.write_text(text, encoding="utf-8")
         yield partial
+
+
+def _sound_track(infos: list[VideoInfo], starts: list[Fraction]) -> np.ndarray | None:
+    """The lecture's sound: each part's sound (:func:`_sound_of`) laid at the part's start,
+    silence where a part has none; ``None`` when no part has sound (silent scenes)."""
+    total = int(round(float(starts[-1]) * SOUND_RATE))
+    track = np.zeros(total, dtype=np.float32)
+    heard = False
+    for info, start in zip(infos, starts[:-1]):
+        samples = _sound_of(info.path)
+        if samples is None:
+            continue
+        heard = True
+        offset = int(round(float(start) * SOUND_RATE))
+        samples = samples[: max(0, total - offset)]
+        track[offset : offset + len(samples)] += samples
+    return track if heard else None
+
+
+def _encode_sound(track: np.ndarray, stream, output) -> None:
+    """Encode the mono samples ``track`` into ``stream`` of ``output``, frame by frame."""
+    size = stream.codec_context.frame_size or 1024
+    for first in range(0, len(track), size):
+        frame = av.AudioFrame.from_ndarray(
+            np.ascontiguousarray(track[None, first : first + size]), format="fltp", layout="mono"
+        )
+        frame.rate, frame.pts, frame.time_base = SOUND_RATE, first, Fraction(1, SOUND_RATE)
+        for packet in stream.encode(frame):
+            output.mux(packet)
+    for packet in stream.encode(None):
+        output.mux(packet)
+
+
+def _sound_of(path: Path) -> np.ndarray | None:
+    """The sound of the video at ``path`` as mono float samples at :data:`SOUND_RATE`, or ``None``."""
+    with av.open(str(path)) as source:
+        if not source.streams.audio:
+            return None
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=SOUND_RATE)
+        pieces = []
+        for frame in source.decode(audio=0):
+            pieces += [out.to_ndarray().reshape(-1) for out in resampler.resample(frame)]
+        pieces += [out.to_ndarray().reshape(-1) for out in resampler.resample(None)]
+    return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)

@@ -31,6 +31,11 @@ does not compute (differences of order 0.1), not rounding; float64 allows 1e-6 b
 ``transformers`` normalises in float32 whatever the dtype."""
 
 
+class NoAttentionWeights(BlockvizError):
+    """A model that returns no attention weights (not loaded with eager attention): bad input
+    to the commands that rank heads, exit 2."""
+
+
 class _Stop(Exception):
     """Raised by the hook after the recorded layer: the rest of the model is not run."""
 
@@ -192,13 +197,18 @@ def _agree(ours: torch.Tensor, theirs: torch.Tensor, what: str, loaded: LoadedMo
 class ModelAttentions:
     """Every layer's attention weights on one sentence: ``weights`` ``(n_layers, n_heads, n, n)``
     (rows = queries, columns = keys), ``tokens`` readable (length n), ``model`` as given,
-    ``family``, ``special`` which tokens are the tokenizer's special ones (length n)."""
+    ``family``, ``special`` which tokens are the tokenizer's special ones (length n); ``words``
+    the word of each token (:class:`~blockviz.models.tokens.ModelTokens`; ``None``: each token a
+    word of its own, as blockviz's own tokens are); ``causal`` whether a causal mask hides later
+    keys (a decoder), ``None`` when not known."""
 
     tokens: list[str]
     weights: torch.Tensor
     model: str
     family: str
     special: list[bool]
+    words: list[int | None] | None = None
+    causal: bool | None = None
 
 
 def block_attentions(rec) -> ModelAttentions:
@@ -206,7 +216,12 @@ def block_attentions(rec) -> ModelAttentions:
     (``rec.weights`` ``(n_heads, n, n)`` with a layer axis), its tokens, ``model`` what its
     source says (``"seeded random weights"``…), ``family`` ``"blockviz"``, its ``special`` flags."""
     return ModelAttentions(
-        list(rec.tokens), rec.weights.detach().float()[None], rec.source.describe(), "blockviz", list(rec.special)
+        list(rec.tokens),
+        rec.weights.detach().float()[None],
+        rec.source.describe(),
+        "blockviz",
+        list(rec.special),
+        causal=rec.config.causal,
     )
 
 
@@ -224,11 +239,13 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     with torch.no_grad():
         outputs = loaded.model(input_ids=torch.tensor([tokens.ids]), use_cache=False, output_attentions=True)
     if not outputs.attentions or outputs.attentions[0] is None:
-        raise BlockvizError(
+        raise NoAttentionWeights(
             f"{loaded.location.name!r} returned no attention weights: load it with attn_implementation='eager'"
         )
     weights = torch.stack([attention[0] for attention in outputs.attentions]).float()
-    return ModelAttentions(tokens.tokens, weights, str(model), loaded.family.name, tokens.special)
+    return ModelAttentions(
+        tokens.tokens, weights, str(model), loaded.family.name, tokens.special, tokens.words, config.causal
+    )
 
 
 def _record_toy(sentence: str, model: str | Path, layer: int | None, dtype: str) -> BlockRecord:

@@ -23,11 +23,13 @@ class ModelTokens:
     """``ids`` (the model's token ids), ``tokens`` (readable text, one per id) and ``special``
     (which positions are special tokens: those the tokenizer adds, ``[CLS]``, ``[SEP]``, and its
     special tokens written in the text, ``<|endoftext|>``; not ``[UNK]``, which stands for a
-    word), all of length n."""
+    word), all of length n; ``words`` the word each token belongs to (the tokenizer's
+    ``word_ids()``: "suit" and "case" share one, a special token has ``None``)."""
 
     ids: list[int]
     tokens: list[str]
     special: list[bool]
+    words: list[int | None] | None = None
 
 
 def model_tokens(tokenizer, sentence: str, max_tokens: int, model_name: str = "the model") -> ModelTokens:
@@ -62,4 +64,4 @@ def model_tokens(tokenizer, sentence: str, max_tokens: int, model_name: str = "t
             continue
         piece = text[start:end]
         tokens.append(piece.strip() or "".join(_WHITESPACE.get(char, char) for char in piece))
-    return ModelTokens(ids, tokens, special)
+    return ModelTokens(ids, tokens, special, list(encoding.word_ids()))

@@ -168,9 +168,11 @@ class HoldFileWriter(SceneFileWriter):
 
         Manim's own join drops the decoding times for the muxer to guess, which after a held
         frame guesses times a whole hold before the frames they decode: a player that seeks
-        by them lands after the time asked for. A GIF, or a video with sound, is joined by Manim.
+        by them lands after the time asked for (and its concatenation shortens held frames). A GIF
+        is joined by Manim. A narrated scene's sound is not in the segments: Manim adds it to the
+        joined video afterwards (``combine_to_movie``).
         """
-        if create_gif or includes_sound:
+        if create_gif:
             return super().combine_files(input_files, output_file, create_gif, includes_sound)
         from manim import __version__
 

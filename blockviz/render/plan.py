@@ -57,7 +57,8 @@ class RenderOptions:
     ``pace`` scales every run time and hold (:data:`PACE_RANGE`); ``detail`` is how many query rows
     are worked step by step (:data:`DETAIL_RANGE`). Both reach the scene as keyword arguments
     (:meth:`scene_options`), as does ``burned_captions`` (``False``: the captions only in the
-    lecture's ``.srt``).
+    lecture's ``.srt``). ``narrate``: each caption spoken by the offline voice (``voice``, a Piper
+    ``.onnx`` file; ``None``: the packaged one), the audio in the mp4.
     """
 
     quality: str = "l"
@@ -70,6 +71,8 @@ class RenderOptions:
     pace: float = 1.0
     detail: int = 1
     burned_captions: bool = True
+    narrate: bool = False
+    voice: str | None = None
 
     def scene_options(self) -> dict:
         """The keyword arguments a scene is built with: ``token``, ``head``, ``theme``, ``pace``, ``detail``, ``burned_captions``."""

@@ -172,7 +172,9 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     with temporary_folder(job.output.parent / CACHE_FOLDER, "media-") as media, writing(job.output):
         try:
             with tempconfig(manim_settings(str(media), entry.class_name, options)):
-                scene = scene_class(record=record, renderer=renderer(), **options.scene_options())
+                scene = scene_class(
+                    record=record, renderer=renderer(), voice=_voice(options), **options.scene_options()
+                )
                 if on_play is not None:
                     scene.play_listeners.append(on_play)
                 scene.render()
@@ -195,6 +197,24 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     with atomic_path(job.stamp) as partial:
         partial.write_text(job.key)
     return time.perf_counter() - started
+
+
+def _voice(options: RenderOptions):
+    """The voice that speaks the captions (``options.narrate``), or ``None``."""
+    if not options.narrate or options.format != "mp4":
+        return None
+    import logging
+
+    from blockviz.narration.voice import Voice
+
+    for handler in logging.getLogger().handlers + logging.getLogger("manim").handlers:  # PyAV logs through the root
+        handler.addFilter(_unused_sound_options)
+    return Voice(options.voice)
+
+
+def _unused_sound_options(record) -> bool:
+    """PyAV warns, as Manim 0.22 muxes a scene's sound, that two of Manim's options were not used: not ours to say."""
+    return not str(record.getMessage()).startswith("Some options were not used")
 
 
 FULL_BYTES = 64 * 1024

@@ -37,6 +37,8 @@ from blockviz.selection import occurrence_name, select_head, select_token
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
 """Path of a saved record for a scene run by the plain ``manim`` command (else the default sentence)."""
+SPEECH_PAUSE = 0.5
+"""Seconds of silence after a caption's speech before the next caption (narrated scenes)."""
 
 
 class RecordScene(Scene):
@@ -80,9 +82,13 @@ class RecordScene(Scene):
         pace: float = 1.0,
         detail: int = 1,
         burned_captions: bool = True,
+        voice=None,
         **kwargs,
     ) -> None:
         self._record = record
+        self.voice = voice  # a blockviz.narration.voice.Voice: each caption spoken (render --narrate)
+        self.speech_ends = 0.0  # scene time at which the last caption's speech (and its pause) ends
+        self.unspeakable: list[str] = []  # characters the voice read as "a token"
         self.token = token
         self.head = head
         self.look = look(theme)
@@ -192,7 +198,9 @@ class RecordScene(Scene):
     def say(self, shown: str) -> list:
         """Animations replacing the caption at the bottom of the frame with ``shown`` (on two
         lines if one is too long; never shrunk). ``caption.shown`` is the whole sentence. Without
-        burned captions, only logged: no animation."""
+        burned captions, only logged: no animation. With a :attr:`voice`, the caption is spoken
+        as it appears (:meth:`speak`)."""
+        self.speak(shown)
         if not self.burned_captions:
             self.captions.append((self.renderer.time, shown))
             return []
@@ -203,6 +211,36 @@ class RecordScene(Scene):
         if old is None:
             return [FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
         return [FadeOut(old, shift=UP * 0.2, rate_func=caption_out), FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
+
+    def speak(self, shown: str) -> None:
+        """Speak caption ``shown`` with :attr:`voice` from now (nothing without a voice, or while
+        plays are skipped): first hold the picture until the previous caption's speech and its
+        :data:`SPEECH_PAUSE` have ended, so two captions are never spoken at once and each step
+        lasts max(its animation and hold, its speech + the pause)."""
+        if self.voice is None or self.renderer.skip_animations:
+            return
+        from pydub import AudioSegment
+
+        from blockviz.narration.spoken import spoken, unspeakable
+
+        if self.renderer.time < self.speech_ends:
+            self.wait(self.speech_ends - self.renderer.time)
+        self.unspeakable += [char for char in unspeakable(shown) if char not in self.unspeakable]
+        speech = self.voice.speak(spoken(shown))
+        if len(speech.samples):
+            segment = AudioSegment(speech.samples.tobytes(), sample_width=2, frame_rate=speech.rate, channels=1)
+            self.renderer.file_writer.add_audio_segment(segment, self.renderer.time)
+        self.speech_ends = self.renderer.time + speech.seconds + SPEECH_PAUSE
+
+    def tear_down(self) -> None:
+        """The last caption's speech ends before the scene does, and the sound lasts as long as the picture."""
+        if self.voice is None or self.renderer.skip_animations:
+            return
+        from pydub import AudioSegment
+
+        if self.renderer.time < self.speech_ends:
+            self.wait(self.speech_ends - self.renderer.time)
+        self.renderer.file_writer.add_audio_segment(AudioSegment.silent(0), self.renderer.time)
 
     def step(
         self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None

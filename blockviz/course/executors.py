@@ -1,0 +1,193 @@
+"""Where a course's jobs run: this process, a pool of local processes, or a Dask cluster.
+
+Each executor calls ``on_result`` with every :class:`~blockviz.course.work.JobResult` as it
+arrives, on the calling thread, and returns once every job has one.
+
+- :func:`run_here`: one job after another in this process (``-j 1``).
+- :func:`run_local`: ``workers`` spawned processes (:mod:`concurrent.futures`), each given a
+  new job when it finishes one, so exactly the jobs in flight are running. A worker that dies
+  (killed, out of memory) breaks the pool: the jobs it held are tried once more in a new pool,
+  then reported failed. Workers are started with signals held back and ended on any error,
+  Ctrl-C or SIGTERM (:mod:`blockviz.processes`): they remove their temporary files and exit.
+- :func:`run_dask`: the jobs as Dask futures on a ``LocalCluster`` or a scheduler's address
+  (``pip install 'blockviz[cluster]'``); a job whose worker dies is rescheduled once
+  (``distributed.scheduler.allowed-failures``, set so for a cluster made here), then reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+
+from blockviz.course.jobs import CourseJob
+from blockviz.course.work import FAILED, JobResult, run_job
+from blockviz.errors import BlockvizError
+
+OnResult = Callable[[CourseJob, JobResult], None]
+ATTEMPTS = 2
+"""Times a job is tried when its worker dies under it: once, then once more."""
+WORKER_DIED = "its worker process died twice (killed, or out of memory)"
+
+
+def run_here(jobs: Sequence[CourseJob], on_result: OnResult) -> None:
+    """Run ``jobs`` one after another in this process."""
+    for job in jobs:
+        on_result(job, run_job(job))
+
+
+def run_local(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> None:
+    """Run ``jobs`` on ``workers`` local processes (spawned: nothing of this process's state,
+    threads or locks is inherited)."""
+    if workers <= 1 or len(jobs) <= 1:
+        run_here(jobs, on_result)
+        return
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    from blockviz.processes import end_pool, signals_deferred
+
+    waiting = deque(jobs)
+    attempts = {job.id: 0 for job in jobs}
+    workers = min(workers, len(jobs))
+
+    def new_pool():
+        with signals_deferred():  # made whole or not at all, as render's pool
+            return ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("spawn"), initializer=start_course_worker
+            )
+
+    def settle(job: CourseJob, future) -> bool:
+        """Report ``job``'s result; ``True`` if its pool broke under it (it is then tried again, or failed)."""
+        try:
+            on_result(job, future.result())
+            return False
+        except BrokenProcessPool:
+            if attempts[job.id] >= ATTEMPTS:
+                on_result(job, JobResult(job.id, FAILED, message=WORKER_DIED))
+            else:
+                waiting.appendleft(job)
+            return True
+
+    pool = new_pool()
+    running = {}
+    try:
+        while waiting or running:
+            while waiting and len(running) < workers:
+                job = waiting.popleft()
+                attempts[job.id] += 1
+                with signals_deferred():  # a worker may be started here
+                    running[pool.submit(run_job, job)] = job
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            broken = [settle(running.pop(future), future) for future in finished]
+            if any(broken):  # every job still held by the pool fails with it: those are tried again in a new one
+                for future in wait(running).done:
+                    settle(running.pop(future), future)
+                end_pool(pool)
+                pool = new_pool()
+    except BaseException:
+        end_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def start_course_worker() -> None:
+    """A local worker's first act: signals as every blockviz worker (:func:`blockviz.processes.start_worker`),
+    and tqdm's lock (Manim's progress bars) a thread lock instead of a ``multiprocessing`` one: a
+    worker told to stop exits at once, and a semaphore it made would be reported leaked."""
+    import threading
+
+    from blockviz.processes import start_worker
+
+    start_worker()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return
+    tqdm.set_lock(threading.RLock())
+
+
+def run_dask(
+    jobs: Sequence[CourseJob], on_result: OnResult, scheduler: str | None = None, workers: int = 2, processes=True
+) -> None:
+    """Run ``jobs`` on Dask: the scheduler at ``scheduler`` (``tcp://host:8786``), or a
+    ``LocalCluster`` of ``workers`` single-threaded workers made here (``processes=False``:
+    threads of this process, for tests of the plumbing only: Manim's settings are per process).
+
+    Raises
+    ------
+    BlockvizError
+        If Dask's distributed scheduler is not installed, or the scheduler cannot be reached.
+    """
+    try:
+        import dask
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise BlockvizError("Dask is not installed: pip install 'blockviz[cluster]'") from None
+    cluster = client = None
+    futures = []
+    try:
+        if scheduler is None:
+            import logging
+
+            # A cluster made here is the run's own business: its workers' routine warnings (e.g. on
+            # their ending at Ctrl-C) would only clutter the course's lines; errors still show.
+            logging.getLogger("distributed").setLevel(logging.ERROR)
+            with (
+                dask.config.set({"distributed.scheduler.allowed-failures": ATTEMPTS - 1}),
+                _environment(DASK_LOGGING__DISTRIBUTED="error"),  # read by the worker processes as they start
+            ):
+                cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=processes,
+                    dashboard_address=None,
+                    preload=["blockviz.course.dask_worker"] if processes else [],
+                )
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError) as error:
+                raise BlockvizError(
+                    f"cannot reach the Dask scheduler at {scheduler!r} ({error}): check the address, e.g. tcp://host:8786"
+                ) from None
+        by_key = {}
+        for job in jobs:
+            future = client.submit(run_job, job, pure=False, key=f"blockviz-course-{job.id}-{job.key}")
+            by_key[future.key] = job
+            futures.append(future)
+        for future in as_completed(futures):
+            job = by_key[future.key]
+            try:
+                result = future.result()
+            except Exception as error:  # noqa: BLE001 — KilledWorker, or the job's function lost on the way
+                from blockviz.course.work import one_line
+
+                died = type(error).__name__ == "KilledWorker"
+                result = JobResult(job.id, FAILED, message=WORKER_DIED if died else one_line(error))
+            on_result(job, result)
+    finally:
+        if client is not None:
+            if futures:
+                client.cancel(futures)
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+@contextlib.contextmanager
+def _environment(**variables: str) -> Iterator[None]:
+    """``os.environ`` with ``variables`` set while the block runs (child processes started in it see them)."""
+    previous = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -1,0 +1,54 @@
+"""The course's index page: ``<output>/index.html``, linking every output, lesson by lesson.
+
+Plain HTML written with the standard library (every text through :func:`html.escape`), no
+script, no network; links are relative, so the folder can be moved or served as it is.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import urllib.parse
+from collections.abc import Sequence
+from pathlib import Path
+
+from blockviz.course.jobs import CourseJob
+from blockviz.course.schema import Course
+from blockviz.course.stamps import stamped_outputs
+from blockviz.files import atomic_path
+
+INDEX = "index.html"
+STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;line-height:1.5}"
+    "h2{border-bottom:1px solid #ccc}li{margin:.1em 0}.kind{color:#666}"
+)
+
+
+def write_index(course: Course, jobs: Sequence[CourseJob]) -> Path:
+    """Write the index of ``course`` (every up-to-date job's outputs; a job not done is left
+    out) and return its path."""
+    e = html.escape
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{e(course.title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{e(course.title)}</h1>",
+    ]
+    for lesson in course.lessons:
+        parts.append(f"<h2>{e(lesson.title)}</h2>")
+        for sentence in lesson.sentences:
+            links = []
+            for job in jobs:
+                if job.lesson != lesson.name or job.sentence != sentence:
+                    continue
+                for output in stamped_outputs(job):
+                    name = os.path.relpath(output, course.output)
+                    href = urllib.parse.quote(Path(name).as_posix())
+                    links.append(f'<li><span class="kind">{e(job.kind)}</span> <a href="{e(href)}">{e(href)}</a></li>')
+            listed = "".join(links) or "<li>nothing made yet</li>"
+            parts.append(f"<h3>{e(sentence)}</h3><ul>{listed}</ul>")
+    parts.append("</body></html>")
+    path = course.output / INDEX
+    with atomic_path(path) as partial:
+        partial.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return path
