@@ -168,11 +168,16 @@ def _overview_inputs(inputs: dict, contrast: str | None):
 
         with usage_error_for("--contrast"):
             return None, block_attentions(command_record({**inputs, "sentence": contrast}))
-    from blockviz.models.recording import model_attentions
+    from blockviz.errors import BlockvizError
+    from blockviz.models.recording import NoAttentionWeights, model_attentions
 
     trust = inputs.get("trust_pickle", False)
-    with reporting_errors():
+    try:
         attentions = model_attentions(inputs["sentence"], model=model, trust_pickle=trust)
+    except NoAttentionWeights as error:  # bad input, as for heads and compare: exit 2
+        raise click.UsageError(str(error)) from None
+    except BlockvizError as error:
+        raise click.ClickException(str(error)) from None
     if contrast is None:
         return attentions, None
     with usage_error_for("--contrast"):
