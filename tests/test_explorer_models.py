@@ -143,9 +143,10 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     Explorer(rec, token="it").save(path)
     opened = Opened(browser, path)
     page = opened.page
-    assert (
-        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER[family]
-    )
+    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == [
+        "overview",
+        *ORDER[family],
+    ]
     given = (
         layer == 0 and family == "bert"
     )  # BERT's embedding LayerNorm is not recorded; a later layer's input is checked against the layer before's output
@@ -259,9 +260,10 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     assert path.stat().st_size <= 3_000_000
     opened = Opened(browser, path)
     page = opened.page
-    assert (
-        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["bert"]
-    )
+    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == [
+        "overview",
+        *ORDER["bert"],
+    ]
     assert _all_checked(_checks(page), True), _checks(page)
     assert page.locator(".chip.special .word").all_text_contents() == ["[CLS]", "[SEP]"]
     assert page.get_attribute(".chip[data-token='0']", "aria-label") == "token 0: [CLS] (special token)"
@@ -313,7 +315,7 @@ def test_explore_command_writes_the_minilm_page(minilm, tmp_path):
     )
     assert (
         result.exit_code == 2
-        and "step 'gate' does not exist: choose one of input, qkv, scores" in result.output
+        and "step 'gate' does not exist: choose one of overview, input, qkv, scores" in result.output
         and not (tmp_path / "gate.html").exists()
     )
 
@@ -327,9 +329,10 @@ def test_smollm2_layer_13_head_8_page(browser, tmp_path):
     assert path.stat().st_size <= 3_000_000
     opened = Opened(browser, path)
     page = opened.page
-    assert (
-        page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == ORDER["llama"]
-    )
+    assert page.evaluate("Array.from(document.querySelectorAll('.stepnav button'), b => b.dataset.step)") == [
+        "overview",
+        *ORDER["llama"],
+    ]
     assert _all_checked(_checks(page), True), _checks(page)
     assert "Query head 8 uses key/value head 2" in page.text_content("#step-qkv")
     assert (

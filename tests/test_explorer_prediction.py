@@ -67,7 +67,7 @@ def test_the_prediction_steps_follow_the_blocks_output_only_with_an_unembedding(
     ):
         for source in (Source(), model):
             assert not set(PREDICTION_STEPS) & {step.name for step in steps_for(config, source)}, (config, source)
-    with pytest.raises(BlockvizError, match="step 'prediction' does not exist: choose one of input, "):
+    with pytest.raises(BlockvizError, match="step 'prediction' does not exist: choose one of overview, input, "):
         explore(record("the cat sat"), step="prediction")
 
 

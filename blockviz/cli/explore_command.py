@@ -83,7 +83,13 @@ PAGE_SUFFIXES = (".html", ".htm")
     "--step",
     type=StepName(),
     default=None,
-    help="Step the page opens on (input, ln1, qkv, scores, …, output; a model's layer also rotary, gate, up, gate_up). Default: input.",
+    help="Step the page opens on (overview: every layer and head; input, ln1, qkv, scores, …, output; a model's layer also rotary, gate, up, gate_up). Default: input.",
+)
+@click.option(
+    "--contrast",
+    default=None,
+    metavar="SENTENCE2",
+    help="A second sentence whose weights rows the overview shows beside SENTENCE's (same model; the query matched by word, else by position).",
 )
 @click.option(
     "--theme",
@@ -92,12 +98,15 @@ PAGE_SUFFIXES = (".html", ".htm")
     show_default=True,
     help="Colours the page opens with (it has a switch).",
 )
-def explore(output, token, head, step, theme, **options) -> None:
+def explore(output, token, head, step, theme, contrast, **options) -> None:
     """Write one self-contained HTML page to explore every calculation of the block on SENTENCE.
 
     Select a token and a head; each step shows the real numbers of that token, recomputed in
     the page and checked against the record. The page needs no network: open it from disk.
-    The view is kept in the link (#token=it&head=1&step=softmax).
+    The view is kept in the link (#token=it&head=1&step=softmax). Its overview step is a
+    layer × head grid of the token's weights rows: for a model every layer (the steps are the
+    recorded --layer's), with --contrast a second sentence's rows beside them. Page Down /
+    Page Up (or n / p) step through the calculation.
 
     \b
     Examples:
@@ -105,15 +114,71 @@ def explore(output, token, head, step, theme, **options) -> None:
       blockviz explore "the cat sat" --head 1 --step softmax --theme dark -o cat.html
       blockviz explore "the cat sat" -o pages/      # writes pages/explorer.html
       blockviz explore --record cat.safetensors
+      blockviz explore "the cat sat on the mat" --step overview --contrast "the cat sat on the rug"
     """
-    rec = command_record(pop_record_options(options))
+    inputs = pop_record_options(options)
+    _check_contrast(inputs, contrast)
+    rec = command_record(inputs)
     from blockviz.explorer import Explorer
     from blockviz.files import sentence_slug
 
     chosen_token_and_head(rec, token, head)
+    attentions, theirs = _overview_inputs(inputs, contrast)
     with usage_error_for("--step"):  # token and head are checked: what is left is a step this block has not
-        page = Explorer(rec, token=token, head=head, step=step, theme=theme)
+        page = Explorer(
+            rec,
+            token=token,
+            head=head,
+            step=step,
+            theme=theme,
+            attentions=attentions,
+            contrast=theirs,
+            contrast_sentence=contrast,
+        )
     with reporting_errors():
         path = page_path(output) if output is not None else Path("renders") / sentence_slug(rec.sentence) / PAGE_NAME
         page.save(path)
     click.echo(str(path))
+
+
+def _check_contrast(inputs: dict, contrast: str | None) -> None:
+    """A contrast sentence needs a sentence to contrast, and another one (usage errors, before any work)."""
+    if contrast is None:
+        return
+    if inputs.get("record_file") is not None:
+        raise click.UsageError("--contrast records its sentence afresh: give SENTENCE and --model, not --record")
+    if not contrast.strip():
+        raise click.BadParameter("the contrast sentence is empty", param_hint="--contrast")
+    if inputs.get("sentence") is not None and contrast.strip() == inputs["sentence"].strip():
+        raise click.BadParameter("is SENTENCE itself: give a different sentence to contrast", param_hint="--contrast")
+
+
+def _overview_inputs(inputs: dict, contrast: str | None):
+    """For the overview: every layer's attentions of a model on SENTENCE (``None`` for one block:
+    the record is its own overview) and the contrast sentence's (every layer, or its one block),
+    the model loaded once (:func:`blockviz.models.loading.load_model` keeps it)."""
+    from blockviz.toy import is_toy_model
+
+    model = inputs.get("model")
+    multi_layer = model is not None and inputs.get("record_file") is None and not is_toy_model(model)
+    if not multi_layer:
+        if contrast is None:
+            return None, None
+        from blockviz.models.recording import block_attentions
+
+        with usage_error_for("--contrast"):
+            return None, block_attentions(command_record({**inputs, "sentence": contrast}))
+    from blockviz.errors import BlockvizError
+    from blockviz.models.recording import NoAttentionWeights, model_attentions
+
+    trust = inputs.get("trust_pickle", False)
+    try:
+        attentions = model_attentions(inputs["sentence"], model=model, trust_pickle=trust)
+    except NoAttentionWeights as error:  # bad input, as for heads and compare: exit 2
+        raise click.UsageError(str(error)) from None
+    except BlockvizError as error:
+        raise click.ClickException(str(error)) from None
+    if contrast is None:
+        return attentions, None
+    with usage_error_for("--contrast"):
+        return attentions, model_attentions(contrast, model=model, trust_pickle=trust)

@@ -17,12 +17,21 @@ import html
 from pathlib import Path
 
 from blockviz.explorer.page import explorer_page, summary_line
-from blockviz.explorer.steps import ALL_STEP_NAMES, STEP_NAMES, STEPS, select_step, steps_for
+from blockviz.explorer.steps import ALL_STEP_NAMES, OVERVIEW, STEP_NAMES, STEPS, select_step, steps_for
 from blockviz.files import atomic_path
 from blockviz.selection import select_head, select_token
 from blockviz.style import theme as theme_named
 
-__all__ = ["ALL_STEP_NAMES", "Explorer", "STEPS", "STEP_NAMES", "explore", "record_summary_html", "steps_for"]
+__all__ = [
+    "ALL_STEP_NAMES",
+    "OVERVIEW",
+    "Explorer",
+    "STEPS",
+    "STEP_NAMES",
+    "explore",
+    "record_summary_html",
+    "steps_for",
+]
 
 
 class Explorer:
@@ -32,6 +41,12 @@ class Explorer:
     a head number (default 0), ``step`` a name of the record's steps (:func:`steps_for`; for
     blockviz's own block :data:`STEP_NAMES`; default the first), and
     ``theme`` "light" or "dark". In a notebook it shows itself as a sandboxed iframe.
+
+    Its first view, ``step="overview"``, is a layer × head grid of the selected token's weights
+    rows: the record's one block, or with ``attentions`` (a
+    :class:`~blockviz.models.recording.ModelAttentions` of the same sentence and model) every
+    layer; ``contrast`` (the ModelAttentions of a second sentence, ``contrast_sentence``) puts
+    that sentence's rows beside them.
 
     Raises
     ------
@@ -46,17 +61,34 @@ class Explorer:
         head: int | None = None,
         step: str | None = None,
         theme: str = "light",
+        attentions=None,
+        contrast=None,
+        contrast_sentence: str | None = None,
     ):
         self.record = rec
+        self.attentions, self.contrast, self.contrast_sentence = attentions, contrast, contrast_sentence
         self.token = select_token(rec.tokens, token, rec.special)
         self.head = select_head(head, rec.config.n_heads)
         self.steps = steps_for(rec.config, rec.source)
-        self.step = select_step(step, tuple(s.name for s in self.steps))
+        self.step = (
+            select_step(step, (OVERVIEW,) + tuple(s.name for s in self.steps))
+            if step is not None
+            else self.steps[0].name
+        )
         self.theme = theme_named(theme).name
 
     def html(self) -> str:
         """The whole page: one self-contained HTML document."""
-        return explorer_page(self.record, self.token, self.head, self.step, self.theme)
+        return explorer_page(
+            self.record,
+            self.token,
+            self.head,
+            self.step,
+            self.theme,
+            self.attentions,
+            self.contrast,
+            self.contrast_sentence,
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the page to ``path`` atomically (no half-written page under that name) and return it.

@@ -5,7 +5,33 @@
 (function () {
   "use strict";
 
-  const DATA = JSON.parse(document.getElementById("record-data").textContent);
+  /* A large record's numbers come packed (blockviz.explorer.packing.packed): each tensor's bytes regrouped by
+     place, raw-deflated, base64. They are unpacked first (DecompressionStream), then the page is built. */
+  const PAGE_DATA = JSON.parse(document.getElementById("record-data").textContent);
+  const PACKED = [];
+  (function find(node) {
+    if (!node || typeof node !== "object") return;
+    if (typeof node.z === "string") { PACKED.push(node); return; }
+    Object.keys(node).forEach(function (key) { find(node[key]); });
+  })(PAGE_DATA);
+  function unpack(t) {
+    const text = atob(t.z), bytes = new Uint8Array(text.length);
+    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    return new Response(stream).arrayBuffer().then(function (buffer) {
+      const planes = new Uint8Array(buffer), size = t.size, count = planes.length / size;
+      const out = new Uint8Array(planes.length);
+      for (let b = 0; b < size; b++) for (let k = 0; k < count; k++) out[k * size + b] = planes[b * count + k];
+      t.bytes = out;
+      delete t.z;
+    });
+  }
+  if (!PACKED.length) main(PAGE_DATA);
+  else Promise.all(PACKED.map(unpack)).then(function () { main(PAGE_DATA); }, function (error) {
+    document.getElementById("app").textContent = "This browser cannot unpack the page's numbers (it needs DecompressionStream): " + error;
+  });
+
+  function main(DATA) {
   const S = DATA.style;
   const C = DATA.config;
   const TOKENS = DATA.tokens;
@@ -13,6 +39,8 @@
   const F32 = C.dtype === "float32";
   const TOLERANCE = F32 ? 1e-4 : 1e-9; // relative to 1 + |record value|
   const STEP_NAMES = DATA.steps.map(function (s) { return s.name; });
+  const OVERVIEW = "overview"; // the page's first view: every layer's and head's weights row of the token
+  const VIEW_NAMES = [OVERVIEW].concat(STEP_NAMES);
   const MINUS = S.minus;
 
   /* ---------- tensors ---------- */
@@ -20,6 +48,11 @@
   /* A tensor is {shape, data: [numbers, null for −∞]} (short text) or {shape, b64} (a large
      record: its little-endian float32 or float64 bytes, exact). */
   function decode(t) {
+    if (t.bytes !== undefined) { // unpacked: little-endian float32 or float64 bytes
+      const view = new DataView(t.bytes.buffer), size = F32 ? 4 : 8, data = new Float64Array(t.bytes.length / size);
+      for (let k = 0; k < data.length; k++) data[k] = F32 ? view.getFloat32(k * size, true) : view.getFloat64(k * size, true);
+      return data;
+    }
     if (t.b64 === undefined) {
       const data = new Float64Array(t.data.length);
       for (let k = 0; k < t.data.length; k++) {
@@ -35,8 +68,14 @@
     return data;
   }
   function load(t) { return { shape: t.shape, data: decode(t), offset: 0 }; }
+  function loadFloat32(t) { // the overview's weights: always float32 (unpacked: little-endian bytes)
+    const bytes = t.bytes;
+    const view = new DataView(bytes.buffer), data = new Float64Array(bytes.length / 4);
+    for (let k = 0; k < data.length; k++) data[k] = view.getFloat32(k * 4, true);
+    return { shape: t.shape, data: data, offset: 0 };
+  }
   const T = {}, P = {}, CUT = {};
-  Object.keys(DATA.tensors).forEach(function (name) { T[name] = load(DATA.tensors[name]); });
+  Object.keys(DATA.tensors).forEach(function (name) { const t = DATA.tensors[name]; T[name] = t.same ? T[t.same] : load(t); }); // "same": equal to an earlier one
   Object.keys(DATA.params).forEach(function (name) {
     const p = DATA.params[name];
     if (p.parts) CUT[name] = { shape: p.shape, columns: p.columns, parts: p.parts.map(load) }; // only the columns behind the shown ones
@@ -131,6 +170,10 @@
   function ascii(text) { // CSV's form of a shown text: ASCII minus, −∞ as -inf (format_number(…, unicode_minus=False))
     return text.replace(new RegExp(MINUS + "\u221e", "g"), "-inf").replace(new RegExp(MINUS, "g"), "-");
   }
+  /* "=" or "≈" between shown numbers (the videos' rule, blockviz.scenes.block_helpers.products_hold):
+     "=" when the result computed from the operands as shown, rounded as shown, is the shown result. */
+  function sv(x) { return Number.isFinite(x) ? parseFloat(ascii(fmt(x))) : x; } // a number as it is shown
+  function eq(fromShown, result) { return fmt(fromShown) === fmt(result) ? " = " : " \u2248 "; }
   function fmtDelta(x) {
     if (x === 0) return "0";
     if (!Number.isFinite(x)) return "\u221e";
@@ -380,22 +423,29 @@
     const finite = terms.filter(Number.isFinite), total = finite.reduce(function (a, v) { return a + v; }, 0);
     return terms.slice(0, 3).map(term).join(" + ") + " + … + " + term(terms[terms.length - 1], 1) + "  (" + terms.length + " terms, sum " + fmt(total) + ")";
   }
+  function sumShown(terms) { // what a written sum adds up to: its shown terms, or past LONG its shown total
+    const finite = terms.filter(Number.isFinite);
+    if (terms.length <= LONG) return terms.reduce(function (a, t) { return a + sv(t); }, 0);
+    return sv(finite.reduce(function (a, v) { return a + v; }, 0));
+  }
   /* Σ_r x[r] × W[r, c] (+ b[c]) written out; past LONG terms the LONG/2 largest and the rest as one sum. */
-  function dotOperands(x, W, bias, c, xName, wName, bName) {
+  function dotOperands(x, W, bias, c, xName, wName, bName, result) {
     const k = colOf(W, c);
     if (k < 0) return "this page does not carry column " + c + " of " + wName + " (only those of the shown columns): the value is the record's";
+    let shown = 0; // what the written terms add up to
     const terms = x.map(function (v, r) { return { r: r, x: v, w: W.get(r, k), t: v * W.get(r, k) }; });
     const written = function (list) { return list.map(function (t) { return fmt(t.x) + " × " + fmt(t.w); }).join(" + "); };
     let text;
-    if (terms.length <= LONG) text = written(terms);
+    if (terms.length <= LONG) { text = written(terms); shown = terms.reduce(function (a, t) { return a + sv(t.x) * sv(t.w); }, 0); }
     else {
       const largest = terms.slice().sort(function (p, q) { return Math.abs(q.t) - Math.abs(p.t); }).slice(0, LONG / 2);
       const rest = terms.filter(function (t) { return largest.indexOf(t) < 0; }).reduce(function (a, t) { return a + t.t; }, 0);
+      shown = largest.reduce(function (a, t) { return a + sv(t.x) * sv(t.w); }, sv(rest));
       text = largest.map(function (t) { return fmt(t.x) + " × " + fmt(t.w) + " [r " + t.r + "]"; }).join(" + ") + " + (the other " + (terms.length - LONG / 2) + " terms: " + fmt(rest) + ")";
     }
     const head = "Σ over " + x.length + " r of " + xName + "[r] × " + wName + "[r, " + c + "]";
-    if (!bias) return head + " = " + text;
-    return head + " + " + bName + "[" + c + "] = " + text + " + " + fmt(bias[c]);
+    if (!bias) return head + " = " + text + eq(shown, result) + fmt(result);
+    return head + " + " + bName + "[" + c + "] = " + text + " + " + fmt(bias[c]) + eq(shown + sv(bias[c]), result) + fmt(result);
   }
 
   /* ---------- checks ---------- */
@@ -466,15 +516,15 @@
         caption: "statistics of the row (over its " + D + " entries): RMSNorm does not subtract the mean",
         columns: ["value"],
         rows: [
-          { label: "mean_sq = Σ x² / " + D, values: [at(T[name + "_mean_sq"], i)], field: name + "_mean_sq", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x.map(function (v) { return v * v; })) + ") / " + D + " = " + fmt(meanSq); } },
-          { label: "rms = √(mean_sq + ε), ε = " + EPS, values: [root], family: familyOf(name + "_mean_sq"), operands: function () { return "√(" + fmt(meanSq) + " + " + EPS + ") = " + fmt(root); } },
+          { label: "mean_sq = Σ x² / " + D, values: [at(T[name + "_mean_sq"], i)], field: name + "_mean_sq", at: [], fieldColumns: [[i]], operands: function () { const sq = x.map(function (v) { return v * v; }); return "(" + sumText(sq) + ") / " + D + eq(sumShown(sq) / D, meanSq) + fmt(meanSq); } },
+          { label: "rms = √(mean_sq + ε), ε = " + EPS, values: [root], family: familyOf(name + "_mean_sq"), operands: function () { return "√(" + fmt(meanSq) + " + " + EPS + ")" + eq(Math.sqrt(sv(meanSq) + C.ln_eps), root) + fmt(root); } },
         ],
       }, box);
       const rows = rowTable("the row divided by its rms, then scaled by γ (no β)", output, 0, [
         { label: source, values: x, field: source, at: [i], role: "residual" },
-        { label: name + "_norm = x / rms", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(x[c]) + " / " + fmt(root) + " = " + fmt(norm[c]); } },
+        { label: name + "_norm = x / rms", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(x[c]) + " / " + fmt(root) + eq(sv(x[c]) / sv(root), norm[c]) + fmt(norm[c]); } },
         { label: "γ (" + name + ".weight)", values: gamma, param: name + ".weight", at: [] },
-        { label: output + " = γ ⊙ norm", values: vec(T[output], i), field: output, at: [i], result: true, operands: function (c) { return fmt(gamma[c]) + " × " + fmt(norm[c]) + " = " + fmt(out[c]); } },
+        { label: output + " = γ ⊙ norm", values: vec(T[output], i), field: output, at: [i], result: true, operands: function (c) { return fmt(gamma[c]) + " × " + fmt(norm[c]) + eq(sv(gamma[c]) * sv(norm[c]), out[c]) + fmt(out[c]); } },
       ], box);
       return { body: [stats, rows], checks: [[meanSq, at(T[name + "_mean_sq"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[output], i)]] };
     }
@@ -489,18 +539,18 @@
       caption: "statistics of the row (over its " + D + " entries)",
       columns: ["value"],
       rows: [
-        { label: "mean = Σ x / " + D, values: [at(T[name + "_mean"], i)], field: name + "_mean", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x) + ") / " + D + " = " + fmt(mean); } },
-        { label: "var = Σ (x − mean)² / " + D, values: [at(T[name + "_var"], i)], field: name + "_var", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(centred.map(function (v) { return v * v; })) + ") / " + D + " = " + fmt(variance); } },
-        { label: "√(var + ε), ε = " + EPS, values: [root], family: familyOf(name + "_var"), operands: function () { return "√(" + fmt(variance) + " + " + EPS + ") = " + fmt(root); } },
+        { label: "mean = Σ x / " + D, values: [at(T[name + "_mean"], i)], field: name + "_mean", at: [], fieldColumns: [[i]], operands: function () { return "(" + sumText(x) + ") / " + D + eq(sumShown(x) / D, mean) + fmt(mean); } },
+        { label: "var = Σ (x − mean)² / " + D, values: [at(T[name + "_var"], i)], field: name + "_var", at: [], fieldColumns: [[i]], operands: function () { const sq = centred.map(function (v) { return v * v; }); return "(" + sumText(sq) + ") / " + D + eq(sumShown(sq) / D, variance) + fmt(variance); } },
+        { label: "√(var + ε), ε = " + EPS, values: [root], family: familyOf(name + "_var"), operands: function () { return "√(" + fmt(variance) + " + " + EPS + ")" + eq(Math.sqrt(sv(variance) + C.ln_eps), root) + fmt(root); } },
       ],
     }, box);
     const rows = rowTable("the row, normalised, then scaled by γ and shifted by β", output, 0, [
       { label: source, values: x, field: source, at: [i], role: "residual" },
-      { label: name + "_centred = x − mean", values: vec(T[name + "_centred"], i), field: name + "_centred", at: [i], operands: function (c) { return fmt(x[c]) + " − " + fmt(mean) + " = " + fmt(centred[c]); } },
-      { label: name + "_norm = (x − mean) / √(var + ε)", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(centred[c]) + " / " + fmt(root) + " = " + fmt(norm[c]); } },
+      { label: name + "_centred = x − mean", values: vec(T[name + "_centred"], i), field: name + "_centred", at: [i], operands: function (c) { return fmt(x[c]) + " − " + fmt(mean) + eq(sv(x[c]) - sv(mean), centred[c]) + fmt(centred[c]); } },
+      { label: name + "_norm = (x − mean) / √(var + ε)", values: vec(T[name + "_norm"], i), field: name + "_norm", at: [i], operands: function (c) { return fmt(centred[c]) + " / " + fmt(root) + eq(sv(centred[c]) / sv(root), norm[c]) + fmt(norm[c]); } },
       { label: "γ (" + name + ".weight)", values: gamma, param: name + ".weight", at: [] },
       { label: "β (" + name + ".bias)", values: beta, param: name + ".bias", at: [] },
-      { label: output + " = γ ⊙ norm + β", values: vec(T[output], i), field: output, at: [i], result: true, operands: function (c) { return fmt(gamma[c]) + " × " + fmt(norm[c]) + " + " + fmt(beta[c]) + " = " + fmt(out[c]); } },
+      { label: output + " = γ ⊙ norm + β", values: vec(T[output], i), field: output, at: [i], result: true, operands: function (c) { return fmt(gamma[c]) + " × " + fmt(norm[c]) + " + " + fmt(beta[c]) + eq(sv(gamma[c]) * sv(norm[c]) + sv(beta[c]), out[c]) + fmt(out[c]); } },
     ], box);
     return {
       body: [stats, rows],
@@ -519,7 +569,7 @@
       const values = new Array(W.width).fill(null);
       W.cols.forEach(function (c, k) { values[c] = x[r] * W.get(r, k); });
       return { label: xName + "[" + r + "] × " + wName + "[" + r + ", ·]", family: family, values: values,
-               operands: function (c) { const k = colOf(W, c); return fmt(x[r]) + " × " + fmt(W.get(r, k)) + " = " + fmt(x[r] * W.get(r, k)); } };
+               operands: function (c) { const k = colOf(W, c); return fmt(x[r]) + " × " + fmt(W.get(r, k)) + eq(sv(x[r]) * sv(W.get(r, k)), x[r] * W.get(r, k)) + fmt(x[r] * W.get(r, k)); } };
     });
   }
   /* A term table has the columns of the weights the page carries: when they are cut to the shown ones, only those (no switch). */
@@ -548,7 +598,7 @@
       body: [rowTable("token " + tokenLabel(i) + ": the residual stream plus the sub-layer's output", out, 0, [
         { label: a, values: x, field: a, at: [i], role: "residual" },
         { label: "+ " + b, values: y, field: b, at: [i], role: role },
-        { label: out, values: vec(T[out], i), field: out, at: [i], role: "residual", result: true, operands: function (c) { return fmt(x[c]) + " + " + fmt(y[c]) + " = " + fmt(got[c]); } },
+        { label: out, values: vec(T[out], i), field: out, at: [i], role: "residual", result: true, operands: function (c) { return fmt(x[c]) + " + " + fmt(y[c]) + eq(sv(x[c]) + sv(y[c]), got[c]) + fmt(got[c]); } },
       ], box)],
       checks: [[got, vec(T[out], i)]],
     };
@@ -619,7 +669,7 @@
                  note: direct ? null : "the layer's input as the model computed it (" + (SOURCE.layer === 0 ? "the model's embedding layer adds token types and a LayerNorm, which" : "layers 0–" + (SOURCE.layer - 1) + ", which") +
                    " this one-layer record does not hold, so it is not recomputed; the record was checked against the model's own output of layer " + SOURCE.layer + " when it was made)" };
       }
-      rows.push({ label: hasPos ? "x = resid_pre" : "x = resid_pre = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + " = " + fmt(sum[c]); } : null });
+      rows.push({ label: hasPos ? "x = resid_pre" : "x = resid_pre = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + eq(sv(e[c]) + sv(p[c]), sum[c]) + fmt(sum[c]); } : null });
       return { body: [rowTable("token " + tokenLabel(i) + (hasPos ? ": its embedding plus its position's encoding" : ": its embedding (rotary positions act on q and k)"), "resid_pre", 0, rows, box)], checks: [[sum, x]] };
     },
     norm: function (i, h, box, args) { return normStep(i, box, args); },
@@ -637,7 +687,7 @@
         const got = linear(a, W, b), head = "[" + (names[0] === "Q" ? "h" : KV !== H ? "g" : "h") + names[3] + "]";
         Ws[names[0]] = { W: W, b: b, head: head };
         rows.push({ label: names[2] + " = " + input + " · W_" + names[0] + head + (b ? " + b_" + names[0] : ""), values: vec(T[names[1]], h, i), field: names[1], at: [h, i], role: names[1],
-                    operands: function (c) { return dotOperands(a, W, b, c, input, "W_" + names[0] + head, "b_" + names[0]) + " = " + fmt(got.values[c]); } });
+                    operands: function (c) { return dotOperands(a, W, b, c, input, "W_" + names[0] + head, "b_" + names[0], got.values[c]); } });
         checks.push([carried(got.values, W), carried(vec(T[names[1]], h, i), W), carried(got.scale, W)]);
       });
       body.push(rowTable("head " + h + ": query, key and value of token " + tokenLabel(i), "query", h, rows, box));
@@ -667,7 +717,7 @@
           { label: "rotate_half(" + names[1] + ")", values: rot, family: familyOf(names[0]), operands: function (c) { return c < half ? MINUS + names[1] + "[" + (c + half) + "] = " + fmt(rot[c]) : names[1] + "[" + (c - half) + "] = " + fmt(rot[c]); } },
           { label: "sin", values: sin, field: "rope_sin", at: [i] },
           { label: names[2], values: vec(T[names[2]], h, i), field: names[2], at: [h, i], role: role, result: true,
-            operands: function (c) { return fmt(x[c]) + " × " + fmt(cos[c]) + " + " + fmt(rot[c]) + " × " + fmt(sin[c]) + " = " + fmt(got[c]); } },
+            operands: function (c) { return fmt(x[c]) + " × " + fmt(cos[c]) + " + " + fmt(rot[c]) + " × " + fmt(sin[c]) + eq(sv(x[c]) * sv(cos[c]) + sv(rot[c]) * sv(sin[c]), got[c]) + fmt(got[c]); } },
         ], box));
         checks.push([got, vec(T[names[2]], h, i)]);
       });
@@ -684,7 +734,7 @@
         scales.push(1 + terms.reduce(function (s, v) { return s + Math.abs(v); }, 0));
         rows.push({ label: qn + " ⊙ " + kn + " of " + tokenLabel(j), values: terms.concat([at(T.scores, h, i, j)]), role: "key", blocked: blocked[j], family: familyOf("scores"),
                     field: "scores", at: [h, i], fieldColumns: terms.map(function () { return null; }).concat([[j]]),
-                    operands: function (c) { return c < E ? fmt(q[c]) + " × " + fmt(k[c]) + " = " + fmt(terms[c]) : sumText(terms) + " = " + fmt(sum); } });
+                    operands: function (c) { return c < E ? fmt(q[c]) + " × " + fmt(k[c]) + eq(sv(q[c]) * sv(k[c]), terms[c]) + fmt(terms[c]) : sumText(terms) + eq(sumShown(terms), sum) + fmt(sum); } });
       });
       const shown = shownOf(qf, h);
       const table = numTable({ caption: "head " + h + ": element-wise products " + qn + "_c · " + kn + "_jc with every key, and their sum over all " + E + " (blocked keys struck through: their scores are masked next)",
@@ -694,11 +744,11 @@
     scale: function (i, h, box) {
       const s = vec(T.scores, h, i), root = Math.sqrt(E), got = s.map(function (v) { return v / root; });
       return {
-        body: [textEl("p", "√d_head = √" + E + " = " + fmt(root), "note"), numTable({
+        body: [textEl("p", "√d_head = √" + E + (Math.sqrt(E) === sv(root) ? " = " : " \u2248 ") + fmt(root), "note"), numTable({
           caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key", columns: ["q · k", "÷ √" + E + " = scaled"], resultColumn: 1,
           rows: keyRows(i, function (j) {
             return [{ value: s[j], field: "scores", at: [h, i, j] },
-                    { value: at(T.scaled_scores, h, i, j), field: "scaled_scores", at: [h, i, j], operands: function () { return fmt(s[j]) + " / " + fmt(root) + " = " + fmt(got[j]); } }];
+                    { value: at(T.scaled_scores, h, i, j), field: "scaled_scores", at: [h, i, j], operands: function () { return fmt(s[j]) + " / " + fmt(root) + eq(sv(s[j]) / sv(root), got[j]) + fmt(got[j]); } }];
           }),
         }, box)],
         checks: [[got, vec(T.scaled_scores, h, i)]],
@@ -713,7 +763,7 @@
           rows: keyRows(i, function (j) {
             return [{ value: s[j], field: "scaled_scores", at: [h, i, j] },
                     { value: m[j], field: "mask", at: [i, j] },
-                    { value: at(T.masked_scores, h, i, j), field: "masked_scores", at: [h, i, j], operands: function () { return fmt(s[j]) + " + " + fmt(m[j]) + " = " + fmt(got[j]); } }];
+                    { value: at(T.masked_scores, h, i, j), field: "masked_scores", at: [h, i, j], operands: function () { return fmt(s[j]) + " + " + fmt(m[j]) + eq(sv(s[j]) + sv(m[j]), got[j]) + fmt(got[j]); } }];
           }),
         }, box)],
         checks: [[got, vec(T.masked_scores, h, i)]],
@@ -731,12 +781,12 @@
       const rows = keyRows(i, function (j) {
         return [{ value: m[j], field: "masked_scores", at: [h, i, j] },
                 { value: recMax, field: "row_max", at: [h, i], operands: function () { return "max(" + m.map(fmt).join(", ") + ") = " + fmt(recMax) + "  (row_max in the record)"; } },
-                { value: recExp[j], field: "exp_scores", at: [h, i, j], blocked: blocked[j], text: blocked[j] ? S.blocked_weight_label : undefined, operands: function () { return "exp(" + fmt(m[j]) + " − " + fmt(recMax) + ") = exp(" + fmt(m[j] - recMax) + ") = " + fmt(recExp[j]); } },
-                { value: recW[j], field: "weights", at: [h, i, j], blocked: blocked[j], text: blocked[j] ? S.blocked_weight_label : undefined, operands: function () { return fmt(recExp[j]) + " / " + fmt(recSum) + " = " + fmt(recW[j]); } }];
+                { value: recExp[j], field: "exp_scores", at: [h, i, j], blocked: blocked[j], text: blocked[j] ? S.blocked_weight_label : undefined, operands: function () { return "exp(" + fmt(m[j]) + " − " + fmt(recMax) + ")" + eq(sv(m[j]) - sv(recMax), m[j] - recMax) + "exp(" + fmt(m[j] - recMax) + ")" + eq(Math.exp(sv(m[j] - recMax)), recExp[j]) + fmt(recExp[j]); } },
+                { value: recW[j], field: "weights", at: [h, i, j], blocked: blocked[j], text: blocked[j] ? S.blocked_weight_label : undefined, operands: function () { return fmt(recExp[j]) + " / " + fmt(recSum) + eq(sv(recExp[j]) / sv(recSum), recW[j]) + fmt(recW[j]); } }];
       });
       rows.push({ label: "Σ over the keys", result: true, cells: [null, null,
-        { value: recSum, field: "exp_sums", at: [h, i], operands: function () { return sumText(recExp) + " = " + fmt(recSum) + "  (exp_sums in the record)"; } },
-        { value: total, family: S.weights_family, operands: function () { return sumText(recW) + " = " + fmt(total); } }] });
+        { value: recSum, field: "exp_sums", at: [h, i], operands: function () { return sumText(recExp) + eq(sumShown(recExp), recSum) + fmt(recSum) + "  (exp_sums in the record)"; } },
+        { value: total, family: S.weights_family, operands: function () { return sumText(recW) + eq(sumShown(recW), total) + fmt(total); } }] });
       return {
         body: [numTable({
           caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key; the weights add up to 1", columns: ["masked", "− max", "exp(masked − max)", "÷ sum = weight"], resultColumn: 3,
@@ -751,10 +801,10 @@
         const v = vec(T.value, h, j), scaled = v.map(function (x) { return w[j] * x; });
         scaled.forEach(function (x, c) { got[c] += x; scales[c] += Math.abs(x); });
         rows.push({ label: fmt(w[j]) + " × v of " + tokenLabel(j), values: scaled, role: "value", blocked: blocked[j], family: familyOf("head_outputs"),
-                    operands: function (c) { return fmt(w[j]) + " × " + fmt(v[c]) + " = " + fmt(scaled[c]); } });
+                    operands: function (c) { return fmt(w[j]) + " × " + fmt(v[c]) + eq(sv(w[j]) * sv(v[c]), scaled[c]) + fmt(scaled[c]); } });
       });
       rows.push({ label: "head_out = Σ", values: vec(T.head_outputs, h, i), field: "head_outputs", at: [h, i], role: "output", result: true,
-                  operands: function (c) { return sumText(rows.slice(0, N).map(function (r) { return r.values[c]; })) + " = " + fmt(got[c]); } });
+                  operands: function (c) { const parts = rows.slice(0, N).map(function (r) { return r.values[c]; }); return sumText(parts) + eq(sumShown(parts), got[c]) + fmt(got[c]); } });
       return {
         body: [rowTable("head " + h + ": every value row scaled by its weight; the rows add up to the head's output", "head_outputs", h, rows, box)],
         checks: [[got, vec(T.head_outputs, h, i), scales]],
@@ -775,10 +825,10 @@
       const input = args.input, output = args.output, wName = args.weight.split(".")[1];
       const x = vec(T[input], i), W = weight(args.weight, 0), b = args.bias ? vec(P[args.bias]) : null, got = linear(x, W, b);
       const bName = b ? args.bias.split(".")[1] : null;
-      const rows = [{ label: input + " · " + wName, values: got.product, family: familyOf(output), operands: function (c) { return dotOperands(x, W, null, c, input, wName) + " = " + fmt(got.product[c]); } }];
+      const rows = [{ label: input + " · " + wName, values: got.product, family: familyOf(output), operands: function (c) { return dotOperands(x, W, null, c, input, wName, null, got.product[c]); } }];
       if (b) rows.push({ label: bName, values: b, param: args.bias, at: [] });
       rows.push({ label: output, values: vec(T[output], i), field: output, at: [i], role: args.role, result: true,
-                  operands: function (c) { return b ? fmt(got.product[c]) + " + " + fmt(b[c]) + " = " + fmt(got.values[c]) : dotOperands(x, W, null, c, input, wName) + " = " + fmt(got.values[c]); } });
+                  operands: function (c) { return b ? fmt(got.product[c]) + " + " + fmt(b[c]) + eq(sv(got.product[c]) + sv(b[c]), got.values[c]) + fmt(got.values[c]) : dotOperands(x, W, null, c, input, wName, null, got.values[c]); } });
       const body = [
         rowTable("input: " + input + " of token " + tokenLabel(i), input, 0, [{ label: input, values: x, field: input, at: [i], role: args.role === "output" ? "output" : null }], box),
         rowTable(args.what + " (" + x.length + " → " + W.width + " entries)", output, 0, rows, box),
@@ -795,7 +845,7 @@
       return {
         body: [rowTable(C.activation_name + " applied to each entry", args.output, 0, [
           { label: args.input, values: pre, field: args.input, at: [i], role: "ffn" },
-          { label: args.output + " = " + C.activation_name + "(" + args.input + ")", values: vec(T[args.output], i), field: args.output, at: [i], role: "ffn", result: true, operands: function (c) { return C.activation_name + "(" + fmt(pre[c]) + ") = " + fmt(got[c]); } },
+          { label: args.output + " = " + C.activation_name + "(" + args.input + ")", values: vec(T[args.output], i), field: args.output, at: [i], role: "ffn", result: true, operands: function (c) { return C.activation_name + "(" + fmt(pre[c]) + ")" + eq(ACTIVATE(sv(pre[c])), got[c]) + fmt(got[c]); } },
         ], box), activationCurve(pre, args.input)],
         checks: [[got, vec(T[args.output], i)]],
       };
@@ -807,7 +857,7 @@
                rowTable("entry by entry: the activated gate times the up values", args.out, 0, [
           { label: args.a, values: a, field: args.a, at: [i], role: "ffn" },
           { label: "⊙ " + args.b, values: b, field: args.b, at: [i], role: "ffn" },
-          { label: args.out + " = " + args.a + " ⊙ " + args.b, values: vec(T[args.out], i), field: args.out, at: [i], role: "ffn", result: true, operands: function (c) { return fmt(a[c]) + " × " + fmt(b[c]) + " = " + fmt(got[c]); } },
+          { label: args.out + " = " + args.a + " ⊙ " + args.b, values: vec(T[args.out], i), field: args.out, at: [i], role: "ffn", result: true, operands: function (c) { return fmt(a[c]) + " × " + fmt(b[c]) + eq(sv(a[c]) * sv(b[c]), got[c]) + fmt(got[c]); } },
         ], box)],
         checks: [[got, vec(T[args.out], i)]],
       };
@@ -822,7 +872,7 @@
         const terms = x.map(function (v, c) { return v * W.get(c, w); });
         rows.push({ label: wordName(w), values: [logits[w]].concat(terms), family: familyOf("logits"),
                     field: "logits", at: [i], fieldColumns: [[w]].concat(terms.map(function () { return null; })),
-                    operands: function (c) { return c > 0 ? fmt(x[c - 1]) + " × " + fmt(W.get(c - 1, w)) + " = " + fmt(terms[c - 1]) : dotOperands(x, W, null, w, "ln_f", "W_U") + " = " + fmt(got.values[w]); } });
+                    operands: function (c) { return c > 0 ? fmt(x[c - 1]) + " × " + fmt(W.get(c - 1, w)) + eq(sv(x[c - 1]) * sv(W.get(c - 1, w)), terms[c - 1]) + fmt(terms[c - 1]) : dotOperands(x, W, null, w, "ln_f", "W_U", null, got.values[w]); } });
       });
       const elided = shownOf("ln_f", 0);
       const table = numTable({ caption: "token " + tokenLabel(i) + ": one row per vocabulary word, largest logit first; each row the word's logit, the sum of the " + D + " products ln_f_c × W_U[c, word] after it",
@@ -844,9 +894,9 @@
         p.top.map(function (w, k) { return el("span", null, el("b", { text: quoted(wordName(w)) }), textEl("span", " " + fmt(probs[w]) + (k < p.top.length - 1 ? ", " : ", …"))); }));
       const wordRows = p.top.map(function (w) { return { label: wordName(w), cells: [{ value: probs[w], field: "probs", at: [i, w] }] }; });
       wordRows.push({ label: OTHERS + " (" + p.rest.length + " words)", cells: [{ value: p.others, family: S.weights_family,
-        operands: function () { return "the other " + p.rest.length + " words: " + sumText(p.rest.map(function (w) { return probs[w]; })) + " = " + fmt(p.others); } }] });
+        operands: function () { return "the other " + p.rest.length + " words: " + sumText(p.rest.map(function (w) { return probs[w]; })) + eq(sumShown(p.rest.map(function (w) { return probs[w]; })), p.others) + fmt(p.others); } }] });
       wordRows.push({ label: p.sign + " total", result: true, cells: [{ value: p.total, family: S.weights_family,
-        operands: function () { return sumText(probs) + " = " + fmt(p.total) + "  (all " + V + " words)"; } }] });
+        operands: function () { return sumText(probs) + eq(sumShown(probs), p.total) + fmt(p.total) + "  (all " + V + " words)"; } }] });
       const terms = numTable({
         caption: "the next word after token " + tokenLabel(i) + ": the " + TOP_WORDS + " most probable words, then the other " + p.rest.length + " summed",
         columns: ["p"], rows: wordRows,
@@ -856,13 +906,13 @@
       const rows = shown.map(function (w) {
         return { label: wordName(w), cells: [
           { value: logits[w], field: "logits", at: [i, w] },
-          { value: logits[w] - max, family: familyOf("logits"), operands: function () { return fmt(logits[w]) + " − " + fmt(max) + " = " + fmt(logits[w] - max); } },
-          { value: exps[w], family: "exp_scores" in DATA.families ? "exp_scores" : S.weights_family, operands: function () { return "exp(" + fmt(logits[w] - max) + ") = " + fmt(exps[w]); } },
-          { value: probs[w], field: "probs", at: [i, w], operands: function () { return fmt(exps[w]) + " / " + fmt(sum) + " = " + fmt(got[w]); } }] };
+          { value: logits[w] - max, family: familyOf("logits"), operands: function () { return fmt(logits[w]) + " − " + fmt(max) + eq(sv(logits[w]) - sv(max), logits[w] - max) + fmt(logits[w] - max); } },
+          { value: exps[w], family: "exp_scores" in DATA.families ? "exp_scores" : S.weights_family, operands: function () { return "exp(" + fmt(logits[w] - max) + ")" + eq(Math.exp(sv(logits[w] - max)), exps[w]) + fmt(exps[w]); } },
+          { value: probs[w], field: "probs", at: [i, w], operands: function () { return fmt(exps[w]) + " / " + fmt(sum) + eq(sv(exps[w]) / sv(sum), got[w]) + fmt(got[w]); } }] };
       });
       rows.push({ label: "Σ (all " + V + ")", result: true, cells: [null, null,
-        { value: sum, family: "exp_sums" in DATA.families ? "exp_sums" : S.weights_family, operands: function () { return sumText(exps) + " = " + fmt(sum); } },
-        { value: p.total, family: S.weights_family, operands: function () { return sumText(probs) + " = " + fmt(p.total); } }] });
+        { value: sum, family: "exp_sums" in DATA.families ? "exp_sums" : S.weights_family, operands: function () { return sumText(exps) + eq(sumShown(exps), sum) + fmt(sum); } },
+        { value: p.total, family: S.weights_family, operands: function () { return sumText(probs) + eq(sumShown(probs), p.total) + fmt(p.total); } }] });
       const softmax = numTable({
         caption: "the softmax of the logits of token " + tokenLabel(i) + ", one row per word, most probable first (max = the largest logit, " + fmt(max) + ")",
         columns: ["logit", "− max", "exp", "÷ Σ = p"], resultColumn: 3, rows: rows, switch: wordsSwitch(shown.length),
@@ -912,6 +962,176 @@
     return el("figure", { class: "curvebox" }, svg, textEl("figcaption", "The curve of " + C.activation_name + "; the dots are this token's entries.", "note"));
   }
 
+  /* ---------- the overview: every layer's and head's weights row of the token (BertViz's model view) ---------- */
+
+  /* DATA.overview (blockviz.explorer.overview): weights (layers, heads, n, n) — the record's one block, or every
+     layer of a model with the recorded layer's rows the record's own — and maybe a contrast sentence's. */
+  const OV = DATA.overview;
+  const OV_OTHERS = OV.others ? loadFloat32(OV.others) : null, LAYERS = OV.layers, RECORDED = OV.recorded, L = LAYERS.length;
+  const CON = OV.contrast, CON_W = CON ? loadFloat32(CON.weights) : null, CON_N = CON ? CON.tokens.length : 0;
+  const OV_TOP = 5; // a cell's accessible label names its largest weights, this many
+  let overviewFocus = null; // [layer index, head] of the cell to focus once the grid is drawn again
+
+  /* The contrast sentence's token for token i: the same word (its k-th occurrence), else the same position when
+     both sentences have as many tokens; −1 when there is none. */
+  function contrastQuery(i) {
+    const word = TOKENS[i].toLowerCase();
+    const k = range(i + 1).filter(function (j) { return TOKENS[j].toLowerCase() === word; }).length;
+    const same = range(CON_N).filter(function (j) { return CON.tokens[j].toLowerCase() === word; });
+    if (same.length >= k) return same[k - 1];
+    return CON_N === N ? i : -1;
+  }
+  /* A causal query before the first token where the sentences differ cannot see the difference: one line says so. */
+  function unseenDifference(i, q) {
+    if (!C.causal || q < 0 || q !== i) return null;
+    let first = 0;
+    while (first < Math.min(N, CON_N) && TOKENS[first] === CON.tokens[first]) first++;
+    if (first === N && first === CON_N) return null;
+    if (i >= first) return null;
+    return "The mask is causal: " + quoted(TOKENS[i]) + " sees only the tokens up to itself, and the sentences differ only from token " + first + " " +
+      quoted(first < N ? TOKENS[first] : CON.tokens[first]) + " on, so its weights are the same in both: nothing here can show the difference.";
+  }
+  function ovRow(t, l, h, q, n) { return range(n).map(function (j) { return at(t, l, h, q, j); }); }
+  function myRow(l, h, q) { // the recorded layer's row is the record's own weights
+    return l === RECORDED ? vec(T.weights, h, q) : ovRow(OV_OTHERS, l < RECORDED ? l : l - 1, h, q, N);
+  }
+  function ovBlocked(q, n) { return range(n).map(function (j) { return !!C.causal && j > q; }); }
+  function largestFirst(row) { return range(row.length).sort(function (a, b) { return row[b] - row[a] || a - b; }); }
+  function readable(words, row, count) {
+    return largestFirst(row).slice(0, count).map(function (j) { return words[j] + " " + fmt(row[j]); }).join(", ");
+  }
+
+  /* One sentence's row in a grid cell: a strip of one square per key, and the key it weighs most. */
+  function strip(words, row, q, n, which) {
+    const blocked = ovBlocked(q, n), top = largestFirst(row)[0];
+    const squares = el("span", { class: "strip", "aria-hidden": "true" });
+    range(n).forEach(function (j) {
+      const square = el("span", { class: "sq", title: words[q] + " \u2192 " + words[j] + ": " + (blocked[j] ? S.blocked_weight_label + " (blocked)" : fmt(row[j])) });
+      paint(square, row[j], S.weights_family, blocked[j]);
+      squares.appendChild(square);
+    });
+    return el("span", { class: "ovrow " + which }, squares,
+      el("span", { class: "ovtop" }, textEl("span", words[top], "ovword"), document.createTextNode(" "), textEl("span", fmt(row[top]), "ovnum")));
+  }
+
+  /* The numbers of one cell under the grid: the token's weight on every key, one row per key (it fits a phone),
+     a table per sentence side by side. */
+  function readoutTable(caption, words, row, q, n, attrs) {
+    const blocked = ovBlocked(q, n), body = el("tbody");
+    range(n).forEach(function (j) {
+      const td = el("td", { class: "num", text: blocked[j] ? S.blocked_weight_label : fmt(row[j]) });
+      const extra = attrs(j);
+      Object.keys(extra).forEach(function (key) { td.setAttribute(key, extra[key]); });
+      paint(td, row[j], S.weights_family, blocked[j]);
+      body.appendChild(el("tr", { class: blocked[j] ? "blocked" : null }, el("th", { scope: "row", class: "rowhead", text: (blocked[j] ? "\u2715 " : "") + j + " " + words[j] }), td));
+    });
+    const head = el("tr", null, el("th", { scope: "col", text: "key" }), el("th", { scope: "col", text: "weight" }));
+    return el("div", { class: "tablebox" }, textEl("p", caption, "tablecap"),
+      el("div", { class: "scroll", "data-label": caption }, el("table", { class: "nums" }, el("thead", null, head), body)));
+  }
+  function showReadout(readout, l, h) {
+    const i = state.token, layer = LAYERS[l], recorded = l === RECORDED;
+    readout.textContent = "";
+    const what = (L > 1 ? "layer " + layer + ", " : "") + "head " + h;
+    readout.appendChild(textEl("h3", what + ": the weights of " + quoted(TOKENS[i]) + " on every key" + (recorded && L > 1 ? " (the recorded layer: its steps are below)" : "")));
+    const mine = myRow(l, h, i), tables = el("div", { class: "readtables" });
+    readout.appendChild(tables);
+    tables.appendChild(readoutTable((CON ? "\u201c" + DATA.sentence + "\u201d: " : "") + "query " + tokenLabel(i), TOKENS, mine, i, N, function (j) {
+      return recorded ? { "data-field": "weights", "data-at": [h, i, j].join(",") } : { "data-overview": [l, h, i, j].join(",") };
+    }));
+    if (CON) {
+      const q = contrastQuery(i);
+      if (q < 0) readout.appendChild(textEl("p", "The contrast sentence has no token " + quoted(TOKENS[i]) + " (nor as many tokens, to match by position).", "note"));
+      else tables.appendChild(readoutTable("\u201c" + CON.sentence + "\u201d: query " + q + " " + CON.tokens[q], CON.tokens, ovRow(CON_W, l, h, q, CON_N), q, CON_N, function (j) {
+        return { "data-contrast": [l, h, q, j].join(",") };
+      }));
+    }
+    if (!recorded) readout.appendChild(textEl("p", "Layer " + layer + "'s weights are the model's own (output_attentions); the steps of this page are layer " + LAYERS[RECORDED] +
+      "'s. For layer " + layer + "'s calculation, write its page: blockviz explore \u2026 --layer " + layer + ".", "note"));
+    markScrollers();
+  }
+
+  function overviewSection() {
+    const i = state.token, q = CON ? contrastQuery(i) : -1;
+    const section = el("section", { class: "step overview", id: "step-" + OVERVIEW, "data-step": OVERVIEW, "aria-labelledby": "title-" + OVERVIEW },
+      el("h2", { id: "title-" + OVERVIEW, tabindex: "-1", text: (L > 1 ? "Every layer and head" : "Every head") + ": the weights of " + quoted(TOKENS[i]) }));
+    const model = L > 1 ? "Rows are the " + L + " layers, columns the " + H + " heads. The steps of this page are layer " + LAYERS[RECORDED] +
+      "'s (the recorded layer, marked \u25b8; its rows are the record's); the other layers' weights are the model's own (output_attentions). " : "";
+    section.appendChild(textEl("p", model + "Each cell is the weights row of token " + tokenLabel(i) + " in one head: a square per key, coloured by its weight (0 to 1), " +
+      "and the key it weighs most. Hover or focus a cell for its numbers; click it (or Enter) to follow that head step by step" + (L > 1 ? " (in the recorded layer)." : "."), "note"));
+    if (CON) {
+      section.appendChild(textEl("p", "Contrast: each cell's upper strip is \u201c" + DATA.sentence + "\u201d, the lower (dashed) \u201c" + CON.sentence + "\u201d, query " +
+        (q < 0 ? "\u2014 no token " + quoted(TOKENS[i]) + " there" : q + " " + quoted(CON.tokens[q]) + (CON.tokens[q].toLowerCase() === TOKENS[i].toLowerCase() ? " (the same word)" : " (the same position)")) + ".", "note"));
+      const blind = unseenDifference(i, q);
+      if (blind) section.appendChild(textEl("p", blind, "note causalnote"));
+    }
+    const readout = el("div", { class: "readout", "aria-live": "polite" });
+    const table = el("table", { class: "ovgrid", "aria-label": "Weights of " + TOKENS[i] + " in every " + (L > 1 ? "layer and " : "") + "head" });
+    const head = el("tr", null, el("td", { class: "corner" }));
+    range(H).forEach(function (h) { head.appendChild(el("th", { scope: "col", text: "head " + h, class: h === state.head ? "current" : null })); });
+    table.appendChild(el("thead", null, head));
+    const body = el("tbody"), buttons = [];
+    range(L).forEach(function (l) {
+      const tr = el("tr", { class: l === RECORDED ? "recorded" : null });
+      tr.appendChild(el("th", { scope: "row", text: (l === RECORDED && L > 1 ? "\u25b8 " : "") + (L > 1 ? "layer " + LAYERS[l] : "block") }));
+      buttons.push([]);
+      range(H).forEach(function (h) {
+        const mine = myRow(l, h, i);
+        const visible = [TOKENS[largestFirst(mine)[0]] + " " + fmt(mine[largestFirst(mine)[0]])];
+        if (CON && q >= 0) { const row = ovRow(CON_W, l, h, q, CON_N), top = largestFirst(row)[0]; visible.push(CON.tokens[top] + " " + fmt(row[top])); }
+        // The name starts with the cell's visible text (the largest weight of each sentence), then says where it is and the others.
+        const label = visible.join(" ") + ". " + (L > 1 ? "layer " + LAYERS[l] + " " : "") + "head " + h + ": " + TOKENS[i] + " \u2192 " + readable(TOKENS, mine, OV_TOP) +
+          (CON ? (q < 0 ? "; the contrast sentence has no such token" : "; contrast, " + CON.tokens[q] + " \u2192 " + readable(CON.tokens, ovRow(CON_W, l, h, q, CON_N), OV_TOP)) : "") +
+          (l === RECORDED ? ". Press Enter for its steps" : "");
+        const current = l === RECORDED && h === state.head;
+        const button = el("button", { type: "button", class: current ? "ovcell current" : "ovcell", "data-layer": l, "data-head": h, "aria-label": label, "aria-pressed": l === RECORDED ? String(h === state.head) : null },
+          strip(TOKENS, mine, i, N, "mine"), document.createTextNode(" "), CON && q >= 0 ? strip(CON.tokens, ovRow(CON_W, l, h, q, CON_N), q, CON_N, "theirs") : null);
+        button.tabIndex = current ? 0 : -1;
+        const show = function () { showReadout(readout, l, h); };
+        button.addEventListener("mouseenter", show);
+        button.addEventListener("focus", show);
+        button.addEventListener("click", function () {
+          overviewFocus = [l, h];
+          if (l === RECORDED) { // the calculation of this row: its softmax step
+            state.head = h; state.step = STEP_NAMES.indexOf("softmax") >= 0 ? "softmax" : STEP_NAMES[0]; update(); bringIntoView();
+            document.getElementById("title-" + state.step).focus({ preventScroll: true });
+            return;
+          }
+          show();
+        });
+        button.addEventListener("keydown", function (event) {
+          const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+          if (!(event.key in moves)) return;
+          event.preventDefault();
+          const ll = Math.min(L - 1, Math.max(0, l + moves[event.key][0])), hh = Math.min(H - 1, Math.max(0, h + moves[event.key][1]));
+          button.tabIndex = -1;
+          buttons[ll][hh].tabIndex = 0;
+          buttons[ll][hh].focus();
+        });
+        buttons[l].push(button);
+        tr.appendChild(el("td", null, button));
+      });
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    table.style.setProperty("--n", String(Math.max(N, CON_N)));
+    // The cells share the width of the steps' column (few heads: wider cells, larger squares); past the narrowest, the grid scrolls.
+    const room = (stepsBox.clientWidth || 900) - 28 - (L > 1 ? 80 : 56);
+    table.style.setProperty("--cellw", Math.min(192, Math.max(60, room / H - 5)).toFixed(1) + "px");
+    section.appendChild(el("div", { class: "scroll", "data-label": "Every head's weights" }, table));
+    section.appendChild(readout);
+    showReadout(readout, RECORDED, state.head);
+    const next = el("button", { type: "button", text: "step by step \u2192" });
+    next.addEventListener("click", function () { chooseStep(1, false); bringIntoView(); });
+    section.appendChild(el("div", { class: "stepfoot" }, next));
+    if (overviewFocus) {
+      const target = buttons[overviewFocus[0]][overviewFocus[1]];
+      overviewFocus = null;
+      setTimeout(function () { if (state.step === OVERVIEW) target.focus(); }, 0);
+    }
+    return section;
+  }
+
   /* ---------- token names for links (blockviz.selection's rule) ---------- */
 
   function selectToken(choice) { // position or −1
@@ -948,7 +1168,7 @@
       try { key = decodeURIComponent(part.slice(0, eq)); value = decodeURIComponent(part.slice(eq + 1)); } catch (error) { return; }
       if (key === "token") { const p = selectToken(value); if (p >= 0) state.token = p; }
       else if (key === "head" && /^\d+$/.test(value) && parseInt(value, 10) < H) state.head = parseInt(value, 10);
-      else if (key === "step" && STEP_NAMES.indexOf(value) >= 0) state.step = value;
+      else if (key === "step" && VIEW_NAMES.indexOf(value) >= 0) state.step = value;
       else if (key === "theme" && S.themes[value]) state.theme = value;
     });
   }
@@ -1029,10 +1249,11 @@
   headBar.appendChild(el("label", { class: "allsteps", for: "all-steps" }, allBox, textEl("span", " show all steps")));
 
   const stepList = el("ol");
-  const stepButtons = DATA.steps.map(function (step, k) {
-    const button = el("button", { type: "button", "data-step": step.name }, textEl("span", (k + 1) + ".", "num"), textEl("span", step.title));
-    button.addEventListener("click", function () { chooseStep(k, false); });
-    button.addEventListener("keydown", function (event) { rovingKeys(event, STEP_NAMES.length, STEP_NAMES.indexOf(state.step), chooseStep); });
+  const VIEWS = [{ name: OVERVIEW, title: L > 1 ? "Overview: every layer and head" : "Overview: every head" }].concat(DATA.steps);
+  const stepButtons = VIEWS.map(function (step, k) {
+    const button = el("button", { type: "button", "data-step": step.name }, textEl("span", k === 0 ? "\u25a6" : k + ".", "num"), textEl("span", step.title));
+    button.addEventListener("click", function () { chooseStep(k, false); bringIntoView(); }); // a tap on a phone: the step is below the list
+    button.addEventListener("keydown", function (event) { rovingKeys(event, VIEW_NAMES.length, VIEW_NAMES.indexOf(state.step), chooseStep); });
     stepList.appendChild(el("li", null, button));
     return button;
   });
@@ -1048,19 +1269,45 @@
 
   function chooseToken(j, focus) { state.token = j; update(); if (focus) chips[j].focus(); }
   function chooseHead(g, focus) { state.head = g; update(); if (focus) headButtons[g].focus(); }
-  function chooseStep(k, focus) { state.step = STEP_NAMES[k]; showStep(); writeHash(); if (focus) stepButtons[k].focus(); }
+  function chooseStep(k, focus) { state.step = VIEW_NAMES[k]; showStep(); writeHash(); if (focus) stepButtons[k].focus(); }
+
+  /* The current step, scrolled fully into view when it is not (from its top when it is taller than the window). */
+  function bringIntoView() {
+    const section = document.getElementById("step-" + state.step);
+    if (!section) return;
+    const box = section.getBoundingClientRect();
+    if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+    section.scrollIntoView({ block: "start", behavior: "instant" });
+  }
+  /* Presenting: Page Down / Page Up (or n / p) step through the calculation from anywhere but a text field. */
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    const forward = event.key === "PageDown" || (event.key === "n" && !event.shiftKey);
+    const back = event.key === "PageUp" || (event.key === "p" && !event.shiftKey);
+    if (!forward && !back) return;
+    const target = event.target;
+    if (target && target.closest && target.closest("input:not([type=checkbox]), textarea, select, [contenteditable]")) return;
+    event.preventDefault();
+    const k = Math.min(VIEW_NAMES.length - 1, Math.max(0, VIEW_NAMES.indexOf(state.step) + (forward ? 1 : -1)));
+    chooseStep(k, false);
+    const title = document.getElementById("title-" + state.step);
+    if (title) title.focus({ preventScroll: true });
+    bringIntoView();
+  });
 
   function renderSteps() {
     stepsBox.textContent = "";
-    DATA.steps.forEach(function (step, k) {
+    stepsBox.appendChild(overviewSection());
+    DATA.steps.forEach(function (step, index) {
+      const k = index + 1; // its place among the views, after the overview
       const box = { operands: el("p", { class: "operands", hidden: true, "aria-live": "polite" }), copied: el("textarea", { class: "copied", readonly: true, rows: 4, hidden: true, "aria-label": "Copied table" }), copyNote: el("p", { class: "note", "aria-live": "polite" }) };
       const result = STEPS[step.kind](state.token, state.head, box, step.args || {});
-      const prev = el("button", { type: "button", text: "← previous step", disabled: k === 0 });
-      const next = el("button", { type: "button", text: "next step →", disabled: k === DATA.steps.length - 1 });
-      prev.addEventListener("click", function () { chooseStep(k - 1, false); });
-      next.addEventListener("click", function () { chooseStep(k + 1, false); });
+      const prev = el("button", { type: "button", text: k === 1 ? "← overview" : "← previous step" });
+      const next = el("button", { type: "button", text: "next step →", disabled: k === VIEW_NAMES.length - 1 });
+      prev.addEventListener("click", function () { chooseStep(k - 1, false); bringIntoView(); });
+      next.addEventListener("click", function () { chooseStep(k + 1, false); bringIntoView(); });
       const section = el("section", { class: "step", id: "step-" + step.name, "data-step": step.name, "aria-labelledby": "title-" + step.name },
-        el("h2", { id: "title-" + step.name, text: (k + 1) + ". " + step.title }),
+        el("h2", { id: "title-" + step.name, text: k + ". " + step.title, tabindex: "-1" }),
         textEl("p", step.formula, "formula"),
         result.body,
         checkLine(result.checks, result.note),
@@ -1073,7 +1320,7 @@
 
   function showStep() {
     stepButtons.forEach(function (button, k) {
-      const current = STEP_NAMES[k] === state.step;
+      const current = VIEW_NAMES[k] === state.step;
       if (current) button.setAttribute("aria-current", "step"); else button.removeAttribute("aria-current");
       button.tabIndex = current ? 0 : -1;
     });
@@ -1092,7 +1339,29 @@
       } else {
         box.removeAttribute("tabindex"); box.removeAttribute("role"); box.removeAttribute("aria-label");
       }
+      scrollCue(box, wide[k]);
     });
+  }
+  /* A box that scrolls sideways says so: a "scroll →" line above it and a fading edge on each side that has more. */
+  function scrollCue(box, wide) {
+    let hint = box.previousElementSibling && box.previousElementSibling.classList.contains("scrollhint") ? box.previousElementSibling : null;
+    box.classList.toggle("wide", wide);
+    if (!wide) { if (hint) hint.remove(); box.classList.remove("more-left", "more-right"); return; }
+    if (!hint) {
+      hint = el("p", { class: "scrollhint", "aria-hidden": "true" });
+      box.parentNode.insertBefore(hint, box);
+    }
+    if (!box.hasAttribute("data-cue")) {
+      box.setAttribute("data-cue", "");
+      box.addEventListener("scroll", function () { edges(box, box.previousElementSibling); }, { passive: true });
+    }
+    edges(box, hint);
+  }
+  function edges(box, hint) {
+    const left = box.scrollLeft > 1, right = box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+    box.classList.toggle("more-left", left);
+    box.classList.toggle("more-right", right);
+    if (hint && hint.classList.contains("scrollhint")) hint.textContent = (left ? "\u2190 " : "") + "scroll sideways for more columns" + (right ? " \u2192" : "");
   }
 
   function renderPattern() {
@@ -1156,4 +1425,5 @@
   window.addEventListener("beforeprint", applyTheme);
   window.addEventListener("afterprint", applyTheme);
   document.body.setAttribute("data-ready", "true");
+  }
 })();

@@ -58,9 +58,12 @@ def summary_line(rec) -> str:
     return f"{line}, seed {c.seed}"
 
 
-def explorer_page(rec, token: int, head: int, step: str, theme: str) -> str:
+def explorer_page(
+    rec, token: int, head: int, step: str, theme: str, attentions=None, contrast=None, contrast_sentence=None
+) -> str:
     """The page for record ``rec``, opening on ``token`` (position), ``head``, ``step`` and ``theme``
-    (already checked: see :class:`blockviz.explorer.Explorer`)."""
+    (already checked: see :class:`blockviz.explorer.Explorer`); ``attentions``, ``contrast`` and
+    ``contrast_sentence`` for the overview (:func:`blockviz.explorer.overview.overview_payload`)."""
     script = _asset("explorer.js")
     style = _asset("explorer.css")
     template = _asset("explorer.html")
@@ -70,7 +73,7 @@ def explorer_page(rec, token: int, head: int, step: str, theme: str) -> str:
         "{{summary}}": html.escape(summary_line(rec), quote=True),
         "{{theme}}": html.escape(theme, quote=True),
         "{{style}}": style,
-        "{{data}}": script_json(payload(rec, token, head, step, theme)),
+        "{{data}}": script_json(payload(rec, token, head, step, theme, attentions, contrast, contrast_sentence)),
         "{{script}}": script,
     }
     # Split the template once, so text put in (a sentence holding "{{script}}") is never rescanned.

@@ -6,20 +6,23 @@ Float32 records store each number as the shortest text that reads back as the sa
 Float64 records store the shortest float64 text. −∞ (a blocked cell) is ``null``.
 
 A large record (a trained model's layer: d_model 384–576, d_ff 1536) stores its numbers as
-base64 of their little-endian float32 (or float64) bytes instead — exact and half the size of
-the text — and shows wide rows elided: the first and last columns and the largest-magnitude
-ones (:func:`shown_columns`). Its weight matrices are too large for a page (MiniLM's layer holds
+their little-endian float32 (or float64) bytes instead, regrouped by place, deflated and base64
+(:func:`~blockviz.explorer.packing.packed`) — exact and under half the size of the text — and
+shows wide rows elided: the first and last columns and the largest-magnitude ones
+(:func:`shown_columns`). Its weight matrices are too large for a page (MiniLM's layer holds
 1.8 million parameters): the page carries only the weight columns behind the columns it shows,
 and recomputes those (:data:`PARAMETER_BUDGET`).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 
 import numpy as np
+import torch
 
+from blockviz.explorer.overview import overview_payload
+from blockviz.explorer.packing import packed
 from blockviz.explorer.steps import steps_for
 from blockviz.record_fields import PARAMETER_SCALE
 from blockviz.style import (
@@ -52,16 +55,24 @@ ELIDE_ABOVE = 24
 FIRST, LAST, LARGEST = 3, 2, 7
 """An elided row shows its first FIRST and last LAST columns and the LARGEST columns of largest
 magnitude (over every token of the sentence, so all tokens share the columns)."""
+HEAD_FIRST, HEAD_LAST, HEAD_LARGEST = 2, 1, 4
+"""The same for a head's q, k and v rows (d_head 32–64): fewer, since the page carries the W_Q,
+W_K and W_V columns behind them for every head (at 12 heads × 3 matrices × d_model rows, each
+column shown costs 18 kB of a MiniLM page)."""
 FEATURE_AXES = ("d_model", "d_head", "d_ff")
 
 
-def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
-    """Everything the page shows, JSON-ready: tokens, config, tensors, style and initial view."""
+def payload(
+    rec, token: int, head: int, step: str, theme: str, attentions=None, contrast=None, contrast_sentence=None
+) -> dict:
+    """Everything the page shows, JSON-ready: tokens, config, tensors, style, initial view and the
+    overview (every layer's weights with ``attentions``, a contrast sentence's with ``contrast``:
+    :func:`blockviz.explorer.overview.overview_payload`)."""
     fields = rec.fields
     names = [spec.name for spec in fields]
     big = sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
     columns = shown_columns(rec)
-    tensors = {name: _tensor(rec.tensors[name], rec.config.dtype, big) for name in names}
+    tensors = _tensors(rec, names, big)
     params, partial = carried_params(rec, columns, big)
     model = rec.source.is_model
     return {
@@ -89,8 +100,28 @@ def payload(rec, token: int, head: int, step: str, theme: str) -> dict:
         "columns": columns,
         "elide_above": ELIDE_ABOVE,
         "style": style(),
+        "overview": overview_payload(rec, attentions, contrast, contrast_sentence),
         "initial": {"token": token, "head": head, "step": step, "theme": theme},
     }
+
+
+def _tensors(rec, names: list[str], big: bool) -> dict:
+    """The record's tensors for the page; in a large page a tensor equal to one before it is
+    written once, ``{"shape", "same": that one's name}`` (a model's ``prev_output`` is its
+    ``resid_pre``; an encoder's masked scores are its scaled scores)."""
+    out: dict = {}
+    for name in names:
+        tensor = rec.tensors[name]
+        twin = next(
+            (
+                earlier
+                for earlier in out
+                if big and rec.tensors[earlier].shape == tensor.shape and torch.equal(rec.tensors[earlier], tensor)
+            ),
+            None,
+        )
+        out[name] = {"shape": list(tensor.shape), "same": twin} if twin else _tensor(tensor, rec.config.dtype, big)
+    return out
 
 
 def shown_columns(rec) -> dict:
@@ -123,7 +154,10 @@ def shown_columns(rec) -> dict:
         if width <= ELIDE_ABOVE:
             continue
         if arrays[0].ndim == 3:  # per head: the largest of that head's rows
-            chosen = [_pick(np.max([a[h] for a in arrays], axis=(0, 1))) for h in range(arrays[0].shape[0])]
+            chosen = [
+                _pick(np.max([a[h] for a in arrays], axis=(0, 1)), HEAD_FIRST, HEAD_LAST, HEAD_LARGEST)
+                for h in range(arrays[0].shape[0])
+            ]
         else:
             chosen = _pick(np.max([a for a in arrays], axis=(0, 1)))
         for name in members:
@@ -131,10 +165,17 @@ def shown_columns(rec) -> dict:
     return columns
 
 
-def _pick(magnitude: np.ndarray) -> list[int]:
+def _pick(
+    magnitude: np.ndarray, first: int | None = None, last: int | None = None, most: int | None = None
+) -> list[int]:
+    first, last, most = (
+        (FIRST if first is None else first),
+        (LAST if last is None else last),
+        (LARGEST if most is None else most),
+    )
     width = len(magnitude)
-    largest = [int(c) for c in np.argsort(-np.nan_to_num(magnitude, nan=0.0, posinf=0.0), kind="stable")[:LARGEST]]
-    return sorted(set(range(FIRST)) | set(range(width - LAST, width)) | set(largest))
+    largest = [int(c) for c in np.argsort(-np.nan_to_num(magnitude, nan=0.0, posinf=0.0), kind="stable")[:most]]
+    return sorted(set(range(first)) | set(range(width - last, width)) | set(largest))
 
 
 WEIGHT_OUTPUTS = {
@@ -244,10 +285,11 @@ def style() -> dict:
 def _tensor(tensor, dtype: str, big: bool = False) -> dict:
     array = tensor.detach().cpu().numpy()
     flat = np.ascontiguousarray(array.astype(np.float32 if dtype == "float32" else np.float64).reshape(-1))
-    if big:  # exact, −∞ included, in little-endian bytes
+    if big:  # exact, −∞ included, in little-endian bytes, packed
         return {
             "shape": list(array.shape),
-            "b64": base64.b64encode(flat.astype(flat.dtype.newbyteorder("<")).tobytes()).decode("ascii"),
+            "size": flat.itemsize,
+            "z": packed(flat.astype(flat.dtype.newbyteorder("<")).tobytes(), flat.itemsize),
         }
     # numpy writes each float as its shortest round-trip text; float() of that text keeps it short.
     values = [None if text == "-inf" else float(text) for text in flat.astype(str)]

@@ -325,15 +325,19 @@ STEPS: tuple[Step, ...] = _toy_steps()
 
 STEP_NAMES: tuple[str, ...] = tuple(step.name for step in STEPS)
 
+OVERVIEW = "overview"
+"""The page's first view, before the steps: every layer's and head's weights row of the token."""
+
 ALL_STEP_NAMES: tuple[str, ...] = (
-    STEP_NAMES[:3]
+    (OVERVIEW,)
+    + STEP_NAMES[:3]
     + ("rotary",)
     + STEP_NAMES[3:12]
     + ("gate", "up", "gate_up")
     + STEP_NAMES[12:]
     + tuple(step.name for step in _prediction_steps())
 )
-"""Every step name of any architecture (``--step`` takes these; a record has its own subset:
+"""Every step name of any architecture, after the page's :data:`OVERVIEW` (``--step`` takes these; a record has its own subset:
 ``ln_f``, ``logits`` and ``prediction`` only a record with an unembedding, blockviz's trained toy
 model)."""
 
