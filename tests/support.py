@@ -386,13 +386,13 @@ def build(scene_class, rec, **options):
 
 
 @functools.cache
-def built(scene_name: str, record_name: str):
+def built(scene_name: str, record_name: str, theme: str = "dark"):
     """``(scene, inspector)`` of catalogued scene ``scene_name`` on record ``record_name`` of
-    :data:`RECORDS`, built once per session."""
+    :data:`RECORDS`, in ``theme`` ("dark", the videos' default, or "light"), built once per session."""
     from blockviz.scenes.catalog import lookup
 
     (entry,) = lookup([scene_name])
-    return build(entry.scene_class(), named_record(record_name))
+    return build(entry.scene_class(), named_record(record_name), theme=theme)
 
 
 def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:

@@ -6,6 +6,7 @@ test_scenes_catalog.py)."""
 
 import dataclasses
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -36,7 +37,7 @@ from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.grids import NumberGrid, visible_slots
 from blockviz.scenes.look import FONT, HOLD, look
 from blockviz.scenes.text import formula, formula_cache_path, number, text
-from blockviz.style import format_number
+from blockviz.style import LIGHT, THEMES, format_number
 from blockviz.worked_example import worked_example
 
 ENTRIES = entries()
@@ -69,6 +70,62 @@ def test_every_shot_fills_the_frame_between_title_and_caption(scene_name, record
     between the title and caption bands: the bounding-box measure of shared/measure/frame_share.py."""
     _, inspector = built(scene_name, record_name)
     assert min(inspector.shares) >= FRAME_SHARE, [round(share, 2) for share in inspector.shares]
+
+
+LIGHT_RECORD = "toy"
+"""The record every scene is built on in the light theme too (the CLI's default block: it shows every scene)."""
+
+
+@pytest.mark.parametrize("scene_name", [entry.name for entry in ENTRIES if shows(entry, LIGHT_RECORD)])
+def test_every_scene_is_legible_in_the_light_theme(scene_name):
+    """On the white page (documents, projectors) the light theme's own role colours: every text
+    at least 4.5:1 against what is behind it after every play, and the rest of the dark theme's
+    rules (no overlap, nothing off the frame or under 11 px)."""
+    scene, inspector = built(scene_name, LIGHT_RECORD, "light")
+    assert str(scene.camera.background_color).lower() == LIGHT.background
+    assert inspector.plays >= 3
+    assert inspector.problems == []
+    assert small_texts(inspector) is None, small_texts(inspector)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_scenes_draw_role_labels_in_their_themes_role_colours(theme):
+    """The recap's row headers are the residual stream, the attention output and the FFN in the
+    theme's role colours (the dark theme's pink on white was 2.41:1), and no scene module reads
+    the dark theme's module-level colours."""
+    import pathlib
+
+    import blockviz.scenes
+
+    scene, _ = built("recap", LIGHT_RECORD, theme)
+    colours = {label.shown: label.get_fill_color().to_hex().lower() for label in visible_texts(scene)}
+    roles = THEMES[theme].roles
+    assert (colours["input x"], colours["attention"], colours["FFN"]) == (
+        roles["residual"],
+        roles["output"],
+        roles["ffn"],
+    )
+    for module in pathlib.Path(blockviz.scenes.__file__).parent.glob("*.py"):
+        assert not re.search(r"\b(QUERY|KEY|VALUE|OUTPUT|RESIDUAL|FFN)_COLOR\b", module.read_text()), module.name
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_recaps_preview_is_outlines_without_text(theme):
+    """What is still to come is drawn as empty outlines in the page's grid colour, not as dim
+    numbers (1.16:1 on either page): no ghost text has any ink, no ghost shape any fill."""
+    from blockviz.scenes.recap import Recap
+
+    def ghosts(scene):
+        members = [m for m in scene.get_mobject_family_members() if getattr(m, "ghost", False) and len(m.points)]
+        glyphs = [m for m in members if not m.get_stroke_width() or m.get_stroke_opacity() == 0]
+        outlines = [m for m in members if m.get_stroke_width() and m.get_stroke_opacity() > 0]
+        return members, glyphs, outlines
+
+    _, seen = play_by_play(Recap, named_record(LIGHT_RECORD), ghosts, theme=theme)
+    members, glyphs, outlines = seen[0]
+    assert members and glyphs and outlines
+    assert all(m.get_fill_opacity() == 0 for m in members)
+    assert {m.get_stroke_color().to_hex().lower() for m in outlines} == {THEMES[theme].grid}
 
 
 @pytest.mark.parametrize("scene_name", [entry.name for entry in ENTRIES])
