@@ -622,6 +622,41 @@ def test_a_negative_product_after_the_first_is_written_with_a_minus_not_plus_min
     assert sum(seen) == 0
 
 
+def test_a_negative_hidden_share_is_written_minus_not_plus_minus():
+    """The hidden keys' share beside a row of weights (softmax, causal vs bidirectional) is
+    1 less the shown weights: when they round up it is negative, written "− 0.02"."""
+    from blockviz.scenes.block_helpers import plus_before
+
+    negative = number(-0.0213, 20, "#ffffff", source=("constant", -0.0213))
+    right = negative.get_right()[0]
+    sign, term = plus_before(negative, look("dark"))
+    assert (sign.shown, term.shown, term.source, len(term.submobjects)) == ("−", "−0.02", ("constant", -0.0213), 4)
+    assert term.get_right()[0] == pytest.approx(right) and sign.get_right()[0] < term.get_left()[0]
+    sign, term = plus_before(number(0.0213, 20, "#ffffff", source=("constant", 0.0213)), look("dark"))
+    assert (sign.shown, term.shown, len(term.submobjects)) == ("+", "0.02", 4)
+
+
+def test_a_sum_of_one_beside_weights_that_make_0_99_says_approximately():
+    from blockviz.scenes.block_helpers import adds_to
+
+    def weights(*values):
+        return [number(v, 20, "#ffffff", source=("constant", v)) for v in values]
+
+    assert adds_to(weights(0.48, 0.1, 0.42), 1.0)
+    assert not adds_to(weights(0.484, 0.104, 0.434), 1.0)  # 0.48 + 0.10 + 0.43 = 1.01
+    assert not adds_to(weights(0.333, 0.333, 0.334), 1.0)  # 0.33 + 0.33 + 0.33 = 0.99
+    scene, _ = built("softmax", "13 tokens")
+    rows = [(parts, total) for parts, total in scene.sums if total.shown == "1"]
+    assert {adds_to(parts, 1.0) for parts, _ in rows} == {True, False}  # both kinds of row on this record
+    marks = [t for t in visible_texts(scene) if t.shown == "≈"]
+    for parts, one in rows:
+        beside = any(
+            abs(mark.get_y() - one.get_y()) < 0.05 and 0 < one.get_left()[0] - mark.get_right()[0] < 0.3
+            for mark in marks
+        )
+        assert beside == (not adds_to(parts, 1.0)), [part.shown for part in parts]
+
+
 def test_one_quantity_has_one_colour_scale_in_every_scene():
     dot_products, _ = built("dot-products", "default")
     mixing, _ = built("value-mixing", "default")

@@ -188,9 +188,17 @@ def adds_up_as_written(terms: Sequence[float], total: float, decimals: int = 2) 
 
 def plus_before(term, look: Look, scale: float = 1.0) -> VGroup:
     """``+ term``: a muted "+" put left of ``term`` where it stands (a hidden keys' share beside
-    a row of weights), so its row reads as the sum it is; ``scale`` the size ``term`` is drawn at."""
-    plus = text("+", NUMBER_SIZE, look.muted).scale(scale).next_to(term, LEFT, buff=0.12 * scale)
-    return VGroup(plus, term)
+    a row of weights), so its row reads as the sum it is; ``scale`` the size ``term`` is drawn at.
+
+    A negative ``term`` reads "− 0.02", never "+ −0.02": its own minus glyph is taken out (the
+    label keeps its place, its ``.shown`` and ``.source``: the signed number it stands for) and a
+    muted "−" stands where the "+" would."""
+    sign = "+"
+    if term.shown.startswith(style.MINUS) and len(term.submobjects) == len(term.shown.replace(" ", "")):
+        term.remove(term.submobjects[0])
+        sign = style.MINUS
+    mark = text(sign, NUMBER_SIZE, look.muted).scale(scale).next_to(term, LEFT, buff=0.12 * scale)
+    return VGroup(mark, term)
 
 
 def sum_decimals(sums: Sequence[tuple[Sequence[float], float]], total_decimals: int = 2, most: int = 4) -> int:
@@ -209,6 +217,13 @@ def exact(labels: Sequence, total) -> bool:
     return abs(written - float(total.shown.replace(style.MINUS, "-"))) < 0.5 * 10 ** -max(
         label.decimals for label in [*labels, total]
     )
+
+
+def adds_to(labels: Sequence, total: float) -> bool:
+    """Whether shown ``labels`` add up to ``total`` (a fact such as softmax's 1, drawn as "1")
+    exactly, at their most decimals (else the total is written "≈ 1")."""
+    written = sum(float(label.shown.replace(style.MINUS, "-")) for label in labels)
+    return abs(written - total) < 0.5 * 10 ** -max(label.decimals for label in labels)
 
 
 def products_hold(firsts: Sequence, seconds: Sequence, products: Sequence) -> bool:

@@ -314,8 +314,9 @@ class QueryKeyValue(RecordScene):
             parts += [x, text(TIMES, WORK_SIZE, look.muted), w]
         if hidden:
             parts.append(text(f"+ … ({hidden} more)", WORK_SIZE, look.muted))
-        if bias:
-            parts += [text("+", WORK_SIZE, look.muted), number(bias[0], WORK_SIZE, look.query, source=bias[1])]
+        if bias:  # "− 0.05" for a negative bias, not "+ −0.05"
+            written = later_term(bias[0], look.query, bias[1])
+            parts += ([] if written.shown.startswith(MINUS) else [text("+", WORK_SIZE, look.muted)]) + [written]
         return VGroup(*parts).arrange(RIGHT, buff=0.12)
 
     def terms_line(self, terms: list, total, rest_at: int, products_as_shown: bool) -> VGroup:
