@@ -258,6 +258,31 @@ def later_term(value: float, color: str, source: tuple, decimals: int = 2):
     return written
 
 
+def joined(parts: list, term, plus) -> list:
+    """``parts`` with ``term`` (a later term of a written sum, from :func:`later_term`) joined on:
+    after ``plus`` (a "+" text) unless the term is negative, whose own "− " is the operator."""
+    return parts + ([term] if term.shown.startswith(style.MINUS) else [plus, term])
+
+
+def rest_term(label, note, plus, color: str) -> list:
+    """The hidden terms' one term (:func:`remainder`) written after others, with ``note`` ("(the
+    rest)") between its operator and its number: "+ (the rest) 2.71" or "− (the rest) 2.71",
+    never "(the rest) −2.71". A negative one is redrawn as its magnitude standing for the signed
+    number (``.shown``, ``.value``, ``.decimals`` and ``.source`` as ``label``'s); ``plus`` is a
+    "+" text, replaced by a "−" of its size and colour then."""
+    if not label.shown.startswith(style.MINUS):
+        return [plus, note, label]
+    written = numeral(label.shown[1:], WORK_SIZE, color)
+    written.shown, written.value, written.decimals, written.source = (
+        label.shown,
+        label.value,
+        label.decimals,
+        label.source,
+    )
+    minus = text(style.MINUS, WORK_SIZE, plus.get_fill_color().to_hex())
+    return [minus, note, written]
+
+
 def remainder(
     total: float,
     total_source: tuple,
