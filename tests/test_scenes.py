@@ -636,6 +636,29 @@ def test_a_negative_hidden_share_is_written_minus_not_plus_minus():
     assert (sign.shown, term.shown, len(term.submobjects)) == ("+", "0.02", 4)
 
 
+def test_the_rest_of_a_written_sum_takes_its_sign_before_its_note():
+    """ "− (the rest) 2.71", never "(the rest) −2.71" nor "+ (the rest) −2.71"."""
+    from blockviz.scenes.block_helpers import joined, later_term, rest_term
+
+    def written(value):
+        rest = number(value, 22, "#ffffff", source=("constant", value))
+        return rest_term(rest, text("(the rest)"), text("+"), "#ffffff")
+
+    sign, note, rest = written(-2.7149)
+    assert (sign.shown, note.shown, rest.shown, rest.value, rest.source) == (
+        "−",
+        "(the rest)",
+        "−2.71",
+        -2.7149,
+        ("constant", -2.7149),
+    )
+    assert len(rest.submobjects) == 4  # drawn "2.71": the sign is the operator
+    assert [part.shown for part in written(2.7149)] == ["+", "(the rest)", "2.71"]
+    plus = text("+")
+    assert [p.shown for p in joined([], later_term(-0.86, "#ffffff", ("constant", -0.86)), plus)] == ["−0.86"]
+    assert joined([], later_term(0.86, "#ffffff", ("constant", 0.86)), plus)[0] is plus
+
+
 def test_a_sum_of_one_beside_weights_that_make_0_99_says_approximately():
     from blockviz.scenes.block_helpers import adds_to
 
