@@ -35,7 +35,7 @@ from blockviz import BlockConfig, record
 from blockviz.errors import BlockvizError
 from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.grids import NumberGrid, visible_slots
-from blockviz.scenes.look import FONT, HOLD, look
+from blockviz.scenes.look import FONT, HOLD, contrast, look
 from blockviz.scenes.text import formula, formula_cache_path, number, text
 from blockviz.style import LIGHT, THEMES, format_number
 from blockviz.worked_example import worked_example
@@ -105,6 +105,9 @@ def test_scenes_draw_role_labels_in_their_themes_role_colours(theme):
         roles["output"],
         roles["ffn"],
     )
+    drawn_with = look(theme)
+    assert [getattr(drawn_with, role) for role in roles] == list(roles.values())
+    assert contrast(drawn_with.highlight, drawn_with.background) >= 4.5  # rotary writes its angle in it
     for module in pathlib.Path(blockviz.scenes.__file__).parent.glob("*.py"):
         assert not re.search(r"\b(QUERY|KEY|VALUE|OUTPUT|RESIDUAL|FFN)_COLOR\b", module.read_text()), module.name
 
