@@ -102,8 +102,9 @@ VALUE_COLOR = DARK.value
 OUTPUT_COLOR = DARK.output  # head outputs, attention output
 RESIDUAL_COLOR = DARK.residual
 FFN_COLOR = DARK.ffn
-"""The role colours of the dark theme (the videos'), kept by these names for the scenes; on a
-light page use :func:`role_color` (or ``theme.query`` …), whose colours keep 4.5:1 there."""
+"""The role colours of the dark theme (the videos' default), kept by these names for older
+code; scenes take their theme's from their ``Look`` (``look.query`` …), and on a light page
+:func:`role_color` (or ``theme.query`` …) gives colours that keep 4.5:1 there."""
 
 
 def role_color(role: str, theme: Theme) -> str:

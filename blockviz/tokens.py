@@ -97,6 +97,15 @@ def display_token(token: str) -> str:
     return "".join(f"U+{ord(char):04X}" if _undrawable(char) else char for char in token)
 
 
+def without_glyph(shown: str) -> bool:
+    """Whether ``shown`` (a :func:`display_token`) has no letter, digit or symbol of its own —
+    punctuation, spaces, joiners, such as "." — so that drawn alone it would be a lone dot or
+    nothing: figures and videos draw it quoted, “.”."""
+    return bool(shown) and all(
+        unicodedata.category(char)[0] in "PZ" or unicodedata.category(char) in ("Cf", "Sk") for char in shown
+    )
+
+
 _XML_NONCHARACTERS = frozenset("\ufffe\uffff")
 """The two noncharacters XML 1.0 forbids (its Char production stops at U+FFFD)."""
 

@@ -309,10 +309,27 @@ def low_contrast(scene, texts: list[Text]) -> list[str]:
     return found
 
 
+def plus_minus(texts: list[Text]) -> list[str]:
+    """Negative numbers written right after a "+" of their size ("+ −0.02"): a written sum says
+    "− 0.02". (A "+" taller than the number is an operator between two grids.)"""
+    pluses = [t for t in texts if t.shown == "+"]
+    return [
+        f"+ {t.shown}"
+        for t in texts
+        if t.shown.startswith("\u2212")
+        and any(
+            0 < t.get_left()[0] - plus.get_right()[0] < 0.4
+            and abs(t.get_y() - plus.get_y()) < 0.5 * plus.height
+            and plus.height < t.height
+            for plus in pluses
+        )
+    ]
+
+
 class Inspector:
     """Called after every play: notes overlapping or off-frame text, highlight edges through
-    text, text under 4.5:1 against what is behind it, decimals drawn as plain text (a number
-    computed on screen), and keeps every number label shown (``numbers``)."""
+    text, text under 4.5:1 against what is behind it, a "+" before a negative number, decimals
+    drawn as plain text (a number computed on screen), and keeps every number label shown (``numbers``)."""
 
     def __init__(self) -> None:
         self.problems: list[str] = []
@@ -337,6 +354,8 @@ class Inspector:
             self.problems.append(f"play {self.plays}: a highlight's edge crosses {shown!r}")
         for shown in low_contrast(scene, texts):
             self.problems.append(f"play {self.plays}: {shown} (under 4.5:1)")
+        for shown in plus_minus(texts):
+            self.problems.append(f"play {self.plays}: {shown!r} written where a sum says “− 0.02”")
         for label in texts:
             if is_number_label(label):
                 self.numbers[id(label)] = label
@@ -386,13 +405,13 @@ def build(scene_class, rec, **options):
 
 
 @functools.cache
-def built(scene_name: str, record_name: str):
+def built(scene_name: str, record_name: str, theme: str = "dark"):
     """``(scene, inspector)`` of catalogued scene ``scene_name`` on record ``record_name`` of
-    :data:`RECORDS`, built once per session."""
+    :data:`RECORDS`, in ``theme`` ("dark", the videos' default, or "light"), built once per session."""
     from blockviz.scenes.catalog import lookup
 
     (entry,) = lookup([scene_name])
-    return build(entry.scene_class(), named_record(record_name))
+    return build(entry.scene_class(), named_record(record_name), theme=theme)
 
 
 def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:

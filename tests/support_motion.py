@@ -145,9 +145,9 @@ def build_in_motion(scene_class, rec, **options):
 
 
 @functools.cache
-def built_in_motion(scene_name: str, record_name: str):
+def built_in_motion(scene_name: str, record_name: str, theme: str = "dark"):
     (entry,) = lookup([scene_name])
-    return build_in_motion(entry.scene_class(), named_record(record_name))
+    return build_in_motion(entry.scene_class(), named_record(record_name), theme=theme)
 
 
 def end_state(scene) -> list[tuple]:

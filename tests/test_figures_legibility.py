@@ -12,7 +12,7 @@ from support_figures import BLOCK_FIGURES, assert_legible, cells
 
 from blockviz import record
 from blockviz.figures import FigureRequest, draw_figure
-from blockviz.figures.labels import ellipsize, token_labels
+from blockviz.figures.labels import ellipsize, token_label, token_labels, token_named
 from blockviz.figures.page import MIN_PT, page
 
 ODD = (
@@ -75,8 +75,19 @@ def test_long_tokens_are_ellipsised_in_tick_labels(odd_request):
     figure = draw_figure("weights", FigureRequest(odd_request.record, width=None))
     labels = [text.get_text() for text in figure.texts if text.get_label() == "weights[0]:col"]
     assert labels[20] == "internation\u2026" == ellipsize("internationalisation")
-    assert labels[10] == "$" and labels[5] == "<" and labels[2] == '"'
+    assert labels[10] == "$" and labels[5] == "<"  # symbols are drawn as they are
+    assert labels[2] == '\u201c"\u201d'  # punctuation quoted, as the videos draw it
     assert max(len(label) for label in labels) == 12
+
+
+def test_punctuation_is_a_quoted_chip_in_figures_as_in_videos():
+    """ "." is never a lone dot on a tick: “.”, as the scenes' headers draw it; a title names it
+    so once, and a word 'as before'."""
+    figure = drawn("weights", "The chicken didn't cross the road because it was too tired.", None)
+    labels = [text.get_text() for text in figure.texts if text.get_label() == "weights[0]:col"]
+    assert labels[-1] == "\u201c.\u201d" and labels[1] == "chicken"
+    assert (token_label(" "), token_label("...")) == ("\u201c \u201d", "\u201c...\u201d")
+    assert (token_named("."), token_named("it")) == ("\u201c.\u201d", "'it'")
 
 
 def test_close_rows_label_every_kth_token():

@@ -92,7 +92,7 @@ def test_token_grid_shows_embed_pos_embed_and_resid_pre(rec):
     for name in ("embed", "pos_embed", "resid_pre"):
         assert shown(figure, name) == expected(getattr(rec, name))
     labels = axis_texts(figure, "embed", "row")
-    assert tuple(labels) == rec.tokens
+    assert labels == [f"\u201c{token}\u201d" if token == "." else token for token in rec.tokens]  # “.” quoted
 
 
 def test_qkv_shows_every_head(short):
@@ -112,7 +112,9 @@ def test_scores_and_scaled_scores_per_head(rec):
         ["key"],
         ["query"],
     )
-    assert tuple(axis_texts(figure, "scores[0]", "col")) == rec.tokens
+    assert axis_texts(figure, "scores[0]", "col") == [
+        f"\u201c{token}\u201d" if token == "." else token for token in rec.tokens
+    ]  # “.” quoted
 
 
 def test_head_option_limits_per_head_figures(rec):

@@ -68,8 +68,9 @@ def test_lecture_order_is_the_title_card_then_every_scene_once_in_the_catalogues
 
 def test_the_lecture_tells_its_story_in_order():
     """The story of issue "Lecture-grade scenes": the worked example first, LayerNorm before
-    q/k/v, the encoder contrast right after the mask, softmax before value mixing, the recap, then
-    the prediction and the learning (scenes that need a trained toy model)."""
+    q/k/v, softmax before value mixing, the encoder contrast right after softmax (it compares two
+    heads' weights, so softmax is taught first: issue 24), the recap, then the prediction and the
+    learning (scenes that need a trained toy model)."""
     at = {name: position for position, name in enumerate(LECTURE_ORDER)}
     assert at["worked-example"] == 1
     assert (
@@ -82,7 +83,7 @@ def test_the_lecture_tells_its_story_in_order():
         < at["value-mixing"]
         < at["multi-head"]
     )
-    assert at["causal-vs-bidirectional"] == at["mask"] + 1
+    assert at["causal-vs-bidirectional"] == at["softmax"] + 1
     assert at["block-flow"] < at["ffn"] < at["recap"]
     # then what a one-block model with an unembedding adds (the default toy model): its prediction, then how it learned
     assert at["recap"] + 1 == at["prediction"] and at["prediction"] + 1 == at["learning"] == len(LECTURE_ORDER) - 1

@@ -6,6 +6,7 @@ test_scenes_catalog.py)."""
 
 import dataclasses
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -34,9 +35,9 @@ from blockviz import BlockConfig, record
 from blockviz.errors import BlockvizError
 from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.grids import NumberGrid, visible_slots
-from blockviz.scenes.look import FONT, HOLD, look
+from blockviz.scenes.look import FONT, HOLD, contrast, look
 from blockviz.scenes.text import formula, formula_cache_path, number, text
-from blockviz.style import format_number
+from blockviz.style import LIGHT, THEMES, format_number
 from blockviz.worked_example import worked_example
 
 ENTRIES = entries()
@@ -75,6 +76,65 @@ def thirteen_tokens(scene_name: str) -> str:
     """The 13-token record the scene can show: the seeded block's, or the toy model's for a scene that needs it."""
     (entry,) = lookup([scene_name])
     return "13 tokens" if shows(entry, "13 tokens") else "toy"
+
+
+LIGHT_RECORD = "toy"
+"""The record every scene is built on in the light theme too (the CLI's default block: it shows every scene)."""
+
+
+@pytest.mark.parametrize("scene_name", [entry.name for entry in ENTRIES if shows(entry, LIGHT_RECORD)])
+def test_every_scene_is_legible_in_the_light_theme(scene_name):
+    """On the white page (documents, projectors) the light theme's own role colours: every text
+    at least 4.5:1 against what is behind it after every play, and the rest of the dark theme's
+    rules (no overlap, nothing off the frame or under 11 px)."""
+    scene, inspector = built(scene_name, LIGHT_RECORD, "light")
+    assert str(scene.camera.background_color).lower() == LIGHT.background
+    assert inspector.plays >= 3
+    assert inspector.problems == []
+    assert small_texts(inspector) is None, small_texts(inspector)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_scenes_draw_role_labels_in_their_themes_role_colours(theme):
+    """The recap's row headers are the residual stream, the attention output and the FFN in the
+    theme's role colours (the dark theme's pink on white was 2.41:1), and no scene module reads
+    the dark theme's module-level colours."""
+    import pathlib
+
+    import blockviz.scenes
+
+    scene, _ = built("recap", LIGHT_RECORD, theme)
+    colours = {label.shown: label.get_fill_color().to_hex().lower() for label in visible_texts(scene)}
+    roles = THEMES[theme].roles
+    assert (colours["input x"], colours["attention"], colours["FFN"]) == (
+        roles["residual"],
+        roles["output"],
+        roles["ffn"],
+    )
+    drawn_with = look(theme)
+    assert [getattr(drawn_with, role) for role in roles] == list(roles.values())
+    assert contrast(drawn_with.highlight, drawn_with.background) >= 4.5  # rotary writes its angle in it
+    for module in pathlib.Path(blockviz.scenes.__file__).parent.glob("*.py"):
+        assert not re.search(r"\b(QUERY|KEY|VALUE|OUTPUT|RESIDUAL|FFN)_COLOR\b", module.read_text()), module.name
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_recaps_preview_is_outlines_without_text(theme):
+    """What is still to come is drawn as empty outlines in the page's grid colour, not as dim
+    numbers (1.16:1 on either page): no ghost text has any ink, no ghost shape any fill."""
+    from blockviz.scenes.recap import Recap
+
+    def ghosts(scene):
+        members = [m for m in scene.get_mobject_family_members() if getattr(m, "ghost", False) and len(m.points)]
+        glyphs = [m for m in members if not m.get_stroke_width() or m.get_stroke_opacity() == 0]
+        outlines = [m for m in members if m.get_stroke_width() and m.get_stroke_opacity() > 0]
+        return members, glyphs, outlines
+
+    _, seen = play_by_play(Recap, named_record(LIGHT_RECORD), ghosts, theme=theme)
+    members, glyphs, outlines = seen[0]
+    assert members and glyphs and outlines
+    assert all(m.get_fill_opacity() == 0 for m in members)
+    assert {m.get_stroke_color().to_hex().lower() for m in outlines} == {THEMES[theme].grid}
 
 
 @pytest.mark.parametrize("scene_name", [entry.name for entry in ENTRIES])
@@ -569,6 +629,64 @@ def test_a_negative_product_after_the_first_is_written_with_a_minus_not_plus_min
         "no negative later term to check"
     )
     assert sum(seen) == 0
+
+
+def test_a_negative_hidden_share_is_written_minus_not_plus_minus():
+    """The hidden keys' share beside a row of weights (softmax, causal vs bidirectional) is
+    1 less the shown weights: when they round up it is negative, written "− 0.02"."""
+    from blockviz.scenes.block_helpers import plus_before
+
+    negative = number(-0.0213, 20, "#ffffff", source=("constant", -0.0213))
+    right = negative.get_right()[0]
+    sign, term = plus_before(negative, look("dark"))
+    assert (sign.shown, term.shown, term.source, len(term.submobjects)) == ("−", "−0.02", ("constant", -0.0213), 4)
+    assert term.get_right()[0] == pytest.approx(right) and sign.get_right()[0] < term.get_left()[0]
+    sign, term = plus_before(number(0.0213, 20, "#ffffff", source=("constant", 0.0213)), look("dark"))
+    assert (sign.shown, term.shown, len(term.submobjects)) == ("+", "0.02", 4)
+
+
+def test_the_rest_of_a_written_sum_takes_its_sign_before_its_note():
+    """ "− (the rest) 2.71", never "(the rest) −2.71" nor "+ (the rest) −2.71"."""
+    from blockviz.scenes.block_helpers import joined, later_term, rest_term
+
+    def written(value):
+        rest = number(value, 22, "#ffffff", source=("constant", value))
+        return rest_term(rest, text("(the rest)"), text("+"), "#ffffff")
+
+    sign, note, rest = written(-2.7149)
+    assert (sign.shown, note.shown, rest.shown, rest.value, rest.source) == (
+        "−",
+        "(the rest)",
+        "−2.71",
+        -2.7149,
+        ("constant", -2.7149),
+    )
+    assert len(rest.submobjects) == 4  # drawn "2.71": the sign is the operator
+    assert [part.shown for part in written(2.7149)] == ["+", "(the rest)", "2.71"]
+    plus = text("+")
+    assert [p.shown for p in joined([], later_term(-0.86, "#ffffff", ("constant", -0.86)), plus)] == ["−0.86"]
+    assert joined([], later_term(0.86, "#ffffff", ("constant", 0.86)), plus)[0] is plus
+
+
+def test_a_sum_of_one_beside_weights_that_make_0_99_says_approximately():
+    from blockviz.scenes.block_helpers import adds_to
+
+    def weights(*values):
+        return [number(v, 20, "#ffffff", source=("constant", v)) for v in values]
+
+    assert adds_to(weights(0.48, 0.1, 0.42), 1.0)
+    assert not adds_to(weights(0.484, 0.104, 0.434), 1.0)  # 0.48 + 0.10 + 0.43 = 1.01
+    assert not adds_to(weights(0.333, 0.333, 0.334), 1.0)  # 0.33 + 0.33 + 0.33 = 0.99
+    scene, _ = built("softmax", "13 tokens")
+    rows = [(parts, total) for parts, total in scene.sums if total.shown == "1"]
+    assert {adds_to(parts, 1.0) for parts, _ in rows} == {True, False}  # both kinds of row on this record
+    marks = [t for t in visible_texts(scene) if t.shown == "≈"]
+    for parts, one in rows:
+        beside = any(
+            abs(mark.get_y() - one.get_y()) < 0.05 and 0 < one.get_left()[0] - mark.get_right()[0] < 0.3
+            for mark in marks
+        )
+        assert beside == (not adds_to(parts, 1.0)), [part.shown for part in parts]
 
 
 def test_one_quantity_has_one_colour_scale_in_every_scene():

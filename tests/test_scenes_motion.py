@@ -38,6 +38,21 @@ def test_every_scene_keeps_its_bars_in_motion(scene_name, record_name):
     assert inspector.problems == []
 
 
+LIGHT_MOTION_SCENES = ("layer-norm", "qkv", "mask", "block-flow", "recap", "prediction")
+"""Scenes checked in motion in the light theme too, on the toy record: those with tinted boxes
+and role-coloured labels over fading cells (the other scenes' end frames are checked in light
+by test_scenes.py; all of them in motion take a minute)."""
+
+
+@pytest.mark.parametrize("scene_name", LIGHT_MOTION_SCENES)
+def test_the_light_theme_keeps_its_bars_in_motion(scene_name):
+    """As above, on the white page with the light theme's role colours: grey notes on a grey
+    tint of a box were 3.4:1 part-way."""
+    _, inspector = built_in_motion(scene_name, "toy", "light")
+    assert inspector.plays >= 3
+    assert inspector.problems == []
+
+
 ARCHITECTURE_SCENES = ("tokens", "layer-norm", "qkv", "ffn", "recap")
 """The scenes that draw the record's own architecture (as test_scenes_architectures.py and
 test_scenes_rotary_tokens.py): checked in motion on tiny random models too — Llama (rotary,

@@ -11,7 +11,7 @@ from matplotlib.textpath import TextToPath
 
 from blockviz.figures.context import font_families
 from blockviz.figures.page import MIN_PT
-from blockviz.tokens import display_token
+from blockviz.tokens import display_token, without_glyph
 
 MAX_LABEL_CHARS = 12
 """Longest token label; longer tokens are cut to this many characters, ending in "…"."""
@@ -36,10 +36,20 @@ def ellipsize(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
 
 def token_label(token: str, max_chars: int = MAX_LABEL_CHARS) -> str:
     """A token as drawn: :func:`blockviz.tokens.display_token` (control characters and lone
-    surrogates as ``U+XXXX``, so every file format can hold it), ellipsised, and a blank-looking
-    token shown quoted."""
+    surrogates as ``U+XXXX``, so every file format can hold it), ellipsised; a token with no
+    glyph of its own (punctuation such as ".", spaces: :func:`blockviz.tokens.without_glyph`)
+    in quotes, “.”, as the videos draw it, never a lone dot."""
     shown = display_token(token)
-    return ellipsize(shown, max_chars) if shown.strip() else repr(shown)
+    if without_glyph(shown):
+        return f"\u201c{ellipsize(shown, max_chars - 2)}\u201d"
+    return ellipsize(shown, max_chars)
+
+
+def token_named(token: str, max_chars: int = 24) -> str:
+    """A token named in a title or a sentence, quoted once: ``'it'``, and a token drawn quoted
+    (:func:`token_label`) as it is drawn, ``“.”``."""
+    label = token_label(token, max_chars)
+    return label if without_glyph(display_token(token)) else repr(label)
 
 
 def token_labels(tokens: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from blockviz.figures import formulas
 from blockviz.figures.context import font_families
 from blockviz.figures.elision import GAP, LARGEST_COLUMNS, Columns, choose_columns, hidden_note
 from blockviz.figures.heatmap import record_scale, signed_scale, weights_scale
-from blockviz.figures.labels import POINTS_PER_INCH, text_size_in, token_label
+from blockviz.figures.labels import POINTS_PER_INCH, text_size_in, token_label, token_named
 from blockviz.figures.layout import Flow, Piece, Slot, TextLine, build_figure, fixed_piece
 from blockviz.figures.page import MIN_PT
 from blockviz.figures.panels import MatrixSpec, matrix_piece
@@ -68,7 +68,7 @@ def value_mixing(request: FigureRequest) -> Figure:
     )
     lines = heading(
         page,
-        titled("value-mixing", f"query {token_label(rec.tokens[query], 24)!r} (position {query}), head {head}"),
+        titled("value-mixing", f"query {token_named(rec.tokens[query])} (position {query}), head {head}"),
         formulas.MIXING,
     )
     panels = [

@@ -18,7 +18,7 @@ from blockviz.figures import architecture as arch
 from blockviz.figures import formulas
 from blockviz.figures.elision import Columns, elided_piece
 from blockviz.figures.heatmap import record_scale
-from blockviz.figures.labels import text_size_in, token_label
+from blockviz.figures.labels import text_size_in, token_named
 from blockviz.figures.layout import TEXT_PAD_IN, TEXT_SLACK, Flow, TextLine, build_figure
 from blockviz.figures.parts import (
     as_array,
@@ -52,7 +52,7 @@ def layer_norm(request: FigureRequest) -> Figure:
     bias = "ln1.bias" in rec.params
     lines = heading(
         page,
-        f"{kind}: token {token_label(rec.tokens[i], 24)!r} (position {i}), one row, step by step",
+        f"{kind}: token {token_named(rec.tokens[i])} (position {i}), one row, step by step",
         arch.norm_formula(rec, bias),
     )
     step_labels = [

@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from blockviz.figures.heatmap import weights_scale
-from blockviz.figures.labels import token_label
+from blockviz.figures.labels import token_label, token_named
 from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.panels import MatrixSpec, matrix_piece
 from blockviz.figures.parts import colorbar_line, heading, note, source_line, titled, work_line
@@ -32,13 +32,13 @@ def prediction(request: FigureRequest) -> Figure:
     the rounded terms do not add up to the rounded total exactly)."""
     rec, page, decimals = request.record, request.page, request.decimals
     guess = prediction_of(rec, request.query)
-    token = token_label(rec.tokens[guess.row], 24)
+    token, named_token = token_label(rec.tokens[guess.row], 24), token_named(rec.tokens[guess.row])
     named = ", ".join(
         f"{word!r} {format_number(float(value), decimals)}" for word, value in zip(guess.words, guess.probabilities)
     )
     lines = heading(
         page,
-        titled("prediction", f"after {token!r}, the block predicts {named}, \u2026"),
+        titled("prediction", f"after {named_token}, the block predicts {named}, \u2026"),
         r"$p = \mathrm{softmax}(\mathrm{LN}_f(x_{out})\, W_U)$",
     )
     values = np.append(guess.probabilities, guess.others)[None, :]
@@ -47,7 +47,7 @@ def prediction(request: FigureRequest) -> Figure:
         values,
         [token],
         columns,
-        title=f"next-token probabilities after {token!r} (position {guess.row})",
+        title=f"next-token probabilities after {named_token} (position {guess.row})",
         xlabel="next word",
     )
     lines.append(Flow([matrix_piece(spec, probability_scale(), request.theme, page, "prediction", decimals)], rows=1))

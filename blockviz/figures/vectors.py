@@ -16,7 +16,7 @@ from blockviz.figures import architecture as arch
 from blockviz.figures import formulas
 from blockviz.figures.elision import Columns, choose_columns, elided_piece, numbers_flow
 from blockviz.figures.heatmap import record_scale
-from blockviz.figures.labels import text_size_in, token_label
+from blockviz.figures.labels import text_size_in, token_named
 from blockviz.figures.layout import build_figure
 from blockviz.figures.parts import (
     as_array,
@@ -294,7 +294,7 @@ def residual_stream(request: FigureRequest) -> Figure:
     labels = feature_labels("d_model", d)
     lines = heading(
         page,
-        titled("residual-stream", f"each sublayer adds to it; token {token_label(rec.tokens[i], 24)!r} (position {i})"),
+        titled("residual-stream", f"each sublayer adds to it; token {token_named(rec.tokens[i])} (position {i})"),
         arch.residual_formula(rec),
     )
     scale = record_scale(rec, "resid_pre")

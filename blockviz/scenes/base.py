@@ -437,15 +437,27 @@ class RecordScene(Scene):
             self.wait(seconds * self.pace)
 
 
-def ghost_of(*mobjects: Mobject, opacity: float) -> VGroup:
+def ghost_of(*mobjects: Mobject, opacity: float = 1.0, outline: str | None = None) -> VGroup:
     """A dim copy of ``mobjects`` (a stand-in for what is still to come): each part's fill and
     stroke at ``opacity`` times their own, so an outline without fill (a path, an arrow's line)
-    stays without fill. Every member is marked ``.ghost`` (tests count no text of its own)."""
+    stays without fill. Every member is marked ``.ghost`` (tests count no text of its own).
+
+    With ``outline`` (a colour), the stand-in is drawn as outlines instead: no text at all (a
+    dim number is neither readable nor absent), every shape unfilled with its edge in
+    ``outline`` at full opacity — empty cells where the numbers will come."""
     ghost = VGroup(*(mobject.copy() for mobject in mobjects))
+    glyphs = {id(glyph) for part in ghost.get_family() if isinstance(part, SVGMobject) for glyph in part.get_family()}
     for member in ghost.get_family():
         if len(member.points) and hasattr(member, "get_fill_opacity"):
-            member.set_fill(opacity=member.get_fill_opacity() * opacity, family=False)
-            member.set_stroke(opacity=member.get_stroke_opacity() * opacity, family=False)
+            if outline is None:
+                member.set_fill(opacity=member.get_fill_opacity() * opacity, family=False)
+                member.set_stroke(opacity=member.get_stroke_opacity() * opacity, family=False)
+            elif id(member) in glyphs:
+                member.set_fill(opacity=0, family=False).set_stroke(opacity=0, family=False)
+            else:
+                member.set_fill(opacity=0, family=False)
+                if member.get_stroke_width() > 0:
+                    member.set_stroke(outline, opacity=1, family=False)
         member.ghost = True
     return ghost
 

@@ -11,7 +11,6 @@ from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, SUM_COLUMNS
 from blockviz.scenes.post_norm_flow import construct_post_norm, norm_name
 from blockviz.scenes.text import text
-from blockviz.style import FFN_COLOR
 
 NAME = "block-flow"
 ORDER = 110
@@ -26,6 +25,8 @@ ARROW_LENGTH = 0.55
 BYPASS_HEIGHT = 0.7
 DIM = 0.25
 """Opacity of the route before its steps are taken (the whole route is in view from the start)."""
+NODE_TINT = 0.18
+"""Opacity of a node box's fill in its role colour (its note stays 4.5:1 on it: :meth:`Look.muted_on`)."""
 
 
 class BlockFlow(RecordScene):
@@ -152,7 +153,7 @@ class BlockFlow(RecordScene):
             [
                 ("resid_mid", shape_text(n, d), look.residual),
                 (norm, "each row", look.muted),
-                ("FFN", f"via {shape_text(n, d_ff)}", FFN_COLOR),
+                ("FFN", f"via {shape_text(n, d_ff)}", look.ffn),
                 None,
             ]
         )
@@ -195,12 +196,13 @@ class BlockFlow(RecordScene):
 
     def node(self, name: str, note: str, color: str) -> VGroup:
         label = VGroup(
-            text(name, CAPTION_SIZE, self.look.text, bold=True), text(note, HEADER_SIZE, self.look.muted)
+            text(name, CAPTION_SIZE, self.look.text, bold=True),
+            text(note, HEADER_SIZE, self.look.muted_on(color, NODE_TINT)),
         ).arrange(DOWN, buff=0.1)
         box = RoundedRectangle(
             corner_radius=0.12, width=label.width + 0.24, height=1.0, stroke_color=color, stroke_width=3
         )
-        box.set_fill(color, opacity=0.18)
+        box.set_fill(color, opacity=NODE_TINT)
         return VGroup(box, label.move_to(box))
 
     def adder(self) -> VGroup:
@@ -241,7 +243,7 @@ class BlockFlow(RecordScene):
             (("resid_mid", "ffn_out"), "resid_post", "after the FFN"),
         ):
             column_sum = ColumnSum(
-                [row(terms[0]), row(terms[1], look.output if terms[1] == "attn_out" else FFN_COLOR)], row(result), look
+                [row(terms[0]), row(terms[1], look.output if terms[1] == "attn_out" else look.ffn)], row(result), look
             )
             column_sum.heading = (
                 text(f"{heading}, row “{self.token_name(f)}”", HEADER_SIZE, look.text)

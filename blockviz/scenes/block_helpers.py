@@ -188,9 +188,17 @@ def adds_up_as_written(terms: Sequence[float], total: float, decimals: int = 2) 
 
 def plus_before(term, look: Look, scale: float = 1.0) -> VGroup:
     """``+ term``: a muted "+" put left of ``term`` where it stands (a hidden keys' share beside
-    a row of weights), so its row reads as the sum it is; ``scale`` the size ``term`` is drawn at."""
-    plus = text("+", NUMBER_SIZE, look.muted).scale(scale).next_to(term, LEFT, buff=0.12 * scale)
-    return VGroup(plus, term)
+    a row of weights), so its row reads as the sum it is; ``scale`` the size ``term`` is drawn at.
+
+    A negative ``term`` reads "− 0.02", never "+ −0.02": its own minus glyph is taken out (the
+    label keeps its place, its ``.shown`` and ``.source``: the signed number it stands for) and a
+    muted "−" stands where the "+" would."""
+    sign = "+"
+    if term.shown.startswith(style.MINUS) and len(term.submobjects) == len(term.shown.replace(" ", "")):
+        term.remove(term.submobjects[0])
+        sign = style.MINUS
+    mark = text(sign, NUMBER_SIZE, look.muted).scale(scale).next_to(term, LEFT, buff=0.12 * scale)
+    return VGroup(mark, term)
 
 
 def sum_decimals(sums: Sequence[tuple[Sequence[float], float]], total_decimals: int = 2, most: int = 4) -> int:
@@ -209,6 +217,13 @@ def exact(labels: Sequence, total) -> bool:
     return abs(written - float(total.shown.replace(style.MINUS, "-"))) < 0.5 * 10 ** -max(
         label.decimals for label in [*labels, total]
     )
+
+
+def adds_to(labels: Sequence, total: float) -> bool:
+    """Whether shown ``labels`` add up to ``total`` (a fact such as softmax's 1, drawn as "1")
+    exactly, at their most decimals (else the total is written "≈ 1")."""
+    written = sum(float(label.shown.replace(style.MINUS, "-")) for label in labels)
+    return abs(written - total) < 0.5 * 10 ** -max(label.decimals for label in labels)
 
 
 def products_hold(firsts: Sequence, seconds: Sequence, products: Sequence) -> bool:
@@ -241,6 +256,31 @@ def later_term(value: float, color: str, source: tuple, decimals: int = 2):
         label.source,
     )
     return written
+
+
+def joined(parts: list, term, plus) -> list:
+    """``parts`` with ``term`` (a later term of a written sum, from :func:`later_term`) joined on:
+    after ``plus`` (a "+" text) unless the term is negative, whose own "− " is the operator."""
+    return parts + ([term] if term.shown.startswith(style.MINUS) else [plus, term])
+
+
+def rest_term(label, note, plus, color: str) -> list:
+    """The hidden terms' one term (:func:`remainder`) written after others, with ``note`` ("(the
+    rest)") between its operator and its number: "+ (the rest) 2.71" or "− (the rest) 2.71",
+    never "(the rest) −2.71". A negative one is redrawn as its magnitude standing for the signed
+    number (``.shown``, ``.value``, ``.decimals`` and ``.source`` as ``label``'s); ``plus`` is a
+    "+" text, replaced by a "−" of its size and colour then."""
+    if not label.shown.startswith(style.MINUS):
+        return [plus, note, label]
+    written = numeral(label.shown[1:], WORK_SIZE, color)
+    written.shown, written.value, written.decimals, written.source = (
+        label.shown,
+        label.value,
+        label.decimals,
+        label.source,
+    )
+    minus = text(style.MINUS, WORK_SIZE, plus.get_fill_color().to_hex())
+    return [minus, note, written]
 
 
 def remainder(

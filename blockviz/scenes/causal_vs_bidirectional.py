@@ -1,4 +1,4 @@
-"""Scene 8 — causal vs bidirectional: the same sentence's masks and weights with and without M."""
+"""After softmax — causal vs bidirectional: the same sentence's masks and weights with and without M."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, MAX_SLOTS, MIN_FONT_
 from blockviz.scenes.text import text
 
 NAME = "causal-vs-bidirectional"
-ORDER = 70
+ORDER = 85
+"""After softmax (80): its weights are taught before a decoder's and an encoder's are compared."""
 DESCRIPTION = "decoder vs encoder: masks and weights with and without the causal mask"
 CHAPTER = "Causal vs bidirectional"
 CAPTION = "The same sentence with and without the causal mask: a decoder's token reads only earlier tokens, an encoder's may use later ones too."

@@ -6,7 +6,7 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import exact, later_term, products_hold, remainder, sum_decimals
+from blockviz.scenes.block_helpers import exact, joined, later_term, products_hold, remainder, rest_term, sum_decimals
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
@@ -233,7 +233,12 @@ class DotProducts(RecordScene):
         hidden = len(dims) < d_head
         hidden_value = score - sum(products[c] for c in dims)
         decimals = sum_decimals([([products[c] for c in dims] + ([hidden_value] if hidden else []), score)])
-        qs = [number(q[c], WORK_SIZE, look.query, source=(q_field, h, i, c)) for c in dims]
+        qs = [
+            number(q[c], WORK_SIZE, look.query, source=(q_field, h, i, c))
+            if index == 0
+            else later_term(q[c], look.query, (q_field, h, i, c))  # "− 1.44 × k" after the first, not "+ −1.44 × k"
+            for index, c in enumerate(dims)
+        ]
         ks = [number(k[c], WORK_SIZE, look.key, source=(k_field, h, j, c)) for c in dims]
         first = [
             text(f"“{self.token_name(i)}”", WORK_SIZE, look.query),
@@ -242,9 +247,8 @@ class DotProducts(RecordScene):
             text("=", WORK_SIZE, look.muted),
         ]
         for index, (a, b) in enumerate(zip(qs, ks)):
-            if index:
-                first.append(text("+", WORK_SIZE, look.muted))
-            first += [a, text("×", WORK_SIZE, look.muted), b]  # × binds before +: no brackets, a line that fits 480p
+            first = joined(first, a, text("+", WORK_SIZE, look.muted)) if index else first + [a]
+            first += [text("×", WORK_SIZE, look.muted), b]  # × binds before +: no brackets, a line that fits 480p
         if hidden:
             first.append(text(f"+ … ({d_head - len(dims)} more)", WORK_SIZE, look.muted))
         terms = [
@@ -268,11 +272,12 @@ class DotProducts(RecordScene):
             text("=" if products_hold(qs, ks, terms) else "≈", WORK_SIZE, look.muted)
         ]  # q × k of unrounded entries
         for index, term in enumerate(terms):
-            if index and not term.shown.startswith(MINUS):
-                second.append(text("+", WORK_SIZE, look.muted))
-            if hidden and term is terms[-1]:
-                second.append(text("(the rest)", WORK_SIZE - 2, look.muted))
-            second.append(term)
+            plus = text("+", WORK_SIZE, look.muted)
+            if hidden and index == len(terms) - 1:
+                second += rest_term(term, text("(the rest)", WORK_SIZE - 2, look.muted), plus, look.muted)
+                terms[index] = second[-1]  # the number drawn (its magnitude, if negative) is the sum's term
+            else:
+                second = joined(second, term, plus) if index else second + [term]
         second += [text("=" if exact(terms, total) else "≈", WORK_SIZE, look.muted), total]
         lines = VGroup(VGroup(*first).arrange(RIGHT, buff=0.12), VGroup(*second).arrange(RIGHT, buff=0.12))
         lines[1].next_to(lines[0], DOWN, buff=0.18).align_to(lines[0][3], LEFT)

@@ -22,7 +22,6 @@ from blockviz.scenes.light_timing import aside_while_carried
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.scenes.text import formula, text
 from blockviz.scenes.wide import edges_and_largest, slots_of
-from blockviz.style import FFN_COLOR
 
 NAME = "ffn"
 ORDER = 120
@@ -131,10 +130,10 @@ class InsideFFN(RecordScene):
         rows = {
             "ln2": row_grid(rec, ffn_input(rec), f, f"{ffn_input(rec)} “{token}”", look, max_columns=ROW_SLOTS),
             "ffn_pre": row_grid(
-                rec, "ffn_pre", f, "ffn_pre", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True
+                rec, "ffn_pre", f, "ffn_pre", look, header_color=look.ffn, max_columns=ROW_SLOTS, empty=True
             ),
             "ffn_post": row_grid(
-                rec, "ffn_post", f, "ffn_post", look, header_color=FFN_COLOR, max_columns=ROW_SLOTS, empty=True
+                rec, "ffn_post", f, "ffn_post", look, header_color=look.ffn, max_columns=ROW_SLOTS, empty=True
             ),
             "ffn_out": row_grid(rec, "ffn_out", f, "ffn_out", look, max_columns=ROW_SLOTS, empty=True),
         }
@@ -151,8 +150,8 @@ class InsideFFN(RecordScene):
         for op in ops:
             op.align_to(grids[0].cell_group, LEFT)
         pre, post = rec.ffn_pre[f].tolist(), rec.ffn_post[f].tolist()
-        axes, curve, dots, labels = activation_curve(pre, post, activation, look, FFN_COLOR)
-        equation = formula(ACTIVATION_FORMULAS[activation], FFN_COLOR, 20).next_to(axes, UP, buff=0.2)
+        axes, curve, dots, labels = activation_curve(pre, post, activation, look, look.ffn)
+        equation = formula(ACTIVATION_FORMULAS[activation], look.ffn, 20).next_to(axes, UP, buff=0.2)
         plot = VGroup(axes, curve, labels, equation, dots)
         plot.axes, plot.curve, plot.dots, plot.frame = axes, curve, dots, VGroup(axes, labels, equation)
         layout = VGroup(stack, plot).arrange(RIGHT, buff=0.7)
@@ -270,7 +269,7 @@ class InsideFFN(RecordScene):
                 places[name],
                 width,
                 empty=name != field,
-                color=FFN_COLOR if name in hidden else None,
+                color=look.ffn if name in hidden else None,
                 headers=name in (field, "ffn_gate", "ffn_out"),
             )
             for name in [field, "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"]
@@ -306,7 +305,7 @@ class InsideFFN(RecordScene):
         stack.add(signs, rule, up_from)
         pre, post = rec.ffn_gate[f].tolist(), rec.ffn_gate_act[f].tolist()
         axes, curve, dots, labels = activation_curve(
-            pre, post, rec.config.activation, look, FFN_COLOR, width=3.5, height=2.9
+            pre, post, rec.config.activation, look, look.ffn, width=3.5, height=2.9
         )
         gate_axis = (
             text("ffn_gate", HEADER_SIZE, look.muted)
@@ -321,7 +320,7 @@ class InsideFFN(RecordScene):
         labels.submobjects[1] = (
             text("ffn_gate_act", HEADER_SIZE, look.muted).move_to(labels[1]).align_to(labels[1], LEFT)
         )  # the curve maps the gate
-        equation = formula(ACTIVATION_FORMULAS[rec.config.activation], FFN_COLOR, 20).next_to(axes, UP, buff=0.2)
+        equation = formula(ACTIVATION_FORMULAS[rec.config.activation], look.ffn, 20).next_to(axes, UP, buff=0.2)
         hidden = [
             f"{what}: {total - len(shown)} of {total}"
             for what, shown, total in (
@@ -453,7 +452,7 @@ class InsideFFN(RecordScene):
         )
         ffn_name = "gated FFN" if rec.architecture.gated else "FFN"
         box = VGroup(
-            text(f"{ffn_name}, row by row", CAPTION_SIZE, FFN_COLOR, bold=True),
+            text(f"{ffn_name}, row by row", CAPTION_SIZE, look.ffn, bold=True),
             arrow,
             text(
                 f"{shape_text(rec.n, d)} → {shape_text(rec.n, rec.config.d_ff)} → {shape_text(rec.n, d)}",

@@ -54,9 +54,23 @@ def contrast(one: str, two: str) -> float:
     return (lighter + 0.05) / (darker + 0.05)
 
 
+HIGHLIGHTS = {"dark": "#facc15", "light": "#b45309"}
+"""The highlight's colour on each theme's page (yellow, 10.7:1 on the dark page; amber, 5.0:1 on white)."""
+
+
+def tinted(fill: str, opacity: float, page: str) -> str:
+    """The ``#rrggbb`` drawn where ``fill`` lies at ``opacity`` over ``page`` (sRGB blending, as Cairo does)."""
+    mixed = [
+        opacity * int(fill.lstrip("#")[k : k + 2], 16) + (1 - opacity) * int(page.lstrip("#")[k : k + 2], 16)
+        for k in (0, 2, 4)
+    ]
+    return "#" + "".join(f"{round(channel):02x}" for channel in mixed)
+
+
 @dataclass(frozen=True)
 class Look:
-    """The colours a scene draws with: the page of a :class:`blockviz.style.Theme` plus role colours."""
+    """The colours a scene draws with: the page and the role colours of one
+    :class:`blockviz.style.Theme` (the light theme's roles are darker, 4.5:1 on white)."""
 
     theme: style.Theme
 
@@ -80,12 +94,42 @@ class Look:
     def blocked(self) -> str:
         return self.theme.blocked
 
-    query = style.QUERY_COLOR
-    key = style.KEY_COLOR
-    value = style.VALUE_COLOR
-    output = style.OUTPUT_COLOR
-    residual = style.RESIDUAL_COLOR
-    highlight = "#facc15"  # yellow: the one moving highlight
+    @property
+    def query(self) -> str:
+        return self.theme.query
+
+    @property
+    def key(self) -> str:
+        return self.theme.key
+
+    @property
+    def value(self) -> str:
+        return self.theme.value
+
+    @property
+    def output(self) -> str:
+        """Head outputs and the attention output."""
+        return self.theme.output
+
+    @property
+    def ffn(self) -> str:
+        return self.theme.ffn
+
+    @property
+    def residual(self) -> str:
+        return self.theme.residual
+
+    def muted_on(self, fill: str, opacity: float) -> str:
+        """The muted text colour if it keeps :data:`MIN_CONTRAST` on ``fill`` laid at ``opacity``
+        over the page (a tinted box), else the text colour: grey on a grey tint of the light page
+        is 3.4:1."""
+        return self.muted if contrast(self.muted, tinted(fill, opacity, self.background)) >= MIN_CONTRAST else self.text
+
+    @property
+    def highlight(self) -> str:
+        """The one moving highlight (a frame, dots, the rotary angle): yellow on the dark page,
+        amber on the light one, where yellow would be 1.5:1."""
+        return HIGHLIGHTS[self.theme.name]
 
 
 SUM_COLUMNS = 4

@@ -18,7 +18,6 @@ from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import HEADER_SIZE, SUM_COLUMNS
 from blockviz.scenes.text import text
-from blockviz.style import FFN_COLOR
 
 DIM = 0.25
 """Opacity of the route before its steps are taken."""
@@ -95,7 +94,7 @@ def build(scene, title):
         scene,
         [
             ("resid_mid_norm", shape_text(n, d), look.residual),
-            ("FFN", f"via {shape_text(n, d_ff)}", FFN_COLOR),
+            ("FFN", f"via {shape_text(n, d_ff)}", look.ffn),
             None,
             norm,
         ],
@@ -156,7 +155,7 @@ def build_sums(scene) -> tuple[ColumnSum, ColumnSum]:
         (("resid_mid_norm", "ffn_out"), "resid_post", "after the FFN"),
     ):
         column_sum = ColumnSum(
-            [row(left), row(right, look.output if right == "attn_out" else FFN_COLOR)], row(result), look
+            [row(left), row(right, look.output if right == "attn_out" else look.ffn)], row(result), look
         )
         column_sum.heading = (
             text(f"{heading}, row “{scene.token_name(f)}”", HEADER_SIZE, look.text)

@@ -9,7 +9,16 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, Line, Transform
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, ghost_of
-from blockviz.scenes.block_helpers import TIMES, exact, later_term, products_hold, remainder, sum_decimals
+from blockviz.scenes.block_helpers import (
+    TIMES,
+    exact,
+    joined,
+    later_term,
+    products_hold,
+    remainder,
+    rest_term,
+    sum_decimals,
+)
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
@@ -255,7 +264,12 @@ class QueryKeyValue(RecordScene):
         rec, h, f, look = self.record, self.h, self.focus, self.look
         field = attention_input(rec)[0]
         columns = source.shown_columns()
-        xs = [number(rec.tensors[field][f, m].item(), WORK_SIZE, look.text, source=(field, f, m)) for m in columns]
+        xs = [
+            number(rec.tensors[field][f, m].item(), WORK_SIZE, look.text, source=(field, f, m))
+            if k == 0
+            else later_term(rec.tensors[field][f, m].item(), look.text, (field, f, m))  # "− 0.86" after the first
+            for k, m in enumerate(columns)
+        ]
         ws = [
             number(
                 rec.params["attn.W_Q"][h, m, c].item(), WORK_SIZE, look.query, source=("params", "attn.W_Q", h, m, c)
@@ -309,13 +323,15 @@ class QueryKeyValue(RecordScene):
             text("=", WORK_SIZE, look.muted),
         ]
         for index, (x, w) in enumerate(zip(xs, ws)):
-            if index:
-                parts.append(text("+", WORK_SIZE, look.muted))
-            parts += [x, text(TIMES, WORK_SIZE, look.muted), w]
+            if index:  # "− 0.86 × 2.25" for a negative x after the first, not "+ −0.86 × 2.25"
+                parts = joined(parts, x, text("+", WORK_SIZE, look.muted))
+            else:
+                parts.append(x)
+            parts += [text(TIMES, WORK_SIZE, look.muted), w]
         if hidden:
             parts.append(text(f"+ … ({hidden} more)", WORK_SIZE, look.muted))
-        if bias:
-            parts += [text("+", WORK_SIZE, look.muted), number(bias[0], WORK_SIZE, look.query, source=bias[1])]
+        if bias:  # "− 0.05" for a negative bias, not "+ −0.05"
+            parts = joined(parts, later_term(bias[0], look.query, bias[1]), text("+", WORK_SIZE, look.muted))
         return VGroup(*parts).arrange(RIGHT, buff=0.12)
 
     def terms_line(self, terms: list, total, rest_at: int, products_as_shown: bool) -> VGroup:
@@ -324,11 +340,12 @@ class QueryKeyValue(RecordScene):
         look = self.look
         parts = [text("=" if products_as_shown else "≈", WORK_SIZE, look.muted)]
         for index, term in enumerate(terms):
-            if index and not term.shown.startswith(MINUS):
-                parts.append(text("+", WORK_SIZE, look.muted))
+            plus = text("+", WORK_SIZE, look.muted)
             if rest_at and index == rest_at:
-                parts.append(text("(the rest)", WORK_SIZE - 2, look.muted))
-            parts.append(term)
+                parts += rest_term(term, text("(the rest)", WORK_SIZE - 2, look.muted), plus, look.muted)
+                terms[index] = parts[-1]  # the number drawn (its magnitude, if negative) is the sum's term
+            else:
+                parts = joined(parts, term, plus) if index else parts + [term]
         parts += [text("=" if exact(terms, total) else "≈", WORK_SIZE, look.muted), total]
         return VGroup(*parts).arrange(RIGHT, buff=0.12)
 

@@ -13,7 +13,6 @@ from blockviz.scenes.layout import column_width
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, NOTE_SIZE
 from blockviz.scenes.text import text
 from blockviz.scenes.wide import edges_and_largest, slots_of
-from blockviz.style import FFN_COLOR
 
 NAME = "recap"
 ORDER = 130
@@ -30,8 +29,6 @@ WIDE_ENTRIES = 4
 """Entries drawn of a post-norm block's rows wider than :data:`FEATURE_SLOTS`: the first, the last and the largest."""
 TERMS = (("resid_pre", "input x"), ("attn_out", "attention"), ("ffn_out", "FFN"))
 """The residual stream's terms for the focus row: ``resid_post = resid_pre + attn_out + ffn_out``."""
-DIM = 0.15
-"""Opacity of the stand-in of what is still to come (the whole sum is in view from the start)."""
 
 
 class Recap(RecordScene):
@@ -52,7 +49,7 @@ class Recap(RecordScene):
             return
         column_sum, shapes, onward = self.build(title)
         x, attention, ffn = column_sum.terms
-        ghost = ghost_of(column_sum, *shapes, onward, opacity=DIM)  # the whole sum in view from the start, dim
+        ghost = ghost_of(column_sum, *shapes, onward, outline=self.look.grid)  # the whole sum's outline from the start
         self.add(ghost)
         self.step(
             Reveal(VGroup(x, shapes[0])),
@@ -86,7 +83,7 @@ class Recap(RecordScene):
         decimals = sum_decimals(
             [([term[j] for term in terms], totals[j]) for j in range(d)]
         )  # one more where rounding would break a column
-        colors = (look.residual, look.output, FFN_COLOR)
+        colors = (look.residual, look.output, look.ffn)
         # One width for every row, wide enough for any entry (a trained layer's reach 11 and more), so the columns stay aligned.
         width = max(
             [width]
@@ -133,9 +130,10 @@ class Recap(RecordScene):
             if self.record.architecture.unembedding
             else ("next block", "same shape in")
         )
-        label = VGroup(text(name, CAPTION_SIZE, look.text, bold=True), text(detail, HEADER_SIZE, look.muted)).arrange(
-            DOWN, buff=0.1
-        )
+        label = VGroup(
+            text(name, CAPTION_SIZE, look.text, bold=True),
+            text(detail, HEADER_SIZE, look.muted_on(look.residual, 0.15)),
+        ).arrange(DOWN, buff=0.1)
         box = RoundedRectangle(
             corner_radius=0.12,
             width=label.width + 0.4,
@@ -165,7 +163,7 @@ class Recap(RecordScene):
         n, d = rec.n, rec.config.d_model
         token = self.token_name(f)
         (first, second), norms, out, shapes, onward, note = self.build_post_norm(title)
-        ghost = ghost_of(first, second, *norms, out, *shapes, onward, note, opacity=DIM)
+        ghost = ghost_of(first, second, *norms, out, *shapes, onward, note, outline=self.look.grid)
         self.add(ghost)
         x, attention = first.terms
         mid_norm, ffn = second.terms
@@ -243,7 +241,7 @@ class Recap(RecordScene):
             "attn_out": ("attention", look.output),
             "resid_mid": ("resid_mid", look.residual),
             "resid_mid_norm": ("normalized", look.residual),
-            "ffn_out": ("FFN", FFN_COLOR),
+            "ffn_out": ("FFN", look.ffn),
             "resid_post": ("resid_post", look.residual),
             "resid_post_norm": ("output", look.residual),
         }

@@ -7,7 +7,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, VGroup
 
 from blockviz.scenes.base import RecordScene
-from blockviz.scenes.block_helpers import exact, plus_before, remainder, sum_decimals
+from blockviz.scenes.block_helpers import adds_to, exact, plus_before, remainder, sum_decimals
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height
@@ -313,6 +313,12 @@ class Softmax(RecordScene):
                 row_labels.append(rest)
             one = text("1", NUMBER_SIZE, self.look.text).scale(grid.scale_now).move_to([self.side[-1].get_x(), y, 0])
             side.append(one)
+            if not adds_to(row_labels, 1.0):  # the shown weights, each rounded on its own, make 0.99 or 1.01
+                side.append(
+                    text("≈", NUMBER_SIZE, self.look.muted)
+                    .scale(grid.scale_now)
+                    .next_to(one, LEFT, buff=0.14 * grid.scale_now)
+                )
             self.shown_sum(row_labels, one)
             animations.append(FadeIn(VGroup(*side)))
         changes = self.recolour(grid, fills) + self.replace_labels(grid, labels)

@@ -24,7 +24,6 @@ import hashlib
 import io
 import re
 import tempfile
-import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,7 +33,7 @@ from manim import Mobject, SVGMobject, Text, VGroup, config
 from blockviz import style
 from blockviz.files import atomic_path
 from blockviz.scenes.look import FONT, HEADER_SIZE, NUMBER_SIZE
-from blockviz.tokens import display_token
+from blockviz.tokens import display_token, without_glyph
 
 _DIGITS = "0123456789"
 
@@ -219,11 +218,7 @@ def token_face(token: str) -> str:
     token with no letter, digit or symbol glyph of its own — punctuation, spaces, joiners, such
     as "." — in quotes (“.”), so it is never a lone dot."""
     shown = display_token(token)
-    if shown and all(
-        unicodedata.category(char)[0] in "PZ" or unicodedata.category(char) in ("Cf", "Sk") for char in shown
-    ):
-        return f"\u201c{shown}\u201d"
-    return shown
+    return f"\u201c{shown}\u201d" if without_glyph(shown) else shown
 
 
 def font_size_of(mobject) -> float:
