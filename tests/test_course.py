@@ -132,7 +132,7 @@ def test_a_course_expands_into_one_job_per_sentence_scene_quality_and_format(tmp
     assert len({job.id for job in jobs}) == len(jobs) and len({job.target for job in jobs}) == len(jobs)
     assert one[0].target == tmp_path / "out" / "one" / "the-cat-sat" / "scenes-l" / "mask.png"
     slides = next(job for job in jobs if job.kind == "slides")
-    assert slides.skip_reason == "not available in this version"  # until blockviz.slides is merged
+    assert slides.skip_reason is None and slides.target == tmp_path / "out" / "one" / "the-cat-sat" / "slides"
     # the same sentence and options in two lessons: the same key, two folders and stamps
     same = [job for job in jobs if job.sentence == "the cat sat" and job.stem == "mask-l.png"]
     assert len(same) == 2 and same[0].key == same[1].key and same[0].stamp != same[1].stamp
@@ -219,8 +219,8 @@ def test_dry_run_lists_the_jobs_and_runs_nothing(tmp_path):
     assert result.output.splitlines() == [
         "to do       one: mask (l, png) on 'the cat sat'",
         "to do       one: explorer on 'the cat sat'",
-        "skipped     one: slides on 'the cat sat': not available in this version",
-        "3 jobs: 2 to do, 0 up to date",
+        "to do       one: slides on 'the cat sat'",
+        "3 jobs: 3 to do, 0 up to date",
     ]
     assert not (tmp_path / "out").exists()
 

@@ -75,13 +75,16 @@ def test_every_scene_renders_a_real_tiny_video(tmp_path, cat_record):
 def test_by_default_two_sentences_get_their_own_folders_and_numbers(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     outputs = []
-    for sentence, slug in (("the cat sat", "the-cat-sat"), ("a dog ran", "a-dog-ran")):
+    for sentence, slug in (("the cat sat", "the-cat-sat--seeded"), ("a dog ran", "a-dog-ran--seeded")):
         result = invoke(sentence, "--model", "seeded", "--scene", "mask", "--format", "png", *TINY_ARGS)
         assert result.exit_code == 0, result.output
         outputs.append(Path("renders") / slug / "mask.png")
-        assert result.output.strip() == str(outputs[-1]) and default_folder(sentence) == outputs[-1].parent
-    first, second = (Image.open(path).convert("RGB") for path in outputs)
-    assert first.size == (160, 90) and first.tobytes() != second.tobytes()
+        assert result.output.strip() == str(outputs[-1])
+        assert default_folder(sentence, {"model": None}) == outputs[-1].parent
+    toy = invoke("the cat sat", "--scene", "mask", "--format", "png", *TINY_ARGS)  # the default block: its own folder
+    assert toy.exit_code == 0 and toy.output.strip() == str(Path("renders") / "the-cat-sat" / "mask.png")
+    first, second, trained = (Image.open(path).convert("RGB") for path in [*outputs, "renders/the-cat-sat/mask.png"])
+    assert first.size == (160, 90) and first.tobytes() != second.tobytes() != trained.tobytes()
 
 
 @pytest.mark.render

@@ -16,6 +16,7 @@ from blockviz.cli.options import (
 )
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
+from blockviz.render.plan import default_folder
 
 
 class StepName(click.ParamType):
@@ -83,7 +84,9 @@ PAGE_SUFFIXES = (".html", ".htm")
     "--step",
     type=StepName(),
     default=None,
-    help="Step the page opens on (overview: every layer and head; input, ln1, qkv, scores, …, output; a model's layer also rotary, gate, up, gate_up). Default: input.",
+    help="Step the page opens on: overview (every layer and head), input, ln1, qkv, scores, scale, mask, softmax, mix, "
+    "concat, project, add1, ln2, widen, activation, narrow, add2, output; the toy model also ln_f, logits, prediction; "
+    "a model's layer also rotary, gate, up, gate_up. Default: input.",
 )
 @click.option(
     "--contrast",
@@ -120,7 +123,6 @@ def explore(output, token, head, step, theme, contrast, **options) -> None:
     _check_contrast(inputs, contrast)
     rec = command_record(inputs)
     from blockviz.explorer import Explorer
-    from blockviz.files import sentence_slug
 
     chosen_token_and_head(rec, token, head)
     attentions, theirs = _overview_inputs(inputs, contrast)
@@ -136,7 +138,7 @@ def explore(output, token, head, step, theme, contrast, **options) -> None:
             contrast_sentence=contrast,
         )
     with reporting_errors():
-        path = page_path(output) if output is not None else Path("renders") / sentence_slug(rec.sentence) / PAGE_NAME
+        path = page_path(output) if output is not None else default_folder(rec.sentence, inputs) / PAGE_NAME
         page.save(path)
     click.echo(str(path))
 

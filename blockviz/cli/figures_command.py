@@ -176,7 +176,6 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
     record_options = pop_record_options(options)
     rec = build_record(**record_options)
     from blockviz.figures.request import FigureRequest
-    from blockviz.files import sentence_slug
     from blockviz.style import theme as theme_named
 
     with reporting_errors():
@@ -191,7 +190,9 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
             width=width,
             all_heads=all_heads,
         )
-        folder = folder if folder is not None else Path("renders") / sentence_slug(rec.sentence) / "figures"
+        from blockviz.render.plan import default_folder
+
+        folder = folder if folder is not None else default_folder(rec.sentence, record_options) / "figures"
         _check_folder(folder)
         from blockviz.figures.registry import applies_to, skip_reason
 

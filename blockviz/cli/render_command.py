@@ -194,7 +194,7 @@ def render(
     names = [entry.name for entry in chosen]
     with reporting_errors():
         sentence = output_sentence(record_inputs)
-        folder = output if output is not None else default_folder(sentence)
+        folder = output if output is not None else default_folder(sentence, record_inputs)
         if lecture:
             lecture_plan = plan_lecture(record_inputs, render_options, folder, names)
             planned = lecture_plan.jobs

@@ -145,7 +145,7 @@ def slides(
     with reporting_errors():
         chosen = for_record(chosen, rec, () if "all" in scenes else scenes)
         sentence = output_sentence(record_inputs)
-        folder = output if output is not None else default_folder(sentence) / DECK_FOLDER
+        folder = output if output is not None else default_folder(sentence, record_inputs) / DECK_FOLDER
         planned = plan([entry.name for entry in chosen], record_inputs, render_options, folder)
     pending = [job for job in planned if force or not job.is_fresh()]
     if pending:

@@ -33,9 +33,9 @@ class CourseRun:
 
 
 def plan_course(course: Course, force: bool = False) -> tuple[list[CourseJob], dict[str, JobResult]]:
-    """Every job of ``course``, and the results known without running: skipped jobs (slides
-    where ``blockviz slides`` does not exist; unless ``force``, scenes the same inputs could not
-    show last time), and (unless ``force``) jobs whose outputs are up to date."""
+    """Every job of ``course``, and the results known without running: skipped jobs (unless
+    ``force``, scenes the same inputs could not show last time), and (unless ``force``) jobs
+    whose outputs are up to date."""
     from blockviz.course.stamps import is_fresh, stamped_skip
 
     jobs = expand(course)

@@ -18,7 +18,6 @@ is written in the stamp beside the key, to say which numbers the outputs show
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +29,6 @@ KINDS = ("scene", "figures", "explorer", "slides")
 """The kinds of job, in the order a sentence's jobs are listed."""
 STAMPS = Path(".course") / "stamps"
 """Inside the output folder: one stamp per job, ``<lesson>/<slug>/<job>.json``."""
-SLIDES_MODULE = "blockviz.slides"
-"""Where ``blockviz slides`` lives once it exists; until then slide jobs are skipped."""
 
 
 @dataclass(frozen=True)
@@ -82,8 +79,6 @@ class CourseJob:
     @property
     def skip_reason(self) -> str | None:
         """Why the job is not run at all (``None``: it is)."""
-        if self.kind == "slides" and importlib.util.find_spec(SLIDES_MODULE) is None:
-            return "not available in this version"
         return None
 
     def options(self) -> dict:

@@ -56,7 +56,7 @@ class LessonSettings:
     ``resolution`` ``(width, height)`` pixels and ``fps`` replacing the quality's own when given;
     ``token`` and ``head`` the focus; ``figures`` ``True`` (every figure the record can draw),
     ``False`` or figure names, written as ``figure_formats``; ``explorer`` one page per
-    sentence; ``slides`` one deck per sentence (where ``blockviz slides`` exists).
+    sentence; ``slides`` one deck per sentence of the lesson's scenes (``blockviz slides``).
     """
 
     model: str = "toy"

@@ -165,7 +165,11 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
     model = ["--model", settings.model] + (["--layer", str(settings.layer)] if settings.layer is not None else [])
     with temporary_folder(job.folder / ".cache", "slides-") as partial:
         command = [sys.executable, "-c", "from blockviz.cli.program import main; main()", "slides", "--", job.sentence]
-        options = [*model, "--theme", settings.theme, "-q", settings.qualities[0], "-o", str(partial)]
+        focus = (["--token", str(settings.token)] if settings.token is not None else []) + (
+            ["--head", str(settings.head)] if settings.head is not None else []
+        )
+        scenes = ["--scene", ",".join(settings.scenes)]  # the lesson's scenes, as its videos
+        options = [*model, *scenes, *focus, "--theme", settings.theme, "-q", settings.qualities[0], "-o", str(partial)]
         done = subprocess.run(command[:-2] + options + command[-2:], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["blockviz slides failed"])[-1]

@@ -167,10 +167,33 @@ class RenderJob:
             return False
 
 
-def default_folder(sentence: str) -> Path:
-    """Where a sentence's files go unless told otherwise: ``renders/<sentence slug>/``
-    (see :func:`blockviz.files.sentence_slug`)."""
-    return RENDERS / sentence_slug(sentence)
+def default_folder(sentence: str, record_inputs: dict | None = None) -> Path:
+    """Where a sentence's files go unless told otherwise: ``renders/<sentence slug>/`` for the
+    default block (see :func:`blockviz.files.sentence_slug`), ``renders/<sentence slug>--<block>/``
+    for another one (:func:`block_label`), so the toy model's and the seeded block's files of one
+    sentence never replace each other.
+
+    >>> default_folder("the cat sat").as_posix(), default_folder("the cat sat", {"model": None}).as_posix()
+    ('renders/the-cat-sat', 'renders/the-cat-sat--seeded')
+    """
+    label = block_label(record_inputs or {})
+    return RENDERS / (sentence_slug(sentence) + (f"--{label}" if label else ""))
+
+
+def block_label(record_inputs: dict) -> str | None:
+    """A short name of the block the record options choose, for folder names: ``None`` for the
+    default toy model (or no options), ``seeded``, or a model's name and layer (``minilm-layer3``).
+    A record read from a file keeps its sentence's folder (``None``)."""
+    if not record_inputs or record_inputs.get("record_file") is not None:
+        return None
+    model = record_inputs.get("model", "toy")
+    if model is None:
+        return "seeded"
+    if str(model).strip().lower() == "toy":
+        return None
+    layer = record_inputs.get("layer")
+    name = sentence_slug(Path(str(model)).name)
+    return name if layer is None else f"{name}-layer{layer}"
 
 
 def plan(scenes: list[str], record_inputs: dict, options: RenderOptions, folder: str | os.PathLike) -> list[RenderJob]:
