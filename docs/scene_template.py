@@ -23,7 +23,7 @@ from blockviz.scenes.look import NOTE_SIZE, WORK_SIZE
 from blockviz.scenes.text import number, text
 
 NAME = "weight-rows"
-ORDER = 85
+ORDER = 95
 DESCRIPTION = "one head's weights, a query's row added up: each row of weights sums to 1"
 CHAPTER = "Each row of weights adds up to 1"
 CAPTION = "Each query's weights, one per key, add up to 1: softmax shares out the query's attention among the keys."

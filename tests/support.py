@@ -313,6 +313,11 @@ def plus_minus(texts: list[Text]) -> list[str]:
     """Negative numbers written right after a "+" of their size ("+ −0.02"): a written sum says
     "− 0.02". (A "+" taller than the number is an operator between two grids.)"""
     pluses = [t for t in texts if t.shown == "+"]
+    opening = [t for t in texts if t.shown == "("]  # "+ (−0.65) × 0.98": a negative factor of a product term
+
+    def bracketed(plus, number) -> bool:
+        return any(plus.get_right()[0] <= bracket.get_x() <= number.get_left()[0] for bracket in opening)
+
     return [
         f"+ {t.shown}"
         for t in texts
@@ -321,6 +326,7 @@ def plus_minus(texts: list[Text]) -> list[str]:
             0 < t.get_left()[0] - plus.get_right()[0] < 0.4
             and abs(t.get_y() - plus.get_y()) < 0.5 * plus.height
             and plus.height < t.height
+            and not bracketed(plus, t)
             for plus in pluses
         )
     ]

@@ -14,6 +14,7 @@ from blockviz import BlockvizError, record
 from blockviz.figures import FigureRequest, MissingGlyphWarning, draw_figure, save_figure, write_figures
 from blockviz.figures.context import installed_fallbacks
 from blockviz.style import DARK
+from blockviz.tokens import without_glyph
 
 DPI = 30
 
@@ -108,7 +109,9 @@ def test_odd_tokens_are_shown_with_one_warning(tmp_path):
     assert len(paths) == 4
     figure = draw_figure("weights", FigureRequest(rec))
     labels = [text.get_text() for text in figure.texts if text.get_label() == "weights[0]:col"]
-    assert tuple(labels) == rec.tokens and "$" in labels and "&" in labels and "café" in labels
+    quoted = tuple(f"\u201c{token}\u201d" if without_glyph(token) else token for token in rec.tokens)
+    assert tuple(labels) == quoted and "$" in labels and "\u201c&\u201d" in labels and "café" in labels
+    assert '\u201c"\u201d' in labels  # a token with no glyph of its own (punctuation) is drawn quoted, as in the videos
     ElementTree.parse(tmp_path / "weights.svg")
 
 
