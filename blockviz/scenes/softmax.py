@@ -69,10 +69,7 @@ class Softmax(RecordScene):
         if rec.source.kind == "trained" or rec.source.is_model:
             said = f"learned in training, not written in: “{query}” puts its largest weight on “{largest}”"
         else:
-            said = (
-                f"random weights: “{query}”'s largest weight is on “{largest}” by chance, "
-                "a large weight is not a guarantee of relevance"
-            )
+            said = f"random weights: “{query}” weighs “{largest}” most by chance, not for its meaning"
         self.step(FadeIn(Highlight(self.look, grid.cells[f, key])), caption=said)
 
     # -- layout ---------------------------------------------------------------------------------
