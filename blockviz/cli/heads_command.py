@@ -440,15 +440,15 @@ def _print_evidence(rows, by, words, tokens, side, contrast_side, other, layers,
     if contrast_side is not None:
         kb = contrast_side.words.groups[contrast_side.key]
         also = (
-            f"; contrast: the same weight in the contrast sentence ({display_token(other.tokens[contrast_side.query])!r} "
-            f"position {contrast_side.query} to {display_token(contrast_side.words.names[contrast_side.key])!r} position {kb[0]}), "
+            f"\n  contrast: the same weight in the contrast sentence ({display_token(other.tokens[contrast_side.query])!r} "
+            f"position {contrast_side.query} to {display_token(contrast_side.words.names[contrast_side.key])!r} position {kb[0]}); "
             "change = contrast − weight"
         )
-    click.echo(
+    click.echo(  # a heading, then one line per column family: a terminal's width, not one 400-character line
         f"weight from {q!r} (position {side.query}) to {k!r} ({where}), {RANK_WORDS[by]}"
-        f"{'' if top is None or top >= len(ranked) else f' (the {top} highest of {len(ranked)} heads)'}{also}; "
-        f"baseline: the head's mean weight on {k!r} from the other queries{' that see it' if causal else ''}, above = weight − baseline; "
-        f"first, special: the weight from {q!r} on the first token and on special tokens; parks: the two take {PARKS_AT} or more:"
+        f"{'' if top is None or top >= len(ranked) else f' (the {top} highest of {len(ranked)} heads)'}{also}\n"
+        f"  baseline: the head's mean weight on {k!r} from the other queries{' that see it' if causal else ''}; above = weight − baseline\n"
+        f"  first, special: the weight from {q!r} on the first token and on special tokens; parks: the two take {PARKS_AT} or more"
     )
     table = Table(box=None, padding=(0, 0, 0, 2), show_edge=False)
     names = ("rank", "layer", "head") + (("kv head",) if kv_heads < n_heads else ()) + ("weight",)
