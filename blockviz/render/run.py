@@ -184,9 +184,12 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
             raise output_error(
                 job.output, OSError(errno.ENOSPC, "")
             ) from None  # e.g. a text SVG cut short, then unreadable
-        produced = _produced_file(media, entry.class_name, options.format)
+        produced = _produced_file(media, entry.class_name, "mp4" if options.format == "gif" else options.format)
         with atomic_path(job.output) as partial:
-            os.replace(produced, partial)
+            if options.format == "gif":
+                _write_gif(produced, partial, options, getattr(scene, "captions", []))
+            else:
+                os.replace(produced, partial)
     with atomic_path(job.captions) as partial:  # the captions it showed, for the lecture's .srt
         partial.write_text(
             json.dumps(
@@ -250,13 +253,37 @@ def manim_settings(media: str, output_name: str, options: RenderOptions) -> dict
     }
     if options.format == "png":
         settings.update(save_last_frame=True, write_to_movie=False, format="png")
-    else:
-        settings.update(write_to_movie=True, format=options.format)
+    else:  # a GIF is made from the video (blockviz.render.gif)
+        settings.update(write_to_movie=True, format="mp4" if options.format == "gif" else options.format)
     if options.resolution is not None:
         settings.update(pixel_width=options.resolution[0], pixel_height=options.resolution[1])
     if options.fps is not None:
         settings["frame_rate"] = options.fps
     return settings
+
+
+def _write_gif(video: Path, output: Path, options: RenderOptions, captions: list) -> None:
+    """The scene's ``video`` as the GIF ``output``, shaped by ``options`` (width, frame rate,
+    first step, last hold); ``captions`` ``(time, text)`` mark where each step starts.
+
+    Raises
+    ------
+    BlockvizError
+        If ``options.from_step`` is beyond the scene's steps.
+    """
+    import av
+
+    from blockviz.render.gif import GIF_FPS, video_to_gif
+
+    starts = [float(time) for time, _ in captions] or [0.0]
+    if options.from_step > len(starts):
+        raise BlockvizError(
+            f"--from-step {options.from_step}: the scene has {len(starts)} steps, choose 1 … {len(starts)}"
+        )
+    with av.open(str(video)) as source:
+        width = options.width or source.streams.video[0].codec_context.width
+    start = starts[options.from_step - 1] if options.from_step > 1 else 0.0
+    video_to_gif(video, output, options.fps or GIF_FPS, width - width % 2, start, options.hold_last)
 
 
 def _produced_file(media: Path, output_name: str, file_format: str) -> Path:
