@@ -108,6 +108,7 @@ def compare(query, top, as_json, output, second, **options) -> None:
 
         causal = _causal(first)
         seeing = _seeing_note(first, other, query_a, query_b, causal, model)
+        query_name = _query_name(first.tokens[query_a], other.tokens[query_b])
         pairs = align_words(words_a.names, words_b.names)
         side_a = Side(first.weights[layers], words_a, first.special, query_a, 0)
         side_b = Side(other.weights[layers], words_b, other.special, query_b, 0)
@@ -128,13 +129,18 @@ def compare(query, top, as_json, output, second, **options) -> None:
             if seeing:
                 click.echo(seeing)
             else:
-                _print_shifts(shifts[:top], labels, first.tokens[query_a], query_a, query_b, layers, n_heads, kv_heads)
-        grid = _moved_grid(shifts, labels, first.tokens[query_a], layers, what, kv_heads, note_line, seeing, n_heads)
-        panel = _rows_panel(shifts[0], labels, first.tokens[query_a], layers)
+                _print_shifts(shifts[:top], labels, query_name, query_a, query_b, layers, n_heads, kv_heads)
+        grid = _moved_grid(shifts, labels, query_name, layers, what, kv_heads, note_line, seeing, n_heads)
+        panel = _rows_panel(shifts[0], labels, query_name, layers)
         if as_json:
             _write_quietly(grid, figure_path, panel)
         else:
             _write(grid, figure_path, first.tokens + other.tokens, under=panel.under)
+
+
+def _query_name(token_a: str, token_b: str) -> str:
+    """The query as both sentences have it: "it", or "tired/wide" when matched by position to another word."""
+    return token_a if token_a.casefold() == token_b.casefold() else f"{token_a}/{token_b}"
 
 
 def _pair_label(words_a, words_b, pair) -> str:
