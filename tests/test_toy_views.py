@@ -87,7 +87,8 @@ def test_heads_ranks_the_toy_models_heads_from_its_record(rec, tmp_path):
     assert lines[0] == f"toy (blockviz): 1 layer × 2 heads; {rec.source.describe()}"
     it, chicken = rec.tokens.index("it"), rec.tokens.index("chicken")
     best = max(range(rec.config.n_heads), key=lambda head: float(rec.weights[head, it, chicken]))
-    first = lines[3].split()
+    header = next(k for k, line in enumerate(lines) if line.split()[:3] == ["rank", "layer", "head"])
+    first = lines[header + 1].split()  # the first ranked head, under the table's header
     assert first[:3] == ["1", "0", str(best)] and float(first[3]) == pytest.approx(
         float(rec.weights[best, it, chicken]), abs=5e-5
     )
