@@ -20,14 +20,13 @@ from blockviz.cli.scene_options import (
     frame_options,
     narration_options,
     output_sentence,
-    scene_names,
+    scene_and_quality_options,
     warn_unspeakable,
 )
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.processes import cores_available
 from blockviz.render.plan import (
     FORMATS,
-    QUALITIES,
     RenderOptions,
     default_folder,
     plan,
@@ -51,24 +50,7 @@ def _list_scenes(ctx, param, value):
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option(
-    "--scene",
-    "scenes",
-    multiple=True,
-    default=("all",),
-    show_default=True,
-    callback=scene_names,
-    metavar="NAME[,NAME…]",
-    help="Scenes to render: names separated by commas or the option repeated, or all. See --list.",
-)
-@click.option(
-    "-q",
-    "--quality",
-    type=click.Choice(tuple(QUALITIES)),
-    default="l",
-    show_default=True,
-    help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.",
-)
+@scene_and_quality_options("Scenes to render: names separated by commas or the option repeated, or all. See --list.")
 @click.option(
     "--format",
     "file_format",

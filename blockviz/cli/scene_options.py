@@ -45,6 +45,34 @@ def scene_names(ctx, param, value):
     return tuple(names)
 
 
+def scene_and_quality_options(scene_help: str):
+    """``--scene NAME[,NAME…]`` (with ``scene_help``; default ``all``) and ``-q/--quality``."""
+    from blockviz.render.plan import QUALITIES
+
+    return _all(
+        [
+            click.option(
+                "--scene",
+                "scenes",
+                multiple=True,
+                default=("all",),
+                show_default=True,
+                callback=scene_names,
+                metavar="NAME[,NAME…]",
+                help=scene_help,
+            ),
+            click.option(
+                "-q",
+                "--quality",
+                type=click.Choice(tuple(QUALITIES)),
+                default="l",
+                show_default=True,
+                help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.",
+            ),
+        ]
+    )
+
+
 def frame_options(
     theme: str = "dark", theme_help: str = "Colours of the frames: dark background (for video) or light."
 ):

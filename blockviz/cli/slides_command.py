@@ -20,12 +20,12 @@ from blockviz.cli.scene_options import (
     frame_options,
     narration_options,
     output_sentence,
-    scene_names,
+    scene_and_quality_options,
     warn_unspeakable,
 )
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.processes import cores_available
-from blockviz.render.plan import QUALITIES, RenderOptions, default_folder, plan
+from blockviz.render.plan import RenderOptions, default_folder, plan
 from blockviz.render.progress import Progress
 
 DECK_FOLDER = "slides"
@@ -34,23 +34,8 @@ DECK_FOLDER = "slides"
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
-@click.option(
-    "--scene",
-    "scenes",
-    multiple=True,
-    default=("all",),
-    show_default=True,
-    callback=scene_names,
-    metavar="NAME[,NAME…]",
-    help="Scenes to make slides of: names separated by commas, or all (the title card and every scene, as in the lecture). See blockviz render --list.",
-)
-@click.option(
-    "-q",
-    "--quality",
-    type=click.Choice(tuple(QUALITIES)),
-    default="l",
-    show_default=True,
-    help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.",
+@scene_and_quality_options(
+    "Scenes to make slides of: names separated by commas, or all (the title card and every scene, as in the lecture). See blockviz render --list."
 )
 @click.option(
     "-o",
