@@ -16,6 +16,8 @@ from pathlib import Path
 
 import av
 
+from blockviz.errors import BlockvizError
+
 GIF_FPS = 10
 """Frames per second of a GIF unless ``--fps`` says otherwise."""
 GIF_WIDTH = 480
@@ -29,7 +31,13 @@ def video_to_gif(
 ) -> int:
     """Write the mp4 ``video`` from ``start`` seconds on as the GIF ``output``, ``fps`` frames
     per second, ``width`` pixels wide, its last picture held ``hold`` more seconds; return the
-    number of frames written. ``output`` is written in one go (the caller makes it atomic)."""
+    number of frames written. ``output`` is written in one go (the caller makes it atomic).
+
+    Raises
+    ------
+    BlockvizError
+        If the video has no frame at or after ``start``.
+    """
     with av.open(str(video)) as source:
         stream = source.streams.video[0]
         graph, sink_frames = _graph(stream, fps, width)
@@ -40,7 +48,7 @@ def video_to_gif(
         graph.push(None)
         frames = sink_frames(graph)
     if not frames:
-        raise ValueError(f"{video} has no frame after {start} s")
+        raise BlockvizError(f"{video} has no picture after {start:.2f} s: choose an earlier --from-step")
     frames += [frames[-1]] * round(hold * fps)
     with av.open(str(output), mode="w", format="gif") as container:
         out = container.add_stream("gif", rate=fps)

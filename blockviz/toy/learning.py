@@ -55,6 +55,10 @@ def learning_of(folder: str | Path) -> Learning:
             f"the checkpoints in {str(folder)!r} hold no {LESSON!r} lesson: write the folder again with blockviz train -o DIR"
         )
     words = [token.lower() for token in tokenize(sentence)]
+    if QUERY not in words or KEY not in words:
+        raise BlockvizError(
+            f"the lesson {sentence!r} in {str(folder)!r} lacks {QUERY!r} or {KEY!r}: write the folder again with blockviz train -o DIR"
+        )
     query, key = words.index(QUERY), words.index(KEY)
     steps = [int(step) for step in checkpoints["steps"]]
     queries = np.stack(
