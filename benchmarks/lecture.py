@@ -80,6 +80,7 @@ def lecture_timings(
     from blockviz.cli.options import build_record
     from blockviz.render.plan import RenderOptions, plan_lecture
     from blockviz.render.run import join_lecture, render_jobs
+    from blockviz.scenes.wording import Wording
 
     print(
         f"-q{quality}: {sentence!r}, {'parts ' + ','.join(parts) if parts else 'every part'}, --jobs {jobs}, load average {load()} at the start",
@@ -97,7 +98,7 @@ def lecture_timings(
         print(f"  {job.scene:<25}{seconds:>8.1f} s")
     print(f"  {'sum of scene renders':<25}{sum(seconds for _, seconds in rendered):>8.1f} s", flush=True)
     join_started = time.perf_counter()
-    written = join_lecture(lecture, rec.config.causal)
+    written = join_lecture(lecture, Wording.of(rec))
     finished, cpu = time.perf_counter(), cpu_seconds() - cpu_started
     total = finished - started
     print(

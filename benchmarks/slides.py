@@ -53,6 +53,7 @@ def main() -> None:
     from blockviz.cli.slides_command import _parts
     from blockviz.render.plan import RenderOptions, plan
     from blockviz.scenes.catalog import entries
+    from blockviz.scenes.wording import toy_wording
     from blockviz.slides.deck import write_deck
 
     jobs = [
@@ -67,7 +68,7 @@ def main() -> None:
     ]
     with tempfile.TemporaryDirectory() as other:
         started = time.perf_counter()
-        deck = write_deck(_parts(jobs, True), other)
+        deck = write_deck(_parts(jobs, toy_wording()), other)
         print(f"write_deck alone ({len(deck.clips)} slides): {time.perf_counter() - started:.2f} s")
     for name in ("slides.html", "slides.pptx", "slides", "reveal.js"):
         if (folder / name).exists():

@@ -11,6 +11,7 @@ from blockviz.cli import main
 from blockviz.lecture.chapters import ON_TOP, captions_srt, chapters_of
 from blockviz.render.plan import RenderOptions
 from blockviz.scenes.catalog import lookup
+from blockviz.scenes.wording import toy_wording
 
 
 def test_a_scene_without_burned_captions_draws_none_but_logs_them_at_the_same_times():
@@ -59,7 +60,7 @@ def test_a_lecture_without_burned_captions_has_untagged_cues_timed_with_the_scen
         render_one(cat_record, job, options)
     lecture = join_lecture(
         LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"),
-        causal=True,
+        toy_wording(),
         burned_captions=False,
     )
     cues = list(srt.parse(lecture.captions.read_text(encoding="utf-8")))

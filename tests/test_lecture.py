@@ -25,6 +25,7 @@ from blockviz.lecture.chapters import (
     timestamp,
 )
 from blockviz.lecture.join import LecturePart, probe_video, write_lecture
+from blockviz.scenes.wording import toy_wording
 
 
 @pytest.fixture(scope="module")
@@ -366,7 +367,7 @@ def test_a_rendered_scenes_captions_become_its_cues_in_the_lecture(tmp_path, cat
         0
     ] == 0.0
     lecture = join_lecture(
-        LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"), causal=True
+        LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / ".cache" / "lecture.key", "k"), toy_wording()
     )
     cues = list(srt.parse(lecture.captions.read_text(encoding="utf-8")))
     title, mask = lecture.chapters

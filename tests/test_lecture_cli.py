@@ -18,6 +18,7 @@ from blockviz.cli import main
 from blockviz.render.plan import LecturePlan, RenderJob, RenderOptions, plan_lecture
 from blockviz.render.run import join_lecture
 from blockviz.scenes.catalog import entries, lookup
+from blockviz.scenes.wording import toy_wording
 
 SENTENCE = "the cat sat"
 TINY = ["--resolution", "160x90", "--fps", "5"]
@@ -203,11 +204,16 @@ def test_an_encoders_lecture_captions_its_mask_scene_as_no_mask(rendered, tmp_pa
     folder, _, _ = rendered
     jobs = [RenderJob(name, folder / f"{name}.mp4", tmp_path / f"{name}.key", "unused") for name in LECTURE_ORDER]
     plan = LecturePlan(jobs, tmp_path / "lecture.mp4", tmp_path / "lecture.key", "key")
-    written = join_lecture(plan, causal=False)
+    written = join_lecture(plan, toy_wording(causal=False))
     captions = {chapter.name: chapter.caption for chapter in written.chapters}
+    titles = {chapter.name: chapter.title for chapter in written.chapters}
     (mask,) = lookup(["mask"])
     assert captions["mask"] == mask.encoder_caption != mask.caption
-    assert captions["softmax"] == lookup(["softmax"])[0].caption
+    assert titles["mask"] == "No mask: every key allowed" != mask.title
+    assert captions["softmax"] == lookup(["softmax"])[0].encoder_caption
+    assert "blocked" not in captions["softmax"] and "The causal mask" not in written.chapters_text.read_text(
+        encoding="utf-8"
+    )
     assert (tmp_path / "lecture.key").read_text() == "key"
 
 

@@ -845,13 +845,14 @@ def test_qkv_works_one_query_entry_from_the_row_w_q_and_b_q(wide):
     assert sum_misses(terms, total) <= 1 + 1e-6
 
 
-def test_captions_tell_a_repeated_word_apart_as_token_takes_it():
-    """A token the sentence has more than once is named word#k in captions, k its occurrence
-    ignoring case (what --token takes); “The” and “the” differ on screen and keep their names."""
+def test_captions_name_a_repeated_word_as_its_header_shows_it():
+    """A token the sentence has more than once is named in captions as its header shows it
+    (“the”, not the#3 as --token takes it): the caption names what is on screen."""
     from blockviz.scenes.softmax import Softmax
 
     scene = Softmax(record=record("the cat saw The dog and the bird ."), token="the#3")
-    assert [scene.token_name(i) for i in range(9)] == ["the#1", "cat", "saw", "The", "dog", "and", "the#3", "bird", "."]
+    assert [scene.token_name(i) for i in range(9)] == ["the", "cat", "saw", "The", "dog", "and", "the", "bird", "."]
+    assert [scene.token_name(i) for i in range(8)] == scene.token_names[:8]  # words: headers unquoted
     assert scene.focus == 6
     assert Softmax(record=record("The cat saw the dog"), token="the#2").token_name(3) == "the"
 

@@ -15,6 +15,7 @@ import pytest
 
 from blockviz.errors import BlockvizError
 from blockviz.scenes.catalog import BASE, FOLDER, TYPES, discover, entries, lookup, scene_entry
+from blockviz.scenes.wording import toy_wording
 
 ROOT = Path(__file__).resolve().parents[1]
 THIN = ROOT / "scenes"
@@ -59,8 +60,9 @@ def test_the_catalogue_finds_every_scene_module_with_its_prose():
     assert [entry.name for entry in lookup(["all"])] == [entry.name for entry in ENTRIES if not entry.lecture_only]
     for entry in ENTRIES:
         assert entry.module.startswith("blockviz.scenes.") and entry.title and entry.caption and entry.description
-        assert "\n" not in entry.description and entry.caption_for(True) == entry.caption
-        assert entry.caption_for(False) == (entry.encoder_caption or entry.caption)
+        decoder, encoder = toy_wording(causal=True), toy_wording(causal=False)
+        assert "\n" not in entry.description and entry.caption_for(decoder) == decoder.fill(entry.caption)
+        assert entry.caption_for(encoder) == encoder.fill(entry.encoder_caption or entry.caption)
         scene_class = entry.scene_class()
         assert scene_class.__name__ == entry.class_name and scene_class.__module__ == entry.module
     assert lookup(["mask"])[0].encoder_caption.startswith("Without a causal mask")

@@ -172,6 +172,7 @@ def render(
       manim -ql scenes/softmax.py Softmax
     """
     from blockviz.scenes.catalog import entries, for_record, lookup
+    from blockviz.scenes.wording import Wording
 
     if lecture:
         _check_lecture_request(scenes, file_format)
@@ -228,7 +229,7 @@ def render(
             rec = rec or command_record(record_inputs)
             with reporting_errors():
                 join_lecture(
-                    lecture_plan, rec.config.causal, progress=Progress(enabled=True), burned_captions=burned_captions
+                    lecture_plan, Wording.of(rec), progress=Progress(enabled=True), burned_captions=burned_captions
                 )
         for path in lecture_plan.files():
             click.echo(f"{path}" + ("" if joined else "  (unchanged)"))

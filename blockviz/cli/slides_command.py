@@ -103,6 +103,7 @@ def slides(
     """
     from blockviz.render.run import render_jobs
     from blockviz.scenes.catalog import entries, for_record, lookup
+    from blockviz.scenes.wording import Wording
     from blockviz.slides.deck import write_deck
 
     check_narration(narrate, voice, "mp4")
@@ -139,7 +140,7 @@ def slides(
                 rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)
             )
     with reporting_errors():
-        deck = write_deck(_parts(planned, rec.config.causal), folder, theme=theme, title=sentence)
+        deck = write_deck(_parts(planned, Wording.of(rec)), folder, theme=theme, title=sentence)
     for path in deck.files():
         click.echo(str(path))
     click.echo(f"{len(deck.clips)} slides from {len(planned)} scenes")
@@ -147,8 +148,9 @@ def slides(
         click.echo(note, err=True)
 
 
-def _parts(jobs, causal: bool):
-    """Each rendered job as a lecture part: its scene, chapter title, caption and the captions it showed."""
+def _parts(jobs, wording):
+    """Each rendered job as a lecture part: its scene, chapter title and caption in the record's
+    ``wording`` (:class:`~blockviz.scenes.wording.Wording`), and the captions it showed."""
     from blockviz.lecture import LecturePart
     from blockviz.render.run import shown_captions
     from blockviz.scenes.catalog import lookup
@@ -156,7 +158,11 @@ def _parts(jobs, causal: bool):
     by_name = {entry.name: entry for entry in lookup([job.scene for job in jobs])}
     return [
         LecturePart(
-            job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output, shown_captions(job)
+            job.scene,
+            by_name[job.scene].title_for(wording),
+            by_name[job.scene].caption_for(wording),
+            job.output,
+            shown_captions(job),
         )
         for job in jobs
     ]

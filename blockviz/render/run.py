@@ -304,11 +304,12 @@ def shown_captions(job: RenderJob) -> tuple[tuple[float, str], ...]:
         return ()
 
 
-def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None = None, burned_captions: bool = True):
+def join_lecture(lecture: LecturePlan, wording, progress: Progress | None = None, burned_captions: bool = True):
     """Join the lecture's rendered parts into its video, chapters and captions; stamp it.
 
-    ``causal`` picks each scene's caption for a decoder or an encoder (the record's
-    ``config.causal``); the ``.srt`` gets one cue per caption each scene showed
+    ``wording`` (the record's :class:`~blockviz.scenes.wording.Wording`, ``Wording.of(rec)``)
+    picks each scene's chapter title and caption for the record's architecture (an encoder's
+    mask chapter is not "The causal mask"); the ``.srt`` gets one cue per caption each scene showed
     (:func:`shown_captions`), at the top unless the scenes drew no captions (``burned_captions``).
     Returns the :class:`blockviz.lecture.Lecture` written.
 
@@ -323,7 +324,11 @@ def join_lecture(lecture: LecturePlan, causal: bool, progress: Progress | None =
     by_name = {entry.name: entry for entry in lookup([job.scene for job in lecture.jobs])}
     parts = [
         LecturePart(
-            job.scene, by_name[job.scene].title, by_name[job.scene].caption_for(causal), job.output, shown_captions(job)
+            job.scene,
+            by_name[job.scene].title_for(wording),
+            by_name[job.scene].caption_for(wording),
+            job.output,
+            shown_captions(job),
         )
         for job in lecture.jobs
     ]

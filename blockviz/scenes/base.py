@@ -32,7 +32,8 @@ from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
 from blockviz.scenes.text import text, token_face
-from blockviz.selection import occurrence_name, select_head, select_token
+from blockviz.scenes.wording import Wording
+from blockviz.selection import select_head, select_token
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
@@ -135,14 +136,17 @@ class RecordScene(Scene):
         return [token_face(token) for token in self.record.tokens]
 
     def token_name(self, i: int) -> str:
-        """Token ``i`` as a caption writes it, inside its own quotes: “tired”, “.”; a token the
-        sentence has more than once, as ``--token`` names it: “the#2”
-        (:func:`~blockviz.selection.occurrence_name`; “The” and “the” differ on screen, so
-        they keep their names)."""
-        tokens = self.record.tokens
-        shown = token_face(tokens[i])
-        shown = shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
-        return shown + occurrence_name(tokens, i)[len(tokens[i]) :] if tokens.count(tokens[i]) > 1 else shown
+        """Token ``i`` as a caption writes it inside its own quotes: as its header shows it
+        (:attr:`token_names`), its quotes taken off: “tired”, “.”. A token the sentence has
+        more than once is named as its header is, “the”, not as ``--token`` names it (“the#2”):
+        the caption names what the viewer sees."""
+        shown = self.token_names[i]
+        return shown[1:-1] if shown.startswith("\u201c") and shown.endswith("\u201d") else shown
+
+    @property
+    def wording(self) -> Wording:
+        """How captions name the steps of this record's architecture (:mod:`blockviz.scenes.wording`)."""
+        return Wording.of(self.record)
 
     def top_keys_of(self, i: int, head: int | None = None, record=None) -> list[int]:
         """The keys query ``i`` attends to most in ``head`` (the shown head by default) of

@@ -20,6 +20,10 @@ CAPTION = (
     "The pre-norm block normalizes, attends, adds the input back, normalizes, applies the FFN and adds again, "
     "so the grid leaves with the shape it came in and blocks can stack."
 )
+POST_NORM_CAPTION = (
+    "The post-norm block attends, adds the input back and normalizes the sum, applies the FFN, adds again and "
+    "normalizes again, so the grid leaves with the shape it came in and blocks can stack."
+)
 
 ARROW_LENGTH = 0.55
 BYPASS_HEIGHT = 0.7

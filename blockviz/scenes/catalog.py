@@ -11,8 +11,12 @@ imported), and one that states ``NAME`` is a scene. It states, as module-level l
 * ``DESCRIPTION`` — one line for ``blockviz render --list``;
 * ``CHAPTER`` — its chapter's title in the lecture;
 * ``CAPTION`` — one sentence for the lecture's ``.srt`` while it plays;
-* ``ENCODER_CAPTION`` (optional) — the caption for a record without the causal mask, when the
-  scene shows something else then;
+* ``<FACT>_CHAPTER``, ``<FACT>_CAPTION`` (optional, for a fact of
+  :data:`blockviz.scenes.wording.FACTS`: ``ENCODER_CAPTION``, ``RMSNORM_CHAPTER``…) — the title or
+  caption for a record whose architecture has that fact, when the scene shows something else
+  then; chapter and captions may hold ``{phrase}`` placeholders of
+  :data:`blockviz.scenes.wording.PHRASES` (``{norm}``), filled in from the record
+  (:meth:`SceneEntry.title_for`, :meth:`SceneEntry.caption_for`);
 * ``LECTURE_ONLY`` (optional, ``False``) — left out of ``--scene all`` (the title card);
 * ``NEEDS`` (optional) — what the scene needs beyond a block, named as in
   :data:`blockviz.record_needs.NEEDS` (``"unembedding"``: the prediction; ``"training"``: a model
@@ -37,18 +41,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from blockviz.errors import BlockvizError
+from blockviz.scenes.wording import FACTS, PHRASES, Wording, placeholders
 
 PACKAGE = "blockviz.scenes"
 FOLDER = Path(__file__).resolve().parent
 REQUIRED = ("NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION")
-"""What every scene module states; ``ENCODER_CAPTION``, ``LECTURE_ONLY`` and ``NEEDS`` are optional."""
+"""What every scene module states; the variants (``ENCODER_CAPTION``…), ``LECTURE_ONLY`` and ``NEEDS`` are optional."""
+VARIANTS = tuple(f"{fact}_{kind}" for fact in FACTS for kind in ("CHAPTER", "CAPTION"))
+"""The optional variants of ``CHAPTER`` and ``CAPTION``, one of each per fact of the architecture."""
 TYPES = {
     "NAME": str,
     "ORDER": (int, float),
     "DESCRIPTION": str,
     "CHAPTER": str,
     "CAPTION": str,
-    "ENCODER_CAPTION": str,
+    **dict.fromkeys(VARIANTS, str),
     "LECTURE_ONLY": bool,
     "NEEDS": str,
 }
@@ -64,9 +71,11 @@ _CLASS = re.compile(r"^class\b", re.MULTILINE)
 class SceneEntry:
     """One catalogued scene, as its module states it (see the module docstring): ``name`` (the
     CLI's), where its class lives (``module``, ``class_name``), its teaching ``order``, its
-    ``description`` (``--list``), ``title`` (its lecture chapter), ``caption`` and
-    ``encoder_caption`` (the lecture's ``.srt``), whether it is ``lecture_only`` and what it
-    ``needs`` beyond a block (:data:`blockviz.record_needs.NEEDS`)."""
+    ``description`` (``--list``), ``title`` (its lecture chapter) and ``caption`` (the lecture's
+    ``.srt``) as written for blockviz's toy block, their ``variants`` for other architectures
+    (``(name, text)``: ``("ENCODER_CAPTION", …)``), whether it is ``lecture_only`` and what it
+    ``needs`` beyond a block (:data:`blockviz.record_needs.NEEDS`). A record's own title and
+    caption: :meth:`title_for`, :meth:`caption_for`."""
 
     name: str
     module: str  # e.g. "blockviz.scenes.softmax"
@@ -75,9 +84,14 @@ class SceneEntry:
     description: str
     title: str
     caption: str
-    encoder_caption: str | None = None
+    variants: tuple[tuple[str, str], ...] = ()
     lecture_only: bool = False
     needs: str | None = None
+
+    @property
+    def encoder_caption(self) -> str | None:
+        """The caption stated for a record without a causal mask (``ENCODER_CAPTION``), if any."""
+        return dict(self.variants).get("ENCODER_CAPTION")
 
     def missing_for(self, rec) -> str | None:
         """Why this scene cannot show ``rec`` (it lacks what the scene ``needs``), or ``None``."""
@@ -89,9 +103,19 @@ class SceneEntry:
         """The Manim scene class (imports Manim and the scene's module)."""
         return getattr(importlib.import_module(self.module), self.class_name)
 
-    def caption_for(self, causal: bool) -> str:
-        """The caption for a record with (``causal``) or without a causal mask."""
-        return self.caption if causal or self.encoder_caption is None else self.encoder_caption
+    def caption_for(self, wording: Wording) -> str:
+        """The caption for a record worded by ``wording`` (``Wording.of(rec)``, :mod:`blockviz.scenes.wording`):
+        the variant of its architecture's first fact this scene states one for, else ``caption``,
+        its placeholders filled in."""
+        return wording.pick(self.caption, self._variants_of("CAPTION"))
+
+    def title_for(self, wording: Wording) -> str:
+        """The chapter title for a record worded by ``wording``, as :meth:`caption_for` picks a caption."""
+        return wording.pick(self.title, self._variants_of("CHAPTER"))
+
+    def _variants_of(self, kind: str) -> dict[str, str]:
+        """Fact → text of the variants of ``kind`` (``"CAPTION"`` or ``"CHAPTER"``)."""
+        return {name[: -len(kind) - 1]: said for name, said in self.variants if name.endswith(f"_{kind}")}
 
 
 def scene_entry(path: Path) -> SceneEntry | None:
@@ -106,8 +130,9 @@ def scene_entry(path: Path) -> SceneEntry | None:
     ------
     ValueError
         If the module states ``NAME`` but lacks one of :data:`REQUIRED`, states one that is not a
-        literal of its type, has a malformed ``NAME``, or does not define exactly one class
-        deriving from ``RecordScene``.
+        literal of its type, has a malformed ``NAME``, a placeholder outside
+        :data:`~blockviz.scenes.wording.PHRASES` in its chapter or captions, or does not define
+        exactly one class deriving from ``RecordScene``.
     """
     source = path.read_text(encoding="utf-8")
     stated = _stated_literals(source, path)
@@ -124,6 +149,15 @@ def scene_entry(path: Path) -> SceneEntry | None:
         raise ValueError(f"{path.name}: NEEDS {stated['NEEDS']!r} must be one of {', '.join(NEEDS)}")
     if not VALID_NAME.fullmatch(stated["NAME"]) or stated["NAME"] == "all":
         raise ValueError(f"{path.name}: NAME {stated['NAME']!r} must be lowercase words joined by '-' (and not 'all')")
+    for key in ("CHAPTER", "CAPTION", *VARIANTS):
+        try:
+            unknown = [f"{{{name}}}" for name in placeholders(stated.get(key, "")) if name not in PHRASES]
+        except ValueError:
+            unknown = ["an unmatched brace"]
+        if unknown:
+            raise ValueError(
+                f"{path.name}: {key} holds {unknown[0]}: placeholders are {', '.join(PHRASES)} (blockviz.scenes.wording)"
+            )
     classes = [
         node.name for node in _statements(source, _CLASS) if any(_base_name(base) == BASE for base in node.bases)
     ]
@@ -139,7 +173,7 @@ def scene_entry(path: Path) -> SceneEntry | None:
         description=stated["DESCRIPTION"],
         title=stated["CHAPTER"],
         caption=stated["CAPTION"],
-        encoder_caption=stated.get("ENCODER_CAPTION"),
+        variants=tuple((key, stated[key]) for key in VARIANTS if key in stated),
         lecture_only=stated.get("LECTURE_ONLY", False),
         needs=stated.get("NEEDS"),
     )

@@ -22,7 +22,12 @@ DESCRIPTION = "one row through LayerNorm: mean, centre, variance, ÷ √(var + �
 CHAPTER = "LayerNorm"
 CAPTION = (
     "LayerNorm takes one token's row, subtracts its mean, divides by the square root of its variance (plus a tiny ε), "
-    "then scales by γ and shifts by β: each row on its own, before attention and again before the FFN."
+    "then scales by γ and shifts by β: each row on its own, {norm_where}."
+)
+RMSNORM_CHAPTER = "RMSNorm"
+RMSNORM_CAPTION = (
+    "RMSNorm takes one token's row and divides it by its root mean square, √(mean(x²) + ε), with no mean subtracted, "
+    "then scales by γ, with no shift: each row on its own, {norm_where}."
 )
 
 FEATURE_SLOTS = 8

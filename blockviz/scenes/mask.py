@@ -18,6 +18,7 @@ ORDER = 60
 DESCRIPTION = "the causal mask M: later positions become −∞"
 CHAPTER = "The causal mask"
 CAPTION = "The mask adds 0 where a key is allowed and −∞ where it comes later: a position uses itself and earlier positions, never later ones."
+ENCODER_CHAPTER = "No mask: every key allowed"
 ENCODER_CAPTION = "Without a causal mask M is all 0: nothing is blocked, and every position may use every position, earlier and later."
 
 SCALED_LABEL = "scaled scores"

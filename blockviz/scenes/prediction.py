@@ -28,7 +28,7 @@ ORDER = 140
 DESCRIPTION = "the prediction: the output row → final LayerNorm → logits → softmax → the next word's probabilities"
 CHAPTER = "The prediction"
 CAPTION = (
-    "A language model's last step: the block's output row goes through a final LayerNorm and the "
+    "A language model's last step: the block's output row goes through a final {norm} and the "
     "unembedding, one logit per word of the vocabulary, and softmax turns the logits into the next "
     "word's probabilities."
 )

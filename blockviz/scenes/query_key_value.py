@@ -33,6 +33,14 @@ ORDER = 40
 DESCRIPTION = "each row projected into a query, a key and a value for one head, one query entry worked by hand (rotary: q and k turned by their position)"
 CHAPTER = "Query, key, value"
 CAPTION = "Each normalized row is multiplied by one head's W_Q, W_K and W_V to give that token's query, key and value."
+POST_NORM_CAPTION = (
+    "Each row of the block's input, not yet normalized (post-norm: the norm comes after the sum), is multiplied "
+    "by one head's W_Q, W_K and W_V to give that token's query, key and value."
+)
+ROTARY_CAPTION = (
+    "Each normalized row is multiplied by one head's W_Q, W_K and W_V to give that token's query, key and value; "
+    "rotary positions then turn the query and the key by the token's position."
+)
 
 SOURCE_SLOTS = 4
 """Columns of the d_model-wide input drawn whole; a wider input draws its first column and the

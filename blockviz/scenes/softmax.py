@@ -22,6 +22,10 @@ CAPTION = (
     "Row by row, the largest score is subtracted and each score exponentiated (so every exp is at most 1), "
     "then divided by the row's sum: the weights add up to 1 and blocked keys get exactly 0."
 )
+ENCODER_CAPTION = (
+    "Row by row, the largest score is subtracted and each score exponentiated (so every exp is at most 1), "
+    "then divided by the row's sum: the weights add up to 1, and with no causal mask every key may get weight."
+)
 
 WORK_ROWS = ("score", "exp(s − m)", "÷ sum")
 """The worked query's rows under the grid, column under column with its keys."""
@@ -54,7 +58,7 @@ class Softmax(RecordScene):
         if rest:
             self.step(
                 *self.convert_rows(grid, rest),
-                caption="every other row the same way: each sums to 1, blocked keys get exactly 0",
+                caption=f"every other row the same way: each sums to 1, {self.wording.blocked_keys}",
             )
         self.show_largest_weight(grid)
 
@@ -268,7 +272,7 @@ class Softmax(RecordScene):
         self.step(
             self.carry([score.labels[0, j] for j in self.slots_shown], [exps.labels[0, j] for j in self.slots_shown]),
             *self.recolour(exps, exps.fill),
-            caption="subtract m, then exponentiate: every exp is ≤ 1, and exp(−∞) = 0",
+            caption=f"subtract m, then exponentiate: every exp is ≤ 1{self.wording.exp_of_blocked}",
         )
         self.add(exps)
         self.step(FadeIn(work.side["exps"]), caption="add them up" + (" (the hidden keys too)" if self.hidden else ""))

@@ -32,7 +32,15 @@ NAME = "tokens"
 ORDER = 20
 DESCRIPTION = "tokens become rows: embedding + position = the n × d_model input grid (a model's layer: its real input)"
 CHAPTER = "Tokens to grid"
-CAPTION = "Each token becomes one row of numbers: its embedding plus its position's encoding, giving the n × d_model grid that enters the block."
+CAPTION = "Each token becomes one row of numbers: its embedding plus its position's {positions}, giving the n × d_model grid that enters the block."
+LATER_LAYER_CAPTION = (
+    "Each token has one row of numbers: layer {layer}'s input is layer {previous_layer}'s output, the n × d_model "
+    "grid the layers before made from the tokens."
+)
+ROTARY_CAPTION = (
+    "Each token becomes one row of numbers: its embedding alone, with no position vector added (rotary positions "
+    "turn the query and key inside attention), giving the n × d_model grid that enters the block."
+)
 
 FEATURE_SLOTS = 4
 """Columns drawn of each d_model-wide grid when it is no wider; a wider one draws its first, its
@@ -162,7 +170,7 @@ class TokensToGrid(RecordScene):
         self.play(self.refit(grids, title, bottom_space=self.bottom_space, grow=1.3), run_time=self.step_time * 0.6)
         says = {
             "embed": f"each token's embedding: d_model = {rec.config.d_model} numbers",
-            "pos_embed": "plus the encoding of its position",
+            "pos_embed": f"plus its position's {self.wording.positions}",
         }
         if rec.source.is_model:
             says = {
