@@ -32,20 +32,32 @@ ADDED_POSITION_STEPS = ("plus its position", "position's encoding", "sinusoidal"
 PRE_NORM_STEPS = ("pre-norm", "Each normalized row", "before attention and again before the FFN")
 PLAIN_FFN_STEPS = ("the wide layer", "GELU")
 GATED_STEPS = ("SwiGLU", "W_gate", "gated")
+GROUPED_STEPS = ("group of heads", "its group")
 
 FAMILIES = {
     # family: (steps it lacks, steps it names)
     "gpt2": (
-        ("No mask", "no key is masked", "RMSNorm", "rotary", "post-norm", "sinusoidal", *GATED_STEPS),
+        ("No mask", "no key is masked", "RMSNorm", "rotary", "post-norm", "sinusoidal", *GATED_STEPS, *GROUPED_STEPS),
         ("The causal mask", "blocked keys get exactly 0", "exp(−∞)", "LayerNorm", "its mean, μ", "β", "GELU"),
     ),
     "bert": (
-        (*DECODER_STEPS, *PRE_NORM_STEPS, "RMSNorm", "rotary", "sinusoidal", *GATED_STEPS),
+        (*DECODER_STEPS, *PRE_NORM_STEPS, "RMSNorm", "rotary", "sinusoidal", *GATED_STEPS, *GROUPED_STEPS),
         ("No mask: every key allowed", "no key is masked to 0", "post-norm", "after attention's sum", "LayerNorm"),
     ),
     "llama": (
         (*CENTRING_STEPS, *ADDED_POSITION_STEPS, *PLAIN_FFN_STEPS, "post-norm", "No mask", "no key is masked"),
-        ("The causal mask", "RMSNorm", "root mean square", "no shift", "rotary", "turn", "SwiGLU", "SiLU", "gate"),
+        (
+            "The causal mask",
+            "RMSNorm",
+            "root mean square",
+            "no shift",
+            "rotary",
+            "turn",
+            "SwiGLU",
+            "SiLU",
+            "gate",
+            "its group",
+        ),
     ),
 }
 """What each tiny family's captions and chapters must not say (steps it lacks) and must say."""
@@ -175,6 +187,8 @@ def test_every_chapter_and_caption_fills_in_on_every_architecture(arch):
             assert not any(step in said for step in PRE_NORM_STEPS), said
         if not arch.gated:
             assert not any(step in said for step in GATED_STEPS), said
+        if not arch.grouped:
+            assert not any(step in said for step in GROUPED_STEPS), said
 
 
 def test_the_first_fact_with_a_variant_wins_and_placeholders_are_filled():

@@ -30,6 +30,10 @@ CAPTION = (
     "Several attention heads read the same rows, each with its own weights; their outputs are concatenated "
     "and multiplied by W_O to give the attention output."
 )
+GROUPED_CAPTION = (
+    "Several attention heads read the same rows, each with its own queries and weights, while each group of heads "
+    "shares one key and value head; their outputs are concatenated and multiplied by W_O to give the attention output."
+)
 
 HEAD_SLOTS = 4
 """Heads drawn side by side: every head of a block with at most this many."""
@@ -130,7 +134,7 @@ class MultiHead(RecordScene):
         rec, f = self.record, self.focus
         n_heads = rec.config.n_heads
         said = (
-            f"{n_heads} heads read the same {rec.n} rows, each through its own W_Q, W_K: its own weights"
+            f"{n_heads} heads read the same {rec.n} rows, each through {self.wording.head_keys}: its own weights"
             if n_heads > 1
             else f"one head reads the {rec.n} rows through its W_Q, W_K: its weights"
         )
@@ -151,7 +155,7 @@ class MultiHead(RecordScene):
             *(FadeIn(light) for light in heads["lights"].values()),
             *recolour,
             *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
-            caption=f"row “{self.token_name(f)}”: in each head its own mixture of its own values, d_head = {rec.config.d_head} numbers",
+            caption=f"row “{self.token_name(f)}”: in each head its own mixture of {self.wording.head_values}, d_head = {rec.config.d_head} numbers",
         )
 
     # -- concatenation and W_O ------------------------------------------------------------------

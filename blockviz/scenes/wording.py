@@ -42,6 +42,7 @@ FACTS = {
     "LATER_LAYER": "a trained model's layer after the first: its input is the layer before's output",
     "ROTARY": "rotary positions: no position vector added to the input; each query and key turned by its position",
     "GATED": "a gated FFN: act(x W_gate) ⊙ (x W_up), then W_out (SwiGLU with SiLU)",
+    "GROUPED": "grouped-query attention: groups of query heads share one key and value head (Llama, SmolLM2)",
     "LEARNED": "learned positions: a row of the table W_pos added to each embedding (GPT-2, BERT)",
 }
 """The facts of an architecture a scene module may state a variant of its chapter or caption for
@@ -57,6 +58,8 @@ PHRASES = (
     "previous_layer",
     "exp_of_blocked",
     "blocked_keys",
+    "head_keys",
+    "head_values",
 )
 """The placeholders a scene module's chapter and captions may hold (``{norm}``…): the names of
 :class:`Wording`'s phrases."""
@@ -93,6 +96,7 @@ class Wording:
             "LATER_LAYER": arch.model_layer and self.layer > 0,
             "ROTARY": arch.rotary,
             "GATED": arch.gated,
+            "GROUPED": arch.grouped,
             "LEARNED": arch.learned_positions,
         }
         return tuple(fact for fact in FACTS if has[fact])
@@ -155,6 +159,17 @@ class Wording:
         """What softmax gives the keys the mask blocks: "blocked keys get exactly 0"; without a
         causal mask "no key is masked to 0"."""
         return "blocked keys get exactly 0" if self.architecture.causal else "no key is masked to 0"
+
+    @property
+    def head_keys(self) -> str:
+        """What each head reads the rows through: "its own W_Q, W_K"; with grouped-query
+        attention, "its own W_Q and its group's shared W_K"."""
+        return "its own W_Q and its group's shared W_K" if self.architecture.grouped else "its own W_Q, W_K"
+
+    @property
+    def head_values(self) -> str:
+        """Whose values a head mixes: "its own values"; with grouped-query attention, "its group's shared values"."""
+        return "its group's shared values" if self.architecture.grouped else "its own values"
 
 
 def toy_wording(causal: bool = True) -> Wording:
