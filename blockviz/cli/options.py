@@ -362,12 +362,12 @@ class HeadNumberOrAuto(click.ParamType):
     def convert(self, value, param, ctx):
         from blockviz.selection import AUTO
 
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value  # out of range: refused against the record, naming its heads
         shown = str(value).strip().lower()
         if shown == AUTO:
             return AUTO
-        if shown.isdecimal():
+        if shown.lstrip("-").isdecimal():
             return int(shown)
         self.fail(f"{value!r} is neither a head number (0, 1, …) nor auto", param, ctx)
 

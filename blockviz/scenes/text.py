@@ -189,6 +189,7 @@ def text(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", bol
     The string is kept in ``.shown`` (``Text.text`` drops spaces). Draw a token through
     :func:`blockviz.tokens.display_token` first (control characters have no glyph).
     """
+    shown = str(shown)  # a plain string, also for a subclass such as grids.KeptName (Pango takes no other)
     mobject = _text_prototype(shown, font_size, color, "BOLD" if bold else "NORMAL", layout_key()).copy()
     mobject.shown = shown
     return mobject
@@ -206,6 +207,7 @@ def shortened(
     most ``width`` wide: headers of one axis keep one size rather than each shrinking to fit.
     At least ``fewest`` characters are kept before the "…" (0: "…" alone, for a header that
     gives way to a kept neighbour's). ``.shown`` is what is drawn, ``.full`` the whole string."""
+    shown = str(shown)
     label = text(shown, font_size, color, bold)
     characters = list(shown)
     keep = min(
