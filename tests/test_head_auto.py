@@ -187,3 +187,26 @@ def test_headers_give_way_to_kept_names():
     )
     assert [side_by_side.column_headers[j].shown for j in range(2)] == ["chicken", "because"]
     assert side_by_side.cell_width > 0.6  # the cells widened: two kept names side by side both fit
+
+
+def test_explore_opens_on_the_head_auto_chose(tmp_path):
+    import json
+    import re
+
+    sentence = "the cat sat on the mat"
+    rec = record(sentence, BlockConfig(n_heads=4, d_model=8))
+    mat, cat = rec.tokens.index("mat"), rec.tokens.index("cat")
+    seeing = [q for q in range(rec.n) if q != mat and q >= cat]  # causal: the other queries that see "cat"
+    margins = [
+        float(rec.weights[h, mat, cat]) - sum(float(rec.weights[h, q, cat]) for q in seeing) / len(seeing)
+        for h in range(4)
+    ]
+    expected = max(range(4), key=margins.__getitem__)
+    assert expected != 0  # so the default head would fail this test
+    out = tmp_path / "page.html"
+    arguments = ["explore", sentence, "--heads", "4", "--d-model", "8", "--token", "mat", "-o", str(out)]
+    result = CliRunner().invoke(main, [*arguments, "--head", "auto", "--to", "cat"])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="record-data">(.*?)</script>', page, re.S)[1])
+    assert data["initial"]["head"] == expected
