@@ -210,3 +210,14 @@ def test_explore_opens_on_the_head_auto_chose(tmp_path):
     page = out.read_text(encoding="utf-8")
     data = json.loads(re.search(r'<script type="application/json" id="record-data">(.*?)</script>', page, re.S)[1])
     assert data["initial"]["head"] == expected
+
+
+def test_the_named_cell_comes_and_goes_legibly_in_motion(minilm):
+    """The chip over head 1's cell, sampled part-way through every play: the ⋯ under it leave
+    first, its number arrives after it, nothing under 4.5:1, no highlight edge through a text."""
+    from support_motion import build_in_motion
+
+    from blockviz.scenes.multi_head import MultiHead
+
+    _, inspector = build_in_motion(MultiHead, minilm, token="it", head=AUTO)
+    assert inspector.plays >= 3 and inspector.problems == []

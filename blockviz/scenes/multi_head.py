@@ -215,15 +215,16 @@ class MultiHead(RecordScene):
         if choice.auto:
             baseline = self.quote(choice.baseline, ("baseline", h, f, key))
             said = (
-                f"head {h}, row “{query}”: {weight} on “{name}”, where the other rows put {baseline} on average: "
+                f"head {h}, row “{query}”: {weight} on “{name}”, where the other rows{' that see it' if self.record.config.causal else ''} put {baseline} on average: "
                 f"the head chosen for “{query}”"
             )
         elif choice.key is not None:
             said = f"head {h}, row “{query}”: {weight} on “{name}”"
         else:
             said = f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”"
-        self.step(FadeOut(covered), FadeIn(callout), caption=said)
-        self.step(FadeOut(callout), FadeIn(covered), run_time=0.3, hold=0)
+        # the ⋯ under the chip leave before it comes and return after it has gone: never a mark on it
+        self.step(self.one_after_another(FadeOut(covered), Reveal(callout)), caption=said)
+        self.step(self.one_after_another(Conceal(callout), FadeIn(covered)), run_time=0.6, hold=0)
 
     def show_heads(self, heads: dict) -> None:
         rec, f = self.record, self.focus
