@@ -12,10 +12,11 @@ from support import build, check_scene, visible_texts
 
 from blockviz import BlockConfig, BlockvizError, record
 from blockviz.cli import main
+from blockviz.head_choice import choose_head
 from blockviz.scenes.catalog import entries
 from blockviz.scenes.grids import KeptName, NumberGrid, header_widths, kept_pitch
 from blockviz.scenes.look import look
-from blockviz.selection import AUTO, choose_head, default_head
+from blockviz.selection import AUTO, default_head
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 TOKEN_AXES = {

@@ -395,9 +395,10 @@ def chosen_token_and_head(
     rec, token: str | int | None, head: int | str | None, to: str | int | None = None
 ) -> tuple[int, int]:
     """The positions ``--token`` and ``--head`` name in ``rec`` (:func:`blockviz.selection.select_token`,
-    :func:`~blockviz.selection.choose_head`: ``head`` may be ``auto``, narrowed to the key ``to``
+    :func:`~blockviz.head_choice.choose_head`: ``head`` may be ``auto``, narrowed to the key ``to``
     names); one that does not exist is a usage error, exit 2."""
-    from blockviz.selection import choose_head, select_token
+    from blockviz.head_choice import choose_head
+    from blockviz.selection import select_token
 
     with usage_error_for("--token"):
         position = select_token(rec.tokens, token, rec.special)

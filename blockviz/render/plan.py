@@ -55,7 +55,7 @@ LECTURE_NAME = "lecture"
 class RenderOptions:
     """How to render: quality letter, file format, focus token, head, theme, size overrides, pacing.
 
-    ``head`` is a number or ``"auto"`` (:func:`blockviz.selection.choose_head`, narrowed to the
+    ``head`` is a number or ``"auto"`` (:func:`blockviz.head_choice.choose_head`, narrowed to the
     key ``to`` names).
 
     ``resolution`` ``(width, height)`` in pixels and ``fps`` replace the quality's own when given.

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path, output_error, temporary_folder, writable_folder, writing
+from blockviz.head_choice import choose_head
 from blockviz.render.plan import CACHE_FOLDER, QUALITIES, LecturePlan, RenderJob, RenderOptions
 from blockviz.render.progress import Progress
-from blockviz.selection import choose_head, select_token
+from blockviz.selection import select_token
 
 
 def check_request(record, options: RenderOptions) -> None:

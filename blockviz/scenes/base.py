@@ -23,6 +23,7 @@ from manim import (
 from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import smooth
 
+from blockviz.head_choice import HeadChoice, choose_head
 from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
@@ -32,7 +33,7 @@ from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
 from blockviz.scenes.text import text, token_face
-from blockviz.selection import HeadChoice, choose_head, occurrence_name, select_token
+from blockviz.selection import occurrence_name, select_token
 from blockviz.style import format_number
 
 DEFAULT_SENTENCE = "the cat sat"
@@ -135,7 +136,7 @@ class RecordScene(Scene):
 
     @property
     def head_choice(self) -> HeadChoice:
-        """The head shown and the key followed (:func:`blockviz.selection.choose_head`: ``head``
+        """The head shown and the key followed (:func:`blockviz.head_choice.choose_head`: ``head``
         a number, 0 by default, or ``"auto"``; ``to`` the key), chosen once."""
         if self._head_choice is None:
             self._head_choice = choose_head(self.record, self.head, self.focus, self.to)
