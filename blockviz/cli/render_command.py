@@ -166,6 +166,7 @@ def render(
       blockviz render "the cat sat" --scene softmax,mask --format png
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
       blockviz render "the cat saw the dog" --token the#2 --scene value-mixing
+      blockviz render "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --token it --scene multi-head  # --head auto: head 1
       blockviz render "the cat sat" --lecture -q h
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --lecture --narrate
       blockviz render "the cat sat" --scene softmax --pace 1.5 --detail 3
