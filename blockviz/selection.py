@@ -90,6 +90,32 @@ def select_head(head: int | None, n_heads: int) -> int:
     return head
 
 
+AUTO = "auto"
+"""``--head auto``: the head with the largest weight above its baseline from the focus token
+(:func:`blockviz.head_choice.choose_head`)."""
+
+
+def default_head(model: str | None, token: str | int | None) -> int | str:
+    """The head a command shows when ``--head`` is not given: :data:`AUTO` when ``model`` is a
+    trained model's name or folder (not ``None`` — the seeded block — nor blockviz's toy model)
+    and ``token`` names a word (not a position, not the default token), else head 0.
+
+    >>> default_head("minilm", "it"), default_head("minilm", "10"), default_head("toy", "it"), default_head(None, "it")
+    ('auto', 0, 0, 0)
+    """
+    from blockviz.toy import is_toy_model
+
+    if (
+        model is None
+        or str(model).strip().lower() == "seeded"
+        or is_toy_model(model)
+        or token is None
+        or isinstance(token, int)
+    ):
+        return 0
+    return 0 if str(token).strip().isdecimal() else AUTO
+
+
 def occurrence_name(tokens: list[str], position: int) -> str:
     """Token ``position`` as ``--token`` names it: the word itself, or ``word#k`` when the word
     occurs more than once (ignoring case), k its occurrence counted from 1.

@@ -97,6 +97,10 @@ def record_value(rec, source: tuple) -> float:
         return record_value(rec, total) - sum(record_value(rec, part) for part in shown)
     if name == "constant":
         return float(index[0])
+    if name == "baseline":  # (head, query, key): the head's mean weight on key from the other queries that see it
+        head, query, key = index
+        others = [q for q in range(rec.n) if q != query and (not rec.config.causal or q >= key)]
+        return float(sum(rec.weights[head, q, key].item() for q in others) / len(others))
     if name == "learning":  # a training checkpoint's number: learning_of(<the record's model folder>).<field>[index]
         from blockviz.toy.learning import learning_of
 
@@ -201,6 +205,16 @@ def quotes_the_model_card(scene, label) -> bool:
     """Whether ``label`` is the title card's quote of a trained toy model's card, word for word:
     its numbers (parameters, sentences, loss) are training's, not the record's."""
     return getattr(label, "quotes_card", False) and label.shown == scene.record.source.describe()
+
+
+NUMBER = re.compile(r"\u2212?\d+\.\d+")
+
+
+def quotes_record_numbers(scene, label) -> bool:
+    """Whether every decimal ``label`` writes is one the scene quoted from the record
+    (:meth:`blockviz.scenes.base.RecordScene.quote`; :func:`check_scene` checks their values)."""
+    quoted = {shown for shown, _ in getattr(scene, "quoted", [])}
+    return all(found in quoted for found in NUMBER.findall(getattr(label, "shown", "")))
 
 
 def is_number_label(label) -> bool:
@@ -365,7 +379,11 @@ class Inspector:
         for label in texts:
             if is_number_label(label):
                 self.numbers[id(label)] = label
-            elif DECIMAL.search(getattr(label, "shown", "")) and not quotes_the_model_card(scene, label):
+            elif (
+                DECIMAL.search(getattr(label, "shown", ""))
+                and not quotes_the_model_card(scene, label)
+                and not quotes_record_numbers(scene, label)
+            ):
                 self.problems.append(
                     f"play {self.plays}: {label.shown!r} shows a decimal that is not a record's number"
                 )
@@ -391,6 +409,8 @@ def check_scene(scene, inspector, rec, framed: bool = True) -> None:
     for label in inspector.numbers.values():
         expected = format_number(record_value(rec, label.source), label.decimals)
         assert label.shown == expected, f"{label.source}: shows {label.shown}, the record has {expected}"
+    for shown, source in getattr(scene, "quoted", []):
+        assert shown == format_number(record_value(rec, source), 2), f"{source}: a caption says {shown}"
     for parts, total in scene.sums:
         assert sum_misses(parts, total) <= 1 + 1e-6, " + ".join(part.shown for part in parts) + f" = {total.shown}"
     assert small_texts(inspector) is None, small_texts(inspector)

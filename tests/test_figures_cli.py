@@ -132,7 +132,7 @@ def test_reads_a_saved_record(tmp_path):
         (["--token", "cat#2"], 2, "'cat' occurs once, so cat#2 does not exist"),
         (["--head", "2"], 2, "head 2 does not exist: the block has 2 heads, choose heads 0 to 1"),
         (["--head", "-1"], 2, "head -1 does not exist: the block has 2 heads, choose heads 0 to 1"),
-        (["--head", "one"], 2, "'one' is not a valid integer"),
+        (["--head", "one"], 2, "'one' is neither a head number (0, 1, …) nor auto"),
         (["--dpi", "5"], 2, "5 is not in the range 20<=x<=1200"),
         (["--theme", "blue"], 2, "'blue' is not one of 'light', 'dark'"),
         (["--width", "1.9"], 2, "1.9 inches is outside 2 to 40"),

@@ -8,10 +8,13 @@ from pathlib import Path
 import click
 
 from blockviz.cli.options import (
+    TO_HELP,
+    HeadNumberOrAuto,
     chosen_token_and_head,
     pop_record_options,
     record_options,
     reporting_errors,
+    resolved_head,
     usage_error_for,
 )
 from blockviz.cli.records import command_record
@@ -79,7 +82,14 @@ PAGE_SUFFIXES = (".html", ".htm")
     metavar="WORD|WORD#K|POSITION",
     help="Token the page opens on: a word, word#k (its k-th occurrence) or a 0-based position. Default: the last word token (not punctuation).",
 )
-@click.option("--head", type=int, default=None, metavar="N", help="Head the page opens on. Default: 0.")
+@click.option(
+    "--head",
+    type=HeadNumberOrAuto(),
+    default=None,
+    help="Head the page opens on: N, or auto (the head with the largest weight above its baseline from --token, to --to if given). "
+    "[default: auto with a trained --model and --token WORD, else 0]",
+)
+@click.option("--to", default=None, metavar="WORD|WORD#K|POSITION", help=TO_HELP)
 @click.option(
     "--step",
     type=StepName(),
@@ -101,7 +111,7 @@ PAGE_SUFFIXES = (".html", ".htm")
     show_default=True,
     help="Colours the page opens with (it has a switch).",
 )
-def explore(output, token, head, step, theme, contrast, **options) -> None:
+def explore(output, token, head, to, step, theme, contrast, **options) -> None:
     """Write one self-contained HTML page to explore every calculation of the block on SENTENCE.
 
     Select a token and a head; each step shows the real numbers of that token, recomputed in
@@ -124,7 +134,7 @@ def explore(output, token, head, step, theme, contrast, **options) -> None:
     rec = command_record(inputs)
     from blockviz.explorer import Explorer
 
-    chosen_token_and_head(rec, token, head)
+    _, head = chosen_token_and_head(rec, token, resolved_head(head, inputs.get("model"), token), to)
     attentions, theirs = _overview_inputs(inputs, contrast)
     with usage_error_for("--step"):  # token and head are checked: what is left is a step this block has not
         page = Explorer(

@@ -8,11 +8,14 @@ from pathlib import Path
 import click
 
 from blockviz.cli.options import (
+    TO_HELP,
+    HeadNumberOrAuto,
     build_record,
     chosen_token_and_head,
     pop_record_options,
     record_options,
     reporting_errors,
+    resolved_head,
 )
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.figures.cores import cores_free, snapshot
@@ -128,12 +131,13 @@ class Width(click.ParamType):
 )
 @click.option(
     "--head",
-    type=int,
+    type=HeadNumberOrAuto(),
     default=None,
-    metavar="N",
-    help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing. Default: every head of blockviz's own block, "
-    "head 0 of a trained model's layer (--all-heads for every head); value-mixing uses head 0.",
+    help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing; auto: the head with the largest weight "
+    "above its baseline from --token (to --to if given). Default: every head of blockviz's own block; auto for a trained model's "
+    "layer with --token WORD, else its head 0 (--all-heads for every head); value-mixing uses head 0.",
 )
+@click.option("--to", default=None, metavar="WORD|WORD#K|POSITION", help=TO_HELP)
 @click.option(
     "--all-heads",
     is_flag=True,
@@ -150,7 +154,7 @@ class Width(click.ParamType):
     "at least 1; Linux; elsewhere 1).",
 )
 @click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
-def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, jobs, list_only, **options) -> None:
+def figures(folder, names, formats, width, dpi, theme, token, head, to, all_heads, jobs, list_only, **options) -> None:
     """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
 
     Writes DIR/<figure>.<format> for each figure and format (DIR: -o, by default
@@ -181,7 +185,12 @@ def figures(folder, names, formats, width, dpi, theme, token, head, all_heads, j
     with reporting_errors():
         if all_heads and head is not None:
             raise click.UsageError("give either --head N or --all-heads, not both")
-        position, _ = chosen_token_and_head(rec, token, head)
+        if head is None and not all_heads:
+            head = (
+                resolved_head(head, record_options.get("model"), token) or None
+            )  # auto, else the figures' own default
+        position, chosen = chosen_token_and_head(rec, token, head, to)
+        head = chosen if head is not None else None
         request = FigureRequest(
             rec,
             theme_named(theme),

@@ -354,15 +354,58 @@ def usage_error_for(param_hint: str | None = None):
         raise click.BadParameter(str(error), param_hint=param_hint) from None
 
 
-def chosen_token_and_head(rec, token: str | int | None, head: int | None) -> tuple[int, int]:
+class HeadNumberOrAuto(click.ParamType):
+    """``--head``'s type: a head number from 0, or ``auto`` (:data:`blockviz.selection.AUTO`)."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        from blockviz.selection import AUTO
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value  # out of range: refused against the record, naming its heads
+        shown = str(value).strip().lower()
+        if shown == AUTO:
+            return AUTO
+        if shown.lstrip("-").isdecimal():
+            return int(shown)
+        self.fail(f"{value!r} is neither a head number (0, 1, …) nor auto", param, ctx)
+
+
+HEAD_HELP = (
+    "Attention head shown: N (0 … heads − 1), or auto: the head with the largest weight above its baseline "
+    "(its mean weight on that key from the other tokens) from --token, to --to if given. "
+    "[default: auto with a trained --model and --token WORD, else 0]"
+)
+TO_HELP = (
+    "A key token, named as --token names one (WORD, WORD#K or a 0-based position): --head auto picks the head "
+    "that stands furthest above its baseline on this key, and the scenes always label it."
+)
+
+
+def resolved_head(head: int | str | None, model: str | None, token: str | int | None) -> int | str:
+    """``--head`` as given, else its default (:func:`blockviz.selection.default_head`: ``auto`` for
+    a trained ``model`` and a ``token`` that names a word, else 0)."""
+    from blockviz.selection import default_head
+
+    return default_head(model, token) if head is None else head
+
+
+def chosen_token_and_head(
+    rec, token: str | int | None, head: int | str | None, to: str | int | None = None
+) -> tuple[int, int]:
     """The positions ``--token`` and ``--head`` name in ``rec`` (:func:`blockviz.selection.select_token`,
-    :func:`~blockviz.selection.select_head`); one that does not exist is a usage error, exit 2."""
-    from blockviz.selection import select_head, select_token
+    :func:`~blockviz.head_choice.choose_head`: ``head`` may be ``auto``, narrowed to the key ``to``
+    names); one that does not exist is a usage error, exit 2."""
+    from blockviz.head_choice import choose_head
+    from blockviz.selection import select_token
 
     with usage_error_for("--token"):
         position = select_token(rec.tokens, token, rec.special)
+    with usage_error_for("--to"):
+        key = None if to is None else select_token(rec.tokens, to, rec.special)
     with usage_error_for("--head"):
-        return position, select_head(head, rec.config.n_heads)
+        return position, choose_head(rec, head, position, key).head
 
 
 @contextlib.contextmanager

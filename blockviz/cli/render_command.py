@@ -12,6 +12,7 @@ from blockviz.cli.options import (
     pop_record_options,
     record_options,
     reporting_errors,
+    resolved_head,
     usage_error_for,
 )
 from blockviz.cli.records import command_record
@@ -132,6 +133,7 @@ def render(
     output,
     token,
     head,
+    to,
     theme,
     resolution,
     fps,
@@ -164,6 +166,7 @@ def render(
       blockviz render "the cat sat" --scene softmax,mask --format png
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --scene softmax
       blockviz render "the cat saw the dog" --token the#2 --scene value-mixing
+      blockviz render "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --token it --scene multi-head  # --head auto: head 1
       blockviz render "the cat sat" --lecture -q h
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --lecture --narrate
       blockviz render "the cat sat" --scene softmax --pace 1.5 --detail 3
@@ -178,11 +181,13 @@ def render(
         _check_lecture_request(scenes, file_format)
     check_narration(narrate, voice, file_format)
     record_inputs = pop_record_options(options)
+    head = resolved_head(head, record_inputs.get("model"), token)
     render_options = RenderOptions(
         quality=quality,
         format=file_format,
         token=token,
         head=head,
+        to=to,
         theme=theme,
         resolution=resolution,
         fps=fps,
@@ -216,7 +221,7 @@ def render(
     pending = [job for job in planned if force or not job.is_fresh()]
     if pending:
         rec = rec or command_record(record_inputs)
-        chosen_token_and_head(rec, token, head)
+        chosen_token_and_head(rec, token, head, to)
         with reporting_errors():
             render_jobs(
                 rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)

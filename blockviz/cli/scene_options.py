@@ -7,6 +7,7 @@ import re
 
 import click
 
+from blockviz.cli.options import HEAD_HELP, TO_HELP, HeadNumberOrAuto
 from blockviz.errors import BlockvizError
 from blockviz.render.plan import (
     DETAIL_RANGE,
@@ -76,7 +77,7 @@ def scene_and_quality_options(scene_help: str):
 def frame_options(
     theme: str = "dark", theme_help: str = "Colours of the frames: dark background (for video) or light."
 ):
-    """``--token``, ``--head``, ``--theme`` (default ``theme``), ``--resolution``, ``--fps``,
+    """``--token``, ``--head`` (a number or auto), ``--to``, ``--theme`` (default ``theme``), ``--resolution``, ``--fps``,
     ``--pace`` and ``--detail``: what the scenes focus on and how their frames look."""
     options = [
         click.option(
@@ -85,13 +86,8 @@ def frame_options(
             metavar="WORD|WORD#K|POSITION",
             help="Token the scenes focus on (its row is worked in detail): a word (its first occurrence), its k-th occurrence (the#2, from 1) or a 0-based position. [default: the last word token, not punctuation]",
         ),
-        click.option(
-            "--head",
-            type=click.IntRange(min=0),
-            default=0,
-            show_default=True,
-            help="Attention head shown (0 … heads − 1).",
-        ),
+        click.option("--head", type=HeadNumberOrAuto(), default=None, help=HEAD_HELP),
+        click.option("--to", default=None, metavar="WORD|WORD#K|POSITION", help=TO_HELP),
         click.option(
             "--theme", type=click.Choice(("dark", "light")), default=theme, show_default=True, help=theme_help
         ),

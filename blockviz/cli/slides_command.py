@@ -12,6 +12,7 @@ from blockviz.cli.options import (
     pop_record_options,
     record_options,
     reporting_errors,
+    resolved_head,
     usage_error_for,
 )
 from blockviz.cli.records import command_record
@@ -70,6 +71,7 @@ def slides(
     output,
     token,
     head,
+    to,
     theme,
     resolution,
     fps,
@@ -108,6 +110,7 @@ def slides(
 
     check_narration(narrate, voice, "mp4")
     record_inputs = pop_record_options(options)
+    head = resolved_head(head, record_inputs.get("model"), token)
     if narrate and record_inputs.get("sentence"):
         warn_unspeakable(record_inputs["sentence"])
     render_options = RenderOptions(
@@ -115,6 +118,7 @@ def slides(
         format="mp4",
         token=token,
         head=head,
+        to=to,
         theme=theme,
         resolution=resolution,
         fps=fps,
@@ -127,7 +131,7 @@ def slides(
     with usage_error_for("--scene"):
         chosen = [entry for entry in entries()] if "all" in scenes else lookup(scenes)
     rec = command_record(record_inputs)
-    chosen_token_and_head(rec, token, head)
+    chosen_token_and_head(rec, token, head, to)
     with reporting_errors():
         chosen = for_record(chosen, rec, () if "all" in scenes else scenes)
         sentence = output_sentence(record_inputs)

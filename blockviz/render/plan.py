@@ -55,6 +55,9 @@ LECTURE_NAME = "lecture"
 class RenderOptions:
     """How to render: quality letter, file format, focus token, head, theme, size overrides, pacing.
 
+    ``head`` is a number or ``"auto"`` (:func:`blockviz.head_choice.choose_head`, narrowed to the
+    key ``to`` names).
+
     ``resolution`` ``(width, height)`` in pixels and ``fps`` replace the quality's own when given.
     ``pace`` scales every run time and hold (:data:`PACE_RANGE`); ``detail`` is how many query rows
     are worked step by step (:data:`DETAIL_RANGE`). Both reach the scene as keyword arguments
@@ -69,7 +72,8 @@ class RenderOptions:
     quality: str = "l"
     format: str = "mp4"
     token: str | None = None
-    head: int = 0
+    head: int | str = 0
+    to: str | None = None
     theme: str = "dark"
     resolution: tuple[int, int] | None = None
     fps: int | None = None
@@ -83,10 +87,11 @@ class RenderOptions:
     hold_last: float = 0.0
 
     def scene_options(self) -> dict:
-        """The keyword arguments a scene is built with: ``token``, ``head``, ``theme``, ``pace``, ``detail``, ``burned_captions``."""
+        """The keyword arguments a scene is built with: ``token``, ``head``, ``to``, ``theme``, ``pace``, ``detail``, ``burned_captions``."""
         return {
             "token": self.token,
             "head": self.head,
+            "to": self.to,
             "theme": self.theme,
             "pace": self.pace,
             "detail": self.detail,

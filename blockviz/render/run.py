@@ -18,9 +18,10 @@ from pathlib import Path
 
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path, output_error, temporary_folder, writable_folder, writing
+from blockviz.head_choice import choose_head
 from blockviz.render.plan import CACHE_FOLDER, QUALITIES, LecturePlan, RenderJob, RenderOptions
 from blockviz.render.progress import Progress
-from blockviz.selection import select_head, select_token
+from blockviz.selection import select_token
 
 
 def check_request(record, options: RenderOptions) -> None:
@@ -33,8 +34,7 @@ def check_request(record, options: RenderOptions) -> None:
     lists the tokens) or a head out of range.
     """
     options.check()
-    select_token(record.tokens, options.token, record.special)
-    select_head(options.head, record.config.n_heads)
+    choose_head(record, options.head, select_token(record.tokens, options.token, record.special), options.to)
 
 
 def render_jobs(

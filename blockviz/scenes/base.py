@@ -23,17 +23,19 @@ from manim import (
 from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import smooth
 
+from blockviz.head_choice import HeadChoice, choose_head
 from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
-from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
+from blockviz.scenes.grids import Highlight, KeptName, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
 from blockviz.scenes.text import text, token_face
 from blockviz.scenes.wording import Wording
-from blockviz.selection import select_head, select_token
+from blockviz.selection import select_token
+from blockviz.style import format_number
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
@@ -64,6 +66,9 @@ class RecordScene(Scene):
         frozen frames, cheap to render.
     top_keys
         How many of the keys the focus attends to most an elided token axis always draws.
+    shows_one_head
+        Whether the scene's pictures are one head's (its title names it): the first caption of
+        such a scene says why that head was chosen when ``head="auto"`` chose it.
     settles_skipped_plays
         Whether a play whose frames are skipped goes straight to its end state
         (:func:`~blockviz.scenes.skipped_plays.settle`) rather than through Manim's play.
@@ -72,21 +77,27 @@ class RecordScene(Scene):
     step_time = 1.0
     hold = HOLD
     top_keys = 3
+    shows_one_head = False
     settles_skipped_plays = True
 
     def __init__(
         self,
         record=None,
         token: str | int | None = None,
-        head: int | None = 0,
+        head: int | str | None = 0,
         theme: str = "dark",
         pace: float = 1.0,
         detail: int = 1,
         burned_captions: bool = True,
         voice=None,
+        to: str | int | None = None,
         **kwargs,
     ) -> None:
         self._record = record
+        self.to = to  # a key the head is chosen for and always labelled (render --to)
+        self._head_choice: HeadChoice | None = None
+        self.quoted: list[tuple[str, tuple]] = []  # (number as a caption writes it, its source in the record)
+        self._head_said = False
         self.voice = voice  # a blockviz.narration.voice.Voice: each caption spoken (render --narrate)
         self.speech_ends = 0.0  # scene time at which the last caption's speech (and its pause) ends
         self.unspeakable: list[str] = []  # characters the voice read as "a token"
@@ -125,15 +136,55 @@ class RecordScene(Scene):
         return select_token(self.record.tokens, self.token, self.record.special)
 
     @property
+    def head_choice(self) -> HeadChoice:
+        """The head shown and the key followed (:func:`blockviz.head_choice.choose_head`: ``head``
+        a number, 0 by default, or ``"auto"``; ``to`` the key), chosen once."""
+        if self._head_choice is None:
+            self._head_choice = choose_head(self.record, self.head, self.focus, self.to)
+        return self._head_choice
+
+    @property
     def h(self) -> int:
-        """The head shown (:func:`blockviz.selection.select_head`: 0 by default)."""
-        return select_head(self.head, self.record.config.n_heads)
+        """The head shown (:attr:`head_choice`)."""
+        return self.head_choice.head
 
     @property
     def token_names(self) -> list[str]:
         """The record's tokens as grid headers draw them (:func:`~blockviz.scenes.text.token_face`:
-        punctuation quoted, “.”)."""
-        return [token_face(token) for token in self.record.tokens]
+        punctuation quoted, “.”); the focus and its :meth:`kept_keys` as
+        :class:`~blockviz.scenes.grids.KeptName`, which headers never cut."""
+        kept = {self.focus, *self.kept_keys()}
+        return [
+            KeptName(token_face(token)) if i in kept else token_face(token)
+            for i, token in enumerate(self.record.tokens)
+        ]
+
+    def kept_keys(self) -> list[int]:
+        """The keys an elided token axis always draws and labels in full, most important first:
+        the key the head was chosen for (:attr:`head_choice`), then the keys the focus attends
+        to most in the shown head (:meth:`top_keys_of`)."""
+        key = self.head_choice.key
+        return list(dict.fromkeys(([key] if key is not None else []) + self.top_keys_of(self.focus)))
+
+    def quote(self, value: float, source: tuple, decimals: int = 2) -> str:
+        """``value`` written for a caption (:func:`blockviz.style.format_number`), noted in
+        :attr:`quoted` with its ``source`` in the record (the forms of
+        :func:`blockviz.scenes.text.number`, and ``("baseline", head, query, key)``)."""
+        shown = format_number(value, decimals)
+        self.quoted.append((shown, source))
+        return shown
+
+    def head_sentence(self) -> str | None:
+        """Why the shown head was chosen, when ``head="auto"`` chose it, else ``None``: "head 1 of
+        layer 3: the head that puts most weight above its baseline from “it” on “chicken” (0.72;
+        baseline 0.11)" (:func:`head_choice_sentence`)."""
+        choice = self.head_choice
+        if not choice.auto:
+            return None
+        f, key = self.focus, choice.key
+        weight = self.quote(choice.weight, ("weights", choice.head, f, key))
+        baseline = self.quote(choice.baseline, ("baseline", choice.head, f, key))
+        return head_choice_sentence(self.record, choice, self.token_name(f), self.token_name(key), weight, baseline)
 
     def token_name(self, i: int) -> str:
         """Token ``i`` as a caption writes it inside its own quotes: as its header shows it
@@ -160,7 +211,7 @@ class RecordScene(Scene):
         attends to most in the shown head and the first token, never hidden (with ``heads``, the
         key it attends to most in each of them comes before the shown head's second and third, as
         room allows); then the focus's neighbours (:func:`~blockviz.scenes.grids.visible_slots`)."""
-        shown = self.top_keys_of(self.focus)
+        shown = self.kept_keys()
         keep = shown[:1] + [key for head in heads for key in self.top_keys_of(self.focus, head)[:1]] + shown[1:]
         return visible_slots(self.record.n, self.focus, limit, keep=keep)
 
@@ -249,7 +300,15 @@ class RecordScene(Scene):
     def step(
         self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None
     ) -> None:
-        """One step: ``animations`` and its ``caption`` together, then the picture holds still."""
+        """One step: ``animations`` and its ``caption`` together, then the picture holds still.
+        A scene that :attr:`shows_one_head` chosen by ``head="auto"`` says why first: its first
+        step's animations come with :meth:`head_sentence`, then its own caption follows."""
+        if caption is not None and self.shows_one_head and not self._head_said:
+            self._head_said = True
+            said = self.head_sentence()
+            if said is not None:
+                self.step(*animations, caption=said, run_time=run_time, hold=hold)
+                animations = ()
         said = self.say(caption) if caption is not None else []
         run_time = self.step_time if run_time is None else run_time
         if animations or said:
@@ -439,6 +498,17 @@ class RecordScene(Scene):
         seconds = self.hold if seconds is None else seconds
         if seconds > 0:
             self.wait(seconds * self.pace)
+
+
+def head_choice_sentence(record, choice: HeadChoice, query: str, key: str, weight: str, baseline: str) -> str:
+    """ "head 1 of layer 3: the head that puts most weight above its baseline from “it” on
+    “chicken” (0.72; baseline 0.11)": ``query`` and ``key`` named as captions name them,
+    ``weight`` and ``baseline`` as written; "of layer L" only for a trained model's layer."""
+    layer = f" of layer {record.source.layer}" if record.source.is_model and record.source.layer is not None else ""
+    return (
+        f"head {choice.head}{layer}: the head that puts most weight above its baseline "
+        f"from \u201c{query}\u201d on \u201c{key}\u201d ({weight}; baseline {baseline})"
+    )
 
 
 def ghost_of(*mobjects: Mobject, opacity: float = 1.0, outline: str | None = None) -> VGroup:

@@ -36,6 +36,8 @@ class CausalVsBidirectional(RecordScene):
     Where keys are left out, each row's hidden keys' weight arrives beside it ("+ 0.62" in an
     "8 more" column), so every row shown adds up to 1."""
 
+    shows_one_head = True  # its first caption says why --head auto chose the head
+
     def construct(self) -> None:
         title = self.show_title(f"Causal vs bidirectional attention (head {self.h})")  # the chapter's name
         decoder, encoder = self.record.counterpart(causal=True), self.record.counterpart(causal=False)
@@ -99,7 +101,9 @@ class CausalVsBidirectional(RecordScene):
         kept = [
             key for pair in itertools.zip_longest(*tops) for key in pair if key is not None
         ]  # the decoder's first, the encoder's first, …
-        return visible_slots(self.record.n, self.focus, limit, keep=[i, *kept, *self.top_keys_of(self.focus)])
+        return visible_slots(
+            self.record.n, self.focus, limit, keep=[i, *self.kept_keys()[:1], *kept, *self.kept_keys()]
+        )
 
     def weight_decimals(self, slots) -> int:
         """Decimals of the weights: 2, or more where a shown row and its hidden keys' share

@@ -43,6 +43,8 @@ class DotProducts(RecordScene):
     """Scores ``(n, n)`` of head h: cell (i, j) is query i · key j, the sum of element-wise
     products; then every cell is divided by √d_k (Vaswani et al. 2017, Eq. 1)."""
 
+    shows_one_head = True  # its first caption says why --head auto chose the head
+
     def construct(self) -> None:
         title = self.show_title(f"Dot products: query · key (head {self.h})")
         query, keys, scores = self.build(title)

@@ -33,9 +33,55 @@ ELLIPSIS_MARGIN = 0.05
 """Room kept on each side of a ⋮ or ⋯ mark in its slot (more than a highlight's margin)."""
 ROW_HEADER_WIDTH = 1.7
 """The widest a row header may be (longer names are cut with "…")."""
+HEADER_GAP = 0.08
+"""The least room between a kept header (:class:`KeptName`) and its neighbours' along an axis."""
 CHIP_PADDING = 0.05
 CHIP_FILL = 0.1
 """Opacity of a quoted token's chip: faint enough that the query's blue keeps 4.5:1 on it (4.59:1 on the dark page)."""
+
+
+class KeptName(str):
+    """A header never cut with "…": the focus token's and its top keys' names
+    (:attr:`blockviz.scenes.base.RecordScene.token_names`). A kept column header takes its whole
+    width, its neighbours on the axis are shortened further to make room, and cells widen only
+    when two kept names side by side need it."""
+
+
+def header_widths(
+    centres: Sequence[float], natural: Sequence[float], kept: Sequence[bool], room: float, gap: float = HEADER_GAP
+) -> list[float]:
+    """The width each header of one axis may take, centred on ``centres`` (its slot's centre along
+    the axis): a kept header its whole ``natural`` width; any other at most ``room`` and, beside a
+    kept one, only what leaves ``gap`` clear of it (0 when nothing is left).
+
+    >>> header_widths([0, 1, 2], [1.4, 0.5, 2.0], [False, True, False], room=0.9)
+    [0.9, 0.5, 0.9]
+    >>> [round(w, 2) for w in header_widths([0, 1, 2], [0.5, 1.4, 2.0], [False, True, False], room=0.9)]
+    [0.44, 1.4, 0.44]
+    """
+    widths = []
+    for k, (centre, width) in enumerate(zip(centres, natural)):
+        if kept[k]:
+            widths.append(float(width))
+            continue
+        half = room / 2
+        for j in (k - 1, k + 1):
+            if 0 <= j < len(centres) and kept[j]:
+                half = min(half, abs(centre - centres[j]) - natural[j] / 2 - gap)
+        widths.append(max(0.0, 2 * half))
+    return widths
+
+
+def kept_pitch(natural: Sequence[float], kept: Sequence[bool], gap: float = HEADER_GAP) -> float:
+    """The least distance between neighbouring slot centres at which no two kept headers side by
+    side (``natural`` widths, in slot order) touch: ``max((a + b) / 2 + gap)`` over kept
+    neighbours, 0 when none are.
+
+    >>> kept_pitch([1.0, 1.2, 0.3], [True, True, False])
+    1.18
+    """
+    pairs = [(a, b) for (a, ka), (b, kb) in zip(zip(natural, kept), list(zip(natural, kept))[1:]) if ka and kb]
+    return round(max(((a + b) / 2 + gap for a, b in pairs), default=0.0), 10)
 
 
 def is_quoted(name: str) -> bool:
@@ -209,6 +255,8 @@ class NumberGrid(VGroup):
         self.column_slots = (
             list(column_slots) if column_slots is not None else visible_slots(n_columns, column_focus, max_columns)
         )
+        if column_names is not None:  # two kept names side by side: the cells widen until neither is cut
+            self.cell_width = max(self.cell_width, self._kept_cell_width(column_names, header_size))
         self.cells: dict[tuple[int, int], Rectangle] = {}
         self.labels: dict[tuple[int, int], Text] = {}
         self.row_headers: dict[int, Text] = {}
@@ -276,36 +324,67 @@ class NumberGrid(VGroup):
                 self.cells[i, j] = cell
                 self.cell_group.add(cell)
 
+    def _kept_cell_width(self, column_names, size: float) -> float:
+        """The cell width at which kept column headers (:class:`KeptName`) side by side all fit
+        (:func:`kept_pitch`; 0 when none are neighbours)."""
+        slots = [j for j in self.column_slots if j is not None]
+        runs = [(a, b) for a, b in zip(self.column_slots, self.column_slots[1:]) if a is not None and b is not None]
+        if not any(isinstance(column_names[a], KeptName) and isinstance(column_names[b], KeptName) for a, b in runs):
+            return 0.0
+        natural = {j: self._header_width(column_names[j], size) for j in slots}
+        return max(
+            kept_pitch([natural[a], natural[b]], [isinstance(column_names[x], KeptName) for x in (a, b)])
+            for a, b in runs
+        )
+
+    def _header_width(self, name: str, size: float) -> float:
+        """How wide header ``name`` is drawn whole (its chip's padding included)."""
+        return text(name, size).width + (2 * CHIP_PADDING if is_quoted(name) else 0)
+
     def _build_headers(self, row_names, column_names, size, row_color, column_color) -> None:
         left_edge = self.cell_group.get_left()[0]
         top_edge = self.cell_group.get_top()[1]
         if row_names is not None:
             for r, i in enumerate(self.row_slots):
+                name = ELLIPSIS_DOWN if i is None else row_names[i]
                 header = self._header(
-                    ELLIPSIS_DOWN if i is None else row_names[i],
+                    name,
                     size,
                     self.look.muted if i is None else row_color,
-                    ROW_HEADER_WIDTH,
+                    max(ROW_HEADER_WIDTH, self._header_width(name, size))
+                    if isinstance(name, KeptName)
+                    else ROW_HEADER_WIDTH,
                 )
                 header.move_to(self._slot_center(r, 0)).set_x(left_edge - 0.14 - header.width / 2)
                 self.header_group.add(header)
                 if i is not None:
                     self.row_headers[i] = header
         if column_names is not None:
+            names = [ELLIPSIS_ACROSS if j is None else column_names[j] for j in self.column_slots]
+            kept = [j is None or isinstance(name, KeptName) for j, name in zip(self.column_slots, names)]
+            widths = header_widths(
+                [self._slot_center(0, c)[0] for c in range(len(names))],
+                [self._header_width(name, size) for name in names],
+                kept,
+                self.cell_width * 0.96,
+            )
             for c, j in enumerate(self.column_slots):
                 header = self._header(
-                    ELLIPSIS_ACROSS if j is None else column_names[j],
+                    names[c],
                     size,
                     self.look.muted if j is None else column_color,
-                    self.cell_width * 0.96,
+                    widths[c] + (0.01 if kept[c] else 0),
+                    fewest=0,
                 )
                 header.move_to(self._slot_center(0, c)).set_y(top_edge + 0.12 + size / 48 * 0.35)
                 self.header_group.add(header)
                 if j is not None:
                     self.column_headers[j] = header
 
-    def _header(self, name: str, size: float, color: str, width: float) -> Mobject:
-        label = shortened(name, width - (2 * CHIP_PADDING if is_quoted(name) else 0), size, color)
+    def _header(self, name: str, size: float, color: str, width: float, fewest: int = 1) -> Mobject:
+        label = shortened(name, width - (2 * CHIP_PADDING if is_quoted(name) else 0), size, color, fewest=fewest)
+        if fewest == 0 and label.width > width + 0.01:  # not even "…" fits beside a kept name: the header gives way
+            label.set_fill(opacity=0)
         if not is_quoted(name):
             return label
         chip = RoundedRectangle(
@@ -443,6 +522,9 @@ __all__ = [
     "Highlight",
     "HighlightJump",
     "visible_slots",
+    "KeptName",
+    "header_widths",
+    "kept_pitch",
     "as_rows",
     "cell_width_for",
     "is_quoted",

@@ -33,6 +33,8 @@ class Mask(RecordScene):
     grid is renamed "masked scores" when M is added, and the "+" before M leaves (M stays beside
     them, named in "masked scores = scaled scores + M")."""
 
+    shows_one_head = True  # its first caption says why --head auto chose the head
+
     def construct(self) -> None:
         rec = self.record
         title = self.show_title(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Line, RoundedRectangle, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
@@ -20,7 +20,8 @@ from blockviz.scenes.look import (
     NUMBER_SIZE,
     TITLE_SIZE,
 )
-from blockviz.scenes.text import font_size_of, number, text
+from blockviz.scenes.text import font_size_of, number, shortened, text
+from blockviz.style import text_color_on
 
 NAME = "multi-head"
 ORDER = 100
@@ -39,6 +40,8 @@ HEAD_SLOTS = 4
 """Heads drawn side by side: every head of a block with at most this many."""
 PATTERN_CELL = 0.3
 """Side of one cell of a head's weights pattern (drawn without numbers)."""
+KEY_LABEL_LENGTH = 1.4
+"""The longest a key label over a head's columns may be (turned upright; a kept name is never cut)."""
 MIN_ROWS = 4
 """The fewest rows of W_O the projection gives way to so its text stays legible (the rest: one term)."""
 
@@ -57,12 +60,15 @@ class MultiHead(RecordScene):
         title = self.show_title(self.title_text())
         heads = self.build_heads(title)
         self.show_heads(heads)
+        self.name_the_cell(heads)
         projection = self.legible_projection(title)
         self.concatenate(heads, projection)
         self.project(projection)
 
     def heads_shown(self) -> list[int]:
-        return list(range(min(self.record.config.n_heads, HEAD_SLOTS)))
+        """The first :data:`HEAD_SLOTS` heads, the shown head (:attr:`h`) always among them."""
+        first = list(range(min(self.record.config.n_heads, HEAD_SLOTS)))
+        return first if self.h in first else [*first[:-1], self.h]
 
     def title_text(self) -> str:
         n_heads, shown = self.record.config.n_heads, len(self.heads_shown())
@@ -98,7 +104,11 @@ class MultiHead(RecordScene):
                 cell_width=side,
                 cell_height=side,
             )
-            name = text(f"head {h}", CAPTION_SIZE, look.text, bold=True).next_to(pattern.cell_group, UP, buff=0.15)
+            keys = self.key_labels(pattern, slots)
+            pattern.header_group.add(keys)
+            name = text(f"head {h}", CAPTION_SIZE, look.text, bold=True).next_to(
+                VGroup(pattern.cell_group, keys), UP, buff=0.15
+            )
             pattern.header_group.add(name)
             output = NumberGrid(
                 rec.head_outputs[h][f][None, :],
@@ -129,6 +139,96 @@ class MultiHead(RecordScene):
         for h, pattern in patterns.items():
             lights[h] = Highlight(look, pattern.row(f), buff=0.03)
         return {"layout": layout, "patterns": patterns, "outputs": outputs, "lights": lights}
+
+    def key_labels(self, pattern: NumberGrid, slots) -> VGroup:
+        """Each drawn key's name upright over its column of ``pattern`` (read bottom to top, so a
+        name takes a column's width only as its height): the focus's and its kept keys' names
+        whole, the others cut at :data:`KEY_LABEL_LENGTH`."""
+        names, labels = self.token_names, VGroup()
+        for j in (j for j in slots if j is not None):
+            longest = max(KEY_LABEL_LENGTH, text(names[j], HEADER_SIZE).width + 0.01)
+            label = shortened(
+                names[j], longest if j in self.kept_keys() else KEY_LABEL_LENGTH, HEADER_SIZE, self.look.key
+            )
+            size = font_size_of(label)
+            label.rotate(PI / 2)
+            label.built_size = (size, label.height)  # its size from here on follows its height upright (font_size_of)
+            column = pattern.column(j)
+            label.move_to([column.get_x(), pattern.cell_group.get_top()[1] + 0.1 + label.height / 2, 0])
+            labels.add(label)
+        return labels
+
+    def named_cell(self) -> tuple[int, int] | None:
+        """The cell the caption names, ``(head, key)``: the key the head was chosen for (``--head
+        auto``, ``--to``), else the key the focus attends to most in the shown head."""
+        key = (
+            self.head_choice.key if self.head_choice.key is not None else next(iter(self.top_keys_of(self.focus)), None)
+        )
+        return None if key is None else (self.h, key)
+
+    @staticmethod
+    def within_row(chip, pattern: NumberGrid, f: int, gap: float = 0.03) -> float:
+        """How far to move ``chip`` (centred on a cell of row ``f``) sideways so it stays within the row."""
+        row = pattern.row(f)
+        if chip.get_left()[0] < row.get_left()[0] + gap:
+            return row.get_left()[0] + gap - chip.get_left()[0]
+        return min(0.0, row.get_right()[0] - gap - chip.get_right()[0])
+
+    @staticmethod
+    def covered_marks(chip, pattern: NumberGrid) -> list:
+        """The ⋯ marks of ``pattern`` under ``chip``: they step aside while it is shown."""
+        return [
+            mark
+            for mark in pattern.ellipsis_group
+            if mark.get_left()[0] < chip.get_right()[0]
+            and chip.get_left()[0] < mark.get_right()[0]
+            and mark.get_bottom()[1] < chip.get_top()[1]
+            and chip.get_bottom()[1] < mark.get_top()[1]
+        ]
+
+    def name_the_cell(self, heads: dict) -> None:
+        """The named cell's number on a chip over the cell (a pattern's cells are too small to
+        hold one), and a caption saying whose weight it is."""
+        named = self.named_cell()
+        if named is None:
+            return
+        h, key = named
+        f, look, choice = self.focus, self.look, self.head_choice
+        pattern = heads["patterns"][h]
+        cell = pattern.cells[f, key]
+        fill = cell.get_fill_color().to_hex()
+        label = number(
+            self.record.weights[h, f, key].item(), NUMBER_SIZE, text_color_on(fill), 2, source=("weights", h, f, key)
+        ).scale(pattern.scale_now)
+        chip = RoundedRectangle(
+            corner_radius=0.05,
+            width=label.width + 0.14 * pattern.scale_now,
+            height=label.height + 0.1 * pattern.scale_now,
+            fill_color=fill,
+            fill_opacity=1,
+            stroke_color=look.text,
+            stroke_width=2,
+        )
+        chip.move_to(cell)
+        chip.shift(RIGHT * self.within_row(chip, pattern, f))
+        covered = VGroup(*self.covered_marks(chip, pattern))
+        label.move_to(chip)
+        callout = VGroup(chip, label)
+        weight = self.quote(self.record.weights[h, f, key].item(), ("weights", h, f, key))
+        query, name = self.token_name(f), self.token_name(key)
+        if choice.auto:
+            baseline = self.quote(choice.baseline, ("baseline", h, f, key))
+            said = (
+                f"head {h}, row “{query}”: {weight} on “{name}”, where the other rows{' that see it' if self.record.config.causal else ''} put {baseline} on average: "
+                f"the head chosen for “{query}”"
+            )
+        elif choice.key is not None:
+            said = f"head {h}, row “{query}”: {weight} on “{name}”"
+        else:
+            said = f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”"
+        # the ⋯ under the chip leave before it comes and return after it has gone: never a mark on it
+        self.step(self.one_after_another(FadeOut(covered), Reveal(callout)), caption=said)
+        self.step(self.one_after_another(Conceal(callout), FadeIn(covered)), run_time=0.6, hold=0)
 
     def show_heads(self, heads: dict) -> None:
         rec, f = self.record, self.focus

@@ -144,6 +144,8 @@ class QueryKeyValue(RecordScene):
     (Su et al. 2021, Eq. 34) the focus's query and its top key are then turned pair by pair
     (``query_rot``, ``key_rot``; :mod:`blockviz.scenes.rotary`)."""
 
+    shows_one_head = True  # its first caption says why --head auto chose the head
+
     def construct(self) -> None:
         rec, h, f = self.record, self.h, self.focus
         title = self.show_title(f"Query, key and value (head {h})")

@@ -41,6 +41,8 @@ class Softmax(RecordScene):
     scores, their exps and sum, the weights. Where keys are left out, they are one "+ N hidden" term
     (the record's total less the shown terms, in its own column). Every number is the record's."""
 
+    shows_one_head = True  # its first caption says why --head auto chose the head
+
     def construct(self) -> None:
         title = self.show_title(f"Softmax, row by row (head {self.h})")
         grid = self.build(title)

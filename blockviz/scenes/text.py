@@ -189,21 +189,31 @@ def text(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", bol
     The string is kept in ``.shown`` (``Text.text`` drops spaces). Draw a token through
     :func:`blockviz.tokens.display_token` first (control characters have no glyph).
     """
+    shown = str(shown)  # a plain string, also for a subclass such as grids.KeptName (Pango takes no other)
     mobject = _text_prototype(shown, font_size, color, "BOLD" if bold else "NORMAL", layout_key()).copy()
     mobject.shown = shown
     return mobject
 
 
 def shortened(
-    shown: str, width: float, font_size: float = HEADER_SIZE, color: str = "#ffffff", bold: bool = False
+    shown: str,
+    width: float,
+    font_size: float = HEADER_SIZE,
+    color: str = "#ffffff",
+    bold: bool = False,
+    fewest: int = 1,
 ) -> Text:
     """``shown`` as :func:`text` at ``font_size``, its end cut and replaced by "…" until it is at
     most ``width`` wide: headers of one axis keep one size rather than each shrinking to fit.
-    ``.shown`` is what is drawn, ``.full`` the whole string."""
+    At least ``fewest`` characters are kept before the "…" (0: "…" alone, for a header that
+    gives way to a kept neighbour's). ``.shown`` is what is drawn, ``.full`` the whole string."""
+    shown = str(shown)
     label = text(shown, font_size, color, bold)
     characters = list(shown)
-    keep = min(len(characters), int(len(characters) * width / label.width) + 1)  # a first guess, then one by one
-    while label.width > width and keep > 1:
+    keep = min(
+        len(characters), int(len(characters) * width / max(label.width, 1e-9)) + 1
+    )  # a first guess, then one by one
+    while label.width > width and keep > fewest:
         keep -= 1
         label = text("".join(characters[:keep]).rstrip() + ELLIPSIS, font_size, color, bold)
     label.full = shown

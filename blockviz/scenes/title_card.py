@@ -18,7 +18,7 @@ from manim import DOWN, RIGHT, UP, LaggedStart, RoundedRectangle, Text, VGroup, 
 from blockviz.block_record import BlockRecord
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn
-from blockviz.scenes.layout import fit_width, frame_text_width
+from blockviz.scenes.layout import fit_width, frame_text_width, wrapped
 from blockviz.scenes.look import FRAME_MARGIN, Look
 from blockviz.scenes.text import text, token_face
 from blockviz.tokens import display_token
@@ -143,9 +143,10 @@ class TitleCardLayout(VGroup):
     long to show above its tokens); ``tokens`` (:class:`TokenChips`); ``grid_note`` (the
     n × d_model grid it becomes); ``sizes`` and ``size_names`` (name → ``Text`` for d_model,
     n_heads, d_head, d_ff, activation, attention); ``mask_note`` (what the mask allows);
-    ``weights_note`` (that the weights are seeded random numbers, not a trained model's)."""
+    ``weights_note`` (that the weights are seeded random numbers, not a trained model's);
+    ``head_note`` (``head_line``: why ``--head auto`` chose the head shown; empty without one)."""
 
-    def __init__(self, record: BlockRecord, look: Look, title: str = TITLE) -> None:
+    def __init__(self, record: BlockRecord, look: Look, title: str = TITLE, head_line: str | None = None) -> None:
         super().__init__()
         width = frame_text_width()
         cfg = record.config
@@ -175,13 +176,21 @@ class TitleCardLayout(VGroup):
         self.size_cards = fit_width(_size_cards(list(self.sizes.values()), list(self.size_names.values())), width)
         self.mask_note = fit_width(text(_mask_sentence(cfg.causal), NOTE_FONT_SIZE, look.muted), width)
         self.weights_note = fit_width(_weights_lines(cfg.seed, look, record.source), width)
+        self.head_note = wrapped(head_line, NOTE_FONT_SIZE, look.text, 0.8 * width) if head_line else VGroup()
+        self.head_lines = (
+            [] if not head_line else [self.head_note] if isinstance(self.head_note, Text) else list(self.head_note)
+        )
         sentence = [self.sentence] if len(self.sentence) else []
         self.add(self.title, *sentence, self.tokens, self.grid_note, self.size_cards, self.mask_note, self.weights_note)
+        if head_line:
+            self.add(self.head_note)
         self.arrange(DOWN, buff=BAND_GAP)
         self.title.shift(UP * 0.15)
         self.size_cards.shift(DOWN * 0.1)
         self.mask_note.shift(DOWN * 0.1)
         self.weights_note.next_to(self.mask_note, DOWN, buff=0.25)
+        if head_line:
+            self.head_note.next_to(self.weights_note, DOWN, buff=0.25)
         self.move_to(0)
         if self.height > config.frame_height - 2 * FRAME_MARGIN:
             self.scale_to_fit_height(config.frame_height - 2 * FRAME_MARGIN)
@@ -197,6 +206,7 @@ class TitleCardLayout(VGroup):
             *self.size_names.values(),
             self.mask_note,
             *self.weights_note,
+            *self.head_lines,
         ]
 
 
@@ -279,7 +289,8 @@ class TitleCard(RecordScene):
     The record shown is, first found: the ``record`` argument (as ``blockviz render`` passes
     it), the class attribute ``record`` (a :class:`~blockviz.block_record.BlockRecord`, for a
     two-line subclass), else :class:`~blockviz.scenes.base.RecordScene`'s default (``$BLOCKVIZ_RECORD``
-    or ``blockviz.record("the cat sat")``). ``token`` and ``head`` are accepted and unused.
+    or ``blockviz.record("the cat sat")``). ``token``, ``head`` and ``to`` are used only to say
+    why ``head="auto"`` chose the head the lecture shows (:meth:`~blockviz.scenes.base.RecordScene.head_sentence`).
     Pacing in seconds: ``intro_time``, ``tokens_time``, ``sizes_time``, ``hold_time``.
     """
 
@@ -310,7 +321,8 @@ class TitleCard(RecordScene):
 
     def layout(self) -> TitleCardLayout:
         """The card for this scene's record, placed but not yet shown."""
-        return TitleCardLayout(self.shown_record(), self.look, self.title)
+        self.record = self.shown_record()
+        return TitleCardLayout(self.record, self.look, self.title, self.head_sentence())
 
     def reveal_title(self, card: TitleCardLayout) -> None:
         self.play(FadeIn(card.title, shift=DOWN * 0.2), FadeIn(card.sentence), run_time=self.intro_time)
@@ -325,6 +337,7 @@ class TitleCard(RecordScene):
             FadeIn(card.size_cards),
             FadeIn(card.mask_note),
             FadeIn(card.weights_note),
+            FadeIn(card.head_note),
             run_time=self.sizes_time,
         )
 

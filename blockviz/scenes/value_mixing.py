@@ -34,6 +34,8 @@ class ValueMixing(RecordScene):
     sign between weights and products is "=", or "≈" when a shown weight × shown value does not
     round to the shown product (:func:`~blockviz.scenes.block_helpers.products_hold`)."""
 
+    shows_one_head = True  # its first caption says why --head auto chose the head
+
     def construct(self) -> None:
         rec = self.record
         title = self.show_title(f"Mixing the values (head {self.h})")
