@@ -128,3 +128,18 @@ def test_saving_into_proc_says_not_writable(target):
     assert result.exit_code == 1 and "not writable" in result.output and "No such file" not in result.output
     assert "'/proc' is not writable" in result.output or "folder '/proc': it is not writable" in result.output
     assert not os.path.exists(target)
+
+
+def test_record_saves_before_printing_so_a_reader_leaving_the_pipe_early_still_gets_the_file(tmp_path):
+    import subprocess
+    import sys
+
+    from blockviz.block_record import BlockRecord
+
+    saved = tmp_path / "cat.safetensors"
+    command = [sys.executable, "-m", "blockviz.cli.program", "record", "the cat sat", "--model", "seeded"]
+    reader = subprocess.Popen([*command, "--save", str(saved)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    reader.stdout.readline()
+    reader.stdout.close()  # as `| head -1` does
+    reader.wait(timeout=120)
+    assert list(BlockRecord.load(saved).tokens) == ["the", "cat", "sat"]

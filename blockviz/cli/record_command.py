@@ -78,6 +78,9 @@ def record(
     rec = command_record(pop_record_options(options))
     if head is not None:
         chosen_token_and_head(rec, None, head)
+    if save is not None:  # before the tables: a reader that leaves the pipe early still gets the file
+        with reporting_errors():
+            rec.save(save)
     if rec.source.is_trained:
         click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
     if all_columns:
@@ -102,8 +105,6 @@ def record(
     if rec.architecture.unembedding:
         print_tables([*prediction_table(rec, decimals), ""])
     if save is not None:
-        with reporting_errors():
-            rec.save(save)
         click.echo(f"saved {save}")
 
 
