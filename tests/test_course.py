@@ -268,6 +268,23 @@ def test_a_tiny_course_on_a_dask_local_cluster_makes_what_render_makes(tmp_path,
     ran = run_course(course, workers=2, dask=True)
     assert ran.count(DONE) == 2, ran.results
     assert _course_pngs(course) == single_render
+    assert all(result.worker["models"] == 1 for result in ran.results.values())  # warmed by the plugin, loaded once
+
+
+def test_a_warm_worker_loads_the_model_and_a_sentences_record_once(tmp_path):
+    import os
+
+    from blockviz.course.executors import run_pool
+
+    course = load_course(course_file(tmp_path, LESSON.replace('["mask"]', "[]") + 'figures = ["mask"]\n'))
+    jobs = expand(course)  # the figures and the page of one sentence: no Manim render
+    results = []
+    run_pool(jobs, 1, lambda job, result: results.append(result))
+    assert [result.status for result in results] == [DONE, DONE]
+    first, second = (result.worker for result in results)
+    assert first["pid"] == second["pid"] != os.getpid()
+    assert first["warm_seconds"] > 0 and first["models"] == 1  # the pool's initializer loaded it
+    assert (second["models"], second["records"]) == (1, 1)
 
 
 def test_a_failed_job_is_one_line_the_others_go_on_and_the_exit_is_1(tmp_path):
@@ -360,9 +377,12 @@ def test_a_worker_killed_mid_job_has_its_job_tried_again(tmp_path):
 
     process = _start_course(tmp_path)
 
-    def workers() -> list[int]:
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-        return [int(pid) for pid in children if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    def children(pid) -> list[str]:
+        return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+    def workers() -> list[int]:  # the fork server's children
+        servers = [pid for pid in children(process.pid) if b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        return [int(pid) for server in servers for pid in children(server)]
 
     _wait_for(lambda: len(workers()) == 2 and _stamps(tmp_path))
     os.kill(workers()[0], signal.SIGKILL)

@@ -6,6 +6,11 @@ one-line error, so one failure stops no other job. Each process records a senten
 keeps it (:func:`course_record`; loading a model is itself kept per process by
 :func:`blockviz.models.loading.load_model` and :func:`blockviz.toy.folder.load_toy`), and runs
 torch on one thread: the workers share the machine's cores between them.
+
+A worker is warmed before its first job (:func:`warm_up`, a pool's initializer or a Dask worker
+plugin): torch, Manim and the scene modules imported, the course's models loaded. That fixed
+start-up is then paid once per worker, by all workers at once, not inside the first job each
+takes. :func:`worker_state` says what a process has loaded, and each result carries it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class JobResult:
     seconds: float = 0.0
     message: str = ""
     outputs: tuple[Path, ...] = field(default=())
+    worker: dict = field(default_factory=dict, compare=False)
+    """:func:`worker_state` of the process that ran the job, after it (empty if not run)."""
 
 
 def run_job(job: CourseJob) -> JobResult:
@@ -57,10 +64,10 @@ def run_job(job: CourseJob) -> JobResult:
         seconds = time.perf_counter() - started
         write_stamp(job, outputs, record_hash(rec), seconds, skipped)  # a skip is stamped too: not redone
         if skipped:
-            return JobResult(job.id, SKIPPED, seconds, skipped)
+            return JobResult(job.id, SKIPPED, seconds, skipped, worker=worker_state())
     except Exception as error:  # noqa: BLE001 — isolated: reported as the job's one line
-        return JobResult(job.id, FAILED, time.perf_counter() - started, one_line(error))
-    return JobResult(job.id, DONE, seconds, _unknown_words(caught), tuple(outputs))
+        return JobResult(job.id, FAILED, time.perf_counter() - started, one_line(error), worker=worker_state())
+    return JobResult(job.id, DONE, seconds, _unknown_words(caught), tuple(outputs), worker_state())
 
 
 def _unknown_words(caught: list) -> str:
@@ -93,8 +100,80 @@ def course_record(sentence: str, model: str, layer: int | None):
     return record_layer(sentence, model=model, layer=layer or 0)
 
 
+def warm_modules() -> list[str]:
+    """The modules a worker imports before its first job: torch, Manim, rendering and every
+    scene module (their names read from the catalogue, without importing them here)."""
+    from blockviz.scenes.catalog import entries
+
+    heavy = ["torch", "manim", "blockviz.course.work", "blockviz.render.run", "blockviz.toy.recording"]
+    return heavy + sorted({entry.module for entry in entries()})
+
+
+def warm_up(models: tuple[str, ...] = ()) -> None:
+    """Pay a worker's fixed start-up before its first job: torch on one thread, Manim and every
+    scene module imported, and each of ``models`` (course model names) loaded into the loaders'
+    per-process caches, where the jobs' records then find it. A model that cannot be loaded is
+    left to the jobs that need it, to fail with their one-line error: a warm-up never raises."""
+    started = time.perf_counter()
+    _one_thread()
+    import importlib
+
+    for module in warm_modules():  # already imported in a worker forked from the fork server
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001, S110 — the jobs that need it report it, one line each
+            pass
+    for model in models:
+        try:
+            _load_model(model)
+        except Exception:  # noqa: BLE001, S110 — as above: the model's jobs report it
+            pass
+    _Worker.warm_seconds += time.perf_counter() - started
+    _Worker.warm_cpu_seconds = time.process_time()
+
+
+def _load_model(model: str) -> None:
+    """Load ``model`` into its loader's per-process cache (the seeded block has none: it is code)."""
+    if model == "seeded":
+        return
+    from blockviz.models.resolve import resolve_model
+
+    if resolve_model(model).toy:
+        from blockviz.toy import toy_folder
+        from blockviz.toy.folder import load_toy
+
+        load_toy(toy_folder(model))
+    else:
+        from blockviz.models.loading import load_model
+
+        load_model(model)
+
+
+def worker_state() -> dict:
+    """What this process has loaded: ``pid``, ``records`` (sentences recorded by
+    :func:`course_record`), ``models`` (model loads: misses of the toy and model loaders' own
+    caches, so a second load of one model would count), ``warm_seconds`` (:func:`warm_up`'s
+    wall clock), ``cpu_seconds_warm`` (this process's CPU seconds when warmed) and
+    ``cpu_seconds`` (so far)."""
+    models = 0
+    for module in ("blockviz.toy.folder", "blockviz.models.loading"):
+        loaded = sys.modules.get(module)  # not imported: nothing loaded through it
+        if loaded is not None:
+            models += loaded._load.cache_info().misses
+    return {
+        "pid": os.getpid(),
+        "records": course_record.cache_info().misses,
+        "models": models,
+        "warm_seconds": round(_Worker.warm_seconds, 3),
+        "cpu_seconds_warm": round(_Worker.warm_cpu_seconds, 3),
+        "cpu_seconds": round(time.process_time(), 3),
+    }
+
+
 class _Worker:
     threads_set = False
+    warm_seconds = 0.0
+    warm_cpu_seconds = 0.0
 
 
 def _one_thread() -> None:
