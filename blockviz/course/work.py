@@ -204,6 +204,8 @@ def _scene(job: CourseJob, rec) -> tuple[list[Path], str | None]:
         theme=settings.theme,
         resolution=settings.resolution,
         fps=settings.fps,
+        narrate="narration" in job.narration(),  # mp4 only: a GIF or PNG has no sound
+        voice=settings.voice if "narration" in job.narration() else None,
     )
     check_request(rec, options)
     output = job.target
@@ -228,11 +230,39 @@ def _figures(job: CourseJob, rec) -> tuple[list[Path], str | None]:
 
 
 def _explorer(job: CourseJob, rec) -> tuple[list[Path], str | None]:
+    """The page (``blockviz explore``); with a contrast sentence, its overview puts that
+    sentence's weights rows beside these (``explore --contrast``): every layer of a trained model."""
     from blockviz.explorer import Explorer
 
     settings = job.settings
-    page = Explorer(rec, token=settings.token, head=settings.head, theme=settings.theme)
+    overview = {}
+    if job.contrast is not None:
+        from blockviz.course.contrast import sentence_attentions
+
+        mine, _ = sentence_attentions(job.sentence, settings.model, settings.layer)
+        theirs, _ = sentence_attentions(job.contrast, settings.model, settings.layer)
+        every_layer = rec.source.kind == "model"  # a toy or seeded block: the record is its own overview
+        overview = {"attentions": mine if every_layer else None, "contrast": theirs, "contrast_sentence": job.contrast}
+    page = Explorer(rec, token=settings.token, head=settings.head, theme=settings.theme, **overview)
     return [page.save(job.target)], None
+
+
+def _compare(job: CourseJob, rec) -> tuple[list[Path], str | None]:
+    """The sentence against its contrast sentence, as ``blockviz compare`` (:mod:`blockviz.course.contrast`)."""
+    from blockviz.course.contrast import compare_pair, default_query, write_comparison
+    from blockviz.files import temporary_folder
+
+    settings = job.settings
+    query = (
+        settings.token if settings.token is not None else default_query(job.sentence, settings.model, settings.layer)
+    )
+    comparison = compare_pair(job.sentence, job.contrast, str(query), settings.model, settings.layer)
+    with temporary_folder(job.folder / ".cache", "compare-") as partial:
+        write_comparison(comparison, partial, settings.figure_formats)
+        if job.target.exists():
+            shutil.rmtree(job.target)
+        os.replace(partial, job.target)
+    return sorted(path for path in job.target.iterdir() if path.is_file()), None
 
 
 def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
@@ -248,7 +278,10 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
             ["--head", str(settings.head)] if settings.head is not None else []
         )
         scenes = ["--scene", ",".join(settings.scenes)]  # the lesson's scenes, as its videos
-        options = [*model, *scenes, *focus, "--theme", settings.theme, "-q", settings.qualities[0], "-o", str(partial)]
+        voice = ["--voice", settings.voice] if settings.voice is not None else []
+        narration = ["--narrate", *voice] if settings.narration else []
+        options = [*model, *scenes, *focus, *narration, "--theme", settings.theme, "-q", settings.qualities[0]]
+        options += ["-o", str(partial)]
         done = subprocess.run(command[:-2] + options + command[-2:], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["blockviz slides failed"])[-1]
@@ -259,4 +292,4 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
     return sorted(path for path in job.target.rglob("*") if path.is_file()), None
 
 
-_MAKERS = {"scene": _scene, "figures": _figures, "explorer": _explorer, "slides": _slides}
+_MAKERS = {"scene": _scene, "figures": _figures, "explorer": _explorer, "compare": _compare, "slides": _slides}
