@@ -17,9 +17,16 @@ from distributed import WorkerPlugin
 
 
 def dask_setup(worker) -> None:
-    """Ignore SIGINT in this worker process (signals can only be set from its main thread)."""
+    """Ignore SIGINT in this worker process (signals can only be set from its main thread), and
+    make tqdm's lock (Manim's progress bars) a thread lock, as a local worker's: a
+    ``multiprocessing`` one would be reported leaked when the worker is ended mid-job."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return
+    tqdm.set_lock(threading.RLock())
 
 
 class WarmWorker(WorkerPlugin):

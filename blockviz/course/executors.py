@@ -13,7 +13,8 @@ arrives, on the calling thread, and returns once every job has one.
   (killed, out of memory) breaks the pool: the jobs it held are tried once more in a new pool,
   then reported failed. Workers are started with signals held back and ended on any error,
   Ctrl-C or SIGTERM (:mod:`blockviz.processes`): they remove their temporary files and exit.
-- :func:`run_dask`: the jobs as Dask futures on a ``LocalCluster`` or a scheduler's address
+- :func:`run_dask`: the jobs as Dask futures on a ``LocalCluster`` (its workers forked from a
+  fork server as the local pool's) or a scheduler's address
   (``pip install 'blockviz[cluster]'``), each worker warmed as a local one by a worker plugin
   (:class:`~blockviz.course.dask_worker.WarmWorker`, also on workers that join later); a job
   whose worker dies is rescheduled once (``distributed.scheduler.allowed-failures``, set so for
@@ -193,10 +194,15 @@ def run_dask(
             # A cluster made here is the run's own business: its workers' routine warnings (e.g. on
             # their ending at Ctrl-C) would only clutter the course's lines; errors still show.
             logging.getLogger("distributed").setLevel(logging.ERROR)
+            settings = {"distributed.scheduler.allowed-failures": ATTEMPTS - 1}
+            if processes:
+                settings["distributed.worker.multiprocessing-method"] = "forkserver"
             with (
-                dask.config.set({"distributed.scheduler.allowed-failures": ATTEMPTS - 1}),
+                dask.config.set(settings),
                 _environment(DASK_LOGGING__DISTRIBUTED="error"),  # read by the worker processes as they start
             ):
+                if processes:
+                    _preload_fork_server()
                 cluster = LocalCluster(
                     n_workers=workers,
                     threads_per_worker=1,
@@ -237,6 +243,18 @@ def run_dask(
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _preload_fork_server() -> None:
+    """The workers of a ``LocalCluster`` made here forked, as the local pool's, from a fork
+    server that imported torch, Manim and the scenes once (with Dask itself), instead of each
+    worker importing them as it is warmed. Dask sets its fork server's modules once per process
+    (``distributed.utils.get_mp_context``): asked first, then given ours, read as the server starts."""
+    from distributed.utils import get_mp_context
+
+    from blockviz.course.work import warm_modules
+
+    get_mp_context().set_forkserver_preload(["distributed", *warm_modules()])
 
 
 @contextlib.contextmanager
