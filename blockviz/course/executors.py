@@ -194,7 +194,11 @@ def run_dask(
             # A cluster made here is the run's own business: its workers' routine warnings (e.g. on
             # their ending at Ctrl-C) would only clutter the course's lines; errors still show.
             logging.getLogger("distributed").setLevel(logging.ERROR)
-            settings = {"distributed.scheduler.allowed-failures": ATTEMPTS - 1}
+            settings = {
+                "distributed.scheduler.allowed-failures": ATTEMPTS - 1,
+                # its statistical profiler samples every worker thread 100 times a second: CPU a course's jobs want
+                "distributed.worker.profile.enabled": False,
+            }
             if processes:
                 settings["distributed.worker.multiprocessing-method"] = "forkserver"
             with (
