@@ -97,6 +97,7 @@ def run_measured(course: str, output: str, workers: int, dask: bool) -> None:
                 "seconds": result.seconds,
                 "start": now - result.seconds,
                 "worker": result.worker,
+                "message": result.message,
             }
         )
 
