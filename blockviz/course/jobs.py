@@ -1,10 +1,12 @@
 """A course expanded into jobs, each with where its outputs go and the key of its inputs.
 
 One job per sentence × scene × quality × format, one per sentence's figure set, explorer page
-and slide deck. Outputs go to ``<output>/<lesson>/<sentence slug>/``:
+and slide deck, and one comparison per sentence with a contrast sentence (its explorer page then
+shows the contrast too). Outputs go to ``<output>/<lesson>/<sentence slug>/``:
 
 - ``scenes-<quality>/<scene>.<format>``: a scene render (the names ``blockviz render -o`` writes);
-- ``figures/<figure>.<format>``, ``explorer.html``, ``slides/``.
+- ``figures/<figure>.<format>``, ``explorer.html``, ``slides/``;
+- ``compare/compare.json`` and ``compare/compare.<figure format>`` (:mod:`blockviz.course.contrast`).
 
 A job's key is a hash of everything its outputs are made from: its kind and options, the
 record's inputs (sentence, model — a model folder by its files' names, sizes and times — and
@@ -17,6 +19,7 @@ is written in the stamp beside the key, to say which numbers the outputs show
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -25,7 +28,7 @@ from pathlib import Path
 from blockviz.course.schema import SEEDED, Course, LessonSettings
 from blockviz.files import sentence_slug
 
-KINDS = ("scene", "figures", "explorer", "slides")
+KINDS = ("scene", "figures", "explorer", "compare", "slides")
 """The kinds of job, in the order a sentence's jobs are listed."""
 STAMPS = Path(".course") / "stamps"
 """Inside the output folder: one stamp per job, ``<lesson>/<slug>/<job>.json``."""
@@ -35,7 +38,8 @@ STAMPS = Path(".course") / "stamps"
 class CourseJob:
     """One job: ``kind`` (:data:`KINDS`), ``lesson`` and ``sentence``, ``name`` (the scene;
     the kind for the others), ``quality`` and ``format`` (scenes), the lesson's ``settings``,
-    ``folder`` (the sentence's folder), ``root`` (the course's output folder) and ``key``."""
+    ``folder`` (the sentence's folder), ``root`` (the course's output folder), ``key``, and
+    ``contrast`` the sentence's contrast sentence (explorer and compare jobs; else ``None``)."""
 
     kind: str
     lesson: str
@@ -47,6 +51,7 @@ class CourseJob:
     quality: str | None = None
     format: str | None = None
     key: str = ""
+    contrast: str | None = None
 
     @property
     def id(self) -> str:
@@ -63,7 +68,8 @@ class CourseJob:
     def label(self) -> str:
         """How the job is named to a person: ``attention: softmax (l, mp4) on "the cat sat"``."""
         what = f"{self.name} ({self.quality}, {self.format})" if self.kind == "scene" else self.kind
-        return f"{self.lesson}: {what} on {self.sentence!r}"
+        against = f" against {self.contrast!r}" if self.kind == "compare" else ""
+        return f"{self.lesson}: {what} on {self.sentence!r}{against}"
 
     @property
     def stamp(self) -> Path:
@@ -74,7 +80,8 @@ class CourseJob:
         """The job's output: a file (scene, explorer) or a folder (figures, slides)."""
         if self.kind == "scene":
             return self.folder / f"scenes-{self.quality}" / f"{self.name}.{self.format}"
-        return self.folder / {"figures": "figures", "explorer": "explorer.html", "slides": "slides"}[self.kind]
+        names = {"figures": "figures", "explorer": "explorer.html", "compare": "compare", "slides": "slides"}
+        return self.folder / names[self.kind]
 
     @property
     def skip_reason(self) -> str | None:
@@ -93,12 +100,26 @@ class CourseJob:
                 "resolution": settings.resolution,
                 "fps": settings.fps,
                 **focus,
+                **self.narration(),
             }
         if self.kind == "figures":
             return {"figures": settings.figures, "formats": settings.figure_formats, **focus}
         if self.kind == "slides":
-            return {"quality": settings.qualities[0], **focus}
+            return {"quality": settings.qualities[0], **focus, **self.narration()}
+        if self.kind == "compare":
+            return {"contrast": self.contrast, "query": settings.token, "formats": settings.figure_formats}
+        if self.contrast is not None:
+            return {**focus, "contrast": self.contrast}
         return focus
+
+    def narration(self) -> dict:
+        """The voice that speaks this job's captions, as key material: for an mp4 scene or the
+        slides of a lesson with ``narration``, ``{"narration": [voice path, size, mtime]}``
+        (the packaged voice's file when none is given); else nothing, so the key of a job
+        without narration is what it was before narration existed."""
+        if not self.settings.narration or (self.kind == "scene" and self.format != "mp4"):
+            return {}
+        return {"narration": _voice_identity(self.settings.voice)}
 
     def record_inputs(self) -> dict:
         """What the record is made from: the sentence, the model and the layer."""
@@ -120,8 +141,10 @@ def expand(course: Course) -> list[CourseJob]:
         settings = lesson.settings
         scenes = [entry.name for entry in lookup(settings.scenes)]
         model = _model_identity(settings.model)
+        contrasts = dict(lesson.contrasts)
         for sentence in lesson.sentences:
             folder = course.output / lesson.name / sentence_slug(sentence)
+            contrast = contrasts.get(sentence)
             made = [
                 CourseJob("scene", lesson.name, sentence, scene, settings, folder, course.output, quality, fmt)
                 for quality in settings.qualities
@@ -131,7 +154,24 @@ def expand(course: Course) -> list[CourseJob]:
             if settings.figures:
                 made.append(CourseJob("figures", lesson.name, sentence, "figures", settings, folder, course.output))
             if settings.explorer:
-                made.append(CourseJob("explorer", lesson.name, sentence, "explorer", settings, folder, course.output))
+                made.append(
+                    CourseJob(
+                        "explorer",
+                        lesson.name,
+                        sentence,
+                        "explorer",
+                        settings,
+                        folder,
+                        course.output,
+                        contrast=contrast,
+                    )
+                )
+            if contrast is not None:
+                made.append(
+                    CourseJob(
+                        "compare", lesson.name, sentence, "compare", settings, folder, course.output, contrast=contrast
+                    )
+                )
             if settings.slides:
                 made.append(CourseJob("slides", lesson.name, sentence, "slides", settings, folder, course.output))
             jobs.extend(_keyed(job, model, code) for job in made)
@@ -160,6 +200,20 @@ def _model_identity(model: str) -> object:
         return model
     files = sorted(path for path in Path(folder).rglob("*") if path.is_file())
     return [model, [(str(path.relative_to(folder)), path.stat().st_size, path.stat().st_mtime_ns) for path in files]]
+
+
+@functools.lru_cache(maxsize=8)
+def _voice_identity(voice: str | None) -> list:
+    """The voice file (``None``: the packaged voice) by its path, size and modification time,
+    as a model folder's files are keyed (:func:`_model_identity`)."""
+    from blockviz.narration.voice import packaged_voice
+
+    path = Path(voice) if voice is not None else packaged_voice()
+    try:
+        stat = path.stat()
+    except OSError:
+        return [str(path)]
+    return [str(path), stat.st_size, stat.st_mtime_ns]
 
 
 def _digest(data: dict) -> str:

@@ -20,7 +20,7 @@ Nothing here imports torch, Manim or matplotlib.
     name = "attention"              # the lesson's folder: lower-case letters, digits, dashes
     title = "Who attends to whom"
     sentences = ["the cat sat"]
-    contrast = ["the dog sat"]      # contrast sentences: made exactly as the sentences
+    contrast = ["the dog sat"]      # one per sentence: compared with it, and made as the sentences
 """
 
 from __future__ import annotations
@@ -56,7 +56,10 @@ class LessonSettings:
     ``resolution`` ``(width, height)`` pixels and ``fps`` replacing the quality's own when given;
     ``token`` and ``head`` the focus; ``figures`` ``True`` (every figure the record can draw),
     ``False`` or figure names, written as ``figure_formats``; ``explorer`` one page per
-    sentence; ``slides`` one deck per sentence of the lesson's scenes (``blockviz slides``).
+    sentence; ``slides`` one deck per sentence of the lesson's scenes (``blockviz slides``);
+    ``narration`` each caption spoken (as ``blockviz render --narrate``) in the mp4 scenes and
+    the slides, by the Piper voice ``voice`` (an absolute ``.onnx`` path; ``None``: the packaged
+    voice).
     """
 
     model: str = "toy"
@@ -73,6 +76,8 @@ class LessonSettings:
     figure_formats: tuple[str, ...] = ("png",)
     explorer: bool = True
     slides: bool = False
+    narration: bool = False
+    voice: str | None = None
 
 
 SETTING_KEYS = tuple(LessonSettings.__dataclass_fields__)
@@ -83,12 +88,14 @@ TOP_KEYS = ("title", "output", "defaults", "lesson")
 @dataclass(frozen=True)
 class Lesson:
     """One lesson: its folder ``name``, ``title``, ``sentences`` (the contrast sentences after
-    the others, each once) and its :class:`LessonSettings`."""
+    the others, each once), its :class:`LessonSettings` and ``contrasts``: ``(sentence,
+    contrast sentence)`` pairs, the file's ``contrast`` matched to its ``sentences`` by position."""
 
     name: str
     title: str
     sentences: tuple[str, ...]
     settings: LessonSettings
+    contrasts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -129,7 +136,7 @@ def load_course(path: str | Path, output: str | Path | None = None) -> Course:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise CourseError(f"{path.name}: not TOML ({error}): see docs/courses.md for the format") from None
-    where = _Where(path.name)
+    where = _Where(path.name, path.parent)
     _known(data, TOP_KEYS, where.top())
     title = _string(data.get("title", path.stem), where.top(), "title")
     defaults_table = data.get("defaults", {})
@@ -160,6 +167,8 @@ def load_course(path: str | Path, output: str | Path | None = None) -> Course:
 class _Place:
     file: str
     what: str
+    folder: Path = Path()
+    """The course file's folder: paths in it are relative to it."""
 
     def error(self, key: str, problem: str) -> CourseError:
         return CourseError(f"{self.file}: {self.what}: {key} {problem}")
@@ -168,15 +177,17 @@ class _Place:
 @dataclass(frozen=True)
 class _Where:
     file: str
+    folder: Path = Path()
 
     def top(self) -> _Place:
-        return _Place(self.file, "top level")
+        return _Place(self.file, "top level", self.folder)
 
     def defaults(self) -> _Place:
-        return _Place(self.file, "[defaults]")
+        return _Place(self.file, "[defaults]", self.folder)
 
     def lesson(self, name, number: int) -> _Place:
-        return _Place(self.file, f"lesson {name!r}" if isinstance(name, str) and name else f"lesson {number}")
+        what = f"lesson {name!r}" if isinstance(name, str) and name else f"lesson {number}"
+        return _Place(self.file, what, self.folder)
 
 
 def _known(table: dict, keys: tuple[str, ...], place: _Place) -> None:
@@ -205,8 +216,17 @@ def _lesson(table: dict, defaults: LessonSettings, place: _Place) -> Lesson:
         for sentence in given:
             if not sentence.strip():
                 raise place.error(key, "holds an empty sentence: write the words")
+    if contrast and len(contrast) != len(sentences):
+        raise place.error(
+            "contrast",
+            f"has {len(contrast)} sentences for {len(sentences)}: give one per sentence, in the same order",
+        )
+    for sentence, other in zip(sentences, contrast):
+        if sentence.strip() == other.strip():
+            raise place.error("contrast", f"{other!r} is its sentence itself: change a word")
     settings = _settings({key: table[key] for key in SETTING_KEYS if key in table}, defaults, place)
-    return Lesson(name, title, tuple(dict.fromkeys(sentences + contrast)), settings)
+    pairs = tuple(zip(sentences, contrast))
+    return Lesson(name, title, tuple(dict.fromkeys(sentences + contrast)), settings, pairs)
 
 
 def _settings(table: dict, base: LessonSettings, place: _Place) -> LessonSettings:
@@ -252,14 +272,35 @@ def _settings(table: dict, base: LessonSettings, place: _Place) -> LessonSetting
             values[key] = value if isinstance(value, bool) else _choices(value, FIGURE_NAMES, place, key)
         elif key == "figure_formats":
             values[key] = _choices(value, FIGURE_FORMATS, place, key)
-        elif key in ("explorer", "slides"):
+        elif key == "voice":
+            values[key] = str((place.folder / _string(value, place, key)).resolve())
+        elif key in ("explorer", "slides", "narration"):
             if not isinstance(value, bool):
                 raise place.error(key, f"{value!r} is not true or false")
             values[key] = value
     settings = LessonSettings(**{**base.__dict__, **values})
     if settings.layer is not None and settings.model in (SEEDED, "toy"):
         raise place.error("layer", f"goes with a trained model's layers, not model {settings.model!r}: drop it")
+    if "narration" in values or "voice" in values or "formats" in values or "slides" in values:
+        _check_narration(settings, place)
     return settings
+
+
+def _check_narration(settings: LessonSettings, place: _Place) -> None:
+    """A voice goes with narration, narration with an mp4 or the slides, and the voice must be
+    there (the checks of ``blockviz render --narrate``; the voice is loaded only by the jobs)."""
+    if settings.voice is not None and not settings.narration:
+        raise place.error("voice", "goes with narration = true: add it, or drop the voice")
+    if not settings.narration:
+        return
+    if "mp4" not in settings.formats and not settings.slides:
+        raise place.error("narration", 'speaks in videos: add "mp4" to formats (or slides = true), or drop it')
+    from blockviz.narration.voice import check_voice_file, packaged_voice
+
+    try:
+        check_voice_file(Path(settings.voice) if settings.voice is not None else packaged_voice())
+    except BlockvizError as error:
+        raise place.error("voice" if settings.voice is not None else "narration", str(error)) from None
 
 
 def _model(value, place: _Place) -> str:

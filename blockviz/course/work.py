@@ -6,6 +6,11 @@ one-line error, so one failure stops no other job. Each process records a senten
 keeps it (:func:`course_record`; loading a model is itself kept per process by
 :func:`blockviz.models.loading.load_model` and :func:`blockviz.toy.folder.load_toy`), and runs
 torch on one thread: the workers share the machine's cores between them.
+
+A worker is warmed before its first job (:func:`warm_up`, a pool's initializer or a Dask worker
+plugin): torch, Manim and the scene modules imported, the course's models loaded. That fixed
+start-up is then paid once per worker, by all workers at once, not inside the first job each
+takes. :func:`worker_state` says what a process has loaded, and each result carries it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class JobResult:
     seconds: float = 0.0
     message: str = ""
     outputs: tuple[Path, ...] = field(default=())
+    worker: dict = field(default_factory=dict, compare=False)
+    """:func:`worker_state` of the process that ran the job, after it (empty if not run)."""
 
 
 def run_job(job: CourseJob) -> JobResult:
@@ -57,10 +64,10 @@ def run_job(job: CourseJob) -> JobResult:
         seconds = time.perf_counter() - started
         write_stamp(job, outputs, record_hash(rec), seconds, skipped)  # a skip is stamped too: not redone
         if skipped:
-            return JobResult(job.id, SKIPPED, seconds, skipped)
+            return JobResult(job.id, SKIPPED, seconds, skipped, worker=worker_state())
     except Exception as error:  # noqa: BLE001 — isolated: reported as the job's one line
-        return JobResult(job.id, FAILED, time.perf_counter() - started, one_line(error))
-    return JobResult(job.id, DONE, seconds, _unknown_words(caught), tuple(outputs))
+        return JobResult(job.id, FAILED, time.perf_counter() - started, one_line(error), worker=worker_state())
+    return JobResult(job.id, DONE, seconds, _unknown_words(caught), tuple(outputs), worker_state())
 
 
 def _unknown_words(caught: list) -> str:
@@ -93,8 +100,80 @@ def course_record(sentence: str, model: str, layer: int | None):
     return record_layer(sentence, model=model, layer=layer or 0)
 
 
+def warm_modules() -> list[str]:
+    """The modules a worker imports before its first job: torch, Manim, rendering and every
+    scene module (their names read from the catalogue, without importing them here)."""
+    from blockviz.scenes.catalog import entries
+
+    heavy = ["torch", "manim", "blockviz.course.work", "blockviz.render.run", "blockviz.toy.recording"]
+    return heavy + sorted({entry.module for entry in entries()})
+
+
+def warm_up(models: tuple[str, ...] = ()) -> None:
+    """Pay a worker's fixed start-up before its first job: torch on one thread, Manim and every
+    scene module imported, and each of ``models`` (course model names) loaded into the loaders'
+    per-process caches, where the jobs' records then find it. A model that cannot be loaded is
+    left to the jobs that need it, to fail with their one-line error: a warm-up never raises."""
+    started = time.perf_counter()
+    _one_thread()
+    import importlib
+
+    for module in warm_modules():  # already imported in a worker forked from the fork server
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001, S110 — the jobs that need it report it, one line each
+            pass
+    for model in models:
+        try:
+            _load_model(model)
+        except Exception:  # noqa: BLE001, S110 — as above: the model's jobs report it
+            pass
+    _Worker.warm_seconds += time.perf_counter() - started
+    _Worker.warm_cpu_seconds = time.process_time()
+
+
+def _load_model(model: str) -> None:
+    """Load ``model`` into its loader's per-process cache (the seeded block has none: it is code)."""
+    if model == "seeded":
+        return
+    from blockviz.models.resolve import resolve_model
+
+    if resolve_model(model).toy:
+        from blockviz.toy import toy_folder
+        from blockviz.toy.folder import load_toy
+
+        load_toy(toy_folder(model))
+    else:
+        from blockviz.models.loading import load_model
+
+        load_model(model)
+
+
+def worker_state() -> dict:
+    """What this process has loaded: ``pid``, ``records`` (sentences recorded by
+    :func:`course_record`), ``models`` (model loads: misses of the toy and model loaders' own
+    caches, so a second load of one model would count), ``warm_seconds`` (:func:`warm_up`'s
+    wall clock), ``cpu_seconds_warm`` (this process's CPU seconds when warmed) and
+    ``cpu_seconds`` (so far)."""
+    models = 0
+    for module in ("blockviz.toy.folder", "blockviz.models.loading"):
+        loaded = sys.modules.get(module)  # not imported: nothing loaded through it
+        if loaded is not None:
+            models += loaded._load.cache_info().misses
+    return {
+        "pid": os.getpid(),
+        "records": course_record.cache_info().misses,
+        "models": models,
+        "warm_seconds": round(_Worker.warm_seconds, 3),
+        "cpu_seconds_warm": round(_Worker.warm_cpu_seconds, 3),
+        "cpu_seconds": round(time.process_time(), 3),
+    }
+
+
 class _Worker:
     threads_set = False
+    warm_seconds = 0.0
+    warm_cpu_seconds = 0.0
 
 
 def _one_thread() -> None:
@@ -125,6 +204,8 @@ def _scene(job: CourseJob, rec) -> tuple[list[Path], str | None]:
         theme=settings.theme,
         resolution=settings.resolution,
         fps=settings.fps,
+        narrate="narration" in job.narration(),  # mp4 only: a GIF or PNG has no sound
+        voice=settings.voice if "narration" in job.narration() else None,
     )
     check_request(rec, options)
     output = job.target
@@ -149,11 +230,39 @@ def _figures(job: CourseJob, rec) -> tuple[list[Path], str | None]:
 
 
 def _explorer(job: CourseJob, rec) -> tuple[list[Path], str | None]:
+    """The page (``blockviz explore``); with a contrast sentence, its overview puts that
+    sentence's weights rows beside these (``explore --contrast``): every layer of a trained model."""
     from blockviz.explorer import Explorer
 
     settings = job.settings
-    page = Explorer(rec, token=settings.token, head=settings.head, theme=settings.theme)
+    overview = {}
+    if job.contrast is not None:
+        from blockviz.course.contrast import sentence_attentions
+
+        mine, _ = sentence_attentions(job.sentence, settings.model, settings.layer)
+        theirs, _ = sentence_attentions(job.contrast, settings.model, settings.layer)
+        every_layer = rec.source.kind == "model"  # a toy or seeded block: the record is its own overview
+        overview = {"attentions": mine if every_layer else None, "contrast": theirs, "contrast_sentence": job.contrast}
+    page = Explorer(rec, token=settings.token, head=settings.head, theme=settings.theme, **overview)
     return [page.save(job.target)], None
+
+
+def _compare(job: CourseJob, rec) -> tuple[list[Path], str | None]:
+    """The sentence against its contrast sentence, as ``blockviz compare`` (:mod:`blockviz.course.contrast`)."""
+    from blockviz.course.contrast import compare_pair, default_query, write_comparison
+    from blockviz.files import temporary_folder
+
+    settings = job.settings
+    query = (
+        settings.token if settings.token is not None else default_query(job.sentence, settings.model, settings.layer)
+    )
+    comparison = compare_pair(job.sentence, job.contrast, str(query), settings.model, settings.layer)
+    with temporary_folder(job.folder / ".cache", "compare-") as partial:
+        write_comparison(comparison, partial, settings.figure_formats)
+        if job.target.exists():
+            shutil.rmtree(job.target)
+        os.replace(partial, job.target)
+    return sorted(path for path in job.target.iterdir() if path.is_file()), None
 
 
 def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
@@ -169,7 +278,10 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
             ["--head", str(settings.head)] if settings.head is not None else []
         )
         scenes = ["--scene", ",".join(settings.scenes)]  # the lesson's scenes, as its videos
-        options = [*model, *scenes, *focus, "--theme", settings.theme, "-q", settings.qualities[0], "-o", str(partial)]
+        voice = ["--voice", settings.voice] if settings.voice is not None else []
+        narration = ["--narrate", *voice] if settings.narration else []
+        options = [*model, *scenes, *focus, *narration, "--theme", settings.theme, "-q", settings.qualities[0]]
+        options += ["-o", str(partial)]
         done = subprocess.run(command[:-2] + options + command[-2:], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["blockviz slides failed"])[-1]
@@ -180,4 +292,4 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
     return sorted(path for path in job.target.rglob("*") if path.is_file()), None
 
 
-_MAKERS = {"scene": _scene, "figures": _figures, "explorer": _explorer, "slides": _slides}
+_MAKERS = {"scene": _scene, "figures": _figures, "explorer": _explorer, "compare": _compare, "slides": _slides}
