@@ -216,7 +216,7 @@ class LayerNormRow(RecordScene):
             rows = [row(io["x"], headers=True), row("ln1_norm"), parameter("ln1.weight"), row(io["out"])]
             marks = [
                 r"$x$",
-                r"$\dfrac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$",
+                r"$x\,/\sqrt{\mathrm{mean}(x^2) + \epsilon}$",
                 r"$\gamma$",
                 r"$\gamma \cdot {\rm norm}$",
             ]
@@ -233,7 +233,7 @@ class LayerNormRow(RecordScene):
             marks = [
                 r"$x$",
                 r"$x - \mu$",
-                r"$\dfrac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}$",
+                r"$(x - \mu)\,/\sqrt{\sigma^2 + \epsilon}$",
                 r"$\gamma$",
                 r"$\beta$",
                 r"$\gamma \cdot {\rm norm} + \beta$",
@@ -243,8 +243,10 @@ class LayerNormRow(RecordScene):
         VGroup(*rows).arrange(DOWN, buff=ROW_GAP, aligned_edge=LEFT)
         for grid in rows[1:]:  # cells in one column, whatever the headers
             grid.shift(RIGHT * (x.cell_group.get_left()[0] - grid.cell_group.get_left()[0]))
+        # The division on one line, a little smaller: as a fraction its σ² is a script of a script (9 px).
         names = [
-            formula(mark, look.muted if k in parameters else look.text, FORMULA_SIZE) for k, mark in enumerate(marks)
+            formula(mark, look.muted if k in parameters else look.text, FORMULA_SIZE * (0.8 if "/" in mark else 1))
+            for k, mark in enumerate(marks)
         ]
         for name, grid in zip(names, rows):
             name.next_to(grid.cell_group, LEFT, buff=0.35)

@@ -444,7 +444,8 @@ def is_mathtext(shown: str) -> bool:
 
 def typeset(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", width: float | None = None) -> Mobject:
     """A name on screen: ``"$mathtext$ words"`` as a :func:`formula` and, after it, the words as
-    :func:`text` (cut with "…" to fit ``width``, if given); anything else as :func:`text`.
+    :func:`text` (cut with "…" to fit ``width``, if given, unless they are a quoted token: the row's
+    word is never cut); anything else as :func:`text`.
 
     The formula is drawn large enough that its smallest sub- or superscript is
     :data:`~blockviz.scenes.look.MIN_FONT_SIZE` × :data:`SCRIPT_MARGIN` (≈ 12.1 px at 854 × 480;
@@ -462,7 +463,8 @@ def typeset(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", 
         symbol.full = shown
         return symbol
     room = None if width is None else max(width - symbol.width - 0.12, 0.3)
-    tail = text(words, font_size, color) if room is None else shortened(words, room, font_size, color)
+    quoted = words.startswith("\u201c") and words.endswith("\u201d")  # a token: never cut ("LN₂(h) “…")
+    tail = text(words, font_size, color) if room is None or quoted else shortened(words, room, font_size, color)
     named = VGroup(symbol, tail).arrange(RIGHT, buff=0.12)
     lines = baseline(symbol), baseline(tail)
     if None not in lines:  # words and formula on one baseline, not centred on each other
