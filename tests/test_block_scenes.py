@@ -40,7 +40,8 @@ def test_block_scenes_say_when_rounded_numbers_miss_their_sum_and_last_a_while(s
         != round(parse(total.shown) * 10**total.decimals)
         for parts, total in scene.sums
     )
-    assert any("≈" in label.shown for label in visible_texts(scene)) == inexact
+    approximately = ("≈", r"\approx")  # in words, or typeset (multi-head's "≈ attn(x)")
+    assert any(sign in label.shown for label in visible_texts(scene) for sign in approximately) == inexact
     assert 10 <= scene.renderer.time <= 40, f"{scene.renderer.time:.1f} s at normal speed"
 
 
@@ -100,7 +101,7 @@ def test_block_flow_adds_the_residual_twice_and_names_the_shapes(record_name):
     assert (
         shown.count(n_by_d) >= 2 and f"via {rec.n} × {rec.config.d_ff}" in shown
     )  # x and resid_mid; the FFN's hidden width
-    assert scene.caption.shown.startswith(f"resid_post: {n_by_d} out, as {n_by_d} came in")
+    assert scene.caption.shown.startswith(f"y: {n_by_d} out, as {n_by_d} came in")
     # Elided columns: one ⋯ per row of each addition and one over its column headers.
     assert shown.count("⋯") == (0 if rec.config.d_model <= SUM_COLUMNS else 2 * (3 + 1))
 

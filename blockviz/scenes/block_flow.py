@@ -10,7 +10,8 @@ from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, SUM_COLUMNS
 from blockviz.scenes.post_norm_flow import construct_post_norm, norm_name
-from blockviz.scenes.text import text
+from blockviz.scenes.symbols import symbol
+from blockviz.scenes.text import is_mathtext, text, typeset
 
 NAME = "block-flow"
 ORDER = 110
@@ -79,14 +80,14 @@ class BlockFlow(RecordScene):
         self.add_up(
             sums[0],
             f"add the input back (the residual stream): row “{token}”, x plus attention's output…",
-            "…= resid_mid, entry by entry",
+            "…= h, entry by entry",
             arriving=[FadeIn(VGroup(first.nodes[3], first.bypass)), light(first.nodes[3])],
         )
         self.step(
             FadeIn(second.nodes[0]),
             FadeIn(VGroup(second.arrows[0], second.shapes[0], second.nodes[1])),
             light(second.nodes[1]),
-            caption=f"from resid_mid: normalize again ({norm_name(rec)})",
+            caption=f"from h: normalize again ({norm_name(rec)})",
         )
         self.step(
             FadeIn(VGroup(second.arrows[1], second.shapes[1], second.nodes[2], second.arrows[2], second.shapes[2])),
@@ -95,8 +96,8 @@ class BlockFlow(RecordScene):
         )
         self.add_up(
             sums[1],
-            "add again: resid_mid plus the FFN's output…",
-            "…= resid_post: the block's output",
+            "add again: h plus the FFN's output…",
+            "…= y: the block's output",
             carried=sums[0].result,
             arriving=[FadeIn(VGroup(second.nodes[3], second.bypass)), light(second.nodes[3])],
         )
@@ -104,7 +105,7 @@ class BlockFlow(RecordScene):
             *(FadeOut(highlight) for highlight in lights.values()),
             light(first.nodes[0]),
             light(sums[1].result.cell_group),
-            caption=f"resid_post: {shape_text(n, d)} out, as {shape_text(n, d)} came in: the same shape, so blocks stack",
+            caption=f"y: {shape_text(n, d)} out, as {shape_text(n, d)} came in: the same shape, so blocks stack",
         )
 
     def add_up(self, column_sum: ColumnSum, terms_caption: str, result_caption: str, carried=None, arriving=()) -> None:
@@ -147,7 +148,7 @@ class BlockFlow(RecordScene):
         norm = norm_name(rec)  # LayerNorm or RMSNorm
         first = self.half(
             [
-                ("x", shape_text(n, d), look.residual),
+                (symbol("resid_pre", rec), shape_text(n, d), look.residual),
                 (norm, "each row", look.muted),
                 ("attention", "mixes rows", look.output),
                 None,
@@ -155,7 +156,7 @@ class BlockFlow(RecordScene):
         )
         second = self.half(
             [
-                ("resid_mid", shape_text(n, d), look.residual),
+                (symbol("resid_mid", rec), shape_text(n, d), look.residual),
                 (norm, "each row", look.muted),
                 ("FFN", f"via {shape_text(n, d_ff)}", look.ffn),
                 None,
@@ -200,7 +201,9 @@ class BlockFlow(RecordScene):
 
     def node(self, name: str, note: str, color: str) -> VGroup:
         label = VGroup(
-            text(name, CAPTION_SIZE, self.look.text, bold=True),
+            typeset(name, CAPTION_SIZE, self.look.text)
+            if is_mathtext(name)
+            else text(name, CAPTION_SIZE, self.look.text, bold=True),
             text(note, HEADER_SIZE, self.look.muted_on(color, NODE_TINT)),
         ).arrange(DOWN, buff=0.1)
         box = RoundedRectangle(
@@ -234,7 +237,9 @@ class BlockFlow(RecordScene):
         rec, look, f = self.record, self.look, self.focus
 
         def row(name: str, color: str | None = None):
-            return row_grid(rec, name, f, name, look, header_color=color, max_columns=SUM_COLUMNS, cell_width=width)
+            return row_grid(
+                rec, name, f, symbol(name, rec), look, header_color=color, max_columns=SUM_COLUMNS, cell_width=width
+            )
 
         sums = []
         names = ("resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post")

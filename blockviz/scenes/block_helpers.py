@@ -30,7 +30,7 @@ from blockviz.scenes.look import (
     WORK_SIZE,
     Look,
 )
-from blockviz.scenes.text import number, numeral, text
+from blockviz.scenes.text import number, numeral, text, typeset
 
 TIMES = "\u00d7"
 
@@ -322,6 +322,7 @@ def activation_curve(
     color: str,
     width: float = 4.6,
     height: float = 3.4,
+    axis_names: tuple[str, str] = (r"$u$", r"$\mathrm{act}(u)$"),
 ):
     """Axes with ``activation`` drawn as its curve and a dot at each ``(pre[j], post[j])``.
 
@@ -329,7 +330,8 @@ def activation_curve(
     sampled, so ReLU's corner is sharp); the dots are placed at the record's values, so
     ``axes.p2c(dot.get_center())`` gives ``(pre[j], post[j])`` back.
 
-    Returns ``(axes, curve, dots, labels)``: ``dots[j]`` is value ``j``'s dot.
+    ``axis_names`` (mathtext) name the axes: the values in and out. Returns ``(axes, curve, dots,
+    labels)``: ``dots[j]`` is value ``j``'s dot.
     """
     import torch
 
@@ -363,10 +365,10 @@ def activation_curve(
     curve = VMobject(color=color, stroke_width=4).set_points_as_corners(points)
     dots = VGroup(*(Dot(axes.c2p(float(x), float(y)), radius=0.06, color=look.highlight) for x, y in zip(pre, post)))
     labels = VGroup(
-        text("ffn_pre", HEADER_SIZE, look.muted)
+        typeset(axis_names[0], HEADER_SIZE, look.muted)
         .next_to(axes.x_axis.get_right(), UP, buff=0.1)
         .align_to(axes.x_axis.get_right(), RIGHT),
-        text("ffn_post", HEADER_SIZE, look.muted)
+        typeset(axis_names[1], HEADER_SIZE, look.muted)
         .next_to(axes.y_axis.get_top(), RIGHT, buff=0.12)
         .align_to(axes.y_axis.get_top(), UP),
         # The unit on each axis (ticks every 1): where the curve never is, right of and above 0.

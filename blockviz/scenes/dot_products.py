@@ -342,7 +342,7 @@ class DotProducts(RecordScene):
     def scale_scores(self, scores: NumberGrid, work_lines) -> None:
         rec, h, look = self.record, self.h, self.look
         d_head = rec.config.d_head
-        work = formula(f"$\\frac{{q \\cdot k}}{{\\sqrt{{d_k}}}},\\quad d_k = {d_head}$", look.text, 36)
+        work = formula(f"$q \\cdot k \\,/\\, \\sqrt{{d_k}},\\quad d_k = {d_head}$", look.text, 36)
         self.settle(work.scale(min(1.0, self.work_box.height * 1.3 / work.height)))
         # Raw and scaled scores share one colour scale, so the cells pale as their numbers shrink.
         fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}

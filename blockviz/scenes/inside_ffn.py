@@ -20,7 +20,8 @@ from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_wid
 from blockviz.scenes.layout import column_of, row_height
 from blockviz.scenes.light_timing import aside_while_carried
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
-from blockviz.scenes.text import formula, text
+from blockviz.scenes.symbols import parameter_symbol, symbol
+from blockviz.scenes.text import formula, text, typeset
 from blockviz.scenes.wide import edges_and_largest, slots_of
 
 NAME = "ffn"
@@ -73,6 +74,14 @@ def dots_caption(what: str, d_ff: int, shown: int) -> str:
     the ``d_ff`` are written out in the row when it is elided."""
     written = "" if shown >= d_ff else f", {shown} of them written out in the row"
     return f"each entry of the {what} is a point on the curve ({d_ff} dots{written})"
+
+
+def times_weights(kind: str, bias: bool) -> str:
+    """Mathtext of the product by the FFN's ``W_<kind>`` (and ``+ b_<kind>`` with ``bias``):
+    ``times_weights("in", True)`` → ``$\\times\\, W_{\\mathrm{in}} + b_{\\mathrm{in}}$``."""
+    weights = parameter_symbol(f"ffn.W_{kind}")[1:-1]
+    plus = f" + {parameter_symbol(f'ffn.b_{kind}')[1:-1]}" if bias else ""
+    return f"$\\times\\, {weights}{plus}$"
 
 
 def ffn_input(rec) -> str:
@@ -134,20 +143,36 @@ class InsideFFN(RecordScene):
         d, d_ff = rec.config.d_model, rec.config.d_ff
         token = self.token_name(f)
         rows = {
-            "ln2": row_grid(rec, ffn_input(rec), f, f"{ffn_input(rec)} “{token}”", look, max_columns=ROW_SLOTS),
+            "ln2": row_grid(
+                rec, ffn_input(rec), f, f"{symbol(ffn_input(rec), rec)} “{token}”", look, max_columns=ROW_SLOTS
+            ),
             "ffn_pre": row_grid(
-                rec, "ffn_pre", f, "ffn_pre", look, header_color=look.ffn, max_columns=ROW_SLOTS, empty=True
+                rec,
+                "ffn_pre",
+                f,
+                symbol("ffn_pre", rec),
+                look,
+                header_color=look.ffn,
+                max_columns=ROW_SLOTS,
+                empty=True,
             ),
             "ffn_post": row_grid(
-                rec, "ffn_post", f, "ffn_post", look, header_color=look.ffn, max_columns=ROW_SLOTS, empty=True
+                rec,
+                "ffn_post",
+                f,
+                symbol("ffn_post", rec),
+                look,
+                header_color=look.ffn,
+                max_columns=ROW_SLOTS,
+                empty=True,
             ),
-            "ffn_out": row_grid(rec, "ffn_out", f, "ffn_out", look, max_columns=ROW_SLOTS, empty=True),
+            "ffn_out": row_grid(rec, "ffn_out", f, symbol("ffn_out", rec), look, max_columns=ROW_SLOTS, empty=True),
         }
         activation = rec.config.activation
         ops = [
-            self.op(f"× W_in + b_in   (W_in: {shape_text(d, d_ff)}, widen)"),
+            self.op(f"{times_weights('in', True)}   ({shape_text(d, d_ff)}: widen)"),
             self.op(f"{rec.config.activation_name}, entry by entry"),
-            self.op(f"× W_out + b_out   (W_out: {shape_text(d_ff, d)}, narrow)"),
+            self.op(f"{times_weights('out', True)}   ({shape_text(d_ff, d)}: narrow)"),
         ]
         grids = list(rows.values())
         stack = column_of([grids[0], ops[0], grids[1], ops[1], grids[2], ops[2], grids[3]], buff=0.14)
@@ -156,7 +181,9 @@ class InsideFFN(RecordScene):
         for op in ops:
             op.align_to(grids[0].cell_group, LEFT)
         pre, post = rec.ffn_pre[f].tolist(), rec.ffn_post[f].tolist()
-        axes, curve, dots, labels = activation_curve(pre, post, activation, look, look.ffn)
+        axes, curve, dots, labels = activation_curve(
+            pre, post, activation, look, look.ffn, axis_names=(symbol("ffn_pre", rec), symbol("ffn_post", rec))
+        )
         equation = formula(ACTIVATION_FORMULAS[activation], look.ffn, 20).next_to(axes, UP, buff=0.2)
         plot = VGroup(axes, curve, labels, equation, dots)
         plot.axes, plot.curve, plot.dots, plot.frame = axes, curve, dots, VGroup(axes, labels, equation)
@@ -169,7 +196,7 @@ class InsideFFN(RecordScene):
         arrow = Arrow(
             UP * 0.22, DOWN * 0.22, buff=0, color=self.look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.4
         )
-        return VGroup(arrow, text(shown, HEADER_SIZE, self.look.muted)).arrange(RIGHT, buff=0.15)
+        return VGroup(arrow, typeset(shown, HEADER_SIZE, self.look.muted)).arrange(RIGHT, buff=0.15)
 
     def work_row(self, rows, ops, plot) -> None:
         rec, f = self.record, self.focus
@@ -260,12 +287,8 @@ class InsideFFN(RecordScene):
         )  # one width for the shown: columns aligned
         token = self.token_name(f)
         names = {
-            field: f"{field} “{token}”",
-            "ffn_gate": "ffn_gate",
-            "ffn_gate_act": "ffn_gate_act",
-            "ffn_up": "ffn_up",
-            "ffn_post": "ffn_post",
-            "ffn_out": "ffn_out",
+            field: f"{symbol(field, rec)} “{token}”",
+            **{name: symbol(name, rec) for name in ("ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out")},
         }
         rows = {
             name: self.feature_row(
@@ -280,11 +303,11 @@ class InsideFFN(RecordScene):
             )
             for name in [field, "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"]
         }
-        plus = lambda kind: f" + b_{kind}" if rec.architecture.bias else ""  # noqa: E731
+        bias = rec.architecture.bias
         ops = [
-            self.op(f"× W_gate{plus('gate')}   (W_gate: {shape_text(d, d_ff)}, widen)"),
+            self.op(f"{times_weights('gate', bias)}   ({shape_text(d, d_ff)}: widen)"),
             self.op(f"{rec.config.activation_name}, entry by entry"),
-            self.op(f"× W_out{plus('out')}   (W_out: {shape_text(d_ff, d)}, narrow)"),
+            self.op(f"{times_weights('out', bias)}   ({shape_text(d_ff, d)}: narrow)"),
         ]
         grids = list(rows.values())
         product = VGroup(*grids[2:5])  # gate_act ⊙ up = post, written column over column
@@ -305,7 +328,7 @@ class InsideFFN(RecordScene):
         rule = Line(LEFT, RIGHT, color=look.muted, stroke_width=2).put_start_and_end_on(
             [signs.get_left()[0] - 0.1, rule_y, 0], [grids[4].cell_group.get_right()[0], rule_y, 0]
         )
-        up_from = text(f"= {field} × W_up{plus('up')}", HEADER_SIZE, look.muted).next_to(
+        up_from = typeset(times_weights("up", bias), HEADER_SIZE, look.muted).next_to(  # u: the input row × W_up
             grids[3].body(), RIGHT, buff=0.3
         )
         stack.add(signs, rule, up_from)
@@ -314,7 +337,7 @@ class InsideFFN(RecordScene):
             pre, post, rec.config.activation, look, look.ffn, width=3.5, height=2.9
         )
         gate_axis = (
-            text("ffn_gate", HEADER_SIZE, look.muted)
+            typeset(symbol("ffn_gate", rec), HEADER_SIZE, look.muted)
             .next_to(axes.x_axis.get_right(), DOWN, buff=0.12)
             .align_to(axes.x_axis.get_right(), RIGHT)
         )
@@ -324,15 +347,15 @@ class InsideFFN(RecordScene):
             gate_axis.next_to(labels[2], DOWN, buff=0.08).align_to(axes.x_axis.get_right(), RIGHT)
         labels.submobjects[0] = gate_axis
         labels.submobjects[1] = (
-            text("ffn_gate_act", HEADER_SIZE, look.muted).move_to(labels[1]).align_to(labels[1], LEFT)
+            typeset(symbol("ffn_gate_act", rec), HEADER_SIZE, look.muted).move_to(labels[1]).align_to(labels[1], LEFT)
         )  # the curve maps the gate
         equation = formula(ACTIVATION_FORMULAS[rec.config.activation], look.ffn, 20).next_to(axes, UP, buff=0.2)
         hidden = [
             f"{what}: {total - len(shown)} of {total}"
             for what, shown, total in (
                 ("d_ff", shared, d_ff),
-                (field, columns[field], d),
-                ("ffn_out", columns["ffn_out"], d),
+                ("input", columns[field], d),
+                ("output", columns["ffn_out"], d),
             )
             if len(shown) < total
         ]
@@ -401,16 +424,19 @@ class InsideFFN(RecordScene):
             self.remove(frame)
             self.add(grids[key])
         self.step(
-            *self.fill(grids["ffn_gate"]), caption=f"the gate: × W_gate widens the row, {d} → d_ff = {d_ff} numbers"
+            *self.fill(grids["ffn_gate"]), caption=f"the gate: its weights widen the row, {d} → d_ff = {d_ff} numbers"
         )
         self.step(FadeIn(plot.curve), caption=f"the gate goes through {name}: {ACTIVATION_SAYS[rec.config.activation]}")
         self.step(FadeIn(plot.dots), caption=dots_caption("gate", d_ff, len(grids["ffn_gate"].shown_columns())))
         self.trace_entries(grids["ffn_gate"], grids["ffn_gate_act"], plot.dots)
-        self.step(*self.fill(grids["ffn_up"]), caption=f"a second wide layer, up: {field} × W_up, {d_ff} numbers too")
+        self.step(
+            *self.fill(grids["ffn_up"]),
+            caption=f"a second wide layer, up: the same row times its own weights, {d_ff} numbers too",
+        )
         self.multiply_entries(grids["ffn_gate_act"], grids["ffn_up"], grids["ffn_post"])
         self.step(
             *self.fill(grids["ffn_out"]),
-            caption=f"× W_out narrows all {d_ff} entries of ffn_post back to d_model = {d}",
+            caption=f"the output weights narrow all {d_ff} entries back to d_model = {d}",
         )
 
     def multiply_entries(self, gate: NumberGrid, up: NumberGrid, post: NumberGrid) -> None:
@@ -421,9 +447,7 @@ class InsideFFN(RecordScene):
         light = Highlight(self.look, column(columns[0]))
         self.play(
             FadeIn(light),
-            *self.say(
-                f"entry by entry, the gate scales up: ffn_post = {self.record.config.activation_name}(gate) ⊙ up"
-            ),
+            *self.say(f"entry by entry, the gate scales up: {self.record.config.activation_name}(gate) ⊙ up"),
             run_time=self.step_time,
         )
         for j in columns:
@@ -467,7 +491,7 @@ class InsideFFN(RecordScene):
             ),
         ).arrange(DOWN, buff=0.15)
         names = [
-            text(name, HEADER_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.12)
+            typeset(symbol(name, rec), HEADER_SIZE, look.muted).next_to(grid.body(), DOWN, buff=0.12)
             for grid, name in ((before, field), (after, "ffn_out"))
         ]
         before.header_group.add(names[0])

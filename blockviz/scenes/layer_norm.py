@@ -49,14 +49,14 @@ def norm_io(rec) -> dict[str, str]:
             "out": "resid_mid_norm",
             "enters": "after attention's sum (post-norm)",
             "feeds": "the input to the FFN",
-            "second": "LayerNorm 2 does the same to resid_post: its output is the layer's",
+            "second": "LayerNorm 2 does the same to h + FFN(h): its output is the layer's",
         }
     return {
         "x": "resid_pre",
         "out": "ln1",
         "enters": "as it enters the block",
         "feeds": "the input to attention",
-        "second": "LayerNorm 2 does the same to each row of resid_mid, before the FFN",
+        "second": "LayerNorm 2 does the same to each row of h = x + attn(x), before the FFN",
     }
 
 
@@ -221,11 +221,10 @@ class LayerNormRow(RecordScene):
             rows = [row(io["x"], headers=True), row("ln1_norm"), parameter("ln1.weight"), row(io["out"])]
             marks = [
                 r"$x$",
-                r"$\frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}$",
+                r"$x\,/\sqrt{\mathrm{mean}(x^2) + \epsilon}$",
                 r"$\gamma$",
                 r"$\gamma \cdot {\rm norm}$",
             ]
-            code_names = (io["x"], "ln1_norm", "ln1.weight", io["out"])
             parameters = (2,)
         else:
             rows = [
@@ -239,26 +238,24 @@ class LayerNormRow(RecordScene):
             marks = [
                 r"$x$",
                 r"$x - \mu$",
-                r"$\frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}$",
+                r"$(x - \mu)\,/\sqrt{\sigma^2 + \epsilon}$",
                 r"$\gamma$",
                 r"$\beta$",
                 r"$\gamma \cdot {\rm norm} + \beta$",
             ]
-            code_names = (io["x"], "ln1_centred", "ln1_norm", "ln1.weight", "ln1.bias", io["out"])
             parameters = (3, 4)
         x = rows[0]
         VGroup(*rows).arrange(DOWN, buff=ROW_GAP, aligned_edge=LEFT)
         for grid in rows[1:]:  # cells in one column, whatever the headers
             grid.shift(RIGHT * (x.cell_group.get_left()[0] - grid.cell_group.get_left()[0]))
+        # The division on one line, a little smaller: as a fraction its σ² is a script of a script (9 px).
         names = [
-            formula(mark, look.muted if k in parameters else look.text, FORMULA_SIZE) for k, mark in enumerate(marks)
+            formula(mark, look.muted if k in parameters else look.text, FORMULA_SIZE * (0.8 if "/" in mark else 1))
+            for k, mark in enumerate(marks)
         ]
         for name, grid in zip(names, rows):
             name.next_to(grid.cell_group, LEFT, buff=0.35)
-        code = [text(name, HEADER_SIZE, look.muted) for name in code_names]
-        for label, grid in zip(code, rows):  # the record's names, small, on the right
-            label.next_to(VGroup(grid.cell_group, grid.ellipsis_group), RIGHT, buff=0.3)
-        names = [VGroup(name, label) for name, label in zip(names, code)]
+        names = [VGroup(name) for name in names]  # typeset only: no code names on screen (issue 24)
         if rms:
             stats = {
                 "mean_sq": (self.statistic(r"$\mathrm{mean}(x^2) =$", "ln1_mean_sq"), rows[0]),
@@ -276,7 +273,7 @@ class LayerNormRow(RecordScene):
                 rows[-1].cell_group, LEFT
             )
         else:
-            side_x = max(label.get_right()[0] for label in code) + 0.6
+            side_x = max(VGroup(grid.cell_group, grid.ellipsis_group).get_right()[0] for grid in rows) + 0.6
             for group, grid in stats.values():
                 group.move_to(grid.cell_group).set_x(side_x + group.width / 2)
         note = hidden_note(len(shown), d, "features")

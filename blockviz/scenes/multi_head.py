@@ -20,7 +20,8 @@ from blockviz.scenes.look import (
     NUMBER_SIZE,
     TITLE_SIZE,
 )
-from blockviz.scenes.text import font_size_of, number, shortened, text
+from blockviz.scenes.symbols import parameter_symbol, symbol
+from blockviz.scenes.text import font_size_of, number, shortened, text, typeset
 from blockviz.style import text_color_on
 
 NAME = "multi-head"
@@ -236,7 +237,7 @@ class MultiHead(RecordScene):
         said = (
             f"{n_heads} heads read the same {rec.n} rows, each through {self.wording.head_keys}: its own weights"
             if n_heads > 1
-            else f"one head reads the {rec.n} rows through its W_Q, W_K: its weights"
+            else f"one head reads the {rec.n} rows through its query and key weights"
         )
         frames = [
             VGroup(output.cell_group, output.header_group, output.ellipsis_group)
@@ -351,7 +352,7 @@ class MultiHead(RecordScene):
             (column.cell_group.get_right() + weights.cell_group.get_left()) / 2
         )
         name = (
-            text("W_O", HEADER_SIZE, look.muted)
+            typeset(parameter_symbol("attn.W_O"), HEADER_SIZE, look.muted)
             .next_to(weights.header_group, UP, buff=0.1)
             .align_to(weights.cell_group, LEFT)
         )
@@ -364,7 +365,7 @@ class MultiHead(RecordScene):
                 look,
                 values=rec.params["attn.b_O"][None, :],
                 index=lambda _, j: (j,),
-                row_names=["+ b_O"],
+                row_names=[f"$+ {parameter_symbol('attn.b_O')[1:]}"],
                 column_names=None,
                 column_slots=columns,
                 cell_width=width,
@@ -374,7 +375,7 @@ class MultiHead(RecordScene):
         )
         result = NumberGrid(
             rec.attn_out[f][None, :],
-            ["= attn_out"],
+            [f"$= {symbol('attn_out')[1:]}"],
             None,
             look,
             source=lambda _, j: ("attn_out", f, j),
@@ -522,13 +523,17 @@ class MultiHead(RecordScene):
         self.step(
             carried,
             *self.recolour(column, column.fills),
-            caption=f"its entries stand beside the rows of W_O ({shape_text(d_model, d_model)})…",
+            caption=f"its entries stand beside the rows of the output weights ({shape_text(d_model, d_model)})…",
         )
         self.remove(*column.labels.values(), VGroup(column.cell_group, column.header_group, column.ellipsis_group))
         self.add(column)
         frame = VGroup(weights.cell_group, weights.label_group, weights.ellipsis_group)
         products_name = (
-            text("concat × W_O, entry by entry", HEADER_SIZE, look.muted)
+            typeset(
+                rf"$\mathrm{{concat}} \times {parameter_symbol('attn.W_O')[1:]}  (entry by entry)",
+                HEADER_SIZE,
+                look.muted,
+            )
             .scale(weights.scale_now)
             .move_to(parts["name"], aligned_edge=LEFT)
         )
@@ -538,7 +543,7 @@ class MultiHead(RecordScene):
                 Conceal(VGroup(frame, parts["name"], parts["times"])),
                 Reveal(VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name)),
             ),
-            caption="…and each entry times its row of W_O",
+            caption="…and each entry times its row of the output weights",
         )
         self.remove(weights)
         self.add(VGroup(weights.header_group), terms)
@@ -550,11 +555,13 @@ class MultiHead(RecordScene):
                 shown.append(parts["bias"].labels[0, j])
             self.shown_sum(shown, parts["result"].labels[0, j])
         if len(parts["hidden"]):
-            self.step(FadeIn(parts["hidden"]), caption="the rows of W_O left out, as one term per column")
+            self.step(
+                FadeIn(parts["hidden"]), caption="the rows of the output weights left out, as one term per column"
+            )
         if not all(exact(parts_, total) for parts_, total in self.sums[-len(parts["result"].shown_columns()) :]):
             sign = parts["result"].row_headers[0]
-            approx = text("≈ attn_out", sign.font_size / sign.font_size * HEADER_SIZE, look.output).scale(
-                sign.height / text("= attn_out", HEADER_SIZE).height
+            approx = typeset(f"$\\approx {symbol('attn_out')[1:]}", HEADER_SIZE, look.output).scale(
+                sign.height / typeset(f"$= {symbol('attn_out')[1:]}", HEADER_SIZE).height
             )
             parts["result"].header_group.remove(sign)
             parts["result"].header_group.add(approx.move_to(sign, aligned_edge=RIGHT))
@@ -565,9 +572,9 @@ class MultiHead(RecordScene):
             *self.recolour(result, result.fills),
             FadeIn(VGroup(*labels), rate_func=second_half),
             FadeIn(light),
-            caption=f"added down each column{' with the bias b_O' if self.has_bias else ''}: attn_out of “{self.token_name(f)}”",
+            caption=f"added down each column{' with the output bias' if self.has_bias else ''}: attention's output for “{self.token_name(f)}”",
         )
         self.step(
             FadeOut(light),
-            caption=f"every row alike: attn_out is {shape_text(rec.n, d_model)}, as wide as the residual stream",
+            caption=f"every row alike: attention's output is {shape_text(rec.n, d_model)}, as wide as the residual stream",
         )

@@ -17,6 +17,7 @@ from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import HEADER_SIZE, SUM_COLUMNS
+from blockviz.scenes.symbols import symbol
 from blockviz.scenes.text import text
 
 DIM = 0.25
@@ -58,13 +59,13 @@ def construct_post_norm(scene) -> None:
     scene.add_up(
         sums[0],
         f"add the input back (the residual stream): row “{token}”, x plus attention's output…",
-        "…= resid_mid, entry by entry",
+        "…= x + attn(x), entry by entry",
         arriving=[FadeIn(VGroup(first.arrows[1], first.nodes[ADDER], first.bypass)), light(first.nodes[ADDER])],
     )
     scene.step(
         FadeIn(VGroup(first.arrows[2], first.nodes[3])),
         light(first.nodes[3]),
-        caption=f"then the sum is normalized ({norm}): resid_mid_norm, the FFN's input",
+        caption=f"then the sum is normalized ({norm}): h, the FFN's input",
     )
     scene.step(
         FadeIn(VGroup(second.nodes[0], second.arrows[0], second.nodes[1])),
@@ -73,8 +74,8 @@ def construct_post_norm(scene) -> None:
     )
     scene.add_up(
         sums[1],
-        "add again: resid_mid_norm plus the FFN's output…",
-        "…= resid_post",
+        "add again: h plus the FFN's output…",
+        "…= h + FFN(h)",
         arriving=[FadeIn(VGroup(second.arrows[1], second.nodes[ADDER], second.bypass)), light(second.nodes[ADDER])],
     )
     scene.step(
@@ -89,11 +90,19 @@ def build(scene, title):
     rec, look = scene.record, scene.look
     n, d, d_ff = rec.n, rec.config.d_model, rec.config.d_ff
     norm = (norm_name(rec), "each row", look.muted)
-    first = half(scene, [("x", shape_text(n, d), look.residual), ("attention", "mixes rows", look.output), None, norm])
+    first = half(
+        scene,
+        [
+            (symbol("resid_pre", rec), shape_text(n, d), look.residual),
+            ("attention", "mixes rows", look.output),
+            None,
+            norm,
+        ],
+    )
     second = half(
         scene,
         [
-            ("resid_mid_norm", shape_text(n, d), look.residual),
+            (symbol("resid_mid_norm", rec), shape_text(n, d), look.residual),
             ("FFN", f"via {shape_text(n, d_ff)}", look.ffn),
             None,
             norm,
@@ -147,7 +156,9 @@ def build_sums(scene) -> tuple[ColumnSum, ColumnSum]:
     )  # one width: the columns stay aligned however large a hidden entry
 
     def row(name: str, color: str | None = None):
-        return row_grid(rec, name, f, name, look, header_color=color, max_columns=SUM_COLUMNS, cell_width=width)
+        return row_grid(
+            rec, name, f, symbol(name, rec), look, header_color=color, max_columns=SUM_COLUMNS, cell_width=width
+        )
 
     sums = []
     for (left, right), result, heading in (

@@ -20,7 +20,8 @@ from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, is_quot
 from blockviz.scenes.layout import column_width, fit_width, frame_text_width
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
-from blockviz.scenes.text import font_size_of, number, shortened, text, token_face
+from blockviz.scenes.symbols import parameter_symbol, symbol
+from blockviz.scenes.text import font_size_of, number, shortened, text, token_face, typeset
 from blockviz.style import format_number
 
 NAME = "prediction"
@@ -80,7 +81,7 @@ class Prediction(RecordScene):
         )
         self.step(
             Reveal(parts["logits"]),
-            caption=f"the unembedding W_U turns it into {n_vocab} logits, one per word: the {len(self.guess.words)} largest",
+            caption=f"the unembedding turns it into {n_vocab} logits, one per word: the {len(self.guess.words)} largest",
         )
         self.step(
             Reveal(parts["probs"]),
@@ -127,7 +128,7 @@ class Prediction(RecordScene):
 
         features = axis_labels("d_model", rec.tokens, d)
         output = row("resid_post", "output", rec.resid_post[f], int, features)
-        normed = row("ln_f", "ln_f", rec.ln_f[f], int)
+        normed = row("ln_f", symbol("ln_f", rec), rec.ln_f[f], int)
         logits = row("logits", "logits", rec.logits[f][order], order.__getitem__, [token_face(w) for w in guess.words])
         probs = self.probability_row(order, width)
         self.logits, self.probs = logits, probs
@@ -135,7 +136,12 @@ class Prediction(RecordScene):
         mean = number(rec.ln_f_mean[f].item(), HEADER_SIZE, look.muted, source=("ln_f_mean", f))
         variance = number(rec.ln_f_var[f].item(), HEADER_SIZE, look.muted, source=("ln_f_var", f))
         norm_step = self.step_label(["final LayerNorm: mean", mean, ", variance", variance, ", then × γ + β"])
-        unembed_step = self.step_label([f"× W_U ({d} × {n_vocab}): one logit per word, the {len(order)} largest shown"])
+        unembed_step = self.step_label(
+            [
+                typeset(f"$\\times\\, {parameter_symbol('unembed.W_U')[1:]}", HEADER_SIZE, look.muted),
+                f"({d} × {n_vocab}): one logit per word, the {len(order)} largest shown",
+            ]
+        )
         softmax_step = self.step_label([f"softmax over all {n_vocab} logits: the next word's probabilities"])
 
         # The "+ others" column: its name over the logits' ⋯, its sum under it; then "= 1" (Σ).

@@ -25,7 +25,8 @@ from blockviz.scenes.layout import fit_width, frame_text_width, row_height
 from blockviz.scenes.light_timing import after_the_carry, out_before_the_move
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN, WORK_SIZE
 from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_shown, worked_pair
-from blockviz.scenes.text import formula, number, text
+from blockviz.scenes.symbols import indexed
+from blockviz.scenes.text import formula, number, text, typeset
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
 NAME = "qkv"
@@ -154,9 +155,9 @@ class QueryKeyValue(RecordScene):
         self.step(FadeIn(VGroup(*grids.values())), caption=attention_input(rec)[2])
         light = Highlight(self.look, source.row(f))
         says = {
-            "query": f"through W_Q: the query, what “{self.token_name(f)}” is looking for",
-            "key": "through W_K: the key, what it offers to be found by",
-            "value": "through W_V: the value, what it hands on when attended to",
+            "query": f"the query: what “{self.token_name(f)}” is looking for",
+            "key": "the key: what it offers to be found by",
+            "value": "the value: what it hands on when attended to",
         }
         self.step(FadeIn(light), caption=f"the row of “{self.token_name(f)}”")
         self.work_query_entry(source, grids["query"], light, says["query"])
@@ -329,7 +330,7 @@ class QueryKeyValue(RecordScene):
         """``q₂ of “it” = x × w + x × w (+ … (N more)) + b``."""
         look = self.look
         parts = [
-            text(f"q{self.subscript(c)} of “{self.token_name(self.focus)}”", WORK_SIZE, look.query),
+            typeset(f"{indexed('q', c)} of “{self.token_name(self.focus)}”", WORK_SIZE, look.query),
             text("=", WORK_SIZE, look.muted),
         ]
         for index, (x, w) in enumerate(zip(xs, ws)):
@@ -373,8 +374,8 @@ class QueryKeyValue(RecordScene):
             FadeIn(rest_of_first),
             self.carry(sources, lines.xs),
             FadeOut(light, rate_func=out_before_the_move),
-            caption=f"query entry {c}, the largest: the row times column {c} of W_Q"
-            + (", plus b_Q…" if "attn.b_Q" in self.record.params else "…"),
+            caption=f"query entry {c}, the largest: the row times weight column {c}"
+            + (", plus the bias…" if "attn.b_Q" in self.record.params else "…"),
         )  # one line: the work lines sit above the caption
         self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one number of the query")
         fill = grid.color_of(grid.values[f][c])
@@ -467,7 +468,7 @@ class QueryKeyValue(RecordScene):
             FadeIn(note),
             Create(dial.arc),
             TransformFromCopy(dial.before_arrow, dial.after_arrow),
-            caption=f"the pair turns by the angle position × ω{self.subscript(worked)}: each pair has its own frequency ω, the angle's cos and sin are in the record",
+            caption=f"the pair turns by the angle position × ω, pair {worked}'s own frequency (each pair has its own); the angle's cos and sin are in the record",
         )
         factors = [
             query.before.labels[0, worked],
@@ -546,7 +547,3 @@ class QueryKeyValue(RecordScene):
             run_time=self.step_time * 0.8,
         )
         self.step(*self.fill(grid, [0], columns), caption="the turned pair: its two entries of q′")
-
-    @staticmethod
-    def subscript(i: int) -> str:
-        return "".join("₀₁₂₃₄₅₆₇₈₉"[int(d)] for d in str(i))

@@ -177,18 +177,18 @@ class Recap(RecordScene):
         )
         self.step(
             Reveal(VGroup(first.result, first.signs[1], first.rule, first.note)),
-            caption="the sum, resid_mid: x plus attention, entry by entry",
+            caption="the sum: x plus attention, entry by entry",
         )
         self.step(
             Reveal(VGroup(norms[0], mid_norm)),
-            caption="post-norm: LayerNorm normalizes the sum, row by row (resid_mid_norm)",
+            caption="post-norm: LayerNorm normalizes the sum, row by row",
         )
         self.step(
             Reveal(VGroup(ffn, second.signs[0])), caption="the FFN adds what it makes of the normalized row, on its own"
         )
         self.step(
             Reveal(VGroup(second.result, second.signs[1], second.rule, second.note)),
-            caption="the sum again, resid_post: the normalized row plus the FFN",
+            caption="the sum again: the normalized row plus the FFN",
         )
         light = Highlight(self.look, out.cell_group)
         self.step(
@@ -239,10 +239,10 @@ class Recap(RecordScene):
         names = {
             "resid_pre": ("input x", look.residual),
             "attn_out": ("attention", look.output),
-            "resid_mid": ("resid_mid", look.residual),
+            "resid_mid": ("sum", look.residual),
             "resid_mid_norm": ("normalized", look.residual),
             "ffn_out": ("FFN", look.ffn),
-            "resid_post": ("resid_post", look.residual),
+            "resid_post": ("sum", look.residual),
             "resid_post_norm": ("output", look.residual),
         }
 

@@ -5,6 +5,8 @@
   ``.value``, ``.decimals`` and ``.source`` (where in the record it comes from) for tests;
 * :func:`numeral` — a string of digits built from cached glyphs (what :func:`number` draws);
 * :func:`formula` — matplotlib mathtext as an ``SVGMobject`` (no LaTeX on this machine);
+* :func:`typeset` — a name: ``"$W_O$"`` typeset (its subscripts as large as the words beside it),
+  words as :func:`text`; :func:`script_sizes` measures the sub- and superscripts drawn;
 * :func:`slim` — drop what a built SVG mobject only needed while being parsed;
 * :func:`shortened` — a text cut with "…" to fit a width (texts of one axis keep one size);
 * :func:`token_face` — a token as grids and captions draw it: punctuation in quotes (“.”);
@@ -28,11 +30,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from manim import Mobject, SVGMobject, Text, VGroup, config
+from manim import RIGHT, UP, Mobject, SVGMobject, Text, VGroup, config
 
 from blockviz import style
 from blockviz.files import atomic_path
-from blockviz.scenes.look import FONT, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.look import FONT, HEADER_SIZE, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.tokens import display_token, without_glyph
 
 _DIGITS = "0123456789"
@@ -208,16 +210,18 @@ def shortened(
     At least ``fewest`` characters are kept before the "…" (0: "…" alone, for a header that
     gives way to a kept neighbour's). ``.shown`` is what is drawn, ``.full`` the whole string."""
     shown = str(shown)
-    label = text(shown, font_size, color, bold)
+    if is_mathtext(shown):  # a typeset name: its formula is never cut
+        return typeset(shown, font_size, color, width)
+    cut = text(shown, font_size, color, bold)
     characters = list(shown)
     keep = min(
-        len(characters), int(len(characters) * width / max(label.width, 1e-9)) + 1
+        len(characters), int(len(characters) * width / max(cut.width, 1e-9)) + 1
     )  # a first guess, then one by one
-    while label.width > width and keep > fewest:
+    while cut.width > width and keep > fewest:
         keep -= 1
-        label = text("".join(characters[:keep]).rstrip() + ELLIPSIS, font_size, color, bold)
-    label.full = shown
-    return label
+        cut = text("".join(characters[:keep]).rstrip() + ELLIPSIS, font_size, color, bold)
+    cut.full = shown
+    return cut
 
 
 ELLIPSIS = "\u2026"
@@ -346,10 +350,137 @@ def formula(mathtext: str, color: str, font_size: float = 20) -> SVGMobject:
     svg.scale(font_size / MATHTEXT_POINTS * 0.0145)
     svg.set_fill(color, opacity=1)
     svg.shown = mathtext
-    # Sub- and superscripts (and a fraction's parts) are drawn at 0.7 of the formula's size.
-    scripted = any(mark in mathtext for mark in ("_", "^", "\\frac"))
-    svg.built_size = (font_size * (0.7 if scripted else 1.0), svg.height)
+    # Each glyph's size in the formula, read from its SVG: sub- and superscripts (and a
+    # fraction's parts) are drawn at 0.7 of the formula's size, scripts of scripts at 0.49.
+    drawn = path.read_text(encoding="utf-8")
+    scales, heights = glyph_scales(drawn), glyph_heights(drawn)
+    if len(scales) == len(svg.submobjects) == len(heights):
+        for glyph, scale, height in zip(svg.submobjects, scales, heights):
+            glyph.glyph_scale = scale
+            glyph.outline_heights = height
+    else:  # a formula drawn unlike matplotlib's usual SVG: assume the usual script size
+        scales = [0.7 if any(mark in mathtext for mark in ("_", "^", "\\frac")) else 1.0]
+    svg.built_size = (font_size * min(scales, default=1.0), svg.height)
+    svg.full_size = (font_size, svg.height)
     return slim(svg)
+
+
+_DRAWN = re.compile(r"<use\b[^>]*>|<path\b[^>]*>|<rect\b[^>]*>")
+_SCALE = re.compile(r"scale\(([-0-9.e]+)")
+
+
+def glyph_scales(svg: str) -> list[float]:
+    """The size of each shape matplotlib's mathtext SVG draws, in its order, as a share of the
+    formula's size: a glyph is a ``<use>`` of a font outline, ``scale(0.7)`` for a script; a rule
+    (a fraction's bar, √'s roof) a ``<path>`` or ``<rect>`` outside ``<defs>``, 1."""
+    body = re.sub(r"<defs>.*?</defs>", "", svg, flags=re.DOTALL)
+    body = body[body.find('<g id="text_1">') :] if '<g id="text_1">' in body else body
+    scales = []
+    for element in _DRAWN.findall(body):
+        found = _SCALE.search(element) if element.startswith("<use") else None
+        scales.append(float(found.group(1)) if found else 1.0)
+    return scales
+
+
+_OUTLINE = re.compile(r'<path id="([^"]+)" d="([^"]*)"')
+_USE = re.compile(r'<use xlink:href="#([^"]+)"')
+
+
+def glyph_heights(svg: str) -> list[tuple[float, float] | None]:
+    """For each shape :func:`glyph_scales` lists, in its order: the lowest and highest point of
+    its glyph's outline in font units, the baseline at 0 (``None`` for a rule). From these a
+    glyph's baseline is found on its mobject (:func:`baseline`), descender or not."""
+    outlines = {}
+    for name, path in _OUTLINE.findall(svg):
+        numbers = [float(n) for n in re.findall(r"-?[0-9.]+(?:e-?[0-9]+)?", path)]
+        ys = numbers[1::2]  # absolute x y pairs (M, L, Q, C): every second number is a y
+        outlines[name] = (min(ys), max(ys)) if ys else None
+    body = re.sub(r"<defs>.*?</defs>", "", svg, flags=re.DOTALL)
+    body = body[body.find('<g id="text_1">') :] if '<g id="text_1">' in body else body
+    heights = []
+    for element in _DRAWN.findall(body):
+        used = _USE.search(element)
+        heights.append(outlines.get(used.group(1)) if used else None)
+    return heights
+
+
+_ON_THE_BASELINE = set("acemnorsuvwxzbdhiklt0123456789ABCDEFGHIKLMNOPRSTUVWXYZ")
+"""Characters whose glyphs sit on the baseline in DejaVu Sans (no descender, no overshoot of note)."""
+
+
+def baseline(mobject) -> float | None:
+    """The height of the baseline ``mobject`` (a :func:`formula` or :func:`text`) is written on,
+    from its glyphs: a formula's first full-size glyph and its outline's place around the
+    baseline; a text's glyphs of letters that sit on it. ``None`` if no glyph tells."""
+    for glyph in getattr(mobject, "submobjects", []):
+        low_high = getattr(glyph, "outline_heights", None)
+        if getattr(glyph, "glyph_scale", None) == 1.0 and low_high and low_high[1] > low_high[0]:
+            low, high = low_high
+            return glyph.get_bottom()[1] + (0 - low) / (high - low) * glyph.height
+    shown = getattr(mobject, "shown", None)
+    if isinstance(mobject, Text) and shown is not None:
+        characters = [char for char in shown if not char.isspace()]
+        if len(characters) == len(mobject.submobjects):
+            bottoms = [g.get_bottom()[1] for g, c in zip(mobject.submobjects, characters) if c in _ON_THE_BASELINE]
+            if bottoms:
+                return float(np.median(bottoms))
+    return None
+
+
+def script_sizes(mobject) -> list[float]:
+    """The font sizes the sub- and superscripts of a :func:`formula` inside ``mobject`` are drawn
+    at now, measured on the mobjects: each script glyph's share of its formula (read from the
+    SVG) times the formula's size, times how much the formula has been scaled since it was built."""
+    sizes = []
+    for member in mobject.get_family():
+        full = getattr(member, "full_size", None)
+        if full is None:
+            continue
+        size, height = full
+        now = size * member.height / height if height > 0 else size
+        sizes += [now * glyph.glyph_scale for glyph in member.submobjects if getattr(glyph, "glyph_scale", 1.0) < 1.0]
+    return sizes
+
+
+SCRIPT_MARGIN = 1.1
+"""How much larger than the smallest text a typeset name's subscripts are drawn: room for a
+layout to shrink a little (``tests/test_typeset_names.py`` measures them after every play)."""
+
+
+def is_mathtext(shown: str) -> bool:
+    """Whether ``shown`` starts with a mathtext formula (``"$W_O$"``, ``"$q_1$ of “it”"``)."""
+    return shown.startswith("$") and shown.count("$") >= 2
+
+
+def typeset(shown: str, font_size: float = HEADER_SIZE, color: str = "#ffffff", width: float | None = None) -> Mobject:
+    """A name on screen: ``"$mathtext$ words"`` as a :func:`formula` and, after it, the words as
+    :func:`text` (cut with "…" to fit ``width``, if given, unless they are a quoted token: the row's
+    word is never cut); anything else as :func:`text`.
+
+    The formula is drawn large enough that its smallest sub- or superscript is
+    :data:`~blockviz.scenes.look.MIN_FONT_SIZE` × :data:`SCRIPT_MARGIN` (≈ 12.1 px at 854 × 480;
+    at most ``font_size``): at mathtext's 0.7 a header's subscript would be 9 px.
+    ``.shown`` is the whole string."""
+    if not is_mathtext(shown):
+        return text(shown, font_size, color) if width is None else shortened(shown, width, font_size, color)
+    end = shown.index("$", 1) + 1
+    mathtext, words = shown[:end], shown[end:].strip()
+    probe = formula(mathtext, color, font_size)
+    smallest = min(script_sizes(probe), default=font_size)
+    wanted = min(font_size, MIN_FONT_SIZE * SCRIPT_MARGIN)
+    symbol = formula(mathtext, color, font_size * wanted / smallest) if smallest < wanted else probe
+    if not words:
+        symbol.full = shown
+        return symbol
+    room = None if width is None else max(width - symbol.width - 0.12, 0.3)
+    quoted = words.startswith("\u201c") and words.endswith("\u201d")  # a token: never cut ("LN₂(h) “…")
+    tail = text(words, font_size, color) if room is None or quoted else shortened(words, room, font_size, color)
+    named = VGroup(symbol, tail).arrange(RIGHT, buff=0.12)
+    lines = baseline(symbol), baseline(tail)
+    if None not in lines:  # words and formula on one baseline, not centred on each other
+        tail.shift(UP * (lines[0] - lines[1]))
+    named.shown = named.full = shown
+    return named
 
 
 def _mathtext_svg(mathtext: str, color: str) -> str:
@@ -379,4 +510,10 @@ __all__ = [
     "token_face",
     "font_size_of",
     "ELLIPSIS",
+    "typeset",
+    "is_mathtext",
+    "script_sizes",
+    "glyph_scales",
+    "glyph_heights",
+    "baseline",
 ]

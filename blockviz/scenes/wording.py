@@ -134,11 +134,11 @@ class Wording:
 
     @property
     def positions(self) -> str:
-        """What an added position is: "sinusoidal encoding" or "learned vector, a row of W_pos"
+        """What an added position is: "sinusoidal encoding" or "learned vector, a row of the position table"
         (rotary positions add none: "rotation of the query and key")."""
         positions = self.architecture.positions
         if positions == "learned":
-            return "learned vector, a row of W_pos"
+            return "learned vector, a row of the position table"
         if positions == "rotary":
             return "rotation of the query and key"
         return "sinusoidal encoding"
@@ -162,9 +162,11 @@ class Wording:
 
     @property
     def head_keys(self) -> str:
-        """What each head reads the rows through: "its own W_Q, W_K"; with grouped-query
-        attention, "its own W_Q and its group's shared W_K"."""
-        return "its own W_Q and its group's shared W_K" if self.architecture.grouped else "its own W_Q, W_K"
+        """What each head reads the rows through: "its own query and key weights"; with
+        grouped-query attention, "its own query weights and its group's shared key weights"."""
+        if self.architecture.grouped:
+            return "its own query weights and its group's shared key weights"
+        return "its own query and key weights"
 
     @property
     def head_values(self) -> str:

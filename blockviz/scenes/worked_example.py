@@ -42,7 +42,9 @@ class WorkedExample(RecordScene):
         title = self.show_title("A worked example: one query, two keys")
         lines = self.build_lines()
         equations = VGroup(  # Σ_k beside its k in the denominator: a big Σ with k under it touches the bar
-            formula(r"$w_j = \dfrac{e^{s_j - m}}{\Sigma_k\, e^{s_k - m}},\quad m = \max_k s_k$", self.look.text, 30),
+            formula(
+                r"$w_j = \dfrac{\exp(s_j - m)}{\Sigma_k\, \exp(s_k - m)},\quad m = \max_k s_k$", self.look.text, 30
+            ),
             formula(r"$z = \sum_j\ w_j\, v_j$", self.look.text, 30),
         ).arrange(RIGHT, buff=1.0)
         layout = VGroup(equations, lines).arrange(DOWN, buff=0.45)
