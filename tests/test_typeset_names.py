@@ -144,6 +144,8 @@ class Reader:
                 words = getattr(shown, "shown", "")
                 if code_names_in(words) or UNICODE_SUBSCRIPTS.search(words):
                     self.code_names.add(words)
+            if hasattr(shown, "full_size"):  # a formula: each glyph's size was read from its SVG
+                assert all(hasattr(glyph, "glyph_scale") for glyph in shown.submobjects), shown.shown
             for size in script_sizes(shown):
                 if size < self.smallest[0]:
                     self.smallest = (size, shown.shown)

@@ -5,8 +5,9 @@
   ``.value``, ``.decimals`` and ``.source`` (where in the record it comes from) for tests;
 * :func:`numeral` — a string of digits built from cached glyphs (what :func:`number` draws);
 * :func:`formula` — matplotlib mathtext as an ``SVGMobject`` (no LaTeX on this machine);
-* :func:`typeset` — a name: ``"$W_O$"`` typeset (its subscripts as large as the words beside it),
-  words as :func:`text`; :func:`script_sizes` measures the sub- and superscripts drawn;
+* :func:`typeset` — a name: ``"$W_O$"`` typeset (its subscripts at least 11 px at 854 × 480),
+  words after it as :func:`text`, on its baseline; :func:`script_sizes` measures the sub- and
+  superscripts drawn, from each glyph's size in the SVG (:func:`glyph_scales`);
 * :func:`slim` — drop what a built SVG mobject only needed while being parsed;
 * :func:`shortened` — a text cut with "…" to fit a width (texts of one axis keep one size);
 * :func:`token_face` — a token as grids and captions draw it: punctuation in quotes (“.”);
