@@ -97,6 +97,9 @@ def record_value(rec, source: tuple) -> float:
         return record_value(rec, total) - sum(record_value(rec, part) for part in shown)
     if name == "constant":
         return float(index[0])
+    if name == "scale_limit":  # a colour bar's end: the record's scale of a field's family, or its negative
+        field, *sign = index
+        return rec.scale_limit(field) * (sign[0] if sign else 1)
     if name == "learning":  # a training checkpoint's number: learning_of(<the record's model folder>).<field>[index]
         from blockviz.toy.learning import learning_of
 
@@ -156,11 +159,15 @@ def drawn(member) -> bool:
 
 
 def content_share(scene) -> float:
-    """The bounding box of everything drawn but the title and the caption, clipped to the band
+    """The bounding box of everything drawn but the title, the caption and the colour bars, clipped to the band
     between the title and caption bands, as a share of that band (``frame_share.py``'s measure)."""
     furniture = {
         id(member)
-        for mobject in (scene.title_mobject, scene.caption)
+        for mobject in (
+            scene.title_mobject,
+            scene.caption,
+            getattr(scene, "colour_bars", None) and scene.colour_bars.group,
+        )
         if mobject is not None
         for member in mobject.get_family()
     }
