@@ -347,6 +347,7 @@ class Inspector:
     def __init__(self) -> None:
         self.problems: list[str] = []
         self.numbers: dict[int, Text] = {}
+        self.bar_numbers: dict[int, Text] = {}
         self.plays = 0
         self.smallest: tuple[float, str] = (float("inf"), "")
         self.shares: list[float] = []
@@ -370,7 +371,9 @@ class Inspector:
         for shown in plus_minus(texts):
             self.problems.append(f"play {self.plays}: {shown!r} written where a sum says “− 0.02”")
         for label in texts:
-            if is_number_label(label):
+            if getattr(label, "colour_bar", False):  # a colour bar's end: the record's scale, not a value of a field
+                self.bar_numbers[id(label)] = label
+            elif is_number_label(label):
                 self.numbers[id(label)] = label
             elif DECIMAL.search(getattr(label, "shown", "")) and not quotes_the_model_card(scene, label):
                 self.problems.append(

@@ -9,7 +9,7 @@ import math
 
 import pytest
 from matplotlib.colors import to_rgb
-from support import named_record, play_by_play, shows
+from support import build, named_record, play_by_play, record_value, shows
 
 from blockviz import style
 from blockviz.scenes.catalog import entries, lookup
@@ -22,21 +22,23 @@ SCENES = [entry.name for entry in entries() if shows(entry, RECORD)]
 
 
 def drawn_cells(scene) -> list:
-    """``(grid, cell)`` for every grid cell drawn now (filled, not a ghost), read off the scene's
-    mobjects: a cell is a ``Rectangle`` that knows its grid."""
+    """``(grid, cell)`` for every grid cell drawn coloured now (filled in another colour than the
+    page, not a ghost), read off the scene's mobjects: a cell is a ``Rectangle`` that knows its grid."""
     found = []
     for mobject in scene.mobjects:
         for member in mobject.get_family():
             owner = getattr(member, "grid_of", None)
             if owner is None or getattr(member, "ghost", False) or member.get_fill_opacity() < 0.01:
                 continue
+            if member.get_fill_color().to_hex().lower() == scene.look.background.lower():
+                continue  # an empty cell: its numbers and colour are still to come
             if owner() is not None:
                 found.append((owner(), member))
     return found
 
 
 def scales_on_screen(scene) -> set[tuple[str, float]]:
-    """The (rule, limit) of every coloured grid whose cells are drawn now."""
+    """The (rule, limit) of every grid with a cell drawn coloured now."""
     scales = set()
     for grid, _ in drawn_cells(scene):
         if grid.color_rule == "signed":
@@ -85,6 +87,17 @@ def test_the_bars_numbers_name_the_records_scale():
     assert [label.value for label in bars["parameters"].numbers] == pytest.approx([-parameters, parameters])
 
 
+@pytest.mark.parametrize("scene_name", ["layer-norm", "softmax"])
+def test_every_bar_number_is_the_record_value_its_source_names(scene_name):
+    rec = named_record(RECORD)
+    _, inspector = build(lookup([scene_name])[0].scene_class(), rec, theme="light")
+    assert inspector.problems == []
+    assert len(inspector.bar_numbers) >= 4
+    for label in inspector.bar_numbers.values():
+        assert label.shown == format_number(record_value(rec, label.source), label.decimals), label.source
+    assert all(label.source[0] != "scale_limit" for label in inspector.numbers.values())
+
+
 def paleness(colour: str) -> float:
     """CIE L* of a fill (0 black – 100 white): the diverging map's two arms darken alike with |value|."""
     linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
@@ -100,8 +113,6 @@ def pale_inversions(scene) -> list[str]:
         if grid.color_rule != "signed":
             continue
         fill = cell.get_fill_color().to_hex()
-        if fill.lower() == scene.look.background.lower():
-            continue  # not coloured yet
         key = {id(c): k for k, c in grid.cells.items()}.get(id(cell))
         if key is None:
             continue

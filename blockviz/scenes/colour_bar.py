@@ -128,17 +128,22 @@ def grid_rule(grid: NumberGrid) -> str | None:
     return None
 
 
-def grids_in(mobjects: Iterable[Mobject]) -> list[NumberGrid]:
+def grids_in(mobjects: Iterable[Mobject], page: str | None = None) -> list[NumberGrid]:
     """The grids whose cells are among ``mobjects`` and their parts (a grid, its cell group, a
-    cell, a cell's copy), each once; not ghosts (stand-ins drawn as outlines)."""
+    cell, a cell's copy), each once; not ghosts (stand-ins drawn as outlines). With ``page`` (the
+    background's ``#rrggbb``), only grids with a cell coloured: filled in another colour than the
+    page (an empty grid waiting for its numbers has no scale on screen yet)."""
     found: list[NumberGrid] = []
+
+    def coloured(cell: Mobject) -> bool:
+        return cell.get_fill_opacity() > 0.01 and cell.get_fill_color().to_hex().lower() != page.lower()
 
     def walk(mobject: Mobject) -> None:
         if getattr(mobject, "ghost", False) or isinstance(mobject, (Text, SVGMobject, ColourBar)):
             return
         owner = getattr(mobject, "grid_of", None)  # a cell (or a copy of one) knows its grid
         if owner is not None:
-            if owner() is not None:
+            if owner() is not None and (page is None or coloured(mobject)):
                 found.append(owner())
             return
         for member in mobject.submobjects:
@@ -186,8 +191,8 @@ def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
 
 
 def scales_shown(scene, animations: Iterable = ()) -> list[ShownScale]:
-    """The scales of the grids ``scene`` draws once ``animations`` (about to play) have run:
-    those in the scene and those the animations bring, less those they take away."""
+    """The scales of the grids ``scene`` draws coloured once ``animations`` (about to play) have
+    run: those in the scene and those the animations bring, less those they take away."""
     brought, taken = [], []
     for animation in animations:
         for leaf in leaves(animation):
@@ -195,7 +200,7 @@ def scales_shown(scene, animations: Iterable = ()) -> list[ShownScale]:
             if mobject is not None:
                 (taken if getattr(leaf, "remover", False) else brought).append(mobject)
     gone = {id(grid) for grid in grids_in(taken)}
-    grids = [grid for grid in grids_in([*scene.mobjects, *brought]) if id(grid) not in gone]
+    grids = [grid for grid in grids_in([*scene.mobjects, *brought], scene.look.background) if id(grid) not in gone]
     return scales_of(scene.record, grids)
 
 
@@ -230,6 +235,8 @@ class ColourBar(VGroup):
         ).move_to(self.strip)
         self.name = text(scale.words, BAR_SIZE, look.muted)
         self.numbers = (low, high)
+        for label in self.numbers:
+            label.colour_bar = True  # a scale's end, not a value of a field (tests read them apart)
         row = VGroup(low, VGroup(self.strip, edge), high).arrange(RIGHT, buff=0.1)
         self.add(self.name, row)
         if one_line:
