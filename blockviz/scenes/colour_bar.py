@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from manim import DOWN, RIGHT, UP, Mobject, Rectangle, SVGMobject, Text, VGroup, config
+from manim import DOWN, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
 
 from blockviz import style
 from blockviz.record_fields import PARAMETER_SCALE
@@ -272,9 +272,10 @@ class ColourBars:
             if self.group is not None and self.group not in scene.mobjects:  # a scene cleared the frame but the title
                 scene.add(self.group)
             return []  # the same scales (perhaps now of fewer families): the bars stay
-        changes = [FadeOut(self.group)] if self.group is not None else []
+        leaving = self.group
         self.shown = scales
         self.group = None
+        changes = []
         if scales:
             if len(scales) == 1:
                 self.group = VGroup(ColourBar(scales[0], scene.look))
@@ -285,6 +286,8 @@ class ColourBars:
             changes.append(FadeIn(self.group))
             if scene.title_mobject is not None:
                 changes += keep_clear(scene.title_mobject, self.group)
+        if leaving is not None:  # the old bars go before the new come: no number over a fading strip
+            changes[:1] = [LaggedStart(FadeOut(leaving), *changes[:1], lag_ratio=1.0)]
         return changes
 
 
