@@ -101,6 +101,9 @@ def record_value(rec, source: tuple) -> float:
         head, query, key = index
         others = [q for q in range(rec.n) if q != query and (not rec.config.causal or q >= key)]
         return float(sum(rec.weights[head, q, key].item() for q in others) / len(others))
+    if name == "scale_limit":  # a colour bar's end: the record's scale of a field's family, or its negative
+        field, *sign = index
+        return rec.scale_limit(field) * (sign[0] if sign else 1)
     if name == "learning":  # a training checkpoint's number: learning_of(<the record's model folder>).<field>[index]
         from blockviz.toy.learning import learning_of
 
@@ -160,11 +163,15 @@ def drawn(member) -> bool:
 
 
 def content_share(scene) -> float:
-    """The bounding box of everything drawn but the title and the caption, clipped to the band
+    """The bounding box of everything drawn but the title, the caption and the colour bars, clipped to the band
     between the title and caption bands, as a share of that band (``frame_share.py``'s measure)."""
     furniture = {
         id(member)
-        for mobject in (scene.title_mobject, scene.caption)
+        for mobject in (
+            scene.title_mobject,
+            scene.caption,
+            getattr(scene, "colour_bars", None) and scene.colour_bars.group,
+        )
         if mobject is not None
         for member in mobject.get_family()
     }
@@ -354,6 +361,7 @@ class Inspector:
     def __init__(self) -> None:
         self.problems: list[str] = []
         self.numbers: dict[int, Text] = {}
+        self.bar_numbers: dict[int, Text] = {}
         self.plays = 0
         self.smallest: tuple[float, str] = (float("inf"), "")
         self.shares: list[float] = []
@@ -377,7 +385,9 @@ class Inspector:
         for shown in plus_minus(texts):
             self.problems.append(f"play {self.plays}: {shown!r} written where a sum says “− 0.02”")
         for label in texts:
-            if is_number_label(label):
+            if getattr(label, "colour_bar", False):  # a colour bar's end: the record's scale, not a value of a field
+                self.bar_numbers[id(label)] = label
+            elif is_number_label(label):
                 self.numbers[id(label)] = label
             elif (
                 DECIMAL.search(getattr(label, "shown", ""))

@@ -219,6 +219,7 @@ def _moved_grid(shifts, labels, query_token, layers, what, kv_heads, note_line, 
     import numpy as np
 
     from blockviz.cli.heads_command import _notes, _of
+    from blockviz.figures.compare_figure import moved_scale
     from blockviz.figures.heads_figure import HeadsGrid
     from blockviz.tokens import display_token
 
@@ -242,6 +243,7 @@ def _moved_grid(shifts, labels, query_token, layers, what, kv_heads, note_line, 
         notes=_notes(what, note_line, first + ".", extra),
         head_label="query head" if kv_heads < n_heads else "head",
         layers=tuple(layers),
+        scale=moved_scale(values),
     )
 
 

@@ -1,7 +1,10 @@
 """One head's weights rows from a query in two sentences and their change, drawn under the
 layer × head grid of ``blockviz compare`` (:func:`blockviz.figures.heads_figure.draw_heads_figure`'s
 ``under``): a row per sentence on the weights' map (0–1, √ scale), the change (second − first) on
-the diverging map, one column per aligned word. The figure computes no number
+the diverging map, one column per aligned word, the words upright above their columns. The grid
+above colours each head's share of weight moved (½ Σ |change|, :func:`moved_scale`) on the
+diverging map's positive arm — the colours of a rise in the change row — not on the weights'
+purple: it is no weight. Every scale has its colour bar. The figure computes no number
 (:mod:`blockviz.models.evidence` does)."""
 
 from __future__ import annotations
@@ -9,20 +12,51 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
-from blockviz.figures.heatmap import draw_heatmap, signed_scale, weights_scale
-from blockviz.figures.labels import POINTS_PER_INCH, text_size_in, token_label, widest_in
+from blockviz.figures.heatmap import ColourScale, draw_heatmap, signed_scale, weights_scale
+from blockviz.figures.labels import ELLIPSIS, POINTS_PER_INCH, text_size_in, token_label, widest_in
 from blockviz.figures.layout import ASPECT, Slot
 from blockviz.figures.page import MIN_PT, Page
 from blockviz.figures.parts import note
-from blockviz.style import Theme, format_number, text_color_on
+from blockviz.style import SIGNED_CMAP, Theme, format_number, text_color_on
 
 KEY = "rows"
 """The panel's Axes label; its texts are labelled ``rows:cell``, ``rows:key``, ``rows:row``."""
 ROW_NAMES = ("first", "second", "change")
 TICK_PAD_IN = 0.05
+KEY_SHARE = 0.94
+"""A key's name is at most this share of the room it stands over (a cell, or two when staggered)."""
+MOVED_LABEL = "share moved (½ Σ |change|)"
+"""The colour bar's name of the grid's cells."""
+
+
+def moved_scale(moved: np.ndarray) -> ColourScale:
+    """The colour scale of each head's share of weight moved (0 … 1, ``moved`` any shape): the
+    upper half of the diverging map (:data:`blockviz.style.SIGNED_CMAP`, white at 0, red at the
+    most) on 0 … the largest share (at least 0.01), labelled :data:`MOVED_LABEL`. A share moved
+    is never negative, so the map's blue arm would stand for nothing."""
+    limit = max(float(np.max(moved)) if np.size(moved) else 0.0, 0.01)
+    upper = ListedColormap(colormaps[SIGNED_CMAP](np.linspace(0.5, 1.0, 128)), name=f"{SIGNED_CMAP}_upper")
+    return ColourScale(upper, Normalize(0.0, limit), MOVED_LABEL)
+
+
+def key_levels(labels: list[str], cell: float, size_pt: float) -> tuple[list[str], int]:
+    """The key names as drawn upright above ``cell``-inch columns at ``size_pt``, and on how many
+    levels: one if every name fits its cell; else two, staggered (even columns low, odd high),
+    each name over up to two cells, longer ones cut with "…"."""
+    if widest_in(labels, size_pt) <= KEY_SHARE * cell:
+        return labels, 1
+    room = 2 * KEY_SHARE * cell
+    shown = []
+    for label in labels:
+        while len(label) > 1 and text_size_in(label, size_pt)[0] > room:
+            label = label[:-2] + ELLIPSIS if len(label) > 2 else label[:1]
+        shown.append(label)
+    return shown, 2
 
 
 @dataclass(frozen=True)
@@ -40,15 +74,17 @@ class RowsPanel:
         change = np.asarray(self.second, dtype=float) - np.asarray(self.first, dtype=float)
         limit = max(float(np.abs(change).max()), 0.01)
         scale = signed_scale(limit, "change (second − first)")
-        return [note(page, self.caption, key="rows-caption"), [self._slot(page, theme, change, scale)]], [scale]
+        lines = [note(page, self.caption, key="rows-caption"), [self._slot(page, theme, change, scale)]]
+        return lines, [weights_scale(), scale]
 
     def _slot(self, page: Page, theme: Theme, change: np.ndarray, signed) -> Slot:
-        labels = [token_label(key) for key in self.keys]
         tick = page.tick
         left = widest_in(ROW_NAMES, tick) + TICK_PAD_IN + 0.02
-        top = widest_in(labels, tick) + TICK_PAD_IN + 0.02  # the keys' names stand upright above their columns
         k = len(self.keys)
         cell = min(0.6, (page.content_width - left - 0.05) / k) if page.width is not None else 0.5
+        labels, levels = key_levels([token_label(key) for key in self.keys], cell, tick)
+        line = text_size_in("Ag", tick)[1] + 0.03
+        top = levels * line + TICK_PAD_IN + 0.02  # the keys' names stand upright above their columns
         height = cell * ASPECT
         texts = {format_number(float(v), 2) for v in np.concatenate([self.first, self.second, change])}
         number_pt = min(page.number, 10.0 * 0.88 * cell / widest_in(texts, 10.0), 0.7 * height * POINTS_PER_INCH)
@@ -85,8 +121,9 @@ class RowsPanel:
             above = ScaledTranslation(0, TICK_PAD_IN, figure.dpi_scale_trans)
             left_of = ScaledTranslation(-TICK_PAD_IN, 0, figure.dpi_scale_trans)
             for col, label in enumerate(labels):
+                level = ScaledTranslation(0, line * (col % levels), figure.dpi_scale_trans)
                 figure.text(
-                    col, 1.0, label, transform=columns + above, ha="center", va="bottom", rotation=90,
+                    col, 1.0, label, transform=columns + above + level, ha="center", va="bottom",
                     fontsize=tick, color=theme.text, parse_math=False, label=f"{KEY}:key",
                 )  # fmt: skip
             for row, name in enumerate(ROW_NAMES):
@@ -103,7 +140,7 @@ class RowsPanel:
             key=KEY,
             left=left,
             right=0.05,
-            top=top + text_size_in("Ag", tick)[1] * 0,
+            top=top,
             bottom=0.04,
             numbers=values.size if number_pt >= MIN_PT else 0,
         )

@@ -27,7 +27,7 @@ from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from blockviz.errors import BlockvizError
 from blockviz.figures.context import figure_context
-from blockviz.figures.heatmap import annotate_heatmap, draw_heatmap, weights_scale
+from blockviz.figures.heatmap import ColourScale, annotate_heatmap, draw_heatmap, weights_scale
 from blockviz.figures.labels import ELLIPSIS, POINTS_PER_INCH, text_size_in, token_label, widest_in
 from blockviz.figures.layout import ASPECT, Slot, TextLine, build_figure
 from blockviz.figures.page import DEFAULT_WIDTH, MIN_PT, Page
@@ -66,6 +66,9 @@ class HeadsGrid:
     notes: tuple[str, ...] = ()
     head_label: str = "head"
     layers: tuple[int, ...] | None = None
+    scale: ColourScale | None = None
+    """The cells' colour scale: the weights' (:func:`~blockviz.figures.heatmap.weights_scale`) by
+    default; ``blockviz compare``'s share of weight moved has its own (its colour bar comes first)."""
 
     @property
     def decimals(self) -> int:
@@ -111,7 +114,7 @@ def draw_heads_figure(grid: HeadsGrid, theme: Theme = LIGHT, width: float | None
             note(page, text, key=f"note{index or ''}") for index, text in enumerate(grid.notes)
         ]
         extra, scales = under(page, theme) if under is not None else ([], [])
-        below = extra + [colorbar_line([weights_scale(), *scales], page)]
+        below = extra + [colorbar_line([grid.scale or weights_scale(), *scales], page)]
         room = None if page.max_height is None else page.max_height - _height_of(above + below, page)
         return build_figure(above + [[_grid_slot(grid, theme, page, room)]] + below, page)[0]
 
@@ -226,7 +229,7 @@ def _grid_slot(grid: HeadsGrid, theme: Theme, page: Page, room_height: float | N
     sizes = _sizes(grid, page, room_height)
     values = grid.values
     n_layers, n_heads = values.shape
-    scale = weights_scale()
+    scale = grid.scale or weights_scale()
 
     def draw(ax: Axes):
         ax.set_label(KEY)

@@ -26,6 +26,7 @@ from manim.utils.rate_functions import smooth
 from blockviz.head_choice import HeadChoice, choose_head
 from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.animation_tree import leaves
+from blockviz.scenes.colour_bar import ColourBars
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, KeptName, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
@@ -113,6 +114,7 @@ class RecordScene(Scene):
         self.sums: list[tuple[list[Text], Text]] = []
         self._after_play: list = []
         self.play_listeners: list = []  # called with the scene after every play (progress, tests)
+        self.colour_bars = ColourBars()
         kwargs.setdefault("camera_class", PathCachingCamera)
         super().__init__(**kwargs)
 
@@ -340,6 +342,8 @@ class RecordScene(Scene):
     def play(self, *animations, **kwargs) -> None:
         prepared = [prepare_animation(animation) for animation in animations]
         still = all(isinstance(animation, Wait) for animation in prepared)
+        if not still:  # a colour bar for every scale on screen once the play ends
+            prepared += self.colour_bars.follow(self, prepared)
         if "run_time" in kwargs:
             kwargs["run_time"] *= 1.0 if still else self.pace  # a hold is paced by rest()
         elif not still:

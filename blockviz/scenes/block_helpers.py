@@ -62,9 +62,11 @@ def row_grid(
     header_color: str | None = None,
     cell_width: float = CELL_WIDTH,
     empty: bool = False,
+    color_limit: float | None = None,
 ) -> NumberGrid:
     """Row ``i`` of the record's ``(n, d)`` field ``field`` as a 1 × d grid headed ``name``, on the
-    field's colour scale, its columns named by :func:`~blockviz.record_fields.axis_labels`.
+    field's colour scale (or ``color_limit``, a scale one equation shares), its columns named by
+    :func:`~blockviz.record_fields.axis_labels`.
 
     Label ``(0, j)`` has ``.source = (field, i, j)``; columns beyond ``max_columns`` are elided
     with ⋯ around ``column_focus``. ``empty`` draws blank cells to fill later.
@@ -78,7 +80,7 @@ def row_grid(
         columns,
         look,
         source=lambda _, j: (field, i, j),
-        color_limit=rec.scale_limit(field),
+        color_limit=rec.scale_limit(field) if color_limit is None else color_limit,
         column_focus=column_focus,
         max_columns=max_columns,
         row_header_color=header_color,

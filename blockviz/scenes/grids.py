@@ -14,6 +14,7 @@ and draws them; nothing computes attention.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 
 from manim import DOWN, RIGHT, Animation, Mobject, Rectangle, RoundedRectangle, Text, VGroup
@@ -314,13 +315,17 @@ class NumberGrid(VGroup):
                     )
                     continue
                 cell = Rectangle(
-                    width=self.cell_width, height=self.cell_height, stroke_color=self.look.grid, stroke_width=1
+                    width=self.cell_width,
+                    height=self.cell_height,
+                    stroke_color=self.look.cell_edge,
+                    stroke_width=self.look.cell_edge_width,
                 )
                 cell.set_fill(
                     self.color_of(self.values[i][j], self.is_blocked(i, j)) if filled else self.look.background,
                     opacity=1,
                 )
                 cell.move_to(self._slot_center(r, c))
+                cell.grid_of = weakref.ref(self)  # whose scale its colour is on (blockviz.scenes.colour_bar)
                 self.cells[i, j] = cell
                 self.cell_group.add(cell)
 
@@ -424,6 +429,7 @@ class NumberGrid(VGroup):
 
     def colors_for_weight(self, value: float) -> str:
         """Hex fill of an attention weight (the 0–1 map), whatever this grid's colour rule."""
+        self.weights_shown = True  # its colour bar is the weights' (blockviz.scenes.colour_bar)
         return style.hex_color(style.weight_color(value))
 
     def number_at(

@@ -120,6 +120,14 @@ class InsideFFN(RecordScene):
         self.adopt(post, [label])
         return recolour, label
 
+    def limit(self, name: str) -> float:
+        """One colour scale for every activation the FFN's equation shows — its input, the d_ff
+        rows, its output: the wider of the record's scales of the residual stream and the FFN's
+        hidden rows, so no entry is paler than a smaller one (a −0.88 of ffn_pre on the hidden
+        rows' scale was darker than a −1.27 of ln2 on the residual stream's)."""
+        rec = self.record
+        return max(rec.scale_limit(ffn_input(rec)), rec.scale_limit("ffn_post"))
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.products: list[tuple] = []  # (factor, factor, product) labels shown: a gated FFN's gate_act ⊙ up = post
@@ -142,11 +150,10 @@ class InsideFFN(RecordScene):
         rec, look, f = self.record, self.look, self.focus
         d, d_ff = rec.config.d_model, rec.config.d_ff
         token = self.token_name(f)
+        row = lambda *args, **options: row_grid(*args, color_limit=self.limit("ffn_post"), **options)  # noqa: E731
         rows = {
-            "ln2": row_grid(
-                rec, ffn_input(rec), f, f"{symbol(ffn_input(rec), rec)} “{token}”", look, max_columns=ROW_SLOTS
-            ),
-            "ffn_pre": row_grid(
+            "ln2": row(rec, ffn_input(rec), f, f"{symbol(ffn_input(rec), rec)} “{token}”", look, max_columns=ROW_SLOTS),
+            "ffn_pre": row(
                 rec,
                 "ffn_pre",
                 f,
@@ -156,7 +163,7 @@ class InsideFFN(RecordScene):
                 max_columns=ROW_SLOTS,
                 empty=True,
             ),
-            "ffn_post": row_grid(
+            "ffn_post": row(
                 rec,
                 "ffn_post",
                 f,
@@ -166,7 +173,7 @@ class InsideFFN(RecordScene):
                 max_columns=ROW_SLOTS,
                 empty=True,
             ),
-            "ffn_out": row_grid(rec, "ffn_out", f, symbol("ffn_out", rec), look, max_columns=ROW_SLOTS, empty=True),
+            "ffn_out": row(rec, "ffn_out", f, symbol("ffn_out", rec), look, max_columns=ROW_SLOTS, empty=True),
         }
         activation = rec.config.activation
         ops = [

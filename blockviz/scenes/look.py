@@ -54,6 +54,12 @@ def contrast(one: str, two: str) -> float:
     return (lighter + 0.05) / (darker + 0.05)
 
 
+CELL_EDGES = {"dark": ("#334155", 1.0), "light": ("#8b929c", 1.5)}
+"""Colour and Manim stroke width of a grid cell's edge on each theme's page: on white the theme's
+faint grid line (1.5:1) lets a 0.00 cell (white) vanish, so the light page draws a grey edge at
+3.1:1 (WCAG's 3:1 for graphics) and a little wider; on the dark page the grid line is enough (a
+white cell stands out)."""
+
 HIGHLIGHTS = {"dark": "#facc15", "light": "#b45309"}
 """The highlight's colour on each theme's page (yellow, 10.7:1 on the dark page; amber, 5.0:1 on white)."""
 
@@ -89,6 +95,16 @@ class Look:
     @property
     def grid(self) -> str:
         return self.theme.grid
+
+    @property
+    def cell_edge(self) -> str:
+        """The edge of a grid cell (and of a colour bar's strip): :data:`CELL_EDGES`."""
+        return CELL_EDGES[self.theme.name][0]
+
+    @property
+    def cell_edge_width(self) -> float:
+        """The Manim stroke width of :attr:`cell_edge`."""
+        return CELL_EDGES[self.theme.name][1]
 
     @property
     def blocked(self) -> str:

@@ -1,0 +1,324 @@
+"""Colour bars: the scales a scene's grids are coloured on, with their numbers, in a corner.
+
+Every grid colours its cells on one scale (:class:`~blockviz.scenes.grids.NumberGrid`'s rule):
+signed values on the diverging map over ``[-limit, limit]`` with ``limit`` the record's scale
+of the quantity's family (:meth:`~blockviz.block_record.BlockRecord.scale_limit`), attention
+weights on the fixed 0–1 map by √weight. A colour is a number only if the viewer can read it
+back, so a scene that colours a grid shows, for each scale on screen, a small bar: its name
+(the family: "residual stream", "q, k, v", "parameters"… or "activations" for one scale shared
+by several families in one equation), the map's colours sampled from matplotlib
+(:mod:`blockviz.style`, never a map of our own) and the scale's ends, the record's numbers.
+
+* :func:`scales_shown` — the scales of the grids a scene draws after a play.
+* :class:`ColourBar` — one scale's bar.
+* :class:`ColourBars` — the bars a :class:`~blockviz.scenes.base.RecordScene` keeps in the top
+  right corner (one bar: its name above it; more: one line each, one under another), changed
+  (faded) with the play that changes the scales on screen.
+
+A bar's end numbers are :func:`~blockviz.scenes.text.number` labels whose ``.source`` is
+``("scale_limit", field)`` (``record.scale_limit(field)``) or ``("scale_limit", field, -1)``
+(its negative); a weights bar's ends are ``("constant", 0)`` and ``("constant", 1)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from manim import DOWN, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
+
+from blockviz import style
+from blockviz.record_fields import PARAMETER_SCALE
+from blockviz.scenes.animation_tree import leaves
+from blockviz.scenes.fades import FadeIn, FadeOut
+from blockviz.scenes.grids import NumberGrid
+from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look
+from blockviz.scenes.text import number, text
+
+BAR_SIZE = MIN_FONT_SIZE + 1
+"""Font size of a bar's name and numbers: the smallest legible (11 px at 480p) and a little more."""
+STRIP_WIDTH = 1.3
+STRIP_HEIGHT = 0.15
+STRIP_CELLS = 40
+"""The strip is drawn as this many small rectangles, each the map's colour at its middle."""
+ROW_GAP = 0.05
+"""Between two bars one under another."""
+TOP_MARGIN = 0.06
+"""From the frame's top edge to a bar's name (the title's band: the title is kept clear of the bars)."""
+TITLE_GAP = 0.35
+"""The least room between the title and the bars."""
+
+FAMILY_WORDS = {
+    "residual": "residual stream",
+    "qkv": "q, k, v",
+    "scores": "scores",
+    "ffn_hidden": "FFN hidden",
+    "rotary": "cos, sin",
+    "logits": "logits",
+    "variance": "variance",
+    "exp_sums": "sums of exp",
+    "exp_scores": "exp(scores)",
+    PARAMETER_SCALE: "parameters",
+}
+"""What a bar calls a colour-scale family (:attr:`blockviz.record_fields.RecordField.scale`)."""
+SHARED_WORDS = "activations"
+"""The name of one scale that several activation families share in one equation (the FFN's)."""
+WEIGHTS_WORDS = f"weights ({style.WEIGHTS_SCALE_NAME})"
+
+
+@dataclass(frozen=True)
+class ShownScale:
+    """One colour scale on screen: ``rule`` ``"signed"`` (``[-limit, limit]`` on the diverging
+    map) or ``"weights"`` (the fixed 0–1 map, ``limit`` 1); ``families`` the colour-scale families
+    of the grids drawn on it, in the order met; ``field`` a field (or ``"parameters"``) whose
+    record scale is ``limit``, named by the bar's numbers; ``clipped`` when values lie beyond it."""
+
+    rule: str
+    limit: float
+    families: tuple[str, ...] = ()
+    field: str = ""
+    clipped: bool = False
+
+    @property
+    def words(self) -> str:
+        """The bar's name."""
+        if self.rule == "weights":
+            return WEIGHTS_WORDS
+        families = [family for family in self.families if family != PARAMETER_SCALE] or list(self.families)
+        named = FAMILY_WORDS.get(families[0], families[0]) if len(families) == 1 else SHARED_WORDS
+        return named + (" (clipped)" if self.clipped else "")
+
+
+def family_fields(record) -> dict[str, str]:
+    """Each colour-scale family of ``record`` → its first field in data-flow order (and
+    ``"parameters"`` → ``"parameters"``): the name :meth:`BlockRecord.scale_limit` takes for it."""
+    fields: dict[str, str] = {}
+    for spec in record.fields:
+        if spec.name in record.tensors:
+            fields.setdefault(spec.scale, spec.name)
+    fields[PARAMETER_SCALE] = PARAMETER_SCALE
+    return fields
+
+
+def grid_family(record, grid: NumberGrid) -> str | None:
+    """The colour-scale family of the quantity ``grid`` draws, read from its labels' source
+    (``None`` when the source is no field or parameter, e.g. a record method's products)."""
+    source = grid.source
+    if callable(source):
+        first = next(iter(grid.cells), None)
+        source = source(*first) if first is not None else None
+    if not source:
+        return None
+    name = source[0]
+    if name in ("decoder", "encoder") and len(source) > 1:
+        name = source[1]
+    if name in ("params", PARAMETER_SCALE):
+        return PARAMETER_SCALE
+    scales = {spec.name: spec.scale for spec in record.fields}
+    return scales.get(name)
+
+
+def grid_rule(grid: NumberGrid) -> str | None:
+    """``"signed"`` or ``"weights"``: the map ``grid``'s cells are coloured on (a plain grid whose
+    cells were given weights' colours counts as weights), else ``None``."""
+    if grid.color_rule == "weights" or getattr(grid, "weights_shown", False):
+        return "weights"
+    if grid.color_rule == "signed":
+        return "signed"
+    return None
+
+
+def grids_in(mobjects: Iterable[Mobject], page: str | None = None) -> list[NumberGrid]:
+    """The grids whose cells are among ``mobjects`` and their parts (a grid, its cell group, a
+    cell, a cell's copy), each once; not ghosts (stand-ins drawn as outlines). With ``page`` (the
+    background's ``#rrggbb``), only grids with a cell coloured: filled in another colour than the
+    page (an empty grid waiting for its numbers has no scale on screen yet)."""
+    found: list[NumberGrid] = []
+
+    def coloured(cell: Mobject) -> bool:
+        return cell.get_fill_opacity() > 0.01 and cell.get_fill_color().to_hex().lower() != page.lower()
+
+    def walk(mobject: Mobject) -> None:
+        if getattr(mobject, "ghost", False) or isinstance(mobject, (Text, SVGMobject, ColourBar)):
+            return
+        owner = getattr(mobject, "grid_of", None)  # a cell (or a copy of one) knows its grid
+        if owner is not None:
+            if owner() is not None and (page is None or coloured(mobject)):
+                found.append(owner())
+            return
+        for member in mobject.submobjects:
+            walk(member)
+
+    for mobject in mobjects:
+        walk(mobject)
+    return list({id(grid): grid for grid in found}.values())
+
+
+def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
+    """The scales ``grids`` are coloured on, one per distinct (rule, limit), in the order met."""
+    fields = family_fields(record)
+    limits = {family: record.scale_of(field) for family, field in fields.items()}
+    found: dict[tuple[str, float], list[str]] = {}
+    for grid in grids:
+        rule = grid_rule(grid)
+        if rule is None:
+            continue
+        key = (rule, 1.0 if rule == "weights" else float(grid.color_limit))
+        families = found.setdefault(key, [])
+        family = grid_family(record, grid)
+        if family is not None and family not in families:
+            families.append(family)
+    scales = []
+    for (rule, limit), families in found.items():
+        if rule == "weights":
+            scales.append(ShownScale(rule, 1.0, tuple(families)))
+            continue
+        holders = [family for family in families if limits.get(family) and limits[family].limit == limit]
+        holders += [family for family, scale in limits.items() if scale.limit == limit and family not in holders]
+        holder = holders[0] if holders else None
+        if not families and holder is not None:
+            families = [holder]
+        scales.append(
+            ShownScale(
+                rule,
+                limit,
+                tuple(families),
+                fields[holder] if holder else "",
+                bool(holder and limits[holder].clipped),
+            )
+        )
+    return scales
+
+
+def scales_shown(scene, animations: Iterable = ()) -> list[ShownScale]:
+    """The scales of the grids ``scene`` draws coloured once ``animations`` (about to play) have
+    run: those in the scene and those the animations bring, less those they take away."""
+    brought, taken = [], []
+    for animation in animations:
+        for leaf in leaves(animation):
+            mobject = getattr(leaf, "mobject", None)
+            if mobject is not None:
+                (taken if getattr(leaf, "remover", False) else brought).append(mobject)
+    gone = {id(grid) for grid in grids_in(taken)}
+    grids = [grid for grid in grids_in([*scene.mobjects, *brought], scene.look.background) if id(grid) not in gone]
+    return scales_of(scene.record, grids)
+
+
+class ColourBar(VGroup):
+    """The bar of one :class:`ShownScale`: its name, the low end's number, the map's colours in a
+    strip (outlined in the cell edge's colour, so its white middle reads as part of it on a white
+    page) and the high end's number — the name above the rest, or (``one_line``) before it on
+    one line, as bars stacked one under another are drawn. ``.scale_shown`` is the scale,
+    ``.name`` its name, ``.numbers`` the two end labels, ``.strip`` the coloured cells (left to right)."""
+
+    def __init__(self, scale: ShownScale, look: Look, one_line: bool = False) -> None:
+        super().__init__()
+        self.scale_shown = scale
+        step = STRIP_WIDTH / STRIP_CELLS
+        middles = [(k + 0.5) / STRIP_CELLS for k in range(STRIP_CELLS)]
+        if scale.rule == "weights":  # even steps of the √ normalisation: the strip as the cells see it
+            colours = [style.weight_color(share**2) for share in middles]
+            low = number(0, BAR_SIZE, look.text, decimals=0, source=("constant", 0))
+            high = number(1, BAR_SIZE, look.text, decimals=0, source=("constant", 1))
+        else:
+            colours = [style.signed_color((2 * share - 1) * scale.limit, scale.limit) for share in middles]
+            low = number(-scale.limit, BAR_SIZE, look.text, source=("scale_limit", scale.field, -1))
+            high = number(scale.limit, BAR_SIZE, look.text, source=("scale_limit", scale.field))
+        self.strip = VGroup(
+            *(
+                Rectangle(width=step, height=STRIP_HEIGHT, stroke_width=0).set_fill(style.hex_color(colour), 1)
+                for colour in colours
+            )
+        ).arrange(RIGHT, buff=0)
+        edge = Rectangle(
+            width=STRIP_WIDTH, height=STRIP_HEIGHT, stroke_color=look.cell_edge, stroke_width=look.cell_edge_width
+        ).move_to(self.strip)
+        self.name = text(scale.words, BAR_SIZE, look.muted)
+        self.numbers = (low, high)
+        for label in self.numbers:
+            label.colour_bar = True  # a scale's end, not a value of a field (tests read them apart)
+        row = VGroup(low, VGroup(self.strip, edge), high).arrange(RIGHT, buff=0.1)
+        self.add(self.name, row)
+        if one_line:
+            self.arrange(RIGHT, buff=0.15)
+        else:
+            self.arrange(DOWN, buff=0.08)
+
+
+def stacked(bars: list[ColourBar]) -> VGroup:
+    """One-line bars one under another, their strips in one column (names right-aligned before
+    them): two or more bars take less width so."""
+    group = VGroup(*bars).arrange(DOWN, buff=ROW_GAP)
+    strip_left = max(bar.strip.get_left()[0] - bar.get_left()[0] for bar in bars)
+    for bar in bars:
+        bar.shift(RIGHT * (strip_left - (bar.strip.get_left()[0] - bar.get_left()[0])))
+    return group
+
+
+class ColourBars:
+    """The colour bars of one scene, in its top right corner: after each play, one bar per scale
+    on screen (:func:`scales_shown`). :meth:`follow` gives the animations that bring the bars
+    in step with a play; the title moves left (and shrinks if it must) to stay clear of them."""
+
+    def __init__(self) -> None:
+        self.shown: list[ShownScale] = []
+        self.group: VGroup | None = None
+
+    def follow(self, scene, animations: list) -> list:
+        """Animations to play with ``animations`` so that, when they end, the bars show the
+        scales of the grids on screen (none if they already do)."""
+        scales = scales_shown(scene, animations)
+        if [(scale.rule, scale.limit) for scale in scales] == [(scale.rule, scale.limit) for scale in self.shown]:
+            if self.group is not None and self.group not in scene.mobjects:  # a scene cleared the frame but the title
+                scene.add(self.group)
+            return []  # the same scales (perhaps now of fewer families): the bars stay
+        leaving = self.group
+        self.shown = scales
+        self.group = None
+        changes = []
+        if scales:
+            if len(scales) == 1:
+                self.group = VGroup(ColourBar(scales[0], scene.look))
+            else:
+                self.group = stacked([ColourBar(scale, scene.look, one_line=True) for scale in scales])
+            self.group.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+            self.group.colour_bars = True
+            changes.append(FadeIn(self.group))
+            if scene.title_mobject is not None:
+                changes += keep_clear(scene.title_mobject, self.group)
+        if leaving is not None:  # the old bars go before the new come: no number over a fading strip
+            changes[:1] = [LaggedStart(FadeOut(leaving), *changes[:1], lag_ratio=1.0)]
+        return changes
+
+
+def keep_clear(title: Mobject, bars: Mobject) -> list:
+    """Move ``title`` (centred at the top) left of ``bars``, shrinking it if even flush with the
+    frame's left margin it would reach them; an animation if it moves, else none."""
+    room_right = bars.get_left()[0] - TITLE_GAP
+    if title.get_right()[0] <= room_right:
+        return []
+    left_edge = -config.frame_width / 2 + FRAME_MARGIN
+    target = title.copy()
+    if target.width > room_right - left_edge:
+        target.scale_to_fit_width(room_right - left_edge)
+    target.align_to(title, UP).set_x(
+        max(min(title.get_x(), room_right - target.width / 2), left_edge + target.width / 2)
+    )
+    return [title.animate.become(target)]
+
+
+def bars_of(scene) -> list[ColourBar]:
+    """The colour bars ``scene`` draws now."""
+    return [member for mobject in scene.mobjects for member in mobject.get_family() if isinstance(member, ColourBar)]
+
+
+__all__ = [
+    "ColourBar",
+    "ColourBars",
+    "ShownScale",
+    "scales_shown",
+    "scales_of",
+    "bars_of",
+    "grids_in",
+    "FAMILY_WORDS",
+]

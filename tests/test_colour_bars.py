@@ -1,0 +1,157 @@
+"""Colour bars and colour scales in the scenes (issue 24): every scene that colours a grid shows a
+bar for each scale on screen, numbered with the record's scale limits; inside one equation
+(LayerNorm, the FFN) a larger |value| of one quantity family is never paler than a smaller one;
+on the light page a 0.00 cell keeps a visible edge."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from matplotlib.colors import to_rgb
+from support import build, named_record, play_by_play, record_value, shows
+
+from blockviz import style
+from blockviz.scenes.catalog import entries, lookup
+from blockviz.scenes.colour_bar import ColourBar, bars_of
+from blockviz.scenes.look import contrast, look
+from blockviz.style import format_number
+
+RECORD = "default"
+SCENES = [entry.name for entry in entries() if shows(entry, RECORD)]
+
+
+def drawn_cells(scene) -> list:
+    """``(grid, cell)`` for every grid cell drawn coloured now (filled in another colour than the
+    page, not a ghost), read off the scene's mobjects: a cell is a ``Rectangle`` that knows its grid."""
+    found = []
+    for mobject in scene.mobjects:
+        for member in mobject.get_family():
+            owner = getattr(member, "grid_of", None)
+            if owner is None or getattr(member, "ghost", False) or member.get_fill_opacity() < 0.01:
+                continue
+            if member.get_fill_color().to_hex().lower() == scene.look.background.lower():
+                continue  # an empty cell: its numbers and colour are still to come
+            if owner() is not None:
+                found.append((owner(), member))
+    return found
+
+
+def scales_on_screen(scene) -> set[tuple[str, float]]:
+    """The (rule, limit) of every grid with a cell drawn coloured now."""
+    scales = set()
+    for grid, _ in drawn_cells(scene):
+        if grid.color_rule == "signed":
+            scales.add(("signed", round(grid.color_limit, 6)))
+        elif grid.color_rule == "weights" or getattr(grid, "weights_shown", False):
+            scales.add(("weights", 1.0))
+    return scales
+
+
+def bars_on_screen(scene) -> list[tuple[str, float, list[str]]]:
+    return [
+        (bar.scale_shown.rule, round(bar.scale_shown.limit, 6), [label.shown for label in bar.numbers])
+        for bar in bars_of(scene)
+        if bar.get_fill_opacity() > 0.01 or any(label.get_fill_opacity() > 0.01 for label in bar.numbers)
+    ]
+
+
+@pytest.mark.parametrize("scene_name", SCENES)
+def test_every_scene_that_colours_a_grid_has_a_bar_numbered_with_its_scale(scene_name):
+    (entry,) = lookup([scene_name])
+    rec = named_record(RECORD)
+
+    def watch(scene):
+        return scales_on_screen(scene), bars_on_screen(scene)
+
+    _, seen = play_by_play(entry.scene_class(), rec, watch)
+    for play, (scales, bars) in enumerate(seen, start=1):
+        assert {(rule, limit) for rule, limit, _ in bars} == scales, f"play {play}"
+        for rule, limit, numbers in bars:
+            expected = ["0", "1"] if rule == "weights" else [format_number(-limit), format_number(limit)]
+            assert numbers == expected, f"play {play}: {numbers}"
+            if rule == "signed":  # the limit is the record's scale of one of its families
+                assert any(
+                    math.isclose(limit, rec.scale_limit(name), rel_tol=1e-6) for name in [*rec.tensors, "parameters"]
+                )
+
+
+def test_the_bars_numbers_name_the_records_scale():
+    rec = named_record(RECORD)
+    scene, _ = play_by_play(lookup(["layer-norm"])[0].scene_class(), rec, lambda scene: None)
+    bars = {bar.scale_shown.words: bar for bar in bars_of(scene)}
+    assert set(bars) == {"residual stream", "parameters"}
+    residual = max(float(rec.tensors[spec.name].abs().max()) for spec in rec.fields if spec.scale == "residual")
+    parameters = max(float(p.abs().max()) for p in rec.params.values())  # the seeded block has no outlier
+    assert [label.value for label in bars["residual stream"].numbers] == pytest.approx([-residual, residual])
+    assert [label.value for label in bars["parameters"].numbers] == pytest.approx([-parameters, parameters])
+
+
+@pytest.mark.parametrize("scene_name", ["layer-norm", "softmax"])
+def test_every_bar_number_is_the_record_value_its_source_names(scene_name):
+    rec = named_record(RECORD)
+    _, inspector = build(lookup([scene_name])[0].scene_class(), rec, theme="light")
+    assert inspector.problems == []
+    assert len(inspector.bar_numbers) >= 4
+    for label in inspector.bar_numbers.values():
+        assert label.shown == format_number(record_value(rec, label.source), label.decimals), label.source
+    assert all(label.source[0] != "scale_limit" for label in inspector.numbers.values())
+
+
+def paleness(colour: str) -> float:
+    """CIE L* of a fill (0 black – 100 white): the diverging map's two arms darken alike with |value|."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 116 * luminance ** (1 / 3) - 16 if luminance > 0.008856 else 903.3 * luminance
+
+
+def pale_inversions(scene) -> list[str]:
+    """Pairs of drawn cells of one family (parameters, or activations) where the larger |value|
+    is the paler one, by more than 5 L* (the two arms of the map differ by up to 4 at one |value|)."""
+    cells = {"parameters": [], "activations": []}
+    for grid, cell in drawn_cells(scene):
+        if grid.color_rule != "signed":
+            continue
+        fill = cell.get_fill_color().to_hex()
+        key = {id(c): k for k, c in grid.cells.items()}.get(id(cell))
+        if key is None:
+            continue
+        source = grid.source(*key) if callable(grid.source) else grid.source + key
+        family = "parameters" if source[0] == "params" else "activations"
+        value = grid.values[key[0]][key[1]]
+        cells[family].append((abs(value), paleness(fill), f"{source[0]} {value:.2f}"))
+    found = []
+    for family, members in cells.items():
+        for size, pale, name in members:
+            for other_size, other_pale, other in members:
+                if size > other_size + 0.02 and pale > other_pale + 5:
+                    found.append(f"{family}: {name} paler than {other}")
+    return found
+
+
+@pytest.mark.parametrize("scene_name", ["layer-norm", "ffn"])
+@pytest.mark.parametrize("record_name", ["default", "toy"])
+def test_one_equation_has_one_scale_per_quantity_family(scene_name, record_name):
+    """LayerNorm's rows (x, x − μ, the normalised row, its output) share one scale and γ, β
+    theirs; the FFN's input, hidden rows and output share one: after every play, no drawn cell of
+    a family is paler than one of the same family with a smaller |value|."""
+    (entry,) = lookup([scene_name])
+    _, seen = play_by_play(entry.scene_class(), named_record(record_name), pale_inversions)
+    assert [found for found in seen if found] == []
+
+
+def test_a_zero_cell_keeps_a_visible_edge_on_the_light_page():
+    light = look("light")
+    assert contrast(light.cell_edge, light.background) >= 3.0  # WCAG 2.1's 3:1 for graphics
+    assert contrast(style.hex_color(style.signed_color(0.0, 1.0)), light.background) < 1.1  # the cell itself vanishes
+
+
+def test_a_bar_samples_the_matplotlib_map_from_its_low_to_its_high_end():
+    rec = named_record(RECORD)
+    scene, _ = play_by_play(lookup(["ffn"])[0].scene_class(), rec, lambda scene: None)
+    (bar,) = bars_of(scene)
+    assert isinstance(bar, ColourBar)
+    fills = [cell.get_fill_color().to_hex().lower() for cell in bar.strip]
+    limit = bar.scale_shown.limit
+    assert fills[0] == style.hex_color(style.signed_color(-limit * (1 - 1 / len(fills)), limit))
+    assert fills[-1] == style.hex_color(style.signed_color(limit * (1 - 1 / len(fills)), limit))

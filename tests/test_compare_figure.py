@@ -1,0 +1,72 @@
+"""The figure of ``blockviz compare`` (issue 24): the grid's share of weight moved on the diverging
+map's positive arm with its own colour bar, beside the weights' and the change's bars, and the
+rows panel's words written upright (horizontal), staggered when they are wider than a cell."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib import colormaps
+
+from blockviz.figures.compare_figure import KEY, MOVED_LABEL, RowsPanel, key_levels, moved_scale
+from blockviz.figures.heads_figure import HeadsGrid, draw_heads_figure
+from blockviz.style import SIGNED_CMAP
+
+MOVED = np.array([[0.16, 0.03], [0.0, 0.08]])
+KEYS = ["the", "cat→dog", "sat", "on", "the", "mat"]
+FIRST = np.array([0.0, 0.75, 0.0, 0.2, 0.0, 0.05])
+SECOND = np.array([0.0, 0.59, 0.0, 0.33, 0.0, 0.08])
+
+
+def figure(keys=KEYS):
+    grid = HeadsGrid(MOVED, "How far attention moves", best=(0, 0), scale=moved_scale(MOVED))
+    panel = RowsPanel(keys, FIRST[: len(keys)], SECOND[: len(keys)], "its weights")
+    return draw_heads_figure(grid, under=panel.under)
+
+
+def colour_bar_titles(fig) -> list[str]:
+    return [
+        text.get_text()
+        for ax in fig.axes
+        if ax.get_label() == "colorbar"
+        for text in ax.texts + [ax.title]
+        if text.get_text() and not text.get_text()[0].isdigit() and not text.get_text().startswith("\u2212")
+    ]
+
+
+def test_the_share_moved_has_its_own_colour_bar_beside_the_weights_and_the_change():
+    fig = figure()
+    bars = [ax for ax in fig.axes if ax.get_label() == "colorbar"]
+    assert len(bars) == 3
+    titles = " ".join(colour_bar_titles(fig))
+    for title in (MOVED_LABEL, "weight", "change (second − first)"):
+        assert title in titles
+
+
+def test_the_share_moved_is_drawn_on_the_upper_half_of_the_diverging_map():
+    scale = moved_scale(MOVED)
+    signed = colormaps[SIGNED_CMAP]
+    assert scale.norm.vmin == 0.0 and scale.norm.vmax == pytest.approx(0.16)
+    assert np.allclose(scale.rgba(np.array([0.0]))[0], signed(0.5), atol=0.01)  # white at no move
+    assert np.allclose(scale.rgba(np.array([0.16]))[0], signed(1.0), atol=0.01)  # the map's red end at the most
+    assert moved_scale(np.zeros((1, 2))).norm.vmax == 0.01  # a grid of no moves still has a scale
+
+
+def test_the_rows_panels_words_are_horizontal():
+    fig = figure()
+    keys = [text for text in fig.texts if text.get_label() == f"{KEY}:key"]
+    assert [text.get_text() for text in keys] == KEYS
+    assert {text.get_rotation() for text in keys} == {0.0}
+
+
+def test_words_wider_than_a_cell_are_staggered_on_two_levels_and_never_cross():
+    labels, levels = key_levels(["a", "internationalisation", "b"], cell=0.3, size_pt=8)
+    assert levels == 2 and labels[0] == "a" and labels[1].endswith("…")
+    assert key_levels(["a", "b"], cell=0.3, size_pt=8) == (["a", "b"], 1)
+    fig = figure(["because", "therefore", "nevertheless", "whereas", "moreover", "although"])
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    boxes = [text.get_window_extent(renderer) for text in fig.texts if text.get_label() == f"{KEY}:key"]
+    assert len({round(box.y0) for box in boxes}) == 2
+    assert not any(one.overlaps(two) for k, one in enumerate(boxes) for two in boxes[k + 1 :])
