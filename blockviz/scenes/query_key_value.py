@@ -202,12 +202,6 @@ class QueryKeyValue(RecordScene):
         head_slots = head_columns(
             rec.query[h, f].tolist()
         )  # one set of columns for the three: they line up under one note
-        kv = rec.config.kv_head_of(h)
-        width = max(  # one cell width for a grid and the matrix shown where it will be
-            [CELL_WIDTH]
-            + [cell_width_for(getattr(rec, role)[h]) for role in ROLES]
-            + [cell_width_for(rec.params[f"attn.W_{role[0].upper()}"][h if role == "query" else kv]) for role in ROLES]
-        )
         for role in ROLES:
             color = getattr(look, role)
             head_values = getattr(rec, role)[h]
@@ -221,7 +215,6 @@ class QueryKeyValue(RecordScene):
                 row_slots=slots,
                 column_slots=head_slots,
                 column_header_color=color,
-                cell_width=width,
                 cell_height=height,
                 show_numbers=False,
                 filled=False,
@@ -278,12 +271,12 @@ class QueryKeyValue(RecordScene):
                 color_limit=self.limit(parameter),
                 row_slots=rows,
                 column_slots=grid.column_slots,
-                cell_width=grid.cell_width,
+                cell_width=grid.cell_width,  # wider if its numbers need it
                 cell_height=grid.cell_height,
                 column_header_color=getattr(look, role),
             )
             matrix.scale(grid.scale_now)
-            matrix.shift(grid.cell_group.get_corner(UP + LEFT) - matrix.cell_group.get_corner(UP + LEFT))
+            matrix.shift(grid.cell_group.get_top() - matrix.cell_group.get_top())  # centred where the grid will be
             name = formula(f"$W_{letter}$", getattr(look, role), EQUATION_SIZE).scale(grid.scale_now)
             matrix.header_group.add(name.next_to(matrix.body(), DOWN, buff=0.2 * grid.scale_now))
             matrices.add(matrix)
