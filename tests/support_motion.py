@@ -82,6 +82,27 @@ def digits_of(mobject) -> list[str]:
     )
 
 
+def texts_of(mobject) -> list[str]:
+    """The shown strings of ``mobject``'s texts."""
+    return sorted(
+        member.shown
+        for member in mobject.get_family()
+        if isinstance(member, (Text, SVGMobject)) and hasattr(member, "shown")
+    )
+
+
+def garbles(animations) -> list[str]:
+    """Transforms (not fades) between texts that show different strings: in flight their glyphs
+    are neither word (a token label garbled for 0.4 s, "grandmother")."""
+    found = []
+    for leaf in (leaf for animation in animations for leaf in leaves(animation)):
+        if isinstance(leaf, Transform) and not isinstance(leaf, _Fade):
+            before, after = texts_of(leaf.mobject), texts_of(leaf.target_mobject)
+            if before and after and before != after:
+                found.append(f"{' '.join(before)} → {' '.join(after)}")
+    return found
+
+
 def morphs(animations) -> list[str]:
     """Transforms (not fades, not moves) whose texts with digits change what they show."""
     found = []
@@ -113,8 +134,11 @@ class MotionInspector:
 
     def before(self, scene) -> None:
         self.plays += 1
+        self.parameter_opacities = {id(member): drawn_opacity(member) for member in parameter_numbers(scene)}
         for morph in morphs(scene.animations):
             self.problems.append(f"play {self.plays}: digits morph {morph}")
+        for garble in garbles(scene.animations):
+            self.problems.append(f"play {self.plays}: a text garbles in flight {garble}")
 
     def __call__(self, scene, alpha: float) -> None:
         texts = texts_drawn(scene)
@@ -123,6 +147,43 @@ class MotionInspector:
             self.problems.append(f"{where}: {shown}")
         for shown in highlight_crossings(scene, texts):
             self.problems.append(f"{where}: a highlight's edge crosses {shown!r}")
+        for shown in leaving_while_named(scene, self.parameter_opacities):
+            self.problems.append(f"{where}: {shown}")
+
+
+def parameter_name(label) -> str | None:
+    """The name a caption gives the parameter whose entry ``label`` shows ("W_O" for
+    ``("params", "attn.W_O", …)``), or ``None`` for a number of no parameter."""
+    source = getattr(label, "source", None)
+    return source[1].split(".")[-1] if isinstance(source, tuple) and source[0] == "params" else None
+
+
+def parameter_numbers(scene) -> list:
+    """The number labels in the scene that show a parameter's entry."""
+    return [member for member in scene.get_mobject_family_members() if parameter_name(member) is not None]
+
+
+def named_in_captions(scene) -> list[str]:
+    """The parameters (their names as captions write them, "W_O") that a caption drawn now names."""
+    captions = [
+        mobject.shown
+        for mobject in scene.mobjects
+        if getattr(mobject, "is_caption", False) and drawn_opacity(mobject) > 0.01
+    ]
+    names = {parameter_name(member) for member in parameter_numbers(scene)}
+    return [name for name in names if any(name in caption for caption in captions)]
+
+
+def leaving_while_named(scene, at_start: dict) -> list[str]:
+    """Parameter numbers drawn less than at the start of the play (``at_start``: id → drawn
+    opacity) while a caption that names their parameter is drawn: numbers leave only after the
+    caption that names them."""
+    named = set(named_in_captions(scene))
+    return [
+        f"{member.shown!r} of {parameter_name(member)} leaves while a caption names it"
+        for member in parameter_numbers(scene)
+        if parameter_name(member) in named and drawn_opacity(member) < at_start.get(id(member), 0.0) - 0.01
+    ]
 
 
 def build_in_motion(scene_class, rec, **options):
@@ -171,3 +232,67 @@ def assert_same_end(one, other) -> None:
         assert (kind, shown) == (other_kind, other_shown)
         np.testing.assert_allclose(corners, other_corners, atol=1e-6)
         np.testing.assert_allclose(colours, other_colours, atol=1e-6)
+
+
+# -- frames as drawn ---------------------------------------------------------------------------------
+CHANGE_LEVEL = 24
+"""A pixel changes between two frames when one of its channels moves by more than this (of 255):
+a step the eye sees, above the rounding of a smooth fade's colours."""
+TINY = {"pixel_width": 160, "pixel_height": 90, "frame_rate": 15}
+"""The size frames are drawn at to measure them: -ql's frame rate (the fewest frames a video has,
+so the largest change between two), at a tenth of its width."""
+
+
+def changed_share(one: np.ndarray, other: np.ndarray, level: int = CHANGE_LEVEL) -> float:
+    """The share (0–1) of the pixels of two frames ``(height, width, channels)`` that differ by
+    more than ``level`` in some channel."""
+    difference = np.abs(one.astype(np.int16) - other.astype(np.int16))[..., :3].max(axis=-1)
+    return float((difference > level).mean())
+
+
+def frames_by_play(scene_class, rec, **options) -> list[tuple[int, np.ndarray]]:
+    """Every frame the scene draws at :data:`TINY` size, with the number (1-based) of the play that
+    drew it (0: before the first), repeats written once: what the video writer is handed."""
+    import tempfile
+    from unittest import mock
+
+    from manim import tempconfig
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    frames: list[tuple[int, np.ndarray]] = []
+    plays = [0]
+
+    class Counted(scene_class):
+        def play(self, *animations, **kwargs):
+            plays[0] += 1
+            super().play(*animations, **kwargs)
+
+    write_frame = SceneFileWriter.write_frame
+
+    def recording(writer, pixels, *, repeat=1):
+        frames.append((plays[0], np.array(pixels)))
+        return write_frame(writer, pixels, repeat=repeat)
+
+    with tempfile.TemporaryDirectory() as media, mock.patch.object(SceneFileWriter, "write_frame", recording):
+        with tempconfig(
+            {
+                **TINY,
+                "disable_caching": True,
+                "progress_bar": "none",
+                "verbosity": "ERROR",
+                "media_dir": media,
+                "write_to_movie": True,
+                "format": "mp4",
+            }
+        ):
+            Counted(record=rec, **options).render()
+    return frames
+
+
+def largest_changes(frames: list[tuple[int, np.ndarray]]) -> dict[int, float]:
+    """play → the largest :func:`changed_share` between two frames it draws one after the other."""
+    largest: dict[int, float] = {}
+    for (play, one), (next_play, other) in zip(frames, frames[1:]):
+        if play == next_play:
+            largest[play] = max(largest.get(play, 0.0), changed_share(one, other))
+    return largest

@@ -21,19 +21,19 @@ from manim import (
     config,
 )
 from manim.animation.animation import prepare_animation
-from manim.utils.rate_functions import smooth
+from manim.utils.rate_functions import linear, smooth
 
 from blockviz.head_choice import HeadChoice, choose_head
 from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.colour_bar import ColourBars
-from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
+from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, lagged_windows, within
 from blockviz.scenes.grids import Highlight, KeptName, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
-from blockviz.scenes.text import text, token_face
+from blockviz.scenes.text import font_size_of, text, token_face
 from blockviz.scenes.wording import Wording
 from blockviz.selection import select_token
 from blockviz.style import format_number
@@ -41,6 +41,8 @@ from blockviz.style import format_number
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
 """Path of a saved record for a scene run by the plain ``manim`` command (else the default sentence)."""
+FLIGHT_SHARE = 0.7
+"""The share of a :meth:`RecordScene.fly` play the text spends moving (the rest: giving way)."""
 SPEECH_PAUSE = 0.5
 """Seconds of silence after a caption's speech before the next caption (narrated scenes)."""
 
@@ -263,6 +265,7 @@ class RecordScene(Scene):
             return []
         new = wrapped(shown, CAPTION_SIZE, self.look.text, frame_text_width())
         new.to_edge(DOWN, buff=FRAME_MARGIN)
+        new.is_caption = True
         old, self.caption = self.caption, new
         self.captions.append((self.renderer.time, shown))
         if old is None:
@@ -434,6 +437,7 @@ class RecordScene(Scene):
         if not fills:
             return []
         overlays = VGroup(*(grid.cells[key].copy().set_fill(fill, opacity=1) for key, fill in fills.items()))
+        overlays.recolouring = True
         self.add(overlays)
 
         def settle():
@@ -443,6 +447,53 @@ class RecordScene(Scene):
 
         self._after_play.append(settle)
         return [FadeIn(overlays, rate_func=halfway)]
+
+    def cascade(self, grid: NumberGrid, fills: dict, labels: dict) -> list:
+        """Animations giving cells their ``fills`` (``{(i, j): colour}``) and ``labels``
+        (``{(i, j): Text}``) row after row, as a ``LaggedStart`` of rows
+        (:func:`~blockviz.scenes.fades.lagged_windows`); cells of a single row arrive one after
+        another. In each row's stretch of the play, as :meth:`recolour` and
+        :meth:`replace_labels` time a whole play: its old numbers leave, its colour changes,
+        its new numbers arrive. So no frame changes more than a few rows' worth of pixels."""
+        keys = list(dict.fromkeys([*fills, *labels]))
+        part_of = (lambda key: key[0]) if len({i for i, _ in keys}) > 1 else (lambda key: key[1])
+        parts = []
+        for part in sorted({part_of(key) for key in keys}):
+            changes = self.recolour(grid, {key: fill for key, fill in fills.items() if part_of(key) == part})
+            part_labels = {key: label for key, label in labels.items() if part_of(key) == part}
+            parts.append(changes + (self.replace_labels(grid, part_labels) if part_labels else []))
+        return self.lagged(parts)
+
+    @staticmethod
+    def lagged(parts: list[list]) -> list:
+        """``parts`` (each a list of animations timed over a whole play) one after another in
+        one play, as a ``LaggedStart`` (:func:`~blockviz.scenes.fades.lagged_windows`): each
+        part's animations run inside its own stretch, with their timing in it unchanged."""
+        for animation in (animation for part in parts for animation in part):
+            animation.run_time = 1  # each spans its part's stretch, as a play's animations span the play
+        groups = [
+            AnimationGroup(*part, rate_func=within(linear, start, end))
+            for part, (start, end) in zip(parts, lagged_windows(len(parts)))
+            if part
+        ]
+        for group in groups:
+            group.cascade = True
+        return groups
+
+    def fly(self, source: Text, target: Mobject):
+        """One animation: a copy of the text ``source`` moves onto the text in ``target`` (a text,
+        or a header on its chip), taking its size, its first glyph onto the target's first glyph
+        — the same glyphs all the way, legible in flight, where a transform between two strings
+        garbles them — then gives way to ``target`` (which may be shortened: “grandm…”)."""
+        copy = source.copy()
+        self.add(copy)
+        self._after_play.append(lambda: self.remove(copy))
+        anchor = next((member for member in target.get_family() if isinstance(member, Text)), target)
+        goal = copy.copy().scale(font_size_of(anchor) / font_size_of(source))
+        ends = (goal[0], anchor[0]) if len(goal.submobjects) and len(anchor.submobjects) else (goal, anchor)
+        goal.shift(ends[1].get_center() - ends[0].get_center())
+        move = copy.animate(run_time=FLIGHT_SHARE / (1 - FLIGHT_SHARE)).become(goal)
+        return self.one_after_another(move, AnimationGroup(FadeOut(copy), FadeIn(target)))
 
     def carry(self, sources, targets):
         """One animation: copies of ``sources`` slide onto ``targets`` on their chips, leave

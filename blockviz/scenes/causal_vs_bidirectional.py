@@ -191,7 +191,7 @@ class CausalVsBidirectional(RecordScene):
                 fill=fills[i, j],
                 source=(variant(rec), "weights", h, i, j),
             )
-        return self.recolour(grid, fills) + self.replace_labels(grid, labels) + self.hidden_weights(grid, rec, labels)
+        return self.cascade(grid, fills, labels) + self.hidden_weights(grid, rec, labels)
 
     def hidden_weights(self, grid: NumberGrid, rec, labels: dict) -> list:
         """Each shown row's hidden keys' weight (1 less its shown weights, from the record), as

@@ -332,7 +332,7 @@ class DotProducts(RecordScene):
             return []
         fills = {key: scores.color_of(scores.values[key[0]][key[1]]) for key in keys}
         labels = {key: scores.number_at(*key, fill=fill) for key, fill in fills.items()}
-        return self.recolour(scores, fills) + self.replace_labels(scores, labels)
+        return self.cascade(scores, fills, labels)
 
     def rest_caption(self) -> str:
         if self.record.config.causal:
@@ -357,8 +357,7 @@ class DotProducts(RecordScene):
             caption=f"then every score is divided by √{d_head}, so scores stay moderate as d_k grows",
         )
         self.step(
-            *self.recolour(scores, fills),
-            *self.replace_labels(scores, scaled),
+            *self.cascade(scores, fills, scaled),
             caption=f"the scaled scores: each one ÷ √{d_head}",
             run_time=1.4,
         )

@@ -4,8 +4,14 @@ A text is coloured for what lies behind it (a cell, a chip); faded in together w
 it would spend half the fade on a see-through cell over the page, below 4.5:1 contrast. So:
 
 * :class:`Reveal` — a ``FadeIn`` in two halves: the shapes first (cells, chips, rules), then the
-  texts on them.
-* :class:`Conceal` — a ``FadeOut`` in two halves: the texts first, then the shapes under them.
+  texts on them. A grid in it (anything with ``arrival_parts()``, as
+  :class:`~blockviz.scenes.grids.NumberGrid`; or named in ``grids=`` when only some of its
+  groups are revealed) arrives row after row, each row in two halves.
+* :class:`Conceal` — a ``FadeOut`` in two halves: the texts first, then the shapes under them;
+  a grid in it leaves row after row.
+* :func:`lagged_windows`, :func:`within` — the stretches of a play that the parts of a cascade
+  take (rows of a grid arriving one after another, as Manim's ``LaggedStart``), and a rate
+  function run inside one of them.
 * :class:`FadeIn`, :class:`FadeOut` — Manim's, drawn the same, without copies: Manim's fade
   copies its mobject twice when it begins (to fade from and to) and interpolates every point of
   every frame; these scale the opacities the mobject has and move it by the ``shift``. A fade
@@ -87,6 +93,46 @@ class _CopyFree:
         return done
 
 
+LAG_RATIO = 0.5
+"""How far into one part's stretch the next part of a cascade begins (Manim's ``lag_ratio``):
+two parts in flight at once, the second half of one with the first half of the next, so a
+frame changes about one part's worth of pixels."""
+
+
+def lagged_windows(count: int, lag_ratio: float = LAG_RATIO) -> list[tuple[float, float]]:
+    """The stretches ``(start, end)``, as shares (0–1) of a play, of ``count`` parts that start
+    one after another ``lag_ratio`` of a stretch apart and all end by the play's end, as Manim's
+    ``LaggedStart(..., lag_ratio=lag_ratio)`` times them: each lasts 1 / (1 + (count − 1) · lag_ratio).
+    ``lagged_windows(3, 0.5)`` → ``[(0, 0.5), (0.25, 0.75), (0.5, 1)]``; one part takes the whole play."""
+    if count < 1:
+        return []
+    length = 1 / (1 + (count - 1) * lag_ratio)
+    return [(k * lag_ratio * length, k * lag_ratio * length + length) for k in range(count)]
+
+
+def within(rate_func, start: float, end: float):
+    """A rate function running ``rate_func`` over the stretch ``start``–``end`` (shares of a play):
+    ``rate_func(0)`` before it, ``rate_func(1)`` after."""
+
+    def stretched(t: float) -> float:
+        return rate_func(min(1.0, max(0.0, (t - start) / (end - start))))
+
+    return stretched
+
+
+def cascade_windows(*mobjects) -> dict[int, tuple[float, float]]:
+    """The stretch of a fade (:func:`lagged_windows`) each part of every grid in the ``mobjects``'
+    families takes, by id of every member of the part: the grids' ``arrival_parts()`` (rows, or
+    the cells of a single row) one after another, grid after grid. Members of no part are not
+    in it (they take the whole fade)."""
+    grids = [member for mobject in mobjects for member in mobject.get_family() if hasattr(member, "arrival_parts")]
+    parts = [part for grid in dict.fromkeys(grids) for part in grid.arrival_parts()]
+    windows: dict[int, tuple[float, float]] = {}
+    for part, window in zip(parts, lagged_windows(len(parts))):
+        windows.update((id(member), window) for piece in part for member in piece.get_family())
+    return windows
+
+
 RGBAS = ("fill_rgbas", "stroke_rgbas", "background_stroke_rgbas")
 """A part's colour arrays (one RGBA per row) whose opacities a fade scales."""
 
@@ -107,12 +153,18 @@ class _Staged(_CopyFree):
 
     texts_first = False
 
+    def __init__(self, *mobjects, grids=(), **kwargs) -> None:
+        self.grids = list(grids)  # grids whose parts (not the grids themselves) are in mobjects
+        super().__init__(*mobjects, **kwargs)
+
     def begin(self) -> None:
         self.texts = text_members(self.mobject)
+        self.windows = cascade_windows(self.mobject, *self.grids)
         super().begin()
 
     def faded(self, member, done: float) -> float:
-        return staged(done, first=(id(member) in self.texts) == self.texts_first)
+        start, end = self.windows.get(id(member), (0.0, 1.0))
+        return staged(within(lambda t: t, start, end)(done), first=(id(member) in self.texts) == self.texts_first)
 
     @property
     def moves(self) -> bool:
@@ -141,4 +193,14 @@ class Conceal(_Staged, manim.FadeOut):
     fading_in = False
 
 
-__all__ = ["FadeIn", "FadeOut", "Reveal", "Conceal", "staged", "text_members"]
+__all__ = [
+    "FadeIn",
+    "FadeOut",
+    "Reveal",
+    "Conceal",
+    "staged",
+    "text_members",
+    "lagged_windows",
+    "within",
+    "cascade_windows",
+]

@@ -453,6 +453,21 @@ class NumberGrid(VGroup):
         label = number(value, self.font_size, style.text_color_on(fill), decimals, source=source).scale(self.scale_now)
         return fit_width(label, self.cells[i, j].width * 0.94).move_to(self.cells[i, j])
 
+    def arrival_parts(self) -> list[list[Mobject]]:
+        """The grid's drawn parts in the order it arrives or leaves (a
+        :class:`~blockviz.scenes.fades.Reveal` or :class:`~blockviz.scenes.fades.Conceal` of it
+        brings them one after another): each shown row with its cells, numbers and header; a
+        grid of one row, each column with its cell, number and header."""
+        rows, columns = self.shown_rows(), self.shown_columns()
+        if len(rows) > 1:
+            return [self._part([(i, j) for j in columns], self.row_headers.get(i)) for i in rows]
+        return [self._part([(i, j) for i in rows], self.column_headers.get(j)) for j in columns]
+
+    def _part(self, keys: list[tuple[int, int]], header: Mobject | None) -> list[Mobject]:
+        part = [self.cells[key] for key in keys if key in self.cells]
+        part += [self.labels[key] for key in keys if key in self.labels]
+        return part + ([header] if header is not None else [])
+
     def has_row(self, i: int) -> bool:
         return i in self.row_slots
 

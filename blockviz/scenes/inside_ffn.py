@@ -236,7 +236,7 @@ class InsideFFN(RecordScene):
         keys = [(0, j) for j in grid.shown_columns()]
         fills = {key: grid.color_of(grid.values[0][key[1]]) for key in keys}
         labels = {key: grid.number_at(*key, fill=fills[key]) for key in keys}
-        return self.recolour(grid, fills) + self.replace_labels(grid, labels)
+        return self.cascade(grid, fills, labels)
 
     def trace_entries(self, pre: NumberGrid, post: NumberGrid, dots: VGroup) -> None:
         """Light each shown entry of ffn_pre (gated: ffn_gate), its dot on the curve, then its

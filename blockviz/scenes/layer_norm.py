@@ -170,8 +170,16 @@ class LayerNormRow(RecordScene):
 
     def parameters_arrive(self, *rows: NumberGrid) -> list:
         """Animations colouring the cells of the parameter ``rows`` (γ, β), then writing their numbers on them."""
-        fills = [animation for row in rows for animation in self.recolour(row, row.fills)]
-        return fills + [FadeIn(VGroup(*self.labels(row)), rate_func=second_half) for row in rows]
+        return [  # cell after cell (a cascade), each coloured then numbered
+            animation
+            for row in rows
+            for animation in self.lagged(
+                [
+                    self.recolour(row, {(0, j): row.fills[0, j]}) + [FadeIn(row.labels[0, j], rate_func=second_half)]
+                    for j in row.shown_columns()
+                ]
+            )
+        ]
 
     @staticmethod
     def labels(row: NumberGrid) -> list:

@@ -14,7 +14,8 @@ A caption changes early in its step's play, so it is read with the motion it des
 
 * :func:`caption_out` — the old caption's ``FadeOut``: out by :data:`CAPTION_OUT`;
 * :func:`caption_in` — the new one's ``FadeIn``: from then, in by :data:`CAPTION_IN` (the two
-  never share the frame).
+  never share the frame);
+* :func:`after_the_caption` — the ``FadeOut`` of numbers the old caption names: from its end.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def caption_in(t: float) -> float:
     return smooth(min(1.0, max(0.0, (t - CAPTION_OUT) / (CAPTION_IN - CAPTION_OUT))))
 
 
+def after_the_caption(t: float) -> float:
+    """A ``FadeOut``'s progress at ``t`` (0–1) of what the old caption names (its numbers): nothing
+    until the old caption is out (:data:`CAPTION_OUT`), then out by the middle of the play."""
+    return smooth(min(1.0, max(0.0, (t - CAPTION_OUT) / (0.5 - CAPTION_OUT))))
+
+
 def aside_while_carried(t: float) -> float:
     """A ``HighlightJump``'s progress at ``t`` (0–1): fading where it is until :data:`LEAVES`
     (0 → ½, out), out until :data:`LANDED` (½, already at its target), then in (½ → 1)."""
@@ -69,6 +76,7 @@ __all__ = [
     "aside_while_carried",
     "after_the_carry",
     "out_before_the_move",
+    "after_the_caption",
     "caption_in",
     "caption_out",
     "LANDED",

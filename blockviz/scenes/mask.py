@@ -151,6 +151,16 @@ class Mask(RecordScene):
         self.adopt(scores, list(blocked.values()))
         if not blocked:
             return []
-        return self.recolour(scores, {key: self.look.blocked for key in blocked}) + [
-            self.one_after_another(AnimationGroup(*leaving), AnimationGroup(*arrivals))
-        ]
+        rows = sorted({i for i, _ in blocked})
+        return self.lagged(  # row after row (a cascade)
+            [
+                self.recolour(scores, {key: self.look.blocked for key in blocked if key[0] == i})
+                + [
+                    self.one_after_another(
+                        AnimationGroup(*(fade for key, fade in zip(blocked, leaving) if key[0] == i)),
+                        AnimationGroup(*(move for key, move in zip(blocked, arrivals) if key[0] == i)),
+                    )
+                ]
+                for i in rows
+            ]
+        )

@@ -12,6 +12,7 @@ from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, visible_slots
 from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
+from blockviz.scenes.light_timing import after_the_caption
 from blockviz.scenes.look import (
     CAPTION_SIZE,
     HEADER_SIZE,
@@ -537,13 +538,19 @@ class MultiHead(RecordScene):
             .scale(weights.scale_now)
             .move_to(parts["name"], aligned_edge=LEFT)
         )
+        self.step(
+            caption="…and each entry times its row of the output weights"
+        )  # W_O's numbers stay while the caption names them
         # the "×" leaves with W_O: the products beside the column are not to be multiplied by it again
         self.step(
-            self.one_after_another(
-                Conceal(VGroup(frame, parts["name"], parts["times"])),
-                Reveal(VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name)),
+            Conceal(VGroup(frame, parts["name"], parts["times"]), rate_func=after_the_caption, grids=[weights]),
+            Reveal(
+                VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name),
+                rate_func=second_half,
+                grids=[terms],
             ),
-            caption="…and each entry times its row of the output weights",
+            caption="the products, entry by entry",
+            run_time=self.step_time * 2,  # two grids, row after row
         )
         self.remove(weights)
         self.add(VGroup(weights.header_group), terms)

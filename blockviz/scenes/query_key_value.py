@@ -8,7 +8,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, Line, TransformFromCopy, VGroup, config
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene, ghost_of, second_half
 from blockviz.scenes.block_helpers import (
     TIMES,
     exact,
@@ -20,9 +20,9 @@ from blockviz.scenes.block_helpers import (
     sum_decimals,
 )
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, visible_slots
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
-from blockviz.scenes.light_timing import after_the_carry, out_before_the_move
+from blockviz.scenes.light_timing import after_the_caption, after_the_carry, out_before_the_move
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN, WORK_SIZE
 from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_shown, worked_pair
 from blockviz.scenes.symbols import indexed
@@ -55,6 +55,8 @@ MINUS = "\u2212"
 X_GLYPH = 2
 """The x of "q = x W_Q + b_Q" among the formula's glyphs (q, =, x, …)."""
 NAME_SIZE = CAPTION_SIZE - 4
+EQUATION_SIZE = 30
+"""The size of "q = x W_Q + b_Q" over each grid, and of a matrix's name under it."""
 ROTARY_BOTTOM = 1.25
 """Height kept at the bottom for a caption of two lines (the rotary shots, a model's layer)."""
 WORK_BAND = 0.95
@@ -152,7 +154,13 @@ class QueryKeyValue(RecordScene):
         title = self.show_title(f"Query, key and value (head {h})")
         source, equations, grids = self.build(title)
         self.add(source)
-        self.step(FadeIn(VGroup(*grids.values())), caption=attention_input(rec)[2])
+        matrices = self.matrices
+        self.step(Reveal(matrices), caption=self.matrices_caption())
+        self.step(
+            Conceal(matrices, rate_func=after_the_caption),  # its numbers stay while the caption names them
+            Reveal(VGroup(*grids.values()), rate_func=second_half),
+            caption=attention_input(rec)[2],
+        )
         light = Highlight(self.look, source.row(f))
         says = {
             "query": f"the query: what “{self.token_name(f)}” is looking for",
@@ -225,7 +233,7 @@ class QueryKeyValue(RecordScene):
             self.name_under(grid, role, color)
             grids[role] = grid
             letter = role[0].upper()
-            equations[role] = formula(f"${role[0]} = x\\,W_{letter}{bias(letter)}$", color, 30)
+            equations[role] = formula(f"${role[0]} = x\\,W_{letter}{bias(letter)}$", color, EQUATION_SIZE)
         projections = VGroup(
             *(VGroup(equations[role], grids[role]).arrange(DOWN, buff=0.15) for role in ROLES)
         ).arrange(RIGHT, buff=0.4, aligned_edge=UP)
@@ -248,7 +256,61 @@ class QueryKeyValue(RecordScene):
             LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5
         ).set_y(self.work_bottom - 0.09)
         self.add(*equations.values(), self.work_rule)
+        self.matrices = self.weight_matrices(source, grids)
         return source, equations, grids
+
+    def weight_matrices(self, source: NumberGrid, grids: dict) -> VGroup:
+        """Head h's W_Q, W_K and W_V ``(d_model, d_head)`` from the record's parameters, each
+        where its query, key or value grid will be: its rows the input's drawn columns (the
+        features they multiply), its columns the grid's, elided alike (⋮, ⋯). Beside few tokens
+        it draws fewer rows (at most one more than the grid), so it stays above the work band."""
+        rec, look = self.record, self.look
+        matrices = VGroup()
+        rows = source.column_slots
+        if len(rows) > max(2, len(grids["query"].row_slots) + 1):
+            rows = visible_slots(rec.config.d_model, 0, max(2, len(grids["query"].row_slots) + 1))
+        for role, grid in grids.items():
+            letter = role[0].upper()
+            parameter = f"attn.W_{letter}"
+            head = self.h if role == "query" else rec.config.kv_head_of(self.h)
+            matrix = NumberGrid(
+                rec.params[parameter][head],
+                None,
+                axis_labels("d_head", rec.tokens, rec.config.d_head),
+                look,
+                source=("params", parameter, head),
+                color_limit=self.limit(parameter),
+                row_slots=rows,
+                column_slots=grid.column_slots,
+                cell_width=grid.cell_width,  # wider if its numbers need it
+                cell_height=grid.cell_height,
+                column_header_color=getattr(look, role),
+            )
+            matrix.scale(grid.scale_now)
+            matrix.shift(grid.cell_group.get_top() - matrix.cell_group.get_top())  # centred where the grid will be
+            name = formula(f"$W_{letter}$", getattr(look, role), EQUATION_SIZE).scale(grid.scale_now)
+            matrix.header_group.add(name.next_to(matrix.body(), DOWN, buff=0.2 * grid.scale_now))
+            matrices.add(matrix)
+        rows, columns = len([i for i in rows if i is not None]), len(grids["query"].shown_columns())
+        hidden = [
+            note
+            for note in (
+                hidden_note(rows, rec.config.d_model, "rows"),
+                hidden_note(columns, rec.config.d_head, "columns"),
+            )
+            if note
+        ]
+        if hidden:  # one line under the three
+            note = text(f"each: {', '.join(hidden)}", NAME_SIZE, look.muted).scale(grids["query"].scale_now)
+            matrices[-1].header_group.add(
+                note.next_to(VGroup(*(matrix.header_group[-1] for matrix in matrices)), DOWN, buff=0.1)
+            )
+        return matrices
+
+    def matrices_caption(self) -> str:
+        rec = self.record
+        shape = f"d_model × d_head = {rec.config.d_model} × {rec.config.d_head}"
+        return f"the learned W_Q, W_K, W_V of head {self.h}: {shape} each"
 
     @staticmethod
     def name_under(grid: NumberGrid, name: str, color: str, note: str = "") -> None:
@@ -262,9 +324,7 @@ class QueryKeyValue(RecordScene):
         columns = grid.shown_columns() if columns is None else columns
         keys = [(i, c) for i in rows for c in columns]
         fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
-        return self.recolour(grid, fills) + self.replace_labels(
-            grid, {key: grid.number_at(*key, fill=fills[key]) for key in keys}
-        )
+        return self.cascade(grid, fills, {key: grid.number_at(*key, fill=fills[key]) for key in keys})
 
     def work_lines(self, source: NumberGrid, c: int) -> VGroup:
         """``q₂ of “it” = x₀ × W₀₂ + … + b₂`` over ``= p₀ + … + b₂ = q₂``: entry ``c`` of the
@@ -393,7 +453,8 @@ class QueryKeyValue(RecordScene):
         lines[0].add(*lines.xs)
         self.add(lines)
         others = [column for column in grid.shown_columns() if column != c]
-        self.step(FadeOut(lines), *self.fill(grid, [f], others), FadeIn(light), caption=caption)
+        self.step(*self.fill(grid, [f], others), FadeIn(light), caption=caption)
+        self.worked_lines = lines  # its W_Q numbers leave after this caption, which names W_Q
 
     def project_row(
         self, source: NumberGrid, equation, grid: NumberGrid, i: int, caption: str, light: Highlight
@@ -402,7 +463,9 @@ class QueryKeyValue(RecordScene):
         size, and its new row arrives in ``grid``; ``light``, framing the row, is out of their
         way while they leave it."""
         sources = [source.labels[i, j] for j in source.shown_columns()]
+        worked, self.worked_lines = getattr(self, "worked_lines", None), None
         self.play(
+            *([FadeOut(worked, rate_func=after_the_caption)] if worked is not None else []),
             self.absorb(sources, equation[X_GLYPH]),
             FadeOut(light, rate_func=out_before_the_move),
             *self.say(caption),

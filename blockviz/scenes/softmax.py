@@ -324,7 +324,11 @@ class Softmax(RecordScene):
                 )
             self.shown_sum(row_labels, one)
             animations.append(FadeIn(VGroup(*side)))
-        changes = self.recolour(grid, fills) + self.replace_labels(grid, labels)
+        changes = (
+            self.cascade(grid, fills, labels)
+            if lift is None
+            else self.recolour(grid, fills) + self.replace_labels(grid, labels)  # timed with the rising row
+        )
         if lift is not None:  # the worked weights rise into the row they replace, arriving as the old scores leave
             rising = [
                 self.travelling(lift.labels[0, j]) for j in grid.shown_columns()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, RoundedRectangle, TransformFromCopy, VGroup
+from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, RoundedRectangle, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
@@ -163,7 +163,7 @@ class TokensToGrid(RecordScene):
             for header in grid.header_group
             if id(header) not in row_headers and header is not grid.names
         ]
-        arrivals = [TransformFromCopy(chips.labels[i], first.row_headers[i]) for i in first.shown_rows()]
+        arrivals = [self.fly(chips.labels[i], first.row_headers[i]) for i in first.shown_rows()]
         self.step(*arrivals, FadeOut(chips), FadeIn(VGroup(*others)), caption="one row per token")
         self.remove(*(mobject for mobject in self.mobjects if mobject is not title and mobject is not self.caption))
         self.add(grids)
@@ -352,7 +352,7 @@ class TokensToGrid(RecordScene):
         keys = [(i, j) for i in rows for j in grid.shown_columns()]
         fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
         labels = {key: grid.number_at(*key, fill=fills[key]) for key in keys}
-        return self.recolour(grid, fills) + self.replace_labels(grid, labels)
+        return self.cascade(grid, fills, labels)
 
     def add_row(self, terms: list[NumberGrid], resid: NumberGrid, i: int, story: InputStory) -> None:
         """Row ``i``: its entries of the ``terms`` slide into x's row, where x's entries arrive

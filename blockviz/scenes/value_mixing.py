@@ -304,4 +304,4 @@ class ValueMixing(RecordScene):
             return []
         fills = {key: output.color_of(output.values[key[0]][key[1]]) for key in keys}
         labels = {key: output.number_at(*key, fill=fill) for key, fill in fills.items()}
-        return self.recolour(output, fills) + self.replace_labels(output, labels)
+        return self.cascade(output, fills, labels)
