@@ -310,7 +310,7 @@ class QueryKeyValue(RecordScene):
     def matrices_caption(self) -> str:
         rec = self.record
         shape = f"d_model × d_head = {rec.config.d_model} × {rec.config.d_head}"
-        return f"the learned W_Q, W_K, W_V of head {self.h}: {shape} each"
+        return f"head {self.h}'s learned query, key and value weights: {shape} each"
 
     @staticmethod
     def name_under(grid: NumberGrid, name: str, color: str, note: str = "") -> None:
