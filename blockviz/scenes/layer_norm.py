@@ -133,6 +133,7 @@ class LayerNormRow(RecordScene):
             self.carry(self.labels(norm), self.labels(out)),
             *self.recolour(out, out.fills),
             caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}",
+            run_time=self.step_time * 2,  # the numbers fly past γ and β: slower, fewer pixels per frame
         )
         self.step(caption=io["second"])
 
@@ -160,6 +161,7 @@ class LayerNormRow(RecordScene):
             self.carry(self.labels(norm), self.labels(out)),
             *self.recolour(out, out.fills),
             caption=f"× γ, entry by entry: RMSNorm's output, {io['feeds']}",
+            run_time=self.step_time * 2,  # the numbers fly past γ: slower, fewer pixels per frame
         )
         self.step(caption=io["second"].replace("LayerNorm", "RMSNorm"))
 
