@@ -94,21 +94,21 @@ def texts_of(mobject) -> list[str]:
 def garbles(animations) -> list[str]:
     """Transforms (not fades) between texts that show different strings: in flight their glyphs
     are neither word (a token label garbled for 0.4 s, "grandmother")."""
-    found = []
-    for leaf in (leaf for animation in animations for leaf in leaves(animation)):
-        if isinstance(leaf, Transform) and not isinstance(leaf, _Fade):
-            before, after = texts_of(leaf.mobject), texts_of(leaf.target_mobject)
-            if before and after and before != after:
-                found.append(f"{' '.join(before)} → {' '.join(after)}")
-    return found
+    return _changed_by_transforms(animations, texts_of)
 
 
 def morphs(animations) -> list[str]:
     """Transforms (not fades, not moves) whose texts with digits change what they show."""
+    return _changed_by_transforms(animations, digits_of)
+
+
+def _changed_by_transforms(animations, read) -> list[str]:
+    """ "before → after" for each transform (not a fade) whose mobject and target ``read``
+    (a mobject → its texts) differently."""
     found = []
     for leaf in (leaf for animation in animations for leaf in leaves(animation)):
         if isinstance(leaf, Transform) and not isinstance(leaf, _Fade):
-            before, after = digits_of(leaf.mobject), digits_of(leaf.target_mobject)
+            before, after = read(leaf.mobject), read(leaf.target_mobject)
             if before and after and before != after:
                 found.append(f"{' '.join(before)} → {' '.join(after)}")
     return found

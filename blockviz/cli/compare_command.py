@@ -108,18 +108,23 @@ def compare(query, top, as_json, output, second, **options) -> None:
 
         causal = _causal(first)
         seeing = _seeing_note(first, other, query_a, query_b, causal, model)
-        query_name = _query_name(first.tokens[query_a], other.tokens[query_b])
+        from blockviz.models.comparison import comparison_json, moved_grid, pair_label, rows_panel
+        from blockviz.models.comparison import query_name as name_of_query
+
+        query_name = name_of_query(first.tokens[query_a], other.tokens[query_b])
         pairs = align_words(words_a.names, words_b.names)
         side_a = Side(first.weights[layers], words_a, first.special, query_a, 0)
         side_b = Side(other.weights[layers], words_b, other.special, query_b, 0)
         shifts = head_shifts(side_a, side_b, pairs)
         what = _what(first, model, side_a.weights.shape, kv_heads)
-        labels = [_pair_label(words_a, words_b, pair) for pair in pairs]
+        labels = [pair_label(words_a, words_b, pair) for pair in pairs]
         n_heads = side_a.weights.shape[1]
         if as_json:
             click.echo(
                 json.dumps(
-                    _as_json(first, other, query_a, query_b, labels, shifts, layers, seeing, model),
+                    comparison_json(
+                        first.tokens, other.tokens, query_a, query_b, labels, shifts, layers, seeing, model
+                    ),
                     ensure_ascii=False,
                     indent=1,
                 )
@@ -130,25 +135,15 @@ def compare(query, top, as_json, output, second, **options) -> None:
                 click.echo(seeing)
             else:
                 _print_shifts(shifts[:top], labels, query_name, query_a, query_b, layers, n_heads, kv_heads)
-        grid = _moved_grid(shifts, labels, query_name, layers, what, kv_heads, note_line, seeing, n_heads)
-        panel = _rows_panel(shifts[0], labels, query_name, layers)
+        from blockviz.cli.heads_command import _notes, _of
+
+        notes = _notes(what, note_line, "", [seeing] if seeing else [])[1:]
+        grid = moved_grid(shifts, labels, query_name, layers, n_heads, kv_heads, _of(what), notes, seeing)
+        panel = rows_panel(shifts[0], labels, query_name, layers)
         if as_json:
             _write_quietly(grid, figure_path, panel)
         else:
             _write(grid, figure_path, first.tokens + other.tokens, under=panel.under)
-
-
-def _query_name(token_a: str, token_b: str) -> str:
-    """The query as both sentences have it: "it", or "tired/wide" when matched by position to another word."""
-    return token_a if token_a.casefold() == token_b.casefold() else f"{token_a}/{token_b}"
-
-
-def _pair_label(words_a, words_b, pair) -> str:
-    """An aligned key's name: the word, "tired→wide" when it changed, "tired→∅" when only one sentence has it."""
-    a, b = pair
-    name_a = words_a.names[a] if a is not None else "∅"
-    name_b = words_b.names[b] if b is not None else "∅"
-    return name_a if name_a.casefold() == name_b.casefold() else f"{name_a}→{name_b}"
 
 
 def _print_shifts(shifts, labels, query_token, query_a, query_b, layers, n_heads, kv_heads) -> None:
@@ -189,77 +184,6 @@ def _print_shifts(shifts, labels, query_token, query_a, query_b, layers, n_heads
     for label, a, b, change in zip(labels, best.row_a, best.row_b, best.change):
         rows.add_row(Text(display_token(label)), _number(a), _number(b), _number(change, signed=True))
     _console().print(rows)
-
-
-def _as_json(first, other, query_a, query_b, labels, shifts, layers, seeing, model) -> dict:
-    return {
-        "model": None if model is None else str(model),
-        "sentences": [first.tokens, other.tokens],
-        "query": {"token": first.tokens[query_a], "positions": [query_a, query_b]},
-        "keys": labels,
-        "query_sees_difference": seeing is None,
-        "note": seeing,
-        "heads": [
-            {
-                "layer": layers[shift.layer],
-                "head": shift.head,
-                "moved": shift.moved,
-                "first": list(shift.row_a),
-                "second": list(shift.row_b),
-                "change": list(shift.change),
-                "gained": [labels[i] for i in shift.gained],
-                "lost": [labels[i] for i in shift.lost],
-            }
-            for shift in shifts
-        ],
-    }
-
-
-def _moved_grid(shifts, labels, query_token, layers, what, kv_heads, note_line, seeing, n_heads):
-    import numpy as np
-
-    from blockviz.cli.heads_command import _notes, _of
-    from blockviz.figures.compare_figure import moved_scale
-    from blockviz.figures.heads_figure import HeadsGrid
-    from blockviz.tokens import display_token
-
-    values = np.zeros((len(layers), n_heads))
-    for shift in shifts:
-        values[shift.layer, shift.head] = shift.moved
-    q = display_token(query_token)
-    best = shifts[0]
-    first = (
-        f"Each cell: how much of the head's weight from \u201c{q}\u201d moves between the sentences (½ Σ |change| over the keys). "
-        f"Framed: the most, layer {layers[best.layer]} head {best.head}"
-    )
-    if best.gained or best.lost:
-        moves = [f"{display_token(labels[i])} {best.row_a[i]:.2f}→{best.row_b[i]:.2f}" for i in best.lost + best.gained]
-        first += f" ({', '.join(moves)})"
-    extra = [seeing] if seeing else []
-    return HeadsGrid(
-        values,
-        f"How far attention from \u201c{q}\u201d moves between the two sentences, every head{_of(what)}",
-        best=None if seeing else (best.layer, best.head),
-        notes=_notes(what, note_line, first + ".", extra),
-        head_label="query head" if kv_heads < n_heads else "head",
-        layers=tuple(layers),
-        scale=moved_scale(values),
-    )
-
-
-def _rows_panel(shift, labels, query_token, layers):
-    """The most moved head's two rows and their change, for under the grid."""
-    import numpy as np
-
-    from blockviz.figures.compare_figure import RowsPanel
-    from blockviz.tokens import display_token
-
-    caption = (
-        f"Layer {layers[shift.layer]} head {shift.head}: its weights from \u201c{display_token(query_token)}\u201d "
-        "in the first sentence, in the second, and the change (second − first), one column per word "
-        "(a word's pieces added; \u201ca→b\u201d: the word that differs)."
-    )
-    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption)
 
 
 def _write_quietly(grid, path: Path, panel) -> None:

@@ -72,6 +72,7 @@ def compare_pair(sentence: str, contrast: str, query: str, model: str, layer: in
         range, or a model that gives no attention weights.
     """
     from blockviz.errors import BlockvizError
+    from blockviz.models.comparison import comparison_json, moved_grid, pair_label, query_name, rows_panel
     from blockviz.models.evidence import (
         Side,
         Words,
@@ -100,33 +101,16 @@ def compare_pair(sentence: str, contrast: str, query: str, model: str, layer: in
     side_a = Side(first.weights[layers], words_a, first.special, query_a, 0)
     side_b = Side(other.weights[layers], words_b, other.special, query_b, 0)
     shifts = head_shifts(side_a, side_b, pairs)
-    labels = [_pair_label(words_a, words_b, pair) for pair in pairs]
+    labels = [pair_label(words_a, words_b, pair) for pair in pairs]
     note = None if sees else _blind_note(first.tokens, other.tokens, query_a, difference, model)
-    data = {
-        "model": model,
-        "sentences": [first.tokens, other.tokens],
-        "query": {"token": first.tokens[query_a], "positions": [query_a, query_b]},
-        "keys": labels,
-        "query_sees_difference": sees,
-        "note": note,
-        "heads": [
-            {
-                "layer": layers[shift.layer],
-                "head": shift.head,
-                "moved": shift.moved,
-                "first": list(shift.row_a),
-                "second": list(shift.row_b),
-                "change": list(shift.change),
-                "gained": [labels[i] for i in shift.gained],
-                "lost": [labels[i] for i in shift.lost],
-            }
-            for shift in shifts
-        ],
-    }
-    name = _query_name(first.tokens[query_a], other.tokens[query_b])
-    return Comparison(
-        data, _grid(shifts, labels, name, layers, model, kv_heads, note), _panel(shifts[0], labels, name, layers)
-    )
+    data = comparison_json(first.tokens, other.tokens, query_a, query_b, labels, shifts, layers, note, model)
+    name = query_name(first.tokens[query_a], other.tokens[query_b])
+    n_heads = max(shift.head for shift in shifts) + 1
+    notes = [f"{model}: {len(layers)} layer{'s' if len(layers) > 1 else ''} × {n_heads} heads."]
+    if note:
+        notes.append(note[0].upper() + note[1:] + ".")
+    grid = moved_grid(shifts, labels, name, layers, n_heads, kv_heads, f" of {model}", notes, note)
+    return Comparison(data, grid, rows_panel(shifts[0], labels, name, layers))
 
 
 def write_comparison(comparison: Comparison, folder, formats: tuple[str, ...]) -> list:
@@ -158,61 +142,3 @@ def _blind_note(tokens_a, tokens_b, query: int, difference: int | None, model: s
         f"{q!r} (position {query}) cannot see {display_token(a)!r} → {display_token(b)!r} (position {difference}), "
         f"where the sentences differ: {model} is causal, so every weight from {q!r} is the same in both and nothing is ranked by the contrast"
     )
-
-
-def _query_name(token_a: str, token_b: str) -> str:
-    """The query as both sentences have it: "it", or "tired/wide" when matched by position to another word."""
-    return token_a if token_a.casefold() == token_b.casefold() else f"{token_a}/{token_b}"
-
-
-def _pair_label(words_a, words_b, pair) -> str:
-    """An aligned key's name: the word, "tired→wide" when it changed, "tired→∅" when only one sentence has it."""
-    a, b = pair
-    name_a = words_a.names[a] if a is not None else "∅"
-    name_b = words_b.names[b] if b is not None else "∅"
-    return name_a if name_a.casefold() == name_b.casefold() else f"{name_a}→{name_b}"
-
-
-def _grid(shifts, labels, query, layers, model, kv_heads, note):
-    import numpy as np
-
-    from blockviz.figures.heads_figure import HeadsGrid
-
-    n_heads = max(shift.head for shift in shifts) + 1
-    values = np.zeros((len(layers), n_heads))
-    for shift in shifts:
-        values[shift.layer, shift.head] = shift.moved
-    best = shifts[0]
-    q = display_token(query)
-    first = (
-        f"Each cell: how much of the head's weight from \u201c{q}\u201d moves between the sentences "
-        f"(½ Σ |change| over the keys). Framed: the most, layer {layers[best.layer]} head {best.head}"
-    )
-    moves = [f"{display_token(labels[i])} {best.row_a[i]:.2f}→{best.row_b[i]:.2f}" for i in best.lost + best.gained]
-    if moves:
-        first += f" ({', '.join(moves)})"
-    notes = [first + ".", f"{model}: {len(layers)} layer{'s' if len(layers) > 1 else ''} × {n_heads} heads."]
-    if note:
-        notes.append(note[0].upper() + note[1:] + ".")
-    return HeadsGrid(
-        values,
-        f"How far attention from \u201c{q}\u201d moves between the two sentences, every head of {model}",
-        best=None if note else (best.layer, best.head),
-        notes=tuple(notes),
-        head_label="query head" if kv_heads < n_heads else "head",
-        layers=tuple(layers),
-    )
-
-
-def _panel(shift, labels, query, layers):
-    """The most moved head's two rows and their change, for under the grid."""
-    import numpy as np
-
-    from blockviz.figures.compare_figure import RowsPanel
-
-    caption = (
-        f"Layer {layers[shift.layer]} head {shift.head}: its weights from \u201c{display_token(query)}\u201d "
-        "in the first sentence, in the second, and the change (second − first), one column per word "
-        "(a word's pieces added; \u201ca→b\u201d: the word that differs)."
-    )
-    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption)
