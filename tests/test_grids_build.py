@@ -122,6 +122,7 @@ GRID_SCENES = (
     "value-mixing",
     "prediction",
     "recap",
+    "learning",
 )
 """The scenes whose grids arrive (cells coloured and numbered) checked frame by frame."""
 

@@ -57,12 +57,21 @@ class Learning(RecordScene):
         self.grid = grid  # tests read its rows' step headers
         self.add(ghost_of(grid.cell_group, opacity=DIM).set_fill(opacity=0))
         self.add(grid.header_group, grid.ellipsis_group, self.note, self.side_headers)
-        self.step(Reveal(VGroup(rows[0], self.rounding)), caption=self.first_caption())
+        self.step(
+            *self.arrival(rows[0]),
+            *([Reveal(self.rounding)] if len(self.rounding) else []),
+            caption=self.first_caption(),
+        )
         highlight = Highlight(self.look, grid.row(0))
         self.play(FadeIn(highlight), run_time=0.4)
         for k in range(1, len(learning.steps)):
-            self.step(Reveal(rows[k]), highlight.over(grid.row(k)), caption=self.checkpoint_caption(k))
+            self.step(*self.arrival(rows[k]), highlight.over(grid.row(k)), caption=self.checkpoint_caption(k))
         self.step(highlight.over(grid.column(self.key_column)), Reveal(result), caption=self.last_caption())
+
+    def arrival(self, row: list[VGroup]) -> list:
+        """A checkpoint's row arriving cell after cell (each cell with its number), then its
+        sum and loss: a cascade, so no frame brings the whole row's colour at once."""
+        return self.lagged([[Reveal(part)] for part in row])
 
     # -- the numbers ----------------------------------------------------------------------------
     @property
@@ -105,10 +114,10 @@ class Learning(RecordScene):
         return 1 + max(j for j in range(len(rows[0])) if any(row[j] > 0 for row in rows))
 
     # -- layout ---------------------------------------------------------------------------------
-    def build(self, title) -> tuple[NumberGrid, list[VGroup], VGroup]:
+    def build(self, title) -> tuple[NumberGrid, list[list[VGroup]], VGroup]:
         """The checkpoints' grid (not shown), its Σ and loss columns, the note over it and the
-        result line under it, placed; returns the grid, each checkpoint's row (cells, numbers,
-        sum, loss) and the result line."""
+        result line under it, placed; returns the grid, each checkpoint's row (each cell with
+        its number, then the sum and loss) and the result line."""
         learning, look = self.learning, self.look
         seen = self.keys_seen
         slots = visible_slots(seen, learning.query, MAX_KEYS, keep=[learning.key])
@@ -135,7 +144,7 @@ class Learning(RecordScene):
         self.emphasise_key(grid)
         side_headers, sides = self.side_columns(grid)
         rows = [
-            VGroup(grid.row(k), *(grid.labels[k, j] for j in grid.shown_columns()), sides[k])
+            [VGroup(grid.cells[k, j], grid.labels[k, j]) for j in grid.shown_columns()] + [sides[k]]
             for k in range(len(learning.steps))
         ]
         self.note = self.lesson_note().next_to(VGroup(grid, side_headers), UP, buff=0.3)
