@@ -123,6 +123,7 @@ GRID_SCENES = (
     "prediction",
     "recap",
     "learning",
+    "ffn",
 )
 """The scenes whose grids arrive (cells coloured and numbered) checked frame by frame."""
 

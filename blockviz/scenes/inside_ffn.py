@@ -509,6 +509,7 @@ class InsideFFN(RecordScene):
         self.step(
             self.one_after_another(Conceal(VGroup(*rows.values(), *ops, plot)), Reveal(layout)),
             caption="the same function on every row",
+            run_time=2.5 * self.step_time,  # two cascades in turn: ≤ 5 % of the pixels a frame
         )
         lights = [
             Highlight(look, grid.row(f)) for grid in (before, after)
