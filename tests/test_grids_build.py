@@ -124,6 +124,7 @@ GRID_SCENES = (
     "recap",
     "learning",
     "ffn",
+    "multi-head",
 )
 """The scenes whose grids arrive (cells coloured and numbered) checked frame by frame."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Line, RoundedRectangle, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Line, RoundedRectangle, VGroup, linear
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
@@ -244,8 +244,13 @@ class MultiHead(RecordScene):
             VGroup(output.cell_group, output.header_group, output.ellipsis_group)
             for output in heads["outputs"].values()
         ]
-        self.step(FadeIn(VGroup(*heads["patterns"].values(), *frames)), caption=said)
         outputs = list(heads["outputs"].values())
+        # row after row, head after head: never every head's colour in one frame
+        self.step(
+            Reveal(VGroup(*heads["patterns"].values(), *frames), grids=outputs),
+            caption=said,
+            run_time=1.5 * self.step_time,
+        )
         self.remove(*frames)
         for output in outputs:  # the whole grids from now on (their numbers still to come)
             labels = output.label_group
@@ -465,6 +470,13 @@ class MultiHead(RecordScene):
             segments.add(VGroup(bracket, name.next_to(bracket, UP, buff=0.08)))
         return segments
 
+    def one_cell_after_another(self, fade, cells: list[VGroup], rate_func) -> AnimationGroup:
+        """``fade`` (:class:`Reveal` or :class:`Conceal`) of each of ``cells`` in turn, the whole
+        cascade timed by ``rate_func`` within the play."""
+        group = AnimationGroup(*self.lagged([[fade(cell)] for cell in cells]), rate_func=rate_func)
+        group.cascade = True  # a grid's cells coming or going, as in a cascade
+        return group
+
     def concatenate(self, heads: dict, projection: VGroup) -> None:
         rec, _f = self.record, self.focus
         d_head = rec.config.d_head
@@ -500,14 +512,28 @@ class MultiHead(RecordScene):
         moves = self.carry(
             [source for source, _ in pairs], [target for _, target in pairs]
         )  # the same numbers, moving: no digit changes
-        # the patterns leave before the sheet arrives in their place (no number on a half-gone cell)
+        # the patterns leave before the sheet arrives in their place (no number on a half-gone cell);
+        # W_O's rows are wide: its cells arrive one after another (each with its number)
+        cells = cells_of(weights)
+        rest = [mobject for mobject in sheet if mobject is not weights]
+        arrivals = [
+            Reveal(frame, grids=[concat]),
+            Reveal(VGroup(*rest, weights.header_group, weights.ellipsis_group), grids=[column, result]),
+            self.one_cell_after_another(Reveal, cells, linear),
+        ]
+        span = moves.run_time  # the arrivals and the patterns' leaving each take as long as the numbers' ride
+        for animation in arrivals:
+            animation.run_time = span
         self.step(
             self.one_after_another(
-                Conceal(VGroup(*heads["patterns"].values(), *heads["lights"].values())),
-                AnimationGroup(moves, Reveal(frame), Reveal(sheet)),
+                Conceal(VGroup(*heads["patterns"].values(), *heads["lights"].values()), run_time=span),
+                AnimationGroup(moves, *arrivals),
             ),
             caption=f"concatenate: the heads' outputs side by side, d_model = {rec.config.d_model} numbers",
+            run_time=3 * self.step_time,  # two cascades in turn: ≤ 5 % of the pixels a frame
         )
+        self.remove(*cells)
+        self.add(weights)
         self.remove(frame, *(target for _, target in pairs))
         self.add(concat)
 
@@ -528,7 +554,6 @@ class MultiHead(RecordScene):
         )
         self.remove(*column.labels.values(), VGroup(column.cell_group, column.header_group, column.ellipsis_group))
         self.add(column)
-        frame = VGroup(weights.cell_group, weights.label_group, weights.ellipsis_group)
         products_name = (
             typeset(
                 rf"$\mathrm{{concat}} \times {parameter_symbol('attn.W_O')[1:]}  (entry by entry)",
@@ -542,16 +567,17 @@ class MultiHead(RecordScene):
             caption="…and each entry times its row of the output weights"
         )  # W_O's numbers stay while the caption names them
         # the "×" leaves with W_O: the products beside the column are not to be multiplied by it again
+        # both grids' rows are wide: they go and come cell after cell (≤ 5 % of the pixels a frame)
+        products = cells_of(terms)
         self.step(
-            Conceal(VGroup(frame, parts["name"], parts["times"]), rate_func=after_the_caption, grids=[weights]),
-            Reveal(
-                VGroup(terms.cell_group, terms.label_group, terms.ellipsis_group, products_name),
-                rate_func=second_half,
-                grids=[terms],
-            ),
+            Conceal(VGroup(weights.ellipsis_group, parts["name"], parts["times"]), rate_func=after_the_caption),
+            self.one_cell_after_another(Conceal, cells_of(weights), after_the_caption),
+            Reveal(VGroup(terms.ellipsis_group, products_name), rate_func=second_half),
+            self.one_cell_after_another(Reveal, products, second_half),
             caption="the products, entry by entry",
-            run_time=self.step_time * 2,  # two grids, row after row
+            run_time=self.step_time * 2,
         )
+        self.remove(*products)
         self.remove(weights)
         self.add(VGroup(weights.header_group), terms)
         for j in parts["result"].shown_columns():
@@ -585,3 +611,13 @@ class MultiHead(RecordScene):
             FadeOut(light),
             caption=f"every row alike: attention's output is {shape_text(rec.n, d_model)}, as wide as the residual stream",
         )
+
+
+def cells_of(grid: NumberGrid) -> list[VGroup]:
+    """Each drawn cell of ``grid`` with its number, row by row: the parts of a cascade that
+    brings (or takes) a grid of wide rows one cell at a time."""
+    return [
+        VGroup(grid.cells[i, j], *([grid.labels[i, j]] if (i, j) in grid.labels else []))
+        for i in grid.shown_rows()
+        for j in grid.shown_columns()
+    ]
