@@ -123,8 +123,15 @@ def test_chapters_start_where_the_scenes_before_them_end(rendered):
     assert [chapter["end"] for chapter in chapters] == pytest.approx(starts[1:].tolist(), abs=1e-6)
     assert document["duration"] == pytest.approx(starts[-1], abs=1e-6)
     by_name = {entry.name: entry for entry in entries()}
-    assert [chapter["title"] for chapter in chapters] == [by_name[name].title for name in LECTURE_ORDER]
-    assert [chapter["caption"] for chapter in chapters] == [by_name[name].caption for name in LECTURE_ORDER]
+    from blockviz.scenes.wording import Wording
+    from blockviz.toy.recording import record_toy
+
+    wording = Wording.of(record_toy(SENTENCE))  # the toy block's: learned positions
+    titles = [by_name[name].title_for(wording) for name in LECTURE_ORDER]
+    assert [chapter["title"] for chapter in chapters] == titles
+    captions = [by_name[name].caption_for(wording) for name in LECTURE_ORDER]
+    assert [chapter["caption"] for chapter in chapters] == captions
+    assert "{" not in "".join(captions)  # every {phrase} filled in
 
 
 @pytest.mark.render

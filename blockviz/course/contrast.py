@@ -36,7 +36,7 @@ def sentence_attentions(sentence: str, model: str, layer: int | None):
     from blockviz.models.resolve import resolve_model
 
     if model == "seeded" or resolve_model(model).toy:
-        from blockviz.course.work import course_record
+        from blockviz.course.records import course_record
         from blockviz.models.recording import block_attentions
 
         rec = course_record(sentence, model, layer)
@@ -51,7 +51,7 @@ def sentence_attentions(sentence: str, model: str, layer: int | None):
 def default_query(sentence: str, model: str, layer: int | None) -> str:
     """The word the explorer opens on (the last word token), as a query both sentences can name:
     ``word``, or ``word#k`` for its k-th occurrence."""
-    from blockviz.course.work import course_record
+    from blockviz.course.records import course_record
     from blockviz.selection import select_token
 
     rec = course_record(sentence, model, layer)

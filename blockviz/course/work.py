@@ -15,7 +15,6 @@ takes. :func:`worker_state` says what a process has loaded, and each result carr
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import subprocess
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blockviz.course.jobs import CourseJob
+from blockviz.course.records import course_record
 from blockviz.errors import BlockvizError
 
 DONE, FAILED, SKIPPED, FRESH = "done", "failed", "skipped", "up to date"
@@ -84,20 +84,6 @@ def one_line(error: BaseException) -> str:
         return str(error)
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
-
-
-@functools.lru_cache(maxsize=16)
-def course_record(sentence: str, model: str, layer: int | None):
-    """The record of ``sentence`` on ``model`` (``"seeded"``: blockviz's seeded block with its
-    default sizes; else :func:`blockviz.models.recording.record_layer`, ``layer`` 0 unless given),
-    kept for the life of this process."""
-    if model == "seeded":
-        from blockviz.block_record import record
-
-        return record(sentence)
-    from blockviz.models.recording import record_layer
-
-    return record_layer(sentence, model=model, layer=layer or 0)
 
 
 def warm_modules() -> list[str]:
