@@ -7,6 +7,7 @@ scene test files share their builds.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import re
@@ -455,18 +456,26 @@ def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:
     rendered at 160 × 90 and 6 fps: what was drawn. Not the mp4's decoded frames: x264 on
     threads does not repeat bit for bit, so two encodings of the same frames may differ."""
     seen = []
+    with writing_frames(lambda pixels, repeat: seen.append((hashlib.md5(pixels.tobytes()).hexdigest(), repeat))):
+        scene_class(record=rec, token="it").render()
+    return seen
+
+
+@contextlib.contextmanager
+def writing_frames(on_frame, pixel_width: int = 160, pixel_height: int = 90, frame_rate: int = 6):
+    """Inside, Manim renders an mp4 into a throwaway folder at that size and rate, quietly, and
+    every frame its video writer is handed goes first to ``on_frame(pixels, repeat)``."""
     write_frame = SceneFileWriter.write_frame
 
     def recording(writer, pixels, *, repeat=1):
-        seen.append((hashlib.md5(pixels.tobytes()).hexdigest(), repeat))
+        on_frame(pixels, repeat)
         return write_frame(writer, pixels, repeat=repeat)
 
+    settings = {"pixel_width": pixel_width, "pixel_height": pixel_height, "frame_rate": frame_rate}
     with tempfile.TemporaryDirectory() as media, mock.patch.object(SceneFileWriter, "write_frame", recording):
         with tempconfig(
             {
-                "pixel_width": 160,
-                "pixel_height": 90,
-                "frame_rate": 6,
+                **settings,
                 "disable_caching": True,
                 "progress_bar": "none",
                 "verbosity": "ERROR",
@@ -475,8 +484,7 @@ def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:
                 "format": "mp4",
             }
         ):
-            scene_class(record=rec, token="it").render()
-    return seen
+            yield
 
 
 def play_by_play(scene_class, rec, watch, **options):

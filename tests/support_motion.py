@@ -11,7 +11,7 @@ import numpy as np
 from manim import SVGMobject, Text
 from manim.animation.fading import _Fade
 from manim.animation.transform import Transform
-from support import build, highlight_crossings, named_record, visible_texts
+from support import build, highlight_crossings, named_record, visible_texts, writing_frames
 
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.catalog import lookup
@@ -253,12 +253,6 @@ def changed_share(one: np.ndarray, other: np.ndarray, level: int = CHANGE_LEVEL)
 def frames_by_play(scene_class, rec, **options) -> list[tuple[int, np.ndarray]]:
     """Every frame the scene draws at :data:`TINY` size, with the number (1-based) of the play that
     drew it (0: before the first), repeats written once: what the video writer is handed."""
-    import tempfile
-    from unittest import mock
-
-    from manim import tempconfig
-    from manim.scene.scene_file_writer import SceneFileWriter
-
     frames: list[tuple[int, np.ndarray]] = []
     plays = [0]
 
@@ -267,25 +261,8 @@ def frames_by_play(scene_class, rec, **options) -> list[tuple[int, np.ndarray]]:
             plays[0] += 1
             super().play(*animations, **kwargs)
 
-    write_frame = SceneFileWriter.write_frame
-
-    def recording(writer, pixels, *, repeat=1):
-        frames.append((plays[0], np.array(pixels)))
-        return write_frame(writer, pixels, repeat=repeat)
-
-    with tempfile.TemporaryDirectory() as media, mock.patch.object(SceneFileWriter, "write_frame", recording):
-        with tempconfig(
-            {
-                **TINY,
-                "disable_caching": True,
-                "progress_bar": "none",
-                "verbosity": "ERROR",
-                "media_dir": media,
-                "write_to_movie": True,
-                "format": "mp4",
-            }
-        ):
-            Counted(record=rec, **options).render()
+    with writing_frames(lambda pixels, repeat: frames.append((plays[0], np.array(pixels))), **TINY):
+        Counted(record=rec, **options).render()
     return frames
 
 

@@ -151,28 +151,10 @@ class InsideFFN(RecordScene):
         d, d_ff = rec.config.d_model, rec.config.d_ff
         token = self.token_name(f)
         row = lambda *args, **options: row_grid(*args, color_limit=self.limit("ffn_post"), **options)  # noqa: E731
+        hidden = {"header_color": look.ffn, "max_columns": ROW_SLOTS, "empty": True}  # the d_ff-wide rows
         rows = {
             "ln2": row(rec, ffn_input(rec), f, f"{symbol(ffn_input(rec), rec)} “{token}”", look, max_columns=ROW_SLOTS),
-            "ffn_pre": row(
-                rec,
-                "ffn_pre",
-                f,
-                symbol("ffn_pre", rec),
-                look,
-                header_color=look.ffn,
-                max_columns=ROW_SLOTS,
-                empty=True,
-            ),
-            "ffn_post": row(
-                rec,
-                "ffn_post",
-                f,
-                symbol("ffn_post", rec),
-                look,
-                header_color=look.ffn,
-                max_columns=ROW_SLOTS,
-                empty=True,
-            ),
+            **{name: row(rec, name, f, symbol(name, rec), look, **hidden) for name in ("ffn_pre", "ffn_post")},
             "ffn_out": row(rec, "ffn_out", f, symbol("ffn_out", rec), look, max_columns=ROW_SLOTS, empty=True),
         }
         activation = rec.config.activation
