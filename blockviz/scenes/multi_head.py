@@ -236,7 +236,7 @@ class MultiHead(RecordScene):
         rec, f = self.record, self.focus
         n_heads = rec.config.n_heads
         said = (
-            f"{n_heads} heads read the same {rec.n} rows, each through {self.wording.head_keys}: its own weights"
+            f"{n_heads} heads read the same {rec.n} rows, each through {self.wording.head_keys} to its own attention weights"
             if n_heads > 1
             else f"one head reads the {rec.n} rows through its query and key weights"
         )
@@ -262,7 +262,7 @@ class MultiHead(RecordScene):
             *(FadeIn(light) for light in heads["lights"].values()),
             *recolour,
             *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
-            caption=f"row “{self.token_name(f)}”: in each head its own mixture of {self.wording.head_values}, d_head = {rec.config.d_head} numbers",
+            caption=f"row “{self.token_name(f)}”: each head mixes {self.wording.head_values} by its weights, d_head = {rec.config.d_head} numbers",
         )
 
     # -- concatenation and W_O ------------------------------------------------------------------
