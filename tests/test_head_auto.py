@@ -222,3 +222,16 @@ def test_the_named_cell_comes_and_goes_legibly_in_motion(minilm):
 
     _, inspector = build_in_motion(MultiHead, minilm, token="it", head=AUTO)
     assert inspector.plays >= 3 and inspector.problems == []
+
+
+def test_the_concatenation_shows_the_chosen_heads_columns(minilm):
+    """Head 1's output row rides into concat's columns 32 onwards (d_head = 32): those columns are
+    drawn, beside column 0, and W_O's rows are the same positions."""
+    from blockviz.scenes.multi_head import MultiHead
+
+    scene, inspector = build(MultiHead, minilm, token="it", head=AUTO)
+    it = minilm.tokens.index("it")
+    concat_columns = {label.source[2] for label in inspector.numbers.values() if label.source[:2] == ("concat", it)}
+    assert {0, 32, 33, 34} <= concat_columns
+    assert not {1, 31} & concat_columns  # head 1's first columns, not head 0's, fill the middle
+    assert scene.concat_slots(6) == [0, None, 32, 33, 34, None]

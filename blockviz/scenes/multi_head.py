@@ -285,7 +285,7 @@ class MultiHead(RecordScene):
         rec, look, f = self.record, self.look, self.focus
         d_model, d_head = rec.config.d_model, rec.config.d_head
         features = axis_labels("d_model", rec.tokens, d_model)
-        rows = visible_slots(d_model, 0, row_limit)
+        rows = self.concat_slots(row_limit)
         shown_rows = [i for i in rows if i is not None]
         products = rec.projection_products(f)
         columns = visible_slots(d_model, 0, MAX_SLOTS)
@@ -309,7 +309,16 @@ class MultiHead(RecordScene):
             cell_width_for(products, decimals),
             cell_width_for(rec.params["attn.W_O"]),
         )
-        concat = row_grid(rec, "concat", f, "concat", look, header_color=look.output, cell_width=width)
+        concat = row_grid(
+            rec,
+            "concat",
+            f,
+            "concat",
+            look,
+            header_color=look.output,
+            cell_width=width,
+            column_focus=self.concat_focus(MAX_SLOTS),
+        )
         concat.segments = self.head_segments(concat, d_head)
         concat.add(concat.segments)
         column = NumberGrid(
@@ -450,6 +459,16 @@ class MultiHead(RecordScene):
             decimals=decimals,
         )
         return projection
+
+    def concat_focus(self, limit: int) -> int:
+        """The concatenation's column that ``limit`` slots are centred on: the shown head's
+        (:attr:`h`) first columns follow column 0 and a ⋯, so that its output's numbers have
+        somewhere to go (head 0's own come first anyway)."""
+        return self.h * self.record.config.d_head + max(limit - 3, 0) // 2
+
+    def concat_slots(self, limit: int) -> list[int | None]:
+        """The concatenation's positions (W_O's rows) drawn in ``limit`` slots: :meth:`concat_focus`'s."""
+        return visible_slots(self.record.config.d_model, self.concat_focus(limit), limit)
 
     def head_segments(self, concat: NumberGrid, d_head: int) -> VGroup:
         """A bracket and a "head h" label over each head's columns of the concatenation."""
