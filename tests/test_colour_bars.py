@@ -155,3 +155,23 @@ def test_a_bar_samples_the_matplotlib_map_from_its_low_to_its_high_end():
     limit = bar.scale_shown.limit
     assert fills[0] == style.hex_color(style.signed_color(-limit * (1 - 1 / len(fills)), limit))
     assert fills[-1] == style.hex_color(style.signed_color(limit * (1 - 1 / len(fills)), limit))
+
+
+@pytest.mark.parametrize("scene_name", SCENES)
+def test_the_title_stays_at_the_top_left_as_bars_come_and_go(scene_name):
+    """The title starts at the top left, clear of the bars' corner: no bar ever makes it jump
+    (it may shrink, its left edge and top staying put)."""
+    from manim import config
+
+    from blockviz.scenes.look import FRAME_MARGIN
+
+    (entry,) = lookup([scene_name])
+
+    def watch(scene):
+        title = scene.title_mobject
+        return None if title is None or title not in scene.mobjects else (title.get_left()[0], title.get_top()[1])
+
+    _, seen = play_by_play(entry.scene_class(), named_record(RECORD), watch)
+    corners = [corner for corner in seen if corner is not None]
+    left, top = -config.frame_width / 2 + FRAME_MARGIN, config.frame_height / 2 - FRAME_MARGIN
+    assert all(corner == pytest.approx((left, top), abs=1e-3) for corner in corners), corners

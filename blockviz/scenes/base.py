@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from manim import (
     DOWN,
+    LEFT,
     UP,
     AnimationGroup,
     Group,
@@ -236,9 +237,10 @@ class RecordScene(Scene):
         self.camera.background_color = self.look.background
 
     def show_title(self, shown: str) -> Text:
-        """Put ``shown`` at the top of the frame (at once: titles are not animated)."""
+        """Put ``shown`` at the top left of the frame (at once: titles are not animated), where
+        the colour bars, top right, never make it move (they may make a long one shrink)."""
         title = fit_width(text(shown, TITLE_SIZE, self.look.text, bold=True), frame_text_width())
-        title.to_edge(UP, buff=FRAME_MARGIN)
+        title.to_edge(UP, buff=FRAME_MARGIN).to_edge(LEFT, buff=FRAME_MARGIN)
         self.add(title)
         self.title_mobject = title
         return title
