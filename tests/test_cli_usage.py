@@ -16,6 +16,11 @@ MISTAKES = {
         "needs --layer",
         "blockviz record --help",
     ),
+    "an unknown model, named before any --layer is asked for": (
+        ["figures", "the cat sat", "--model", "minilmm"],
+        "unknown model 'minilmm'",
+        "blockviz figures --help",
+    ),
     "unknown command": (["bogus"], "No such command 'bogus'", "blockviz --help"),
     "unknown scene": (["render", "the cat sat", "--scene", "nope"], "unknown scene 'nope'", "blockviz render --list"),
     "an empty sentence": (["render", "   "], "the sentence is empty", "blockviz render --help"),

@@ -58,7 +58,7 @@ def test_an_unknown_model_name(tmp_path):
     _one_line_error(
         ["record", SENTENCE, "--model", "gpt-17", "--layer", "0"],
         tmp_path,
-        expect="unknown model 'gpt-17': give minilm or smollm2",
+        expect="unknown model 'gpt-17': give minilm, smollm2, toy, seeded",
     )
 
 

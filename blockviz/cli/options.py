@@ -271,6 +271,13 @@ def _check_model_options(model, layer, record_file) -> None:
         raise click.UsageError("--layer and --trust-pickle go with --model NAME|PATH")
     if record_file is not None:
         raise click.UsageError("give either --model or --record FILE, not both")
+    from blockviz.errors import BlockvizError
+    from blockviz.models.resolve import resolve_model
+
+    try:
+        resolve_model(model)  # an unknown name is named as such, not asked for its --layer
+    except BlockvizError as error:
+        raise click.UsageError(str(error)) from None
     if layer is None and not is_toy_model(model):
         raise click.UsageError(f"--model {model} needs --layer L: the layer to record, from 0")
     context = click.get_current_context(silent=True)

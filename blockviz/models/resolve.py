@@ -106,7 +106,7 @@ def resolve_model(name: str | Path) -> ModelLocation:
     if _HUB_ID.fullmatch(text) and not text.startswith((".", "/", "~")):
         return ModelLocation(text, None, hub_id=text)
     raise BlockvizError(
-        f"unknown model {text!r}: give {' or '.join(PACKAGED)}, toy, a Hugging Face model folder, or a hub id owner/name"
+        f"unknown model {text!r}: give {', '.join(PACKAGED)}, toy, seeded, a Hugging Face model folder, or a hub id owner/name"
     )
 
 
