@@ -466,3 +466,31 @@ def test_narration_is_passed_to_the_mp4_scenes_and_slides_and_changes_only_their
     assert "narration" not in spoken["mask-l.png"].options()
     with pytest.raises(BlockvizError, match="lesson 'one': voice '.*none.onnx' is not a Piper voice"):
         load_course(course_file(tmp_path, body + 'narration = true\nvoice = "none.onnx"\n'))
+
+
+def test_the_index_links_what_a_teacher_opens_not_a_decks_insides(tmp_path):
+    from blockviz.course.index import linked_outputs
+
+    path = course_file(tmp_path, LESSON + "slides = true\n")
+    jobs = {job.kind: job for job in expand(load_course(path))}
+    deck, scene = jobs["slides"], jobs["scene"]
+    made = [
+        deck.target / "slides.html",
+        deck.target / "slides.pptx",
+        deck.target / "slides" / "Lecture.json",
+        deck.target / "slides" / "files" / "Lecture" / "mask-01.mp4",
+        deck.target / "reveal.js" / "dist" / "reveal.js",
+        deck.target / "reveal.js" / "LICENSE",
+        deck.target / ".cache" / "mask.mp4.key",
+    ]
+    assert linked_outputs(deck, made) == made[:3]
+    beside = [scene.target, scene.target.parent / ".cache" / "mask.png.key", scene.target.with_suffix(".captions.json")]
+    assert linked_outputs(scene, beside) == [scene.target]
+
+
+def test_course_help_names_every_key_of_the_file():
+    from blockviz.course.schema import LESSON_ONLY_KEYS, SETTING_KEYS, TOP_KEYS
+
+    shown = CliRunner().invoke(main, ["course", "--help"]).output
+    words = set(shown.replace(",", " ").replace("[", " ").replace("]", " ").split())
+    assert set(TOP_KEYS + LESSON_ONLY_KEYS + SETTING_KEYS) <= words

@@ -51,12 +51,20 @@ class CourseFileError(click.ClickException):
 @click.option("--force", is_flag=True, help="Run every job, even those up to date.")
 def course(course, workers, cluster, scheduler, output, dry_run, force) -> None:
     """Build a whole course from COURSE.toml: its lessons' sentences × scenes × qualities ×
-    formats, figures, explorer pages (and slides where blockviz slides exists), into one folder
-    with an index.html linking every output.
+    formats, figures, explorer pages, slide decks and contrast comparisons, into one folder with
+    an index.html linking every output.
 
     Each output is stamped with what it was made from (its options, the record's inputs and
     hash, blockviz's code): a rerun does only what changed. A failed job is reported in one line
-    and the others go on; the exit status is then 1. See docs/courses.md for the file's keys.
+    and the others go on; the exit status is then 1.
+
+    \b
+    The file's keys (docs/courses.md describes each; examples/course.toml uses most):
+      top level:        title, output, [defaults], [[lesson]]
+      a lesson only:    name, title, sentences, contrast
+      [defaults] or a lesson: model, layer, scenes, qualities, formats, resolution,
+                        fps, token, head, theme, figures, figure_formats, explorer,
+                        slides, narration, voice
 
     \b
     Examples:

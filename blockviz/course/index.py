@@ -24,6 +24,29 @@ STYLE = (
 )
 
 
+DECK_FILES = ("slides.html", "slides.pptx", "slides/*.json")
+"""A slide deck's files a teacher opens (reveal.js, PowerPoint, manim-slides); its clips,
+reveal.js's own files and its caches are there for these, not listed."""
+BOOKKEEPING = ("*.key", "*.captions.json")
+"""Files beside the outputs that only blockviz reads: a render's stamp, a scene's captions for the lecture."""
+
+
+def linked_outputs(job: CourseJob, outputs: Sequence[Path]) -> list[Path]:
+    """The ``outputs`` of ``job`` the index links: none in a hidden folder or of
+    :data:`BOOKKEEPING`, and of a slide deck only its :data:`DECK_FILES`."""
+
+    def linked(output: Path) -> bool:
+        in_course = output.relative_to(job.root) if output.is_relative_to(job.root) else Path(output.name)
+        if any(part.startswith(".") for part in in_course.parts) or any(output.match(name) for name in BOOKKEEPING):
+            return False
+        if job.kind != "slides":
+            return True
+        in_deck = output.relative_to(job.target)
+        return any(in_deck.match(name) and len(in_deck.parts) == name.count("/") + 1 for name in DECK_FILES)
+
+    return [output for output in outputs if linked(output)]
+
+
 def write_index(course: Course, jobs: Sequence[CourseJob]) -> Path:
     """Write the index of ``course`` (every up-to-date job's outputs; a job not done is left
     out) and return its path."""
@@ -41,7 +64,7 @@ def write_index(course: Course, jobs: Sequence[CourseJob]) -> Path:
             for job in jobs:
                 if job.lesson != lesson.name or job.sentence != sentence:
                     continue
-                for output in stamped_outputs(job):
+                for output in linked_outputs(job, stamped_outputs(job)):
                     name = os.path.relpath(output, course.output)
                     href = urllib.parse.quote(Path(name).as_posix())
                     links.append(f'<li><span class="kind">{e(job.kind)}</span> <a href="{e(href)}">{e(href)}</a></li>')
