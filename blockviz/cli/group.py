@@ -67,8 +67,9 @@ def main() -> None:
 
     A sentence becomes one row of numbers per token and runs through one pre-norm decoder
     block; every intermediate tensor is recorded. `record` prints the numbers, `figures`
-    draws them with matplotlib, `render` animates them with Manim, `explore` writes one
-    offline HTML page to select a token and inspect every calculation, `heads` ranks every
+    draws them with matplotlib, `render` animates them with Manim (and a lecture video),
+    `slides` cuts those scenes into step-by-step slides (reveal.js, PowerPoint, manim-slides),
+    `explore` writes one offline HTML page to select a token and inspect every calculation, `heads` ranks every
     head of a trained model (--model) by its attention from one token to another, `compare` shows
     how one token's attention moves between two sentences, head by head, `train` trains
     blockviz's toy model (one block on generated sentences; --model toy, the default block, is the
@@ -82,6 +83,7 @@ def main() -> None:
       blockviz explore "The chicken didn't cross the road because it was too tired." --token it
       blockviz render "the cat sat" --scene all -q l
       blockviz heads "The chicken didn't cross the road because it was too tired." --model minilm --from it --to chicken
+      blockviz slides "the cat sat" --scene softmax,mask
       blockviz course examples/course.toml --dry-run
       blockviz record -- "-a sentence that starts with a dash"
     """
