@@ -70,3 +70,29 @@ def test_words_wider_than_a_cell_are_staggered_on_two_levels_and_never_cross():
     boxes = [text.get_window_extent(renderer) for text in fig.texts if text.get_label() == f"{KEY}:key"]
     assert len({round(box.y0) for box in boxes}) == 2
     assert not any(one.overlaps(two) for k, one in enumerate(boxes) for two in boxes[k + 1 :])
+
+
+def test_words_the_mask_hides_from_the_query_in_both_sentences_are_blocked_and_read_0():
+    import torch
+
+    from blockviz.models.evidence import Side, Words, align_words, unseen_words
+
+    words_a = Words.of_tokens(["the", "cat", "sat", "on"], None)
+    words_b = Words.of_tokens(["the", "dog", "sat", "on", "it"], None)
+    pairs = align_words(words_a.names, words_b.names)
+    weights = torch.zeros(1, 1, 5, 5)
+    # "sat" (position 2) sees the, cat/dog, sat; "on" and "it" come after it in both sentences
+    side_a, side_b = Side(weights[..., :4, :4], words_a, [False] * 4, 2, 0), Side(weights, words_b, [False] * 5, 2, 0)
+    assert unseen_words(side_a, side_b, pairs, causal=True) == [False, False, False, True, True]
+    assert not any(unseen_words(side_a, side_b, pairs, causal=False))
+    later = Side(weights, words_b, [False] * 5, 4, 0)  # the second sentence's query is "it": it sees "on"
+    assert unseen_words(side_a, later, pairs, causal=True) == [False, False, False, False, False]
+
+    blocked = np.array([False, False, False, True, False, True])
+    grid = HeadsGrid(MOVED, "How far attention moves", best=(0, 0), scale=moved_scale(MOVED))
+    fig = draw_heads_figure(grid, under=RowsPanel(KEYS, FIRST, SECOND, "its weights", blocked).under)
+    cells = [text.get_text() for text in fig.texts if text.get_label() == f"{KEY}:cell"]
+    by_row = [cells[row * 6 : (row + 1) * 6] for row in range(3)]
+    assert [row[3] for row in by_row] == ["0", "0", "0"] and [row[5] for row in by_row] == ["0", "0", "0"]
+    assert by_row[0][4] == "0.00" and by_row[1][1] == "0.59"  # a seen word's 0 keeps its decimals
+    assert any("blocked by the mask" in text.get_text() for text in fig.texts)

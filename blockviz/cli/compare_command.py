@@ -95,7 +95,7 @@ def compare(query, top, as_json, output, second, **options) -> None:
         layers = list(range(first.weights.shape[0]))
         if record_options["layer"] is not None:
             layers = [_check_layer(record_options["layer"], len(layers), model)]
-        from blockviz.models.evidence import Side, Words, align_words, head_shifts, match_query
+        from blockviz.models.evidence import Side, Words, align_words, head_shifts, match_query, unseen_words
 
         words_a = Words.of_tokens(first.tokens, first.words)
         words_b = Words.of_tokens(other.tokens, other.words)
@@ -139,7 +139,7 @@ def compare(query, top, as_json, output, second, **options) -> None:
 
         notes = _notes(what, note_line, "", [seeing] if seeing else [])[1:]
         grid = moved_grid(shifts, labels, query_name, layers, n_heads, kv_heads, _of(what), notes, seeing)
-        panel = rows_panel(shifts[0], labels, query_name, layers)
+        panel = rows_panel(shifts[0], labels, query_name, layers, unseen_words(side_a, side_b, pairs, causal))
         if as_json:
             _write_quietly(grid, figure_path, panel)
         else:

@@ -17,12 +17,12 @@ from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
-from blockviz.figures.heatmap import ColourScale, draw_heatmap, signed_scale, weights_scale
+from blockviz.figures.heatmap import ColourScale, draw_blocked, draw_heatmap, signed_scale, weights_scale
 from blockviz.figures.labels import ELLIPSIS, POINTS_PER_INCH, text_size_in, token_label, widest_in
 from blockviz.figures.layout import ASPECT, Slot
 from blockviz.figures.page import MIN_PT, Page
-from blockviz.figures.parts import note
-from blockviz.style import SIGNED_CMAP, Theme, format_number, text_color_on
+from blockviz.figures.parts import BLOCKED_WEIGHT_TEXT, legend_lines, note
+from blockviz.style import BLOCKED_WEIGHT_LABEL, SIGNED_CMAP, Theme, format_number, text_color_on
 
 KEY = "rows"
 """The panel's Axes label; its texts are labelled ``rows:cell``, ``rows:key``, ``rows:row``."""
@@ -62,12 +62,15 @@ def key_levels(labels: list[str], cell: float, size_pt: float) -> tuple[list[str
 @dataclass(frozen=True)
 class RowsPanel:
     """What the panel shows: ``keys`` (aligned words, length k), ``first`` and ``second`` the
-    head's weights rows (length k, 0 where a sentence lacks the word), ``caption`` the line above."""
+    head's weights rows (length k, 0 where a sentence lacks the word), ``caption`` the line above;
+    ``blocked`` (length k, or ``None``): the words the causal mask hides from the query in both
+    sentences, drawn in the blocked style and reading "0", as in the weights figure."""
 
     keys: list[str]
     first: np.ndarray
     second: np.ndarray
     caption: str
+    blocked: np.ndarray | None = None
 
     def under(self, page: Page, theme: Theme):
         """The lines and colour scales for ``draw_heads_figure(..., under=panel.under)``."""
@@ -75,6 +78,8 @@ class RowsPanel:
         limit = max(float(np.abs(change).max()), 0.01)
         scale = signed_scale(limit, "change (second − first)")
         lines = [note(page, self.caption, key="rows-caption"), [self._slot(page, theme, change, scale)]]
+        if self.blocked is not None and self.blocked.any():
+            lines += legend_lines(page, theme, BLOCKED_WEIGHT_TEXT, filled=False)
         return lines, [weights_scale(), scale]
 
     def _slot(self, page: Page, theme: Theme, change: np.ndarray, signed) -> Slot:
@@ -90,23 +95,25 @@ class RowsPanel:
         number_pt = min(page.number, 10.0 * 0.88 * cell / widest_in(texts, 10.0), 0.7 * height * POINTS_PER_INCH)
         weights = weights_scale()
         values = np.vstack([self.first, self.second, change]).astype(float)
+        blocked = np.tile(self.blocked if self.blocked is not None else np.zeros(k, dtype=bool), (3, 1))
 
         def draw(ax: Axes):
             ax.set_label(KEY)
             hidden = np.full(k, -np.inf)
-            draw_heatmap(ax, np.vstack([self.first, self.second, hidden]), weights, theme, min(cell, height))
-            draw_heatmap(ax, np.vstack([hidden, hidden, change]), signed, theme, min(cell, height))
+            draw_heatmap(ax, np.vstack([self.first, self.second, hidden]), weights, theme, min(cell, height), blocked)
+            draw_heatmap(ax, np.vstack([hidden, hidden, change]), signed, theme, min(cell, height), blocked)
+            draw_blocked(ax, blocked, theme)
             ax.set_axis_off()
             figure = ax.figure
             drawn = []
             if number_pt >= MIN_PT:
                 for (row, col), value in np.ndenumerate(values):
-                    colour = (weights if row < 2 else signed).rgba(np.array([value]))[0]
+                    colour = theme.blocked if blocked[row, col] else (weights if row < 2 else signed).rgba(np.array([value]))[0]
                     drawn.append(
                         figure.text(
                             col,
                             row,
-                            format_number(float(value), 2),
+                            BLOCKED_WEIGHT_LABEL if blocked[row, col] else format_number(float(value), 2),
                             transform=ax.transData,
                             ha="center",
                             va="center",

@@ -84,9 +84,10 @@ def moved_grid(shifts, labels, query: str, layers, n_heads: int, kv_heads: int, 
     )
 
 
-def rows_panel(shift, labels, query: str, layers):
+def rows_panel(shift, labels, query: str, layers, unseen=None):
     """The most moved head's two rows and their change, for under the grid
-    (:class:`~blockviz.figures.compare_figure.RowsPanel`)."""
+    (:class:`~blockviz.figures.compare_figure.RowsPanel`); ``unseen``: the words the causal
+    mask hides from the query in both sentences (:func:`~blockviz.models.evidence.unseen_words`)."""
     import numpy as np
 
     from blockviz.figures.compare_figure import RowsPanel
@@ -96,4 +97,5 @@ def rows_panel(shift, labels, query: str, layers):
         "in the first sentence, in the second, and the change (second − first), one column per word "
         "(a word's pieces added; \u201ca→b\u201d: the word that differs)."
     )
-    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption)
+    blocked = np.array(unseen, dtype=bool) if unseen is not None else None
+    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption, blocked)

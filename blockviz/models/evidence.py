@@ -358,6 +358,18 @@ SHOWN_CHANGE = 0.005
 """A key counts as gained or lost when its weight changes by at least this much."""
 
 
+def unseen_words(side_a: Side, side_b: Side, pairs: list[tuple[int | None, int | None]], causal: bool) -> list[bool]:
+    """For each aligned word of ``pairs`` (word indices into ``side_a.words`` and
+    ``side_b.words``, ``None`` where a sentence lacks it): whether the causal mask hides it from
+    the query in both sentences (:func:`sees`), so that its weight is exactly 0 in both rows.
+    Always ``False`` in an encoder."""
+
+    def hidden(side: Side, index: int | None) -> bool:
+        return index is None or not sees(side.query, side.words.groups[index], causal)
+
+    return [hidden(side_a, a) and hidden(side_b, b) for a, b in pairs]
+
+
 def head_shifts(
     side_a: Side, side_b: Side, pairs: list[tuple[int | None, int | None]], n_listed: int = 3
 ) -> list[HeadShift]:
