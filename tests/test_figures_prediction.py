@@ -55,6 +55,21 @@ def test_the_drawn_probabilities_are_the_records_rounded(chicken):
     )
 
 
+
+def test_the_title_names_the_likeliest_words_that_do_not_round_to_0():
+    rec = record_toy("the cat sat")
+    probs = rec.probs[2]
+    top = torch.topk(probs, 5)
+    named = [
+        f"'{rec.source.vocabulary[int(index)]}' {format_number(float(value))}"
+        for index, value in zip(top.indices, top.values)
+        if format_number(float(value)) != "0.00"
+    ]
+    assert 1 <= len(named) < 5  # "." 0.54 and "on" 0.45; the other three round to 0.00
+    heading = texts_by_label(draw_figure("prediction", FigureRequest(rec)))["heading"]
+    assert heading == f"Prediction: after 'sat', the block predicts {', '.join(named[:3])}, \u2026"
+
+
 def test_the_shown_terms_add_up(chicken):
     figure = draw_figure("prediction", FigureRequest(chicken, token="too"))
     line = texts_by_label(figure)["prediction_sum"]

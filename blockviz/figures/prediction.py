@@ -24,6 +24,10 @@ def probability_scale():
     return replace(weights_scale(), label=f"probability ({WEIGHTS_SCALE_NAME})")
 
 
+TITLE_WORDS = 3
+"""The title names at most this many of the likeliest words, those that do not round to 0."""
+
+
 def prediction(request: FigureRequest) -> Figure:
     """Figure: after the query token (``--token``, default the last word), the next-token
     probabilities ``probs[i]`` ``(n_vocab,)`` = softmax of the logits ``ln_f · W_U`` — the
@@ -33,9 +37,12 @@ def prediction(request: FigureRequest) -> Figure:
     rec, page, decimals = request.record, request.page, request.decimals
     guess = prediction_of(rec, request.query)
     token, named_token = token_label(rec.tokens[guess.row], 24), token_named(rec.tokens[guess.row])
-    named = ", ".join(
-        f"{word!r} {format_number(float(value), decimals)}" for word, value in zip(guess.words, guess.probabilities)
-    )
+    likeliest = [
+        (word, shown)
+        for word, value in zip(guess.words, guess.probabilities)
+        if (shown := format_number(float(value), decimals)) != format_number(0.0, decimals)
+    ][:TITLE_WORDS] or [(guess.words[0], format_number(float(guess.probabilities[0]), decimals))]
+    named = ", ".join(f"{word!r} {shown}" for word, shown in likeliest)
     lines = heading(
         page,
         titled("prediction", f"after {named_token}, the block predicts {named}, \u2026"),
