@@ -235,3 +235,38 @@ def test_the_concatenation_shows_the_chosen_heads_columns(minilm):
     assert {0, 32, 33, 34} <= concat_columns
     assert not {1, 31} & concat_columns  # head 1's first columns, not head 0's, fill the middle
     assert scene.concat_slots(6) == [0, None, 32, 33, 34, None]
+
+
+def caption_crossings(scene) -> list[str]:
+    """What the caption's box overlaps now: texts and grid cells of the scene (none may)."""
+    caption = getattr(scene, "caption", None)
+    if caption is None or caption not in scene.mobjects:
+        return []
+    inside = {id(member) for member in caption.get_family()}
+    left, bottom = caption.get_corner([-1, -1, 0])[:2]
+    right, top = caption.get_corner([1, 1, 0])[:2]
+    crossed = []
+    for mobject in scene.mobjects:
+        for member in mobject.get_family():
+            is_cell = getattr(member, "grid_of", None) is not None and not getattr(member, "ghost", False)
+            if id(member) in inside or not (is_cell or member in visible_texts(scene)):
+                continue
+            if is_cell and member.get_fill_opacity() < 0.01 and member.get_stroke_opacity() < 0.01:
+                continue
+            (m_left, m_bottom), (m_right, m_top) = member.get_corner([-1, -1, 0])[:2], member.get_corner([1, 1, 0])[:2]
+            if m_left < right - 0.01 and m_right > left + 0.01 and m_bottom < top - 0.01 and m_top > bottom + 0.01:
+                crossed.append(getattr(member, "shown", type(member).__name__))
+    return crossed
+
+
+@pytest.mark.parametrize("scene_name", ONE_HEAD)
+def test_the_caption_that_says_why_the_head_was_chosen_covers_nothing(minilm, scene_name):
+    """Two lines long, it has room kept for it under the layout (it covered softmax's "÷ sum" row)."""
+    from support import play_by_play
+
+    from blockviz.scenes.catalog import lookup
+
+    (entry,) = lookup([scene_name])
+    scene, seen = play_by_play(entry.scene_class(), minilm, caption_crossings, token="it", head=AUTO)
+    assert scene.captions[0][1].startswith("head 1 of layer 3: the head that puts most weight")
+    assert [(play, crossed) for play, crossed in enumerate(seen, start=1) if crossed] == []

@@ -48,6 +48,10 @@ SPEECH_PAUSE = 0.5
 """Seconds of silence after a caption's speech before the next caption (narrated scenes)."""
 
 
+CAPTION_GAP = 0.25
+"""Between a caption's top and the lowest part of the layout above it."""
+
+
 class RecordScene(Scene):
     """A Manim scene that animates the real numbers of one :class:`~blockviz.block_record.BlockRecord`.
 
@@ -247,14 +251,34 @@ class RecordScene(Scene):
 
     def place(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5) -> Mobject:
         """Fit ``layout`` (growing it at most ``grow`` ×) between the title and the bottom
-        ``bottom_space`` (the caption's band, and any work line), centred there."""
-        return fit_between(layout, title.get_bottom()[1] - 0.25, -config.frame_height / 2 + bottom_space, grow)
+        ``bottom_space`` (the caption's band, and any work line; at least :meth:`head_caption_band`),
+        centred there."""
+        bottom = -config.frame_height / 2 + max(bottom_space, self.head_caption_band())
+        return fit_between(layout, title.get_bottom()[1] - 0.25, bottom, grow)
 
     def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):
         """An animation growing ``layout`` into the space :meth:`place` would give it now (after
         a secondary part has left): the main object takes the frame."""
-        scale, centre = fitting(layout, title.get_bottom()[1] - 0.25, -config.frame_height / 2 + bottom_space, grow)
+        bottom = -config.frame_height / 2 + max(bottom_space, self.head_caption_band())
+        scale, centre = fitting(layout, title.get_bottom()[1] - 0.25, bottom, grow)
         return layout.animate.scale(scale).move_to(centre)
+
+    def head_caption_band(self) -> float:
+        """The height, from the frame's bottom, of the caption that says why ``--head auto`` chose
+        the shown head (:meth:`head_sentence`; often two lines) with a gap above it, if this scene
+        will say it; else 0. Its numbers are not noted as quoted here: the caption notes them."""
+        if not self.shows_one_head or self._head_said or not self.burned_captions or not self.head_choice.auto:
+            return 0.0
+        choice, f = self.head_choice, self.focus
+        shown = head_choice_sentence(
+            self.record,
+            choice,
+            self.token_name(f),
+            self.token_name(choice.key),
+            format_number(choice.weight, 2),
+            format_number(choice.baseline, 2),
+        )
+        return wrapped(shown, CAPTION_SIZE, self.look.text, frame_text_width()).height + FRAME_MARGIN + CAPTION_GAP
 
     def say(self, shown: str) -> list:
         """Animations replacing the caption at the bottom of the frame with ``shown`` (on two
