@@ -142,6 +142,7 @@ def test_an_encoders_mask_and_softmax_chapters_say_nothing_is_blocked(lectures):
     said = lecture_text(rec, scenes)
     assert said["mask (chapter)"].startswith("No mask: every key allowed | Without a causal mask M is all 0")
     assert "no key is masked to 0" in said["softmax"] and "exp(−∞)" not in said["softmax"]
+    assert "the scaled scores: one row per query" in said["softmax"] and "masked scores" not in said["softmax"]
     assert "00:00 Introduction" in said["chapters.txt"] and "No mask: every key allowed" in said["chapters.txt"]
     assert "The causal mask" not in said["chapters.txt"] + said["chapters.json"]
 

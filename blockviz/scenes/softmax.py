@@ -50,7 +50,7 @@ class Softmax(RecordScene):
         worked = self.detailed_rows(grid.shown_rows())
         sheet = self.work_rows(worked[0], grid)  # the empty worksheet under the grid, from the start
         previous = VGroup(*(VGroup(row.cell_group, row.header_group) for row in sheet.rows), sheet.rule)
-        self.step(FadeIn(previous), caption="the masked scores: one row per query")
+        self.step(FadeIn(previous), caption=f"{self.wording.softmax_input}: one row per query")
         highlight = Highlight(self.look, grid.row(self.focus))
         self.add(highlight)
         for i in worked:

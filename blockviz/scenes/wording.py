@@ -58,6 +58,7 @@ PHRASES = (
     "previous_layer",
     "exp_of_blocked",
     "blocked_keys",
+    "softmax_input",
     "head_keys",
     "head_values",
 )
@@ -159,6 +160,12 @@ class Wording:
         """What softmax gives the keys the mask blocks: "blocked keys get exactly 0"; without a
         causal mask "no key is masked to 0"."""
         return "blocked keys get exactly 0" if self.architecture.causal else "no key is masked to 0"
+
+    @property
+    def softmax_input(self) -> str:
+        """What softmax is applied to, row by row: "the masked scores" (a causal mask added),
+        without one "the scaled scores" (Vaswani et al. 2017, eq. 1: QKᵀ/√d_k)."""
+        return "the masked scores" if self.architecture.causal else "the scaled scores"
 
     @property
     def head_keys(self) -> str:
