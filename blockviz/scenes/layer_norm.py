@@ -49,7 +49,7 @@ def norm_io(rec) -> dict[str, str]:
             "out": "resid_mid_norm",
             "enters": "after attention's sum (post-norm)",
             "feeds": "the input to the FFN",
-            "second": "LayerNorm 2 does the same to h + FFN(h): its output is the layer's",
+            "second": "LayerNorm 2 does the same to h + FFN(h): its output is the layer's output, y",
         }
     return {
         "x": "resid_pre",
