@@ -175,3 +175,16 @@ def test_the_title_stays_at_the_top_left_as_bars_come_and_go(scene_name):
     corners = [corner for corner in seen if corner is not None]
     left, top = -config.frame_width / 2 + FRAME_MARGIN, config.frame_height / 2 - FRAME_MARGIN
     assert all(corner == pytest.approx((left, top), abs=1e-3) for corner in corners), corners
+
+
+@pytest.mark.parametrize("scene_name", SCENES)
+def test_bars_that_stay_on_screen_keep_their_places(scene_name):
+    (entry,) = lookup([scene_name])
+
+    def watch(scene):
+        return [(rule, limit) for rule, limit, _ in bars_on_screen(scene)]
+
+    _, seen = play_by_play(entry.scene_class(), named_record(RECORD), watch)
+    for play, (before, after) in enumerate(zip(seen, seen[1:]), start=2):
+        staying = [bar for bar in before if bar in after]
+        assert [bar for bar in after if bar in staying] == staying, f"play {play}: {before} → {after}"

@@ -267,7 +267,7 @@ class ColourBars:
     def follow(self, scene, animations: list) -> list:
         """Animations to play with ``animations`` so that, when they end, the bars show the
         scales of the grids on screen (none if they already do)."""
-        scales = scales_shown(scene, animations)
+        scales = in_kept_order(scales_shown(scene, animations), self.shown)
         if [(scale.rule, scale.limit) for scale in scales] == [(scale.rule, scale.limit) for scale in self.shown]:
             if self.group is not None and self.group not in scene.mobjects:  # a scene cleared the frame but the title
                 scene.add(self.group)
@@ -289,6 +289,13 @@ class ColourBars:
         if leaving is not None:  # the old bars go before the new come: no number over a fading strip
             changes[:1] = [LaggedStart(FadeOut(leaving), *changes[:1], lag_ratio=1.0)]
         return changes
+
+
+def in_kept_order(scales: list[ShownScale], shown: list[ShownScale]) -> list[ShownScale]:
+    """``scales``, those already ``shown`` first in the order they are shown, then the new ones
+    in their order: a bar never swaps places with another because the grids were re-added."""
+    place = {(scale.rule, scale.limit): k for k, scale in enumerate(shown)}
+    return sorted(scales, key=lambda scale: place.get((scale.rule, scale.limit), len(place)))
 
 
 def keep_clear(title: Mobject, bars: Mobject) -> list:
