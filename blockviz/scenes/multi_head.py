@@ -249,7 +249,7 @@ class MultiHead(RecordScene):
         self.step(
             Reveal(VGroup(*heads["patterns"].values(), *frames), grids=outputs),
             caption=said,
-            run_time=1.5 * self.step_time,
+            run_time=1.75 * self.step_time,  # with the caption and the first colour bar: ≤ 5 % of the pixels a frame
         )
         self.remove(*frames)
         for output in outputs:  # the whole grids from now on (their numbers still to come)
