@@ -157,7 +157,7 @@ def layer_norm(request: FigureRequest) -> Figure:
         else "the variance divides by d_model (as torch.nn.LayerNorm)"
     )
     placement = (
-        f"post-norm: each sum ({symbol('resid_mid', rec)}, {symbol('resid_post', rec)}) is normalised"
+        "post-norm: each sum (the titles name them) is normalised"
         if rec.architecture.post_norm
         else "pre-norm: each sublayer's input is normalised"
     )
@@ -165,7 +165,6 @@ def layer_norm(request: FigureRequest) -> Figure:
         note(
             page,
             f"{placement}; {what}; d_model = {d}; \u03b5 = {rec.config.ln_eps:g}; work lines carry one more decimal than the grids",
-            math=rec.architecture.post_norm,
         )
     )
     return build_figure(lines, page)[0]
