@@ -24,7 +24,9 @@ from support_figures import (  # noqa: E402
     check_figure_equations,
     mixing_lines,
     number,
+    shown,
     texts_by_label,
+    visible_texts,
 )
 
 from blockviz import BlockConfig, record  # noqa: E402
@@ -84,32 +86,29 @@ def test_block_flow_draws_post_norm_as_attention_add_norm_ffn_add_norm(records):
         text
         for text in flow_texts(figure)
         if "\n" in text
-        and ("attention" in text or "FFN" in text or text.startswith(("LayerNorm", "x =", "resid_post")))
+        and ("attention" in text or "FFN" in text or text.startswith(("LayerNorm", "$x$", "$y$")))
+        and not text.startswith("$\\mathrm")  # the sublayer's output beside its ⊕: attn(x), FFN(h)
     ]
-    order = [
-        next(
-            word
-            for word in (
-                "x = resid_pre",
-                "attention",
-                "LayerNorm\n\u2192 resid_mid_norm",
-                "FFN",
-                "LayerNorm",
-                "resid_post_norm",
-            )
-            if word in text
-        )
-        for text in boxes
-    ]
-    assert order == [
-        "x = resid_pre",
-        "attention",
-        "LayerNorm\n\u2192 resid_mid_norm",
-        "FFN",
-        "LayerNorm",
-        "resid_post_norm",
-    ]
+    words = ("$x$ (residual stream)", "attention", "LayerNorm\n\u2192 $h$", "FFN", "LayerNorm", "$y$ (output)")
+    order = [next(word for word in words if word in text) for text in boxes]
+    assert order == list(words)
+    sums = [text for text in flow_texts(figure) if text in (r"$x + \mathrm{attn}(x)$", r"$h + \mathrm{FFN}(h)$")]
+    assert sums == [r"$x + \mathrm{attn}(x)$", r"$h + \mathrm{FFN}(h)$"]  # the text beside each ⊕
     assert any("post-norm" in text for text in flow_texts(figure))
+
+
+CODE_NAME = re.compile(r"resid_|attn_out|\bffn_|_norm\b|x_\{mid|x_\{out|\bln[12f]\b")
+"""A record's code name for a field (``resid_pre``, ``ffn_out``, ``ln1``, ``resid_mid_norm``)
+or the old block equation's ``x_{mid}``: figures write the scenes' names (:mod:`blockviz.symbols`)."""
+
+
+@pytest.mark.parametrize("architecture", [*ARCHITECTURES, "seeded"])
+def test_no_figure_writes_a_record_code_name(records, architecture):
+    rec = records[architecture] if architecture in records else record(SENTENCE)
+    for name in BLOCK_FIGURES:
+        figure = draw_figure(name, FigureRequest(rec, token="it"))
+        written = [shown(text) for text in visible_texts(figure)]  # Texts and formulas' outlines
+        assert [text for text in written if CODE_NAME.search(text)] == [], name
 
 
 def test_block_flow_draws_rmsnorm_rotary_gated_ffn_and_shared_heads(records):
@@ -123,9 +122,14 @@ def test_rmsnorm_subtracts_no_mean_and_post_norm_normalises_the_sums(records):
     llama = texts_by_label(draw_figure("layer-norm", FigureRequest(records["llama"])))
     assert "ln1_mean_sq" in llama and "ln1_mean" not in llama and "ln1_var" not in llama
     assert "RMSNorm" in llama["heading"]
-    bert = texts_by_label(draw_figure("layer-norm", FigureRequest(records["bert"])))
-    assert "x = resid_mid[" in bert["ln1_title"] and "resid_mid_norm" in bert["ln1_title"]
-    assert "x = resid_post[" in bert["ln2_title"] and "resid_post_norm" in bert["ln2_title"]
+    bert = formulas_by_label(draw_figure("layer-norm", FigureRequest(records["bert"])))
+    assert "of $x + \\mathrm{attn}(x)$ \u2192 $h$" in bert["ln1_title"]
+    assert "of $h + \\mathrm{FFN}(h)$ \u2192 $y$" in bert["ln2_title"]
+
+
+def formulas_by_label(figure) -> dict[str, str]:
+    """The mathtext a figure draws as outlines, by label (a title with a typeset name in it)."""
+    return {artist.get_label(): artist.formula for artist in figure.artists if getattr(artist, "formula", None)}
 
 
 def test_qkv_shows_q_and_k_before_and_after_rotary(records):

@@ -444,7 +444,7 @@ def test_colour_bars_name_their_quantity_and_skip_a_quantity_of_zeros(short):
     assert [bar_ticks(ax)[-1] for ax in bars[1:]] == [
         format_number(short.scale_limit(name)) for name in ("head_outputs", "attn.W_O")
     ]
-    assert bar_labels(drawn(short, "ffn")) == ["residual stream", "ffn_pre, ffn_post"]
+    assert bar_labels(drawn(short, "ffn")) == ["residual stream", "FFN hidden layer"]
     assert bar_labels(drawn(short, "residual-stream")) == ["residual stream"]
     assert bar_labels(drawn(short, "mask")) == [
         "scores"
@@ -492,7 +492,7 @@ def test_column_labels_are_the_records_axis_labels(short):
 def test_activation_is_named_by_the_config():
     rec = record("the cat sat", BlockConfig(activation="relu"))
     ffn = drawn(rec, "ffn")
-    assert axis_texts(ffn, "ffn_post", "title") == ["ffn_post = ReLU(ffn_pre)"]
+    assert axis_texts(ffn, "ffn_post", "title") == [r"$\mathrm{ReLU}(u)$"]
     flow = drawn(rec, "block-flow")
     assert any(text.get_text().startswith("FFN (ReLU)\n") for text in panel(flow, "flow").texts)
 

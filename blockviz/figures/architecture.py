@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from blockviz.figures import formulas
+from blockviz.symbols import symbol
 
 
 def is_general(rec) -> bool:
@@ -95,20 +96,24 @@ def describe(rec) -> str:
 
 
 def residual_formula(rec):
-    """The block's two lines as mathtext: pre-norm x + Attention(LN₁(x)) (Xiong et al. 2020,
-    "On Layer Normalization in the Transformer Architecture", Fig. 1b) or post-norm
-    LN₁(x + Attention(x)) (Vaswani et al. 2017, §3.1: LayerNorm(x + Sublayer(x)))."""
-    norm = "LN" if rec.architecture.has_centring else "RMS"
-    ffn = r"\mathrm{FFN}"
+    """The block's two lines as mathtext, in the scenes' names (:mod:`blockviz.symbols`):
+    pre-norm h = x + attn(LN₁(x)), y = h + FFN(LN₂(h)) (Xiong et al. 2020, "On Layer
+    Normalization in the Transformer Architecture", Fig. 1b) or post-norm h = LN₁(x + attn(x)),
+    y = LN₂(h + FFN(h)) (Vaswani et al. 2017, §3.1: LayerNorm(x + Sublayer(x)))."""
     if rec.architecture.post_norm:
         return (
-            rf"$x_{{mid}} = \mathrm{{{norm}}}_1(x + \mathrm{{Attention}}(x))$",
-            rf"$x_{{out}} = \mathrm{{{norm}}}_2(x_{{mid}} + {ffn}(x_{{mid}}))$",
+            rf"$h = \mathrm{{LN}}_1(x + \mathrm{{attn}}(x))$",
+            rf"$y = \mathrm{{LN}}_2(h + \mathrm{{FFN}}(h))$",
         )
     return (
-        rf"$x_{{mid}} = x + \mathrm{{Attention}}(\mathrm{{{norm}}}_1(x))$",
-        rf"$x_{{out}} = x_{{mid}} + {ffn}(\mathrm{{{norm}}}_2(x_{{mid}}))$",
+        rf"$h = x + \mathrm{{attn}}({math(symbol('ln1', rec))})$",
+        rf"$y = h + \mathrm{{FFN}}({math(symbol('ln2', rec))})$",
     )
+
+
+def math(name: str) -> str:
+    """A typeset name (``"$h$"``) without its dollars, to go inside a longer formula."""
+    return name[1:-1]
 
 
 def norm_formula(rec, bias: bool):
@@ -152,12 +157,7 @@ def qkv_formula(rec):
     plus = (lambda kind: rf" + b^{kind}_h") if rec.architecture.bias else (lambda kind: "")
     kv = "g" if rec.architecture.grouped else "h"
     parts = [rf"$Q = XW^Q_h{plus('Q')}$", rf"$K = XW^K_{kv}{plus('K')}$", rf"$V = XW^V_{kv}{plus('V')}$"]
-    parts.append(
-        r"$X = \mathrm{"
-        + ("resid\\_pre" if x == "resid_pre" else norm_name(rec))
-        + "}"
-        + ("$" if x == "resid_pre" else "(x)$")
-    )
+    parts.append(f"$X = {math(symbol(x, rec))}$")
     return tuple(parts)
 
 
@@ -165,7 +165,8 @@ def flow_boxes(rec, theme):
     """The block-flow diagram's boxes ``(name, text, colour, kind)`` — kind ``stream`` (on the
     residual stream), ``branch`` (a sublayer beside it) or ``add`` (⊕) — in data-flow order, and
     the text beside each ⊕: pre-norm x → norm → attention → ⊕ → norm → FFN → ⊕; post-norm
-    x → attention → ⊕ → norm → FFN → ⊕ → norm."""
+    x → attention → ⊕ → norm → FFN → ⊕ → norm. Fields are named as in the scenes
+    (:func:`blockviz.symbols.symbol`, mathtext mixed with words)."""
     c, n = rec.config, rec.n
     rows = f"{n} × {c.d_model}"
     norm = norm_name(rec)
@@ -182,28 +183,29 @@ def flow_boxes(rec, theme):
         ffn = f"gated FFN\n{act}(x W_gate) \u2299 (x W_up)\n{rows} \u2192\ngate, up {n} × {c.d_ff}\n\u2192 {rows}"
     else:
         ffn = f"FFN ({act})\n{rows} \u2192 {n} × {c.d_ff}\n\u2192 {rows}"
-    outputs = {"add1": f"attn_out\n{rows}", "add2": f"ffn_out\n{rows}"}
+    outputs = {"add1": f"{symbol('attn_out', rec)}\n{rows}", "add2": f"{symbol('ffn_out', rec)}\n{rows}"}
+    x = f"{symbol('resid_pre', rec)} (residual stream)\n{rows}"
     if c.norm_placement == "post":
         boxes = [
-            ("resid_pre", f"x = resid_pre\n{rows}", theme.residual, "stream"),
+            ("resid_pre", x, theme.residual, "stream"),
             ("attention", attention, theme.output, "branch"),
-            ("add1", "resid_mid", theme.residual, "add"),
-            ("ln1", f"{norm}\n\u2192 resid_mid_norm\n{rows}", theme.residual, "stream"),
+            ("add1", symbol("resid_mid", rec), theme.residual, "add"),
+            ("ln1", f"{norm}\n\u2192 {symbol('resid_mid_norm', rec)}\n{rows}", theme.residual, "stream"),
             ("ffn", ffn, theme.ffn, "branch"),
-            ("add2", "resid_post", theme.residual, "add"),
+            ("add2", symbol("resid_post", rec), theme.residual, "add"),
             ("ln2", f"{norm}\n{rows}", theme.residual, "stream"),
-            ("resid_post_norm", f"resid_post_norm\n(output) {rows}", theme.residual, "stream"),
+            ("resid_post_norm", f"{symbol('resid_post_norm', rec)} (output)\n{rows}", theme.residual, "stream"),
         ]
     else:
         boxes = [
-            ("resid_pre", f"x = resid_pre\n{rows}", theme.residual, "stream"),
+            ("resid_pre", x, theme.residual, "stream"),
             ("ln1", f"{norm}\n{rows}", theme.residual, "branch"),
             ("attention", attention, theme.output, "branch"),
-            ("add1", "resid_mid", theme.residual, "add"),
+            ("add1", symbol("resid_mid", rec), theme.residual, "add"),
             ("ln2", f"{norm}\n{rows}", theme.residual, "branch"),
             ("ffn", ffn, theme.ffn, "branch"),
-            ("add2", "resid_post", theme.residual, "add"),
-            ("resid_post", f"resid_post\n{rows}", theme.residual, "stream"),
+            ("add2", symbol("resid_post", rec), theme.residual, "add"),
+            ("resid_post", f"{symbol('resid_post', rec)} (output)\n{rows}", theme.residual, "stream"),
         ]
     return boxes, outputs
 

@@ -48,6 +48,7 @@ from blockviz.figures.parts import (
 )
 from blockviz.figures.request import FigureRequest
 from blockviz.style import NEG_INF_LABEL
+from blockviz.symbols import symbol
 
 QUERY_AXIS = "query"
 KEY_AXIS = "key"
@@ -286,7 +287,7 @@ def multi_head(request: FigureRequest) -> Figure:
                 ),
             ]
         pieces.append(operator(page, "=", hug=hug))
-    else:  # wide: z → concat on one line, the projection on the next, W_O at concat's columns (its rows) and attn_out's
+    else:  # wide: z → concat on one line, the projection on the next, W_O at concat's columns (its rows) and the output's
         lines += numbers_flow(pieces, rec.n, page)
         labels = feature_labels("d_model", c.d_model)
         pieces = [
@@ -323,7 +324,7 @@ def multi_head(request: FigureRequest) -> Figure:
                 ),
             ]
         pieces.append(operator(page, "="))
-    pieces.append(field_panel(request, "attn_out", out_columns, "attn_out", role="output"))
+    pieces.append(field_panel(request, "attn_out", out_columns, symbol("attn_out", rec), role="output"))
     if small:
         lines.append(Flow(pieces, rows=max(rec.n, c.d_model)))
     else:
@@ -336,7 +337,7 @@ def multi_head(request: FigureRequest) -> Figure:
         ""
         if small
         else (
-            f"; W_O is d_model × d_model = {c.d_model} × {c.d_model}: its rows shown are concat's columns, its columns attn_out's "
+            f"; W_O is d_model × d_model = {c.d_model} × {c.d_model}: its rows shown are concat's columns, its columns the output's "
             f"({c.d_model - len(concat_columns.shown)} rows and {c.d_model - len(out_columns.shown)} columns hidden, "
             f"{ROW_GAP} and {GAP})"
         )

@@ -7,11 +7,12 @@ FFN → add → norm (Vaswani et al. 2017); the boxes are :func:`blockviz.figure
 from __future__ import annotations
 
 from matplotlib.axes import Axes
+from matplotlib.cbook import is_math_text
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch
 
 from blockviz.figures import architecture
-from blockviz.figures.labels import text_size_in
+from blockviz.figures.labels import LINE_SPACING, POINTS_PER_INCH, text_size_in
 from blockviz.figures.layout import Slot, build_figure
 from blockviz.figures.page import MIN_PT
 from blockviz.figures.parts import heading, note, titled
@@ -27,7 +28,7 @@ ADD_RADIUS = 0.14
 
 def block_flow(request: FigureRequest) -> Figure:
     """The record's block as a diagram (:func:`~blockviz.figures.architecture.flow_boxes`): the
-    residual stream resid_pre → ⊕ → ⊕ → the block's output, each sublayer (norm, attention, FFN)
+    residual stream x → ⊕ → ⊕ → the block's output, each sublayer (norm, attention, FFN)
     beside it, each box and ⊕ labelled with its shape for this sentence. At natural size the
     stream runs left to right; on a page it runs top to bottom, the sublayers beside it."""
     rec, page, theme = request.record, request.page, request.theme
@@ -35,7 +36,7 @@ def block_flow(request: FigureRequest) -> Figure:
     boxes, outputs = architecture.flow_boxes(rec, theme)
     lines = heading(page, titled("block-flow", architecture.describe(rec)), architecture.residual_formula(rec))
     if page.width is None:
-        sizes = {name: text_size_in(text, BOX_PT) for name, text, _, _ in boxes}
+        sizes = {name: box_size(text, BOX_PT) for name, text, _, _ in boxes}
         width = _flow_width(boxes, sizes)
         lines.append(
             [Slot(width, BRANCH_Y + 0.75, lambda ax: _draw_flow(ax, boxes, sizes, outputs, request.theme), key="flow")]
@@ -51,14 +52,22 @@ def block_flow(request: FigureRequest) -> Figure:
     return build_figure(lines, page)[0]
 
 
+def box_size(text: str, size_pt: float) -> tuple[float, float]:
+    """Width and height in inches of a box's ``text`` at ``size_pt``, as it is drawn: each line
+    on its own, a line with ``$…$`` (a typeset name, :mod:`blockviz.symbols`) as mathtext."""
+    sizes = [text_size_in(line, size_pt, math=is_math_text(line)) for line in text.split("\n")]
+    spacing = LINE_SPACING * size_pt / POINTS_PER_INCH * (len(sizes) - 1)
+    return max(width for width, _ in sizes), spacing + sizes[-1][1]
+
+
 def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
     """The diagram top to bottom: the residual stream down the left, each sublayer's boxes to
     its right, their output joining the stream at ⊕; type as large as fits the page (≥ 6 pt)."""
     size = max(MIN_PT, page.note + 0.5)
     room = page.content_width - 0.1
     while True:
-        sizes = {name: text_size_in(text, size) for name, text, _, _ in boxes}
-        output_width = max(text_size_in(text, max(MIN_PT, size - 0.5))[0] for text in outputs.values())
+        sizes = {name: box_size(text, size) for name, text, _, _ in boxes}
+        output_width = max(box_size(text, max(MIN_PT, size - 0.5))[0] for text in outputs.values())
         stream_width = max(sizes[name][0] for name, _, _, kind in boxes if kind == "stream") + 2 * BOX_PAD_IN
         branch_width = max(sizes[name][0] for name, _, _, kind in boxes if kind == "branch") + 2 * BOX_PAD_IN
         width = max(stream_width, 2 * ADD_RADIUS + output_width + 0.3) + 0.35 + branch_width
@@ -96,7 +105,7 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                     va="center",
                     fontsize=size,
                     color=theme.text,
-                    parse_math=False,
+                    parse_math=True,
                     linespacing=1.35,
                 )
                 if previous is not None:
@@ -114,7 +123,7 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                     va="center",
                     fontsize=size,
                     color=theme.text,
-                    parse_math=False,
+                    parse_math=True,
                     linespacing=1.35,
                 )
                 if branch_previous is None:  # leave the stream: a dot on it, an arrow right into the box
@@ -135,7 +144,7 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                     va="top",
                     fontsize=max(MIN_PT, size - 0.5),
                     color=theme.muted_text,
-                    parse_math=False,
+                    parse_math=True,
                 )
                 _arrow(ax, previous, (stream_x, centre_y + ADD_RADIUS), theme.residual)
                 bx, by = branch_previous
@@ -149,7 +158,7 @@ def _vertical_slot(boxes, outputs, page, theme: Theme) -> Slot:
                     va="bottom",
                     fontsize=max(MIN_PT, size - 0.5),
                     color=theme.muted_text,
-                    parse_math=False,
+                    parse_math=True,
                     linespacing=1.25,
                 )
                 drawn[name] = centre
@@ -199,7 +208,7 @@ def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
                 va="top",
                 fontsize=BOX_PT - 1,
                 color=theme.muted_text,
-                parse_math=False,
+                parse_math=True,
             )
             _arrow(ax, (previous_branch[0], previous_branch[1]), (centre[0], BRANCH_Y), colour, head=False)
             _arrow(ax, (centre[0], BRANCH_Y), (centre[0], RESIDUAL_Y + ADD_RADIUS), colour)
@@ -211,7 +220,7 @@ def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
                 va="center",
                 fontsize=BOX_PT - 1.5,
                 color=theme.muted_text,
-                parse_math=False,
+                parse_math=True,
                 linespacing=1.3,
             )
             _arrow(ax, stream_previous, (centre[0] - ADD_RADIUS, RESIDUAL_Y), theme.residual)
@@ -251,7 +260,7 @@ def _draw_flow(ax: Axes, boxes, sizes, outputs, theme: Theme) -> dict:
             va="center",
             fontsize=BOX_PT,
             color=theme.text,
-            parse_math=False,
+            parse_math=True,
             linespacing=1.35,
         )
         if kind == "stream":

@@ -105,7 +105,7 @@ FAMILY_LABELS = {
     "residual": "residual stream",
     "qkv": "query, key, value",
     "scores": "scores",
-    "ffn_hidden": "ffn_pre, ffn_post",
+    "ffn_hidden": "FFN hidden layer",
 }
 """How a colour bar names the colour-scale families of :mod:`blockviz.record_fields`."""
 

@@ -313,7 +313,14 @@ def text_slot(
         x0, y0, w, h = rect
         if math:
             return math_patches(
-                figure, (x0 + w / 2, y0 + h / 2), text, size_pt, family, key or "", text_options.get("color")
+                figure,
+                (x0 + w / 2, y0 + h / 2),
+                text,
+                size_pt,
+                family,
+                key or "",
+                text_options.get("color"),
+                text_options.get("fontweight", "normal"),
             )
         return figure.text(
             x0 + w / 2,
@@ -334,12 +341,20 @@ def text_slot(
 
 
 def math_patches(
-    figure: Figure, centre, text: str, size_pt: float, family: str, key: str, colour: str | None = None
+    figure: Figure,
+    centre,
+    text: str,
+    size_pt: float,
+    family: str,
+    key: str,
+    colour: str | None = None,
+    weight: str = "normal",
 ) -> list:
     """``text`` (mathtext, lines split at "\\n") drawn as filled outlines centred on ``centre``
     (figure fractions): matplotlib parses a formula once for its outline, which PNG, SVG and PDF
     then share, where a Text is parsed again for each resolution. Each line is a PathPatch
-    labelled ``key``; its ``formula`` and ``fontsize`` attributes hold the line's text and size."""
+    labelled ``key``; its ``formula`` and ``fontsize`` attributes hold the line's text and size;
+    ``weight`` is the weight of its words (a bold title with a typeset name in it)."""
     from matplotlib import rcParams
     from matplotlib.cbook import is_math_text
     from matplotlib.font_manager import FontProperties
@@ -350,7 +365,7 @@ def math_patches(
     from blockviz.figures.labels import text_paths
 
     lines = text.split("\n")
-    sizes = [text_size_in(line, size_pt, family, math=True) for line in lines]
+    sizes = [text_size_in(line, size_pt, family, math=True, weight=weight) for line in lines]
     pitch = MATH_LINE_SPACING * size_pt / 72
     total = pitch * (len(lines) - 1) + max(height for _, height in sizes)
     width_in, height_in = figure.get_size_inches()
@@ -358,7 +373,7 @@ def math_patches(
     scale = size_pt / MATH_PATH_PT
     patches = []
     for index, (line, (_line_width, _line_height)) in enumerate(zip(lines, sizes)):
-        prop = FontProperties(family=list(font_families(family)), size=MATH_PATH_PT)
+        prop = FontProperties(family=list(font_families(family)), size=MATH_PATH_PT, weight=weight)
         path = Path(
             *text_paths().get_text_path(prop, line, ismath=is_math_text(line))
         )  # as measured: one parse, by this process's own TextToPath

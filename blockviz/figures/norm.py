@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib.cbook import is_math_text
 from matplotlib.figure import Figure
 
 from blockviz.figures import architecture as arch
@@ -35,6 +36,7 @@ from blockviz.figures.parts import (
 )
 from blockviz.figures.request import FigureRequest
 from blockviz.style import format_number
+from blockviz.symbols import symbol
 
 
 def layer_norm(request: FigureRequest) -> Figure:
@@ -62,9 +64,9 @@ def layer_norm(request: FigureRequest) -> Figure:
         "\u00f7 \u221a(ms + \u03b5)",
         "\u00d7 \u03b3",
         "+ \u03b2",
-        *(f"= {norm.output}" for norm in arch.norms(rec)),
+        *(f"= {symbol(norm.output, rec)}" for norm in arch.norms(rec)),
     ]
-    steps_width = max(text_size_in(label, page.note)[0] for label in step_labels) * 1.06 + 0.05
+    steps_width = max(text_size_in(label, page.note, math=is_math_text(label))[0] for label in step_labels) * 1.06 + 0.05
     noted: list = []
     for norm in arch.norms(rec):
         name = norm.prefix
@@ -75,17 +77,20 @@ def layer_norm(request: FigureRequest) -> Figure:
         rows = [x, normed, out] + ([as_array(rec.tensors[f"{name}_centred"])[i]] if not rms else [])
         columns = row_columns([np.stack(rows)], d, page, steps_width, decimals)
         noted.append((columns, "d_model"))
+        named = rf"$\mathrm{{LN}}_{name[-1]}$: "  # ln1 → LN₁, as the scenes write it
+        source, output = symbol(norm.source, rec), symbol(norm.output, rec)
         lines.append(
             TextLine(
                 [
                     _norm_title(
                         page,
-                        f"{name}: {kind} {norm.where}, x = {norm.source}[{i}] \u2192 {norm.output}",
-                        f"{name}: x = {norm.source}[{i}] \u2192 {norm.output}",
+                        f"{named}{kind} {norm.where}, row {i} of {source} \u2192 {output}",
+                        f"{named}row {i} of {source} \u2192 {output}",
                     )
                 ],
                 page.title,
                 key=f"{name}_title",
+                math=True,
                 options={"fontweight": "bold"},
             )
         )
@@ -143,7 +148,7 @@ def layer_norm(request: FigureRequest) -> Figure:
         lines.append(row("\u00d7 \u03b3", gamma, f"{name}_gamma", parameters))
         if beta is not None:
             lines.append(row("+ \u03b2", beta, f"{name}_beta", parameters))
-        lines.append(row(f"= {norm.output}", out, norm.output))
+        lines.append(row(f"= {output}", out, norm.output))
     lines.append(colorbar_line([residual, parameters], page))
     lines += hidden_notes(page, noted)
     what = (
@@ -152,7 +157,7 @@ def layer_norm(request: FigureRequest) -> Figure:
         else "the variance divides by d_model (as torch.nn.LayerNorm)"
     )
     placement = (
-        "post-norm: each sum (resid_mid, resid_post) is normalised"
+        "post-norm: each sum (the titles name them) is normalised"
         if rec.architecture.post_norm
         else "pre-norm: each sublayer's input is normalised"
     )
@@ -166,11 +171,11 @@ def layer_norm(request: FigureRequest) -> Figure:
 
 
 def _norm_title(page, full: str, short: str) -> str:
-    """A normalisation's title: ``full`` if it fits one line of the page, else ``short`` (the
-    figure's last note says where each normalisation stands)."""
+    """A normalisation's title (mathtext): ``full`` if it fits one line of the page, else ``short``
+    (the figure's last note says where each normalisation stands)."""
     return (
         full
-        if text_size_in(full, page.title, weight="bold")[0] * TEXT_SLACK + TEXT_PAD_IN <= page.content_width
+        if text_size_in(full, page.title, math=True, weight="bold")[0] * TEXT_SLACK + TEXT_PAD_IN <= page.content_width
         else short
     )
 

@@ -5,6 +5,7 @@ and written work lines (sums term by term)."""
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.cbook import is_math_text
 from matplotlib.patches import Rectangle
 
 from blockviz.figures.architecture import norm_name
@@ -138,7 +139,8 @@ def field_panel(
     """Record field ``name`` ``(n, width)`` (or ``values`` of that shape, e.g. one head's) as a
     panel showing ``columns`` (:func:`~blockviz.figures.elision.elided_piece`: ⋯ where columns
     are hidden), on its family's one colour scale unless ``scale`` is given; ``role`` colours the
-    title (``"query"``, ``"residual"``…), ``rows`` labels the token rows; keyed ``key`` or ``name``."""
+    title (``"query"``, ``"residual"``…), ``rows`` labels the token rows; keyed ``key`` or ``name``.
+    A title with ``$…$`` (a typeset name, :mod:`blockviz.symbols`) is drawn as mathtext."""
     rec = request.record
     values = as_array(rec.tensors[name]) if values is None else values
     return elided_piece(
@@ -152,6 +154,7 @@ def field_panel(
         key or name,
         request.decimals,
         title=title,
+        title_math=is_math_text(title),
         title_color=request.theme.roles[role] if role else None,
     )
 
@@ -198,8 +201,9 @@ def source_line(rec) -> str:
 
 
 def label_slot(label: str, width: float, size: float) -> Slot:
-    """A row's label, right-aligned in ``width`` inches against the row's panel."""
-    slot = text_slot(label, size)
+    """A row's label, right-aligned in ``width`` inches against the row's panel; mathtext if it
+    holds ``$…$``."""
+    slot = text_slot(label, size, math=is_math_text(label))
     slot.left = max(0.0, width - slot.width)
     return slot
 

@@ -46,7 +46,7 @@ def prediction(request: FigureRequest) -> Figure:
     lines = heading(
         page,
         titled("prediction", f"after {named_token}, the block predicts {named}, \u2026"),
-        r"$p = \mathrm{softmax}(\mathrm{LN}_f(x_{out})\, W_U)$",
+        r"$p = \mathrm{softmax}(\mathrm{LN}_f(y)\, W_U)$",
     )
     values = np.append(guess.probabilities, guess.others)[None, :]
     columns = [token_label(word) for word in guess.words] + [OTHERS]

@@ -10,10 +10,12 @@ elided legibly (:mod:`blockviz.figures.elision`; panels of one equation share th
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.cbook import is_math_text
 from matplotlib.figure import Figure
 
 from blockviz.figures import architecture as arch
 from blockviz.figures import formulas
+from blockviz.figures.architecture import math
 from blockviz.figures.elision import Columns, choose_columns, elided_piece, numbers_flow
 from blockviz.figures.heatmap import record_scale
 from blockviz.figures.labels import text_size_in, token_named
@@ -35,6 +37,7 @@ from blockviz.figures.parts import (
     titled,
 )
 from blockviz.figures.request import FigureRequest
+from blockviz.symbols import symbol
 
 
 def token_grid(request: FigureRequest) -> Figure:
@@ -47,7 +50,7 @@ def token_grid(request: FigureRequest) -> Figure:
     titles = {
         "embed": "token embedding",
         "pos_embed": f"position ({rec.config.positional})",
-        "resid_pre": "x = resid_pre",
+        "resid_pre": f"{symbol('resid_pre', rec)} (residual stream)",
     }
     # a model's layer input is its hidden state; only layer 0 of GPT-2 (wte + wpe) and Llama (the token embedding) is the embeddings' sum itself
     model = rec.source.is_model and not (rec.source.layer == 0 and rec.source.family in ("gpt2", "llama"))
@@ -80,8 +83,9 @@ def token_grid(request: FigureRequest) -> Figure:
         lines.append(
             note(
                 page,
-                f"{source_line(rec)}. resid_pre is the real input of layer {rec.source.layer}: the embeddings after the model's "
+                f"{source_line(rec)}. $x$ is the real input of layer {rec.source.layer}: the embeddings after the model's "
                 f"embedding step{' and layers before it' if rec.source.layer else ''}, so it is not embed + position",
+                math=True,
             )
         )
     if not added:
@@ -193,7 +197,8 @@ def _with_column(columns: Columns, index: int) -> Columns:
 
 def ffn(request: FigureRequest) -> Figure:
     """The FFN of the record: plain (widen, activate, narrow) or gated (gate and up, the
-    activated gate times up, narrow), its input ln2 (pre-norm) or resid_mid_norm (post-norm)."""
+    activated gate times up, narrow), its input LN₂(h) (pre-norm) or h (post-norm), named as in
+    the scenes (:mod:`blockviz.symbols`)."""
     rec, page = request.record, request.page
     c = rec.config
     x = arch.ffn_input(rec)
@@ -202,22 +207,21 @@ def ffn(request: FigureRequest) -> Figure:
     model_columns = shared_columns(rec, [x])
     out_columns = shared_columns(rec, ["ffn_out"])
     lines = heading(page, titled("ffn", "widen, activate, narrow, row by row"), arch.ffn_formula(rec))
-    x_title = f"{x} = {arch.norm_name(rec)}(resid_mid)"
+    x_title = f"{symbol(x, rec)} = {arch.norm_name(rec)}({symbol('resid_mid', rec)})"
+    u = math(symbol(x, rec))  # the FFN's input in formulas
     plus = (lambda kind: rf" + b_{{{kind}}}") if bias else (lambda kind: "")
     pieces = [field_panel(request, x, model_columns, x_title, role="residual")]
     if c.ffn == "gated":
         hidden = shared_columns(rec, ["ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post"])
         pieces += [
             operator(page, rf"$\cdot W_{{gate}}{plus('gate')}$", math=True, scale=0.7),
-            field_panel(request, "ffn_gate", hidden, "ffn_gate", role="ffn"),
+            field_panel(request, "ffn_gate", hidden, symbol("ffn_gate", rec), role="ffn"),
             operator(page, f"{act} \u2192", scale=0.7),
-            field_panel(request, "ffn_gate_act", hidden, f"{act}(ffn_gate)", role="ffn"),
+            field_panel(request, "ffn_gate_act", hidden, symbol("ffn_gate_act", rec), role="ffn"),
             operator(page, "\u2299"),
-            field_panel(
-                request, "ffn_up", hidden, f"ffn_up = {x} \u00b7 W_up" + (" + b_up" if bias else ""), role="ffn"
-            ),
+            field_panel(request, "ffn_up", hidden, rf"$u = {u}\, W_{{up}}{plus('up')}$", role="ffn"),
             operator(page, "="),
-            field_panel(request, "ffn_post", hidden, "ffn_post", role="ffn"),
+            field_panel(request, "ffn_post", hidden, symbol("ffn_post", rec), role="ffn"),
         ]
         names = [x, "ffn_gate", "ffn_gate_act", "ffn_up", "ffn_post", "ffn_out"]
         shapes = f"{rec.n} × {c.d_model} \u2192 gate, up: {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_ff} \u2192 {rec.n} × {c.d_model}"
@@ -225,9 +229,9 @@ def ffn(request: FigureRequest) -> Figure:
         hidden = shared_columns(rec, ["ffn_pre", "ffn_post"])
         pieces += [
             operator(page, rf"$\cdot W_{{in}}{plus('in')}$", math=True, scale=0.7),
-            field_panel(request, "ffn_pre", hidden, "ffn_pre", role="ffn"),
+            field_panel(request, "ffn_pre", hidden, symbol("ffn_pre", rec), role="ffn"),
             operator(page, f"{act} \u2192", scale=0.7),
-            field_panel(request, "ffn_post", hidden, f"ffn_post = {act}(ffn_pre)", role="ffn"),
+            field_panel(request, "ffn_post", hidden, symbol("ffn_post", rec), role="ffn"),
         ]
         names = [x, "ffn_pre", "ffn_post", "ffn_out"]
         shapes = (
@@ -235,61 +239,48 @@ def ffn(request: FigureRequest) -> Figure:
         )
     pieces += [
         operator(page, rf"$\cdot W_{{out}}{plus('out')}$", math=True, scale=0.7),
-        field_panel(request, "ffn_out", out_columns, "ffn_out", role="ffn"),
+        field_panel(request, "ffn_out", out_columns, symbol("ffn_out", rec), role="ffn"),
     ]
     lines += numbers_flow(pieces, rec.n, page)
-    hidden_label = "ffn_gate, ffn_up, ffn_post" if c.ffn == "gated" else None
     lines.append(
         colorbar_line(
             [
-                record_scale(rec, name, label=hidden_label if name.startswith("ffn_") and name != "ffn_out" else None)
-                for name in names
+                record_scale(rec, name) for name in names
             ],
             page,
         )
     )
     lines += hidden_notes(page, [(model_columns, "d_model"), (hidden, "d_ff"), (out_columns, "d_model")])
     gate = (
-        f"; gated: ffn_post = {act}(ffn_gate) \u2299 ffn_up, cell by cell (the d_ff panels show the same columns)"
+        f"; gated: {symbol('ffn_post', rec)}, cell by cell (the d_ff panels show the same columns)"
         if c.ffn == "gated"
         else ""
     )
-    lines.append(note(page, f"{shapes}  (n × d_model \u2192 n × d_ff \u2192 n × d_model){gate}"))
+    lines.append(note(page, f"{shapes}  (n × d_model \u2192 n × d_ff \u2192 n × d_model){gate}", math=bool(gate)))
     return build_figure(lines, page)[0]
 
 
 def residual_stream(request: FigureRequest) -> Figure:
     """Each sublayer's output added to the stream, on the chosen token's row (``--token``),
-    stacked so that each column adds up down the page: pre-norm resid_pre + attn_out = resid_mid,
-    + ffn_out = resid_post; post-norm normalises each sum (resid_mid_norm, resid_post_norm) and
-    the FFN adds to the normalised one."""
+    stacked so that each column adds up down the page: pre-norm x + attn(x) = h, + FFN(h) = y;
+    post-norm normalises each sum (into h, then y) and the FFN adds to the normalised one. Rows
+    are named as in the scenes (:mod:`blockviz.symbols`)."""
     rec, page, theme = request.record, request.page, request.theme
     post = rec.architecture.post_norm
     kind = arch.norm_name(rec)
     i = request.query
     d = rec.config.d_model
-    steps = (
-        [
-            ("resid_pre", "resid_pre"),
-            ("attn_out", "+ attn_out"),
-            ("resid_mid", "= resid_mid"),
-            ("resid_mid_norm", f"{kind} \u2192 resid_mid_norm"),
-            ("ffn_out", "+ ffn_out"),
-            ("resid_post", "= resid_post"),
-            ("resid_post_norm", f"{kind} \u2192 resid_post_norm"),
-        ]
+    names = (
+        ["resid_pre", "attn_out", "resid_mid", "resid_mid_norm", "ffn_out", "resid_post", "resid_post_norm"]
         if post
-        else [
-            ("resid_pre", "resid_pre"),
-            ("attn_out", "+ attn_out"),
-            ("resid_mid", "= resid_mid"),
-            ("ffn_out", "+ ffn_out"),
-            ("resid_post", "= resid_post"),
-        ]
+        else ["resid_pre", "attn_out", "resid_mid", "ffn_out", "resid_post"]
     )
+    signs = {"attn_out": "+ ", "ffn_out": "+ ", "resid_mid": "= ", "resid_post": "= "}
+    signs.update({"resid_mid_norm": f"{kind} \u2192 ", "resid_post_norm": f"{kind} \u2192 "})
+    steps = [(name, signs.get(name, "") + symbol(name, rec)) for name in names]
     rows = {name: as_array(rec.tensors[name])[i] for name, _ in steps}
     steps = _approximate_sums(steps, rows, request.decimals)
-    width = max(text_size_in(label, page.note)[0] for _, label in steps) * 1.06 + 0.05
+    width = max(text_size_in(label, page.note, math=is_math_text(label))[0] for _, label in steps) * 1.06 + 0.05
     columns = row_columns([np.stack(list(rows.values()))], d, page, width, request.decimals)
     labels = feature_labels("d_model", d)
     lines = heading(
@@ -313,11 +304,13 @@ def residual_stream(request: FigureRequest) -> Figure:
         )
         lines.append(labelled_row(label_slot(label, width, page.note), piece))
         if post and name == "resid_mid_norm":
-            lines.append(note(page, "the FFN reads resid_mid_norm and adds to it:", key="residual_between"))
+            lines.append(
+                note(page, f"the FFN reads {symbol(name, rec)} and adds to it:", key="residual_between", math=True)
+            )
     lines.append(colorbar_line([scale], page))
     lines += hidden_notes(page, [(columns, "d_model")])
     what = (
-        f"post-norm: each sum is normalised ({kind}) and the FFN adds to the normalised resid_mid_norm"
+        f"post-norm: each sum is normalised ({kind}) and the FFN adds to the normalised {symbol('resid_mid_norm', rec)}"
         if post
         else "pre-norm: the sublayers read a normalised copy; the stream itself is only added to"
     )
@@ -328,6 +321,7 @@ def residual_stream(request: FigureRequest) -> Figure:
         note(
             page,
             f"{what}; {adds_up}; every field is n × d_model = {rec.n} × {d} (this is row {i}); {source_line(rec)}",
+            math=post,
         )
     )
     return build_figure(lines, page)[0]
