@@ -35,13 +35,21 @@ from blockviz.scenes.text import number, numeral, text, typeset
 TIMES = "\u00d7"
 
 ACTIVATION_FORMULAS = {
-    "gelu": r"$\mathrm{GELU}(x) = x\,\Phi(x)$",
-    "relu": r"$\mathrm{ReLU}(x) = \max(0,\,x)$",
-    "gelu_tanh": r"$\mathrm{GELU}(x) \approx x\,\Phi(x)\ \mathrm{(tanh)}$",
-    "silu": r"$\mathrm{SiLU}(x) = x\,\sigma(x)$",
+    "gelu": r"$\mathrm{GELU}(@) = @\,\Phi(@),\ \ \Phi\mathrm{:\ the\ normal\ CDF}$",
+    "relu": r"$\mathrm{ReLU}(@) = \max(0,\,@)$",
+    "gelu_tanh": r"$\mathrm{GELU}(@) \approx @\,\Phi(@)\ \mathrm{(tanh)},\ \ \Phi\mathrm{:\ the\ normal\ CDF}$",
+    "silu": r"$\mathrm{SiLU}(@) = @\,\sigma(@),\ \ \sigma\mathrm{:\ the\ logistic\ sigmoid}$",
 }
 """Hendrycks & Gimpel 2016 (GELU, exact erf form as ``torch.nn.functional.gelu``; GPT-2's tanh
-approximation); Nair & Hinton 2010 (ReLU); Elfwing et al. 2018 (SiLU, Llama's gate)."""
+approximation); Nair & Hinton 2010 (ReLU); Elfwing et al. 2018 (SiLU, Llama's gate). ``@``
+stands for the variable (:func:`activation_formula`)."""
+
+
+def activation_formula(activation: str, variable: str) -> str:
+    """The mathtext of ``activation`` (a key of :data:`ACTIVATION_FORMULAS`) applied to
+    ``variable`` (``"u"``, a plain FFN's hidden row; ``"g"``, a gated FFN's gate), as the
+    scene's axes and rows name it. Raises ``KeyError`` for an unknown activation."""
+    return ACTIVATION_FORMULAS[activation].replace("@", variable)
 
 
 def shape_text(rows: int, columns: int) -> str:
@@ -389,6 +397,7 @@ __all__ = [
     "rounding_note",
     "activation_curve",
     "ACTIVATION_FORMULAS",
+    "activation_formula",
     "TIMES",
     "sum_decimals",
     "adds_up",

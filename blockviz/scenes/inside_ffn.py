@@ -9,7 +9,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, Indicate, Line, VGroup
 from blockviz.record_fields import BY_NAME, axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import (
-    ACTIVATION_FORMULAS,
+    activation_formula,
     activation_curve,
     row_grid,
     shape_text,
@@ -132,6 +132,11 @@ class InsideFFN(RecordScene):
         super().__init__(*args, **kwargs)
         self.products: list[tuple] = []  # (factor, factor, product) labels shown: a gated FFN's gate_act ⊙ up = post
 
+    @property
+    def curve_variable(self) -> str:
+        """What the activation curve maps, as the rows and axes name it: the gate g, or the hidden row u."""
+        return "g" if self.record.architecture.gated else "u"
+
     def construct(self) -> None:
         rec = self.record
         name = rec.config.activation_name
@@ -173,7 +178,7 @@ class InsideFFN(RecordScene):
         axes, curve, dots, labels = activation_curve(
             pre, post, activation, look, look.ffn, axis_names=(symbol("ffn_pre", rec), symbol("ffn_post", rec))
         )
-        equation = formula(ACTIVATION_FORMULAS[activation], look.ffn, 20).next_to(axes, UP, buff=0.2)
+        equation = formula(activation_formula(activation, "u"), look.ffn, 20).next_to(axes, UP, buff=0.2)
         plot = VGroup(axes, curve, labels, equation, dots)
         plot.axes, plot.curve, plot.dots, plot.frame = axes, curve, dots, VGroup(axes, labels, equation)
         layout = VGroup(stack, plot).arrange(RIGHT, buff=0.7)
@@ -230,7 +235,7 @@ class InsideFFN(RecordScene):
         ]  # one per row: none crosses the text between
         self.play(
             *(FadeIn(light) for light in lights),
-            *self.say("entry by entry: read x on the curve, write down its height"),
+            *self.say(f"entry by entry: read {self.curve_variable} on the curve, write down its height"),
             run_time=self.step_time,
         )
         for j in columns:
@@ -338,7 +343,7 @@ class InsideFFN(RecordScene):
         labels.submobjects[1] = (
             typeset(symbol("ffn_gate_act", rec), HEADER_SIZE, look.muted).move_to(labels[1]).align_to(labels[1], LEFT)
         )  # the curve maps the gate
-        equation = formula(ACTIVATION_FORMULAS[rec.config.activation], look.ffn, 20).next_to(axes, UP, buff=0.2)
+        equation = formula(activation_formula(rec.config.activation, "g"), look.ffn, 20).next_to(axes, UP, buff=0.2)
         hidden = [
             f"{what}: {total - len(shown)} of {total}"
             for what, shown, total in (
