@@ -35,10 +35,10 @@ from blockviz.scenes.text import number, numeral, text, typeset
 TIMES = "\u00d7"
 
 ACTIVATION_FORMULAS = {
-    "gelu": r"$\mathrm{GELU}(@) = @\,\Phi(@),\ \ \Phi\mathrm{:\ the\ normal\ CDF}$",
+    "gelu": r"$\mathrm{GELU}(@) = @\,\Phi(@),\ \ \Phi\mathrm{:\ normal\ CDF}$",
     "relu": r"$\mathrm{ReLU}(@) = \max(0,\,@)$",
-    "gelu_tanh": r"$\mathrm{GELU}(@) \approx @\,\Phi(@)\ \mathrm{(tanh)},\ \ \Phi\mathrm{:\ the\ normal\ CDF}$",
-    "silu": r"$\mathrm{SiLU}(@) = @\,\sigma(@),\ \ \sigma\mathrm{:\ the\ logistic\ sigmoid}$",
+    "gelu_tanh": r"$\mathrm{GELU}(@) \approx @\,\Phi(@)\ \mathrm{(tanh)},\ \ \Phi\mathrm{:\ normal\ CDF}$",
+    "silu": r"$\mathrm{SiLU}(@) = @\,\sigma(@)$",
 }
 """Hendrycks & Gimpel 2016 (GELU, exact erf form as ``torch.nn.functional.gelu``; GPT-2's tanh
 approximation); Nair & Hinton 2010 (ReLU); Elfwing et al. 2018 (SiLU, Llama's gate). ``@``
