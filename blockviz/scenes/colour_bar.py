@@ -43,7 +43,7 @@ STRIP_CELLS = 40
 """The strip is drawn as this many small rectangles, each the map's colour at its middle."""
 ROW_GAP = 0.05
 """Between two bars one under another."""
-TOP_MARGIN = 0.06
+TOP_MARGIN = 0.12
 """From the frame's top edge to a bar's name (the title's band: the title is kept clear of the bars)."""
 TITLE_GAP = 0.35
 """The least room between the title and the bars."""
