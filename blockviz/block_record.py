@@ -19,7 +19,16 @@ from blockviz.errors import BlockvizError
 from blockviz.params import learned_positions, load_params
 from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_check import check_claims, check_record
-from blockviz.record_fields import BY_NAME, OPTIONAL_FIELDS, PARAMETER_SCALE, RecordField, docs_table, fields_for
+from blockviz.record_fields import (
+    BY_NAME,
+    NORM_PARAMETER_SCALE,
+    OPTIONAL_FIELDS,
+    PARAMETER_SCALE,
+    RecordField,
+    docs_table,
+    fields_for,
+    parameter_scale,
+)
 from blockviz.record_format import read_record_with_source, write_record
 from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
@@ -135,8 +144,10 @@ class BlockRecord:
 
     def scale_of(self, name: str) -> ScaleLimit:
         """The one colour scale of quantity ``name`` in this record, shared by every field of its
-        colour-scale family (every parameter is of the one family
-        :data:`~blockviz.record_fields.PARAMETER_SCALE`): the largest finite ``|value|`` of the
+        colour-scale family (the norms' γ and β, ``ln1.*``, ``ln2.*``, ``ln_f.*``, are of the
+        family :data:`~blockviz.record_fields.NORM_PARAMETER_SCALE`, every other parameter of
+        :data:`~blockviz.record_fields.PARAMETER_SCALE`; either name is a name of its family
+        too): the largest finite ``|value|`` of the
         family, or, when that one is an outlier, a percentile of them, with ``clipped`` set
         (:func:`blockviz.scale_limits.robust_limit`; never for the bounded families, weights …).
         Computed once per family and record (the record's tensors are not to be changed in place).
@@ -145,13 +156,13 @@ class BlockRecord:
         """
         if name in BY_NAME and name in self.tensors:
             family = next(spec.scale for spec in self.fields if spec.name == name)
-        elif name in self.params or name == PARAMETER_SCALE:
-            family = PARAMETER_SCALE
+        elif name in self.params or name in (PARAMETER_SCALE, NORM_PARAMETER_SCALE):
+            family = parameter_scale(name)
         else:
             raise KeyError(name)
         if family not in self._scales:
-            if family == PARAMETER_SCALE:
-                members = list(self.params.values())
+            if family in (PARAMETER_SCALE, NORM_PARAMETER_SCALE):
+                members = [value for key, value in self.params.items() if parameter_scale(key) == family]
             else:
                 # prev_output repeats resid_pre: a record's scales are the same with it or without it
                 members = [

@@ -33,9 +33,9 @@ class RecordField:
     holds; ``scale`` names its colour-scale family — fields of one family share one colour scale
     per record (:meth:`BlockRecord.scale_limit`), so one number has one colour in every scene and
     figure: the residual stream (embeddings, residuals, LayerNorm outputs, head outputs, attention
-    and FFN outputs), q/k/v, scores (raw, scaled, masked), FFN hidden, and the parameters
-    (:data:`PARAMETER_SCALE`) each share one; ``neg_inf`` says whether −∞ may appear
-    (blocked cells), otherwise every value must be finite.
+    and FFN outputs), q/k/v, scores (raw, scaled, masked), FFN hidden, the parameters
+    (:data:`PARAMETER_SCALE`) and the norms' γ, β (:data:`NORM_PARAMETER_SCALE`) each share one;
+    ``neg_inf`` says whether −∞ may appear (blocked cells), otherwise every value must be finite.
     """
 
     name: str
@@ -433,7 +433,26 @@ BY_NAME: dict[str, RecordField] = _every_field()
 :func:`~blockviz.config.supported_architectures` that records it (the toy block's first)."""
 
 PARAMETER_SCALE = "parameters"
-"""The colour-scale family of every parameter (W_Q … b_out, γ, β, W_pos)."""
+"""The colour-scale family of every parameter but the norms' (W_Q … b_out, W_pos, W_E, W_U)."""
+NORM_PARAMETER_SCALE = "norm_parameters"
+"""The colour-scale family of the norms' γ and β (``ln1.*``, ``ln2.*``, ``ln_f.*``): around 1
+and 0, they would all sit at the clipped end of a trained model's small weight matrices' scale."""
+NORM_PREFIXES = ("ln1", "ln2", "ln_f")
+"""The parameter names of the norms begin with these (``ln1.weight`` = γ₁, ``ln1.bias`` = β₁)."""
+
+
+def parameter_scale(name: str) -> str:
+    """The colour-scale family of parameter ``name``: :data:`NORM_PARAMETER_SCALE` for a norm's
+    γ or β (``"ln2.bias"``), else :data:`PARAMETER_SCALE` (``"attn.W_Q"``); the name of a family
+    is its own family (``"parameters"`` → ``"parameters"``).
+
+    >>> parameter_scale("ln1.weight"), parameter_scale("attn.W_O")
+    ('norm_parameters', 'parameters')
+    """
+    if name == NORM_PARAMETER_SCALE or name.split(".")[0] in NORM_PREFIXES:
+        return NORM_PARAMETER_SCALE
+    return PARAMETER_SCALE
+
 
 COLUMN_PREFIXES = {"d_model": "d", "d_head": "d", "d_ff": "f", "n_vocab": "v"}
 """Column labels of a feature axis: ``d0, d1, …`` for d_model and d_head, ``f0, f1, …`` for d_ff,

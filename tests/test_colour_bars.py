@@ -72,7 +72,8 @@ def test_every_scene_that_colours_a_grid_has_a_bar_numbered_with_its_scale(scene
             assert numbers == expected, f"play {play}: {numbers}"
             if rule == "signed":  # the limit is the record's scale of one of its families
                 assert any(
-                    math.isclose(limit, rec.scale_limit(name), rel_tol=1e-6) for name in [*rec.tensors, "parameters"]
+                    math.isclose(limit, rec.scale_limit(name), rel_tol=1e-6)
+                    for name in [*rec.tensors, "parameters", "norm_parameters"]
                 )
 
 
@@ -80,11 +81,12 @@ def test_the_bars_numbers_name_the_records_scale():
     rec = named_record(RECORD)
     scene, _ = play_by_play(lookup(["layer-norm"])[0].scene_class(), rec, lambda scene: None)
     bars = {bar.scale_shown.words: bar for bar in bars_of(scene)}
-    assert set(bars) == {"residual stream", "parameters"}
+    assert set(bars) == {"residual stream", "\u03b3, \u03b2"}
     residual = max(float(rec.tensors[spec.name].abs().max()) for spec in rec.fields if spec.scale == "residual")
-    parameters = max(float(p.abs().max()) for p in rec.params.values())  # the seeded block has no outlier
+    norms = max(float(p.abs().max()) for name, p in rec.params.items() if name.startswith("ln"))  # no outlier
+    assert norms == 1.0 < rec.scale_limit("attn.W_O")  # the seeded γ = 1, β = 0; the weights reach 1.57
     assert [label.value for label in bars["residual stream"].numbers] == pytest.approx([-residual, residual])
-    assert [label.value for label in bars["parameters"].numbers] == pytest.approx([-parameters, parameters])
+    assert [label.value for label in bars["\u03b3, \u03b2"].numbers] == pytest.approx([-norms, norms])
 
 
 @pytest.mark.parametrize("scene_name", ["layer-norm", "softmax"])

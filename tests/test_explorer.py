@@ -59,18 +59,22 @@ def test_numbers_are_short_float32_text_that_reads_back_exactly(chicken_record):
 
 
 def test_the_page_gets_the_records_one_scale_per_family_and_each_themes_role_colours(chicken_record):
-    from blockviz.record_fields import FIELDS, PARAMETER_SCALE
+    from blockviz.record_fields import FIELDS, NORM_PARAMETER_SCALE, PARAMETER_SCALE
     from blockviz.style import DARK, LIGHT
 
     data = payload(chicken_record, 0, 0, "input", "light")
     families = data["families"]
-    assert set(families) == {spec.scale for spec in FIELDS} | {PARAMETER_SCALE}
+    assert set(families) == {spec.scale for spec in FIELDS} | {PARAMETER_SCALE, NORM_PARAMETER_SCALE}
     for spec in FIELDS:  # the limit the figures and scenes use, by the field's family
         assert data["fields"][spec.name]["scale"] == spec.scale
         assert families[spec.scale] == chicken_record.scale_limit(spec.name)
-    assert (
-        families[PARAMETER_SCALE] == chicken_record.scale_limit("attn.W_O") == chicken_record.scale_limit("ln1.weight")
-    )
+    assert families[PARAMETER_SCALE] == chicken_record.scale_limit("attn.W_O") == pytest.approx(1.5726481676)
+    # the norms' γ and β on their own scale (the seeded γ = 1, β = 0), not the weight matrices' ±1.57
+    assert families[NORM_PARAMETER_SCALE] == chicken_record.scale_limit("ln1.weight") == 1.0
+    assert data["param_families"] == {
+        name: NORM_PARAMETER_SCALE if name.startswith(("ln1.", "ln2.")) else PARAMETER_SCALE
+        for name in chicken_record.params
+    }
     themes = data["style"]["themes"]
     assert themes["light"]["roles"] == LIGHT.roles and themes["dark"]["roles"] == DARK.roles
     assert themes["light"]["roles"]["query"] == "#0874b5" != themes["dark"]["roles"]["query"]

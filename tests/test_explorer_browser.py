@@ -200,13 +200,17 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
         "ffn_pre",
         "ffn_post",
     } <= in_two_tables
-    # Numbers the page derives are on the scale of what they add up to; parameters on the parameters' one scale.
+    # Numbers the page derives are on the scale of what they add up to; parameters on theirs (γ, β: the norms' own).
     derived = {cell["row"]: cell["family"] for cell in cells if not cell["field"] and not cell["param"]}
     assert (
         derived["concat · W_O"] == derived["ffn_post · W_out"] == "residual" and derived["ln2 · W_in"] == "ffn_hidden"
     )
     assert derived["Σ over the keys"] == "weights" and derived["√(var + ε), ε = 0.00001"] == "variance"
-    assert {cell["family"] for cell in cells if cell["param"]} == {"parameters"}
+    assert {cell["param"]: cell["family"] for cell in cells if cell["param"]} == {
+        name: "norm_parameters" if name.startswith("ln") else "parameters"
+        for name in {cell["param"] for cell in cells if cell["param"]}
+    }
+    assert {cell["family"] for cell in cells if cell["param"]} == {"parameters", "norm_parameters"}
     # Role colours: each theme's own.
     role = "getComputedStyle(document.documentElement).getPropertyValue('--q').trim()"
     assert page.evaluate(role) == LIGHT.query

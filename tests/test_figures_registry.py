@@ -72,7 +72,8 @@ def reads_while_drawing(rec, name: str) -> set[str]:
     request = FigureRequest(rec)
     for field in rec.tensors:
         rec.scale_of(field)
-    rec.scale_of("ln1.weight" if "ln1.weight" in rec.params else next(iter(rec.params)))
+    rec.scale_of("parameters")
+    rec.scale_of("norm_parameters")
     if name == "causal-vs-bidirectional":
         request.other_mask_record
     tensors, params = Reads(rec.tensors), Reads(rec.params)

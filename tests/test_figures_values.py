@@ -436,6 +436,15 @@ def bar_ticks(bar) -> list[str]:
     return [text.get_text() for text in bar.texts if text.get_label() == "tick"]
 
 
+def test_the_norms_gamma_and_beta_bar_is_their_own_scale(short):
+    """γ = 1 and β = 0 in the seeded block: their bar ends at 1, not at the weights' 1.57."""
+    figure = drawn(short, "layer-norm")
+    (bar,) = [ax for ax in colour_bars(figure) if bar_title(ax) == "\u03b3, \u03b2"]
+    norms = max(float(short.params[name].abs().max()) for name in ("ln1.weight", "ln1.bias", "ln2.weight", "ln2.bias"))
+    assert norms == 1.0 < short.scale_limit("attn.W_O")
+    assert bar_ticks(bar)[-1] == format_number(norms) == "1.00"
+
+
 def test_colour_bars_name_their_quantity_and_skip_a_quantity_of_zeros(short):
     assert not short.params["attn.b_O"].any()  # biases start at 0
     figure = drawn(short, "multi-head")

@@ -183,8 +183,12 @@ def test_scale_limit_is_shared_by_a_family(chicken_record):
         == rec.scale_limit("value")
         == pytest.approx(max(float(rec.tensors[n].abs().max()) for n in ("query", "key", "value")))
     )
-    parameters = max(float(tensor.abs().max()) for tensor in rec.params.values())
-    assert rec.scale_limit("attn.W_O") == rec.scale_limit("ffn.b_in") == pytest.approx(parameters)
+    norms = ("ln1.weight", "ln1.bias", "ln2.weight", "ln2.bias")
+    parameters = max(float(tensor.abs().max()) for name, tensor in rec.params.items() if name not in norms)
+    assert rec.scale_limit("attn.W_O") == rec.scale_limit("ffn.b_in") == pytest.approx(parameters) == 1.5726481676
+    gammas_and_betas = max(float(rec.params[name].abs().max()) for name in norms)  # the seeded γ = 1, β = 0
+    assert rec.scale_limit("ln1.weight") == rec.scale_limit("ln2.bias") == rec.scale_limit("norm_parameters") == 1.0
+    assert gammas_and_betas == 1.0
     with pytest.raises(KeyError):
         rec.scale_limit("no_such_thing")
 
@@ -264,9 +268,11 @@ def test_the_seeded_blocks_scales_are_their_largest_values_unclipped(cat_record,
             )
             assert rec.scale_limit(spec.name) == largest and not rec.scale_of(spec.name).clipped, spec.name
         assert (
-            rec.scale_limit("attn.W_Q") == max(float(t.abs().max()) for t in rec.params.values())
+            rec.scale_limit("attn.W_Q")
+            == max(float(t.abs().max()) for name, t in rec.params.items() if not name.startswith("ln"))
             and not rec.scale_of("attn.W_Q").clipped
         )
+        assert rec.scale_of("ln2.weight").limit == 1.0 and not rec.scale_of("ln2.weight").clipped
 
 
 def test_a_bounded_family_is_never_clipped():

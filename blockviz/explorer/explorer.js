@@ -216,7 +216,7 @@
 
   /* Every number is coloured on the one scale of its quantity's family (blockviz.record_fields;
      BlockRecord.scale_limit, the scale of the figures and scenes): a field's own family, a parameter
-     the parameters' family, a derived number (a term, a product) the family of what it adds up to. */
+     its own (DATA.param_families: the norms' γ and β theirs, every other parameter the parameters'), a derived number (a term, a product) the family of what it adds up to. */
   function signedStop(value, limit) {
     const t = Math.min(1, Math.max(0, (value + limit) / (2 * limit)));
     return S.signed[Math.round(t * (S.signed.length - 1))];
@@ -258,7 +258,7 @@
      A row is {label, role, result, blocked, values, field, at, fieldColumns, param, family, operands(c) → text}
      (one quantity along the row) or {label, role, result, blocked, cells: [cell or null]} (one per column).
      A cell is {value, text, field, at, param, family, blocked, operands() → text}; its colour scale is
-     its field's family, the parameters' family, or the family it names. */
+     its field's family, its parameter's (DATA.param_families), or the family it names. */
   function rowCells(row) {
     if (row.cells) return row.cells;
     return row.values.map(function (value, c) {
@@ -272,7 +272,7 @@
       };
     });
   }
-  function cellFamily(cell) { return cell.field ? familyOf(cell.field) : cell.param ? S.parameter_family : cell.family; }
+  function cellFamily(cell) { return cell.field ? familyOf(cell.field) : cell.param ? DATA.param_families[cell.param] : cell.family; }
   function cellText(cell) { return cell.text !== undefined ? cell.text : fmt(cell.value); }
 
   /* Wide rows (d_model 384, d_ff 1536) are elided: spec.show lists the columns shown (the first,

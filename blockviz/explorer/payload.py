@@ -24,7 +24,7 @@ import torch
 from blockviz.explorer.overview import overview_payload
 from blockviz.explorer.packing import packed
 from blockviz.explorer.steps import steps_for
-from blockviz.record_fields import PARAMETER_SCALE
+from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, parameter_scale
 from blockviz.style import (
     BLOCKED_WEIGHT_LABEL,
     DARK,
@@ -96,6 +96,7 @@ def payload(
         "clipped": clipped_families(rec),
         "tensors": tensors,
         "params": params,
+        "param_families": {name: parameter_scale(name) for name in rec.params},
         "partial_params": partial,
         "columns": columns,
         "elide_above": ELIDE_ABOVE,
@@ -237,14 +238,16 @@ WEIGHTS_FAMILY = "weights"
 
 def families(rec) -> dict:
     """The half-width of every colour-scale family of ``rec`` (:meth:`BlockRecord.scale_limit`,
-    the scale the figures and scenes use), by family name; the parameters' family is
-    :data:`~blockviz.record_fields.PARAMETER_SCALE`. The page colours every number, the ones it
-    derives too (a product, a term), on the scale of the family it belongs to."""
+    the scale the figures and scenes use), by family name; the parameters' families are
+    :data:`~blockviz.record_fields.PARAMETER_SCALE` and, the norms' γ and β,
+    :data:`~blockviz.record_fields.NORM_PARAMETER_SCALE`. The page colours every number, the ones
+    it derives too (a product, a term), on the scale of the family it belongs to."""
     limits = {}
     for spec in rec.fields:
         if spec.scale not in limits:  # one scale per family: computed once
             limits[spec.scale] = rec.scale_limit(spec.name)
-    limits[PARAMETER_SCALE] = rec.scale_limit(PARAMETER_SCALE)
+    for family in (PARAMETER_SCALE, NORM_PARAMETER_SCALE):
+        limits[family] = rec.scale_limit(family)
     return limits
 
 
@@ -254,6 +257,7 @@ def clipped_families(rec) -> dict:
     (drawn in its end colour) and says so in its legend. Empty for blockviz's seeded block."""
     names = {spec.scale: spec.name for spec in rec.fields}
     names[PARAMETER_SCALE] = PARAMETER_SCALE
+    names[NORM_PARAMETER_SCALE] = NORM_PARAMETER_SCALE
     scales = {family: rec.scale_of(name) for family, name in names.items()}
     return {family: scale.largest for family, scale in scales.items() if scale.clipped}
 
@@ -273,7 +277,6 @@ def style() -> dict:
     return {
         "themes": themes,
         "weights_family": WEIGHTS_FAMILY,
-        "parameter_family": PARAMETER_SCALE,
         "signed": [[colour, text_color_on(colour)] for colour in signed],
         "weights": [[colour, text_color_on(colour)] for colour in weights],
         "decimals": DECIMALS,

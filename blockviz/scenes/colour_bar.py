@@ -5,9 +5,10 @@ signed values on the diverging map over ``[-limit, limit]`` with ``limit`` the r
 of the quantity's family (:meth:`~blockviz.block_record.BlockRecord.scale_limit`), attention
 weights on the fixed 0–1 map by √weight. A colour is a number only if the viewer can read it
 back, so a scene that colours a grid shows, for each scale on screen, a small bar: its name
-(the family: "residual stream", "q, k, v", "parameters"… or "activations" for one scale shared
-by several families in one equation), the map's colours sampled from matplotlib
-(:mod:`blockviz.style`, never a map of our own) and the scale's ends, the record's numbers.
+(the family: "residual stream", "q, k, v", "parameters", the norms' "γ, β"… or "activations" for
+one scale shared by several families in one equation), the map's colours sampled from
+matplotlib (:mod:`blockviz.style`, never a map of our own) and the scale's ends, the record's
+numbers.
 
 * :func:`scales_shown` — the scales of the grids a scene draws after a play.
 * :class:`ColourBar` — one scale's bar.
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from manim import DOWN, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
 
 from blockviz import style
-from blockviz.record_fields import PARAMETER_SCALE
+from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, parameter_scale
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
@@ -59,8 +60,11 @@ FAMILY_WORDS = {
     "exp_sums": "sums of exp",
     "exp_scores": "exp(scores)",
     PARAMETER_SCALE: "parameters",
+    NORM_PARAMETER_SCALE: "\u03b3, \u03b2",
 }
 """What a bar calls a colour-scale family (:attr:`blockviz.record_fields.RecordField.scale`)."""
+GAMMA_WORDS = "\u03b3"
+"""The norms' parameters' bar of a record whose norms have no shift β (RMSNorm's)."""
 SHARED_WORDS = "activations"
 """The name of one scale that several activation families share in one equation (the FFN's)."""
 WEIGHTS_WORDS = f"weights ({style.WEIGHTS_SCALE_NAME})"
@@ -70,14 +74,17 @@ WEIGHTS_WORDS = f"weights ({style.WEIGHTS_SCALE_NAME})"
 class ShownScale:
     """One colour scale on screen: ``rule`` ``"signed"`` (``[-limit, limit]`` on the diverging
     map) or ``"weights"`` (the fixed 0–1 map, ``limit`` 1); ``families`` the colour-scale families
-    of the grids drawn on it, in the order met; ``field`` a field (or ``"parameters"``) whose
-    record scale is ``limit``, named by the bar's numbers; ``clipped`` when values lie beyond it."""
+    of the grids drawn on it, in the order met; ``field`` a field (or ``"parameters"``,
+    ``"norm_parameters"``) whose record scale is ``limit``, named by the bar's numbers;
+    ``clipped`` when values lie beyond it; ``beta`` whether the record's norms have a shift β
+    (RMSNorm's have none: their bar says "γ")."""
 
     rule: str
     limit: float
     families: tuple[str, ...] = ()
     field: str = ""
     clipped: bool = False
+    beta: bool = True
 
     @property
     def words(self) -> str:
@@ -86,23 +93,28 @@ class ShownScale:
             return WEIGHTS_WORDS
         families = [family for family in self.families if family != PARAMETER_SCALE] or list(self.families)
         named = FAMILY_WORDS.get(families[0], families[0]) if len(families) == 1 else SHARED_WORDS
+        if families == [NORM_PARAMETER_SCALE] and not self.beta:
+            named = GAMMA_WORDS
         return named + (" (clipped)" if self.clipped else "")
 
 
 def family_fields(record) -> dict[str, str]:
     """Each colour-scale family of ``record`` → its first field in data-flow order (and
-    ``"parameters"`` → ``"parameters"``): the name :meth:`BlockRecord.scale_limit` takes for it."""
+    ``"parameters"`` → ``"parameters"``, ``"norm_parameters"`` → ``"norm_parameters"``): the name
+    :meth:`BlockRecord.scale_limit` takes for it."""
     fields: dict[str, str] = {}
     for spec in record.fields:
         if spec.name in record.tensors:
             fields.setdefault(spec.scale, spec.name)
     fields[PARAMETER_SCALE] = PARAMETER_SCALE
+    fields[NORM_PARAMETER_SCALE] = NORM_PARAMETER_SCALE
     return fields
 
 
 def grid_family(record, grid: NumberGrid) -> str | None:
     """The colour-scale family of the quantity ``grid`` draws, read from its labels' source
-    (``None`` when the source is no field or parameter, e.g. a record method's products)."""
+    (``None`` when the source is no field or parameter, e.g. a record method's products); a
+    parameter's is :func:`~blockviz.record_fields.parameter_scale` of its name."""
     source = grid.source
     if callable(source):
         first = next(iter(grid.cells), None)
@@ -112,8 +124,10 @@ def grid_family(record, grid: NumberGrid) -> str | None:
     name = source[0]
     if name in ("decoder", "encoder") and len(source) > 1:
         name = source[1]
-    if name in ("params", PARAMETER_SCALE):
-        return PARAMETER_SCALE
+    if name == "params" and len(source) > 1:
+        return parameter_scale(source[1])
+    if name in ("params", PARAMETER_SCALE, NORM_PARAMETER_SCALE):
+        return parameter_scale(name)
     scales = {spec.name: spec.scale for spec in record.fields}
     return scales.get(name)
 
@@ -185,6 +199,7 @@ def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
                 tuple(families),
                 fields[holder] if holder else "",
                 bool(holder and limits[holder].clipped),
+                "ln1.bias" in record.params,
             )
         )
     return scales
