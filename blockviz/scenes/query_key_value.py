@@ -434,7 +434,7 @@ class QueryKeyValue(RecordScene):
             FadeIn(rest_of_first),
             self.carry(sources, lines.xs),
             FadeOut(light, rate_func=out_before_the_move),
-            caption=f"query entry {c}, the largest: the row times weight column {c}"
+            caption=f"query entry {c}, the largest in size: the row times weight column {c}"
             + (", plus the bias…" if "attn.b_Q" in self.record.params else "…"),
         )  # one line: the work lines sit above the caption
         self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one number of the query")
