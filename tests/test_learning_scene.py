@@ -133,6 +133,8 @@ def test_the_result_line_and_captions_read_the_first_and_last_checkpoint():
     assert [caption.split(":")[0].split(",")[0] for caption in captions[:-1]] == [
         f"step {step}" for step in learning().steps
     ]
+    explained = [k for k, caption in enumerate(captions) if "how wrong its next-word guesses are" in caption]
+    assert explained == [1]  # the loss column is said what it is once, at its first number (step 0 has none)
 
 
 def test_another_sentence_says_the_numbers_are_the_lesson_sentences():
