@@ -185,7 +185,11 @@ def main() -> None:
         best = {name: min(run["wall"] for run in measured) for name, measured in runs.items()}
         print(f"     rerun: {min(reruns):6.2f} s  (rounds: {', '.join(f'{value:.2f}' for value in reruns)})")
         print(f"-j 2 speed-up over -j 1: {best['-j 1'] / best['-j 2']:.2f}x (target >= 1.7)")
-        print(two_core_ceiling(min(runs["-j 1"], key=lambda run: run["wall"]), min(runs["-j 2"], key=lambda run: run["wall"])))
+        print(
+            two_core_ceiling(
+                min(runs["-j 1"], key=lambda run: run["wall"]), min(runs["-j 2"], key=lambda run: run["wall"])
+            )
+        )
         print(f"Dask LocalCluster / local pool: {best['dask -j 2'] / best['-j 2']:.2f} (target <= 1.10)")
         print(f"rerun with nothing changed: {min(reruns):.2f} s (target <= 3)")
 

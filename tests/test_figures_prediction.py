@@ -55,7 +55,6 @@ def test_the_drawn_probabilities_are_the_records_rounded(chicken):
     )
 
 
-
 def test_the_title_names_the_likeliest_words_that_do_not_round_to_0():
     rec = record_toy("the cat sat")
     probs = rec.probs[2]

@@ -25,5 +25,8 @@ def test_training_with_the_defaults_reproduces_the_shipped_model(tmp_path):
         return
     made = json.loads((tmp_path / "model" / "card.json").read_text())
     shipped = json.loads((PACKAGED / "card.json").read_text())
-    assert abs(made["final_loss"] - shipped["final_loss"]) <= LOSS_TOLERANCE, (made["final_loss"], shipped["final_loss"])
+    assert abs(made["final_loss"] - shipped["final_loss"]) <= LOSS_TOLERANCE, (
+        made["final_loss"],
+        shipped["final_loss"],
+    )
     assert made["lessons"]["it_weight"] >= 0.8 and made["lessons"]["tired_weight"] >= 0.8, made["lessons"]

@@ -111,7 +111,9 @@ def compare_pair(sentence: str, contrast: str, query: str, model: str, layer: in
     if note:
         notes.append(note[0].upper() + note[1:] + ".")
     grid = moved_grid(shifts, labels, name, layers, n_heads, kv_heads, f" of {model}", notes, note)
-    return Comparison(data, grid, rows_panel(shifts[0], labels, name, layers, unseen_words(side_a, side_b, pairs, causal)))
+    return Comparison(
+        data, grid, rows_panel(shifts[0], labels, name, layers, unseen_words(side_a, side_b, pairs, causal))
+    )
 
 
 def write_comparison(comparison: Comparison, folder, formats: tuple[str, ...]) -> list:

@@ -102,8 +102,8 @@ def residual_formula(rec):
     y = LN₂(h + FFN(h)) (Vaswani et al. 2017, §3.1: LayerNorm(x + Sublayer(x)))."""
     if rec.architecture.post_norm:
         return (
-            rf"$h = \mathrm{{LN}}_1(x + \mathrm{{attn}}(x))$",
-            rf"$y = \mathrm{{LN}}_2(h + \mathrm{{FFN}}(h))$",
+            r"$h = \mathrm{LN}_1(x + \mathrm{attn}(x))$",
+            r"$y = \mathrm{LN}_2(h + \mathrm{FFN}(h))$",
         )
     return (
         rf"$h = x + \mathrm{{attn}}({math(symbol('ln1', rec))})$",

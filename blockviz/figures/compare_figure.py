@@ -108,7 +108,11 @@ class RowsPanel:
             drawn = []
             if number_pt >= MIN_PT:
                 for (row, col), value in np.ndenumerate(values):
-                    colour = theme.blocked if blocked[row, col] else (weights if row < 2 else signed).rgba(np.array([value]))[0]
+                    colour = (
+                        theme.blocked
+                        if blocked[row, col]
+                        else (weights if row < 2 else signed).rgba(np.array([value]))[0]
+                    )
                     drawn.append(
                         figure.text(
                             col,

@@ -66,7 +66,9 @@ def layer_norm(request: FigureRequest) -> Figure:
         "+ \u03b2",
         *(f"= {symbol(norm.output, rec)}" for norm in arch.norms(rec)),
     ]
-    steps_width = max(text_size_in(label, page.note, math=is_math_text(label))[0] for label in step_labels) * 1.06 + 0.05
+    steps_width = (
+        max(text_size_in(label, page.note, math=is_math_text(label))[0] for label in step_labels) * 1.06 + 0.05
+    )
     noted: list = []
     for norm in arch.norms(rec):
         name = norm.prefix

@@ -244,9 +244,7 @@ def ffn(request: FigureRequest) -> Figure:
     lines += numbers_flow(pieces, rec.n, page)
     lines.append(
         colorbar_line(
-            [
-                record_scale(rec, name) for name in names
-            ],
+            [record_scale(rec, name) for name in names],
             page,
         )
     )

@@ -9,8 +9,8 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, Indicate, Line, VGroup
 from blockviz.record_fields import BY_NAME, axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import (
-    activation_formula,
     activation_curve,
+    activation_formula,
     row_grid,
     shape_text,
     shown_value,
