@@ -77,7 +77,7 @@ class MultiHead(RecordScene):
         if n_heads == 1:
             return "Multi-head attention: here, one head"
         if shown < n_heads:
-            return f"Multi-head attention: {shown} of {n_heads} heads side by side"
+            return f"Multi-head attention: {shown} of {n_heads} heads"  # short: two colour bars share its line
         return f"Multi-head attention: {n_heads} heads side by side"
 
     # -- the heads ------------------------------------------------------------------------------
