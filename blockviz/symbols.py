@@ -100,9 +100,21 @@ def script(index: str) -> str:
     return rf"{{\mathrm{{{index}}}}}"
 
 
+def bare(typeset: str) -> str:
+    """A typeset name without its dollars, to go inside a longer formula or a caption. Raises
+    ``ValueError`` for text that is not one ``$…$`` formula.
+
+    >>> bare("$h$"), bare(symbol("ln1"))
+    ('h', '\\\\mathrm{LN}_1(x)')
+    """
+    if not (len(typeset) >= 2 and typeset[0] == typeset[-1] == "$" and "$" not in typeset[1:-1]):
+        raise ValueError(f"{typeset!r} is not one $…$ formula")
+    return typeset[1:-1]
+
+
 def indexed(letter: str, index: int | str) -> str:
     """``letter`` with subscript ``index`` as mathtext: ``indexed("q", 10)`` → ``"$q_{10}$"``."""
     return f"${letter}_{script(str(index))}$"
 
 
-__all__ = ["symbol", "parameter_symbol", "indexed", "script", "FIELD_SYMBOLS", "POST_NORM_SYMBOLS"]
+__all__ = ["symbol", "parameter_symbol", "bare", "indexed", "script", "FIELD_SYMBOLS", "POST_NORM_SYMBOLS"]

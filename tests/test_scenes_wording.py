@@ -38,14 +38,31 @@ FAMILIES = {
     # family: (steps it lacks, steps it names)
     "gpt2": (
         ("No mask", "no key is masked", "RMSNorm", "rotary", "post-norm", "sinusoidal", *GATED_STEPS, *GROUPED_STEPS),
-        ("The causal mask", "blocked keys get exactly 0", "exp(−∞)", "LayerNorm", "its mean, μ", "β", "GELU"),
+        (
+            "The causal mask",
+            "blocked keys get exactly 0",
+            "exp(−∞)",
+            "LayerNorm",
+            "its mean, μ",
+            "β",
+            "GELU",
+            "read u on",
+        ),
     ),
     "bert": (
         (*DECODER_STEPS, *PRE_NORM_STEPS, "RMSNorm", "rotary", "sinusoidal", *GATED_STEPS, *GROUPED_STEPS),
         ("No mask: every key allowed", "no key is masked to 0", "post-norm", "after attention's sum", "LayerNorm"),
     ),
     "llama": (
-        (*CENTRING_STEPS, *ADDED_POSITION_STEPS, *PLAIN_FFN_STEPS, "post-norm", "No mask", "no key is masked"),
+        (
+            *CENTRING_STEPS,
+            *ADDED_POSITION_STEPS,
+            *PLAIN_FFN_STEPS,
+            "post-norm",
+            "No mask",
+            "no key is masked",
+            "read u on",
+        ),
         (
             "The causal mask",
             "RMSNorm",
@@ -57,6 +74,7 @@ FAMILIES = {
             "SiLU",
             "gate",
             "its group",
+            "read g on the curve",
         ),
     ),
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from blockviz.figures import formulas
-from blockviz.symbols import symbol
+from blockviz.symbols import bare, symbol
 
 
 def is_general(rec) -> bool:
@@ -106,14 +106,9 @@ def residual_formula(rec):
             r"$y = \mathrm{LN}_2(h + \mathrm{FFN}(h))$",
         )
     return (
-        rf"$h = x + \mathrm{{attn}}({math(symbol('ln1', rec))})$",
-        rf"$y = h + \mathrm{{FFN}}({math(symbol('ln2', rec))})$",
+        rf"$h = x + \mathrm{{attn}}({bare(symbol('ln1', rec))})$",
+        rf"$y = h + \mathrm{{FFN}}({bare(symbol('ln2', rec))})$",
     )
-
-
-def math(name: str) -> str:
-    """A typeset name (``"$h$"``) without its dollars, to go inside a longer formula."""
-    return name[1:-1]
 
 
 def norm_formula(rec, bias: bool):
@@ -157,7 +152,7 @@ def qkv_formula(rec):
     plus = (lambda kind: rf" + b^{kind}_h") if rec.architecture.bias else (lambda kind: "")
     kv = "g" if rec.architecture.grouped else "h"
     parts = [rf"$Q = XW^Q_h{plus('Q')}$", rf"$K = XW^K_{kv}{plus('K')}$", rf"$V = XW^V_{kv}{plus('V')}$"]
-    parts.append(f"$X = {math(symbol(x, rec))}$")
+    parts.append(f"$X = {bare(symbol(x, rec))}$")
     return tuple(parts)
 
 

@@ -183,16 +183,18 @@ class RecordScene(Scene):
         self.quoted.append((shown, source))
         return shown
 
-    def head_sentence(self) -> str | None:
+    def head_sentence(self, noted: bool = True) -> str | None:
         """Why the shown head was chosen, when ``head="auto"`` chose it, else ``None``: "head 1 of
         layer 3: the head that puts most weight above its baseline from “it” on “chicken” (0.72;
-        baseline 0.11)" (:func:`head_choice_sentence`)."""
+        baseline 0.11)" (:func:`head_choice_sentence`). Its numbers are noted in :attr:`quoted`
+        unless not ``noted`` (the sentence only measured, not shown)."""
         choice = self.head_choice
         if not choice.auto:
             return None
         f, key = self.focus, choice.key
-        weight = self.quote(choice.weight, ("weights", choice.head, f, key))
-        baseline = self.quote(choice.baseline, ("baseline", choice.head, f, key))
+        written = self.quote if noted else (lambda value, _source: format_number(value, 2))
+        weight = written(choice.weight, ("weights", choice.head, f, key))
+        baseline = written(choice.baseline, ("baseline", choice.head, f, key))
         return head_choice_sentence(self.record, choice, self.token_name(f), self.token_name(key), weight, baseline)
 
     def token_name(self, i: int) -> str:
@@ -266,18 +268,10 @@ class RecordScene(Scene):
     def head_caption_band(self) -> float:
         """The height, from the frame's bottom, of the caption that says why ``--head auto`` chose
         the shown head (:meth:`head_sentence`; often two lines) with a gap above it, if this scene
-        will say it; else 0. Its numbers are not noted as quoted here: the caption notes them."""
-        if not self.shows_one_head or self._head_said or not self.burned_captions or not self.head_choice.auto:
+        will say it; else 0 (scene units)."""
+        shown = self.head_sentence(noted=False) if self.shows_one_head and not self._head_said else None
+        if shown is None or not self.burned_captions:
             return 0.0
-        choice, f = self.head_choice, self.focus
-        shown = head_choice_sentence(
-            self.record,
-            choice,
-            self.token_name(f),
-            self.token_name(choice.key),
-            format_number(choice.weight, 2),
-            format_number(choice.baseline, 2),
-        )
         return wrapped(shown, CAPTION_SIZE, self.look.text, frame_text_width()).height + FRAME_MARGIN + CAPTION_GAP
 
     def say(self, shown: str) -> list:

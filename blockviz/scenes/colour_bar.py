@@ -314,8 +314,9 @@ def in_kept_order(scales: list[ShownScale], shown: list[ShownScale]) -> list[Sho
 
 
 def keep_clear(title: Mobject, bars: Mobject) -> list:
-    """Move ``title`` (centred at the top) left of ``bars``, shrinking it if even flush with the
-    frame's left margin it would reach them; an animation if it moves, else none."""
+    """Keep ``title`` (at the top left, :meth:`RecordScene.show_title`; or wherever a scene put
+    it) left of ``bars``, shrinking it if even flush with the frame's left margin it would reach
+    them; an animation if it changes, else none."""
     room_right = bars.get_left()[0] - TITLE_GAP
     if title.get_right()[0] <= room_right:
         return []

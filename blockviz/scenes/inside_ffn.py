@@ -20,7 +20,7 @@ from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_wid
 from blockviz.scenes.layout import column_of, row_height
 from blockviz.scenes.light_timing import aside_while_carried
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
-from blockviz.scenes.symbols import parameter_symbol, symbol
+from blockviz.scenes.symbols import bare, parameter_symbol, symbol
 from blockviz.scenes.text import formula, text, typeset
 from blockviz.scenes.wide import edges_and_largest, slots_of
 
@@ -79,8 +79,8 @@ def dots_caption(what: str, d_ff: int, shown: int) -> str:
 def times_weights(kind: str, bias: bool) -> str:
     """Mathtext of the product by the FFN's ``W_<kind>`` (and ``+ b_<kind>`` with ``bias``):
     ``times_weights("in", True)`` → ``$\\times\\, W_{\\mathrm{in}} + b_{\\mathrm{in}}$``."""
-    weights = parameter_symbol(f"ffn.W_{kind}")[1:-1]
-    plus = f" + {parameter_symbol(f'ffn.b_{kind}')[1:-1]}" if bias else ""
+    weights = bare(parameter_symbol(f"ffn.W_{kind}"))
+    plus = f" + {bare(parameter_symbol(f'ffn.b_{kind}'))}" if bias else ""
     return f"$\\times\\, {weights}{plus}$"
 
 
@@ -134,8 +134,9 @@ class InsideFFN(RecordScene):
 
     @property
     def curve_variable(self) -> str:
-        """What the activation curve maps, as the rows and axes name it: the gate g, or the hidden row u."""
-        return "g" if self.record.architecture.gated else "u"
+        """What the activation curve maps, as the rows and axes name it (:mod:`blockviz.symbols`):
+        a gated FFN's gate g, else the hidden row u."""
+        return bare(symbol("ffn_gate" if self.record.architecture.gated else "ffn_pre", self.record))
 
     def construct(self) -> None:
         rec = self.record
@@ -178,7 +179,9 @@ class InsideFFN(RecordScene):
         axes, curve, dots, labels = activation_curve(
             pre, post, activation, look, look.ffn, axis_names=(symbol("ffn_pre", rec), symbol("ffn_post", rec))
         )
-        equation = formula(activation_formula(activation, "u"), look.ffn, 20).next_to(axes, UP, buff=0.2)
+        equation = formula(activation_formula(activation, self.curve_variable), look.ffn, 20).next_to(
+            axes, UP, buff=0.2
+        )
         plot = VGroup(axes, curve, labels, equation, dots)
         plot.axes, plot.curve, plot.dots, plot.frame = axes, curve, dots, VGroup(axes, labels, equation)
         layout = VGroup(stack, plot).arrange(RIGHT, buff=0.7)
@@ -343,7 +346,9 @@ class InsideFFN(RecordScene):
         labels.submobjects[1] = (
             typeset(symbol("ffn_gate_act", rec), HEADER_SIZE, look.muted).move_to(labels[1]).align_to(labels[1], LEFT)
         )  # the curve maps the gate
-        equation = formula(activation_formula(rec.config.activation, "g"), look.ffn, 20).next_to(axes, UP, buff=0.2)
+        equation = formula(activation_formula(rec.config.activation, self.curve_variable), look.ffn, 20).next_to(
+            axes, UP, buff=0.2
+        )
         hidden = [
             f"{what}: {total - len(shown)} of {total}"
             for what, shown, total in (

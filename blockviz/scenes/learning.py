@@ -258,7 +258,7 @@ class Learning(RecordScene):
         if before is not None and now is not None:
             loss = "the loss falls, " if now < before else "the loss rises, " if now > before else ""
         elif now is not None:  # the loss column's first number: say what it is
-            loss = "loss, how wrong its next-word guesses are (cross-entropy): "
+            loss = "the loss says how wrong its next-word guesses are (cross-entropy); "
         top = self.largest(k)
         weight = learning.rows[k][top]
         share = "most of the weight" if weight > 0.5 else "the largest weight"

@@ -4,10 +4,11 @@ from blockviz.symbols import (
     ACTIVATED,
     FIELD_SYMBOLS,
     POST_NORM_SYMBOLS,
+    bare,
     indexed,
     parameter_symbol,
     script,
     symbol,
 )
 
-__all__ = ["symbol", "parameter_symbol", "indexed", "script", "FIELD_SYMBOLS", "POST_NORM_SYMBOLS", "ACTIVATED"]
+__all__ = ["symbol", "parameter_symbol", "bare", "indexed", "script", "FIELD_SYMBOLS", "POST_NORM_SYMBOLS", "ACTIVATED"]
