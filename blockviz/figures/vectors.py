@@ -15,7 +15,6 @@ from matplotlib.figure import Figure
 
 from blockviz.figures import architecture as arch
 from blockviz.figures import formulas
-from blockviz.figures.architecture import math
 from blockviz.figures.elision import Columns, choose_columns, elided_piece, numbers_flow
 from blockviz.figures.heatmap import record_scale
 from blockviz.figures.labels import text_size_in, token_named
@@ -37,7 +36,7 @@ from blockviz.figures.parts import (
     titled,
 )
 from blockviz.figures.request import FigureRequest
-from blockviz.symbols import symbol
+from blockviz.symbols import bare, symbol
 
 
 def token_grid(request: FigureRequest) -> Figure:
@@ -208,7 +207,7 @@ def ffn(request: FigureRequest) -> Figure:
     out_columns = shared_columns(rec, ["ffn_out"])
     lines = heading(page, titled("ffn", "widen, activate, narrow, row by row"), arch.ffn_formula(rec))
     x_title = f"{symbol(x, rec)} = {arch.norm_name(rec)}({symbol('resid_mid', rec)})"
-    u = math(symbol(x, rec))  # the FFN's input in formulas
+    u = bare(symbol(x, rec))  # the FFN's input in formulas
     plus = (lambda kind: rf" + b_{{{kind}}}") if bias else (lambda kind: "")
     pieces = [field_panel(request, x, model_columns, x_title, role="residual")]
     if c.ffn == "gated":
