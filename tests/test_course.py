@@ -17,6 +17,7 @@ from blockviz.course import expand, load_course, plan_course, run_course
 from blockviz.course.lock import course_lock
 from blockviz.course.work import DONE, FRESH, SKIPPED
 from blockviz.errors import BlockvizError
+from blockviz.ownership import MANIFEST
 
 TINY = """
 title = "tiny <course>"
@@ -445,6 +446,7 @@ def test_a_contrast_pair_makes_the_page_with_the_contrast_and_what_compare_makes
     assert single.exit_code == 0, single.output
     assert json.loads((folder / "compare" / "compare.json").read_text()) == json.loads(single.output)
     assert sorted(path.name for path in (folder / "compare").iterdir()) == [
+        MANIFEST,
         "compare.json",
         "compare.png",
         "compare.svg",

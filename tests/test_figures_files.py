@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from blockviz import BlockvizError, record
 from blockviz.figures import FigureRequest, MissingGlyphWarning, draw_figure, save_figure, write_figures
 from blockviz.figures.context import installed_fallbacks
+from blockviz.ownership import MANIFEST
 from blockviz.style import DARK
 from blockviz.tokens import without_glyph
 
@@ -33,7 +34,7 @@ def test_each_format_is_valid(tmp_path, request_3):
     assert root.tag.endswith("svg")
     pdf = (tmp_path / "weights.pdf").read_bytes()
     assert pdf.startswith(b"%PDF-") and b"/FontFile2" in pdf  # TrueType (Type 42), text stays text
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["weights.pdf", "weights.png", "weights.svg"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [MANIFEST, "weights.pdf", "weights.png", "weights.svg"]
 
 
 def test_a_failed_save_leaves_no_file(tmp_path, request_3, monkeypatch):

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path, output_error, temporary_folder, writable_folder
+from blockviz.ownership import MANIFEST, remember
 from blockviz.tensorfile import _os_error
 
 SCENE = ["--scene", "mask", "--format", "png", "--resolution", "160x90"]
@@ -106,6 +107,7 @@ def test_record_save_on_a_full_disk(tiny_disk, suffix):
     # safetensors fails inside Rust (a SafetensorError naming "os error 28"), JSON in Python.
     earlier = tiny_disk / f"r{suffix}"
     earlier.write_bytes(EARLIER)
+    remember([earlier])  # an earlier output of blockviz's (a foreign file would be refused before any writing)
     fill(tiny_disk)
     one_line_error(invoke("record", "the cat sat", "--save", earlier), repr(str(earlier)), "no space left on device")
     assert earlier.read_bytes() == EARLIER
@@ -116,6 +118,7 @@ def test_figures_on_a_full_disk(tiny_disk):
     out = tiny_disk / "figures"
     out.mkdir()
     (out / "weights.svg").write_bytes(EARLIER)
+    remember([out / "weights.svg"])
     fill(tiny_disk)
     one_line_error(
         invoke("figures", "the cat sat", "--figure", "weights", "--format", "svg,png", "-o", out),
@@ -132,6 +135,7 @@ def test_render_on_a_full_disk(tiny_disk, leave):
     out = tiny_disk / "renders"
     out.mkdir()
     (out / "mask.png").write_bytes(EARLIER)
+    remember([out / "mask.png"])
     fill(tiny_disk, leave)
     one_line_error(
         invoke("render", "the cat sat", *SCENE, "-o", out), repr(str(out / "mask.png")), "no space left on device"
@@ -151,11 +155,13 @@ def test_a_lecture_on_a_full_disk(tiny_disk, tmp_path):
     ]
     earlier = tiny_disk / "lecture.mp4"
     earlier.write_bytes(EARLIER)
+    remember([earlier])
     fill(tiny_disk)
     with pytest.raises(BlockvizError, match="No space left on device") as raised:
         write_lecture(parts, earlier)
     assert repr(str(earlier)) in str(raised.value)
     assert earlier.read_bytes() == EARLIER and sorted(path.name for path in tiny_disk.iterdir()) == [
+        MANIFEST,
         "filler",
         "lecture.mp4",
     ]
@@ -171,6 +177,7 @@ def earlier_outputs(tmp_path):
     (folder / ".cache").mkdir(parents=True)
     for name in ("r.json", "weights.svg", "explorer.html", "mask.png", "mask.mp4"):
         (folder / name).write_bytes(EARLIER)
+        remember([folder / name])
     return folder
 
 
@@ -186,7 +193,7 @@ COMMANDS_INTO = {
 @pytest.mark.parametrize("command", COMMANDS_INTO)
 def test_a_read_only_file_system_is_named(earlier_outputs, read_only, command):
     view = read_only(earlier_outputs)
-    before = {path.name: path.read_bytes() for path in earlier_outputs.iterdir() if path.is_file()}
+    before = {path.name: path.read_bytes() for path in earlier_outputs.iterdir() if path.is_file()}  # the manifest too
     result = invoke(*COMMANDS_INTO[command](view))
     line = one_line_error(result, str(view), "read-only file system")
     assert "permission denied" not in line.lower()
@@ -228,7 +235,7 @@ def test_a_name_near_the_limit_still_gets_a_temporary_file(tmp_path):
     name = "é" * 120 + ".json"  # 245 bytes in UTF-8
     result = invoke("record", "a", "--model", "seeded", "--save", tmp_path / name)
     assert result.exit_code == 0, result.output
-    assert [path.name for path in tmp_path.iterdir()] == [name]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [MANIFEST, name]
 
 
 # -- the pieces ----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from PIL import Image
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.lecture import LecturePart, probe_video
+from blockviz.ownership import remember
 from blockviz.scenes.catalog import lookup
 from blockviz.slides import reveal
 from blockviz.slides.deck import write_deck
@@ -163,6 +164,7 @@ def test_without_reveal_js_the_other_two_are_written_and_a_line_says_how(deck, t
         for name in SCENES
     ]
     (tmp_path / "slides.html").write_text("an old deck")
+    remember([tmp_path / "slides.html"])  # blockviz's own: a foreign page is never removed (test_ownership)
     monkeypatch.setattr(reveal, "find_reveal", lambda: None)
     written = write_deck(parts, tmp_path)
     assert written.html is None and not (tmp_path / "slides.html").exists()  # an old page would show old clips

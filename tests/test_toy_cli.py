@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from safetensors.torch import load_file, save_file
 
 from blockviz.cli import main
+from blockviz.ownership import MANIFEST
 from blockviz.toy import PACKAGED
 from blockviz.toy.folder import REPRODUCIBLE_FILES, TIMING
 
@@ -41,7 +42,7 @@ def _one_line_error(args, codes=(1, 2), expect=None):
 
 
 def test_train_writes_the_folder_and_the_same_options_give_the_same_bytes(small_model, tmp_path):
-    assert sorted(path.name for path in small_model.iterdir()) == sorted((*REPRODUCIBLE_FILES, TIMING))
+    assert sorted(path.name for path in small_model.iterdir()) == sorted((*REPRODUCIBLE_FILES, TIMING, MANIFEST))
     card = json.loads((small_model / "card.json").read_text())
     assert card["config"]["d_model"] == 4 and card["training"]["steps"] == 40
     assert card["about"].startswith(
@@ -126,7 +127,11 @@ def test_an_output_folder_through_a_file_or_holding_other_files(tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine")
-    _one_line_error(["train", "--steps", "1", "-o", str(other)], codes=(1,), expect="holds other files")
+    _one_line_error(
+        ["train", "--steps", "1", "-o", str(other)],
+        codes=(1,),
+        expect=f"{str(other / 'notes.txt')!r} was not written by blockviz",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "other"] and [p.name for p in other.iterdir()] == [
         "notes.txt"
     ]
@@ -184,16 +189,15 @@ def test_an_interrupted_training_says_how_far_it_got_and_writes_nothing(tmp_path
 
 
 def test_retraining_an_existing_model_folder_replaces_it(small_model, tmp_path):
-    folder = _broken_copy(small_model, tmp_path, "again")
-    (folder / "vocabulary.json").write_text("[]")
-    assert (
-        CliRunner()
-        .invoke(main, ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "40", "-o", str(folder)])
-        .exit_code
-        == 0
-    )
-    assert (folder / "vocabulary.json").read_bytes() == (small_model / "vocabulary.json").read_bytes()
+    folder = _broken_copy(small_model, tmp_path, "again")  # a copy, byte for byte: still blockviz's own files
+    retrain = ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "3", "-o", str(folder)]
+    assert CliRunner().invoke(main, retrain).exit_code == 0
+    assert json.loads((folder / "card.json").read_text())["training"]["steps"] == 3
+    assert (folder / "model.safetensors").read_bytes() != (small_model / "model.safetensors").read_bytes()
     assert [p.name for p in tmp_path.iterdir()] == ["again"]
+    (folder / "vocabulary.json").write_text("[]")  # changed by the user: now theirs
+    _one_line_error(retrain, codes=(1,), expect="vocabulary.json' was not written by blockviz (or was changed since)")
+    assert (folder / "vocabulary.json").read_text() == "[]"
 
 
 def test_the_shipped_model_is_in_the_package():

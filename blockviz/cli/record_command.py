@@ -68,6 +68,7 @@ def record(
       blockviz record "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1
     """
     from blockviz.files import writable_file
+    from blockviz.ownership import refuse_foreign, remember
     from blockviz.tensorfile import check_format
     from blockviz.text_table import field_tables, prediction_table, print_tables
 
@@ -75,12 +76,15 @@ def record(
         with reporting_errors():
             check_format(save)
             writable_file(save)
+            refuse_foreign([save])
     rec = command_record(pop_record_options(options))
     if head is not None:
         chosen_token_and_head(rec, None, head)
     if save is not None:  # before the tables: a reader that leaves the pipe early still gets the file
         with reporting_errors():
+            refuse_foreign([save])
             rec.save(save)
+            remember([save])
     if rec.source.is_trained:
         click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
     if all_columns:

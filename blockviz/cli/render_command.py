@@ -25,6 +25,7 @@ from blockviz.cli.scene_options import (
     warn_unspeakable,
 )
 from blockviz.cli.sentence import SentenceCommand
+from blockviz.ownership import refuse_foreign
 from blockviz.processes import cores_available
 from blockviz.render.plan import (
     FORMATS,
@@ -218,6 +219,7 @@ def render(
             planned = lecture_plan.jobs
         else:
             planned = plan(names, record_inputs, render_options, folder)
+        refuse_foreign([job.output for job in planned] + (lecture_plan.files() if lecture else []))
     pending = [job for job in planned if force or not job.is_fresh()]
     if pending:
         rec = rec or command_record(record_inputs)

@@ -25,6 +25,7 @@ from blockviz.cli.scene_options import (
     warn_unspeakable,
 )
 from blockviz.cli.sentence import SentenceCommand
+from blockviz.ownership import refuse_foreign
 from blockviz.processes import cores_available
 from blockviz.render.plan import RenderOptions, default_folder, plan
 from blockviz.render.progress import Progress
@@ -106,7 +107,7 @@ def slides(
     from blockviz.render.run import render_jobs
     from blockviz.scenes.catalog import entries, for_record, lookup
     from blockviz.scenes.wording import Wording
-    from blockviz.slides.deck import write_deck
+    from blockviz.slides.deck import deck_paths, write_deck
 
     check_narration(narrate, voice, "mp4")
     record_inputs = pop_record_options(options)
@@ -137,6 +138,7 @@ def slides(
         sentence = output_sentence(record_inputs)
         folder = output if output is not None else default_folder(sentence, record_inputs) / DECK_FOLDER
         planned = plan([entry.name for entry in chosen], record_inputs, render_options, folder)
+        refuse_foreign([job.output for job in planned] + deck_paths(folder))
     pending = [job for job in planned if force or not job.is_fresh()]
     if pending:
         with reporting_errors():

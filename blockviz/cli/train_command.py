@@ -58,7 +58,7 @@ default = TrainOptions.default
     type=click.Path(path_type=Path),
     required=True,
     metavar="DIR",
-    help="The model folder to write (new, empty, or one blockviz train wrote, which is replaced).",
+    help="The model folder to write: new, empty, or one blockviz train wrote, which is replaced (a folder holding any file blockviz did not write is refused).",
 )
 def train(d_model, n_heads, d_ff, steps, seed, output: Path) -> None:
     """Train the toy model and write it to DIR: one pre-norm block (the one blockviz records)

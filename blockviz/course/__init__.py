@@ -67,16 +67,19 @@ def run_course(
     Raises
     ------
     BlockvizError
-        If another run holds the folder's lock, the folder cannot be written, or Dask is asked
+        If another run holds the folder's lock, a file blockviz did not write stands where an
+        output goes (:mod:`blockviz.ownership`; before any job runs), the folder cannot be written, or Dask is asked
         for and not installed or not reachable. A job's own failure is its result, not raised.
     """
     from blockviz.course import executors
-    from blockviz.course.index import write_index
+    from blockviz.course.index import INDEX, write_index
     from blockviz.course.lock import course_lock
+    from blockviz.ownership import refuse_foreign
 
     with course_lock(course.output):
         jobs, results = plan_course(course, force)
         pending = executors.longest_first([job for job in jobs if job.id not in results])
+        refuse_foreign([course.output / INDEX] + [job.target for job in pending if job.kind != "figures"])
 
         def collect(job: CourseJob, result: JobResult) -> None:
             results[job.id] = result

@@ -15,7 +15,7 @@ from pathlib import Path
 from blockviz.course.jobs import CourseJob
 from blockviz.course.schema import Course
 from blockviz.course.stamps import stamped_outputs
-from blockviz.files import atomic_path
+from blockviz.ownership import output_file
 
 INDEX = "index.html"
 STYLE = (
@@ -72,6 +72,6 @@ def write_index(course: Course, jobs: Sequence[CourseJob]) -> Path:
             parts.append(f"<h3>{e(sentence)}</h3><ul>{listed}</ul>")
     parts.append("</body></html>")
     path = course.output / INDEX
-    with atomic_path(path) as partial:
+    with output_file(path) as partial:
         partial.write_text("\n".join(parts) + "\n", encoding="utf-8")
     return path

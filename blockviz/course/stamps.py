@@ -28,11 +28,15 @@ def read_stamp(job: CourseJob) -> dict | None:
 
 
 def is_fresh(job: CourseJob) -> bool:
-    """True if ``job``'s outputs exist and were made from the same inputs (its key)."""
+    """True if ``job``'s outputs exist as blockviz wrote them (:mod:`blockviz.ownership`) and were
+    made from the same inputs (its key)."""
+    from blockviz.ownership import first_foreign
+
     stamp = read_stamp(job)
     if stamp is None or stamp.get("key") != job.key or not isinstance(stamp.get("outputs"), list):
         return False
-    return bool(stamp["outputs"]) and all((job.root / output).exists() for output in stamp["outputs"])
+    outputs = [job.root / output for output in stamp["outputs"]]
+    return bool(outputs) and all(path.exists() and first_foreign(path) is None for path in outputs)
 
 
 def stamped_skip(job: CourseJob) -> str | None:

@@ -16,7 +16,6 @@ takes. :func:`worker_state` says what a process has loaded, and each result carr
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -245,9 +244,7 @@ def _compare(job: CourseJob, rec) -> tuple[list[Path], str | None]:
     comparison = compare_pair(job.sentence, job.contrast, str(query), settings.model, settings.layer)
     with temporary_folder(job.folder / ".cache", "compare-") as partial:
         write_comparison(comparison, partial, settings.figure_formats)
-        if job.target.exists():
-            shutil.rmtree(job.target)
-        os.replace(partial, job.target)
+        _replace_own(partial, job.target)
     return sorted(path for path in job.target.iterdir() if path.is_file()), None
 
 
@@ -272,10 +269,18 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["blockviz slides failed"])[-1]
             raise BlockvizError(last.removeprefix("Error: "))
-        if job.target.exists():
-            shutil.rmtree(job.target)
-        os.replace(partial, job.target)
+        _replace_own(partial, job.target)
     return sorted(path for path in job.target.rglob("*") if path.is_file()), None
+
+
+def _replace_own(partial: Path, target: Path) -> None:
+    """Put the finished folder ``partial`` in ``target``'s place, if everything there is blockviz's
+    own (:mod:`blockviz.ownership`), with its files listed as blockviz's."""
+    from blockviz.ownership import remember, remove_own
+
+    remember([partial])
+    remove_own(target)
+    os.replace(partial, target)
 
 
 _MAKERS = {"scene": _scene, "figures": _figures, "explorer": _explorer, "compare": _compare, "slides": _slides}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from blockviz.explorer.page import explorer_page, summary_line
 from blockviz.explorer.steps import ALL_STEP_NAMES, OVERVIEW, STEP_NAMES, STEPS, select_step, steps_for
-from blockviz.files import atomic_path
+from blockviz.ownership import output_file
 from blockviz.selection import select_head, select_token
 from blockviz.style import theme as theme_named
 
@@ -93,11 +93,12 @@ class Explorer:
     def save(self, path: str | Path) -> Path:
         """Write the page to ``path`` atomically (no half-written page under that name) and return it.
 
-        Raises :class:`BlockvizError` if the folder cannot be created or written.
+        Raises :class:`BlockvizError` if the folder cannot be created or written, or a file blockviz
+        did not write stands at ``path`` (:mod:`blockviz.ownership`).
         """
         path = Path(path)
         text = self.html()
-        with atomic_path(path) as temporary:
+        with output_file(path) as temporary:
             temporary.write_text(text, encoding="utf-8")
         return path
 

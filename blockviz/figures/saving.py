@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from blockviz.errors import BlockvizError
 from blockviz.figures.context import saving_context
 from blockviz.figures.registry import DEFAULT_DPI, FORMATS
-from blockviz.files import atomic_path
+from blockviz.ownership import output_file
 
 
 def metadata(fmt: str, title: str) -> dict:
@@ -36,12 +36,12 @@ def save_figure(figure: Figure, path: str | Path, fmt: str, dpi: int = DEFAULT_D
     ------
     BlockvizError
         For an unknown format, an unwritable folder, or a failed write (a full disk…): the
-        message names the path and the reason (:func:`blockviz.files.atomic_path`).
+        message names the path and the reason (:func:`blockviz.ownership.output_file`); a file blockviz did not write stands at ``path``.
     """
     if fmt not in FORMATS:
         raise BlockvizError(f"unknown format {fmt!r}: choose from {', '.join(FORMATS)}")
     path = Path(path)
-    with atomic_path(path) as temporary, saving_context():  # an OSError inside becomes atomic_path's one-line error
+    with output_file(path) as temporary, saving_context():  # an OSError inside becomes one line naming the path
         figure.savefig(
             temporary,
             format=fmt,

@@ -23,6 +23,7 @@ from blockviz.figures.glyphs import warn_missing_glyphs
 from blockviz.figures.registry import FIGURE_NAMES, figure_spec
 from blockviz.figures.request import FigureRequest
 from blockviz.figures.saving import DEFAULT_DPI, FORMATS, save_figure
+from blockviz.ownership import refuse_foreign
 from blockviz.processes import end_pool, signals_deferred, start_worker
 
 
@@ -60,7 +61,8 @@ def write_figures(
     Raises
     ------
     BlockvizError
-        For an unknown figure name or format, ``jobs`` under 1 (before drawing anything), or
+        For an unknown figure name or format, ``jobs`` under 1, a file blockviz did not write
+        standing at one of the paths (:mod:`blockviz.ownership`; all before drawing anything), or
         an unwritable folder.
     """
     if names is None:
@@ -77,6 +79,7 @@ def write_figures(
             raise BlockvizError(f"unknown format {fmt!r}: choose from {', '.join(FORMATS)}")
     workers = _worker_count(jobs, len(names))
     folder = Path(folder)
+    refuse_foreign(folder / f"{name}.{fmt}" for name in names for fmt in formats)
     warn_missing_glyphs(request.record.tokens)
     with _heap_frozen():
         yield from _write(request, folder, names, formats, dpi, workers)

@@ -25,7 +25,7 @@ import av
 import numpy as np
 
 from blockviz.errors import BlockvizError
-from blockviz.files import atomic_path, output_error
+from blockviz.files import output_error
 from blockviz.lecture.chapters import (
     YOUTUBE_MIN_CHAPTER,
     Chapter,
@@ -36,6 +36,7 @@ from blockviz.lecture.chapters import (
     one_line,
     sidecar_paths,
 )
+from blockviz.ownership import output_file
 
 IMAGE_SUFFIXES = (".gif", ".png", ".apng", ".jpg", ".jpeg", ".webp")
 IMAGE_FORMATS = ("gif", "png_pipe", "apng", "image2", "jpeg_pipe", "webp_pipe")
@@ -177,7 +178,7 @@ def write_lecture(
     report = (lambda done: progress(done, len(parts))) if progress else (lambda done: None)
     text_path, json_path, srt_path = sidecar_paths(output)
     with contextlib.ExitStack() as files:
-        video_file = files.enter_context(atomic_path(output))
+        video_file = files.enter_context(output_file(output))
         try:
             with _open_output(video_file, chapters) as container:
                 _remux(infos, starts, container, report, _sound_track(infos, starts))
@@ -432,7 +433,7 @@ def _chapter_entries(chapters: Sequence[Chapter]) -> list[dict]:
 
 @contextlib.contextmanager
 def _written(path: Path, text: str) -> Iterator[Path]:
-    with atomic_path(path) as partial:
+    with output_file(path) as partial:
         partial.write_text(text, encoding="utf-8")
         yield partial
 

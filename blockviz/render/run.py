@@ -19,6 +19,7 @@ from pathlib import Path
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path, output_error, temporary_folder, writable_folder, writing
 from blockviz.head_choice import choose_head
+from blockviz.ownership import output_file
 from blockviz.render.plan import CACHE_FOLDER, QUALITIES, LecturePlan, RenderJob, RenderOptions
 from blockviz.render.progress import Progress
 from blockviz.selection import select_token
@@ -185,7 +186,7 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
                 job.output, OSError(errno.ENOSPC, "")
             ) from None  # e.g. a text SVG cut short, then unreadable
         produced = _produced_file(media, entry.class_name, "mp4" if options.format == "gif" else options.format)
-        with atomic_path(job.output) as partial:
+        with output_file(job.output) as partial:
             if options.format == "gif":
                 _write_gif(produced, partial, options, getattr(scene, "captions", []))
             else:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from blockviz import style
 from blockviz.errors import BlockvizError
 from blockviz.files import temporary_folder, writable_folder, writing
 from blockviz.lecture.join import LecturePart, probe_video
+from blockviz.ownership import refuse_foreign, remember, remove_own
 from blockviz.render.plan import CACHE_FOLDER
 from blockviz.slides import manim_slides_json, pptx_deck, reveal
 from blockviz.slides.clips import Clip, cut_clips
@@ -30,6 +30,11 @@ HTML_NAME = "slides.html"
 PPTX_NAME = "slides.pptx"
 CLIPS_FOLDER = "slides"
 """manim-slides' folder: its JSON, and the clips in ``files/<presentation>/``."""
+
+
+def deck_paths(folder: str | Path) -> list[Path]:
+    """Every file and folder :func:`write_deck` may replace or remove in ``folder``."""
+    return [Path(folder) / name for name in (HTML_NAME, PPTX_NAME, CLIPS_FOLDER, reveal.REVEAL_FOLDER)]
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ def write_deck(parts: Sequence[LecturePart], folder: str | Path, theme: str = "l
     size = sizes.pop()
     background = style.theme(theme).background
     folder = writable_folder(folder)
+    refuse_foreign(deck_paths(folder))
     notes = []
     with temporary_folder(folder / CACHE_FOLDER, "slides-") as work, writing(folder):
         files = work / CLIPS_FOLDER / "files" / manim_slides_json.LECTURE
@@ -118,19 +124,16 @@ def write_deck(parts: Sequence[LecturePart], folder: str | Path, theme: str = "l
 
 def _move_into(work: Path, folder: Path, names: list[str], stale: list[str]) -> None:
     """Replace ``folder``'s ``names`` with ``work``'s (folders first, the pages that link to them
-    last), and remove the ``stale`` ones not made this time (an old page would show old clips)."""
+    last), and remove the ``stale`` ones not made this time (an old page would show old clips);
+    only files blockviz wrote are replaced or removed (:mod:`blockviz.ownership`)."""
+    refuse_foreign([folder / name for name in (*names, *stale)])
+    remember([work / name for name in names if (work / name).is_dir()])  # a folder's manifests move with it
     for name in stale:
         if name not in names:
-            _remove(folder / name)
+            remove_own(folder / name)
     for name in sorted(names, key=lambda name: (work / name).is_file()):
         target = folder / name
         if (work / name).is_dir():
-            _remove(target)
+            remove_own(target)
         os.replace(work / name, target)
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif path.exists() or path.is_symlink():
-        path.unlink()
+    remember([folder / name for name in names if (folder / name).is_file()])

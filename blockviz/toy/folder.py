@@ -29,8 +29,9 @@ import torch
 from blockviz.config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.files import temporary_folder, writable_folder, writing
+from blockviz.ownership import refuse_foreign, remember
 from blockviz.params import parameter_shapes
-from blockviz.toy import CARD, is_toy_model
+from blockviz.toy import CARD
 from blockviz.toy.model import ToyModel
 from blockviz.toy.vocabulary import Vocabulary
 
@@ -169,22 +170,21 @@ def _tensors(path: Path) -> dict[str, torch.Tensor]:
 
 
 def check_output_folder(folder: str | os.PathLike) -> Path:
-    """``folder`` if a model can be written there: new, empty, or a toy model folder (which is
-    replaced). Nothing is created.
+    """``folder`` if a model can be written there: new, empty, or a folder of files blockviz
+    wrote (:mod:`blockviz.ownership`; a model folder blockviz train wrote is replaced). Nothing is
+    created.
 
     Raises
     ------
     BlockvizError
-        If part of the path is a file, the folder holds other files, or its parent is not writable.
+        If part of the path is a file, the folder holds a file blockviz did not write (a
+        ``card.json`` alone does not make a model folder), or its parent is not writable.
     """
     folder = Path(folder)
     blocking = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
     if blocking is not None:
         raise BlockvizError(f"{str(blocking)!r} is a file, not a folder: choose another output folder")
-    if folder.is_dir() and any(folder.iterdir()) and not is_toy_model(folder):
-        raise BlockvizError(
-            f"{str(folder)!r} holds other files: choose a new or empty folder (a folder blockviz train wrote is replaced)"
-        )
+    refuse_foreign([folder])
     parent = next(part for part in folder.parents if part.exists()) if not folder.exists() else folder.parent
     writable_folder(parent)
     return folder
@@ -206,7 +206,9 @@ def write_folder(folder: str | os.PathLike, files: dict[str, bytes]) -> Path:
             for name, data in files.items():
                 (fresh / name).write_bytes(data)
                 os.chmod(fresh / name, 0o644)
+            remember([fresh])
             os.chmod(fresh, 0o755)
+            refuse_foreign([folder])  # a file the user put there while the model trained
             if folder.exists():
                 old = staging / "old"
                 os.replace(folder, old)
