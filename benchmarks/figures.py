@@ -93,7 +93,7 @@ def bare_run(texts: int, figures: int, folder: Path) -> tuple[float, float]:
 
 def split(folder: Path) -> None:
     """Per figure, in this process: seconds to draw, to save as PNG and as SVG."""
-    from blockviz import record
+    from blockviz.block_record import record
     from blockviz.figures import FIGURE_NAMES, FigureRequest, draw_figure, save_figure
     from blockviz.figures.registry import skip_reason
 

@@ -25,7 +25,7 @@ SENTENCE = " ".join(["the", "cat", "sat", "on", "mat", "because", "it", "was"] *
 
 
 def access() -> None:
-    from blockviz import record
+    from blockviz.block_record import record
 
     rec = record(SENTENCE)
     plain = dict(rec.tensors.items())
@@ -46,7 +46,8 @@ def access() -> None:
 
 
 def load() -> None:
-    from blockviz import BlockRecord, record
+    from blockviz import BlockRecord
+    from blockviz.block_record import record
 
     rec = record(SENTENCE)
     with tempfile.TemporaryDirectory() as folder:
@@ -83,7 +84,8 @@ print((peak_kb() - before) / 1024)
 def memory() -> None:
     import json
 
-    from blockviz import BlockConfig, record
+    from blockviz import BlockConfig
+    from blockviz.block_record import record
     from blockviz.params import parameter_shapes
     from blockviz.record_fields import fields_for
 

@@ -90,7 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the 3-token sentence and two scenes")
     arguments = parser.parse_args()
-    from blockviz import record
+    from blockviz.block_record import record
     from blockviz.render.plan import QUALITIES
     from blockviz.scenes.catalog import entries, lookup
 

@@ -4,7 +4,7 @@ run `.venv/bin/python benchmarks/train.py [ROUNDS]`.
 1. `blockviz train -o TMP` with its defaults, as a user runs it (a fresh process, wall clock and
    the child's CPU time): target ≤ 60 s of wall clock on the 2-core machine (issue 20).
 2. Recording the chicken sentence in one process, one thread, after a warm-up: blockviz's seeded
-   block (`blockviz.record(sentence)`) against the trained toy model
+   block (`blockviz.record(sentence, "seeded")`) against the trained toy model
    (`blockviz.toy.recording.record_toy(sentence)`: the learned embeddings, the block, the
    prediction, and building the record), fastest of ROUNDS each, interleaved: target ≤ 1.2×.
    Then the same as a user runs it, `blockviz record SENTENCE [--model toy]` in fresh processes
@@ -60,7 +60,7 @@ def main(rounds: int = 50) -> None:
     import torch
 
     torch.set_num_threads(1)
-    from blockviz import record
+    from blockviz.block_record import record
     from blockviz.toy.recording import record_toy
 
     record(SENTENCE), record_toy(SENTENCE)  # warm-up: imports, the model folder read once per process

@@ -1,7 +1,7 @@
 """blockviz: what happens inside one transformer block, with real numbers.
 
 >>> from blockviz import record
->>> rec = record("the cat sat")
+>>> rec = record("the cat sat")  # the trained toy model, as `blockviz record "the cat sat"`
 >>> rec.weights.shape          # (n_heads, n, n)
 torch.Size([2, 3, 3])
 """
@@ -12,12 +12,13 @@ import importlib
 
 __version__ = "0.1.0"
 
-__all__ = ["BlockConfig", "BlockRecord", "BlockvizError", "record", "__version__"]
+__all__ = ["BlockConfig", "BlockRecord", "BlockvizError", "attentions", "record", "__version__"]
 
 
 _LAZY = {
     "BlockRecord": "blockviz.block_record",
-    "record": "blockviz.block_record",
+    "record": "blockviz.recording",
+    "attentions": "blockviz.recording",
     "BlockConfig": "blockviz.config",
     "BlockvizError": "blockviz.errors",
 }

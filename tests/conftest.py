@@ -2,7 +2,7 @@
 
 import pytest
 
-from blockviz import record
+from blockviz.block_record import record
 
 DEFAULT_SENTENCE = "the cat sat"
 LONG_SENTENCE = "The chicken didn't cross the road because it was too tired."
@@ -16,6 +16,24 @@ def cat_record():
 @pytest.fixture(scope="session")
 def chicken_record():
     return record(LONG_SENTENCE)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def blockviz_cache_in_a_temporary_folder(tmp_path_factory):
+    """blockviz's cache (kept records, converted GGUF models) under the run's temporary folder,
+    never the user's ``~/.cache/blockviz``; shared by the run's workers (a conversion is renamed
+    into place whole, so two workers converting at once is safe)."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    previous = os.environ.get("BLOCKVIZ_CACHE_DIR")
+    os.environ["BLOCKVIZ_CACHE_DIR"] = str(shared / "blockviz-cache")
+    yield
+    if previous is None:
+        os.environ.pop("BLOCKVIZ_CACHE_DIR", None)
+    else:
+        os.environ["BLOCKVIZ_CACHE_DIR"] = previous
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 
 def records(model_record: str | None) -> dict:
-    from blockviz import BlockConfig, record
-    from blockviz.block_record import BlockRecord
+    from blockviz import BlockConfig
+    from blockviz.block_record import BlockRecord, record
 
     longer = "The chicken didn't cross the road because it was too tired."
     chosen = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.figures import FigureRequest, draw_figure
 from blockviz.figures.page import DEFAULT_WIDTH
 

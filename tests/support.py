@@ -18,8 +18,8 @@ import numpy as np
 from manim import SVGMobject, Text, config, tempconfig
 from manim.scene.scene_file_writer import SceneFileWriter
 
-from blockviz import BlockConfig, record
-from blockviz.block_record import BlockRecord
+from blockviz import BlockConfig
+from blockviz.block_record import BlockRecord, record
 from blockviz.worked_example import worked_example
 
 TOY = "toy"

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from blockviz import BlockConfig, BlockvizError, record
+from blockviz import BlockConfig, BlockvizError
 from blockviz.block import Block
+from blockviz.block_record import record
 from blockviz.config import Architecture, supported_architectures
 from blockviz.record_fields import BY_NAME, DECLARATION, FIELDS, OPTIONAL_FIELDS, fields_for
 

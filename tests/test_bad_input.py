@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from safetensors.torch import save_file
 from support import write_bad_files
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 from blockviz.cli import main
 
 COMMANDS = {

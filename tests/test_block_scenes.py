@@ -12,7 +12,8 @@ import torch
 from manim import tempconfig
 from support import RECORDS, THIRTEEN_TOKENS, build, built, named_record, parse, record_value, visible_texts
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 from blockviz.scenes.block_flow import BlockFlow
 from blockviz.scenes.block_helpers import activation_curve
 from blockviz.scenes.catalog import entries

@@ -11,7 +11,8 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.models.evidence import align_words
 

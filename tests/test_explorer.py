@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.explorer import STEP_NAMES, Explorer, explore

@@ -15,7 +15,7 @@ import pytest
 from playwright import sync_api  # a test dependency (pip install -e '.[test]'); the browser is Debian's
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.explorer import STEP_NAMES, Explorer
 from blockviz.record_fields import FIELDS
 from blockviz.style import DARK, LIGHT, format_number, hex_color, signed_color, weight_color

@@ -24,7 +24,7 @@ from models_support import SENTENCE, bert_folder  # noqa: E402
 from playwright import sync_api  # noqa: E402
 from support_explorer import AXE, SHOWN, Opened, expected_text  # noqa: E402
 
-from blockviz import record  # noqa: E402
+from blockviz.block_record import record  # noqa: E402
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
 from blockviz.models.recording import block_attentions, model_attentions  # noqa: E402

@@ -13,7 +13,7 @@ import pytest
 from playwright import sync_api
 from support_explorer import AXE, SHOWN, Opened, expected_text
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.config import BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.explorer import STEP_NAMES, Explorer, explore, steps_for

@@ -229,7 +229,7 @@ def test_every_figure_of_a_control_character_sentence_is_well_formed_svg(tmp_pat
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """A good record saved as .safetensors and as .json, to break in different ways."""
-    from blockviz import record
+    from blockviz.block_record import record
 
     folder = tmp_path_factory.mktemp("saved")
     rec = record("the cat sat")

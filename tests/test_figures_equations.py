@@ -19,7 +19,7 @@ from support_figures import (
     vector,
 )
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.figures import FigureRequest, draw_figure
 
 SENTENCES = {

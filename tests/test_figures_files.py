@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from blockviz import BlockvizError, record
+from blockviz import BlockvizError
+from blockviz.block_record import record
 from blockviz.figures import FigureRequest, MissingGlyphWarning, draw_figure, save_figure, write_figures
 from blockviz.figures.context import installed_fallbacks
 from blockviz.ownership import MANIFEST

@@ -10,7 +10,7 @@ from figure_cache import drawn
 from figure_cache import sentence_record as shared_record
 from support_figures import BLOCK_FIGURES, assert_legible, cells
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.figures import FigureRequest, draw_figure
 from blockviz.figures.labels import ellipsize, token_label, token_labels, token_named
 from blockviz.figures.page import MIN_PT, page

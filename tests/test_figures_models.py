@@ -29,7 +29,8 @@ from support_figures import (  # noqa: E402
     visible_texts,
 )
 
-from blockviz import BlockConfig, record  # noqa: E402
+from blockviz import BlockConfig  # noqa: E402
+from blockviz.block_record import record  # noqa: E402
 from blockviz.figures import FigureRequest, draw_figure  # noqa: E402
 from blockviz.figures.elision import GAP, choose_columns  # noqa: E402
 from blockviz.figures.registry import skip_reason  # noqa: E402

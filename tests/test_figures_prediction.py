@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from safetensors import safe_open
 from support_figures import assert_legible, cell_texts, texts_by_label
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.figures import FigureRequest, draw_figure
 from blockviz.figures.registry import skip_reason

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 from blockviz.figures import FIGURE_NAMES, FIGURES, FigureRequest, architecture, draw_figure, figure_spec
 from blockviz.figures.registry import skip_reason
 from blockviz.record_fields import BY_NAME

@@ -20,7 +20,8 @@ from support_figures import (
     mixing_lines,  # a term's key and numbers are two Texts
 )
 
-from blockviz import BlockConfig, BlockvizError, record
+from blockviz import BlockConfig, BlockvizError
+from blockviz.block_record import record
 from blockviz.figures import FigureRequest, draw_figure
 from blockviz.figures.formulas import mixture_equation, product_terms, vector_text
 from blockviz.record_fields import axis_labels

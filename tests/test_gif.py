@@ -9,7 +9,7 @@ import av
 import pytest
 from click.testing import CliRunner
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.render.plan import RenderOptions, plan
 from blockviz.render.run import render_one

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 from models_support import packaged_model_installed
 from support import build, check_scene, visible_texts
 
-from blockviz import BlockConfig, BlockvizError, record
+from blockviz import BlockConfig, BlockvizError
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.head_choice import choose_head
 from blockviz.scenes.catalog import entries

@@ -13,7 +13,8 @@ import torch
 from click.testing import CliRunner
 from models_support import packaged_model_installed
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.figures.heads_figure import HeadsGrid, draw_heads_figure

@@ -8,8 +8,9 @@ import pytest
 import torch
 from torch import nn
 
-from blockviz import BlockConfig, BlockRecord, record
+from blockviz import BlockConfig, BlockRecord
 from blockviz.block import rotary_angles
+from blockviz.block_record import record
 from blockviz.errors import BlockvizError
 
 SENTENCE = "The chicken didn't cross the road because it was too tired."

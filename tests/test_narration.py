@@ -41,7 +41,7 @@ class ToneVoice:
 @pytest.fixture(scope="module")
 def narrated(tmp_path_factory):
     """Two scenes of "the cat sat" (seeded block) rendered tiny with the tone voice, and their lecture."""
-    from blockviz import record
+    from blockviz.block_record import record
 
     folder = tmp_path_factory.mktemp("narrated")
     patch = pytest.MonkeyPatch()

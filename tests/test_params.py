@@ -7,7 +7,8 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from blockviz import BlockConfig, BlockvizError, record
+from blockviz import BlockConfig, BlockvizError
+from blockviz.block_record import record
 
 
 def seeded_params(config=BlockConfig()):

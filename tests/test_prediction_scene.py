@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from support import build, check_scene, parse, record_value, shown_decimals
 from support_motion import assert_same_end, build_in_motion, end_state
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.scenes.catalog import entries, for_record, lookup

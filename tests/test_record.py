@@ -8,7 +8,8 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blockviz import BlockConfig, BlockRecord, BlockvizError, record
+from blockviz import BlockConfig, BlockRecord, BlockvizError
+from blockviz.block_record import record
 from blockviz.record_fields import FIELD_NAMES as ACTIVATION_NAMES
 
 WORDS = ["the", "cat", "sat", "on", "mat", "it", "was", "tired", ",", ".", "didn't", "café", "🙂", '"', "<b>", "&"]

@@ -9,7 +9,8 @@ from conftest import LONG_SENTENCE as LONG
 from support import with_outlier
 from torch.nn import functional as F
 
-from blockviz import BlockConfig, BlockvizError, record
+from blockviz import BlockConfig, BlockvizError
+from blockviz.block_record import record
 from blockviz.record_fields import FIELD_NAMES, FIELDS, axis_labels
 
 TOY_FIELDS = (

@@ -10,7 +10,8 @@ import tracemalloc
 import pytest
 import torch
 
-from blockviz import BlockConfig, BlockRecord, BlockvizError, record
+from blockviz import BlockConfig, BlockRecord, BlockvizError
+from blockviz.block_record import record
 from blockviz.read_only import ReadOnlyTensors
 from blockviz.tensorfile import read_tensors
 

@@ -5,7 +5,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 
 SENTENCES = ["the cat sat", "The chicken didn't cross the road because it was too tired.", "a"]
 TOLERANCE = dict(atol=1e-6, rtol=0)

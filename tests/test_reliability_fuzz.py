@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.files import sentence_slug

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from PIL import Image
 from support import BAD_FILES, write_bad_files
 
-from blockviz import record
+from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.render.plan import RenderOptions, default_folder, plan, record_file_sentence

@@ -31,7 +31,8 @@ from support import (
     visible_texts,
 )
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 from blockviz.errors import BlockvizError
 from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.grids import NumberGrid, visible_slots

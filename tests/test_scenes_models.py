@@ -15,7 +15,8 @@ pytest.importorskip("transformers")
 from models_support import BUILDERS, SENTENCE, tiny_model_records  # noqa: E402
 from support import build, check_scene  # noqa: E402
 
-from blockviz import BlockConfig, record  # noqa: E402
+from blockviz import BlockConfig  # noqa: E402
+from blockviz.block_record import record  # noqa: E402
 from blockviz.cli import main  # noqa: E402
 from blockviz.scenes.catalog import entries, lookup  # noqa: E402
 

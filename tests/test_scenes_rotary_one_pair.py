@@ -6,7 +6,8 @@ from __future__ import annotations
 from support import build, record_value
 from support_motion import build_in_motion
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 from blockviz.scenes.query_key_value import QueryKeyValue
 from blockviz.style import format_number
 

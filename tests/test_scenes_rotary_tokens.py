@@ -114,7 +114,8 @@ def test_qkv_says_which_query_heads_share_the_key_and_value(rotary_scene, models
 
 def test_a_wide_rotary_head_is_elided_to_pairs_with_the_hidden_ones_counted():
     """A seeded rotary block with d_model 128, d_head 64 (a trained model's widths)."""
-    from blockviz import BlockConfig, record
+    from blockviz import BlockConfig
+    from blockviz.block_record import record
     from blockviz.scenes.query_key_value import QueryKeyValue
 
     rec = record(SENTENCE, BlockConfig(d_model=128, n_heads=2, d_ff=16, positional="rotary", n_kv_heads=1))
@@ -206,7 +207,8 @@ def test_a_later_layers_rows_are_the_previous_layers_output(models, family):
 
 
 def test_wide_rows_show_the_first_last_and_largest_columns(models):
-    from blockviz import BlockConfig, record
+    from blockviz import BlockConfig
+    from blockviz.block_record import record
 
     _, records = models["gpt2"]
     rec = records[0]  # n_embd 8: wider than the 4 columns drawn whole

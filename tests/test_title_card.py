@@ -7,7 +7,8 @@ import av
 import pytest
 from manim import Text, config, tempconfig
 
-from blockviz import BlockConfig, record
+from blockviz import BlockConfig
+from blockviz.block_record import record
 from blockviz.lecture import LecturePart, probe_video, write_lecture
 from blockviz.scenes.look import FONT, look
 from blockviz.scenes.text import token_face
@@ -231,7 +232,7 @@ def test_a_tiny_render_is_a_video_that_joins_into_a_lecture(tmp_path, chicken_re
 
 
 def test_the_weights_note_says_where_given_weights_came_from(tmp_path):
-    from blockviz import record
+    from blockviz.block_record import record
     from blockviz.scenes.title_card import weights_sentence
 
     seeded = record("the cat sat")

@@ -153,7 +153,7 @@ def test_every_recorded_value_is_readable_with_two_decimals(rec):
 
 
 def test_the_seeded_record_function_refuses_a_trained_config(rec):
-    from blockviz import record
+    from blockviz.block_record import record
 
     with pytest.raises(BlockvizError, match="vocab_size"):
         record("the cat sat", rec.config)

@@ -359,7 +359,8 @@ def sentence_attentions(options: dict, sentence: str | None = None):
 
     try:
         from blockviz.models.loading import first_load_is_slow, load_model
-        from blockviz.models.recording import NoAttentionWeights, model_attentions
+        from blockviz.models.recording import NoAttentionWeights
+        from blockviz.recording import attentions as model_attentions
     except ImportError as error:  # torch or transformers broken, not merely missing
         raise BlockvizError(f"cannot load the model support ({error}): pip install 'blockviz[models]'") from None
     if first_load_is_slow(model):
@@ -367,7 +368,7 @@ def sentence_attentions(options: dict, sentence: str | None = None):
             f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True
         )
     try:
-        attentions = model_attentions(options["sentence"], model=model, trust_pickle=options["trust_pickle"])
+        attentions = model_attentions(options["sentence"], model, trust_pickle=options["trust_pickle"])
     except NoAttentionWeights as error:
         raise click.BadParameter(str(error), param_hint="'--model'") from None
     loaded = load_model(model, trust_pickle=options["trust_pickle"])  # loaded once per process: this is the same object

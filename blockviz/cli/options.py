@@ -201,7 +201,8 @@ def build_record(
     (:func:`blockviz.models.record_layer`); the options of the seeded block must then be left
     at their defaults. A command outside :data:`MODEL_COMMANDS` refuses a model's record.
     """
-    from blockviz.block_record import BlockRecord, record
+    from blockviz.block_record import BlockRecord
+    from blockviz.recording import record
     from blockviz.tokens import tokenize
 
     with reporting_errors():
@@ -244,7 +245,7 @@ def build_record(
             )
         with usage_error_for("SENTENCE"):
             tokenize(sentence, config.max_tokens)
-        return record(sentence, config=config, params=params)
+        return record(sentence, SEEDED, config=config, params=params)
 
 
 def _what(rec) -> str:
@@ -296,7 +297,7 @@ def _record_model(sentence, model, layer, trust_pickle, dtype):
 
     try:
         from blockviz.models.loading import first_load_is_slow
-        from blockviz.models.recording import record_layer
+        from blockviz.recording import record
     except ImportError as error:  # torch or transformers broken, not merely missing
         raise BlockvizError(f"cannot load the model support ({error}): pip install 'blockviz[models]'") from None
     if first_load_is_slow(model):
@@ -307,9 +308,7 @@ def _record_model(sentence, model, layer, trust_pickle, dtype):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UnknownWordsWarning)
-        rec = record_layer(
-            sentence, model=model, layer=layer if layer is not None else 0, trust_pickle=trust_pickle, dtype=dtype
-        )
+        rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype)
     for warning in caught:
         if issubclass(warning.category, UnknownWordsWarning):  # the toy model's words outside its vocabulary: one line
             click.echo(f"warning: {warning.message}", err=True)

@@ -42,10 +42,10 @@ def sentence_attentions(sentence: str, model: str, layer: int | None):
         rec = course_record(sentence, model, layer)
         return block_attentions(rec), rec.config.kv_heads
     from blockviz.models.loading import load_model
-    from blockviz.models.recording import model_attentions
+    from blockviz.recording import attentions
 
     loaded = load_model(model)
-    return model_attentions(sentence, model=model), loaded.family.config(loaded.model.config, loaded.dtype).kv_heads
+    return attentions(sentence, model), loaded.family.config(loaded.model.config, loaded.dtype).kv_heads
 
 
 def default_query(sentence: str, model: str, layer: int | None) -> str:

@@ -35,7 +35,7 @@ def summary_line(rec) -> str:
     for trained weights (a model's layer, blockviz's trained toy model) what they are instead of the seed.
 
     >>> from blockviz import record
-    >>> summary_line(record("the cat sat"))[-28:]
+    >>> summary_line(record("the cat sat", "seeded"))[-28:]
     'd_ff 8, GELU, causal, seed 0'
     """
     c, a = rec.config, rec.architecture

@@ -134,7 +134,7 @@ def shown_columns(rec) -> dict:
 
     >>> from blockviz import record
     >>> from blockviz.config import BlockConfig
-    >>> shown = shown_columns(record("the cat sat", BlockConfig(d_model=32, n_heads=1)))
+    >>> shown = shown_columns(record("the cat sat", config=BlockConfig(d_model=32, n_heads=1)))
     >>> len(shown["resid_pre"]) <= 3 + 2 + 7, shown["resid_pre"][:3], shown["resid_pre"][-2:]
     (True, [0, 1, 2], [30, 31])
     """
