@@ -91,6 +91,10 @@ def test_the_field_table_lists_every_field_of_the_toy_block_in_data_flow_order(s
     assert [spec.name for spec in fields_for(BlockConfig())] in first_columns(site / "record" / "index.html")
 
 
+def test_the_commands_page_lists_every_command(site):
+    assert [f"blockviz {name}" for name in main.commands] in first_columns(site / "commands" / "index.html")
+
+
 def test_the_command_reference_has_every_commands_help(site):
     reference = (site / "cli-reference" / "index.html").read_text(encoding="utf-8")
     for name, command in main.commands.items():

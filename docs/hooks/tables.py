@@ -126,6 +126,34 @@ def modules_table(package: Path = ROOT / "blockviz", level: int = 3) -> str:
     return "\n\n".join([table(("module", "what it holds"), rows), *sections])
 
 
+COMMAND_PAGES = {
+    "record": "[The record](record.md)",
+    "figures": "[Figures](figures.md)",
+    "render": "[Scenes and the lecture](scenes.md)",
+    "explore": "[The explorer](explorer.md)",
+    "heads": "[Real trained models](models.md#find-the-head)",
+    "compare": "[Real trained models](models.md)",
+    "slides": "[Slides](slides.md)",
+    "train": "[The trained block](models.md)",
+    "course": "[Courses](courses.md)",
+}
+"""The manual's page on each command (the commands table fails the build for a command without one)."""
+
+
+def commands_table() -> str:
+    """Every command of the click group, its first help line and its page."""
+    from blockviz.cli import main
+
+    missing = sorted(set(main.commands) - set(COMMAND_PAGES))
+    if missing:
+        raise PluginError(f"docs/hooks/tables.py: no page for the command {missing[0]!r} in COMMAND_PAGES")
+    rows = [
+        (f"`blockviz {name}`", command.get_short_help_str(limit=300), COMMAND_PAGES[name])
+        for name, command in main.commands.items()
+    ]
+    return table(("command", "what it does", "page"), rows)
+
+
 def cli_reference() -> str:
     from blockviz.cli import main
 
@@ -145,6 +173,7 @@ GENERATORS = {
     "architecture-fields": architecture_fields_table,
     "modules": modules_table,
     "cli": cli_reference,
+    "commands": commands_table,
 }
 
 
