@@ -79,15 +79,22 @@ scenes = ["mask"]
         (LESSON + 'narration = "yes"\n', "lesson 'one': narration 'yes' is not true or false"),
         (LESSON + 'voice = "joe.onnx"\n', "lesson 'one': voice goes with narration = true"),
         (LESSON + 'narration = true\nformats = ["png"]\n', "lesson 'one': narration speaks in videos: add \"mp4\""),
+        (
+            LESSON.replace('"one"', f'"{"a" * 300}"'),
+            f"lesson '{'a' * 59}…': name is too long for a folder name (300 characters): use at most 100",
+        ),
+        ("x = " + "[" * 100_000 + "]" * 100_000 + "\n", "course.toml: nested too deep to read"),
     ],
+    ids=lambda value: value[:40].replace("\n", " ") if isinstance(value, str) else None,
 )
 def test_a_bad_course_file_is_one_line_exit_2_and_nothing_runs(tmp_path, body, message):
     path = course_file(tmp_path, body)
-    result = invoke(path)
-    assert result.exit_code == 2, result.output
-    assert message in result.output
-    assert result.output.count("\n") == 1 and result.output.startswith("Error: ")
-    assert not (tmp_path / "out").exists()
+    for dry_run in ([], ["--dry-run"]):
+        result = invoke(path, *dry_run)
+        assert result.exit_code == 2, result.output
+        assert message in result.output
+        assert result.output.count("\n") == 1 and result.output.startswith("Error: ")
+        assert not (tmp_path / "out").exists()
 
 
 def test_an_unknown_top_level_key_is_named(tmp_path):

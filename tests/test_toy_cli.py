@@ -127,6 +127,9 @@ def test_an_output_folder_through_a_file_or_holding_other_files(tmp_path):
     other.mkdir()
     (other / "notes.txt").write_text("mine")
     _one_line_error(["train", "--steps", "1", "-o", str(other)], codes=(1,), expect="holds other files")
+    _one_line_error(
+        ["train", "--steps", "1", "-o", str(tmp_path / ("m" * 300))], codes=(1,), expect="(File name too long)"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "other"] and [p.name for p in other.iterdir()] == [
         "notes.txt"
     ]
@@ -295,3 +298,15 @@ def test_nan_checkpoints_are_one_line_for_the_learning_scene(small_model, tmp_pa
         expect="with weights that are not numbers from 0 to 1",
     )
     assert not list(out.glob("*.png"))
+
+
+@pytest.mark.parametrize("name", ["card.json", "vocabulary.json"])
+def test_a_model_file_nested_a_hundred_thousand_deep_is_one_line(small_model, tmp_path, name):
+    folder = _broken_copy(small_model, tmp_path, "deep")
+    depth = 100_000
+    (folder / name).write_text("[" * depth + "]" * depth)
+    _one_line_error(
+        ["record", SENTENCE, "--model", str(folder)],
+        codes=(1,),
+        expect=f"cannot read the {'model card' if name == 'card.json' else 'vocabulary'} '{folder / name}' (nested too deep)",
+    )

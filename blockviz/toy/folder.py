@@ -67,9 +67,10 @@ def _json(path: Path, what: str):
         raise BlockvizError(
             f"the toy model folder {str(path.parent)!r} has no {path.name}: write the folder again with blockviz train -o DIR"
         ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        reason = "nested too deep" if isinstance(error, RecursionError) else type(error).__name__
         raise BlockvizError(
-            f"cannot read the {what} {str(path)!r} ({type(error).__name__}): write the folder again with blockviz train -o DIR"
+            f"cannot read the {what} {str(path)!r} ({reason}): write the folder again with blockviz train -o DIR"
         ) from None
 
 
@@ -177,10 +178,12 @@ def check_output_folder(folder: str | os.PathLike) -> Path:
     Raises
     ------
     BlockvizError
-        If part of the path is a file, the folder holds other files, or its parent is not writable.
+        If part of the path is a file, a name in it is too long, the folder holds other files, or
+        its parent is not writable.
     """
     folder = Path(folder)
-    blocking = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
+    with writing(folder, "create folder"):  # a name too long fails already here
+        blocking = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
     if blocking is not None:
         raise BlockvizError(f"{str(blocking)!r} is a file, not a folder: choose another output folder")
     if folder.is_dir() and any(folder.iterdir()) and not is_toy_model(folder):
