@@ -17,7 +17,7 @@ Nothing here imports torch, Manim or matplotlib.
     formats = ["mp4"]               # mp4, gif, png
 
     [[lesson]]
-    name = "attention"              # the lesson's folder: lower-case letters, digits, dashes
+    name = "attention"              # the lesson's folder: lower-case letters, digits, dashes (≤ 100)
     title = "Who attends to whom"
     sentences = ["the cat sat"]
     contrast = ["the dog sat"]      # one per sentence: compared with it, and made as the sentences
