@@ -459,6 +459,32 @@ def test_a_contrast_pair_makes_the_page_with_the_contrast_and_what_compare_makes
     page = (folder / "explorer.html").read_text()
     assert '"contrast":{"sentence":"the dog sat","tokens":["the","dog","sat"]' in page
     assert '"contrast":null' in (course.output / "one" / "the-dog-sat" / "explorer.html").read_text()
+    assert empty_folders(course.output) == []  # the comparison's temporary folder left no .cache behind
+
+
+def empty_folders(folder: Path) -> list[Path]:
+    return [path for path in folder.rglob("*") if path.is_dir() and not any(path.iterdir())]
+
+
+def test_a_slides_job_leaves_no_empty_folder_beside_its_deck(tmp_path, monkeypatch):
+    import subprocess
+
+    from blockviz.course import work
+
+    def slides(command, **_):  # `blockviz slides` itself is tested in test_slides: here, what the job does around it
+        deck = Path(command[command.index("-o") + 1])
+        (deck / ".cache").mkdir(parents=True)
+        (deck / ".cache" / "mask.mp4.key").write_text("key")
+        (deck / "slides.html").write_text("<html></html>")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(work.subprocess, "run", slides)
+    (job,) = [
+        job for job in expand(load_course(course_file(tmp_path, LESSON + "slides = true\n"))) if job.kind == "slides"
+    ]
+    outputs, _ = work._slides(job, None)
+    assert outputs == [job.target / ".cache" / "mask.mp4.key", job.target / "slides.html"]
+    assert sorted(path.name for path in job.folder.iterdir()) == ["slides"] and empty_folders(job.root) == []
 
 
 def test_narration_is_passed_to_the_mp4_scenes_and_slides_and_changes_only_their_stamps(tmp_path):
