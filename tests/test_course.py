@@ -527,3 +527,21 @@ def test_course_help_names_every_key_of_the_file():
     shown = CliRunner().invoke(main, ["course", "--help"]).output
     words = set(shown.replace(",", " ").replace("[", " ").replace("]", " ").split())
     assert set(TOP_KEYS + LESSON_ONLY_KEYS + SETTING_KEYS) <= words
+
+
+def test_the_index_carries_the_pages_policy_allowing_only_its_own_style(tmp_path):
+    import base64
+    import hashlib
+    import re
+
+    from blockviz.course.index import write_index
+
+    course = load_course(course_file(tmp_path, LESSON))
+    page = write_index(course, []).read_text()
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page).group(1)
+    (style,) = re.findall(r"<style>(.*?)</style>", page, re.DOTALL)
+    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
+    assert (
+        policy == f"default-src 'none'; style-src 'sha256-{digest}'; img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    assert "<script" not in page
