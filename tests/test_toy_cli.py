@@ -94,6 +94,17 @@ def test_the_unknown_word_warning_is_one_line_naming_the_words():
     ]
 
 
+def test_an_unknown_word_of_5000_characters_is_quoted_shortened():
+    word = "z" * 5000
+    shown = f"'{'z' * 59}\u2026'"
+    result = CliRunner().invoke(main, ["record", f"the cat {word}", "--model", "toy", "--head", "0"])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: {shown} is not in the toy model's vocabulary: read as the unknown token <unk>"]
+    result = _one_line_error(["record", word, "--model", "toy"], expect=f"vocabulary ({shown})")
+    assert word not in result.output
+
+
 def test_a_sentence_only_of_unknown_words(tmp_path):
     saved = tmp_path / "rec.safetensors"
     _one_line_error(
