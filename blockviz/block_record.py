@@ -16,7 +16,7 @@ import torch
 from blockviz.block import Block, Prediction
 from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
-from blockviz.params import learned_positions, load_params
+from blockviz.params import learned_positions, load_params, parameter_shapes
 from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_check import check_claims, check_record
 from blockviz.record_fields import (
@@ -46,7 +46,9 @@ class BlockRecord:
 
     ``params`` holds the parameters used, by their :class:`~blockviz.block.Block` names
     (``ln1.weight`` = γ, ``ln1.bias`` = β, ``attn.W_Q`` … ``attn.b_O``, ``ln2.*``,
-    ``ffn.W_in`` … ``ffn.b_out``, and ``W_pos`` ``(max_tokens, d_model)`` for learned positions).
+    ``ffn.W_in`` … ``ffn.b_out``, and ``W_pos`` ``(max_tokens, d_model)`` for learned positions),
+    in the order of :func:`~blockviz.params.parameter_shapes` however the record was made, so a
+    record saved twice is the same bytes.
 
     Other architectures (a trained model's layer, :func:`blockviz.models.record_layer`) hold the
     fields of :func:`blockviz.record_fields.fields_for` ``(rec.architecture)`` — ``rec.fields``
@@ -96,6 +98,8 @@ class BlockRecord:
             if not isinstance(given, ReadOnlyTensors):
                 object.__setattr__(self, name, ReadOnlyTensors(given) if isinstance(given, Mapping) else given)
         check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
+        # one order however the record was made (computed, read back): it is the order it is saved and listed in
+        object.__setattr__(self, "params", self.params.reordered(parameter_shapes(self.config)))
         words = self.source.vocabulary
         if words is not None and len(words) != self.config.vocab_size:
             raise BlockvizError(

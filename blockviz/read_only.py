@@ -9,7 +9,7 @@ microseconds, about as much as indexing it once (``benchmarks/records.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 
 import torch
@@ -66,6 +66,20 @@ class ReadOnlyTensors(Mapping):
                 seen.add(pointer)
             stored[name] = tensor.detach() if isinstance(tensor, torch.Tensor) else tensor
         mapping._tensors = stored
+        return mapping
+
+    def reordered(self, names: Iterable[str]) -> ReadOnlyTensors:
+        """The same tensors (not copied again) with ``names`` first, in that order (those it
+        holds), then the others in their order.
+
+        >>> list(ReadOnlyTensors({"b": torch.zeros(1), "a": torch.zeros(1), "c": torch.zeros(1)}).reordered(["a", "b", "x"]))
+        ['a', 'b', 'c']
+        """
+        first = [name for name in names if name in self._tensors]
+        mapping = type(self).__new__(type(self))
+        mapping._tensors = {
+            name: self._tensors[name] for name in [*first, *(n for n in self._tensors if n not in first)]
+        }
         return mapping
 
     def stored(self) -> Mapping[str, torch.Tensor]:

@@ -129,25 +129,19 @@ def _read(path: Path, sentence: str):
         return None
     if kept.sentence != sentence:  # a key collision, or a file put there by hand
         return None
-    kept = _in_made_order(kept)
-    if kept is not None:
-        with contextlib.suppress(OSError):  # removed meanwhile by another process
-            os.utime(path)  # recently used: pruned last
+    if not _holds_only_the_blocks_parameters(kept):
+        return None
+    with contextlib.suppress(OSError):  # removed meanwhile by another process
+        os.utime(path)  # recently used: pruned last
     return kept
 
 
-def _in_made_order(kept):
-    """``kept`` with its parameters in the order the block makes them (a safetensors file holds
-    them sorted by name; the explorer's page lists them in the record's order); ``None`` if
-    they are not the block's parameters."""
-    from dataclasses import replace
-
+def _holds_only_the_blocks_parameters(kept) -> bool:
+    """Whether ``kept``'s parameters are its block's and no others (a record holds them in the
+    block's order, however it was made: :class:`~blockviz.block_record.BlockRecord`)."""
     from blockviz.params import parameter_shapes
 
-    order = [name for name in parameter_shapes(kept.config) if name in kept.params]
-    if len(order) != len(kept.params):
-        return None
-    return replace(kept, params={name: kept.params[name] for name in order})
+    return set(kept.params) <= set(parameter_shapes(kept.config))
 
 
 def _keep(record, path: Path) -> None:

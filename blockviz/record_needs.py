@@ -27,7 +27,7 @@ def training_missing(rec) -> str | None:
     from blockviz.toy.folder import CHECKPOINTS
 
     if rec.source.path is None or not (Path(rec.source.path) / CHECKPOINTS).is_file():
-        return f"the record's model folder {rec.source.path!r} has no {CHECKPOINTS}"
+        return f"the record's model folder {rec.source.path!r} has no {CHECKPOINTS}: write the folder again with blockviz train -o DIR"
     return None
 
 

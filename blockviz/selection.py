@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from blockviz.errors import BlockvizError
+from blockviz.errors import BlockvizError, quoted
 
 _OCCURRENCE = re.compile(r"(?P<word>.+)#(?P<k>-?\d+)", re.DOTALL)
 _SPECIAL = re.compile(r"\[[A-Z]+\]|<\|?[^<>\s]*\|?>")
@@ -151,4 +151,4 @@ def _occurrence(tokens: list[str], word: str, k: int) -> int:
             times = "once" if len(positions) == 1 else f"{len(positions)} times"
             raise BlockvizError(f"{word!r} occurs {times}, so {word}#{k} does not exist: {token_choices(tokens)}")
         return positions[k - 1]
-    raise BlockvizError(f"token {word!r} is not in the sentence: {token_choices(tokens)}")
+    raise BlockvizError(f"token {quoted(word)} is not in the sentence: {token_choices(tokens)}")

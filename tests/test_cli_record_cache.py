@@ -84,6 +84,18 @@ def test_a_kept_record_is_the_one_the_block_makes(options, cache_folder):
     same_record(again, record(SENTENCE, BlockConfig(**{**BlockConfig().to_dict(), **_config_of(options)})))
 
 
+def test_a_record_saved_made_and_saved_read_back_is_the_same_bytes(cache_folder, tmp_path):
+    inputs, calls = {**DEFAULTS, "model": "toy"}, []  # the toy model's parameters: the block's, then W_pos, W_E …
+    made = built(inputs, calls)
+    read_back = built(inputs, calls)
+    assert len(calls) == 1  # the second read from the cache
+    assert list(read_back.params) == list(made.params)
+    for suffix in (".json", ".safetensors"):
+        made.save(tmp_path / f"made{suffix}")
+        read_back.save(tmp_path / f"read-back{suffix}")
+        assert (tmp_path / f"made{suffix}").read_bytes() == (tmp_path / f"read-back{suffix}").read_bytes(), suffix
+
+
 def test_a_record_that_cannot_be_kept_is_still_the_one_the_block_makes():
     # Learned positions: pos_embed shares W_pos's memory, which safetensors refuses to save (for now).
     inputs, calls = {**DEFAULTS, "positional": "learned"}, []

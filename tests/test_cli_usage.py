@@ -65,6 +65,36 @@ MISTAKES = {
         "blockviz record --help",
     ),
     "a pace out of range": (["render", "the cat sat", "--pace", "10"], "--pace", "blockviz render --help"),
+    "an empty contrast sentence (heads)": (
+        ["heads", "the cat sat", "--from", "cat", "--to", "the", "--contrast", ""],
+        "Invalid value for '--contrast': the sentence is empty",
+        "blockviz heads --help",
+    ),
+    "an empty second sentence (compare)": (
+        ["compare", "the cat sat", "", "--from", "cat"],
+        "Invalid value for 'S2': the sentence is empty",
+        "blockviz compare --help",
+    ),
+    "a contrast sentence too long (explore)": (
+        ["explore", "the cat sat", "--contrast", "the " * 30],
+        "Invalid value for --contrast: the sentence has 30 tokens",
+        "blockviz explore --help",
+    ),
+    "a layer without a model, the default toy model's (heads)": (
+        ["heads", "the cat sat", "--from", "cat", "--layer", "5"],
+        "Error: --layer 5 goes with --model NAME|PATH, a trained model's layers (the default toy model is one block)",
+        "blockviz heads --help",
+    ),
+    "a layer of the seeded block": (
+        ["record", "the cat sat", "--model", "seeded", "--layer", "5"],
+        "Error: --layer 5 goes with a trained model's layers, not --model seeded: drop it",
+        "blockviz record --help",
+    ),
+    "a 5,000-character token, quoted shortened": (
+        ["render", "the cat sat", "--token", "z" * 5000],
+        f"--token: token '{'z' * 59}\u2026' is not in the sentence",
+        "blockviz render --help",
+    ),
 }
 
 

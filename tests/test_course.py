@@ -80,15 +80,22 @@ scenes = ["mask"]
         (LESSON + 'narration = "yes"\n', "lesson 'one': narration 'yes' is not true or false"),
         (LESSON + 'voice = "joe.onnx"\n', "lesson 'one': voice goes with narration = true"),
         (LESSON + 'narration = true\nformats = ["png"]\n', "lesson 'one': narration speaks in videos: add \"mp4\""),
+        (
+            LESSON.replace('"one"', f'"{"a" * 300}"'),
+            f"lesson '{'a' * 59}…': name is too long for a folder name (300 characters): use at most 100",
+        ),
+        ("x = " + "[" * 100_000 + "]" * 100_000 + "\n", "course.toml: nested too deep to read"),
     ],
+    ids=lambda value: value[:40].replace("\n", " ") if isinstance(value, str) else None,
 )
 def test_a_bad_course_file_is_one_line_exit_2_and_nothing_runs(tmp_path, body, message):
     path = course_file(tmp_path, body)
-    result = invoke(path)
-    assert result.exit_code == 2, result.output
-    assert message in result.output
-    assert result.output.count("\n") == 1 and result.output.startswith("Error: ")
-    assert not (tmp_path / "out").exists()
+    for dry_run in ([], ["--dry-run"]):
+        result = invoke(path, *dry_run)
+        assert result.exit_code == 2, result.output
+        assert message in result.output
+        assert result.output.count("\n") == 1 and result.output.startswith("Error: ")
+        assert not (tmp_path / "out").exists()
 
 
 def test_an_unknown_top_level_key_is_named(tmp_path):
@@ -454,6 +461,32 @@ def test_a_contrast_pair_makes_the_page_with_the_contrast_and_what_compare_makes
     page = (folder / "explorer.html").read_text()
     assert '"contrast":{"sentence":"the dog sat","tokens":["the","dog","sat"]' in page
     assert '"contrast":null' in (course.output / "one" / "the-dog-sat" / "explorer.html").read_text()
+    assert empty_folders(course.output) == []  # the comparison's temporary folder left no .cache behind
+
+
+def empty_folders(folder: Path) -> list[Path]:
+    return [path for path in folder.rglob("*") if path.is_dir() and not any(path.iterdir())]
+
+
+def test_a_slides_job_leaves_no_empty_folder_beside_its_deck(tmp_path, monkeypatch):
+    import subprocess
+
+    from blockviz.course import work
+
+    def slides(command, **_):  # `blockviz slides` itself is tested in test_slides: here, what the job does around it
+        deck = Path(command[command.index("-o") + 1])
+        (deck / ".cache").mkdir(parents=True)
+        (deck / ".cache" / "mask.mp4.key").write_text("key")
+        (deck / "slides.html").write_text("<html></html>")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(work.subprocess, "run", slides)
+    (job,) = [
+        job for job in expand(load_course(course_file(tmp_path, LESSON + "slides = true\n"))) if job.kind == "slides"
+    ]
+    outputs, _ = work._slides(job, None)
+    assert outputs == [job.target / ".cache" / "mask.mp4.key", job.target / "slides.html"]
+    assert sorted(path.name for path in job.folder.iterdir()) == ["slides"] and empty_folders(job.root) == []
 
 
 def test_narration_is_passed_to_the_mp4_scenes_and_slides_and_changes_only_their_stamps(tmp_path):
@@ -496,3 +529,21 @@ def test_course_help_names_every_key_of_the_file():
     shown = CliRunner().invoke(main, ["course", "--help"]).output
     words = set(shown.replace(",", " ").replace("[", " ").replace("]", " ").split())
     assert set(TOP_KEYS + LESSON_ONLY_KEYS + SETTING_KEYS) <= words
+
+
+def test_the_index_carries_the_pages_policy_allowing_only_its_own_style(tmp_path):
+    import base64
+    import hashlib
+    import re
+
+    from blockviz.course.index import write_index
+
+    course = load_course(course_file(tmp_path, LESSON))
+    page = write_index(course, []).read_text()
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page).group(1)
+    (style,) = re.findall(r"<style>(.*?)</style>", page, re.DOTALL)
+    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
+    assert (
+        policy == f"default-src 'none'; style-src 'sha256-{digest}'; img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    assert "<script" not in page

@@ -140,7 +140,7 @@ def test_the_training_values_are_the_checkpoints(chicken):
     ]
 
 
-def test_figures_writes_both_for_the_toy_model_and_skips_them_for_the_seeded_block(tmp_path):
+def test_figures_writes_both_for_the_toy_model_and_refuses_them_by_name_for_the_seeded_block(tmp_path):
     runner = CliRunner()
     args = [
         "figures",
@@ -160,11 +160,11 @@ def test_figures_writes_both_for_the_toy_model_and_skips_them_for_the_seeded_blo
     assert result.exit_code == 0, result.output
     assert sorted(path.name for path in (tmp_path / "toy").iterdir()) == ["prediction.svg", "training.svg"]
     result = runner.invoke(main, args + ["--model", "seeded", "-o", str(tmp_path / "seeded")])
-    assert result.exit_code == 0, result.output
-    assert (
-        "skipped prediction: the record's block has no unembedding" in result.stderr
-        and "skipped training: the record's block was not trained" in result.stderr
-    )
+    assert result.exit_code == 1, result.output  # asked for by name: a failure, not a note
+    assert result.output.splitlines() == [
+        "Error: figure 'prediction' cannot be drawn: the record's block has no unembedding, so no next-token prediction "
+        "(seeded random weights): try --model toy"
+    ]
     assert not (tmp_path / "seeded").exists() or not any((tmp_path / "seeded").iterdir())
 
 

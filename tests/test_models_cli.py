@@ -104,7 +104,7 @@ def test_a_sentence_longer_than_the_models_positions(tmp_path, gpt2):
 
 
 def test_options_that_do_not_go_together(tmp_path, gpt2):
-    _one_line_error(["record", SENTENCE, "--layer", "0"], tmp_path, codes=(2,), expect="go with --model")
+    _one_line_error(["record", SENTENCE, "--layer", "0"], tmp_path, codes=(2,), expect="--layer 0 goes with --model")
     _one_line_error(["record", SENTENCE, "--model", str(gpt2)], tmp_path, codes=(2,), expect="needs --layer")
     _one_line_error(
         ["record", SENTENCE, "--model", str(gpt2), "--layer", "0", "--d-model", "8"],

@@ -503,3 +503,15 @@ def test_a_later_layer_holds_the_layer_befores_output_and_an_older_record_loads_
     assert (
         loaded.scale_of("resid_pre") == later.scale_of("resid_pre") == later.scale_of("prev_output")
     )  # one scale, with it or without
+
+
+def test_a_sentence_too_long_is_our_one_line_without_the_tokenizers_warning(folders, capfd, caplog):
+    from transformers import AutoTokenizer
+
+    from blockviz.models.tokens import model_tokens
+
+    tokenizer = AutoTokenizer.from_pretrained(folders["bert"], model_max_length=8)
+    capfd.readouterr()
+    with pytest.raises(BlockvizError, match=r"^the sentence is 22 tokens for 'bert', more than the 8 it"):
+        model_tokens(tokenizer, "the cat " * 10, 8, "'bert'")
+    assert capfd.readouterr().err == "" and not [r for r in caplog.records if r.name.startswith("transformers")]

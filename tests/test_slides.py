@@ -6,6 +6,7 @@ One tiny deck (two scenes at 160 × 90, 5 fps) is made once for the module."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -194,7 +195,7 @@ def test_bad_reveal_folder_and_output_through_a_file_are_one_line_errors(deck, t
 
 
 @pytest.mark.render
-def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes(deck):
+def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes_under_the_pages_policy(deck):
     if reveal.find_reveal() is None:
         pytest.skip("reveal.js is not installed (the set-up unpacks npm's reveal.js@5 into .venv/share/reveal.js)")
     if not shutil.which(CHROMIUM):
@@ -204,13 +205,17 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes(deck):
     folder, logged, _ = deck
     captions = [said for name in SCENES for _, said in logged[name]["captions"]]
     page_path = folder / "slides.html"
-    assert "http" not in page_path.read_text(encoding="utf-8")  # no network reference
+    assert not re.search(r"https?:|//", page_path.read_text(encoding="utf-8"))  # no network reference
     assert (folder / "reveal.js" / "LICENSE").is_file()
-    errors, refused = [], []
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page_path.read_text()).group(1)
+    assert policy.startswith("default-src 'none'; script-src 'self' 'sha256-") and "unsafe-inline" not in policy
+    errors, refused, console = [], [], []
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
-            page = browser.new_page(viewport={"width": 640, "height": 360})
+            context = browser.new_context(viewport={"width": 640, "height": 360})
+            context.on("console", lambda message: console.append(message.text))  # the speaker view's window too
+            page = context.new_page()
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.route(
                 "**/*",
@@ -235,11 +240,25 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes(deck):
                 "Array.from(document.querySelectorAll('.slides video'), v => v.getAttribute('src') || v.getAttribute('data-src'))"
             )
             notes = page.evaluate("Array.from(document.querySelectorAll('.slides aside.notes'), n => n.textContent)")
+            with page.expect_popup() as opened:  # S: the speaker view, in a window that keeps the deck's policy
+                page.keyboard.press("s")
+            speaker = opened.value
+            speaker.wait_for_function(
+                "text => (document.querySelector('.speaker-controls-notes') || {}).textContent.includes(text)",
+                arg=captions[1],
+                timeout=10000,
+            )
+            assert len(speaker.frames) == 3  # the current and the next slide, each the deck in a frame
+            violations = [text for text in console if "Content Security Policy" in text]
+            with pytest.raises(sync_api.Error):  # a script the policy does not name is refused
+                page.add_script_tag(content="window.injected = true")
+            assert page.evaluate("window.injected") is None
         finally:
             browser.close()
     assert notes == captions
     assert len(sources) == len(captions) and all((folder / source).is_file() for source in sources)
     assert errors == [] and refused == []
+    assert violations == []
 
 
 def test_slides_help_imports_neither_torch_nor_manim_nor_pyav():

@@ -95,6 +95,17 @@ def test_the_unknown_word_warning_is_one_line_naming_the_words():
     ]
 
 
+def test_an_unknown_word_of_5000_characters_is_quoted_shortened():
+    word = "z" * 5000
+    shown = f"'{'z' * 59}\u2026'"
+    result = CliRunner().invoke(main, ["record", f"the cat {word}", "--model", "toy", "--head", "0"])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: {shown} is not in the toy model's vocabulary: read as the unknown token <unk>"]
+    result = _one_line_error(["record", word, "--model", "toy"], expect=f"vocabulary ({shown})")
+    assert word not in result.output
+
+
 def test_a_sentence_only_of_unknown_words(tmp_path):
     saved = tmp_path / "rec.safetensors"
     _one_line_error(
@@ -131,6 +142,9 @@ def test_an_output_folder_through_a_file_or_holding_other_files(tmp_path):
         ["train", "--steps", "1", "-o", str(other)],
         codes=(1,),
         expect=f"{str(other / 'notes.txt')!r} was not written by blockviz",
+    )
+    _one_line_error(
+        ["train", "--steps", "1", "-o", str(tmp_path / ("m" * 300))], codes=(1,), expect="(File name too long)"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "other"] and [p.name for p in other.iterdir()] == [
         "notes.txt"
@@ -234,3 +248,80 @@ def test_record_prints_each_rows_five_likeliest_next_words_adding_up_with_the_ot
     line = next(line for line in table if line.split()[:1] == ["too"])
     expected = [f"{word} {format_number(float(value))}" for word, value in zip(words, top.values)]
     assert line.split()[1:] == " ".join(expected).split() + [others, "=" if "=" in line else "≈", "1.00"]
+
+
+def _damage_checkpoints(folder, kind):
+    """Spoil ``folder``'s checkpoints file as ``kind`` says (the metadata kept unless said)."""
+    import torch
+    from safetensors import safe_open
+
+    path = folder / "checkpoints.safetensors"
+    if kind == "missing":
+        path.unlink()
+        return
+    if kind == "cut in half":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+        return
+    with safe_open(str(path), framework="pt") as handle:
+        metadata = handle.metadata()
+    tensors = load_file(path)
+    if kind == "NaN weights":
+        tensors = {name: torch.full_like(tensor, float("nan")) for name, tensor in tensors.items()}
+    elif kind == "NaN loss":
+        meta = json.loads(metadata["blockviz"])
+        meta["losses"][-1] = float("nan")
+        metadata = {"blockviz": json.dumps(meta)}
+    elif kind == "no metadata":
+        metadata = None
+    elif kind == "no lesson":
+        tensors = {name: tensor for name, tensor in tensors.items() if not name.endswith(".chicken_tired")}
+    save_file(tensors, path, metadata=metadata)
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("missing", "has no checkpoints.safetensors"),
+        ("cut in half", "cannot be read (SafetensorError)"),
+        ("NaN weights", "with weights that are not numbers from 0 to 1"),
+        ("NaN loss", "hold losses that are not one finite number (or null) per step"),
+        ("no metadata", "hold no steps, losses and lessons in their metadata"),
+        ("no lesson", "hold no 13-word 'chicken_tired' lesson at step 0"),
+    ],
+)
+def test_a_damaged_checkpoints_file_is_one_line_for_the_training_figure(small_model, tmp_path, kind, message):
+    folder = _broken_copy(small_model, tmp_path, "damaged")
+    _damage_checkpoints(folder, kind)
+    out = tmp_path / "figures"
+    result = _one_line_error(
+        ["figures", SENTENCE, "--model", str(folder), "--figure", "training", "--format", "svg", "-o", str(out)],
+        codes=(1,),
+        expect=message,
+    )
+    assert "write the folder again with blockviz train -o DIR" in result.output
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_nan_checkpoints_are_one_line_for_the_learning_scene(small_model, tmp_path):
+    folder = _broken_copy(small_model, tmp_path, "nan")
+    _damage_checkpoints(folder, "NaN weights")
+    out = tmp_path / "frames"
+    _one_line_error(
+        ["render", SENTENCE, "--model", str(folder), "--scene", "learning", "--format", "png", "-o", str(out)],
+        codes=(1,),
+        expect="with weights that are not numbers from 0 to 1",
+    )
+    assert not list(out.glob("*.png"))
+
+
+@pytest.mark.parametrize("name", ["card.json", "vocabulary.json"])
+def test_a_model_file_nested_a_hundred_thousand_deep_is_one_line(small_model, tmp_path, name):
+    folder = _broken_copy(small_model, tmp_path, "deep")
+    depth = 100_000
+    (folder / name).write_text("[" * depth + "]" * depth)
+    _one_line_error(
+        ["record", SENTENCE, "--model", str(folder)],
+        codes=(1,),
+        expect=f"cannot read the {'model card' if name == 'card.json' else 'vocabulary'} '{folder / name}' (nested too deep)",
+    )

@@ -22,7 +22,7 @@ from blockviz.cli.heads_command import (
     _write,
     sentence_attentions,
 )
-from blockviz.cli.options import pop_record_options, reporting_errors, usage_error_for
+from blockviz.cli.options import pop_record_options, reporting_errors, sentence_named, usage_error_for
 from blockviz.cli.sentence import SentenceCommand
 
 DEFAULT_TOP = 10
@@ -91,7 +91,8 @@ def compare(query, top, as_json, output, second, **options) -> None:
         )
     with reporting_errors():
         first, kv_heads, note_line = sentence_attentions(record_options)
-        other = sentence_attentions(record_options, second)[0]
+        with sentence_named("'S2'"):
+            other = sentence_attentions(record_options, second)[0]
         layers = list(range(first.weights.shape[0]))
         if record_options["layer"] is not None:
             layers = [_check_layer(record_options["layer"], len(layers), model)]

@@ -15,6 +15,7 @@ from blockviz.cli.options import (
     record_options,
     reporting_errors,
     resolved_head,
+    sentence_named,
     usage_error_for,
 )
 from blockviz.cli.records import command_record
@@ -178,7 +179,7 @@ def _overview_inputs(inputs: dict, contrast: str | None):
             return None, None
         from blockviz.models.recording import block_attentions
 
-        with usage_error_for("--contrast"):
+        with usage_error_for("--contrast"), sentence_named("--contrast"):
             return None, block_attentions(command_record({**inputs, "sentence": contrast}))
     from blockviz.errors import BlockvizError
     from blockviz.models.recording import NoAttentionWeights, model_attentions

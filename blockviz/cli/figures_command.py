@@ -18,6 +18,7 @@ from blockviz.cli.options import (
     resolved_head,
 )
 from blockviz.cli.sentence import SentenceCommand
+from blockviz.errors import BlockvizError
 from blockviz.figures.cores import cores_free, snapshot
 from blockviz.figures.page import DEFAULT_WIDTH, WIDTH_LIMITS
 from blockviz.figures.registry import DEFAULT_DPI, FIGURE_NAMES, FIGURES, FORMATS
@@ -95,7 +96,8 @@ class Width(click.ParamType):
     multiple=True,
     callback=_figure_names,
     metavar="NAME[,NAME…]",
-    help=f"Draw only these figures: names separated by commas or the option repeated (see --list). Default: all {len(FIGURES)}.",
+    help=f"Draw only these figures: names separated by commas or the option repeated (see --list); one that cannot be drawn "
+    f"from the record is an error. Default: all {len(FIGURES)} (those that cannot be drawn skipped with a note).",
 )
 @click.option(
     "--format",
@@ -210,6 +212,8 @@ def figures(folder, names, formats, width, dpi, theme, token, head, to, all_head
             name for name in FIGURE_NAMES if applies_to(name, rec)
         ]:  # unasked, a figure of another kind of block is left out quietly
             reason = skip_reason(name, rec)
+            if reason and names:  # asked for by name: not drawing it is a failure, not a note
+                raise BlockvizError(f"figure {name!r} cannot be drawn: {reason}")
             if reason:
                 click.echo(f"skipped {name}: {reason}", err=True)
             else:

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import TOY_OPTIONS, pop_record_options, record_options, reporting_errors, usage_error_for
+from blockviz.cli.options import (
+    SEEDED,
+    TOY_OPTIONS,
+    pop_record_options,
+    record_options,
+    reporting_errors,
+    sentence_named,
+    usage_error_for,
+    without_a_model,
+)
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.toy import is_toy_model
@@ -141,7 +150,8 @@ def heads(query, key, top, output, contrast, rank_by, **options) -> None:
         raise click.BadParameter("--rank ranks the weight from --from to --to: give --to KEY", param_hint="'--rank'")
     with reporting_errors():
         attentions, kv_heads, note_line = sentence_attentions(record_options)
-        other = sentence_attentions(record_options, contrast)[0] if contrast is not None else None
+        with sentence_named("'--contrast'"):
+            other = sentence_attentions(record_options, contrast)[0] if contrast is not None else None
         layers = list(range(attentions.weights.shape[0]))
         if record_options["layer"] is not None:
             layers = [_check_layer(record_options["layer"], len(layers), record_options["model"])]
@@ -328,11 +338,10 @@ def _check_options(options: dict) -> None:
     """--layer and --trust-pickle go with --model; the seeded block's options and --dtype do not."""
     context = click.get_current_context()
     model = options["model"]
+    if options["layer"] is not None or options["trust_pickle"]:
+        if model is None or model.strip().lower() == SEEDED:
+            raise without_a_model(options["layer"], model)
     if model is None:
-        if options["layer"] is not None or options["trust_pickle"]:
-            raise click.UsageError(
-                "--layer and --trust-pickle go with --model NAME|PATH (the seeded block has one layer)"
-            )
         return
     for name, flag in {**TOY_OPTIONS, "dtype": "--dtype"}.items():
         source = context.get_parameter_source(name)

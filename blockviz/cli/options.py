@@ -208,9 +208,7 @@ def build_record(
     with reporting_errors():
         if model is not None and model.strip().lower() == SEEDED:
             if layer is not None or trust_pickle:
-                raise click.UsageError(
-                    "--layer and --trust-pickle go with a trained model: the seeded block has one layer"
-                )
+                raise without_a_model(layer, model)
             model = None
         if model is not None or layer is not None or trust_pickle:
             _check_model_options(model, layer, record_file)
@@ -229,7 +227,7 @@ def build_record(
                 from blockviz.toy.recording import toy_tokens
 
                 positions = load_toy(toy_folder(model)).config.max_tokens
-                with usage_error_for("SENTENCE"):
+                with usage_error_for(SENTENCE_HINT):
                     toy_tokens(sentence, positions)
             return _record_model(sentence, model, layer, trust_pickle, dtype)
         with usage_error_for():
@@ -243,7 +241,7 @@ def build_record(
                 seed=seed,
                 dtype=dtype,
             )
-        with usage_error_for("SENTENCE"):
+        with usage_error_for(SENTENCE_HINT):
             tokenize(sentence, config.max_tokens)
         return record(sentence, SEEDED, config=config, params=params)
 
@@ -267,9 +265,25 @@ def _check_command_draws_models(what: str) -> None:
         )
 
 
+def _model_option(layer) -> str:
+    """The model's option the user gave: ``--layer L`` if given, else ``--trust-pickle``."""
+    return f"--layer {layer}" if layer is not None else "--trust-pickle"
+
+
+def without_a_model(layer, model: str | None = None) -> click.UsageError:
+    """The usage error for ``--layer`` (or ``--trust-pickle``) given without a trained model
+    (``model``: ``None``, or ``seeded`` as given), naming the option given."""
+    what = "a trained model's layers" if layer is not None else "a model whose weights are pickled"
+    if model is not None:
+        return click.UsageError(f"{_model_option(layer)} goes with {what}, not --model {model}: drop it")
+    return click.UsageError(
+        f"{_model_option(layer)} goes with --model NAME|PATH, {what} (the default toy model is one block)"
+    )
+
+
 def _check_model_options(model, layer, record_file) -> None:
     if model is None:
-        raise click.UsageError("--layer and --trust-pickle go with --model NAME|PATH")
+        raise without_a_model(layer)
     if record_file is not None:
         raise click.UsageError("give either --model or --record FILE, not both")
     from blockviz.errors import BlockvizError
@@ -340,9 +354,8 @@ def pop_record_options(kwargs: dict) -> dict:
     they choose (:func:`chosen_model`: ``None`` for the seeded block)."""
     options = {name: kwargs.pop(name) for name in RECORD_OPTION_NAMES if name in kwargs}
     asks_for_a_model = options.get("layer") is not None or options.get("trust_pickle")
-    if "model" in options and not (
-        options["model"] is None and asks_for_a_model
-    ):  # else: one line says --layer needs --model
+    seeded = options.get("model") is None or options["model"].strip().lower() == SEEDED
+    if "model" in options and not (seeded and asks_for_a_model):  # else: one line says --layer needs a model
         options["model"] = chosen_model(options["model"], options.get("record_file"))
     return options
 
@@ -358,6 +371,22 @@ def usage_error_for(param_hint: str | None = None):
         if param_hint is None:
             raise click.UsageError(str(error)) from None
         raise click.BadParameter(str(error), param_hint=param_hint) from None
+
+
+SENTENCE_HINT = "SENTENCE"
+"""How a usage error names the sentence a record is made of (:func:`build_record`)."""
+
+
+@contextlib.contextmanager
+def sentence_named(param_hint: str):
+    """Inside, the sentence recorded is the one given as ``param_hint`` (``--contrast``, ``S2``):
+    a usage error :func:`build_record` raises on :data:`SENTENCE_HINT` names it instead."""
+    try:
+        yield
+    except click.BadParameter as error:
+        if error.param_hint != SENTENCE_HINT:
+            raise
+        raise click.BadParameter(error.message, param_hint=param_hint) from None
 
 
 class HeadNumberOrAuto(click.ParamType):

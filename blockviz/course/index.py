@@ -1,7 +1,8 @@
 """The course's index page: ``<output>/index.html``, linking every output, lesson by lesson.
 
 Plain HTML written with the standard library (every text through :func:`html.escape`), no
-script, no network; links are relative, so the folder can be moved or served as it is.
+script, no network (the pages' Content-Security-Policy, :mod:`blockviz.page_policy`, allows its
+own style only); links are relative, so the folder can be moved or served as it is.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from blockviz.course.jobs import CourseJob
 from blockviz.course.schema import Course
 from blockviz.course.stamps import stamped_outputs
 from blockviz.ownership import output_file
+from blockviz.page_policy import content_security_policy, policy_meta
 
 INDEX = "index.html"
 STYLE = (
@@ -54,6 +56,7 @@ def write_index(course: Course, jobs: Sequence[CourseJob]) -> Path:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        policy_meta(content_security_policy(styles=[STYLE])),
         f"<title>{e(course.title)}</title><style>{STYLE}</style></head><body>",
         f"<h1>{e(course.title)}</h1>",
     ]

@@ -17,7 +17,7 @@ Nothing here imports torch, Manim or matplotlib.
     formats = ["mp4"]               # mp4, gif, png
 
     [[lesson]]
-    name = "attention"              # the lesson's folder: lower-case letters, digits, dashes
+    name = "attention"              # the lesson's folder: lower-case letters, digits, dashes (≤ 100)
     title = "Who attends to whom"
     sentences = ["the cat sat"]
     contrast = ["the dog sat"]      # one per sentence: compared with it, and made as the sentences
@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from blockviz.errors import BlockvizError
+from blockviz.errors import BlockvizError, quoted
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,6 +45,8 @@ THEMES = ("dark", "light")
 SEEDED = "seeded"
 """``model = "seeded"``: blockviz's own block with seeded random weights."""
 LESSON_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+LESSON_NAME_MOST = 100
+"""The longest lesson name, in characters: it names a folder, and file systems take 255 bytes at most."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,8 @@ def load_course(path: str | Path, output: str | Path | None = None) -> Course:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise CourseError(f"{path.name}: not TOML ({error}): see docs/courses.md for the format") from None
+    except RecursionError:
+        raise CourseError(f"{path.name}: nested too deep to read: see docs/courses.md for the format") from None
     where = _Where(path.name, path.parent)
     _known(data, TOP_KEYS, where.top())
     title = _string(data.get("title", path.stem), where.top(), "title")
@@ -186,7 +190,7 @@ class _Where:
         return _Place(self.file, "[defaults]", self.folder)
 
     def lesson(self, name, number: int) -> _Place:
-        what = f"lesson {name!r}" if isinstance(name, str) and name else f"lesson {number}"
+        what = f"lesson {quoted(name)}" if isinstance(name, str) and name else f"lesson {number}"
         return _Place(self.file, what, self.folder)
 
 
@@ -206,7 +210,11 @@ def _lesson(table: dict, defaults: LessonSettings, place: _Place) -> Lesson:
         raise place.error("name", 'is missing: give the lesson\'s folder name, e.g. name = "attention"')
     name = _string(table["name"], place, "name")
     if not LESSON_NAME.fullmatch(name):
-        raise place.error("name", f"{name!r} is not a folder name: use lower-case letters, digits and dashes")
+        raise place.error("name", f"{quoted(name)} is not a folder name: use lower-case letters, digits and dashes")
+    if len(name) > LESSON_NAME_MOST:
+        raise place.error(
+            "name", f"is too long for a folder name ({len(name)} characters): use at most {LESSON_NAME_MOST}"
+        )
     title = _string(table.get("title", name), place, "title")
     if "sentences" not in table:
         raise place.error("sentences", 'is missing: give the lesson\'s sentences, e.g. sentences = ["the cat sat"]')

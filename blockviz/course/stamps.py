@@ -22,7 +22,7 @@ def read_stamp(job: CourseJob) -> dict | None:
     """The stamp of ``job``'s last successful run, or ``None`` (none, unreadable, or not a stamp)."""
     try:
         stamp = json.loads(job.stamp.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return stamp if isinstance(stamp, dict) else None
 

@@ -242,7 +242,7 @@ def _compare(job: CourseJob, rec) -> tuple[list[Path], str | None]:
         settings.token if settings.token is not None else default_query(job.sentence, settings.model, settings.layer)
     )
     comparison = compare_pair(job.sentence, job.contrast, str(query), settings.model, settings.layer)
-    with temporary_folder(job.folder / ".cache", "compare-") as partial:
+    with temporary_folder(job.folder, f".{job.target.name}-") as partial:  # hidden beside it, as a file being written
         write_comparison(comparison, partial, settings.figure_formats)
         _replace_own(partial, job.target)
     return sorted(path for path in job.target.iterdir() if path.is_file()), None
@@ -255,7 +255,7 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
 
     settings = job.settings
     model = ["--model", settings.model] + (["--layer", str(settings.layer)] if settings.layer is not None else [])
-    with temporary_folder(job.folder / ".cache", "slides-") as partial:
+    with temporary_folder(job.folder, f".{job.target.name}-") as partial:  # hidden beside it, as a file being written
         command = [sys.executable, "-c", "from blockviz.cli.program import main; main()", "slides", "--", job.sentence]
         focus = (["--token", str(settings.token)] if settings.token is not None else []) + (
             ["--head", str(settings.head)] if settings.head is not None else []

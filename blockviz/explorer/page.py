@@ -1,33 +1,24 @@
 """Assembling the explorer: one self-contained HTML page (script, style and data inline).
 
 The page's code is package data beside this module (``explorer.html``, ``.css``, ``.js``;
-vanilla, no build step). Its Content-Security-Policy allows exactly its own inline script and
-style (by hash) and forbids every network request; the record goes in as inert JSON.
+vanilla, no build step). Its Content-Security-Policy (:mod:`blockviz.page_policy`) allows exactly
+its own inline script and style (by hash) and forbids every network request; the record goes in
+as inert JSON.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 import re
 from importlib import resources
 
 from blockviz.explorer.payload import payload, script_json
+from blockviz.page_policy import content_security_policy
 from blockviz.tokens import display_token
 
 
 def _asset(name: str) -> str:
     return resources.files("blockviz.explorer").joinpath(name).read_text(encoding="utf-8")
-
-
-def _sha256(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
-
-
-def content_security_policy(script: str, style: str) -> str:
-    """No network, no plugins, no forms, no base URL: only the page's own script and style run."""
-    return f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'"
 
 
 def summary_line(rec) -> str:
@@ -68,7 +59,7 @@ def explorer_page(
     style = _asset("explorer.css")
     template = _asset("explorer.html")
     parts = {
-        "{{csp}}": html.escape(content_security_policy(script, style), quote=False),  # it holds no "
+        "{{csp}}": html.escape(content_security_policy([script], [style]), quote=False),  # it holds no "
         "{{title}}": html.escape(f"blockviz explorer — {display_token(rec.sentence)}", quote=True),
         "{{summary}}": html.escape(summary_line(rec), quote=True),
         "{{theme}}": html.escape(theme, quote=True),

@@ -45,7 +45,9 @@ def model_tokens(tokenizer, sentence: str, max_tokens: int, model_name: str = "t
     if not isinstance(sentence, str) or not sentence.strip():
         raise BlockvizError('the sentence is empty: give at least one word, e.g. "the cat sat"')
     text = sentence.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate becomes U+FFFD for the tokenizer
-    encoding = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True, add_special_tokens=True)
+    encoding = tokenizer(
+        text, return_offsets_mapping=True, return_special_tokens_mask=True, add_special_tokens=True, verbose=False
+    )  # not verbose: a sentence too long is our one line, not also transformers' warning
     ids = list(encoding["input_ids"])
     if len(ids) > max_tokens:
         raise BlockvizError(

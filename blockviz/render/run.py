@@ -301,7 +301,7 @@ def shown_captions(job: RenderJob) -> tuple[tuple[float, str], ...]:
     try:
         logged = json.loads(job.captions.read_text(encoding="utf-8"))
         return tuple((float(at), str(said)) for at, said in logged["captions"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return ()
 
 

@@ -3,7 +3,9 @@
 reveal.js is not part of blockviz: it is npm's ``reveal.js`` package, unpacked by the set-up into
 ``<python prefix>/share/reveal.js`` (or wherever ``$BLOCKVIZ_REVEAL`` points). Its ``dist/``
 (without source maps), its speaker-notes plugin and its licence are copied beside the deck, so
-the folder can be moved or zipped whole; the page names no other file and nothing on a network.
+the folder can be moved or zipped whole; the page names no other file and nothing on a network,
+and its Content-Security-Policy (:mod:`blockviz.page_policy`) lets it load nothing else: inline,
+only its own script and style and the speaker view's, by hash.
 
 Each scene is a vertical stack of its steps (its chapter title in the stack's ``data-chapter``
 and in each slide's title); the deck moves through them in order with → or Space
@@ -20,10 +22,12 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
+from html.parser import HTMLParser
 from itertools import groupby
 from pathlib import Path
 
 from blockviz.errors import BlockvizError
+from blockviz.page_policy import content_security_policy, policy_meta
 from blockviz.slides.clips import Clip
 
 REVEAL_ENVIRONMENT_VARIABLE = "BLOCKVIZ_REVEAL"
@@ -36,12 +40,16 @@ REVEAL_FILES = (
     "dist/theme/white.css",
     "dist/theme/black.css",
     "plugin/notes/notes.js",
+    "plugin/notes/speaker-view.html",
 )
-"""What the deck loads: a folder without them is not reveal.js 4 or 5."""
+"""What the deck loads (the notes plugin writes the speaker view's page into its window): a folder
+without them is not reveal.js 4 or 5."""
 INSTALL_HINT = (
     "no reveal.js found, so no slides.html: run `make setup` (it unpacks npm's reveal.js@5 into "
     ".venv/share/reveal.js) or point $BLOCKVIZ_REVEAL at an unpacked reveal.js package"
 )
+SPEAKER_VIEW = REVEAL_FILES[-1]
+"""The notes plugin's speaker view, the page it writes into the window S opens."""
 THEMES = {"light": "white", "dark": "black"}
 """blockviz theme → reveal.js theme."""
 
@@ -87,6 +95,8 @@ def deck_html(
 
     ``size`` is the videos' ``(width, height)`` in pixels: the deck's own size, so a clip fills
     its slide; ``theme`` is ``"light"`` or ``"dark"``, ``background`` the videos' page colour.
+    ``folder`` already holds reveal.js (:func:`copy_reveal`): the page's policy allows its speaker
+    view's inline script and style by their hashes.
     """
     stacks = []
     for _, scene_clips in groupby(clips, key=lambda clip: clip.step.scene):
@@ -108,14 +118,65 @@ def deck_html(
         "transition": "none",
         "backgroundTransition": "none",
     }
+    style = _STYLE.format(background=background)
+    script = f"\nReveal.initialize(Object.assign({json.dumps(settings)}, {{ plugins: [RevealNotes] }}));\n"
+    speaker_view = _inline_parts((folder / REVEAL_FOLDER / SPEAKER_VIEW).read_text(encoding="utf-8"))
+    policy = content_security_policy(
+        scripts=[script, *speaker_view.scripts],
+        styles=[style, *speaker_view.styles],
+        style_attributes=speaker_view.style_attributes,
+        files=[
+            "script",
+            "style",
+            "media",
+            "font",
+            "frame",
+        ],  # reveal.js, its themes' fonts, the clips, the speaker view's slides
+    )
     return _PAGE.format(
+        policy=policy_meta(policy),
         title=html.escape(title),
         theme=THEMES[theme],
-        background=background,
+        style=style,
         reveal=REVEAL_FOLDER,
         stacks="\n".join(stacks),
-        settings=json.dumps(settings),
+        script=script,
     )
+
+
+class _InlineParts(HTMLParser):
+    """The inline ``scripts``, ``styles`` and ``style_attributes`` of a page, each exactly as written."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self.style_attributes: list[str] = []
+        self._open: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.style_attributes += [value for name, value in attrs if name == "style" and value is not None]
+        if tag in ("script", "style") and not any(name == "src" for name, _ in attrs):
+            self._open = []
+            (self.scripts if tag == "script" else self.styles).append("")
+
+    def handle_data(self, data) -> None:
+        if self._open is not None:
+            self._open.append(data)
+
+    def handle_endtag(self, tag) -> None:
+        if tag in ("script", "style") and self._open is not None:
+            (self.scripts if tag == "script" else self.styles)[-1] = "".join(self._open)
+            self._open = None
+
+
+def _inline_parts(page: str) -> _InlineParts:
+    """What of ``page`` (the notes plugin's speaker view) runs inline: the deck's policy allows these by hash,
+    as the speaker view's window, opened blank by the deck, keeps the deck's policy."""
+    parts = _InlineParts()
+    parts.feed(page)
+    parts.close()
+    return parts
 
 
 def _slide(clip: Clip, folder: Path) -> str:
@@ -134,15 +195,12 @@ _PAGE = """<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+{policy}
 <title>{title}</title>
 <link rel="stylesheet" href="{reveal}/dist/reset.css">
 <link rel="stylesheet" href="{reveal}/dist/reveal.css">
 <link rel="stylesheet" href="{reveal}/dist/theme/{theme}.css">
-<style>
-.reveal-viewport {{ background: {background}; }}
-.reveal .slides section {{ padding: 0; }}
-.reveal .slides video {{ display: block; width: 100%; height: 100%; margin: 0; object-fit: contain; }}
-</style>
+<style>{style}</style>
 </head>
 <body>
 <div class="reveal">
@@ -152,9 +210,12 @@ _PAGE = """<!doctype html>
 </div>
 <script src="{reveal}/dist/reveal.js"></script>
 <script src="{reveal}/plugin/notes/notes.js"></script>
-<script>
-Reveal.initialize(Object.assign({settings}, {{ plugins: [RevealNotes] }}));
-</script>
+<script>{script}</script>
 </body>
 </html>
+"""
+_STYLE = """
+.reveal-viewport {{ background: {background}; }}
+.reveal .slides section {{ padding: 0; }}
+.reveal .slides video {{ display: block; width: 100%; height: 100%; margin: 0; object-fit: contain; }}
 """

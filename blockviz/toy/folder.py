@@ -19,7 +19,9 @@ interrupted write leaves the old folder (or none), never half a model.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,7 +29,7 @@ from pathlib import Path
 import torch
 
 from blockviz.config import BlockConfig
-from blockviz.errors import BlockvizError
+from blockviz.errors import BlockvizError, quoted
 from blockviz.files import temporary_folder, writable_folder, writing
 from blockviz.ownership import refuse_foreign, remember
 from blockviz.params import parameter_shapes
@@ -66,9 +68,10 @@ def _json(path: Path, what: str):
         raise BlockvizError(
             f"the toy model folder {str(path.parent)!r} has no {path.name}: write the folder again with blockviz train -o DIR"
         ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        reason = "nested too deep" if isinstance(error, RecursionError) else type(error).__name__
         raise BlockvizError(
-            f"cannot read the {what} {str(path)!r} ({type(error).__name__}): write the folder again with blockviz train -o DIR"
+            f"cannot read the {what} {str(path)!r} ({reason}): write the folder again with blockviz train -o DIR"
         ) from None
 
 
@@ -177,11 +180,13 @@ def check_output_folder(folder: str | os.PathLike) -> Path:
     Raises
     ------
     BlockvizError
-        If part of the path is a file, the folder holds a file blockviz did not write (a
-        ``card.json`` alone does not make a model folder), or its parent is not writable.
+        If part of the path is a file, a name in it is too long, the folder holds a file blockviz
+        did not write (a ``card.json`` alone does not make a model folder), or its parent is not
+        writable.
     """
     folder = Path(folder)
-    blocking = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
+    with writing(folder, "create folder"):  # a name too long fails already here
+        blocking = next((part for part in (folder, *folder.parents) if part.exists() and not part.is_dir()), None)
     if blocking is not None:
         raise BlockvizError(f"{str(blocking)!r} is a file, not a folder: choose another output folder")
     refuse_foreign([folder])
@@ -218,21 +223,76 @@ def write_folder(folder: str | os.PathLike, files: dict[str, bytes]) -> Path:
 
 def read_checkpoints(folder: str | os.PathLike) -> dict:
     """The training checkpoints in ``folder``: ``{"steps": [...], "losses": [...], "lessons":
-    {name: sentence}, "weights": {step: {lesson: (n_heads, n, n)}}}``.
+    {name: sentence}, "weights": {step: {lesson: (n_heads, n, n)}}}``; every step of ``steps``
+    has weights, every loss is a finite number or ``None`` (not recorded), every weight a
+    number from 0 to 1.
 
-    Raises :class:`BlockvizError` if the file is missing or unreadable.
+    Raises
+    ------
+    BlockvizError
+        If the file is missing, unreadable or damaged: its metadata not the steps, losses and
+        lessons, a table's name not ``step<S>.<lesson>``, a weight not a number from 0 to 1
+        (NaN included). One line naming the file, with the fix.
     """
-    from safetensors import safe_open
+    from safetensors import SafetensorError, safe_open
 
     path = Path(folder) / CHECKPOINTS
     if not path.is_file():
         raise BlockvizError(
             f"the toy model folder {str(path.parent)!r} has no {CHECKPOINTS}: write the folder again with blockviz train -o DIR"
         )
-    with safe_open(str(path), framework="pt") as handle:
-        meta = json.loads(handle.metadata()["blockviz"])
-        weights: dict[int, dict[str, torch.Tensor]] = {}
-        for name in handle.keys():
-            step, lesson = name.split(".", 1)
-            weights.setdefault(int(step.removeprefix("step")), {})[lesson] = handle.get_tensor(name)
+
+    def damaged(problem: str) -> BlockvizError:
+        return BlockvizError(
+            f"the training checkpoints {str(path)!r} {problem}: write the folder again with blockviz train -o DIR"
+        )
+
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            meta = _checkpoint_meta((handle.metadata() or {}).get("blockviz"), damaged)
+            weights: dict[int, dict[str, torch.Tensor]] = {}
+            for name in handle.keys():
+                match = re.fullmatch(r"step([0-9]+)\.(.+)", name)
+                if match is None:
+                    raise damaged(f"hold a table {quoted(name)}, not named step<S>.<lesson>")
+                weights.setdefault(int(match[1]), {})[match[2]] = _attention_weights(
+                    handle.get_tensor(name), name, damaged
+                )
+    except (SafetensorError, OSError, RuntimeError) as error:
+        raise damaged(f"cannot be read ({type(error).__name__})") from None
+    missing = [step for step in meta["steps"] if step not in weights]
+    if missing:
+        raise damaged(f"hold no weights for step {missing[0]}")
     return {**meta, "weights": weights}
+
+
+def _checkpoint_meta(text, damaged) -> dict:
+    """The checkpoints' metadata (the JSON under ``blockviz``), checked: ``steps`` whole numbers,
+    ``losses`` one per step, each finite or ``None``, ``lessons`` names to sentences."""
+    try:
+        meta = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        meta = None
+    if not isinstance(meta, dict):
+        raise damaged("hold no steps, losses and lessons in their metadata")
+    steps, losses, lessons = meta.get("steps"), meta.get("losses"), meta.get("lessons", {})
+    if not isinstance(steps, list) or not steps or not all(type(step) is int and step >= 0 for step in steps):
+        raise damaged("hold no list of training steps in their metadata")
+    if losses is not None and (
+        not isinstance(losses, list)
+        or len(losses) != len(steps)
+        or not all(loss is None or (type(loss) in (int, float) and math.isfinite(loss)) for loss in losses)
+    ):
+        raise damaged("hold losses that are not one finite number (or null) per step")
+    if not isinstance(lessons, dict) or not all(isinstance(value, str) for value in lessons.values()):
+        raise damaged("hold lessons that are not names and sentences")
+    return meta
+
+
+def _attention_weights(tensor: torch.Tensor, name: str, damaged) -> torch.Tensor:
+    """``tensor`` if it is attention weights ``(n_heads, n, n)``, each a number from 0 to 1."""
+    if tensor.ndim != 3 or tensor.shape[1] != tensor.shape[2] or not tensor.is_floating_point():
+        raise damaged(f"hold {quoted(name)} of shape {list(tensor.shape)}, not attention weights (n_heads, n, n)")
+    if not bool(((tensor >= 0) & (tensor <= 1)).all()):  # NaN fails both
+        raise damaged(f"hold {quoted(name)} with weights that are not numbers from 0 to 1 (NaN or out of range)")
+    return tensor

@@ -43,8 +43,9 @@ def learning_of(folder: str | Path) -> Learning:
     Raises
     ------
     BlockvizError
-        If the file is missing or unreadable (:func:`~blockviz.toy.folder.read_checkpoints`), or
-        lacks the lesson sentence or its words.
+        If the file is missing, unreadable or damaged
+        (:func:`~blockviz.toy.folder.read_checkpoints`), or lacks the lesson sentence, its words
+        or its weights at a step.
     """
     from blockviz.toy.folder import read_checkpoints
 
@@ -60,9 +61,9 @@ def learning_of(folder: str | Path) -> Learning:
             f"the lesson {sentence!r} in {str(folder)!r} lacks {QUERY!r} or {KEY!r}: write the folder again with blockviz train -o DIR"
         )
     query, key = words.index(QUERY), words.index(KEY)
-    steps = [int(step) for step in checkpoints["steps"]]
+    steps = checkpoints["steps"]
     queries = np.stack(
-        [np.asarray(checkpoints["weights"][step][LESSON], dtype=float)[:, query, :] for step in steps]
+        [_lesson_weights(checkpoints["weights"][step], step, len(words), folder)[:, query, :] for step in steps]
     )  # (steps, n_heads, n)
     head = int(np.argmax(queries[-1, :, key]))
     return Learning(
@@ -76,3 +77,14 @@ def learning_of(folder: str | Path) -> Learning:
         list(tokenize(sentence)),
         [[float(value) for value in row] for row in queries[:, head, :]],
     )
+
+
+def _lesson_weights(by_lesson: dict, step: int, n: int, folder) -> np.ndarray:
+    """The lesson's attention weights ``(n_heads, n, n)`` at ``step``, checked for its ``n`` words."""
+    weights = by_lesson.get(LESSON)
+    if weights is None or tuple(weights.shape[1:]) != (n, n):
+        raise BlockvizError(
+            f"the checkpoints in {str(folder)!r} hold no {n}-word {LESSON!r} lesson at step {step}: "
+            "write the folder again with blockviz train -o DIR"
+        )
+    return np.asarray(weights, dtype=float)

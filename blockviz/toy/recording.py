@@ -17,7 +17,7 @@ import torch
 
 from blockviz.block_record import BlockRecord
 from blockviz.config import Source
-from blockviz.errors import BlockvizError
+from blockviz.errors import BlockvizError, quoted
 from blockviz.record_fields import fields_for
 from blockviz.tokens import tokenize
 from blockviz.toy import toy_folder
@@ -73,12 +73,12 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
     ids, unknown = loaded.vocabulary.ids(tokens)
     if len(unknown) == len({token for token in tokens}) and all(id_ == 0 for id_ in ids):
         raise BlockvizError(
-            f"no word of the sentence is in the toy model's vocabulary ({', '.join(repr(word) for word in unknown[:5])}"
+            f"no word of the sentence is in the toy model's vocabulary ({', '.join(quoted(word) for word in unknown[:5])}"
             f'{" …" if len(unknown) > 5 else ""}): try "The chicken didn\'t cross the road because it was too tired.", '
             "or --model seeded for any words"
         )
     if unknown:
-        shown = ", ".join(repr(word) for word in unknown)
+        shown = ", ".join(quoted(word) for word in unknown)
         warnings.warn(
             UnknownWordsWarning(
                 f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the toy model's vocabulary: "
