@@ -86,9 +86,7 @@ def record(
         )
     from blockviz.models.recording import record_layer
 
-    if _is_toy(chosen):
-        _check_one_layer(layer, f"the toy model {chosen!r}")
-    elif layer is None:
+    if layer is None and not _is_toy(chosen):  # a toy model's layer other than 0 is refused where it is recorded
         raise BlockvizError(f"model {chosen!r} needs layer=L: the layer to record, from 0")
     return record_layer(sentence, model=chosen, layer=layer or 0, trust_pickle=trust_pickle, dtype=dtype or "float32")
 
@@ -127,16 +125,12 @@ def _is_toy(model) -> bool:
     return is_toy_model(model)
 
 
-def _check_one_layer(layer, block: str) -> None:
-    if layer not in (None, 0):
-        raise BlockvizError(f"layer {layer} is out of range: {block} has one layer, layer 0")
-
-
 def _record_seeded(sentence, layer, config, params, trust_pickle, dtype, sizes):
     from blockviz.block_record import record as record_seeded
     from blockviz.config import BlockConfig
 
-    _check_one_layer(layer, "blockviz's seeded block")
+    if layer not in (None, 0):
+        raise BlockvizError(f"layer {layer} is out of range: blockviz's seeded block is one block, layer 0")
     if trust_pickle:
         raise BlockvizError("trust_pickle goes with a trained model's folder: the seeded block has no file to read")
     if config is not None and sizes:
