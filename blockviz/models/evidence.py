@@ -146,6 +146,64 @@ def sink_share(weights: torch.Tensor, query: int, special: Sequence[bool]) -> to
     return weights[:, :, query, positions].sum(-1)
 
 
+LEARNED_MARGIN = 0.1
+"""A row's largest weight is read as a link of its own (learned, in a trained block) only when it
+is at least this much above the key's baseline (:func:`baselines`)."""
+
+
+@dataclass(frozen=True)
+class LargestWeight:
+    """What one head's largest weight from one query may be said to mean: ``key`` (0-based),
+    ``weight``, ``baseline`` (NaN: no other query sees the key) and ``reading``:
+
+    * ``"horizon"`` — a causal block's first query sees only itself: its weight 1 says nothing;
+    * ``"sink"`` — the key is the first or a special token and the head parks there
+      (:func:`sink_share` ≥ :data:`PARKS_AT`): an attention sink, not a meaning;
+    * ``"above"`` — at least :data:`LEARNED_MARGIN` above the baseline: a link of this row's own;
+    * ``"ordinary"`` — the other queries put about as much there (or none sees the key).
+    """
+
+    key: int
+    weight: float
+    baseline: float
+    reading: str
+
+
+def largest_weight(
+    weights: torch.Tensor, layer: int, head: int, query: int, special: Sequence[bool], causal: bool
+) -> LargestWeight:
+    """The reading of head ``head``'s (of ``layer``) largest weight from ``query``, by the tests
+    ``heads`` applies: the causal horizon, the sink share, the baseline.
+
+    >>> w = torch.tensor([[[[1.0, 0.0, 0.0], [0.9, 0.1, 0.0], [0.8, 0.1, 0.1]]]])
+    >>> [largest_weight(w, 0, 0, q, [False] * 3, causal=True).reading for q in range(3)]
+    ['horizon', 'sink', 'sink']
+    >>> w = torch.tensor([[[[1.0, 0.0, 0.0], [0.3, 0.7, 0.0], [0.1, 0.2, 0.7]]]])
+    >>> largest_weight(w, 0, 0, 2, [False] * 3, causal=True)
+    LargestWeight(key=2, weight=0.699999988079071, baseline=nan, reading='ordinary')
+    >>> largest_weight(w, 0, 0, 1, [False] * 3, causal=True).reading  # 0.7 on "b" against 0.2
+    'above'
+
+    Raises :class:`BlockvizError` for a bad tensor or position.
+    """
+    weights = check_attentions(weights)
+    _check_query(query, weights.shape[-1])
+    row = weights[layer, head, query]
+    key = int(row.argmax())
+    weight = float(row[key])
+    words = Words.of_tokens([""] * weights.shape[-1])
+    baseline = float(baselines(weights, query, words, causal)[layer, head, key])
+    if causal and query == 0:
+        reading = "horizon"
+    elif (key == 0 or special[key]) and float(sink_share(weights, query, special)[layer, head]) >= PARKS_AT:
+        reading = "sink"
+    elif not math.isnan(baseline) and weight - baseline >= LEARNED_MARGIN:
+        reading = "above"
+    else:
+        reading = "ordinary"
+    return LargestWeight(key, weight, baseline, reading)
+
+
 def infer_causal(weights: torch.Tensor) -> bool:
     """Whether every head gives every key after its query weight exactly 0 (a causal mask's
     −∞ makes it exactly 0; a softmax of finite scores never does in practice)."""

@@ -65,18 +65,20 @@ class Softmax(RecordScene):
         self.show_largest_weight(grid)
 
     def show_largest_weight(self, grid) -> None:
-        """Frame the focus row's largest weight and say what it is worth: learned by a trained
-        block, chance for the seeded one — read from the record, never written in."""
+        """Frame the focus row's largest weight and say only what the numbers show
+        (:func:`blockviz.models.evidence.largest_weight`: the causal horizon, an attention sink,
+        the baseline of the other rows); chance for the seeded block."""
+        from blockviz.models.evidence import largest_weight
+
         rec, f, h = self.record, self.focus, self.h
-        key = int(rec.weights[h, f].argmax())
-        if key not in grid.shown_columns() or not grid.has_row(f):
+        largest = largest_weight(rec.weights[None], 0, h, f, rec.special, rec.config.causal)
+        if largest.key not in grid.shown_columns() or not grid.has_row(f):
             return
-        query, largest = self.token_name(f), self.token_name(key)
-        if rec.source.kind == "trained" or rec.source.is_model:
-            said = f"learned in training, not written in: “{query}” puts its largest weight on “{largest}”"
-        else:
-            said = f"random weights: “{query}” weighs “{largest}” most by chance, not for its meaning"
-        self.step(FadeIn(Highlight(self.look, grid.cells[f, key])), caption=said)
+        query, name = self.token_name(f), self.token_name(largest.key)
+        self.step(
+            FadeIn(Highlight(self.look, grid.cells[f, largest.key])),
+            caption=largest_weight_caption(query, name, largest.reading, rec.source.is_trained, largest.key == 0),
+        )
 
     # -- layout ---------------------------------------------------------------------------------
     def decimals(self, i: int) -> tuple[int, int]:
@@ -340,3 +342,27 @@ class Softmax(RecordScene):
                 self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in rising)))
             )
         return changes + animations
+
+
+def largest_weight_caption(query: str, key: str, reading: str, trained: bool, first: bool = True) -> str:
+    """The caption on a row's largest weight, claiming only what its ``reading`` shows
+    (:class:`blockviz.models.evidence.LargestWeight`); ``first``: the key is the first token (else
+    a special one).
+
+    >>> largest_weight_caption("sat", "the", "sink", trained=True)
+    '“sat” puts its largest weight on “the”, the first token: where this head parks when nothing else fits — an attention sink, not a meaning'
+    """
+    if reading == "horizon":
+        return f"“{query}” is the first token: it sees only itself, so all of its weight is there — no choice made"
+    if not trained:
+        return f"random weights: “{query}” weighs “{key}” most by chance, not for its meaning"
+    if reading == "sink":
+        return (
+            f"“{query}” puts its largest weight on “{key}”, the first token: where this head parks when nothing "
+            "else fits — an attention sink, not a meaning"
+            if first
+            else f"“{query}” puts its largest weight on “{key}”, a special token: an attention sink, not a meaning"
+        )
+    if reading == "above":
+        return f"learned in training, not written in: “{query}” puts its largest weight on “{key}”, well above what the other rows put there"
+    return f"“{query}” weighs “{key}” most, but the other rows put about as much there: not a link of its own"
