@@ -9,12 +9,12 @@ import math
 
 import pytest
 import torch
+from support import build
 
 from blockviz.block_record import record as record_seeded
 from blockviz.models.evidence import LEARNED_MARGIN, PARKS_AT, largest_weight
 from blockviz.recording import record
 from blockviz.scenes.softmax import Softmax, largest_weight_caption
-from support import build
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 
