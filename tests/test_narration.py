@@ -146,6 +146,14 @@ def test_narration_mistakes_are_one_line(arguments, code, message, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_mistake_in_the_sentence_comes_alone_without_the_voices_warning_before_it(tmp_path):
+    result = CliRunner().invoke(main, ["render", "zebras 猫", "--narrate", "--scene", "mask", "-o", str(tmp_path)])
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "Error: no word of the sentence is in the toy model's vocabulary ('zebras', '猫'): "
+        'try "The chicken didn\'t cross the road because it was too tired.", or --model seeded for any words'
+    ]
+
+
 def test_a_speech_ending_less_than_a_frame_after_its_step_holds_one_frame_without_manims_warning(tmp_path, monkeypatch):
     from manim import tempconfig
     from manim.scene import scene as manim_scene
