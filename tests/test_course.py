@@ -334,6 +334,24 @@ def test_a_failed_job_is_one_line_the_others_go_on_and_the_exit_is_1(tmp_path):
     assert "index.html" in result.output.splitlines()[-1]
 
 
+def test_a_sentence_that_cannot_be_recorded_is_said_once_shortened_and_in_the_index(tmp_path):
+    sentence = " ".join(["zebras"] * 30)  # more tokens than the toy model's 25 positions: every job of it fails
+    path = course_file(
+        tmp_path, LESSON.replace('"the cat sat"', f'"{sentence}"').replace('["mask"]', '["mask", "softmax"]')
+    )
+    result = invoke(path, "-j", "1")
+    assert result.exit_code == 1, result.output
+    error = "the sentence has 30 tokens, more than max_tokens 25"
+    assert [line for line in result.output.splitlines() if line.startswith("failed: ")] == [
+        f"failed: one: mask (l, png) on '{sentence[:59]}\u2026': {error}: shorten it (the toy model has 25 positions), "
+        "or record it with --model seeded (up to 64 tokens)"
+    ]  # the jobs run longest first: the scenes before the page
+    assert "│ one: 3 jobs on 'zebras" in result.output and sentence not in result.output  # one row of the failures
+    assert "slow: " not in result.output  # a job that failed at once is not slow
+    index = (tmp_path / "out" / "index.html").read_text()
+    assert f'<li><span class="kind">failed</span> {error}' in index and "nothing made yet" not in index
+
+
 FOUR_SCENES = """
 [[lesson]]
 name = "one"

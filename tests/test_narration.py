@@ -144,3 +144,46 @@ def test_narration_mistakes_are_one_line(arguments, code, message, tmp_path):
     errors = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(errors) == 1 and message in errors[0] and "Traceback" not in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_mistake_in_the_sentence_comes_alone_without_the_voices_warning_before_it(tmp_path):
+    result = CliRunner().invoke(main, ["render", "zebras 猫", "--narrate", "--scene", "mask", "-o", str(tmp_path)])
+    assert result.exit_code == 1 and result.output.splitlines() == [
+        "Error: no word of the sentence is in the toy model's vocabulary ('zebras', '猫'): "
+        'try "The chicken didn\'t cross the road because it was too tired.", or --model seeded for any words'
+    ]
+
+
+def test_a_speech_ending_less_than_a_frame_after_its_step_holds_one_frame_without_manims_warning(tmp_path, monkeypatch):
+    from manim import tempconfig
+    from manim.scene import scene as manim_scene
+
+    from blockviz import record
+    from blockviz.render.encoding import renderer
+    from blockviz.render.run import manim_settings
+    from blockviz.scenes.base import RecordScene
+
+    frame = 1 / TINY.fps
+
+    class OddVoice:
+        """Every text a silence of 2.05 s: a speech that ends between two frames."""
+
+        def speak(self, text: str) -> Speech:
+            return Speech(text, np.zeros(int(2.05 * RATE), dtype=np.int16), RATE)
+
+    class TwoCaptions(RecordScene):
+        def construct(self):
+            self.speak("one")
+            self.first_ends = self.speech_ends  # 2.55 s
+            self.wait(10 * frame)  # to 2.5 s: 0.05 s, less than a frame, before the speech ends
+            self.speak("two")
+
+    warned = []
+    monkeypatch.setattr(manim_scene.logger, "warning", lambda message, *args: warned.append(message))
+    with tempconfig(manim_settings(str(tmp_path), "TwoCaptions", TINY)):
+        scene = TwoCaptions(record=record("the cat sat"), renderer=renderer(), voice=OddVoice())
+        scene.render()
+    second_starts = scene.speech_ends - 2.05 - SPEECH_PAUSE
+    assert scene.first_ends == pytest.approx(2.55)
+    assert second_starts == pytest.approx(2.75)  # the first speech over, at the next frame
+    assert warned == []

@@ -309,3 +309,29 @@ def test_scene_file_runs_under_plain_manim(tmp_path):
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
+
+
+UNASSIGNED = "\u0378"
+"""A code point Unicode has not assigned: no font has a glyph for it, on any machine."""
+
+
+def test_a_character_no_font_has_is_found_and_one_the_fonts_have_is_not():
+    from blockviz.scenes.glyphs import missing_characters
+
+    assert missing_characters(f"a é − {UNASSIGNED} b {UNASSIGNED}") == UNASSIGNED  # DejaVu Sans has é and −
+
+
+@pytest.mark.render
+def test_render_warns_once_of_characters_no_font_can_draw(tmp_path):
+    result = CliRunner().invoke(
+        main,
+        ["render", f"the {UNASSIGNED} sat", "--model", "seeded", "--scene", "mask,softmax", "--format", "png"]
+        + TINY_ARGS
+        + ["-j", "1", "-o", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: no font on this machine has glyphs for some characters of {UNASSIGNED!r}: they show as empty boxes "
+        "in the scenes; the numbers are unaffected (install a font with these characters to see them)"
+    ]

@@ -320,3 +320,25 @@ def test_narrated_slides_carry_each_steps_speech_from_its_start(tmp_path, monkey
         assert begin < 0.1 and end - begin == pytest.approx(1.0, abs=0.1) and end < seconds
     if (tmp_path / "slides.html").exists():
         assert " muted" not in (tmp_path / "slides.html").read_text()  # the clips play with their sound
+
+
+def test_slides_warn_once_of_characters_no_font_can_draw_and_not_before_a_mistake(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from blockviz.render import run
+    from blockviz.slides import deck
+
+    monkeypatch.setattr(run, "render_jobs", lambda *args, **kwargs: None)  # what is drawn is tested above
+    monkeypatch.setattr(deck, "write_deck", lambda *args, **kwargs: SimpleNamespace(files=list, clips=[], notes=[]))
+    unassigned = "\u0378"  # no font has a glyph for a code point Unicode has not assigned
+    result = CliRunner().invoke(main, ["slides", f"the {unassigned} sat", "--model", "seeded", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if line.startswith("warning:")] == [
+        f"warning: no font on this machine has glyphs for some characters of {unassigned!r}: they show as empty boxes "
+        "in the scenes; the numbers are unaffected (install a font with these characters to see them)"
+    ]
+    mistake = CliRunner().invoke(main, ["slides", f"zebras {unassigned}", "--narrate", "-o", str(tmp_path)])
+    assert mistake.exit_code == 1 and mistake.output.splitlines() == [
+        f"Error: no word of the sentence is in the toy model's vocabulary ('zebras', {unassigned!r}): "
+        'try "The chicken didn\'t cross the road because it was too tired.", or --model seeded for any words'
+    ]  # alone: no warning of the voice's or the fonts' before it

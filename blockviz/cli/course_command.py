@@ -96,11 +96,14 @@ def course(course, workers, cluster, scheduler, output, dry_run, force) -> None:
         jobs, known = plan_course(loaded, force)
         progress = CourseProgress(len(jobs) - len(known))
 
-        warned = set()
+        warned, failed = set(), set()
 
         def on_result(job, result):
             progress.advance(job)
-            if result.status == FAILED:
+            if result.status == FAILED and (job.lesson, job.sentence, result.message) not in failed:
+                failed.add(
+                    (job.lesson, job.sentence, result.message)
+                )  # a sentence's record failing fails all its jobs: said once
                 click.echo(f"failed: {job.label}: {result.message}", err=True)
             elif result.status == DONE and result.message and result.message not in warned:
                 warned.add(result.message)  # once per sentence, not once per job

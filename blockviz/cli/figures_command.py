@@ -96,8 +96,8 @@ class Width(click.ParamType):
     multiple=True,
     callback=_figure_names,
     metavar="NAME[,NAME…]",
-    help=f"Draw only these figures: names separated by commas or the option repeated (see --list); one that cannot be drawn "
-    f"from the record is an error. Default: all {len(FIGURES)} (those that cannot be drawn skipped with a note).",
+    help="Draw only these figures: names separated by commas or the option repeated (see --list); one that cannot be drawn "
+    f"from the record is an error (unasked, it is skipped with a note). Default: all {len(FIGURES)}.",
 )
 @click.option(
     "--format",

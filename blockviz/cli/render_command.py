@@ -22,6 +22,7 @@ from blockviz.cli.scene_options import (
     narration_options,
     output_sentence,
     scene_and_quality_options,
+    warn_missing_glyphs,
     warn_unspeakable,
 )
 from blockviz.cli.sentence import SentenceCommand
@@ -201,8 +202,6 @@ def render(
         from_step=from_step,
         hold_last=hold_last,
     )
-    if narrate and record_inputs.get("sentence"):
-        warn_unspeakable(record_inputs["sentence"])
     with usage_error_for("--scene"):
         chosen = entries() if lecture else lookup(scenes)  # a lecture: the title card and every scene
     rec = None
@@ -224,6 +223,9 @@ def render(
     if pending:
         rec = rec or command_record(record_inputs)
         chosen_token_and_head(rec, token, head, to)
+        if narrate:  # warnings once the record is made: a mistake in the input is its one line alone
+            warn_unspeakable(rec.sentence)
+        warn_missing_glyphs(rec.tokens)
         with reporting_errors():
             render_jobs(
                 rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)

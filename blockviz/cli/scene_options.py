@@ -175,6 +175,15 @@ def warn_unspeakable(sentence: str) -> None:
         click.echo(f'warning: the voice has no sound for {" ".join(found)}: it reads each as "a token"', err=True)
 
 
+def warn_missing_glyphs(tokens) -> None:
+    """One warning naming the tokens with characters no font on this machine can draw in a scene."""
+    from blockviz.scenes.glyphs import missing_glyphs_warning
+
+    warning = missing_glyphs_warning(tokens)
+    if warning is not None:
+        click.echo(f"warning: {warning}", err=True)
+
+
 def output_sentence(record_inputs: dict) -> str:
     """The sentence whose folder the files go to by default, found without running the block.
 

@@ -22,6 +22,7 @@ from blockviz.cli.scene_options import (
     narration_options,
     output_sentence,
     scene_and_quality_options,
+    warn_missing_glyphs,
     warn_unspeakable,
 )
 from blockviz.cli.sentence import SentenceCommand
@@ -112,8 +113,6 @@ def slides(
     check_narration(narrate, voice, "mp4")
     record_inputs = pop_record_options(options)
     head = resolved_head(head, record_inputs.get("model"), token)
-    if narrate and record_inputs.get("sentence"):
-        warn_unspeakable(record_inputs["sentence"])
     render_options = RenderOptions(
         quality=quality,
         format="mp4",
@@ -133,6 +132,9 @@ def slides(
         chosen = [entry for entry in entries()] if "all" in scenes else lookup(scenes)
     rec = command_record(record_inputs)
     chosen_token_and_head(rec, token, head, to)
+    if narrate:  # warnings once the record is made: a mistake in the input is its one line alone
+        warn_unspeakable(rec.sentence)
+    warn_missing_glyphs(rec.tokens)
     with reporting_errors():
         chosen = for_record(chosen, rec, () if "all" in scenes else scenes)
         sentence = output_sentence(record_inputs)

@@ -90,7 +90,7 @@ def run_course(
             executors.run_dask(pending, collect, scheduler=scheduler, workers=workers, processes=dask_processes)
         elif pending:
             executors.run_local(pending, workers, collect)
-        write_index(course, jobs)
+        write_index(course, jobs, results)
     return CourseRun(jobs, results)
 
 

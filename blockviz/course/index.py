@@ -10,12 +10,13 @@ from __future__ import annotations
 import html
 import os
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from blockviz.course.jobs import CourseJob
 from blockviz.course.schema import Course
 from blockviz.course.stamps import stamped_outputs
+from blockviz.course.work import FAILED, JobResult
 from blockviz.ownership import output_file
 from blockviz.page_policy import content_security_policy, policy_meta
 
@@ -49,9 +50,9 @@ def linked_outputs(job: CourseJob, outputs: Sequence[Path]) -> list[Path]:
     return [output for output in outputs if linked(output)]
 
 
-def write_index(course: Course, jobs: Sequence[CourseJob]) -> Path:
+def write_index(course: Course, jobs: Sequence[CourseJob], results: Mapping[str, JobResult] | None = None) -> Path:
     """Write the index of ``course`` (every up-to-date job's outputs; a job not done is left
-    out) and return its path."""
+    out, a sentence's failures this run, ``results``, said once each) and return its path."""
     e = html.escape
     parts = [
         "<!DOCTYPE html>",
@@ -63,14 +64,18 @@ def write_index(course: Course, jobs: Sequence[CourseJob]) -> Path:
     for lesson in course.lessons:
         parts.append(f"<h2>{e(lesson.title)}</h2>")
         for sentence in lesson.sentences:
-            links = []
+            links, errors = [], {}
             for job in jobs:
                 if job.lesson != lesson.name or job.sentence != sentence:
                     continue
+                result = (results or {}).get(job.id)
+                if result is not None and result.status == FAILED:
+                    errors[result.message] = None
                 for output in linked_outputs(job, stamped_outputs(job)):
                     name = os.path.relpath(output, course.output)
                     href = urllib.parse.quote(Path(name).as_posix())
                     links.append(f'<li><span class="kind">{e(job.kind)}</span> <a href="{e(href)}">{e(href)}</a></li>')
+            links += [f'<li><span class="kind">failed</span> {e(error)}</li>' for error in errors]
             listed = "".join(links) or "<li>nothing made yet</li>"
             parts.append(f"<h3>{e(sentence)}</h3><ul>{listed}</ul>")
     parts.append("</body></html>")

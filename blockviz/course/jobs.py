@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from blockviz.course.schema import SEEDED, Course, LessonSettings
+from blockviz.errors import quoted
 from blockviz.files import sentence_slug
 
 KINDS = ("scene", "figures", "explorer", "compare", "slides")
@@ -66,10 +67,11 @@ class CourseJob:
 
     @property
     def label(self) -> str:
-        """How the job is named to a person: ``attention: softmax (l, mp4) on "the cat sat"``."""
+        """How the job is named to a person: ``attention: softmax (l, mp4) on 'the cat sat'`` (a
+        long sentence shortened, :func:`~blockviz.errors.quoted`)."""
         what = f"{self.name} ({self.quality}, {self.format})" if self.kind == "scene" else self.kind
-        against = f" against {self.contrast!r}" if self.kind == "compare" else ""
-        return f"{self.lesson}: {what} on {self.sentence!r}{against}"
+        against = f" against {quoted(self.contrast)}" if self.kind == "compare" else ""
+        return f"{self.lesson}: {what} on {quoted(self.sentence)}{against}"
 
     @property
     def stamp(self) -> Path:

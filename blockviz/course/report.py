@@ -8,9 +8,12 @@ from collections.abc import Sequence
 
 from blockviz.course.jobs import CourseJob
 from blockviz.course.work import DONE, FAILED, FRESH, SKIPPED, JobResult
+from blockviz.errors import quoted
 
 SLOWEST = 3
 """How many of the slowest jobs the summary names."""
+NOT_SLOW = 0.05
+"""Seconds under which a job is not named among the slowest (it shows as "0.0 s")."""
 
 
 class CourseProgress:
@@ -65,28 +68,44 @@ def summary_table(jobs: Sequence[CourseJob], results: dict[str, JobResult]):
     return table
 
 
+def failures(jobs: Sequence[CourseJob], results: dict[str, JobResult]) -> list[tuple[str, str]]:
+    """The failed jobs as ``(who, error)``, one row per lesson, sentence and error: a sentence whose
+    record cannot be made fails every job of it with one error, said once
+    (``one: 6 jobs on 'the cat sat'``)."""
+    groups: dict[tuple[str, str, str], list[CourseJob]] = {}
+    for job in jobs:
+        result = results.get(job.id)
+        if result is not None and result.status == FAILED:
+            groups.setdefault((job.lesson, job.sentence, result.message), []).append(job)
+    return [
+        (failed[0].label if len(failed) == 1 else f"{lesson}: {len(failed)} jobs on {quoted(sentence)}", message)
+        for (lesson, sentence, message), failed in groups.items()
+    ]
+
+
 def failures_table(jobs: Sequence[CourseJob], results: dict[str, JobResult]):
-    """A :class:`rich.table.Table` of the jobs that failed, each with its one-line error; ``None`` if none did."""
+    """A :class:`rich.table.Table` of the :func:`failures`, each with its one-line error; ``None`` if no job failed."""
     from rich.table import Table
 
-    failed = [job for job in jobs if job.id in results and results[job.id].status == FAILED]
-    if not failed:
+    rows = failures(jobs, results)
+    if not rows:
         return None
     table = Table(title="failed", title_justify="left")
     table.add_column("job")
     table.add_column("error")
-    for job in failed:
-        table.add_row(job.label, results[job.id].message)
+    for who, message in rows:
+        table.add_row(who, message)
     return table
 
 
 def slowest(
     jobs: Sequence[CourseJob], results: dict[str, JobResult], count: int = SLOWEST
 ) -> list[tuple[CourseJob, float]]:
-    """The ``count`` slowest jobs run (done or failed), slowest first, with their seconds."""
+    """The ``count`` slowest jobs run (done or failed), slowest first, with their seconds; none
+    quicker than :data:`NOT_SLOW` (a job that failed at once)."""
     ran = [
         (job, results[job.id].seconds)
         for job in jobs
-        if results.get(job.id) and results[job.id].status in (DONE, FAILED)
+        if results.get(job.id) and results[job.id].status in (DONE, FAILED) and results[job.id].seconds >= NOT_SLOW
     ]
     return sorted(ran, key=lambda pair: -pair[1])[:count]

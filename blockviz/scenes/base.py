@@ -303,8 +303,7 @@ class RecordScene(Scene):
 
         from blockviz.narration.spoken import spoken, unspeakable
 
-        if self.renderer.time < self.speech_ends:
-            self.wait(self.speech_ends - self.renderer.time)
+        self.hold_until(self.speech_ends)
         self.unspeakable += [char for char in unspeakable(shown) if char not in self.unspeakable]
         speech = self.voice.speak(spoken(shown))
         if len(speech.samples):
@@ -318,9 +317,15 @@ class RecordScene(Scene):
             return
         from pydub import AudioSegment
 
-        if self.renderer.time < self.speech_ends:
-            self.wait(self.speech_ends - self.renderer.time)
+        self.hold_until(self.speech_ends)
         self.renderer.file_writer.add_audio_segment(AudioSegment.silent(0), self.renderer.time)
+
+    def hold_until(self, moment: float) -> None:
+        """Hold the picture still until ``moment`` (seconds from the scene's start), if it is
+        later than now: at least one frame, as Manim would round a shorter wait up to (with a
+        warning of six lines)."""
+        if self.renderer.time < moment:
+            self.wait(max(moment - self.renderer.time, 1 / config.frame_rate))
 
     def step(
         self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None
