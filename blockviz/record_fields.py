@@ -5,9 +5,11 @@
 :class:`~blockviz.config.Architecture` and describes each field for it; everything that lists a
 record's tensors — :class:`~blockviz.block_record.BlockRecord`, its check, save and load,
 ``blockviz record``'s tables, the explorer, the figures and the scenes — reads what it gives.
-A new field is one :class:`Declaration` here (``when``: the architectures that record it) plus
-the line of :mod:`blockviz.block` that computes it (``tests/test_architecture.py`` records every
-architecture and fails where the two disagree). A language model's final norm, logits and
+A new field is one :class:`Declaration` here (``when``: the architectures that record it;
+``explorer_step``: the explorer's step that shows it) plus the line of :mod:`blockviz.block` that
+computes it (``tests/test_architecture.py`` records every architecture and fails where the two
+disagree; ``tests/golden/fields.json``, rewritten by ``pytest --update-golden``, shows the change
+for review: docs/record.md, "Adding a field"). A language model's final norm, logits and
 next-token probabilities are declared after the block's output, ``when`` it has an unembedding
 (blockviz's trained toy model).
 
@@ -18,6 +20,7 @@ query positions and columns key positions), ``n_heads``, ``d_model``, ``d_head``
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -35,7 +38,8 @@ class RecordField:
     figure: the residual stream (embeddings, residuals, LayerNorm outputs, head outputs, attention
     and FFN outputs), q/k/v, scores (raw, scaled, masked), FFN hidden, the parameters
     (:data:`PARAMETER_SCALE`) and the norms' γ, β (:data:`NORM_PARAMETER_SCALE`) each share one;
-    ``neg_inf`` says whether −∞ may appear (blocked cells), otherwise every value must be finite.
+    ``neg_inf`` says whether −∞ may appear (blocked cells), otherwise every value must be finite;
+    ``explorer_step`` names the explorer's step that shows it (:mod:`blockviz.explorer.steps`).
     """
 
     name: str
@@ -43,6 +47,7 @@ class RecordField:
     what: str
     scale: str
     neg_inf: bool = False
+    explorer_step: str = ""
 
     def sizes(self, n: int, config: BlockConfig) -> tuple[int, ...]:
         """The shape in numbers for ``n`` tokens and ``config``."""
@@ -98,7 +103,15 @@ UNEMBEDDING = When("an unembedding", lambda arch: arch.unembedding)
 class Declaration:
     """One entry of :data:`DECLARATION`: a field, the architectures that record it (``when``) and
     its meaning — one line, or a function of the architecture where it differs between them.
-    ``optional``: a record of such an architecture may lack it (:data:`OPTIONAL_FIELDS`)."""
+    ``optional``: a record of such an architecture may lack it (:data:`OPTIONAL_FIELDS`).
+
+    ``explorer_step`` (required, by keyword): the name of the explorer's step that shows the field
+    (:func:`blockviz.explorer.steps.steps_for`), or a function of the architecture giving it; a
+    step that does not draw the field itself shows the record's numbers of it in a plain table, so
+    every field has a place on the page. ``not_recomputed_by_hand``: why the hand recompute of a
+    trained model's layer from its weights (``tests/test_models_families.py``) does not make this
+    field — it is the layer's input, say; empty: it does, and the test compares it.
+    """
 
     name: str
     shape: tuple[str, ...]
@@ -107,11 +120,14 @@ class Declaration:
     when: When = EVERY_BLOCK
     neg_inf: bool = False
     optional: bool = False
+    explorer_step: str | Callable[[Architecture], str] = dataclasses.field(kw_only=True)
+    not_recomputed_by_hand: str = ""
 
     def field(self, arch: Architecture) -> RecordField:
         """The field as ``arch``'s record holds it."""
         what = self.what(arch) if callable(self.what) else self.what
-        return RecordField(self.name, self.shape, what, self.scale, self.neg_inf)
+        step = self.explorer_step(arch) if callable(self.explorer_step) else self.explorer_step
+        return RecordField(self.name, self.shape, what, self.scale, self.neg_inf, step)
 
 
 def _plus(arch: Architecture, term: str) -> str:
@@ -123,11 +139,17 @@ def _norm(prefix: str, source: str, output: str, when: When, where: str, normali
     """The fields of norm ``prefix`` (``ln1``, ``ln2``) of the rows of ``source``, giving
     ``output``, in ``when``'s blocks: LayerNorm's mean, centred rows and variance or RMSNorm's
     mean square, then the normalised rows (LayerNorm's described by ``normalised``) and γ ⊙ them
-    (+ β). ``where`` says where the norm stands, ``{norm}`` its kind."""
+    (+ β). ``where`` says where the norm stands, ``{norm}`` its kind; the explorer's step of the
+    norm is named ``prefix`` too."""
     number = prefix[-1]
     return (
         Declaration(
-            f"{prefix}_mean", ("n",), f"mean of each {source} row (LayerNorm {number})", "residual", when & LAYER_NORM
+            f"{prefix}_mean",
+            ("n",),
+            f"mean of each {source} row (LayerNorm {number})",
+            "residual",
+            when & LAYER_NORM,
+            explorer_step=prefix,
         ),
         Declaration(
             f"{prefix}_centred",
@@ -135,6 +157,7 @@ def _norm(prefix: str, source: str, output: str, when: When, where: str, normali
             f"{source} − mean: each row centred on 0 (LayerNorm {number})",
             "residual",
             when & LAYER_NORM,
+            explorer_step=prefix,
         ),
         Declaration(
             f"{prefix}_var",
@@ -142,6 +165,7 @@ def _norm(prefix: str, source: str, output: str, when: When, where: str, normali
             f"mean of the squared centred row: the variance, divided by d_model (LayerNorm {number})",
             "variance",
             when & LAYER_NORM,
+            explorer_step=prefix,
         ),
         Declaration(
             f"{prefix}_mean_sq",
@@ -149,6 +173,7 @@ def _norm(prefix: str, source: str, output: str, when: When, where: str, normali
             f"mean of the squared {source} row (RMSNorm {number})",
             "variance",
             when & RMS_NORM,
+            explorer_step=prefix,
         ),
         Declaration(
             f"{prefix}_norm",
@@ -158,6 +183,7 @@ def _norm(prefix: str, source: str, output: str, when: When, where: str, normali
             ),
             "residual",
             when,
+            explorer_step=prefix,
         ),
         Declaration(
             output,
@@ -165,6 +191,7 @@ def _norm(prefix: str, source: str, output: str, when: When, where: str, normali
             lambda arch: f"γ ⊙ {prefix}_norm{' + β' if arch.has_centring else ''}: {where.format(norm=arch.norm_name)}",
             "residual",
             when,
+            explorer_step=prefix,
         ),
     )
 
@@ -210,8 +237,23 @@ def _projection(letter: str, shared: bool) -> Callable[[Architecture], str]:
 
 
 DECLARATION: tuple[Declaration, ...] = (
-    Declaration("embed", ("n", "d_model"), _embed, "residual"),
-    Declaration("pos_embed", ("n", "d_model"), _pos_embed, "residual", ADDED_POSITIONS),
+    Declaration(
+        "embed",
+        ("n", "d_model"),
+        _embed,
+        "residual",
+        explorer_step="input",
+        not_recomputed_by_hand="the block's input: rows of the model's embedding table, which no layer computes",
+    ),
+    Declaration(
+        "pos_embed",
+        ("n", "d_model"),
+        _pos_embed,
+        "residual",
+        ADDED_POSITIONS,
+        explorer_step="input",
+        not_recomputed_by_hand="the block's input: rows of the model's position table, which no layer computes",
+    ),
     Declaration(
         "prev_output",
         ("n", "d_model"),
@@ -219,8 +261,17 @@ DECLARATION: tuple[Declaration, ...] = (
         "residual",
         MODEL_LAYER,
         optional=True,
+        explorer_step="input",
+        not_recomputed_by_hand="the layer before's output: the model's own tensor, which the record checks resid_pre against",
     ),
-    Declaration("resid_pre", ("n", "d_model"), _resid_pre, "residual"),
+    Declaration(
+        "resid_pre",
+        ("n", "d_model"),
+        _resid_pre,
+        "residual",
+        explorer_step="input",
+        not_recomputed_by_hand="the layer's input: the hand recompute starts from it",
+    ),
     *_norm(
         "ln1",
         "resid_pre",
@@ -229,23 +280,34 @@ DECLARATION: tuple[Declaration, ...] = (
         "{norm} before attention",
         "ln1_centred / √(var + ε): the normalised rows, before γ and β",
     ),
-    Declaration("query", ("n_heads", "n", "d_head"), _projection("Q", shared=False), "qkv"),
-    Declaration("key", ("n_heads", "n", "d_head"), _projection("K", shared=True), "qkv"),
-    Declaration("value", ("n_heads", "n", "d_head"), _projection("V", shared=True), "qkv"),
+    Declaration("query", ("n_heads", "n", "d_head"), _projection("Q", shared=False), "qkv", explorer_step="qkv"),
+    Declaration("key", ("n_heads", "n", "d_head"), _projection("K", shared=True), "qkv", explorer_step="qkv"),
+    Declaration("value", ("n_heads", "n", "d_head"), _projection("V", shared=True), "qkv", explorer_step="qkv"),
     Declaration(
         "rope_cos",
         ("n", "d_head"),
         "cos of each position's rotary angles (one angle per feature pair, halves repeated)",
         "rotary",
         ROTARY,
+        explorer_step="rotary",
+        not_recomputed_by_hand="the hand recompute turns q and k by complex numbers, e^(i·p·θ), not by cos and sin tables",
     ),
-    Declaration("rope_sin", ("n", "d_head"), "sin of each position's rotary angles", "rotary", ROTARY),
+    Declaration(
+        "rope_sin",
+        ("n", "d_head"),
+        "sin of each position's rotary angles",
+        "rotary",
+        ROTARY,
+        explorer_step="rotary",
+        not_recomputed_by_hand="the hand recompute turns q and k by complex numbers, e^(i·p·θ), not by cos and sin tables",
+    ),
     Declaration(
         "query_rot",
         ("n_heads", "n", "d_head"),
         "query ⊙ cos + rotate_half(query) ⊙ sin: the query turned by its position",
         "qkv",
         ROTARY,
+        explorer_step="rotary",
     ),
     Declaration(
         "key_rot",
@@ -253,6 +315,7 @@ DECLARATION: tuple[Declaration, ...] = (
         "key ⊙ cos + rotate_half(key) ⊙ sin: the key turned by its position",
         "qkv",
         ROTARY,
+        explorer_step="rotary",
     ),
     Declaration(
         "scores",
@@ -261,30 +324,52 @@ DECLARATION: tuple[Declaration, ...] = (
             "raw dot products q·k of the rotated query_rot and key_rot" if arch.rotary else "raw dot products q·k"
         ),
         "scores",
+        explorer_step="scores",
     ),
-    Declaration("scaled_scores", ("n_heads", "n", "n"), "scores / √d_head", "scores"),
+    Declaration("scaled_scores", ("n_heads", "n", "n"), "scores / √d_head", "scores", explorer_step="scale"),
     Declaration(
-        "mask", ("n", "n"), "M: 0 where allowed, −∞ where blocked (all 0 when bidirectional)", "mask", neg_inf=True
+        "mask",
+        ("n", "n"),
+        "M: 0 where allowed, −∞ where blocked (all 0 when bidirectional)",
+        "mask",
+        neg_inf=True,
+        explorer_step="mask",
     ),
-    Declaration("masked_scores", ("n_heads", "n", "n"), "scaled_scores + mask", "scores", neg_inf=True),
-    Declaration("row_max", ("n_heads", "n"), "largest masked score of each row (subtracted before exp)", "scores"),
+    Declaration(
+        "masked_scores", ("n_heads", "n", "n"), "scaled_scores + mask", "scores", neg_inf=True, explorer_step="mask"
+    ),
+    Declaration(
+        "row_max",
+        ("n_heads", "n"),
+        "largest masked score of each row (subtracted before exp)",
+        "scores",
+        explorer_step="softmax",
+    ),
     Declaration(
         "exp_scores",
         ("n_heads", "n", "n"),
         "exp(masked_scores − row_max): in (0, 1], exactly 0 where blocked",
         "exp_scores",
+        explorer_step="softmax",
     ),
-    Declaration("exp_sums", ("n_heads", "n"), "sum of each row of exp_scores", "exp_sums"),
+    Declaration("exp_sums", ("n_heads", "n"), "sum of each row of exp_scores", "exp_sums", explorer_step="softmax"),
     Declaration(
         "weights",
         ("n_heads", "n", "n"),
         "exp_scores / exp_sums: softmax of each row (the attention pattern)",
         "weights",
+        explorer_step="softmax",
     ),
-    Declaration("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "residual"),
-    Declaration("concat", ("n", "d_model"), "the heads' outputs side by side", "residual"),
-    Declaration("attn_out", ("n", "d_model"), lambda arch: f"concat @ W_O{_plus(arch, 'b_O')}", "residual"),
-    Declaration("resid_mid", ("n", "d_model"), "resid_pre + attn_out", "residual"),
+    Declaration("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "residual", explorer_step="mix"),
+    Declaration("concat", ("n", "d_model"), "the heads' outputs side by side", "residual", explorer_step="concat"),
+    Declaration(
+        "attn_out",
+        ("n", "d_model"),
+        lambda arch: f"concat @ W_O{_plus(arch, 'b_O')}",
+        "residual",
+        explorer_step="project",
+    ),
+    Declaration("resid_mid", ("n", "d_model"), "resid_pre + attn_out", "residual", explorer_step="add1"),
     *_norm(
         "ln1",
         "resid_mid",
@@ -300,6 +385,7 @@ DECLARATION: tuple[Declaration, ...] = (
         lambda arch: f"{arch.ffn_input} @ W_in{_plus(arch, 'b_in')}: each row widened",
         "ffn_hidden",
         PLAIN_FFN,
+        explorer_step="widen",
     ),
     Declaration(
         "ffn_gate",
@@ -307,23 +393,32 @@ DECLARATION: tuple[Declaration, ...] = (
         lambda arch: f"{arch.ffn_input} @ W_gate{_plus(arch, 'b_gate')}",
         "ffn_hidden",
         GATED_FFN,
+        explorer_step="gate",
     ),
-    Declaration("ffn_gate_act", ("n", "d_ff"), "activation(ffn_gate)", "ffn_hidden", GATED_FFN),
+    Declaration(
+        "ffn_gate_act", ("n", "d_ff"), "activation(ffn_gate)", "ffn_hidden", GATED_FFN, explorer_step="activation"
+    ),
     Declaration(
         "ffn_up",
         ("n", "d_ff"),
         lambda arch: f"{arch.ffn_input} @ W_up{_plus(arch, 'b_up')}: the values the gate scales",
         "ffn_hidden",
         GATED_FFN,
+        explorer_step="up",
     ),
     Declaration(
         "ffn_post",
         ("n", "d_ff"),
         lambda arch: "ffn_gate_act ⊙ ffn_up" if arch.gated else "activation(ffn_pre)",
         "ffn_hidden",
+        explorer_step=lambda arch: "gate_up" if arch.gated else "activation",
     ),
     Declaration(
-        "ffn_out", ("n", "d_model"), lambda arch: f"ffn_post @ W_out{_plus(arch, 'b_out')}: narrowed back", "residual"
+        "ffn_out",
+        ("n", "d_model"),
+        lambda arch: f"ffn_post @ W_out{_plus(arch, 'b_out')}: narrowed back",
+        "residual",
+        explorer_step="narrow",
     ),
     Declaration(
         "resid_post",
@@ -334,6 +429,7 @@ DECLARATION: tuple[Declaration, ...] = (
             else "resid_mid_norm + ffn_out"
         ),
         "residual",
+        explorer_step="add2",
     ),
     *_norm(
         "ln2",
@@ -344,13 +440,21 @@ DECLARATION: tuple[Declaration, ...] = (
         "ln2_centred / √(var + ε), before γ and β",
     ),
     # A language model's last step (GPT-2's ln_f and unembedding, Radford et al. 2019, §2.3): blockviz's trained toy model.
-    Declaration("ln_f_mean", ("n",), "mean of each resid_post row (the final LayerNorm)", "residual", UNEMBEDDING),
+    Declaration(
+        "ln_f_mean",
+        ("n",),
+        "mean of each resid_post row (the final LayerNorm)",
+        "residual",
+        UNEMBEDDING,
+        explorer_step="ln_f",
+    ),
     Declaration(
         "ln_f_centred",
         ("n", "d_model"),
         "resid_post − mean: each row centred on 0 (the final LayerNorm)",
         "residual",
         UNEMBEDDING,
+        explorer_step="ln_f",
     ),
     Declaration(
         "ln_f_var",
@@ -358,14 +462,23 @@ DECLARATION: tuple[Declaration, ...] = (
         "mean of the squared centred row: the variance (the final LayerNorm)",
         "variance",
         UNEMBEDDING,
+        explorer_step="ln_f",
     ),
-    Declaration("ln_f_norm", ("n", "d_model"), "ln_f_centred / √(var + ε), before γ and β", "residual", UNEMBEDDING),
+    Declaration(
+        "ln_f_norm",
+        ("n", "d_model"),
+        "ln_f_centred / √(var + ε), before γ and β",
+        "residual",
+        UNEMBEDDING,
+        explorer_step="ln_f",
+    ),
     Declaration(
         "ln_f",
         ("n", "d_model"),
         "γ ⊙ ln_f_norm + β: the final LayerNorm, before the unembedding",
         "residual",
         UNEMBEDDING,
+        explorer_step="ln_f",
     ),
     Declaration(
         "logits",
@@ -373,9 +486,15 @@ DECLARATION: tuple[Declaration, ...] = (
         "ln_f @ W_U: one score per vocabulary word for the token after each row",
         "logits",
         UNEMBEDDING,
+        explorer_step="logits",
     ),
     Declaration(
-        "probs", ("n", "n_vocab"), "softmax of each logits row: the next-token probabilities", "weights", UNEMBEDDING
+        "probs",
+        ("n", "n_vocab"),
+        "softmax of each logits row: the next-token probabilities",
+        "weights",
+        UNEMBEDDING,
+        explorer_step="prediction",
     ),
 )
 """Every field any architecture records, in the order the data flows through the block. A norm's

@@ -1,4 +1,7 @@
-"""Shared fixtures: records of the default and the long example sentence."""
+"""Shared fixtures: records of the default and the long example sentence; the golden files."""
+
+import difflib
+from pathlib import Path
 
 import pytest
 
@@ -51,6 +54,43 @@ def pytest_addoption(parser):
         default=False,
         help="Slow mode of the reliability suite: 1,000 generated sentences instead of 25 (also BLOCKVIZ_SLOW=1).",
     )
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="Rewrite the golden files (tests/golden/) from the code instead of comparing them; review the diff.",
+    )
+
+
+GOLDEN = Path(__file__).with_name("golden")
+"""Files the tests generate from the code and compare with (:func:`golden`)."""
+
+
+@pytest.fixture
+def golden(request):
+    """``golden(name, text)``: fail unless ``text`` is the file ``tests/golden/<name>``, with the
+    differing lines and how to update it; with ``pytest --update-golden``, write ``text`` there."""
+
+    def matches(name: str, text: str) -> None:
+        path = GOLDEN / name
+        if request.config.getoption("--update-golden"):
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        kept = path.read_text(encoding="utf-8") if path.exists() else ""
+        if text != kept:
+            lines = difflib.unified_diff(
+                kept.splitlines(), text.splitlines(), f"tests/golden/{name}", "the code", lineterm="", n=1
+            )
+            shown = "\n".join(list(lines)[:60])
+            pytest.fail(
+                f"tests/golden/{name} is not what the code gives:\n{shown}\n"
+                f"If the change is meant: pytest {request.path.relative_to(Path(__file__).parent.parent)} "
+                "--update-golden, then review git diff tests/golden/",
+                pytrace=False,
+            )
+
+    return matches
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,6 +5,7 @@ order it computes it, each of its declared shape."""
 from __future__ import annotations
 
 import pytest
+from support_fields import config_of, label
 
 from blockviz import BlockConfig, BlockvizError
 from blockviz.block import Block
@@ -14,29 +15,6 @@ from blockviz.record_fields import BY_NAME, DECLARATION, FIELDS, OPTIONAL_FIELDS
 
 SENTENCE = "the cat sat on the mat"
 SEEDED = [arch for arch in supported_architectures() if not arch.model_layer and not arch.unembedding]
-
-
-def config_of(arch: Architecture) -> BlockConfig:
-    """A small seeded block of ``arch`` (d_head 2, so rotary pairs fit)."""
-    return BlockConfig(
-        d_model=8,
-        n_heads=arch.n_heads,
-        n_kv_heads=arch.n_kv_heads if arch.grouped else None,
-        d_ff=12,
-        causal=arch.causal,
-        positional=arch.positions,
-        norm=arch.norm,
-        norm_placement=arch.norm_placement,
-        ffn=arch.ffn,
-        bias=arch.bias,
-        activation="silu" if arch.gated else "gelu",
-    )
-
-
-def label(arch: Architecture) -> str:
-    grouped = "gqa" if arch.grouped else "mha"
-    bias = "bias" if arch.bias else "nobias"
-    return f"{arch.norm_placement}-{arch.norm}-{arch.positions}-{arch.ffn}-{grouped}-{bias}-{'causal' if arch.causal else 'open'}"
 
 
 @pytest.fixture

@@ -13,14 +13,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from support_fields import config_of, label, source_of
 
 from blockviz.block_record import record
 from blockviz.cli import main
+from blockviz.config import supported_architectures
 from blockviz.errors import BlockvizError
-from blockviz.explorer import STEP_NAMES, Explorer, explore
+from blockviz.explorer import STEP_NAMES, Explorer, explore, steps_for
 from blockviz.explorer.payload import payload, script_json
 from blockviz.files import sentence_slug
 from blockviz.ownership import MANIFEST
+from blockviz.record_fields import OPTIONAL_FIELDS, fields_for
 
 NASTY = ["</script><img src=x onerror=alert(1)>", "<!--", "a&amp;b\"'", "\u2028\u2029", "\udcff"]
 
@@ -81,10 +84,36 @@ def test_the_page_gets_the_records_one_scale_per_family_and_each_themes_role_col
     assert themes["light"]["roles"]["query"] == "#0874b5" != themes["dark"]["roles"]["query"]
 
 
+def test_every_field_of_every_architecture_has_a_place_in_one_of_its_steps():
+    """Each field's declaration names the explorer's step that shows it (``explorer_step``): that
+    step must be one of the steps the explorer has for the architecture. A step that does not draw
+    the field itself shows it as recorded (explorer.js, ``recordedTable``: test_explorer_browser.py)."""
+    for arch in supported_architectures():
+        steps = [step.name for step in steps_for(config_of(arch), source_of(arch))]
+        for spec in fields_for(arch, optional=OPTIONAL_FIELDS):
+            assert spec.explorer_step in steps, (
+                f"{spec.name} of {label(arch)}: its explorer_step {spec.explorer_step!r} is not one of this "
+                f"architecture's steps {steps}: name one of them in its Declaration (blockviz/record_fields.py)"
+            )
+
+
+def test_the_page_gets_each_fields_step(cat_record):
+    fields = payload(cat_record, 0, 0, "input", "light")["fields"]
+    assert list(fields) == [spec.name for spec in cat_record.fields]
+    assert {name: entry["step"] for name, entry in fields.items()} == {
+        spec.name: spec.explorer_step for spec in cat_record.fields
+    }
+    assert (fields["row_max"]["step"], fields["ffn_post"]["step"], fields["mask"]["shape"]) == (
+        "softmax",
+        "activation",
+        ["n", "n"],
+    )
+
+
 def test_sizes_stay_small():
     assert (
         len(Explorer(record("The chicken didn't cross the road because it was too tired.")).html().encode()) <= 160_000
-    )  # 151 kB with the overview: its script and the scroll cues
+    )  # 158 kB with the overview: its script, the scroll cues and the plain tables of fields a step does not draw
     long_sentence = " ".join(f"w{k}" for k in range(64))
     assert len(Explorer(record(long_sentence)).html().encode()) <= 1_000_000
 

@@ -79,6 +79,7 @@ def test_every_view_shows_the_records_numbers_and_every_check(opened, chicken):
             assert len(checks) == len(STEP_NAMES)
             assert all(text.startswith("✓ matches the record (max |Δ| ") for text in checks), (token, head, checks)
     assert seen_fields == set(rec.tensors)  # every recorded tensor appears somewhere
+    assert page.locator("[data-recorded]").count() == 0  # each in the step its declaration names, drawn by that step
 
 
 def test_clicks_keys_and_the_link(opened, chicken):
@@ -227,6 +228,59 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     assert page.locator(".step:visible").count() == len(STEP_NAMES) + 1 and not page.is_visible(".stepnav")
     page.emulate_media(media="screen")
     page.wait_for_function(f"() => {role} === '{DARK.query}'")
+
+
+MOVED = ("embed", "ln1_mean", "query", "mask", "row_max", "weights")
+"""Fields of every shape, (n, d_model), (n,), (n_heads, n, d_head), (n, n), (n_heads, n) and
+(n_heads, n, n), declared (in the test) for a step that does not draw them."""
+
+
+def test_a_field_its_step_does_not_draw_has_its_place_there_as_recorded(browser, chicken, tmp_path, monkeypatch):
+    from blockviz.explorer import page as assembling
+
+    rec, _ = chicken
+    made = assembling.payload
+
+    def moved(*args, **kwargs):  # as if these fields were new: the scale step has no table of its own for them
+        data = made(*args, **kwargs)
+        for name in MOVED:
+            data["fields"][name]["step"] = "scale"
+        return data
+
+    monkeypatch.setattr(assembling, "payload", moved)
+    path = tmp_path / "moved.html"
+    Explorer(rec, token="it", head=1, step="scale").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    tables = "#step-scale [data-recorded]"
+    assert page.evaluate(f"Array.from(document.querySelectorAll('{tables}'), t => t.dataset.recorded)") == list(MOVED)
+    assert page.locator("[data-recorded]").count() == len(MOVED)  # the other steps draw their own fields
+    assert page.locator(f"{tables} + p.check").count() == 1  # after the step's own table, before its check
+    assert page.text_content("#step-scale .check").startswith("✓ matches the record")
+    cells = page.evaluate(
+        SHOWN.replace(".steps [data-field], .steps [data-param], .pattern [data-field]", f"{tables} [data-field]")
+    )
+    places = {}
+    for field, _, at, text in cells:
+        assert text == expected_text(rec, field, "", at), (field, at, text)
+        places.setdefault(field, []).append(at)
+    it, head, n = 8, 1, rec.n
+    assert places == {
+        "embed": [f"{it},{c}" for c in range(4)],
+        "ln1_mean": [f"{it}"],
+        "query": [f"{head},{it},{c}" for c in range(2)],
+        "mask": [f"{it},{j}" for j in range(n)],
+        "row_max": [f"{head},{it}"],
+        "weights": [f"{head},{it},{j}" for j in range(n)],
+    }
+    assert page.evaluate(f"document.querySelector('{tables}[data-recorded=mask] thead').textContent").endswith(
+        "11 tired12 ."
+    )  # keys as columns, labelled with their tokens
+    for cell in page.evaluate(CELLS):
+        if cell["table"] != "pattern" and cell["field"] in MOVED and not cell["blocked"]:
+            value = float(rec.tensors[cell["field"]][tuple(int(k) for k in cell["at"].split(","))])
+            assert cell["colour"] == expected_colour(rec, cell["field"], value), cell  # its family's scale
+    opened.close()
 
 
 def test_every_table_fits_or_scrolls_in_its_own_box_at_every_width(browser, tmp_path, chicken):

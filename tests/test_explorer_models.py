@@ -164,6 +164,7 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
             assert wrong == [], (family, token, head, wrong[:5])
             seen.update(f for f, _, _, _ in cells if f)
     assert seen == set(rec.tensors)  # every recorded tensor is on the page somewhere
+    assert page.locator("[data-recorded]").count() == 0  # each in the step its declaration names, drawn by that step
     input_check = dict(_checks(page))["input"]
     assert (
         input_check.startswith(GIVEN) if given else input_check.startswith("✓")

@@ -146,6 +146,7 @@ def test_every_token_every_step_is_checked_and_shows_the_records_numbers(browser
         assert wrong == [], (token, wrong[:5])
         shown = {f for f, _, _, _ in cells}
         assert {"ln_f_mean", "ln_f_var", "ln_f_centred", "ln_f_norm", "ln_f", "logits", "probs"} <= shown
+        assert page.locator("[data-recorded]").count() == 0  # each in the step its declaration names, drawn by it
     opened.close()
 
 

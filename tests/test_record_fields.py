@@ -1,64 +1,54 @@
 """The record's fields are declared once and everything follows the declaration; the new
 fields (LayerNorm statistics, softmax steps) and record methods match independent references."""
 
+import json
 import math
 
 import pytest
 import torch
 from conftest import LONG_SENTENCE as LONG
 from support import with_outlier
+from support_fields import label
 from torch.nn import functional as F
 
 from blockviz import BlockConfig, BlockvizError
 from blockviz.block_record import record
-from blockviz.record_fields import FIELD_NAMES, FIELDS, axis_labels
-
-TOY_FIELDS = (
-    ("embed", ("n", "d_model"), "token vectors (a seeded hash of each token)", "residual"),
-    ("pos_embed", ("n", "d_model"), "positional encodings", "residual"),
-    ("resid_pre", ("n", "d_model"), "embed + pos_embed: the block's input (residual stream)", "residual"),
-    ("ln1_mean", ("n",), "mean of each resid_pre row (LayerNorm 1)", "residual"),
-    ("ln1_centred", ("n", "d_model"), "resid_pre − mean: each row centred on 0 (LayerNorm 1)", "residual"),
-    ("ln1_var", ("n",), "mean of the squared centred row: the variance, divided by d_model (LayerNorm 1)", "variance"),
-    ("ln1_norm", ("n", "d_model"), "ln1_centred / √(var + ε): the normalised rows, before γ and β", "residual"),
-    ("ln1", ("n", "d_model"), "γ ⊙ ln1_norm + β: LayerNorm before attention", "residual"),
-    ("query", ("n_heads", "n", "d_head"), "ln1 @ W_Q[h] + b_Q[h]", "qkv"),
-    ("key", ("n_heads", "n", "d_head"), "ln1 @ W_K[h] + b_K[h]", "qkv"),
-    ("value", ("n_heads", "n", "d_head"), "ln1 @ W_V[h] + b_V[h]", "qkv"),
-    ("scores", ("n_heads", "n", "n"), "raw dot products q·k", "scores"),
-    ("scaled_scores", ("n_heads", "n", "n"), "scores / √d_head", "scores"),
-    ("mask", ("n", "n"), "M: 0 where allowed, −∞ where blocked (all 0 when bidirectional)", "mask", True),
-    ("masked_scores", ("n_heads", "n", "n"), "scaled_scores + mask", "scores", True),
-    ("row_max", ("n_heads", "n"), "largest masked score of each row (subtracted before exp)", "scores"),
-    (
-        "exp_scores",
-        ("n_heads", "n", "n"),
-        "exp(masked_scores − row_max): in (0, 1], exactly 0 where blocked",
-        "exp_scores",
-    ),
-    ("exp_sums", ("n_heads", "n"), "sum of each row of exp_scores", "exp_sums"),
-    ("weights", ("n_heads", "n", "n"), "exp_scores / exp_sums: softmax of each row (the attention pattern)", "weights"),
-    ("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "residual"),
-    ("concat", ("n", "d_model"), "the heads' outputs side by side", "residual"),
-    ("attn_out", ("n", "d_model"), "concat @ W_O + b_O", "residual"),
-    ("resid_mid", ("n", "d_model"), "resid_pre + attn_out", "residual"),
-    ("ln2_mean", ("n",), "mean of each resid_mid row (LayerNorm 2)", "residual"),
-    ("ln2_centred", ("n", "d_model"), "resid_mid − mean: each row centred on 0 (LayerNorm 2)", "residual"),
-    ("ln2_var", ("n",), "mean of the squared centred row: the variance, divided by d_model (LayerNorm 2)", "variance"),
-    ("ln2_norm", ("n", "d_model"), "ln2_centred / √(var + ε), before γ and β", "residual"),
-    ("ln2", ("n", "d_model"), "γ ⊙ ln2_norm + β: LayerNorm before the FFN", "residual"),
-    ("ffn_pre", ("n", "d_ff"), "ln2 @ W_in + b_in: each row widened", "ffn_hidden"),
-    ("ffn_post", ("n", "d_ff"), "activation(ffn_pre)", "ffn_hidden"),
-    ("ffn_out", ("n", "d_model"), "ffn_post @ W_out + b_out: narrowed back", "residual"),
-    ("resid_post", ("n", "d_model"), "resid_mid + ffn_out: the block's output, same shape as its input", "residual"),
-)
-"""blockviz's own block's fields as the docs, the record's docstring and the tables show them: (name, shape, what, scale[, neg_inf])."""
+from blockviz.config import supported_architectures
+from blockviz.record_fields import FIELD_NAMES, FIELDS, OPTIONAL_FIELDS, axis_labels, fields_for
 
 
-def test_the_toy_blocks_fields_are_described_as_before():
-    assert [
-        (spec.name, spec.shape, spec.what, spec.scale) + ((True,) if spec.neg_inf else ()) for spec in FIELDS
-    ] == list(TOY_FIELDS)
+def fields_golden() -> str:
+    """tests/golden/fields.json: blockviz's own block's fields as the docs, the record's docstring
+    and the tables show them, then every supported architecture's fields in order, with their
+    shapes in words and the explorer's step that shows each; architectures with the same fields
+    are listed together."""
+    own = [
+        {
+            "name": spec.name,
+            "shape": spec.shape_text,
+            "what": spec.what,
+            "scale": spec.scale,
+            "neg_inf": spec.neg_inf,
+            "explorer_step": spec.explorer_step,
+        }
+        for spec in FIELDS
+    ]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for arch in supported_architectures():
+        lines = tuple(
+            f"{spec.name} {spec.shape_text}{' if recorded' if spec.name in OPTIONAL_FIELDS else ''}, step {spec.explorer_step}"
+            for spec in fields_for(arch, optional=OPTIONAL_FIELDS)
+        )
+        groups.setdefault(lines, []).append(label(arch))
+    about = (
+        "Generated from blockviz/record_fields.py by tests/test_record_fields.py: pytest --update-golden rewrites it."
+    )
+    every = [{"architectures": archs, "fields": list(lines)} for lines, archs in groups.items()]
+    return json.dumps({"about": about, "own block": own, "architectures": every}, indent=1, ensure_ascii=False) + "\n"
+
+
+def test_every_architectures_fields_are_the_golden_files(golden):
+    golden("fields.json", fields_golden())
 
 
 def test_every_declared_field_is_recorded_with_its_declared_shape(chicken_record):

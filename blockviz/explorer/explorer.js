@@ -255,7 +255,7 @@
   /* ---------- number tables ---------- */
 
   /* spec: {caption, columns: [labels], blockedColumns: [bool], resultColumn: index, rows: [row]}.
-     A row is {label, role, result, blocked, values, field, at, fieldColumns, param, family, operands(c) → text}
+     A row is {label, role, result, blocked, values, field, at, fieldColumns, param, family, texts, blockedCells, operands(c) → text}
      (one quantity along the row) or {label, role, result, blocked, cells: [cell or null]} (one per column).
      A cell is {value, text, field, at, param, family, blocked, operands() → text}; its colour scale is
      its field's family, its parameter's (DATA.param_families), or the family it names. */
@@ -267,7 +267,7 @@
       return {
         value: value, text: row.texts ? row.texts[c] : undefined,
         field: isField ? row.field : null, at: isField ? row.at.concat(row.fieldColumns ? row.fieldColumns[c] : [c]) : (row.param ? row.at.concat([c]) : null),
-        param: row.param || null, family: row.family,
+        param: row.param || null, family: row.family, blocked: row.blockedCells ? row.blockedCells[c] : undefined,
         operands: row.operands ? function () { return row.operands(c); } : null,
       };
     });
@@ -500,6 +500,56 @@
     return W.cut ? textEl("p", "The page carries only the columns of " + name + " behind the shown ones (the whole " + W.rows + " × " + W.width +
       " would add megabytes): those are recomputed and checked; the other columns (show all) are the record's.", "note") : null;
   }
+
+  /* ---------- a field its step does not draw itself ---------- */
+
+  /* Every field names the step that shows it (DATA.fields[f].step: its explorer_step in blockviz.record_fields).
+     A field of a step that the step's own tables do not hold (one declared since the step was written) still has
+     its place there: the record's numbers of the selected token (and head), as recorded, in a plain table. */
+  function unplacedFields(stepName, nodes) {
+    return Object.keys(DATA.fields).filter(function (field) {
+      if (DATA.fields[field].step !== stepName) return false;
+      const selector = '[data-field="' + field + '"]';
+      return !nodes.some(function (node) { return node && node.nodeType === 1 && (node.matches(selector) || node.querySelector(selector)); });
+    });
+  }
+  const AXIS_PREFIXES = { d_model: "d", d_head: "d", d_ff: "f", n_vocab: "v" }; // blockviz.record_fields.COLUMN_PREFIXES
+  function axisLabels(word, size) { // blockviz.record_fields.axis_labels
+    if (word === "n") return range(size).map(tokenLabel);
+    if (word === "n_heads") return range(size).map(function (g) { return "h" + g; });
+    if (word === "n_vocab" && VOCABULARY.length === size) return VOCABULARY.slice();
+    return cols(AXIS_PREFIXES[word] || "c", size);
+  }
+  /* The field's numbers for token i (and head h): heads first, then the token's row (rows = queries); what is left
+     is one number, one row (columns: its last dimension) or rows of those. A key blocked for the token reads as the
+     other steps read it: −∞, or "0" for a value exactly 0 there. */
+  function recordedTable(field, i, h, box) {
+    const spec = DATA.fields[field], index = [];
+    let words = spec.shape.slice();
+    if (words[0] === "n_heads") { index.push(h); words = words.slice(1); }
+    const perToken = words[0] === "n";
+    if (perToken) { index.push(i); words = words.slice(1); }
+    const view = sub.apply(null, [T[field]].concat(index));
+    const where = (spec.shape[0] === "n_heads" ? "head " + h + ", " : "") + (perToken ? "token " + tokenLabel(i) : "every token");
+    const caption = field + " (" + where + "): " + spec.what + ". The record's numbers, not recomputed here.";
+    if (!words.length) return marked(numTable({ caption: caption, columns: ["value"], rows: [{ label: field, values: [at(view)], field: field, at: [], fieldColumns: [index] }] }, box), field);
+    const last = words[words.length - 1], width = view.shape[view.shape.length - 1];
+    const blocked = range(width).map(function (j) { return perToken && last === "n" && at(T.mask, i, j) === -Infinity; });
+    const lead = view.shape.slice(0, -1), rows = [];
+    const count = lead.reduce(function (a, b) { return a * b; }, 1);
+    range(count).forEach(function (k) {
+      const place = [];
+      lead.slice().reverse().reduce(function (rest, size) { place.unshift(rest % size); return Math.floor(rest / size); }, k);
+      const values = vec.apply(null, [view].concat(place));
+      const label = place.length ? field + "[" + place.map(function (p, d) { return axisLabels(words[d], lead[d])[p]; }).join(", ") + "]" : field;
+      rows.push({ label: label, values: values, field: field, at: index.concat(place),
+                  blockedCells: values.map(function (v, j) { return blocked[j] && v === 0; }),
+                  texts: values.map(function (v, j) { return blocked[j] && v === 0 ? S.blocked_weight_label : fmt(v); }) });
+    });
+    const shown = lead.length ? null : shownOf(field, h);
+    return marked(numTable({ caption: caption, columns: axisLabels(last, width), show: shown, rows: rows }, box), field);
+  }
+  function marked(table, field) { table.setAttribute("data-recorded", field); return table; }
 
   /* ---------- the steps: each returns {body: [nodes], checks: [[computed, record, scales?], …]} ---------- */
 
@@ -1302,6 +1352,7 @@
       const k = index + 1; // its place among the views, after the overview
       const box = { operands: el("p", { class: "operands", hidden: true, "aria-live": "polite" }), copied: el("textarea", { class: "copied", readonly: true, rows: 4, hidden: true, "aria-label": "Copied table" }), copyNote: el("p", { class: "note", "aria-live": "polite" }) };
       const result = STEPS[step.kind](state.token, state.head, box, step.args || {});
+      const recorded = unplacedFields(step.name, result.body).map(function (field) { return recordedTable(field, state.token, state.head, box); });
       const prev = el("button", { type: "button", text: k === 1 ? "← overview" : "← previous step" });
       const next = el("button", { type: "button", text: "next step →", disabled: k === VIEW_NAMES.length - 1 });
       prev.addEventListener("click", function () { chooseStep(k - 1, false); bringIntoView(); });
@@ -1310,6 +1361,7 @@
         el("h2", { id: "title-" + step.name, text: k + ". " + step.title, tabindex: "-1" }),
         textEl("p", step.formula, "formula"),
         result.body,
+        recorded,
         checkLine(result.checks, result.note),
         box.operands, box.copied, box.copyNote,
         el("div", { class: "stepfoot" }, prev, next));

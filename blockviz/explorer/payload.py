@@ -67,7 +67,9 @@ def payload(
 ) -> dict:
     """Everything the page shows, JSON-ready: tokens, config, tensors, style, initial view and the
     overview (every layer's weights with ``attentions``, a contrast sentence's with ``contrast``:
-    :func:`blockviz.explorer.overview.overview_payload`)."""
+    :func:`blockviz.explorer.overview.overview_payload`). Each field names the step that shows it
+    (its declaration's ``explorer_step``); a step that does not draw one of its fields itself shows
+    it as recorded, in a plain table."""
     fields = rec.fields
     names = [spec.name for spec in fields]
     big = sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
@@ -91,7 +93,10 @@ def payload(
             {"name": s.name, "title": s.title, "formula": s.formula, "kind": s.kind, "args": s.args}
             for s in steps_for(rec.config, rec.source)
         ],
-        "fields": {spec.name: {"what": spec.what, "shape": list(spec.shape), "scale": spec.scale} for spec in fields},
+        "fields": {
+            spec.name: {"what": spec.what, "shape": list(spec.shape), "scale": spec.scale, "step": spec.explorer_step}
+            for spec in fields
+        },
         "families": families(rec),
         "clipped": clipped_families(rec),
         "tensors": tensors,
