@@ -1,8 +1,9 @@
 """The ``blockviz`` program: the console script's entry point (``blockviz.cli.program:main``).
 
-Kept tiny, as is the package it lives in, so that its first instruction — before click, torch or
-Manim is imported — already ends SIGINT and SIGTERM as every command does
-(:mod:`blockviz.cli.interrupts`). Then:
+Kept tiny, as is the package it lives in, so that its first instruction — before any import —
+already ends SIGINT and SIGTERM in the one line every command ends them with: at once, while
+nothing can be half-written, until :mod:`blockviz.cli.interrupts` takes them over. Only Python's
+own start-up comes before it (a Ctrl-C there is Python's ``KeyboardInterrupt``). Then:
 
 * the cyclic garbage collector runs less often (:data:`COLLECT_AFTER`): importing torch and Manim
   makes over a million objects, and at Python's default threshold the collector walks them again
@@ -28,14 +29,9 @@ class _Ending:
 
 def main() -> None:
     """Run the ``blockviz`` command given by ``sys.argv``; end the process (never returns)."""
-    from blockviz.cli.interrupts import run_program, take_over_signals
+    _end_at_once_on_signals()  # the first instruction: before any import
+    from blockviz.cli.interrupts import run_program
 
-    take_over_signals()
-    import atexit
-    import gc
-
-    atexit.register(_exit_without_teardown)  # registered first, so it runs last
-    gc.set_threshold(COLLECT_AFTER)
     try:
         run_program(_command_group)
     except SystemExit as ending:
@@ -43,7 +39,42 @@ def main() -> None:
         raise
 
 
+INTERRUPTED_LINE = "interrupted: earlier outputs kept"
+"""The one line an interrupted ``blockviz`` says on stderr (:mod:`blockviz.cli.interrupts`)."""
+
+
+def _end_at_once_on_signals() -> None:
+    """Until :func:`~blockviz.cli.interrupts.take_over_signals` (its module still to be imported):
+    SIGINT and SIGTERM end the program at once, in the one line, with 128 + the signal's number;
+    nothing can be half-written yet. A signal the program was started with ignored stays ignored.
+
+    ``_signal`` (the C module that ``signal`` wraps) is already loaded when Python starts;
+    ``signal`` would first import ``enum`` and ``functools``, about 20 ms of start-up in which a
+    Ctrl-C would still be Python's ``KeyboardInterrupt`` and its traceback.
+    """
+    import _signal
+
+    for number in (_signal.SIGINT, _signal.SIGTERM):
+        if _signal.getsignal(number) != _signal.SIG_IGN:
+            _signal.signal(number, _end_at_once)
+
+
+def _end_at_once(signum, frame) -> None:
+    import os
+
+    try:
+        os.write(2, f"{INTERRUPTED_LINE}\n".encode())
+    except OSError:  # stderr closed: the exit status still says it
+        pass
+    os._exit(128 + signum)
+
+
 def _command_group() -> None:
+    import atexit
+    import gc
+
+    atexit.register(_exit_without_teardown)  # registered before any library's, so it runs last
+    gc.set_threshold(COLLECT_AFTER)
     from blockviz.cli.group import main as blockviz
     from blockviz.cli.records import reuse_records
 

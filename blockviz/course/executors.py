@@ -96,7 +96,7 @@ def run_pool(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> No
     from concurrent.futures.process import BrokenProcessPool
 
     from blockviz.course.work import warm_modules
-    from blockviz.processes import end_pool, signals_deferred
+    from blockviz.processes import end_pool, fork_server_ready, signals_deferred, stop_fork_server
 
     waiting = deque(jobs)
     models = course_models(jobs)
@@ -126,9 +126,11 @@ def run_pool(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> No
                 waiting.appendleft(job)
             return True
 
-    pool = new_pool()
+    pool = None
     running = {}
     try:
+        fork_server_ready(context)  # its seconds of imports, interruptible: not inside a worker's start
+        pool = new_pool()
         while waiting or running:
             while waiting and len(running) < workers:
                 job = waiting.popleft()
@@ -143,9 +145,13 @@ def run_pool(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> No
                 end_pool(pool)
                 pool = new_pool()
     except BaseException:
-        end_pool(pool)
+        if pool is not None:
+            end_pool(pool)
         raise
-    pool.shutdown(wait=True)
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        stop_fork_server()  # left to end by itself, it would tear down torch and Manim for seconds
 
 
 def start_course_worker(models: tuple[str, ...] = ()) -> None:
