@@ -9,7 +9,7 @@ still registered), one line is printed to stderr â€” :data:`INTERRUPTED_LINE` â€
 exits with 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM.
 
 The ``blockviz`` program ends at once on either signal from its first instruction
-(:mod:`blockviz.cli.program`) until it takes them over here, before any heavy import, so a signal
+(:mod:`blockviz.cli.early_signals`) until it takes them over here, before any heavy import, so a signal
 during start-up ends the same way. A signal that arrives while a module is being imported is not
 raised there: a module left half-imported (numpy's, torch's, scipy's) breaks the next import of it
 with a traceback (``cannot load module more than once per process``, ``RecursionError``). If
@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import NoReturn, TypeVar
 
-from blockviz.cli.program import INTERRUPTED_LINE
+from blockviz.cli.early_signals import INTERRUPTED_LINE
 from blockviz.processes import STOP_SIGNALS
 
 Result = TypeVar("Result")

@@ -1,9 +1,9 @@
 """The ``blockviz`` program: the console script's entry point (``blockviz.cli.program:main``).
 
 Kept tiny, as is the package it lives in, so that its first instruction — before any import —
-already ends SIGINT and SIGTERM in the one line every command ends them with: at once, while
-nothing can be half-written, until :mod:`blockviz.cli.interrupts` takes them over. Only Python's
-own start-up comes before it (a Ctrl-C there is Python's ``KeyboardInterrupt``). Then:
+already ends SIGINT and SIGTERM in the one line every command ends them with
+(:mod:`blockviz.cli.early_signals`), until :mod:`blockviz.cli.interrupts` takes them over. Only
+Python's own start-up comes before it (a Ctrl-C there is Python's ``KeyboardInterrupt``). Then:
 
 * the cyclic garbage collector runs less often (:data:`COLLECT_AFTER`): importing torch and Manim
   makes over a million objects, and at Python's default threshold the collector walks them again
@@ -17,6 +17,8 @@ own start-up comes before it (a Ctrl-C there is Python's ``KeyboardInterrupt``).
 
 from __future__ import annotations
 
+from blockviz.cli.early_signals import end_at_once_on_signals
+
 COLLECT_AFTER = 10_000
 """The collector's first threshold (Python's default: 700 allocations of container objects
 less deallocations): the youngest generation is collected after this many."""
@@ -29,7 +31,7 @@ class _Ending:
 
 def main() -> None:
     """Run the ``blockviz`` command given by ``sys.argv``; end the process (never returns)."""
-    _end_at_once_on_signals()  # the first instruction: before any import
+    end_at_once_on_signals()  # the first instruction: before any import
     from blockviz.cli.interrupts import run_program
 
     try:
@@ -37,36 +39,6 @@ def main() -> None:
     except SystemExit as ending:
         _Ending.code = _status_of(ending.code)
         raise
-
-
-INTERRUPTED_LINE = "interrupted: earlier outputs kept"
-"""The one line an interrupted ``blockviz`` says on stderr (:mod:`blockviz.cli.interrupts`)."""
-
-
-def _end_at_once_on_signals() -> None:
-    """Until :func:`~blockviz.cli.interrupts.take_over_signals` (its module still to be imported):
-    SIGINT and SIGTERM end the program at once, in the one line, with 128 + the signal's number;
-    nothing can be half-written yet. A signal the program was started with ignored stays ignored.
-
-    ``_signal`` (the C module that ``signal`` wraps) is already loaded when Python starts;
-    ``signal`` would first import ``enum`` and ``functools``, about 20 ms of start-up in which a
-    Ctrl-C would still be Python's ``KeyboardInterrupt`` and its traceback.
-    """
-    import _signal
-
-    for number in (_signal.SIGINT, _signal.SIGTERM):
-        if _signal.getsignal(number) != _signal.SIG_IGN:
-            _signal.signal(number, _end_at_once)
-
-
-def _end_at_once(signum, frame) -> None:
-    import os
-
-    try:
-        os.write(2, f"{INTERRUPTED_LINE}\n".encode())
-    except OSError:  # stderr closed: the exit status still says it
-        pass
-    os._exit(128 + signum)
 
 
 def _command_group() -> None:

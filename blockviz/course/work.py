@@ -44,6 +44,8 @@ class JobResult:
     outputs: tuple[Path, ...] = field(default=())
     worker: dict = field(default_factory=dict, compare=False)
     """:func:`worker_state` of the process that ran the job, after it (empty if not run)."""
+    tries: int = 1
+    """How many times the job was started: more than 1 if a worker process died while it ran."""
 
 
 def run_job(job: CourseJob) -> JobResult:
