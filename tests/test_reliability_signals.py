@@ -27,7 +27,7 @@ from click.testing import CliRunner
 from blockviz.cli import main
 from blockviz.cli.interrupts import INTERRUPTED_LINE, run_interruptibly
 from blockviz.files import atomic_path, temporary_folder
-from blockviz.processes import end_processes, signals_deferred, start_worker
+from blockviz.processes import end_processes, run_child, signals_deferred, start_worker
 
 BLOCKVIZ = Path(sys.executable).with_name("blockviz")
 THIRTEEN_TOKENS = "The chicken didn't cross the road because it was too tired."
@@ -629,6 +629,28 @@ def test_a_worker_told_to_stop_removes_its_temporaries_and_exits(tmp_path):
     end_processes([worker])
     assert worker.exitcode == 128 + signal.SIGTERM
     assert temporaries(tmp_path) == [] and (tmp_path / "a.mp4").read_bytes() == EARLIER
+
+
+def _worker_running_a_program(folder: str) -> None:
+    start_worker()
+    program = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(30)"
+    run_child([sys.executable, "-c", program, str(Path(folder) / "started")])
+
+
+def test_a_worker_told_to_stop_ends_the_program_it_runs(tmp_path):
+    # A course's slides job runs `blockviz slides` in a child process: left running when its
+    # worker was stopped, it wrote on into the worker's removed temporary folder (issue 32).
+    with signals_deferred():
+        worker = multiprocessing.get_context("fork").Process(target=_worker_running_a_program, args=(str(tmp_path),))
+        worker.start()
+    started = tmp_path / "started"
+    deadline = time.monotonic() + 20
+    while not (started.exists() and started.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    program = int(started.read_text())
+    end_processes([worker])
+    assert worker.exitcode == 128 + signal.SIGTERM
+    assert alive({program}) == set()
 
 
 def test_an_interrupted_command_sweeps_a_temporary_folder_a_late_writer_made_again(tmp_path, capsys):
