@@ -27,7 +27,7 @@ from click.testing import CliRunner
 from blockviz.cli import main
 from blockviz.cli.interrupts import INTERRUPTED_LINE, run_interruptibly
 from blockviz.files import atomic_path, temporary_folder
-from blockviz.processes import end_processes, signals_deferred, start_worker
+from blockviz.processes import end_processes, run_child, signals_deferred, start_worker
 
 BLOCKVIZ = Path(sys.executable).with_name("blockviz")
 THIRTEEN_TOKENS = "The chicken didn't cross the road because it was too tired."
@@ -484,6 +484,7 @@ def test_the_program_takes_over_signals_before_any_import_outside_the_standard_l
     assert [name for name in imported if name.startswith("blockviz")] == [
         "blockviz",
         "blockviz.cli",
+        "blockviz.cli.early_signals",
         "blockviz.cli.interrupts",
         "blockviz.cli.program",
         "blockviz.processes",
@@ -495,6 +496,101 @@ def test_the_console_script_is_the_tiny_program():
 
     (entry,) = [point for point in metadata.entry_points(group="console_scripts") if point.name == "blockviz"]
     assert entry.value == "blockviz.cli.program:main"
+
+
+SIGNALLED_AT_AN_IMPORT = """
+import os, sys
+signum, moment = int(sys.argv[1]), int(sys.argv[2])
+sys.argv = ["blockviz", *sys.argv[3:]]
+from blockviz.cli.program import main
+imports = 0
+def signal_at_an_import(event, args):
+    global imports
+    if event == "import":
+        imports += 1
+        if imports == moment:
+            os.kill(os.getpid(), signum)
+sys.addaudithook(signal_at_an_import)
+main()
+"""
+"""The ``blockviz`` program, signalled as its ``moment``-th import of a module starts: moments
+of start-up by the program's own count, not by a clock."""
+TINY_TRAINING = ["train", "--d-model", "4", "--heads", "2", "--d-ff", "8", "--steps", "20", "-o", "model"]
+IMPORT_MOMENTS = [
+    (1, signal.SIGINT),  # the program's own first import (the module that takes the signals over)
+    (1, signal.SIGTERM),
+    (4, signal.SIGINT),
+    (10, signal.SIGINT),  # just after the take-over, before the command group
+    (11, signal.SIGTERM),
+    (40, signal.SIGTERM),
+    (150, signal.SIGINT),  # torch, half-imported
+    (600, signal.SIGTERM),
+]
+"""``(import, signal)``: `train` imports about 2,000 modules before it trains."""
+
+
+def test_a_signal_at_any_import_of_start_up_ends_train_in_one_line_and_keeps_the_earlier_model(tmp_path):
+    # Issue 32: a SIGINT in the first 0.07 s printed Python's KeyboardInterrupt traceback (the
+    # handlers were set after the program's first imports), a signal as 'import atexit' ran
+    # after the take-over an Interrupted traceback.
+    runs = []
+    for moment, signum in IMPORT_MOMENTS:
+        folder = tmp_path / f"{moment}-{signal.Signals(signum).name}"
+        (folder / "model").mkdir(parents=True)
+        (folder / "model" / "card.json").write_bytes(EARLIER)  # an earlier model train would replace
+        command = [sys.executable, "-c", SIGNALLED_AT_AN_IMPORT, str(int(signum)), str(moment), *TINY_TRAINING]
+        environment = {**os.environ, "BLOCKVIZ_CACHE_DIR": str(folder / "cache")}
+        runs.append((moment, signum, folder, command, environment))
+    for first in range(0, len(runs), AT_ONCE):
+        started = [
+            (moment, signum, folder, subprocess.Popen(command, cwd=folder, env=environment, stderr=subprocess.PIPE))
+            for moment, signum, folder, command, environment in runs[first : first + AT_ONCE]
+        ]
+        for moment, signum, folder, process in started:
+            _, stderr = process.communicate(timeout=120)
+            said = (moment, signal.Signals(signum).name, process.returncode, stderr.decode()[-2000:])
+            assert (process.returncode, stderr.decode()) == (128 + signum, INTERRUPTED_LINE + "\n"), said
+            assert [path.name for path in (folder / "model").iterdir()] == ["card.json"], said
+            assert (folder / "model" / "card.json").read_bytes() == EARLIER
+            assert temporaries(folder) == [], said
+
+
+def ignoring_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def signal_state(pid: int, field: str, signum: int) -> bool:
+    """Whether ``signum`` is in the ``field`` mask of process ``pid`` (``SigIgn``: ignored, ``SigCgt``: caught)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = next(line.split()[1] for line in status.splitlines() if line.startswith(f"{field}:"))
+    return bool(int(mask, 16) & (1 << (signum - 1)))
+
+
+def test_a_sigint_the_program_starts_with_ignored_stays_ignored_all_the_way(tmp_path):
+    # A script's background job (`blockviz train -o model &`) starts with SIGINT ignored: the
+    # system drops one sent before the program's first instruction. Issue 32: one sent in the
+    # first 0.07 s was lost (train replaced the model), one sent later ended the run.
+    process = subprocess.Popen(
+        [str(BLOCKVIZ), *TINY_TRAINING],
+        cwd=tmp_path,
+        env={**os.environ, "BLOCKVIZ_CACHE_DIR": str(tmp_path / "cache")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=ignoring_sigint,  # noqa: PLW1509 — what the shell does for `&`
+    )
+    deadline = time.monotonic() + 60
+    while not handlers_set(process.pid):
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.002)
+    time.sleep(0.3)  # commands' handlers taken over; torch importing
+    assert signal_state(process.pid, "SigIgn", signal.SIGINT)
+    assert not signal_state(process.pid, "SigCgt", signal.SIGINT)
+    for _ in range(3):
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+    out, err = process.communicate(timeout=120)
+    assert (process.returncode, err) == (0, b""), err.decode()
+    assert (tmp_path / "model" / "card.json").is_file() and out.decode().splitlines()[-1].endswith("model")
 
 
 def test_signals_while_workers_start_wait_until_they_have_started():
@@ -533,6 +629,28 @@ def test_a_worker_told_to_stop_removes_its_temporaries_and_exits(tmp_path):
     end_processes([worker])
     assert worker.exitcode == 128 + signal.SIGTERM
     assert temporaries(tmp_path) == [] and (tmp_path / "a.mp4").read_bytes() == EARLIER
+
+
+def _worker_running_a_program(folder: str) -> None:
+    start_worker()
+    program = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(30)"
+    run_child([sys.executable, "-c", program, str(Path(folder) / "started")])
+
+
+def test_a_worker_told_to_stop_ends_the_program_it_runs(tmp_path):
+    # A course's slides job runs `blockviz slides` in a child process: left running when its
+    # worker was stopped, it wrote on into the worker's removed temporary folder (issue 32).
+    with signals_deferred():
+        worker = multiprocessing.get_context("fork").Process(target=_worker_running_a_program, args=(str(tmp_path),))
+        worker.start()
+    started = tmp_path / "started"
+    deadline = time.monotonic() + 20
+    while not (started.exists() and started.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    program = int(started.read_text())
+    end_processes([worker])
+    assert worker.exitcode == 128 + signal.SIGTERM
+    assert alive({program}) == set()
 
 
 def test_an_interrupted_command_sweeps_a_temporary_folder_a_late_writer_made_again(tmp_path, capsys):

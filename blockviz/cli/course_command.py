@@ -56,7 +56,8 @@ def course(course, workers, cluster, scheduler, output, dry_run, force) -> None:
 
     Each output is stamped with what it was made from (its options, the record's inputs and
     hash, blockviz's code): a rerun does only what changed. A failed job is reported in one line
-    and the others go on; the exit status is then 1.
+    and the others go on; the exit status is then 1. A job whose worker process dies is tried once
+    more, and named in a "retried:" line.
 
     \b
     The file's keys (docs/courses.md describes each; examples/course.toml uses most):
@@ -146,7 +147,7 @@ def _summarise(ran, loaded) -> None:
     from rich.console import Console
 
     from blockviz.course.index import INDEX
-    from blockviz.course.report import failures_table, slowest, summary_table
+    from blockviz.course.report import failures_table, retried, slowest, summary_table
     from blockviz.course.work import FRESH, SKIPPED
 
     console = Console(highlight=False)
@@ -157,6 +158,8 @@ def _summarise(ran, loaded) -> None:
     skipped = {(job.kind, ran.results[job.id].message) for job in ran.jobs if ran.results[job.id].status == SKIPPED}
     for kind, reason in sorted(skipped):
         click.echo(f"skipped {kind}: {reason}")
+    for line in retried(ran.jobs, ran.results):
+        click.echo(line)
     for job, seconds in slowest(ran.jobs, ran.results):
         click.echo(f"slow: {seconds:.1f} s  {job.label}")
     click.echo(f"{ran.count(FRESH)} of {len(ran.jobs)} jobs were up to date")

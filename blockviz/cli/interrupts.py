@@ -8,13 +8,19 @@ and :func:`~blockviz.files.temporary_folder` remove their temporaries, worker po
 still registered), one line is printed to stderr — :data:`INTERRUPTED_LINE` — and the process
 exits with 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM.
 
-The ``blockviz`` program sets this up at its first instruction (:mod:`blockviz.cli.program`),
-before any heavy import, so a signal during start-up ends the same way. A signal that arrives
-while a module is being imported is not raised there: a module left half-imported (numpy's,
-torch's, scipy's) breaks the next import of it with a traceback (``cannot load module more than
-once per process``, ``RecursionError``). If nothing can be half-written yet (no temporary file or
-folder, no worker process, no other thread), the program ends at once; otherwise the signal is
-delivered again a moment later, until the import is over.
+The ``blockviz`` program ends at once on either signal from its first instruction
+(:mod:`blockviz.cli.early_signals`) until it takes them over here, before any heavy import, so a signal
+during start-up ends the same way. A signal that arrives while a module is being imported is not
+raised there: a module left half-imported (numpy's, torch's, scipy's) breaks the next import of it
+with a traceback (``cannot load module more than once per process``, ``RecursionError``). If
+nothing can be half-written yet (no temporary file or folder, no worker process, no other thread),
+the program ends at once; otherwise the signal is delivered again a moment later, until the
+import is over.
+
+A signal the process was started with ignored stays ignored, as Python leaves it: a script's
+background job (``blockviz train -o m &``) has SIGINT ignored, and the system drops a SIGINT that
+comes before the program's first instruction, so taking it over afterwards would end the run or
+not depending on the moment (``kill -TERM`` ends such a job, or ``set -m`` in the script).
 
 An ``Interrupted`` raised where Python cannot raise it (inside a finaliser, where it is "ignored")
 is raised again, and a command that somehow finishes after a signal still ends as interrupted.
@@ -34,9 +40,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import NoReturn, TypeVar
 
+from blockviz.cli.early_signals import INTERRUPTED_LINE
 from blockviz.processes import STOP_SIGNALS
 
-INTERRUPTED_LINE = "interrupted: earlier outputs kept"
 Result = TypeVar("Result")
 
 
@@ -76,8 +82,9 @@ def _on_signal(signum, frame) -> None:
 
 
 def take_over_signals() -> None:
-    """In the ``blockviz`` program, at its first instruction: SIGINT and SIGTERM end it as the
-    module says from now on, for the whole process (handlers and hook are never put back)."""
+    """In the ``blockviz`` program, as its command starts (:func:`run_program`): SIGINT and SIGTERM
+    end it as the module says from now on, for the whole process (handlers and hook are never put
+    back); one the process was started with ignored stays ignored."""
     _Signals.own_process = True
     _install()
 
@@ -113,9 +120,11 @@ def run_interruptibly(command: Callable[[], Result], restore: bool = True) -> Re
 
 
 def run_program(command: Callable[[], object]) -> NoReturn:
-    """``command()`` as the whole of the program: ended by SIGINT or SIGTERM as the module says,
-    and by :class:`SystemExit` otherwise (click's standalone mode always raises it)."""
+    """``command()`` as the whole of the program: ended by SIGINT or SIGTERM as the module says
+    (:func:`take_over_signals`, inside: no moment is left between the program's first handlers
+    and these), and by :class:`SystemExit` otherwise (click's standalone mode always raises it)."""
     with _ending_as_interrupted():
+        take_over_signals()
         command()
     sys.exit(0)
 
@@ -133,10 +142,23 @@ def exit_code_after_signal(code: int) -> int:
 
 
 def _install():
-    previous = {number: signal.signal(number, _on_signal) for number in STOP_SIGNALS}
+    """Raise :class:`Interrupted` on SIGINT and SIGTERM (not on one this process ignores); the
+    handlers and unraisable hook they replace.
+
+    Raises
+    ------
+    ValueError
+        Outside the main thread, where handlers cannot be set (nothing is changed then).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        raise ValueError("signal handlers can only be set in the main thread")
+    _Signals.arrived, _Signals.raising, _Signals.reported = None, True, False  # before a handler can note one
     previous_hook = sys.unraisablehook
-    _Signals.arrived, _Signals.raising, _Signals.reported = None, True, False
     sys.unraisablehook = _raise_again(previous_hook)
+    previous = {}
+    for number in STOP_SIGNALS:
+        if signal.getsignal(number) != signal.SIG_IGN:
+            previous[number] = signal.signal(number, _on_signal)
     return previous, previous_hook
 
 

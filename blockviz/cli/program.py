@@ -1,8 +1,9 @@
 """The ``blockviz`` program: the console script's entry point (``blockviz.cli.program:main``).
 
-Kept tiny, as is the package it lives in, so that its first instruction — before click, torch or
-Manim is imported — already ends SIGINT and SIGTERM as every command does
-(:mod:`blockviz.cli.interrupts`). Then:
+Kept tiny, as is the package it lives in, so that its first instruction — before any import —
+already ends SIGINT and SIGTERM in the one line every command ends them with
+(:mod:`blockviz.cli.early_signals`), until :mod:`blockviz.cli.interrupts` takes them over. Only
+Python's own start-up comes before it (a Ctrl-C there is Python's ``KeyboardInterrupt``). Then:
 
 * the cyclic garbage collector runs less often (:data:`COLLECT_AFTER`): importing torch and Manim
   makes over a million objects, and at Python's default threshold the collector walks them again
@@ -16,6 +17,8 @@ Manim is imported — already ends SIGINT and SIGTERM as every command does
 
 from __future__ import annotations
 
+from blockviz.cli.early_signals import end_at_once_on_signals
+
 COLLECT_AFTER = 10_000
 """The collector's first threshold (Python's default: 700 allocations of container objects
 less deallocations): the youngest generation is collected after this many."""
@@ -28,14 +31,9 @@ class _Ending:
 
 def main() -> None:
     """Run the ``blockviz`` command given by ``sys.argv``; end the process (never returns)."""
-    from blockviz.cli.interrupts import run_program, take_over_signals
+    end_at_once_on_signals()  # the first instruction: before any import
+    from blockviz.cli.interrupts import run_program
 
-    take_over_signals()
-    import atexit
-    import gc
-
-    atexit.register(_exit_without_teardown)  # registered first, so it runs last
-    gc.set_threshold(COLLECT_AFTER)
     try:
         run_program(_command_group)
     except SystemExit as ending:
@@ -44,6 +42,11 @@ def main() -> None:
 
 
 def _command_group() -> None:
+    import atexit
+    import gc
+
+    atexit.register(_exit_without_teardown)  # registered before any library's, so it runs last
+    gc.set_threshold(COLLECT_AFTER)
     from blockviz.cli.group import main as blockviz
     from blockviz.cli.records import reuse_records
 

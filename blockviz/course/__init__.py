@@ -60,7 +60,8 @@ def run_course(
     dask_processes: bool = True,
 ) -> CourseRun:
     """Run every job of ``course`` not up to date, then write its index page; hold the output
-    folder's lock meanwhile. ``workers``: local processes (1: this process), or the workers of a
+    folder's lock meanwhile. What jobs killed mid-way left there (their temporary files and
+    folders, :mod:`~blockviz.course.leftovers`) is removed before the jobs start and after they end. ``workers``: local processes (1: this process), or the workers of a
     Dask ``LocalCluster`` (``dask``) made here; ``scheduler``: a Dask scheduler's address.
     ``on_result(job, result)`` is called for each job run, as it ends.
 
@@ -73,10 +74,12 @@ def run_course(
     """
     from blockviz.course import executors
     from blockviz.course.index import INDEX, write_index
+    from blockviz.course.leftovers import remove_leftovers
     from blockviz.course.lock import course_lock
     from blockviz.ownership import refuse_foreign
 
     with course_lock(course.output):
+        remove_leftovers(course.output)  # of an earlier run, whose worker or whole course was killed
         jobs, results = plan_course(course, force)
         pending = executors.longest_first([job for job in jobs if job.id not in results])
         refuse_foreign([course.output / INDEX] + [job.target for job in pending if job.kind != "figures"])
@@ -90,6 +93,7 @@ def run_course(
             executors.run_dask(pending, collect, scheduler=scheduler, workers=workers, processes=dask_processes)
         elif pending:
             executors.run_local(pending, workers, collect)
+        remove_leftovers(course.output)  # of a worker killed in this run: its job was tried again
         write_index(course, jobs, results)
     return CourseRun(jobs, results)
 

@@ -11,8 +11,10 @@ arrives, on the calling thread, and returns once every job has one.
   once) and given a new job when it finishes one, so exactly the jobs in flight are running.
   A worker that dies
   (killed, out of memory) breaks the pool: the jobs it held are tried once more in a new pool,
-  then reported failed. Workers are started with signals held back and ended on any error,
-  Ctrl-C or SIGTERM (:mod:`blockviz.processes`): they remove their temporary files and exit.
+  then reported failed (the result's ``tries``). Workers are started with signals held back and
+  ended on any error, Ctrl-C or SIGTERM (:mod:`blockviz.processes`): they remove their temporary
+  files and exit. The fork server is waited for before the first worker starts, so a signal
+  while it imports ends the run at once, and it is killed at the end.
 - :func:`run_dask`: the jobs as Dask futures on a ``LocalCluster`` (its workers forked from a
   fork server as the local pool's) or a scheduler's address
   (``pip install 'blockviz[cluster]'``), each worker warmed as a local one by a worker plugin
@@ -31,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 
 from blockviz.course.jobs import CourseJob
 from blockviz.course.work import FAILED, JobResult, run_job
@@ -96,7 +99,7 @@ def run_pool(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> No
     from concurrent.futures.process import BrokenProcessPool
 
     from blockviz.course.work import warm_modules
-    from blockviz.processes import end_pool, signals_deferred
+    from blockviz.processes import end_pool, fork_server_ready, signals_deferred, stop_fork_server
 
     waiting = deque(jobs)
     models = course_models(jobs)
@@ -117,18 +120,21 @@ def run_pool(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> No
     def settle(job: CourseJob, future) -> bool:
         """Report ``job``'s result; ``True`` if its pool broke under it (it is then tried again, or failed)."""
         try:
-            on_result(job, future.result())
-            return False
+            result = future.result()
         except BrokenProcessPool:
             if attempts[job.id] >= ATTEMPTS:
-                on_result(job, JobResult(job.id, FAILED, message=WORKER_DIED))
+                on_result(job, JobResult(job.id, FAILED, message=WORKER_DIED, tries=attempts[job.id]))
             else:
                 waiting.appendleft(job)
             return True
+        on_result(job, replace(result, tries=attempts[job.id]))
+        return False
 
-    pool = new_pool()
+    pool = None
     running = {}
     try:
+        fork_server_ready(context)  # its seconds of imports, interruptible: not inside a worker's start
+        pool = new_pool()
         while waiting or running:
             while waiting and len(running) < workers:
                 job = waiting.popleft()
@@ -143,9 +149,13 @@ def run_pool(jobs: Sequence[CourseJob], workers: int, on_result: OnResult) -> No
                 end_pool(pool)
                 pool = new_pool()
     except BaseException:
-        end_pool(pool)
+        if pool is not None:
+            end_pool(pool)
         raise
-    pool.shutdown(wait=True)
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        stop_fork_server()  # left to end by itself, it would tear down torch and Manim for seconds
 
 
 def start_course_worker(models: tuple[str, ...] = ()) -> None:
@@ -254,6 +264,9 @@ def run_dask(
             client.close()
         if cluster is not None:
             cluster.close()
+            from blockviz.processes import stop_fork_server
+
+            stop_fork_server()  # its workers' (processes=True): left to end by itself, seconds of teardown
 
 
 def _preload_fork_server() -> None:

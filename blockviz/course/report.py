@@ -1,5 +1,6 @@
 """A course run on the terminal: a progress bar over jobs, then a summary table, the failures
-one line each and the slowest jobs by name (:mod:`rich`, as the render's progress)."""
+one line each, the jobs tried again and the slowest jobs by name (:mod:`rich`, as the render's
+progress)."""
 
 from __future__ import annotations
 
@@ -109,3 +110,13 @@ def slowest(
         if results.get(job.id) and results[job.id].status in (DONE, FAILED) and results[job.id].seconds >= NOT_SLOW
     ]
     return sorted(ran, key=lambda pair: -pair[1])[:count]
+
+
+def retried(jobs: Sequence[CourseJob], results: dict[str, JobResult]) -> list[str]:
+    """One line per job started more than once (a worker process died while it ran), in the
+    jobs' order: ``retried: <job>: a worker process died while it ran; done on try 2``."""
+    return [
+        f"retried: {job.label}: a worker process died while it ran; {results[job.id].status} on try {results[job.id].tries}"
+        for job in jobs
+        if job.id in results and results[job.id].tries > 1
+    ]

@@ -16,7 +16,6 @@ takes. :func:`worker_state` says what a process has loaded, and each result carr
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -44,6 +43,8 @@ class JobResult:
     outputs: tuple[Path, ...] = field(default=())
     worker: dict = field(default_factory=dict, compare=False)
     """:func:`worker_state` of the process that ran the job, after it (empty if not run)."""
+    tries: int = 1
+    """How many times the job was started: more than 1 if a worker process died while it ran."""
 
 
 def run_job(job: CourseJob) -> JobResult:
@@ -252,6 +253,7 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
     """The deck by ``blockviz slides`` itself, in a child process (its library interface is not
     settled yet), written into a temporary folder that then takes the final name."""
     from blockviz.files import temporary_folder
+    from blockviz.processes import run_child
 
     settings = job.settings
     model = ["--model", settings.model] + (["--layer", str(settings.layer)] if settings.layer is not None else [])
@@ -265,7 +267,7 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
         narration = ["--narrate", *voice] if settings.narration else []
         options = [*model, *scenes, *focus, *narration, "--theme", settings.theme, "-q", settings.qualities[0]]
         options += ["-o", str(partial)]
-        done = subprocess.run(command[:-2] + options + command[-2:], capture_output=True, text=True, check=False)
+        done = run_child(command[:-2] + options + command[-2:])  # ended with the worker
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["blockviz slides failed"])[-1]
             raise BlockvizError(last.removeprefix("Error: "))
