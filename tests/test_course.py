@@ -565,6 +565,7 @@ def empty_folders(folder: Path) -> list[Path]:
 def test_a_slides_job_leaves_no_empty_folder_beside_its_deck(tmp_path, monkeypatch):
     import subprocess
 
+    from blockviz import processes
     from blockviz.course import work
 
     def slides(command, **_):  # `blockviz slides` itself is tested in test_slides: here, what the job does around it
@@ -574,7 +575,7 @@ def test_a_slides_job_leaves_no_empty_folder_beside_its_deck(tmp_path, monkeypat
         (deck / "slides.html").write_text("<html></html>")
         return subprocess.CompletedProcess(command, 0, "", "")
 
-    monkeypatch.setattr(work.subprocess, "run", slides)
+    monkeypatch.setattr(processes, "run_child", slides)
     (job,) = [
         job for job in expand(load_course(course_file(tmp_path, LESSON + "slides = true\n"))) if job.kind == "slides"
     ]

@@ -246,7 +246,7 @@ def _compare(job: CourseJob, rec) -> tuple[list[Path], str | None]:
     with temporary_folder(job.folder, f".{job.target.name}-") as partial:  # hidden beside it, as a file being written
         write_comparison(comparison, partial, settings.figure_formats)
         _replace_own(partial, job.target)
-    return sorted(path for path in job.target.iterdir() if path.is_file()), None
+    return _files_in(job.target), None
 
 
 def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
@@ -272,7 +272,15 @@ def _slides(job: CourseJob, rec) -> tuple[list[Path], str | None]:
             last = (done.stderr.strip().splitlines() or ["blockviz slides failed"])[-1]
             raise BlockvizError(last.removeprefix("Error: "))
         _replace_own(partial, job.target)
-    return sorted(path for path in job.target.rglob("*") if path.is_file()), None
+    return _files_in(job.target, recursive=True), None
+
+
+def _files_in(folder: Path, recursive: bool = False) -> list[Path]:
+    """The outputs in ``folder`` (in its subfolders too if ``recursive``), blockviz's manifests left out."""
+    from blockviz.ownership import MANIFEST
+
+    found = folder.rglob("*") if recursive else folder.iterdir()
+    return sorted(path for path in found if path.is_file() and path.name != MANIFEST)
 
 
 def _replace_own(partial: Path, target: Path) -> None:
