@@ -12,7 +12,7 @@ TORCH_VERSION := 2.13.0
 REVEAL_VERSION := 5.2.1
 REVEAL := $(VENV)/share/reveal.js
 
-.PHONY: setup render test docs benchmark clean
+.PHONY: setup render test test-fast docs benchmark clean
 
 setup: $(VENV)/.installed $(REVEAL)/dist/reveal.js
 
@@ -55,6 +55,10 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
+
+# The inner loop: everything but the Manim renders and the wheel install.
+test-fast: setup
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not render"
 
 docs: setup
 	$(BIN)/mkdocs build --strict -d .docs-site
