@@ -116,11 +116,12 @@ def test_parallel_jobs_render_every_scene(tmp_path, cat_record):
 
 def test_render_defaults_to_one_process_per_core(tmp_path, monkeypatch):
     import blockviz.cli.render_command as render_command
+    import blockviz.render.rendering as rendering
 
     seen = []
     monkeypatch.setattr(render_command, "cores_available", lambda: 7)
     monkeypatch.setattr(
-        render_command, "render_jobs", lambda rec, jobs, options, processes, progress: seen.append(processes)
+        rendering, "render_jobs", lambda rec, jobs, options, processes, progress: seen.append(processes)
     )
     for args, processes in ((), 7), (("-j", "1"), 1), (("--jobs", "3"), 3):
         assert (
