@@ -310,3 +310,35 @@ def test_scene_file_runs_under_plain_manim(tmp_path):
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
+
+
+def test_the_library_makes_no_record_when_every_file_is_up_to_date(tmp_path, monkeypatch):
+    """blockviz.render.rendering.render, as a notebook calls it: the first call renders (here a
+    stand-in that writes the file and its stamp), the second finds both up to date and makes no record."""
+    import blockviz.render.rendering as rendering
+    from blockviz.ownership import output_file
+
+    def stand_in(rec, jobs, options, processes, progress):
+        for job in jobs:
+            with output_file(job.output) as partial:
+                partial.write_bytes(b"png")
+            job.stamp.parent.mkdir(exist_ok=True)
+            job.stamp.write_text(job.key)
+
+    made = []
+    monkeypatch.setattr(rendering, "render_jobs", stand_in)
+    source = rendering.RecordSource(RECORD_INPUTS, lambda: made.append(1) or record("the cat sat"))
+    options = RenderOptions(format="png")
+    first = rendering.render(source, ["mask", "softmax"], options, tmp_path)
+    assert first.files() == [tmp_path / "mask.png", tmp_path / "softmax.png"] and first.unchanged() == []
+    assert made == [1]
+    told = []
+    again = rendering.render(
+        source,
+        ["mask", "softmax"],
+        options,
+        tmp_path,
+        on_file=lambda path, unchanged: told.append((path.name, unchanged)),
+    )
+    assert again.unchanged() == again.files() and again.rendered == []
+    assert told == [("mask.png", True), ("softmax.png", True)] and made == [1]
