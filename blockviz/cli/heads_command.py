@@ -105,18 +105,7 @@ def heads(query, key, top, output, contrast, rank_by, **options) -> None:
     record_options = pop_record_options(options)
     check_model_options(record_options)
     path = figure_path(output, "heads", record_options)
-    if contrast is not None and key is None:
-        raise click.UsageError(
-            "--contrast compares one weight: give --to KEY too (blockviz compare S1 S2 --from TOKEN compares whole rows)"
-        )
-    if contrast is not None and contrast.strip() == record_options["sentence"].strip():
-        raise click.BadParameter(
-            "the contrast sentence is the sentence itself: change a word", param_hint="'--contrast'"
-        )
-    if rank_by == "contrast" and contrast is None:
-        raise click.BadParameter("ranking by contrast needs --contrast S2", param_hint="'--rank'")
-    if rank_by is not None and key is None:
-        raise click.BadParameter("--rank ranks the weight from --from to --to: give --to KEY", param_hint="'--rank'")
+    _check_ranking(key, contrast, rank_by, record_options["sentence"])
     with reporting_errors():
         attentions, note = sentence_attentions(record_options)
         with sentence_named("'--contrast'"):
@@ -135,3 +124,19 @@ def heads(query, key, top, output, contrast, rank_by, **options) -> None:
         writable_file(path)
         print_ranking(ranking, note, top)
         write_figure(heads_grid(ranking, note), path, attentions.tokens)
+
+
+def _check_ranking(key: str | None, contrast: str | None, rank_by: str | None, sentence: str) -> None:
+    """--contrast and --rank compare the one weight --to names; the contrast sentence differs."""
+    if contrast is not None and key is None:
+        raise click.UsageError(
+            "--contrast compares one weight: give --to KEY too (blockviz compare S1 S2 --from TOKEN compares whole rows)"
+        )
+    if contrast is not None and contrast.strip() == sentence.strip():
+        raise click.BadParameter(
+            "the contrast sentence is the sentence itself: change a word", param_hint="'--contrast'"
+        )
+    if rank_by == "contrast" and contrast is None:
+        raise click.BadParameter("ranking by contrast needs --contrast S2", param_hint="'--rank'")
+    if rank_by is not None and key is None:
+        raise click.BadParameter("--rank ranks the weight from --from to --to: give --to KEY", param_hint="'--rank'")
