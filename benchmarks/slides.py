@@ -50,8 +50,8 @@ def main() -> None:
     )
     print(done.stdout.strip().splitlines()[-1])
 
-    from blockviz.cli.slides_command import _parts
     from blockviz.render.plan import RenderOptions, plan
+    from blockviz.render.run import lecture_parts
     from blockviz.scenes.catalog import entries
     from blockviz.scenes.wording import toy_wording
     from blockviz.slides.deck import write_deck
@@ -68,7 +68,7 @@ def main() -> None:
     ]
     with tempfile.TemporaryDirectory() as other:
         started = time.perf_counter()
-        deck = write_deck(_parts(jobs, toy_wording()), other)
+        deck = write_deck(lecture_parts(jobs, toy_wording()), other)
         print(f"write_deck alone ({len(deck.clips)} slides): {time.perf_counter() - started:.2f} s")
     for name in ("slides.html", "slides.pptx", "slides", "reveal.js"):
         if (folder / name).exists():

@@ -102,7 +102,7 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
                     contiguous, str(temporary), metadata={key: json.dumps(value) for key, value in header.items()}
                 )
             except SafetensorError as error:
-                raise _os_error(error) from None  # atomic_path names the path and the reason
+                raise os_error_inside(error) from None  # atomic_path names the path and the reason
             _sort_safetensors_header(temporary)
         else:
             document = {**header, "tensors": {name: _to_json(tensor) for name, tensor in tensors.items()}}
@@ -462,7 +462,7 @@ def _escaped_surrogates(text: str) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _os_error(error: Exception) -> OSError:
+def os_error_inside(error: Exception) -> OSError:
     """The ``OSError`` inside a safetensors error (its Rust I/O error names the errno:
     "… No space left on device (os error 28)"), or one holding its first line."""
     found = re.search(r"os error (\d+)|code: (\d+)", str(error))

@@ -616,7 +616,7 @@ def test_value_mixing_writes_the_columns_its_value_panel_shows_with_one_number_f
 def test_residual_stream_writes_approximately_where_the_rounded_column_does_not_add_up():
     import numpy as np
 
-    from blockviz.figures.vectors import _approximate_sums
+    from blockviz.figures.vectors import approximate_sums
 
     steps = [("a", "a"), ("b", "+ b"), ("c", "= c"), ("d", "+ d"), ("e", "= e")]
     # 0.29 + 0.01 as drawn is 0.30, but e = 0.305 + 0.0051 = 0.3101 is drawn 0.31: "≈ e"; 0.96 − 0.67 = 0.29 holds: "= c"
@@ -627,4 +627,4 @@ def test_residual_stream_writes_approximately_where_the_rounded_column_does_not_
         "d": np.array([0.0051]),
         "e": np.array([0.3101]),
     }
-    assert [label for _, label in _approximate_sums(steps, rows, 2)] == ["a", "+ b", "= c", "+ d", "≈ e"]
+    assert [label for _, label in approximate_sums(steps, rows, 2)] == ["a", "+ b", "= c", "+ d", "≈ e"]

@@ -77,10 +77,11 @@ def test_the_default_head_is_auto_for_a_trained_model_and_a_word():
 def test_render_with_a_model_and_a_word_asks_for_auto(minilm, monkeypatch, tmp_path):
     """The CLI's default, without rendering: what it hands the renderer."""
     import blockviz.cli.render_command as command
+    import blockviz.render.rendering as rendering
 
     asked = {}
     monkeypatch.setattr(command, "command_record", lambda inputs: minilm)
-    monkeypatch.setattr(command, "render_jobs", lambda rec, jobs, options, **_: asked.update(options=options))
+    monkeypatch.setattr(rendering, "render_jobs", lambda rec, jobs, options, **_: asked.update(options=options))
     arguments = ["render", CHICKEN, "--model", "minilm", "--layer", "3", "--scene", "softmax", "-o", str(tmp_path)]
     result = CliRunner().invoke(main, [*arguments, "--token", "it"])
     assert result.exit_code == 0, result.output

@@ -108,6 +108,32 @@ def test_the_seeded_block_is_one_layer_of_attentions():
     assert attentions.tokens == ["the", "cat", "sat"]
 
 
+def test_rank_from_a_sentence_is_the_toy_models_weights_ranked():
+    """The library the command calls, given a sentence: the toy model's record through the front
+    door, each head's weight from "mat" to "cat" largest first; a key it lacks names the key."""
+    from blockviz.heads import TokenChoiceError, rank
+
+    ranking = rank("the cat sat on the mat", "mat", "cat", by="weight")
+    expected = record_of_toy("the cat sat on the mat").weights[:, 5, 1]
+    assert [row.head for row in ranking.rows] == torch.argsort(expected, descending=True, stable=True).tolist()
+    assert [row.weight for row in ranking.rows] == pytest.approx(sorted(expected.tolist(), reverse=True), abs=1e-6)
+    assert (ranking.query, ranking.key, ranking.layers, ranking.what) == (
+        5,
+        1,
+        [0],
+        "toy (blockviz): 1 layer × 2 heads",
+    )
+    with pytest.raises(TokenChoiceError) as raised:
+        rank("the cat sat on the mat", "mat", "dog")
+    assert raised.value.argument == "key" and "token 'dog' is not in the sentence" in str(raised.value)
+
+
+def record_of_toy(sentence):
+    from blockviz.recording import record as front_door
+
+    return front_door(sentence)
+
+
 # --- the figure ------------------------------------------------------------------------------
 
 

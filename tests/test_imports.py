@@ -218,3 +218,52 @@ def test_nothing_imports_pyplot():
     """Figures use matplotlib's object interface (``Figure()``), scenes never matplotlib's state machine."""
     offenders = {name for name, names in all_imports().items() if starting_with(names, "matplotlib.pyplot", "pylab")}
     assert offenders == set()
+
+
+# -- private names ----------------------------------------------------------------------------
+
+ROOT = PACKAGE.parent
+READ_FOR_PRIVATE_NAMES = ("blockviz", "tests")
+"""The folders whose Python files may import no private name of blockviz."""
+
+
+def private_imports(path: Path) -> list[str]:
+    """``module.name`` for each private name (one underscore first, not a dunder) ``path``
+    imports from a blockviz module with ``from … import``, relative imports included."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        module = "." * node.level + (node.module or "")
+        if not (node.level or module == "blockviz" or module.startswith("blockviz.")):
+            continue
+        found += [
+            f"{module}.{alias.name}"
+            for alias in node.names
+            if alias.name.startswith("_") and not (alias.name.startswith("__") and alias.name.endswith("__"))
+        ]
+    return found
+
+
+def test_the_private_name_reader_sees_from_imports_only(tmp_path):
+    source = tmp_path / "a.py"
+    source.write_text(
+        "from blockviz.x import _hidden, shown, __version__\n"
+        "from .y import _relative\n"
+        "from other import _theirs\n"
+        "import blockviz._module_alone\n"
+        "def later():\n    from blockviz.z import _late\n"
+    )
+    assert private_imports(source) == ["blockviz.x._hidden", ".y._relative", "blockviz.z._late"]
+
+
+def test_no_private_name_is_imported_across_modules():
+    """A name with a leading underscore belongs to its module: another module or a test that
+    needs it means it should be public (documented) or live elsewhere."""
+    offenders = {
+        str(path.relative_to(ROOT)): names
+        for folder in READ_FOR_PRIVATE_NAMES
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if (names := private_imports(path))
+    }
+    assert offenders == {}

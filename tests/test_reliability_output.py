@@ -20,7 +20,7 @@ from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.files import atomic_path, output_error, temporary_folder, writable_folder
 from blockviz.ownership import MANIFEST, remember
-from blockviz.tensorfile import _os_error
+from blockviz.tensorfile import os_error_inside
 
 SCENE = ["--scene", "mask", "--format", "png", "--resolution", "160x90"]
 EARLIER = b"an earlier output, to be kept exactly\n"
@@ -294,7 +294,7 @@ def test_messages_name_the_reason_and_the_fix():
     ],
 )
 def test_safetensors_errors_give_their_errno(message, number):
-    error = _os_error(Exception(message))
+    error = os_error_inside(Exception(message))
     assert error.errno == number
     if number is None:
         assert str(error) == message

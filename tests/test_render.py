@@ -116,11 +116,12 @@ def test_parallel_jobs_render_every_scene(tmp_path, cat_record):
 
 def test_render_defaults_to_one_process_per_core(tmp_path, monkeypatch):
     import blockviz.cli.render_command as render_command
+    import blockviz.render.rendering as rendering
 
     seen = []
     monkeypatch.setattr(render_command, "cores_available", lambda: 7)
     monkeypatch.setattr(
-        render_command, "render_jobs", lambda rec, jobs, options, processes, progress: seen.append(processes)
+        rendering, "render_jobs", lambda rec, jobs, options, processes, progress: seen.append(processes)
     )
     for args, processes in ((), 7), (("-j", "1"), 1), (("--jobs", "3"), 3):
         assert (
@@ -335,3 +336,35 @@ def test_render_warns_once_of_characters_no_font_can_draw(tmp_path):
         f"warning: no font on this machine has glyphs for some characters of {UNASSIGNED!r}: they show as empty boxes "
         "in the scenes; the numbers are unaffected (install a font with these characters to see them)"
     ]
+
+
+def test_the_library_makes_no_record_when_every_file_is_up_to_date(tmp_path, monkeypatch):
+    """blockviz.render.rendering.render, as a notebook calls it: the first call renders (here a
+    stand-in that writes the file and its stamp), the second finds both up to date and makes no record."""
+    import blockviz.render.rendering as rendering
+    from blockviz.ownership import output_file
+
+    def stand_in(rec, jobs, options, processes, progress):
+        for job in jobs:
+            with output_file(job.output) as partial:
+                partial.write_bytes(b"png")
+            job.stamp.parent.mkdir(exist_ok=True)
+            job.stamp.write_text(job.key)
+
+    made = []
+    monkeypatch.setattr(rendering, "render_jobs", stand_in)
+    source = rendering.RecordSource(RECORD_INPUTS, lambda: made.append(1) or record("the cat sat"))
+    options = RenderOptions(format="png")
+    first = rendering.render(source, ["mask", "softmax"], options, tmp_path)
+    assert first.files() == [tmp_path / "mask.png", tmp_path / "softmax.png"] and first.unchanged() == []
+    assert made == [1]
+    told = []
+    again = rendering.render(
+        source,
+        ["mask", "softmax"],
+        options,
+        tmp_path,
+        on_file=lambda path, unchanged: told.append((path.name, unchanged)),
+    )
+    assert again.unchanged() == again.files() and again.rendered == []
+    assert told == [("mask.png", True), ("softmax.png", True)] and made == [1]

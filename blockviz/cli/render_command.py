@@ -3,6 +3,7 @@ with ``--lecture`` join the title card and every scene into one video with chapt
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -26,17 +27,10 @@ from blockviz.cli.scene_options import (
     warn_unspeakable,
 )
 from blockviz.cli.sentence import SentenceCommand
-from blockviz.ownership import refuse_foreign
 from blockviz.processes import cores_available
-from blockviz.render.plan import (
-    FORMATS,
-    RenderOptions,
-    default_folder,
-    plan,
-    plan_lecture,
-)
+from blockviz.render.plan import FORMATS, RenderOptions
 from blockviz.render.progress import Progress
-from blockviz.render.run import join_lecture, render_jobs
+from blockviz.render.rendering import RecordSource
 
 
 def _list_scenes(ctx, param, value):
@@ -176,8 +170,8 @@ def render(
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
     """
-    from blockviz.scenes.catalog import entries, for_record, lookup
-    from blockviz.scenes.wording import Wording
+    from blockviz.render.rendering import render as render_scenes
+    from blockviz.scenes.catalog import lookup
 
     if lecture:
         _check_lecture_request(scenes, file_format)
@@ -202,46 +196,41 @@ def render(
         from_step=from_step,
         hold_last=hold_last,
     )
-    with usage_error_for("--scene"):
-        chosen = entries() if lecture else lookup(scenes)  # a lecture: the title card and every scene
-    rec = None
-    if any(entry.needs for entry in chosen):  # what the record holds decides whether they can show it
-        rec = command_record(record_inputs)
-        with reporting_errors():
-            chosen = for_record(chosen, rec, () if lecture else scenes)
-    names = [entry.name for entry in chosen]
+    if not lecture:  # a lecture is the title card and every scene
+        with usage_error_for("--scene"):
+            lookup(scenes)
     with reporting_errors():
-        sentence = output_sentence(record_inputs)
-        folder = output if output is not None else default_folder(sentence, record_inputs)
-        if lecture:
-            lecture_plan = plan_lecture(record_inputs, render_options, folder, names)
-            planned = lecture_plan.jobs
-        else:
-            planned = plan(names, record_inputs, render_options, folder)
-        refuse_foreign([job.output for job in planned] + (lecture_plan.files() if lecture else []))
-    pending = [job for job in planned if force or not job.is_fresh()]
-    if pending:
-        rec = rec or command_record(record_inputs)
-        chosen_token_and_head(rec, token, head, to)
-        if narrate:  # warnings once the record is made: a mistake in the input is its one line alone
-            warn_unspeakable(rec.sentence)
-        warn_missing_glyphs(rec.tokens)
-        with reporting_errors():
-            render_jobs(
-                rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)
-            )
-    for job in planned:
-        click.echo(f"{job.output}" + ("" if job in pending else "  (unchanged)"))
-    if lecture:
-        joined = bool(pending) or force or not lecture_plan.is_fresh()
-        if joined:
-            rec = rec or command_record(record_inputs)
-            with reporting_errors():
-                join_lecture(
-                    lecture_plan, Wording.of(rec), progress=Progress(enabled=True), burned_captions=burned_captions
-                )
-        for path in lecture_plan.files():
-            click.echo(f"{path}" + ("" if joined else "  (unchanged)"))
+        render_scenes(
+            OptionsRecord(record_inputs, lambda: command_record(record_inputs), (token, head, to), narrate),
+            scenes,
+            render_options,
+            output,
+            lecture=lecture,
+            force=force,
+            processes=jobs or cores_available(),
+            progress=Progress(enabled=True),
+            on_file=lambda path, unchanged: click.echo(f"{path}" + ("  (unchanged)" if unchanged else "")),
+        )
+
+
+@dataclass(frozen=True)
+class OptionsRecord(RecordSource):
+    """The record the command's options ask for (:func:`~blockviz.cli.records.command_record`):
+    a ``focus`` (--token, --head, --to) it lacks, or neither a sentence nor --record, is a usage
+    error naming the option (exit 2)."""
+
+    focus: tuple = (None, 0, None)
+    narrate: bool = False
+
+    def check(self, record) -> None:
+        """The focus, then the warnings (once the record is made: a mistake in the input is its one line alone)."""
+        chosen_token_and_head(record, *self.focus)
+        if self.narrate:
+            warn_unspeakable(record.sentence)
+        warn_missing_glyphs(record.tokens)
+
+    def sentence(self) -> str:
+        return output_sentence(self.inputs)
 
 
 def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:

@@ -105,7 +105,7 @@ def slides(
       blockviz slides "The chicken didn't cross the road because it was too tired." --token it
       blockviz slides "the cat sat" --scene softmax,mask -q m -o deck
     """
-    from blockviz.render.run import render_jobs
+    from blockviz.render.run import lecture_parts, render_jobs
     from blockviz.scenes.catalog import entries, for_record, lookup
     from blockviz.scenes.wording import Wording
     from blockviz.slides.deck import deck_paths, write_deck
@@ -148,29 +148,9 @@ def slides(
                 rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)
             )
     with reporting_errors():
-        deck = write_deck(_parts(planned, Wording.of(rec)), folder, theme=theme, title=sentence)
+        deck = write_deck(lecture_parts(planned, Wording.of(rec)), folder, theme=theme, title=sentence)
     for path in deck.files():
         click.echo(str(path))
     click.echo(f"{len(deck.clips)} slides from {len(planned)} scenes")
     for note in deck.notes:
         click.echo(note, err=True)
-
-
-def _parts(jobs, wording):
-    """Each rendered job as a lecture part: its scene, chapter title and caption in the record's
-    ``wording`` (:class:`~blockviz.scenes.wording.Wording`), and the captions it showed."""
-    from blockviz.lecture import LecturePart
-    from blockviz.render.run import shown_captions
-    from blockviz.scenes.catalog import lookup
-
-    by_name = {entry.name: entry for entry in lookup([job.scene for job in jobs])}
-    return [
-        LecturePart(
-            job.scene,
-            by_name[job.scene].title_for(wording),
-            by_name[job.scene].caption_for(wording),
-            job.output,
-            shown_captions(job),
-        )
-        for job in jobs
-    ]

@@ -18,7 +18,7 @@ import numpy as np
 
 from blockviz.figures.heatmap import ColourScale
 from blockviz.figures.labels import widest_in
-from blockviz.figures.layout import LABELLED_ROW_IN, Flow, _groups, _make_row, _row_width
+from blockviz.figures.layout import LABELLED_ROW_IN, Flow, make_row, piece_groups, row_width
 from blockviz.figures.page import Page
 from blockviz.figures.panels import MatrixSpec, matrix_piece, matrix_slot, readable_cell
 from blockviz.style import Theme, format_number
@@ -246,10 +246,9 @@ def numbers_flow(pieces: list, rows: int, page: Page) -> list:
     if page.width is None:
         return [Flow(pieces, rows=rows, largest_cell=cap)]
     lines: list[list] = []
-    for group in _groups(pieces):
+    for group in piece_groups(pieces):
         if (
-            lines
-            and _row_width([_make_row(lines[-1] + group, max(readable), math.inf)], page.gap) <= page.content_width
+            lines and row_width([make_row(lines[-1] + group, max(readable), math.inf)], page.gap) <= page.content_width
         ):  # the layout shrinks cells to it
             lines[-1] += group
         else:

@@ -141,18 +141,18 @@ class Flow:
         too tall even with its rows closest)."""
         if page.width is None:
             self.cell = self.natural_cell(page)
-            return [_make_row(self.pieces, self.cell, pitch)]
+            return [make_row(self.pieces, self.cell, pitch)]
         room = page.content_width
         cap = self.cap(page)
-        groups = _groups(self.pieces)
-        one_row = _largest_cell(lambda cell: _row_width([_make_row(self.pieces, cell, pitch)], gap), room, cap)
-        single = [_make_row(self.pieces, one_row, pitch)]
-        fits = _row_width(single, gap) <= room + 1e-9
+        groups = piece_groups(self.pieces)
+        one_row = _largest_cell(lambda cell: row_width([make_row(self.pieces, cell, pitch)], gap), room, cap)
+        single = [make_row(self.pieces, one_row, pitch)]
+        fits = row_width(single, gap) <= room + 1e-9
         self.cell = one_row
         if len(groups) == 1 or (fits and one_row >= ONE_ROW_SHARE * cap):
             return single
         cell = min(
-            _largest_cell(lambda cell: _row_width([_make_row(group, cell, pitch)], gap), room, cap) for group in groups
+            _largest_cell(lambda cell: row_width([make_row(group, cell, pitch)], gap), room, cap) for group in groups
         )
         wrapped = _packed(groups, cell, pitch, gap, room)
         wrapped_cell = cell
@@ -172,10 +172,10 @@ class Flow:
         """The rows of slots with cells ``cell`` inches wide: one row if it fits the page, else
         its panels packed onto as few rows as they fill (an operator kept with the panel after it)."""
         self.cell = cell
-        single = [_make_row(self.pieces, cell, pitch)]
-        if page.width is None or _row_width(single, gap) <= page.content_width + 1e-9:
+        single = [make_row(self.pieces, cell, pitch)]
+        if page.width is None or row_width(single, gap) <= page.content_width + 1e-9:
             return single
-        return _packed(_groups(self.pieces), cell, pitch, gap, page.content_width)
+        return _packed(piece_groups(self.pieces), cell, pitch, gap, page.content_width)
 
 
 FEWER_ROWS_SHARES = (0.95, 0.9, 0.85, 0.8)
@@ -188,11 +188,11 @@ def _packed(groups: list[list[Piece]], cell: float, pitch: float, gap: float, ro
     """``groups`` packed left to right onto as few rows of ``room`` inches as they fill in order (greedy)."""
     rows: list[list[Piece]] = []
     for group in groups:
-        if rows and _row_width([_make_row(rows[-1] + group, cell, pitch)], gap) <= room + 1e-9:
+        if rows and row_width([make_row(rows[-1] + group, cell, pitch)], gap) <= room + 1e-9:
             rows[-1] += group
         else:
             rows.append(list(group))
-    return [_make_row(row, cell, pitch) for row in rows]
+    return [make_row(row, cell, pitch) for row in rows]
 
 
 def _numbers(rows: list[list[Slot]]) -> int:
@@ -223,7 +223,7 @@ def cell_size(
     return width, min(max(width * SQUARE_ASPECT, LABELLED_ROW_IN), width / FLATTEST_SQUARE, pitch)
 
 
-def _make_row(pieces: list[Piece], cell: float, pitch: float) -> list[Slot]:
+def make_row(pieces: list[Piece], cell: float, pitch: float) -> list[Slot]:
     """The slots of ``pieces`` on one row: the first piece with token rows labels them."""
     first = next((index for index, piece in enumerate(pieces) if piece.token_rows), -1)
     return [piece.make(cell, index == first, pitch) for index, piece in enumerate(pieces)]
@@ -440,7 +440,7 @@ def build_figure(lines: list[Line], page: Page) -> tuple[Figure, dict[str, Any]]
         if _height(rows, page) > page.max_height:  # too tall even with its rows closest: panels closer together
             compact = _shrink_to_height(lines, page, gap, compact=True)
             rows = compact if _height(compact, page) < _height(rows, page) else rows
-    widths = [_row_width([row], gap) for row in rows]
+    widths = [row_width([row], gap) for row in rows]
     figure_width = (
         max(widths) + 2 * page.margin if page.width is None else max(page.width, max(widths) + 2 * page.margin)
     )
@@ -538,7 +538,8 @@ def _tallest_pitch(
     return low, best
 
 
-def _groups(pieces: list[Piece]) -> list[list[Piece]]:
+def piece_groups(pieces: list[Piece]) -> list[list[Piece]]:
+    """``pieces`` cut after each piece without ``glue``: the runs that must stay on one row."""
     groups, current = [], []
     for piece in pieces:
         current.append(piece)
@@ -581,7 +582,8 @@ CELL_TOLERANCE_IN = 1e-4
 """Cell sizes are found to within this (a 64-column panel's width to within 0.01 in)."""
 
 
-def _row_width(rows: list[list[Slot]], gap: float) -> float:
+def row_width(rows: list[list[Slot]], gap: float) -> float:
+    """The width of the widest of ``rows`` in inches: its slots and the ``gap`` between them."""
     return max(sum(slot.full_width for slot in row) + sum(_gaps(row, gap)) for row in rows)
 
 

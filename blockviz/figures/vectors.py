@@ -276,7 +276,7 @@ def residual_stream(request: FigureRequest) -> Figure:
     signs.update({"resid_mid_norm": f"{kind} \u2192 ", "resid_post_norm": f"{kind} \u2192 "})
     steps = [(name, signs.get(name, "") + symbol(name, rec)) for name in names]
     rows = {name: as_array(rec.tensors[name])[i] for name, _ in steps}
-    steps = _approximate_sums(steps, rows, request.decimals)
+    steps = approximate_sums(steps, rows, request.decimals)
     width = max(text_size_in(label, page.note, math=is_math_text(label))[0] for _, label in steps) * 1.06 + 0.05
     columns = row_columns([np.stack(list(rows.values()))], d, page, width, request.decimals)
     labels = feature_labels("d_model", d)
@@ -324,7 +324,7 @@ def residual_stream(request: FigureRequest) -> Figure:
     return build_figure(lines, page)[0]
 
 
-def _approximate_sums(steps: list[tuple[str, str]], rows: dict, decimals: int) -> list[tuple[str, str]]:
+def approximate_sums(steps: list[tuple[str, str]], rows: dict, decimals: int) -> list[tuple[str, str]]:
     """``steps`` with each "= sum" label written "≈ sum" where, in some column, the two numbers
     above it, each rounded to ``decimals`` as drawn, do not add up to the sum as drawn."""
     written = []

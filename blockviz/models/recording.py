@@ -200,7 +200,8 @@ class ModelAttentions:
     ``family``, ``special`` which tokens are the tokenizer's special ones (length n); ``words``
     the word of each token (:class:`~blockviz.models.tokens.ModelTokens`; ``None``: each token a
     word of its own, as blockviz's own tokens are); ``causal`` whether a causal mask hides later
-    keys (a decoder), ``None`` when not known."""
+    keys (a decoder), ``None`` when not known; ``kv_heads`` the number of key/value heads (fewer
+    than the query heads under grouped-query attention; ``None`` when not known)."""
 
     tokens: list[str]
     weights: torch.Tensor
@@ -209,6 +210,7 @@ class ModelAttentions:
     special: list[bool]
     words: list[int | None] | None = None
     causal: bool | None = None
+    kv_heads: int | None = None
 
 
 def block_attentions(rec) -> ModelAttentions:
@@ -222,6 +224,7 @@ def block_attentions(rec) -> ModelAttentions:
         "blockviz",
         list(rec.special),
         causal=rec.config.causal,
+        kv_heads=rec.config.kv_heads,
     )
 
 
@@ -244,7 +247,14 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
         )
     weights = torch.stack([attention[0] for attention in outputs.attentions]).float()
     return ModelAttentions(
-        tokens.tokens, weights, str(model), loaded.family.name, tokens.special, tokens.words, config.causal
+        tokens.tokens,
+        weights,
+        str(model),
+        loaded.family.name,
+        tokens.special,
+        tokens.words,
+        config.causal,
+        config.kv_heads,
     )
 
 

@@ -40,6 +40,7 @@ class Progress:
         if self._bar is not None:
             self._bar.__exit__(*exc)
             self._bar = None
+        self._scenes = self._animations = None  # the next use draws new bars
 
     def start_scenes(self, total: int) -> None:
         if self._bar is not None:

@@ -305,6 +305,26 @@ def shown_captions(job: RenderJob) -> tuple[tuple[float, str], ...]:
         return ()
 
 
+def lecture_parts(jobs: list[RenderJob], wording):
+    """Each rendered job as a :class:`~blockviz.lecture.LecturePart`: its scene, chapter title and
+    caption in the record's ``wording`` (:class:`~blockviz.scenes.wording.Wording`), its file,
+    and the captions it showed (:func:`shown_captions`)."""
+    from blockviz.lecture import LecturePart
+    from blockviz.scenes.catalog import lookup
+
+    by_name = {entry.name: entry for entry in lookup([job.scene for job in jobs])}
+    return [
+        LecturePart(
+            job.scene,
+            by_name[job.scene].title_for(wording),
+            by_name[job.scene].caption_for(wording),
+            job.output,
+            shown_captions(job),
+        )
+        for job in jobs
+    ]
+
+
 def join_lecture(lecture: LecturePlan, wording, progress: Progress | None = None, burned_captions: bool = True):
     """Join the lecture's rendered parts into its video, chapters and captions; stamp it.
 
@@ -319,20 +339,9 @@ def join_lecture(lecture: LecturePlan, wording, progress: Progress | None = None
     BlockvizError
         If a part's video is missing or unreadable (see :func:`blockviz.lecture.write_lecture`).
     """
-    from blockviz.lecture import LecturePart, write_lecture
-    from blockviz.scenes.catalog import lookup
+    from blockviz.lecture import write_lecture
 
-    by_name = {entry.name: entry for entry in lookup([job.scene for job in lecture.jobs])}
-    parts = [
-        LecturePart(
-            job.scene,
-            by_name[job.scene].title_for(wording),
-            by_name[job.scene].caption_for(wording),
-            job.output,
-            shown_captions(job),
-        )
-        for job in lecture.jobs
-    ]
+    parts = lecture_parts(lecture.jobs, wording)
     progress = progress or Progress(enabled=False)
     with progress:
         written = write_lecture(

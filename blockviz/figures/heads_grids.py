@@ -1,0 +1,123 @@
+"""The layer × head grids of ``blockviz heads`` and ``blockviz compare``, made from their analyses
+(:class:`~blockviz.heads.HeadRanking`, :class:`~blockviz.heads.HeadComparison`): each cell one
+head, a title, and notes saying what a cell is, whose heads they are and what else was printed
+(:class:`~blockviz.figures.heads_figure.HeadsGrid`, drawn by
+:func:`~blockviz.figures.heads_figure.write_heads_figure`).
+
+``note``: a line about the weights beside the model's description (a GGUF model's quantisation,
+the toy model's training), or ``None``.
+"""
+
+from __future__ import annotations
+
+from blockviz.tokens import display_token
+
+FRAMED = {
+    "weight": "the largest",
+    "above-baseline": "the furthest above its baseline",
+    "contrast": "the largest change in the contrast sentence",
+}
+"""What the framed head of a ranking is, for each way of ranking (:data:`blockviz.models.evidence.RANKINGS`)."""
+
+
+def heads_grid(ranking, note: str | None = None):
+    """The grid of a :class:`~blockviz.heads.HeadRanking`: each head's weight from the query to
+    the key, the first-ranked head framed; without a key, each head's largest key and its weight."""
+    return _ranking_grid(ranking, note) if ranking.key is not None else _keys_grid(ranking, note)
+
+
+def comparison_grid(comparison, note: str | None = None):
+    """The grid of a :class:`~blockviz.heads.HeadComparison` (how far each head's attention
+    moves, :func:`~blockviz.models.comparison.moved_grid`) and the panel of the most moved
+    head's rows to go under it (:func:`~blockviz.models.comparison.rows_panel`)."""
+    from blockviz.models.comparison import moved_grid, rows_panel
+
+    seeing = comparison.seeing
+    notes = grid_notes(comparison.what, note, "", [seeing] if seeing else [])[1:]
+    grid = moved_grid(
+        comparison.shifts,
+        comparison.labels,
+        comparison.query_name,
+        comparison.layers,
+        comparison.n_heads,
+        comparison.kv_heads,
+        model_of(comparison.what),
+        notes,
+        seeing,
+    )
+    panel = rows_panel(
+        comparison.shifts[0], comparison.labels, comparison.query_name, comparison.layers, comparison.unseen
+    )
+    return grid, panel
+
+
+def grid_notes(what: str, note: str | None, first: str, extra=()) -> tuple[str, ...]:
+    """A grid's notes: ``first`` (what a cell is), ``what`` (whose heads), ``note`` and each line
+    of ``extra``, each a sentence (capitalised, a full stop)."""
+    notes = [first, what + "."]
+    if note:
+        notes.append(note[0].upper() + note[1:] + ".")
+    notes += [line[0].upper() + line[1:] + "." for line in extra]
+    return tuple(notes)
+
+
+def model_of(what: str) -> str:
+    """`` of minilm`` for a model's title (``what`` starts with its name), nothing for the seeded block.
+
+    >>> model_of("minilm (bert): 6 layers × 12 heads"), model_of("the seeded block (seeded random weights): …")
+    (' of minilm', '')
+    """
+    return "" if what.startswith("the seeded block") else f" of {what.split(' (')[0]}"
+
+
+def _head_label(ranking) -> str:
+    return "query head" if ranking.kv_heads < ranking.n_heads else "head"
+
+
+def _ranking_grid(ranking, note):
+    import numpy as np
+
+    from blockviz.figures.heads_figure import HeadsGrid
+    from blockviz.models.evidence import word_weights
+    from blockviz.style import format_number
+
+    words, query, key, layers = ranking.words, ranking.query, ranking.key, ranking.layers
+    best = ranking.rows[0]
+    values = np.asarray(word_weights(ranking.weights, words)[:, :, query, words.of(key)], dtype=float)
+    decimals = HeadsGrid(values, "", best=(best.layer, best.head)).decimals  # the grid's one format, the note's too
+    q, k = display_token(ranking.attentions.tokens[query]), display_token(words.names[words.of(key)])
+    first = (
+        f"Each cell: the head's weight from query \u201c{q}\u201d (position {query}) on key \u201c{k}\u201d (position {key}). "
+        f"Framed: {FRAMED[ranking.by]}, layer {layers[best.layer]} head {best.head} ({format_number(float(values[best.layer, best.head]), decimals)})."
+    )
+    return HeadsGrid(
+        values,
+        f"Attention from \u201c{q}\u201d to \u201c{k}\u201d in every head{model_of(ranking.what)}",
+        best=(best.layer, best.head),
+        notes=grid_notes(ranking.what, note, first, ranking.notes),
+        head_label=_head_label(ranking),
+        layers=tuple(layers),
+    )
+
+
+def _keys_grid(ranking, note):
+    import numpy as np
+
+    from blockviz.figures.heads_figure import HeadsGrid
+
+    per_head, words, query = ranking.keys, ranking.words, ranking.query
+    n_layers, n_heads = ranking.weights.shape[:2]
+    values = np.array([keys[0][1] for keys in per_head], dtype=float).reshape(n_layers, n_heads)
+    names = [
+        [words.names[per_head[layer * n_heads + head][0][0]] for head in range(n_heads)] for layer in range(n_layers)
+    ]
+    q = display_token(ranking.attentions.tokens[query])
+    first = f"Each cell: the key that gets the head's largest weight from query \u201c{q}\u201d (position {query}), and that weight."
+    return HeadsGrid(
+        values,
+        f"Where \u201c{q}\u201d looks in every head{model_of(ranking.what)}",
+        keys=names,
+        notes=grid_notes(ranking.what, note, first, ranking.notes),
+        head_label=_head_label(ranking),
+        layers=tuple(ranking.layers),
+    )
