@@ -18,6 +18,7 @@ from support import BAD_FILES, write_bad_files
 from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
+from blockviz.ownership import MANIFEST
 from blockviz.render.plan import RenderOptions, default_folder, plan, record_file_sentence
 from blockviz.render.run import check_request, render_jobs, render_one
 from blockviz.scenes.catalog import entries
@@ -66,7 +67,7 @@ def test_every_scene_renders_a_real_tiny_video(tmp_path, cat_record):
         )  # the time Manim counted
         assert job.is_fresh()
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
-        [".cache"] + [f"{name}.mp4" for name in ATTENTION_SCENES]
+        [MANIFEST, ".cache"] + [f"{name}.mp4" for name in ATTENTION_SCENES]
     )
     assert not list((tmp_path / ".cache").glob("media-*")), "temporary media left behind"
 
@@ -247,7 +248,7 @@ def test_cli_renders_into_dir_then_skips_an_unchanged_scene(tmp_path):
     assert first.exit_code == 0, first.output
     output = tmp_path / "worked-example.png"
     assert first.output.strip() == str(output) and output.exists()
-    assert sorted(path.name for path in tmp_path.iterdir()) == [".cache", "worked-example.png"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [MANIFEST, ".cache", "worked-example.png"]
     started = time.perf_counter()
     again = invoke(*args)
     assert time.perf_counter() - started < 1.0
