@@ -16,6 +16,7 @@ from blockviz.cli.figures_command import FORMATS, THEMES
 from blockviz.figures import FIGURE_NAMES, FIGURES
 from blockviz.figures.context import installed_fallbacks
 from blockviz.files import sentence_slug
+from blockviz.ownership import MANIFEST
 from blockviz.style import DARK
 from blockviz.style import THEMES as STYLE_THEMES
 
@@ -377,4 +378,4 @@ def test_figure_names_take_commas_as_render_scene_names_do(tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["mask.svg", "scores.svg", "weights.svg"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [MANIFEST, "mask.svg", "scores.svg", "weights.svg"]

@@ -34,6 +34,7 @@ from blockviz.block_record import record  # noqa: E402
 from blockviz.figures import FigureRequest, draw_figure  # noqa: E402
 from blockviz.figures.elision import GAP, choose_columns  # noqa: E402
 from blockviz.figures.registry import skip_reason  # noqa: E402
+from blockviz.ownership import MANIFEST
 
 assert GAP == GAP_TEXT
 
@@ -234,7 +235,7 @@ def test_figures_model_path_on_the_command_line(records, tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["block-flow.png", "ffn.png"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [MANIFEST, "block-flow.png", "ffn.png"]
     both = CliRunner().invoke(
         main,
         [

@@ -16,6 +16,7 @@ from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.figures import FigureRequest, draw_figure
 from blockviz.figures.registry import skip_reason
+from blockviz.ownership import MANIFEST
 from blockviz.prediction import Prediction, prediction_of
 from blockviz.style import format_number
 from blockviz.toy import PACKAGED
@@ -158,7 +159,7 @@ def test_figures_writes_both_for_the_toy_model_and_refuses_them_by_name_for_the_
     ]
     result = runner.invoke(main, args + ["--model", "toy", "-o", str(tmp_path / "toy")])
     assert result.exit_code == 0, result.output
-    assert sorted(path.name for path in (tmp_path / "toy").iterdir()) == ["prediction.svg", "training.svg"]
+    assert sorted(path.name for path in (tmp_path / "toy").iterdir()) == [MANIFEST, "prediction.svg", "training.svg"]
     result = runner.invoke(main, args + ["--model", "seeded", "-o", str(tmp_path / "seeded")])
     assert result.exit_code == 1, result.output  # asked for by name: a failure, not a note
     assert result.output.splitlines() == [

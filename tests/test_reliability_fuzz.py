@@ -28,6 +28,7 @@ from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.files import sentence_slug
+from blockviz.ownership import MANIFEST
 
 SPECIALS = [
     "</script>",
@@ -177,7 +178,7 @@ def test_saved_json_is_strict_and_reads_back(examples, tmp_path):
             path.read_bytes().decode("utf-8"), parse_constant=no_constants
         )  # strict UTF-8, no NaN or Infinity
         assert tuple(document["tokens"]) == record(sentence).tokens
-        assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary left
+        assert sorted(p.name for p in tmp_path.iterdir()) == [MANIFEST, "x.json"]  # no temporary left
 
     check()
 
@@ -199,7 +200,7 @@ def test_figures_of_any_sentence_are_valid_svg_and_png(examples, tmp_path):
         assert_one_line_error_or_success(result)
         if result.exit_code != 0:
             return
-        assert sorted(path.name for path in out.iterdir()) == sorted(
+        assert sorted(path.name for path in out.iterdir() if path.name != MANIFEST) == sorted(
             f"{name}.{fmt}" for name in FUZZ_FIGURES for fmt in ("png", "svg")
         )
         for name in FUZZ_FIGURES:
@@ -384,7 +385,7 @@ def test_path_and_shell_sentences_write_only_inside_the_output_folder(tmp_path, 
             ["record", "--model", "seeded", "--save", "out/r.json", "--", sentence],
         ):
             assert_one_line_error_or_success(CliRunner().invoke(main, args))
-    written = [path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file()]
+    written = [path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file() and path.name != MANIFEST]
     assert len(written) == 2 * len(HOSTILE) + 1
     assert all(path.parts[:4] in (("a", "b", "work", "renders"), ("a", "b", "work", "out")) for path in written), (
         written
@@ -401,6 +402,6 @@ def test_a_path_like_sentence_renders_only_into_its_folder(tmp_path, monkeypatch
         main, ["render", "--scene", "mask", "--format", "png", "--resolution", "160x90", "--", "../../x $(touch pwned)"]
     )
     assert result.exit_code == 0, result.output
-    written = [path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file()]
+    written = [path.relative_to(tmp_path) for path in tmp_path.rglob("*") if path.is_file() and path.name != MANIFEST]
     assert written and all(path.parts[:4] == ("a", "b", "work", "renders") for path in written), written
     assert not any(path.name == "pwned" for path in tmp_path.rglob("*"))

@@ -27,6 +27,7 @@ from click.testing import CliRunner
 from blockviz.cli import main
 from blockviz.cli.interrupts import INTERRUPTED_LINE, run_interruptibly
 from blockviz.files import atomic_path, temporary_folder
+from blockviz.ownership import MANIFEST, remember
 from blockviz.processes import end_processes, run_child, signals_deferred, start_worker
 
 BLOCKVIZ = Path(sys.executable).with_name("blockviz")
@@ -116,6 +117,7 @@ class Interruption:
         )
         self.out.mkdir(parents=True)
         (self.out / earlier).write_bytes(EARLIER)
+        remember([self.out / earlier])  # blockviz's own: a foreign file would be refused before any work
         self.process = subprocess.Popen(
             [str(BLOCKVIZ), *args, "-o", str(self.out)],
             cwd=folder,
@@ -538,6 +540,7 @@ def test_a_signal_at_any_import_of_start_up_ends_train_in_one_line_and_keeps_the
         folder = tmp_path / f"{moment}-{signal.Signals(signum).name}"
         (folder / "model").mkdir(parents=True)
         (folder / "model" / "card.json").write_bytes(EARLIER)  # an earlier model train would replace
+        remember([folder / "model" / "card.json"])
         command = [sys.executable, "-c", SIGNALLED_AT_AN_IMPORT, str(int(signum)), str(moment), *TINY_TRAINING]
         environment = {**os.environ, "BLOCKVIZ_CACHE_DIR": str(folder / "cache")}
         runs.append((moment, signum, folder, command, environment))
@@ -550,7 +553,7 @@ def test_a_signal_at_any_import_of_start_up_ends_train_in_one_line_and_keeps_the
             _, stderr = process.communicate(timeout=120)
             said = (moment, signal.Signals(signum).name, process.returncode, stderr.decode()[-2000:])
             assert (process.returncode, stderr.decode()) == (128 + signum, INTERRUPTED_LINE + "\n"), said
-            assert [path.name for path in (folder / "model").iterdir()] == ["card.json"], said
+            assert sorted(path.name for path in (folder / "model").iterdir()) == [MANIFEST, "card.json"], said
             assert (folder / "model" / "card.json").read_bytes() == EARLIER
             assert temporaries(folder) == [], said
 
