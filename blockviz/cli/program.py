@@ -4,6 +4,8 @@ Kept tiny, as is the package it lives in, so that its first instruction — befo
 Manim is imported — already ends SIGINT and SIGTERM as every command does
 (:mod:`blockviz.cli.interrupts`). Then:
 
+* torch's numerics are pinned before torch is loaded (:func:`blockviz.numerics.pin_environment`),
+  so training and records are the same bytes on every x86-64 CPU;
 * the cyclic garbage collector runs less often (:data:`COLLECT_AFTER`): importing torch and Manim
   makes over a million objects, and at Python's default threshold the collector walks them again
   and again on the way;
@@ -31,6 +33,9 @@ def main() -> None:
     from blockviz.cli.interrupts import run_program, take_over_signals
 
     take_over_signals()
+    from blockviz.numerics import pin_environment
+
+    pin_environment()
     import atexit
     import gc
 
