@@ -12,9 +12,10 @@ every CPU runs the same instructions:
 - oneDNN off inside :func:`pinned` (GELU then is ATen's), one thread, deterministic algorithms.
 
 The two variables count only if set before torch is loaded: the ``blockviz`` program sets them at
-its start (:func:`pin_environment`), so ``blockviz train`` and the records it and every other
-command make are the same bytes on AVX2 and AVX-512 machines alike. A Python process that
-imports torch itself is pinned only if it set them first (:func:`is_pinned`).
+its start (:func:`pin_environment`), so ``blockviz train``'s files and the records of the toy and
+the seeded block (which run inside :func:`pinned`) are the same bytes on AVX2 and AVX-512 machines
+alike. A Python process that imports torch itself is pinned only if it set them first
+(:func:`is_pinned`).
 """
 
 from __future__ import annotations
