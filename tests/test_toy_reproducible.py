@@ -69,7 +69,10 @@ def runs(tmp_path_factory):
             **LIMITS[capability],
             "BLOCKVIZ_CACHE_DIR": str(folder / "cache"),  # its own: no record kept by another run is reused
         }
-        for arguments in (["train", "-o", str(folder / "model")], ["record", SENTENCE, "--save", str(folder / "record.safetensors")]):
+        for arguments in (
+            ["train", "-o", str(folder / "model")],
+            ["record", SENTENCE, "--save", str(folder / "record.safetensors")],
+        ):
             process = subprocess.Popen(
                 [*program, *arguments], env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
             )

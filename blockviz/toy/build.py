@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from blockviz.numerics import pinned
 from blockviz.toy.card import model_card, model_files, timing_bytes
 from blockviz.toy.corpus import held_out_sentences
 from blockviz.toy.folder import TIMING, write_folder
 from blockviz.toy.lessons import LessonFigures, measure, referent_accuracy
-from blockviz.numerics import pinned
 from blockviz.toy.training import Trained, TrainOptions, run_model, train
 
 DEFAULT_SIZE_NOTE = (
