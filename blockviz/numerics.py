@@ -1,4 +1,4 @@
-"""Pinned numerics: torch's arithmetic the same bits on every x86-64 CPU.
+"""Pinned numerics: torch's arithmetic the same bits on every x86-64 CPU with AVX2.
 
 PyTorch chooses its kernels by the CPU it runs on: ATen's vectorised kernels for the widest
 instructions the CPU has (AVX-512, AVX2 or neither: ``torch.backends.cpu.get_cpu_capability()``),
@@ -10,6 +10,10 @@ every CPU runs the same instructions:
 - ``MKL_CBWR=COMPATIBLE``: MKL's conditional numerical reproducibility on its one SSE2 code path
   without the approximate ``rcpps``/``rsqrtps``, the branch it keeps on Intel's and other CPUs;
 - oneDNN off inside :func:`pinned` (GELU then is ATen's), one thread, deterministic algorithms.
+
+What still depends on the CPU is the C library's ``expf``, ``logf``, ``erff`` …, which glibc
+picks by the CPU too: its FMA versions on every CPU with AVX2, so AVX2 and AVX-512 machines agree
+(an older CPU without them may round a few results differently).
 
 The two variables count only if set before torch is loaded: the ``blockviz`` program sets them at
 its start (:func:`pin_environment`), so ``blockviz train``'s files and the records of the toy and

@@ -6,7 +6,7 @@ Manim is imported — already ends SIGINT and SIGTERM as every command does
 
 * torch's numerics are pinned before torch is loaded (:func:`blockviz.numerics.pin_environment`),
   so ``train``'s files and the toy's and the seeded block's records are the same bytes on every
-  x86-64 CPU;
+  x86-64 CPU with AVX2;
 * the cyclic garbage collector runs less often (:data:`COLLECT_AFTER`): importing torch and Manim
   makes over a million objects, and at Python's default threshold the collector walks them again
   and again on the way;

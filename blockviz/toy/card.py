@@ -1,7 +1,7 @@
 """The files of a trained toy model: weights, vocabulary, model card and checkpoints, as bytes.
 
 Everything here is a function of the training run (no clock, no path), so retraining with the
-same options writes the same bytes — on every x86-64 CPU when torch is pinned
+same options writes the same bytes — on every x86-64 CPU with AVX2 when torch is pinned
 (:mod:`blockviz.numerics`); the seconds training took go to a file of their own
 (:data:`~blockviz.toy.folder.TIMING`).
 """
@@ -20,7 +20,7 @@ OPTIMISER = "AdamW (Loshchilov & Hutter 2019), linear warm-up, cosine decay to a
 DETERMINISTIC = "seeded, one thread, deterministic algorithms, oneDNN off"
 """How every run is made repeatable (:func:`blockviz.numerics.pinned`)."""
 SAME_BYTES = {
-    True: "ATen's plain kernels and MKL's compatible branch (blockviz.numerics): the same options give the same bytes on every x86-64 CPU",
+    True: "ATen's plain kernels and MKL's compatible branch (blockviz.numerics): the same options give the same bytes on every x86-64 CPU with AVX2 or AVX-512",
     False: "torch not pinned (blockviz.numerics): the same options give the same bytes on one machine",
 }
 """Where the same options give the same bytes, by whether the run's torch was pinned."""

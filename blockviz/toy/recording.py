@@ -6,7 +6,7 @@ in lower case; a word outside the vocabulary is the unknown token's row), ``pos_
 of its learned ``W_pos``, the block's trained weights, and the prediction fields — ``ln_f_*``,
 ``logits``, ``probs`` — whose columns are the vocabulary's words (``rec.source.vocabulary``).
 The labels (``rec.tokens``) keep the text as typed. The model runs pinned
-(:func:`blockviz.numerics.pinned`), so its record is the same bytes on every x86-64 CPU when this
+(:func:`blockviz.numerics.pinned`), so its record is the same bytes on every x86-64 CPU with AVX2 when this
 process's torch is pinned too, as in the ``blockviz`` program.
 """
 

@@ -2,7 +2,7 @@
 
 Pinned numerics (:func:`blockviz.numerics.pinned`: one thread, deterministic algorithms, oneDNN
 off) and every random draw seeded: the same options give the same weights, bit for bit, on one
-machine, and on every x86-64 CPU in a process whose torch is pinned too
+machine, and on every x86-64 CPU with AVX2 in a process whose torch is pinned too
 (:func:`blockviz.numerics.is_pinned`, as in the ``blockviz`` program). AdamW (Loshchilov &
 Hutter 2019) with a linear warm-up and a cosine decay of the learning rate.
 """
@@ -29,7 +29,7 @@ class Trained:
     """A finished run: the ``model``, its ``vocabulary``, the ``corpus`` sentences, the
     final ``loss`` (mean of the last 100 steps), the ``checkpoints``: step → (loss, the
     attention weights of each lesson sentence, ``(n_heads, n, n)``), and whether torch was
-    ``pinned`` (:func:`blockviz.numerics.is_pinned`: the same bytes on every x86-64 CPU)."""
+    ``pinned`` (:func:`blockviz.numerics.is_pinned`: the same bytes on every x86-64 CPU with AVX2)."""
 
     model: ToyModel
     vocabulary: Vocabulary
