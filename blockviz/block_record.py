@@ -16,6 +16,7 @@ import torch
 from blockviz.block import Block, Prediction
 from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
+from blockviz.numerics import pinned
 from blockviz.params import learned_positions, load_params, parameter_shapes
 from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_check import check_claims, check_record
@@ -369,7 +370,7 @@ def record(
     position_table = learned_positions(config) if config.architecture.learned_positions else None
     if params is not None:
         position_table = load_params(params, block, config)
-    with torch.no_grad():
+    with torch.no_grad(), pinned():
         token_vectors = embed(tokens, config)
         if config.architecture.rotary:  # positions turn q and k inside attention instead
             cache: dict[str, torch.Tensor] = {"embed": token_vectors}

@@ -70,6 +70,18 @@ def test_the_checkpoints_hold_the_lesson_attention_at_each_step(small_model):
     assert weights.shape == (2, 13, 13) and float(weights.sum()) == pytest.approx(2 * 13, rel=1e-5)
 
 
+def test_the_card_lists_only_the_checkpoints_the_file_holds(small_model):
+    from blockviz.toy.folder import read_checkpoints
+
+    for folder in (small_model, PACKAGED):
+        card = json.loads((folder / "card.json").read_text())
+        steps = read_checkpoints(folder)["steps"]
+        assert card["checkpoints"] == steps and set(card["training"]["checkpoints"]) <= set(steps), folder
+    small = json.loads((small_model / "card.json").read_text())
+    assert small["training"]["checkpoints"] == [0]  # of the defaults 0, 100, …, 2,000 only 0 is within 40 steps
+    assert small["checkpoints"] == [0, 40]
+
+
 def test_record_with_a_trained_folder_and_with_the_shipped_model(small_model):
     for model in (str(small_model), "toy"):
         result = CliRunner().invoke(main, ["record", SENTENCE, "--model", model, "--head", "0"])

@@ -5,6 +5,9 @@ already ends SIGINT and SIGTERM in the one line every command ends them with
 (:mod:`blockviz.cli.early_signals`), until :mod:`blockviz.cli.interrupts` takes them over. Only
 Python's own start-up comes before it (a Ctrl-C there is Python's ``KeyboardInterrupt``). Then:
 
+* torch's numerics are pinned before torch is loaded (:func:`blockviz.numerics.pin_environment`),
+  so ``train``'s files and the toy's and the seeded block's records are the same bytes on every
+  x86-64 CPU with AVX2;
 * the cyclic garbage collector runs less often (:data:`COLLECT_AFTER`): importing torch and Manim
   makes over a million objects, and at Python's default threshold the collector walks them again
   and again on the way;
@@ -44,6 +47,10 @@ def main() -> None:
 def _command_group() -> None:
     import atexit
     import gc
+
+    from blockviz.numerics import pin_environment
+
+    pin_environment()  # before torch loads
 
     atexit.register(_exit_without_teardown)  # registered before any library's, so it runs last
     gc.set_threshold(COLLECT_AFTER)

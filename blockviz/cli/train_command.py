@@ -67,8 +67,10 @@ def train(d_model, n_heads, d_ff, steps, seed, output: Path) -> None:
 
     The sentences are lesson-shaped ("the chicken didn't cross the road because it was too
     tired . the tired chicken ."), with the lesson sentences' noun pairs held out. The defaults
-    take about 30 s of CPU on one core. On one CPU the same options give the same files, byte for byte
-    (timing.json aside). Record with it: blockviz record "…" --model DIR. The model blockviz
+    take about 30 s of CPU on one core. The same options give the same files, byte for byte
+    (timing.json aside), on any x86-64 CPU with AVX2: blockviz pins torch's kernels to plain x86-64 ones
+    (ATen's default capability, MKL's compatible branch, no oneDNN). Record with it: blockviz
+    record "…" --model DIR. The model blockviz
     ships (--model toy) is this command's defaults; its card.json gives the corpus recipe, the
     final loss and the lesson figures.
 

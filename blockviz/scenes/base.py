@@ -480,6 +480,12 @@ class RecordScene(Scene):
         another. In each row's stretch of the play, as :meth:`recolour` and
         :meth:`replace_labels` time a whole play: its old numbers leave, its colour changes,
         its new numbers arrive. So no frame changes more than a few rows' worth of pixels."""
+        return self.lagged(self.cascade_parts(grid, fills, labels))
+
+    def cascade_parts(self, grid: NumberGrid, fills: dict, labels: dict) -> list[list]:
+        """The parts of :meth:`cascade` before they are lagged: each row's (or, in a single row,
+        each cell's) animations, timed over a whole play; for :meth:`lagged` to run after
+        another grid's parts."""
         keys = list(dict.fromkeys([*fills, *labels]))
         part_of = (lambda key: key[0]) if len({i for i, _ in keys}) > 1 else (lambda key: key[1])
         parts = []
@@ -487,7 +493,7 @@ class RecordScene(Scene):
             changes = self.recolour(grid, {key: fill for key, fill in fills.items() if part_of(key) == part})
             part_labels = {key: label for key, label in labels.items() if part_of(key) == part}
             parts.append(changes + (self.replace_labels(grid, part_labels) if part_labels else []))
-        return self.lagged(parts)
+        return parts
 
     @staticmethod
     def lagged(parts: list[list]) -> list:

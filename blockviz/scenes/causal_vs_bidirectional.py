@@ -48,9 +48,14 @@ class CausalVsBidirectional(RecordScene):
         grids = self.build(title, decoder, encoder)
         self.add(grids)
         self.step(caption="left, a decoder's causal mask; right, an encoder's: no mask at all")
+        (decoder_rows, decoder_shares), (encoder_rows, encoder_shares) = (
+            self.to_weights(grids[0], decoder),
+            self.to_weights(grids[1], encoder),
+        )
         self.step(
-            *self.to_weights(grids[0], decoder),
-            *self.to_weights(grids[1], encoder),
+            *self.lagged(decoder_rows + encoder_rows),  # the left grid's rows, then the right's
+            *decoder_shares,
+            *encoder_shares,
             caption=self.weights_caption(),
             run_time=1.4,
         )
@@ -174,9 +179,10 @@ class CausalVsBidirectional(RecordScene):
         self.hidden_columns.append(header)
         return [header]
 
-    def to_weights(self, grid: NumberGrid, rec) -> list:
-        """Animations turning ``grid``'s mask into ``rec``'s weights of the shown head, with the
-        hidden keys' weight of each row beside it (when keys are left out)."""
+    def to_weights(self, grid: NumberGrid, rec) -> tuple[list[list], list]:
+        """Animations turning ``grid``'s mask into ``rec``'s weights of the shown head: each
+        row's (:meth:`cascade_parts`, to be lagged), and those of the hidden keys' weight of each
+        row beside it (when keys are left out)."""
         h = self.h
         fills, labels = {}, {}
         for i, j in grid.labels:
@@ -191,7 +197,7 @@ class CausalVsBidirectional(RecordScene):
                 fill=fills[i, j],
                 source=(variant(rec), "weights", h, i, j),
             )
-        return self.cascade(grid, fills, labels) + self.hidden_weights(grid, rec, labels)
+        return self.cascade_parts(grid, fills, labels), self.hidden_weights(grid, rec, labels)
 
     def hidden_weights(self, grid: NumberGrid, rec, labels: dict) -> list:
         """Each shown row's hidden keys' weight (1 less its shown weights, from the record), as

@@ -226,7 +226,7 @@ class Learning(RecordScene):
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
 
     def result_line(self) -> VGroup:
-        """ "“it” → “chicken”: 0.14 at step 0, 0.92 at step 4000" — the first and last checkpoints' weight."""
+        """ "“it” → “chicken”: 0.14 at step 0, 0.98 at step 4000" — the first and last checkpoints' weight."""
         learning, look = self.learning, self.look
         first, last = 0, len(learning.steps) - 1
         parts = [

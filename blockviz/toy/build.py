@@ -11,11 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from blockviz.numerics import pinned
 from blockviz.toy.card import model_card, model_files, timing_bytes
 from blockviz.toy.corpus import held_out_sentences
 from blockviz.toy.folder import TIMING, write_folder
 from blockviz.toy.lessons import LessonFigures, measure, referent_accuracy
-from blockviz.toy.training import Trained, TrainOptions, deterministic, run_model, train
+from blockviz.toy.training import Trained, TrainOptions, run_model, train
 
 DEFAULT_SIZE_NOTE = (
     "d_model 8, 2 heads, d_ff 16: the smallest size tried that meets every lesson goal "
@@ -46,7 +47,7 @@ def build(options: TrainOptions, on_step: Callable[[int, float], None] | None = 
     wall, cpu = time.perf_counter(), time.process_time()
     trained = train(options, on_step)
     held_out = held_out_sentences(options.corpus)
-    with deterministic():
+    with pinned():
         run = lambda sentence: run_model(trained.model, trained.vocabulary, sentence)  # noqa: E731
         lessons = measure(run, held_out)
         referents = referent_accuracy(run, trained.vocabulary.words, held_out)

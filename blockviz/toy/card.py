@@ -1,7 +1,8 @@
 """The files of a trained toy model: weights, vocabulary, model card and checkpoints, as bytes.
 
-Everything here is a function of the training options (no clock, no path), so retraining with
-the same options writes the same bytes; the seconds training took go to a file of their own
+Everything here is a function of the training run (no clock, no path), so retraining with the
+same options writes the same bytes — on every x86-64 CPU with AVX2 when torch is pinned
+(:mod:`blockviz.numerics`); the seconds training took go to a file of their own
 (:data:`~blockviz.toy.folder.TIMING`).
 """
 
@@ -16,6 +17,13 @@ from blockviz.toy.lessons import LessonFigures
 from blockviz.toy.training import Trained
 
 OPTIMISER = "AdamW (Loshchilov & Hutter 2019), linear warm-up, cosine decay to a tenth; next-token cross-entropy"
+DETERMINISTIC = "seeded, one thread, deterministic algorithms, oneDNN off"
+"""How every run is made repeatable (:func:`blockviz.numerics.pinned`)."""
+SAME_BYTES = {
+    True: "ATen's plain kernels and MKL's compatible branch (blockviz.numerics): the same options give the same bytes on every x86-64 CPU with AVX2 or AVX-512",
+    False: "torch not pinned (blockviz.numerics): the same options give the same bytes on one machine",
+}
+"""Where the same options give the same bytes, by whether the run's torch was pinned."""
 
 
 def parameter_counts(trained: Trained) -> dict[str, int]:
@@ -66,9 +74,9 @@ def model_card(trained: Trained, lessons: LessonFigures, referent_accuracy: floa
             "warmup": options.warmup,
             "attention_init": options.attention_init,
             "position_init": options.position_init,
-            "checkpoints": list(options.checkpoints),
+            "checkpoints": [step for step in options.checkpoints if step <= options.steps],
             "optimiser": OPTIMISER,
-            "deterministic": "one thread, torch.use_deterministic_algorithms(True), seeded: the same options give the same bytes on one machine",
+            "deterministic": f"{DETERMINISTIC}; {SAME_BYTES[trained.pinned]}",
         },
         "corpus": {
             **options.corpus.to_dict(),

@@ -1,6 +1,7 @@
 """A toy model on disk: the folder ``blockviz train -o DIR`` writes and ``--model DIR`` reads.
 
-Files (every one but :data:`TIMING` the same bytes for the same options, on one machine):
+Files (every one but :data:`TIMING` the same bytes for the same options, on every x86-64 CPU
+with AVX2 when torch is pinned, :mod:`blockviz.numerics`; else on one machine):
 
 - ``model.safetensors`` — the parameters, under the names a record's ``params`` uses: the
   block's (``ln1.weight`` … ``ffn.b_out``), ``W_E`` ``(n_vocab, d_model)``, ``W_pos``
@@ -43,7 +44,7 @@ VOCABULARY = "vocabulary.json"
 CHECKPOINTS = "checkpoints.safetensors"
 TIMING = "timing.json"
 REPRODUCIBLE_FILES = (WEIGHTS, VOCABULARY, CARD, CHECKPOINTS)
-"""The files retraining with the same options writes byte for byte (on one machine)."""
+"""The files retraining with the same options writes byte for byte (on any x86-64 CPU with AVX2, pinned)."""
 CONFIG_KEYS = ("d_model", "n_heads", "d_ff", "activation", "ln_eps", "seed", "max_tokens", "vocab_size")
 
 

@@ -5,7 +5,9 @@ model's numbers: ``embed`` the rows of its learned ``W_E`` for the sentence's to
 in lower case; a word outside the vocabulary is the unknown token's row), ``pos_embed`` the rows
 of its learned ``W_pos``, the block's trained weights, and the prediction fields — ``ln_f_*``,
 ``logits``, ``probs`` — whose columns are the vocabulary's words (``rec.source.vocabulary``).
-The labels (``rec.tokens``) keep the text as typed.
+The labels (``rec.tokens``) keep the text as typed. The model runs pinned
+(:func:`blockviz.numerics.pinned`), so its record is the same bytes on every x86-64 CPU with AVX2 when this
+process's torch is pinned too, as in the ``blockviz`` program.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import torch
 from blockviz.block_record import BlockRecord
 from blockviz.config import Source
 from blockviz.errors import BlockvizError, quoted
+from blockviz.numerics import pinned
 from blockviz.record_fields import fields_for
 from blockviz.tokens import tokenize
 from blockviz.toy import toy_folder
@@ -87,7 +90,7 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
             stacklevel=2,
         )
     cache: dict[str, torch.Tensor] = {}
-    with torch.no_grad():
+    with torch.no_grad(), pinned():
         loaded.model(torch.tensor(ids), cache)
     params = {name: tensor.detach().clone() for name, tensor in loaded.model.parameters_by_name().items()}
     source = Source(

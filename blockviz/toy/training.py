@@ -1,13 +1,14 @@
 """Training the toy model: next-token cross-entropy on the generated corpus, deterministic.
 
-One thread, ``torch.use_deterministic_algorithms(True)``, every random draw seeded: the same
-options give the same weights, bit for bit, on one machine. AdamW (Loshchilov & Hutter 2019)
-with a linear warm-up and a cosine decay of the learning rate.
+Pinned numerics (:func:`blockviz.numerics.pinned`: one thread, deterministic algorithms, oneDNN
+off) and every random draw seeded: the same options give the same weights, bit for bit, on one
+machine, and on every x86-64 CPU with AVX2 in a process whose torch is pinned too
+(:func:`blockviz.numerics.is_pinned`, as in the ``blockviz`` program). AdamW (Loshchilov &
+Hutter 2019) with a linear warm-up and a cosine decay of the learning rate.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,30 +17,19 @@ import torch
 from torch.nn import functional as F
 
 from blockviz.errors import BlockvizError
+from blockviz.numerics import is_pinned, pinned
 from blockviz.toy.corpus import LESSON_SENTENCES, training_sentences, vocabulary_words
 from blockviz.toy.model import ToyModel
 from blockviz.toy.options import TrainOptions
 from blockviz.toy.vocabulary import Vocabulary
 
 
-@contextlib.contextmanager
-def deterministic() -> Iterator[None]:
-    """One thread and deterministic algorithms inside; the previous settings restored after."""
-    threads, strict = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-        torch.use_deterministic_algorithms(strict)
-
-
 @dataclass
 class Trained:
     """A finished run: the ``model``, its ``vocabulary``, the ``corpus`` sentences, the
-    final ``loss`` (mean of the last 100 steps), and the ``checkpoints``: step → (loss, the
-    attention weights of each lesson sentence, ``(n_heads, n, n)``)."""
+    final ``loss`` (mean of the last 100 steps), the ``checkpoints``: step → (loss, the
+    attention weights of each lesson sentence, ``(n_heads, n, n)``), and whether torch was
+    ``pinned`` (:func:`blockviz.numerics.is_pinned`: the same bytes on every x86-64 CPU with AVX2)."""
 
     model: ToyModel
     vocabulary: Vocabulary
@@ -47,6 +37,7 @@ class Trained:
     corpus_size: int
     loss: float
     checkpoints: dict[int, tuple[float, dict[str, torch.Tensor]]]
+    pinned: bool
 
 
 def padded(encoded: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -125,7 +116,7 @@ def train(options: TrainOptions, on_step: Callable[[int, float], None] | None = 
     corpus = training_sentences(options.corpus)
     encoded = [vocabulary.encode(sentence) for sentence in corpus]
     config = options.config(max(len(ids) for ids in encoded), vocabulary.size)
-    with deterministic():
+    with pinned():
         torch.manual_seed(options.seed)
         model = ToyModel(config)
         starting_weights(model, options)
@@ -152,4 +143,4 @@ def train(options: TrainOptions, on_step: Callable[[int, float], None] | None = 
                 on_step(step + 1, losses[-1])
         final = sum(losses[-100:]) / len(losses[-100:])
         checkpoints[options.steps] = (final, lesson_weights(model, vocabulary))
-    return Trained(model, vocabulary, options, len(corpus), final, checkpoints)
+    return Trained(model, vocabulary, options, len(corpus), final, checkpoints, is_pinned())
