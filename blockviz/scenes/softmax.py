@@ -347,22 +347,18 @@ class Softmax(RecordScene):
 def largest_weight_caption(query: str, key: str, reading: str, trained: bool, first: bool = True) -> str:
     """The caption on a row's largest weight, claiming only what its ``reading`` shows
     (:class:`blockviz.models.evidence.LargestWeight`); ``first``: the key is the first token (else
-    a special one).
+    a special one). One line at 480p for words up to the length of "chicken".
 
     >>> largest_weight_caption("sat", "the", "sink", trained=True)
-    '“sat” puts its largest weight on “the”, the first token: where this head parks when nothing else fits — an attention sink, not a meaning'
+    '“sat” weighs “the” most, the first token: an attention sink, not a meaning'
     """
     if reading == "horizon":
-        return f"“{query}” is the first token: it sees only itself, so all of its weight is there — no choice made"
+        return f"“{query}” is the first token: it sees only itself, so its weight is no choice"
     if not trained:
         return f"random weights: “{query}” weighs “{key}” most by chance, not for its meaning"
     if reading == "sink":
-        return (
-            f"“{query}” puts its largest weight on “{key}”, the first token: where this head parks when nothing "
-            "else fits — an attention sink, not a meaning"
-            if first
-            else f"“{query}” puts its largest weight on “{key}”, a special token: an attention sink, not a meaning"
-        )
+        where = "the first token" if first else "a special token"
+        return f"“{query}” weighs “{key}” most, {where}: an attention sink, not a meaning"
     if reading == "above":
-        return f"learned in training, not written in: “{query}” puts its largest weight on “{key}”, well above what the other rows put there"
-    return f"“{query}” weighs “{key}” most, but the other rows put about as much there: not a link of its own"
+        return f"learned in training: “{query}” weighs “{key}” most, well above the other rows"
+    return f"“{query}” weighs “{key}” most, as the other rows do: not a link of its own"
