@@ -54,7 +54,8 @@ render: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q
+	# two workers, each test file on one of them (its module fixtures built once)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
 
 # The inner loop: everything but the Manim renders and the wheel install.
 test-fast: setup
