@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import SEEDED, TOY_OPTIONS, record_options, without_a_model
+from blockviz.cli.options import SEEDED, TOY_OPTIONS, load_model_support, record_options, without_a_model
 from blockviz.cli.records import command_record
 from blockviz.toy import is_toy_model
 
@@ -112,18 +112,11 @@ def sentence_attentions(options: dict, sentence: str | None = None):
 
         rec = command_record(options)
         return block_attentions(rec), None if model is None else rec.source.describe()
-    from blockviz.errors import BlockvizError
+    load_model_support(model)
+    from blockviz.models.loading import load_model
+    from blockviz.models.recording import NoAttentionWeights
+    from blockviz.recording import attentions as model_attentions
 
-    try:
-        from blockviz.models.loading import first_load_is_slow, load_model
-        from blockviz.models.recording import NoAttentionWeights
-        from blockviz.recording import attentions as model_attentions
-    except ImportError as error:  # torch or transformers broken, not merely missing
-        raise BlockvizError(f"cannot load the model support ({error}): pip install 'blockviz[models]'") from None
-    if first_load_is_slow(model):
-        click.echo(
-            f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True
-        )
     try:
         attentions = model_attentions(options["sentence"], model, trust_pickle=options["trust_pickle"])
     except NoAttentionWeights as error:

@@ -306,18 +306,29 @@ def _check_model_options(model, layer, record_file) -> None:
     _check_command_draws_models(f"--model {model}")
 
 
-def _record_model(sentence, model, layer, trust_pickle, dtype):
+def load_model_support(model) -> None:
+    """Import the model support (one line if torch or transformers is broken, not merely missing)
+    and say on stderr when ``model``'s GGUF file is converted for the first time (20–75 s).
+
+    Raises :class:`BlockvizError` naming the import error and the fix.
+    """
     from blockviz.errors import BlockvizError
 
     try:
+        import blockviz.models.recording  # noqa: F401
         from blockviz.models.loading import first_load_is_slow
-        from blockviz.recording import record
-    except ImportError as error:  # torch or transformers broken, not merely missing
+    except ImportError as error:
         raise BlockvizError(f"cannot load the model support ({error}): pip install 'blockviz[models]'") from None
     if first_load_is_slow(model):
         click.echo(
             f"converting {model}'s GGUF file to float32 once (20–75 s); later runs read the cached copy", err=True
         )
+
+
+def _record_model(sentence, model, layer, trust_pickle, dtype):
+    from blockviz.recording import record
+
+    load_model_support(model)
     from blockviz.toy.recording import UnknownWordsWarning
 
     with warnings.catch_warnings(record=True) as caught:
