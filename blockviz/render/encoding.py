@@ -67,6 +67,14 @@ def hold_crf(crf: float, frames: int) -> float:
     return crf - min(MBTREE_STRENGTH * math.log2(frames), MAX_HOLD_CRF_DROP)
 
 
+def video_frame(pixels) -> av.VideoFrame:
+    """An RGBA frame on ``pixels`` (``(height, width, 4)`` ``uint8``, rows contiguous), not a copy:
+    Manim's file writer owns every array it is handed, and the encoder converts it to its pixel
+    format before the array could change. ``VideoFrame.from_ndarray`` copies it twice, holding
+    the interpreter's lock, while the next frame is drawn."""
+    return av.VideoFrame.from_numpy_buffer(pixels, format="rgba")
+
+
 class HoldEncoder(VideoSegmentEncoder):
     """A segment encoder that encodes a held picture once, as one frame lasting the hold.
 
@@ -85,7 +93,7 @@ class HoldEncoder(VideoSegmentEncoder):
         if self._next_pts == 0 and repeat > 1:  # a hold's segment: its quality, before the encoder opens
             self._lower_crf(repeat)
         try:
-            frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
+            frame = video_frame(pixels)
             frame.pts, frame.time_base, frame.duration = self._next_pts, self._frame_time, repeat
             self._durations[self._next_pts] = repeat
             self._next_pts += repeat
@@ -139,7 +147,7 @@ class RepeatingHoldEncoder(VideoSegmentEncoder):
         context = self._stream.codec_context
         time_base = Fraction(self.spec.frame_rate.denominator, self.spec.frame_rate.numerator)
         try:
-            frame = av.VideoFrame.from_ndarray(pixels, format="rgba").reformat(
+            frame = video_frame(pixels).reformat(
                 context.width, context.height, context.format, threads=context.thread_count
             )
             for _ in range(repeat - 1):
