@@ -36,6 +36,25 @@ def test_a_shape_is_traced_again_only_when_its_points_change(monkeypatch):
     assert traced == [square, square]
 
 
+def test_a_shape_that_shows_nothing_is_not_drawn_and_changes_no_pixel(monkeypatch):
+    traced = []
+    original = Camera.set_cairo_context_path
+    monkeypatch.setattr(
+        Camera,
+        "set_cairo_context_path",
+        lambda self, ctx, vmobject: traced.append(vmobject) or original(self, ctx, vmobject),
+    )
+    hidden = Square().set_fill("#336699", opacity=0).set_stroke("#ffffff", width=4, opacity=0)
+    outlined = Square().set_fill("#336699", opacity=0).set_stroke("#ffffff", width=4, opacity=0.5)
+    ours, manims = PathCachingCamera(), Camera()
+    assert np.array_equal(drawn(ours, hidden), drawn(manims, hidden))
+    assert traced == [hidden]  # Manim's camera traced it; ours did not
+    assert np.array_equal(drawn(ours, outlined), drawn(manims, outlined))
+    assert traced == [hidden, outlined, outlined]
+    manims.reset()
+    assert np.array_equal(drawn(ours, hidden), np.array(manims.get_image()))  # the background, untouched
+
+
 def test_the_pictures_are_manims():
     shapes = [Square().set_fill("#336699", opacity=1), Text("0.25", font_size=40)]
     ours, manims = PathCachingCamera(), Camera()
