@@ -68,7 +68,10 @@ benchmark: setup
 	$(BIN)/python benchmarks/figures.py
 	$(BIN)/python benchmarks/scenes.py
 	$(BIN)/python benchmarks/lecture.py
+	$(BIN)/python benchmarks/lecture.py --scene softmax -q h --rounds 2
+	$(BIN)/python benchmarks/lecture.py --narrate -q l --rounds 2
 	$(BIN)/python benchmarks/still.py
+	$(BIN)/python benchmarks/slides.py
 
 clean:
 	rm -rf $(VENV) media .docs-site

@@ -1,7 +1,7 @@
 """How long the lecture takes, against the floors: x264 alone, and bare PyAV, encoding the lecture's own frames.
 
 Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--parts A,B] [--rounds N]
-      [--encode-only PATH] [--again] [--warm-text]
+      [--encode-only PATH] [--again] [--warm-text] [--scene NAME | --narrate]
 
 For each quality, in a fresh folder and with a fresh text-outline cache (``--warm-text`` keeps
 the one on disk): renders the title card and every scene as mp4 (timing each
@@ -22,13 +22,21 @@ in blockviz's videos; here it counts once per frame, as x264 would encode it at 
 half the memory available (-q h). ``--rounds N`` repeats all of it N times and prints the
 median ratios. Each time is printed as it is known, with the load average. With ``--again`` it
 then times `blockviz render … --lecture` run again with nothing changed (everything reused) and
-with only the lecture file removed (scenes reused, joined again). Not a test: timings depend on
-the machine.
+with only the lecture file removed (scenes reused, joined again).
+
+``--scene NAME`` times one scene instead, as a user renders it: `blockviz render SENTENCE --scene
+NAME -q Q` in a fresh process (text outlines and record built from nothing unless
+``--warm-text``), then the same floors on its frames (issue 32's bar: at most 1.5× x264 alone at
+-q h). ``--narrate`` times the lecture with ``--narrate`` against the plain one instead, each
+from nothing but the speech (an untimed narrated lecture synthesises it first, as any second
+render finds it), the order alternating each round (issue 32's bar: at most 1.5×). Not a test:
+timings depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -60,6 +68,19 @@ def cli_seconds(*args: str) -> float:
     return time.perf_counter() - started
 
 
+PROGRAM = [sys.executable, "-c", "import sys; from blockviz.cli.program import main; sys.exit(main())"]
+"""The blockviz program, as this checkout's ``python -m blockviz`` would run it (the current folder first on the path)."""
+
+
+def program_seconds(*args: str) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (the process, its threads and its workers) of the program run
+    with ``args`` in a fresh process."""
+    before, started = os.times(), time.perf_counter()
+    subprocess.run([*PROGRAM, *args], check=True, capture_output=True)
+    wall, after = time.perf_counter() - started, os.times()
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
 def cli_record_inputs(sentence: str) -> dict:
     """The record options `blockviz render SENTENCE` uses, so its runs find our files unchanged."""
     from blockviz.cli import main
@@ -70,11 +91,19 @@ def cli_record_inputs(sentence: str) -> dict:
 
 
 def lecture_timings(
-    sentence: str, quality: str, jobs: int, out: str, parts: list[str] | None = None, script: Path = ENCODE_ONLY
+    sentence: str,
+    quality: str,
+    jobs: int,
+    out: str,
+    parts: list[str] | None = None,
+    script: Path = ENCODE_ONLY,
+    narrate: bool = False,
+    floors: bool = True,
 ) -> dict:
-    """Render and join one lecture in this process, as `blockviz render --lecture` does, printing
-    each time as it is known; then time the floors. Every time in seconds. ``parts`` (scene
-    names) keeps only those parts, for a quicker measure."""
+    """Render and join one lecture in this process, as `blockviz render --lecture` does (with
+    ``narrate``, as `--narrate` does), printing each time as it is known; then, with ``floors``,
+    time the floors. Every time in seconds. ``parts`` (scene names) keeps only those parts, for
+    a quicker measure."""
     import dataclasses
 
     from blockviz.cli.options import build_record
@@ -83,13 +112,13 @@ def lecture_timings(
     from blockviz.scenes.wording import Wording
 
     print(
-        f"-q{quality}: {sentence!r}, {'parts ' + ','.join(parts) if parts else 'every part'}, --jobs {jobs}, load average {load()} at the start",
+        f"-q{quality}{' --narrate' if narrate else ''}: {sentence!r}, {'parts ' + ','.join(parts) if parts else 'every part'}, --jobs {jobs}, load average {load()} at the start",
         flush=True,
     )
     started, cpu_started = time.perf_counter(), cpu_seconds()
     record_inputs = cli_record_inputs(sentence)
     rec = build_record(**record_inputs)
-    options = RenderOptions(quality=quality)
+    options = RenderOptions(quality=quality, narrate=narrate)
     lecture = plan_lecture(record_inputs, options, out)
     if parts:
         lecture = dataclasses.replace(lecture, jobs=[job for job in lecture.jobs if job.scene in parts])
@@ -110,23 +139,36 @@ def lecture_timings(
     )
     sizes = sum(job.output.stat().st_size for job in lecture.jobs)
     encoded = video_frames(lecture.output)
-    reference = Path(out) / "constant-rate.mp4"
-    frames = write_constant_rate(lecture.output, reference)
     print(
-        f"  {'files':<25}{lecture.output.stat().st_size / 1e6:>8.2f} MB  lecture ({sizes / 1e6:.2f} MB its scenes); {encoded} frames encoded for {frames} shown"
+        f"  {'files':<25}{lecture.output.stat().st_size / 1e6:>8.2f} MB  lecture ({sizes / 1e6:.2f} MB its scenes); {encoded} frames encoded"
     )
     timings = {"total": total, "cpu": cpu, "output": lecture.output}
+    if floors:
+        timings.update(x264_floors(lecture.output, total, cpu, quality, out, script))
+    return timings
+
+
+def x264_floors(video: Path, total: float, cpu: float, quality: str, out: str, script: Path) -> dict:
+    """Time the floors on ``video``'s frames at its frame rate (a constant-rate copy written
+    first, untimed, as ``out/constant-rate.mp4``) and print each against ``total`` seconds and
+    ``cpu`` CPU seconds of rendering it. Returns the floors' seconds."""
+    timings = {}
+    reference = Path(out) / "constant-rate.mp4"
+    frames = write_constant_rate(video, reference)
+    print(f"  {'frames shown':<25}{frames:>8d}  (at the video's frame rate)")
     only = encode_only(reference, Path(out) / "encode-only.mp4", frames, script)
     if only is not None:
         timings["encode_only"] = only
         print(
             f"  {'x264 alone':<25}{only:>8.1f} s  ({frames} frames in yuv420p, encode_only.py; load average {load()})"
         )
-        print(f"  {'ratio to x264 alone':<25}{total / only:>8.2f} ×  (target ≤ 1.5 at -q l)", flush=True)
+        print(f"  {'ratio to x264 alone':<25}{total / only:>8.2f} ×  (target ≤ 1.5)", flush=True)
     _, x264, timings["x264_cpu"] = encode_floor(reference, Path(out) / "x264.mp4", from_rgba=False)
+    timings["x264"] = x264
     print(
         f"  {'x264 alone, CPU':<25}{timings['x264_cpu']:>8.1f} CPU s  (the same here, {x264:.1f} s; load average {load()})"
     )
+    print(f"  {'ratio to x264 here':<25}{total / x264:>8.2f} ×  (wall clock, x264 alone in this process)")
     print(
         f"  {'CPU ratio to x264 alone':<25}{cpu / timings['x264_cpu']:>8.2f} ×  (the lecture's CPU seconds over x264's)",
         flush=True,
@@ -331,49 +373,134 @@ def main() -> None:
         action="store_true",
         help="reuse the text outlines already on disk (default: build them from nothing)",
     )
+    parser.add_argument(
+        "--scene",
+        help="time this one scene instead, rendered by `blockviz render --scene SCENE` in a fresh process, against x264 alone on its frames",
+    )
+    parser.add_argument(
+        "--narrate",
+        action="store_true",
+        help="time the narrated lecture (--narrate) against the plain one instead, rounds alternating (speech already synthesised)",
+    )
     arguments = parser.parse_args()
-    user_tmpdir = os.environ.get("TMPDIR")
     for quality in arguments.quality:
-        rounds = []
-        for _ in range(arguments.rounds):
-            with tempfile.TemporaryDirectory() as out:
-                if not arguments.warm_text:  # scenes/text.py keeps outlines under the temporary folder: a fresh one
-                    tempfile.tempdir = os.environ["TMPDIR"] = tempfile.mkdtemp(
-                        prefix="text-cache-", dir=out
-                    )  # TMPDIR: for --jobs' worker processes too
-                print(
-                    f"text outlines: {'already on disk' if arguments.warm_text else 'built from nothing'}", flush=True
-                )
-                timings = lecture_timings(
-                    arguments.sentence, quality, arguments.jobs, out, arguments.parts, arguments.encode_only
-                )
-                rounds.append(timings)
-                if arguments.again:
-                    command = ["render", arguments.sentence, "--lecture", "-q", quality, "-o", out]
-                    print(f"  {'again, all unchanged':<25}{cli_seconds(*command):>8.2f} s  (CLI: every file reused)")
-                    timings["output"].unlink()
-                    print(
-                        f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)"
-                    )
-                tempfile.tempdir = None
-                if user_tmpdir is None:
-                    os.environ.pop("TMPDIR", None)
-                else:
-                    os.environ["TMPDIR"] = user_tmpdir
-        if len(rounds) > 1:
-            ratios = [t["total"] / t["encode_only"] for t in rounds if "encode_only" in t]
-            shown = (
-                f"x264 alone {statistics.median(ratios):.2f} × ({', '.join(f'{r:.2f}' for r in ratios)})"
-                if ratios
-                else "x264 alone skipped"
+        if arguments.scene:
+            scene_rounds(arguments, quality)
+        elif arguments.narrate:
+            narrated_rounds(arguments, quality)
+        else:
+            lecture_rounds(arguments, quality)
+
+
+@contextlib.contextmanager
+def fresh_caches(out: str, warm: bool, records: bool = False):
+    """Inside, the text outlines (kept under the temporary folder: scenes/text.py) are built from
+    nothing in ``out`` — and, with ``records``, blockviz's record cache is empty — unless ``warm``.
+    Set in the environment too, for worker and program processes."""
+    saved = {name: os.environ.get(name) for name in ("TMPDIR", "BLOCKVIZ_CACHE_DIR")}
+    if not warm:
+        tempfile.tempdir = os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="text-cache-", dir=out)
+        if records:
+            os.environ["BLOCKVIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-", dir=out)
+    print(f"text outlines{' and records' if records else ''}: {'already on disk' if warm else 'built from nothing'}")
+    try:
+        yield
+    finally:
+        tempfile.tempdir = None
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def lecture_rounds(arguments, quality: str) -> None:
+    """The lecture from nothing against the floors, ``--rounds`` times; the median ratios."""
+    rounds = []
+    for _ in range(arguments.rounds):
+        with tempfile.TemporaryDirectory() as out, fresh_caches(out, arguments.warm_text):
+            timings = lecture_timings(
+                arguments.sentence, quality, arguments.jobs, out, arguments.parts, arguments.encode_only
             )
-            floors = [t["total"] / t["floor"] for t in rounds]
-            cpu_ratios = [t["cpu"] / t["x264_cpu"] for t in rounds]
+            rounds.append(timings)
+            if arguments.again:
+                command = ["render", arguments.sentence, "--lecture", "-q", quality, "-o", out]
+                print(f"  {'again, all unchanged':<25}{cli_seconds(*command):>8.2f} s  (CLI: every file reused)")
+                timings["output"].unlink()
+                print(
+                    f"  {'again, lecture removed':<25}{cli_seconds(*command):>8.2f} s  (CLI: scenes reused, joined again)"
+                )
+    print_medians(f"-q{quality} lecture", rounds)
+
+
+def scene_rounds(arguments, quality: str) -> None:
+    """One scene rendered by the program in a fresh process (text outlines and record from nothing
+    unless ``--warm-text``), then x264 alone on its frames, ``--rounds`` times; the median ratios."""
+    rounds = []
+    for _ in range(arguments.rounds):
+        with tempfile.TemporaryDirectory() as out, fresh_caches(out, arguments.warm_text, records=True):
+            folder = Path(out) / "render"
+            print(f"-q{quality}: {arguments.scene} of {arguments.sentence!r}, load average {load()} at the start")
+            wall, cpu = program_seconds(
+                "render", arguments.sentence, "--scene", arguments.scene, "-q", quality, "-o", str(folder)
+            )
+            video = folder / f"{arguments.scene}.mp4"
             print(
-                f"-q{quality}, {len(rounds)} rounds: median ratio to {shown}; CPU seconds to x264 alone {statistics.median(cpu_ratios):.2f} × "
-                f"({', '.join(f'{r:.2f}' for r in cpu_ratios)}); to bare PyAV {statistics.median(floors):.2f} ×",
+                f"  {'render, fresh process':<25}{wall:>8.1f} s  ({cpu:.1f} CPU s, {video_frames(video)} frames encoded; load average {load()})",
                 flush=True,
             )
+            rounds.append(
+                {"total": wall, "cpu": cpu, **x264_floors(video, wall, cpu, quality, out, arguments.encode_only)}
+            )
+    print_medians(f"-q{quality} {arguments.scene}", rounds)
+
+
+def narrated_rounds(arguments, quality: str) -> None:
+    """The lecture with --narrate against the plain one, each from nothing but the speech (an
+    untimed narrated lecture first fills the speech cache, as a second render finds it),
+    alternating which goes first; the median ratios."""
+    with tempfile.TemporaryDirectory() as out, fresh_caches(out, True):
+        print("untimed: the narrated lecture once, to synthesise its speech")
+        lecture_timings(arguments.sentence, quality, arguments.jobs, out, arguments.parts, narrate=True, floors=False)
+    ratios, cpu_ratios = [], []
+    for number in range(arguments.rounds):
+        timings = {}
+        for narrate in (False, True) if number % 2 == 0 else (True, False):
+            with tempfile.TemporaryDirectory() as out, fresh_caches(out, arguments.warm_text):
+                timings[narrate] = lecture_timings(
+                    arguments.sentence, quality, arguments.jobs, out, arguments.parts, narrate=narrate, floors=False
+                )
+        ratios.append(timings[True]["total"] / timings[False]["total"])
+        cpu_ratios.append(timings[True]["cpu"] / timings[False]["cpu"])
+        print(
+            f"  {'narrated / plain':<25}{ratios[-1]:>8.2f} ×  (CPU seconds {cpu_ratios[-1]:.2f} ×; target ≤ 1.5)",
+            flush=True,
+        )
+    print(
+        f"-q{quality}, {len(ratios)} rounds: narrated over plain, median {statistics.median(ratios):.2f} × "
+        f"({', '.join(f'{r:.2f}' for r in ratios)}); CPU seconds {statistics.median(cpu_ratios):.2f} ×",
+        flush=True,
+    )
+
+
+def print_medians(what: str, rounds: list[dict]) -> None:
+    """The median ratios of several rounds (nothing for one round: its ratios are printed already)."""
+    if len(rounds) < 2:
+        return
+    ratios = [t["total"] / t["encode_only"] for t in rounds if "encode_only" in t]
+    here = [t["total"] / t["x264"] for t in rounds]
+    shown = (
+        f"x264 alone {statistics.median(ratios):.2f} × ({', '.join(f'{r:.2f}' for r in ratios)})"
+        if ratios
+        else "x264 alone (encode_only.py) skipped"
+    ) + f", to x264 alone here {statistics.median(here):.2f} × ({', '.join(f'{r:.2f}' for r in here)})"
+    floors = [t["total"] / t["floor"] for t in rounds]
+    cpu_ratios = [t["cpu"] / t["x264_cpu"] for t in rounds]
+    print(
+        f"{what}, {len(rounds)} rounds: median ratio to {shown}; CPU seconds to x264 alone {statistics.median(cpu_ratios):.2f} × "
+        f"({', '.join(f'{r:.2f}' for r in cpu_ratios)}); to bare PyAV {statistics.median(floors):.2f} ×",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

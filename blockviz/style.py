@@ -6,6 +6,7 @@ same colour on paper and on screen. Colour maps are matplotlib's; nothing here i
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -148,7 +149,7 @@ def signed_limit(values) -> float:
 
 def signed_color(value: float, limit: float) -> tuple[float, float, float, float]:
     """RGBA of a signed value on the diverging map scaled to ``[-limit, limit]``."""
-    return colormaps[SIGNED_CMAP](Normalize(-limit, limit, clip=True)(value))
+    return _colormap(SIGNED_CMAP)(Normalize(-limit, limit, clip=True)(value))
 
 
 def weights_norm() -> PowerNorm:
@@ -158,7 +159,7 @@ def weights_norm() -> PowerNorm:
 
 def weight_color(value: float) -> tuple[float, float, float, float]:
     """RGBA of an attention weight on the fixed 0–1 map, normalised by :func:`weights_norm`."""
-    return colormaps[WEIGHTS_CMAP](weights_norm()(value))
+    return _colormap(WEIGHTS_CMAP)(weights_norm()(value))
 
 
 def text_color_on(background) -> str:
@@ -171,6 +172,14 @@ def text_color_on(background) -> str:
 def hex_color(rgba) -> str:
     """``"#rrggbb"`` for any matplotlib colour (Manim takes hex strings)."""
     return to_hex(rgba)
+
+
+@functools.cache
+def _colormap(name: str):
+    """The registered colormap ``name``, fetched once: matplotlib's registry hands out a new copy
+    on every access, which builds its lookup table again on its first use (scenes colour
+    thousands of cells one at a time)."""
+    return colormaps[name]
 
 
 def _linear(channel: float) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from manim import DOWN, LEFT, RIGHT, UP, Circle, Scene, Square, Text
 from manim.animation.animation import prepare_animation
-from support import frame_hashes, named_record
+from support import frame_hashes, named_record, writing_frames
 
 from blockviz.scenes import drawing_order
 from blockviz.scenes.base import RecordScene
@@ -94,3 +94,17 @@ def test_a_plays_tree_gives_its_leaves_in_order_and_its_groups_outermost_first()
     outer = LaggedStart(inner, c)
     assert leaves(outer) == [a, b, c] and leaves(a) == [a]
     assert groups(outer) == [outer, inner] and groups(a) == []
+
+
+def test_an_updater_is_still_called_in_every_frame_of_a_play():
+    calls = []
+
+    class Updated(RecordScene):
+        def construct(self):
+            self.add(Square().add_updater(lambda mobject, dt: calls.append(dt)))
+            self.play(FadeIn(Text("far").move_to(UP * 3)), run_time=1)
+
+    frames = []
+    with writing_frames(lambda pixels, repeat: frames.append(repeat)):
+        Updated(record=named_record("13 tokens")).render()
+    assert len(frames) == 6 and len(calls) >= 6  # one call per frame at 6 fps, and Manim's own at the end

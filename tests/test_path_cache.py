@@ -36,6 +36,47 @@ def test_a_shape_is_traced_again_only_when_its_points_change(monkeypatch):
     assert traced == [square, square]
 
 
+def test_a_shape_that_shows_nothing_is_not_drawn_and_changes_no_pixel(monkeypatch):
+    traced = []
+    original = Camera.set_cairo_context_path
+    monkeypatch.setattr(
+        Camera,
+        "set_cairo_context_path",
+        lambda self, ctx, vmobject: traced.append(vmobject) or original(self, ctx, vmobject),
+    )
+    hidden = Square().set_fill("#336699", opacity=0).set_stroke("#ffffff", width=4, opacity=0)
+    outlined = Square().set_fill("#336699", opacity=0).set_stroke("#ffffff", width=4, opacity=0.5)
+    ours, manims = PathCachingCamera(), Camera()
+    assert np.array_equal(drawn(ours, hidden), drawn(manims, hidden))
+    assert traced == [hidden]  # Manim's camera traced it; ours did not
+    assert np.array_equal(drawn(ours, outlined), drawn(manims, outlined))
+    assert traced == [hidden, outlined, outlined]
+    manims.reset()
+    assert np.array_equal(drawn(ours, hidden), np.array(manims.get_image()))  # the background, untouched
+
+
+def test_a_plays_families_are_listed_once_and_a_frame_leaves_out_shapes_without_points(monkeypatch):
+    from blockviz.scenes import path_cache
+
+    listed = []
+    original = path_cache.extract_mobject_family_members
+    monkeypatch.setattr(
+        path_cache, "extract_mobject_family_members", lambda *a, **k: listed.append(1) or original(*a, **k)
+    )
+    camera, text, square = PathCachingCamera(), Text("ab"), Square()
+    moving = [text, square]
+    first = camera.get_mobjects_to_display(moving)
+    assert first == [*text.family_members_with_points(), square] and len(listed) == 1
+    square.points = square.points[:0]  # a shape that has lost its points is left out, from the same list
+    assert camera.get_mobjects_to_display(moving) == first[:-1] and len(listed) == 1
+    camera.get_mobjects_to_display([text])  # another play's list
+    assert len(listed) == 2
+    text.add_updater(lambda mobject: mobject)  # an updater may change the family: listed each time
+    camera.get_mobjects_to_display(moving)
+    camera.get_mobjects_to_display(moving)
+    assert len(listed) == 4
+
+
 def test_the_pictures_are_manims():
     shapes = [Square().set_fill("#336699", opacity=1), Text("0.25", font_size=40)]
     ours, manims = PathCachingCamera(), Camera()

@@ -33,6 +33,8 @@ from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
+from blockviz.render.conversion import ChangedRows
+
 STITCHABLE = {"x264-params": "stitchable=1"}
 """x264's option for segments that are joined by copying packets: headers that do not depend on
 the segment's rate control (its ``crf``). It changes no picture."""
@@ -67,16 +69,27 @@ def hold_crf(crf: float, frames: int) -> float:
     return crf - min(MBTREE_STRENGTH * math.log2(frames), MAX_HOLD_CRF_DROP)
 
 
+def video_frame(pixels) -> av.VideoFrame:
+    """An RGBA frame on ``pixels`` (``(height, width, 4)`` ``uint8``, rows contiguous), not a copy:
+    Manim's file writer owns every array it is handed, and the encoder converts it to its pixel
+    format before the array could change. ``VideoFrame.from_ndarray`` copies it twice, holding
+    the interpreter's lock, while the next frame is drawn."""
+    return av.VideoFrame.from_numpy_buffer(pixels, format="rgba")
+
+
 class HoldEncoder(VideoSegmentEncoder):
     """A segment encoder that encodes a held picture once, as one frame lasting the hold.
 
     Frames go in with timestamps in frames (the time base is one frame); each packet leaves
-    with its frame's duration, so the segment's length counts every held frame.
+    with its frame's duration, so the segment's length counts every held frame. A yuv420p
+    segment's frames are converted here, each only where it differs from the one before
+    (:class:`~blockviz.render.conversion.ChangedRows`).
     """
 
     def __init__(self, *, target, spec) -> None:
         super().__init__(target=target, spec=spec)
         self._durations: dict[int, int] = {}  # pts → frames, of frames not yet out of the encoder
+        self._rows = ChangedRows() if spec.pixel_format == "yuv420p" else None
 
     def write_frame(self, pixels, *, repeat: int = 1) -> None:
         """Encode ``pixels`` (``(height, width, 4)`` RGBA ``uint8``) as one frame shown for
@@ -85,7 +98,7 @@ class HoldEncoder(VideoSegmentEncoder):
         if self._next_pts == 0 and repeat > 1:  # a hold's segment: its quality, before the encoder opens
             self._lower_crf(repeat)
         try:
-            frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
+            frame = video_frame(pixels) if self._rows is None else self._rows.convert(pixels)
             frame.pts, frame.time_base, frame.duration = self._next_pts, self._frame_time, repeat
             self._durations[self._next_pts] = repeat
             self._next_pts += repeat
@@ -139,7 +152,7 @@ class RepeatingHoldEncoder(VideoSegmentEncoder):
         context = self._stream.codec_context
         time_base = Fraction(self.spec.frame_rate.denominator, self.spec.frame_rate.numerator)
         try:
-            frame = av.VideoFrame.from_ndarray(pixels, format="rgba").reformat(
+            frame = video_frame(pixels).reformat(
                 context.width, context.height, context.format, threads=context.thread_count
             )
             for _ in range(repeat - 1):

@@ -120,6 +120,7 @@ class RecordScene(Scene):
         self.captions: list[tuple[float, str]] = []  # (scene time, caption) as each appears: one cue each
         self.sums: list[tuple[list[Text], Text]] = []
         self._after_play: list = []
+        self._updaters_in_play: bool | None = None  # whether any mobject has an updater, during a play
         self.play_listeners: list = []  # called with the scene after every play (progress, tests)
         self.colour_bars = ColourBars()
         kwargs.setdefault("camera_class", PathCachingCamera)
@@ -384,7 +385,10 @@ class RecordScene(Scene):
             with _no_drawing(self.renderer):
                 super().play(*prepared, **kwargs)
         else:
-            super().play(*prepared, **kwargs)
+            try:
+                super().play(*prepared, **kwargs)
+            finally:
+                self._updaters_in_play = None
         while self._after_play:
             self._after_play.pop(0)()
         if not still:  # a hold changes nothing on screen
@@ -399,6 +403,14 @@ class RecordScene(Scene):
             animation.begin()
         self.mobjects = drawing_order.still_first(self.mobjects, self.animations)
         self.moving_mobjects, self.static_mobjects = self.get_moving_and_static_mobjects(self.animations)
+        self._updaters_in_play = any(member.updaters for member in self.get_mobject_family_members())
+
+    def update_mobjects(self, dt: float) -> None:
+        """Manim's, which calls every mobject's updaters in every frame: nothing to call in a play
+        where no mobject has one (it would walk every mobject of the scene to find none)."""
+        if self._updaters_in_play is False:
+            return
+        super().update_mobjects(dt)
 
     def _skipping(self) -> bool:
         """Whether no frame of the plays is written: a still (``--format png``: Manim draws the

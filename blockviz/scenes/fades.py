@@ -23,6 +23,8 @@ without a shift or scale never moves its mobject, wherever an earlier animation 
 
 from __future__ import annotations
 
+import operator
+
 import manim
 import numpy as np
 from manim import SVGMobject, Text, VMobject
@@ -65,6 +67,7 @@ class _CopyFree:
             for name in RGBAS:
                 setattr(member, name, getattr(member, name).copy())
         self.opacities = [tuple(getattr(member, name)[:, 3].copy() for name in RGBAS) for member in self.parts]
+        self.shown = [None] * len(self.parts)  # each part's share shown in the frame before, and its arrays
         self.applied = np.zeros(3)
         if self.suspend_mobject_updating:
             self.mobject.suspend_updating()
@@ -78,11 +81,16 @@ class _CopyFree:
             super().interpolate_mobject(alpha)
             return
         done = self.rate_func(alpha)
-        for member, opacities in zip(self.parts, self.opacities):
+        for index, (member, opacities) in enumerate(zip(self.parts, self.opacities)):
             faded = self.faded(member, done)
             shown = faded if self.fading_in else 1 - faded
-            for name, opacity in zip(RGBAS, opacities):
-                getattr(member, name)[:, 3] = opacity * shown
+            arrays = [getattr(member, name) for name in RGBAS]
+            written = self.shown[index]
+            if written is not None and written[0] == shown and all(map(operator.is_, written[1], arrays)):
+                continue  # as written in the frame before, into the same arrays: a part outside its stretch
+            for array, opacity in zip(arrays, opacities):
+                array[:, 3] = opacity * shown
+            self.shown[index] = (shown, arrays)
         if np.any(self.shift_vector):
             offset = -(1 - done) * self.shift_vector if self.fading_in else done * self.shift_vector
             self.mobject.shift(offset - self.applied)
