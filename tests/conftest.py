@@ -1,11 +1,18 @@
-"""Shared fixtures: records of the default and the long example sentence; the golden files."""
+"""Shared fixtures: records of the default and the long example sentence; the golden files.
 
-import difflib
-from pathlib import Path
+torch's numerics are pinned here, before torch loads, as the ``blockviz`` program pins them
+(:mod:`blockviz.numerics`): a command run in this process gives the program's numbers bit for bit."""
 
-import pytest
+from blockviz.numerics import pin_environment
 
-from blockviz.block_record import record
+pin_environment()
+
+import difflib  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from blockviz.block_record import record  # noqa: E402
 
 DEFAULT_SENTENCE = "the cat sat"
 LONG_SENTENCE = "The chicken didn't cross the road because it was too tired."

@@ -7,7 +7,7 @@ import av
 import numpy as np
 import pytest
 
-from blockviz.render.conversion import ChangedRows, _plane, _yuv, changed_runs
+from blockviz.render.conversion import ChangedRows, changed_runs, plane_view, yuv_frame
 
 
 def frames(height: int, width: int, count: int, seed: int) -> list[np.ndarray]:
@@ -28,14 +28,14 @@ def frames(height: int, width: int, count: int, seed: int) -> list[np.ndarray]:
 
 
 def planes(frame: av.VideoFrame) -> list[np.ndarray]:
-    return [_plane(frame, index).copy() for index in range(3)]
+    return [plane_view(frame, index).copy() for index in range(3)]
 
 
 @pytest.mark.parametrize("size", [(96, 160), (480, 854)])
 def test_frames_converted_where_they_changed_are_the_frames_converted_whole(size):
     converter = ChangedRows()
     for pixels in frames(*size, count=40, seed=size[0]):
-        converted, whole = planes(converter.convert(pixels)), planes(_yuv(pixels))
+        converted, whole = planes(converter.convert(pixels)), planes(yuv_frame(pixels))
         assert all(np.array_equal(ours, reference) for ours, reference in zip(converted, whole))
 
 
@@ -65,4 +65,4 @@ def test_x264_encodes_the_kept_picture_to_the_same_bitstream_as_fresh_frames():
             output.mux(stream.encode())
         return written.getvalue()
 
-    assert encoded(ChangedRows().convert) == encoded(_yuv)
+    assert encoded(ChangedRows().convert) == encoded(yuv_frame)

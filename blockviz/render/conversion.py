@@ -50,16 +50,16 @@ class ChangedRows:
         return self._frame
 
     def _whole(self, pixels: np.ndarray) -> av.VideoFrame:
-        self._frame = _yuv(pixels)
+        self._frame = yuv_frame(pixels)
         return self._frame
 
     def _convert_rows(self, pixels: np.ndarray, start: int, stop: int) -> None:
         """Convert rows ``start`` … ``stop`` (even) again, from :data:`MARGIN` rows around them."""
         low, high = max(0, start - MARGIN), min(pixels.shape[0], stop + MARGIN)
-        band = _yuv(pixels[low:high])
+        band = yuv_frame(pixels[low:high])
         for index, shift in enumerate((0, 1, 1)):  # Y full height, U and V half
             first, last, offset = start >> shift, stop >> shift, (start - low) >> shift
-            _plane(self._frame, index)[first:last] = _plane(band, index)[offset : offset + last - first]
+            plane_view(self._frame, index)[first:last] = plane_view(band, index)[offset : offset + last - first]
 
 
 def changed_runs(previous: np.ndarray, pixels: np.ndarray) -> list[tuple[int, int]]:
@@ -80,15 +80,15 @@ def changed_runs(previous: np.ndarray, pixels: np.ndarray) -> list[tuple[int, in
     ]
 
 
-def _yuv(pixels: np.ndarray) -> av.VideoFrame:
+def yuv_frame(pixels: np.ndarray) -> av.VideoFrame:
     """``pixels`` converted to yuv420p as the encoder converts a frame (swscale, bilinear)."""
     return av.VideoFrame.from_numpy_buffer(pixels, format="rgba").reformat(format="yuv420p")
 
 
-def _plane(frame: av.VideoFrame, index: int) -> np.ndarray:
+def plane_view(frame: av.VideoFrame, index: int) -> np.ndarray:
     """Plane ``index`` of ``frame`` as a writable ``(rows, width)`` view, its padding left out."""
     plane = frame.planes[index]
     return np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
 
 
-__all__ = ["ChangedRows", "changed_runs", "MARGIN"]
+__all__ = ["ChangedRows", "changed_runs", "MARGIN", "plane_view", "yuv_frame"]
