@@ -363,9 +363,6 @@ def _ticks_per_frame(stream) -> int:
 
 # -- writing -------------------------------------------------------------------------------------
 
-SOUND_RATE = 44_100
-"""Samples per second of a narrated lecture's sound track."""
-
 
 def _open_output(path: Path, chapters: Sequence[Chapter]):
     container = av.open(str(path), mode="w", format="mp4", options={"movflags": "+faststart"})
@@ -381,7 +378,7 @@ def _remux(
     sound: np.ndarray | None = None,
 ) -> None:
     """Copy every part's packets into ``output``, shifting their timestamps so each part starts
-    at its start time (seconds); then encode ``sound`` (mono samples at :data:`SOUND_RATE`, from
+    at its start time (seconds); then encode ``sound`` (mono samples and their rate, from
     :func:`_sound_track`) as its AAC track, if given.
 
     A part's first decoding times come before its first frame's presentation (by the B-frames'
@@ -393,8 +390,9 @@ def _remux(
         stream = output.add_stream_from_template(template.streams.video[0])
     sound_stream = None
     if sound is not None:  # every stream is added before the first packet is written
-        sound_stream = output.add_stream("aac", rate=SOUND_RATE, layout="mono")
-        sound_stream.time_base = Fraction(1, SOUND_RATE)
+        sound, rate = sound
+        sound_stream = output.add_stream("aac", rate=rate, layout="mono")
+        sound_stream.time_base = Fraction(1, rate)
     last_dts = None
     for done, (info, start) in enumerate(zip(infos, starts), start=1):
         shift = int((start - info.start) / info.time_base)
@@ -438,43 +436,56 @@ def _written(path: Path, text: str) -> Iterator[Path]:
         yield partial
 
 
-def _sound_track(infos: list[VideoInfo], starts: list[Fraction]) -> np.ndarray | None:
-    """The lecture's sound: each part's sound (:func:`_sound_of`) laid at the part's start,
-    silence where a part has none; ``None`` when no part has sound (silent scenes)."""
-    total = int(round(float(starts[-1]) * SOUND_RATE))
+def _sound_track(infos: list[VideoInfo], starts: list[Fraction]) -> tuple[np.ndarray, int] | None:
+    """The lecture's sound and its rate (:func:`sound_rate`): each part's sound (:func:`_sound_of`)
+    laid at the part's start, silence where a part has none; ``None`` when no part has sound
+    (silent scenes)."""
+    rate = sound_rate([info.path for info in infos])
+    if rate is None:
+        return None
+    total = int(round(float(starts[-1]) * rate))
     track = np.zeros(total, dtype=np.float32)
-    heard = False
     for info, start in zip(infos, starts[:-1]):
-        samples = _sound_of(info.path)
+        samples = _sound_of(info.path, rate)
         if samples is None:
             continue
-        heard = True
-        offset = int(round(float(start) * SOUND_RATE))
+        offset = int(round(float(start) * rate))
         samples = samples[: max(0, total - offset)]
         track[offset : offset + len(samples)] += samples
-    return track if heard else None
+    return track, rate
+
+
+def sound_rate(videos: Sequence[Path]) -> int | None:
+    """The rate of the lecture's sound: the highest of the ``videos``' sound tracks (narrated
+    scenes share their voice's: 22,050 Hz for the packaged one, which is encoded so, not
+    resampled to twice as many samples); ``None`` if none has sound."""
+    rates = []
+    for path in videos:
+        with av.open(str(path)) as source:
+            rates += [stream.rate for stream in source.streams.audio[:1]]
+    return max(rates) if rates else None
 
 
 def _encode_sound(track: np.ndarray, stream, output) -> None:
-    """Encode the mono samples ``track`` into ``stream`` of ``output``, frame by frame."""
-    size = stream.codec_context.frame_size or 1024
+    """Encode the mono samples ``track`` into ``stream`` of ``output`` (at its rate), frame by frame."""
+    size, rate = stream.codec_context.frame_size or 1024, stream.codec_context.sample_rate
     for first in range(0, len(track), size):
         frame = av.AudioFrame.from_ndarray(
             np.ascontiguousarray(track[None, first : first + size]), format="fltp", layout="mono"
         )
-        frame.rate, frame.pts, frame.time_base = SOUND_RATE, first, Fraction(1, SOUND_RATE)
+        frame.rate, frame.pts, frame.time_base = rate, first, Fraction(1, rate)
         for packet in stream.encode(frame):
             output.mux(packet)
     for packet in stream.encode(None):
         output.mux(packet)
 
 
-def _sound_of(path: Path) -> np.ndarray | None:
-    """The sound of the video at ``path`` as mono float samples at :data:`SOUND_RATE`, or ``None``."""
+def _sound_of(path: Path, rate: int) -> np.ndarray | None:
+    """The sound of the video at ``path`` as mono float samples at ``rate``, or ``None``."""
     with av.open(str(path)) as source:
         if not source.streams.audio:
             return None
-        resampler = av.AudioResampler(format="flt", layout="mono", rate=SOUND_RATE)
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=rate)
         pieces = []
         for frame in source.decode(audio=0):
             pieces += [out.to_ndarray().reshape(-1) for out in resampler.resample(frame)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import av
 import numpy as np
+from av.video.reformatter import VideoReformatter
 
 MARGIN = 4
 """Rows converted beyond each changed run, an even number: swscale's vertical chroma filter
@@ -34,6 +35,8 @@ class ChangedRows:
     def __init__(self) -> None:
         self._pixels: np.ndarray | None = None
         self._frame: av.VideoFrame | None = None
+        self._whole = VideoReformatter()  # swscale's set-up kept from frame to frame
+        self._bands = VideoReformatter()
 
     def convert(self, pixels: np.ndarray) -> av.VideoFrame:
         """``pixels`` (``(height, width, 4)`` RGBA ``uint8``, C-contiguous, not changed afterwards:
@@ -41,22 +44,22 @@ class ChangedRows:
         previous, self._pixels = self._pixels, pixels
         height = pixels.shape[0]
         if previous is None or previous.shape != pixels.shape or height % 2:
-            return self._whole(pixels)
+            return self._converted(pixels)
         runs = changed_runs(previous, pixels)
         if sum(stop - start for start, stop in runs) > WHOLE_SHARE * height:
-            return self._whole(pixels)
+            return self._converted(pixels)
         for start, stop in runs:
             self._convert_rows(pixels, start, stop)
         return self._frame
 
-    def _whole(self, pixels: np.ndarray) -> av.VideoFrame:
-        self._frame = yuv_frame(pixels)
+    def _converted(self, pixels: np.ndarray) -> av.VideoFrame:
+        self._frame = yuv_frame(pixels, self._whole)
         return self._frame
 
     def _convert_rows(self, pixels: np.ndarray, start: int, stop: int) -> None:
         """Convert rows ``start`` … ``stop`` (even) again, from :data:`MARGIN` rows around them."""
         low, high = max(0, start - MARGIN), min(pixels.shape[0], stop + MARGIN)
-        band = yuv_frame(pixels[low:high])
+        band = yuv_frame(pixels[low:high], self._bands)
         for index, shift in enumerate((0, 1, 1)):  # Y full height, U and V half
             first, last, offset = start >> shift, stop >> shift, (start - low) >> shift
             plane_view(self._frame, index)[first:last] = plane_view(band, index)[offset : offset + last - first]
@@ -80,9 +83,12 @@ def changed_runs(previous: np.ndarray, pixels: np.ndarray) -> list[tuple[int, in
     ]
 
 
-def yuv_frame(pixels: np.ndarray) -> av.VideoFrame:
-    """``pixels`` converted to yuv420p as the encoder converts a frame (swscale, bilinear)."""
-    return av.VideoFrame.from_numpy_buffer(pixels, format="rgba").reformat(format="yuv420p")
+def yuv_frame(pixels: np.ndarray, reformatter: VideoReformatter | None = None) -> av.VideoFrame:
+    """``pixels`` converted to yuv420p as the encoder converts a frame (swscale, bilinear), by
+    ``reformatter`` (a new one by default) on this thread: swscale's own threads give the same
+    bytes for the same work, and starting them costs more than a band's conversion."""
+    frame = av.VideoFrame.from_numpy_buffer(pixels, format="rgba")
+    return (reformatter or VideoReformatter()).reformat(frame, format="yuv420p", threads=1)
 
 
 def plane_view(frame: av.VideoFrame, index: int) -> np.ndarray:

@@ -17,6 +17,8 @@ Joining: the segments become the scene's video by their timestamps, decoding tim
 (:meth:`HoldFileWriter.combine_files`), so that a player seeking to any time shows that time's
 picture.
 
+A narrated scene's sound is encoded at its own rate and channels (:func:`add_sound`).
+
 A GIF keeps one frame per timestamp (Manim renumbers the frames it converts to GIF), but its
 held picture is converted to the video's pixel format once, not once per frame.
 """
@@ -25,9 +27,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from fractions import Fraction
+from pathlib import Path
 
 import av
+import numpy as np
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
@@ -175,6 +180,22 @@ class HoldFileWriter(SceneFileWriter):
         encoder = RepeatingHoldEncoder if self.output_spec.is_gif else HoldEncoder
         return encoder(target=target, spec=segment_spec(self.video_encoder))
 
+    def combine_to_movie(self) -> None:
+        """Manim's, a narrated scene's sound added by :func:`add_sound`."""
+        if not self.includes_sound or self.output_spec.is_gif or self.audio_segment.sample_width != 2:
+            super().combine_to_movie()
+            return
+        self.includes_sound = False  # Manim joins the silent video
+        try:
+            super().combine_to_movie()
+        finally:
+            self.includes_sound = True
+        from pydub import AudioSegment
+
+        self.add_audio_segment(AudioSegment.silent(0))  # as Manim: the sound lasts until its end
+        if Path(self.movie_file_path).is_file():
+            add_sound(Path(self.movie_file_path), self.audio_segment)
+
     def combine_files(self, input_files, output_file, create_gif=False, includes_sound=False) -> None:
         """Join the segments into the scene's video: each segment's packets shifted to start
         where the one before it ends, decoding times kept (:func:`blockviz.lecture.join.join_videos`).
@@ -195,6 +216,35 @@ class HoldFileWriter(SceneFileWriter):
         with av.open(str(output_file), mode="w") as output:
             output.metadata["comment"] = f"Rendered with Manim Community v{__version__}"
             join_videos(input_files, output)
+
+
+def add_sound(movie: Path, sound) -> None:
+    """Mux ``sound`` (a pydub ``AudioSegment``: 16-bit samples) into the silent video ``movie``,
+    encoded as AAC at its own rate and channels, straight from its samples, as Manim muxes a
+    scene's sound: its video packets copied, the file as long as the shorter of the two.
+
+    Manim writes the sound to a WAV file, reads it back frame by frame and encodes it at PyAV's
+    defaults, 48 kHz stereo: for the voice's 22,050 Hz mono, four times the samples to encode
+    (and the sound resampled) for the same speech.
+    """
+    from manim import __version__
+
+    layout = "mono" if sound.channels == 1 else "stereo"
+    samples = np.frombuffer(sound.raw_data, dtype=np.int16).reshape(1, -1)  # channels interleaved
+    partial = movie.with_name(f"{movie.stem}_temp{movie.suffix}")
+    options = {"shortest": "1", "metadata": f"comment=Rendered with Manim Community v{__version__}"}
+    with av.open(str(movie)) as source, av.open(str(partial), mode="w", options=options) as output:
+        video = output.add_stream_from_template(source.streams.video[0])
+        audio = output.add_stream("aac", rate=sound.frame_rate, layout=layout)
+        for packet in source.demux(source.streams.video[0]):
+            if packet.dts is not None:  # not the empty packet that ends demuxing
+                packet.stream = video
+                output.mux(packet)
+        frame = av.AudioFrame.from_ndarray(samples, format="s16", layout=layout)
+        frame.rate, frame.pts, frame.time_base = sound.frame_rate, 0, Fraction(1, sound.frame_rate)
+        output.mux(audio.encode(frame))
+        output.mux(audio.encode(None))
+    os.replace(partial, movie)
 
 
 def renderer() -> CairoRenderer:

@@ -36,6 +36,7 @@ from manim import RIGHT, UP, Mobject, SVGMobject, Text, VGroup, config
 from blockviz import style
 from blockviz.files import atomic_path
 from blockviz.scenes.look import FONT, HEADER_SIZE, MIN_FONT_SIZE, NUMBER_SIZE
+from blockviz.scenes.pango_svg import glyph_points
 from blockviz.tokens import display_token, without_glyph
 
 _DIGITS = "0123456789"
@@ -132,8 +133,48 @@ def text_cache_path(shown: str, font_size: float, weight: str, layout: tuple) ->
 
 def _build_text(shown: str, font_size: float, weight: str, layout: tuple) -> Text:
     with _text_files_for(layout):
-        built = Text(shown, font=FONT, font_size=font_size, color="#ffffff", weight=weight)
+        built = PangoText(shown, font=FONT, font_size=font_size, color="#ffffff", weight=weight)
     return slim(built)
+
+
+class PangoText(Text):
+    """Manim's ``Text``, its Pango SVG read by :func:`~blockviz.scenes.pango_svg.glyph_points`
+    (the same points, without svgelements) when it can, else by Manim."""
+
+    def generate_mobject(self):
+        placed = glyph_points(self.get_file_path().read_text(encoding="utf-8"))
+        if placed is None:
+            return super().generate_mobject()
+        style = _glyph_style()
+        glyphs = []
+        for points in placed:
+            glyph = style.copy()
+            glyph.points = points
+            glyphs.append(glyph)
+        self.add(*glyphs)
+        self.id_to_vgroup_dict = {}
+        self.flip(RIGHT)  # as SVGMobject.generate_mobject: SVG's y runs down
+        return self
+
+
+@functools.cache
+def _glyph_style():
+    """A glyph shape styled as Manim styles each glyph of Pango's SVG (white fill, no stroke),
+    made by Manim's own functions from a one-triangle SVG of the same structure."""
+    import svgelements
+    from manim.mobject.svg.svg_mobject import SVGMobject, VMobjectFromSVGPath
+
+    svg = svgelements.SVG.parse(
+        io.StringIO(
+            '<svg><g stroke-width="0"><g><g id="surface1"><g style="fill:rgb(100%,100%,100%);fill-opacity:1;">'
+            '<path style="stroke:none;" d="M 0 0 L 1 0 L 0 1 Z"/></g></g></g></g></svg>'
+        )
+    )
+    shape = next(element for element in svg.elements() if isinstance(element, svgelements.Path))
+    glyph = VMobjectFromSVGPath(shape)
+    SVGMobject.apply_style_to_mobject(glyph, shape)
+    glyph.path_obj = None
+    return glyph
 
 
 def _read_outlines(path: Path, shown: str, font_size: float, weight: str, layout: tuple) -> Text | None:
