@@ -7,7 +7,7 @@ from manim import Text
 
 from blockviz.scenes.look import FONT
 from blockviz.scenes.pango_svg import glyph_points
-from blockviz.scenes.text import PangoText, _text_files_for, layout_key
+from blockviz.scenes.text import PangoText, layout_key, text_files_for
 
 STRINGS = [
     "the cat sat",
@@ -22,7 +22,7 @@ STYLE = ["fill_rgbas", "stroke_rgbas", "background_stroke_rgbas", "stroke_width"
 
 
 def built(kind, shown: str, weight: str) -> Text:
-    with _text_files_for(layout_key()):
+    with text_files_for(layout_key()):
         return kind(shown, font=FONT, font_size=20, color="#ffffff", weight=weight)
 
 

@@ -55,7 +55,7 @@ def layout_key() -> tuple:
 
 
 @contextmanager
-def _text_files_for(layout: tuple):
+def text_files_for(layout: tuple):
     """Manim's SVG files for text go to a folder of this layout while a ``Text`` is built
     (Manim names them by string and style only, so a file made on a 160-pixel canvas would
     otherwise be reused, wrapped, on an 854-pixel one)."""
@@ -132,7 +132,7 @@ def text_cache_path(shown: str, font_size: float, weight: str, layout: tuple) ->
 
 
 def _build_text(shown: str, font_size: float, weight: str, layout: tuple) -> Text:
-    with _text_files_for(layout):
+    with text_files_for(layout):
         built = PangoText(shown, font=FONT, font_size=font_size, color="#ffffff", weight=weight)
     return slim(built)
 
