@@ -310,7 +310,9 @@ class RecordScene(Scene):
         speech = self.voice.speak(spoken(shown))
         if len(speech.samples):
             segment = AudioSegment(speech.samples.tobytes(), sample_width=2, frame_rate=speech.rate, channels=1)
-            self.renderer.file_writer.add_audio_segment(segment, self.renderer.time)
+            # pydub places a sound at a whole millisecond, truncating: the clock's 13.99999… s
+            # would start the speech a millisecond before its step's first frame
+            self.renderer.file_writer.add_audio_segment(segment, round(self.renderer.time, 3))
         self.speech_ends = self.renderer.time + speech.seconds + SPEECH_PAUSE
 
     def tear_down(self) -> None:
@@ -321,7 +323,7 @@ class RecordScene(Scene):
 
         if self.renderer.time < self.speech_ends:
             self.wait(self.speech_ends - self.renderer.time)
-        self.renderer.file_writer.add_audio_segment(AudioSegment.silent(0), self.renderer.time)
+        self.renderer.file_writer.add_audio_segment(AudioSegment.silent(0), round(self.renderer.time, 3))
 
     def step(
         self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None

@@ -30,14 +30,13 @@ from blockviz.config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.files import temporary_folder, writable_folder, writing
 from blockviz.params import parameter_shapes
-from blockviz.toy import CARD, is_toy_model
+from blockviz.toy import CARD, CHECKPOINTS, is_toy_model
 from blockviz.toy.model import ToyModel
 from blockviz.toy.vocabulary import Vocabulary
 
 FORMAT = "blockviz-toy/1"
 WEIGHTS = "model.safetensors"
 VOCABULARY = "vocabulary.json"
-CHECKPOINTS = "checkpoints.safetensors"
 TIMING = "timing.json"
 REPRODUCIBLE_FILES = (WEIGHTS, VOCABULARY, CARD, CHECKPOINTS)
 """The files retraining with the same options writes byte for byte (on one machine)."""
