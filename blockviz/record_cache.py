@@ -16,7 +16,9 @@ folder that cannot be written only means nothing is kept.
 What this saves today is the block's run and its checks, tens of milliseconds: reading the record
 back still imports torch (1–2 s), as the scenes, figures and explorer read torch tensors. Once they
 read numpy arrays, :func:`_read` can load with ``safetensors.numpy`` and a repeated still skips
-torch altogether.
+torch altogether. A command that needs only what the record says of itself (its tokens, config
+and source: ``blockviz slides`` from unchanged renders) reads the kept file's header, without
+torch (:func:`cached_header`).
 """
 
 from __future__ import annotations
@@ -93,6 +95,28 @@ def cached_record(inputs: dict, build: Callable[[], object]):
     made = build()
     _keep(made, path)
     return made
+
+
+def cached_header(inputs: dict):
+    """The :class:`~blockviz.record_format.RecordHeader` of the record ``inputs`` make, read from
+    the kept file without torch; ``None`` if that record is not kept or cannot be read."""
+    key = record_key(inputs)
+    if key is None:
+        return None
+    path = records_folder() / f"{key}.safetensors"
+    if not path.is_file():
+        return None
+    from blockviz.record_format import read_record_header
+
+    try:
+        header = read_record_header(path)
+    except (BlockvizError, OSError, ValueError):
+        return None
+    if header.sentence != inputs["sentence"]:  # a key collision, or a file put there by hand
+        return None
+    with contextlib.suppress(OSError):  # removed meanwhile by another process
+        os.utime(path)  # recently used: pruned last
+    return header
 
 
 def code_stamp() -> dict:

@@ -8,14 +8,16 @@ as ``null``), written and read by :mod:`blockviz.tensorfile`. The header's ``for
 from __future__ import annotations
 
 import re
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
-
-from blockviz.config import ARCHITECTURE_FIELDS, BlockConfig, Source
+from blockviz.config import ARCHITECTURE_FIELDS, Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
-from blockviz.tensorfile import read_tensors, write_tensors
+from blockviz.tensorfile import read_header, read_tensors, write_tensors
+
+if TYPE_CHECKING:
+    import torch
 
 FORMAT_NAME = "blockviz-record"
 FORMAT_VERSION = 2
@@ -75,6 +77,45 @@ def read_record_with_source(
     where = repr(str(path))
     # the version before the tensors: a stray file gets this message, not one about its tensors
     tensors, header = read_tensors(path, check_header=lambda header: check_version(header.get("format"), where))
+    told = _told(header, where)
+    if Path(path).suffix.lower() == ".json":
+        for name in list(tensors):  # one at a time: memory holds one float64 tensor beside the converted ones
+            tensors[name] = tensors[name].to(_dtype(told.config))
+    return told.sentence, list(told.tokens), told.config, tensors, told.source, list(told.special)
+
+
+@dataclass(frozen=True)
+class RecordHeader:
+    """What a record file says of itself besides its tensors: the sentence, its tokens (and which
+    are the model's special tokens), the block's config and where its weights came from. Read
+    without torch (:func:`read_record_header`): enough to choose a token, a numbered head and the
+    scenes and words for the record (``architecture``, as :attr:`BlockRecord.architecture`)."""
+
+    sentence: str
+    tokens: tuple[str, ...]
+    config: BlockConfig
+    source: Source
+    special: tuple[bool, ...]
+
+    @property
+    def architecture(self) -> Architecture:
+        """Which block this is, as :attr:`blockviz.block_record.BlockRecord.architecture` says."""
+        return Architecture.of(self.config, model_layer=self.source.is_model)
+
+
+def read_record_header(path: str | Path) -> RecordHeader:
+    """The :class:`RecordHeader` of the record file at ``path``, its tensors left unread (no torch).
+
+    Raises :class:`BlockvizError` as :func:`read_record_with_source` does for the header.
+    """
+    where = repr(str(path))
+    header = read_header(path)
+    check_version(header.get("format"), where)
+    return _told(header, where)
+
+
+def _told(header: dict, where: str) -> RecordHeader:
+    """The record header ``header`` (a file's, named ``where`` in messages) holds, checked."""
     tokens = header.get("tokens")
     if not isinstance(tokens, list) or not tokens or not all(isinstance(token, str) for token in tokens):
         raise BlockvizError(f"{where} is not a valid record: its tokens must be a non-empty list of strings")
@@ -82,14 +123,12 @@ def read_record_with_source(
     if not isinstance(sentence, str):
         raise BlockvizError(f"{where} is not a valid record: its sentence must be a string")
     config = _config(header.get("config"), where)
-    if Path(path).suffix.lower() == ".json":
-        for name in list(tensors):  # one at a time: memory holds one float64 tensor beside the converted ones
-            tensors[name] = tensors[name].to(_dtype(config))
     try:
         source = Source.from_dict(header["source"]) if "source" in header else Source()
     except (BlockvizError, TypeError) as error:
         raise BlockvizError(f"{where} is not a valid record: {error}") from None
-    return sentence, tokens, config, tensors, source, _special(header, tokens, source, where)
+    special = _special(header, tokens, source, where)
+    return RecordHeader(sentence, tuple(tokens), config, source, tuple(special))
 
 
 def _special(header: dict, tokens: list[str], source: Source, where: str) -> list[bool]:

@@ -24,7 +24,7 @@ def training_missing(rec) -> str | None:
     checkpoints file — or ``None``."""
     if rec.source.kind != "trained":
         return f"the record's block was not trained by blockviz train ({rec.source.describe()}): try --model toy"
-    from blockviz.toy.folder import CHECKPOINTS
+    from blockviz.toy import CHECKPOINTS
 
     if rec.source.path is None or not (Path(rec.source.path) / CHECKPOINTS).is_file():
         return f"the record's model folder {rec.source.path!r} has no {CHECKPOINTS}: write the folder again with blockviz train -o DIR"

@@ -235,3 +235,33 @@ def test_a_page_from_a_kept_record_is_the_page_from_a_fresh_one(cache_folder, tm
         == (tmp_path / "made.html").read_bytes()
         == (tmp_path / "fresh.html").read_bytes()
     )
+
+
+def test_a_kept_records_header_says_what_the_record_says_and_is_read_without_torch(cache_folder):
+    inputs, calls = {**DEFAULTS, "model": "toy"}, []
+    assert record_cache.cached_header(inputs) is None  # nothing kept yet
+    kept = built(inputs, calls)
+    header = record_cache.cached_header(inputs)
+    assert (header.sentence, header.tokens, header.config, header.source, header.special) == (
+        kept.sentence,
+        tuple(kept.tokens),
+        kept.config,
+        kept.source,
+        tuple(kept.special),
+    )
+    assert header.architecture == kept.architecture and header.architecture.unembedding
+    assert record_cache.cached_header({**inputs, "seed": 1}) is None  # another record: not kept
+    read = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from blockviz import record_cache; "
+            f"header = record_cache.cached_header({inputs!r}); "
+            "print(len(header.tokens), 'torch' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=60,
+    )
+    assert read.stdout.split() == [str(len(kept.tokens)), "False"], read.stderr[-1000:]  # read, and torch not imported

@@ -316,9 +316,7 @@ def test_narrated_slides_carry_each_steps_speech_from_its_start(tmp_path, monkey
         samples, rate = audio_of(clip)
         seconds = float(probe_video(clip).duration)
         assert len(samples) / rate == pytest.approx(seconds, abs=0.1)  # as long as the picture
-        # its own caption's speech, and no other; a blip under 50 ms is not speech (the last clip ends in a
-        # 10 ms click of the AAC encoder's last frame at the voice's 16 kHz: a defect, noted for the team)
-        ((begin, end),) = [run for run in voiced_runs(samples, rate) if run[1] - run[0] >= 0.05]
+        ((begin, end),) = voiced_runs(samples, rate)  # its own caption's speech, and no other
         assert begin < 0.1 and end - begin == pytest.approx(1.0, abs=0.1) and end < seconds
     if (tmp_path / "slides.html").exists():
         assert " muted" not in (tmp_path / "slides.html").read_text()  # the clips play with their sound

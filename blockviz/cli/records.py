@@ -25,3 +25,14 @@ def command_record(record_inputs: dict):
     from blockviz.record_cache import cached_record
 
     return cached_record(record_inputs, lambda: build_record(**record_inputs))
+
+
+def command_record_header(record_inputs: dict):
+    """What the record ``record_inputs`` ask for says of itself (its tokens, config and source:
+    :class:`~blockviz.record_format.RecordHeader`), read without torch from the record the
+    program kept; ``None`` when it kept none (then :func:`command_record`)."""
+    if not _Reuse.records:
+        return None
+    from blockviz.record_cache import cached_header
+
+    return cached_header(record_inputs)

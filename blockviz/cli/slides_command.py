@@ -15,7 +15,7 @@ from blockviz.cli.options import (
     resolved_head,
     usage_error_for,
 )
-from blockviz.cli.records import command_record
+from blockviz.cli.records import command_record, command_record_header
 from blockviz.cli.scene_options import (
     check_narration,
     frame_options,
@@ -130,7 +130,8 @@ def slides(
     )
     with usage_error_for("--scene"):
         chosen = [entry for entry in entries()] if "all" in scenes else lookup(scenes)
-    rec = command_record(record_inputs)
+    told = command_record_header(record_inputs) if head != "auto" else None  # auto reads the weights
+    rec = told if told is not None else command_record(record_inputs)  # the header: no torch, if nothing renders
     chosen_token_and_head(rec, token, head, to)
     if narrate:  # warnings once the record is made: a mistake in the input is its one line alone
         warn_unspeakable(rec.sentence)
@@ -143,6 +144,8 @@ def slides(
         refuse_foreign([job.output for job in planned] + deck_paths(folder))
     pending = [job for job in planned if force or not job.is_fresh()]
     if pending:
+        if rec is told:
+            rec = command_record(record_inputs)
         with reporting_errors():
             render_jobs(
                 rec, pending, render_options, processes=jobs or cores_available(), progress=Progress(enabled=True)

@@ -221,7 +221,7 @@ class HoldFileWriter(SceneFileWriter):
 def add_sound(movie: Path, sound) -> None:
     """Mux ``sound`` (a pydub ``AudioSegment``: 16-bit samples) into the silent video ``movie``,
     encoded as AAC at its own rate and channels, straight from its samples, as Manim muxes a
-    scene's sound: its video packets copied, the file as long as the shorter of the two.
+    scene's sound: its video packets copied.
 
     Manim writes the sound to a WAV file, reads it back frame by frame and encodes it at PyAV's
     defaults, 48 kHz stereo: for the voice's 22,050 Hz mono, four times the samples to encode
@@ -232,8 +232,8 @@ def add_sound(movie: Path, sound) -> None:
     layout = "mono" if sound.channels == 1 else "stereo"
     samples = np.frombuffer(sound.raw_data, dtype=np.int16).reshape(1, -1)  # channels interleaved
     partial = movie.with_name(f"{movie.stem}_temp{movie.suffix}")
-    options = {"shortest": "1", "metadata": f"comment=Rendered with Manim Community v{__version__}"}
-    with av.open(str(movie)) as source, av.open(str(partial), mode="w", options=options) as output:
+    with av.open(str(movie)) as source, av.open(str(partial), mode="w") as output:
+        output.metadata["comment"] = f"Rendered with Manim Community v{__version__}"
         video = output.add_stream_from_template(source.streams.video[0])
         audio = output.add_stream("aac", rate=sound.frame_rate, layout=layout)
         for packet in source.demux(source.streams.video[0]):

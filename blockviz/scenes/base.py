@@ -309,7 +309,9 @@ class RecordScene(Scene):
         speech = self.voice.speak(spoken(shown))
         if len(speech.samples):
             segment = AudioSegment(speech.samples.tobytes(), sample_width=2, frame_rate=speech.rate, channels=1)
-            self.renderer.file_writer.add_audio_segment(segment, self.renderer.time)
+            # pydub places a sound at a whole millisecond, truncating: the clock's 13.99999… s
+            # would start the speech a millisecond before its step's first frame
+            self.renderer.file_writer.add_audio_segment(segment, round(self.renderer.time, 3))
         self.speech_ends = self.renderer.time + speech.seconds + SPEECH_PAUSE
 
     def tear_down(self) -> None:
@@ -319,7 +321,7 @@ class RecordScene(Scene):
         from pydub import AudioSegment
 
         self.hold_until(self.speech_ends)
-        self.renderer.file_writer.add_audio_segment(AudioSegment.silent(0), self.renderer.time)
+        self.renderer.file_writer.add_audio_segment(AudioSegment.silent(0), round(self.renderer.time, 3))
 
     def hold_until(self, moment: float) -> None:
         """Hold the picture still until ``moment`` (seconds from the scene's start), if it is

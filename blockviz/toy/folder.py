@@ -34,14 +34,13 @@ from blockviz.errors import BlockvizError, quoted
 from blockviz.files import temporary_folder, writable_folder, writing
 from blockviz.ownership import refuse_foreign, remember
 from blockviz.params import parameter_shapes
-from blockviz.toy import CARD
+from blockviz.toy import CARD, CHECKPOINTS
 from blockviz.toy.model import ToyModel
 from blockviz.toy.vocabulary import Vocabulary
 
 FORMAT = "blockviz-toy/1"
 WEIGHTS = "model.safetensors"
 VOCABULARY = "vocabulary.json"
-CHECKPOINTS = "checkpoints.safetensors"
 TIMING = "timing.json"
 REPRODUCIBLE_FILES = (WEIGHTS, VOCABULARY, CARD, CHECKPOINTS)
 """The files retraining with the same options writes byte for byte (on any x86-64 CPU with AVX2, pinned)."""
