@@ -15,8 +15,9 @@ from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.head_choice import choose_head
 from blockviz.scenes.catalog import entries
-from blockviz.scenes.grids import KeptName, NumberGrid, header_widths, kept_pitch
+from blockviz.scenes.grids import NumberGrid, header_widths, kept_pitch
 from blockviz.scenes.look import look
+from blockviz.scenes.token_axis import KeptName
 from blockviz.selection import AUTO, default_head
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."

@@ -11,8 +11,8 @@ from blockviz import BlockConfig
 from blockviz.block_record import record
 from blockviz.lecture import LecturePart, probe_video, write_lecture
 from blockviz.scenes.look import FONT, look
-from blockviz.scenes.text import token_face
 from blockviz.scenes.title_card import TOKEN_FONT_SIZE, TitleCard, TitleCardLayout
+from blockviz.scenes.token_axis import token_face
 
 SIXTY_FOUR_TOKENS = (
     " ".join(["the", "internationalisation", "of", "extraordinarily", "tired", "chickens"] * 9) + ' "so" <b> & 🐈 ok.'

@@ -10,10 +10,11 @@ from manim import DOWN, RIGHT, UP, VGroup
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import plus_before, remainder, sum_decimals
 from blockviz.scenes.fades import FadeIn, FadeOut
-from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import text
+from blockviz.scenes.token_axis import visible_slots
 
 NAME = "causal-vs-bidirectional"
 ORDER = 85

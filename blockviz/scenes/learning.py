@@ -14,13 +14,15 @@ from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from blockviz.errors import BlockvizError
 from blockviz.record_needs import training_missing
-from blockviz.scenes.base import RECORD_ENVIRONMENT_VARIABLE, RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import exact, remainder, rounding_note, sum_decimals
 from blockviz.scenes.fades import FadeIn, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import HEADER_SIZE, NUMBER_SIZE, WORK_SIZE
-from blockviz.scenes.text import number, shortened, text, token_face
+from blockviz.scenes.shown import RECORD_ENVIRONMENT_VARIABLE
+from blockviz.scenes.text import number, shortened, text
+from blockviz.scenes.token_axis import token_face, visible_slots
 from blockviz.style import role_color
 from blockviz.toy import learning as checkpoints
 

@@ -10,7 +10,7 @@ from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene, second_half
 from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_grid, shape_text, sum_decimals
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
 from blockviz.scenes.light_timing import after_the_caption
 from blockviz.scenes.look import (
@@ -23,6 +23,7 @@ from blockviz.scenes.look import (
 )
 from blockviz.scenes.symbols import parameter_symbol, symbol
 from blockviz.scenes.text import font_size_of, number, shortened, text, typeset
+from blockviz.scenes.token_axis import visible_slots
 from blockviz.style import text_color_on
 
 NAME = "multi-head"

@@ -13,15 +13,17 @@ from blockviz.errors import BlockvizError
 from blockviz.prediction import OTHERS, prediction_of
 from blockviz.record_fields import axis_labels
 from blockviz.record_needs import unembedding_missing
-from blockviz.scenes.base import DEFAULT_SENTENCE, RECORD_ENVIRONMENT_VARIABLE, RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene, ghost_of
 from blockviz.scenes.block_helpers import sum_decimals
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, is_quoted
 from blockviz.scenes.layout import column_width, fit_width, frame_text_width
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.shown import DEFAULT_SENTENCE, RECORD_ENVIRONMENT_VARIABLE
 from blockviz.scenes.symbols import parameter_symbol, symbol
-from blockviz.scenes.text import font_size_of, number, shortened, text, token_face, typeset
+from blockviz.scenes.text import font_size_of, number, shortened, text, typeset
+from blockviz.scenes.token_axis import token_face
 from blockviz.style import format_number
 
 NAME = "prediction"

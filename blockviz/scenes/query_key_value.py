@@ -20,13 +20,14 @@ from blockviz.scenes.block_helpers import (
     sum_decimals,
 )
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
 from blockviz.scenes.light_timing import after_the_caption, after_the_carry, out_before_the_move
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN, WORK_SIZE
 from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_shown, worked_pair
 from blockviz.scenes.symbols import indexed
 from blockviz.scenes.text import formula, number, text, typeset
+from blockviz.scenes.token_axis import visible_slots
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
 NAME = "qkv"

@@ -10,7 +10,6 @@
   superscripts drawn, from each glyph's size in the SVG (:func:`glyph_scales`);
 * :func:`slim` — drop what a built SVG mobject only needed while being parsed;
 * :func:`shortened` — a text cut with "…" to fit a width (texts of one axis keep one size);
-* :func:`token_face` — a token as grids and captions draw it: punctuation in quotes (“.”);
 * :func:`font_size_of` — the size a text or formula is drawn at now, after any scaling.
 
 Building a ``Text`` costs ~10–20 ms, so each distinct one is built once and copied. Manim's text
@@ -37,7 +36,6 @@ from blockviz import style
 from blockviz.files import atomic_path
 from blockviz.scenes.look import FONT, HEADER_SIZE, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.scenes.pango_svg import glyph_points
-from blockviz.tokens import display_token, without_glyph
 
 _DIGITS = "0123456789"
 
@@ -267,14 +265,6 @@ def shortened(
 
 
 ELLIPSIS = "\u2026"
-
-
-def token_face(token: str) -> str:
-    """A token as drawn in grids, chips and captions: :func:`blockviz.tokens.display_token`, and a
-    token with no letter, digit or symbol glyph of its own — punctuation, spaces, joiners, such
-    as "." — in quotes (“.”), so it is never a lone dot."""
-    shown = display_token(token)
-    return f"\u201c{shown}\u201d" if without_glyph(shown) else shown
 
 
 def font_size_of(mobject) -> float:
@@ -549,7 +539,6 @@ __all__ = [
     "layout_key",
     "formula_cache_path",
     "shortened",
-    "token_face",
     "font_size_of",
     "ELLIPSIS",
     "typeset",

@@ -20,7 +20,8 @@ from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.layout import fit_width, frame_text_width, wrapped
 from blockviz.scenes.look import FRAME_MARGIN, Look
-from blockviz.scenes.text import text, token_face
+from blockviz.scenes.text import text
+from blockviz.scenes.token_axis import token_face
 from blockviz.tokens import display_token
 
 NAME = "title"
