@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from manim import (
-    DOWN,
     LEFT,
     UP,
     AnimationGroup,
@@ -23,24 +22,18 @@ from manim.utils.rate_functions import linear, smooth
 
 from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.animation_tree import leaves
+from blockviz.scenes.captions import finish_speech, head_caption_band, say
 from blockviz.scenes.colour_bar import ColourBars
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, lagged_windows, within
 from blockviz.scenes.grids import Highlight, NumberGrid
-from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
-from blockviz.scenes.light_timing import caption_in, caption_out
-from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MIN_CONTRAST, TITLE_SIZE, contrast, look
+from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width
+from blockviz.scenes.look import FRAME_MARGIN, HOLD, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
 from blockviz.scenes.shown import Shown
 from blockviz.scenes.text import font_size_of, text
 
 FLIGHT_SHARE = 0.7
 """The share of a :meth:`RecordScene.fly` play the text spends moving (the rest: giving way)."""
-SPEECH_PAUSE = 0.5
-"""Seconds of silence after a caption's speech before the next caption (narrated scenes)."""
-
-
-CAPTION_GAP = 0.25
-"""Between a caption's top and the lowest part of the layout above it."""
 
 
 class RecordScene(Shown, Scene):
@@ -90,7 +83,7 @@ class RecordScene(Shown, Scene):
         **kwargs,
     ) -> None:
         Shown.__init__(self, record, token, head, to, detail)
-        self._head_said = False
+        self.head_said = False  # whether the first caption said why the head was chosen (or had nothing to say)
         self.voice = voice  # a blockviz.narration.voice.Voice: each caption spoken (render --narrate)
         self.speech_ends = 0.0  # scene time at which the last caption's speech (and its pause) ends
         self.unspeakable: list[str] = []  # characters the voice read as "a token"
@@ -123,81 +116,21 @@ class RecordScene(Shown, Scene):
 
     def place(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5) -> Mobject:
         """Fit ``layout`` (growing it at most ``grow`` ×) between the title and the bottom
-        ``bottom_space`` (the caption's band, and any work line; at least :meth:`head_caption_band`),
+        ``bottom_space`` (the caption's band, and any work line; at least :func:`~blockviz.scenes.captions.head_caption_band`),
         centred there."""
-        bottom = -config.frame_height / 2 + max(bottom_space, self.head_caption_band())
+        bottom = -config.frame_height / 2 + max(bottom_space, head_caption_band(self))
         return fit_between(layout, title.get_bottom()[1] - 0.25, bottom, grow)
 
     def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):
         """An animation growing ``layout`` into the space :meth:`place` would give it now (after
         a secondary part has left): the main object takes the frame."""
-        bottom = -config.frame_height / 2 + max(bottom_space, self.head_caption_band())
+        bottom = -config.frame_height / 2 + max(bottom_space, head_caption_band(self))
         scale, centre = fitting(layout, title.get_bottom()[1] - 0.25, bottom, grow)
         return layout.animate.scale(scale).move_to(centre)
 
-    def head_caption_band(self) -> float:
-        """The height, from the frame's bottom, of the caption that says why ``--head auto`` chose
-        the shown head (:meth:`head_sentence`; often two lines) with a gap above it, if this scene
-        will say it; else 0 (scene units)."""
-        shown = self.head_sentence(noted=False) if self.shows_one_head and not self._head_said else None
-        if shown is None or not self.burned_captions:
-            return 0.0
-        return wrapped(shown, CAPTION_SIZE, self.look.text, frame_text_width()).height + FRAME_MARGIN + CAPTION_GAP
-
-    def say(self, shown: str) -> list:
-        """Animations replacing the caption at the bottom of the frame with ``shown`` (on two
-        lines if one is too long; never shrunk). ``caption.shown`` is the whole sentence. Without
-        burned captions, only logged: no animation. With a :attr:`voice`, the caption is spoken
-        as it appears (:meth:`speak`)."""
-        self.speak(shown)
-        if not self.burned_captions:
-            self.captions.append((self.renderer.time, shown))
-            return []
-        new = wrapped(shown, CAPTION_SIZE, self.look.text, frame_text_width())
-        new.to_edge(DOWN, buff=FRAME_MARGIN)
-        new.is_caption = True
-        old, self.caption = self.caption, new
-        self.captions.append((self.renderer.time, shown))
-        if old is None:
-            return [FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
-        return [FadeOut(old, shift=UP * 0.2, rate_func=caption_out), FadeIn(new, shift=UP * 0.2, rate_func=caption_in)]
-
-    def speak(self, shown: str) -> None:
-        """Speak caption ``shown`` with :attr:`voice` from now (nothing without a voice, or while
-        plays are skipped): first hold the picture until the previous caption's speech and its
-        :data:`SPEECH_PAUSE` have ended, so two captions are never spoken at once and each step
-        lasts max(its animation and hold, its speech + the pause)."""
-        if self.voice is None or self.renderer.skip_animations:
-            return
-        from pydub import AudioSegment
-
-        from blockviz.narration.spoken import spoken, unspeakable
-
-        self.hold_until(self.speech_ends)
-        self.unspeakable += [char for char in unspeakable(shown) if char not in self.unspeakable]
-        speech = self.voice.speak(spoken(shown))
-        if len(speech.samples):
-            segment = AudioSegment(speech.samples.tobytes(), sample_width=2, frame_rate=speech.rate, channels=1)
-            # pydub places a sound at a whole millisecond, truncating: the clock's 13.99999… s
-            # would start the speech a millisecond before its step's first frame
-            self.renderer.file_writer.add_audio_segment(segment, round(self.renderer.time, 3))
-        self.speech_ends = self.renderer.time + speech.seconds + SPEECH_PAUSE
-
     def tear_down(self) -> None:
-        """The last caption's speech ends before the scene does, and the sound lasts as long as the picture."""
-        if self.voice is None or self.renderer.skip_animations:
-            return
-        from pydub import AudioSegment
-
-        self.hold_until(self.speech_ends)
-        self.renderer.file_writer.add_audio_segment(AudioSegment.silent(0), round(self.renderer.time, 3))
-
-    def hold_until(self, moment: float) -> None:
-        """Hold the picture still until ``moment`` (seconds from the scene's start), if it is
-        later than now: at least one frame, as Manim would round a shorter wait up to (with a
-        warning of six lines)."""
-        if self.renderer.time < moment:
-            self.wait(max(moment - self.renderer.time, 1 / config.frame_rate))
+        """The last caption's speech ends before the scene does (:func:`~blockviz.scenes.captions.finish_speech`)."""
+        finish_speech(self)
 
     def step(
         self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None
@@ -205,13 +138,13 @@ class RecordScene(Shown, Scene):
         """One step: ``animations`` and its ``caption`` together, then the picture holds still.
         A scene that :attr:`shows_one_head` chosen by ``head="auto"`` says why first: its first
         step's animations come with :meth:`head_sentence`, then its own caption follows."""
-        if caption is not None and self.shows_one_head and not self._head_said:
-            self._head_said = True
+        if caption is not None and self.shows_one_head and not self.head_said:
+            self.head_said = True
             said = self.head_sentence()
             if said is not None:
                 self.step(*animations, caption=said, run_time=run_time, hold=hold)
                 animations = ()
-        said = self.say(caption) if caption is not None else []
+        said = say(self, caption) if caption is not None else []
         run_time = self.step_time if run_time is None else run_time
         if animations or said:
             self.play(*animations, *said, run_time=run_time)

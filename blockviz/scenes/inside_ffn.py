@@ -15,6 +15,7 @@ from blockviz.scenes.block_helpers import (
     shape_text,
     shown_value,
 )
+from blockviz.scenes.captions import say
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_of, row_height
@@ -238,7 +239,7 @@ class InsideFFN(RecordScene):
         ]  # one per row: none crosses the text between
         self.play(
             *(FadeIn(light) for light in lights),
-            *self.say(f"entry by entry: read {self.curve_variable} on the curve, write down its height"),
+            *say(self, f"entry by entry: read {self.curve_variable} on the curve, write down its height"),
             run_time=self.step_time,
         )
         for j in columns:
@@ -446,7 +447,7 @@ class InsideFFN(RecordScene):
         light = Highlight(self.look, column(columns[0]))
         self.play(
             FadeIn(light),
-            *self.say(f"entry by entry, the gate scales up: {self.record.config.activation_name}(gate) ⊙ up"),
+            *say(self, f"entry by entry, the gate scales up: {self.record.config.activation_name}(gate) ⊙ up"),
             run_time=self.step_time,
         )
         for j in columns:

@@ -19,6 +19,7 @@ from blockviz.scenes.block_helpers import (
     rest_term,
     sum_decimals,
 )
+from blockviz.scenes.captions import say
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
@@ -469,7 +470,7 @@ class QueryKeyValue(RecordScene):
             *([FadeOut(worked, rate_func=after_the_caption)] if worked is not None else []),
             self.absorb(sources, equation[X_GLYPH]),
             FadeOut(light, rate_func=out_before_the_move),
-            *self.say(caption),
+            *say(self, caption),
             run_time=self.step_time * 0.8,
         )
         self.step(*self.fill(grid, [i]), FadeIn(light))
