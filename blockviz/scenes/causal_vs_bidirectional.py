@@ -9,6 +9,7 @@ from manim import DOWN, RIGHT, UP, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import plus_before, remainder, sum_decimals
+from blockviz.scenes.choreography import cascade_parts, lagged
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height, smallest_font_size
@@ -54,7 +55,7 @@ class CausalVsBidirectional(RecordScene):
             self.to_weights(grids[1], encoder),
         )
         self.step(
-            *self.lagged(decoder_rows + encoder_rows),  # the left grid's rows, then the right's
+            *lagged(decoder_rows + encoder_rows),  # the left grid's rows, then the right's
             *decoder_shares,
             *encoder_shares,
             caption=self.weights_caption(),
@@ -198,7 +199,7 @@ class CausalVsBidirectional(RecordScene):
                 fill=fills[i, j],
                 source=(variant(rec), "weights", h, i, j),
             )
-        return self.cascade_parts(grid, fills, labels), self.hidden_weights(grid, rec, labels)
+        return cascade_parts(self, grid, fills, labels), self.hidden_weights(grid, rec, labels)
 
     def hidden_weights(self, grid: NumberGrid, rec, labels: dict) -> list:
         """Each shown row's hidden keys' weight (1 less its shown weights, from the record), as

@@ -7,6 +7,7 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, VGroup
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, joined, later_term, products_hold, remainder, rest_term, sum_decimals
+from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, products_then_sum, recolour
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
@@ -305,21 +306,24 @@ class DotProducts(RecordScene):
         moved = {id(target) for _, target in pairs}
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
         self.play(key_light.over(keys.column(j)), run_time=0.5)
-        arriving = self.carry(
-            [source for source, _ in pairs], [target for _, target in pairs]
+        arriving = carry(
+            self, [source for source, _ in pairs], [target for _, target in pairs]
         )  # on chips: readable on the way
         self.step(
-            self.one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
+            one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
             caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…",
         )
-        self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one score")
+        self.step(products_then_sum(lines[1]), caption="…the products, added up: one score")
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
-        recolour = self.recolour(scores, {(i, j): fill})
+        recolouring = recolour(self, scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
-        self.adopt(scores, [cell_label])
+        adopt(self, scores, [cell_label])
         self.step(
-            *recolour, self.carry([total], [cell_label]), caption="the score lands in its cell", hold=self.hold * 0.6
+            *recolouring,
+            carry(self, [total], [cell_label]),
+            caption="the score lands in its cell",
+            hold=self.hold * 0.6,
         )
         self.remove(*qs, *ks)
         lines[0].add(*qs, *ks)
@@ -332,7 +336,7 @@ class DotProducts(RecordScene):
             return []
         fills = {key: scores.color_of(scores.values[key[0]][key[1]]) for key in keys}
         labels = {key: scores.number_at(*key, fill=fill) for key, fill in fills.items()}
-        return self.cascade(scores, fills, labels)
+        return cascade(self, scores, fills, labels)
 
     def rest_caption(self) -> str:
         if self.record.config.causal:
@@ -353,11 +357,11 @@ class DotProducts(RecordScene):
             for (i, j) in scores.labels
         }
         self.step(
-            self.one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
+            one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
             caption=f"then every score is divided by √{d_head}, so scores stay moderate as d_k grows",
         )
         self.step(
-            *self.cascade(scores, fills, scaled),
+            *cascade(self, scores, fills, scaled),
             caption=f"the scaled scores: each one ÷ √{d_head}",
             run_time=1.4,
         )

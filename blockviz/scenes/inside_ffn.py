@@ -7,7 +7,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, Indicate, Line, VGroup
 
 from blockviz.record_fields import BY_NAME, axis_labels
-from blockviz.scenes.base import RecordScene, second_half
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import (
     activation_curve,
     activation_formula,
@@ -16,6 +16,7 @@ from blockviz.scenes.block_helpers import (
     shown_value,
 )
 from blockviz.scenes.captions import say
+from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, recolour, second_half
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_of, row_height
@@ -116,10 +117,10 @@ class InsideFFN(RecordScene):
         its number — set in the grid, still to be shown)."""
         fill = post.color_of(post.values[0][j])
         label = post.number_at(0, j, fill=fill)
-        recolour = self.recolour(post, {(0, j): fill})
+        recolouring = recolour(self, post, {(0, j): fill})
         post.set_label(0, j, label)
-        self.adopt(post, [label])
-        return recolour, label
+        adopt(self, post, [label])
+        return recolouring, label
 
     def limit(self, name: str) -> float:
         """One colour scale for every activation the FFN's equation shows — its input, the d_ff
@@ -227,7 +228,7 @@ class InsideFFN(RecordScene):
         keys = [(0, j) for j in grid.shown_columns()]
         fills = {key: grid.color_of(grid.values[0][key[1]]) for key in keys}
         labels = {key: grid.number_at(*key, fill=fills[key]) for key in keys}
-        return self.cascade(grid, fills, labels)
+        return cascade(self, grid, fills, labels)
 
     def trace_entries(self, pre: NumberGrid, post: NumberGrid, dots: VGroup) -> None:
         """Light each shown entry of ffn_pre (gated: ffn_gate), its dot on the curve, then its
@@ -252,7 +253,7 @@ class InsideFFN(RecordScene):
                 ),
                 Indicate(dots[j], scale_factor=1.8),
                 *recolour,
-                self.carry([height], [label]),
+                carry(self, [height], [label]),
                 run_time=self.entry_time,
             )
         self.play(*(FadeOut(light) for light in lights), run_time=0.3)
@@ -500,7 +501,7 @@ class InsideFFN(RecordScene):
         box.set_y(before.cell_group.get_y())
         self.place(layout, title, grow=1.6)
         self.step(
-            self.one_after_another(Conceal(VGroup(*rows.values(), *ops, plot)), Reveal(layout)),
+            one_after_another(Conceal(VGroup(*rows.values(), *ops, plot)), Reveal(layout)),
             caption="the same function on every row",
             run_time=2.5 * self.step_time,  # two cascades in turn: ≤ 5 % of the pixels a frame
         )

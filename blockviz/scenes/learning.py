@@ -14,8 +14,9 @@ from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from blockviz.errors import BlockvizError
 from blockviz.record_needs import training_missing
-from blockviz.scenes.base import RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, remainder, rounding_note, sum_decimals
+from blockviz.scenes.choreography import ghost_of, lagged
 from blockviz.scenes.fades import FadeIn, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height
@@ -73,7 +74,7 @@ class Learning(RecordScene):
     def arrival(self, row: list[VGroup]) -> list:
         """A checkpoint's row arriving cell after cell (each cell with its number), then its
         sum and loss: a cascade, so no frame brings the whole row's colour at once."""
-        return self.lagged([[Reveal(part)] for part in row])
+        return lagged([[Reveal(part)] for part in row])
 
     # -- the numbers ----------------------------------------------------------------------------
     @property

@@ -7,6 +7,7 @@ import math
 from manim import DOWN, RIGHT, UP, AnimationGroup, TransformFromCopy, VGroup
 
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.choreography import adopt, lagged, one_after_another, recolour
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, row_height
@@ -120,8 +121,8 @@ class Mask(RecordScene):
             self.remove(new)
             scores.header_group.add(new)
 
-        self._after_play.append(settle)
-        return [self.one_after_another(FadeOut(old), FadeIn(new))]
+        self.after_play.append(settle)
+        return [one_after_another(FadeOut(old), FadeIn(new))]
 
     def focus_caption(self) -> str:
         i = self.focus
@@ -146,17 +147,17 @@ class Mask(RecordScene):
             scores.label_group.remove(old)
             self.add(old)
             leaving.append(FadeOut(old))
-            self._after_play.append(lambda old=old: self.remove(old))
+            self.after_play.append(lambda old=old: self.remove(old))
             arrivals.append(TransformFromCopy(mask.labels[key], new))
-        self.adopt(scores, list(blocked.values()))
+        adopt(self, scores, list(blocked.values()))
         if not blocked:
             return []
         rows = sorted({i for i, _ in blocked})
-        return self.lagged(  # row after row (a cascade)
+        return lagged(  # row after row (a cascade)
             [
-                self.recolour(scores, {key: self.look.blocked for key in blocked if key[0] == i})
+                recolour(self, scores, {key: self.look.blocked for key in blocked if key[0] == i})
                 + [
-                    self.one_after_another(
+                    one_after_another(
                         AnimationGroup(*(fade for key, fade in zip(blocked, leaving) if key[0] == i)),
                         AnimationGroup(*(move for key, move in zip(blocked, arrivals) if key[0] == i)),
                     )

@@ -7,8 +7,9 @@ import math
 from manim import DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Line, RoundedRectangle, VGroup, linear
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene, second_half
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_grid, shape_text, sum_decimals
+from blockviz.scenes.choreography import carry, lagged, one_after_another, recolour, second_half
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
@@ -230,8 +231,8 @@ class MultiHead(RecordScene):
         else:
             said = f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”"
         # the ⋯ under the chip leave before it comes and return after it has gone: never a mark on it
-        self.step(self.one_after_another(FadeOut(covered), Reveal(callout)), caption=said)
-        self.step(self.one_after_another(Conceal(callout), FadeIn(covered)), run_time=0.6, hold=0)
+        self.step(one_after_another(FadeOut(covered), Reveal(callout)), caption=said)
+        self.step(one_after_another(Conceal(callout), FadeIn(covered)), run_time=0.6, hold=0)
 
     def show_heads(self, heads: dict) -> None:
         rec, f = self.record, self.focus
@@ -258,10 +259,10 @@ class MultiHead(RecordScene):
             output.remove(labels)
             self.add(output)
             output.pending = labels
-        recolour = [animation for output in outputs for animation in self.recolour(output, output.fills)]
+        recolouring = [animation for output in outputs for animation in recolour(self, output, output.fills)]
         self.step(
             *(FadeIn(light) for light in heads["lights"].values()),
-            *recolour,
+            *recolouring,
             *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
             caption=f"row “{self.token_name(f)}”: each head mixes {self.wording.head_values} by its weights, d_head = {rec.config.d_head} numbers",
         )
@@ -493,7 +494,7 @@ class MultiHead(RecordScene):
     def one_cell_after_another(self, fade, cells: list[VGroup], rate_func) -> AnimationGroup:
         """``fade`` (:class:`Reveal` or :class:`Conceal`) of each of ``cells`` in turn, the whole
         cascade timed by ``rate_func`` within the play."""
-        group = AnimationGroup(*self.lagged([[fade(cell)] for cell in cells]), rate_func=rate_func)
+        group = AnimationGroup(*lagged([[fade(cell)] for cell in cells]), rate_func=rate_func)
         group.cascade = True  # a grid's cells coming or going, as in a cascade
         return group
 
@@ -529,8 +530,8 @@ class MultiHead(RecordScene):
             VGroup(result.cell_group, result.header_group, result.ellipsis_group),
         )
         self.remove(*heads["outputs"].values(), *(output.pending for output in heads["outputs"].values()))
-        moves = self.carry(
-            [source for source, _ in pairs], [target for _, target in pairs]
+        moves = carry(
+            self, [source for source, _ in pairs], [target for _, target in pairs]
         )  # the same numbers, moving: no digit changes
         # the patterns leave before the sheet arrives in their place (no number on a half-gone cell);
         # W_O's rows are wide: its cells arrive one after another (each with its number)
@@ -545,7 +546,7 @@ class MultiHead(RecordScene):
         for animation in arrivals:
             animation.run_time = span
         self.step(
-            self.one_after_another(
+            one_after_another(
                 Conceal(VGroup(*heads["patterns"].values(), *heads["lights"].values()), run_time=span),
                 AnimationGroup(moves, *arrivals),
             ),
@@ -563,13 +564,14 @@ class MultiHead(RecordScene):
         parts = projection.parts
         concat, column, weights, terms = parts["concat"], parts["column"], parts["weights"], parts["terms"]
         rows = column.shown_rows()
-        carried = self.carry(
+        carried = carry(
+            self,
             [concat.labels[0, i] for i in rows if (0, i) in concat.labels],
             [column.labels[i, 0] for i in rows if (0, i) in concat.labels],
         )
         self.step(
             carried,
-            *self.recolour(column, column.fills),
+            *recolour(self, column, column.fills),
             caption=f"its entries stand beside the rows of the output weights ({shape_text(d_model, d_model)})…",
         )
         self.remove(*column.labels.values(), VGroup(column.cell_group, column.header_group, column.ellipsis_group))
@@ -622,7 +624,7 @@ class MultiHead(RecordScene):
         light = Highlight(look, result.cell_group)
         labels = [result.labels[0, j] for j in result.shown_columns()]
         self.step(
-            *self.recolour(result, result.fills),
+            *recolour(self, result, result.fills),
             FadeIn(VGroup(*labels), rate_func=second_half),
             FadeIn(light),
             caption=f"added down each column{' with the output bias' if self.has_bias else ''}: attention's output for “{self.token_name(f)}”",

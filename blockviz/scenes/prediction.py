@@ -13,8 +13,9 @@ from blockviz.errors import BlockvizError
 from blockviz.prediction import OTHERS, prediction_of
 from blockviz.record_fields import axis_labels
 from blockviz.record_needs import unembedding_missing
-from blockviz.scenes.base import RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import sum_decimals
+from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, is_quoted
 from blockviz.scenes.layout import column_width, fit_width, frame_text_width

@@ -19,6 +19,7 @@ from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, RoundedRectangle, VGro
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import ROUNDING_NOTE, adds_up_as_written
+from blockviz.scenes.choreography import cascade, fly, one_after_another, send
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height, wrapped
@@ -153,7 +154,7 @@ class TokensToGrid(RecordScene):
             else ""
         )
         self.step(
-            self.one_after_another(FadeOut(sentence), FadeIn(chips)),
+            one_after_another(FadeOut(sentence), FadeIn(chips)),
             caption=f"the sentence splits into {rec.n} {tokens}{drawn}{extra}",
         )
         row_headers = {id(member) for header in first.row_headers.values() for member in header.get_family()}
@@ -163,7 +164,7 @@ class TokensToGrid(RecordScene):
             for header in grid.header_group
             if id(header) not in row_headers and header is not grid.names
         ]
-        arrivals = [self.fly(chips.labels[i], first.row_headers[i]) for i in first.shown_rows()]
+        arrivals = [fly(self, chips.labels[i], first.row_headers[i]) for i in first.shown_rows()]
         self.step(*arrivals, FadeOut(chips), FadeIn(VGroup(*others)), caption="one row per token")
         self.remove(*(mobject for mobject in self.mobjects if mobject is not title and mobject is not self.caption))
         self.add(grids)
@@ -352,7 +353,7 @@ class TokensToGrid(RecordScene):
         keys = [(i, j) for i in rows for j in grid.shown_columns()]
         fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
         labels = {key: grid.number_at(*key, fill=fills[key]) for key in keys}
-        return self.cascade(grid, fills, labels)
+        return cascade(self, grid, fills, labels)
 
     def add_row(self, terms: list[NumberGrid], resid: NumberGrid, i: int, story: InputStory) -> None:
         """Row ``i``: its entries of the ``terms`` slide into x's row, where x's entries arrive
@@ -367,7 +368,7 @@ class TokensToGrid(RecordScene):
         sources = [grid.labels[i, j] for grid in terms for j in columns]
         targets = [resid.cells[i, j] for _ in terms for j in columns]
         self.play(
-            self.send(sources, targets),
+            send(self, sources, targets),
             *(FadeOut(light, rate_func=out_before_the_move) for light in lights),
             run_time=self.step_time,
         )
