@@ -15,7 +15,6 @@ from blockviz.scenes.block_helpers import (
     shape_text,
     shown_value,
 )
-from blockviz.scenes.captions import say
 from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, recolour, second_half
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_width_for
@@ -240,7 +239,7 @@ class InsideFFN(RecordScene):
         ]  # one per row: none crosses the text between
         self.play(
             *(FadeIn(light) for light in lights),
-            *say(self, f"entry by entry: read {self.curve_variable} on the curve, write down its height"),
+            *self.say(f"entry by entry: read {self.curve_variable} on the curve, write down its height"),
             run_time=self.step_time,
         )
         for j in columns:
@@ -448,7 +447,7 @@ class InsideFFN(RecordScene):
         light = Highlight(self.look, column(columns[0]))
         self.play(
             FadeIn(light),
-            *say(self, f"entry by entry, the gate scales up: {self.record.config.activation_name}(gate) ⊙ up"),
+            *self.say(f"entry by entry, the gate scales up: {self.record.config.activation_name}(gate) ⊙ up"),
             run_time=self.step_time,
         )
         for j in columns:

@@ -19,7 +19,6 @@ from blockviz.scenes.block_helpers import (
     rest_term,
     sum_decimals,
 )
-from blockviz.scenes.captions import say
 from blockviz.scenes.choreography import (
     adopt,
     carry,
@@ -482,7 +481,7 @@ class QueryKeyValue(RecordScene):
             *([FadeOut(worked, rate_func=after_the_caption)] if worked is not None else []),
             self.absorb(sources, equation[X_GLYPH]),
             FadeOut(light, rate_func=out_before_the_move),
-            *say(self, caption),
+            *self.say(caption),
             run_time=self.step_time * 0.8,
         )
         self.step(*self.fill(grid, [i]), FadeIn(light))
