@@ -47,7 +47,8 @@ class RecordScene(Shown, EngineScene):
         frozen frames, cheap to render.
     shows_one_head
         Whether the scene's pictures are one head's (its title names it): the first caption of
-        such a scene says why that head was chosen when ``head="auto"`` chose it.
+        such a scene says why that head was chosen when ``head="auto"`` chose it. A scene module
+        states it as the catalogue literal ``SHOWS_ONE_HEAD`` (:mod:`~blockviz.scenes.catalog`).
     """
 
     step_time = 1.0

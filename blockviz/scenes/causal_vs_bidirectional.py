@@ -18,6 +18,8 @@ from blockviz.scenes.text import text
 from blockviz.scenes.token_axis import visible_slots
 
 NAME = "causal-vs-bidirectional"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 85
 """After softmax (80): its weights are taught before a decoder's and an encoder's are compared."""
 DESCRIPTION = "decoder vs encoder: masks and weights with and without the causal mask"
@@ -38,7 +40,7 @@ class CausalVsBidirectional(RecordScene):
     Where keys are left out, each row's hidden keys' weight arrives beside it ("+ 0.62" in an
     "8 more" column), so every row shown adds up to 1."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         title = self.show_title(f"Causal vs bidirectional attention (head {self.h})")  # the chapter's name

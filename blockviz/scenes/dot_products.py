@@ -16,6 +16,8 @@ from blockviz.scenes.text import font_size_of, formula, number, text
 from blockviz.scenes.wide import largest_entries, slots_of
 
 NAME = "dot-products"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 50
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
 CHAPTER = "Dot products"
@@ -44,7 +46,7 @@ class DotProducts(RecordScene):
     """Scores ``(n, n)`` of head h: cell (i, j) is query i · key j, the sum of element-wise
     products; then every cell is divided by √d_k (Vaswani et al. 2017, Eq. 1)."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         title = self.show_title(f"Dot products: query · key (head {self.h})")

@@ -26,6 +26,7 @@ from blockviz.scenes.text import formula, text, typeset
 from blockviz.scenes.wide import edges_and_largest, slots_of
 
 NAME = "ffn"
+TOKEN_AXIS = True
 ORDER = 120
 DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, narrow back (gated: SiLU(gate) ⊙ up)"
 CHAPTER = "Inside the FFN"

@@ -15,6 +15,8 @@ from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE
 from blockviz.scenes.text import text
 
 NAME = "mask"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 60
 DESCRIPTION = "the causal mask M: later positions become −∞"
 CHAPTER = "The causal mask"
@@ -34,7 +36,7 @@ class Mask(RecordScene):
     grid is renamed "masked scores" when M is added, and the "+" before M leaves (M stays beside
     them, named in "masked scores = scaled scores + M")."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         rec = self.record

@@ -28,6 +28,7 @@ from blockviz.scenes.token_axis import visible_slots
 from blockviz.style import text_color_on
 
 NAME = "multi-head"
+TOKEN_AXIS = True
 ORDER = 100
 DESCRIPTION = "heads side by side with their own weights; outputs concatenated, times W_O = attn_out"
 CHAPTER = "Multi-head attention"

@@ -43,6 +43,8 @@ from blockviz.scenes.token_axis import visible_slots
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
 NAME = "qkv"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 40
 DESCRIPTION = "each row projected into a query, a key and a value for one head, one query entry worked by hand (rotary: q and k turned by their position)"
 CHAPTER = "Query, key, value"
@@ -160,7 +162,7 @@ class QueryKeyValue(RecordScene):
     (Su et al. 2021, Eq. 34) the focus's query and its top key are then turned pair by pair
     (``query_rot``, ``key_rot``; :mod:`blockviz.scenes.rotary`)."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         rec, h, f = self.record, self.h, self.focus

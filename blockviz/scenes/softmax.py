@@ -16,6 +16,8 @@ from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import number, text
 
 NAME = "softmax"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 80
 DESCRIPTION = "row by row: subtract the row's max, exponentiate, add up, divide by the sum; rows sum to 1"
 CHAPTER = "Softmax"
@@ -42,7 +44,7 @@ class Softmax(RecordScene):
     scores, their exps and sum, the weights. Where keys are left out, they are one "+ N hidden" term
     (the record's total less the shown terms, in its own column). Every number is the record's."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         title = self.show_title(f"Softmax, row by row (head {self.h})")

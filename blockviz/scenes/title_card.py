@@ -25,6 +25,7 @@ from blockviz.scenes.token_axis import token_face
 from blockviz.tokens import display_token
 
 NAME = "title"
+TOKEN_AXIS = True
 ORDER = 0
 LECTURE_ONLY = True
 DESCRIPTION = "the lecture's title card: the sentence, its tokens and the block's sizes"

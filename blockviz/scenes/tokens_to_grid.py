@@ -30,6 +30,7 @@ from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
 from blockviz.tokens import display_token
 
 NAME = "tokens"
+TOKEN_AXIS = True
 ORDER = 20
 DESCRIPTION = "tokens become rows: embedding + position = the n × d_model input grid (a model's layer: its real input)"
 CHAPTER = "Tokens to grid"

@@ -16,6 +16,8 @@ from blockviz.scenes.text import number, text
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
 NAME = "value-mixing"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 90
 DESCRIPTION = "weights scale the value rows; the scaled rows add up to the output row"
 CHAPTER = "Value mixing"
@@ -35,7 +37,7 @@ class ValueMixing(RecordScene):
     sign between weights and products is "=", or "≈" when a shown weight × shown value does not
     round to the shown product (:func:`~blockviz.scenes.block_helpers.products_hold`)."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         rec = self.record
