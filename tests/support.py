@@ -220,7 +220,7 @@ NUMBER = re.compile(r"\u2212?\d+\.\d+")
 
 def quotes_record_numbers(scene, label) -> bool:
     """Whether every decimal ``label`` writes is one the scene quoted from the record
-    (:meth:`blockviz.scenes.base.RecordScene.quote`; :func:`check_scene` checks their values)."""
+    (:meth:`blockviz.scenes.shown.Shown.quote`; :func:`check_scene` checks their values)."""
     quoted = {shown for shown, _ in getattr(scene, "quoted", [])}
     return all(found in quoted for found in NUMBER.findall(getattr(label, "shown", "")))
 

@@ -248,7 +248,7 @@ class Prediction(RecordScene):
         return self._numbered_captions
 
     def say(self, shown: str) -> list:
-        """As :meth:`RecordScene.say <blockviz.scenes.base.RecordScene.say>`; a caption made by :meth:`predicted_caption` is drawn from
+        """As :meth:`RecordScene.say`; a caption made by :meth:`predicted_caption` is drawn from
         its phrases, so its numbers are the record's labels."""
         phrases = self.numbered_captions.get(shown)
         if phrases is None or not self.burned_captions:

@@ -292,7 +292,7 @@ class TitleCard(RecordScene):
     it), the class attribute ``record`` (a :class:`~blockviz.block_record.BlockRecord`, for a
     two-line subclass), else :class:`~blockviz.scenes.base.RecordScene`'s default (``$BLOCKVIZ_RECORD``
     or ``blockviz.record("the cat sat")``). ``token``, ``head`` and ``to`` are used only to say
-    why ``head="auto"`` chose the head the lecture shows (:meth:`~blockviz.scenes.base.RecordScene.head_sentence`).
+    why ``head="auto"`` chose the head the lecture shows (:meth:`~blockviz.scenes.shown.Shown.head_sentence`).
     Pacing in seconds: ``intro_time``, ``tokens_time``, ``sizes_time``, ``hold_time``.
     """
 
