@@ -556,6 +556,37 @@ PARAMETER_SCALE = "parameters"
 NORM_PARAMETER_SCALE = "norm_parameters"
 """The colour-scale family of the norms' γ and β (``ln1.*``, ``ln2.*``, ``ln_f.*``): around 1
 and 0, they would all sit at the clipped end of a trained model's small weight matrices' scale."""
+
+
+@dataclass(frozen=True)
+class ScaleFamily:
+    """How the colour bars name one colour-scale family: ``bar`` in a scene's corner
+    (:mod:`blockviz.scenes.colour_bar`: short, a video frame's top right has little room) and
+    ``label`` under a figure's panels (:func:`blockviz.figures.heatmap.record_scale`)."""
+
+    bar: str
+    label: str
+
+
+SCALE_FAMILIES: dict[str, ScaleFamily] = {
+    "residual": ScaleFamily("residual stream", "residual stream"),
+    "variance": ScaleFamily("variance", "variance"),
+    "qkv": ScaleFamily("q, k, v", "query, key, value"),
+    "rotary": ScaleFamily("cos, sin", "rotary"),
+    "scores": ScaleFamily("scores", "scores"),
+    "mask": ScaleFamily("mask", "mask"),
+    "exp_scores": ScaleFamily("exp(scores)", "exp_scores"),
+    "exp_sums": ScaleFamily("sums of exp", "exp_sums"),
+    "weights": ScaleFamily("weights", "weight"),
+    "ffn_hidden": ScaleFamily("FFN hidden", "FFN hidden layer"),
+    "logits": ScaleFamily("logits", "logits"),
+    PARAMETER_SCALE: ScaleFamily("parameters", "parameters"),
+    NORM_PARAMETER_SCALE: ScaleFamily("\u03b3, \u03b2", "norm_parameters"),
+}
+"""Every colour-scale family (a :class:`Declaration`'s ``scale``, :data:`PARAMETER_SCALE`,
+:data:`NORM_PARAMETER_SCALE`) → its names on the colour bars: the one table both the scenes' and
+the figures' bars read. The weights' bars add the map's √ (:data:`blockviz.style.WEIGHTS_SCALE_NAME`)."""
+
 NORM_PREFIXES = ("ln1", "ln2", "ln_f")
 """The parameter names of the norms begin with these (``ln1.weight`` = γ₁, ``ln1.bias`` = β₁)."""
 

@@ -72,7 +72,8 @@ def compare_pair(sentence: str, contrast: str, query: str, model: str, layer: in
         range, or a model that gives no attention weights.
     """
     from blockviz.errors import BlockvizError
-    from blockviz.models.comparison import comparison_json, moved_grid, pair_label, query_name, rows_panel
+    from blockviz.figures.heads_grids import moved_grid, rows_panel
+    from blockviz.models.comparison import comparison_json, pair_label, query_name
     from blockviz.models.evidence import (
         Side,
         Words,
