@@ -9,10 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from blockviz.logit_lens import TOP_WORDS
 from blockviz.style import format_number
 
-TOP_WORDS = 5
-"""Next words shown by name; the others are one term."""
 OTHERS = "+ others"
 
 

@@ -84,7 +84,7 @@ def record(
     from blockviz.files import writable_file
     from blockviz.ownership import refuse_foreign, remember
     from blockviz.tensorfile import check_format
-    from blockviz.text_table import field_tables, prediction_table, print_tables
+    from blockviz.text_table import field_tables, lens_table, prediction_table, print_tables
 
     if save is not None:
         with reporting_errors():
@@ -128,6 +128,8 @@ def record(
         )
     if rec.architecture.unembedding:
         print_tables([*prediction_table(rec, decimals), ""])
+    if len(whole.blocks) > 1 or whole.lens is not None or whole.source.is_model:
+        print_tables([*lens_table(whole, whole.n - 1, decimals), ""])
     if save is not None:
         click.echo(f"saved {save}")
 
