@@ -2,11 +2,12 @@
 final norm and unembedding (nostalgebraist 2020, "interpreting GPT: the logit lens").
 
 For blockviz's toy models the record holds it whole: each block's view has its own ``probs``
-(:mod:`blockviz.block_record`), read here row by row. A trained model's record of several layers
-(:func:`blockviz.models.recording.record_layers`) holds, computed when it was recorded, each
-block's top :data:`~blockviz.prediction.TOP_WORDS` next words of every row with their
-probabilities and the rest's sum (:class:`LogitLens`): the whole distribution of a 49,152-word
-vocabulary for 30 layers would take 77 MB. An encoder (BERT, MiniLM) predicts no next token: it has none.
+(:mod:`blockviz.block_record`), read row by row by :func:`blockviz.prediction.lens_rows`. A
+trained model's record of several layers (:func:`blockviz.models.recording.record_layers`)
+holds, computed when it was recorded, each block's top :data:`TOP_WORDS` next tokens of every
+row with their probabilities and the rest's sum (:class:`LogitLens`): the whole distribution
+over SmolLM2's 49,152 tokens for 30 layers would take 77 MB. An encoder (BERT, MiniLM)
+predicts no next token: it has none.
 """
 
 from __future__ import annotations
@@ -91,15 +92,6 @@ class LogitLens:
             raise BlockvizError("the record's logit lens must be an object of words, probs and others")
         return cls(data["words"], data["probs"], data["others"])
 
-    def row(self, block: int, row: int):
-        """Block ``block``'s prediction after token ``row``, a :class:`blockviz.prediction.Prediction`
-        as :func:`blockviz.prediction.prediction_of` gives one (``hidden`` −1: not recorded)."""
-        from blockviz.prediction import Prediction
-
-        probs = np.asarray(self.probs[block][row])
-        others = self.others[block][row]
-        return Prediction(row, list(self.words[block][row]), probs, others, -1, float(probs.sum()) + others)
-
 
 def of_model(outputs, final_norm, unembedding, decode) -> LogitLens:
     """The lens of a trained model's blocks: each block's output ``outputs[k]`` ``(n, d_model)``
@@ -119,19 +111,6 @@ def of_model(outputs, final_norm, unembedding, decode) -> LogitLens:
             probs.append(top.values.tolist())
             others.append([max(0.0, value) for value in rest.tolist()])
     return LogitLens(words, probs, others)
-
-
-def lens_rows(rec, row: int) -> list | None:
-    """Row ``row``'s prediction after each block of ``rec`` (:class:`blockviz.prediction.Prediction`),
-    block 0 first (the last is the model's own prediction); ``None`` when the record has none
-    (:func:`missing_lens`)."""
-    from blockviz.prediction import prediction_of
-
-    if rec.architecture.unembedding:
-        return [prediction_of(view, row) for view in rec.blocks]
-    if rec.lens is not None:
-        return [rec.lens.row(block, row) for block in range(rec.lens.n_blocks)]
-    return None
 
 
 def missing_lens(rec) -> str:

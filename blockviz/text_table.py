@@ -148,11 +148,11 @@ def lens_table(rec, row: int, decimals: int = 2) -> list[Table | Text]:
     """The logit lens of token ``row`` as renderables: for every block of ``rec``, its
     prediction of the next token after that row — the :data:`~blockviz.prediction.TOP_WORDS` most
     probable with their recorded probabilities, the others' sum and the total
-    (:func:`blockviz.logit_lens.lens_rows`); the last block's is the model's own prediction.
+    (:func:`blockviz.prediction.lens_rows`); the last block's is the model's own prediction.
     A record without one gives its one line (:func:`blockviz.logit_lens.missing_lens`).
     """
-    from blockviz.logit_lens import lens_rows, missing_lens
-    from blockviz.prediction import OTHERS, TOP_WORDS
+    from blockviz.logit_lens import missing_lens
+    from blockviz.prediction import OTHERS, TOP_WORDS, lens_rows
 
     rows = lens_rows(rec, row)
     if rows is None:

@@ -12,8 +12,8 @@ from support_stack import toy_stack
 
 from blockviz import BlockRecord, BlockvizError
 from blockviz.cli import main
-from blockviz.logit_lens import lens_rows, missing_lens
-from blockviz.prediction import prediction_of
+from blockviz.logit_lens import missing_lens
+from blockviz.prediction import lens_rows, prediction_of
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def test_a_decoders_lens_is_its_hidden_states_through_ln_f_and_the_tied_unembedd
     for block, probabilities in enumerate(expected):
         top = torch.topk(probabilities, 5, dim=-1)
         for row in range(rec.n):
-            guess = rec.lens.row(block, row)
+            guess = lens_rows(rec, row)[block]
             assert np.allclose(guess.probabilities, top.values[row].numpy(), atol=1e-5)
             assert guess.others == pytest.approx(float(1 - top.values[row].sum()), abs=1e-5)
 
@@ -88,7 +88,7 @@ def test_record_prints_the_lens_table(gpt2):
     result = CliRunner().invoke(main, ["record", SENTENCE, "--model", str(folder), "--layer", "all", "--decimals", "3"])
     assert result.exit_code == 0, result.output
     table = result.output[result.output.index("logit lens") :].splitlines()
-    last = rec.lens.row(1, rec.n - 1)
+    last = lens_rows(rec, rec.n - 1)[1]
     assert table[3].split()[:3] == ["1", "(layer", "1)"]
     assert f"{last.probabilities[0]:.3f}" in table[3] and table[3].rstrip().endswith("1.000")
 
