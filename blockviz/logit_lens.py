@@ -100,16 +100,17 @@ def of_model(outputs, final_norm, unembedding, decode) -> LogitLens:
     word) with their probabilities, and the others' sum."""
     import torch
 
-    words, probs, others = [], [], []
     with torch.no_grad():
-        for output in outputs:
-            normed = final_norm(output[None].to(unembedding.dtype))[0]
-            probabilities = torch.softmax(normed @ unembedding, dim=-1).double()
-            top = torch.topk(probabilities, TOP_WORDS, dim=-1)
-            rest = probabilities.sum(-1) - top.values.sum(-1)
-            words.append([[decode(int(index)) for index in row] for row in top.indices])
-            probs.append(top.values.tolist())
-            others.append([max(0.0, value) for value in rest.tolist()])
+        normed = torch.stack([final_norm(output[None].to(unembedding.dtype))[0] for output in outputs])
+        blocks, n, width = normed.shape
+        # one product for every block and row: (blocks · n, d_model) @ (d_model, n_vocab)
+        probabilities = torch.softmax(normed.reshape(blocks * n, width) @ unembedding, dim=-1)
+        top = torch.topk(probabilities, TOP_WORDS, dim=-1)
+        rest = (probabilities.double().sum(-1) - top.values.double().sum(-1)).clamp(min=0)
+    indices = top.indices.reshape(blocks, n, TOP_WORDS).tolist()
+    words = [[[decode(index) for index in row] for row in block] for block in indices]
+    probs = top.values.reshape(blocks, n, TOP_WORDS).tolist()
+    others = rest.reshape(blocks, n).tolist()
     return LogitLens(words, probs, others)
 
 
