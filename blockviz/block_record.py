@@ -1,12 +1,38 @@
-"""The record: every real intermediate tensor of one block on one sentence.
+"""The record: every real intermediate tensor of one block, or of a stack of blocks, on one sentence.
 
 This is the single source of numbers for the CLI, the figures and the scenes: they read it,
 they never recompute it. Its fields are declared once, in :mod:`blockviz.record_fields`.
+
+A record of several blocks (a model's layers, a toy model of N blocks) is a
+:class:`BlockRecord` too, and reads as its last block: ``rec.weights`` … are the last block's,
+so everything that reads one block reads it unchanged. Besides:
+
+- ``rec.blocks``: every block's view, in order, each a one-block :class:`BlockRecord` of the
+  same sentence, tokens, config and special flags (``(rec,)`` for a record of one block);
+  ``len(rec.blocks)`` is the number of blocks; ``rec.block(k)`` is block k's view (0-based;
+  a :class:`~blockviz.errors.BlockvizError` for k out of range), what ``--block K`` focuses on.
+- A view holds its block's fields and parameters under today's names, plus what the stack has
+  once (:data:`~blockviz.record_fields.STACK_FIELDS` ``embed``, ``pos_embed``;
+  :data:`~blockviz.record_fields.STACK_PARAMETERS` ``W_E``, ``W_pos``, ``ln_f.*``, ``W_U``),
+  the same tensors in every view. With an unembedding, block k's prediction fields
+  (:data:`~blockviz.record_fields.PREDICTION_FIELDS` ``ln_f_*``, ``logits``, ``probs``) are its
+  output through the final LayerNorm and W_U — the logit lens; the last block's are the model's
+  prediction. A model layer's view says its layer in ``source.layer``.
+- The residual stream is one sequence: block k + 1's ``resid_pre`` is block k's ``resid_post``,
+  exactly (:func:`blockviz.record_check.check_stack`, run when the record is built).
+- Making one: record each block as a one-block :class:`BlockRecord` (block 0's ``resid_pre``
+  from the embeddings, block k's the ``resid_post`` tensor of block k − 1), then
+  :meth:`BlockRecord.stacked` ``(views)``.
+- On disk (:meth:`BlockRecord.save`): a record of one block keeps its layout (format 2);
+  several blocks are format 3, the header's ``n_blocks`` says how many; JSON holds
+  ``"tensors"`` (what the stack has once, and the model's prediction) and ``"blocks": [{…}, …]``
+  (each block's own fields and parameters, and an earlier block's logit lens); safetensors names
+  block k's ``blocks.k.name``. :meth:`BlockRecord.load` reads both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -19,19 +45,23 @@ from blockviz.errors import BlockvizError
 from blockviz.numerics import pinned
 from blockviz.params import learned_positions, load_params, parameter_shapes
 from blockviz.read_only import ReadOnlyTensors
-from blockviz.record_check import check_claims, check_record
+from blockviz.record_check import check_claims, check_record, check_stack
 from blockviz.record_fields import (
     BY_NAME,
     NORM_PARAMETER_SCALE,
     OPTIONAL_FIELDS,
     PARAMETER_SCALE,
+    PREDICTION_FIELDS,
+    STACK_FIELDS,
+    STACK_PARAMETERS,
     RecordField,
     docs_table,
     fields_for,
     parameter_scale,
 )
-from blockviz.record_format import read_record_with_source, write_record
+from blockviz.record_format import RecordHeader, read_record_file, write_record
 from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
+from blockviz.tensorfile import BLOCK_PREFIX
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
 
 
@@ -69,6 +99,10 @@ class BlockRecord:
     ``special`` says, per token, whether it is one the model's tokenizer adds (``[CLS]``,
     ``[SEP]``, ``<|endoftext|>`` …); all ``False`` for blockviz's own tokens.
 
+    A record of several blocks reads as its last block; ``stack`` holds every block's view
+    (empty for one block): use ``blocks``, ``block(k)`` and :meth:`stacked` (the module's
+    docstring says how such a record is laid out).
+
     A record cannot be changed once checked: ``tokens`` and ``special`` are tuples, ``tensors``
     and ``params`` are :class:`~blockviz.read_only.ReadOnlyTensors` (no item can be set, and each
     access hands out a fresh copy, so changing what it gives leaves the record as it was), the
@@ -88,6 +122,7 @@ class BlockRecord:
     params: Mapping[str, torch.Tensor] = field(default_factory=dict)
     source: Source = field(default_factory=Source)
     special: tuple[bool, ...] = ()
+    stack: tuple[BlockRecord, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, Source):
@@ -110,6 +145,56 @@ class BlockRecord:
         if len(special) != len(self.tokens) or not all(isinstance(flag, bool) for flag in special):
             raise BlockvizError(f"the record's special-token flags must be {len(self.tokens)} booleans, one per token")
         object.__setattr__(self, "special", special)
+        object.__setattr__(self, "stack", tuple(self.stack))
+        if self.stack:
+            check_stack(self)
+
+    @classmethod
+    def stacked(cls, views: Sequence[BlockRecord]) -> BlockRecord:
+        """The record of several blocks whose views are ``views`` (block 0 first): it reads as
+        the last block. One view is returned as it is.
+
+        Raises
+        ------
+        BlockvizError
+            If the views are not one stack (:func:`blockviz.record_check.check_stack`): another
+            sentence, tokens or config, or a ``resid_pre`` that is not the previous ``resid_post``.
+        """
+        views = tuple(views)
+        if not views:
+            raise BlockvizError("a record holds at least one block")
+        if len(views) == 1:
+            return views[0]
+        last = views[-1]
+        return cls(
+            sentence=last.sentence,
+            tokens=last.tokens,
+            config=last.config,
+            tensors=last.tensors,
+            params=last.params,
+            source=last.source,
+            special=last.special,
+            stack=views,
+        )
+
+    @property
+    def blocks(self) -> tuple[BlockRecord, ...]:
+        """Every block's view, block 0 first: each a one-block record (``(self,)`` for one block)."""
+        return self.stack or (self,)
+
+    def block(self, index: int) -> BlockRecord:
+        """Block ``index``'s view (0-based): a one-block record of its fields, what ``--block`` focuses on.
+
+        Raises
+        ------
+        BlockvizError
+            For an index out of range (the message names the blocks there are).
+        """
+        count = len(self.blocks)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            there = "one block, block 0" if count == 1 else f"{count} blocks, 0–{count - 1}"
+            raise BlockvizError(f"block {index} is out of range: the record has {there}")
+        return self.blocks[index]
 
     def __getattr__(self, name: str) -> torch.Tensor:
         # Only reached when normal lookup fails: the recorded tensors by name.
@@ -292,9 +377,8 @@ class BlockRecord:
         """
         source = None if self.source == Source() else self.source
         special = list(self.special) if self.source.is_model or any(self.special) else None
-        write_record(
-            path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params}, source, special
-        )
+        tensors = _stack_tensors(self.blocks) if self.stack else {**self.activations(), **self.params}
+        write_record(path, self.sentence, self.tokens, self.config, tensors, source, special, len(self.blocks))
 
     @classmethod
     def load(cls, path: str | Path) -> BlockRecord:
@@ -311,28 +395,91 @@ class BlockRecord:
             its sentence's, a value or parameter that differs from its recomputation (the
             message names the field and by how much).
         """
-        sentence, tokens, config, tensors, source, special = read_record_with_source(path)
-        names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
-        activations = {name: tensors.pop(name) for name in names if name in tensors}
+        header, tensors = read_record_file(path)
         try:
-            loaded = cls(
-                sentence=sentence,
-                tokens=tokens,
-                config=config,
-                tensors=ReadOnlyTensors.adopting(activations),
-                params=ReadOnlyTensors.adopting(tensors),
-                source=source,
-                special=tuple(special),
-            )
+            if header.n_blocks == 1:
+                loaded = cls._from_tensors(header, header.source, tensors)
+            else:
+                loaded = cls.stacked(_views(cls, header, tensors))
             check_claims(loaded)
             return loaded
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 
+    @classmethod
+    def _from_tensors(cls, header: RecordHeader, source: Source, tensors: dict[str, torch.Tensor]) -> BlockRecord:
+        """The one-block record of ``header`` from ``tensors`` (its activations and parameters), adopted."""
+        config = header.config
+        names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
+        activations = {name: tensors.pop(name) for name in names if name in tensors}
+        return cls(
+            sentence=header.sentence,
+            tokens=header.tokens,
+            config=config,
+            tensors=ReadOnlyTensors.adopting(activations),
+            params=ReadOnlyTensors.adopting(tensors),
+            source=source,
+            special=header.special,
+        )
+
 
 def _optional(tensors: Mapping[str, torch.Tensor]) -> tuple[str, ...]:
     """The :data:`~blockviz.record_fields.OPTIONAL_FIELDS` among ``tensors``."""
     return tuple(name for name in OPTIONAL_FIELDS if name in tensors)
+
+
+def _stack_tensors(blocks: tuple[BlockRecord, ...]) -> dict[str, torch.Tensor]:
+    """A record of several blocks as the named tensors of its file: what the stack has once (and
+    the model's prediction) under their names, each block's own under ``blocks.K.name``."""
+    last = blocks[-1]
+    shared = {
+        name: tensor for name, tensor in last.activations().items() if name in STACK_FIELDS or name in PREDICTION_FIELDS
+    }
+    shared.update((name, tensor) for name, tensor in last.params.items() if name in STACK_PARAMETERS)
+    for index, view in enumerate(blocks):
+        for name, tensor in [*view.activations().items(), *view.params.items()]:
+            kept_once = name in STACK_FIELDS or name in STACK_PARAMETERS or (view is last and name in PREDICTION_FIELDS)
+            if not kept_once:
+                shared[f"{BLOCK_PREFIX}{index}.{name}"] = tensor
+    return shared
+
+
+def _views(cls, header: RecordHeader, tensors: dict[str, torch.Tensor]) -> list[BlockRecord]:
+    """Every block's view of a record file of several blocks (:func:`_stack_tensors` read back).
+
+    Raises :class:`BlockvizError` for blocks other than the header's ``n_blocks``.
+    """
+    count = header.n_blocks
+    own: list[dict[str, torch.Tensor]] = [{} for _ in range(count)]
+    shared: dict[str, torch.Tensor] = {}
+    for name, tensor in tensors.items():
+        if not name.startswith(BLOCK_PREFIX):
+            shared[name] = tensor
+            continue
+        index, _, field_name = name.removeprefix(BLOCK_PREFIX).partition(".")
+        if not index.isdigit() or int(index) >= count or not field_name:
+            raise BlockvizError(f"tensor {name!r} names no block of the {count} the record holds")
+        own[int(index)][field_name] = tensor
+    views = []
+    for index, block_tensors in enumerate(own):
+        if not block_tensors:
+            raise BlockvizError(f"the record holds no tensor of block {index} of {count}")
+        last = index == count - 1
+        taken = {
+            name: tensor
+            for name, tensor in shared.items()
+            if name in STACK_FIELDS or name in STACK_PARAMETERS or (last and name in PREDICTION_FIELDS)
+        }
+        source = header.source
+        if source.layer is not None:
+            if source.layer < count - 1:
+                raise BlockvizError(f"the record's source says layer {source.layer}, but it holds {count} layers")
+            source = replace(source, layer=source.layer - (count - 1 - index))
+        views.append(cls._from_tensors(header, source, {**taken, **block_tensors}))
+    unused = sorted(name for name in shared if name not in STACK_FIELDS + STACK_PARAMETERS + PREDICTION_FIELDS)
+    if unused:
+        raise BlockvizError(f"the record has an unknown field {unused[0]!r} outside its blocks")
+    return views
 
 
 BlockRecord.__doc__ = BlockRecord.__doc__.replace("{table}", docs_table().replace("\n", "\n    "))

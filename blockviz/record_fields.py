@@ -539,6 +539,19 @@ OPTIONAL_FIELDS: tuple[str, ...] = tuple(entry.name for entry in DECLARATION if 
 model's layer after the first, and records saved before it was recorded still load."""
 
 
+PREDICTION_FIELDS: tuple[str, ...] = tuple(entry.name for entry in DECLARATION if entry.when is UNEMBEDDING)
+"""A language model's prediction from a block's output (``ln_f_*``, ``logits``, ``probs``). In a
+record of several blocks the model's own is the last block's; each earlier block holds its own
+logit lens under these names: its output through the same final LayerNorm and unembedding."""
+
+STACK_FIELDS: tuple[str, ...] = ("embed", "pos_embed")
+"""The fields a record of several blocks holds once, before its first block: every block's view
+(:meth:`blockviz.block_record.BlockRecord.block`) shows the same."""
+
+STACK_PARAMETERS: tuple[str, ...] = ("W_E", "W_pos", "ln_f.weight", "ln_f.bias", "W_U")
+"""The parameters a record of several blocks holds once (embeddings, final LayerNorm, unembedding)."""
+
+
 def _every_field() -> dict[str, RecordField]:
     every: dict[str, RecordField] = {}
     for arch in supported_architectures():

@@ -133,6 +133,27 @@ def record_options(allow_record_file: bool = False):
     return decorate
 
 
+def block_option(command):
+    """Add ``--block K``: the block of a record of several blocks the command focuses on (:func:`focused`)."""
+    return click.option(
+        "--block",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="K",
+        help="The block to show, from 0, of a record of several blocks (a model's --layer all or a range, a toy "
+        "model of several blocks). Default: the last block. A record of one block has block 0 only.",
+    )(command)
+
+
+def focused(rec, block: int | None):
+    """Block ``block``'s view of ``rec`` (:meth:`~blockviz.block_record.BlockRecord.block`), ``rec``
+    itself for ``None``; a block out of range is a usage error on ``--block`` (one line, exit 2)."""
+    if block is None:
+        return rec
+    with usage_error_for("--block"):
+        return rec.block(block)
+
+
 MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads", "compare", "slides"}
 """The commands that can draw a record of another architecture than blockviz's own block (a
 trained model's layer, blockviz's trained toy model, ``--model`` or ``--record FILE``); the others

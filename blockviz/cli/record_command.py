@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import chosen_token_and_head, pop_record_options, record_options, reporting_errors
+from blockviz.cli.options import (
+    block_option,
+    chosen_token_and_head,
+    focused,
+    pop_record_options,
+    record_options,
+    reporting_errors,
+)
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 
@@ -16,6 +23,7 @@ MODEL_COLUMNS = 16
 
 @click.command(cls=SentenceCommand)
 @record_options()
+@block_option
 @click.option(
     "--decimals", type=click.IntRange(0, 8), default=2, show_default=True, help="Decimals printed per number."
 )
@@ -46,7 +54,13 @@ MODEL_COLUMNS = 16
     help="Also save the record: PATH.safetensors (exact) or PATH.json (−∞ written as null).",
 )
 def record(
-    decimals: int, max_columns: int | None, head: int | None, all_columns: bool, save: Path | None, **options
+    decimals: int,
+    max_columns: int | None,
+    head: int | None,
+    all_columns: bool,
+    save: Path | None,
+    block: int | None,
+    **options,
 ) -> None:
     """Run SENTENCE through one block and print every intermediate tensor.
 
@@ -77,16 +91,22 @@ def record(
             check_format(save)
             writable_file(save)
             refuse_foreign([save])
-    rec = command_record(pop_record_options(options))
+    whole = command_record(pop_record_options(options))
+    rec = focused(whole, block)
     if head is not None:
         chosen_token_and_head(rec, None, head)
     if save is not None:  # before the tables: a reader that leaves the pipe early still gets the file
         with reporting_errors():
             refuse_foreign([save])
-            rec.save(save)
+            whole.save(save)  # every block, whichever one is shown
             remember([save])
     if rec.source.is_trained:
         click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
+    if len(whole.blocks) > 1:
+        shown = len(whole.blocks) - 1 if block is None else block
+        click.echo(
+            f"block {shown} of a stack of {len(whole.blocks)} (0–{len(whole.blocks) - 1}; --block K shows another)\n"
+        )
     if all_columns:
         max_columns = None
     elif max_columns is None and rec.source.is_trained:
