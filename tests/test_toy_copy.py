@@ -10,8 +10,9 @@ from safetensors.torch import load_file
 
 from blockviz.cli import main
 from blockviz.toy import PACKAGED_COPY, is_toy_model, toy_folder
+from blockviz.toy.copying import CopyRecipe, CopySequence
 from blockviz.toy.folder import REPRODUCIBLE_FILES, load_toy, read_checkpoints
-from blockviz.toy.induction import COPY_LESSON, copy_measures
+from blockviz.toy.induction import COPY_LESSON, copy_measures, induction_scores, previous_token_scores
 from blockviz.toy.model import ToyModel
 
 TINY = ["train", "--task", "copy", "--d-model", "8", "--heads", "2", "--d-ff", "8", "--steps", "12"]
@@ -49,8 +50,6 @@ def test_the_card_holds_the_measures_of_the_loaded_model(tiny_copy):
     loaded = load_toy(folder)
     assert loaded.n_blocks == 2 and isinstance(loaded.model, ToyModel)
     card = json.loads((folder / "card.json").read_text())
-    from blockviz.toy.copying import CopyRecipe
-
     measured = copy_measures(
         loaded.model,
         loaded.vocabulary,
@@ -106,3 +105,53 @@ def test_impossible_copy_options_are_one_line_exit_2_and_write_nothing(tmp_path,
 def test_copy_names_the_shipped_copy_model():
     assert is_toy_model("copy") and is_toy_model("Copy ")
     assert toy_folder("copy") == PACKAGED_COPY
+
+
+def test_a_copy_models_record_is_a_stack_of_its_blocks_with_the_logit_lens(tiny_copy, tmp_path):
+    folder, _ = tiny_copy
+    saved = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["record", COPY_LESSON, "--model", str(folder), "--save", str(saved)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(saved.read_text())
+    assert len(data["blocks"]) == 2 and data["source"]["vocabulary"] == list(load_toy(folder).vocabulary.words)
+    assert data["blocks"][1]["resid_pre"] == data["blocks"][0]["resid_post"]
+    loaded = load_toy(folder)
+    ids = torch.tensor(loaded.vocabulary.encode(COPY_LESSON))
+    with torch.no_grad():
+        logits = loaded.model(ids)
+    assert torch.allclose(torch.tensor(data["tensors"]["logits"]), logits, atol=1e-5)
+    assert "logits" in data["blocks"][0]  # block 0's output through ln_f and W_U: its logit lens
+
+
+def _lesson_pairs() -> list[tuple[int, int]]:
+    words = COPY_LESSON.split()
+    first, repeat = words.index("lamp"), len(words) - 3
+    return CopySequence(tuple(words), first=first, repeat=repeat, phrase=3).predicted
+
+
+@pytest.mark.skipif(not (PACKAGED_COPY / "card.json").is_file(), reason="the copy model is not shipped yet")
+def test_the_shipped_copy_models_record_shows_a_previous_token_head_and_an_induction_head(tmp_path):
+    saved = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["record", COPY_LESSON, "--model", "copy", "--save", str(saved)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(saved.read_text())
+    assert len(data["blocks"]) == 2
+    first = torch.tensor(data["blocks"][0]["weights"])  # (n_heads, n, n)
+    second = torch.tensor(data["blocks"][1]["weights"])
+    assert float(previous_token_scores(first).max()) >= 0.5
+    assert float(induction_scores(second, _lesson_pairs()).max()) >= 0.5
+    words = data["source"]["vocabulary"]
+    predicted = [words[int(row.argmax())] for row in torch.tensor(data["tensors"]["probs"])]
+    assert [predicted[query] for query, _ in _lesson_pairs()] == ["cake", "river"]
+
+
+@pytest.mark.skipif(not (PACKAGED_COPY / "card.json").is_file(), reason="the copy model is not shipped yet")
+def test_the_shipped_copy_model_meets_every_goal_its_card_states():
+    loaded = load_toy(PACKAGED_COPY)
+    card = loaded.card
+    measured = copy_measures(loaded.model, loaded.vocabulary, CopyRecipe())
+    assert card["copy"]["per_head"] == measured.to_dict()
+    assert all(measured.goals.values()), measured
+    assert card["blocks"] == 2 and card["config"]["d_model"] <= 16 and card["config"]["n_heads"] <= 2
+    assert card["config"]["max_tokens"] <= 32
+    assert sum(path.stat().st_size for path in PACKAGED_COPY.iterdir()) < 100_000
