@@ -109,7 +109,8 @@ def record_options(allow_record_file: bool = False):
                 default=None,
                 metavar="NAME|PATH",
                 help="The block to record. toy (the default): blockviz's trained one-block model (d_model 8, 2 heads, "
-                "a 70-word vocabulary, up to 25 tokens; other words read as <unk>), or a folder blockviz train wrote. "
+                "a 70-word vocabulary, up to 25 tokens; other words read as <unk>); copy: its two-block model that copies a "
+                "repeated phrase (the same words, up to 24 tokens); or a folder blockviz train wrote. "
                 "seeded: blockviz's block with seeded random weights, any words, sized by --d-model, --heads, --d-ff … "
                 "(giving any of those, or --params, chooses it). minilm (BERT encoder), smollm2 (Llama decoder), "
                 "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network): "

@@ -1,4 +1,6 @@
-"""Recording a sentence through a trained toy model: the block's record plus the prediction.
+"""Recording a sentence through a trained toy model: the block's record plus the prediction
+(a toy model of several blocks, such as ``--model copy``: a stack, one view per block,
+:meth:`blockviz.block_record.BlockRecord.stacked`).
 
 The record is blockviz's own block (:func:`blockviz.record_fields.fields_for`) with the toy
 model's numbers: ``embed`` the rows of its learned ``W_E`` for the sentence's tokens (looked up
@@ -25,6 +27,7 @@ from blockviz.record_fields import fields_for
 from blockviz.tokens import tokenize
 from blockviz.toy import toy_folder
 from blockviz.toy.folder import ToyFolder, load_toy
+from blockviz.toy.model import STACK_SHARED
 
 
 class UnknownWordsWarning(UserWarning):
@@ -89,14 +92,16 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
             ),
             stacklevel=2,
         )
-    cache: dict[str, torch.Tensor] = {}
-    with torch.no_grad(), pinned():
-        loaded.model(torch.tensor(ids), cache)
-    params = {name: tensor.detach().clone() for name, tensor in loaded.model.parameters_by_name().items()}
     source = Source(
         "trained", model=str(model), path=str(loaded.folder), note=describe(loaded), vocabulary=loaded.vocabulary.words
     )
     names = [spec.name for spec in fields_for(config)]
+    if loaded.n_blocks > 1:
+        return _record_stack(loaded, sentence, tokens, ids, source, names)
+    cache: dict[str, torch.Tensor] = {}
+    with torch.no_grad(), pinned():
+        loaded.model(torch.tensor(ids), cache)
+    params = {name: tensor.detach().clone() for name, tensor in loaded.model.parameters_by_name().items()}
     return BlockRecord(
         sentence=sentence,
         tokens=tokens,
@@ -105,3 +110,36 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
         params=params,
         source=source,
     )
+
+
+def _record_stack(
+    loaded: ToyFolder, sentence: str, tokens: list[str], ids: list[int], source: Source, names: list[str]
+) -> BlockRecord:
+    """The record of a toy model of several blocks: one view per block, each its block's fields
+    and parameters, the embeddings, and its output through the final LayerNorm and W_U (the
+    last block's is the model's prediction, the earlier ones' the logit lens)."""
+    model = loaded.model
+    cache: dict[str, torch.Tensor] = {}
+    block_caches = [{} for _ in range(model.n_blocks)]
+    with torch.no_grad(), pinned():
+        model(torch.tensor(ids), cache, block_caches)
+        for block_cache in block_caches:
+            model.unembed(block_cache["resid_post"], block_cache)
+    every = {name: tensor.detach().clone() for name, tensor in model.parameters_by_name().items()}
+    shared = {name: every[name] for name in STACK_SHARED}
+    views = []
+    for index, block_cache in enumerate(block_caches):
+        prefix = f"blocks.{index}."
+        own = {name.removeprefix(prefix): tensor for name, tensor in every.items() if name.startswith(prefix)}
+        tensors = {**block_cache, "embed": cache["embed"], "pos_embed": cache["pos_embed"]}
+        views.append(
+            BlockRecord(
+                sentence=sentence,
+                tokens=tokens,
+                config=loaded.config,
+                tensors={name: tensors[name] for name in names},
+                params={**own, **shared},
+                source=source,
+            )
+        )
+    return BlockRecord.stacked(views)
