@@ -118,6 +118,19 @@ def one_torch_thread():
     torch.set_num_threads(threads)
 
 
+SLOW_FIXTURES = {
+    "browser": "drives Debian's Chromium",
+    "site": "builds this manual with MkDocs",
+}
+"""Fixtures whose tests start a heavy program: they are marked ``slow`` (``make test-fast`` skips them)."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 # -- the two workers (make test: pytest -n 2 --dist loadfile) -------------------------------------
 DURATIONS = Path(__file__).with_name("durations.json")
 """Each test file's seconds (setup, call and teardown of its tests, summed), as ``pytest
