@@ -57,9 +57,9 @@ test: setup
 	# two workers, each test file on one of them (its module fixtures built once)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
 
-# The inner loop: everything but the Manim renders and the wheel install.
+# The inner loop: everything but the Manim renders, the wheel install, Chromium and MkDocs.
 test-fast: setup
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not render"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not render and not slow"
 
 docs: setup
 	$(BIN)/mkdocs build --strict -d .docs-site

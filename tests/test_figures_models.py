@@ -279,6 +279,7 @@ def test_minilm_layer_3_head_1_every_figure(minilm, name):
         assert number(re.search(r"chicken\s+(\S+)\u00b7", chicken)[1]) >= 0.5  # it → chicken, as the issue says
 
 
+@pytest.mark.slow  # converts and loads SmolLM2 (538 MB): the slowest test seen (122 s at load 25)
 def test_smollm2_layer_13_head_8_draws_its_own_block():
     import importlib.util
 
