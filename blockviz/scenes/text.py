@@ -113,22 +113,17 @@ def text_cache_path(shown: str, font_size: float, weight: str, layout: tuple) ->
     """Where the outlines of ``shown`` are kept: named by everything that changes them (string,
     size, weight, font, layout, Manim's and ManimPango's versions, the recipe). Plain arrays
     (``.npz`` read without pickles), so a file planted there can at worst be refused."""
-    from importlib import metadata
-
-    key = repr(
-        (
-            shown,
-            float(font_size),
-            weight,
-            FONT,
-            layout,
-            metadata.version("manim"),
-            metadata.version("manimpango"),
-            TEXT_RECIPE,
-        )
-    )
+    key = repr((shown, float(font_size), weight, FONT, layout, *_text_library_versions(), TEXT_RECIPE))
     digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     return Path(tempfile.gettempdir()) / "blockviz-text" / f"{digest}.npz"
+
+
+@functools.cache
+def _text_library_versions() -> tuple[str, str]:
+    """Manim's and ManimPango's versions, read once a process (each read scans the installed packages)."""
+    from importlib import metadata
+
+    return metadata.version("manim"), metadata.version("manimpango")
 
 
 def _build_text(shown: str, font_size: float, weight: str, layout: tuple) -> Text:
