@@ -34,6 +34,7 @@ from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_w
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
+from blockviz.scenes.restructuring import restructured
 from blockviz.scenes.text import font_size_of, text, token_face
 from blockviz.scenes.wording import Wording
 from blockviz.selection import select_token
@@ -406,6 +407,10 @@ class RecordScene(Scene):
         self.mobjects = drawing_order.still_first(self.mobjects, self.animations)
         self.moving_mobjects, self.static_mobjects = self.get_moving_and_static_mobjects(self.animations)
         self._updaters_in_play = any(member.updaters for member in self.get_mobject_family_members())
+
+    def get_restructured_mobject_list(self, mobjects, to_remove) -> list:
+        """Manim's list, found without listing every family (:func:`~blockviz.scenes.restructuring.restructured`)."""
+        return restructured(mobjects, to_remove)
 
     def update_mobjects(self, dt: float) -> None:
         """Manim's, which calls every mobject's updaters in every frame: nothing to call in a play
