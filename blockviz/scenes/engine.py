@@ -18,6 +18,7 @@ from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.grids import Highlight
 from blockviz.scenes.path_cache import PathCachingCamera
+from blockviz.scenes.restructuring import restructured
 
 
 class EngineScene(Scene):
@@ -77,6 +78,10 @@ class EngineScene(Scene):
         self.mobjects = drawing_order.still_first(self.mobjects, self.animations)
         self.moving_mobjects, self.static_mobjects = self.get_moving_and_static_mobjects(self.animations)
         self._updaters_in_play = any(member.updaters for member in self.get_mobject_family_members())
+
+    def get_restructured_mobject_list(self, mobjects, to_remove) -> list:
+        """Manim's list, found without listing every family (:func:`~blockviz.scenes.restructuring.restructured`)."""
+        return restructured(mobjects, to_remove)
 
     def update_mobjects(self, dt: float) -> None:
         """Manim's, which calls every mobject's updaters in every frame: nothing to call in a play
