@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cached_property
+from pathlib import Path
 
 from blockviz.errors import BlockvizError
 
@@ -192,6 +193,9 @@ ARCHITECTURE_FIELDS = ("norm_placement", "norm", "ffn", "n_kv_heads", "bias", "r
 (format 2 of blockviz's toy block only) lacks them and reads them as their defaults."""
 
 SOURCE_KINDS = ("seeded", "file", "given", "model", "trained")
+CHECKPOINTS = "checkpoints.safetensors"
+"""The file, in the folder of a model ``blockviz train`` made, of the lesson sentences' attention
+weights at each checkpoint (what the learning scene and the training figure show)."""
 
 
 @dataclass(frozen=True)
@@ -252,6 +256,25 @@ class Source:
         """Whether the weights were learned: a trained model's layer or blockviz's trained toy
         model (``blockviz train``, ``--model toy``), not seeded, from a file or given."""
         return self.kind in ("model", "trained")
+
+    @property
+    def is_toy(self) -> bool:
+        """Whether the record holds a model ``blockviz train`` made (``--model toy`` or its folder
+        ``path``): a language model of one block, with its vocabulary.
+
+        >>> Source("trained", model="toy").is_toy, Source().is_toy
+        (True, False)
+        """
+        return self.kind == "trained"
+
+    @property
+    def checkpoints(self) -> Path | None:
+        """The checkpoints file (:data:`CHECKPOINTS`) in the folder of the toy model the record
+        came from, or ``None``: not a toy model's record, or its folder keeps no checkpoints."""
+        if not self.is_toy or self.path is None:
+            return None
+        path = Path(self.path) / CHECKPOINTS
+        return path if path.is_file() else None
 
     def describe(self) -> str:
         """One line for titles and terminal output."""

@@ -23,8 +23,6 @@ TOY = "toy"
 """The name ``--model`` takes for the toy model shipped with blockviz."""
 CARD = "card.json"
 """The model card, the file that marks a toy model folder."""
-CHECKPOINTS = "checkpoints.safetensors"
-"""The file of the lesson sentences' attention weights at each checkpoint (what the learning scene shows)."""
 PACKAGED = (
     Path(__file__).parent / "trained-model"
 )  # not a name Python could import: setuptools ships it as data, without warning
