@@ -5,7 +5,7 @@ it (one line, with the fix) or returns ``None``; figures (``FigureSpec.applies``
 
 from __future__ import annotations
 
-from blockviz.config import CHECKPOINTS
+from blockviz.source import CHECKPOINTS
 
 
 def unembedding_missing(rec) -> str | None:

@@ -35,7 +35,7 @@ def test_config_round_trips_through_a_dict():
 def test_a_source_says_whether_it_is_the_toy_model_and_where_its_checkpoints_are(tmp_path):
     """What the training figure and the learning scene ask of a record, read from ``rec.source``
     (issue 33), not from the toy package: a toy model's folder with its checkpoints file."""
-    from blockviz.config import CHECKPOINTS, Source
+    from blockviz.source import CHECKPOINTS, Source
 
     assert Source("trained", model="toy", path=str(tmp_path)).checkpoints is None  # no file yet
     (tmp_path / CHECKPOINTS).write_bytes(b"")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from blockviz.config import CHECKPOINTS
+from blockviz.source import CHECKPOINTS
 from blockviz.toy import CARD
 from blockviz.toy.corpus import LESSON_SENTENCES, held_out_pairs
 from blockviz.toy.folder import FORMAT, TIMING, VOCABULARY, WEIGHTS

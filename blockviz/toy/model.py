@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from blockviz.block import Block, Prediction, remember
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 
 EMBEDDING_INIT_STD = 1.0
 """Std of the initial W_E and W_pos entries (blockviz's seeded embeddings use the same scale)."""
