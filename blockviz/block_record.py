@@ -39,8 +39,9 @@ from pathlib import Path
 
 import torch
 
+from blockviz.architecture import Architecture
 from blockviz.block import Block, Prediction
-from blockviz.config import Architecture, BlockConfig, Source
+from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.logit_lens import LogitLens
 from blockviz.numerics import pinned
@@ -62,6 +63,7 @@ from blockviz.record_fields import (
 )
 from blockviz.record_format import RecordHeader, read_record_file, write_record
 from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
+from blockviz.source import Source
 from blockviz.tensorfile import BLOCK_PREFIX
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
 
@@ -85,7 +87,7 @@ class BlockRecord:
     Other architectures (a trained model's layer, :func:`blockviz.models.record_layer`) hold the
     fields of :func:`blockviz.record_fields.fields_for` ``(rec.architecture)`` — ``rec.fields``
     lists them — and say which block they are in ``rec.architecture`` (an
-    :class:`~blockviz.config.Architecture`: norm kind and placement, positions, FFN, key/value
+    :class:`~blockviz.architecture.Architecture`: norm kind and placement, positions, FFN, key/value
     heads, biases, embeddings, whether a model's layer): post-norm adds ``resid_mid_norm`` and
     ``resid_post_norm`` (no ``ln1``/``ln2``); RMSNorm has ``ln*_mean_sq`` instead of mean,
     centred and variance; rotary positions add ``rope_cos``, ``rope_sin``, ``query_rot``,
@@ -93,7 +95,7 @@ class BlockRecord:
     ``prev_output``, layer L − 1's output as the model returned it; a gated FFN has
     ``ffn_gate``, ``ffn_gate_act``, ``ffn_up`` instead of ``ffn_pre``; with grouped-query attention
     ``key``/``value`` are each query head's own (``config.kv_head_of(h)`` names the shared head).
-    ``source`` says where the weights came from (:class:`~blockviz.config.Source`).
+    ``source`` says where the weights came from (:class:`~blockviz.source.Source`).
     A trained toy model's record (``rec.architecture.unembedding``, :func:`blockviz.toy.recording.record_toy`)
     adds the prediction: ``ln_f_*``, ``logits`` and ``probs`` ``(n, vocab_size)``, whose columns
     are ``source.vocabulary``; its ``params`` add ``W_E``, ``ln_f.*`` and ``W_U``.
@@ -219,7 +221,7 @@ class BlockRecord:
 
     @cached_property
     def architecture(self) -> Architecture:
-        """Which block this is (:class:`~blockviz.config.Architecture`): norm kind and placement,
+        """Which block this is (:class:`~blockviz.architecture.Architecture`): norm kind and placement,
         positions, FFN, key/value heads, biases, mask, embeddings, whether a model's layer."""
         return Architecture.of(self.config, model_layer=self.source.is_model)
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import torch
 
 from blockviz.attention import causal_mask, open_mask
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.params import check_parameters
 from blockviz.record_fields import RecordField, fields_for

@@ -12,8 +12,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blockviz.config import ARCHITECTURE_FIELDS, Architecture, BlockConfig, Source
+from blockviz.architecture import Architecture
+from blockviz.block_config import ARCHITECTURE_FIELDS, BlockConfig
 from blockviz.errors import BlockvizError
+from blockviz.source import Source
 from blockviz.tensorfile import read_header, read_tensors, write_tensors
 
 if TYPE_CHECKING:
@@ -23,7 +25,7 @@ FORMAT_NAME = "blockviz-record"
 FORMAT_VERSION = 2
 """2 added the LayerNorm statistics and the softmax steps (row_max, exp_scores, exp_sums).
 Still 2, read both ways: the architecture fields of the config
-(:data:`blockviz.config.ARCHITECTURE_FIELDS`) and the header's ``source`` were added later as
+(:data:`blockviz.block_config.ARCHITECTURE_FIELDS`) and the header's ``source`` were added later as
 optional keys; a file without them is blockviz's toy block with seeded weights; so was the
 header's ``special`` (which tokens the model's tokenizer added)."""
 RECORD_FORMAT = f"{FORMAT_NAME}/{FORMAT_VERSION}"
@@ -86,7 +88,7 @@ def read_record(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str
 def read_record_with_source(
     path: str | Path,
 ) -> tuple[str, list[str], BlockConfig, dict[str, torch.Tensor], Source, list[bool]]:
-    """:func:`read_record`, the header's :class:`~blockviz.config.Source` (seeded when absent)
+    """:func:`read_record`, the header's :class:`~blockviz.source.Source` (seeded when absent)
     and its special-token flags, one per token. A record saved before the flags were stored
     (no ``special`` key) gets them from the tokens' names when it is a model's (``[CLS]``,
     ``<|endoftext|>``: :func:`blockviz.selection.looks_special`), all ``False`` otherwise.

@@ -19,7 +19,7 @@ from blockviz.errors import BlockvizError
 TOY = "toy"
 """The block a record is made of when nothing else is asked for: blockviz's trained toy model."""
 SEEDED = "seeded"
-"""blockviz's block with seeded random weights, sized by :class:`~blockviz.config.BlockConfig`."""
+"""blockviz's block with seeded random weights, sized by :class:`~blockviz.block_config.BlockConfig`."""
 
 
 def record(
@@ -50,7 +50,7 @@ def record(
         included): those layers in one pass, a record of several blocks
         (:func:`blockviz.models.recording.record_layers`; ``rec.blocks``, ``rec.block(k)``).
     config, sizes
-        The seeded block's :class:`~blockviz.config.BlockConfig`, or its fields by name
+        The seeded block's :class:`~blockviz.block_config.BlockConfig`, or its fields by name
         (``d_model=8, n_heads=2, d_ff=32, causal=False, …``); not with a trained model.
     params
         The seeded block's parameters, replacing the seeded ones (a ``.safetensors`` or ``.json``
@@ -132,8 +132,8 @@ def _is_toy(model) -> bool:
 
 
 def _record_seeded(sentence, layer, config, params, trust_pickle, dtype, sizes):
+    from blockviz.block_config import BlockConfig
     from blockviz.block_record import record as record_seeded
-    from blockviz.config import BlockConfig
 
     if layer not in (None, 0):
         raise BlockvizError(f"layer {layer} is out of range: blockviz's seeded block is one block, layer 0")

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 from support_fields import config_of, label, source_of
 
+from blockviz.architecture import supported_architectures
 from blockviz.block_record import record
 from blockviz.cli import main
-from blockviz.config import supported_architectures
 from blockviz.errors import BlockvizError
 from blockviz.explorer import STEP_NAMES, Explorer, explore, steps_for
 from blockviz.explorer.payload import payload, script_json

@@ -13,13 +13,14 @@ import pytest
 from playwright import sync_api
 from support_explorer import AXE, SHOWN, Opened, expected_text
 
+from blockviz.block_config import BlockConfig
 from blockviz.block_record import record
-from blockviz.config import BlockConfig, Source
 from blockviz.errors import BlockvizError
 from blockviz.explorer import STEP_NAMES, Explorer, explore, steps_for
 from blockviz.explorer.payload import payload
 from blockviz.prediction import prediction_of
 from blockviz.selection import select_token
+from blockviz.source import Source
 from blockviz.style import format_number
 from blockviz.toy.recording import record_toy
 

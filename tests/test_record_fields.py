@@ -12,8 +12,8 @@ from support_fields import label
 from torch.nn import functional as F
 
 from blockviz import BlockConfig, BlockvizError
+from blockviz.architecture import supported_architectures
 from blockviz.block_record import record
-from blockviz.config import supported_architectures
 from blockviz.record_fields import (
     DECLARATION,
     FIELD_NAMES,

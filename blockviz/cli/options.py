@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from blockviz.config import ACTIVATIONS, DTYPES, MAX_SEED, POSITIONAL_ENCODINGS, SIZE_LIMITS, BlockConfig
+from blockviz.architecture import POSITIONAL_ENCODINGS
+from blockviz.block_config import ACTIVATIONS, DTYPES, MAX_SEED, SIZE_LIMITS, BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.toy import is_toy_model, toy_folder
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
+from blockviz.block_config import MAX_SEED
 from blockviz.cli.options import reporting_errors
-from blockviz.config import MAX_SEED
 from blockviz.toy.options import COPY_DEFAULTS, TASKS, TrainOptions
 
 TRAIN_LIMITS = {"d_model": 64, "n_heads": 16, "d_ff": 256, "steps": 100_000, "blocks": 8}
@@ -110,8 +110,8 @@ def train(d_model, n_heads, d_ff, steps, task, blocks, seed, output: Path) -> No
       blockviz train --task copy --blocks 1 -o one-block-copy
       blockviz record "The chicken didn't cross the road because it was too tired." --model toy-model
     """
+    from blockviz.block_config import BlockConfig
     from blockviz.cli.options import usage_error_for
-    from blockviz.config import BlockConfig
     from blockviz.toy.build import build, write
     from blockviz.toy.folder import check_output_folder
     from blockviz.toy.training import check_options

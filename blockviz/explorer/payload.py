@@ -138,7 +138,7 @@ def shown_columns(rec) -> dict:
     do the FFN's hidden fields, so that the rows of one table line up.
 
     >>> from blockviz import record
-    >>> from blockviz.config import BlockConfig
+    >>> from blockviz.block_config import BlockConfig
     >>> shown = shown_columns(record("the cat sat", config=BlockConfig(d_model=32, n_heads=1)))
     >>> len(shown["resid_pre"]) <= 3 + 2 + 7, shown["resid_pre"][:3], shown["resid_pre"][-2:]
     (True, [0, 1, 2], [30, 31])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from blockviz.config import Architecture
+from blockviz.architecture import Architecture
 from blockviz.errors import BlockvizError
 
 
@@ -37,10 +37,10 @@ def _norm_formula(centring: bool, output: str, source: str) -> str:
 
 def steps_for(config, source=None) -> tuple[Step, ...]:
     """The explorer's steps for a record of ``config``'s architecture (``source``: where its
-    weights came from, :class:`~blockviz.config.Source`), in data-flow order; what differs
-    between blocks is read from their :class:`~blockviz.config.Architecture`.
+    weights came from, :class:`~blockviz.source.Source`), in data-flow order; what differs
+    between blocks is read from their :class:`~blockviz.architecture.Architecture`.
 
-    >>> from blockviz.config import BlockConfig
+    >>> from blockviz.block_config import BlockConfig
     >>> [s.name for s in steps_for(BlockConfig(d_model=8, norm_placement="post"))][:5]
     ['input', 'qkv', 'scores', 'scale', 'mask']
     >>> [s.name for s in steps_for(BlockConfig(d_model=8, ffn="gated", positional="rotary", bias=False))][11:18]
@@ -315,7 +315,7 @@ def _prediction_steps() -> list[Step]:
 
 
 def _toy_steps() -> tuple[Step, ...]:
-    from blockviz.config import BlockConfig
+    from blockviz.block_config import BlockConfig
 
     return steps_for(BlockConfig())
 

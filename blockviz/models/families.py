@@ -1,5 +1,5 @@
 """The supported model families, each mapped by name from the config's ``model_type``: how its
-config becomes a :class:`~blockviz.config.BlockConfig`, where its layers and embeddings are, and
+config becomes a :class:`~blockviz.block_config.BlockConfig`, where its layers and embeddings are, and
 how one layer's weights become blockviz's parameters (``x @ W``, heads split out).
 
 GPT-2 (Radford et al. 2019; ``transformers`` ``GPT2Model``): pre-norm LayerNorm, learned
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from blockviz.config import SIZE_LIMITS, BlockConfig
+from blockviz.block_config import SIZE_LIMITS, BlockConfig
 from blockviz.errors import BlockvizError
 
 ACTIVATIONS = {
@@ -29,7 +29,7 @@ ACTIVATIONS = {
     "silu": "silu",
     "swish": "silu",
 }
-"""``transformers``' activation names → blockviz's (:data:`blockviz.config.ACTIVATIONS`)."""
+"""``transformers``' activation names → blockviz's (:data:`blockviz.block_config.ACTIVATIONS`)."""
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,13 @@ import torch
 
 from blockviz.block import Block
 from blockviz.block_record import BlockRecord
-from blockviz.config import Source
 from blockviz.errors import BlockvizError
 from blockviz.models.loading import LoadedModel, load_model
 from blockviz.models.resolve import resolve_model
 from blockviz.models.tokens import model_tokens
 from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_fields import fields_for
+from blockviz.source import Source
 
 TOLERANCE = {"float32": 1e-4, "float64": 1e-6}
 """Largest difference, relative to the tensor's largest magnitude (at least 1), allowed between

@@ -54,7 +54,7 @@ ACTIVATION_SAYS = {
     "gelu_tanh": "negative values squashed towards 0, positive ones kept",  # GPT-2's GELU, its tanh form
     "silu": "negative values squashed towards 0, positive ones kept",
 }
-"""What the activation does, after its name (:attr:`blockviz.config.BlockConfig.activation_name`)."""
+"""What the activation does, after its name (:attr:`blockviz.block_config.BlockConfig.activation_name`)."""
 
 
 def product_decimals(products, total_decimals: int = 2, most: int = 4) -> int:

@@ -61,9 +61,9 @@ class Prediction(RecordScene):
     @property
     def record(self):
         if self._record is None and not _saved_record_named():
-            from blockviz.toy.recording import record_toy
+            from blockviz.recording import record
 
-            self._record = record_toy(DEFAULT_SENTENCE)
+            self._record = record(DEFAULT_SENTENCE)  # the trained toy model
         return super().record
 
     def construct(self) -> None:

@@ -246,12 +246,12 @@ def _mask_sentence(causal: bool) -> str:
 
 def weights_sentence(seed: int, source=None) -> tuple[str, str]:
     """What the weights are, in two lines, from ``source`` (the record's
-    :class:`~blockviz.config.Source`): a trained model's layer says whose weights; weights from
+    :class:`~blockviz.source.Source`): a trained model's layer says whose weights; weights from
     a file or given in Python say so; blockviz's trained toy model says so and what it is (its
     card's line, "trained: one block, N parameters, on M generated sentences, loss X"); the
     seeded block (or no source) says they are random.
 
-    >>> from blockviz.config import Source
+    >>> from blockviz.source import Source
     >>> weights_sentence(0, Source("trained", model="toy", note="trained: one block, 1,234 parameters"))
     ("trained weights: blockviz's toy model", 'trained: one block, 1,234 parameters')
     """

@@ -27,8 +27,6 @@ COPY = "copy"
 """The name ``--model`` takes for the two-block copy model shipped with blockviz (``blockviz train --task copy``)."""
 CARD = "card.json"
 """The model card, the file that marks a toy model folder."""
-CHECKPOINTS = "checkpoints.safetensors"
-"""The file of the lesson sentences' attention weights at each checkpoint (what the learning scene shows)."""
 PACKAGED = (
     Path(__file__).parent / "trained-model"
 )  # not a name Python could import: setuptools ships it as data, without warning

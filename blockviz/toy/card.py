@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 
+from blockviz.source import CHECKPOINTS
 from blockviz.toy import CARD
 from blockviz.toy.corpus import LESSON_SENTENCES, held_out_pairs
-from blockviz.toy.folder import CHECKPOINTS, FORMAT, TIMING, VOCABULARY, WEIGHTS
+from blockviz.toy.folder import FORMAT, TIMING, VOCABULARY, WEIGHTS
 from blockviz.toy.lessons import LessonFigures
 from blockviz.toy.training import Trained
 

@@ -29,11 +29,12 @@ from pathlib import Path
 
 import torch
 
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError, quoted
 from blockviz.files import temporary_folder, writable_folder, writing
 from blockviz.ownership import refuse_foreign, remember
-from blockviz.toy import CARD, CHECKPOINTS
+from blockviz.source import CHECKPOINTS
+from blockviz.toy import CARD
 from blockviz.toy.model import ToyModel, file_shapes
 from blockviz.toy.vocabulary import Vocabulary
 

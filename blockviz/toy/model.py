@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from blockviz.block import Block, Prediction, initialise, remember
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 from blockviz.params import parameter_shapes
 
 EMBEDDING_INIT_STD = 1.0

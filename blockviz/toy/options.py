@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 from blockviz.toy.copying import CopyRecipe
 from blockviz.toy.corpus import CorpusRecipe
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import torch
 
 from blockviz.block_record import BlockRecord
-from blockviz.config import Source
 from blockviz.errors import BlockvizError, quoted
 from blockviz.numerics import pinned
 from blockviz.record_fields import fields_for
+from blockviz.source import Source
 from blockviz.tokens import tokenize
 from blockviz.toy import toy_folder
 from blockviz.toy.folder import ToyFolder, load_toy
