@@ -8,7 +8,8 @@ A record of several blocks (a model's layers, a toy model of N blocks) is a
 so everything that reads one block reads it unchanged. Besides:
 
 - ``rec.blocks``: every block's view, in order, each a one-block :class:`BlockRecord` of the
-  same sentence, tokens, config and special flags (``(rec,)`` for a record of one block);
+  same sentence, tokens, config, special flags and source (but a model layer's ``layer``)
+  (``(rec,)`` for a record of one block);
   ``len(rec.blocks)`` is the number of blocks; ``rec.block(k)`` is block k's view (0-based;
   a :class:`~blockviz.errors.BlockvizError` for k out of range), what ``--block K`` focuses on.
 - A view holds its block's fields and parameters under today's names, plus what the stack has
@@ -17,7 +18,9 @@ so everything that reads one block reads it unchanged. Besides:
   the same tensors in every view. With an unembedding, block k's prediction fields
   (:data:`~blockviz.record_fields.PREDICTION_FIELDS` ``ln_f_*``, ``logits``, ``probs``) are its
   output through the final LayerNorm and W_U — the logit lens; the last block's are the model's
-  prediction. A model layer's view says its layer in ``source.layer``.
+  prediction (a figure or scene of an earlier block's view still calls them "the prediction":
+  say "after block k" where it matters). A model layer's view says its layer in
+  ``source.layer``; a trained decoder's record adds ``rec.lens`` (:mod:`blockviz.logit_lens`).
 - The residual stream is one sequence: block k + 1's ``resid_pre`` is block k's output
   (``resid_post``; post-norm, ``resid_post_norm``), exactly (:func:`blockviz.record_check.check_stack`, run when the record is built).
 - Making one: record each block as a one-block :class:`BlockRecord` (block 0's ``resid_pre``
