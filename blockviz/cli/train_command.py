@@ -50,7 +50,8 @@ def _defaults(name: str) -> str:
     type=click.IntRange(1, TRAIN_LIMITS["steps"]),
     default=None,
     show_default=_defaults("steps"),
-    help=f"Training steps, each a batch of {default('batch')} generated sentences.",
+    help=f"Training steps, each a batch of {default('batch')} generated sentences "
+    f"(--task copy: {COPY_DEFAULTS['batch']} sequences).",
 )
 @click.option(
     "--task",
