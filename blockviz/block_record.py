@@ -8,7 +8,8 @@ A record of several blocks (a model's layers, a toy model of N blocks) is a
 so everything that reads one block reads it unchanged. Besides:
 
 - ``rec.blocks``: every block's view, in order, each a one-block :class:`BlockRecord` of the
-  same sentence, tokens, config and special flags (``(rec,)`` for a record of one block);
+  same sentence, tokens, config, special flags and source (but a model layer's ``layer``)
+  (``(rec,)`` for a record of one block);
   ``len(rec.blocks)`` is the number of blocks; ``rec.block(k)`` is block k's view (0-based;
   a :class:`~blockviz.errors.BlockvizError` for k out of range), what ``--block K`` focuses on.
 - A view holds its block's fields and parameters under today's names, plus what the stack has
@@ -17,11 +18,13 @@ so everything that reads one block reads it unchanged. Besides:
   the same tensors in every view. With an unembedding, block k's prediction fields
   (:data:`~blockviz.record_fields.PREDICTION_FIELDS` ``ln_f_*``, ``logits``, ``probs``) are its
   output through the final LayerNorm and W_U — the logit lens; the last block's are the model's
-  prediction. A model layer's view says its layer in ``source.layer``.
-- The residual stream is one sequence: block k + 1's ``resid_pre`` is block k's ``resid_post``,
-  exactly (:func:`blockviz.record_check.check_stack`, run when the record is built).
+  prediction (a figure or scene of an earlier block's view still calls them "the prediction":
+  say "after block k" where it matters). A model layer's view says its layer in
+  ``source.layer``; a trained decoder's record adds ``rec.lens`` (:mod:`blockviz.logit_lens`).
+- The residual stream is one sequence: block k + 1's ``resid_pre`` is block k's output
+  (``resid_post``; post-norm, ``resid_post_norm``), exactly (:func:`blockviz.record_check.check_stack`, run when the record is built).
 - Making one: record each block as a one-block :class:`BlockRecord` (block 0's ``resid_pre``
-  from the embeddings, block k's the ``resid_post`` tensor of block k − 1), then
+  from the embeddings, block k's the output tensor of block k − 1), then
   :meth:`BlockRecord.stacked` ``(views)``.
 - On disk (:meth:`BlockRecord.save`): a record of one block keeps its layout (format 2);
   several blocks are format 3, the header's ``n_blocks`` says how many; JSON holds
@@ -42,6 +45,7 @@ import torch
 from blockviz.block import Block, Prediction
 from blockviz.config import Architecture, BlockConfig, Source
 from blockviz.errors import BlockvizError
+from blockviz.logit_lens import LogitLens
 from blockviz.numerics import pinned
 from blockviz.params import learned_positions, load_params, parameter_shapes
 from blockviz.read_only import ReadOnlyTensors
@@ -123,6 +127,7 @@ class BlockRecord:
     source: Source = field(default_factory=Source)
     special: tuple[bool, ...] = ()
     stack: tuple[BlockRecord, ...] = ()
+    lens: LogitLens | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, Source):
@@ -148,11 +153,16 @@ class BlockRecord:
         object.__setattr__(self, "stack", tuple(self.stack))
         if self.stack:
             check_stack(self)
+        if self.lens is not None and (self.lens.n_blocks != len(self.blocks) or len(self.lens.words[0]) != self.n):
+            raise BlockvizError(
+                f"the record's logit lens has {self.lens.n_blocks} blocks of {len(self.lens.words[0])} rows: it must have one per block, one row per token"
+            )
 
     @classmethod
-    def stacked(cls, views: Sequence[BlockRecord]) -> BlockRecord:
+    def stacked(cls, views: Sequence[BlockRecord], lens: LogitLens | None = None) -> BlockRecord:
         """The record of several blocks whose views are ``views`` (block 0 first): it reads as
-        the last block. One view is returned as it is.
+        the last block; ``lens``: a trained model's logit lens (:class:`~blockviz.logit_lens.LogitLens`),
+        computed when it was recorded. One view without a lens is returned as it is.
 
         Raises
         ------
@@ -163,7 +173,7 @@ class BlockRecord:
         views = tuple(views)
         if not views:
             raise BlockvizError("a record holds at least one block")
-        if len(views) == 1:
+        if len(views) == 1 and lens is None:
             return views[0]
         last = views[-1]
         return cls(
@@ -174,7 +184,8 @@ class BlockRecord:
             params=last.params,
             source=last.source,
             special=last.special,
-            stack=views,
+            stack=views if len(views) > 1 else (),
+            lens=lens,
         )
 
     @property
@@ -378,7 +389,8 @@ class BlockRecord:
         source = None if self.source == Source() else self.source
         special = list(self.special) if self.source.is_model or any(self.special) else None
         tensors = _stack_tensors(self.blocks) if self.stack else {**self.activations(), **self.params}
-        write_record(path, self.sentence, self.tokens, self.config, tensors, source, special, len(self.blocks))
+        lens = None if self.lens is None else self.lens.to_dict()
+        write_record(path, self.sentence, self.tokens, self.config, tensors, source, special, len(self.blocks), lens)
 
     @classmethod
     def load(cls, path: str | Path) -> BlockRecord:
@@ -397,10 +409,11 @@ class BlockRecord:
         """
         header, tensors = read_record_file(path)
         try:
+            lens = None if header.lens is None else LogitLens.from_dict(header.lens)
             if header.n_blocks == 1:
-                loaded = cls._from_tensors(header, header.source, tensors)
+                loaded = cls.stacked([cls._from_tensors(header, header.source, tensors)], lens)
             else:
-                loaded = cls.stacked(_views(cls, header, tensors))
+                loaded = cls.stacked(_views(cls, header, tensors), lens)
             check_claims(loaded)
             return loaded
         except BlockvizError as error:

@@ -86,8 +86,9 @@ def check_stack(rec) -> None:
     ``rec``'s); the last view's tensors and parameters are ``rec``'s; what the stack has once
     (:data:`~blockviz.record_fields.STACK_FIELDS`,
     :data:`~blockviz.record_fields.STACK_PARAMETERS`) is the same in every view; and the
-    residual stream is one sequence: block k + 1's ``resid_pre`` equals block k's ``resid_post``
-    exactly (``torch.equal``: it is the same tensor passed on, not a recomputation).
+    residual stream is one sequence: block k + 1's ``resid_pre`` equals block k's output exactly
+    (``resid_post``; post-norm, ``resid_post_norm``: ``architecture.block_output``; ``torch.equal``:
+    it is the same tensor passed on, not a recomputation).
     """
     from blockviz.record_fields import STACK_FIELDS, STACK_PARAMETERS
 
@@ -121,23 +122,24 @@ def check_stack(rec) -> None:
             mine, lasts = _shared_tensor(view, name), _shared_tensor(last, name)
             if (mine is None) != (lasts is None) or (mine is not None and not torch.equal(mine, lasts)):
                 raise BlockvizError(f"block {index}'s {name!r} is not the stack's: a stack holds it once")
+    output = rec.architecture.block_output
     for index in range(len(views) - 1):
-        before = _stored(views[index].tensors)["resid_post"]
+        before = _stored(views[index].tensors)[output]
         after = _stored(views[index + 1].tensors)["resid_pre"]
         if not torch.equal(before, after):
             gap = (after.double() - before.double()).abs()
             gap = torch.nan_to_num(gap, nan=math.inf)
             where = [int(i) for i in torch.unravel_index(gap.argmax(), gap.shape)]
             raise BlockvizError(
-                f"block {index + 1}'s resid_pre is not block {index}'s resid_post: they differ by {float(gap.max()):.3g} at {where} "
+                f"block {index + 1}'s resid_pre is not block {index}'s {output}: they differ by {float(gap.max()):.3g} at {where} "
                 "(the residual stream of a stack is one sequence; the record was edited)"
             )
 
 
-def _without_layer(source):
-    from dataclasses import replace
+def _without_layer(source) -> dict:
+    from dataclasses import asdict
 
-    return replace(source, layer=None)
+    return {**asdict(source), "layer": None}
 
 
 def _shared_tensor(view, name: str) -> torch.Tensor | None:

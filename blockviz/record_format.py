@@ -43,11 +43,13 @@ def write_record(
     source: Source | None = None,
     special: list[bool] | None = None,
     n_blocks: int = 1,
+    lens: dict | None = None,
 ) -> None:
     """Write a record's header (with ``source`` and ``special``, one flag per token: the model's
     special tokens, when given) and ``tensors`` (activations and parameters) to ``path``, atomically.
     A record of ``n_blocks`` > 1 blocks is written as :data:`STACK_FORMAT`, its header saying how
-    many; ``tensors`` then names each block's own as ``blocks.K.name``.
+    many; ``tensors`` then names each block's own as ``blocks.K.name``. ``lens``: a trained
+    model's logit lens (:meth:`blockviz.logit_lens.LogitLens.to_dict`), in the header as ``logit_lens``.
 
     Raises :class:`BlockvizError` for a suffix other than .safetensors/.json or an unwritable folder.
     """
@@ -59,6 +61,8 @@ def write_record(
     }
     if n_blocks > 1:
         header["n_blocks"] = n_blocks
+    if lens is not None:
+        header["logit_lens"] = lens
     if source is not None:
         header["source"] = source.to_dict()
     if special is not None:
@@ -112,10 +116,11 @@ def read_record_file(path: str | Path) -> tuple[RecordHeader, dict[str, torch.Te
 @dataclass(frozen=True)
 class RecordHeader:
     """What a record file says of itself besides its tensors: the sentence, its tokens (and which
-        are the model's special tokens), the block's config and where its weights came from. Read
-        without torch (:func:`read_record_header`): enough to choose a token, a numbered head and the
-        scenes and words for the record (``architecture``, as :attr:`BlockRecord.architecture`), and
-    how many blocks it holds (``n_blocks``; its config is every block's)."""
+            are the model's special tokens), the block's config and where its weights came from. Read
+            without torch (:func:`read_record_header`): enough to choose a token, a numbered head and the
+            scenes and words for the record (``architecture``, as :attr:`BlockRecord.architecture`), and
+        how many blocks it holds (``n_blocks``; its config is every block's), and a trained model's
+    logit lens as it is written (``lens``, :meth:`blockviz.logit_lens.LogitLens.to_dict`), unchecked."""
 
     sentence: str
     tokens: tuple[str, ...]
@@ -123,6 +128,7 @@ class RecordHeader:
     source: Source
     special: tuple[bool, ...]
     n_blocks: int = 1
+    lens: dict | None = None
 
     @property
     def architecture(self) -> Architecture:
@@ -155,7 +161,9 @@ def _told(header: dict, where: str) -> RecordHeader:
     except (BlockvizError, TypeError) as error:
         raise BlockvizError(f"{where} is not a valid record: {error}") from None
     special = _special(header, tokens, source, where)
-    return RecordHeader(sentence, tuple(tokens), config, source, tuple(special), _n_blocks(header, where))
+    return RecordHeader(
+        sentence, tuple(tokens), config, source, tuple(special), _n_blocks(header, where), header.get("logit_lens")
+    )
 
 
 def _n_blocks(header: dict, where: str) -> int:

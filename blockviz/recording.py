@@ -25,7 +25,7 @@ SEEDED = "seeded"
 def record(
     sentence: str,
     model: str | Path | None = None,
-    layer: int | None = None,
+    layer: int | str | None = None,
     *,
     config=None,
     params: str | Path | Mapping | None = None,
@@ -46,7 +46,9 @@ def record(
         A model name (``"minilm"``, ``"smollm2"``) or a GPT-2, BERT or Llama folder: one of its layers.
     layer
         The layer of a trained model to record, from 0 (needed for a model; the toy model and the
-        seeded block have one, ``0`` or ``None``).
+        seeded block have one, ``0`` or ``None``); ``"all"`` or a range ``"0-3"`` (both ends
+        included): those layers in one pass, a record of several blocks
+        (:func:`blockviz.models.recording.record_layers`; ``rec.blocks``, ``rec.block(k)``).
     config, sizes
         The seeded block's :class:`~blockviz.config.BlockConfig`, or its fields by name
         (``d_model=8, n_heads=2, d_ff=32, causal=False, …``); not with a trained model.
@@ -84,10 +86,14 @@ def record(
         raise BlockvizError(
             f"{given[0]} sizes blockviz's seeded block and {chosen!r} is {what} with its own: drop {given[0]}, or record model='seeded'"
         )
-    from blockviz.models.recording import record_layer
+    from blockviz.layer_choice import is_several, parse_layers
+    from blockviz.models.recording import record_layer, record_layers
 
     if layer is None and not _is_toy(chosen):  # a toy model's layer other than 0 is refused where it is recorded
         raise BlockvizError(f"model {chosen!r} needs layer=L: the layer to record, from 0")
+    layer = None if layer is None else parse_layers(layer)
+    if is_several(layer):
+        return record_layers(sentence, model=chosen, layers=layer, trust_pickle=trust_pickle, dtype=dtype or "float32")
     return record_layer(sentence, model=chosen, layer=layer or 0, trust_pickle=trust_pickle, dtype=dtype or "float32")
 
 

@@ -13,6 +13,20 @@ from blockviz.errors import BlockvizError
 from blockviz.toy import is_toy_model, toy_folder
 
 
+class LayerType(click.ParamType):
+    """``--layer``: a layer from 0 (an ``int``), ``all`` or a range ``A-B`` (:func:`blockviz.layer_choice.parse_layers`)."""
+
+    name = "layer"
+
+    def convert(self, value, param, ctx):
+        from blockviz.layer_choice import parse_layers
+
+        try:
+            return parse_layers(value)
+        except BlockvizError as error:
+            self.fail(str(error), param, ctx)
+
+
 def record_options(allow_record_file: bool = False):
     """Add the sentence argument and the options that build a config (and ``--record FILE``).
 
@@ -104,10 +118,11 @@ def record_options(allow_record_file: bool = False):
             ),
             click.option(
                 "--layer",
-                type=click.IntRange(min=0),
+                type=LayerType(),
                 default=None,
-                metavar="L",
-                help="The model's layer to record, from 0 (with --model).",
+                metavar="L|A-B|all",
+                help="The model's layer to record, from 0 (with --model); all, or a range A-B (both included): "
+                "those layers in one pass, a stack of blocks (--block K chooses the one shown, default the last).",
             ),
             click.option(
                 "--trust-pickle",
@@ -245,6 +260,13 @@ def build_record(
             raise click.UsageError('give a sentence, e.g. "the cat sat", or --record FILE')
         if model is not None:
             if is_toy_model(model):  # the sentence's mistakes are usage errors, as for the seeded block
+                from blockviz.layer_choice import is_several
+
+                if is_several(layer):
+                    raise click.BadParameter(
+                        f"{layer} goes with a trained model's layers: the toy model's record holds every block already (--block K shows one)",
+                        param_hint="--layer",
+                    )
                 from blockviz.toy.folder import load_toy
                 from blockviz.toy.recording import toy_tokens
 

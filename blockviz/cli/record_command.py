@@ -69,6 +69,11 @@ def record(
     --model toy it is blockviz's trained one-block model, whose record adds the prediction
     (ln_f, logits, probs: one column per word of its vocabulary).
 
+    With --layer all (or a range A-B) every chosen layer is recorded in one pass, a stack of
+    blocks: the tables show block --block K (default the last), --save keeps every block, and
+    the logit lens follows — the last token's next-token prediction after each block, through
+    the model's final norm and W_U (an encoder has none, and says so).
+
     Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
     after "--": blockviz record -- "-x marks the spot".
@@ -80,11 +85,12 @@ def record(
       blockviz record "the cat sat" --bidirectional --head 0
       blockviz record "the cat sat" --save rec.safetensors   # then: render, figures, explore --record rec.safetensors
       blockviz record "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1
+      blockviz record "The chicken didn't cross the road because it was too tired." --model smollm2 --layer all --block 13
     """
     from blockviz.files import writable_file
     from blockviz.ownership import refuse_foreign, remember
     from blockviz.tensorfile import check_format
-    from blockviz.text_table import field_tables, prediction_table, print_tables
+    from blockviz.text_table import field_tables, lens_table, prediction_table, print_tables
 
     if save is not None:
         with reporting_errors():
@@ -128,6 +134,8 @@ def record(
         )
     if rec.architecture.unembedding:
         print_tables([*prediction_table(rec, decimals), ""])
+    if len(whole.blocks) > 1 or whole.lens is not None or whole.source.is_model:
+        print_tables([*lens_table(whole, whole.n - 1, decimals), ""])
     if save is not None:
         click.echo(f"saved {save}")
 

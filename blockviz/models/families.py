@@ -46,6 +46,9 @@ class Family:
     token_table: Callable  # (model) -> (vocab, d_model) embedding table
     position_table: Callable | None  # (model) -> (positions, d_model), None for rotary
     n_positions: Callable  # (hf_config) -> int
+    final_norm: Callable | None = (
+        None  # (model) -> the norm before the unembedding; None: an encoder, no next-token prediction
+    )
 
 
 def _heads(weight: torch.Tensor, heads: int) -> torch.Tensor:
@@ -145,6 +148,7 @@ GPT2 = Family(
     lambda model: model.wte.weight,
     lambda model: model.wpe.weight,
     lambda hf: hf.n_positions,
+    lambda model: model.ln_f,
 )
 
 
@@ -285,6 +289,7 @@ LLAMA = Family(
     lambda model: model.embed_tokens.weight,
     None,
     lambda hf: hf.max_position_embeddings,
+    lambda model: model.norm,
 )
 
 

@@ -1,4 +1,4 @@
-"""Recording one layer of a trained model, and every layer's attention weights.
+"""Recording one layer of a trained model, or several in one pass, and every layer's attention weights.
 
 The layer's real input (the model's hidden state before it, captured by a forward hook on the
 layer, with Llama's rotary cos/sin) goes through :class:`blockviz.block.Block` holding the
@@ -22,6 +22,7 @@ from blockviz.errors import BlockvizError
 from blockviz.models.loading import LoadedModel, load_model
 from blockviz.models.resolve import resolve_model
 from blockviz.models.tokens import model_tokens
+from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_fields import fields_for
 
 TOLERANCE = {"float32": 1e-4, "float64": 1e-6}
@@ -181,6 +182,201 @@ def record_layer(
         source=source,
         special=tuple(tokens.special),
     )
+
+
+def capture_layers(loaded: LoadedModel, ids: list[int], layers: range) -> list[LayerCapture]:
+    """Run the model on token ``ids`` once, up to and including the last of ``layers``, and
+    return what each of ``layers`` received and produced (as :func:`capture_layer`; the first's
+    ``previous`` is layer − 1's output when it has one, the others' the layer before's output).
+
+    Raises :class:`BlockvizError` for a layer out of range, or a model that returns no attention weights.
+    """
+    for layer in (layers[0], layers[-1]):
+        loaded.check_layer(layer)
+    modules = loaded.family.layers(loaded.model)
+    seen: dict[int, dict[str, object]] = {layer: {} for layer in layers}
+    handles = []
+
+    def watch(layer: int) -> None:
+        def before(_module, args, kwargs):
+            seen[layer]["input"] = args[0] if args else kwargs["hidden_states"]
+            seen[layer]["rotary"] = kwargs.get("position_embeddings")
+
+        def after_attention(_module, _args, output):
+            seen[layer]["weights"] = output[1]
+
+        def after(_module, _args, output):
+            seen[layer]["output"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
+            if layer == layers[-1]:
+                raise _Stop
+
+        handles.append(modules[layer].register_forward_pre_hook(before, with_kwargs=True))
+        handles.append(loaded.family.attention(modules[layer]).register_forward_hook(after_attention))
+        handles.append(modules[layer].register_forward_hook(after))
+
+    def after_previous(_module, _args, output):
+        seen[layers[0]]["previous"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
+
+    for layer in layers:
+        watch(layer)
+    if layers[0] > 0:
+        handles.append(modules[layers[0] - 1].register_forward_hook(after_previous))
+    try:
+        with torch.no_grad():
+            loaded.model(input_ids=torch.tensor([ids]), use_cache=False, output_attentions=True)
+    except _Stop:
+        pass
+    finally:
+        for handle in handles:
+            handle.remove()
+    captures = []
+    for index, layer in enumerate(layers):
+        found = seen[layer]
+        if found.get("weights") is None:
+            raise BlockvizError(
+                f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'"
+            )
+        rotary = found.get("rotary")
+        previous = found["previous"][0] if "previous" in found else None
+        if index > 0:
+            previous = seen[layers[index - 1]]["output"][0]
+        captures.append(
+            LayerCapture(
+                found["input"][0],
+                found["output"][0],
+                found["weights"][0],
+                (rotary[0][0], rotary[1][0]) if rotary is not None else None,
+                previous,
+            )
+        )
+    return captures
+
+
+def record_layers(
+    sentence: str,
+    model: str | Path = "minilm",
+    layers="all",
+    *,
+    trust_pickle: bool = False,
+    dtype: str = "float32",
+) -> BlockRecord:
+    """Record every layer of ``layers`` (``"all"``, a range ``"A-B"`` or a ``range``:
+    :mod:`blockviz.layer_choice`) of a trained model on ``sentence``, in one forward pass: a
+    record of several blocks (:mod:`blockviz.block_record`), one view per layer, as
+    :func:`record_layer` records each — but for the residual stream, which is one sequence:
+    the first layer reads the model's own hidden state, each next one blockviz's output of the
+    one before (so block k + 1's ``resid_pre`` is block k's ``resid_post`` exactly), and each
+    layer's output and attention weights are checked against the model's own
+    (:data:`TOLERANCE`). Only the first view has ``prev_output`` (layer − 1's output, when it
+    has one): the others' is the previous view's ``resid_post``.
+
+    Raises
+    ------
+    BlockvizError
+        As :func:`record_layer`; for a layer choice the model lacks; for blockviz's toy
+        model (``toy`` or a folder ``blockviz train`` wrote), whose record holds every block already.
+    """
+    from blockviz.layer_choice import chosen_layers
+
+    if resolve_model(model).toy:
+        raise BlockvizError(
+            f"--layer {layers} goes with a trained model's layers: the toy model's record holds every block already (--block K shows one)"
+        )
+    loaded = load_model(model, trust_pickle=trust_pickle, dtype=dtype)
+    chosen = layers if isinstance(layers, range) else chosen_layers(layers, loaded.n_layers, loaded.location.name)
+    config = loaded.family.config(loaded.model.config, loaded.dtype)
+    tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
+    captures = capture_layers(loaded, tokens.ids, chosen)
+    ids = torch.tensor(tokens.ids)
+    shared: dict[str, torch.Tensor] = {"embed": loaded.family.token_table(loaded.model)[ids].detach().clone()}
+    shared_params: dict[str, torch.Tensor] = {}
+    if loaded.family.position_table is not None:
+        table = loaded.family.position_table(loaded.model).detach()
+        shared["pos_embed"] = table[: len(ids)].clone()
+        shared_params["W_pos"] = table[: config.max_tokens].clone()
+    stream = captures[0].resid_pre.detach().clone()
+    views = []
+    for index, (layer, capture) in enumerate(zip(chosen, captures)):
+        params = {**loaded.family.params(loaded.family.layers(loaded.model)[layer], config), **shared_params}
+        cache = dict(shared)
+        block = Block(config, seeded=False)
+        block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)
+        with torch.no_grad():
+            output = block(stream, cache, capture.rotary)
+        _agree(output, capture.output, "the layer's output", loaded, layer)
+        _agree(cache["weights"], capture.weights, "the attention weights", loaded, layer)
+        optional = ()
+        if index == 0 and capture.previous is not None:
+            cache["prev_output"] = capture.previous.to(capture.resid_pre.dtype)
+            optional = ("prev_output",)
+        names = [spec.name for spec in fields_for(config, model=True, optional=optional)]
+        source = Source(
+            "model",
+            model=str(model),
+            family=loaded.family.name,
+            layer=layer,
+            n_layers=loaded.n_layers,
+            dtype=loaded.dtype,
+            note=loaded.note,
+        )
+        views.append(
+            BlockRecord(
+                sentence=sentence,
+                tokens=tokens.tokens,
+                config=config,
+                tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
+                params=ReadOnlyTensors.adopting(params),  # the family's own copies: not copied again
+                source=source,
+                special=tuple(tokens.special),
+            )
+        )
+        output = views[-1].architecture.block_output
+        stream = views[-1].tensors.stored()[output]  # the next block reads this very tensor
+    return BlockRecord.stacked(views, _lens(loaded, views))
+
+
+def _lens(loaded: LoadedModel, views: list[BlockRecord]):
+    """The logit lens of a decoder's recorded layers (:func:`blockviz.logit_lens.of_model`):
+    each block's output through the model's own final norm and unembedding; ``None`` for an
+    encoder, or a model whose unembedding blockviz does not find."""
+    from blockviz.logit_lens import of_model
+
+    unembedding = _unembedding(loaded)
+    if unembedding is None:
+        return None
+    final_norm = loaded.family.final_norm(loaded.model)
+    outputs = [view.tensors.stored()[view.architecture.block_output] for view in views]
+    return of_model(outputs, final_norm, unembedding, lambda index: _readable(loaded.tokenizer.decode([index])))
+
+
+def _unembedding(loaded: LoadedModel) -> torch.Tensor | None:
+    """The model's unembedding W_U ``(d_model, n_vocab)``: the token embedding table's transpose
+    when the config ties them (GPT-2, SmolLM2), else ``lm_head.weight`` from the folder's
+    safetensors files (the base model ``transformers`` loads has no lm_head); ``None`` for an
+    encoder or when there is none."""
+    if loaded.family.final_norm is None:
+        return None
+    if getattr(loaded.model.config, "tie_word_embeddings", False):
+        return loaded.family.token_table(loaded.model).detach().T
+    folder = loaded.location.folder
+    if folder is None:
+        return None
+    from safetensors import safe_open
+
+    for path in sorted(Path(folder).glob("*.safetensors")):
+        with safe_open(str(path), framework="pt") as handle:
+            if "lm_head.weight" in handle.keys():
+                return handle.get_tensor("lm_head.weight").to(loaded.model.dtype).T
+    return None
+
+
+_SHOWN_WHITESPACE = {" ": "␣", "\n": "⏎", "\r": "⏎", "\t": "⇥"}
+
+
+def _readable(text: str) -> str:
+    """A decoded token as the record's tokens show one: its text without the space before it,
+    or, for white space only, ␣ ⏎ ⇥ (:mod:`blockviz.models.tokens`)."""
+    return text.strip() or "".join(_SHOWN_WHITESPACE.get(char, char) for char in text) or "∅"
 
 
 def _agree(ours: torch.Tensor, theirs: torch.Tensor, what: str, loaded: LoadedModel, layer: int) -> None:
