@@ -92,7 +92,7 @@ def copy_card(trained: Trained, size_note: str | None) -> dict:
     sizes, how it was trained, the sequences' recipe, the final loss, the copy measures at the
     end (:mod:`blockviz.toy.induction`: the best previous-token head of block 1, the best
     induction head of the last block, the accuracy, every head's scores) and at each checkpoint."""
-    from blockviz.toy.induction import COPY_LESSON, GOALS, MEASURE_COUNT
+    from blockviz.toy.induction import COPY_LESSON, GOALS, MEASURE_COUNT, measured_recipe
 
     options = trained.options
     final = trained.measures[options.steps]
@@ -119,7 +119,8 @@ def copy_card(trained: Trained, size_note: str | None) -> dict:
             "accuracy": round(final.accuracy, 4),
             "goals": {name: {"goal": GOALS[name], "met": met} for name, met in final.goals.items()},
             "per_head": final.to_dict(),
-            "what": f"{MEASURE_COUNT} held-out copy sequences: a head's mean weight on the previous token; a head's mean weight "
+            "sequences": measured_recipe(options.copy).to_dict(),
+            "what": f"{MEASURE_COUNT} held-out copy sequences, a phrase of 3–5 words repeated: a head's mean weight on the previous token; a head's mean weight "
             "from each repeated word to the word after its first occurrence; the share of those words whose top prediction "
             "is the word that comes next",
         },

@@ -1,7 +1,8 @@
 """The copy task: sequences of the toy's own words in which a phrase comes back after a gap.
 
 Each sequence is ``length`` distinct words of the toy's vocabulary (the unknown token never),
-except that a phrase of 3 to 5 of them is repeated after a random gap:
+except that a phrase of them (3 to 5 words by default; the copy model trains on 8 to 11,
+:data:`blockviz.toy.options.COPY_DEFAULTS`) is repeated after a random gap:
 
     cat road because [lamp cake river] tall dog . sat [lamp cake river] mat wide …
                       first occurrence    gap        repeat

@@ -4,13 +4,17 @@ Files (every one but :data:`TIMING` the same bytes for the same options, on ever
 with AVX2 when torch is pinned, :mod:`blockviz.numerics`; else on one machine):
 
 - ``model.safetensors`` — the parameters, under the names a record's ``params`` uses: the
-  block's (``ln1.weight`` … ``ffn.b_out``), ``W_E`` ``(n_vocab, d_model)``, ``W_pos``
+  block's (``ln1.weight`` … ``ffn.b_out``; a model of several blocks, block K's as
+  ``blocks.K.ln1.weight`` …), ``W_E`` ``(n_vocab, d_model)``, ``W_pos``
   ``(max_tokens, d_model)``, ``ln_f.weight``, ``ln_f.bias``, ``W_U`` ``(d_model, n_vocab)``;
 - ``vocabulary.json`` — the words in id order, the unknown token first;
 - ``card.json`` — the model card: what it is in one line (``about``), the config, sizes,
-  steps, seed, the corpus recipe and grammar, the final loss, held-out accuracy, lesson figures;
+  steps, seed, the corpus recipe and grammar, the final loss, held-out accuracy, lesson figures
+  (a copy model's: ``task`` ``"copy"``, ``blocks``, the sequences' recipe and the copy measures,
+  :mod:`blockviz.toy.induction`; a card without ``blocks`` is of one block);
 - ``checkpoints.safetensors`` — the attention weights ``(n_heads, n, n)`` of each lesson
-  sentence at a few steps of training (``step<S>.<lesson>``), the steps and losses in its metadata;
+  sentence at a few steps of training (``step<S>.<lesson>``; a copy model's lessons are the copy
+  lesson's weights in each block, ``copy_block<K>``), the steps and losses in its metadata;
 - ``timing.json`` — seconds of wall-clock and CPU time the training took (differs every run).
 
 The folder is written whole into a temporary folder beside it and renamed into place, so an

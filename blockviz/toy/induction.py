@@ -17,7 +17,7 @@ row whose predecessor is that word (K-composition). :func:`copy_measures` measur
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -30,6 +30,8 @@ follow this sequence's attention)."""
 MEASURE_COUNT = 200
 MEASURE_SEED = 1
 """The measures' sequences: :data:`MEASURE_COUNT` of them, drawn with this seed (training draws with another)."""
+MEASURED_PHRASES = (3, 5)
+"""The phrase lengths the measures repeat (whatever lengths the model was trained on)."""
 GOALS = {"previous_token": 0.5, "induction": 0.5, "accuracy": 0.7}
 """What a copying model reaches: a block-1 head with previous-token score ≥ 0.5, a block-2 head
 with induction score ≥ 0.5, copy accuracy ≥ 0.7."""
@@ -115,9 +117,17 @@ def measure_sequences(model, vocabulary: Vocabulary, sequences: list[CopySequenc
     return CopyMeasures(previous, induction, float(hits.float().mean()))
 
 
+def measured_recipe(recipe: CopyRecipe) -> CopyRecipe:
+    """The recipe of the measures' sequences: ``recipe`` (its length, gap and seed) with a phrase
+    of :data:`MEASURED_PHRASES` words."""
+    shortest, longest = MEASURED_PHRASES
+    return replace(recipe, shortest=shortest, longest=longest)
+
+
 def copy_measures(model, vocabulary: Vocabulary, recipe: CopyRecipe) -> CopyMeasures:
-    """``model``'s measures on the :data:`MEASURE_COUNT` held-out sequences of ``recipe``."""
-    sequences = copy_sequences(vocabulary.words[1:], recipe, MEASURE_COUNT, MEASURE_SEED)
+    """``model``'s measures on the :data:`MEASURE_COUNT` held-out sequences of
+    :func:`measured_recipe` ``(recipe)``: phrases of 3–5 words, at ``recipe``'s length."""
+    sequences = copy_sequences(vocabulary.words[1:], measured_recipe(recipe), MEASURE_COUNT, MEASURE_SEED)
     return measure_sequences(model, vocabulary, sequences)
 
 
