@@ -173,7 +173,7 @@ def _ride(scene, sources, targets) -> tuple[AnimationGroup, AnimationGroup]:
 
 def travelling(source: Mobject, look: Look) -> Mobject:
     """A copy of ``source`` to move across the page, over cells of any colour: it travels
-    on a chip of a colour it is readable on (the page's, else white or black), drawn above
+    on a chip of a colour it is readable on (``look``'s page, else white or black), drawn above
     every text, so it never has less than 4.5:1 contrast on its way."""
     copy = source.copy()
     color = source.get_fill_color().to_hex() if hasattr(source, "get_fill_color") else look.text
