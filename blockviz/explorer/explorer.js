@@ -26,28 +26,18 @@
       delete t.z;
     });
   }
-  if (!PACKED.length) main(PAGE_DATA);
-  else Promise.all(PACKED.map(unpack)).then(function () { main(PAGE_DATA); }, function (error) {
+  function start() {
+    if (PAGE_DATA.workbench) window.blockviz.run = toyModel(PAGE_DATA).run;
+    main(PAGE_DATA);
+  }
+  if (!PACKED.length) start();
+  else Promise.all(PACKED.map(unpack)).then(start, function (error) {
     document.getElementById("app").textContent = "This browser cannot unpack the page's numbers (it needs DecompressionStream): " + error;
   });
 
-  function main(DATA) {
-  const S = DATA.style;
-  const C = DATA.config;
-  const TOKENS = DATA.tokens;
-  const N = TOKENS.length, H = C.n_heads, D = C.d_model, E = C.d_head, F = C.d_ff;
-  const F32 = C.dtype === "float32";
-  const TOLERANCE = F32 ? 1e-4 : 1e-9; // relative to 1 + |record value|
-  const STEP_NAMES = DATA.steps.map(function (s) { return s.name; });
-  const OVERVIEW = "overview"; // the page's first view: every layer's and head's weights row of the token
-  const VIEW_NAMES = [OVERVIEW].concat(STEP_NAMES);
-  const MINUS = S.minus;
-
-  /* ---------- tensors ---------- */
-
   /* A tensor is {shape, data: [numbers, null for −∞]} (short text) or {shape, b64} (a large
      record: its little-endian float32 or float64 bytes, exact). */
-  function decode(t) {
+  function decodeTensor(t, F32) {
     if (t.bytes !== undefined) { // unpacked: little-endian float32 or float64 bytes
       const view = new DataView(t.bytes.buffer), size = F32 ? 4 : 8, data = new Float64Array(t.bytes.length / size);
       for (let k = 0; k < data.length; k++) data[k] = F32 ? view.getFloat32(k * size, true) : view.getFloat64(k * size, true);
@@ -67,6 +57,46 @@
     for (let k = 0; k < data.length; k++) data[k] = F32 ? view.getFloat32(k * size, true) : view.getFloat64(k * size, true);
     return data;
   }
+
+  /* The trained toy model of a workbench page (DATA.workbench): its parameters as the page carries them and
+     its whole forward pass (forward.js) for any sentence and edits. compute(sentence, edits, maskOff) →
+     {tokens, ids, unknown, T: every record field, P: the parameters used}; run(sentence, edits, options)
+     the same as plain data, the record's JSON: {field: nested lists, −∞ as null, …, tokens, unknown}.
+     Both throw an Error with the CLI's message for a sentence it refuses (empty, past the positions,
+     no known word) and for an edit that is not a parameter's cell and a finite number. */
+  function toyModel(DATA) {
+    const M = window.blockviz.math, F32 = DATA.config.dtype === "float32", params = {};
+    Object.keys(DATA.params).forEach(function (name) { params[name] = { shape: DATA.params[name].shape, data: decodeTensor(DATA.params[name], F32), offset: 0 }; });
+    const vocabulary = DATA.source.vocabulary, limit = DATA.workbench.max_tokens;
+    function compute(sentence, edits, maskOff) {
+      const told = M.toyTokens(String(sentence), vocabulary, limit);
+      if (told.error) throw new Error(told.error);
+      const P = M.edited(params, edits, F32 ? Math.fround : null);
+      return { tokens: told.tokens, ids: told.ids, unknown: told.unknown, T: M.forward(told.ids, P, DATA.config, maskOff), P: P };
+    }
+    function run(sentence, edits, options) {
+      const got = compute(sentence, edits, !!(options && options.maskOff)), out = { tokens: got.tokens, unknown: got.unknown };
+      Object.keys(got.T).forEach(function (name) { out[name] = M.nested(got.T[name]); });
+      return out;
+    }
+    return { params: params, vocabulary: vocabulary, limit: limit, compute: compute, run: run };
+  }
+
+  function main(DATA) {
+  const S = DATA.style;
+  const C = DATA.config;
+  const TOKENS = DATA.tokens;
+  const N = TOKENS.length, H = C.n_heads, D = C.d_model, E = C.d_head, F = C.d_ff;
+  const F32 = C.dtype === "float32";
+  const TOLERANCE = F32 ? 1e-4 : 1e-9; // relative to 1 + |record value|
+  const STEP_NAMES = DATA.steps.map(function (s) { return s.name; });
+  const OVERVIEW = "overview"; // the page's first view: every layer's and head's weights row of the token
+  const VIEW_NAMES = [OVERVIEW].concat(STEP_NAMES);
+  const MINUS = S.minus;
+
+  /* ---------- tensors ---------- */
+
+  function decode(t) { return decodeTensor(t, F32); }
   function load(t) { return { shape: t.shape, data: decode(t), offset: 0 }; }
   function loadFloat32(t) { // the overview's weights: always float32 (unpacked: little-endian bytes)
     const bytes = t.bytes;
@@ -126,30 +156,8 @@
   function range(n) { return Array.from({ length: n }, function (_, k) { return k; }); }
   function maxAbs(values) { return values.reduce(function (m, v) { return Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m; }, 1e-9); }
 
-  /* erf to double precision: Taylor series below 3, continued fraction for erfc above. */
-  function erf(x) {
-    const ax = Math.abs(x);
-    if (ax < 3) {
-      let term = ax, sum = ax;
-      for (let n = 1; n < 200; n++) {
-        term *= -ax * ax / n;
-        const next = term / (2 * n + 1);
-        sum += next;
-        if (Math.abs(next) < 1e-17 * Math.abs(sum)) break;
-      }
-      return Math.sign(x) * sum * 2 / Math.sqrt(Math.PI);
-    }
-    let fraction = 0;
-    for (let k = 60; k >= 1; k--) fraction = (k / 2) / (ax + fraction);
-    const erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + fraction);
-    return Math.sign(x) * (1 - erfc);
-  }
-  const ACTIVATIONS = {
-    gelu: function (x) { return 0.5 * x * (1 + erf(x / Math.SQRT2)); },
-    relu: function (x) { return Math.max(0, x); },
-    gelu_tanh: function (x) { return 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x))); },
-    silu: function (x) { return x / (1 + Math.exp(-x)); },
-  };
+  const MATH = window.blockviz.math; // forward.js: the arithmetic shared with the page's forward pass
+  const ACTIVATIONS = MATH.ACTIVATIONS;
   const ACTIVATE = ACTIVATIONS[C.activation];
 
   /* ---------- the style module's number format (blockviz.style.format_number) ---------- */
@@ -578,13 +586,8 @@
       ], box);
       return { body: [stats, rows], checks: [[meanSq, at(T[name + "_mean_sq"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[output], i)]] };
     }
-    const mean = x.reduce(function (s, v) { return s + v; }, 0) / D;
-    const variance = x.reduce(function (s, v) { return s + (v - mean) * (v - mean); }, 0) / D;
-    const root = Math.sqrt(variance + C.ln_eps);
-    const centred = x.map(function (v) { return v - mean; });
-    const norm = centred.map(function (v) { return v / root; });
-    const beta = vec(P[name + ".bias"]);
-    const out = norm.map(function (v, c) { return gamma[c] * v + beta[c]; });
+    const beta = vec(P[name + ".bias"]), ln = MATH.layerNormRow(x, gamma, beta, C.ln_eps);
+    const mean = ln.mean, variance = ln.variance, root = ln.root, centred = ln.centred, norm = ln.norm, out = ln.out;
     const stats = numTable({
       caption: "statistics of the row (over its " + D + " entries)",
       columns: ["value"],
@@ -821,11 +824,8 @@
     },
     softmax: function (i, h, box) {
       // Shown: the record's row_max, exp_scores, exp_sums and weights; recomputed here only to check them.
-      const m = vec(T.masked_scores, h, i), blocked = blockedKeys(i);
-      const max = m.reduce(function (a, v) { return Math.max(a, v); }, -Infinity);
-      const exps = m.map(function (v) { return Math.exp(v - max); });
-      const sum = exps.reduce(function (a, v) { return a + v; }, 0);
-      const w = exps.map(function (v) { return v / sum; });
+      const m = vec(T.masked_scores, h, i), blocked = blockedKeys(i), soft = MATH.softmaxRow(m);
+      const max = soft.max, exps = soft.exps, sum = soft.sum, w = soft.weights;
       const recMax = at(T.row_max, h, i), recExp = vec(T.exp_scores, h, i), recSum = at(T.exp_sums, h, i);
       const recW = vec(T.weights, h, i), total = recW.reduce(function (a, v) { return a + v; }, 0);
       const rows = keyRows(i, function (j) {
@@ -934,11 +934,8 @@
     },
     prediction: function (i, h, box) {
       // Shown: the record's logits and probs; the page recomputes the softmax to check them.
-      const logits = vec(T.logits, i), probs = vec(T.probs, i);
-      const max = logits.reduce(function (a, v) { return Math.max(a, v); }, -Infinity);
-      const exps = logits.map(function (v) { return Math.exp(v - max); });
-      const sum = exps.reduce(function (a, v) { return a + v; }, 0);
-      const got = exps.map(function (v) { return v / sum; });
+      const logits = vec(T.logits, i), probs = vec(T.probs, i), soft = MATH.softmaxRow(logits);
+      const max = soft.max, exps = soft.exps, sum = soft.sum, got = soft.weights;
       const p = predictionTerms(probs), shown = state.allWords ? p.order : p.order.slice(0, WORD_ROWS);
       const guess = el("p", { class: "prediction" }, textEl("span", "After " + quoted(TOKENS[i]) + ", the block predicts "),
         p.top.map(function (w, k) { return el("span", null, el("b", { text: quoted(wordName(w)) }), textEl("span", " " + fmt(probs[w]) + (k < p.top.length - 1 ? ", " : ", …"))); }));
