@@ -4,8 +4,10 @@ what the page carries for them, and in Debian's Chromium (Playwright; never `pla
 the prediction it shows, the sum of its terms, and its own checks — which fail on a record whose
 numbers do not follow from each other."""
 
+import base64
 import os
 import shutil
+import zlib
 from dataclasses import replace
 
 import numpy as np
@@ -72,6 +74,10 @@ def test_the_prediction_steps_follow_the_blocks_output_only_with_an_unembedding(
 
 
 def _read(stored) -> np.ndarray:
+    if "z" in stored:  # packed (blockviz.explorer.packing): raw deflate of the bytes regrouped by place
+        planes = np.frombuffer(zlib.decompress(base64.b64decode(stored["z"]), -15), np.uint8)
+        values = planes.reshape(stored["size"], -1).T.copy().view("<f4" if stored["size"] == 4 else "<f8")
+        return values.astype(np.float32).reshape(stored["shape"])
     return np.array(stored["data"], dtype=np.float64).astype(np.float32).reshape(stored["shape"])
 
 

@@ -16,13 +16,14 @@ import pytest
 import torch
 from click.testing import CliRunner
 from playwright import sync_api
-from support_explorer import Opened
+from support_explorer import Opened, expected_text
 
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.explorer import Explorer
 from blockviz.explorer.payload import is_workbench
 from blockviz.recording import record
+from blockviz.style import format_number
 from blockviz.toy.recording import toy_tokens
 
 CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
@@ -209,3 +210,126 @@ def test_a_record_of_the_toy_model_with_params_from_a_file(tmp_path, trained):
     wrong.write_text(json.dumps({**{name: tensor.tolist() for name, tensor in edited.items()}, "attn.W_Q": [[0.0]]}))
     result = CliRunner().invoke(main, ["record", "the cat sat", "--model", "toy", "--params", str(wrong)])
     assert result.exit_code != 0 and "has shape [1, 1], expected [2, 8, 4]" in result.output
+
+
+# ---------- the workbench in the page: typing, editing, the link, the download ----------
+
+
+def _shown_weights(page):
+    return page.evaluate(
+        """() => Array.from(document.querySelectorAll('.pattern td[data-field="weights"]'), td => [td.dataset.at, td.textContent])"""
+    )
+
+
+def test_typing_a_sentence_and_editing_a_cell_recompute_every_step_as_the_cli_does(browser, trained, tmp_path):
+    path = tmp_path / "toy.html"
+    Explorer(trained, token="sat").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    page.fill("#wb-sentence", "the dog sat on the zorblax")
+    page.wait_for_function(
+        "() => document.querySelector('.bar.tokens').innerText.includes('zorblax')"
+    )  # drawn on the next frame
+    assert page.inner_text(".bar.tokens").count("zorblax") == 1
+    assert "“zorblax” is not in the toy model's vocabulary: read as <unk>" in page.inner_text("#wb-note")
+    assert page.get_attribute('[data-token="5"]', "class") == "chip unknown"
+    cell = '#wb-params [data-param="attn.W_Q"][data-at="0,0,1"]'
+    page.click(cell)
+    page.keyboard.type("NaN")
+    page.keyboard.press("Enter")
+    assert "is not a finite number: attn.W_Q[0, 0, 1] keeps" in page.inner_text("#wb-params .operands")
+    assert page.evaluate("location.hash").find("edits=") < 0  # refused: nothing changed
+    page.fill("#wb-params input.celledit", "2.5")
+    page.keyboard.press("Enter")
+    assert page.get_attribute(cell, "class") == "num edited"
+    assert page.evaluate("document.activeElement.dataset.at") == "0,0,1"  # the focus stays on the cell
+    with page.expect_download() as download:
+        page.click("#wb-download")
+    saved = tmp_path / "parameters.json"
+    download.value.save_as(saved)
+    out = tmp_path / "record.json"
+    result = CliRunner().invoke(
+        main, ["record", "the dog sat on the zorblax", "--model", "toy", "--params", str(saved), "--save", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    rec = record("the dog sat on the zorblax", "toy", params=saved)
+    assert float(rec.params["attn.W_Q"][0, 0, 1]) == 2.5
+    shown = _shown_weights(page)
+    assert len(shown) == 36
+    for at, text in shown:
+        assert text == expected_text(rec, "weights", "", at), at
+    moved = page.evaluate("() => document.querySelectorAll('.pattern td.moved').length")
+    before, mask = record("the dog sat on the zorblax").weights, rec.tensors["mask"]
+    assert moved == sum(
+        format_number(float(rec.weights[0, q, j])) != format_number(float(before[0, q, j]))
+        for q in range(6)
+        for j in range(6)
+        if mask[q, j] == 0
+    )
+    assert moved > 0
+    link = page.evaluate("location.hash")
+    assert "sentence=the%20dog%20sat%20on%20the%20zorblax" in link and "edits=" in link
+    again = Opened(browser, path, link)  # a link keeps the sentence and the edits
+    assert _shown_weights(again.page) == shown
+    assert "attn.W_Q[0, 0, 1] = 2.5 (trained " in again.page.inner_text(".wb-edits")
+    again.page.click("#wb-reset-all")
+    assert again.page.evaluate("() => document.querySelectorAll('td.edited').length") == 0
+    assert [text for _, text in _shown_weights(again.page)] == [
+        expected_text(record("the dog sat on the zorblax"), "weights", "", at) for at, _ in shown
+    ]
+    again.close()
+    opened.close()
+
+
+def test_mask_off_hostile_text_and_the_position_limit(browser, trained, tmp_path):
+    path = tmp_path / "toy.html"
+    Explorer(trained).save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    page.check("#wb-mask")
+    page.wait_for_function("() => location.hash.includes('mask=off')")
+    assert page.evaluate("() => document.querySelectorAll('.pattern td.blockedcell').length") == 0
+    page.fill("#wb-sentence", 'the cat <img src=x onerror=alert(1)> "</script>')
+    page.wait_for_function("() => document.querySelector('.bar.tokens').innerText.includes('onerror')")
+    assert page.evaluate("() => document.querySelectorAll('script').length") == 2  # the data and the page's own script
+    assert page.evaluate("() => document.querySelectorAll('img').length") == 0
+    assert "img" in page.inner_text(".bar.tokens")
+    page.fill("#wb-sentence", " ".join(["the"] * 26))
+    page.wait_for_selector("#wb-sentence[aria-invalid]")
+    assert page.inner_text("#wb-note").startswith("the sentence has 26 tokens, more than max_tokens 25")
+    assert page.get_attribute("#wb-sentence", "aria-invalid") == "true"
+    assert page.inner_text(".bar.tokens").count("img") == 1  # nothing recomputed past the limit
+    opened.close()
+
+
+def test_every_workbench_control_is_reached_by_the_keyboard_and_the_pattern_is_legible(browser, trained, tmp_path):
+    path = tmp_path / "toy.html"
+    Explorer(trained).save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    reached = []
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.id || document.activeElement.className"))
+    for control in ("wb-sentence", "wb-mask", "wb-download", "wb-param", "wb-param-head"):
+        assert control in reached, (control, reached)
+    page.focus("#wb-download")
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"
+    size = page.evaluate(
+        """() => { const t = document.querySelector('.pattern table.grid'), td = t.querySelector('td[data-field]');
+                   return [t.getBoundingClientRect().width, parseFloat(getComputedStyle(td).fontSize)]; }"""
+    )
+    assert size[0] >= 240 and size[1] >= 12
+    assert page.evaluate("() => document.querySelectorAll('.legend').length") >= 2
+    opened.close()
+
+
+def test_the_toy_models_page_stays_small_and_a_real_model_stays_static(trained, tmp_path):
+    words = [word for word in trained.source.vocabulary[1:] if word.isalpha()]
+    longest = " ".join(random.Random(0).sample(words, 25))  # 25 different words: the least compressible numbers
+    path = tmp_path / "long.html"
+    Explorer(record(longest)).save(path)
+    assert path.stat().st_size <= 250_000
+    text = path.read_text()
+    assert "default-src 'none'" in text and "'unsafe-inline'" not in text

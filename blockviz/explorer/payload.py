@@ -72,10 +72,12 @@ def payload(
     it as recorded, in a plain table."""
     fields = rec.fields
     names = [spec.name for spec in fields]
-    big = sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
+    bench = is_workbench(rec)
+    big = (
+        bench or sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
+    )  # a workbench page: ≤ 250 KB at 25 tokens
     columns = shown_columns(rec)
     tensors = _tensors(rec, names, big)
-    bench = is_workbench(rec)
     params, partial = carried_params(rec, columns, big, keep_all=bench)
     model = rec.source.is_model
     return {
