@@ -54,7 +54,9 @@ def record(
         (``d_model=8, n_heads=2, d_ff=32, causal=False, …``); not with a trained model.
     params
         The seeded block's parameters, replacing the seeded ones (a ``.safetensors`` or ``.json``
-        file, or named tensors: :func:`blockviz.block_record.record`).
+        file, or named tensors: :func:`blockviz.block_record.record`); with ``model="toy"`` (or a
+        toy model's folder) the toy model's, replacing its trained ones — the explorer's
+        downloaded parameters, or a saved toy record (:func:`blockviz.toy.recording.record_toy`).
     trust_pickle, dtype
         For a trained model's folder: read pickled weights; the float type (default ``"float32"``).
 
@@ -80,6 +82,8 @@ def record(
     chosen = _chosen_model(model, config is not None or params is not None or bool(sizes))
     if chosen == SEEDED:
         return _record_seeded(sentence, layer, config, params, trust_pickle, dtype, sizes)
+    if _is_toy(chosen) and params is not None and config is None and not sizes:
+        return _record_toy_with(sentence, chosen, layer, params, trust_pickle, dtype)
     what = "a toy model" if _is_toy(chosen) else "a trained model"
     given = [name for name, value in (("config", config), ("params", params)) if value is not None] + list(sizes)
     if given:
@@ -129,6 +133,14 @@ def _is_toy(model) -> bool:
     from blockviz.toy import is_toy_model
 
     return is_toy_model(model)
+
+
+def _record_toy_with(sentence, model, layer, params, trust_pickle, dtype):
+    from blockviz.models.recording import _record_toy
+
+    if trust_pickle:
+        raise BlockvizError("trust_pickle goes with a trained model's folder: the toy model's weights are safetensors")
+    return _record_toy(sentence, model, layer, dtype or "float32", params)
 
 
 def _record_seeded(sentence, layer, config, params, trust_pickle, dtype, sizes):

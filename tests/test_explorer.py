@@ -112,8 +112,9 @@ def test_the_page_gets_each_fields_step(cat_record):
 
 def test_sizes_stay_small():
     assert (
-        len(Explorer(record("The chicken didn't cross the road because it was too tired.")).html().encode()) <= 160_000
-    )  # 158 kB with the overview: its script, the scroll cues and the plain tables of fields a step does not draw
+        len(Explorer(record("The chicken didn't cross the road because it was too tired.")).html().encode()) <= 200_000
+    )  # 158 kB with the overview: its script, the scroll cues and the plain tables of fields a step does not draw;
+    # 194 kB with forward.js (the arithmetic the steps share with the toy model's forward pass, 13 kB) and the workbench's code
     long_sentence = " ".join(f"w{k}" for k in range(64))
     assert len(Explorer(record(long_sentence)).html().encode()) <= 1_000_000
 

@@ -4,8 +4,10 @@ what the page carries for them, and in Debian's Chromium (Playwright; never `pla
 the prediction it shows, the sum of its terms, and its own checks — which fail on a record whose
 numbers do not follow from each other."""
 
+import base64
 import os
 import shutil
+import zlib
 from dataclasses import replace
 
 import numpy as np
@@ -73,10 +75,14 @@ def test_the_prediction_steps_follow_the_blocks_output_only_with_an_unembedding(
 
 
 def _read(stored) -> np.ndarray:
+    if "z" in stored:  # packed (blockviz.explorer.packing): raw deflate of the bytes regrouped by place
+        planes = np.frombuffer(zlib.decompress(base64.b64decode(stored["z"]), -15), np.uint8)
+        values = planes.reshape(stored["size"], -1).T.copy().view("<f4" if stored["size"] == 4 else "<f8")
+        return values.astype(np.float32).reshape(stored["shape"])
     return np.array(stored["data"], dtype=np.float64).astype(np.float32).reshape(stored["shape"])
 
 
-def test_the_page_carries_the_records_prediction_numbers_and_not_the_embedding_table(toy):
+def test_the_page_carries_the_records_prediction_numbers_and_the_models_tables(toy):
     data = payload(toy, 10, 0, "prediction", "light")
     for name in ("ln_f_mean", "ln_f_centred", "ln_f_var", "ln_f_norm", "ln_f", "logits", "probs"):
         assert np.array_equal(_read(data["tensors"][name]), toy.tensors[name].numpy()), name
@@ -84,14 +90,17 @@ def test_the_page_carries_the_records_prediction_numbers_and_not_the_embedding_t
         assert np.array_equal(_read(data["params"][name]), toy.params[name].numpy()), name
     assert data["source"]["vocabulary"] == list(toy.source.vocabulary)
     assert len(toy.source.vocabulary) == toy.config.vocab_size == data["config"]["vocab_size"]
-    # The vocabulary-wide numbers are the ones the steps use: W_E and W_pos stay out (embed, pos_embed hold their rows).
+    # The toy model's page is a workbench: it carries the embedding and position tables too, exactly.
     wide = sorted(
         name
         for group in ("tensors", "params")
         for name, stored in data[group].items()
         if toy.config.vocab_size in stored["shape"]
     )
-    assert wide == ["W_U", "logits", "probs"] and "W_E" in toy.params and "W_pos" in toy.params
+    assert wide == ["W_E", "W_U", "logits", "probs"]
+    for name in ("W_E", "W_pos"):
+        assert np.array_equal(_read(data["params"][name]), toy.params[name].numpy()), name
+    assert data["workbench"] == {"max_tokens": 25, "unknown": "<unk>"}
 
 
 # ---------- in the browser ----------

@@ -103,7 +103,8 @@ def record_options(allow_record_file: bool = False):
                 type=click.Path(dir_okay=False, path_type=Path),
                 default=None,
                 metavar="FILE",
-                help="A .safetensors or .json file of parameters (W_Q, …, names as in the record) to use instead of the seeded ones; a saved record works. --weights is its old name.",
+                help="A .safetensors or .json file of parameters (W_Q, …, names as in the record) to use instead of the seeded ones "
+                "(with --model toy: instead of the trained ones, e.g. the explorer's downloaded parameters); a saved record works. --weights is its old name.",
             ),
             click.option(
                 "--model",
@@ -274,7 +275,7 @@ def build_record(
                 positions = load_toy(toy_folder(model)).config.max_tokens
                 with usage_error_for(SENTENCE_HINT):
                     toy_tokens(sentence, positions)
-            return _record_model(sentence, model, layer, trust_pickle, dtype)
+            return _record_model(sentence, model, layer, trust_pickle, dtype, params)
         with usage_error_for():
             config = BlockConfig(
                 d_model=d_model,
@@ -343,6 +344,8 @@ def _check_model_options(model, layer, record_file) -> None:
     context = click.get_current_context(silent=True)
     if context is not None:
         for name, flag in TOY_OPTIONS.items():
+            if name == "params" and is_toy_model(model):  # the toy model with other parameters: the explorer's download
+                continue
             source = context.get_parameter_source(name)
             if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
                 raise click.UsageError(
@@ -370,7 +373,7 @@ def load_model_support(model) -> None:
         )
 
 
-def _record_model(sentence, model, layer, trust_pickle, dtype):
+def _record_model(sentence, model, layer, trust_pickle, dtype, params=None):
     from blockviz.recording import record
 
     load_model_support(model)
@@ -378,7 +381,7 @@ def _record_model(sentence, model, layer, trust_pickle, dtype):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UnknownWordsWarning)
-        rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype)
+        rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype, params=params)
     for warning in caught:
         if issubclass(warning.category, UnknownWordsWarning):  # the toy model's words outside its vocabulary: one line
             click.echo(f"warning: {warning.message}", err=True)

@@ -1,9 +1,10 @@
 """Assembling the explorer: one self-contained HTML page (script, style and data inline).
 
-The page's code is package data beside this module (``explorer.html``, ``.css``, ``.js``;
-vanilla, no build step). Its Content-Security-Policy (:mod:`blockviz.page_policy`) allows exactly
-its own inline script and style (by hash) and forbids every network request; the record goes in
-as inert JSON.
+The page's code is package data beside this module (``explorer.html``, ``.css``, ``.js``, and
+``forward.js``: the block's arithmetic and the toy model's whole forward pass, put before
+``explorer.js`` in the page's one script; vanilla, no build step). Its Content-Security-Policy
+(:mod:`blockviz.page_policy`) allows exactly its own inline script and style (by hash) and forbids
+every network request; the record goes in as inert JSON.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def explorer_page(
     """The page for record ``rec``, opening on ``token`` (position), ``head``, ``step`` and ``theme``
     (already checked: see :class:`blockviz.explorer.Explorer`); ``attentions``, ``contrast`` and
     ``contrast_sentence`` for the overview (:func:`blockviz.explorer.overview.overview_payload`)."""
-    script = _asset("explorer.js")
+    script = _asset("forward.js") + "\n" + _asset("explorer.js")  # one script: one hash in the policy
     style = _asset("explorer.css")
     template = _asset("explorer.html")
     parts = {

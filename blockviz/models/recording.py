@@ -454,12 +454,13 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     )
 
 
-def _record_toy(sentence: str, model: str | Path, layer: int | None, dtype: str) -> BlockRecord:
-    """The toy model's record (:func:`blockviz.toy.recording.record_toy`): one layer, float32."""
+def _record_toy(sentence: str, model: str | Path, layer: int | None, dtype: str, params=None) -> BlockRecord:
+    """The toy model's record (:func:`blockviz.toy.recording.record_toy`, with ``params`` if
+    given): one layer, float32."""
     from blockviz.toy.recording import record_toy
 
     if layer not in (None, 0):
         raise BlockvizError(f"layer {layer!r} is out of range: {model} is one block, layer 0")
     if dtype != "float32":
         raise BlockvizError(f"{model} is trained in float32: record it without --dtype {dtype}")
-    return record_toy(sentence, model)
+    return record_toy(sentence, model, params=params)

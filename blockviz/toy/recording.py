@@ -15,6 +15,7 @@ process's torch is pinned too, as in the ``blockviz`` program.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -22,12 +23,14 @@ import torch
 from blockviz.block_record import BlockRecord
 from blockviz.errors import BlockvizError, quoted
 from blockviz.numerics import pinned
+from blockviz.params import check_parameters, parameter_shapes
 from blockviz.record_fields import fields_for
 from blockviz.source import Source
+from blockviz.tensorfile import read_tensors
 from blockviz.tokens import tokenize
 from blockviz.toy import toy_folder
 from blockviz.toy.folder import ToyFolder, load_toy
-from blockviz.toy.model import STACK_SHARED
+from blockviz.toy.model import STACK_SHARED, ToyModel
 
 
 class UnknownWordsWarning(UserWarning):
@@ -59,9 +62,17 @@ def toy_tokens(sentence: str, max_tokens: int) -> list[str]:
         ) from None
 
 
-def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
+def record_toy(
+    sentence: str, model: str | Path = "toy", params: str | Path | Mapping[str, torch.Tensor] | None = None
+) -> BlockRecord:
     """Run ``sentence`` through the toy model ``model`` (``"toy"`` or a folder ``blockviz
     train`` wrote) and record every intermediate tensor and the prediction.
+
+    ``params``: the model's parameters to use instead of its trained ones — a ``.safetensors``
+    or ``.json`` file of named tensors (the explorer's "download these parameters", or a saved
+    toy record), or named tensors (a record's ``params``); every parameter of the model
+    (:func:`~blockviz.params.parameter_shapes`, ``W_E`` … ``W_U``) of its shape, finite; other
+    names are ignored. Its vocabulary and positions stay the model's.
 
     Shapes as every record, plus ``logits`` and ``probs`` ``(n, n_vocab)``: row i scores the
     token after token i. Warns once (:class:`UnknownWordsWarning`) naming the words outside the
@@ -71,7 +82,9 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
     ------
     BlockvizError
         As :func:`~blockviz.toy.folder.load_toy`; for an empty sentence, one longer than the
-        model's positions, or one made only of words outside its vocabulary.
+        model's positions, or one made only of words outside its vocabulary; for ``params`` as
+        :func:`~blockviz.params.check_parameters` (a missing, misshapen or non-finite parameter)
+        or a file that cannot be read.
     """
     loaded = load_toy(toy_folder(model))
     config = loaded.config
@@ -92,22 +105,27 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
             ),
             stacklevel=2,
         )
-    source = Source(
-        "trained", model=str(model), path=str(loaded.folder), note=describe(loaded), vocabulary=loaded.vocabulary.words
-    )
+    note = describe(loaded) if params is None else f"{describe(loaded)}; parameters from {_where(params)}"
+    source = Source("trained", model=str(model), path=str(loaded.folder), note=note, vocabulary=loaded.vocabulary.words)
     names = [spec.name for spec in fields_for(config)]
     if loaded.n_blocks > 1:
+        if params is not None:
+            raise BlockvizError(
+                f"--params gives the parameters of a one-block toy model; {str(model)!r} has {loaded.n_blocks} blocks: "
+                "leave --params out"
+            )
         return _record_stack(loaded, sentence, tokens, ids, source, names)
+    network = loaded.model if params is None else _with_params(config, params)
     cache: dict[str, torch.Tensor] = {}
     with torch.no_grad(), pinned():
-        loaded.model(torch.tensor(ids), cache)
-    params = {name: tensor.detach().clone() for name, tensor in loaded.model.parameters_by_name().items()}
+        network(torch.tensor(ids), cache)
+    used = {name: tensor.detach().clone() for name, tensor in network.parameters_by_name().items()}
     return BlockRecord(
         sentence=sentence,
         tokens=tokens,
         config=config,
         tensors={name: cache[name] for name in names},
-        params=params,
+        params=used,
         source=source,
     )
 
@@ -143,3 +161,20 @@ def _record_stack(
             )
         )
     return BlockRecord.stacked(views)
+
+
+def _where(params) -> str:
+    return "the given tensors" if isinstance(params, Mapping) else repr(str(params))
+
+
+def _with_params(config, params) -> ToyModel:
+    """A toy model of ``config`` holding ``params`` (a file or named tensors), checked."""
+    if isinstance(params, Mapping):
+        tensors, where = dict(params), "the given parameters"
+    else:
+        tensors, where = read_tensors(params)[0], f"parameters file {str(params)!r}"
+    check_parameters(tensors, config, where, extra_allowed=True)
+    network = ToyModel(config, seeded=False)
+    with torch.no_grad():
+        network.load_parameters({name: tensors[name].to(torch.float32) for name in parameter_shapes(config)})
+    return network
