@@ -1,7 +1,9 @@
 """``--block K``: the block of a record of several blocks that record, render, figures and explore show."""
 
+import base64
 import json
 import re
+import zlib
 
 import numpy as np
 import pytest
@@ -56,9 +58,20 @@ def test_a_block_of_a_saved_stack_is_its_view(stack_file):
     page = stack_file.parent / "zero.html"
     result = run("explore", "--record", str(stack_file), "--block", "0", "-o", str(page))
     assert result.exit_code == 0, result.output
-    shown = _data_block(page.read_text(encoding="utf-8"))["tensors"]["resid_post"]["data"]
+    shown = _values(_data_block(page.read_text(encoding="utf-8"))["tensors"]["resid_post"])
     assert np.array_equal(np.array(shown, dtype=np.float32), stack.block(0).resid_post.numpy().reshape(-1))
     assert not np.array_equal(np.array(shown, dtype=np.float32), stack.block(1).resid_post.numpy().reshape(-1))
+
+
+def _values(entry: dict) -> list:
+    """A tensor of the page's data: its numbers as written, or unpacked (explorer.packing's byte
+    planes, raw deflate, base64)."""
+    if "data" in entry:
+        return entry["data"]
+    planes = zlib.decompress(base64.b64decode(entry["z"]), -15)
+    size = entry["size"]
+    raw = np.frombuffer(planes, np.uint8).reshape(size, -1).T.tobytes()
+    return np.frombuffer(raw, "<f4" if size == 4 else "<f8").tolist()
 
 
 def _data_block(page: str) -> dict:
