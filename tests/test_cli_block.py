@@ -77,3 +77,14 @@ def _values(entry: dict) -> list:
 def _data_block(page: str) -> dict:
     match = re.search(r'<script type="application/json" id="record-data">(.*?)</script>', page, re.DOTALL)
     return json.loads(match.group(1))
+
+
+def test_only_a_block_that_reads_the_embeddings_runs_in_the_page():
+    """The workbench computes embeddings → one block → prediction: block 0 of the copy model
+    (its prediction there is the logit lens, which the page computes the same way), never block 1."""
+    from blockviz.explorer.payload import is_workbench
+    from blockviz.recording import record
+
+    stack = record("the cat sat on the mat the cat", model="copy")
+    assert len(stack.blocks) == 2
+    assert is_workbench(stack.block(0)) and not is_workbench(stack.block(1))

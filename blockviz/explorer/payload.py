@@ -136,6 +136,15 @@ def is_workbench(rec) -> bool:
         and a.unembedding
         and {"W_E", "W_pos", "W_U"} <= set(rec.params)
         and blockviz_block
+        and _reads_the_embeddings(rec)
+    )
+
+
+def _reads_the_embeddings(rec) -> bool:
+    """Whether the block reads the embeddings themselves (a one-block model, or block 0 of a
+    stack): a later block's input is the block before's output, which the page does not compute."""
+    return all(name in rec.tensors for name in ("embed", "pos_embed", "resid_pre")) and bool(
+        (rec.tensors["embed"] + rec.tensors["pos_embed"]).equal(rec.tensors["resid_pre"])
     )
 
 
