@@ -470,9 +470,8 @@ class MultiHead(RecordScene):
         return self.h * self.record.config.d_head + max(limit - 3, 0) // 2
 
     def concat_slots(self, limit: int) -> list[int | None]:
-        """The concatenation's positions (W_O's rows) drawn in ``limit`` slots: the rows that add
-        most to the focus row's output, most first (:func:`contributing_rows`)."""
-        return contributing_rows(self.record.projection_products(self.focus), limit)
+        """The concatenation's positions (W_O's rows) drawn in ``limit`` slots: :meth:`concat_focus`'s."""
+        return visible_slots(self.record.config.d_model, self.concat_focus(limit), limit)
 
     def head_segments(self, concat: NumberGrid, d_head: int) -> VGroup:
         """A bracket and a "head h" label over each head's columns of the concatenation."""
@@ -645,23 +644,3 @@ def cells_of(grid: NumberGrid) -> list[VGroup]:
         for i in grid.shown_rows()
         for j in grid.shown_columns()
     ]
-
-
-def contributing_rows(products, limit: int) -> list[int | None]:
-    """The rows of W_O to draw in ``limit`` slots (``None`` = ⋮) for one query's projection
-    ``products`` ``(d_model, d_model)`` (entry (i, j) = concat_i · W_O[i, j]): every row when all
-    fit; else the ``limit − 1`` rows with the largest Σ_j |term|, most first, then a ⋮ for the rest.
-    A row that adds nothing is never drawn then.
-
-    >>> import torch
-    >>> contributing_rows(torch.tensor([[0.0, 0.0], [1.0, -2.0], [0.1, 0.0], [3.0, 0.0]]), 3)
-    [1, 3, None]
-    >>> contributing_rows(torch.eye(3), 3)
-    [0, 1, 2]
-    """
-    n = products.shape[0]
-    if n <= limit:
-        return list(range(n))
-    weight = products.abs().sum(dim=1).tolist()
-    ranked = [i for i in sorted(range(n), key=lambda i: (-weight[i], i)) if weight[i] > 0]
-    return [*ranked[: limit - 1], None]
