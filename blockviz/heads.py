@@ -59,7 +59,8 @@ class HeadRanking:
     sentence, ``contrast`` (its :class:`~blockviz.models.evidence.Side`) and ``other`` (its
     attentions). Without: ``keys``, each head's largest word weights ``[(word, weight), …]`` in
     layer-then-head order, and ``sinks`` ``(len(layers), n_heads)``, each head's weight on the
-    first token and the special tokens.
+    first token and the special tokens — or, for a causal model's first token, no keys and
+    ``horizon``: the line saying it sees only itself (every head's weight 1 on it says nothing).
     """
 
     attentions: ModelAttentions
@@ -79,6 +80,7 @@ class HeadRanking:
     other: ModelAttentions | None = None
     keys: list[list[tuple[int, float]]] | None = None
     sinks: torch.Tensor | None = None
+    horizon: str | None = None
 
     @property
     def n_heads(self) -> int:
@@ -209,6 +211,9 @@ def rank(
     what = describe(attentions, model, weights.shape)
     causal = _causal(attentions)
     notes = piece_notes(words, tokens, query_position, key_position)
+    if key_position is None and causal and query_position == 0:
+        horizon = horizon_note(tokens, model)
+        return HeadRanking(attentions, layers, weights, words, 0, None, causal, what, notes, horizon=horizon)
     if key_position is None:
         return HeadRanking(
             attentions,
@@ -338,6 +343,16 @@ def seeing_note(attentions, other, query_a: int, query_b: int, causal: bool, mod
     return (
         f"{q!r} (position {query_a}) cannot see {display_token(a)!r} → {display_token(b)!r} (position {difference}), "
         f"where the sentences differ: {name} is causal, so every weight from {q!r} is the same in both and nothing is ranked by the contrast"
+    )
+
+
+def horizon_note(tokens: list[str], model) -> str:
+    """The line for a causal model's first token: it sees only itself, so each head's weight
+    from it is 1 on itself and says nothing about any head (nothing is listed)."""
+    name = "the model" if _is_seeded(model) else _name(model)
+    return (
+        f"{display_token(tokens[0])!r} is the first token and {name} is causal: it sees only itself, "
+        "so every head puts all its weight (1) on it — nothing to list, no figure written"
     )
 
 

@@ -513,3 +513,19 @@ def test_output_is_a_file_or_a_folder_as_the_other_commands(tmp_path, monkeypatc
     assert named.output.splitlines()[-1] == "deeper/grid.svg" and (
         tmp_path / "deeper" / "grid.svg"
     ).read_text().startswith("<?xml")
+
+
+def test_a_decoders_first_token_without_a_key_is_one_line_not_a_table_of_ones(tmp_path, monkeypatch):
+    from blockviz.heads import rank
+
+    first = rank(CHICKEN, "The")
+    assert first.causal and first.keys is None and first.horizon is not None
+    assert rank(CHICKEN, "chicken").horizon is None  # the second token sees two: its keys are listed
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["heads", CHICKEN, "--from", "The"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1:] == [
+        "'The' is the first token and toy is causal: it sees only itself, so every head puts all its weight (1) "
+        "on it — nothing to list, no figure written"
+    ]
+    assert list(tmp_path.iterdir()) == []
