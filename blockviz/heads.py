@@ -103,7 +103,8 @@ class HeadComparison:
     every head's :class:`~blockviz.models.evidence.HeadShift` over them, most moved first;
     ``unseen`` which aligned words the causal mask hides from the query in both; ``seeing``
     the line saying a causal query cannot see where the sentences differ (nothing is ranked),
-    else ``None``; ``what`` whose heads; ``model`` as given.
+    else ``None``; ``what`` whose heads; ``model`` as given; ``pairs`` the aligned words'
+    indices in each sentence (``None`` where a sentence lacks the word).
     """
 
     first: ModelAttentions
@@ -117,6 +118,7 @@ class HeadComparison:
     seeing: str | None
     what: str
     model: str | Path | None
+    pairs: list[tuple[int | None, int | None]] | None = None
 
     @property
     def n_heads(self) -> int:
@@ -307,6 +309,7 @@ def compare(
         seeing_note(first, other, query_a, query_b, causal, model),
         describe(first, model, side_a.weights.shape),
         model,
+        pairs,
     )
 
 

@@ -113,7 +113,7 @@ def compare_pair(sentence: str, contrast: str, query: str, model: str, layer: in
         notes.append(note[0].upper() + note[1:] + ".")
     grid = moved_grid(shifts, labels, name, layers, n_heads, kv_heads, f" of {model}", notes, note)
     return Comparison(
-        data, grid, rows_panel(shifts[0], labels, name, layers, unseen_words(side_a, side_b, pairs, causal))
+        data, grid, rows_panel(shifts[0], labels, name, layers, unseen_words(side_a, side_b, pairs, causal), pairs)
     )
 
 
