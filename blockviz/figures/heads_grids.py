@@ -44,7 +44,12 @@ def comparison_grid(comparison, note: str | None = None):
         seeing,
     )
     panel = rows_panel(
-        comparison.shifts[0], comparison.labels, comparison.query_name, comparison.layers, comparison.unseen
+        comparison.shifts[0],
+        comparison.labels,
+        comparison.query_name,
+        comparison.layers,
+        comparison.unseen,
+        comparison.pairs,
     )
     return grid, panel
 
@@ -154,10 +159,12 @@ def moved_grid(shifts, labels, query: str, layers, n_heads: int, kv_heads: int, 
     )
 
 
-def rows_panel(shift, labels, query: str, layers, unseen=None):
+def rows_panel(shift, labels, query: str, layers, unseen=None, pairs=None):
     """The most moved head's two rows and their change, for under the grid
     (:class:`~blockviz.figures.compare_figure.RowsPanel`); ``unseen``: the words the causal
-    mask hides from the query in both sentences (:func:`~blockviz.models.evidence.unseen_words`)."""
+    mask hides from the query in both sentences (:func:`~blockviz.models.evidence.unseen_words`);
+    ``pairs``: the aligned words (:func:`~blockviz.models.evidence.align_words`), ``None`` on the
+    side that lacks one — its cell there is left blank."""
     import numpy as np
 
     from blockviz.figures.compare_figure import RowsPanel
@@ -167,5 +174,8 @@ def rows_panel(shift, labels, query: str, layers, unseen=None):
         "in the first sentence, in the second, and the change (second − first), one column per word "
         "(a word's pieces added; \u201ca→b\u201d: the word that differs)."
     )
+    if pairs is not None and any(a is None or b is None for a, b in pairs):
+        caption = caption[:-2] + "; a blank: the sentence lacks the word)."
     blocked = np.array(unseen, dtype=bool) if unseen is not None else None
-    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption, blocked)
+    absent = np.array([[a is None for a, _ in pairs], [b is None for _, b in pairs]]) if pairs is not None else None
+    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption, blocked, absent)

@@ -397,7 +397,11 @@ class ModelAttentions:
     the word of each token (:class:`~blockviz.models.tokens.ModelTokens`; ``None``: each token a
     word of its own, as blockviz's own tokens are); ``causal`` whether a causal mask hides later
     keys (a decoder), ``None`` when not known; ``kv_heads`` the number of key/value heads (fewer
-    than the query heads under grouped-query attention; ``None`` when not known)."""
+    than the query heads under grouped-query attention; ``None`` when not known); ``inputs`` what
+    the attention reads at each position — the tokenizer's ids, or a record's block input
+    ``resid_pre`` ``(n, d_model)`` — so that two sentences whose tokens differ only where the
+    model reads the same (the toy's vocabulary ignores case) are known to be the same input
+    (``None``: not known, the tokens are compared)."""
 
     tokens: list[str]
     weights: torch.Tensor
@@ -407,6 +411,7 @@ class ModelAttentions:
     words: list[int | None] | None = None
     causal: bool | None = None
     kv_heads: int | None = None
+    inputs: torch.Tensor | list[int] | None = None
 
 
 def block_attentions(rec) -> ModelAttentions:
@@ -421,6 +426,7 @@ def block_attentions(rec) -> ModelAttentions:
         list(rec.special),
         causal=rec.config.causal,
         kv_heads=rec.config.kv_heads,
+        inputs=rec.tensors.get("resid_pre"),
     )
 
 
@@ -451,6 +457,7 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
         tokens.words,
         config.causal,
         config.kv_heads,
+        list(tokens.ids),
     )
 
 

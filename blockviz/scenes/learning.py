@@ -24,7 +24,7 @@ from blockviz.scenes.look import HEADER_SIZE, NUMBER_SIZE, WORK_SIZE
 from blockviz.scenes.shown import RECORD_ENVIRONMENT_VARIABLE
 from blockviz.scenes.text import number, shortened, text
 from blockviz.scenes.token_axis import token_face, visible_slots
-from blockviz.style import role_color
+from blockviz.style import format_number, role_color
 from blockviz.toy import learning as checkpoints
 
 NAME = "learning"
@@ -53,9 +53,8 @@ class Learning(RecordScene):
     def construct(self) -> None:
         learning = self.learning
         head, word = learning.head, self.word
-        title = self.show_title(
-            f"A head forming in training: head {head}, “{word(learning.query)}” → “{word(learning.key)}”"
-        )
+        forming = "A head forming in training" if learning.formed else "A head in training"
+        title = self.show_title(f"{forming}: head {head}, “{word(learning.query)}” → “{word(learning.key)}”")
         grid, rows, result = self.build(title)
         self.grid = grid  # tests read its rows' step headers
         self.add(ghost_of(grid.cell_group, opacity=DIM).set_fill(opacity=0))
@@ -268,8 +267,16 @@ class Learning(RecordScene):
         return f"step {learning.steps[k]}: {loss}{share} on “{self.word(top)}”"
 
     def last_caption(self) -> str:
+        """Whether the head formed, by the checkpoints' rule (:attr:`Learning.formed`): "head 0
+        formed: …" only then, else "head 1 did not form: its weight on “chicken” went from 0.08 to
+        0.05 by step 500"."""
         learning = self.learning
         first, last = learning.weights[0], learning.weights[-1]
+        if not learning.formed:
+            return (
+                f"head {learning.head} did not form: its weight on “{self.word(learning.key)}” went from "
+                f"{format_number(first, self.decimals)} to {format_number(last, self.decimals)} by step {learning.steps[-1]}"
+            )
         change = "rose" if last > first else "fell" if last < first else "stayed"
         held = (
             "most of the row" if last > 0.5 else "the largest share" if self.largest(-1) == learning.key else "a share"
