@@ -136,11 +136,11 @@ def _is_toy(model) -> bool:
 
 
 def _record_toy_with(sentence, model, layer, params, trust_pickle, dtype):
-    from blockviz.models.recording import _record_toy
+    from blockviz.models.recording import record_toy_layer
 
     if trust_pickle:
         raise BlockvizError("trust_pickle goes with a trained model's folder: the toy model's weights are safetensors")
-    return _record_toy(sentence, model, layer, dtype or "float32", params)
+    return record_toy_layer(sentence, model, layer, dtype or "float32", params)
 
 
 def _record_seeded(sentence, layer, config, params, trust_pickle, dtype, sizes):

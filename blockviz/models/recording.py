@@ -137,7 +137,7 @@ def record_layer(
     one layer (0), float32: :func:`blockviz.toy.recording.record_toy`.
     """
     if resolve_model(model).toy:
-        return _record_toy(sentence, model, layer, dtype)
+        return record_toy_layer(sentence, model, layer, dtype)
     loaded = load_model(model, trust_pickle=trust_pickle, dtype=dtype)
     loaded.check_layer(layer)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
@@ -437,7 +437,7 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     Raises :class:`BlockvizError` as :func:`record_layer`.
     """
     if resolve_model(model).toy:
-        return block_attentions(_record_toy(sentence, model, 0, "float32"))
+        return block_attentions(record_toy_layer(sentence, model, 0, "float32"))
     loaded = load_model(model, trust_pickle=trust_pickle)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
     tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
@@ -461,9 +461,16 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     )
 
 
-def _record_toy(sentence: str, model: str | Path, layer: int | None, dtype: str, params=None) -> BlockRecord:
+def record_toy_layer(sentence: str, model: str | Path, layer: int | None, dtype: str, params=None) -> BlockRecord:
     """The toy model's record (:func:`blockviz.toy.recording.record_toy`, with ``params`` if
-    given): one layer, float32."""
+    given), asked for as a trained model's layer is: ``layer`` None or 0, ``dtype`` float32.
+
+    Raises
+    ------
+    BlockvizError
+        For another layer or dtype (one line naming what the toy model is), or as
+        :func:`~blockviz.toy.recording.record_toy`.
+    """
     from blockviz.toy.recording import record_toy
 
     if layer not in (None, 0):
