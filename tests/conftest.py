@@ -118,6 +118,35 @@ def one_torch_thread():
     torch.set_num_threads(threads)
 
 
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+"""Debian's Chromium without a sandbox (the test machines run as root) and without its network chatter."""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium (``$BLOCKVIZ_CHROMIUM``, else /usr/bin/chromium) driven by Playwright, one
+    per test module: a session-wide one would keep Playwright's event loop running under every
+    later test of the worker, and ``asyncio.run`` (the Dask course tests) refuses to start then."""
+    import os
+    import shutil
+
+    from playwright import sync_api  # a test dependency (pip install -e '.[test]')
+
+    chromium = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
+    assert shutil.which(chromium), f"no Chromium at {chromium}: `make setup` installs Debian's chromium"
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
 SLOW_FIXTURES = {
     "browser": "drives Debian's Chromium",
     "site": "builds this manual with MkDocs",

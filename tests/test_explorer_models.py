@@ -9,41 +9,19 @@ MiniLM (and SmolLM2, once) make pages of at most 3 MB whose wide rows are elided
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 pytest.importorskip("transformers")
 from models_support import BUILDERS, SENTENCE, packaged_model_installed  # noqa: E402
-from playwright import sync_api  # noqa: E402
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
 from blockviz.explorer import payload as payload_module  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
 
-CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 GIVEN = "ⓘ the layer's input as the model computed it"
 """The input step of a later layer: the layers before it are not in the record."""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

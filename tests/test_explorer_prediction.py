@@ -5,14 +5,11 @@ the prediction it shows, the sum of its terms, and its own checks — which fail
 numbers do not follow from each other."""
 
 import base64
-import os
-import shutil
 import zlib
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from playwright import sync_api
 from support_explorer import AXE, SHOWN, Opened, expected_text
 
 from blockviz.block_config import BlockConfig
@@ -26,9 +23,6 @@ from blockviz.source import Source
 from blockviz.style import format_number
 from blockviz.toy.recording import record_toy
 
-CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
 SENTENCE = "The chicken didn't cross the road because it was too tired."
 PREDICTION_STEPS = ["ln_f", "logits", "prediction"]
 
@@ -36,14 +30,6 @@ PREDICTION_STEPS = ["ln_f", "logits", "prediction"]
 @pytest.fixture(scope="module")
 def toy():
     return record_toy(SENTENCE)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

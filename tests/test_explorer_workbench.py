@@ -7,15 +7,12 @@ parameters the page downloads, given to ``blockviz record --params``, reproduce 
 
 import base64
 import json
-import os
 import random
-import shutil
 
 import numpy as np
 import pytest
 import torch
 from click.testing import CliRunner
-from playwright import sync_api
 from support_explorer import Opened, expected_text
 
 from blockviz.cli import main
@@ -26,9 +23,6 @@ from blockviz.recording import record
 from blockviz.style import format_number
 from blockviz.toy.recording import toy_tokens
 
-CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
 TOLERANCE = 1e-5
 """|page − record| ≤ TOLERANCE × (1 + |record|); for the logits, the sum of 8 products
 ln_f_c × W_U[c, word] whose terms can be large and cancel, × (1 + Σ_c |ln_f_c × W_U[c, word]|),
@@ -42,14 +36,6 @@ UNKNOWN = ["zorblax", "Quux", "naïve", "42", "😀"]
 @pytest.fixture(scope="module")
 def trained():
     return record("the cat sat on the mat")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
