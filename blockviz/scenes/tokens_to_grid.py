@@ -171,7 +171,7 @@ class TokensToGrid(RecordScene):
         self.add(grids)
         self.play(self.refit(grids, title, bottom_space=self.bottom_space, grow=1.3), run_time=self.step_time * 0.6)
         says = {
-            "embed": f"each token's embedding: d_model = {rec.config.d_model} numbers",
+            "embed": f"each token's embedding: the width, {rec.config.d_model} numbers",
             "pos_embed": f"plus its position's {self.wording.positions}",
         }
         if rec.source.is_model:
