@@ -21,9 +21,7 @@ SHOWS_ONE_HEAD = True
 ORDER = 50
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
 CHAPTER = "Dot products"
-CAPTION = (
-    "Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k."
-)
+CAPTION = "Each query meets each key: their element-wise products add up to one score, and every score is divided by the square root of the head's width."
 
 MINUS = "\u2212"
 DIMENSION_SLOTS = 4

@@ -31,12 +31,12 @@ ORDER = 120
 DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, narrow back (gated: SiLU(gate) ⊙ up)"
 CHAPTER = "Inside the FFN"
 CAPTION = (
-    "The FFN widens one token's row to d_ff numbers, bends each through its activation, {activation}, and narrows it back; "
+    "The FFN widens one token's row to its hidden width, bends each through its activation, {activation}, and narrows it back; "
     "every row goes through the same function without reading any other row."
 )
 GATED_CHAPTER = "Inside the gated FFN ({glu})"
 GATED_CAPTION = (
-    "The gated FFN ({glu}) widens one token's row twice to d_ff numbers, a gate through {activation} and an up "
+    "The gated FFN ({glu}) widens one token's row twice to its hidden width, a gate through {activation} and an up "
     "projection, multiplies the two entry by entry and narrows the product back; every row goes through the same "
     "function without reading any other row."
 )
