@@ -358,7 +358,7 @@ class DotProducts(RecordScene):
         }
         self.step(
             one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
-            caption=f"then every score is divided by √{d_head}, the root of each head's width, so scores stay moderate as heads widen",
+            caption=f"then every score is divided by √{d_head}, so wide heads' scores stay moderate",
         )
         self.step(
             *cascade(self, scores, fills, scaled),
