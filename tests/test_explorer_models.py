@@ -152,7 +152,7 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
             input_check.startswith("✓ matches the record (max |Δ| 0)")
             and f"x = layer {layer - 1}'s output" in input_check
         )
-        assert page.text_content("#step-input .formula") == f"x = resid_pre = layer {layer - 1}'s output"
+        assert page.text_content("#step-input .formula") == f"x = layer {layer - 1}'s output"
     if family == "llama":  # grouped-query attention: head 3 reads key/value head 1, which heads 2 and 3 share
         page.evaluate("location.hash = '#token=0&head=3&step=qkv'")
         page.wait_for_function("document.querySelector('.head[aria-checked=true]').dataset.head === '3'")

@@ -83,8 +83,16 @@ def test_sizes_are_the_records_config(card):
         "activation": cfg.activation_name,
         "attention": "causal" if cfg.causal else "bidirectional",
     }
-    assert [label.shown for label in layout.size_names.values()] == list(shown)
+    assert [label.shown for label in layout.size_names.values()] == [
+        "width",
+        "heads",
+        "head width",
+        "FFN width",
+        "activation",
+        "attention",
+    ]
     assert f"{rec.n} × {cfg.d_model} numbers" in layout.grid_note.shown
+    assert "d_model" not in layout.grid_note.shown
 
 
 def test_nothing_overlaps_or_leaves_the_frame(card):

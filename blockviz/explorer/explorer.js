@@ -920,11 +920,11 @@
       const e = vec(T.embed, i), x = vec(T.resid_pre, i), hasPos = !!T.pos_embed;
       const p = hasPos ? vec(T.pos_embed, i) : null, sum = hasPos ? add(e, p) : e;
       const rows = [{ label: "embed", values: e, field: "embed", at: [i], role: "residual" }];
-      if (hasPos) rows.push({ label: "pos_embed", values: p, field: "pos_embed", at: [i], role: "residual" });
+      if (hasPos) rows.push({ label: "position", values: p, field: "pos_embed", at: [i], role: "residual" });
       if (args.model && T.prev_output) { // a later layer: its input is the layer before's output, which the record holds as the model returned it
         const before = vec(T.prev_output, i), previous = SOURCE.layer - 1;
         rows.push({ label: "layer " + previous + "'s output", values: before, field: "prev_output", at: [i], role: "residual" });
-        rows.push({ label: "x = resid_pre (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true,
+        rows.push({ label: "x (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true,
                     operands: function (c) { return "layer " + previous + "'s output[" + c + "] = " + fmt(before[c]) + ", passed on unchanged"; } });
         const what = "the model's embedding row" + (hasPos ? " and position row" : "") + " of token " + tokenLabel(i) + " (what layer 0 started from); x is the hidden state after layers 0–" +
           previous + ": layer " + previous + "'s output, the residual stream this layer reads";
@@ -932,7 +932,7 @@
                  note: "— x = layer " + previous + "'s output (a forward hook on layer " + previous + "; x was taken as layer " + SOURCE.layer + "'s input)" };
       }
       if (args.model) {
-        rows.push({ label: "x = resid_pre (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true });
+        rows.push({ label: "x (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true });
         // Layer 0 of a decoder takes the embeddings themselves (+ positions); later layers (and BERT's, after its embedding LayerNorm) what the layers before made.
         const direct = SOURCE.layer === 0 && SOURCE.family !== "bert";
         const what = "the model's embedding row" + (hasPos ? " and position row" : "") + " of token " + tokenLabel(i) + "; x is the hidden state " +
@@ -941,7 +941,7 @@
                  note: direct ? null : "the layer's input as the model computed it (" + (SOURCE.layer === 0 ? "the model's embedding layer adds token types and a LayerNorm, which" : "layers 0–" + (SOURCE.layer - 1) + ", which") +
                    " this one-layer record does not hold, so it is not recomputed; the record was checked against the model's own output of layer " + SOURCE.layer + " when it was made)" };
       }
-      rows.push({ label: hasPos ? "x = resid_pre" : "x = resid_pre = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + eq(sv(e[c]) + sv(p[c]), sum[c]) + fmt(sum[c]); } : null });
+      rows.push({ label: hasPos ? "x" : "x = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + eq(sv(e[c]) + sv(p[c]), sum[c]) + fmt(sum[c]); } : null });
       return { body: [rowTable("token " + tokenLabel(i) + (hasPos ? ": its embedding plus its position's encoding" : ": its embedding (rotary positions act on q and k)"), "resid_pre", 0, rows, box)], checks: [[sum, x]] };
     },
     norm: function (i, h, box, args) { return normStep(i, box, args); },
@@ -1016,7 +1016,7 @@
     scale: function (i, h, box) {
       const s = vec(T.scores, h, i), root = Math.sqrt(E), got = s.map(function (v) { return v / root; });
       return {
-        body: [textEl("p", "√d_head = √" + E + (Math.sqrt(E) === sv(root) ? " = " : " \u2248 ") + fmt(root), "note"), numTable({
+        body: [textEl("p", "√(head width) = √" + E + (Math.sqrt(E) === sv(root) ? " = " : " \u2248 ") + fmt(root), "note"), numTable({
           caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key", columns: ["q · k", "÷ √" + E + " = scaled"], resultColumn: 1,
           rows: keyRows(i, function (j) {
             return [{ value: s[j], field: "scores", at: [h, i, j] },
@@ -1204,7 +1204,7 @@
       }
       return {
         body: [textEl("p", "One row per token, " + D + " numbers each: the same shape as the block's input. Row " + tokenLabel(i) + " is the selected token's.", "note"),
-               rowTable(field + ", the block's output", field, 0, rows, box)],
+               rowTable((field === "resid_post" ? "y" : field) + ", the block's output", field, 0, rows, box)],
         checks: [[got, want]],
       };
     },

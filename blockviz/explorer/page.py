@@ -28,7 +28,7 @@ def summary_line(rec) -> str:
 
     >>> from blockviz import record
     >>> summary_line(record("the cat sat", "seeded"))[-28:]
-    'd_ff 8, GELU, causal, seed 0'
+    'FFN width 8, GELU, causal, seed 0'
     """
     c, a = rec.config, rec.architecture
     heads = f"{c.n_heads} head{'s' if c.n_heads != 1 else ''}"
@@ -36,7 +36,7 @@ def summary_line(rec) -> str:
         heads += f" sharing {a.n_kv_heads} key/value heads"
     line = (
         f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
-        f"d_model {c.d_model}, {heads}, d_ff {c.d_ff}, {c.activation_name}, {'causal' if a.causal else 'bidirectional'}"
+        f"width {c.d_model}, {heads}, FFN width {c.d_ff}, {c.activation_name}, {'causal' if a.causal else 'bidirectional'}"
     )
     if not a.is_toy:
         parts = [

@@ -21,9 +21,7 @@ SHOWS_ONE_HEAD = True
 ORDER = 50
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
 CHAPTER = "Dot products"
-CAPTION = (
-    "Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k."
-)
+CAPTION = "Each query meets each key: their element-wise products add up to one score, and every score is divided by the square root of the head's width."
 
 MINUS = "\u2212"
 DIMENSION_SLOTS = 4
@@ -360,7 +358,7 @@ class DotProducts(RecordScene):
         }
         self.step(
             one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
-            caption=f"then every score is divided by √{d_head}, so scores stay moderate as d_k grows",
+            caption=f"then every score is divided by √{d_head}, so wide heads' scores stay moderate",
         )
         self.step(
             *cascade(self, scores, fills, scaled),

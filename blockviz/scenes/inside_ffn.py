@@ -31,12 +31,12 @@ ORDER = 120
 DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, narrow back (gated: SiLU(gate) ⊙ up)"
 CHAPTER = "Inside the FFN"
 CAPTION = (
-    "The FFN widens one token's row to d_ff numbers, bends each through its activation, {activation}, and narrows it back; "
+    "The FFN widens one token's row to its hidden width, bends each through its activation, {activation}, and narrows it back; "
     "every row goes through the same function without reading any other row."
 )
 GATED_CHAPTER = "Inside the gated FFN ({glu})"
 GATED_CAPTION = (
-    "The gated FFN ({glu}) widens one token's row twice to d_ff numbers, a gate through {activation} and an up "
+    "The gated FFN ({glu}) widens one token's row twice to its hidden width, a gate through {activation} and an up "
     "projection, multiplies the two entry by entry and narrows the product back; every row goes through the same "
     "function without reading any other row."
 )
@@ -209,19 +209,19 @@ class InsideFFN(RecordScene):
         self.step(
             Reveal(rows["ln2"]),
             FadeIn(VGroup(*frames.values(), *ops, plot.frame)),
-            caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers",
+            caption=f"the normalized row of “{self.token_name(f)}”: the width, {d} numbers",
         )
         for name, frame in frames.items():  # the empty rows as whole grids from now on: their numbers go into them
             self.remove(frame)
             self.add(rows[name])
-        self.step(*self.fill(rows["ffn_pre"]), caption=f"the wide layer: {d} → d_ff = {d_ff} numbers")
+        self.step(*self.fill(rows["ffn_pre"]), caption=f"the wide layer: {d} → {d_ff} numbers, the FFN's hidden width")
         self.step(
             FadeIn(plot.curve),
             caption=f"the activation, {rec.config.activation_name}: {ACTIVATION_SAYS[rec.config.activation]}",
         )
         self.step(FadeIn(plot.dots), caption=dots_caption("row", d_ff, len(rows["ffn_pre"].shown_columns())))
         self.trace_entries(rows["ffn_pre"], rows["ffn_post"], plot.dots)
-        self.step(*self.fill(rows["ffn_out"]), caption=f"the narrow layer: back to d_model = {d}")
+        self.step(*self.fill(rows["ffn_out"]), caption=f"the narrow layer: back to the width, {d} numbers")
 
     def fill(self, grid: NumberGrid) -> list:
         """Animations colouring a row's cells and writing its numbers (the grid was drawn empty)."""
@@ -419,13 +419,14 @@ class InsideFFN(RecordScene):
         self.step(
             Reveal(grids[field]),
             FadeIn(VGroup(*frames.values(), *ops, rows["signs"], rows["rule"], rows["up_from"], plot.frame)),
-            caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers",
+            caption=f"the normalized row of “{self.token_name(f)}”: the width, {d} numbers",
         )
         for key, frame in frames.items():
             self.remove(frame)
             self.add(grids[key])
         self.step(
-            *self.fill(grids["ffn_gate"]), caption=f"the gate: its weights widen the row, {d} → d_ff = {d_ff} numbers"
+            *self.fill(grids["ffn_gate"]),
+            caption=f"the gate: its weights widen the row, {d} → {d_ff} numbers, the FFN's hidden width",
         )
         self.step(FadeIn(plot.curve), caption=f"the gate goes through {name}: {ACTIVATION_SAYS[rec.config.activation]}")
         self.step(FadeIn(plot.dots), caption=dots_caption("gate", d_ff, len(grids["ffn_gate"].shown_columns())))
@@ -437,7 +438,7 @@ class InsideFFN(RecordScene):
         self.multiply_entries(grids["ffn_gate_act"], grids["ffn_up"], grids["ffn_post"])
         self.step(
             *self.fill(grids["ffn_out"]),
-            caption=f"the output weights narrow all {d_ff} entries back to d_model = {d}",
+            caption=f"the output weights narrow all {d_ff} entries back to the width, {d} numbers",
         )
 
     def multiply_entries(self, gate: NumberGrid, up: NumberGrid, post: NumberGrid) -> None:

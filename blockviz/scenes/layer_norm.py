@@ -88,7 +88,7 @@ class LayerNormRow(RecordScene):
         ]  # the statistics' slots; their numbers arrive later
         self.step(
             FadeIn(VGroup(*frames, *names[1:], *side["note"], *marks)),
-            caption=f"the row of “{self.token_name(f)}” {io['enters']}: d_model = {self.record.config.d_model} numbers",
+            caption=f"the row of “{self.token_name(f)}” {io['enters']}: the width, {self.record.config.d_model} numbers",
         )
         for row, frame in zip(rows[1:], frames):
             self.remove(frame)

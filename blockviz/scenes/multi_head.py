@@ -265,7 +265,7 @@ class MultiHead(RecordScene):
             *(FadeIn(light) for light in heads["lights"].values()),
             *recolouring,
             *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
-            caption=f"row “{self.token_name(f)}”: each head mixes {self.wording.head_values} by its weights, d_head = {rec.config.d_head} numbers",
+            caption=f"row “{self.token_name(f)}”: each head mixes {self.wording.head_values} by its weights, each head's width, {rec.config.d_head} numbers",
         )
 
     # -- concatenation and W_O ------------------------------------------------------------------
@@ -551,7 +551,7 @@ class MultiHead(RecordScene):
                 Conceal(VGroup(*heads["patterns"].values(), *heads["lights"].values()), run_time=span),
                 AnimationGroup(moves, *arrivals),
             ),
-            caption=f"concatenate: the heads' outputs side by side, d_model = {rec.config.d_model} numbers",
+            caption=f"concatenate: the heads' outputs side by side, the width, {rec.config.d_model} numbers",
             run_time=3 * self.step_time,  # two cascades in turn: ≤ 5 % of the pixels a frame
         )
         self.remove(*cells)

@@ -193,7 +193,7 @@ class QueryKeyValue(RecordScene):
         if rest:
             self.step(
                 *(animation for role in ROLES for animation in self.fill(grids[role], rest)),
-                caption=f"every row the same way: d_model = {rec.config.d_model} numbers in, d_head = {rec.config.d_head} out, three times",
+                caption=f"every row the same way, three times: the width's {rec.config.d_model} numbers in, a head's {rec.config.d_head} out",
             )
         if rec.architecture.rotary:
             self.rotate(title)
@@ -324,8 +324,8 @@ class QueryKeyValue(RecordScene):
 
     def matrices_caption(self) -> str:
         rec = self.record
-        shape = f"d_model × d_head = {rec.config.d_model} × {rec.config.d_head}"
-        return f"head {self.h}'s learned query, key and value weights: {shape} each"
+        shape = f"{rec.config.d_model} × {rec.config.d_head} each, width × head width"
+        return f"head {self.h}'s learned query, key and value weights: {shape}"
 
     @staticmethod
     def name_under(grid: NumberGrid, name: str, color: str, note: str = "") -> None:

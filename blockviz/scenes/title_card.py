@@ -53,6 +53,17 @@ TOKEN_PADDING = 0.14
 BAND_GAP = 0.4
 
 
+SIZE_WORDS = {
+    "d_model": "width",
+    "n_heads": "heads",
+    "d_head": "head width",
+    "d_ff": "FFN width",
+    "activation": "activation",
+    "attention": "attention",
+}
+"""The words the card writes under each of the config's sizes (its code name → what a viewer reads)."""
+
+
 class TokenChips(VGroup):
     """The sentence's tokens as labelled boxes in rows, wrapped to fit ``width`` × ``height``.
 
@@ -158,7 +169,7 @@ class TitleCardLayout(VGroup):
         token_word = "token" if record.n == 1 else "tokens"
         self.grid_note = fit_width(
             text(
-                f"{record.n} {token_word} → a grid of {record.n} × {cfg.d_model} numbers: one row of d_model numbers per token",
+                f"{record.n} {token_word} → a grid of {record.n} × {cfg.d_model} numbers: one row of {cfg.d_model} numbers (the width) per token",
                 NOTE_FONT_SIZE,
                 look.muted,
             ),
@@ -174,7 +185,7 @@ class TitleCardLayout(VGroup):
             "attention": attention,
         }
         self.sizes = {name: on_baseline(shown, SIZE_VALUE_FONT_SIZE, look.text) for name, shown in shown_sizes.items()}
-        self.size_names = {name: on_baseline(name, SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
+        self.size_names = {name: on_baseline(SIZE_WORDS[name], SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
         self.size_cards = fit_width(_size_cards(list(self.sizes.values()), list(self.size_names.values())), width)
         self.mask_note = fit_width(text(_mask_sentence(cfg.causal), NOTE_FONT_SIZE, look.muted), width)
         self.weights_note = fit_width(_weights_lines(cfg.seed, look, record.source), width)

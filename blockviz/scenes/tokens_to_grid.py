@@ -34,9 +34,9 @@ TOKEN_AXIS = True
 ORDER = 20
 DESCRIPTION = "tokens become rows: embedding + position = the n × d_model input grid (a model's layer: its real input)"
 CHAPTER = "Tokens to grid"
-CAPTION = "Each token becomes one row of numbers: its embedding plus its position's {positions}, giving the n × d_model grid that enters the block."
+CAPTION = "Each token becomes one row of numbers: its embedding plus its position's {positions}, giving the grid that enters the block: one row per token, as wide as the residual stream."
 LATER_LAYER_CAPTION = (
-    "Each token has one row of numbers: layer {layer}'s input is layer {previous_layer}'s output, the n × d_model "
+    "Each token has one row of numbers: layer {layer}'s input is layer {previous_layer}'s output, the "
     "grid the layers before made from the tokens."
 )
 ROTARY_CAPTION = (
@@ -171,7 +171,7 @@ class TokensToGrid(RecordScene):
         self.add(grids)
         self.play(self.refit(grids, title, bottom_space=self.bottom_space, grow=1.3), run_time=self.step_time * 0.6)
         says = {
-            "embed": f"each token's embedding: d_model = {rec.config.d_model} numbers",
+            "embed": f"each token's embedding: the width, {rec.config.d_model} numbers",
             "pos_embed": f"plus its position's {self.wording.positions}",
         }
         if rec.source.is_model:
