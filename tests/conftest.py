@@ -3,9 +3,15 @@
 torch's numerics are pinned here, before torch loads, as the ``blockviz`` program pins them
 (:mod:`blockviz.numerics`): a command run in this process gives the program's numbers bit for bit."""
 
+import signal
+
 from blockviz.numerics import pin_environment
 
 pin_environment()
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    # A suite started in the background (`make test &`) inherits Ctrl-C ignored, and so would every
+    # program the signal tests start (blockviz keeps an inherited ignore): give them a terminal's.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 import difflib  # noqa: E402
 from pathlib import Path  # noqa: E402

@@ -27,7 +27,7 @@ def summary_line(rec) -> str:
     for trained weights (a model's layer, blockviz's trained toy model) what they are instead of the seed.
 
     >>> from blockviz import record
-    >>> summary_line(record("the cat sat", "seeded"))[-28:]
+    >>> summary_line(record("the cat sat", "seeded"))[-33:]
     'FFN width 8, GELU, causal, seed 0'
     """
     c, a = rec.config, rec.architecture
