@@ -58,57 +58,12 @@ class LayerCapture:
 
 def capture_layer(loaded: LoadedModel, ids: list[int], layer: int) -> LayerCapture:
     """Run the model on token ``ids`` up to and including ``layer`` and return what that layer
-    received and produced (forward hooks on the layer and its self-attention).
+    received and produced (forward hooks on the layer and its self-attention): :func:`capture_layers`
+    of that one layer.
 
-    Raises :class:`BlockvizError` for a layer out of range.
+    Raises :class:`BlockvizError` for a layer out of range, or a model that returns no attention weights.
     """
-    loaded.check_layer(layer)
-    module = loaded.family.layers(loaded.model)[layer]
-    attention = loaded.family.attention(module)
-    seen: dict[str, object] = {}
-
-    def before(_module, args, kwargs):
-        seen["input"] = args[0] if args else kwargs["hidden_states"]
-        seen["rotary"] = kwargs.get("position_embeddings")
-
-    def after_attention(_module, _args, output):
-        seen["weights"] = output[1]
-
-    def after(_module, _args, output):
-        seen["output"] = output[0] if isinstance(output, tuple) else output
-        raise _Stop
-
-    def after_previous(_module, _args, output):
-        seen["previous"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
-
-    handles = [
-        module.register_forward_pre_hook(before, with_kwargs=True),
-        attention.register_forward_hook(after_attention),
-        module.register_forward_hook(after),
-    ]
-    if layer > 0:
-        handles.append(loaded.family.layers(loaded.model)[layer - 1].register_forward_hook(after_previous))
-    try:
-        with torch.no_grad():
-            loaded.model(input_ids=torch.tensor([ids]), use_cache=False, output_attentions=True)
-    except _Stop:
-        pass
-    finally:
-        for handle in handles:
-            handle.remove()
-    if seen.get("weights") is None:
-        raise BlockvizError(
-            f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'"
-        )
-    rotary = seen.get("rotary")
-    previous = seen["previous"][0] if "previous" in seen else None
-    return LayerCapture(
-        seen["input"][0],
-        seen["output"][0],
-        seen["weights"][0],
-        (rotary[0][0], rotary[1][0]) if rotary is not None else None,
-        previous,
-    )
+    return capture_layers(loaded, ids, range(layer, layer + 1))[0]
 
 
 def record_layer(
@@ -186,7 +141,8 @@ def record_layer(
 
 def capture_layers(loaded: LoadedModel, ids: list[int], layers: range) -> list[LayerCapture]:
     """Run the model on token ``ids`` once, up to and including the last of ``layers``, and
-    return what each of ``layers`` received and produced (as :func:`capture_layer`; the first's
+    return what each of ``layers`` received and produced (forward hooks on each layer and its
+    self-attention; the first's
     ``previous`` is layer − 1's output when it has one, the others' the layer before's output).
 
     Raises :class:`BlockvizError` for a layer out of range, or a model that returns no attention weights.
