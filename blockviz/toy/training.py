@@ -161,10 +161,7 @@ def train(options: TrainOptions, on_step: Callable[[int, float], None] | None = 
             logits = model(ids[:, :-1])
             targets = ids[:, 1:].masked_fill(torch.arange(ids.shape[1] - 1)[None] >= (lengths - 1)[:, None], -100)
             loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
-            losses.append(float(loss.detach()))
+            losses.append(_descend(optimiser, loss))
             if on_step is not None:
                 on_step(step + 1, losses[-1])
         final = sum(losses[-100:]) / len(losses[-100:])
@@ -213,13 +210,18 @@ def train_copy(options: TrainOptions, on_step: Callable[[int, float], None] | No
             ids, batch_rows, query_rows = copy_batch(sequences, vocabulary)
             logits = model(ids)
             loss = F.cross_entropy(logits[batch_rows, query_rows], ids[batch_rows, query_rows + 1])
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
-            losses.append(float(loss.detach()))
+            losses.append(_descend(optimiser, loss))
             if on_step is not None:
                 on_step(step + 1, losses[-1])
         final = sum(losses[-100:]) / len(losses[-100:])
         checkpoints[options.steps] = (final, copy_lesson_weights(model, vocabulary))
         measures[options.steps] = copy_measures(model, vocabulary, options.copy)
     return Trained(model, vocabulary, options, options.steps * options.batch, final, checkpoints, is_pinned(), measures)
+
+
+def _descend(optimiser: torch.optim.Optimizer, loss: torch.Tensor) -> float:
+    """One step of gradient descent on ``loss`` (a scalar); its value, for the loss curve."""
+    optimiser.zero_grad(set_to_none=True)
+    loss.backward()
+    optimiser.step()
+    return float(loss.detach())
