@@ -98,6 +98,9 @@ def record_value(rec, source: tuple) -> float:
         return record_value(rec, total) - sum(record_value(rec, part) for part in shown)
     if name == "constant":
         return float(index[0])
+    if name == "block":  # (k, *source): the same in block k's view of a record of several blocks
+        k, *inner = index
+        return record_value(rec.block(k), tuple(inner))
     if name == "baseline":  # (head, query, key): the head's mean weight on key from the other queries that see it
         head, query, key = index
         others = [q for q in range(rec.n) if q != query and (not rec.config.causal or q >= key)]
