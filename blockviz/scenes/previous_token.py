@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 
-from manim import DOWN, RIGHT, VGroup
+import torch
+from manim import DOWN, LEFT, RIGHT, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
@@ -14,7 +15,7 @@ from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height
-from blockviz.scenes.look import CAPTION_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
 from blockviz.scenes.stack_story import CopyModelRecord, in_block, previous_token_head
 from blockviz.scenes.text import text
 
@@ -66,11 +67,8 @@ class PreviousToken(CopyModelRecord, RecordScene):
             FadeIn(cell),
             caption=f"“{self.token_name(row)}” puts {weight} of its weight on “{self.token_name(row - 1)}”",
         )
-        self.step(Reveal(rows[0]), Reveal(rows[1]), caption=self.output_caption(view, row))
-        self.step(
-            FadeOut(cell),
-            caption="block 0 writes into each row the word before it: the next block can read it there",
-        )
+        self.step(Reveal(rows[0]), caption=self.output_caption(view, row))
+        self.step(FadeOut(cell), caption=self.closing_caption(view))
 
     @property
     def row(self) -> int:
@@ -98,27 +96,24 @@ class PreviousToken(CopyModelRecord, RecordScene):
         rows = []
         if view.n >= 2:
             row = self.row
-            features = axis_labels("d_head", view.tokens, view.config.d_head)
-            for said, field, i in (
-                (f"value of “{self.token_name(row - 1)}”", "value", row - 1),
-                (f"head output of “{self.token_name(row)}”", "head_outputs", row),
+            fields = (("value", row - 1), ("head_outputs", row))
+            pair = NumberGrid(
+                torch.stack([view.tensors[field][g, i] for field, i in fields]),
+                None,
+                axis_labels("d_head", view.tokens, view.config.d_head),
+                look,
+                colors="none",  # the numbers side by side: the output row is the values, weighted
+                source=lambda r, j: in_block(0, fields[r][0], g, fields[r][1], j),
+                max_columns=view.config.d_head,
+            )
+            for r, said in enumerate(
+                (f"value of “{self.token_name(row - 1)}”", f"head output of “{self.token_name(row)}”")
             ):
-                rows.append(
-                    NumberGrid(
-                        view.tensors[field][g, i][None, :],
-                        [said],
-                        features if field == "value" else None,
-                        look,
-                        source=lambda _, j, field=field, i=i: in_block(0, field, g, i, j),
-                        color_limit=self.limit(field),
-                        row_header_color=look.text,
-                        max_columns=view.config.d_head,
-                    )
-                )
-            values = VGroup(*rows).arrange(DOWN, buff=0.12)
-            left = rows[0].cell_group.get_left()[0]
-            rows[1].shift(RIGHT * (left - rows[1].cell_group.get_left()[0]))
-            parts.append(values)
+                name = text(said, HEADER_SIZE, look.text)
+                name.next_to(pair.row(r), LEFT, buff=0.2)
+                pair.header_group.add(name)
+            rows.append(pair)
+            parts.append(pair)
         layout = VGroup(*parts).arrange(DOWN, buff=0.35)
         grid.header_group.add(text("weights", CAPTION_SIZE - 4, look.muted).next_to(grid.body(), RIGHT, buff=0.2))
         self.place(layout, title, bottom_space=1.3, grow=1.6)
@@ -129,6 +124,12 @@ class PreviousToken(CopyModelRecord, RecordScene):
         rows = range(1, view.n)
         most = sum(1 for i in rows if view.weights[self.g, i, i - 1].item() > MOSTLY)
         return f"{most} of the {len(rows)} words after the first put more than half their weight on the word before"
+
+    def closing_caption(self, view) -> str:
+        """What the head writes, as far as every row's weight on the word before says."""
+        if all(view.weights[self.g, i, i - 1].item() > MOSTLY for i in range(1, view.n)):
+            return "block 0 writes into each row the word before it: the next block can read it there"
+        return "where a row's weight on the word before is high, block 0 writes that word into the row"
 
     def output_caption(self, view, row: int) -> str:
         """What the head output row is, as far as the weight on the word before says."""
