@@ -75,6 +75,11 @@ _STATEMENT = re.compile(rf"^(?:{'|'.join(TYPES)})\b", re.MULTILINE)
 _CLASS = re.compile(r"^class\b", re.MULTILINE)
 
 
+class SceneRefused(BlockvizError):
+    """A scene asked for by name cannot show the record (it lacks what the scene ``NEEDS``): the
+    CLI's usage error on ``--scene`` (exit 2)."""
+
+
 @dataclass(frozen=True)
 class SceneEntry:
     """One catalogued scene, as its module states it (see the module docstring): ``name`` (the
@@ -256,7 +261,7 @@ def for_record(chosen: list[SceneEntry], rec, asked: tuple[str, ...] | list[str]
 
     Raises
     ------
-    BlockvizError
+    SceneRefused
         For a scene asked for by name that cannot show ``rec`` (one line, with the fix).
     """
     kept = []
@@ -265,7 +270,7 @@ def for_record(chosen: list[SceneEntry], rec, asked: tuple[str, ...] | list[str]
         if reason is None:
             kept.append(entry)
         elif entry.name in asked:
-            raise BlockvizError(f"scene {entry.name!r} cannot be drawn: {reason}")
+            raise SceneRefused(f"scene {entry.name!r} cannot be drawn: {reason}")
     return kept
 
 

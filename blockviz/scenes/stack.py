@@ -22,8 +22,8 @@ ORDER = 142
 DESCRIPTION = "a stack of blocks: a block hands back a grid of the shape it took, and the next block takes it"
 CHAPTER = "Feed it into another block"
 CAPTION = (
-    "A block takes an n × d_model grid and hands back one of the same shape, so its output can be the "
-    "next block's input, number for number."
+    "A block takes a grid of one row per token and hands back a grid of the same shape, so its output "
+    "can be the next block's input, number for number."
 )
 NEEDS = "blocks"
 
