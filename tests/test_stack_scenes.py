@@ -24,19 +24,20 @@ from blockviz.style import format_number
 from blockviz.toy.recording import record_toy
 
 SENTENCE = "cat river lamp dog cat river"
+LESSON = "cat road because lamp cake river tall dog sat mat wide lamp cake river"  # docs/models.md
 CAT_2, RIVER_1 = 4, 1  # the second "cat" and the "river" after the first: by hand
 SCENES = {"stack": Stack, "previous-token": PreviousToken, "induction": Induction, "logit-lens": LogitLens}
 CODE_NAME = re.compile(r"\b(?:d_model|d_head|d_ff|resid_pre|resid_post|pos_embed|scores_from_\w+)\b")
 
 
 @functools.cache
-def copy_record():
-    return record_toy(SENTENCE, "copy")
+def copy_record(sentence: str = SENTENCE):
+    return record_toy(sentence, "copy")
 
 
 @functools.cache
-def built(name: str, token: str | None = "cat#2"):
-    return build(SCENES[name], copy_record(), **({"token": token} if token else {}))
+def built(name: str, token: str | None = "cat#2", sentence: str = SENTENCE):
+    return build(SCENES[name], copy_record(sentence), **({"token": token} if token else {}))
 
 
 def labels_of(inspector, *head) -> dict:
@@ -46,13 +47,23 @@ def labels_of(inspector, *head) -> dict:
     }
 
 
-@pytest.mark.parametrize("token", ["cat#2", None], ids=["second cat", "default focus"])
+@pytest.mark.parametrize(
+    ("sentence", "token", "framed"),
+    [
+        (SENTENCE, "cat#2", True),
+        (SENTENCE, None, True),
+        ("cat river lamp", None, True),  # no word comes back: nothing for an induction head to find
+        (LESSON, None, True),
+        ("cat", None, False),
+    ],
+    ids=["second cat", "default focus", "no repeat", "lesson", "one token"],
+)
 @pytest.mark.parametrize("name", list(SCENES))
-def test_each_scene_keeps_every_rule(name, token):
+def test_each_scene_keeps_every_rule(name, sentence, token, framed):
     """Every number the record's at its source, every sum adding up, no text overlapping, leaving
-    the frame, under 11 px or under 4.5:1, every shot filling 60 % of the frame."""
-    scene, inspector = built(name, token)
-    check_scene(scene, inspector, copy_record())
+    the frame, under 11 px or under 4.5:1, every shot filling 60 % of the frame (but on one token)."""
+    scene, inspector = built(name, token, sentence)
+    check_scene(scene, inspector, copy_record(sentence), framed=framed)
 
 
 def test_the_catalogue_states_what_each_needs_and_all_keeps_them_only_for_a_stack():

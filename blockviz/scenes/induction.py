@@ -16,7 +16,7 @@ from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
 from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid
-from blockviz.scenes.layout import column_width
+from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import HEADER_SIZE, NOTE_SIZE, WORK_SIZE
 from blockviz.scenes.stack_story import CopyModelRecord, in_block, induction_head, previous_token_head, repeat_of
 from blockviz.scenes.text import number, text
@@ -53,11 +53,7 @@ class Induction(CopyModelRecord, RecordScene):
         self.last = len(rec.blocks) - 1
         found = repeat_of(rec.tokens, self.focus)
         if found is None:
-            title = self.show_title("Induction needs a repeated word")
-            row = self.weights_row(self.focus, self.focus, 0)
-            self.place(row, title, bottom_space=1.3)
-            self.step(Reveal(row), caption=f"block {self.last}, head 0: no word of this sentence comes back")
-            self.step(caption="say a phrase twice and the last block's head finds what came after it the first time")
+            self.no_repeat()
             return
         q, k = found
         h = induction_head(rec, q, k)
@@ -77,6 +73,28 @@ class Induction(CopyModelRecord, RecordScene):
         )
         self.step(FadeOut(light), caption=self.largest_caption())
         self.step(Reveal(guess), caption=self.predicted_caption())
+
+    def no_repeat(self) -> None:
+        """A sentence without a repeated word: the last block's head 0's weights, and why there is nothing to copy."""
+        rec, slots = self.record, self.token_slots()
+        title = self.show_title("Induction needs a word said twice")
+        grid = NumberGrid(
+            rec.weights[0],
+            self.token_names,
+            self.token_names,
+            self.look,
+            colors="weights",
+            source=in_block(self.last, "weights", 0),
+            blocked=rec.mask == -math.inf,
+            row_slots=slots,
+            column_slots=slots,
+            cell_width=column_width(len(slots), width=9.0, most=2.6),
+            cell_height=row_height(len(slots) + 1, height=4.6, most=1.0),
+        )
+        self.place(grid, title, bottom_space=1.3, grow=2.0)
+        self.step(Reveal(grid), caption=f"block {self.last}, head 0: every word's weights")
+        self.step(caption="no word of this sentence comes back: there is no earlier occurrence to look after")
+        self.step(caption="say a phrase twice and the second time, a head here can find what came next")
 
     def weights_row(self, q: int, k: int, h: int) -> NumberGrid:
         """Head h's weights from query q on every key, ``(1, n)``, k among the keys drawn."""

@@ -52,6 +52,7 @@ class PreviousToken(CopyModelRecord, RecordScene):
         self.step(Reveal(grid), caption=f"block 0, head {g}: each row's weights on the words up to it")
         if view.n < 2:
             self.step(caption="one word: there is no word before it to look at")
+            self.step(caption="its whole weight is on itself, the one key it may use")
             return
         lights = [Highlight(self.look, grid.cells[i, i - 1]) for i in range(1, view.n) if (i, i - 1) in grid.cells]
         if lights:

@@ -29,8 +29,8 @@ NEEDS = "blocks"
 
 DIM = 0.15
 """Opacity of the stand-in of what is still to come."""
-FEATURE_SLOTS = 3
-"""Columns of d_model drawn in each grid (the others at ⋯); the tokens name the rows of the first."""
+FEATURE_SLOTS = 2
+"""Columns of d_model drawn in each grid: the first and the last, the others at ⋯; the tokens name the rows of the first grid."""
 
 
 class Stack(CopyModelRecord, RecordScene):
@@ -88,7 +88,7 @@ class Stack(CopyModelRecord, RecordScene):
                 color_limit=self.limit("resid_pre"),
                 row_slots=slots,
                 column_slots=columns,
-                cell_height=row_height(len(slots) + 1, height=4.4, most=0.6),
+                cell_height=row_height(len(slots) + 1, height=4.4, most=1.4),
             )
             grid.header_group.add(text(said, CAPTION_SIZE - 4, look.muted).next_to(grid.body(), DOWN, buff=0.2))
             grids.append(grid)
