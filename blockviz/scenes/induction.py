@@ -24,7 +24,7 @@ from blockviz.scenes.token_axis import visible_slots
 
 NAME = "induction"
 TOKEN_AXIS = True
-ORDER = 146
+ORDER = 164
 DESCRIPTION = "the induction head: a repeated word's query meets the key of the word after its first occurrence"
 CHAPTER = "Block 1 finds what came next last time"
 CAPTION = (

@@ -20,7 +20,7 @@ from blockviz.scenes.token_axis import token_face
 
 NAME = "logit-lens"
 TOKEN_AXIS = True
-ORDER = 148
+ORDER = 166
 DESCRIPTION = "the logit lens: the focus row's next-word prediction after each block"
 CHAPTER = "The prediction after each block"
 CAPTION = (

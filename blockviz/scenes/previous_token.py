@@ -21,7 +21,7 @@ from blockviz.scenes.text import text
 
 NAME = "previous-token"
 TOKEN_AXIS = True
-ORDER = 144
+ORDER = 162
 DESCRIPTION = "block 0's previous-token head: each word's value moves into the next row"
 CHAPTER = "Block 0 looks one word back"
 CAPTION = (

@@ -18,7 +18,7 @@ from blockviz.scenes.text import text
 
 NAME = "stack"
 TOKEN_AXIS = True
-ORDER = 142
+ORDER = 160
 DESCRIPTION = "a stack of blocks: a block hands back a grid of the shape it took, and the next block takes it"
 CHAPTER = "Feed it into another block"
 CAPTION = (
