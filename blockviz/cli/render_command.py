@@ -172,6 +172,7 @@ def render(
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --lecture --narrate
       blockviz render "the cat sat" --scene softmax --pace 1.5 --detail 3
       blockviz render --record rec.safetensors --scene mask --format png -o docs/frames
+      blockviz render "cat river lamp dog cat river" --model copy --token cat#2 --scene stack,induction --format png
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
     """
