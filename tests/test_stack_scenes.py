@@ -194,3 +194,23 @@ def test_each_renders_a_tiny_png(tmp_path):
     pngs = sorted(path.name for path in tmp_path.glob("*.png"))
     assert pngs == sorted(f"{name}.png" for name in SCENES)
     assert all((tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for png in pngs)
+
+
+def test_a_trained_models_layers_show_as_a_stack_with_their_own_output_and_names(tmp_path):
+    """A post-norm model's stack (tiny BERT, --layer all): the output grid is the layer's output
+    (resid_post_norm, what the next layer reads), the blocks are named by their layers, and the
+    scenes that need a toy model's split or prediction are left out."""
+    from models_support import SENTENCE as MODEL_SENTENCE
+    from models_support import bert_folder
+
+    import blockviz
+
+    rec = blockviz.record(MODEL_SENTENCE, str(bert_folder(tmp_path / "bert")), "all")
+    shown = {entry.name for entry in for_record(lookup(["all"]), rec)}
+    assert {"stack", "previous-token"} <= shown and not {"induction", "logit-lens"} & shown
+    scene, inspector = build(Stack, rec)
+    check_scene(scene, inspector, rec, framed=False)
+    assert labels_of(inspector, "block", 0, "resid_post_norm") and not labels_of(inspector, "block", 0, "resid_post")
+    assert scene.captions[0][1].startswith("the grid entering layer 0:")
+    scene, inspector = build(PreviousToken, rec)
+    check_scene(scene, inspector, rec, framed=False)

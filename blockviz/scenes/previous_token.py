@@ -16,8 +16,9 @@ from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
-from blockviz.scenes.stack_story import CopyModelRecord, in_block, previous_token_head
+from blockviz.scenes.stack_story import CopyModelRecord, block_name, in_block, previous_token_head
 from blockviz.scenes.text import text
+from blockviz.scenes.token_axis import visible_slots
 
 NAME = "previous-token"
 TOKEN_AXIS = True
@@ -46,10 +47,13 @@ class PreviousToken(CopyModelRecord, RecordScene):
         view = self.record.block(0)
         g = previous_token_head(view)
         self.g = g
-        title = self.show_title(f"Block 0, head {g}: each word looks one word back")
+        self.first = block_name(self.record, 0)
+        looks_back = view.n > 1 and all(view.weights[g, i, i - 1].item() > MOSTLY for i in range(1, view.n))
+        said = "each word looks one word back" if looks_back else "its weight on the word before"
+        title = self.show_title(f"{self.first[0].upper()}{self.first[1:]}, head {g}: {said}")
         grid, rows = self.build(title, view)
         self.add(ghost_of(grid, *rows, opacity=DIM))
-        self.step(Reveal(grid), caption=f"block 0, head {g}: each row's weights on the words up to it")
+        self.step(Reveal(grid), caption=f"{self.first}, head {g}: each row's weights on the words it may use")
         if view.n < 2:
             self.step(caption="one word: there is no word before it to look at")
             self.step(caption="its whole weight is on itself, the one key it may use")
@@ -74,12 +78,14 @@ class PreviousToken(CopyModelRecord, RecordScene):
     @property
     def row(self) -> int:
         """The row worked: the focus, or the second token when the focus is the first."""
-        return self.focus if self.focus >= 1 else 1
+        return self.focus if self.focus >= 1 or self.record.n < 2 else 1
 
     def build(self, title, view) -> tuple[NumberGrid, list[NumberGrid]]:
         """The weights grid, and under it the previous word's value and the row's head output, placed (not shown)."""
         look, g = self.look, self.g
-        slots = self.token_slots()
+        slots = visible_slots(
+            view.n, self.row, keep=[self.row - 1] if view.n > 1 else []
+        )  # the row worked, the one before
         grid = NumberGrid(
             view.weights[g],
             self.token_names,
@@ -129,8 +135,8 @@ class PreviousToken(CopyModelRecord, RecordScene):
     def closing_caption(self, view) -> str:
         """What the head writes, as far as every row's weight on the word before says."""
         if all(view.weights[self.g, i, i - 1].item() > MOSTLY for i in range(1, view.n)):
-            return "block 0 writes into each row the word before it: the next block can read it there"
-        return "where a row's weight on the word before is high, block 0 writes that word into the row"
+            return f"{self.first} writes into each row the word before it: the next block can read it there"
+        return f"where a row's weight on the word before is high, {self.first} writes that word into the row"
 
     def output_caption(self, view, row: int) -> str:
         """What the head output row is, as far as the weight on the word before says."""

@@ -13,7 +13,7 @@ from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import row_height
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE
-from blockviz.scenes.stack_story import CopyModelRecord, in_block
+from blockviz.scenes.stack_story import CopyModelRecord, block_name, in_block
 from blockviz.scenes.text import text
 
 NAME = "stack"
@@ -41,27 +41,28 @@ class Stack(CopyModelRecord, RecordScene):
     def construct(self) -> None:
         rec = self.record
         count = len(rec.blocks)
+        first, second = block_name(rec, 0), block_name(rec, 1)
         title = self.show_title(f"A stack of {count} blocks: same shape out as in")
         grids, steps = self.build(title)
         entering, leaving, next_input = grids
         self.add(ghost_of(*grids, *steps, opacity=DIM))  # the whole stack in view from the start, dim
         n, d = rec.n, rec.config.d_model
-        self.step(Reveal(entering), caption=f"the grid entering block 0: {n} tokens × {d} numbers")
-        self.step(FadeIn(steps[0]), Reveal(leaving), caption=f"block 0 hands back a grid of the same shape: {n} × {d}")
+        self.step(Reveal(entering), caption=f"the grid entering {first}: {n} tokens × {d} numbers")
+        self.step(FadeIn(steps[0]), Reveal(leaving), caption=f"{first} hands back a grid of the same shape: {n} × {d}")
         self.step(
             FadeIn(steps[1]),
             Reveal(next_input),
-            caption="block 1 takes that grid as its input: the same numbers, nothing added on the way",
+            caption=f"{second} takes that grid as its input: the same numbers, nothing added on the way",
         )
         lights = [Highlight(self.look, grid.row(self.focus)) for grid in grids]
         self.step(
             *(FadeIn(light) for light in lights),
-            caption=f"“{self.token_name(self.focus)}”: its row leaves block 0 and enters block 1 unchanged",
+            caption=f"“{self.token_name(self.focus)}”: its row leaves {first} and enters {second} unchanged",
         )
-        more = "" if count == 2 else f", and so on to block {count - 1}"
+        more = "" if count == 2 else f", and so on to the last of the {count}"
         self.step(
             *(FadeOut(light) for light in lights),
-            caption=f"so blocks stack: block 1 reads what block 0 wrote into each row{more}",
+            caption=f"so blocks stack: {second} reads what {first} wrote into each row{more}",
         )
 
     def build(self, title) -> tuple[list[NumberGrid], list[VGroup]]:
@@ -72,10 +73,12 @@ class Stack(CopyModelRecord, RecordScene):
         columns = list(range(min(FEATURE_SLOTS - 1, rec.config.d_model))) + (
             [None, rec.config.d_model - 1] if rec.config.d_model > FEATURE_SLOTS else []
         )
+        output = rec.block(0).architecture.block_output  # resid_post; post-norm: resid_post_norm
+        first, second = block_name(rec, 0), block_name(rec, 1)
         names = [
-            ("block 0's input", 0, "resid_pre"),
-            ("block 0's output", 0, "resid_post"),
-            ("block 1's input", 1, "resid_pre"),
+            (f"{first}'s input", 0, "resid_pre"),
+            (f"{first}'s output", 0, output),
+            (f"{second}'s input", 1, "resid_pre"),
         ]
         grids = []
         for said, k, field in names:
@@ -92,7 +95,7 @@ class Stack(CopyModelRecord, RecordScene):
             )
             grid.header_group.add(text(said, CAPTION_SIZE - 4, look.muted).next_to(grid.body(), DOWN, buff=0.2))
             grids.append(grid)
-        steps = [self.step_label("block 0"), self.step_label("the same grid")]
+        steps = [self.step_label(first), self.step_label("the same grid")]
         layout = VGroup(grids[0], steps[0], grids[1], steps[1], grids[2]).arrange(RIGHT, buff=0.3)
         for step in steps:
             step.set_y(grids[0].cell_group.get_y())

@@ -58,3 +58,9 @@ class CopyModelRecord:
 
             self._record = record_toy(STACK_SENTENCE, "copy")
         return super().record
+
+
+def block_name(rec, k: int) -> str:
+    """Block ``k`` of ``rec`` as captions name it: "block k", or a trained model's "layer L"."""
+    view = rec.block(k)
+    return f"layer {view.source.layer}" if view.source.is_model and view.source.layer is not None else f"block {k}"
