@@ -13,8 +13,8 @@ from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import Reveal
 from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.layout import column_width
-from blockviz.scenes.look import CELL_HEIGHT, NUMBER_SIZE
-from blockviz.scenes.stack_story import CopyModelRecord, in_block
+from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.stack_story import CopyModelRecord, block_name, in_block
 from blockviz.scenes.text import number, text
 from blockviz.scenes.token_axis import token_face
 
@@ -67,16 +67,17 @@ class LogitLens(CopyModelRecord, RecordScene):
             others = ("remainder", ("constant", 1.0), *sources)
             grid = NumberGrid(
                 [[*guess.probabilities, guess.others]],
-                [f"after block {k}"],
+                None,
                 [token_face(w) for w in guess.words] + [OTHERS],
                 look,
                 colors="weights",
                 source=lambda _, j, sources=sources, others=others: sources[j] if j < len(sources) else others,
-                row_header_color=look.text,
                 cell_width=width,
                 cell_height=ROW_HEIGHT,
                 decimals=self.decimals,
             )
+            name = text(f"after {block_name(self.record, k)}", HEADER_SIZE, look.text)
+            grid.header_group.add(name.next_to(grid.cell_group, LEFT, buff=0.2))  # never cut, as a header would be
             total = number(1.0, NUMBER_SIZE, look.text, self.decimals, source=("constant", 1.0))
             sign = text(guess.sign(self.decimals), NUMBER_SIZE, look.text)
             labels = [grid.labels[0, j] for j in grid.shown_columns()]
