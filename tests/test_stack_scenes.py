@@ -13,6 +13,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 from support import build, check_scene, parse, shown_decimals, sum_misses
+from support_motion import build_in_motion
 
 from blockviz.cli import main
 from blockviz.scenes.catalog import entries, for_record, lookup
@@ -214,3 +215,12 @@ def test_a_trained_models_layers_show_as_a_stack_with_their_own_output_and_names
     assert scene.captions[0][1].startswith("the grid entering layer 0:")
     scene, inspector = build(PreviousToken, rec)
     check_scene(scene, inspector, rec, framed=False)
+
+
+@pytest.mark.parametrize("name", list(SCENES))
+def test_each_keeps_its_bars_in_motion(name):
+    """At 0.1, 0.25, 0.5, 0.75 and 0.9 of every play: no text under 4.5:1 against what is
+    composited behind it, no highlight edge through a text, no number morphing into another."""
+    _, inspector = build_in_motion(SCENES[name], copy_record(), token="cat#2")
+    assert inspector.plays >= 3
+    assert inspector.problems == []
