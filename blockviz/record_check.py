@@ -209,7 +209,8 @@ def check_claims(rec) -> None:
       the record's ``ln_f.*`` and ``W_U`` too.
     - A record of several blocks: each block as above, block k > 0 from its own ``resid_pre``
       (:func:`check_stack` has made sure it is block k − 1's ``resid_post``), its prediction
-      fields (the logit lens) from its output.
+      fields (the logit lens) from its output, and where it holds them, the parts of its scores
+      that came from the embeddings and each head of block k − 1 (:mod:`blockviz.key_sources`).
 
     The message names the first field (in data-flow order) or parameter that differs and by how much.
     """
@@ -223,6 +224,28 @@ def check_claims(rec) -> None:
         _check_seeded_parameters(_stored(rec.params), rec.config)
     for index, view in enumerate(rec.blocks):
         _check_recomputed(view, own_input=index > 0)
+        if index > 0:
+            _check_key_sources(rec.blocks[index - 1], view)
+
+
+def _check_key_sources(before, view) -> None:
+    """Block ``view``'s split of its scores by where its keys came from
+    (:func:`blockviz.key_sources.score_sources`), where it holds one, recomputed from the block ``before``."""
+    from blockviz.key_sources import SOURCE_FIELDS, score_sources
+
+    tensors = _stored(view.tensors)
+    if not any(name in tensors for name in SOURCE_FIELDS):
+        return
+    expected = score_sources(
+        _stored(before.tensors), _stored(before.params), tensors, _stored(view.params), view.config.ln_eps
+    )
+    for name in SOURCE_FIELDS:
+        difference = _difference(tensors[name], expected[name])
+        if difference is not None:
+            raise BlockvizError(
+                f"field {name!r} is not what the record's parameters make of its input: it differs from its recomputation by {difference} "
+                "(the file was edited, or its parameters were)"
+            )
 
 
 def _stored(tensors: Mapping[str, torch.Tensor]) -> Mapping[str, torch.Tensor]:

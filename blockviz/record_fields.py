@@ -98,6 +98,9 @@ PLAIN_FFN = When("plain FFN", lambda arch: not arch.gated)
 GATED_FFN = When("gated FFN", lambda arch: arch.gated)
 MODEL_LAYER = When("a trained model's layer", lambda arch: arch.model_layer)
 UNEMBEDDING = When("an unembedding", lambda arch: arch.unembedding)
+LATER_TOY_BLOCK = When(
+    "block 1 on of a toy model's stack", lambda arch: arch.unembedding and arch.pre_norm and not arch.rotary
+)
 
 
 @dataclass(frozen=True)
@@ -327,6 +330,27 @@ DECLARATION: tuple[Declaration, ...] = (
         "scores",
         explorer_step="scores",
     ),
+    Declaration(
+        "scores_from_embed",
+        ("n_heads", "n", "n"),
+        "the part of scores from key j's embeddings (embed + pos_embed through ln1 and W_K; blockviz.key_sources)",
+        "scores",
+        LATER_TOY_BLOCK,
+        optional=True,
+        explorer_step="scores",
+        not_recomputed_by_hand="a toy model's field: no trained model's layer records it",
+    ),
+    Declaration(
+        "scores_from_heads",
+        ("n_heads", "n_heads", "n", "n"),
+        "[h, g]: the part of head h's scores from key j's row as head g of the block before wrote it "
+        "(through ln1 and W_K; blockviz.key_sources)",
+        "scores",
+        LATER_TOY_BLOCK,
+        optional=True,
+        explorer_step="scores",
+        not_recomputed_by_hand="a toy model's field: no trained model's layer records it",
+    ),
     Declaration("scaled_scores", ("n_heads", "n", "n"), "scores / √d_head", "scores", explorer_step="scale"),
     Declaration(
         "mask",
@@ -537,7 +561,8 @@ FIELD_NAMES: tuple[str, ...] = tuple(spec.name for spec in FIELDS)
 
 OPTIONAL_FIELDS: tuple[str, ...] = tuple(entry.name for entry in DECLARATION if entry.optional)
 """Fields a record may lack (:func:`fields_for`'s ``optional``): ``prev_output`` exists for a
-model's layer after the first, and records saved before it was recorded still load."""
+model's layer after the first, ``scores_from_embed`` and ``scores_from_heads`` for a toy model's
+block after the first (:mod:`blockviz.key_sources`), and records saved before them still load."""
 
 
 PREDICTION_FIELDS: tuple[str, ...] = tuple(entry.name for entry in DECLARATION if entry.when is UNEMBEDDING)

@@ -1,5 +1,7 @@
 """What some outputs need beyond a block: the prediction needs an unembedding, the training
-picture a model folder ``blockviz train`` wrote. Each function says why a record does not have
+picture a model folder ``blockviz train`` wrote, the stack's scenes a record of several blocks
+(the prediction after each block: with an unembedding; the induction head's keys: their split
+by source, :mod:`blockviz.key_sources`). Each function says why a record does not have
 it (one line, with the fix) or returns ``None``; figures (``FigureSpec.applies``) and scenes
 (a scene module's ``NEEDS``) name them from :data:`NEEDS`."""
 
@@ -29,7 +31,43 @@ def training_missing(rec) -> str | None:
     return None
 
 
-NEEDS = {"unembedding": unembedding_missing, "training": training_missing}
+def blocks_missing(rec) -> str | None:
+    """Why ``rec`` shows no stack — it holds one block (``len(rec.blocks)``) — or ``None``."""
+    if len(rec.blocks) > 1:
+        return None
+    return (
+        "the record holds one block, and this scene shows a stack of blocks: try --model copy "
+        "(and leave --block out, which shows one block)"
+    )
+
+
+def lens_missing(rec) -> str | None:
+    """Why ``rec`` has no prediction after each block to show — one block, or no unembedding
+    in its blocks (a trained model's lens is not drawn as a scene) — or ``None``."""
+    return blocks_missing(rec) or unembedding_missing(rec)
+
+
+def key_sources_missing(rec) -> str | None:
+    """Why ``rec`` cannot show where its last block's keys came from — one block, or a last
+    block without ``scores_from_embed`` (only a toy model's stack records it,
+    :mod:`blockviz.key_sources`) — or ``None``."""
+    if blocks_missing(rec):
+        return blocks_missing(rec)
+    if "scores_from_heads" not in rec.tensors:
+        return (
+            f"the record does not split its last block's scores by where the keys came from ({rec.source.describe()}): "
+            "try --model copy"
+        )
+    return None
+
+
+NEEDS = {
+    "unembedding": unembedding_missing,
+    "training": training_missing,
+    "blocks": blocks_missing,
+    "lens": lens_missing,
+    "key-sources": key_sources_missing,
+}
 """Each need by the name figures and scenes state it with."""
 
 

@@ -68,9 +68,17 @@ def field_tables(
     if len(shape) == 2:
         return [title, _table(_elide(tensor, keep, max_columns), tokens, columns, decimals)]
     parts: list[Table | Text] = [title]
-    for head, matrix in enumerate(tensor):
-        if heads is None or head in heads:
-            parts += [Text(f"  head {head}"), _table(_elide(matrix, keep, max_columns), tokens, columns, decimals)]
+    for head, per_head in enumerate(tensor):
+        if heads is not None and head not in heads:
+            continue
+        if len(shape) == 4:  # (n_heads, n_heads, n, n): scores_from_heads, head h's part from each head g before
+            for before, matrix in enumerate(per_head):
+                parts += [
+                    Text(f"  head {head}, from head {before} of the block before"),
+                    _table(_elide(matrix, keep, max_columns), tokens, columns, decimals),
+                ]
+            continue
+        parts += [Text(f"  head {head}"), _table(_elide(per_head, keep, max_columns), tokens, columns, decimals)]
     return parts
 
 

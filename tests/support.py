@@ -51,6 +51,15 @@ MORE_RECORDS = {
 }
 """Records only the framing and type tests build every scene on (on top of :data:`RECORDS`)."""
 
+COPY = "copy"
+"""In :data:`STACK_RECORDS`: the record of the shipped two-block copy model (``--model copy``)."""
+STACK_RECORDS = {
+    "copy": ("cat road because lamp cake river tall dog sat mat wide lamp cake river", COPY),
+}
+"""The record of several blocks the scene tests build the stack's scenes on where a test builds
+every scene on one record (:func:`thirteen_tokens` of ``test_scenes.py``); their own tests are
+``test_stack_scenes.py``."""
+
 FRAMED = ("default", "13 tokens", "45 tokens")
 """Records on which every shot fills :data:`FRAME_SHARE` of the frame between title and caption."""
 FRAME_SHARE = 0.6
@@ -62,12 +71,12 @@ MIN_PIXELS = 11
 
 @functools.cache
 def named_record(name: str):
-    """The record called ``name`` in :data:`RECORDS` or :data:`MORE_RECORDS` (recorded once per session)."""
-    sentence, options = {**RECORDS, **MORE_RECORDS}[name]
-    if options == TOY:
+    """The record called ``name`` in :data:`RECORDS`, :data:`MORE_RECORDS` or :data:`STACK_RECORDS` (recorded once per session)."""
+    sentence, options = {**RECORDS, **MORE_RECORDS, **STACK_RECORDS}[name]
+    if options in (TOY, COPY):
         from blockviz.toy.recording import record_toy
 
-        return record_toy(sentence)
+        return record_toy(sentence, options)
     return record(sentence, BlockConfig(**options) if options else None)
 
 
@@ -98,6 +107,9 @@ def record_value(rec, source: tuple) -> float:
         return record_value(rec, total) - sum(record_value(rec, part) for part in shown)
     if name == "constant":
         return float(index[0])
+    if name == "block":  # (k, *source): the same in block k's view of a record of several blocks
+        k, *inner = index
+        return record_value(rec.block(k), tuple(inner))
     if name == "baseline":  # (head, query, key): the head's mean weight on key from the other queries that see it
         head, query, key = index
         others = [q for q in range(rec.n) if q != query and (not rec.config.causal or q >= key)]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from manim import tempconfig
-from support import RECORDS, THIRTEEN_TOKENS, build, built, named_record, parse, record_value, visible_texts
+from support import RECORDS, THIRTEEN_TOKENS, build, built, named_record, parse, record_value, shows, visible_texts
 
 from blockviz import BlockConfig
 from blockviz.block_record import record
@@ -169,7 +169,7 @@ def test_the_focus_token_chooses_the_rows_worked(chicken_record):
 @pytest.mark.parametrize("entry", entries(), ids=[entry.name for entry in entries()])
 def test_a_tiny_render_is_a_video(entry, tmp_path, cat_record):
     if entry.needs:  # its own test file renders it on a record that has what it needs
-        cat_record = named_record("toy")
+        cat_record = next(named_record(name) for name in ("toy", "copy") if shows(entry, name))
     settings = {
         "pixel_width": 160,
         "pixel_height": 90,

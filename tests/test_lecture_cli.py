@@ -17,13 +17,16 @@ from click.testing import CliRunner
 from blockviz.cli import main
 from blockviz.render.plan import LecturePlan, RenderJob, RenderOptions, plan_lecture
 from blockviz.render.run import join_lecture
-from blockviz.scenes.catalog import entries, lookup
+from blockviz.scenes.catalog import entries, for_record, lookup
 from blockviz.scenes.wording import toy_wording
+from blockviz.toy.recording import record_toy
 
 SENTENCE = "the cat sat"
 TINY = ["--resolution", "160x90", "--fps", "5"]
-LECTURE_ORDER = [entry.name for entry in entries()]
-"""The lecture's parts: every catalogued scene in the catalogue's order (each module's ORDER)."""
+EVERY_SCENE = [entry.name for entry in entries()]
+"""Every catalogued scene in the catalogue's order (each module's ORDER): a lecture's plan without names."""
+LECTURE_ORDER = [entry.name for entry in for_record(entries(), record_toy(SENTENCE), ())]
+"""The lecture's parts for SENTENCE (the toy model, one block): every scene that can show it, in that order."""
 LECTURE_FILES = ["lecture.mp4", "lecture.chapters.txt", "lecture.chapters.json", "lecture.srt"]
 
 
@@ -58,13 +61,14 @@ def rendered(tmp_path_factory):
 
 def test_lecture_order_is_the_title_card_then_every_scene_once_in_the_catalogues_order(tmp_path):
     assert LECTURE_ORDER[0] == "title" and len(set(LECTURE_ORDER)) == len(LECTURE_ORDER)
-    assert [entry.name for entry in lookup(["all"])] == LECTURE_ORDER[1:]  # every scene but the title card
+    # every scene but the title card that can show the record
+    assert [entry.name for entry in for_record(lookup(["all"]), record_toy(SENTENCE))] == LECTURE_ORDER[1:]
     assert [entry.name for entry in lookup(["title"])] == ["title"]
     orders = [entry.order for entry in entries()]
     assert orders == sorted(orders)
     lecture = plan_lecture({"sentence": SENTENCE}, RenderOptions(), tmp_path)
-    assert [job.scene for job in lecture.jobs] == LECTURE_ORDER
-    assert [job.output for job in lecture.jobs] == [tmp_path / f"{name}.mp4" for name in LECTURE_ORDER]
+    assert [job.scene for job in lecture.jobs] == EVERY_SCENE
+    assert [job.output for job in lecture.jobs] == [tmp_path / f"{name}.mp4" for name in EVERY_SCENE]
 
 
 def test_the_lecture_tells_its_story_in_order():
@@ -88,6 +92,10 @@ def test_the_lecture_tells_its_story_in_order():
     assert at["block-flow"] < at["ffn"] < at["recap"]
     # then what a one-block model with an unembedding adds (the default toy model): its prediction, then how it learned
     assert at["recap"] + 1 == at["prediction"] and at["prediction"] + 1 == at["learning"] == len(LECTURE_ORDER) - 1
+    # a record of several blocks adds the stack's scenes after those (the copy model)
+    every = {name: position for position, name in enumerate(EVERY_SCENE)}
+    assert every["learning"] < every["stack"] < every["previous-token"] < every["induction"] < every["logit-lens"]
+    assert not {"stack", "previous-token", "induction", "logit-lens"} & set(LECTURE_ORDER)
 
 
 @pytest.mark.render

@@ -75,9 +75,10 @@ def test_every_shot_fills_the_frame_between_title_and_caption(scene_name, record
 
 
 def thirteen_tokens(scene_name: str) -> str:
-    """The 13-token record the scene can show: the seeded block's, or the toy model's for a scene that needs it."""
+    """The 13-token record the scene can show: the seeded block's, or the toy model's for a scene that
+    needs it, or for a scene of a stack of blocks the copy model's 14 tokens."""
     (entry,) = lookup([scene_name])
-    return "13 tokens" if shows(entry, "13 tokens") else "toy"
+    return next(name for name in ("13 tokens", "toy", "copy") if shows(entry, name))
 
 
 LIGHT_RECORD = "toy"

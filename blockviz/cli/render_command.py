@@ -3,6 +3,7 @@ with ``--lecture`` join the title card and every scene into one video with chapt
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,6 +172,7 @@ def render(
       blockviz render "The chicken didn't cross the road because it was too tired." --token it --lecture --narrate
       blockviz render "the cat sat" --scene softmax --pace 1.5 --detail 3
       blockviz render --record rec.safetensors --scene mask --format png -o docs/frames
+      blockviz render "cat river lamp dog cat river" --model copy --token cat#2 --scene stack,induction --format png
     Each scene file also runs under plain Manim on "the cat sat":
       manim -ql scenes/softmax.py Softmax
     """
@@ -203,7 +205,7 @@ def render(
     if not lecture:  # a lecture is the title card and every scene
         with usage_error_for("--scene"):
             lookup(scenes)
-    with reporting_errors():
+    with reporting_errors(), refused_scenes():
         render_scenes(
             OptionsRecord(
                 {**record_inputs, "block": block} if block is not None else record_inputs,
@@ -240,6 +242,17 @@ class OptionsRecord(RecordSource):
 
     def sentence(self) -> str:
         return output_sentence(self.inputs)
+
+
+@contextlib.contextmanager
+def refused_scenes():
+    """A scene asked for by name that cannot show the record is a usage error on ``--scene``: one line, exit 2."""
+    from blockviz.scenes.catalog import SceneRefused
+
+    try:
+        yield
+    except SceneRefused as error:
+        raise click.BadParameter(str(error), param_hint="--scene") from None
 
 
 def _check_lecture_request(scenes: tuple[str, ...], file_format: str) -> None:

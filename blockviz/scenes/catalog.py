@@ -25,8 +25,10 @@ imported), and one that states ``NAME`` is a scene. It states, as module-level l
   ``shows_one_head = SHOWS_ONE_HEAD`` (:attr:`~blockviz.scenes.base.RecordScene.shows_one_head`);
 * ``NEEDS`` (optional) — what the scene needs beyond a block, named as in
   :data:`blockviz.record_needs.NEEDS` (``"unembedding"``: the prediction; ``"training"``: a model
-  folder ``blockviz train`` wrote); ``--scene all`` and the lecture leave it out of a record
-  without it, and ``--scene NAME`` refuses that record in one line;
+  folder ``blockviz train`` wrote; ``"blocks"``: a record of several blocks; ``"lens"``: several
+  blocks with an unembedding; ``"key-sources"``: a toy model's stack, whose last block splits its
+  scores by where the keys came from); ``--scene all`` and the lecture leave it out of a record
+  without it, and ``--scene NAME`` refuses that record in one line (:class:`SceneRefused`);
 
 and defines one class deriving from :class:`~blockviz.scenes.base.RecordScene`: the scene.
 
@@ -73,6 +75,11 @@ STATEMENT_LINES = 12
 """The most lines a stated literal or a ``class`` line may span."""
 _STATEMENT = re.compile(rf"^(?:{'|'.join(TYPES)})\b", re.MULTILINE)
 _CLASS = re.compile(r"^class\b", re.MULTILINE)
+
+
+class SceneRefused(BlockvizError):
+    """A scene asked for by name cannot show the record (it lacks what the scene ``NEEDS``): the
+    CLI's usage error on ``--scene`` (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -256,7 +263,7 @@ def for_record(chosen: list[SceneEntry], rec, asked: tuple[str, ...] | list[str]
 
     Raises
     ------
-    BlockvizError
+    SceneRefused
         For a scene asked for by name that cannot show ``rec`` (one line, with the fix).
     """
     kept = []
@@ -265,7 +272,7 @@ def for_record(chosen: list[SceneEntry], rec, asked: tuple[str, ...] | list[str]
         if reason is None:
             kept.append(entry)
         elif entry.name in asked:
-            raise BlockvizError(f"scene {entry.name!r} cannot be drawn: {reason}")
+            raise SceneRefused(f"scene {entry.name!r} cannot be drawn: {reason}")
     return kept
 
 

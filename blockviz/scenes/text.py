@@ -287,6 +287,7 @@ def number(
     * ``("constant", value)`` — a number that is so by definition (softmax weights sum to 1);
     * ``("params", name, *index)`` — ``record.params[name][index]``, e.g. ``("params", "attn.W_O", i, j)``;
     * ``("decoder" | "encoder", field, *index)`` — the same in ``record.counterpart(causal=…)``;
+    * ``("block", k, *source)`` — the same in block ``k``'s view of a record of several blocks (``record.block(k)``);
     * ``("worked_example", field, *index)`` — a value of :func:`blockviz.worked_example.worked_example`.
 
     Scenes show no number they compute themselves: every number on screen has a source.

@@ -22,6 +22,7 @@ import torch
 
 from blockviz.block_record import BlockRecord
 from blockviz.errors import BlockvizError, quoted
+from blockviz.key_sources import score_sources
 from blockviz.numerics import pinned
 from blockviz.params import check_parameters, parameter_shapes
 from blockviz.record_fields import fields_for
@@ -135,7 +136,8 @@ def _record_stack(
 ) -> BlockRecord:
     """The record of a toy model of several blocks: one view per block, each its block's fields
     and parameters, the embeddings, and its output through the final LayerNorm and W_U (the
-    last block's is the model's prediction, the earlier ones' the logit lens)."""
+    last block's is the model's prediction, the earlier ones' the logit lens); block k > 0 adds
+    where its keys came from (:func:`blockviz.key_sources.score_sources`)."""
     model = loaded.model
     cache: dict[str, torch.Tensor] = {}
     block_caches = [{} for _ in range(model.n_blocks)]
@@ -150,12 +152,16 @@ def _record_stack(
         prefix = f"blocks.{index}."
         own = {name.removeprefix(prefix): tensor for name, tensor in every.items() if name.startswith(prefix)}
         tensors = {**block_cache, "embed": cache["embed"], "pos_embed": cache["pos_embed"]}
+        kept = {name: tensors[name] for name in names}
+        if views:
+            before = views[-1]
+            kept.update(score_sources(before.tensors, before.params, tensors, own, loaded.config.ln_eps))
         views.append(
             BlockRecord(
                 sentence=sentence,
                 tokens=tokens,
                 config=loaded.config,
-                tensors={name: tensors[name] for name in names},
+                tensors=kept,
                 params={**own, **shared},
                 source=source,
             )
