@@ -20,16 +20,70 @@ def unembedding_missing(rec) -> str | None:
 
 def training_missing(rec) -> str | None:
     """Why ``rec`` has no training to show — its block was not made by ``blockviz train``
-    (``rec.source.is_toy``), or its model folder has no checkpoints file (``rec.source.checkpoints``)
-    — or ``None``."""
+    (``rec.source.is_toy``), its model folder has no checkpoints file (``rec.source.checkpoints``),
+    or its model learnt the copy task (the copy-training figure shows that) — or ``None``."""
     if not rec.source.is_toy:
         return f"the record's block was not trained by blockviz train ({rec.source.describe()}): try --model toy"
     if rec.source.checkpoints is None:
         return f"the record's model folder {rec.source.path!r} has no {CHECKPOINTS}: write the folder again with blockviz train -o DIR"
+    from blockviz.toy.copy_curves import copy_curve
+
+    if copy_curve(rec.source.path) is not None:
+        return "the record's model was trained on the copy task: its training is the copy-training figure"
     return None
 
 
-NEEDS = {"unembedding": unembedding_missing, "training": training_missing}
+def stack_missing(rec) -> str | None:
+    """Why ``rec`` has no blocks to compare or compose — it holds one block — or ``None``."""
+    if len(rec.blocks) > 1:
+        return None
+    return (
+        "the record holds one block, so no block reads another's output: record a stack (--model copy, or --layer all)"
+    )
+
+
+def lens_missing(rec) -> str | None:
+    """Why ``rec`` has no prediction after each block (:func:`blockviz.logit_lens.missing_lens`:
+    an encoder, a seeded block, one layer of a model), or ``None``."""
+    from blockviz.prediction import lens_rows
+
+    if rec.n and lens_rows(rec, 0) is not None:
+        return None
+    from blockviz.logit_lens import missing_lens
+
+    return missing_lens(rec)
+
+
+def copy_training_missing(rec) -> str | None:
+    """Why ``rec`` has no copy-task training to show — not a model ``blockviz train --task copy``
+    made (its folder's card says the task) — or ``None``."""
+    if not rec.source.is_toy:
+        return f"the record's block was not trained by blockviz train ({rec.source.describe()}): try --model copy"
+    from blockviz.toy.copy_curves import copy_curve
+
+    if copy_curve(rec.source.path) is None:
+        return f"the record's model was not trained on the copy task ({rec.source.describe()}): try --model copy"
+    return None
+
+
+def repeat_missing(rec) -> str | None:
+    """Why ``rec`` has no induction to measure — no word comes back after another word
+    (:func:`blockviz.toy.induction.repeat_pairs`) — or ``None``."""
+    from blockviz.toy.induction import repeat_pairs
+
+    if repeat_pairs(rec.tokens, rec.special):
+        return None
+    return "no word of the sentence comes back after another word, so there is no induction to measure: repeat a phrase"
+
+
+NEEDS = {
+    "unembedding": unembedding_missing,
+    "training": training_missing,
+    "stack": stack_missing,
+    "lens": lens_missing,
+    "copy-training": copy_training_missing,
+    "repeat": repeat_missing,
+}
 """Each need by the name figures and scenes state it with."""
 
 

@@ -135,10 +135,11 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
     """
     inputs = pop_record_options(options)
     _check_contrast(inputs, contrast)
-    rec = focused(command_record(inputs), block)
+    head = resolved_head(head, inputs.get("model"), token)
+    rec = focused(command_record(inputs), block, head, token, to)
     from blockviz.explorer import Explorer
 
-    _, head = chosen_token_and_head(rec, token, resolved_head(head, inputs.get("model"), token), to)
+    _, head = chosen_token_and_head(rec, token, head, to)
     attentions, theirs = _overview_inputs(inputs, contrast)
     with usage_error_for("--step"):  # token and head are checked: what is left is a step this block has not
         page = Explorer(
