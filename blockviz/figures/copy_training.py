@@ -15,8 +15,9 @@ from blockviz.toy.copy_curves import CopyCurve, copy_curve, one_block_curve
 
 NARROWEST_PANEL = 2.3
 """Inches: panels narrower than this side by side go one under the other (a narrow page)."""
-PANEL_LEFT, PANEL_RIGHT, PANEL_BOTTOM, PANEL_TOP = 0.45, 0.1, 0.5, 0.45
-"""Inches around a panel for its tick labels, axis label, title and legend."""
+PANEL_LEFT, PANEL_RIGHT, PANEL_BOTTOM, PANEL_TOP = 0.45, 0.8, 0.5, 0.3
+"""Inches around a panel for its tick labels, axis label, title, and each line's name and last
+value written right of its end."""
 
 
 def _blocks(count: int) -> str:
@@ -53,9 +54,7 @@ def copy_training(request: FigureRequest) -> Figure:
     panel_width = (width / 2 if side_by_side else width) - PANEL_LEFT - PANEL_RIGHT
     height = min(2.2, panel_width * 0.8)
     panels = [
-        _panel(
-            panel_width, height, page, theme, "copy_loss", curves, "losses", "loss (cross-entropy)", None, "upper right"
-        ),
+        _panel(panel_width, height, page, theme, "copy_loss", curves, "losses", "loss (cross-entropy)", None),
         _panel(
             panel_width,
             height,
@@ -66,7 +65,6 @@ def copy_training(request: FigureRequest) -> Figure:
             "accuracies",
             "copy accuracy",
             (0.0, 1.0),
-            "center right",
         ),
     ]
     lines += [panels] if side_by_side else [[panel] for panel in panels]
@@ -81,37 +79,35 @@ def copy_training(request: FigureRequest) -> Figure:
     return build_figure(lines, page)[0]
 
 
-def _panel(
-    width: float, height: float, page, theme, key: str, curves, what: str, title: str, limits, legend: str
-) -> Slot:
+def _panel(width: float, height: float, page, theme, key: str, curves, what: str, title: str, limits) -> Slot:
     """One line per curve of its ``what`` (``losses`` or ``accuracies``) against the step,
-    marked at each checkpoint, the last value written."""
+    marked at each checkpoint, its name and last value written after its end."""
 
     def draw(ax: Axes):
-        values, handles = [], []
+        values = []
         for curve, colour in curves:
             points = [(step, value) for step, value in zip(curve.steps, getattr(curve, what)) if value is not None]
             xs, ys = [x for x, _ in points], [y for _, y in points]
             values += ys
-            handles += ax.plot(xs, ys, color=colour, marker="o", markersize=3, linewidth=1.4, label=_label(curve))
+            ax.plot(xs, ys, color=colour, marker="o", markersize=3, linewidth=1.4, label=_label(curve))
             ax.annotate(
-                format_number(ys[-1]),
+                f"{_label(curve)} {format_number(ys[-1])}",
                 (xs[-1], ys[-1]),
                 textcoords="offset points",
                 xytext=(4, 0),
+                color=colour,
+                annotation_clip=False,
                 ha="left",
                 va="center",
                 fontsize=page.bar_tick,
-                color=theme.text,
                 label=f"{key}:value",
             )
         low, high = limits if limits is not None else (0.0, max(values))
         room = high - low or 1.0
         ax.set_ylim(low - 0.05 * room, high + 0.1 * room)
         last = max(curve.steps[-1] for curve, _ in curves)
-        ax.set_xlim(-0.03 * last, last * 1.18)  # room for the last values written right of the lines
+        ax.set_xlim(-0.03 * last, last * 1.03)
         ax.tick_params(labelsize=page.bar_tick)
-        ax.legend(handles=handles, fontsize=page.bar_tick, frameon=False, loc=legend)
         ax.annotate(
             "training step",
             (0.5, 0.0),
