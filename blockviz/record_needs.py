@@ -43,10 +43,13 @@ def stack_missing(rec) -> str | None:
 
 
 def lens_missing(rec) -> str | None:
-    """Why ``rec`` has no prediction after each block (:func:`blockviz.logit_lens.missing_lens`:
-    an encoder, a seeded block, one layer of a model), or ``None``."""
+    """Why ``rec`` has no prediction after each block — a toy model of one block (its prediction
+    figure shows it), or :func:`blockviz.logit_lens.missing_lens`: an encoder, a seeded block, one
+    layer of a model — or ``None``."""
     from blockviz.prediction import lens_rows
 
+    if rec.architecture.unembedding and len(rec.blocks) == 1:
+        return "the record holds one block: its prediction after that block is the prediction figure"
     if rec.n and lens_rows(rec, 0) is not None:
         return None
     from blockviz.logit_lens import missing_lens
@@ -67,10 +70,14 @@ def copy_training_missing(rec) -> str | None:
 
 
 def repeat_missing(rec) -> str | None:
-    """Why ``rec`` has no induction to measure — no word comes back after another word
+    """Why ``rec`` has no induction to measure across blocks — it holds one block
+    (:func:`stack_missing`), or no word comes back after another word
     (:func:`blockviz.toy.induction.repeat_pairs`) — or ``None``."""
     from blockviz.toy.induction import repeat_pairs
 
+    reason = stack_missing(rec)
+    if reason:
+        return reason
     if repeat_pairs(rec.tokens, rec.special):
         return None
     return "no word of the sentence comes back after another word, so there is no induction to measure: repeat a phrase"
