@@ -99,13 +99,19 @@ def circuits(w_q: torch.Tensor, w_k: torch.Tensor, w_v: torch.Tensor, w_o: torch
     return HeadCircuits(qk, ov)
 
 
+def folds_norm(view) -> bool:
+    """Whether :func:`block_circuits` folds the block's LayerNorm γ into its reading weights: a
+    pre-norm block's ``ln1.weight`` (a post-norm block's attention reads the residual stream as it is)."""
+    return view.architecture.norm_placement == "pre" and "ln1.weight" in view.params
+
+
 def block_circuits(view) -> HeadCircuits:
     """The circuits of a record's block ``view`` (a one-block
     :class:`~blockviz.block_record.BlockRecord`) from its parameters, its pre-norm LayerNorm's γ
     (``ln1.weight``) folded into W_Q, W_K and W_V (the module's docstring)."""
     params = view.params
     w_q, w_k, w_v = (params[f"attn.W_{kind}"] for kind in KINDS)
-    if view.architecture.norm_placement == "pre" and "ln1.weight" in params:
+    if folds_norm(view):
         gamma = params["ln1.weight"].double()[:, None]  # scales each input row of the weights
         w_q, w_k, w_v = (gamma * weight.double() for weight in (w_q, w_k, w_v))
     return circuits(w_q, w_k, w_v, params["attn.W_O"], view.config.kv_head_of)

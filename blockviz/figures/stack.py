@@ -13,7 +13,7 @@ from matplotlib import colormaps
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
-from blockviz.composition import KINDS, random_composition, record_composition
+from blockviz.composition import KINDS, folds_norm, random_composition, record_composition
 from blockviz.figures.heatmap import ColourScale, weights_scale
 from blockviz.figures.labels import token_label, token_named
 from blockviz.figures.layout import Flow, build_figure
@@ -146,11 +146,18 @@ def composition(request: FigureRequest) -> Figure:
         note(
             page,
             f"rows: block {writer}'s heads, what each writes (W_OV = W_V W_O); columns: block {reader}'s heads, reading it "
-            "through the query (Q), key (K) or value (V); LayerNorm's \u03b3 folded in, biases left out; random: standard "
+            f"through the query (Q), key (K) or value (V); {_folded(whole)}, biases left out; random: standard "
             f"normal W_Q, W_K, W_V, W_O of the same shapes, seed 0; {source_line(whole)}",
         )
     )
     return build_figure(lines, page)[0]
+
+
+def _folded(whole) -> str:
+    """What the composition note says of the LayerNorm before attention."""
+    if folds_norm(whole.block(0)):
+        return "the LayerNorm's \u03b3 before attention folded into W_Q, W_K, W_V"
+    return "post-norm: attention reads the residual stream as it is"
 
 
 def induction(request: FigureRequest) -> Figure:
