@@ -184,7 +184,8 @@ def _overview_inputs(inputs: dict, contrast: str | None):
         from blockviz.models.recording import block_attentions
 
         with usage_error_for("--contrast"), sentence_named("--contrast"):
-            return None, block_attentions(command_record({**inputs, "sentence": contrast}))
+            # the overview shows one block of such a record: its contrast is one block too
+            return None, block_attentions(command_record({**inputs, "sentence": contrast}), every_block=False)
     from blockviz.errors import BlockvizError
     from blockviz.models.recording import NoAttentionWeights, model_attentions
 

@@ -167,6 +167,8 @@ def figures(
     Writes DIR/<figure>.<format> for each figure and format (DIR: -o, by default
     renders/<sentence-slug>/figures) and prints each path.
     Colours match the videos; every number shown is one the computation produced.
+    A record of several blocks (--model copy, --layer all) adds figures of every block:
+    stack-weights, composition, induction, logit-lens (and copy-training for a copy model).
 
     \b
     Examples:
@@ -176,6 +178,7 @@ def figures(
       blockviz figures "The chicken didn't cross the road." --token the#2 --head 1
       blockviz figures --record cat.safetensors -o docs/figures
       blockviz figures "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1 --token it
+      blockviz figures "lamp cake river tall dog lamp cake river" --model copy --figure composition,induction,copy-training
       blockviz figures --list
     """
     started = snapshot()  # the machine's busy time from here to the drawing says how many cores are free for it
