@@ -180,12 +180,12 @@ def induction(request: FigureRequest) -> Figure:
         ),
         r"$\mathrm{induction}_h = \mathrm{mean}_{(q,k)}\, w_{qk}$,   $\mathrm{previous}_h = \mathrm{mean}_{i \geq 1}\, w_{i,i-1}$",
     )
-    columns = [f"head {h}" for h in range(whole.config.n_heads)]
+    columns = [str(h) for h in range(whole.config.n_heads)]
     blocks = [f"block {k}" for k in range(len(scores))]
     scale = replace(weights_scale(), label="score (mean weight, \u221a scale)")
     pieces = [
         matrix_piece(
-            MatrixSpec(np.array(values), blocks, columns, title=title, token_rows=False),
+            MatrixSpec(np.array(values), blocks, columns, title=title, xlabel="head", token_rows=False),
             scale,
             request.theme,
             page,
