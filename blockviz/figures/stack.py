@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from blockviz.composition import KINDS, folds_norm, random_composition, record_composition
 from blockviz.figures.heatmap import ColourScale, weights_scale
 from blockviz.figures.labels import token_label, token_named
-from blockviz.figures.layout import Flow, build_figure
+from blockviz.figures.layout import Flow, TextLine, build_figure
 from blockviz.figures.panels import MatrixSpec, matrix_piece
 from blockviz.figures.parts import as_array, colorbar_line, heading, legend_lines, note, rows_of, source_line, titled
 from blockviz.figures.request import FigureRequest
@@ -46,7 +46,7 @@ def stack_weights(request: FigureRequest) -> Figure:
                     weights[head],
                     labels,
                     labels,
-                    title=f"block {index}, head {head}",
+                    title=f"head {head}",
                     xlabel="key",
                     ylabel="query",
                     blocked=blocked if blocked.any() else None,
@@ -61,6 +61,7 @@ def stack_weights(request: FigureRequest) -> Figure:
             )
             for head in range(whole.config.n_heads)
         ]
+        lines.append(TextLine([f"block {index}"], page.title, key=f"block{index}", options={"fontweight": "bold"}))
         lines.append(Flow(pieces, rows=whole.n, share="stack", largest_cell=0.3 if page.width is not None else None))
     lines.append(colorbar_line([weights_scale()], page))
     if blocked.any():
