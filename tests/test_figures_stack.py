@@ -128,6 +128,23 @@ def test_the_stack_figures_are_legible(copy_record, name, width):
     assert_legible(draw_figure(name, FigureRequest(copy_record, width=width)), width)
 
 
+def test_the_stack_weights_figure_colours_each_block_by_its_own_weights(copy_record):
+    """Each panel's cells are its block's head's weights (the mesh's values; blocked cells empty),
+    on the fixed 0–1 scale; a bold line names each block."""
+    figure = draw_figure("stack-weights", FigureRequest(copy_record, width=6.5))
+    for index, view in enumerate(copy_record.blocks):
+        for head in range(2):
+            (ax,) = [ax for ax in figure.axes if ax.get_label() == f"weights[{index}][{head}]"]
+            mesh = ax.collections[0]
+            drawn = np.ma.filled(np.asarray(mesh.get_array(), dtype=float).reshape(copy_record.n, -1), np.nan)
+            weights = view.weights[head].double().numpy()
+            seen = np.tril(np.ones_like(weights, dtype=bool))
+            np.testing.assert_allclose(drawn[seen], weights[seen], atol=1e-6)
+            assert (mesh.norm.vmin, mesh.norm.vmax) == (0.0, 1.0)
+        assert texts_by_label(figure)[f"block{index}"] == f"block {index}"
+    assert not np.allclose(copy_record.block(0).weights, copy_record.block(1).weights)
+
+
 def test_the_composition_figure_writes_the_scores_of_the_library(copy_record):
     figure = draw_figure("composition", FigureRequest(copy_record, width=6.5))
     trained, baseline = record_composition(copy_record, 1), random_composition(copy_record, 1)
