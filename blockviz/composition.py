@@ -18,8 +18,9 @@ through its query (Q), its key (K) or its value (V); the matrices that do the re
 
 and each score is that product's Frobenius norm over the product of the two factors' norms,
 ``‖A B‖_F / (‖A‖_F ‖B‖_F)`` — in [0, 1] (``‖AB‖_F ≤ ‖A‖_F ‖B‖_F``), large when what head 1
-writes lies where head 2 reads. (The paper writes matrices acting on columns, ``W_QKᵀ W_OV`` for
-Q, ``W_QK W_OV`` for K; transposing both sides gives these, with the same norms.) Random weights of
+writes lies where head 2 reads. (The paper's matrices act on columns: ``W_QK²ᵀ W_OV¹`` for Q,
+``W_QK² W_OV¹`` for K, ``W_OV² W_OV¹`` for V. Acting on rows, ``W_OV`` is its transpose and ``W_QK``
+the same matrix, so these products are the paper's or their transposes, with the same norms.) Random weights of
 the same shapes give a baseline: the score two unrelated heads have (:func:`random_composition`).
 
 For a pre-norm block each head reads its block's LayerNorm output: the LayerNorm's scale γ is
