@@ -61,4 +61,32 @@ def choose_head(record, head: int | str | None, query: int, to: str | int | None
     return HeadChoice(select_head(head, record.config.n_heads), key)
 
 
-__all__ = ["HeadChoice", "choose_head"]
+def choose_block(record, block: int | None, head: int | str | None, query: int, to: str | int | None = None) -> int:
+    """The block of ``record`` (a :class:`~blockviz.block_record.BlockRecord`, one block or a
+    stack) a command focuses on: ``block`` when given (checked, :meth:`~blockviz.block_record.BlockRecord.block`);
+    else, for ``head`` :data:`~blockviz.selection.AUTO`, the block of the head that rule finds
+    among every block's heads (:func:`blockviz.models.evidence.answering_head` on the blocks'
+    weights ``(blocks, n_heads, n, n)`` from token ``query``, to the key ``to`` names if given);
+    else the last block.
+
+    Raises
+    ------
+    BlockvizError
+        For a block out of range, a ``to`` that names no token, or a key a causal query cannot see.
+    """
+    views = record.blocks
+    if block is not None:
+        record.block(block)
+        return block
+    if not (isinstance(head, str) and head.strip().lower() == AUTO) or len(views) == 1:
+        return len(views) - 1
+    import torch
+
+    from blockviz.models.evidence import answering_head
+
+    key = None if to is None else select_token(record.tokens, to, record.special)
+    weights = torch.stack([view.weights for view in views])
+    return answering_head(weights, query, key, causal=record.config.causal).layer
+
+
+__all__ = ["HeadChoice", "choose_block", "choose_head"]

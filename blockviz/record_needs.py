@@ -22,37 +22,57 @@ def unembedding_missing(rec) -> str | None:
 
 def training_missing(rec) -> str | None:
     """Why ``rec`` has no training to show — its block was not made by ``blockviz train``
-    (``rec.source.is_toy``), or its model folder has no checkpoints file (``rec.source.checkpoints``)
-    — or ``None``."""
+    (``rec.source.is_toy``), its model folder has no checkpoints file (``rec.source.checkpoints``),
+    or its model learnt the copy task (the copy-training figure shows that) — or ``None``."""
     if not rec.source.is_toy:
         return f"the record's block was not trained by blockviz train ({rec.source.describe()}): try --model toy"
     if rec.source.checkpoints is None:
         return f"the record's model folder {rec.source.path!r} has no {CHECKPOINTS}: write the folder again with blockviz train -o DIR"
+    from blockviz.toy.copy_curves import copy_curve
+
+    if copy_curve(rec.source.path) is not None:
+        return "the record's model was trained on the copy task: its training is the copy-training figure"
     return None
 
 
-def blocks_missing(rec) -> str | None:
-    """Why ``rec`` shows no stack — it holds one block (``len(rec.blocks)``) — or ``None``."""
+def stack_missing(rec) -> str | None:
+    """Why ``rec`` has no blocks to compare or compose — it holds one block — or ``None``."""
     if len(rec.blocks) > 1:
         return None
     return (
-        "the record holds one block, and this scene shows a stack of blocks: try --model copy "
-        "(and leave --block out, which shows one block)"
+        "the record holds one block, so no block reads another's output: record a stack (--model copy, or --layer all)"
     )
 
 
 def lens_missing(rec) -> str | None:
-    """Why ``rec`` has no prediction after each block to show — one block, or no unembedding
-    in its blocks (a trained model's lens is not drawn as a scene) — or ``None``."""
-    return blocks_missing(rec) or unembedding_missing(rec)
+    """Why ``rec`` has no prediction after each block — a toy model of one block (its prediction
+    figure shows it), or :func:`blockviz.logit_lens.missing_lens`: an encoder, a seeded block, one
+    layer of a model — or ``None``."""
+    from blockviz.prediction import lens_rows
+
+    if rec.architecture.unembedding and len(rec.blocks) == 1:
+        return "the record holds one block: its prediction after that block is the prediction figure"
+    if rec.n and lens_rows(rec, 0) is not None:
+        return None
+    from blockviz.logit_lens import missing_lens
+
+    return missing_lens(rec)
+
+
+def lens_scene_missing(rec) -> str | None:
+    """Why the ``logit-lens`` scene cannot show ``rec`` — one block (:func:`stack_missing`), or
+    no unembedding in its blocks (a trained model's lens is drawn by the figure, not a scene) —
+    or ``None``."""
+    return stack_missing(rec) or unembedding_missing(rec)
 
 
 def key_sources_missing(rec) -> str | None:
     """Why ``rec`` cannot show where its last block's keys came from — one block, or a last
     block without ``scores_from_embed`` (only a toy model's stack records it,
     :mod:`blockviz.key_sources`) — or ``None``."""
-    if blocks_missing(rec):
-        return blocks_missing(rec)
+    reason = stack_missing(rec)
+    if reason:
+        return reason
     if "scores_from_heads" not in rec.tensors:
         return (
             f"the record does not split its last block's scores by where the keys came from ({rec.source.describe()}): "
@@ -61,11 +81,40 @@ def key_sources_missing(rec) -> str | None:
     return None
 
 
+def copy_training_missing(rec) -> str | None:
+    """Why ``rec`` has no copy-task training to show — not a model ``blockviz train --task copy``
+    made (its folder's card says the task) — or ``None``."""
+    if not rec.source.is_toy:
+        return f"the record's block was not trained by blockviz train ({rec.source.describe()}): try --model copy"
+    from blockviz.toy.copy_curves import copy_curve
+
+    if copy_curve(rec.source.path) is None:
+        return f"the record's model was not trained on the copy task ({rec.source.describe()}): try --model copy"
+    return None
+
+
+def repeat_missing(rec) -> str | None:
+    """Why ``rec`` has no induction to measure across blocks — it holds one block
+    (:func:`stack_missing`), or no word comes back after another word
+    (:func:`blockviz.toy.induction.repeat_pairs`) — or ``None``."""
+    from blockviz.toy.induction import repeat_pairs
+
+    reason = stack_missing(rec)
+    if reason:
+        return reason
+    if repeat_pairs(rec.tokens, rec.special):
+        return None
+    return "no word of the sentence comes back after another word, so there is no induction to measure: repeat a phrase"
+
+
 NEEDS = {
     "unembedding": unembedding_missing,
     "training": training_missing,
-    "blocks": blocks_missing,
+    "stack": stack_missing,
     "lens": lens_missing,
+    "copy-training": copy_training_missing,
+    "repeat": repeat_missing,
+    "lens-scene": lens_scene_missing,
     "key-sources": key_sources_missing,
 }
 """Each need by the name figures and scenes state it with."""

@@ -14,7 +14,7 @@ from matplotlib.text import Text
 
 from blockviz.figures.context import quiet_glyphs
 from blockviz.figures.page import MIN_PT
-from blockviz.figures.registry import FIGURE_NAMES
+from blockviz.figures.registry import FIGURES
 
 NUMBER = r"\u2212?\d+\.\d+"
 VECTOR = r"\(([^()]*)\)"
@@ -331,5 +331,6 @@ def assert_numbers_in_their_cells(figure) -> None:
 TRAINED_ONLY = ("prediction", "training")
 """Figures of a trained toy model's record only (its unembedding, its model folder's checkpoints):
 skipped for other records (:func:`~blockviz.figures.registry.skip_reason`), tested in test_figures_prediction."""
-BLOCK_FIGURES = tuple(name for name in FIGURE_NAMES if name not in TRAINED_ONLY)
-"""The figures every block's record draws."""
+BLOCK_FIGURES = tuple(spec.name for spec in FIGURES if spec.applies is None)
+"""The figures every block's record draws (the others need more: an unembedding, a model folder,
+a stack of blocks, a repeated word; :data:`blockviz.record_needs.NEEDS`)."""

@@ -88,3 +88,62 @@ def test_only_a_block_that_reads_the_embeddings_runs_in_the_page():
     stack = record("the cat sat on the mat the cat", model="copy")
     assert len(stack.blocks) == 2
     assert is_workbench(stack.block(0)) and not is_workbench(stack.block(1))
+
+
+COPY_LESSON = "cat road because lamp cake river tall dog sat mat wide lamp cake river"
+"""The copy model's lesson: "lamp cake river" repeated; block 1 holds the induction heads."""
+
+
+@pytest.fixture(scope="module")
+def copy_lesson():
+    from blockviz.toy.recording import record_toy
+
+    return record_toy(COPY_LESSON, "copy")
+
+
+def test_head_auto_chooses_the_block_of_the_head_it_finds(copy_lesson):
+    """Without --block: the last block, unless --head auto finds its head in another. From the
+    second "lamp" (11) the furthest above its baseline is block 0's head 1 on "lamp" itself
+    (0.99, baseline 0.01); from the second "cake" (12), block 1's head 1 on "river" (5), the
+    word after the first "cake" — each checked against the weights of every block."""
+    from blockviz.cli.options import focused
+    from blockviz.head_choice import choose_block
+
+    assert focused(copy_lesson, None, "auto", "lamp#2") is copy_lesson.block(0)
+    assert focused(copy_lesson, None, "auto", "cake#2") is copy_lesson  # the last block: the record itself
+    assert choose_block(copy_lesson, None, "auto", 12, "river") == 1
+    assert focused(copy_lesson, None, None, "lamp#2") is copy_lesson
+    assert focused(copy_lesson, None, 1, "lamp#2") is copy_lesson
+    assert focused(copy_lesson, 0, "auto", "cake#2") is copy_lesson.block(0)  # --block wins
+    block0 = copy_lesson.block(0).weights
+    assert float(block0[1, 11, 11]) > 0.95 and float(copy_lesson.weights[1, 12, 5]) > 0.95
+
+
+def test_figures_with_head_auto_draw_the_block_it_found(tmp_path):
+    """The weights figure of block 0 is written when --head auto finds block 0's head: the one
+    --block 0 --head 1 draws, byte for byte, not the last block's."""
+    auto, chosen = tmp_path / "auto", tmp_path / "chosen"
+    common = ["figures", COPY_LESSON, "--model", "copy", "--token", "lamp#2", "--figure", "weights", "--format", "svg"]
+    assert run(*common, "--head", "auto", "-o", str(auto)).exit_code == 0
+    assert run(*common, "--head", "1", "--block", "0", "-o", str(chosen)).exit_code == 0
+    last = tmp_path / "last"
+    assert run(*common, "--head", "1", "-o", str(last)).exit_code == 0
+    assert (auto / "weights.svg").read_bytes() == (chosen / "weights.svg").read_bytes()
+    assert (auto / "weights.svg").read_bytes() != (last / "weights.svg").read_bytes()
+
+
+def test_heads_on_the_copy_model_rank_the_induction_head_first(tmp_path):
+    """heads ranks every block of the copy model: from the second "cake" to "river", the card's
+    induction head (block 1) comes first, and block 0's heads, which do not look there, last."""
+    from blockviz.toy import PACKAGED_COPY
+
+    card = json.loads((PACKAGED_COPY / "card.json").read_text())
+    induction = card["copy"]["induction"]
+    result = run(
+        "heads", COPY_LESSON, "--model", "copy", "--from", "cake#2", "--to", "river", "-o", str(tmp_path / "h.png")
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 layers × 2 heads" in result.output
+    ranks = [line.split() for line in result.output.splitlines() if re.match(r"\s+\d+\s+\d+\s+\d+\s+0\.\d{4}", line)]
+    assert [(int(rank[1]), int(rank[2])) for rank in ranks][:1] == [(induction["block"], induction["head"])]
+    assert {int(rank[1]) for rank in ranks[2:]} == {0}

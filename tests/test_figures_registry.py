@@ -15,6 +15,7 @@ from blockviz.block_record import record
 from blockviz.figures import FIGURE_NAMES, FIGURES, FigureRequest, architecture, draw_figure, figure_spec
 from blockviz.figures.registry import skip_reason
 from blockviz.record_fields import BY_NAME
+from blockviz.record_needs import missing
 from blockviz.toy.recording import record_toy
 
 ARCHITECTURES = {
@@ -37,6 +38,7 @@ ARCHITECTURES = {
         ),
     ),
     "toy": lambda: record_toy("the cat sat on the mat"),
+    "copy": lambda: record_toy("lamp cake river tall lamp cake river", "copy"),
 }
 TRAINED_ONLY = ("prediction", "training")
 """Figures of a trained toy model's record only (its unembedding, its model folder's checkpoints)."""
@@ -77,15 +79,18 @@ def reads_while_drawing(rec, name: str) -> set[str]:
     rec.scale_of("norm_parameters")
     if name == "causal-vs-bidirectional":
         request.other_mask_record
-    tensors, params = Reads(rec.tensors), Reads(rec.params)
-    object.__setattr__(rec, "tensors", tensors)
-    object.__setattr__(rec, "params", params)
+    watched = {id(view): view for view in (rec, *rec.blocks)}.values()  # a stack's figures read its blocks too
+    reads = [(view, Reads(view.tensors), Reads(view.params)) for view in watched]
+    for view, tensors, params in reads:
+        object.__setattr__(view, "tensors", tensors)
+        object.__setattr__(view, "params", params)
     try:
         draw_figure(name, request)
     finally:
-        object.__setattr__(rec, "tensors", tensors.inner)
-        object.__setattr__(rec, "params", params.inner)
-    return tensors.read | params.read
+        for view, tensors, params in reads:
+            object.__setattr__(view, "tensors", tensors.inner)
+            object.__setattr__(view, "params", params.inner)
+    return set().union(*(tensors.read | params.read for _, tensors, params in reads))
 
 
 def test_every_entry_names_real_fields_and_a_drawing_function():
@@ -104,7 +109,7 @@ def test_a_figure_reads_what_its_entry_says(any_record, name):
     a record lacking a field the figure needs is skipped (:func:`skip_reason`), never drawn half."""
     spec = figure_spec(name)
     fields, parameters = spec.reads(any_record)
-    if name in TRAINED_ONLY and any_record.source.kind != "trained":
+    if (name in TRAINED_ONLY and any_record.source.kind != "trained") or missing(spec.applies, any_record):
         assert skip_reason(name, any_record)
         return
     assert skip_reason(name, any_record) is None
@@ -118,7 +123,7 @@ def test_a_heading_starts_with_the_figures_title():
     request = FigureRequest(rec, width=None)
     for spec in FIGURES:
         if (
-            spec.name in ("layer-norm",) + TRAINED_ONLY
+            spec.name in ("layer-norm",) + TRAINED_ONLY or missing(spec.applies, rec)
         ):  # "LayerNorm: token …": the norm's own name (RMSNorm); the toy model's are checked in test_figures_prediction
             continue
         (heading,) = [

@@ -70,10 +70,10 @@ def test_each_scene_keeps_every_rule(name, sentence, token, framed):
 def test_the_catalogue_states_what_each_needs_and_all_keeps_them_only_for_a_stack():
     by_name = {entry.name: entry for entry in entries()}
     assert {name: by_name[name].needs for name in SCENES} == {
-        "stack": "blocks",
-        "previous-token": "blocks",
+        "stack": "stack",
+        "previous-token": "stack",
         "induction": "key-sources",
-        "logit-lens": "lens",
+        "logit-lens": "lens-scene",
     }
     assert all(by_name[name].scene_class() is SCENES[name] for name in SCENES)
     one_block = record_toy("cat river lamp")

@@ -135,10 +135,11 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
     """
     inputs = pop_record_options(options)
     _check_contrast(inputs, contrast)
-    rec = focused(command_record(inputs), block)
+    head = resolved_head(head, inputs.get("model"), token)
+    rec = focused(command_record(inputs), block, head, token, to)
     from blockviz.explorer import Explorer
 
-    _, head = chosen_token_and_head(rec, token, resolved_head(head, inputs.get("model"), token), to)
+    _, head = chosen_token_and_head(rec, token, head, to)
     attentions, theirs = _overview_inputs(inputs, contrast)
     with usage_error_for("--step"):  # token and head are checked: what is left is a step this block has not
         page = Explorer(
@@ -183,7 +184,8 @@ def _overview_inputs(inputs: dict, contrast: str | None):
         from blockviz.models.recording import block_attentions
 
         with usage_error_for("--contrast"), sentence_named("--contrast"):
-            return None, block_attentions(command_record({**inputs, "sentence": contrast}))
+            # the overview shows one block of such a record: its contrast is one block too
+            return None, block_attentions(command_record({**inputs, "sentence": contrast}), every_block=False)
     from blockviz.errors import BlockvizError
     from blockviz.models.recording import NoAttentionWeights, model_attentions
 

@@ -167,6 +167,8 @@ def figures(
     Writes DIR/<figure>.<format> for each figure and format (DIR: -o, by default
     renders/<sentence-slug>/figures) and prints each path.
     Colours match the videos; every number shown is one the computation produced.
+    A record of several blocks (--model copy, --layer all) adds figures of every block:
+    stack-weights, composition, induction, logit-lens (and copy-training for a copy model).
 
     \b
     Examples:
@@ -176,6 +178,7 @@ def figures(
       blockviz figures "The chicken didn't cross the road." --token the#2 --head 1
       blockviz figures --record cat.safetensors -o docs/figures
       blockviz figures "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1 --token it
+      blockviz figures "lamp cake river tall dog lamp cake river" --model copy --figure composition,induction,copy-training
       blockviz figures --list
     """
     started = snapshot()  # the machine's busy time from here to the drawing says how many cores are free for it
@@ -185,7 +188,7 @@ def figures(
             click.echo(f"{spec.name:<{width}}  {spec.description}")
         return
     record_options = pop_record_options(options)
-    rec = focused(build_record(**record_options), block)
+    whole = build_record(**record_options)
     from blockviz.figures.request import FigureRequest
     from blockviz.style import theme as theme_named
 
@@ -196,6 +199,7 @@ def figures(
             head = (
                 resolved_head(head, record_options.get("model"), token) or None
             )  # auto, else the figures' own default
+        rec = focused(whole, block, head, token, to)
         position, chosen = chosen_token_and_head(rec, token, head, to)
         head = chosen if head is not None else None
         request = FigureRequest(
@@ -205,6 +209,7 @@ def figures(
             head=head,
             width=width,
             all_heads=all_heads,
+            stack=whole,
         )
         from blockviz.render.plan import default_folder
 
@@ -214,9 +219,9 @@ def figures(
 
         chosen = []
         for name in list(names) or [
-            name for name in FIGURE_NAMES if applies_to(name, rec)
+            name for name in FIGURE_NAMES if applies_to(name, rec, whole)
         ]:  # unasked, a figure of another kind of block is left out quietly
-            reason = skip_reason(name, rec)
+            reason = skip_reason(name, rec, whole)
             if reason and names:  # asked for by name: not drawing it is a failure, not a note
                 raise BlockvizError(f"figure {name!r} cannot be drawn: {reason}")
             if reason:

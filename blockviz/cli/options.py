@@ -159,17 +159,30 @@ def block_option(command):
         default=None,
         metavar="K",
         help="The block to show, from 0, of a record of several blocks (a model's --layer all or a range, a toy "
-        "model of several blocks). Default: the last block. A record of one block has block 0 only.",
+        "model of several blocks). Default: the last block; with --head auto, the block of the head it finds among every "
+        "block's. A record of one block has block 0 only.",
     )(command)
 
 
-def focused(rec, block: int | None):
-    """Block ``block``'s view of ``rec`` (:meth:`~blockviz.block_record.BlockRecord.block`), ``rec``
-    itself for ``None``; a block out of range is a usage error on ``--block`` (one line, exit 2)."""
-    if block is None:
+def focused(rec, block: int | None, head=None, token=None, to=None):
+    """Block ``block``'s view of ``rec`` (:meth:`~blockviz.block_record.BlockRecord.block`); for
+    ``None``, ``rec`` itself (its last block) — or, with ``head`` ``auto``, the block whose head
+    that rule finds from ``token`` (to ``to``), :func:`blockviz.head_choice.choose_block`. A block
+    out of range is a usage error on ``--block`` (one line, exit 2), a token on its option."""
+    auto = isinstance(head, str) and head.strip().lower() == "auto"
+    if block is None and not (auto and len(rec.blocks) > 1):
         return rec
-    with usage_error_for("--block"):
-        return rec.block(block)
+    if block is not None:
+        with usage_error_for("--block"):
+            return rec.block(block)
+    from blockviz.head_choice import choose_block
+    from blockviz.selection import select_token
+
+    with usage_error_for("--token"):
+        query = select_token(rec.tokens, token, rec.special)
+    with usage_error_for("--to"):
+        chosen = choose_block(rec, None, head, query, to)
+    return rec if chosen == len(rec.blocks) - 1 else rec.block(chosen)
 
 
 MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads", "compare", "slides"}

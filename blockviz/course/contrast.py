@@ -29,9 +29,10 @@ class Comparison:
     panel: object
 
 
-def sentence_attentions(sentence: str, model: str, layer: int | None):
+def sentence_attentions(sentence: str, model: str, layer: int | None, every_block: bool = True):
     """The attentions ``(n_layers, n_heads, n, n)`` of ``sentence`` to compare and the number of
-    key/value heads: the course's record (toy or seeded block, one layer) or every layer of a
+    key/value heads: the course's record (toy or seeded block: each of its blocks, or with
+    ``every_block`` false its last, as the explorer's overview shows it) or every layer of a
     trained model (loaded once per process)."""
     from blockviz.models.resolve import resolve_model
 
@@ -40,7 +41,7 @@ def sentence_attentions(sentence: str, model: str, layer: int | None):
         from blockviz.models.recording import block_attentions
 
         rec = course_record(sentence, model, layer)
-        return block_attentions(rec), rec.config.kv_heads
+        return block_attentions(rec, every_block), rec.config.kv_heads
     from blockviz.models.loading import load_model
     from blockviz.recording import attentions
 

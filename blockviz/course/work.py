@@ -225,9 +225,9 @@ def _explorer(job: CourseJob, rec) -> tuple[list[Path], str | None]:
     if job.contrast is not None:
         from blockviz.course.contrast import sentence_attentions
 
-        mine, _ = sentence_attentions(job.sentence, settings.model, settings.layer)
-        theirs, _ = sentence_attentions(job.contrast, settings.model, settings.layer)
         every_layer = rec.source.kind == "model"  # a toy or seeded block: the record is its own overview
+        mine, _ = sentence_attentions(job.sentence, settings.model, settings.layer)
+        theirs, _ = sentence_attentions(job.contrast, settings.model, settings.layer, every_block=every_layer)
         overview = {"attentions": mine if every_layer else None, "contrast": theirs, "contrast_sentence": job.contrast}
     page = Explorer(rec, token=settings.token, head=settings.head, theme=settings.theme, **overview)
     return [page.save(job.target)], None

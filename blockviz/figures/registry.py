@@ -164,11 +164,51 @@ FIGURES = (
         applies="unembedding",
     ),
     FigureSpec(
+        "stack-weights",
+        "Every block's heads",
+        "the softmax weights of every head (columns) of every block (rows) of a stack of blocks",
+        "stack:stack_weights",
+        fields=("weights", "mask"),
+        applies="stack",
+    ),
+    FigureSpec(
+        "composition",
+        "Composition",
+        "Q-, K- and V-composition of each head of one block with each head of the next (Elhage et al. 2021), beside random weights'",
+        "stack:composition",
+        parameters=("attn.W_Q", "attn.W_K", "attn.W_V", "attn.W_O"),
+        optional=("ln1.weight",),
+        applies="stack",
+    ),
+    FigureSpec(
+        "induction",
+        "Induction",
+        "each head's induction score (weight from a repeated word to the word after its first occurrence) and previous-token score",
+        "stack:induction",
+        fields=("weights",),
+        applies="repeat",
+    ),
+    FigureSpec(
+        "logit-lens",
+        "Logit lens",
+        "after one token (--token), the next-token prediction after each block, through the final LayerNorm and unembedding",
+        "stack:logit_lens",
+        optional=("probs",),  # a toy model's blocks' own; a trained decoder's lens is the record's lens
+        applies="lens",
+    ),
+    FigureSpec(
         "training",
         "Training",
         "the trained model's loss and its best head's 'it' → subject weight at each checkpoint, from the model folder",
         "training:training",
         applies="training",
+    ),
+    FigureSpec(
+        "copy-training",
+        "Copy training",
+        "one block against two on the copy task: loss and copy accuracy at each checkpoint of training",
+        "copy_training:copy_training",
+        applies="copy-training",
     ),
 )
 """Every figure, in the order the data flows through the block."""
@@ -200,19 +240,21 @@ def figure_title(name: str) -> str:
     return figure_spec(name).title
 
 
-def applies_to(name: str, rec) -> bool:
-    """Whether figure ``name`` is one of ``rec``'s kind of block (:attr:`FigureSpec.applies`);
+def applies_to(name: str, rec, whole=None) -> bool:
+    """Whether figure ``name`` is one of ``rec``'s kind of block (:attr:`FigureSpec.applies`,
+    asked of ``whole``, the record of several blocks ``rec`` is one block of, if given);
     one that is may still be skipped for a missing field (:func:`skip_reason`)."""
     spec = figure_spec(name)
     from blockviz.record_needs import missing
 
-    return missing(spec.applies, rec) is None
+    return missing(spec.applies, rec if whole is None else whole) is None
 
 
-def skip_reason(name: str, rec) -> str | None:
-    """Why figure ``name`` cannot be drawn from ``rec`` — the record lacks a field or parameter
-    the figure reads on its architecture (:meth:`FigureSpec.reads`), as a record of another
-    block may — or ``None``.
+def skip_reason(name: str, rec, whole=None) -> str | None:
+    """Why figure ``name`` cannot be drawn from ``rec`` — the record (``whole``, the record of
+    several blocks ``rec`` is one block of, if given) lacks what the figure needs
+    (:attr:`FigureSpec.applies`), or ``rec`` a field or parameter the figure reads on its
+    architecture (:meth:`FigureSpec.reads`), as a record of another block may — or ``None``.
 
     Raises
     ------
@@ -222,7 +264,7 @@ def skip_reason(name: str, rec) -> str | None:
     spec = figure_spec(name)
     from blockviz.record_needs import missing
 
-    reason = missing(spec.applies, rec)
+    reason = missing(spec.applies, rec if whole is None else whole)
     if reason:
         return reason
     fields, parameters = spec.reads(rec)

@@ -21,7 +21,9 @@ class FigureRequest:
     head (``None``: every head; value mixing uses head 0); ``width`` is the page width in
     inches the figures are laid out for (``None``: each at its natural size). A record of
     another block than blockviz's own (a trained model's layer) shows one head by default
-    (``head``, else head 0); ``all_heads`` shows every head.
+    (``head``, else head 0); ``all_heads`` shows every head. ``stack``: the record of several blocks
+    ``record`` is one block of (``--block K``; ``None``: ``record`` is the whole record), which the
+    figures of every block read (:attr:`whole`).
 
     Raises
     ------
@@ -37,6 +39,7 @@ class FigureRequest:
     decimals: int = 2
     width: float | None = DEFAULT_WIDTH
     all_heads: bool = False
+    stack: BlockRecord | None = None
 
     def __post_init__(self) -> None:
         self.page  # checks the width
@@ -60,6 +63,11 @@ class FigureRequest:
 
             return [0] if is_general(self.record) else list(range(self.record.config.n_heads))
         return [self.head]
+
+    @property
+    def whole(self) -> BlockRecord:
+        """The whole record, every block (``rec.blocks``), whichever block ``record`` is."""
+        return self.stack if self.stack is not None else self.record
 
     @property
     def query(self) -> int:

@@ -68,7 +68,7 @@ def write_figures(
     if names is None:
         from blockviz.figures.registry import skip_reason
 
-        names = [name for name in FIGURE_NAMES if skip_reason(name, request.record) is None]
+        names = [name for name in FIGURE_NAMES if skip_reason(name, request.record, request.whole) is None]
     names, formats = list(names), list(formats)
     for name in names:
         figure_spec(name)

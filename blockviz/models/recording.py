@@ -370,19 +370,22 @@ class ModelAttentions:
     inputs: torch.Tensor | list[int] | None = None
 
 
-def block_attentions(rec) -> ModelAttentions:
-    """A record's one block as attentions of one layer: ``weights`` ``(1, n_heads, n, n)``
-    (``rec.weights`` ``(n_heads, n, n)`` with a layer axis), its tokens, ``model`` what its
-    source says (``"seeded random weights"``…), ``family`` ``"blockviz"``, its ``special`` flags."""
+def block_attentions(rec, every_block: bool = True) -> ModelAttentions:
+    """A record's blocks as attentions of one layer each: ``weights`` ``(blocks, n_heads, n, n)``
+    (each block's ``weights`` ``(n_heads, n, n)``, block 0 first; one block, or ``every_block``
+    false: ``(1, n_heads, n, n)``, the record's own ``weights``), its tokens, ``model`` what its
+    source says (``"seeded random weights"``…), ``family`` ``"blockviz"``, its ``special``
+    flags, ``inputs`` block 0's ``resid_pre``."""
+    views = rec.blocks if every_block else (rec,)
     return ModelAttentions(
         list(rec.tokens),
-        rec.weights.detach().float()[None],
+        torch.stack([view.weights.detach().float() for view in views]),
         rec.source.describe(),
         "blockviz",
         list(rec.special),
         causal=rec.config.causal,
         kv_heads=rec.config.kv_heads,
-        inputs=rec.tensors.get("resid_pre"),
+        inputs=views[0].tensors.get("resid_pre"),
     )
 
 

@@ -25,7 +25,7 @@ imported), and one that states ``NAME`` is a scene. It states, as module-level l
   ``shows_one_head = SHOWS_ONE_HEAD`` (:attr:`~blockviz.scenes.base.RecordScene.shows_one_head`);
 * ``NEEDS`` (optional) — what the scene needs beyond a block, named as in
   :data:`blockviz.record_needs.NEEDS` (``"unembedding"``: the prediction; ``"training"``: a model
-  folder ``blockviz train`` wrote; ``"blocks"``: a record of several blocks; ``"lens"``: several
+  folder ``blockviz train`` wrote; ``"stack"``: a record of several blocks; ``"lens-scene"``: several
   blocks with an unembedding; ``"key-sources"``: a toy model's stack, whose last block splits its
   scores by where the keys came from); ``--scene all`` and the lecture leave it out of a record
   without it, and ``--scene NAME`` refuses that record in one line (:class:`SceneRefused`);

@@ -27,7 +27,7 @@ CAPTION = (
     "Each block's output row can go through the final {norm} and the unembedding: the next word's "
     "probabilities after each block, the last block's being the model's own prediction."
 )
-NEEDS = "lens"
+NEEDS = "lens-scene"
 
 SURE = 0.5
 """A probability from which the captions call a block's top word its prediction; below it "unsure"."""

@@ -29,7 +29,7 @@ CAPTION = (
     "In the first block, one head puts each word's weight on the word before it, so its output in "
     "each row carries the previous word's value: the next block can read, in every row, which word came before."
 )
-NEEDS = "blocks"
+NEEDS = "stack"
 
 MOSTLY = 0.5
 """A weight from which the captions say the output is "mostly" that value."""

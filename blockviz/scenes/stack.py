@@ -25,7 +25,7 @@ CAPTION = (
     "A block takes a grid of one row per token and hands back a grid of the same shape, so its output "
     "can be the next block's input, number for number."
 )
-NEEDS = "blocks"
+NEEDS = "stack"
 
 DIM = 0.15
 """Opacity of the stand-in of what is still to come."""

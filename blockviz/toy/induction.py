@@ -56,6 +56,51 @@ def induction_scores(weights: torch.Tensor, pairs: list[tuple[int, int]]) -> tor
     return weights[:, list(queries), list(keys)].mean(dim=-1)
 
 
+def repeat_pairs(tokens, special=()) -> list[tuple[int, int]]:
+    """The (query, key) pairs of induction in any token sequence: each token q that occurred
+    before (ignoring case; the model's special tokens left out), with the position after its
+    first occurrence p, when that position comes before q (``p + 1 < q``).
+
+    >>> repeat_pairs("lamp cake river tall lamp cake".split())
+    [(4, 1), (5, 2)]
+    """
+    first: dict[str, int] = {}
+    pairs = []
+    for position, token in enumerate(tokens):
+        if special and special[position]:
+            continue
+        word = token.casefold()
+        if word in first and first[word] + 1 < position:
+            pairs.append((position, first[word] + 1))
+        first.setdefault(word, position)
+    return pairs
+
+
+def record_scores(rec) -> tuple[list[list[float]], list[list[float]], list[tuple[int, int]]]:
+    """The previous-token and induction scores of every head of every block of ``rec`` (a
+    :class:`~blockviz.block_record.BlockRecord`), read from its weights ``(n_heads, n, n)``:
+    ``previous[k][h]``, ``induction[k][h]`` (:func:`previous_token_scores`,
+    :func:`induction_scores` on :func:`repeat_pairs` of its tokens), and those pairs.
+
+    Raises
+    ------
+    BlockvizError
+        For a sentence with no word repeated after a word of its own (no induction to measure),
+        or of one token.
+    """
+    from blockviz.errors import BlockvizError
+
+    pairs = repeat_pairs(rec.tokens, rec.special)
+    if not pairs or rec.n < 2:
+        raise BlockvizError(
+            "no word of the sentence comes back after another word, so there is no induction to measure: "
+            "repeat a phrase (e.g. 'lamp cake river tall dog lamp cake')"
+        )
+    previous = [previous_token_scores(view.weights).tolist() for view in rec.blocks]
+    induction = [induction_scores(view.weights, pairs).tolist() for view in rec.blocks]
+    return previous, induction, pairs
+
+
 def copy_hits(logits: torch.Tensor, ids: torch.Tensor, pairs: list[tuple[int, int]]) -> torch.Tensor:
     """Whether each query's largest logit is the word at its key, the word that comes next.
 
