@@ -207,7 +207,7 @@ def render(
         render_scenes(
             OptionsRecord(
                 {**record_inputs, "block": block} if block is not None else record_inputs,
-                lambda: focused(command_record(record_inputs), block),
+                lambda: focused(command_record(record_inputs, arrays=file_format == "png"), block),
                 (token, head, to),
                 narrate,
             ),
