@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from blockviz.errors import BlockvizError
 from blockviz.selection import AUTO, select_head, select_token
 
@@ -44,6 +46,11 @@ def choose_head(record, head: int | str | None, query: int, to: str | int | None
     """
     key = None if to is None else select_token(record.tokens, to, record.special)
     if isinstance(head, str) and head.strip().lower() == AUTO:
+        if isinstance(record.weights, np.ndarray):  # a record read without torch
+            from blockviz.array_evidence import answering_head_of_arrays
+
+            best = answering_head_of_arrays(record.weights, query, key, record.config.causal)
+            return HeadChoice(best.head, best.key, True, best.weight, best.baseline)
         from blockviz.models.evidence import answering_head
 
         best = answering_head(record.weights[None], query, key, causal=record.config.causal)

@@ -13,10 +13,10 @@ Records are written atomically; at most :data:`MAX_RECORDS` are kept, the least 
 removed first. A kept record that cannot be read back is made again and replaces it; a cache
 folder that cannot be written only means nothing is kept.
 
-What this saves today is the block's run and its checks, tens of milliseconds: reading the record
-back still imports torch (1–2 s), as the scenes, figures and explorer read torch tensors. Once they
-read numpy arrays, :func:`_read` can load with ``safetensors.numpy`` and a repeated still skips
-torch altogether. A command that needs only what the record says of itself (its tokens, config
+What this saves is the block's run and its checks, tens of milliseconds, and, for a caller that
+reads numpy arrays (``arrays=True``: a still, ``blockviz render --format png``), torch's import
+(1–2 s): the kept record is read with ``safetensors.numpy`` as an
+:class:`~blockviz.record_arrays.ArrayRecord`. A command that needs only what the record says of itself (its tokens, config
 and source: ``blockviz slides`` from unchanged renders) reads the kept file's header, without
 torch (:func:`cached_header`).
 """
@@ -79,17 +79,19 @@ def record_key(inputs: dict) -> str | None:
     ).hexdigest()
 
 
-def cached_record(inputs: dict, build: Callable[[], object]):
+def cached_record(inputs: dict, build: Callable[[], object], arrays: bool = False):
     """The record ``inputs`` make: read back if kept, else ``build()`` and kept.
 
     ``build`` makes the record from ``inputs`` (and raises what it raises: a kept record only
-    exists for inputs that made one before). Raises nothing of its own.
+    exists for inputs that made one before). With ``arrays``, a kept record is read without
+    torch, as numpy arrays (:func:`blockviz.record_arrays.read_kept`), when numpy can hold it.
+    Raises nothing of its own.
     """
     key = record_key(inputs)
     if key is None:
         return build()
     path = records_folder() / f"{key}.safetensors"
-    kept = _read(path, inputs["sentence"])
+    kept = (arrays and _read_arrays(path, inputs["sentence"])) or _read(path, inputs["sentence"])
     if kept is not None:
         return kept
     made = build()
@@ -154,6 +156,24 @@ def _read(path: Path, sentence: str):
     if kept.sentence != sentence:  # a key collision, or a file put there by hand
         return None
     if not _holds_only_the_blocks_parameters(kept):
+        return None
+    with contextlib.suppress(OSError):  # removed meanwhile by another process
+        os.utime(path)  # recently used: pruned last
+    return kept
+
+
+def _read_arrays(path: Path, sentence: str):
+    """The record kept at ``path`` as numpy arrays, or ``None`` if there is none or numpy cannot
+    read it (then :func:`_read` tries with torch)."""
+    if not path.is_file():
+        return None
+    from blockviz.record_arrays import read_kept
+
+    try:
+        kept = read_kept(path)
+    except (BlockvizError, OSError, ValueError):
+        return None
+    if kept.sentence != sentence:  # a key collision, or a file put there by hand
         return None
     with contextlib.suppress(OSError):  # removed meanwhile by another process
         os.utime(path)  # recently used: pruned last

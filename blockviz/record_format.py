@@ -16,7 +16,7 @@ from blockviz.architecture import Architecture
 from blockviz.block_config import ARCHITECTURE_FIELDS, BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.source import Source
-from blockviz.tensorfile import read_header, read_tensors, write_tensors
+from blockviz.tensorfile import read_arrays, read_header, read_tensors, write_tensors
 
 if TYPE_CHECKING:
     import torch
@@ -113,6 +113,19 @@ def read_record_file(path: str | Path) -> tuple[RecordHeader, dict[str, torch.Te
         for name in list(tensors):  # one at a time: memory holds one float64 tensor beside the converted ones
             tensors[name] = tensors[name].to(_dtype(told.config))
     return told, tensors
+
+
+def read_record_arrays(path: str | Path) -> tuple[RecordHeader, dict]:
+    """The :class:`RecordHeader` and the tensors of the ``.safetensors`` record file at ``path``
+    as numpy arrays, without torch (:func:`blockviz.tensorfile.read_arrays`).
+
+    Raises :class:`BlockvizError` as :func:`read_record_file`, and for a file numpy cannot hold
+    (JSON, bfloat16).
+    """
+    where = repr(str(path))
+    tensors, header = read_arrays(path)
+    check_version(header.get("format"), where)
+    return _told(header, where), tensors
 
 
 @dataclass(frozen=True)

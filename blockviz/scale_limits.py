@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 ROBUST_PERCENTILE = 99.0
 """The percentile of a family's finite |values| a clipped scale ends at."""
@@ -44,24 +43,33 @@ class ScaleLimit:
         return self.largest > self.limit
 
 
-def robust_limit(tensors: Iterable[torch.Tensor], robust: bool = True) -> ScaleLimit:
-    """The colour scale of one family, ``tensors`` of any shapes (−∞ and NaN ignored): the
+def robust_limit(tensors: Iterable, robust: bool = True) -> ScaleLimit:
+    """The colour scale of one family, ``tensors`` (torch tensors or numpy arrays) of any shapes (−∞ and NaN ignored): the
     largest finite |value|, or (``robust``) the :data:`ROBUST_PERCENTILE`-th percentile of them
     when the largest is an outlier (module docstring); at least :data:`ZERO_LIMIT`.
 
-    >>> robust_limit([torch.tensor([1.0, -2.0, float("-inf")])])
+    >>> robust_limit([np.array([1.0, -2.0, float("-inf")], dtype=np.float32)])
     ScaleLimit(limit=2.0, largest=2.0)
-    >>> scale = robust_limit([torch.ones(1000), torch.tensor([500.0])])
+    >>> scale = robust_limit([np.ones(1000, dtype=np.float32), np.array([500.0], dtype=np.float32)])
     >>> scale.limit, scale.largest, scale.clipped
     (1.0, 500.0, True)
     """
-    finite = [tensor[torch.isfinite(tensor)].abs() for tensor in tensors]
-    finite = [values for values in finite if values.numel()]
+    finite = [np.abs(values[np.isfinite(values)]) for values in map(_as_array, tensors)]
+    finite = [values for values in finite if values.size]
     largest = max([float(values.max()) for values in finite] + [ZERO_LIMIT])
     if not (robust and finite):
         return ScaleLimit(largest, largest)
-    every = np.concatenate([values.detach().cpu().numpy().ravel() for values in finite])
+    every = np.concatenate([values.ravel() for values in finite])
     percentile = float(np.percentile(every, ROBUST_PERCENTILE))
     if percentile > ZERO_LIMIT and largest > OUTLIER_FACTOR * percentile:
         return ScaleLimit(percentile, largest)
     return ScaleLimit(largest, largest)
+
+
+def _as_array(values) -> np.ndarray:
+    """``values`` as a numpy array: a torch tensor's own numbers (bfloat16, which numpy lacks,
+    widened exactly to float32), an array as it is."""
+    if isinstance(values, np.ndarray):
+        return values
+    values = values.detach().cpu()
+    return values.float().numpy() if str(values.dtype) == "torch.bfloat16" else values.numpy()

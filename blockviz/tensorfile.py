@@ -211,6 +211,30 @@ def read_header(path: str | Path) -> dict:
         return header
 
 
+def read_arrays(path: str | Path) -> tuple[dict[str, numpy.ndarray], dict]:
+    """``(tensors, header)`` of a ``.safetensors`` file as numpy arrays, without torch
+    (``safetensors.numpy``): a file :func:`read_tensors` reads, bit for bit the same numbers.
+
+    Raises
+    ------
+    BlockvizError
+        As :func:`read_tensors`; also for a JSON file, and for a dtype numpy lacks (bfloat16).
+    """
+    from safetensors.numpy import load_file
+
+    path = Path(path)
+    if check_file(path) != ".safetensors":
+        raise BlockvizError(f"{str(path)!r} is not a .safetensors file: only those are read as numpy arrays")
+    with _reading(path):
+        header = _safetensors_header(path)
+        try:
+            return load_file(str(path)), header
+        except (SafetensorError, ValueError, RuntimeError, TypeError) as error:
+            raise BlockvizError(
+                f"{str(path)!r} cannot be read as numpy arrays ({_first_line(error)}): read it with torch (BlockRecord.load)"
+            ) from None
+
+
 @contextlib.contextmanager
 def _reading(path: Path) -> Iterator[None]:
     try:

@@ -17,14 +17,16 @@ def reuse_records() -> None:
     _Reuse.records = True
 
 
-def command_record(record_inputs: dict):
+def command_record(record_inputs: dict, arrays: bool = False):
     """The record ``record_inputs`` (the command's record options) ask for; errors as
-    :func:`~blockviz.cli.options.build_record`."""
+    :func:`~blockviz.cli.options.build_record`. With ``arrays``, a kept record comes back as
+    numpy arrays, without torch (:class:`~blockviz.record_arrays.ArrayRecord`; for a caller that
+    only reads the record)."""
     if not _Reuse.records:
         return build_record(**record_inputs)
     from blockviz.record_cache import cached_record
 
-    return cached_record(record_inputs, lambda: build_record(**record_inputs))
+    return cached_record(record_inputs, lambda: build_record(**record_inputs), arrays)
 
 
 def command_record_header(record_inputs: dict):

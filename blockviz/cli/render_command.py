@@ -209,7 +209,7 @@ def render(
         render_scenes(
             OptionsRecord(
                 {**record_inputs, "block": block} if block is not None else record_inputs,
-                lambda: focused(command_record(record_inputs), block, head, token, to),
+                lambda: focused(command_record(record_inputs, arrays=file_format == "png"), block, head, token, to),
                 (token, head, to),
                 narrate,
             ),

@@ -36,11 +36,9 @@ from dataclasses import dataclass
 import torch
 
 from blockviz.errors import BlockvizError
+from blockviz.models.evidence_types import LEARNED_MARGIN, PARKS_AT, AnsweringHead, LargestWeight
 from blockviz.models.heads import check_attentions
 
-PARKS_AT = 0.5
-"""A head whose weight from the query on the first token and the special tokens together is at
-least this is flagged as parking there (an attention sink)."""
 RANKINGS = ("weight", "contrast", "above-baseline")
 """How ``heads`` can rank: by the weight, by the size of its change in the contrast sentence,
 or by how far it stands above its baseline."""
@@ -144,29 +142,6 @@ def sink_share(weights: torch.Tensor, query: int, special: Sequence[bool]) -> to
     _check_query(query, weights.shape[-1])
     positions = sorted({0} | {j for j, flag in enumerate(special) if flag})
     return weights[:, :, query, positions].sum(-1)
-
-
-LEARNED_MARGIN = 0.1
-"""A row's largest weight is read as a link of its own (learned, in a trained block) only when it
-is at least this much above the key's baseline (:func:`baselines`)."""
-
-
-@dataclass(frozen=True)
-class LargestWeight:
-    """What one head's largest weight from one query may be said to mean: ``key`` (0-based),
-    ``weight``, ``baseline`` (NaN: no other query sees the key) and ``reading``:
-
-    * ``"horizon"`` — a causal block's first query sees only itself: its weight 1 says nothing;
-    * ``"sink"`` — the key is the first or a special token and the head parks there
-      (:func:`sink_share` ≥ :data:`PARKS_AT`): an attention sink, not a meaning;
-    * ``"above"`` — at least :data:`LEARNED_MARGIN` above the baseline: a link of this row's own;
-    * ``"ordinary"`` — the other queries put about as much there (or none sees the key).
-    """
-
-    key: int
-    weight: float
-    baseline: float
-    reading: str
 
 
 def largest_weight(
@@ -300,19 +275,6 @@ def rank_evidence(rows: list[HeadEvidence], by: str) -> list[HeadEvidence]:
         return -math.inf if math.isnan(value) else value
 
     return sorted(rows, key=key, reverse=True)
-
-
-@dataclass(frozen=True)
-class AnsweringHead:
-    """The head that answers for a query: ``layer``, ``head``, the ``key`` position it picks,
-    its ``weight``, ``baseline`` and ``above`` = weight − baseline."""
-
-    layer: int
-    head: int
-    key: int
-    weight: float
-    baseline: float
-    above: float
 
 
 def answering_head(

@@ -71,10 +71,10 @@ class Softmax(RecordScene):
         """Frame the focus row's largest weight and say only what the numbers show
         (:func:`blockviz.models.evidence.largest_weight`: the causal horizon, an attention sink,
         the baseline of the other rows); chance for the seeded block."""
-        from blockviz.models.evidence import largest_weight
+        from blockviz.array_evidence import largest_weight_of
 
         rec, f, h = self.record, self.focus, self.h
-        largest = largest_weight(rec.weights[None], 0, h, f, rec.special, rec.config.causal)
+        largest = largest_weight_of(rec.weights, h, f, rec.special, rec.config.causal)
         if largest.key not in grid.shown_columns() or not grid.has_row(f):
             return
         query, name = self.token_name(f), self.token_name(largest.key)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from manim import DOWN, RIGHT, UP, LaggedStart, RoundedRectangle, Text, VGroup, config
 
-from blockviz.block_record import BlockRecord
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.layout import fit_width, frame_text_width, wrapped
@@ -23,6 +23,9 @@ from blockviz.scenes.look import FRAME_MARGIN, Look
 from blockviz.scenes.text import text
 from blockviz.scenes.token_axis import token_face
 from blockviz.tokens import display_token
+
+if TYPE_CHECKING:
+    from blockviz.block_record import BlockRecord
 
 NAME = "title"
 TOKEN_AXIS = True

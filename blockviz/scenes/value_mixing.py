@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from manim import DOWN, RIGHT, UP, Line, VGroup
 
 from blockviz.record_fields import axis_labels
@@ -169,8 +170,8 @@ class ValueMixing(RecordScene):
     def product_grid(self, i: int) -> NumberGrid:
         """The value rows scaled by query i's weights, on the values' colour scale."""
         rec, h = self.record, self.h
-        blocked = (rec.mask[i] == float("-inf"))[:, None].expand(
-            rec.n, rec.config.d_head
+        blocked = np.broadcast_to(
+            np.asarray(rec.mask[i] == float("-inf"))[:, None], (rec.n, rec.config.d_head)
         )  # 0 · value: grey "0", like the weight
         grid = NumberGrid(
             rec.weighted_values(h, i),
