@@ -68,7 +68,7 @@ def test_render_with_a_model_and_a_word_asks_for_auto(minilm, monkeypatch, tmp_p
     import blockviz.render.rendering as rendering
 
     asked = {}
-    monkeypatch.setattr(command, "command_record", lambda inputs: minilm)
+    monkeypatch.setattr(command, "command_record", lambda inputs, **_: minilm)
     monkeypatch.setattr(rendering, "render_jobs", lambda rec, jobs, options, **_: asked.update(options=options))
     arguments = ["render", CHICKEN, "--model", "minilm", "--layer", "3", "--scene", "softmax", "-o", str(tmp_path)]
     result = CliRunner().invoke(main, [*arguments, "--token", "it"])
