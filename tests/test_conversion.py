@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from blockviz.render.conversion import ChangedRows, changed_runs, plane_view, yuv_frame
+from blockviz.render.encoding import X264_PARAMS
 
 
 def frames(height: int, width: int, count: int, seed: int) -> list[np.ndarray]:
@@ -49,19 +50,13 @@ def test_the_changed_runs_are_widened_to_even_rows_and_the_chroma_pairs_beside_t
     assert changed_runs(after, after.copy()) == []
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="a known defect, under investigation: in the full suite the changed-rows side's bitstream "
-    "differs now and then (2 of 4 full-suite runs on 2026-12-07; never alone), as renders differ "
-    "from run to run in a few frames — see the closing note of 2026-12-07",
-)
 def test_x264_encodes_the_kept_picture_to_the_same_bitstream_as_fresh_frames():
     shown = frames(96, 160, count=20, seed=7)
 
     def encoded(convert) -> bytes:
         written = io.BytesIO()
         with av.open(written, "w", format="mp4") as output:
-            stream = output.add_stream("libx264", rate=15, options={"crf": "23"})
+            stream = output.add_stream("libx264", rate=15, options={"crf": "23", **X264_PARAMS})
             stream.width, stream.height, stream.pix_fmt = 160, 96, "yuv420p"
             stream.codec_context.thread_count = 1  # x264 repeats bit for bit on one thread
             for number, pixels in enumerate(shown):

@@ -191,3 +191,54 @@ def test_every_segment_has_the_same_headers_whatever_its_crf(tmp_path):
         with av.open(str(path)) as container:
             headers.append(bytes(container.streams.video[0].codec_context.extradata))
     assert headers[0] == headers[1] and len(headers[0]) > 20
+
+
+ENCODE_IN_A_FRESH_PROCESS = """
+import hashlib, sys
+from fractions import Fraction
+import numpy as np
+from manim._config.video_encoder import VideoEncoderSpec
+from blockviz.render.encoding import HoldEncoder, segment_spec
+saved = np.load(sys.argv[1])
+spec = segment_spec(VideoEncoderSpec("mp4", "libx264", "yuv420p", 160, 96, Fraction(15), (("crf", "23"),)))
+encoder = HoldEncoder(target=__import__("pathlib").Path(sys.argv[2]), spec=spec)
+for pixels, repeat in zip(saved["frames"], saved["repeats"]):
+    encoder.write_frame(np.ascontiguousarray(pixels), repeat=int(repeat))
+encoder.finish()
+print(hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest())
+"""
+
+
+def test_a_segment_is_the_same_bytes_whatever_memory_the_encoder_is_given(tmp_path):
+    """x264 with AVX-512 read memory it never wrote: the same frames gave other bytes when the
+    heap held other leftovers. glibc's ``MALLOC_PERTURB_`` fills every block it hands out with
+    a byte of our choosing, so two fresh processes give x264 different leftovers."""
+    import os
+    import subprocess
+    import sys
+
+    frames, repeats = [], []
+    for index, seed in enumerate([1, 1, 2, 2, 3, 1, 4, 4]):
+        pixels = slide(seed)
+        if index % 2:
+            pixels[10 + index : 20 + index, 20:60, :3] = 200  # a box moving down a row a frame
+        frames.append(pixels)
+        repeats.append(1 + index % 3)
+    np.savez(tmp_path / "frames.npz", frames=np.stack(frames), repeats=np.array(repeats))
+    encoded = set()
+    for perturb in ("1", "170"):
+        completed = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                ENCODE_IN_A_FRESH_PROCESS,
+                str(tmp_path / "frames.npz"),
+                str(tmp_path / f"{perturb}.mp4"),
+            ],
+            env={**os.environ, "MALLOC_PERTURB_": perturb},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        encoded.add(completed.stdout.strip())
+    assert len(encoded) == 1

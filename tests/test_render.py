@@ -369,3 +369,29 @@ def test_the_library_makes_no_record_when_every_file_is_up_to_date(tmp_path, mon
     )
     assert again.unchanged() == again.files() and again.rendered == []
     assert told == [("mask.png", True), ("softmax.png", True)] and made == [1]
+
+
+@pytest.mark.render
+def test_a_render_is_the_same_bytes_in_fresh_processes(tmp_path):
+    """The scenes whose videos differed from run to run (tokens, value-mixing; qkv under another
+    PYTHONHASHSEED), rendered by two fresh processes at once with other hash seeds and other
+    leftovers in the memory they are given (glibc's ``MALLOC_PERTURB_``): the same mp4 bytes."""
+    import os
+
+    scenes = ["tokens", "value-mixing", "qkv"]
+    runs = {
+        seed: subprocess.Popen(
+            [sys.executable, "-m", "blockviz.cli.program", "render", "the cat sat", "--scene", ",".join(scenes)]
+            + [*TINY_ARGS, "-j", "1", "-o", str(tmp_path / seed)],
+            env={**os.environ, "PYTHONHASHSEED": seed, "MALLOC_PERTURB_": seed},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for seed in ("1", "170")
+    }
+    for run in runs.values():
+        _, errors = run.communicate(timeout=600)
+        assert run.returncode == 0, errors
+    for scene in scenes:
+        assert (tmp_path / "1" / f"{scene}.mp4").read_bytes() == (tmp_path / "170" / f"{scene}.mp4").read_bytes(), scene

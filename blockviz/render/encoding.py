@@ -12,6 +12,8 @@ quantiser, because the ``n − 1`` frames after it reuse it (:func:`hold_crf`). 
 given that quality directly, with a lower ``crf`` for the hold's segment. Every segment is
 encoded ``stitchable`` so that their headers (SPS/PPS) stay equal whatever their ``crf``: the
 scene's video, and then the lecture, copy every segment's packets behind the first's headers.
+Every segment is encoded ``cpu-independent``, so that the same frames give the same bytes on every
+run (:data:`X264_PARAMS`).
 
 Joining: the segments become the scene's video by their timestamps, decoding times kept
 (:meth:`HoldFileWriter.combine_files`), so that a player seeking to any time shows that time's
@@ -40,9 +42,14 @@ from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from blockviz.render.conversion import ChangedRows
 
-STITCHABLE = {"x264-params": "stitchable=1"}
-"""x264's option for segments that are joined by copying packets: headers that do not depend on
-the segment's rate control (its ``crf``). It changes no picture."""
+X264_PARAMS = {"x264-params": "stitchable=1:cpu-independent=1"}
+"""x264's options for every segment. ``stitchable``: headers that do not depend on the segment's
+rate control (its ``crf``), for segments joined by copying packets; it changes no picture.
+``cpu-independent``: x264's canonical code for its macroblock tree and intra search rather than
+the CPU's fastest. With AVX-512, x264's own code reads memory it never wrote, so the same frames
+were encoded to other bytes from run to run (the 160 × 90 ``tokens`` scene's frames: four heap
+contents, four bitstreams; with this option, or x264 held to AVX2, or without its macroblock
+tree, one). Its bytes are those of x264's plain C code, on every x86 CPU."""
 MBTREE_STRENGTH = 2.0
 """x264's macroblock-tree strength, ``5 · (1 − qcomp)`` with its default ``qcomp`` 0.6
 (``encoder/slicetype.c``, ``macroblock_tree_finish``): a block's quantiser is lowered by
@@ -54,10 +61,10 @@ MAX_HOLD_CRF_DROP = 10.0
 
 
 def segment_spec(spec: VideoEncoderSpec) -> VideoEncoderSpec:
-    """Manim's segment settings ``spec``, with x264's segments :data:`STITCHABLE`."""
+    """Manim's segment settings ``spec``, with x264's :data:`X264_PARAMS`."""
     if spec.codec != "libx264":
         return spec
-    return dataclasses.replace(spec, options=tuple({**dict(spec.options), **STITCHABLE}.items()))
+    return dataclasses.replace(spec, options=tuple({**dict(spec.options), **X264_PARAMS}.items()))
 
 
 def hold_crf(crf: float, frames: int) -> float:
@@ -171,7 +178,7 @@ class RepeatingHoldEncoder(VideoSegmentEncoder):
 
 class HoldFileWriter(SceneFileWriter):
     """Manim's file writer, writing each segment with a :class:`HoldEncoder` (a
-    :class:`RepeatingHoldEncoder` for GIF), x264 segments ``stitchable``, and joining the
+    :class:`RepeatingHoldEncoder` for GIF), x264 segments with :data:`X264_PARAMS`, and joining the
     segments of a silent video by their timestamps."""
 
     def _create_segment_encoder(self, target) -> VideoSegmentEncoder:
