@@ -135,10 +135,14 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
     """
     inputs = pop_record_options(options)
     _check_contrast(inputs, contrast)
-    rec = focused(command_record(inputs), block)
+    whole = command_record(inputs)
+    rec = focused(whole, block)
     from blockviz.explorer import Explorer
+    from blockviz.explorer.payload import is_workbench
 
     _, head = chosen_token_and_head(rec, token, resolved_head(head, inputs.get("model"), token), to)
+    if len(whole.blocks) > 1 and is_workbench(whole):  # the copy model: a page of every block, opening on this one
+        rec, block = whole, len(whole.blocks) - 1 if block is None else block
     attentions, theirs = _overview_inputs(inputs, contrast)
     with usage_error_for("--step"):  # token and head are checked: what is left is a step this block has not
         page = Explorer(
@@ -150,6 +154,7 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
             attentions=attentions,
             contrast=theirs,
             contrast_sentence=contrast,
+            block=block if len(rec.blocks) > 1 else None,
         )
     with reporting_errors():
         path = page_path(output) if output is not None else default_folder(rec.sentence, inputs) / PAGE_NAME
