@@ -234,3 +234,15 @@ def test_explore_block_k_opens_the_copy_models_page_on_that_block(tmp_path):
     )
     assert result.exit_code == 2 and "block 2 is out of range: the record has 2 blocks, 0–1" in result.output
     assert not (tmp_path / "no.html").exists()
+
+
+def test_in_python_a_stack_explores_as_its_page_of_every_block(copy_record):
+    import blockviz
+
+    page = blockviz.explore(copy_record, token="cat", block=0)
+    assert (page.block, page.token) == (0, 1) and repr(page).endswith("theme='light', block=0)")
+    assert copy_record.explore().block == 1  # the last block by default
+    assert '"n_blocks":2,"block":0' in page.html()
+    assert 'sandbox="allow-scripts allow-downloads"' in page._repr_html_()  # the notebook's iframe may download
+    with pytest.raises(blockviz.BlockvizError, match="^block 2 is out of range: the record has 2 blocks, 0–1$"):
+        blockviz.explore(copy_record, block=2)

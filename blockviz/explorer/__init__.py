@@ -117,7 +117,7 @@ class Explorer:
         line = html.escape(summary_line(self.record))
         return (
             f'<p class="blockviz-summary">{line}</p>'
-            f'<iframe srcdoc="{page}" sandbox="allow-scripts" title="blockviz explorer" '
+            f'<iframe srcdoc="{page}" sandbox="allow-scripts allow-downloads" title="blockviz explorer" '
             f'style="width: 100%; height: 760px; border: 1px solid #d1d5db;" loading="lazy"></iframe>'
         )
 

@@ -86,7 +86,7 @@
         const data = T[name].data, blockable = name === "mask" || name === "masked_scores";
         for (let k = 0; k < data.length; k++) {
           if (!Number.isFinite(data[k]) && !(blockable && data[k] === -Infinity)) {
-            throw new Error(where + "field '" + name + "' holds " + (blockable ? "NaN or +\u221e" : "NaN or \u00b1\u221e") + ": a value overflowed; every value must be a finite number");
+            throw new Error(where + "field '" + name + "' holds " + (blockable ? "NaN or +\u221e" : "NaN or \u00b1\u221e") + ": a value overflowed or the record was edited; every value must be a finite number"); // blockviz.record_check's words
           }
         }
       });
@@ -170,7 +170,7 @@
       node("p", { class: "wb-row" }, node("label", { for: "wb-sentence", text: "Sentence", class: "label" }), input, words,
         node("label", { for: "wb-mask", class: "wb-mask" }, mask, node("span", { text: " mask off (every token sees every token)" })), resetAll, download),
       node("p", { class: "note", text: "The page runs the toy model itself (its " + Object.keys(model.params).length + " parameter tables are in it): type a sentence of its " + vocabulary.length +
-        " words (others are read as " + DATA.workbench.unknown + "), or click a number of γ, β, a bias or the Parameters table below to type a new value; every step is computed again." +
+        " words (others are read as " + DATA.workbench.unknown + "), or click a number of γ, β, a bias or the Parameters table below to type a new value (or drag it sideways: every number follows); every step is computed again." +
         (stacked ? " It has " + model.blocks + " blocks: the residual stream leaving one is the input of the next; choose the block whose steps are shown." : "") }),
       blockBar, note, editList);
     const app = document.getElementById("app");
@@ -295,7 +295,8 @@
       document.body.appendChild(link);
       link.click();
       link.remove();
-      note.textContent = "Saved parameters.json: blockviz record \u2026 --model toy --params parameters.json computes these numbers.";
+      note.textContent = stacked ? "Saved parameters.json: every table of the " + model.blocks + " blocks by its model file's name (blocks.K.\u2026); blockviz record --params takes a one-block toy model's tables only." :
+        "Saved parameters.json: blockviz record \u2026 --model toy --params parameters.json computes these numbers.";
     });
     window.addEventListener("hashchange", function () {
       const before = [bench.sentence, JSON.stringify(bench.edits), bench.maskOff, bench.block].join("\n");
@@ -1423,7 +1424,7 @@
     });
     const head = el("tr", null, el("th", { scope: "col", text: "key" }), el("th", { scope: "col", text: "weight" }));
     return el("div", { class: "tablebox" }, textEl("p", caption, "tablecap"),
-      el("div", { class: "scroll", "data-label": caption }, el("table", { class: "nums" }, el("thead", null, head), body)));
+      el("div", { class: "scroll", "data-label": caption }, el("table", { class: "nums", "aria-label": caption }, el("thead", null, head), body)));
   }
   function showReadout(readout, l, h) {
     const i = state.token, layer = LAYERS[l], recorded = l === RECORDED;
@@ -1709,7 +1710,7 @@
     const rows = range(rowsOf).map(function (r) {
       return { label: rowLabel(r), values: view.shape.length === 1 ? vec(view) : vec(view, r), param: name, at: view.shape.length === 1 ? lead : lead.concat([r]), family: DATA.param_families[name] };
     });
-    paramsBox.appendChild(el("h2", { id: "wb-params-title", text: "Parameters: click a number to type a new value" }));
+    paramsBox.appendChild(el("h2", { id: "wb-params-title", text: "Parameters: click a number to type a new value, or drag it sideways" }));
     paramsBox.appendChild(controls);
     paramsBox.appendChild(numTable({ caption: name + (three ? " of head " + lead[0] : "") + ", " + view.shape.join(" \u00d7 ") + " (edited cells outlined; their trained value in their title)", columns: columns, rows: rows }, box));
     paramsBox.appendChild(box.operands); paramsBox.appendChild(box.copied); paramsBox.appendChild(box.copyNote);
@@ -1819,11 +1820,14 @@
     const attributes = fresh.attributes;
     for (let a = 0; a < attributes.length; a++) {
       const name = attributes[a].name;
-      if (!KEPT[name] && old.getAttribute(name) !== attributes[a].value) old.setAttribute(name, attributes[a].value);
+      if (KEPT[name] || old.getAttribute(name) === attributes[a].value) continue;
+      if (name === "style") old.style.cssText = fresh.style.cssText; // CSSOM: the policy forbids style attributes
+      else old.setAttribute(name, attributes[a].value);
     }
     for (let a = old.attributes.length - 1; a >= 0; a--) {
       const name = old.attributes[a].name;
-      if (!KEPT[name] && !fresh.hasAttribute(name)) old.removeAttribute(name);
+      if (KEPT[name] || fresh.hasAttribute(name)) continue;
+      if (name === "style") old.style.cssText = ""; else old.removeAttribute(name);
     }
     for (let a = old.firstChild, b = fresh.firstChild; b;) { // b may move into old's place: step on first
       const nextA = a.nextSibling, nextB = b.nextSibling;
@@ -1936,7 +1940,7 @@
       });
       patternBox.appendChild(el("p", { class: "note" }, el("label", { for: "pattern-numbers" }, numbers, textEl("span", " show the weights as numbers (the table then scrolls)"))));
     }
-    const table = el("table", { class: dense ? "grid dense" : "grid" });
+    const table = el("table", { class: dense ? "grid dense" : "grid", "aria-label": "Attention weights of head " + state.head + ": rows are queries, columns keys" });
     const head = el("tr", null, el("td", { class: "corner" }));
     range(N).forEach(function (j) { head.appendChild(el("th", { scope: "col", text: dense ? "" : TOKENS[j], title: tokenLabel(j) })); });
     table.appendChild(el("thead", null, head));

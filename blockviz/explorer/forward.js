@@ -223,7 +223,9 @@
           throw new Error("index [" + index.join(", ") + "] is outside " + name + ", shaped " + p.shape.join(" × "));
         }
         if (typeof value !== "number" || !Number.isFinite(value)) throw new Error("the value of " + name + "[" + index.join(", ") + "] must be a finite number, not " + String(value));
-        copy.data[index.reduce(function (flat, k, d) { return flat * p.shape[d] + k; }, 0)] = round ? round(value) : value;
+        const stored = round ? round(value) : value; // a float32 model keeps the float32 nearest: past ±3.4e38, ±∞
+        if (!Number.isFinite(stored)) throw new Error("the value of " + name + "[" + index.join(", ") + "] is " + String(value) + ", past float32's largest (3.4e38): the model's parameters are float32");
+        copy.data[index.reduce(function (flat, k, d) { return flat * p.shape[d] + k; }, 0)] = stored;
       });
       out[name] = copy;
     });
