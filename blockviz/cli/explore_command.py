@@ -123,7 +123,9 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
     The view is kept in the link (#token=it&head=1&step=softmax). Its overview step is a
     layer × head grid of the token's weights rows: for a model every layer (the steps are the
     recorded --layer's), with --contrast a second sentence's rows beside them. Page Down /
-    Page Up (or n / p) step through the calculation.
+    Page Up (or n / p) step through the calculation. The toy models' page (--model toy, --model
+    copy) is a workbench: it runs the model for any sentence typed and any parameter typed or
+    dragged; the copy model's holds both blocks (--block K: the one it opens on).
 
     \b
     Examples:
@@ -132,6 +134,7 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
       blockviz explore "the cat sat" -o pages/      # writes pages/explorer.html
       blockviz explore --record cat.safetensors
       blockviz explore "the cat sat on the mat" --step overview --contrast "the cat sat on the rug"
+      blockviz explore "the cat sat on the mat the cat" --model copy --block 0
     """
     inputs = pop_record_options(options)
     _check_contrast(inputs, contrast)

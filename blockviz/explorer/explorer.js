@@ -1911,6 +1911,9 @@
   function patternCell(td, q, j, dense) {
     const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity, text = dense ? "" : blocked ? S.blocked_weight_label : fmt(w);
     const was = LIVE && LIVE.base && !blocked ? fmt(at(LIVE.base.weights, state.head, q, j)) : null, moved = was !== null && was !== fmt(w);
+    const shown = [fmt(w), blocked ? "" : weightStop(w)[0], moved].join(); // what the cell shows: unchanged, nothing is written
+    if (td.blockvizShown === shown) return;
+    td.blockvizShown = shown;
     if (td.textContent !== text) td.textContent = text;
     td.setAttribute("title", TOKENS[q] + " → " + TOKENS[j] + ": " + fmt(w) + (blocked ? " (blocked)" : "") + (moved ? " (" + was + " with the trained parameters)" : ""));
     paint(td, w, S.weights_family, blocked);
