@@ -280,3 +280,42 @@ def test_in_python_a_stack_explores_as_its_page_of_every_block(copy_record):
     assert 'sandbox="allow-scripts allow-downloads"' in page._repr_html_()  # the notebook's iframe may download
     with pytest.raises(blockviz.BlockvizError, match="^block 2 is out of range: the record has 2 blocks, 0–1$"):
         blockviz.explore(copy_record, block=2)
+
+
+def test_the_copy_models_downloaded_parameters_reproduce_the_page(browser, copy_record, tmp_path):
+    path = tmp_path / "copy.html"
+    Explorer(copy_record, step="softmax").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    page.click('.bar.blocks [data-block="0"]')
+    page.select_option("#wb-param", "attn.W_K")
+    cell = '#wb-params td[data-param="attn.W_K"][data-at="0,3,1"]'
+    page.click(cell)
+    page.fill("#wb-params input.celledit", "-1.75")
+    page.keyboard.press("Enter")
+    assert "blocks.0.attn.W_K[0, 3, 1] = -1.75 (trained " in page.inner_text(".wb-edits")
+    with page.expect_download() as download:
+        page.click("#wb-download")
+    saved = tmp_path / "parameters.json"
+    download.value.save_as(saved)
+    assert "--model copy --params parameters.json" in page.inner_text("#wb-note")
+    sentence = copy_record.sentence
+    got = page.evaluate("s => window.blockviz.run(s, {'blocks.0.attn.W_K': [[0, 3, 1, -1.75]]})", sentence)
+    opened.close()
+    rec = record(sentence, "copy", params=saved)
+    assert float(rec.block(0).params["attn.W_K"][0, 3, 1]) == -1.75
+    folder = _edited_copy_model(tmp_path, "blocks.0.attn.W_K", [0, 3, 1], -1.75)
+    assert torch.equal(rec.probs, record(sentence, str(folder)).probs)  # the file holds the page's parameters
+    _assert_close(got, rec, "downloaded")
+
+
+def test_params_of_a_stack_missing_a_blocks_table_is_one_line(copy_record):
+    from blockviz import BlockvizError
+
+    tables = load_file(toy_folder("copy") / "model.safetensors")
+    del tables["blocks.1.attn.W_Q"]
+    with pytest.raises(
+        BlockvizError,
+        match=r"^the given parameters has no parameter 'blocks.1.attn.W_Q': add it with shape \[2, 16, 8\]$",
+    ):
+        record("the cat sat", "copy", params=tables)

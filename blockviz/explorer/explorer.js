@@ -295,7 +295,7 @@
       document.body.appendChild(link);
       link.click();
       link.remove();
-      note.textContent = stacked ? "Saved parameters.json: every table of the " + model.blocks + " blocks by its model file's name (blocks.K.\u2026); blockviz record --params takes a one-block toy model's tables only." :
+      note.textContent = stacked ? "Saved parameters.json (every table of the " + model.blocks + " blocks, named as in the model's file: blocks.K.\u2026): blockviz record \u2026 --model " + DATA.source.model + " --params parameters.json computes these numbers." :
         "Saved parameters.json: blockviz record \u2026 --model toy --params parameters.json computes these numbers.";
     });
     window.addEventListener("hashchange", function () {
