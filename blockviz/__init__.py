@@ -12,7 +12,7 @@ import importlib
 
 __version__ = "0.1.0"
 
-__all__ = ["BlockConfig", "BlockRecord", "BlockvizError", "attentions", "record", "__version__"]
+__all__ = ["BlockConfig", "BlockRecord", "BlockvizError", "attentions", "explore", "record", "__version__"]
 
 
 _LAZY = {
@@ -21,6 +21,7 @@ _LAZY = {
     "attentions": "blockviz.recording",
     "BlockConfig": "blockviz.block_config",
     "BlockvizError": "blockviz.errors",
+    "explore": "blockviz.explorer",
 }
 """Names imported on first use, so that `blockviz --help` does not pay for importing torch."""
 

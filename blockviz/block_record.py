@@ -207,16 +207,22 @@ class BlockRecord(RecordReading):
         )
 
     def explore(
-        self, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"
+        self,
+        token: str | int | None = None,
+        head: int | None = None,
+        step: str | None = None,
+        theme: str = "light",
+        block: int | None = None,
     ):
         """The token-flow explorer of this record (a :class:`blockviz.explorer.Explorer`: ``.save(path)``,
-        ``.html()``, and shown in a notebook), opening on ``token``, ``head`` and ``step``.
+        ``.html()``, and shown in a notebook), opening on ``token``, ``head``, ``step`` and ``block``
+        (a record of several blocks; default the last). A trained toy model's page is the workbench.
 
-        Raises :class:`BlockvizError` for a token, head, step or theme that does not exist.
+        Raises :class:`BlockvizError` for a token, head, step, theme or block that does not exist.
         """
         from blockviz.explorer import explore
 
-        return explore(self, token, head, step, theme)
+        return explore(self, token, head, step, theme, block)
 
     def _repr_html_(self) -> str:
         from blockviz.explorer import record_summary_html

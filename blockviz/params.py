@@ -27,11 +27,17 @@ def learned_positions(config: BlockConfig) -> torch.Tensor:
 
 
 def check_parameters(
-    params: Mapping[str, torch.Tensor], config: BlockConfig, where: str, dtypes=FILE_DTYPES, extra_allowed: bool = False
+    params: Mapping[str, torch.Tensor],
+    config: BlockConfig,
+    where: str,
+    dtypes=FILE_DTYPES,
+    extra_allowed: bool = False,
+    shapes: Mapping[str, tuple[int, ...]] | None = None,
 ) -> None:
-    """Raise :class:`BlockvizError` unless ``params`` holds every parameter of ``config``, each a
-    tensor of one of ``dtypes``, of its shape and finite; names beyond those only if ``extra_allowed``."""
-    shapes = parameter_shapes(config)
+    """Raise :class:`BlockvizError` unless ``params`` holds every parameter of ``config`` (or of
+    ``shapes``, a model's names and shapes, e.g. a stack's :func:`blockviz.toy.model.file_shapes`),
+    each a tensor of one of ``dtypes``, of its shape and finite; names beyond those only if ``extra_allowed``."""
+    shapes = parameter_shapes(config) if shapes is None else shapes
     if not extra_allowed:
         extra = sorted(set(params) - set(shapes))
         if extra:

@@ -32,7 +32,7 @@ class Opened:
 
     def close(self):
         self.context.close()
-        assert self.errors == []
+        assert self.errors == [], self.errors
 
 
 SHOWN = """() => Array.from(document.querySelectorAll('.steps [data-field], .steps [data-param], .pattern [data-field]'),

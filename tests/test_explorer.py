@@ -161,7 +161,7 @@ def test_the_record_gets_explore_and_a_notebook_summary(cat_record, tmp_path):
     assert saved.read_text(encoding="utf-8") == page.html()
     shown = page._repr_html_()
     assert shown.startswith('<p class="blockviz-summary">blockviz explorer — “the cat sat”: 3 tokens')
-    assert '<iframe srcdoc="&lt;!DOCTYPE html&gt;' in shown and 'sandbox="allow-scripts"' in shown
+    assert '<iframe srcdoc="&lt;!DOCTYPE html&gt;' in shown and 'sandbox="allow-scripts allow-downloads"' in shown
     table = cat_record._repr_html_()
     assert "<table>" in table and "<code>weights</code>" in table and "(2, 3, 3)" in table
 

@@ -380,7 +380,7 @@ def test_a_notebook_run_by_nbclient_shows_a_working_explorer(browser, tmp_path):
     ).execute()
     summary, explorer = (cell.outputs[0]["data"]["text/html"] for cell in notebook.cells)
     assert "<table>" in summary and "exp_scores" in summary  # the record: a summary table, not the page
-    assert explorer.count("<iframe") == 1 and 'sandbox="allow-scripts"' in explorer
+    assert explorer.count("<iframe") == 1 and 'sandbox="allow-scripts allow-downloads"' in explorer
     host = tmp_path / "output.html"
     host.write_text("<!DOCTYPE html><meta charset='utf-8'><body>" + explorer, encoding="utf-8")
     opened = Opened(browser, host, ready=False)

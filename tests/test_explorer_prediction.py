@@ -86,7 +86,12 @@ def test_the_page_carries_the_records_prediction_numbers_and_the_models_tables(t
     assert wide == ["W_E", "W_U", "logits", "probs"]
     for name in ("W_E", "W_pos"):
         assert np.array_equal(_read(data["params"][name]), toy.params[name].numpy()), name
-    assert data["workbench"] == {"max_tokens": 25, "unknown": "<unk>"}
+    assert {key: data["workbench"][key] for key in ("max_tokens", "unknown", "n_blocks", "block")} == {
+        "max_tokens": 25,
+        "unknown": "<unk>",
+        "n_blocks": 1,
+        "block": 0,
+    }
 
 
 # ---------- in the browser ----------

@@ -227,7 +227,7 @@ def test_typing_a_sentence_and_editing_a_cell_recompute_every_step_as_the_cli_do
     assert page.evaluate("location.hash").find("edits=") < 0  # refused: nothing changed
     page.fill("#wb-params input.celledit", "2.5")
     page.keyboard.press("Enter")
-    assert page.get_attribute(cell, "class") == "num edited"
+    assert page.get_attribute(cell, "class") == "num draggable edited"  # a parameter: drag it, or type
     assert page.evaluate("document.activeElement.dataset.at") == "0,0,1"  # the focus stays on the cell
     with page.expect_download() as download:
         page.click("#wb-download")

@@ -123,7 +123,9 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
     The view is kept in the link (#token=it&head=1&step=softmax). Its overview step is a
     layer × head grid of the token's weights rows: for a model every layer (the steps are the
     recorded --layer's), with --contrast a second sentence's rows beside them. Page Down /
-    Page Up (or n / p) step through the calculation.
+    Page Up (or n / p) step through the calculation. The toy models' page (--model toy, --model
+    copy) is a workbench: it runs the model for any sentence typed and any parameter typed or
+    dragged; the copy model's holds both blocks (--block K: the one it opens on).
 
     \b
     Examples:
@@ -132,14 +134,19 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
       blockviz explore "the cat sat" -o pages/      # writes pages/explorer.html
       blockviz explore --record cat.safetensors
       blockviz explore "the cat sat on the mat" --step overview --contrast "the cat sat on the rug"
+      blockviz explore "the cat sat on the mat the cat" --model copy --block 0
     """
     inputs = pop_record_options(options)
     _check_contrast(inputs, contrast)
     head = resolved_head(head, inputs.get("model"), token)
-    rec = focused(command_record(inputs), block, head, token, to)
+    whole = command_record(inputs)
+    rec = focused(whole, block, head, token, to)
     from blockviz.explorer import Explorer
+    from blockviz.explorer.payload import is_workbench
 
     _, head = chosen_token_and_head(rec, token, head, to)
+    if len(whole.blocks) > 1 and is_workbench(whole):  # the copy model: a page of every block, opening on this one
+        rec, block = whole, _opened_block(whole, rec) if block is None else block
     attentions, theirs = _overview_inputs(inputs, contrast)
     with usage_error_for("--step"):  # token and head are checked: what is left is a step this block has not
         page = Explorer(
@@ -151,11 +158,17 @@ def explore(output, token, head, to, step, theme, contrast, block, **options) ->
             attentions=attentions,
             contrast=theirs,
             contrast_sentence=contrast,
+            block=block if len(rec.blocks) > 1 else None,
         )
     with reporting_errors():
         path = page_path(output) if output is not None else default_folder(rec.sentence, inputs) / PAGE_NAME
         page.save(path)
     click.echo(str(path))
+
+
+def _opened_block(whole, focus) -> int:
+    """The index of block view ``focus`` among ``whole``'s blocks (the last when ``focus`` is ``whole``)."""
+    return next((index for index, view in enumerate(whole.blocks) if view is focus), len(whole.blocks) - 1)
 
 
 def _check_contrast(inputs: dict, contrast: str | None) -> None:

@@ -40,7 +40,12 @@ class Explorer:
     ``token`` is a word, ``word#k`` or a 0-based position (default: the last word token, not punctuation), ``head``
     a head number (default 0), ``step`` a name of the record's steps (:func:`steps_for`; for
     blockviz's own block :data:`STEP_NAMES`; default the first), and
-    ``theme`` "light" or "dark". In a notebook it shows itself as a sandboxed iframe.
+    ``theme`` "light" or "dark"; ``block``, for a record of several blocks, the block it opens on
+    (0-based, default the last). In a notebook it shows itself as a sandboxed iframe.
+
+    The page of blockviz's trained toy models (``--model toy``, and ``--model copy``: every block)
+    is a workbench: it runs the model itself for any sentence typed and any parameter edited
+    (:func:`blockviz.explorer.payload.is_workbench`).
 
     Its first view, ``step="overview"``, is a layer × head grid of the selected token's weights
     rows: the record's one block, or with ``attentions`` (a
@@ -51,7 +56,7 @@ class Explorer:
     Raises
     ------
     BlockvizError
-        For a token, head, step or theme that does not exist; the message lists the choices.
+        For a token, head, step, theme or block that does not exist; the message lists the choices.
     """
 
     def __init__(
@@ -64,12 +69,15 @@ class Explorer:
         attentions=None,
         contrast=None,
         contrast_sentence: str | None = None,
+        block: int | None = None,
     ):
         self.record = rec
+        self.block = len(rec.blocks) - 1 if block is None else block
+        view = rec.block(self.block)  # a block out of range: BlockvizError
         self.attentions, self.contrast, self.contrast_sentence = attentions, contrast, contrast_sentence
-        self.token = select_token(rec.tokens, token, rec.special)
-        self.head = select_head(head, rec.config.n_heads)
-        self.steps = steps_for(rec.config, rec.source)
+        self.token = select_token(view.tokens, token, view.special)
+        self.head = select_head(head, view.config.n_heads)
+        self.steps = steps_for(view.config, view.source)
         self.step = (
             select_step(step, (OVERVIEW,) + tuple(s.name for s in self.steps))
             if step is not None
@@ -88,6 +96,7 @@ class Explorer:
             self.attentions,
             self.contrast,
             self.contrast_sentence,
+            self.block,
         )
 
     def save(self, path: str | Path) -> Path:
@@ -108,19 +117,25 @@ class Explorer:
         line = html.escape(summary_line(self.record))
         return (
             f'<p class="blockviz-summary">{line}</p>'
-            f'<iframe srcdoc="{page}" sandbox="allow-scripts" title="blockviz explorer" '
+            f'<iframe srcdoc="{page}" sandbox="allow-scripts allow-downloads" title="blockviz explorer" '
             f'style="width: 100%; height: 760px; border: 1px solid #d1d5db;" loading="lazy"></iframe>'
         )
 
     def __repr__(self) -> str:
-        return f"Explorer({self.record.sentence!r}, token={self.token}, head={self.head}, step={self.step!r}, theme={self.theme!r})"
+        block = f", block={self.block}" if len(self.record.blocks) > 1 else ""
+        return f"Explorer({self.record.sentence!r}, token={self.token}, head={self.head}, step={self.step!r}, theme={self.theme!r}{block})"
 
 
 def explore(
-    rec, token: str | int | None = None, head: int | None = None, step: str | None = None, theme: str = "light"
+    rec,
+    token: str | int | None = None,
+    head: int | None = None,
+    step: str | None = None,
+    theme: str = "light",
+    block: int | None = None,
 ) -> Explorer:
-    """The explorer of record ``rec`` opening on ``token``, ``head`` and ``step`` (see :class:`Explorer`)."""
-    return Explorer(rec, token=token, head=head, step=step, theme=theme)
+    """The explorer of record ``rec`` opening on ``token``, ``head``, ``step`` and ``block`` (see :class:`Explorer`)."""
+    return Explorer(rec, token=token, head=head, step=step, theme=theme, block=block)
 
 
 def record_summary_html(rec) -> str:

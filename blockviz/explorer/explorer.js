@@ -70,32 +70,45 @@
   function toyModel(DATA) {
     const M = window.blockviz.math, F32 = DATA.config.dtype === "float32", params = {};
     Object.keys(DATA.params).forEach(function (name) { params[name] = { shape: DATA.params[name].shape, data: decodeTensor(DATA.params[name], F32), offset: 0 }; });
-    const vocabulary = DATA.source.vocabulary, limit = DATA.workbench.max_tokens;
+    const vocabulary = DATA.source.vocabulary, limit = DATA.workbench.max_tokens, blocks = DATA.workbench.n_blocks || 1;
+    /* views: every block's fields (forward.js forwardStack; one view for one block); T: the last block's. */
     function compute(sentence, edits, maskOff) {
       const told = M.toyTokens(String(sentence), vocabulary, limit);
       if (told.error) throw new Error(told.error);
       const P = M.edited(params, edits, F32 ? Math.fround : null);
-      return { tokens: told.tokens, ids: told.ids, unknown: told.unknown, T: finite(M.forward(told.ids, P, DATA.config, maskOff)), P: P };
+      const views = M.forwardStack(told.ids, P, DATA.config, blocks, maskOff).map(function (T, k) { return finite(T, blocks > 1 ? "block " + k + "'s " : ""); });
+      return { tokens: told.tokens, ids: told.ids, unknown: told.unknown, views: views, T: views[blocks - 1], P: P };
     }
     /* Every field finite (−∞ only where a key is blocked), as the record's check demands (blockviz.record_check):
        parameters that make a value overflow are refused, never drawn as NaN. */
-    function finite(T) {
+    function finite(T, where) {
       Object.keys(DATA.fields).forEach(function (name) {
         const data = T[name].data, blockable = name === "mask" || name === "masked_scores";
         for (let k = 0; k < data.length; k++) {
           if (!Number.isFinite(data[k]) && !(blockable && data[k] === -Infinity)) {
-            throw new Error("field '" + name + "' holds " + (blockable ? "NaN or +\u221e" : "NaN or \u00b1\u221e") + ": a value overflowed; every value must be a finite number");
+            throw new Error(where + "field '" + name + "' holds " + (blockable ? "NaN or +\u221e" : "NaN or \u00b1\u221e") + ": a value overflowed or the record was edited; every value must be a finite number"); // blockviz.record_check's words
           }
         }
       });
       return T;
     }
+    /* The record's JSON layout: one block's fields; a stack's fields it holds once (the embeddings, the model's
+       prediction) and "blocks": [each block's own fields, with its logit lens before the last]. */
     function run(sentence, edits, options) {
       const got = compute(sentence, edits, !!(options && options.maskOff)), out = { tokens: got.tokens, unknown: got.unknown };
-      Object.keys(got.T).forEach(function (name) { out[name] = M.nested(got.T[name]); });
+      if (blocks === 1) { Object.keys(got.T).forEach(function (name) { out[name] = M.nested(got.T[name]); }); return out; }
+      const once = DATA.workbench.stack_fields, prediction = DATA.workbench.prediction_fields;
+      once.concat(prediction).forEach(function (name) { out[name] = M.nested(got.T[name]); });
+      out.blocks = got.views.map(function (T, k) {
+        const own = {};
+        Object.keys(T).forEach(function (name) {
+          if (once.indexOf(name) < 0 && !(k === blocks - 1 && prediction.indexOf(name) >= 0)) own[name] = M.nested(T[name]);
+        });
+        return own;
+      });
       return out;
     }
-    return { params: params, vocabulary: vocabulary, limit: limit, compute: compute, run: run };
+    return { params: params, vocabulary: vocabulary, limit: limit, blocks: blocks, compute: compute, run: run };
   }
 
   /* ---------- the workbench: a trained toy model's page runs the model itself ---------- */
@@ -118,8 +131,9 @@
      Every change computes the whole forward pass (forward.js) and draws the page from its numbers;
      the link keeps the sentence, the edits and the mask with the view. */
   function workbench(DATA, model) {
-    const bench = { sentence: DATA.sentence, edits: {}, maskOff: false, view: null };
-    readBenchHash(bench);
+    const stacked = model.blocks > 1, M = window.blockviz.math;
+    const bench = { sentence: DATA.sentence, edits: {}, maskOff: false, view: null, block: DATA.workbench.block || 0 };
+    readBenchHash(bench, model.blocks);
     const vocabulary = model.vocabulary.slice(1);
     const words = node("datalist", { id: "wb-words" });
     const input = node("input", { type: "text", id: "wb-sentence", list: "wb-words", autocomplete: "off", spellcheck: "false", value: bench.sentence, "aria-describedby": "wb-note" });
@@ -129,12 +143,36 @@
     const download = node("button", { type: "button", id: "wb-download", text: "download these parameters" });
     const note = node("p", { id: "wb-note", class: "note", "aria-live": "polite" });
     const editList = node("ul", { class: "wb-edits", "aria-label": "Edited parameters" });
+    /* A stack's block selector: the steps, the pattern and the Parameters table show this block. */
+    const blockBar = stacked ? node("div", { class: "bar blocks", role: "radiogroup", "aria-label": "Block" }, node("span", { class: "label", text: "Block" })) : null;
+    const blockButtons = stacked ? Array.from({ length: model.blocks }, function (_, k) {
+      const button = node("button", { type: "button", class: "head", role: "radio", "data-block": k, text: "block " + k });
+      button.addEventListener("click", function () { chooseBlock(k, null, false); });
+      button.addEventListener("keydown", function (event) {
+        const moves = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
+        if (!(event.key in moves)) return;
+        event.preventDefault();
+        chooseBlock((bench.block + moves[event.key] + model.blocks) % model.blocks, null, true);
+      });
+      blockBar.appendChild(button);
+      return button;
+    }) : [];
+    function chooseBlock(k, head, focus) {
+      bench.block = k;
+      if (head !== null && bench.view) bench.view.head = head;
+      draw();
+      if (focus) blockButtons[k].focus();
+    }
+    function markBlocks() {
+      blockButtons.forEach(function (button, k) { button.setAttribute("aria-checked", String(k === bench.block)); button.tabIndex = k === bench.block ? 0 : -1; });
+    }
     const panel = node("section", { class: "workbench", "aria-label": "Workbench" },
       node("p", { class: "wb-row" }, node("label", { for: "wb-sentence", text: "Sentence", class: "label" }), input, words,
         node("label", { for: "wb-mask", class: "wb-mask" }, mask, node("span", { text: " mask off (every token sees every token)" })), resetAll, download),
       node("p", { class: "note", text: "The page runs the toy model itself (its " + Object.keys(model.params).length + " parameter tables are in it): type a sentence of its " + vocabulary.length +
-        " words (others are read as " + DATA.workbench.unknown + "), or click a number of γ, β, a bias or the Parameters table below to type a new value; every step is computed again." }),
-      note, editList);
+        " words (others are read as " + DATA.workbench.unknown + "), or click a number of γ, β, a bias or the Parameters table below to type a new value (or drag it sideways: every number follows); every step is computed again." +
+        (stacked ? " It has " + model.blocks + " blocks: the residual stream leaving one is the input of the next; choose the block whose steps are shown." : "") }),
+      blockBar, note, editList);
     const app = document.getElementById("app");
     app.parentNode.insertBefore(panel, app);
 
@@ -170,28 +208,55 @@
       catch (error) { note.textContent = error.message + " — nothing recomputed."; input.setAttribute("aria-invalid", "true"); return false; }
       input.removeAttribute("aria-invalid");
       const edited = editsCount(bench.edits) > 0, base = edited ? model.compute(bench.sentence, {}, bench.maskOff) : null;
-      const recorded = !edited && !bench.maskOff && bench.sentence === DATA.sentence; // the record's own numbers (torch's), not the page's
       note.textContent = got.unknown.length ? got.unknown.map(function (w) { return "\u201c" + w + "\u201d"; }).join(", ") + (got.unknown.length === 1 ? " is" : " are") +
         " not in the toy model's vocabulary: read as " + DATA.workbench.unknown + " (marked with a dotted border)." : "";
-      const view = bench.view || DATA.initial, n = got.tokens.length;
-      const data = Object.assign({}, DATA, {
-        sentence: bench.sentence, tokens: got.tokens, special: got.tokens.map(function () { return false; }),
-        initial: { token: Math.min(view.token, n - 1), head: view.head, step: view.step, theme: view.theme },
-        live: { T: recorded ? null : got.T, P: got.P, base: edited ? base.T : null, ids: got.ids, edits: bench.edits, firstDraw: bench.view === null, trained: model.params, state: bench.view,
-                hash: benchHash, edit: edit },
-      });
+      const data = liveData(got, base, false);
       main(data);
       bench.view = data.live.state;
       listEdits();
+      markBlocks();
       if (focusSelector) { // the cell edited, where it is shown (a step's table, or the Parameters table)
         const target = Array.prototype.filter.call(document.querySelectorAll(focusSelector), function (t) { return t.offsetParent !== null; })[0];
         if (target) target.focus();
       }
       return true;
     }
+    /* The page's data for main: the computed numbers got (and base, the trained parameters', when edited) of the shown block. */
+    function liveData(got, base, quick) {
+      const edited = editsCount(bench.edits) > 0, k = bench.block;
+      // the record's own numbers (torch's), not the page's; a stack's page draws its own, the record holds one block
+      const recorded = !stacked && !edited && !bench.maskOff && bench.sentence === DATA.sentence;
+      const view = bench.view || DATA.initial, n = got.tokens.length;
+      return Object.assign({}, DATA, {
+        sentence: bench.sentence, tokens: got.tokens, special: got.tokens.map(function () { return false; }),
+        initial: { token: Math.min(view.token, n - 1), head: view.head, step: view.step, theme: view.theme },
+        live: { T: recorded ? null : got.views[k], P: stacked ? M.blockParams(got.P, k) : got.P, base: edited ? base.views[k] : null, ids: got.ids,
+                edits: stacked ? blockEdits(k) : bench.edits, firstDraw: bench.view === null, trained: stacked ? M.blockParams(model.params, k) : model.params, state: bench.view,
+                hash: benchHash, edit: stacked ? function (name, index, value) { edit(fullName(name, k), index, value, name); } : edit,
+                stack: stacked ? { views: got.views, block: k, choose: chooseBlock } : null, quick: quick,
+                drag: stacked ? function (name, index, value, done) { drag(fullName(name, k), index, value, done, name); } : drag },
+      });
+    }
+    /* A drag: each move recomputes and writes the numbers in view into the page shown (main's quick redraw, the
+       trained numbers computed once per drag); the end draws the whole page. A value that makes a number overflow
+       is not taken: the page keeps the last one that did not, and says why. */
+    let trainedRun = null;
+    function drag(name, index, value, done, shownName) {
+      const before = JSON.stringify(bench.edits);
+      setEdit(name, index, value);
+      if (done) { trainedRun = null; edit(name, index, value, shownName); return; }
+      let got;
+      try { got = model.compute(bench.sentence, bench.edits, bench.maskOff); }
+      catch (error) { bench.edits = JSON.parse(before); note.textContent = cellName(name, index) + " = " + value + " refused: " + error.message; return; }
+      const key = bench.sentence + "\n" + bench.maskOff;
+      if (!trainedRun || trainedRun.key !== key) trainedRun = { key: key, got: model.compute(bench.sentence, {}, bench.maskOff) };
+      const data = liveData(got, trainedRun.got, true);
+      data.live.dragged = { param: shownName || name, at: index };
+      main(data);
+    }
     /* A typed value: kept, or refused with the reason when it makes a value overflow (the page then stays as it was). */
-    function edit(name, index, value) {
-      const before = JSON.stringify(bench.edits), cell = '[data-param="' + name + '"][data-at="' + index.join(",") + '"]';
+    function edit(name, index, value, shownName) {
+      const before = JSON.stringify(bench.edits), cell = '[data-param="' + (shownName || name) + '"][data-at="' + index.join(",") + '"]';
       setEdit(name, index, value);
       if (draw(cell)) return;
       const why = note.textContent;
@@ -200,7 +265,18 @@
       note.textContent = cellName(name, index) + " = " + value + " refused: " + why;
     }
     function benchHash() {
-      return "&sentence=" + encodeURIComponent(bench.sentence) + (editsCount(bench.edits) ? "&edits=" + encodeURIComponent(JSON.stringify(bench.edits)) : "") + (bench.maskOff ? "&mask=off" : "");
+      return "&sentence=" + encodeURIComponent(bench.sentence) + (editsCount(bench.edits) ? "&edits=" + encodeURIComponent(JSON.stringify(bench.edits)) : "") + (bench.maskOff ? "&mask=off" : "") +
+        (stacked ? "&block=" + bench.block : "");
+    }
+    /* A stack's parameter names: block k's own are "blocks.k.attn.W_Q" …, the embeddings, ln_f and W_U have one. */
+    function fullName(name, k) { return name in model.params ? name : "blocks." + k + "." + name; }
+    function blockEdits(k) { // the edits of block k's parameters (and the shared ones), by the names its page shows
+      const out = {}, own = "blocks." + k + ".";
+      Object.keys(bench.edits).forEach(function (name) {
+        if (name.indexOf(own) === 0) out[name.slice(own.length)] = bench.edits[name];
+        else if (name.indexOf("blocks.") !== 0) out[name] = bench.edits[name];
+      });
+      return out;
     }
     let pending = 0;
     input.addEventListener("input", function () {
@@ -219,19 +295,20 @@
       document.body.appendChild(link);
       link.click();
       link.remove();
-      note.textContent = "Saved parameters.json: blockviz record \u2026 --model toy --params parameters.json computes these numbers.";
+      note.textContent = stacked ? "Saved parameters.json (every table of the " + model.blocks + " blocks, named as in the model's file: blocks.K.\u2026): blockviz record \u2026 --model " + DATA.source.model + " --params parameters.json computes these numbers." :
+        "Saved parameters.json: blockviz record \u2026 --model toy --params parameters.json computes these numbers.";
     });
     window.addEventListener("hashchange", function () {
-      const before = [bench.sentence, JSON.stringify(bench.edits), bench.maskOff].join("\n");
-      readBenchHash(bench);
-      if ([bench.sentence, JSON.stringify(bench.edits), bench.maskOff].join("\n") === before) return;
+      const before = [bench.sentence, JSON.stringify(bench.edits), bench.maskOff, bench.block].join("\n");
+      readBenchHash(bench, model.blocks);
+      if ([bench.sentence, JSON.stringify(bench.edits), bench.maskOff, bench.block].join("\n") === before) return;
       input.value = bench.sentence; mask.checked = bench.maskOff;
       draw();
     });
     if (!draw()) { bench.sentence = DATA.sentence; bench.edits = {}; input.value = bench.sentence; draw(); }
   }
   /* sentence=, edits= (JSON: {name: [[index…, value]]}) and mask=off of the link; anything malformed is ignored. */
-  function readBenchHash(bench) {
+  function readBenchHash(bench, blocks) {
     location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       const eq = part.indexOf("=");
       if (eq < 0) return;
@@ -239,6 +316,7 @@
       try { key = decodeURIComponent(part.slice(0, eq)); value = decodeURIComponent(part.slice(eq + 1)); } catch (error) { return; }
       if (key === "sentence") bench.sentence = value;
       else if (key === "mask") bench.maskOff = value === "off";
+      else if (key === "block" && /^\d+$/.test(value) && parseInt(value, 10) < blocks) bench.block = parseInt(value, 10);
       else if (key === "edits") {
         try {
           const edits = JSON.parse(value);
@@ -249,10 +327,15 @@
   }
 
   function main(DATA) {
-  if (listening) listening.abort();
-  listening = new AbortController();
-  function on(target, type, handler) { target.addEventListener(type, handler, { signal: listening.signal }); }
   const LIVE = DATA.live || null; // the workbench's numbers: its forward pass of the typed sentence with the edited parameters
+  /* A drag of a parameter (LIVE.quick): the page shown keeps its nodes and listeners; only the numbers in view (the
+     pattern, the current step, the stack, the Parameters table) are built again and written into them (morph). */
+  const QUICK = !!(LIVE && LIVE.quick);
+  if (!QUICK) {
+    if (listening) listening.abort();
+    listening = new AbortController();
+  }
+  function on(target, type, handler) { if (!QUICK) target.addEventListener(type, handler, { signal: listening.signal }); }
   const S = DATA.style;
   const C = DATA.config;
   const TOKENS = DATA.tokens;
@@ -532,6 +615,38 @@
     field.addEventListener("blur", function () { if (!done) { done = true; td.textContent = shown; } });
   }
 
+  /* Drag a parameter's cell sideways (mouse, pen or finger) to change its value: DRAG_STEP a pixel (Shift: a tenth),
+     every number in view following while it moves; a press that does not move is a click (type a value). */
+  const DRAG_STEP = 0.01, DRAG_START = 3;
+  function dragCell(td, cell) {
+    td.classList.add("draggable");
+    td.addEventListener("pointerdown", function (event) {
+      if (event.button !== 0 || td.querySelector("input")) return;
+      const x0 = event.clientX, start = cell.value, id = event.pointerId;
+      let moved = false, value = start;
+      function move(e) {
+        if (e.pointerId !== id) return;
+        const dx = e.clientX - x0;
+        if (!moved && Math.abs(dx) < DRAG_START) return;
+        if (!moved) { moved = true; try { td.setPointerCapture(id); } catch (ignored) { /* a synthetic pointer */ } }
+        value = parseFloat((start + dx * DRAG_STEP * (e.shiftKey ? 0.1 : 1)).toFixed(e.shiftKey ? 4 : 3));
+        LIVE.drag(cell.param, cell.at, value, false);
+      }
+      function up(e) {
+        if (e.pointerId !== id) return;
+        document.removeEventListener("pointermove", move);
+        document.removeEventListener("pointerup", up);
+        document.removeEventListener("pointercancel", up);
+        if (!moved) return;
+        LIVE.drag(cell.param, cell.at, value, true);
+        const again = document.querySelector('[data-param="' + cell.param + '"][data-at="' + cell.at.join(",") + '"]');
+        if (again) again.setAttribute("data-dragged", ""); // swallow the click that ends the drag
+      }
+      document.addEventListener("pointermove", move);
+      document.addEventListener("pointerup", up);
+      document.addEventListener("pointercancel", up);
+    });
+  }
   function numTable(spec, box) {
     const captionId = "table-" + (++tableCount);
     const table = el("table", { class: "nums", "aria-labelledby": captionId });
@@ -564,7 +679,9 @@
         if (cell.field) { td.setAttribute("data-field", cell.field); td.setAttribute("data-at", cell.at.join(",")); }
         if (cell.param) { td.setAttribute("data-param", cell.param); td.setAttribute("data-at", cell.at.join(",")); }
         const name = row.cells ? spec.columns[col] + " [" + row.label + "]" : row.label + "[" + spec.columns[col] + "]"; // a key's row: "weight [3 fox]"
+        if (LIVE && cell.param && cell.at) dragCell(td, cell);
         td.addEventListener("click", function () {
+          if (td.hasAttribute("data-dragged")) { td.removeAttribute("data-dragged"); return; } // the end of a drag, not a click
           if (LIVE && cell.param && cell.at && !td.querySelector("input")) { editCell(td, cell, box); return; }
           showOperands(box, name + " = " + (cell.operands ? cell.operands() : td.textContent + (cell.field ? "  (" + cell.field + " in the record)" : cell.param ? "  (" + cell.param + ")" : "")));
         });
@@ -921,6 +1038,14 @@
       const p = hasPos ? vec(T.pos_embed, i) : null, sum = hasPos ? add(e, p) : e;
       const rows = [{ label: "embed", values: e, field: "embed", at: [i], role: "residual" }];
       if (hasPos) rows.push({ label: "position", values: p, field: "pos_embed", at: [i], role: "residual" });
+      if (STACK && STACK.block > 0) { // a later block of the stack: its input is the block before's output, as it left it
+        const k = STACK.block, before = vec(STACK.views[k - 1].resid_post, i);
+        rows.push({ label: "block " + (k - 1) + "'s resid_post", values: before, family: familyOf("resid_pre"), role: "residual" });
+        rows.push({ label: "x (block " + k + "'s resid_pre)", values: x, field: "resid_pre", at: [i], role: "residual", result: true,
+                    operands: function (c) { return "block " + (k - 1) + "'s resid_post[" + c + "] = " + fmt(before[c]) + ", passed on unchanged"; } });
+        return { body: [rowTable("token " + tokenLabel(i) + ": the embedding and position block 0 started from; x is what block " + (k - 1) + " handed on, the residual stream block " + k + " reads", "resid_pre", 0, rows, box)],
+                 checks: [[before, x]], note: "— x = block " + (k - 1) + "'s resid_post" };
+      }
       if (args.model && T.prev_output) { // a later layer: its input is the layer before's output, which the record holds as the model returned it
         const before = vec(T.prev_output, i), previous = SOURCE.layer - 1;
         rows.push({ label: "layer " + previous + "'s output", values: before, field: "prev_output", at: [i], role: "residual" });
@@ -1232,8 +1357,14 @@
 
   /* DATA.overview (blockviz.explorer.overview): weights (layers, heads, n, n) — the record's one block, or every
      layer of a model with the recorded layer's rows the record's own — and maybe a contrast sentence's. */
-  const OV = DATA.overview;
-  const OV_OTHERS = OV.others ? loadFloat32(OV.others) : null, LAYERS = OV.layers, RECORDED = OV.recorded, L = LAYERS.length;
+  const STACK = LIVE && LIVE.stack; // a workbench of several blocks: its overview is every block, computed in the page
+  const OV = STACK ? stackOverview() : DATA.overview, UNIT = STACK ? "block" : "layer";
+  const OV_OTHERS = OV.othersT || (OV.others ? loadFloat32(OV.others) : null), LAYERS = OV.layers, RECORDED = OV.recorded, L = LAYERS.length;
+  function stackOverview() { // the weights of the blocks not shown, (blocks − 1, heads, n, n), beside the shown block's own
+    const others = STACK.views.filter(function (_, k) { return k !== STACK.block; }), size = H * N * N, data = new Float64Array(others.length * size);
+    others.forEach(function (view, k) { data.set(view.weights.data, k * size); });
+    return { layers: range(STACK.views.length), recorded: STACK.block, othersT: { shape: [others.length, H, N, N], data: data, offset: 0 }, contrast: null };
+  }
   const CON = OV.contrast, CON_W = CON ? loadFloat32(CON.weights) : null, CON_N = CON ? CON.tokens.length : 0;
   const OV_TOP = 5; // a cell's accessible label names its largest weights, this many
   let overviewFocus = null; // [layer index, head] of the cell to focus once the grid is drawn again
@@ -1261,7 +1392,7 @@
   function myRow(l, h, q) { // the recorded layer's row is the record's own weights
     return l === RECORDED ? vec(T.weights, h, q) : ovRow(OV_OTHERS, l < RECORDED ? l : l - 1, h, q, N);
   }
-  function ovBlocked(q, n) { return range(n).map(function (j) { return !!C.causal && j > q; }); }
+  function ovBlocked(q, n, theirs) { return range(n).map(function (j) { return theirs ? !!C.causal && j > q : at(T.mask, q, j) === -Infinity; }); }
   function largestFirst(row) { return range(row.length).sort(function (a, b) { return row[b] - row[a] || a - b; }); }
   function readable(words, row, count) {
     return largestFirst(row).slice(0, count).map(function (j) { return words[j] + " " + fmt(row[j]); }).join(", ");
@@ -1269,7 +1400,7 @@
 
   /* One sentence's row in a grid cell: a strip of one square per key, and the key it weighs most. */
   function strip(words, row, q, n, which) {
-    const blocked = ovBlocked(q, n), top = largestFirst(row)[0];
+    const blocked = ovBlocked(q, n, which === "theirs"), top = largestFirst(row)[0];
     const squares = el("span", { class: "strip", "aria-hidden": "true" });
     range(n).forEach(function (j) {
       const square = el("span", { class: "sq", title: words[q] + " \u2192 " + words[j] + ": " + (blocked[j] ? S.blocked_weight_label + " (blocked)" : fmt(row[j])) });
@@ -1282,8 +1413,8 @@
 
   /* The numbers of one cell under the grid: the token's weight on every key, one row per key (it fits a phone),
      a table per sentence side by side. */
-  function readoutTable(caption, words, row, q, n, attrs) {
-    const blocked = ovBlocked(q, n), body = el("tbody");
+  function readoutTable(caption, words, row, q, n, attrs, theirs) {
+    const blocked = ovBlocked(q, n, theirs), body = el("tbody");
     range(n).forEach(function (j) {
       const td = el("td", { class: "num", text: blocked[j] ? S.blocked_weight_label : fmt(row[j]) });
       const extra = attrs(j);
@@ -1293,13 +1424,13 @@
     });
     const head = el("tr", null, el("th", { scope: "col", text: "key" }), el("th", { scope: "col", text: "weight" }));
     return el("div", { class: "tablebox" }, textEl("p", caption, "tablecap"),
-      el("div", { class: "scroll", "data-label": caption }, el("table", { class: "nums" }, el("thead", null, head), body)));
+      el("div", { class: "scroll", "data-label": caption }, el("table", { class: "nums", "aria-label": caption }, el("thead", null, head), body)));
   }
   function showReadout(readout, l, h) {
     const i = state.token, layer = LAYERS[l], recorded = l === RECORDED;
     readout.textContent = "";
-    const what = (L > 1 ? "layer " + layer + ", " : "") + "head " + h;
-    readout.appendChild(textEl("h3", what + ": the weights of " + quoted(TOKENS[i]) + " on every key" + (recorded && L > 1 ? " (the recorded layer: its steps are below)" : "")));
+    const what = (L > 1 ? UNIT + " " + layer + ", " : "") + "head " + h;
+    readout.appendChild(textEl("h3", what + ": the weights of " + quoted(TOKENS[i]) + " on every key" + (recorded && L > 1 ? " (the " + (STACK ? "block shown" : "recorded layer") + ": its steps are below)" : "")));
     const mine = myRow(l, h, i), tables = el("div", { class: "readtables" });
     readout.appendChild(tables);
     tables.appendChild(readoutTable((CON ? "\u201c" + DATA.sentence + "\u201d: " : "") + "query " + tokenLabel(i), TOKENS, mine, i, N, function (j) {
@@ -1310,9 +1441,10 @@
       if (q < 0) readout.appendChild(textEl("p", "The contrast sentence has no token " + quoted(TOKENS[i]) + " (nor as many tokens, to match by position).", "note"));
       else tables.appendChild(readoutTable("\u201c" + CON.sentence + "\u201d: query " + q + " " + CON.tokens[q], CON.tokens, ovRow(CON_W, l, h, q, CON_N), q, CON_N, function (j) {
         return { "data-contrast": [l, h, q, j].join(",") };
-      }));
+      }, true));
     }
-    if (!recorded) readout.appendChild(textEl("p", "Layer " + layer + "'s weights are the model's own (output_attentions); the steps of this page are layer " + LAYERS[RECORDED] +
+    if (!recorded && STACK) readout.appendChild(textEl("p", "Block " + layer + "'s weights, computed in the page; the steps below are block " + LAYERS[RECORDED] + "'s. Click the cell (or Enter) to show block " + layer + "'s steps.", "note"));
+    else if (!recorded) readout.appendChild(textEl("p", "Layer " + layer + "'s weights are the model's own (output_attentions); the steps of this page are layer " + LAYERS[RECORDED] +
       "'s. For layer " + layer + "'s calculation, write its page: blockviz explore \u2026 --layer " + layer + ".", "note"));
     markScrollers();
   }
@@ -1320,11 +1452,11 @@
   function overviewSection() {
     const i = state.token, q = CON ? contrastQuery(i) : -1;
     const section = el("section", { class: "step overview", id: "step-" + OVERVIEW, "data-step": OVERVIEW, "aria-labelledby": "title-" + OVERVIEW },
-      el("h2", { id: "title-" + OVERVIEW, tabindex: "-1", text: (L > 1 ? "Every layer and head" : "Every head") + ": the weights of " + quoted(TOKENS[i]) }));
-    const model = L > 1 ? "Rows are the " + L + " layers, columns the " + H + " heads. The steps of this page are layer " + LAYERS[RECORDED] +
+      el("h2", { id: "title-" + OVERVIEW, tabindex: "-1", text: (L > 1 ? "Every " + UNIT + " and head" : "Every head") + ": the weights of " + quoted(TOKENS[i]) }));
+    const model = STACK ? "Rows are the " + L + " blocks, columns the " + H + " heads. The steps of this page are block " + LAYERS[RECORDED] + "'s (marked \u25b8). " : L > 1 ? "Rows are the " + L + " layers, columns the " + H + " heads. The steps of this page are layer " + LAYERS[RECORDED] +
       "'s (the recorded layer, marked \u25b8; its rows are the record's); the other layers' weights are the model's own (output_attentions). " : "";
     section.appendChild(textEl("p", model + "Each cell is the weights row of token " + tokenLabel(i) + " in one head: a square per key, coloured by its weight (0 to 1), " +
-      "and the key it weighs most. Hover or focus a cell for its numbers; click it (or Enter) to follow that head step by step" + (L > 1 ? " (in the recorded layer)." : "."), "note"));
+      "and the key it weighs most. Hover or focus a cell for its numbers; click it (or Enter) to follow that head step by step" + (L > 1 && !STACK ? " (in the recorded layer)." : "."), "note"));
     if (CON) {
       section.appendChild(textEl("p", "Contrast: each cell's upper strip is \u201c" + DATA.sentence + "\u201d, the lower (dashed) \u201c" + CON.sentence + "\u201d, query " +
         (q < 0 ? "\u2014 no token " + quoted(TOKENS[i]) + " there" : q + " " + quoted(CON.tokens[q]) + (CON.tokens[q].toLowerCase() === TOKENS[i].toLowerCase() ? " (the same word)" : " (the same position)")) + ".", "note"));
@@ -1332,23 +1464,23 @@
       if (blind) section.appendChild(textEl("p", blind, "note causalnote"));
     }
     const readout = el("div", { class: "readout", "aria-live": "polite" });
-    const table = el("table", { class: "ovgrid", "aria-label": "Weights of " + TOKENS[i] + " in every " + (L > 1 ? "layer and " : "") + "head" });
+    const table = el("table", { class: "ovgrid", "aria-label": "Weights of " + TOKENS[i] + " in every " + (L > 1 ? UNIT + " and " : "") + "head" });
     const head = el("tr", null, el("td", { class: "corner" }));
     range(H).forEach(function (h) { head.appendChild(el("th", { scope: "col", text: "head " + h, class: h === state.head ? "current" : null })); });
     table.appendChild(el("thead", null, head));
     const body = el("tbody"), buttons = [];
     range(L).forEach(function (l) {
       const tr = el("tr", { class: l === RECORDED ? "recorded" : null });
-      tr.appendChild(el("th", { scope: "row", text: (l === RECORDED && L > 1 ? "\u25b8 " : "") + (L > 1 ? "layer " + LAYERS[l] : "block") }));
+      tr.appendChild(el("th", { scope: "row", text: (l === RECORDED && L > 1 ? "\u25b8 " : "") + (L > 1 ? UNIT + " " + LAYERS[l] : "block") }));
       buttons.push([]);
       range(H).forEach(function (h) {
         const mine = myRow(l, h, i);
         const visible = [TOKENS[largestFirst(mine)[0]] + " " + fmt(mine[largestFirst(mine)[0]])];
         if (CON && q >= 0) { const row = ovRow(CON_W, l, h, q, CON_N), top = largestFirst(row)[0]; visible.push(CON.tokens[top] + " " + fmt(row[top])); }
         // The name starts with the cell's visible text (the largest weight of each sentence), then says where it is and the others.
-        const label = visible.join(" ") + ". " + (L > 1 ? "layer " + LAYERS[l] + " " : "") + "head " + h + ": " + TOKENS[i] + " \u2192 " + readable(TOKENS, mine, OV_TOP) +
+        const label = visible.join(" ") + ". " + (L > 1 ? UNIT + " " + LAYERS[l] + " " : "") + "head " + h + ": " + TOKENS[i] + " \u2192 " + readable(TOKENS, mine, OV_TOP) +
           (CON ? (q < 0 ? "; the contrast sentence has no such token" : "; contrast, " + CON.tokens[q] + " \u2192 " + readable(CON.tokens, ovRow(CON_W, l, h, q, CON_N), OV_TOP)) : "") +
-          (l === RECORDED ? ". Press Enter for its steps" : "");
+          (l === RECORDED || STACK ? ". Press Enter for its steps" : "");
         const current = l === RECORDED && h === state.head;
         const button = el("button", { type: "button", class: current ? "ovcell current" : "ovcell", "data-layer": l, "data-head": h, "aria-label": label, "aria-pressed": l === RECORDED ? String(h === state.head) : null },
           strip(TOKENS, mine, i, N, "mine"), document.createTextNode(" "), CON && q >= 0 ? strip(CON.tokens, ovRow(CON_W, l, h, q, CON_N), q, CON_N, "theirs") : null);
@@ -1358,6 +1490,12 @@
         button.addEventListener("focus", show);
         button.addEventListener("click", function () {
           overviewFocus = [l, h];
+          if (STACK && l !== RECORDED) { // that block's page, on this head
+            STACK.choose(l, h, false);
+            const again = document.querySelector('.ovcell[data-layer="' + l + '"][data-head="' + h + '"]');
+            if (again) again.focus();
+            return;
+          }
           if (l === RECORDED) { // the calculation of this row: its softmax step
             state.head = h; state.step = STEP_NAMES.indexOf("softmax") >= 0 ? "softmax" : STEP_NAMES[0]; update(); bringIntoView();
             document.getElementById("title-" + state.step).focus({ preventScroll: true });
@@ -1518,7 +1656,7 @@
   headBar.appendChild(el("label", { class: "allsteps", for: "all-steps" }, allBox, textEl("span", " show all steps")));
 
   const stepList = el("ol");
-  const VIEWS = [{ name: OVERVIEW, title: L > 1 ? "Overview: every layer and head" : "Overview: every head" }].concat(DATA.steps);
+  const VIEWS = [{ name: OVERVIEW, title: L > 1 ? "Overview: every " + UNIT + " and head" : "Overview: every head" }].concat(DATA.steps);
   const stepButtons = VIEWS.map(function (step, k) {
     const button = el("button", { type: "button", "data-step": step.name }, textEl("span", k === 0 ? "\u25a6" : k + ".", "num"), textEl("span", step.title));
     button.addEventListener("click", function () { chooseStep(k, false); bringIntoView(); }); // a tap on a phone: the step is below the list
@@ -1530,15 +1668,19 @@
   const stepsBox = el("div", { class: "steps" });
   const patternBox = el("aside", { class: "pattern", "aria-label": "Attention pattern" });
   const layout = el("div", { class: "layout" }, stepNav, stepsBox, patternBox);
-  app.textContent = "";
-  app.appendChild(tokenBar); app.appendChild(headBar);
-  const legend = clippedLegend();
-  if (legend) app.appendChild(legend);
-  app.appendChild(legends());
-  if (SOURCE.is_model) app.appendChild(textEl("p", "A static page: this model's weights (hundreds of MB) are not in it, so it shows this sentence only; the toy model's page (--model toy) runs its model and takes any sentence and edit.", "note staticnote"));
-  app.appendChild(layout);
+  if (!QUICK) {
+    app.textContent = "";
+    app.appendChild(tokenBar); app.appendChild(headBar);
+    const legend = clippedLegend();
+    if (legend) app.appendChild(legend);
+    app.appendChild(legends());
+  }
+  if (SOURCE.is_model && !QUICK) app.appendChild(textEl("p", "A static page: this model's weights (hundreds of MB) are not in it, so it shows this sentence only; the toy model's page (--model toy) runs its model and takes any sentence and edit.", "note staticnote"));
+  if (!QUICK) app.appendChild(layout);
+  const stackBox = el("section", { class: "step stackview", id: "stack-view", "aria-labelledby": "stack-title" });
+  if (STACK && !QUICK) app.insertBefore(stackBox, layout);
   const paramsBox = el("section", { class: "step wb-params", id: "wb-params", "aria-labelledby": "wb-params-title" });
-  if (LIVE) app.appendChild(paramsBox);
+  if (LIVE && !QUICK) app.appendChild(paramsBox);
 
   /* The workbench's Parameters table: any of the model's parameter tables (a 3-D one a head at a time); click a
      number (or Enter on it) to type a new value. */
@@ -1568,11 +1710,35 @@
     const rows = range(rowsOf).map(function (r) {
       return { label: rowLabel(r), values: view.shape.length === 1 ? vec(view) : vec(view, r), param: name, at: view.shape.length === 1 ? lead : lead.concat([r]), family: DATA.param_families[name] };
     });
-    paramsBox.appendChild(el("h2", { id: "wb-params-title", text: "Parameters: click a number to type a new value" }));
+    paramsBox.appendChild(el("h2", { id: "wb-params-title", text: "Parameters: click a number to type a new value, or drag it sideways" }));
     paramsBox.appendChild(controls);
     paramsBox.appendChild(numTable({ caption: name + (three ? " of head " + lead[0] : "") + ", " + view.shape.join(" \u00d7 ") + " (edited cells outlined; their trained value in their title)", columns: columns, rows: rows }, box));
     paramsBox.appendChild(box.operands); paramsBox.appendChild(box.copied); paramsBox.appendChild(box.copyNote);
     markScrollers();
+  }
+
+  /* A stack's residual stream followed across its blocks, for the selected token: each block adds its attention
+     and its FFN to the row it was handed and hands the sum to the next; and the prediction the stream makes after
+     each block (its output through the final LayerNorm and W_U: the logit lens; after the last, the model's). */
+  function renderStack() {
+    if (!STACK) return;
+    stackBox.textContent = "";
+    const i = state.token, views = STACK.views, family = familyOf("resid_pre"), box = { operands: el("p", { class: "operands", hidden: true, "aria-live": "polite" }), copied: el("textarea", { class: "copied", readonly: true, rows: 4, hidden: true, "aria-label": "Copied table" }), copyNote: el("p", { class: "note", "aria-live": "polite" }) };
+    const mark = function (k) { return k === STACK.block ? "\u25b8 " : ""; };
+    const rows = [{ label: "embed + pos_embed", values: vec(views[0].resid_pre, i), family: family, role: "residual" }];
+    views.forEach(function (view, k) {
+      rows.push({ label: mark(k) + "block " + k + ": + attention = resid_mid", values: vec(view.resid_mid, i), family: family, role: "output" });
+      rows.push({ label: mark(k) + "block " + k + ": + FFN = resid_post", values: vec(view.resid_post, i), family: family, role: "residual", result: true });
+    });
+    stackBox.appendChild(el("h2", { id: "stack-title", text: "The residual stream through the " + views.length + " blocks, token " + tokenLabel(i) }));
+    stackBox.appendChild(textEl("p", "Each block reads the row the one before handed on (block k+1's resid_pre is block k's resid_post, the same numbers), adds its attention's output and its FFN's, and hands the sum on. \u25b8 marks the block whose steps are shown below.", "note"));
+    stackBox.appendChild(numTable({ caption: "Token " + tokenLabel(i) + "'s row of the residual stream, block after block", columns: cols("d", D), rows: rows }, box));
+    const lens = views.map(function (view, k) {
+      const probs = vec(view.probs, i), top = ranked(probs).slice(0, TOP_WORDS);
+      return { label: mark(k) + "after block " + k + (k === views.length - 1 ? " (the model's prediction)" : ""), cells: top.map(function (w) { return { value: probs[w], text: wordName(w) + " " + fmt(probs[w]), family: S.weights_family }; }) };
+    });
+    stackBox.appendChild(numTable({ caption: "The next word after " + quoted(TOKENS[i]) + " predicted from the stream after each block (final LayerNorm, W_U, softmax): its " + TOP_WORDS + " most likely", columns: range(TOP_WORDS).map(function (k) { return "#" + (k + 1); }), rows: lens }, box));
+    stackBox.appendChild(box.operands); stackBox.appendChild(box.copied); stackBox.appendChild(box.copyNote);
   }
 
   function chooseToken(j, focus) { state.token = j; update(); if (focus) chips[j].focus(); }
@@ -1606,7 +1772,10 @@
   function renderSteps() {
     stepsBox.textContent = "";
     stepsBox.appendChild(overviewSection());
-    DATA.steps.forEach(function (step, index) {
+    DATA.steps.forEach(function (step, index) { stepsBox.appendChild(stepSection(step, index)); });
+    showStep();
+  }
+  function stepSection(step, index) {
       const k = index + 1; // its place among the views, after the overview
       const box = { operands: el("p", { class: "operands", hidden: true, "aria-live": "polite" }), copied: el("textarea", { class: "copied", readonly: true, rows: 4, hidden: true, "aria-label": "Copied table" }), copyNote: el("p", { class: "note", "aria-live": "polite" }) };
       const result = STEPS[step.kind](state.token, state.head, box, step.args || {});
@@ -1623,9 +1792,48 @@
         checkLine(result.checks, result.note),
         box.operands, box.copied, box.copyNote,
         el("div", { class: "stepfoot" }, prev, next));
-      stepsBox.appendChild(section);
+      return section;
+  }
+  /* The drag's redraw: the numbers in view built again, written into the nodes shown. */
+  function quickUpdate() {
+    quickPattern();
+    renderStack();
+    const index = STEP_NAMES.indexOf(state.step), shown = document.getElementById("step-" + state.step);
+    if (shown && !state.all) morph(shown, index < 0 ? overviewSection() : stepSection(DATA.steps[index], index));
+    if (STACK) morph(document.getElementById("stack-view"), stackBox);
+    const dragged = LIVE.dragged, value = dragged && P[dragged.param] ? P[dragged.param].data[indexOf(P[dragged.param], dragged.at)] : null;
+    // the Parameters table: only the dragged number changes (a step's table showing it is built again above)
+    Array.prototype.forEach.call(document.querySelectorAll('#wb-params td[data-param="' + (dragged ? dragged.param : "") + '"][data-at="' + (dragged ? dragged.at.join(",") : "") + '"]'), function (td) {
+      td.textContent = fmt(value);
+      paint(td, value, DATA.param_families[dragged.param]);
+      td.classList.add("edited");
     });
-    showStep();
+  }
+  /* Write fresh's text and attributes into old where the two have the same shape (a node replaced where not), so
+     that only the text nodes and colours that changed are touched; ids, focus order and visibility stay old's. */
+  const KEPT = { id: 1, tabindex: 1, hidden: 1, "aria-labelledby": 1 };
+  function morph(old, fresh) {
+    if (!old) return;
+    if (old.nodeType !== fresh.nodeType || old.nodeName !== fresh.nodeName || old.childNodes.length !== fresh.childNodes.length) { old.replaceWith(fresh); return; }
+    if (old.nodeType === 3) { if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue; return; }
+    if (old.nodeType !== 1 || old.isEqualNode(fresh)) return; // the same (a native comparison): most cells of a drag
+    const attributes = fresh.attributes;
+    for (let a = 0; a < attributes.length; a++) {
+      const name = attributes[a].name;
+      if (KEPT[name] || old.getAttribute(name) === attributes[a].value) continue;
+      if (name === "style") old.style.cssText = fresh.style.cssText; // CSSOM: the policy forbids style attributes
+      else old.setAttribute(name, attributes[a].value);
+    }
+    for (let a = old.attributes.length - 1; a >= 0; a--) {
+      const name = old.attributes[a].name;
+      if (KEPT[name] || fresh.hasAttribute(name)) continue;
+      if (name === "style") old.style.cssText = ""; else old.removeAttribute(name);
+    }
+    for (let a = old.firstChild, b = fresh.firstChild; b;) { // b may move into old's place: step on first
+      const nextA = a.nextSibling, nextB = b.nextSibling;
+      morph(a, b);
+      a = nextA; b = nextB;
+    }
   }
 
   function showStep() {
@@ -1641,6 +1849,7 @@
   /* A table wider than its box scrolls inside it; such a box is a focusable, named region so that
      the keyboard can scroll it too (and axe's scrollable-region-focusable holds). */
   function markScrollers() {
+    if (QUICK) return; // a drag's redraw changes numbers, not widths: the boxes are measured again when it ends
     const boxes = Array.prototype.slice.call(document.querySelectorAll(".scroll"));
     const wide = boxes.map(function (box) { return box.scrollWidth > box.clientWidth + 1; }); // every read first: one layout, not one per box
     boxes.forEach(function (box, k) {
@@ -1698,6 +1907,26 @@
     return el("div", { class: "legends" }, textEl("span", "Colour scales: one per quantity, the same in every table (" + families.length + " signed and the weights' 0 to 1) ", "note"), button, list);
   }
 
+  /* A cell of the pattern: its weight's text, colour, title and mark (moved from the trained parameters' weight). */
+  function patternCell(td, q, j, dense) {
+    const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity, text = dense ? "" : blocked ? S.blocked_weight_label : fmt(w);
+    const was = LIVE && LIVE.base && !blocked ? fmt(at(LIVE.base.weights, state.head, q, j)) : null, moved = was !== null && was !== fmt(w);
+    const shown = [fmt(w), blocked ? "" : weightStop(w)[0], moved].join(); // what the cell shows: unchanged, nothing is written
+    if (td.blockvizShown === shown) return;
+    td.blockvizShown = shown;
+    if (td.textContent !== text) td.textContent = text;
+    td.setAttribute("title", TOKENS[q] + " → " + TOKENS[j] + ": " + fmt(w) + (blocked ? " (blocked)" : "") + (moved ? " (" + was + " with the trained parameters)" : ""));
+    paint(td, w, S.weights_family, blocked);
+    td.classList.toggle("moved", moved);
+  }
+  /* The drag's redraw of the pattern: each cell shown written again in place. */
+  function quickPattern() {
+    const dense = N > 16 && !state.patternNumbers;
+    Array.prototype.forEach.call(document.querySelectorAll("#app .pattern tr[data-query]"), function (tr) {
+      const q = parseInt(tr.getAttribute("data-query"), 10), tds = tr.getElementsByTagName("td");
+      for (let j = 0; j < tds.length; j++) patternCell(tds[j], q, j, dense);
+    });
+  }
   function renderPattern() {
     patternBox.textContent = "";
     // Past 16 tokens the pattern is an overview in colour; its numbers are one switch away (colour is never their only carrier).
@@ -1714,7 +1943,7 @@
       });
       patternBox.appendChild(el("p", { class: "note" }, el("label", { for: "pattern-numbers" }, numbers, textEl("span", " show the weights as numbers (the table then scrolls)"))));
     }
-    const table = el("table", { class: dense ? "grid dense" : "grid" });
+    const table = el("table", { class: dense ? "grid dense" : "grid", "aria-label": "Attention weights of head " + state.head + ": rows are queries, columns keys" });
     const head = el("tr", null, el("td", { class: "corner" }));
     range(N).forEach(function (j) { head.appendChild(el("th", { scope: "col", text: dense ? "" : TOKENS[j], title: tokenLabel(j) })); });
     table.appendChild(el("thead", null, head));
@@ -1725,9 +1954,8 @@
       tr.appendChild(th);
       range(N).forEach(function (j) {
         const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity;
-        const td = el("td", { text: dense ? "" : blocked ? S.blocked_weight_label : fmt(w), title: TOKENS[q] + " → " + TOKENS[j] + ": " + fmt(w) + (blocked ? " (blocked)" : ""), "data-field": dense ? null : "weights", "data-at": dense ? null : [state.head, q, j].join(",") });
-        paint(td, w, S.weights_family, blocked);
-        if (LIVE && LIVE.base && !blocked && fmt(at(LIVE.base.weights, state.head, q, j)) !== fmt(w)) { td.classList.add("moved"); td.setAttribute("title", td.getAttribute("title") + " (" + fmt(at(LIVE.base.weights, state.head, q, j)) + " with the trained parameters)"); }
+        const td = el("td", { "data-field": dense ? null : "weights", "data-at": dense ? null : [state.head, q, j].join(",") });
+        patternCell(td, q, j, dense);
         tr.appendChild(td);
       });
       tr.addEventListener("click", function () { chooseToken(q, false); });
@@ -1749,11 +1977,13 @@
     chips.forEach(function (chip, j) { chip.setAttribute("aria-checked", String(j === state.token)); chip.tabIndex = j === state.token ? 0 : -1; });
     headButtons.forEach(function (button, g) { button.setAttribute("aria-checked", String(g === state.head)); button.tabIndex = g === state.head ? 0 : -1; });
     renderPattern();
+    renderStack();
     renderSteps();
     renderParams();
     writeHash();
   }
 
+  if (QUICK) { quickUpdate(); return; }
   if (!LIVE || LIVE.firstDraw) readHash();
   applyTheme();
   update();

@@ -108,8 +108,9 @@
 
   /* The toy model's forward pass: ids (n) → every record field (blockviz.toy.model.ToyModel.forward),
      shapes as the record's. params: {record name: tensor}; config: the record's (d_model, n_heads,
-     d_head, d_ff, activation, causal, ln_eps); maskOff: no causal mask (every key allowed). */
-  function forward(ids, params, config, maskOff) {
+     d_head, d_ff, activation, causal, ln_eps); maskOff: no causal mask (every key allowed); input: the
+     block's resid_pre (n, d_model) when it is not the embeddings (a later block of a stack). */
+  function forward(ids, params, config, maskOff, input) {
     const n = ids.length, D = config.d_model, H = config.n_heads, E = config.d_head, F = config.d_ff;
     const V = params.W_U.shape[1], activate = ACTIVATIONS[config.activation], eps = config.ln_eps;
     const P = params, T = {};
@@ -119,7 +120,7 @@
     ids.forEach(function (id, i) {
       const e = row(P.W_E, id), p = row(P.W_pos, i);
       setRow(T.embed, i, e); setRow(T.pos_embed, i, p);
-      setRow(T.resid_pre, i, e.map(function (v, c) { return v + p[c]; }));
+      setRow(T.resid_pre, i, input ? row(input, i) : e.map(function (v, c) { return v + p[c]; }));
     });
     function norm(name, source, output) {
       T[name + "_mean"] = tensor([n]); T[name + "_centred"] = tensor([n, D]); T[name + "_var"] = tensor([n]);
@@ -186,6 +187,27 @@
     return T;
   }
 
+  const BLOCK_PREFIX = "blocks."; // blockviz.tensorfile.BLOCK_PREFIX: block K's parameters are "blocks.K.attn.W_Q" …
+  /* Block k's parameters of a stack's params (its own without the prefix, and the ones the stack has once). */
+  function blockParams(params, k) {
+    const own = BLOCK_PREFIX + k + ".", out = {};
+    Object.keys(params).forEach(function (name) {
+      if (name.indexOf(own) === 0) out[name.slice(own.length)] = params[name];
+      else if (name.indexOf(BLOCK_PREFIX) !== 0) out[name] = params[name];
+    });
+    return out;
+  }
+  /* A toy model of nBlocks blocks (blockviz.toy.model.ToyModel with n_blocks, blockviz.toy.recording's record):
+     one view per block, each every record field of that block — the embeddings, its own fields, and its output
+     through the final LayerNorm and W_U (the last block's is the model's prediction, the earlier ones' the logit
+     lens). Block k+1's resid_pre is block k's resid_post, exactly. */
+  function forwardStack(ids, params, config, nBlocks, maskOff) {
+    if (nBlocks === 1) return [forward(ids, params, config, maskOff)];
+    const views = [];
+    for (let k = 0; k < nBlocks; k++) views.push(forward(ids, blockParams(params, k), config, maskOff, k ? views[k - 1].resid_post : null));
+    return views;
+  }
+
   /* params with edits applied, on copies: edits {record name: [[index…, value], …]}, each value
      rounded by round (Math.fround for a float32 model: the number Python reads from the file).
      Throws an Error naming the problem for a parameter that does not exist, an index out of its
@@ -201,7 +223,9 @@
           throw new Error("index [" + index.join(", ") + "] is outside " + name + ", shaped " + p.shape.join(" × "));
         }
         if (typeof value !== "number" || !Number.isFinite(value)) throw new Error("the value of " + name + "[" + index.join(", ") + "] must be a finite number, not " + String(value));
-        copy.data[index.reduce(function (flat, k, d) { return flat * p.shape[d] + k; }, 0)] = round ? round(value) : value;
+        const stored = round ? round(value) : value; // a float32 model keeps the float32 nearest: past ±3.4e38, ±∞
+        if (!Number.isFinite(stored)) throw new Error("the value of " + name + "[" + index.join(", ") + "] is " + String(value) + ", past float32's largest (3.4e38): the model's parameters are float32");
+        copy.data[index.reduce(function (flat, k, d) { return flat * p.shape[d] + k; }, 0)] = stored;
       });
       out[name] = copy;
     });
@@ -221,6 +245,7 @@
 
   window.blockviz = Object.assign(window.blockviz || {}, {
     math: { erf: erf, ACTIVATIONS: ACTIVATIONS, layerNormRow: layerNormRow, softmaxRow: softmaxRow, tokenize: tokenize,
-            toyTokens: toyTokens, forward: forward, edited: edited, nested: nested },
+            toyTokens: toyTokens, forward: forward, forwardStack: forwardStack, blockParams: blockParams,
+            edited: edited, nested: nested },
   });
 })();

@@ -24,7 +24,14 @@ import torch
 from blockviz.explorer.overview import overview_payload
 from blockviz.explorer.packing import packed
 from blockviz.explorer.steps import steps_for
-from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, parameter_scale
+from blockviz.record_fields import (
+    NORM_PARAMETER_SCALE,
+    PARAMETER_SCALE,
+    PREDICTION_FIELDS,
+    STACK_FIELDS,
+    STACK_PARAMETERS,
+    parameter_scale,
+)
 from blockviz.style import (
     BLOCKED_WEIGHT_LABEL,
     DARK,
@@ -35,6 +42,7 @@ from blockviz.style import (
     text_color_on,
     weight_color,
 )
+from blockviz.tensorfile import BLOCK_PREFIX
 from blockviz.tokens import display_token
 
 DECIMALS = 2
@@ -63,22 +71,40 @@ FEATURE_AXES = ("d_model", "d_head", "d_ff")
 
 
 def payload(
-    rec, token: int, head: int, step: str, theme: str, attentions=None, contrast=None, contrast_sentence=None
+    rec,
+    token: int,
+    head: int,
+    step: str,
+    theme: str,
+    attentions=None,
+    contrast=None,
+    contrast_sentence=None,
+    block: int | None = None,
 ) -> dict:
     """Everything the page shows, JSON-ready: tokens, config, tensors, style, initial view and the
     overview (every layer's weights with ``attentions``, a contrast sentence's with ``contrast``:
     :func:`blockviz.explorer.overview.overview_payload`). Each field names the step that shows it
     (its declaration's ``explorer_step``); a step that does not draw one of its fields itself shows
-    it as recorded, in a plain table."""
+    it as recorded, in a plain table.
+
+    For a record of several blocks the page shows block ``block`` (default: the last); a
+    workbench stack (:func:`is_workbench`) carries every block's parameters and no tensor: it
+    computes every block itself (``forward.js``), equal to the record (tests/test_explorer_stack.py)."""
+    stack = rec
+    block = len(stack.blocks) - 1 if block is None else block
+    rec = stack.block(block)
     fields = rec.fields
     names = [spec.name for spec in fields]
-    bench = is_workbench(rec)
+    bench = is_workbench(stack)
     big = (
         bench or sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
     )  # a workbench page: ≤ 250 KB at 25 tokens
     columns = shown_columns(rec)
-    tensors = _tensors(rec, names, big)
-    params, partial = carried_params(rec, columns, big, keep_all=bench)
+    live_only = bench and len(stack.blocks) > 1  # a stack's page draws every block from its own forward pass
+    tensors = {} if live_only else _tensors(rec, names, big)
+    params, partial = (
+        (stack_params(stack, big), False) if live_only else carried_params(rec, columns, big, keep_all=bench)
+    )
     model = rec.source.is_model
     return {
         "format": 2,
@@ -111,15 +137,43 @@ def payload(
         "style": style(),
         "overview": overview_payload(rec, attentions, contrast, contrast_sentence),
         "initial": {"token": token, "head": head, "step": step, "theme": theme},
-        "workbench": {"max_tokens": rec.config.max_tokens, "unknown": rec.source.vocabulary[0]} if bench else None,
+        "workbench": _workbench(stack, block) if bench else None,
     }
+
+
+def _workbench(stack, block: int) -> dict:
+    """What a workbench page needs beyond the record: its position limit, the unknown word, and for
+    a stack its blocks, the one shown, and the fields the record of a stack holds once."""
+    return {
+        "max_tokens": stack.config.max_tokens,
+        "unknown": stack.source.vocabulary[0],
+        "n_blocks": len(stack.blocks),
+        "block": block,
+        "stack_fields": list(STACK_FIELDS),
+        "prediction_fields": list(PREDICTION_FIELDS),
+    }
+
+
+def stack_params(stack, big: bool) -> dict:
+    """Every parameter of a stack of toy blocks under its model file's name: the ones the stack has
+    once (``W_E``, ``W_pos``, ``ln_f.*``, ``W_U``), and block K's own as ``blocks.K.attn.W_Q`` …
+    (:func:`blockviz.toy.model.file_shapes`)."""
+    dtype = stack.config.dtype
+    out = {
+        name: _tensor(value, dtype, big) for name, value in stack.blocks[-1].params.items() if name in STACK_PARAMETERS
+    }
+    for index, view in enumerate(stack.blocks):
+        for name, value in view.params.items():
+            if name not in STACK_PARAMETERS:
+                out[f"{BLOCK_PREFIX}{index}.{name}"] = _tensor(value, dtype, big)
+    return out
 
 
 def is_workbench(rec) -> bool:
     """Whether the page of ``rec`` is a workbench: it carries every parameter of the model and runs
     its whole forward pass itself (``forward.js``), for any sentence typed and any weight edited.
     Only blockviz's trained toy models (their vocabulary, embedding table and learned positions in
-    the record: a few thousand parameters). A real model's layer stays a static page (its weights
+    the record: a few thousand parameters), of one block or several (the copy model). A real model's layer stays a static page (its weights
     are hundreds of MB); so does the seeded block (its embedding of a word is a BLAKE2 hash seeding
     torch's normal generator, which the page cannot reproduce without torch's Mersenne Twister and
     Box–Muller).
@@ -128,6 +182,7 @@ def is_workbench(rec) -> bool:
     >>> is_workbench(record("the cat sat")), is_workbench(record("the cat sat", "seeded"))
     (True, False)
     """
+    rec = rec.blocks[0]  # a stack: its first block reads the embeddings, each next the block before's output
     a = rec.architecture
     blockviz_block = a.pre_norm and a.has_centring and a.added_positions and not a.gated and not a.grouped and a.bias
     return (

@@ -24,14 +24,14 @@ from blockviz.block_record import BlockRecord
 from blockviz.errors import BlockvizError, quoted
 from blockviz.key_sources import score_sources
 from blockviz.numerics import pinned
-from blockviz.params import check_parameters, parameter_shapes
+from blockviz.params import check_parameters
 from blockviz.record_fields import fields_for
 from blockviz.source import Source
 from blockviz.tensorfile import read_tensors
 from blockviz.tokens import tokenize
 from blockviz.toy import toy_folder
 from blockviz.toy.folder import ToyFolder, load_toy
-from blockviz.toy.model import STACK_SHARED, ToyModel
+from blockviz.toy.model import STACK_SHARED, ToyModel, file_shapes
 
 
 class UnknownWordsWarning(UserWarning):
@@ -72,8 +72,9 @@ def record_toy(
     ``params``: the model's parameters to use instead of its trained ones — a ``.safetensors``
     or ``.json`` file of named tensors (the explorer's "download these parameters", or a saved
     toy record), or named tensors (a record's ``params``); every parameter of the model
-    (:func:`~blockviz.params.parameter_shapes`, ``W_E`` … ``W_U``) of its shape, finite; other
-    names are ignored. Its vocabulary and positions stay the model's.
+    (:func:`~blockviz.params.parameter_shapes`, ``W_E`` … ``W_U``; a model of several blocks
+    names block K's ``blocks.K.attn.W_Q`` …, :func:`~blockviz.toy.model.file_shapes`) of its
+    shape, finite; other names are ignored. Its vocabulary and positions stay the model's.
 
     Shapes as every record, plus ``logits`` and ``probs`` ``(n, n_vocab)``: row i scores the
     token after token i. Warns once (:class:`UnknownWordsWarning`) naming the words outside the
@@ -109,14 +110,9 @@ def record_toy(
     note = describe(loaded) if params is None else f"{describe(loaded)}; parameters from {_where(params)}"
     source = Source("trained", model=str(model), path=str(loaded.folder), note=note, vocabulary=loaded.vocabulary.words)
     names = [spec.name for spec in fields_for(config)]
+    network = loaded.model if params is None else _with_params(config, params, loaded.n_blocks)
     if loaded.n_blocks > 1:
-        if params is not None:
-            raise BlockvizError(
-                f"--params gives the parameters of a one-block toy model; {str(model)!r} has {loaded.n_blocks} blocks: "
-                "leave --params out"
-            )
-        return _record_stack(loaded, sentence, tokens, ids, source, names)
-    network = loaded.model if params is None else _with_params(config, params)
+        return _record_stack(network, loaded.config, sentence, tokens, ids, source, names)
     cache: dict[str, torch.Tensor] = {}
     with torch.no_grad(), pinned():
         network(torch.tensor(ids), cache)
@@ -132,13 +128,12 @@ def record_toy(
 
 
 def _record_stack(
-    loaded: ToyFolder, sentence: str, tokens: list[str], ids: list[int], source: Source, names: list[str]
+    model: ToyModel, config, sentence: str, tokens: list[str], ids: list[int], source: Source, names: list[str]
 ) -> BlockRecord:
-    """The record of a toy model of several blocks: one view per block, each its block's fields
-    and parameters, the embeddings, and its output through the final LayerNorm and W_U (the
-    last block's is the model's prediction, the earlier ones' the logit lens); block k > 0 adds
-    where its keys came from (:func:`blockviz.key_sources.score_sources`)."""
-    model = loaded.model
+    """The record of toy model ``model`` of several blocks: one view per block, each its block's
+    fields and parameters, the embeddings, and its output through the final LayerNorm and W_U
+    (the last block's is the model's prediction, the earlier ones' the logit lens); block k > 0
+    adds where its keys came from (:func:`blockviz.key_sources.score_sources`)."""
     cache: dict[str, torch.Tensor] = {}
     block_caches = [{} for _ in range(model.n_blocks)]
     with torch.no_grad(), pinned():
@@ -155,12 +150,12 @@ def _record_stack(
         kept = {name: tensors[name] for name in names}
         if views:
             before = views[-1]
-            kept.update(score_sources(before.tensors, before.params, tensors, own, loaded.config.ln_eps))
+            kept.update(score_sources(before.tensors, before.params, tensors, own, config.ln_eps))
         views.append(
             BlockRecord(
                 sentence=sentence,
                 tokens=tokens,
-                config=loaded.config,
+                config=config,
                 tensors=kept,
                 params={**own, **shared},
                 source=source,
@@ -173,14 +168,16 @@ def _where(params) -> str:
     return "the given tensors" if isinstance(params, Mapping) else repr(str(params))
 
 
-def _with_params(config, params) -> ToyModel:
-    """A toy model of ``config`` holding ``params`` (a file or named tensors), checked."""
+def _with_params(config, params, n_blocks: int = 1) -> ToyModel:
+    """A toy model of ``config`` and ``n_blocks`` blocks holding ``params`` (a file or named
+    tensors; a stack's named as its model file, ``blocks.K.attn.W_Q`` …), checked."""
     if isinstance(params, Mapping):
         tensors, where = dict(params), "the given parameters"
     else:
         tensors, where = read_tensors(params)[0], f"parameters file {str(params)!r}"
-    check_parameters(tensors, config, where, extra_allowed=True)
-    network = ToyModel(config, seeded=False)
+    shapes = file_shapes(config, n_blocks)
+    check_parameters(tensors, config, where, extra_allowed=True, shapes=shapes)
+    network = ToyModel(config, seeded=False, n_blocks=n_blocks)
     with torch.no_grad():
-        network.load_parameters({name: tensors[name].to(torch.float32) for name in parameter_shapes(config)})
+        network.load_parameters({name: tensors[name].to(torch.float32) for name in shapes})
     return network
