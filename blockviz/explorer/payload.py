@@ -24,6 +24,7 @@ import torch
 from blockviz.explorer.overview import overview_payload
 from blockviz.explorer.packing import packed
 from blockviz.explorer.steps import steps_for
+from blockviz.key_sources import SOURCE_FIELDS
 from blockviz.record_fields import (
     NORM_PARAMETER_SCALE,
     PARAMETER_SCALE,
@@ -93,14 +94,16 @@ def payload(
     stack = rec
     block = len(stack.blocks) - 1 if block is None else block
     rec = stack.block(block)
-    fields = rec.fields
-    names = [spec.name for spec in fields]
     bench = is_workbench(stack)
+    live_only = bench and len(stack.blocks) > 1  # a stack's page draws every block from its own forward pass
+    fields = [
+        spec for spec in rec.fields if not (live_only and spec.name in SOURCE_FIELDS)
+    ]  # scenes' split, not computed here
+    names = [spec.name for spec in fields]
     big = (
         bench or sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
     )  # a workbench page: ≤ 250 KB at 25 tokens
     columns = shown_columns(rec)
-    live_only = bench and len(stack.blocks) > 1  # a stack's page draws every block from its own forward pass
     tensors = {} if live_only else _tensors(rec, names, big)
     params, partial = (
         (stack_params(stack, big), False) if live_only else carried_params(rec, columns, big, keep_all=bench)
