@@ -18,6 +18,7 @@ from blockviz.block import Block, Prediction
 from blockviz.block_record import BlockRecord
 from blockviz.explorer import Explorer
 from blockviz.explorer.payload import is_workbench
+from blockviz.key_sources import SOURCE_FIELDS
 from blockviz.numerics import pinned
 from blockviz.record_fields import PREDICTION_FIELDS, STACK_FIELDS
 from blockviz.recording import record
@@ -92,7 +93,8 @@ def _worst(got: dict, view, names) -> float:
 
 def _compare(got: dict, rec) -> tuple[float, float]:
     """The page's run (the record's "blocks" layout) against record ``rec`` of two blocks: the
-    largest scaled difference in block 0 (and the embeddings), and in block 1 and the prediction."""
+    largest scaled difference in block 0 (and the embeddings), and in block 1 and the prediction.
+    The scenes' split of block 1's scores by key source is the record's alone."""
     assert len(got["blocks"]) == len(rec.blocks) == 2
     assert got["tokens"] == list(rec.tokens)
     once = [*STACK_FIELDS, *PREDICTION_FIELDS]
@@ -100,7 +102,7 @@ def _compare(got: dict, rec) -> tuple[float, float]:
     first = _worst(got, rec.blocks[1], list(STACK_FIELDS))
     later = _worst(got, rec.blocks[1], list(PREDICTION_FIELDS))
     for index, (mine, view) in enumerate(zip(got["blocks"], rec.blocks)):
-        names = [spec.name for spec in view.fields if spec.name not in STACK_FIELDS]
+        names = [spec.name for spec in view.fields if spec.name not in (*STACK_FIELDS, *SOURCE_FIELDS)]
         if index == 1:
             names = [name for name in names if name not in PREDICTION_FIELDS]
         assert sorted(mine) == sorted(names), index  # block 0 keeps its logit lens
@@ -122,7 +124,7 @@ def _block_one_on(got: dict, rec):
     cache = {"embed": view.embed, "pos_embed": view.pos_embed}
     with torch.no_grad(), pinned():
         prediction(block(torch.tensor(got["blocks"][0]["resid_post"], dtype=torch.float32), cache), cache)
-    names = [spec.name for spec in view.fields]
+    names = [spec.name for spec in view.fields if spec.name not in SOURCE_FIELDS]
     return BlockRecord(
         sentence=view.sentence,
         tokens=view.tokens,
