@@ -1,4 +1,8 @@
-"""From a sentence to rows of numbers: tokens, their embeddings and their positions."""
+"""From a sentence to rows of numbers: tokens, their embeddings and their positions.
+
+torch is imported by the functions that make numbers, not by the module: the text functions
+(:func:`tokenize`, :func:`display_token`) serve commands that never load torch (``slides`` with
+its record kept, the scenes' glyph check)."""
 
 from __future__ import annotations
 
@@ -6,11 +10,13 @@ import hashlib
 import math
 import re
 import unicodedata
-
-import torch
+from typing import TYPE_CHECKING
 
 from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
+
+if TYPE_CHECKING:
+    import torch
 
 # Contractions split as GPT-2 splits them ("didn't" → "didn", "'t"); a word keeps its combining
 # accents; an emoji keeps its variation selectors, skin tones and zero-width joins.
@@ -55,6 +61,8 @@ def token_embedding(token: str, config: BlockConfig) -> torch.Tensor:
     sentence, run and machine, and ``naïve`` typed with a precomposed or a combining accent is
     one token. A lone surrogate (what Python makes of invalid UTF-8 in argv) is hashed as is.
     """
+    import torch
+
     text = unicodedata.normalize("NFC", token)
     digest = hashlib.blake2b(f"{config.seed}\x00{text}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
     generator = torch.Generator().manual_seed(int.from_bytes(digest, "little") & (2**63 - 1))
@@ -64,25 +72,31 @@ def token_embedding(token: str, config: BlockConfig) -> torch.Tensor:
 
 def embed(tokens: list[str], config: BlockConfig) -> torch.Tensor:
     """The token embeddings, one row per token, shape ``(n, d_model)``."""
+    import torch
+
     return torch.stack([token_embedding(token, config) for token in tokens])
 
 
-def sinusoidal_positions(n: int, d_model: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """Sinusoidal positional encodings, shape ``(n, d_model)``.
+def sinusoidal_positions(n: int, d_model: int, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """Sinusoidal positional encodings, shape ``(n, d_model)``, of ``dtype`` (``None``: float32).
 
     PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))
     (Vaswani et al. 2017, "Attention Is All You Need", §3.5).
     """
+    import torch
+
     position = torch.arange(n, dtype=torch.float64)[:, None]
     frequency = torch.exp(-math.log(10000.0) * torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
     encoding = torch.zeros(n, d_model, dtype=torch.float64)
     encoding[:, 0::2] = torch.sin(position * frequency)
     encoding[:, 1::2] = torch.cos(position * frequency)[:, : d_model // 2]
-    return encoding.to(dtype)
+    return encoding.to(torch.float32 if dtype is None else dtype)
 
 
 def dtype_of(config: BlockConfig) -> torch.dtype:
     """The torch dtype named by ``config.dtype``."""
+    import torch
+
     return {"float32": torch.float32, "float64": torch.float64}[config.dtype]
 
 

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import zipfile
 
 import av
 import numpy as np
@@ -124,6 +125,13 @@ def test_the_powerpoint_deck_has_a_video_and_the_caption_per_step(deck):
     assert all([shape.shape_type for shape in slide.shapes] == [MSO_SHAPE_TYPE.MEDIA] for slide in slides)
     titles = {entry.name: entry.title for entry in lookup(SCENES)}
     assert sections(folder / "slides.pptx") == [(titles[name], len(logged[name]["captions"])) for name in SCENES]
+    with zipfile.ZipFile(folder / "slides.pptx") as package:  # clips and posters stored as they are, XML deflated
+        members = package.infolist()
+        clips = sorted(path.read_bytes() for path in (folder / "slides" / "files" / "Lecture").glob("*.mp4"))
+        assert sorted(package.read(m) for m in members if m.filename.endswith(".mp4")) == clips
+    media = [m for m in members if m.filename.startswith("ppt/media/")]
+    assert len(media) == 2 * len(captions) and {m.compress_type for m in media} == {zipfile.ZIP_STORED}
+    assert {m.compress_type for m in members if m.filename.endswith(".xml")} == {zipfile.ZIP_DEFLATED}
 
 
 @pytest.mark.render
