@@ -18,7 +18,7 @@ SLIDE_WIDTH_EMU = 12192000
 def write_pptx(clips: Sequence[Clip], path: Path, size: tuple[int, int], background: str) -> None:
     """Write ``clips`` as a deck at ``path``: a blank slide per clip, of the videos' aspect
     (``size`` in pixels), filled with ``background`` (``#rrggbb``), the clip placed over the whole
-    slide with its poster frame, the step's caption in the notes.
+    slide with its poster frame, the step's notes (:attr:`~blockviz.slides.steps.Step.notes`) a paragraph each.
 
     Raises
     ------
@@ -44,7 +44,7 @@ def write_pptx(clips: Sequence[Clip], path: Path, size: tuple[int, int], backgro
             str(clip.video), 0, 0, Emu(width), Emu(height), poster_frame_image=str(clip.poster), mime_type="video/mp4"
         )
         movie.name = f"{clip.step.chapter}, step {clip.step.number}"
-        slide.notes_slide.notes_text_frame.text = clip.step.caption
+        slide.notes_slide.notes_text_frame.text = "\n".join(clip.step.notes)
     _add_sections(deck, [clip.step.chapter for clip in clips])
     deck.core_properties.title = "blockviz"
     _save(deck, path)
