@@ -331,6 +331,21 @@ def overlap(a, b) -> bool:
     return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
 
 
+@pytest.mark.render
+def test_slides_again_with_every_scene_reused_loads_no_torch(deck):
+    from test_cli_imports import imported
+
+    folder, _, _ = deck
+    args = ["slides", "the cat sat", "--scene", ",".join(SCENES), *TINY_ARGS, "-o", str(folder)]
+    imported(*args)  # the program keeps the record (CliRunner's runs do not)
+    modules = imported(*args)
+    assert {"av", "pptx"} <= modules  # the deck was written again
+    assert not {"torch", "manim"} & modules, {
+        "torch",
+        "manim",
+    } & modules  # the record's header and the renders' logs are enough
+
+
 def test_slides_help_imports_neither_torch_nor_manim_nor_pyav():
     from test_cli_imports import imported
 
