@@ -1,4 +1,8 @@
-"""From a sentence to rows of numbers: tokens, their embeddings and their positions."""
+"""From a sentence to rows of numbers: tokens, their embeddings and their positions.
+
+torch is imported by the functions that make numbers, not by the module: the text functions
+(:func:`tokenize`, :func:`display_token`) serve commands that never load torch (``slides`` with
+its record kept, the scenes' glyph check)."""
 
 from __future__ import annotations
 
@@ -74,7 +78,7 @@ def embed(tokens: list[str], config: BlockConfig) -> torch.Tensor:
 
 
 def sinusoidal_positions(n: int, d_model: int, dtype: torch.dtype | None = None) -> torch.Tensor:
-    """Sinusoidal positional encodings, shape ``(n, d_model)``.
+    """Sinusoidal positional encodings, shape ``(n, d_model)``, of ``dtype`` (``None``: float32).
 
     PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model))
     (Vaswani et al. 2017, "Attention Is All You Need", §3.5).

@@ -75,8 +75,9 @@ def test_no_caption_title_or_slide_note_names_code(lecture):
         start = scene.captions[0][0] if scene.captions else 0.0
         cues = [(at - start, caption) for at, caption in scene.captions]
         last = max((at for at, _ in cues), default=0.0) + 1.0
-        for step in steps_of(entry.name, entry.title_for(wording), entry.caption_for(wording), cues, last):
-            said[f"{name}: slide note {step.name}"] = f"{step.chapter} | {step.caption}"
+        numbers = scene.numbers_to_read()
+        for step in steps_of(entry.name, entry.title_for(wording), entry.caption_for(wording), cues, last, numbers):
+            said[f"{name}: slide note {step.name}"] = " | ".join([step.chapter, *step.notes])
     assert len(said) > 3 * len(scenes)
     found = code_names(said)
     assert found == [], f"code names on screen: {found}"

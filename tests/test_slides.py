@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import zipfile
 
 import av
 import numpy as np
@@ -120,10 +121,52 @@ def test_the_powerpoint_deck_has_a_video_and_the_caption_per_step(deck):
     folder, logged, _ = deck
     captions = [said for name in SCENES for _, said in logged[name]["captions"]]
     slides = list(Presentation(str(folder / "slides.pptx")).slides)
-    assert [slide.notes_slide.notes_text_frame.text for slide in slides] == captions
+    notes = [slide.notes_slide.notes_text_frame.text.split("\n") for slide in slides]
+    assert [said[0] for said in notes] == captions  # the burned caption first, then what the presenter adds
     assert all([shape.shape_type for shape in slide.shapes] == [MSO_SHAPE_TYPE.MEDIA] for slide in slides)
     titles = {entry.name: entry.title for entry in lookup(SCENES)}
     assert sections(folder / "slides.pptx") == [(titles[name], len(logged[name]["captions"])) for name in SCENES]
+    with zipfile.ZipFile(folder / "slides.pptx") as package:  # clips and posters stored as they are, XML deflated
+        members = package.infolist()
+        clips = sorted(path.read_bytes() for path in (folder / "slides" / "files" / "Lecture").glob("*.mp4"))
+        assert sorted(package.read(m) for m in members if m.filename.endswith(".mp4")) == clips
+    media = [m for m in members if m.filename.startswith("ppt/media/")]
+    assert len(media) == 2 * len(captions) and {m.compress_type for m in media} == {zipfile.ZIP_STORED}
+    assert {m.compress_type for m in members if m.filename.endswith(".xml")} == {zipfile.ZIP_DEFLATED}
+
+
+@pytest.mark.render
+def test_the_notes_say_why_and_read_out_the_records_weights(deck, tmp_path):
+    from pptx import Presentation
+
+    from blockviz.block_record import BlockRecord
+
+    folder, logged, _ = deck
+    saved = CliRunner().invoke(main, ["record", "the cat sat", "--save", str(tmp_path / "cat.safetensors")])
+    assert saved.exit_code == 0, saved.output
+    rec = BlockRecord.load(tmp_path / "cat.safetensors")  # the deck's record; head 0, the focus the last word "sat"
+    weights = rec.weights[0, 2].tolist()
+    largest = sorted(range(3), key=lambda key: -weights[key])
+    read_out = "Read out: head 0: “sat” puts " + ", ".join(
+        f"{weights[key]:.2f} on “{rec.tokens[key]}”" for key in largest
+    )
+    whys = {entry.name: f"Why: {' '.join(entry.caption.split())}" for entry in lookup(SCENES)}
+    slides = list(Presentation(str(folder / "slides.pptx")).slides)
+    notes = [slide.notes_slide.notes_text_frame.text.split("\n") for slide in slides]
+    scenes = [name for name in SCENES for _ in logged[name]["captions"]]
+    assert [said[1:] for said in notes] == [[whys[name], read_out] for name in scenes]
+    assert sum(weights) == pytest.approx(1.0) and weights[largest[0]] > weights[largest[-1]]
+
+
+def test_slides_default_to_720p_for_a_projector(tmp_path):
+    result = CliRunner().invoke(main, ["slides", "the cat sat", "--scene", "title", "--fps", "1", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (clip,) = (tmp_path / "slides" / "files" / "Lecture").glob("*.mp4")
+    info = probe_video(clip)
+    assert (info.width, info.height) == (1280, 720)
+    assert Image.open(clip.with_suffix(".png")).size == (1280, 720)
+    presentation = json.loads((tmp_path / "slides" / "Lecture.json").read_text(encoding="utf-8"))
+    assert presentation["resolution"] == [1280, 720]
 
 
 @pytest.mark.render
@@ -131,7 +174,7 @@ def test_the_manim_slides_json_has_one_slide_per_step_and_its_files(deck):
     folder, logged, _ = deck
     presentation = json.loads((folder / "slides" / "Lecture.json").read_text(encoding="utf-8"))
     captions = [said for name in SCENES for _, said in logged[name]["captions"]]
-    assert [slide["notes"] for slide in presentation["slides"]] == captions
+    assert [slide["notes"].split("\n\n")[0] for slide in presentation["slides"]] == captions
     assert all(set(slide) == SLIDE_CONFIG_KEYS for slide in presentation["slides"])
     assert presentation["resolution"] == [160, 90] and presentation["background_color"] == "#ffffff"  # light
     for slide in presentation["slides"]:  # relative to the JSON's folder's parent, as manim-slides reads them
@@ -228,10 +271,10 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes_under_the_pa
             page.goto(page_path.resolve().as_uri())
             page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=10000)
             assert page.evaluate("Reveal.getTotalSlides()") == len(captions)
-            assert page.evaluate("Reveal.getSlideNotes()") == captions[0]
+            assert page.evaluate("Reveal.getSlideNotes()").startswith(f"<p>{captions[0]}</p><p>Why: ")
             page.keyboard.press("ArrowRight")
             page.wait_for_function("Reveal.getSlidePastCount() === 1", timeout=5000)
-            assert page.evaluate("Reveal.getSlideNotes()") == captions[1]
+            assert page.evaluate("Reveal.getSlideNotes()").startswith(f"<p>{captions[1]}</p><p>Why: ")
             page.wait_for_function(  # its clip loads from disk and plays (Chromium decodes it)
                 "(() => { const v = Reveal.getCurrentSlide().querySelector('video'); return v.readyState >= 2 && !v.error; })()",
                 timeout=5000,
@@ -239,7 +282,9 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes_under_the_pa
             sources = page.evaluate(
                 "Array.from(document.querySelectorAll('.slides video'), v => v.getAttribute('src') || v.getAttribute('data-src'))"
             )
-            notes = page.evaluate("Array.from(document.querySelectorAll('.slides aside.notes'), n => n.textContent)")
+            notes = page.evaluate(
+                "Array.from(document.querySelectorAll('.slides aside.notes'), n => n.querySelector('p').textContent)"
+            )
             with page.expect_popup() as opened:  # S: the speaker view, in a window that keeps the deck's policy
                 page.keyboard.press("s")
             speaker = opened.value
@@ -249,6 +294,18 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes_under_the_pa
                 timeout=10000,
             )
             assert len(speaker.frames) == 3  # the current and the next slide, each the deck in a frame
+            speaker.set_viewport_size({"width": 1280, "height": 720})
+            (upcoming,) = [frame for frame in speaker.frames if "controls=false" in frame.url]
+            upcoming.wait_for_function("window.Reveal && Reveal.isReady()", timeout=10000)
+            speaker.wait_for_timeout(500)  # the frame lays its deck out again at the new size
+            frame_box = speaker.eval_on_selector("#upcoming-slide iframe", "e => e.getBoundingClientRect().toJSON()")
+            picture = upcoming.evaluate(
+                "Reveal.getCurrentSlide().querySelector('video').getBoundingClientRect().toJSON()"
+            )
+            labels = speaker.evaluate(
+                "Array.from(document.querySelectorAll('#upcoming-slide .overlay-element, #speaker-layout'),"
+                " e => e.getBoundingClientRect().toJSON())"
+            )
             violations = [text for text in console if "Content Security Policy" in text]
             with pytest.raises(sync_api.Error):  # a script the policy does not name is refused
                 page.add_script_tag(content="window.injected = true")
@@ -259,6 +316,34 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes_under_the_pa
     assert len(sources) == len(captions) and all((folder / source).is_file() for source in sources)
     assert errors == [] and refused == []
     assert violations == []
+    next_slide = {  # the next slide's picture, its title at its top, in the speaker view's coordinates
+        "left": frame_box["left"] + picture["left"],
+        "right": frame_box["left"] + picture["right"],
+        "top": frame_box["top"] + picture["top"],
+        "bottom": frame_box["top"] + picture["bottom"],
+    }
+    assert len(labels) == 2 and picture["width"] > 200  # "Upcoming" and the layout menu; a picture to read
+    assert not any(overlap(label, next_slide) for label in labels), (labels, next_slide)
+
+
+def overlap(a, b) -> bool:
+    """Whether boxes ``a`` and ``b`` (``left``, ``right``, ``top``, ``bottom``) share any area."""
+    return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+
+
+@pytest.mark.render
+def test_slides_again_with_every_scene_reused_loads_no_torch(deck):
+    from test_cli_imports import imported
+
+    folder, _, _ = deck
+    args = ["slides", "the cat sat", "--scene", ",".join(SCENES), *TINY_ARGS, "-o", str(folder)]
+    imported(*args)  # the program keeps the record (CliRunner's runs do not)
+    modules = imported(*args)
+    assert {"av", "pptx"} <= modules  # the deck was written again
+    assert not {"torch", "manim"} & modules, {
+        "torch",
+        "manim",
+    } & modules  # the record's header and the renders' logs are enough
 
 
 def test_slides_help_imports_neither_torch_nor_manim_nor_pyav():

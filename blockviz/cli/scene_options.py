@@ -46,8 +46,9 @@ def scene_names(ctx, param, value):
     return tuple(names)
 
 
-def scene_and_quality_options(scene_help: str):
-    """``--scene NAME[,NAME…]`` (with ``scene_help``; default ``all``) and ``-q/--quality``."""
+def scene_and_quality_options(scene_help: str, quality: str = "l", quality_help: str = ""):
+    """``--scene NAME[,NAME…]`` (with ``scene_help``; default ``all``) and ``-q/--quality``
+    (default ``quality``; ``quality_help`` said after the qualities)."""
     from blockviz.render.plan import QUALITIES
 
     return _all(
@@ -66,9 +67,9 @@ def scene_and_quality_options(scene_help: str):
                 "-q",
                 "--quality",
                 type=click.Choice(tuple(QUALITIES)),
-                default="l",
+                default=quality,
                 show_default=True,
-                help="l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.",
+                help=f"l = 480p15, m = 720p30, h = 1080p60, k = 2160p60.{quality_help and ' ' + quality_help}",
             ),
         ]
     )

@@ -38,7 +38,9 @@ DECK_FOLDER = "slides"
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
 @scene_and_quality_options(
-    "Scenes to make slides of: names separated by commas, or all (the title card and every scene, as in the lecture). See blockviz render --list."
+    "Scenes to make slides of: names separated by commas, or all (the title card and every scene, as in the lecture). See blockviz render --list.",
+    quality="m",
+    quality_help="720p by default: a projector's size (-q l for a quick look).",
 )
 @click.option(
     "-o",
@@ -86,8 +88,9 @@ def slides(
     force,
     **options,
 ) -> None:
-    """Step-by-step slides of SENTENCE's lecture: one slide per step of every scene, its caption
-    as the speaker's notes.
+    """Step-by-step slides of SENTENCE's lecture at 720p (-q m, for a projector): one slide per
+    step of every scene, its notes the caption, why the scene does it and the record's numbers
+    to read out.
 
     The scenes are rendered as in `blockviz render --lecture` (unchanged renders are reused) and
     each step is cut from them, without a second render, into DIR/slides/files/Lecture/. Written:
@@ -103,7 +106,7 @@ def slides(
     \b
     Examples:
       blockviz slides "The chicken didn't cross the road because it was too tired." --token it
-      blockviz slides "the cat sat" --scene softmax,mask -q m -o deck
+      blockviz slides "the cat sat" --scene softmax,mask -q l -o deck    # 480p, a quick look
     """
     from blockviz.render.run import lecture_parts, render_jobs
     from blockviz.scenes.catalog import entries, for_record, lookup

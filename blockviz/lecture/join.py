@@ -64,6 +64,8 @@ class LecturePart:
     cues: tuple[tuple[float, str], ...] = ()
     """The captions the scene shows on screen, ``(seconds from the scene's start, text)`` (the
     lecture's ``.srt`` gets one cue each); empty: one cue of ``caption``."""
+    numbers: str = ""
+    """The record's numbers a presenter reads out beside the captions (the slides' notes), or ""."""
 
 
 @dataclass(frozen=True)

@@ -194,7 +194,12 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     with atomic_path(job.captions) as partial:  # the captions it showed, for the lecture's .srt
         partial.write_text(
             json.dumps(
-                {"duration": float(scene.renderer.time), "captions": getattr(scene, "captions", [])}, ensure_ascii=False
+                {
+                    "duration": float(scene.renderer.time),
+                    "captions": getattr(scene, "captions", []),
+                    "numbers": scene.numbers_to_read() if hasattr(scene, "numbers_to_read") else "",
+                },
+                ensure_ascii=False,
             ),
             encoding="utf-8",
         )
@@ -305,10 +310,19 @@ def shown_captions(job: RenderJob) -> tuple[tuple[float, str], ...]:
         return ()
 
 
+def shown_numbers(job: RenderJob) -> str:
+    """The numbers ``job``'s scene gives its presenter to read out, as its render logged them
+    (:meth:`~blockviz.scenes.shown.Shown.numbers_to_read`); "" if none or no log."""
+    try:
+        return str(json.loads(job.captions.read_text(encoding="utf-8")).get("numbers", ""))
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return ""
+
+
 def lecture_parts(jobs: list[RenderJob], wording):
     """Each rendered job as a :class:`~blockviz.lecture.LecturePart`: its scene, chapter title and
     caption in the record's ``wording`` (:class:`~blockviz.scenes.wording.Wording`), its file,
-    and the captions it showed (:func:`shown_captions`)."""
+    the captions it showed (:func:`shown_captions`) and the numbers it gives to read out (:func:`shown_numbers`)."""
     from blockviz.lecture import LecturePart
     from blockviz.scenes.catalog import lookup
 
@@ -320,6 +334,7 @@ def lecture_parts(jobs: list[RenderJob], wording):
             by_name[job.scene].caption_for(wording),
             job.output,
             shown_captions(job),
+            shown_numbers(job),
         )
         for job in jobs
     ]

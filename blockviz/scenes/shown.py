@@ -17,6 +17,7 @@ from blockviz.scenes.token_axis import KeptName, token_face, visible_slots
 from blockviz.scenes.wording import Wording
 from blockviz.selection import select_token
 from blockviz.style import format_number
+from blockviz.tokens import display_token
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
@@ -148,6 +149,21 @@ class Shown:
         ranked = sorted(range(len(weights)), key=lambda j: -weights[j])
         return [j for j in ranked[: self.top_keys] if weights[j] > 0]
 
+    def numbers_to_read(self) -> str:
+        """The numbers a presenter reads out beside this scene's captions (its slides' notes),
+        read from the record: for a scene that :attr:`shows_one_head`, the weights the focus puts
+        on the keys it attends to most in the shown head, largest first, e.g. "head 0: “sat” puts
+        0.93 on “the”, 0.05 on “cat”, 0.02 on “sat”"; "" for other scenes."""
+        if not getattr(self, "shows_one_head", False):
+            return ""
+        f = self.focus
+        weights = self.record.weights[self.h, f]
+        said = ", ".join(
+            f"{format_number(weights[key].item(), 2)} on {quoted_token(self.record.tokens[key])}"
+            for key in self.top_keys_of(f)
+        )
+        return f"head {self.h}: {quoted_token(self.record.tokens[f])} puts {said}" if said else ""
+
     def token_slots(self, limit: int = MAX_SLOTS, heads: Sequence[int] = ()) -> list[int | None]:
         """The token positions an elided token axis draws (``None`` = ⋯): the focus, the keys it
         attends to most in the shown head and the first token, never hidden (with ``heads``, the
@@ -179,3 +195,8 @@ def head_choice_sentence(record, choice: HeadChoice, query: str, key: str, weigh
         f"head {choice.head}{layer}: the head that puts most weight above its baseline "
         f"from \u201c{query}\u201d on \u201c{key}\u201d ({weight}; baseline {baseline})"
     )
+
+
+def quoted_token(token: str) -> str:
+    """``token`` as notes and captions quote it: “sat”."""
+    return f"\u201c{display_token(token)}\u201d"

@@ -1,4 +1,4 @@
-"""Step-by-step slides from rendered scenes: one slide per step, its caption as the notes.
+"""Step-by-step slides from rendered scenes: one slide per step, its caption, why and numbers to read out as the notes.
 
 * :mod:`~blockviz.slides.steps` — a scene's steps, from the captions its render logged;
 * :mod:`~blockviz.slides.clips` — each step's clip, cut from the scene's video by copying packets;

@@ -88,7 +88,7 @@ def write_deck(parts: Sequence[LecturePart], folder: str | Path, theme: str = "l
         files.mkdir(parents=True)
         clips: list[Clip] = []
         for part, info in zip(parts, infos):
-            steps = steps_of(part.name, part.title, part.caption, part.cues, float(info.duration))
+            steps = steps_of(part.name, part.title, part.caption, part.cues, float(info.duration), part.numbers)
             clips.extend(cut_clips(part.video, steps, files))
         (work / CLIPS_FOLDER / f"{manim_slides_json.LECTURE}.json").write_text(
             manim_slides_json.presentation_json(clips, work, size, background), encoding="utf-8"

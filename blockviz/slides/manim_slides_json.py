@@ -35,7 +35,7 @@ def presentation(clips: Sequence[Clip], folder: Path, size: tuple[int, int], bac
                 "auto_next": False,
                 "playback_rate": 1.0,
                 "reversed_playback_rate": 1.0,
-                "notes": clip.step.caption,
+                "notes": "\n\n".join(clip.step.notes),
                 "dedent_notes": True,
                 "skip_animations": False,
                 "src": None,

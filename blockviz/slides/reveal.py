@@ -10,7 +10,7 @@ only its own script and style and the speaker view's, by hash.
 Each scene is a vertical stack of its steps (its chapter title in the stack's ``data-chapter``
 and in each slide's title); the deck moves through them in order with → or Space
 (``navigationMode: "linear"``). Each slide plays its step's clip once, from the start, when it
-is shown, and holds its last frame; its caption is the speaker's notes (S opens the speaker view).
+is shown, and holds its last frame; its notes (:attr:`~blockviz.slides.steps.Step.notes`) are the speaker's (S opens the speaker view).
 Clips are named in ``data-src``: reveal.js loads those of the slides near the current one only.
 """
 
@@ -52,6 +52,9 @@ SPEAKER_VIEW = REVEAL_FILES[-1]
 """The notes plugin's speaker view, the page it writes into the window S opens."""
 THEMES = {"light": "white", "dark": "black"}
 """blockviz theme → reveal.js theme."""
+SPEAKER_LABELS_PX = 48
+"""How far the speaker view's next-slide preview starts from its frame's top: below its labels
+(10 px from the top of the view, 34 px high; the frame itself starts 7 px down), with a margin."""
 
 
 def find_reveal() -> Path | None:
@@ -91,7 +94,7 @@ def deck_html(
     title: str, clips: Sequence[Clip], folder: Path, size: tuple[int, int], theme: str, background: str
 ) -> str:
     """The deck's page: one ``<section>`` per clip (stacked by scene), each with its ``<video>``
-    (paths relative to ``folder``, where the page goes) and its caption as ``<aside class="notes">``.
+    (paths relative to ``folder``, where the page goes) and its notes (a ``<p>`` per paragraph) as ``<aside class="notes">``.
 
     ``size`` is the videos' ``(width, height)`` in pixels: the deck's own size, so a clip fills
     its slide; ``theme`` is ``"light"`` or ``"dark"``, ``background`` the videos' page colour.
@@ -118,8 +121,8 @@ def deck_html(
         "transition": "none",
         "backgroundTransition": "none",
     }
-    style = _STYLE.format(background=background)
-    script = f"\nReveal.initialize(Object.assign({json.dumps(settings)}, {{ plugins: [RevealNotes] }}));\n"
+    style = _STYLE.format(background=background, labels=SPEAKER_LABELS_PX)
+    script = f"\n{_UPCOMING_CHECK}\nReveal.initialize(Object.assign({json.dumps(settings)}, {{ plugins: [RevealNotes] }}));\n"
     speaker_view = _inline_parts((folder / REVEAL_FOLDER / SPEAKER_VIEW).read_text(encoding="utf-8"))
     policy = content_security_policy(
         scripts=[script, *speaker_view.scripts],
@@ -186,7 +189,7 @@ def _slide(clip: Clip, folder: Path) -> str:
     return (
         f'<section id="{step.name}" aria-label="{label}">'
         f'<video data-autoplay{"" if clip.sound else " muted"} playsinline data-src="{source}"></video>'
-        f'<aside class="notes">{html.escape(step.caption)}</aside></section>'
+        f'<aside class="notes">{"".join(f"<p>{html.escape(said)}</p>" for said in step.notes)}</aside></section>'
     )
 
 
@@ -214,8 +217,16 @@ _PAGE = """<!doctype html>
 </body>
 </html>
 """
+_UPCOMING_CHECK = (
+    'if (/[?&]controls=false(&|$)/.test(location.search)) document.documentElement.classList.add("upcoming");'
+)
+"""The speaker view shows the next slide in a frame of this page with ``?receiver&…&controls=false``
+(reveal.js 5's ``plugin/notes/speaker-view.html``) and draws its labels, "Upcoming" and the layout
+menu, 34 px high over that frame's top corners, where every scene's title is: there, the deck
+starts below them (:data:`_STYLE`)."""
 _STYLE = """
 .reveal-viewport {{ background: {background}; }}
+html.upcoming .reveal {{ position: absolute; top: {labels}px; height: calc(100% - {labels}px); }}
 .reveal .slides section {{ padding: 0; }}
 .reveal .slides video {{ display: block; width: 100%; height: 100%; margin: 0; object-fit: contain; }}
 """

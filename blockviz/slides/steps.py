@@ -23,7 +23,10 @@ from blockviz.lecture.chapters import one_line
 @dataclass(frozen=True)
 class Step:
     """One step of one scene: its span ``start`` … ``end`` in seconds of the scene's video, and
-    the caption it shows (the presenter's notes). ``number`` counts the scene's steps from 1."""
+    the caption it shows. ``number`` counts the scene's steps from 1; ``why`` is what the whole
+    scene shows and why (its catalogue caption), ``numbers`` the record's numbers to read out
+    beside it (:meth:`~blockviz.scenes.shown.Shown.numbers_to_read`): with the caption, the
+    presenter's :attr:`notes`."""
 
     scene: str
     chapter: str
@@ -31,6 +34,19 @@ class Step:
     start: float
     end: float
     caption: str
+    why: str = ""
+    numbers: str = ""
+
+    @property
+    def notes(self) -> list[str]:
+        """The speaker's notes, one paragraph each: the caption (burned in the frame), then what
+        the presenter says beyond it: "Why: …" (unless it is the caption itself) and "Read out: …"."""
+        said = [self.caption]
+        if self.why and self.why != self.caption:
+            said.append(f"Why: {self.why}")
+        if self.numbers:
+            said.append(f"Read out: {self.numbers}")
+        return said
 
     @property
     def duration(self) -> float:
@@ -43,8 +59,16 @@ class Step:
         return f"{self.scene}-{self.number:02d}"
 
 
-def steps_of(scene: str, chapter: str, caption: str, cues: Sequence[tuple[float, str]], duration: float) -> list[Step]:
-    """The steps of one rendered scene, in order, covering ``0`` … ``duration`` (seconds).
+def steps_of(
+    scene: str,
+    chapter: str,
+    caption: str,
+    cues: Sequence[tuple[float, str]],
+    duration: float,
+    numbers: str = "",
+) -> list[Step]:
+    """The steps of one rendered scene, in order, covering ``0`` … ``duration`` (seconds); each
+    carries ``caption`` (what the scene shows) as its ``why`` and ``numbers`` to read out.
 
     ``cues`` are the captions the scene showed, ``(seconds from its start, text)``; a cue at or
     after ``duration`` is dropped, cues at one time share a step (their texts joined), and the
@@ -68,6 +92,6 @@ def steps_of(scene: str, chapter: str, caption: str, cues: Sequence[tuple[float,
     spans[0][0] = 0.0
     ends = [start for start, _ in spans[1:]] + [float(duration)]
     return [
-        Step(scene, one_line(chapter), number, start, end, said)
+        Step(scene, one_line(chapter), number, start, end, said, one_line(caption), one_line(numbers))
         for number, ((start, said), end) in enumerate(zip(spans, ends), start=1)
     ]
