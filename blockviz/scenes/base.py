@@ -27,13 +27,14 @@ from manim.utils.rate_functions import linear, smooth
 from blockviz.head_choice import HeadChoice, choose_head
 from blockviz.scenes import drawing_order, skipped_plays
 from blockviz.scenes.animation_tree import leaves
-from blockviz.scenes.colour_bar import ColourBars
+from blockviz.scenes.colour_bar import ColourBars, layout_top
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, lagged_windows, within
 from blockviz.scenes.grids import Highlight, KeptName, NumberGrid, visible_slots
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width, wrapped
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN, HOLD, MAX_SLOTS, MIN_CONTRAST, TITLE_SIZE, contrast, look
 from blockviz.scenes.path_cache import PathCachingCamera
+from blockviz.scenes.shown_scales import scene_scales
 from blockviz.scenes.text import font_size_of, text, token_face
 from blockviz.scenes.wording import Wording
 from blockviz.selection import select_token
@@ -242,6 +243,7 @@ class RecordScene(Scene):
     # -- scene furniture --------------------------------------------------------------------------
     def setup(self) -> None:
         self.camera.background_color = self.look.background
+        scene_scales()  # the grids of this scene share their colour scales (blockviz.scenes.shown_scales)
 
     def show_title(self, shown: str) -> Text:
         """Put ``shown`` at the top left of the frame (at once: titles are not animated), where
@@ -257,13 +259,13 @@ class RecordScene(Scene):
         ``bottom_space`` (the caption's band, and any work line; at least :meth:`head_caption_band`),
         centred there."""
         bottom = -config.frame_height / 2 + max(bottom_space, self.head_caption_band())
-        return fit_between(layout, title.get_bottom()[1] - 0.25, bottom, grow)
+        return fit_between(layout, layout_top(title), bottom, grow)
 
     def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):
         """An animation growing ``layout`` into the space :meth:`place` would give it now (after
         a secondary part has left): the main object takes the frame."""
         bottom = -config.frame_height / 2 + max(bottom_space, self.head_caption_band())
-        scale, centre = fitting(layout, title.get_bottom()[1] - 0.25, bottom, grow)
+        scale, centre = fitting(layout, layout_top(title), bottom, grow)
         return layout.animate.scale(scale).move_to(centre)
 
     def head_caption_band(self) -> float:

@@ -208,7 +208,6 @@ class LayerNormRow(RecordScene):
                 features if headers else None,
                 look,
                 source=lambda _, j: (field, f, j),
-                color_limit=self.limit(field),
                 **common,
             )
             return grid if headers else self.blank(grid)

@@ -120,7 +120,6 @@ class Prediction(RecordScene):
                 columns,
                 look,
                 source=lambda _, j: (field, f, index(j)),
-                color_limit=self.limit(field),
                 row_header_color=look.text,
                 cell_width=width,
                 cell_height=ROW_HEIGHT,
