@@ -12,7 +12,7 @@ TORCH_VERSION := 2.13.0
 REVEAL_VERSION := 5.2.1
 REVEAL := $(VENV)/share/reveal.js
 
-.PHONY: setup render test test-fast docs benchmark clean
+.PHONY: setup render test test-fast docs benchmark previews clean
 
 setup: $(VENV)/.installed $(REVEAL)/dist/reveal.js
 
@@ -57,9 +57,9 @@ test: setup
 	# two workers, each test file on one of them (its module fixtures built once)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
 
-# The inner loop: everything but the Manim renders and the wheel install.
+# The inner loop: everything but the Manim renders, the wheel install, Chromium and MkDocs.
 test-fast: setup
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not render"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not render and not slow"
 
 docs: setup
 	$(BIN)/mkdocs build --strict -d .docs-site
@@ -72,6 +72,11 @@ benchmark: setup
 	$(BIN)/python benchmarks/lecture.py --narrate -q l --rounds 2
 	$(BIN)/python benchmarks/still.py
 	$(BIN)/python benchmarks/slides.py
+
+# Every committed preview (renders/preview/*.png, renders/explorer-*.png) made again, and
+# renders/preview/sources.json, the hashes of the code each pictures (tests/test_previews.py).
+previews: setup
+	$(BIN)/python tools/previews.py
 
 clean:
 	rm -rf $(VENV) media .docs-site

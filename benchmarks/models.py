@@ -16,6 +16,9 @@ cache (the first load does it, 20–75 s), each round loads the cached safetenso
 (``blockviz.models.loading._load`` without its per-process memo: config, tokenizer, weights),
 and MiniLM's folder the same way as an anchor of similar size (its weights 90 MB, SmolLM2's
 540 MB as float32). It prints the fastest cached load, its ratio to the 2 s target and to MiniLM's.
+
+Then SmolLM2's 30 layers in one record (``--layer all``, :func:`every_layer`): its time against the
+model's forward pass with ``output_attentions``, its size in memory and on disk.
 """
 
 from __future__ import annotations
@@ -89,6 +92,56 @@ def cached_load(rounds: int = 5) -> None:
     )
 
 
+def every_layer(rounds: int = 3) -> None:
+    """SmolLM2, all 30 layers on the 13-token sentence (issue 34): ``record(…, layer="all")``
+    (one forward pass with hooks, every layer again through blockviz's Block, checks, the
+    record of 30 blocks) against the model's own forward pass with ``output_attentions`` and
+    ``output_hidden_states``, alternating, fastest of ``rounds``; then the record's size in
+    memory (its tensors and parameters) and as a saved .safetensors file, and its load time."""
+    import os
+    import tempfile
+
+    torch.set_num_threads(1)
+    from blockviz.block_record import BlockRecord
+    from blockviz.models import load_model
+    from blockviz.recording import record
+
+    loaded = load_model("smollm2")
+    ids = torch.tensor([loaded.tokenizer(SENTENCE)["input_ids"]])
+
+    def forward():
+        with torch.no_grad():
+            return loaded.model(input_ids=ids, use_cache=False, output_attentions=True, output_hidden_states=True)
+
+    kept = {}
+
+    def recording():
+        kept["rec"] = record(SENTENCE, "smollm2", "all")
+
+    forward(), recording()  # warm-up
+    model_seconds, record_seconds = [], []
+    for _ in range(rounds):
+        model_seconds.append(best(forward, 1))
+        record_seconds.append(best(recording, 1))
+    rec = kept["rec"]
+    outputs = forward()
+    model_bytes = sum(t.nbytes for t in (*outputs.attentions, *outputs.hidden_states))
+    activations = sum(t.nbytes for view in rec.blocks for t in view.activations().values())
+    parameters = sum(t.nbytes for view in rec.blocks for t in view.params.values())
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "smollm2.safetensors")
+        rec.save(path)
+        size = os.path.getsize(path)
+        load_seconds = best(lambda: BlockRecord.load(path), 1)
+    print(
+        f"smollm2 all {len(rec.blocks)} layers, {rec.n} tokens: record {min(record_seconds):.2f} s, model forward with "
+        f"attentions and hidden states {min(model_seconds) * 1000:.0f} ms, ratio {min(record_seconds) / min(model_seconds):.1f}; "
+        f"activations {activations / 2**20:.1f} MB (the model's attentions and hidden states {model_bytes / 2**20:.1f} MB), "
+        f"parameters {parameters / 2**20:.0f} MB; saved {size / 2**20:.0f} MB, loaded in {load_seconds:.2f} s"
+    )
+
+
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
     cached_load()
+    every_layer()

@@ -19,7 +19,7 @@ _LAZY = {
     "BlockRecord": "blockviz.block_record",
     "record": "blockviz.recording",
     "attentions": "blockviz.recording",
-    "BlockConfig": "blockviz.config",
+    "BlockConfig": "blockviz.block_config",
     "BlockvizError": "blockviz.errors",
 }
 """Names imported on first use, so that `blockviz --help` does not pay for importing torch."""

@@ -4,7 +4,7 @@ Pre-norm (the default, GPT-2 and Llama): x = x + attn(ln1(x)), then x = x + ffn(
 (Xiong et al. 2020, "On Layer Normalization in the Transformer Architecture"); post-norm (BERT,
 Vaswani et al. 2017): x = ln1(x + attn(x)), then x = ln2(x + ffn(x)). The norm is LayerNorm or
 RMSNorm, positions are added before the block or rotary inside attention, the FFN is plain or
-gated, and keys/values may be shared by groups of heads — as :class:`~blockviz.config.BlockConfig`
+gated, and keys/values may be shared by groups of heads — as :class:`~blockviz.block_config.BlockConfig`
 says. Every intermediate tensor is stored in a ``cache`` dict under its record name. Rows are
 ``(n, d_model)``; leading batch dimensions ``(…, n, d_model)`` are carried through (training
 batches, :mod:`blockviz.toy`; a record has none).
@@ -19,7 +19,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from blockviz.attention import causal_mask, dot_product_scores, mix, open_mask, scale_scores, softmax_steps
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 
 ACTIVATION_FUNCTIONS = {
     "gelu": F.gelu,
@@ -27,7 +27,7 @@ ACTIVATION_FUNCTIONS = {
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "silu": F.silu,
 }
-"""The function of each :data:`blockviz.config.ACTIVATIONS` name."""
+"""The function of each :data:`blockviz.block_config.ACTIVATIONS` name."""
 
 Cache = dict[str, torch.Tensor]
 

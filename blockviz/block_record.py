@@ -1,37 +1,73 @@
-"""The record: every real intermediate tensor of one block on one sentence.
+"""The record: every real intermediate tensor of one block, or of a stack of blocks, on one sentence.
 
 This is the single source of numbers for the CLI, the figures and the scenes: they read it,
 they never recompute it. Its fields are declared once, in :mod:`blockviz.record_fields`.
+
+A record of several blocks (a model's layers, a toy model of N blocks) is a
+:class:`BlockRecord` too, and reads as its last block: ``rec.weights`` … are the last block's,
+so everything that reads one block reads it unchanged. Besides:
+
+- ``rec.blocks``: every block's view, in order, each a one-block :class:`BlockRecord` of the
+  same sentence, tokens, config, special flags and source (but a model layer's ``layer``)
+  (``(rec,)`` for a record of one block);
+  ``len(rec.blocks)`` is the number of blocks; ``rec.block(k)`` is block k's view (0-based;
+  a :class:`~blockviz.errors.BlockvizError` for k out of range), what ``--block K`` focuses on.
+- A view holds its block's fields and parameters under today's names, plus what the stack has
+  once (:data:`~blockviz.record_fields.STACK_FIELDS` ``embed``, ``pos_embed``;
+  :data:`~blockviz.record_fields.STACK_PARAMETERS` ``W_E``, ``W_pos``, ``ln_f.*``, ``W_U``),
+  the same tensors in every view. With an unembedding, block k's prediction fields
+  (:data:`~blockviz.record_fields.PREDICTION_FIELDS` ``ln_f_*``, ``logits``, ``probs``) are its
+  output through the final LayerNorm and W_U — the logit lens; the last block's are the model's
+  prediction (a figure or scene of an earlier block's view still calls them "the prediction":
+  say "after block k" where it matters). A model layer's view says its layer in
+  ``source.layer``; a trained decoder's record adds ``rec.lens`` (:mod:`blockviz.logit_lens`).
+- The residual stream is one sequence: block k + 1's ``resid_pre`` is block k's output
+  (``resid_post``; post-norm, ``resid_post_norm``), exactly (:func:`blockviz.record_check.check_stack`, run when the record is built).
+- Making one: record each block as a one-block :class:`BlockRecord` (block 0's ``resid_pre``
+  from the embeddings, block k's the output tensor of block k − 1), then
+  :meth:`BlockRecord.stacked` ``(views)``.
+- On disk (:meth:`BlockRecord.save`): a record of one block keeps its layout (format 2);
+  several blocks are format 3, the header's ``n_blocks`` says how many; JSON holds
+  ``"tensors"`` (what the stack has once, and the model's prediction) and ``"blocks": [{…}, …]``
+  (each block's own fields and parameters, and an earlier block's logit lens); safetensors names
+  block k's ``blocks.k.name``. :meth:`BlockRecord.load` reads both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 import torch
 
+from blockviz.architecture import Architecture
 from blockviz.block import Block, Prediction
-from blockviz.config import Architecture, BlockConfig, Source
+from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
+from blockviz.logit_lens import LogitLens
 from blockviz.numerics import pinned
 from blockviz.params import learned_positions, load_params, parameter_shapes
 from blockviz.read_only import ReadOnlyTensors
-from blockviz.record_check import check_claims, check_record
+from blockviz.record_check import check_claims, check_record, check_stack
 from blockviz.record_fields import (
     BY_NAME,
     NORM_PARAMETER_SCALE,
     OPTIONAL_FIELDS,
     PARAMETER_SCALE,
+    PREDICTION_FIELDS,
+    STACK_FIELDS,
+    STACK_PARAMETERS,
     RecordField,
     docs_table,
     fields_for,
     parameter_scale,
 )
-from blockviz.record_format import read_record_with_source, write_record
+from blockviz.record_format import RecordHeader, read_record_file, write_record
 from blockviz.scale_limits import BOUNDED_FAMILIES, ScaleLimit, robust_limit
+from blockviz.source import Source
+from blockviz.tensorfile import BLOCK_PREFIX
 from blockviz.tokens import dtype_of, embed, sinusoidal_positions, tokenize
 
 
@@ -54,7 +90,7 @@ class BlockRecord:
     Other architectures (a trained model's layer, :func:`blockviz.models.record_layer`) hold the
     fields of :func:`blockviz.record_fields.fields_for` ``(rec.architecture)`` — ``rec.fields``
     lists them — and say which block they are in ``rec.architecture`` (an
-    :class:`~blockviz.config.Architecture`: norm kind and placement, positions, FFN, key/value
+    :class:`~blockviz.architecture.Architecture`: norm kind and placement, positions, FFN, key/value
     heads, biases, embeddings, whether a model's layer): post-norm adds ``resid_mid_norm`` and
     ``resid_post_norm`` (no ``ln1``/``ln2``); RMSNorm has ``ln*_mean_sq`` instead of mean,
     centred and variance; rotary positions add ``rope_cos``, ``rope_sin``, ``query_rot``,
@@ -62,12 +98,16 @@ class BlockRecord:
     ``prev_output``, layer L − 1's output as the model returned it; a gated FFN has
     ``ffn_gate``, ``ffn_gate_act``, ``ffn_up`` instead of ``ffn_pre``; with grouped-query attention
     ``key``/``value`` are each query head's own (``config.kv_head_of(h)`` names the shared head).
-    ``source`` says where the weights came from (:class:`~blockviz.config.Source`).
+    ``source`` says where the weights came from (:class:`~blockviz.source.Source`).
     A trained toy model's record (``rec.architecture.unembedding``, :func:`blockviz.toy.recording.record_toy`)
     adds the prediction: ``ln_f_*``, ``logits`` and ``probs`` ``(n, vocab_size)``, whose columns
     are ``source.vocabulary``; its ``params`` add ``W_E``, ``ln_f.*`` and ``W_U``.
     ``special`` says, per token, whether it is one the model's tokenizer adds (``[CLS]``,
     ``[SEP]``, ``<|endoftext|>`` …); all ``False`` for blockviz's own tokens.
+
+    A record of several blocks reads as its last block; ``stack`` holds every block's view
+    (empty for one block): use ``blocks``, ``block(k)`` and :meth:`stacked` (the module's
+    docstring says how such a record is laid out).
 
     A record cannot be changed once checked: ``tokens`` and ``special`` are tuples, ``tensors``
     and ``params`` are :class:`~blockviz.read_only.ReadOnlyTensors` (no item can be set, and each
@@ -88,6 +128,8 @@ class BlockRecord:
     params: Mapping[str, torch.Tensor] = field(default_factory=dict)
     source: Source = field(default_factory=Source)
     special: tuple[bool, ...] = ()
+    stack: tuple[BlockRecord, ...] = ()
+    lens: LogitLens | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, Source):
@@ -110,6 +152,62 @@ class BlockRecord:
         if len(special) != len(self.tokens) or not all(isinstance(flag, bool) for flag in special):
             raise BlockvizError(f"the record's special-token flags must be {len(self.tokens)} booleans, one per token")
         object.__setattr__(self, "special", special)
+        object.__setattr__(self, "stack", tuple(self.stack))
+        if self.stack:
+            check_stack(self)
+        if self.lens is not None and (self.lens.n_blocks != len(self.blocks) or len(self.lens.words[0]) != self.n):
+            raise BlockvizError(
+                f"the record's logit lens has {self.lens.n_blocks} blocks of {len(self.lens.words[0])} rows: it must have one per block, one row per token"
+            )
+
+    @classmethod
+    def stacked(cls, views: Sequence[BlockRecord], lens: LogitLens | None = None) -> BlockRecord:
+        """The record of several blocks whose views are ``views`` (block 0 first): it reads as
+        the last block; ``lens``: a trained model's logit lens (:class:`~blockviz.logit_lens.LogitLens`),
+        computed when it was recorded. One view without a lens is returned as it is.
+
+        Raises
+        ------
+        BlockvizError
+            If the views are not one stack (:func:`blockviz.record_check.check_stack`): another
+            sentence, tokens or config, or a ``resid_pre`` that is not the previous ``resid_post``.
+        """
+        views = tuple(views)
+        if not views:
+            raise BlockvizError("a record holds at least one block")
+        if len(views) == 1 and lens is None:
+            return views[0]
+        last = views[-1]
+        return cls(
+            sentence=last.sentence,
+            tokens=last.tokens,
+            config=last.config,
+            tensors=last.tensors,
+            params=last.params,
+            source=last.source,
+            special=last.special,
+            stack=views if len(views) > 1 else (),
+            lens=lens,
+        )
+
+    @property
+    def blocks(self) -> tuple[BlockRecord, ...]:
+        """Every block's view, block 0 first: each a one-block record (``(self,)`` for one block)."""
+        return self.stack or (self,)
+
+    def block(self, index: int) -> BlockRecord:
+        """Block ``index``'s view (0-based): a one-block record of its fields, what ``--block`` focuses on.
+
+        Raises
+        ------
+        BlockvizError
+            For an index out of range (the message names the blocks there are).
+        """
+        count = len(self.blocks)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            there = "one block, block 0" if count == 1 else f"{count} blocks, 0–{count - 1}"
+            raise BlockvizError(f"block {index} is out of range: the record has {there}")
+        return self.blocks[index]
 
     def __getattr__(self, name: str) -> torch.Tensor:
         # Only reached when normal lookup fails: the recorded tensors by name.
@@ -126,7 +224,7 @@ class BlockRecord:
 
     @cached_property
     def architecture(self) -> Architecture:
-        """Which block this is (:class:`~blockviz.config.Architecture`): norm kind and placement,
+        """Which block this is (:class:`~blockviz.architecture.Architecture`): norm kind and placement,
         positions, FFN, key/value heads, biases, mask, embeddings, whether a model's layer."""
         return Architecture.of(self.config, model_layer=self.source.is_model)
 
@@ -292,9 +390,9 @@ class BlockRecord:
         """
         source = None if self.source == Source() else self.source
         special = list(self.special) if self.source.is_model or any(self.special) else None
-        write_record(
-            path, self.sentence, self.tokens, self.config, {**self.activations(), **self.params}, source, special
-        )
+        tensors = _stack_tensors(self.blocks) if self.stack else {**self.activations(), **self.params}
+        lens = None if self.lens is None else self.lens.to_dict()
+        write_record(path, self.sentence, self.tokens, self.config, tensors, source, special, len(self.blocks), lens)
 
     @classmethod
     def load(cls, path: str | Path) -> BlockRecord:
@@ -311,28 +409,92 @@ class BlockRecord:
             its sentence's, a value or parameter that differs from its recomputation (the
             message names the field and by how much).
         """
-        sentence, tokens, config, tensors, source, special = read_record_with_source(path)
-        names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
-        activations = {name: tensors.pop(name) for name in names if name in tensors}
+        header, tensors = read_record_file(path)
         try:
-            loaded = cls(
-                sentence=sentence,
-                tokens=tokens,
-                config=config,
-                tensors=ReadOnlyTensors.adopting(activations),
-                params=ReadOnlyTensors.adopting(tensors),
-                source=source,
-                special=tuple(special),
-            )
+            lens = None if header.lens is None else LogitLens.from_dict(header.lens)
+            if header.n_blocks == 1:
+                loaded = cls.stacked([cls._from_tensors(header, header.source, tensors)], lens)
+            else:
+                loaded = cls.stacked(_views(cls, header, tensors), lens)
             check_claims(loaded)
             return loaded
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 
+    @classmethod
+    def _from_tensors(cls, header: RecordHeader, source: Source, tensors: dict[str, torch.Tensor]) -> BlockRecord:
+        """The one-block record of ``header`` from ``tensors`` (its activations and parameters), adopted."""
+        config = header.config
+        names = [spec.name for spec in fields_for(config, model=source.is_model, optional=_optional(tensors))]
+        activations = {name: tensors.pop(name) for name in names if name in tensors}
+        return cls(
+            sentence=header.sentence,
+            tokens=header.tokens,
+            config=config,
+            tensors=ReadOnlyTensors.adopting(activations),
+            params=ReadOnlyTensors.adopting(tensors),
+            source=source,
+            special=header.special,
+        )
+
 
 def _optional(tensors: Mapping[str, torch.Tensor]) -> tuple[str, ...]:
     """The :data:`~blockviz.record_fields.OPTIONAL_FIELDS` among ``tensors``."""
     return tuple(name for name in OPTIONAL_FIELDS if name in tensors)
+
+
+def _stack_tensors(blocks: tuple[BlockRecord, ...]) -> dict[str, torch.Tensor]:
+    """A record of several blocks as the named tensors of its file: what the stack has once (and
+    the model's prediction) under their names, each block's own under ``blocks.K.name``."""
+    last = blocks[-1]
+    shared = {
+        name: tensor for name, tensor in last.activations().items() if name in STACK_FIELDS or name in PREDICTION_FIELDS
+    }
+    shared.update((name, tensor) for name, tensor in last.params.items() if name in STACK_PARAMETERS)
+    for index, view in enumerate(blocks):
+        for name, tensor in [*view.activations().items(), *view.params.items()]:
+            kept_once = name in STACK_FIELDS or name in STACK_PARAMETERS or (view is last and name in PREDICTION_FIELDS)
+            if not kept_once:
+                shared[f"{BLOCK_PREFIX}{index}.{name}"] = tensor
+    return shared
+
+
+def _views(cls, header: RecordHeader, tensors: dict[str, torch.Tensor]) -> list[BlockRecord]:
+    """Every block's view of a record file of several blocks (:func:`_stack_tensors` read back).
+
+    Raises :class:`BlockvizError` for blocks other than the header's ``n_blocks``.
+    """
+    count = header.n_blocks
+    own: list[dict[str, torch.Tensor]] = [{} for _ in range(count)]
+    shared: dict[str, torch.Tensor] = {}
+    for name, tensor in tensors.items():
+        if not name.startswith(BLOCK_PREFIX):
+            shared[name] = tensor
+            continue
+        index, _, field_name = name.removeprefix(BLOCK_PREFIX).partition(".")
+        if not index.isdigit() or int(index) >= count or not field_name:
+            raise BlockvizError(f"tensor {name!r} names no block of the {count} the record holds")
+        own[int(index)][field_name] = tensor
+    views = []
+    for index, block_tensors in enumerate(own):
+        if not block_tensors:
+            raise BlockvizError(f"the record holds no tensor of block {index} of {count}")
+        last = index == count - 1
+        taken = {
+            name: tensor
+            for name, tensor in shared.items()
+            if name in STACK_FIELDS or name in STACK_PARAMETERS or (last and name in PREDICTION_FIELDS)
+        }
+        source = header.source
+        if source.layer is not None:
+            if source.layer < count - 1:
+                raise BlockvizError(f"the record's source says layer {source.layer}, but it holds {count} layers")
+            source = replace(source, layer=source.layer - (count - 1 - index))
+        views.append(cls._from_tensors(header, source, {**taken, **block_tensors}))
+    unused = sorted(name for name in shared if name not in STACK_FIELDS + STACK_PARAMETERS + PREDICTION_FIELDS)
+    if unused:
+        raise BlockvizError(f"the record has an unknown field {unused[0]!r} outside its blocks")
+    return views
 
 
 BlockRecord.__doc__ = BlockRecord.__doc__.replace("{table}", docs_table().replace("\n", "\n    "))

@@ -1,4 +1,8 @@
-"""The one exception type the library raises for bad input."""
+"""The one exception type the library raises for bad input, and the checks of plain values that raise it."""
+
+from __future__ import annotations
+
+from dataclasses import fields
 
 
 class BlockvizError(ValueError):
@@ -24,3 +28,21 @@ def quoted(text: str, most: int = QUOTED_MOST) -> str:
     "'aaaa…'"
     """
     return repr(text if len(text) <= most else text[: most - 1] + "\u2026")
+
+
+def from_fields(cls, data, what: str):
+    """``cls(**data)`` for a dict of ``cls``'s field names; anything else raises :class:`BlockvizError`
+    naming ``what`` (``"config"``, ``"source"``)."""
+    if not isinstance(data, dict):
+        raise BlockvizError(f"the {what} must be an object of named fields, got {type(data).__name__}")
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise BlockvizError(f"unknown {what} field {unknown[0]!r}: known fields are {', '.join(sorted(known))}")
+    return cls(**data)
+
+
+def check_choice(field: str, value: str, choices: tuple[str, ...]) -> None:
+    """Raise :class:`BlockvizError` naming ``field`` and its ``choices`` unless ``value`` is one of them."""
+    if not isinstance(value, str) or value not in choices:
+        raise BlockvizError(f"{field} must be one of {', '.join(choices)}, got {value!r}")

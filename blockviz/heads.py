@@ -59,7 +59,8 @@ class HeadRanking:
     sentence, ``contrast`` (its :class:`~blockviz.models.evidence.Side`) and ``other`` (its
     attentions). Without: ``keys``, each head's largest word weights ``[(word, weight), …]`` in
     layer-then-head order, and ``sinks`` ``(len(layers), n_heads)``, each head's weight on the
-    first token and the special tokens.
+    first token and the special tokens — or, for a causal model's first token, no keys and
+    ``horizon``: the line saying it sees only itself (every head's weight 1 on it says nothing).
     """
 
     attentions: ModelAttentions
@@ -79,6 +80,7 @@ class HeadRanking:
     other: ModelAttentions | None = None
     keys: list[list[tuple[int, float]]] | None = None
     sinks: torch.Tensor | None = None
+    horizon: str | None = None
 
     @property
     def n_heads(self) -> int:
@@ -101,7 +103,8 @@ class HeadComparison:
     every head's :class:`~blockviz.models.evidence.HeadShift` over them, most moved first;
     ``unseen`` which aligned words the causal mask hides from the query in both; ``seeing``
     the line saying a causal query cannot see where the sentences differ (nothing is ranked),
-    else ``None``; ``what`` whose heads; ``model`` as given.
+    else ``None``; ``what`` whose heads; ``model`` as given; ``pairs`` the aligned words'
+    indices in each sentence (``None`` where a sentence lacks the word).
     """
 
     first: ModelAttentions
@@ -115,6 +118,7 @@ class HeadComparison:
     seeing: str | None
     what: str
     model: str | Path | None
+    pairs: list[tuple[int | None, int | None]] | None = None
 
     @property
     def n_heads(self) -> int:
@@ -188,7 +192,14 @@ def rank(
         For a layer out of range, a key after the query that every head's causal mask hides, a
         contrast or ``by`` without a key, another ``by``, and as :func:`blockviz.attentions`.
     """
-    from blockviz.models.evidence import head_evidence, rank_evidence, select_word, sink_share, top_words
+    from blockviz.models.evidence import (
+        first_difference,
+        head_evidence,
+        rank_evidence,
+        select_word,
+        sink_share,
+        top_words,
+    )
     from blockviz.models.heads import check_visible
 
     if key is None and (contrast is not None or by is not None):
@@ -209,6 +220,9 @@ def rank(
     what = describe(attentions, model, weights.shape)
     causal = _causal(attentions)
     notes = piece_notes(words, tokens, query_position, key_position)
+    if key_position is None and causal and query_position == 0:
+        horizon = horizon_note(tokens, model)
+        return HeadRanking(attentions, layers, weights, words, 0, None, causal, what, notes, horizon=horizon)
     if key_position is None:
         return HeadRanking(
             attentions,
@@ -229,6 +243,8 @@ def rank(
         seeing = seeing_note(attentions, other, side.query, contrast_side.query, causal, model)
         if seeing:
             notes.append(seeing)
+        if first_difference(attentions.tokens, other.tokens, attentions.inputs, other.inputs) is None:
+            contrast_side = other = None  # the same input: the note says so, no column of +0.0000
     by = by or ("contrast" if contrast_side is not None and not seeing else "above-baseline")
     if by == "contrast" and seeing:
         by = "above-baseline"
@@ -302,6 +318,7 @@ def compare(
         seeing_note(first, other, query_a, query_b, causal, model),
         describe(first, model, side_a.weights.shape),
         model,
+        pairs,
     )
 
 
@@ -326,18 +343,42 @@ def seeing_note(attentions, other, query_a: int, query_b: int, causal: bool, mod
     the same in both, so nothing can be ranked by the contrast), else ``None``."""
     from blockviz.models.evidence import first_difference, query_sees_difference
 
-    difference = first_difference(attentions.tokens, other.tokens)
+    difference = first_difference(attentions.tokens, other.tokens, attentions.inputs, other.inputs)
     if query_sees_difference(query_a, query_b, difference, causal):
         return None
     q = display_token(attentions.tokens[query_a])
     if difference is None:
-        return f"the two sentences have the same tokens: every weight from {q!r} is the same in both"
+        return same_tokens_note(attentions.tokens, other.tokens, q, model)
     a = attentions.tokens[difference] if difference < len(attentions.tokens) else "(end)"
     b = other.tokens[difference] if difference < len(other.tokens) else "(end)"
     name = "the model" if _is_seeded(model) else _name(model)
     return (
         f"{q!r} (position {query_a}) cannot see {display_token(a)!r} → {display_token(b)!r} (position {difference}), "
         f"where the sentences differ: {name} is causal, so every weight from {q!r} is the same in both and nothing is ranked by the contrast"
+    )
+
+
+def same_tokens_note(tokens_a: list[str], tokens_b: list[str], q: str, model) -> str:
+    """The line for two sentences the model reads as the same input: their tokens the same, or
+    different only where the model reads them alike ("The" and "the" to the toy's vocabulary)."""
+    alike = [(a, b) for a, b in zip(tokens_a, tokens_b) if a != b]
+    if not alike:
+        return f"the two sentences have the same tokens: every weight from {q!r} is the same in both"
+    a, b = alike[0]
+    name = "the model" if _is_seeded(model) else _name(model)
+    return (
+        f"the two sentences have the same tokens to {name} ({display_token(a)!r} and {display_token(b)!r} "
+        f"are one input to it): every weight from {q!r} is the same in both"
+    )
+
+
+def horizon_note(tokens: list[str], model) -> str:
+    """The line for a causal model's first token: it sees only itself, so each head's weight
+    from it is 1 on itself and says nothing about any head (nothing is listed)."""
+    name = "the model" if _is_seeded(model) else _name(model)
+    return (
+        f"{display_token(tokens[0])!r} is the first token and {name} is causal: it sees only itself, "
+        "so every head puts all its weight (1) on it — nothing to list, no figure written"
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.tensorfile import read_tensors
 from blockviz.tokens import EMBEDDING_SCALE, dtype_of

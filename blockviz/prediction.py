@@ -9,10 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from blockviz.logit_lens import TOP_WORDS
 from blockviz.style import format_number
 
-TOP_WORDS = 5
-"""Next words shown by name; the others are one term."""
 OTHERS = "+ others"
 
 
@@ -61,3 +60,25 @@ def prediction_of(rec, row: int, top: int = TOP_WORDS) -> Prediction:
         len(rest),
         float(probabilities.sum()),
     )
+
+
+def lens_rows(rec, row: int) -> list[Prediction] | None:
+    """Row ``row``'s prediction after each block of ``rec``, block 0 first (the last is the
+    model's own prediction): a toy model's from each block's recorded ``probs``, a trained
+    decoder's from its recorded logit lens (``rec.lens``, :class:`blockviz.logit_lens.LogitLens`;
+    ``hidden`` −1: the number of other words is not recorded); ``None`` when the record has none
+    (:func:`blockviz.logit_lens.missing_lens` says why)."""
+    if rec.architecture.unembedding:
+        return [prediction_of(view, row) for view in rec.blocks]
+    if rec.lens is None:
+        return None
+    predictions = []
+    for block in range(rec.lens.n_blocks):
+        probabilities = np.asarray(rec.lens.probs[block][row])
+        others = rec.lens.others[block][row]
+        predictions.append(
+            Prediction(
+                row, list(rec.lens.words[block][row]), probabilities, others, -1, float(probabilities.sum()) + others
+            )
+        )
+    return predictions

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import torch
 
 from blockviz.attention import causal_mask, open_mask
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.params import check_parameters
 from blockviz.record_fields import RecordField, fields_for
@@ -77,6 +77,79 @@ def _check_tensor(name: str, tensor, dtype: torch.dtype, shape: tuple[int, ...],
         )
 
 
+def check_stack(rec) -> None:
+    """Raise :class:`BlockvizError` unless the views of a record of several blocks
+    (``rec.stack``, each a checked one-block record) form one stack that reads as ``rec``.
+
+    Checks: two blocks or more, none a stack itself; every view of ``rec``'s sentence, tokens,
+    special flags, config, and source but for its layer (a model's layers in order, the last
+    ``rec``'s); the last view's tensors and parameters are ``rec``'s; what the stack has once
+    (:data:`~blockviz.record_fields.STACK_FIELDS`,
+    :data:`~blockviz.record_fields.STACK_PARAMETERS`) is the same in every view; and the
+    residual stream is one sequence: block k + 1's ``resid_pre`` equals block k's output exactly
+    (``resid_post``; post-norm, ``resid_post_norm``: ``architecture.block_output``; ``torch.equal``:
+    it is the same tensor passed on, not a recomputation).
+    """
+    from blockviz.record_fields import STACK_FIELDS, STACK_PARAMETERS
+
+    views = rec.stack
+    if len(views) < 2 or any(view.stack for view in views):
+        raise BlockvizError("a record's stack holds two blocks or more, each of one block")
+    last = views[-1]
+    for index, view in enumerate(views):
+        same = (
+            view.sentence == rec.sentence
+            and view.tokens == rec.tokens
+            and view.special == rec.special
+            and view.config == rec.config
+            and _without_layer(view.source) == _without_layer(rec.source)
+        )
+        if not same:
+            raise BlockvizError(
+                f"block {index} of the record is of another sentence, tokens, config or model than the record: a stack is one model on one sentence"
+            )
+        layer = view.source.layer
+        if layer is not None and layer != rec.source.layer - (len(views) - 1 - index):
+            raise BlockvizError(
+                f"block {index} of the record is layer {layer}: a stack holds a model's layers in order"
+            )
+    for name in ("tensors", "params"):
+        theirs, ours = _stored(getattr(last, name)), _stored(getattr(rec, name))
+        if list(theirs) != list(ours) or any(not torch.equal(theirs[key], ours[key]) for key in ours):
+            raise BlockvizError(f"the record's {name} are not its last block's: a stack reads as its last block")
+    for index, view in enumerate(views[:-1]):
+        for name in (*STACK_FIELDS, *STACK_PARAMETERS):
+            mine, lasts = _shared_tensor(view, name), _shared_tensor(last, name)
+            if (mine is None) != (lasts is None) or (mine is not None and not torch.equal(mine, lasts)):
+                raise BlockvizError(f"block {index}'s {name!r} is not the stack's: a stack holds it once")
+    output = rec.architecture.block_output
+    for index in range(len(views) - 1):
+        before = _stored(views[index].tensors)[output]
+        after = _stored(views[index + 1].tensors)["resid_pre"]
+        if not torch.equal(before, after):
+            gap = (after.double() - before.double()).abs()
+            gap = torch.nan_to_num(gap, nan=math.inf)
+            where = [int(i) for i in torch.unravel_index(gap.argmax(), gap.shape)]
+            raise BlockvizError(
+                f"block {index + 1}'s resid_pre is not block {index}'s {output}: they differ by {float(gap.max()):.3g} at {where} "
+                "(the residual stream of a stack is one sequence; the record was edited)"
+            )
+
+
+def _without_layer(source) -> dict:
+    from dataclasses import asdict
+
+    return {**asdict(source), "layer": None}
+
+
+def _shared_tensor(view, name: str) -> torch.Tensor | None:
+    for mapping in (view.tensors, view.params):
+        stored = _stored(mapping)
+        if name in stored:
+            return stored[name]
+    return None
+
+
 WEIGHT_SUM_TOLERANCE = 1e-4
 """How far a row of weights may sum from 1 (float32 rounding of up to 512 terms stays far below)."""
 
@@ -134,6 +207,9 @@ def check_claims(rec) -> None:
       ``W_pos``'s first rows and ``prev_output`` equals ``resid_pre``. With an unembedding
       (the trained toy model) the final LayerNorm, ``logits`` and ``probs`` are recomputed from
       the record's ``ln_f.*`` and ``W_U`` too.
+    - A record of several blocks: each block as above, block k > 0 from its own ``resid_pre``
+      (:func:`check_stack` has made sure it is block k − 1's ``resid_post``), its prediction
+      fields (the logit lens) from its output.
 
     The message names the first field (in data-flow order) or parameter that differs and by how much.
     """
@@ -142,8 +218,11 @@ def check_claims(rec) -> None:
     else:
         _check_own_tokens(rec.sentence, rec.tokens, rec.config)
     if rec.source.kind == "seeded":
+        if rec.stack:
+            raise BlockvizError("blockviz's seeded block is one block: a record of seeded weights holds no stack")
         _check_seeded_parameters(_stored(rec.params), rec.config)
-    _check_recomputed(rec)
+    for index, view in enumerate(rec.blocks):
+        _check_recomputed(view, own_input=index > 0)
 
 
 def _stored(tensors: Mapping[str, torch.Tensor]) -> Mapping[str, torch.Tensor]:
@@ -199,14 +278,18 @@ def _check_seeded_parameters(params: Mapping[str, torch.Tensor], config: BlockCo
             )
 
 
-def _check_recomputed(rec) -> None:
+def _check_recomputed(rec, own_input: bool = False) -> None:
+    """Recompute ``rec``'s fields from its input: the embeddings, or (a model's layer, or
+    ``own_input``: a block after the first of a stack) its own ``resid_pre``."""
     from blockviz.block import Block, Prediction
     from blockviz.tokens import embed, sinusoidal_positions
 
     config, arch, tensors, params = rec.config, rec.architecture, _stored(rec.tensors), _stored(rec.params)
     dtype = dtype_of(config)
     expected: dict[str, torch.Tensor] = {}
-    if arch.model_layer:
+    if own_input and not arch.model_layer:
+        resid_pre = tensors["resid_pre"]
+    elif arch.model_layer:
         resid_pre = tensors["resid_pre"]
         if "pos_embed" in tensors:
             expected["pos_embed"] = params["W_pos"][: rec.n]

@@ -2,7 +2,7 @@
 (per architecture where it differs), colour scale, and which architectures record it.
 
 :data:`DECLARATION` is the one list. :func:`fields_for` filters it for one
-:class:`~blockviz.config.Architecture` and describes each field for it; everything that lists a
+:class:`~blockviz.architecture.Architecture` and describes each field for it; everything that lists a
 record's tensors — :class:`~blockviz.block_record.BlockRecord`, its check, save and load,
 ``blockviz record``'s tables, the explorer, the figures and the scenes — reads what it gives.
 A new field is one :class:`Declaration` here (``when``: the architectures that record it;
@@ -15,7 +15,7 @@ next-token probabilities are declared after the block's output, ``when`` it has 
 
 Shapes are written in dimension words: ``n`` is the number of tokens (in ``(…, n, n)`` rows are
 query positions and columns key positions), ``n_heads``, ``d_model``, ``d_head``, ``d_ff`` and
-``n_vocab`` (the unembedding's words, ``vocab_size``) come from the :class:`~blockviz.config.BlockConfig`. No batch dimension; heads first.
+``n_vocab`` (the unembedding's words, ``vocab_size``) come from the :class:`~blockviz.block_config.BlockConfig`. No batch dimension; heads first.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from blockviz.config import Architecture, BlockConfig, supported_architectures
+from blockviz.architecture import Architecture, supported_architectures
+from blockviz.block_config import BlockConfig
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class RecordField:
 
 @dataclass(frozen=True)
 class When:
-    """Which architectures record a field: a test of an :class:`~blockviz.config.Architecture`
+    """Which architectures record a field: a test of an :class:`~blockviz.architecture.Architecture`
     with the words the docs show for it; ``a & b`` holds where both do.
 
     >>> (PRE_NORM & RMS_NORM).text, (PRE_NORM & RMS_NORM)(BlockConfig(norm="rmsnorm").architecture)
@@ -518,7 +519,7 @@ def fields_for(
     it: the entries of :data:`DECLARATION` whose ``when`` holds for it (:data:`FIELDS` for
     blockviz's own block). ``block`` is a config (``model``: it is a trained model's layer, whose
     ``resid_pre`` is the model's hidden state, not embed + pos_embed) or an
-    :class:`~blockviz.config.Architecture` (which says so itself; ``model`` is then ignored);
+    :class:`~blockviz.architecture.Architecture` (which says so itself; ``model`` is then ignored);
     ``optional``: the :data:`OPTIONAL_FIELDS` the record holds too (a model's ``prev_output``).
 
     >>> [spec.name for spec in fields_for(BlockConfig(d_model=8, norm="rmsnorm"))][3:6]
@@ -539,6 +540,19 @@ OPTIONAL_FIELDS: tuple[str, ...] = tuple(entry.name for entry in DECLARATION if 
 model's layer after the first, and records saved before it was recorded still load."""
 
 
+PREDICTION_FIELDS: tuple[str, ...] = tuple(entry.name for entry in DECLARATION if entry.when is UNEMBEDDING)
+"""A language model's prediction from a block's output (``ln_f_*``, ``logits``, ``probs``). In a
+record of several blocks the model's own is the last block's; each earlier block holds its own
+logit lens under these names: its output through the same final LayerNorm and unembedding."""
+
+STACK_FIELDS: tuple[str, ...] = ("embed", "pos_embed")
+"""The fields a record of several blocks holds once, before its first block: every block's view
+(:meth:`blockviz.block_record.BlockRecord.block`) shows the same."""
+
+STACK_PARAMETERS: tuple[str, ...] = ("W_E", "W_pos", "ln_f.weight", "ln_f.bias", "W_U")
+"""The parameters a record of several blocks holds once (embeddings, final LayerNorm, unembedding)."""
+
+
 def _every_field() -> dict[str, RecordField]:
     every: dict[str, RecordField] = {}
     for arch in supported_architectures():
@@ -549,13 +563,44 @@ def _every_field() -> dict[str, RecordField]:
 
 BY_NAME: dict[str, RecordField] = _every_field()
 """Every field any architecture records, by name, described for the first architecture of
-:func:`~blockviz.config.supported_architectures` that records it (the toy block's first)."""
+:func:`~blockviz.architecture.supported_architectures` that records it (the toy block's first)."""
 
 PARAMETER_SCALE = "parameters"
 """The colour-scale family of every parameter but the norms' (W_Q … b_out, W_pos, W_E, W_U)."""
 NORM_PARAMETER_SCALE = "norm_parameters"
 """The colour-scale family of the norms' γ and β (``ln1.*``, ``ln2.*``, ``ln_f.*``): around 1
 and 0, they would all sit at the clipped end of a trained model's small weight matrices' scale."""
+
+
+@dataclass(frozen=True)
+class ScaleFamily:
+    """How the colour bars name one colour-scale family: ``bar`` in a scene's corner
+    (:mod:`blockviz.scenes.colour_bar`: short, a video frame's top right has little room) and
+    ``label`` under a figure's panels (:func:`blockviz.figures.heatmap.record_scale`)."""
+
+    bar: str
+    label: str
+
+
+SCALE_FAMILIES: dict[str, ScaleFamily] = {
+    "residual": ScaleFamily("residual stream", "residual stream"),
+    "variance": ScaleFamily("variance", "variance"),
+    "qkv": ScaleFamily("q, k, v", "query, key, value"),
+    "rotary": ScaleFamily("cos, sin", "rotary"),
+    "scores": ScaleFamily("scores", "scores"),
+    "mask": ScaleFamily("mask", "mask"),
+    "exp_scores": ScaleFamily("exp(scores)", "exp_scores"),
+    "exp_sums": ScaleFamily("sums of exp", "exp_sums"),
+    "weights": ScaleFamily("weights", "weight"),
+    "ffn_hidden": ScaleFamily("FFN hidden", "FFN hidden layer"),
+    "logits": ScaleFamily("logits", "logits"),
+    PARAMETER_SCALE: ScaleFamily("parameters", "parameters"),
+    NORM_PARAMETER_SCALE: ScaleFamily("\u03b3, \u03b2", "norm_parameters"),
+}
+"""Every colour-scale family (a :class:`Declaration`'s ``scale``, :data:`PARAMETER_SCALE`,
+:data:`NORM_PARAMETER_SCALE`) → its names on the colour bars: the one table both the scenes' and
+the figures' bars read. The weights' bars add the map's √ (:data:`blockviz.style.WEIGHTS_SCALE_NAME`)."""
+
 NORM_PREFIXES = ("ln1", "ln2", "ln_f")
 """The parameter names of the norms begin with these (``ln1.weight`` = γ₁, ``ln1.bias`` = β₁)."""
 

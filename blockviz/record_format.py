@@ -12,8 +12,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blockviz.config import ARCHITECTURE_FIELDS, Architecture, BlockConfig, Source
+from blockviz.architecture import Architecture
+from blockviz.block_config import ARCHITECTURE_FIELDS, BlockConfig
 from blockviz.errors import BlockvizError
+from blockviz.source import Source
 from blockviz.tensorfile import read_header, read_tensors, write_tensors
 
 if TYPE_CHECKING:
@@ -23,10 +25,15 @@ FORMAT_NAME = "blockviz-record"
 FORMAT_VERSION = 2
 """2 added the LayerNorm statistics and the softmax steps (row_max, exp_scores, exp_sums).
 Still 2, read both ways: the architecture fields of the config
-(:data:`blockviz.config.ARCHITECTURE_FIELDS`) and the header's ``source`` were added later as
+(:data:`blockviz.block_config.ARCHITECTURE_FIELDS`) and the header's ``source`` were added later as
 optional keys; a file without them is blockviz's toy block with seeded weights; so was the
 header's ``special`` (which tokens the model's tokenizer added)."""
 RECORD_FORMAT = f"{FORMAT_NAME}/{FORMAT_VERSION}"
+STACK_FORMAT_VERSION = 3
+"""3: a record of several blocks — the header's ``n_blocks``, each block's tensors under
+``blocks.K.name`` (safetensors) or in ``"blocks": [{…}, …]`` (JSON); a blockviz that reads only 2
+refuses it with "written by a newer blockviz". A record of one block is still written as 2."""
+STACK_FORMAT = f"{FORMAT_NAME}/{STACK_FORMAT_VERSION}"
 
 
 def write_record(
@@ -37,13 +44,27 @@ def write_record(
     tensors: dict[str, torch.Tensor],
     source: Source | None = None,
     special: list[bool] | None = None,
+    n_blocks: int = 1,
+    lens: dict | None = None,
 ) -> None:
     """Write a record's header (with ``source`` and ``special``, one flag per token: the model's
     special tokens, when given) and ``tensors`` (activations and parameters) to ``path``, atomically.
+    A record of ``n_blocks`` > 1 blocks is written as :data:`STACK_FORMAT`, its header saying how
+    many; ``tensors`` then names each block's own as ``blocks.K.name``. ``lens``: a trained
+    model's logit lens (:meth:`blockviz.logit_lens.LogitLens.to_dict`), in the header as ``logit_lens``.
 
     Raises :class:`BlockvizError` for a suffix other than .safetensors/.json or an unwritable folder.
     """
-    header = {"format": RECORD_FORMAT, "sentence": sentence, "tokens": tokens, "config": config.to_dict()}
+    header = {
+        "format": STACK_FORMAT if n_blocks > 1 else RECORD_FORMAT,
+        "sentence": sentence,
+        "tokens": tokens,
+        "config": config.to_dict(),
+    }
+    if n_blocks > 1:
+        header["n_blocks"] = n_blocks
+    if lens is not None:
+        header["logit_lens"] = lens
     if source is not None:
         header["source"] = source.to_dict()
     if special is not None:
@@ -67,12 +88,22 @@ def read_record(path: str | Path) -> tuple[str, list[str], BlockConfig, dict[str
 def read_record_with_source(
     path: str | Path,
 ) -> tuple[str, list[str], BlockConfig, dict[str, torch.Tensor], Source, list[bool]]:
-    """:func:`read_record`, the header's :class:`~blockviz.config.Source` (seeded when absent)
+    """:func:`read_record`, the header's :class:`~blockviz.source.Source` (seeded when absent)
     and its special-token flags, one per token. A record saved before the flags were stored
     (no ``special`` key) gets them from the tokens' names when it is a model's (``[CLS]``,
     ``<|endoftext|>``: :func:`blockviz.selection.looks_special`), all ``False`` otherwise.
 
     Raises :class:`BlockvizError` as :func:`read_record`, and for a malformed source or flags.
+    """
+    told, tensors = read_record_file(path)
+    return told.sentence, list(told.tokens), told.config, tensors, told.source, list(told.special)
+
+
+def read_record_file(path: str | Path) -> tuple[RecordHeader, dict[str, torch.Tensor]]:
+    """The :class:`RecordHeader` and the tensors of the record file at ``path`` (a record of
+    several blocks names each block's own ``blocks.K.name``), as :func:`read_record_with_source`.
+
+    Raises :class:`BlockvizError` as :func:`read_record_with_source`.
     """
     where = repr(str(path))
     # the version before the tensors: a stray file gets this message, not one about its tensors
@@ -81,21 +112,25 @@ def read_record_with_source(
     if Path(path).suffix.lower() == ".json":
         for name in list(tensors):  # one at a time: memory holds one float64 tensor beside the converted ones
             tensors[name] = tensors[name].to(_dtype(told.config))
-    return told.sentence, list(told.tokens), told.config, tensors, told.source, list(told.special)
+    return told, tensors
 
 
 @dataclass(frozen=True)
 class RecordHeader:
     """What a record file says of itself besides its tensors: the sentence, its tokens (and which
-    are the model's special tokens), the block's config and where its weights came from. Read
-    without torch (:func:`read_record_header`): enough to choose a token, a numbered head and the
-    scenes and words for the record (``architecture``, as :attr:`BlockRecord.architecture`)."""
+            are the model's special tokens), the block's config and where its weights came from. Read
+            without torch (:func:`read_record_header`): enough to choose a token, a numbered head and the
+            scenes and words for the record (``architecture``, as :attr:`BlockRecord.architecture`), and
+        how many blocks it holds (``n_blocks``; its config is every block's), and a trained model's
+    logit lens as it is written (``lens``, :meth:`blockviz.logit_lens.LogitLens.to_dict`), unchecked."""
 
     sentence: str
     tokens: tuple[str, ...]
     config: BlockConfig
     source: Source
     special: tuple[bool, ...]
+    n_blocks: int = 1
+    lens: dict | None = None
 
     @property
     def architecture(self) -> Architecture:
@@ -128,7 +163,22 @@ def _told(header: dict, where: str) -> RecordHeader:
     except (BlockvizError, TypeError) as error:
         raise BlockvizError(f"{where} is not a valid record: {error}") from None
     special = _special(header, tokens, source, where)
-    return RecordHeader(sentence, tuple(tokens), config, source, tuple(special))
+    return RecordHeader(
+        sentence, tuple(tokens), config, source, tuple(special), _n_blocks(header, where), header.get("logit_lens")
+    )
+
+
+def _n_blocks(header: dict, where: str) -> int:
+    stacked = header.get("format") == STACK_FORMAT
+    count = header.get("n_blocks", None if stacked else 1)
+    if isinstance(count, float) and count.is_integer():  # a JSON header's numbers are read as tensors, floats
+        count = int(count)
+    if stacked != (count != 1) or isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise BlockvizError(
+            f"{where} is not a valid record: a record of format {STACK_FORMAT_VERSION} says how many blocks it holds "
+            f"(n_blocks, 2 or more), one of format {FORMAT_VERSION} holds one"
+        )
+    return count
 
 
 def _special(header: dict, tokens: list[str], source: Source, where: str) -> list[bool]:
@@ -149,11 +199,12 @@ def _special(header: dict, tokens: list[str], source: Source, where: str) -> lis
 
 
 def check_version(format_field, where: str) -> None:
-    """Accept :data:`RECORD_FORMAT` only; say whether another version is older or newer.
+    """Accept :data:`RECORD_FORMAT` and :data:`STACK_FORMAT` only; say whether another version is
+    older or newer.
 
     Raises :class:`BlockvizError` otherwise.
     """
-    if format_field == RECORD_FORMAT:
+    if format_field in (RECORD_FORMAT, STACK_FORMAT):
         return
     match = re.fullmatch(rf"{FORMAT_NAME}/(\d+)", format_field) if isinstance(format_field, str) else None
     if match is None:
@@ -164,7 +215,7 @@ def check_version(format_field, where: str) -> None:
             f"{where} is a record of format {version}, written by an older blockviz; this one reads format {FORMAT_VERSION}: record it again with `blockviz record … --save`"
         )
     raise BlockvizError(
-        f"{where} is a record of format {version}, written by a newer blockviz; this one reads format {FORMAT_VERSION}: upgrade blockviz"
+        f"{where} is a record of format {version}, written by a newer blockviz; this one reads formats {FORMAT_VERSION} and {STACK_FORMAT_VERSION}: upgrade blockviz"
     )
 
 

@@ -5,7 +5,7 @@ it (one line, with the fix) or returns ``None``; figures (``FigureSpec.applies``
 
 from __future__ import annotations
 
-from pathlib import Path
+from blockviz.source import CHECKPOINTS
 
 
 def unembedding_missing(rec) -> str | None:
@@ -20,13 +20,11 @@ def unembedding_missing(rec) -> str | None:
 
 def training_missing(rec) -> str | None:
     """Why ``rec`` has no training to show — its block was not made by ``blockviz train``
-    (``rec.source.kind != "trained"``), or its model folder (``rec.source.path``) has no
-    checkpoints file — or ``None``."""
-    if rec.source.kind != "trained":
+    (``rec.source.is_toy``), or its model folder has no checkpoints file (``rec.source.checkpoints``)
+    — or ``None``."""
+    if not rec.source.is_toy:
         return f"the record's block was not trained by blockviz train ({rec.source.describe()}): try --model toy"
-    from blockviz.toy import CHECKPOINTS
-
-    if rec.source.path is None or not (Path(rec.source.path) / CHECKPOINTS).is_file():
+    if rec.source.checkpoints is None:
         return f"the record's model folder {rec.source.path!r} has no {CHECKPOINTS}: write the folder again with blockviz train -o DIR"
     return None
 

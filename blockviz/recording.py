@@ -19,13 +19,13 @@ from blockviz.errors import BlockvizError
 TOY = "toy"
 """The block a record is made of when nothing else is asked for: blockviz's trained toy model."""
 SEEDED = "seeded"
-"""blockviz's block with seeded random weights, sized by :class:`~blockviz.config.BlockConfig`."""
+"""blockviz's block with seeded random weights, sized by :class:`~blockviz.block_config.BlockConfig`."""
 
 
 def record(
     sentence: str,
     model: str | Path | None = None,
-    layer: int | None = None,
+    layer: int | str | None = None,
     *,
     config=None,
     params: str | Path | Mapping | None = None,
@@ -46,13 +46,17 @@ def record(
         A model name (``"minilm"``, ``"smollm2"``) or a GPT-2, BERT or Llama folder: one of its layers.
     layer
         The layer of a trained model to record, from 0 (needed for a model; the toy model and the
-        seeded block have one, ``0`` or ``None``).
+        seeded block have one, ``0`` or ``None``); ``"all"`` or a range ``"0-3"`` (both ends
+        included): those layers in one pass, a record of several blocks
+        (:func:`blockviz.models.recording.record_layers`; ``rec.blocks``, ``rec.block(k)``).
     config, sizes
-        The seeded block's :class:`~blockviz.config.BlockConfig`, or its fields by name
+        The seeded block's :class:`~blockviz.block_config.BlockConfig`, or its fields by name
         (``d_model=8, n_heads=2, d_ff=32, causal=False, …``); not with a trained model.
     params
         The seeded block's parameters, replacing the seeded ones (a ``.safetensors`` or ``.json``
-        file, or named tensors: :func:`blockviz.block_record.record`).
+        file, or named tensors: :func:`blockviz.block_record.record`); with ``model="toy"`` (or a
+        toy model's folder) the toy model's, replacing its trained ones — the explorer's
+        downloaded parameters, or a saved toy record (:func:`blockviz.toy.recording.record_toy`).
     trust_pickle, dtype
         For a trained model's folder: read pickled weights; the float type (default ``"float32"``).
 
@@ -78,16 +82,22 @@ def record(
     chosen = _chosen_model(model, config is not None or params is not None or bool(sizes))
     if chosen == SEEDED:
         return _record_seeded(sentence, layer, config, params, trust_pickle, dtype, sizes)
+    if _is_toy(chosen) and params is not None and config is None and not sizes:
+        return _record_toy_with(sentence, chosen, layer, params, trust_pickle, dtype)
     what = "a toy model" if _is_toy(chosen) else "a trained model"
     given = [name for name, value in (("config", config), ("params", params)) if value is not None] + list(sizes)
     if given:
         raise BlockvizError(
             f"{given[0]} sizes blockviz's seeded block and {chosen!r} is {what} with its own: drop {given[0]}, or record model='seeded'"
         )
-    from blockviz.models.recording import record_layer
+    from blockviz.layer_choice import is_several, parse_layers
+    from blockviz.models.recording import record_layer, record_layers
 
     if layer is None and not _is_toy(chosen):  # a toy model's layer other than 0 is refused where it is recorded
         raise BlockvizError(f"model {chosen!r} needs layer=L: the layer to record, from 0")
+    layer = None if layer is None else parse_layers(layer)
+    if is_several(layer):
+        return record_layers(sentence, model=chosen, layers=layer, trust_pickle=trust_pickle, dtype=dtype or "float32")
     return record_layer(sentence, model=chosen, layer=layer or 0, trust_pickle=trust_pickle, dtype=dtype or "float32")
 
 
@@ -125,9 +135,17 @@ def _is_toy(model) -> bool:
     return is_toy_model(model)
 
 
+def _record_toy_with(sentence, model, layer, params, trust_pickle, dtype):
+    from blockviz.models.recording import record_toy_layer
+
+    if trust_pickle:
+        raise BlockvizError("trust_pickle goes with a trained model's folder: the toy model's weights are safetensors")
+    return record_toy_layer(sentence, model, layer, dtype or "float32", params)
+
+
 def _record_seeded(sentence, layer, config, params, trust_pickle, dtype, sizes):
+    from blockviz.block_config import BlockConfig
     from blockviz.block_record import record as record_seeded
-    from blockviz.config import BlockConfig
 
     if layer not in (None, 0):
         raise BlockvizError(f"layer {layer} is out of range: blockviz's seeded block is one block, layer 0")

@@ -1,7 +1,9 @@
 """Named tensors in files: ``.safetensors`` (exact) and ``.json`` (standard JSON, −∞ as null).
 
 JSON layout: ``{"tokens": [...], "config": {...}, "tensors": {name: nested lists}}``; a
-parameters file may also be a bare ``{name: nested lists}``. NaN and +∞ are never written; −∞
+parameters file may also be a bare ``{name: nested lists}``. Tensors named ``blocks.K.name`` (a
+record of several blocks) are written beside ``"tensors"`` as ``"blocks": [{name: nested lists},
+…]``, block K the K-th object, and read back under the same names; safetensors keeps the names. NaN and +∞ are never written; −∞
 (the mask's blocked cells) is written as ``null``. Files are refused before they are read if they
 are larger than :data:`MAX_BYTES`, and JSON nested deeper than a tensor can be is refused too,
 so a bad file is a one-line :class:`~blockviz.errors.BlockvizError`, never a crash.
@@ -105,7 +107,7 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
                 raise os_error_inside(error) from None  # atomic_path names the path and the reason
             _sort_safetensors_header(temporary)
         else:
-            document = {**header, "tensors": {name: _to_json(tensor) for name, tensor in tensors.items()}}
+            document = {**header, **_json_tensors(tensors)}
             text = _escaped_surrogates(json.dumps(document, ensure_ascii=False, allow_nan=False)).encode("utf-8")
             if len(text) > MAX_BYTES[".json"]:  # a file blockviz would refuse to read back (a trained model's layer)
                 raise BlockvizError(
@@ -113,6 +115,31 @@ def write_tensors(path: str | Path, tensors: dict[str, torch.Tensor], header: di
                     f"save as .safetensors instead ({Path(path).with_suffix('.safetensors').name})"
                 )
             temporary.write_bytes(text)
+
+
+BLOCK_PREFIX = "blocks."
+"""Tensors named ``blocks.K.name`` are block K's own (a record of several blocks)."""
+_BLOCK_NAME = re.compile(r"blocks\.(\d+)\.(.+)", re.DOTALL)
+
+
+def _json_tensors(tensors: dict[str, torch.Tensor]) -> dict:
+    """``{"tensors": {…}}`` with, when some are named ``blocks.K.name``, ``"blocks": [{…}, …]``."""
+    shared: dict[str, object] = {}
+    blocks: dict[int, dict[str, object]] = {}
+    for name, tensor in tensors.items():
+        found = _BLOCK_NAME.fullmatch(name)
+        if found is None:
+            shared[name] = _to_json(tensor)
+        else:
+            blocks.setdefault(int(found[1]), {})[found[2]] = _to_json(tensor)
+    if sorted(blocks) != list(range(len(blocks))):
+        raise BlockvizError(
+            f"the blocks' tensors are numbered {sorted(blocks)}: they must be 0, 1, … with none missing"
+        )
+    document: dict[str, object] = {"tensors": shared}
+    if blocks:
+        document["blocks"] = [blocks[index] for index in range(len(blocks))]
+    return document
 
 
 def _sort_safetensors_header(path: Path) -> None:
@@ -251,6 +278,7 @@ def _json_parts(path: Path) -> tuple[dict[str, torch.Tensor], dict, str | None]:
     document = _JsonDocument(path.read_bytes())
     values: dict[str, object] = {}
     tensors: dict[str, torch.Tensor] | None = None
+    blocks: dict[str, torch.Tensor] = {}
     try:
         if document.peek() != "{":
             if document.peek() and document.peek() in '["-0123456789tfn':
@@ -272,6 +300,10 @@ def _json_parts(path: Path) -> tuple[dict[str, torch.Tensor], dict, str | None]:
                             _header(values),
                             f"tensor {name!r} in {where} is not a rectangular list of numbers: fix the file",
                         )
+            elif key == "blocks" and document.peek() == "[":
+                problem = _json_blocks(document, blocks, where)
+                if problem is not None:
+                    return {**(tensors or {}), **blocks}, _header(values), problem
             else:
                 values[key] = document.tensor_or_value()
         document.end()
@@ -282,11 +314,34 @@ def _json_parts(path: Path) -> tuple[dict[str, torch.Tensor], dict, str | None]:
     except (json.JSONDecodeError, ValueError) as error:
         raise BlockvizError(f"{where} is not valid JSON ({_first_line(error)}): fix the file") from None
     if tensors is not None:
-        return tensors, _header(values), None
+        return {**tensors, **blocks}, _header(values), None
+    if blocks:
+        return blocks, _header(values), f'{where} holds blocks but no "tensors": fix the file'
     for name, value in values.items():  # a bare object of named tensors
         if not isinstance(value, _Tensor):
             return {}, {}, f"tensor {name!r} in {where} is not a rectangular list of numbers: fix the file"
     return {name: value.tensor for name, value in values.items()}, {}, None
+
+
+def _json_blocks(document: _JsonDocument, blocks: dict[str, torch.Tensor], where: str) -> str | None:
+    """Read the list ``"blocks": [{name: tensor}, …]`` here into ``blocks`` as ``blocks.K.name``;
+    the message of the first entry that is not an object of tensors, else ``None``.
+
+    Raises :class:`BlockvizError` for a tensor nested too deeply.
+    """
+    for index in document.elements():
+        if document.peek() != "{":
+            return f"block {index} in {where} is not an object of named tensors: fix the file"
+        for name in document.members():
+            try:
+                blocks[f"{BLOCK_PREFIX}{index}.{name}"] = document.tensor()
+            except _TooDeep:
+                raise BlockvizError(
+                    f"tensor {name!r} of block {index} in {where} is nested too deeply (more than {MAX_TENSOR_DIMS} levels of lists): fix the file"
+                ) from None
+            except _NotATensor:
+                return f"tensor {name!r} of block {index} in {where} is not a rectangular list of numbers: fix the file"
+    return None
 
 
 class _Tensor:
@@ -364,6 +419,23 @@ class _JsonDocument:
                 return
             if following != ",":
                 raise json.JSONDecodeError("Expecting ',' delimiter", self.text, self.at - 1)
+
+    def elements(self) -> Iterator[int]:
+        """The index of each element of the list here, with ``at`` left on it for the caller to read."""
+        self._expect("[")
+        if self.peek() == "]":
+            self.at += 1
+            return
+        index = 0
+        while True:
+            yield index
+            following = self.peek()
+            self.at += 1
+            if following == "]":
+                return
+            if following != ",":
+                raise json.JSONDecodeError("Expecting ',' delimiter", self.text, self.at - 1)
+            index += 1
 
     def tensor_or_value(self):
         """A :class:`_Tensor` if the value here is a number, null or a rectangular list of

@@ -142,3 +142,38 @@ def prediction_table(rec, decimals: int = 2) -> list[Table | Text]:
         f"prediction  (the next word after each token: the {TOP_WORDS} most probable of {vocabulary}, from probs)"
     )
     return [title, table]
+
+
+def lens_table(rec, row: int, decimals: int = 2) -> list[Table | Text]:
+    """The logit lens of token ``row`` as renderables: for every block of ``rec``, its
+    prediction of the next token after that row — the :data:`~blockviz.prediction.TOP_WORDS` most
+    probable with their recorded probabilities, the others' sum and the total
+    (:func:`blockviz.prediction.lens_rows`); the last block's is the model's own prediction.
+    A record without one gives its one line (:func:`blockviz.logit_lens.missing_lens`).
+    """
+    from blockviz.logit_lens import missing_lens
+    from blockviz.prediction import OTHERS, TOP_WORDS, lens_rows
+
+    rows = lens_rows(rec, row)
+    if rows is None:
+        return [Text(missing_lens(rec))]
+    table = Table(box=None, padding=(0, 0, 0, 2), show_edge=False)
+    table.add_column("after block", no_wrap=True)
+    for rank in range(1, TOP_WORDS + 1):
+        table.add_column(f"#{rank}", no_wrap=True)
+    table.add_column(OTHERS, justify="right", no_wrap=True)
+    table.add_column("total", justify="right", no_wrap=True)
+    for block, (view, guess) in enumerate(zip(rec.blocks, rows)):
+        terms = guess.terms(decimals)
+        layer = f" (layer {view.source.layer})" if view.source.layer is not None else ""
+        table.add_row(
+            f"{block}{layer}",
+            *[f"{display_token(word)} {term}" for word, term in zip(guess.words, terms)],
+            terms[-1],
+            f"{guess.sign(decimals)} {format_number(guess.total, decimals, unicode_minus=False)}",
+        )
+    title = Text(
+        f"logit lens  (the next token after {display_token(rec.tokens[row])!r}, token {row}, after each block: "
+        f"its output through the final norm and W_U; the last block's is the model's prediction)"
+    )
+    return [title, table]

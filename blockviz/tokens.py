@@ -9,7 +9,7 @@ import unicodedata
 
 import torch
 
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
 
 # Contractions split as GPT-2 splits them ("didn't" → "didn", "'t"); a word keeps its combining

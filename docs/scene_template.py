@@ -16,6 +16,7 @@ from manim import DOWN, RIGHT, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, remainder, sum_decimals
+from blockviz.scenes.choreography import products_then_sum
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height
@@ -40,7 +41,7 @@ class WeightRows(RecordScene):
         self.step(Reveal(grid), caption="the weights: one row per query, one column per key")  # cells, then numbers
         highlight = Highlight(self.look, grid.row(self.focus))
         self.step(FadeIn(highlight), caption=f"query “{self.token_name(self.focus)}”: its weights, one per key")
-        self.step(self.products_then_sum(line), caption="added up, they make 1")
+        self.step(products_then_sum(line), caption="added up, they make 1")
         self.step(FadeOut(highlight), caption="every row adds up to 1: softmax shares out each query's attention")
 
     def build(self, title) -> tuple[NumberGrid, VGroup]:

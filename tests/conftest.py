@@ -3,9 +3,15 @@
 torch's numerics are pinned here, before torch loads, as the ``blockviz`` program pins them
 (:mod:`blockviz.numerics`): a command run in this process gives the program's numbers bit for bit."""
 
+import signal
+
 from blockviz.numerics import pin_environment
 
 pin_environment()
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    # A suite started in the background (`make test &`) inherits Ctrl-C ignored, and so would every
+    # program the signal tests start (blockviz keeps an inherited ignore): give them a terminal's.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 import difflib  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -62,6 +68,12 @@ def pytest_addoption(parser):
         help="Slow mode of the reliability suite: 1,000 generated sentences instead of 25 (also BLOCKVIZ_SLOW=1).",
     )
     parser.addoption(
+        "--store-durations",
+        action="store_true",
+        default=False,
+        help="Write each test file's seconds in this run into tests/durations.json (the files not run keep theirs).",
+    )
+    parser.addoption(
         "--update-golden",
         action="store_true",
         default=False,
@@ -110,3 +122,123 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+"""Debian's Chromium without a sandbox (the test machines run as root) and without its network chatter."""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium (``$BLOCKVIZ_CHROMIUM``, else /usr/bin/chromium) driven by Playwright, one
+    per test module: a session-wide one would keep Playwright's event loop running under every
+    later test of the worker, and ``asyncio.run`` (the Dask course tests) refuses to start then."""
+    import os
+    import shutil
+
+    from playwright import sync_api  # a test dependency (pip install -e '.[test]')
+
+    chromium = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
+    assert shutil.which(chromium), f"no Chromium at {chromium}: `make setup` installs Debian's chromium"
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+SLOW_FIXTURES = {
+    "browser": "drives Debian's Chromium",
+    "site": "builds this manual with MkDocs",
+}
+"""Fixtures whose tests start a heavy program: they are marked ``slow`` (``make test-fast`` skips them)."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SLOW_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+# -- the two workers (make test: pytest -n 2 --dist loadfile) -------------------------------------
+DURATIONS = Path(__file__).with_name("durations.json")
+"""Each test file's seconds (setup, call and teardown of its tests, summed, as ``pytest
+--store-durations`` writes them after a run; or its CPU seconds run alone): the workers are
+handed the longest files first. Only the order matters, so a file's share of the whole."""
+SECONDS_PER_TEST = 0.5
+"""A file missing from :data:`DURATIONS` is taken to need this per test (the suite's mean:
+1,608 worker-seconds for 3,020 tests in CI)."""
+SCENE_BUILDS = {
+    "tests/test_scenes.py",
+    "tests/test_scenes_motion.py",
+    "tests/test_skipped_plays.py",
+    "tests/test_block_scenes.py",
+    "tests/test_grids_build.py",
+    "tests/test_burned_captions.py",
+}
+"""Files reading the session's scene builds (``support.built``, ``support_motion.built_in_motion``):
+one worker runs them all, so each (scene, record) is built once a kind, not once a worker."""
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, with the :data:`SCENE_BUILDS` files one unit and the longest unit
+    handed out first (the longest-processing-time rule: the last file to finish is a short one)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    import collections
+    import json
+
+    from xdist.scheduler import LoadFileScheduling
+
+    seconds = json.loads(DURATIONS.read_text(encoding="utf-8")) if DURATIONS.exists() else {}
+    unit_seconds = {}
+
+    class LongestFirst(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return "scene builds" if path in SCENE_BUILDS else path
+
+        def _seconds(self, unit: str) -> float:
+            if unit not in unit_seconds:
+                tests = collections.Counter(nodeid.split("::")[0] for nodeid in self.workqueue[unit])
+                unit_seconds[unit] = sum(seconds.get(path, SECONDS_PER_TEST * count) for path, count in tests.items())
+            return unit_seconds[unit]
+
+        def _assign_work_unit(self, node) -> None:
+            self.workqueue.move_to_end(max(self.workqueue, key=self._seconds), last=False)
+            super()._assign_work_unit(node)
+
+    return LongestFirst(config, log)
+
+
+class DurationStore:
+    """With ``--store-durations``: each test file's seconds in this run, written into
+    :data:`DURATIONS` when it ends (by the controller, under xdist)."""
+
+    def __init__(self):
+        self.seconds = {}
+
+    def pytest_runtest_logreport(self, report):
+        path = report.nodeid.split("::")[0]
+        self.seconds[path] = self.seconds.get(path, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session):
+        import json
+
+        if hasattr(session.config, "workerinput"):
+            return
+        kept = json.loads(DURATIONS.read_text(encoding="utf-8")) if DURATIONS.exists() else {}
+        kept.update({path: round(seconds, 1) for path, seconds in self.seconds.items()})
+        DURATIONS.write_text(json.dumps(dict(sorted(kept.items())), indent=1) + "\n", encoding="utf-8")
+
+
+def pytest_configure(config):
+    if config.getoption("--store-durations"):
+        config.pluginmanager.register(DurationStore(), "blockviz-durations")

@@ -64,7 +64,7 @@ def records(model_record: str | None) -> dict:
 
 
 def _has_silu() -> bool:
-    from blockviz.config import ACTIVATIONS
+    from blockviz.block_config import ACTIVATIONS
 
     return "silu" in ACTIVATIONS
 

@@ -220,7 +220,7 @@ NUMBER = re.compile(r"\u2212?\d+\.\d+")
 
 def quotes_record_numbers(scene, label) -> bool:
     """Whether every decimal ``label`` writes is one the scene quoted from the record
-    (:meth:`blockviz.scenes.base.RecordScene.quote`; :func:`check_scene` checks their values)."""
+    (:meth:`blockviz.scenes.shown.Shown.quote`; :func:`check_scene` checks their values)."""
     quoted = {shown for shown, _ in getattr(scene, "quoted", [])}
     return all(found in quoted for found in NUMBER.findall(getattr(label, "shown", "")))
 
@@ -228,6 +228,23 @@ def quotes_record_numbers(scene, label) -> bool:
 def is_number_label(label) -> bool:
     """Whether ``label`` was made by :func:`blockviz.scenes.text.number` (it knows its decimals)."""
     return getattr(label, "decimals", None) is not None
+
+
+def box(mobject) -> np.ndarray:
+    """``(4,)``: left, bottom, right, top of ``mobject`` as Manim's ``get_left()[0]``,
+    ``get_bottom()[1]``, ``get_right()[0]``, ``get_top()[1]`` give them (the extremes of its
+    boundary points; zeros without points), its boundary walked once instead of four times."""
+    points = mobject.get_points_defining_boundary()
+    if len(points) == 0:
+        return np.zeros(4)
+    low, high = points.min(axis=0), points.max(axis=0)
+    return np.array([low[0], low[1], high[0], high[1]])
+
+
+def centre(corners: np.ndarray) -> tuple[float, float]:
+    """``x, y`` of the middle of a :func:`box`, as Manim's ``get_center()`` gives it."""
+    left, bottom, right, top = corners
+    return (right + left) / 2, (top + bottom) / 2
 
 
 def boxes_of(texts: list[Text]) -> np.ndarray:
@@ -274,7 +291,7 @@ def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02) -> li
     boxes = boxes_of(texts)
     found = []
     for light in lights:
-        left, bottom, right, top = light.get_left()[0], light.get_bottom()[1], light.get_right()[0], light.get_top()[1]
+        left, bottom, right, top = box(light)
         for label, (x0, y0, x1, y1) in zip(texts, boxes):
             overlaps = (
                 x0 < right - tolerance and left + tolerance < x1 and y0 < top - tolerance and bottom + tolerance < y1
@@ -295,17 +312,11 @@ def low_contrast(scene, texts: list[Text]) -> list[str]:
     shape drawn before them there (a cell, a chip), else the page."""
     from blockviz.scenes.look import MIN_CONTRAST, contrast
 
-    order = {id(member): k for k, member in enumerate(scene.get_mobject_family_members())}
+    members = scene.get_mobject_family_members()
+    order = {id(member): k for k, member in enumerate(members)}
     shapes = [
-        (
-            order[id(m)],
-            m.get_left()[0],
-            m.get_bottom()[1],
-            m.get_right()[0],
-            m.get_top()[1],
-            m.get_fill_color().to_hex(),
-        )
-        for m in scene.get_mobject_family_members()
+        (order[id(m)], *box(m), m.get_fill_color().to_hex())
+        for m in members
         if not isinstance(m, (Text, SVGMobject))
         and len(m.points)
         and m.get_fill_opacity() > 0.5
@@ -321,7 +332,7 @@ def low_contrast(scene, texts: list[Text]) -> list[str]:
     for label in texts:
         if label.get_fill_opacity() < 0.99:
             continue
-        x, y, _ = label.get_center()
+        x, y = centre(box(label))
         k = order.get(id(label), len(order))
         behind = [shape for shape in shapes if shape[0] < k and shape[1] < x < shape[3] and shape[2] < y < shape[4]]
         backdrop = max(behind)[5] if behind else page

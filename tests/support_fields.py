@@ -4,7 +4,8 @@ that makes it a model's layer, and a short name for it."""
 from __future__ import annotations
 
 from blockviz import BlockConfig
-from blockviz.config import Architecture, Source
+from blockviz.architecture import Architecture
+from blockviz.source import Source
 
 
 def config_of(arch: Architecture) -> BlockConfig:

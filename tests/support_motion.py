@@ -11,7 +11,7 @@ import numpy as np
 from manim import SVGMobject, Text
 from manim.animation.fading import _Fade
 from manim.animation.transform import Transform
-from support import build, highlight_crossings, named_record, visible_texts, writing_frames
+from support import box, build, centre, highlight_crossings, named_record, visible_texts, writing_frames
 
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.catalog import lookup
@@ -24,11 +24,11 @@ BACKDROPS = ("Rectangle", "RoundedRectangle", "Square")
 
 
 def composited(scene, point, before: int, order: dict, shapes: list) -> str:
-    """The colour drawn at ``point`` under the member drawn ``before``-th: the page, then every
-    backdrop shape drawn earlier there, each blended in at its present fill opacity."""
+    """The colour drawn at ``point`` (x, y) under the member drawn ``before``-th: the page, then
+    every backdrop shape drawn earlier there, each blended in at its present fill opacity."""
     page = scene.camera.background_color
     color = np.array(page.to_rgb() if hasattr(page, "to_rgb") else _rgb(str(page)))
-    x, y = point[0], point[1]
+    x, y = point
     for k, left, bottom, right, top, rgb, opacity in shapes:
         if k < before and left < x < right and bottom < y < top:
             color = color * (1 - opacity) + rgb * opacity
@@ -46,27 +46,19 @@ def low_contrast_in_motion(scene, texts: list) -> list[str]:
     members = scene.get_mobject_family_members()
     order = {id(member): k for k, member in enumerate(members)}
     shapes = [
-        (
-            order[id(m)],
-            m.get_left()[0],
-            m.get_bottom()[1],
-            m.get_right()[0],
-            m.get_top()[1],
-            np.array(m.get_fill_color().to_rgb()),
-            m.get_fill_opacity(),
-        )
+        (order[id(m)], *box(m), np.array(m.get_fill_color().to_rgb()), m.get_fill_opacity())
         for m in members
         if type(m).__name__ in BACKDROPS and len(m.points) and m.get_fill_opacity() > 0.01
     ]
     found = []
     for label in texts:
-        at, (x, y, _) = order.get(id(label), len(order)), label.get_center()
+        at, (x, y) = order.get(id(label), len(order)), centre(box(label))
         if any(
             k > at and opacity > 0.99 and left < x < right and bottom < y < top
             for k, left, bottom, right, top, _, opacity in shapes
         ):
             continue  # covered: a chip travelling over it hides it
-        backdrop = composited(scene, label.get_center(), at, order, shapes)
+        backdrop = composited(scene, (x, y), at, order, shapes)
         ratio = contrast(label.get_fill_color().to_hex(), backdrop)
         if ratio < MIN_CONTRAST - 0.05:
             found.append(f"{label.shown!r} {ratio:.2f}:1 on {backdrop}")

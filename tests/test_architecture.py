@@ -8,9 +8,9 @@ import pytest
 from support_fields import config_of, label
 
 from blockviz import BlockConfig, BlockvizError
+from blockviz.architecture import Architecture, supported_architectures
 from blockviz.block import Block
 from blockviz.block_record import record
-from blockviz.config import Architecture, supported_architectures
 from blockviz.record_fields import BY_NAME, DECLARATION, FIELDS, OPTIONAL_FIELDS, fields_for
 
 SENTENCE = "the cat sat on the mat"
@@ -146,7 +146,7 @@ def test_the_descriptions_follow_the_architecture():
 def test_the_trained_toy_models_record_holds_exactly_the_declared_fields_in_the_order_computed():
     import torch
 
-    from blockviz.config import TRAINED_TOY
+    from blockviz.architecture import TRAINED_TOY
     from blockviz.toy import PACKAGED
     from blockviz.toy.folder import load_toy
     from blockviz.toy.recording import record_toy

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from blockviz import record_cache
+from blockviz.block_config import BlockConfig
 from blockviz.block_record import BlockRecord, record
 from blockviz.cli import main
 from blockviz.cli.options import RECORD_OPTION_NAMES, build_record
-from blockviz.config import BlockConfig
 
 SENTENCE = "The chicken didn't cross the road because it was too tired."
 DEFAULTS = {

@@ -198,3 +198,19 @@ def test_bars_that_stay_on_screen_keep_their_places(scene_name):
     for play, (before, after) in enumerate(zip(seen, seen[1:]), start=2):
         staying = [bar for bar in before if bar in after]
         assert [bar for bar in after if bar in staying] == staying, f"play {play}: {before} → {after}"
+
+
+def test_a_scenes_bar_and_a_figures_bar_name_a_family_from_the_one_table():
+    """Both colour bars read :data:`blockviz.record_fields.SCALE_FAMILIES` (issue 33): the video's
+    short name in a scene's corner, the longer one under a figure, for the same family."""
+    from blockviz.figures.heatmap import record_scale, weights_scale
+    from blockviz.record_fields import SCALE_FAMILIES
+    from blockviz.scenes.colour_bar import ShownScale
+
+    rec = named_record(RECORD)
+    assert ShownScale("signed", 1.0, ("qkv",)).words == SCALE_FAMILIES["qkv"].bar == "q, k, v"
+    assert record_scale(rec, "query").label == SCALE_FAMILIES["qkv"].label == "query, key, value"
+    assert ShownScale("signed", 1.0, ("ffn_hidden",)).words == "FFN hidden"
+    assert record_scale(rec, "ffn_pre").label.removesuffix(" (clipped)") == "FFN hidden layer"
+    assert ShownScale("weights", 1.0).words == "weights (\u221a scale)"
+    assert weights_scale().label == "weight (\u221a scale)"

@@ -96,3 +96,24 @@ def test_words_the_mask_hides_from_the_query_in_both_sentences_are_blocked_and_r
     assert [row[3] for row in by_row] == ["0", "0", "0"] and [row[5] for row in by_row] == ["0", "0", "0"]
     assert by_row[0][4] == "0.00" and by_row[1][1] == "0.59"  # a seen word's 0 keeps its decimals
     assert any("blocked by the mask" in text.get_text() for text in fig.texts)
+
+
+def test_a_word_one_sentence_lacks_is_left_blank_in_its_row_not_written_0():
+    from blockviz.figures.heads_grids import rows_panel
+    from blockviz.heads import compare
+
+    comparison = compare("the cat sat on the mat", "the big cat sat on the mat", "mat")
+    assert comparison.pairs[1] == (None, 1)  # "big": only the second sentence has it
+    best = comparison.shifts[0]
+    assert best.row_a[1] == 0.0 and best.row_b[1] > 0.0
+    panel = rows_panel(best, comparison.labels, "mat", comparison.layers, comparison.unseen, comparison.pairs)
+    assert "a blank: the sentence lacks the word" in panel.caption
+    grid = HeadsGrid(MOVED, "How far attention moves", best=(0, 0), scale=moved_scale(MOVED))
+    fig = draw_heads_figure(grid, under=panel.under)
+    cells = [(text.get_position(), text.get_text()) for text in fig.texts if text.get_label() == f"{KEY}:cell"]
+    k = len(comparison.labels)
+    assert len(cells) == 3 * k - 1
+    written = {(round(x), round(y)): shown for (x, y), shown in cells}
+    assert (1, 0) not in written  # the first sentence's "big": blank
+    assert written[(1, 1)] == f"{best.row_b[1]:.2f}" and written[(1, 2)] == f"{best.change[1]:.2f}".replace("-", "−")
+    assert written[(0, 0)] == f"{best.row_a[0]:.2f}"

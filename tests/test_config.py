@@ -30,3 +30,17 @@ def test_d_head_is_d_model_over_n_heads():
 def test_config_round_trips_through_a_dict():
     config = BlockConfig(d_model=6, n_heads=3, causal=False)
     assert BlockConfig.from_dict(config.to_dict()) == config
+
+
+def test_a_source_says_whether_it_is_the_toy_model_and_where_its_checkpoints_are(tmp_path):
+    """What the training figure and the learning scene ask of a record, read from ``rec.source``
+    (issue 33), not from the toy package: a toy model's folder with its checkpoints file."""
+    from blockviz.source import CHECKPOINTS, Source
+
+    assert Source("trained", model="toy", path=str(tmp_path)).checkpoints is None  # no file yet
+    (tmp_path / CHECKPOINTS).write_bytes(b"")
+    toy = Source("trained", model="toy", path=str(tmp_path))
+    assert toy.is_toy and toy.checkpoints == tmp_path / CHECKPOINTS
+    layer = Source("model", path=str(tmp_path), model="minilm", family="bert", layer=3)
+    assert not layer.is_toy and layer.checkpoints is None
+    assert not Source().is_toy and Source().checkpoints is None

@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 import pytest
 
+from blockviz.block_config import BlockConfig
 from blockviz.cli import main
-from blockviz.config import BlockConfig
 from blockviz.figures.registry import FIGURES
 from blockviz.record_fields import fields_for
 from blockviz.scenes.catalog import entries

@@ -4,40 +4,18 @@ Every request other than the page itself is aborted and any console error fails 
 browser serves the whole module.
 """
 
-import os
 import re
-import shutil
 import time
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from playwright import sync_api  # a test dependency (pip install -e '.[test]'); the browser is Debian's
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text
 
 from blockviz.block_record import record
 from blockviz.explorer import STEP_NAMES, Explorer
 from blockviz.record_fields import FIELDS
 from blockviz.style import DARK, LIGHT, format_number, hex_color, signed_color, weight_color
-
-CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

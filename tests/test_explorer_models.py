@@ -9,41 +9,19 @@ MiniLM (and SmolLM2, once) make pages of at most 3 MB whose wide rows are elided
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 pytest.importorskip("transformers")
 from models_support import BUILDERS, SENTENCE, packaged_model_installed  # noqa: E402
-from playwright import sync_api  # noqa: E402
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
 from blockviz.explorer import payload as payload_module  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
 
-CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 GIVEN = "ⓘ the layer's input as the model computed it"
 """The input step of a later layer: the layers before it are not in the record."""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +152,7 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
             input_check.startswith("✓ matches the record (max |Δ| 0)")
             and f"x = layer {layer - 1}'s output" in input_check
         )
-        assert page.text_content("#step-input .formula") == f"x = resid_pre = layer {layer - 1}'s output"
+        assert page.text_content("#step-input .formula") == f"x = layer {layer - 1}'s output"
     if family == "llama":  # grouped-query attention: head 3 reads key/value head 1, which heads 2 and 3 share
         page.evaluate("location.hash = '#token=0&head=3&step=qkv'")
         page.wait_for_function("document.querySelector('.head[aria-checked=true]').dataset.head === '3'")

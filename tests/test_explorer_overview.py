@@ -12,16 +12,13 @@ give its shown result.
 from __future__ import annotations
 
 import math
-import os
 import re
-import shutil
 
 import pytest
 
 pytest.importorskip("transformers")
 from click.testing import CliRunner  # noqa: E402
 from models_support import SENTENCE, bert_folder  # noqa: E402
-from playwright import sync_api  # noqa: E402
 from support_explorer import AXE, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.block_record import record  # noqa: E402
@@ -30,18 +27,7 @@ from blockviz.models import record_layer  # noqa: E402
 from blockviz.models.recording import block_attentions, model_attentions  # noqa: E402
 from blockviz.style import MINUS, format_number  # noqa: E402
 
-CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-assert shutil.which(CHROMIUM), f"no Chromium at {CHROMIUM}: `make setup` installs Debian's chromium"
 CONTRAST = "the cat sat on the mat because it was a dog."
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

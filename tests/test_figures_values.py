@@ -251,7 +251,7 @@ def test_block_flow_states_this_sentences_shapes(rec):
     figure = drawn(rec, "block-flow")
     texts = [text.get_text() for text in panel(figure, "flow").texts]
     assert "FFN (GELU)\n13 × 4 \u2192 13 × 8\n\u2192 13 × 4" in texts
-    assert "multi-head attention\n2 heads × d_head 2\ncausal mask\n13 × 4 \u2192 13 × 4" in texts
+    assert "multi-head attention\n2 heads × width 2\ncausal mask\n13 × 4 \u2192 13 × 4" in texts
 
 
 def test_causal_vs_bidirectional_uses_a_bidirectional_record(short):

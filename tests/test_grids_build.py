@@ -193,10 +193,11 @@ def test_a_transform_between_two_strings_garbles_and_a_flight_does_not():
 
 def test_a_flying_token_label_lands_glyph_on_glyph():
     from blockviz.scenes.base import RecordScene
+    from blockviz.scenes.choreography import fly
 
     scene = RecordScene(record=named_record("default"))
     source, target = text("grandmother", 30).move_to([-3, 2, 0]), shortened("grandmother", 1.0, 24).move_to([2, 0, 0])
-    flight = scene.fly(source, target)
+    flight = fly(scene, source, target)
     assert garbles([flight]) == []
     move = leaves(flight)[0]
     move.begin()

@@ -15,26 +15,14 @@ from blockviz.block_record import record
 from blockviz.cli import main
 from blockviz.head_choice import choose_head
 from blockviz.scenes.catalog import entries
-from blockviz.scenes.grids import KeptName, NumberGrid, header_widths, kept_pitch
+from blockviz.scenes.grids import NumberGrid, header_widths, kept_pitch
 from blockviz.scenes.look import look
+from blockviz.scenes.token_axis import KeptName
 from blockviz.selection import AUTO, default_head
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
-TOKEN_AXES = {
-    "title",
-    "tokens",
-    "qkv",
-    "dot-products",
-    "mask",
-    "softmax",
-    "causal-vs-bidirectional",
-    "value-mixing",
-    "multi-head",
-    "ffn",
-}
-"""The scenes that draw the sentence's tokens (a grid's token axis, the title card's chips); the
-others draw one row, shapes or the fixed worked example."""
-ONE_HEAD = ("qkv", "dot-products", "mask", "softmax", "causal-vs-bidirectional", "value-mixing")
+ONE_HEAD = [entry.name for entry in entries() if entry.shows_one_head]
+"""The scenes that show one head (``SHOWS_ONE_HEAD`` in their modules): their first caption says why it was chosen."""
 
 
 @pytest.fixture(scope="module")
@@ -136,14 +124,14 @@ def test_chicken_is_a_whole_header_in_every_scene_with_the_tokens(minilm, entry)
     assert scene.h == 1
     cut = {shown for shown, full in seen if full in ("chicken", "it") and shown != full}
     assert not cut, f"{entry.name}: {cut}"
-    if entry.name in TOKEN_AXES:
+    if entry.token_axis:  # the scenes that draw the sentence's tokens (TOKEN_AXIS in their modules)
         assert "chicken" in {shown for shown, _ in seen}, entry.name
-    if entry.name in ONE_HEAD:
+    if entry.shows_one_head:
         said = scene.captions[0][1]
         assert said == (
             "head 1 of layer 3: the head that puts most weight above its baseline from “it” on “chicken” (0.72; baseline 0.11)"
         )
-    if entry.name in (*ONE_HEAD, "multi-head", "title"):
+    if entry.shows_one_head or scene.quoted:  # and multi-head and the title card, which name the chosen cell
         check_scene(scene, inspector, minilm, framed=entry.name != "title")  # the quoted 0.72 and 0.11 too
 
 

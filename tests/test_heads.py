@@ -513,3 +513,35 @@ def test_output_is_a_file_or_a_folder_as_the_other_commands(tmp_path, monkeypatc
     assert named.output.splitlines()[-1] == "deeper/grid.svg" and (
         tmp_path / "deeper" / "grid.svg"
     ).read_text().startswith("<?xml")
+
+
+def test_a_decoders_first_token_without_a_key_is_one_line_not_a_table_of_ones(tmp_path, monkeypatch):
+    from blockviz.heads import rank
+
+    first = rank(CHICKEN, "The")
+    assert first.causal and first.keys is None and first.horizon is not None
+    assert rank(CHICKEN, "chicken").horizon is None  # the second token sees two: its keys are listed
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["heads", CHICKEN, "--from", "The"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1:] == [
+        "'The' is the first token and toy is causal: it sees only itself, so every head puts all its weight (1) "
+        "on it — nothing to list, no figure written"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_contrast_that_differs_only_where_the_model_reads_alike_gets_the_same_tokens_note():
+    from blockviz.heads import compare, rank
+
+    lower = "the" + CHICKEN[3:]
+    ranking = rank(CHICKEN, "it", "chicken", contrast=lower)  # the toy's vocabulary ignores case
+    assert ranking.notes == [
+        "the two sentences have the same tokens to toy ('The' and 'the' are one input to it): "
+        "every weight from 'it' is the same in both"
+    ]
+    assert ranking.contrast is None and all(row.change is None for row in ranking.rows)
+    assert compare(CHICKEN, lower, "it").seeing == ranking.notes[0]
+    seeded = rank("The cat sat", "sat", "cat", model="seeded", contrast="the cat sat")  # its embeddings do not
+    assert seeded.notes == [] and seeded.contrast is not None
+    assert max(abs(row.change) for row in seeded.rows) > 0.01

@@ -214,6 +214,19 @@ def test_figures_import_neither_manim_nor_scenes_nor_the_cli(forbidden):
     assert offenders == {}
 
 
+@pytest.mark.parametrize("package", ["blockviz.models", "blockviz.toy"])
+def test_the_lower_house_draws_nothing(package):
+    """Models and the toy model make records and numbers (issue 33): they import no figure,
+    scene, explorer, renderer, matplotlib nor manim; drawing is the figures' job."""
+    drawing = ("matplotlib", "manim", "blockviz.figures", "blockviz.scenes", "blockviz.explorer", "blockviz.render")
+    offenders = {
+        name: starting_with(names, *drawing)
+        for name, names in imports_of(package, all_imports()).items()
+        if starting_with(names, *drawing)
+    }
+    assert offenders == {}
+
+
 def test_nothing_imports_pyplot():
     """Figures use matplotlib's object interface (``Figure()``), scenes never matplotlib's state machine."""
     offenders = {name for name, names in all_imports().items() if starting_with(names, "matplotlib.pyplot", "pylab")}

@@ -16,8 +16,8 @@ pytest.importorskip("transformers")
 from models_support import BUILDERS, SENTENCE  # noqa: E402
 
 from blockviz import BlockRecord, BlockvizError  # noqa: E402
+from blockviz.architecture import Architecture  # noqa: E402
 from blockviz.cli import main  # noqa: E402
-from blockviz.config import Architecture  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
 from blockviz.record_fields import DECLARATION  # noqa: E402
 

@@ -17,7 +17,7 @@ from blockviz.narration.spoken import spoken, unspeakable
 from blockviz.narration.voice import Speech
 from blockviz.render.plan import RenderOptions, plan
 from blockviz.render.run import render_one, shown_captions
-from blockviz.scenes.base import SPEECH_PAUSE
+from blockviz.scenes.captions import SPEECH_PAUSE
 
 TONE_SECONDS = 2.0
 RATE = 16_000
@@ -162,6 +162,7 @@ def test_a_speech_ending_less_than_a_frame_after_its_step_holds_one_frame_withou
     from blockviz.render.encoding import renderer
     from blockviz.render.run import manim_settings
     from blockviz.scenes.base import RecordScene
+    from blockviz.scenes.captions import speak
 
     frame = 1 / TINY.fps
 
@@ -173,10 +174,10 @@ def test_a_speech_ending_less_than_a_frame_after_its_step_holds_one_frame_withou
 
     class TwoCaptions(RecordScene):
         def construct(self):
-            self.speak("one")
+            speak(self, "one")
             self.first_ends = self.speech_ends  # 2.55 s
             self.wait(10 * frame)  # to 2.5 s: 0.05 s, less than a frame, before the speech ends
-            self.speak("two")
+            speak(self, "two")
 
     warned = []
     monkeypatch.setattr(manim_scene.logger, "warning", lambda message, *args: warned.append(message))

@@ -21,7 +21,7 @@ from blockviz.errors import BlockvizError
 from blockviz.scenes.catalog import entries, for_record, lookup
 from blockviz.scenes.look import HOLD
 from blockviz.scenes.prediction import Prediction
-from blockviz.scenes.text import token_face
+from blockviz.scenes.token_axis import token_face
 from blockviz.style import format_number
 from blockviz.toy.recording import record_toy
 

@@ -12,9 +12,19 @@ from support_fields import label
 from torch.nn import functional as F
 
 from blockviz import BlockConfig, BlockvizError
+from blockviz.architecture import supported_architectures
 from blockviz.block_record import record
-from blockviz.config import supported_architectures
-from blockviz.record_fields import FIELD_NAMES, FIELDS, OPTIONAL_FIELDS, axis_labels, fields_for
+from blockviz.record_fields import (
+    DECLARATION,
+    FIELD_NAMES,
+    FIELDS,
+    NORM_PARAMETER_SCALE,
+    OPTIONAL_FIELDS,
+    PARAMETER_SCALE,
+    SCALE_FAMILIES,
+    axis_labels,
+    fields_for,
+)
 
 
 def fields_golden() -> str:
@@ -182,6 +192,14 @@ def test_scale_limit_is_shared_by_a_family(chicken_record):
     assert gammas_and_betas == 1.0
     with pytest.raises(KeyError):
         rec.scale_limit("no_such_thing")
+
+
+def test_every_colour_scale_family_is_named_once_for_both_colour_bars():
+    """One table names the families (issue 33): every declared family and the parameters' two
+    are in it, and nothing else is; each has a name for a scene's bar and one for a figure's."""
+    families = {spec.scale for spec in DECLARATION} | {PARAMETER_SCALE, NORM_PARAMETER_SCALE}
+    assert set(SCALE_FAMILIES) == families
+    assert all(names.bar and names.label for names in SCALE_FAMILIES.values())
 
 
 def test_axis_labels():

@@ -35,9 +35,10 @@ from blockviz import BlockConfig
 from blockviz.block_record import record
 from blockviz.errors import BlockvizError
 from blockviz.scenes.catalog import entries, lookup
-from blockviz.scenes.grids import NumberGrid, visible_slots
+from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import FONT, HOLD, contrast, look
 from blockviz.scenes.text import formula, formula_cache_path, number, text
+from blockviz.scenes.token_axis import visible_slots
 from blockviz.style import LIGHT, THEMES, format_number
 from blockviz.worked_example import worked_example
 

@@ -113,11 +113,22 @@ def test_the_quick_reading_of_a_module_is_a_full_parses(path):
     assert (entry.name, entry.order, entry.description, entry.title, entry.caption) == tuple(
         stated[key] for key in ("NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION")
     )
-    assert (entry.encoder_caption, entry.lecture_only) == (
+    assert (entry.encoder_caption, entry.lecture_only, entry.token_axis, entry.shows_one_head) == (
         stated.get("ENCODER_CAPTION"),
         stated.get("LECTURE_ONLY", False),
+        stated.get("TOKEN_AXIS", False),
+        stated.get("SHOWS_ONE_HEAD", False),
     )
     assert [entry.class_name] == classes
+
+
+def test_a_scene_shows_one_head_exactly_when_its_module_states_it():
+    """The scene's class reads its module's ``SHOWS_ONE_HEAD``; the catalogue reads the literal
+    without importing; the two agree, and every such scene draws a token axis."""
+    assert any(entry.shows_one_head for entry in ENTRIES) and any(entry.token_axis for entry in ENTRIES)
+    for entry in ENTRIES:
+        assert entry.scene_class().shows_one_head is entry.shows_one_head, entry.name
+        assert entry.token_axis or not entry.shows_one_head, entry.name
 
 
 def test_a_new_scene_module_is_found_in_its_place_and_a_helper_module_is_not(tmp_path):

@@ -135,11 +135,11 @@ def test_reveal_and_conceal_stage_the_opacities_of_shapes_and_texts():
 def test_a_carried_copy_fades_where_it_landed_not_where_it_started():
     from manim import Square
 
-    from blockviz.scenes.base import RecordScene
+    from blockviz.scenes.choreography import one_after_another
     from blockviz.scenes.fades import Conceal
 
     source, target = Square(0.5).move_to([-3, 0, 0]), Square(0.5).move_to([3, 1, 0])
-    carry = RecordScene.one_after_another(source.animate.move_to(target), Conceal(source))
+    carry = one_after_another(source.animate.move_to(target), Conceal(source))
     carry.rate_func = lambda t: t
     carry.begin()  # begins the Conceal too, while the copy is still at its start
     centres = []

@@ -18,7 +18,7 @@ pytest.importorskip("transformers")
 from models_support import BUILDERS, SENTENCE  # noqa: E402
 from support import build  # noqa: E402
 
-from blockviz.config import Architecture, supported_architectures  # noqa: E402
+from blockviz.architecture import Architecture, supported_architectures  # noqa: E402
 from blockviz.lecture.chapters import captions_srt, chapters_json, chapters_of, chapters_text  # noqa: E402
 from blockviz.scenes.catalog import entries, scene_entry  # noqa: E402
 from blockviz.scenes.wording import FACTS, PHRASES, Wording, toy_wording  # noqa: E402

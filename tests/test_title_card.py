@@ -11,8 +11,8 @@ from blockviz import BlockConfig
 from blockviz.block_record import record
 from blockviz.lecture import LecturePart, probe_video, write_lecture
 from blockviz.scenes.look import FONT, look
-from blockviz.scenes.text import token_face
 from blockviz.scenes.title_card import TOKEN_FONT_SIZE, TitleCard, TitleCardLayout
+from blockviz.scenes.token_axis import token_face
 
 SIXTY_FOUR_TOKENS = (
     " ".join(["the", "internationalisation", "of", "extraordinarily", "tired", "chickens"] * 9) + ' "so" <b> & 🐈 ok.'
@@ -83,8 +83,16 @@ def test_sizes_are_the_records_config(card):
         "activation": cfg.activation_name,
         "attention": "causal" if cfg.causal else "bidirectional",
     }
-    assert [label.shown for label in layout.size_names.values()] == list(shown)
+    assert [label.shown for label in layout.size_names.values()] == [
+        "width",
+        "heads",
+        "head width",
+        "FFN width",
+        "activation",
+        "attention",
+    ]
     assert f"{rec.n} × {cfg.d_model} numbers" in layout.grid_note.shown
+    assert "d_model" not in layout.grid_note.shown
 
 
 def test_nothing_overlaps_or_leaves_the_frame(card):

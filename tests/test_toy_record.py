@@ -10,8 +10,8 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from torch.nn import functional as F
 
+from blockviz.architecture import TRAINED_TOY
 from blockviz.block_record import BlockRecord
-from blockviz.config import TRAINED_TOY
 from blockviz.errors import BlockvizError
 from blockviz.record_check import check_claims
 from blockviz.record_fields import DECLARATION, UNEMBEDDING, fields_for

@@ -49,7 +49,7 @@ def test_the_explorer_header_says_what_the_model_is_not_its_seed(rec):
 
     line = summary_line(rec)
     assert line.endswith(f" — {rec.source.describe()}") and not line.endswith(", seed 0") and ", seed " not in line
-    assert "13 tokens, d_model 8, 2 heads, d_ff 16" in line
+    assert "13 tokens, width 8, 2 heads, FFN width 16" in line
     assert rec.source.describe() in rec.explore(token="it").html()
 
 

@@ -10,7 +10,9 @@ import click
 from blockviz.cli.options import (
     TO_HELP,
     HeadNumberOrAuto,
+    block_option,
     chosen_token_and_head,
+    focused,
     pop_record_options,
     record_options,
     reporting_errors,
@@ -68,6 +70,7 @@ PAGE_SUFFIXES = (".html", ".htm")
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
+@block_option
 @click.option(
     "-o",
     "--output",
@@ -112,7 +115,7 @@ PAGE_SUFFIXES = (".html", ".htm")
     show_default=True,
     help="Colours the page opens with (it has a switch).",
 )
-def explore(output, token, head, to, step, theme, contrast, **options) -> None:
+def explore(output, token, head, to, step, theme, contrast, block, **options) -> None:
     """Write one self-contained HTML page to explore every calculation of the block on SENTENCE.
 
     Select a token and a head; each step shows the real numbers of that token, recomputed in
@@ -132,7 +135,7 @@ def explore(output, token, head, to, step, theme, contrast, **options) -> None:
     """
     inputs = pop_record_options(options)
     _check_contrast(inputs, contrast)
-    rec = command_record(inputs)
+    rec = focused(command_record(inputs), block)
     from blockviz.explorer import Explorer
 
     _, head = chosen_token_and_head(rec, token, resolved_head(head, inputs.get("model"), token), to)

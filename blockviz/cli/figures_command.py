@@ -10,8 +10,10 @@ import click
 from blockviz.cli.options import (
     TO_HELP,
     HeadNumberOrAuto,
+    block_option,
     build_record,
     chosen_token_and_head,
+    focused,
     pop_record_options,
     record_options,
     reporting_errors,
@@ -81,6 +83,7 @@ class Width(click.ParamType):
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
+@block_option
 @click.option(
     "-o",
     "--output",
@@ -156,7 +159,9 @@ class Width(click.ParamType):
     "at least 1; Linux; elsewhere 1).",
 )
 @click.option("--list", "list_only", is_flag=True, help="List the figures with a line about each, and exit.")
-def figures(folder, names, formats, width, dpi, theme, token, head, to, all_heads, jobs, list_only, **options) -> None:
+def figures(
+    folder, names, formats, width, dpi, theme, token, head, to, all_heads, jobs, list_only, block, **options
+) -> None:
     """Draw every step of the block on SENTENCE as figures, with the record's real numbers.
 
     Writes DIR/<figure>.<format> for each figure and format (DIR: -o, by default
@@ -180,7 +185,7 @@ def figures(folder, names, formats, width, dpi, theme, token, head, to, all_head
             click.echo(f"{spec.name:<{width}}  {spec.description}")
         return
     record_options = pop_record_options(options)
-    rec = build_record(**record_options)
+    rec = focused(build_record(**record_options), block)
     from blockviz.figures.request import FigureRequest
     from blockviz.style import theme as theme_named
 

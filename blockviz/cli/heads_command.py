@@ -85,7 +85,8 @@ def heads(query, key, top, output, contrast, rank_by, **options) -> None:
     more —, and with --contrast S2 the same weight in S2 and the change. A word the tokenizer
     splits ("suit" + "case") is one key, its pieces' weights added. In a decoder, a query before
     the words that differ sees the same prefix in both sentences: one line says so instead of
-    ranking by the contrast. Without --to, each head's largest keys for --from. Writes a figure of the
+    ranking by the contrast. Without --to, each head's largest keys for --from (a decoder's first
+    token sees only itself: one line says so, no table, no figure). Writes a figure of the
     layer × head grid of those weights (-o FILE or DIR, by default
     renders/<sentence-slug>/heads-<model>.png) and prints its path. Heads are query heads
     (under grouped-query attention too). Without --model, the trained toy model's one layer is
@@ -121,9 +122,11 @@ def heads(query, key, top, output, contrast, rank_by, **options) -> None:
                 by=rank_by,
                 keys=top or DEFAULT_KEYS,
             )
-        writable_file(path)
+        if ranking.horizon is None:
+            writable_file(path)
         print_ranking(ranking, note, top)
-        write_figure(heads_grid(ranking, note), path, attentions.tokens)
+        if ranking.horizon is None:
+            write_figure(heads_grid(ranking, note), path, attentions.tokens)
 
 
 def _check_ranking(key: str | None, contrast: str | None, rank_by: str | None, sentence: str) -> None:

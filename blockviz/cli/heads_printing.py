@@ -19,10 +19,14 @@ RANK_WORDS = {
 
 def print_ranking(ranking, note: str | None, top: int | None) -> None:
     """Whose heads (and ``note``), the notes, then the ranked table (the ``top`` highest heads,
-    or all) or, without a key, each head's largest keys."""
+    or all) or, without a key, each head's largest keys — for a causal model's first token only
+    the line saying it sees only itself."""
     click.echo(f"{ranking.what}; {note}" if note else ranking.what)
     for line in ranking.notes:
         click.echo(line)
+    if ranking.horizon is not None:
+        click.echo(ranking.horizon)
+        return
     if ranking.key is not None:
         _print_evidence(ranking, top)
     else:

@@ -8,9 +8,24 @@ from pathlib import Path
 
 import click
 
-from blockviz.config import ACTIVATIONS, DTYPES, MAX_SEED, POSITIONAL_ENCODINGS, SIZE_LIMITS, BlockConfig
+from blockviz.architecture import POSITIONAL_ENCODINGS
+from blockviz.block_config import ACTIVATIONS, DTYPES, MAX_SEED, SIZE_LIMITS, BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.toy import is_toy_model, toy_folder
+
+
+class LayerType(click.ParamType):
+    """``--layer``: a layer from 0 (an ``int``), ``all`` or a range ``A-B`` (:func:`blockviz.layer_choice.parse_layers`)."""
+
+    name = "layer"
+
+    def convert(self, value, param, ctx):
+        from blockviz.layer_choice import parse_layers
+
+        try:
+            return parse_layers(value)
+        except BlockvizError as error:
+            self.fail(str(error), param, ctx)
 
 
 def record_options(allow_record_file: bool = False):
@@ -88,14 +103,16 @@ def record_options(allow_record_file: bool = False):
                 type=click.Path(dir_okay=False, path_type=Path),
                 default=None,
                 metavar="FILE",
-                help="A .safetensors or .json file of parameters (W_Q, …, names as in the record) to use instead of the seeded ones; a saved record works. --weights is its old name.",
+                help="A .safetensors or .json file of parameters (W_Q, …, names as in the record) to use instead of the seeded ones "
+                "(with --model toy: instead of the trained ones, e.g. the explorer's downloaded parameters); a saved record works. --weights is its old name.",
             ),
             click.option(
                 "--model",
                 default=None,
                 metavar="NAME|PATH",
                 help="The block to record. toy (the default): blockviz's trained one-block model (d_model 8, 2 heads, "
-                "a 70-word vocabulary, up to 25 tokens; other words read as <unk>), or a folder blockviz train wrote. "
+                "a 70-word vocabulary, up to 25 tokens; other words read as <unk>); copy: its two-block model that copies a "
+                "repeated phrase (the same words, up to 24 tokens); or a folder blockviz train wrote. "
                 "seeded: blockviz's block with seeded random weights, any words, sized by --d-model, --heads, --d-ff … "
                 "(giving any of those, or --params, chooses it). minilm (BERT encoder), smollm2 (Llama decoder), "
                 "a Hugging Face model folder (GPT-2, BERT or Llama), or a hub id owner/name (the only case that uses the network): "
@@ -103,10 +120,11 @@ def record_options(allow_record_file: bool = False):
             ),
             click.option(
                 "--layer",
-                type=click.IntRange(min=0),
+                type=LayerType(),
                 default=None,
-                metavar="L",
-                help="The model's layer to record, from 0 (with --model).",
+                metavar="L|A-B|all",
+                help="The model's layer to record, from 0 (with --model); all, or a range A-B (both included): "
+                "those layers in one pass, a stack of blocks (--block K chooses the one shown, default the last).",
             ),
             click.option(
                 "--trust-pickle",
@@ -131,6 +149,27 @@ def record_options(allow_record_file: bool = False):
         return command
 
     return decorate
+
+
+def block_option(command):
+    """Add ``--block K``: the block of a record of several blocks the command focuses on (:func:`focused`)."""
+    return click.option(
+        "--block",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="K",
+        help="The block to show, from 0, of a record of several blocks (a model's --layer all or a range, a toy "
+        "model of several blocks). Default: the last block. A record of one block has block 0 only.",
+    )(command)
+
+
+def focused(rec, block: int | None):
+    """Block ``block``'s view of ``rec`` (:meth:`~blockviz.block_record.BlockRecord.block`), ``rec``
+    itself for ``None``; a block out of range is a usage error on ``--block`` (one line, exit 2)."""
+    if block is None:
+        return rec
+    with usage_error_for("--block"):
+        return rec.block(block)
 
 
 MODEL_COMMANDS = {"record", "explore", "figures", "render", "heads", "compare", "slides"}
@@ -223,13 +262,20 @@ def build_record(
             raise click.UsageError('give a sentence, e.g. "the cat sat", or --record FILE')
         if model is not None:
             if is_toy_model(model):  # the sentence's mistakes are usage errors, as for the seeded block
+                from blockviz.layer_choice import is_several
+
+                if is_several(layer):
+                    raise click.BadParameter(
+                        f"{layer} goes with a trained model's layers: the toy model's record holds every block already (--block K shows one)",
+                        param_hint="--layer",
+                    )
                 from blockviz.toy.folder import load_toy
                 from blockviz.toy.recording import toy_tokens
 
                 positions = load_toy(toy_folder(model)).config.max_tokens
                 with usage_error_for(SENTENCE_HINT):
                     toy_tokens(sentence, positions)
-            return _record_model(sentence, model, layer, trust_pickle, dtype)
+            return _record_model(sentence, model, layer, trust_pickle, dtype, params)
         with usage_error_for():
             config = BlockConfig(
                 d_model=d_model,
@@ -298,6 +344,8 @@ def _check_model_options(model, layer, record_file) -> None:
     context = click.get_current_context(silent=True)
     if context is not None:
         for name, flag in TOY_OPTIONS.items():
+            if name == "params" and is_toy_model(model):  # the toy model with other parameters: the explorer's download
+                continue
             source = context.get_parameter_source(name)
             if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
                 raise click.UsageError(
@@ -325,7 +373,7 @@ def load_model_support(model) -> None:
         )
 
 
-def _record_model(sentence, model, layer, trust_pickle, dtype):
+def _record_model(sentence, model, layer, trust_pickle, dtype, params=None):
     from blockviz.recording import record
 
     load_model_support(model)
@@ -333,7 +381,7 @@ def _record_model(sentence, model, layer, trust_pickle, dtype):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UnknownWordsWarning)
-        rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype)
+        rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype, params=params)
     for warning in caught:
         if issubclass(warning.category, UnknownWordsWarning):  # the toy model's words outside its vocabulary: one line
             click.echo(f"warning: {warning.message}", err=True)

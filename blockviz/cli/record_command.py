@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from blockviz.cli.options import chosen_token_and_head, pop_record_options, record_options, reporting_errors
+from blockviz.cli.options import (
+    block_option,
+    chosen_token_and_head,
+    focused,
+    pop_record_options,
+    record_options,
+    reporting_errors,
+)
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
 
@@ -16,6 +23,7 @@ MODEL_COLUMNS = 16
 
 @click.command(cls=SentenceCommand)
 @record_options()
+@block_option
 @click.option(
     "--decimals", type=click.IntRange(0, 8), default=2, show_default=True, help="Decimals printed per number."
 )
@@ -46,7 +54,13 @@ MODEL_COLUMNS = 16
     help="Also save the record: PATH.safetensors (exact) or PATH.json (−∞ written as null).",
 )
 def record(
-    decimals: int, max_columns: int | None, head: int | None, all_columns: bool, save: Path | None, **options
+    decimals: int,
+    max_columns: int | None,
+    head: int | None,
+    all_columns: bool,
+    save: Path | None,
+    block: int | None,
+    **options,
 ) -> None:
     """Run SENTENCE through one block and print every intermediate tensor.
 
@@ -54,6 +68,11 @@ def record(
     smollm2, or a Hugging Face GPT-2, BERT or Llama folder), on the model's own tokens. With
     --model toy it is blockviz's trained one-block model, whose record adds the prediction
     (ln_f, logits, probs: one column per word of its vocabulary).
+
+    With --layer all (or a range A-B) every chosen layer is recorded in one pass, a stack of
+    blocks: the tables show block --block K (default the last), --save keeps every block, and
+    the logit lens follows — the last token's next-token prediction after each block, through
+    the model's final norm and W_U (an encoder has none, and says so).
 
     Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
@@ -66,27 +85,34 @@ def record(
       blockviz record "the cat sat" --bidirectional --head 0
       blockviz record "the cat sat" --save rec.safetensors   # then: render, figures, explore --record rec.safetensors
       blockviz record "The chicken didn't cross the road because it was too tired." --model minilm --layer 3 --head 1
+      blockviz record "The chicken didn't cross the road because it was too tired." --model smollm2 --layer all --block 13
     """
     from blockviz.files import writable_file
     from blockviz.ownership import refuse_foreign, remember
     from blockviz.tensorfile import check_format
-    from blockviz.text_table import field_tables, prediction_table, print_tables
+    from blockviz.text_table import field_tables, lens_table, prediction_table, print_tables
 
     if save is not None:
         with reporting_errors():
             check_format(save)
             writable_file(save)
             refuse_foreign([save])
-    rec = command_record(pop_record_options(options))
+    whole = command_record(pop_record_options(options))
+    rec = focused(whole, block)
     if head is not None:
         chosen_token_and_head(rec, None, head)
     if save is not None:  # before the tables: a reader that leaves the pipe early still gets the file
         with reporting_errors():
             refuse_foreign([save])
-            rec.save(save)
+            whole.save(save)  # every block, whichever one is shown
             remember([save])
     if rec.source.is_trained:
         click.echo(f"{rec.source.describe()}: {_architecture_line(rec)}\n")
+    if len(whole.blocks) > 1:
+        shown = len(whole.blocks) - 1 if block is None else block
+        click.echo(
+            f"block {shown} of a stack of {len(whole.blocks)} (0–{len(whole.blocks) - 1}; --block K shows another)\n"
+        )
     if all_columns:
         max_columns = None
     elif max_columns is None and rec.source.is_trained:
@@ -108,6 +134,8 @@ def record(
         )
     if rec.architecture.unembedding:
         print_tables([*prediction_table(rec, decimals), ""])
+    if len(whole.blocks) > 1 or whole.lens is not None or whole.source.is_model:
+        print_tables([*lens_table(whole, whole.n - 1, decimals), ""])
     if save is not None:
         click.echo(f"saved {save}")
 

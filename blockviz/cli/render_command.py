@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 
 from blockviz.cli.options import (
+    block_option,
     chosen_token_and_head,
+    focused,
     pop_record_options,
     record_options,
     reporting_errors,
@@ -47,6 +49,7 @@ def _list_scenes(ctx, param, value):
 
 @click.command(cls=SentenceCommand)
 @record_options(allow_record_file=True)
+@block_option
 @scene_and_quality_options("Scenes to render: names separated by commas or the option repeated, or all. See --list.")
 @click.option(
     "--format",
@@ -144,6 +147,7 @@ def render(
     from_step,
     hold_last,
     force,
+    block,
     **options,
 ) -> None:
     """Animate SENTENCE's attention and block with their real numbers: one Manim scene per file.
@@ -201,7 +205,12 @@ def render(
             lookup(scenes)
     with reporting_errors():
         render_scenes(
-            OptionsRecord(record_inputs, lambda: command_record(record_inputs), (token, head, to), narrate),
+            OptionsRecord(
+                {**record_inputs, "block": block} if block is not None else record_inputs,
+                lambda: focused(command_record(record_inputs), block),
+                (token, head, to),
+                narrate,
+            ),
             scenes,
             render_options,
             output,

@@ -72,7 +72,8 @@ def compare_pair(sentence: str, contrast: str, query: str, model: str, layer: in
         range, or a model that gives no attention weights.
     """
     from blockviz.errors import BlockvizError
-    from blockviz.models.comparison import comparison_json, moved_grid, pair_label, query_name, rows_panel
+    from blockviz.figures.heads_grids import moved_grid, rows_panel
+    from blockviz.models.comparison import comparison_json, pair_label, query_name
     from blockviz.models.evidence import (
         Side,
         Words,
@@ -96,7 +97,7 @@ def compare_pair(sentence: str, contrast: str, query: str, model: str, layer: in
         (first.tokens, words_a, first.special), (other.tokens, words_b, other.special), query
     )
     causal = first.causal if first.causal is not None else infer_causal(first.weights)
-    difference = first_difference(first.tokens, other.tokens)
+    difference = first_difference(first.tokens, other.tokens, first.inputs, other.inputs)
     sees = query_sees_difference(query_a, query_b, difference, causal)
     pairs = align_words(words_a.names, words_b.names)
     side_a = Side(first.weights[layers], words_a, first.special, query_a, 0)
@@ -112,7 +113,7 @@ def compare_pair(sentence: str, contrast: str, query: str, model: str, layer: in
         notes.append(note[0].upper() + note[1:] + ".")
     grid = moved_grid(shifts, labels, name, layers, n_heads, kv_heads, f" of {model}", notes, note)
     return Comparison(
-        data, grid, rows_panel(shifts[0], labels, name, layers, unseen_words(side_a, side_b, pairs, causal))
+        data, grid, rows_panel(shifts[0], labels, name, layers, unseen_words(side_a, side_b, pairs, causal), pairs)
     )
 
 
@@ -136,9 +137,11 @@ def write_comparison(comparison: Comparison, folder, formats: tuple[str, ...]) -
 
 def _blind_note(tokens_a, tokens_b, query: int, difference: int | None, model: str) -> str:
     """The line ``compare`` prints when a causal query cannot see where the sentences differ."""
+    from blockviz.heads import same_tokens_note
+
     q = display_token(tokens_a[query])
     if difference is None:
-        return f"the two sentences have the same tokens: every weight from {q!r} is the same in both"
+        return same_tokens_note(list(tokens_a), list(tokens_b), q, model)
     a = tokens_a[difference] if difference < len(tokens_a) else "(end)"
     b = tokens_b[difference] if difference < len(tokens_b) else "(end)"
     return (

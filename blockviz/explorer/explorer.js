@@ -26,28 +26,21 @@
       delete t.z;
     });
   }
-  if (!PACKED.length) main(PAGE_DATA);
-  else Promise.all(PACKED.map(unpack)).then(function () { main(PAGE_DATA); }, function (error) {
+  function start() {
+    if (!PAGE_DATA.workbench) { main(PAGE_DATA); return; }
+    const model = toyModel(PAGE_DATA);
+    window.blockviz.run = model.run;
+    workbench(PAGE_DATA, model);
+  }
+  let listening = null; // main's listeners on the document and window, dropped when the workbench draws the page again
+  if (!PACKED.length) start();
+  else Promise.all(PACKED.map(unpack)).then(start, function (error) {
     document.getElementById("app").textContent = "This browser cannot unpack the page's numbers (it needs DecompressionStream): " + error;
   });
 
-  function main(DATA) {
-  const S = DATA.style;
-  const C = DATA.config;
-  const TOKENS = DATA.tokens;
-  const N = TOKENS.length, H = C.n_heads, D = C.d_model, E = C.d_head, F = C.d_ff;
-  const F32 = C.dtype === "float32";
-  const TOLERANCE = F32 ? 1e-4 : 1e-9; // relative to 1 + |record value|
-  const STEP_NAMES = DATA.steps.map(function (s) { return s.name; });
-  const OVERVIEW = "overview"; // the page's first view: every layer's and head's weights row of the token
-  const VIEW_NAMES = [OVERVIEW].concat(STEP_NAMES);
-  const MINUS = S.minus;
-
-  /* ---------- tensors ---------- */
-
   /* A tensor is {shape, data: [numbers, null for −∞]} (short text) or {shape, b64} (a large
      record: its little-endian float32 or float64 bytes, exact). */
-  function decode(t) {
+  function decodeTensor(t, F32) {
     if (t.bytes !== undefined) { // unpacked: little-endian float32 or float64 bytes
       const view = new DataView(t.bytes.buffer), size = F32 ? 4 : 8, data = new Float64Array(t.bytes.length / size);
       for (let k = 0; k < data.length; k++) data[k] = F32 ? view.getFloat32(k * size, true) : view.getFloat64(k * size, true);
@@ -67,6 +60,213 @@
     for (let k = 0; k < data.length; k++) data[k] = F32 ? view.getFloat32(k * size, true) : view.getFloat64(k * size, true);
     return data;
   }
+
+  /* The trained toy model of a workbench page (DATA.workbench): its parameters as the page carries them and
+     its whole forward pass (forward.js) for any sentence and edits. compute(sentence, edits, maskOff) →
+     {tokens, ids, unknown, T: every record field, P: the parameters used}; run(sentence, edits, options)
+     the same as plain data, the record's JSON: {field: nested lists, −∞ as null, …, tokens, unknown}.
+     Both throw an Error with the CLI's message for a sentence it refuses (empty, past the positions,
+     no known word) and for an edit that is not a parameter's cell and a finite number. */
+  function toyModel(DATA) {
+    const M = window.blockviz.math, F32 = DATA.config.dtype === "float32", params = {};
+    Object.keys(DATA.params).forEach(function (name) { params[name] = { shape: DATA.params[name].shape, data: decodeTensor(DATA.params[name], F32), offset: 0 }; });
+    const vocabulary = DATA.source.vocabulary, limit = DATA.workbench.max_tokens;
+    function compute(sentence, edits, maskOff) {
+      const told = M.toyTokens(String(sentence), vocabulary, limit);
+      if (told.error) throw new Error(told.error);
+      const P = M.edited(params, edits, F32 ? Math.fround : null);
+      return { tokens: told.tokens, ids: told.ids, unknown: told.unknown, T: finite(M.forward(told.ids, P, DATA.config, maskOff)), P: P };
+    }
+    /* Every field finite (−∞ only where a key is blocked), as the record's check demands (blockviz.record_check):
+       parameters that make a value overflow are refused, never drawn as NaN. */
+    function finite(T) {
+      Object.keys(DATA.fields).forEach(function (name) {
+        const data = T[name].data, blockable = name === "mask" || name === "masked_scores";
+        for (let k = 0; k < data.length; k++) {
+          if (!Number.isFinite(data[k]) && !(blockable && data[k] === -Infinity)) {
+            throw new Error("field '" + name + "' holds " + (blockable ? "NaN or +\u221e" : "NaN or \u00b1\u221e") + ": a value overflowed; every value must be a finite number");
+          }
+        }
+      });
+      return T;
+    }
+    function run(sentence, edits, options) {
+      const got = compute(sentence, edits, !!(options && options.maskOff)), out = { tokens: got.tokens, unknown: got.unknown };
+      Object.keys(got.T).forEach(function (name) { out[name] = M.nested(got.T[name]); });
+      return out;
+    }
+    return { params: params, vocabulary: vocabulary, limit: limit, compute: compute, run: run };
+  }
+
+  /* ---------- the workbench: a trained toy model's page runs the model itself ---------- */
+
+  function node(tag, attrs) { // the DOM by textContent only, as main's el()
+    const out = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      const value = attrs[key];
+      if (value === undefined || value === null || value === false) return;
+      if (key === "text") out.textContent = value; else if (key === "class") out.className = value; else out.setAttribute(key, value === true ? "" : String(value));
+    });
+    for (let a = 2; a < arguments.length; a++) if (arguments[a]) out.appendChild(arguments[a]);
+    return out;
+  }
+  function cellName(name, index) { return name + "[" + index.join(", ") + "]"; }
+  function editsCount(edits) { return Object.keys(edits).reduce(function (a, name) { return a + edits[name].length; }, 0); }
+
+  /* The controls above the page (kept while it is drawn again): the sentence (completion from the
+     vocabulary), mask off, the edits made (each with its reset), reset all, download the parameters.
+     Every change computes the whole forward pass (forward.js) and draws the page from its numbers;
+     the link keeps the sentence, the edits and the mask with the view. */
+  function workbench(DATA, model) {
+    const bench = { sentence: DATA.sentence, edits: {}, maskOff: false, view: null };
+    readBenchHash(bench);
+    const vocabulary = model.vocabulary.slice(1);
+    const words = node("datalist", { id: "wb-words" });
+    const input = node("input", { type: "text", id: "wb-sentence", list: "wb-words", autocomplete: "off", spellcheck: "false", value: bench.sentence, "aria-describedby": "wb-note" });
+    const mask = node("input", { type: "checkbox", id: "wb-mask" });
+    mask.checked = bench.maskOff;
+    const resetAll = node("button", { type: "button", id: "wb-reset-all", text: "reset all edits" });
+    const download = node("button", { type: "button", id: "wb-download", text: "download these parameters" });
+    const note = node("p", { id: "wb-note", class: "note", "aria-live": "polite" });
+    const editList = node("ul", { class: "wb-edits", "aria-label": "Edited parameters" });
+    const panel = node("section", { class: "workbench", "aria-label": "Workbench" },
+      node("p", { class: "wb-row" }, node("label", { for: "wb-sentence", text: "Sentence", class: "label" }), input, words,
+        node("label", { for: "wb-mask", class: "wb-mask" }, mask, node("span", { text: " mask off (every token sees every token)" })), resetAll, download),
+      node("p", { class: "note", text: "The page runs the toy model itself (its " + Object.keys(model.params).length + " parameter tables are in it): type a sentence of its " + vocabulary.length +
+        " words (others are read as " + DATA.workbench.unknown + "), or click a number of γ, β, a bias or the Parameters table below to type a new value; every step is computed again." }),
+      note, editList);
+    const app = document.getElementById("app");
+    app.parentNode.insertBefore(panel, app);
+
+    function complete() { // the vocabulary's words that finish the word being typed, as whole sentences
+      const text = input.value, cut = text.search(/[\p{L}\p{N}_']*$/u), stem = text.slice(cut).toLowerCase();
+      words.textContent = "";
+      if (!stem) return;
+      vocabulary.filter(function (w) { return w.indexOf(stem) === 0 && w !== stem; }).slice(0, 12).forEach(function (w) {
+        words.appendChild(node("option", { value: text.slice(0, cut) + w }));
+      });
+    }
+    function listEdits() {
+      editList.textContent = "";
+      Object.keys(bench.edits).forEach(function (name) {
+        bench.edits[name].forEach(function (edit) {
+          const index = edit.slice(0, -1), trained = model.params[name].data[index.reduce(function (f, k, d) { return f * model.params[name].shape[d] + k; }, 0)];
+          const reset = node("button", { type: "button", class: "copy", text: "reset", "aria-label": "reset " + cellName(name, index) });
+          reset.addEventListener("click", function () { setEdit(name, index, null); draw(); resetAll.focus(); });
+          editList.appendChild(node("li", null, node("span", { text: cellName(name, index) + " = " + edit[edit.length - 1] + " (trained " + parseFloat(trained.toPrecision(7)) + ") " }), reset));
+        });
+      });
+      resetAll.disabled = editsCount(bench.edits) === 0;
+    }
+    function setEdit(name, index, value) {
+      const list = (bench.edits[name] || []).filter(function (e) { return e.slice(0, -1).join() !== index.join(); });
+      if (value !== null) list.push(index.concat([value]));
+      if (list.length) bench.edits[name] = list; else delete bench.edits[name];
+    }
+    /* Draw the page for the bench's sentence, edits and mask; a sentence the model refuses leaves the page as it was. */
+    function draw(focusSelector) {
+      let got;
+      try { got = model.compute(bench.sentence, bench.edits, bench.maskOff); }
+      catch (error) { note.textContent = error.message + " — nothing recomputed."; input.setAttribute("aria-invalid", "true"); return false; }
+      input.removeAttribute("aria-invalid");
+      const edited = editsCount(bench.edits) > 0, base = edited ? model.compute(bench.sentence, {}, bench.maskOff) : null;
+      const recorded = !edited && !bench.maskOff && bench.sentence === DATA.sentence; // the record's own numbers (torch's), not the page's
+      note.textContent = got.unknown.length ? got.unknown.map(function (w) { return "\u201c" + w + "\u201d"; }).join(", ") + (got.unknown.length === 1 ? " is" : " are") +
+        " not in the toy model's vocabulary: read as " + DATA.workbench.unknown + " (marked with a dotted border)." : "";
+      const view = bench.view || DATA.initial, n = got.tokens.length;
+      const data = Object.assign({}, DATA, {
+        sentence: bench.sentence, tokens: got.tokens, special: got.tokens.map(function () { return false; }),
+        initial: { token: Math.min(view.token, n - 1), head: view.head, step: view.step, theme: view.theme },
+        live: { T: recorded ? null : got.T, P: got.P, base: edited ? base.T : null, ids: got.ids, edits: bench.edits, firstDraw: bench.view === null, trained: model.params, state: bench.view,
+                hash: benchHash, edit: edit },
+      });
+      main(data);
+      bench.view = data.live.state;
+      listEdits();
+      if (focusSelector) { // the cell edited, where it is shown (a step's table, or the Parameters table)
+        const target = Array.prototype.filter.call(document.querySelectorAll(focusSelector), function (t) { return t.offsetParent !== null; })[0];
+        if (target) target.focus();
+      }
+      return true;
+    }
+    /* A typed value: kept, or refused with the reason when it makes a value overflow (the page then stays as it was). */
+    function edit(name, index, value) {
+      const before = JSON.stringify(bench.edits), cell = '[data-param="' + name + '"][data-at="' + index.join(",") + '"]';
+      setEdit(name, index, value);
+      if (draw(cell)) return;
+      const why = note.textContent;
+      bench.edits = JSON.parse(before);
+      draw(cell);
+      note.textContent = cellName(name, index) + " = " + value + " refused: " + why;
+    }
+    function benchHash() {
+      return "&sentence=" + encodeURIComponent(bench.sentence) + (editsCount(bench.edits) ? "&edits=" + encodeURIComponent(JSON.stringify(bench.edits)) : "") + (bench.maskOff ? "&mask=off" : "");
+    }
+    let pending = 0;
+    input.addEventListener("input", function () {
+      complete();
+      bench.sentence = input.value;
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(function () { draw(); });
+    });
+    mask.addEventListener("change", function () { bench.maskOff = mask.checked; draw(); });
+    resetAll.addEventListener("click", function () { bench.edits = {}; draw(); });
+    download.addEventListener("click", function () {
+      const P = model.compute(bench.sentence.trim() ? bench.sentence : DATA.sentence, bench.edits, false).P, out = {};
+      Object.keys(P).forEach(function (name) { out[name] = window.blockviz.math.nested(P[name]); });
+      const link = node("a", { download: "parameters.json" });
+      link.href = URL.createObjectURL(new Blob([JSON.stringify(out)], { type: "application/json" }));
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      note.textContent = "Saved parameters.json: blockviz record \u2026 --model toy --params parameters.json computes these numbers.";
+    });
+    window.addEventListener("hashchange", function () {
+      const before = [bench.sentence, JSON.stringify(bench.edits), bench.maskOff].join("\n");
+      readBenchHash(bench);
+      if ([bench.sentence, JSON.stringify(bench.edits), bench.maskOff].join("\n") === before) return;
+      input.value = bench.sentence; mask.checked = bench.maskOff;
+      draw();
+    });
+    if (!draw()) { bench.sentence = DATA.sentence; bench.edits = {}; input.value = bench.sentence; draw(); }
+  }
+  /* sentence=, edits= (JSON: {name: [[index…, value]]}) and mask=off of the link; anything malformed is ignored. */
+  function readBenchHash(bench) {
+    location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      const eq = part.indexOf("=");
+      if (eq < 0) return;
+      let key, value;
+      try { key = decodeURIComponent(part.slice(0, eq)); value = decodeURIComponent(part.slice(eq + 1)); } catch (error) { return; }
+      if (key === "sentence") bench.sentence = value;
+      else if (key === "mask") bench.maskOff = value === "off";
+      else if (key === "edits") {
+        try {
+          const edits = JSON.parse(value);
+          if (edits && typeof edits === "object" && !Array.isArray(edits)) bench.edits = edits;
+        } catch (error) { /* not JSON: no edits */ }
+      }
+    });
+  }
+
+  function main(DATA) {
+  if (listening) listening.abort();
+  listening = new AbortController();
+  function on(target, type, handler) { target.addEventListener(type, handler, { signal: listening.signal }); }
+  const LIVE = DATA.live || null; // the workbench's numbers: its forward pass of the typed sentence with the edited parameters
+  const S = DATA.style;
+  const C = DATA.config;
+  const TOKENS = DATA.tokens;
+  const N = TOKENS.length, H = C.n_heads, D = C.d_model, E = C.d_head, F = C.d_ff;
+  const F32 = C.dtype === "float32";
+  const TOLERANCE = F32 ? 1e-4 : 1e-9; // relative to 1 + |record value|
+  const STEP_NAMES = DATA.steps.map(function (s) { return s.name; });
+  const OVERVIEW = "overview"; // the page's first view: every layer's and head's weights row of the token
+  const VIEW_NAMES = [OVERVIEW].concat(STEP_NAMES);
+  const MINUS = S.minus;
+
+  /* ---------- tensors ---------- */
+
+  function decode(t) { return decodeTensor(t, F32); }
   function load(t) { return { shape: t.shape, data: decode(t), offset: 0 }; }
   function loadFloat32(t) { // the overview's weights: always float32 (unpacked: little-endian bytes)
     const bytes = t.bytes;
@@ -75,8 +275,10 @@
     return { shape: t.shape, data: data, offset: 0 };
   }
   const T = {}, P = {}, CUT = {};
-  Object.keys(DATA.tensors).forEach(function (name) { const t = DATA.tensors[name]; T[name] = t.same ? T[t.same] : load(t); }); // "same": equal to an earlier one
-  Object.keys(DATA.params).forEach(function (name) {
+  if (LIVE) Object.assign(P, LIVE.P);
+  if (LIVE && LIVE.T) Object.assign(T, LIVE.T);
+  else Object.keys(DATA.tensors).forEach(function (name) { const t = DATA.tensors[name]; T[name] = t.same ? T[t.same] : load(t); }); // "same": equal to an earlier one
+  if (!LIVE) Object.keys(DATA.params).forEach(function (name) {
     const p = DATA.params[name];
     if (p.parts) CUT[name] = { shape: p.shape, columns: p.columns, parts: p.parts.map(load) }; // only the columns behind the shown ones
     else P[name] = load(p);
@@ -126,30 +328,8 @@
   function range(n) { return Array.from({ length: n }, function (_, k) { return k; }); }
   function maxAbs(values) { return values.reduce(function (m, v) { return Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m; }, 1e-9); }
 
-  /* erf to double precision: Taylor series below 3, continued fraction for erfc above. */
-  function erf(x) {
-    const ax = Math.abs(x);
-    if (ax < 3) {
-      let term = ax, sum = ax;
-      for (let n = 1; n < 200; n++) {
-        term *= -ax * ax / n;
-        const next = term / (2 * n + 1);
-        sum += next;
-        if (Math.abs(next) < 1e-17 * Math.abs(sum)) break;
-      }
-      return Math.sign(x) * sum * 2 / Math.sqrt(Math.PI);
-    }
-    let fraction = 0;
-    for (let k = 60; k >= 1; k--) fraction = (k / 2) / (ax + fraction);
-    const erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + fraction);
-    return Math.sign(x) * (1 - erfc);
-  }
-  const ACTIVATIONS = {
-    gelu: function (x) { return 0.5 * x * (1 + erf(x / Math.SQRT2)); },
-    relu: function (x) { return Math.max(0, x); },
-    gelu_tanh: function (x) { return 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x))); },
-    silu: function (x) { return x / (1 + Math.exp(-x)); },
-  };
+  const MATH = window.blockviz.math; // forward.js: the arithmetic shared with the page's forward pass
+  const ACTIVATIONS = MATH.ACTIVATIONS;
   const ACTIVATE = ACTIVATIONS[C.activation];
 
   /* ---------- the style module's number format (blockviz.style.format_number) ---------- */
@@ -308,6 +488,50 @@
     return el("span", { class: "elided" }, textEl("span", note, "hiddennote"), button);
   }
 
+  /* The workbench's marks: a parameter cell edited (its trained value in its title), a field's number that moved
+     (its shown text differs from the one the trained parameters give). */
+  function indexOf(t, index) { return index.reduce(function (f, k, d) { return f * t.shape[d] + k; }, 0); }
+  function markCell(td, cell) {
+    if (cell.param && cell.at && LIVE.trained[cell.param]) {
+      const edit = (LIVE.edits[cell.param] || []).some(function (e) { return e.slice(0, -1).join() === cell.at.join(); });
+      if (edit) { td.classList.add("edited"); td.setAttribute("title", "edited: trained " + fmt(LIVE.trained[cell.param].data[indexOf(LIVE.trained[cell.param], cell.at)])); }
+      return;
+    }
+    if (!LIVE.base || !cell.field || !cell.at || !LIVE.base[cell.field] || cell.at.length !== LIVE.base[cell.field].shape.length) return;
+    const was = LIVE.base[cell.field].data[indexOf(LIVE.base[cell.field], cell.at)];
+    if (fmt(was) !== cellText(cell) && !(cell.text !== undefined && was === 0)) { td.classList.add("moved"); td.setAttribute("title", "moved: " + fmt(was) + " with the trained parameters"); }
+  }
+  /* Type a parameter's new value in its cell: Enter keeps it, Escape leaves the cell as it was; text that is not a
+     finite number is refused with a note. */
+  function editCell(td, cell, box) {
+    const shown = td.textContent, field = el("input", { type: "text", inputmode: "decimal", class: "celledit", value: String(cell.value), "aria-label": "new value of " + cell.param + "[" + cell.at.join(", ") + "]" });
+    td.textContent = "";
+    td.appendChild(field);
+    field.focus();
+    field.select();
+    let done = false;
+    function finish(keep) {
+      if (done) return;
+      const text = field.value.trim(), value = Number(text);
+      if (keep && (text === "" || !Number.isFinite(value))) {
+        showOperands(box, "\u201c" + field.value + "\u201d is not a finite number: " + cell.param + "[" + cell.at.join(", ") + "] keeps " + shown + ".");
+        field.setAttribute("aria-invalid", "true");
+        return;
+      }
+      done = true;
+      if (keep && value !== cell.value) { LIVE.edit(cell.param, cell.at, value); return; }
+      td.textContent = shown;
+      td.focus();
+    }
+    field.addEventListener("keydown", function (event) {
+      event.stopPropagation();
+      if (event.key === "Enter") { event.preventDefault(); finish(true); }
+      else if (event.key === "Escape") { event.preventDefault(); finish(false); }
+    });
+    field.addEventListener("click", function (event) { event.stopPropagation(); });
+    field.addEventListener("blur", function () { if (!done) { done = true; td.textContent = shown; } });
+  }
+
   function numTable(spec, box) {
     const captionId = "table-" + (++tableCount);
     const table = el("table", { class: "nums", "aria-labelledby": captionId });
@@ -341,9 +565,11 @@
         if (cell.param) { td.setAttribute("data-param", cell.param); td.setAttribute("data-at", cell.at.join(",")); }
         const name = row.cells ? spec.columns[col] + " [" + row.label + "]" : row.label + "[" + spec.columns[col] + "]"; // a key's row: "weight [3 fox]"
         td.addEventListener("click", function () {
+          if (LIVE && cell.param && cell.at && !td.querySelector("input")) { editCell(td, cell, box); return; }
           showOperands(box, name + " = " + (cell.operands ? cell.operands() : td.textContent + (cell.field ? "  (" + cell.field + " in the record)" : cell.param ? "  (" + cell.param + ")" : "")));
         });
         paint(td, cell.value, cellFamily(cell), cell.blocked);
+        if (LIVE) markCell(td, cell);
         td.tabIndex = -1;
         td.addEventListener("keydown", function (event) { cellKeys(event, tds, r, c); });
         tds[r][c] = td;
@@ -475,7 +701,8 @@
   function checkLine(pairs, note) {
     if (pairs === null) return el("p", { class: "check given", text: "ⓘ " + note, title: "nothing in this one layer recomputes it" });
     const result = compare(pairs);
-    const text = (result.ok ? "✓ matches the record" : "✗ differs from the record") + " (max |Δ| " + fmtDelta(result.delta) + ")" + (note ? " " + note : "");
+    const against = LIVE && LIVE.T ? "the page's forward pass" : "the record";
+    const text = (result.ok ? "✓ matches " + against : "✗ differs from " + against) + " (max |Δ| " + fmtDelta(result.delta) + ")" + (note ? " " + note : "");
     return el("p", { class: result.ok ? "check ok" : "check bad", text: text, title: "recomputed in the page from the step's inputs and compared with the record" });
   }
 
@@ -578,13 +805,8 @@
       ], box);
       return { body: [stats, rows], checks: [[meanSq, at(T[name + "_mean_sq"], i)], [norm, vec(T[name + "_norm"], i)], [out, vec(T[output], i)]] };
     }
-    const mean = x.reduce(function (s, v) { return s + v; }, 0) / D;
-    const variance = x.reduce(function (s, v) { return s + (v - mean) * (v - mean); }, 0) / D;
-    const root = Math.sqrt(variance + C.ln_eps);
-    const centred = x.map(function (v) { return v - mean; });
-    const norm = centred.map(function (v) { return v / root; });
-    const beta = vec(P[name + ".bias"]);
-    const out = norm.map(function (v, c) { return gamma[c] * v + beta[c]; });
+    const beta = vec(P[name + ".bias"]), ln = MATH.layerNormRow(x, gamma, beta, C.ln_eps);
+    const mean = ln.mean, variance = ln.variance, root = ln.root, centred = ln.centred, norm = ln.norm, out = ln.out;
     const stats = numTable({
       caption: "statistics of the row (over its " + D + " entries)",
       columns: ["value"],
@@ -698,11 +920,11 @@
       const e = vec(T.embed, i), x = vec(T.resid_pre, i), hasPos = !!T.pos_embed;
       const p = hasPos ? vec(T.pos_embed, i) : null, sum = hasPos ? add(e, p) : e;
       const rows = [{ label: "embed", values: e, field: "embed", at: [i], role: "residual" }];
-      if (hasPos) rows.push({ label: "pos_embed", values: p, field: "pos_embed", at: [i], role: "residual" });
+      if (hasPos) rows.push({ label: "position", values: p, field: "pos_embed", at: [i], role: "residual" });
       if (args.model && T.prev_output) { // a later layer: its input is the layer before's output, which the record holds as the model returned it
         const before = vec(T.prev_output, i), previous = SOURCE.layer - 1;
         rows.push({ label: "layer " + previous + "'s output", values: before, field: "prev_output", at: [i], role: "residual" });
-        rows.push({ label: "x = resid_pre (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true,
+        rows.push({ label: "x (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true,
                     operands: function (c) { return "layer " + previous + "'s output[" + c + "] = " + fmt(before[c]) + ", passed on unchanged"; } });
         const what = "the model's embedding row" + (hasPos ? " and position row" : "") + " of token " + tokenLabel(i) + " (what layer 0 started from); x is the hidden state after layers 0–" +
           previous + ": layer " + previous + "'s output, the residual stream this layer reads";
@@ -710,7 +932,7 @@
                  note: "— x = layer " + previous + "'s output (a forward hook on layer " + previous + "; x was taken as layer " + SOURCE.layer + "'s input)" };
       }
       if (args.model) {
-        rows.push({ label: "x = resid_pre (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true });
+        rows.push({ label: "x (layer " + SOURCE.layer + "'s input)", values: x, field: "resid_pre", at: [i], role: "residual", result: true });
         // Layer 0 of a decoder takes the embeddings themselves (+ positions); later layers (and BERT's, after its embedding LayerNorm) what the layers before made.
         const direct = SOURCE.layer === 0 && SOURCE.family !== "bert";
         const what = "the model's embedding row" + (hasPos ? " and position row" : "") + " of token " + tokenLabel(i) + "; x is the hidden state " +
@@ -719,7 +941,7 @@
                  note: direct ? null : "the layer's input as the model computed it (" + (SOURCE.layer === 0 ? "the model's embedding layer adds token types and a LayerNorm, which" : "layers 0–" + (SOURCE.layer - 1) + ", which") +
                    " this one-layer record does not hold, so it is not recomputed; the record was checked against the model's own output of layer " + SOURCE.layer + " when it was made)" };
       }
-      rows.push({ label: hasPos ? "x = resid_pre" : "x = resid_pre = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + eq(sv(e[c]) + sv(p[c]), sum[c]) + fmt(sum[c]); } : null });
+      rows.push({ label: hasPos ? "x" : "x = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + eq(sv(e[c]) + sv(p[c]), sum[c]) + fmt(sum[c]); } : null });
       return { body: [rowTable("token " + tokenLabel(i) + (hasPos ? ": its embedding plus its position's encoding" : ": its embedding (rotary positions act on q and k)"), "resid_pre", 0, rows, box)], checks: [[sum, x]] };
     },
     norm: function (i, h, box, args) { return normStep(i, box, args); },
@@ -794,7 +1016,7 @@
     scale: function (i, h, box) {
       const s = vec(T.scores, h, i), root = Math.sqrt(E), got = s.map(function (v) { return v / root; });
       return {
-        body: [textEl("p", "√d_head = √" + E + (Math.sqrt(E) === sv(root) ? " = " : " \u2248 ") + fmt(root), "note"), numTable({
+        body: [textEl("p", "√(head width) = √" + E + (Math.sqrt(E) === sv(root) ? " = " : " \u2248 ") + fmt(root), "note"), numTable({
           caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key", columns: ["q · k", "÷ √" + E + " = scaled"], resultColumn: 1,
           rows: keyRows(i, function (j) {
             return [{ value: s[j], field: "scores", at: [h, i, j] },
@@ -821,11 +1043,8 @@
     },
     softmax: function (i, h, box) {
       // Shown: the record's row_max, exp_scores, exp_sums and weights; recomputed here only to check them.
-      const m = vec(T.masked_scores, h, i), blocked = blockedKeys(i);
-      const max = m.reduce(function (a, v) { return Math.max(a, v); }, -Infinity);
-      const exps = m.map(function (v) { return Math.exp(v - max); });
-      const sum = exps.reduce(function (a, v) { return a + v; }, 0);
-      const w = exps.map(function (v) { return v / sum; });
+      const m = vec(T.masked_scores, h, i), blocked = blockedKeys(i), soft = MATH.softmaxRow(m);
+      const max = soft.max, exps = soft.exps, sum = soft.sum, w = soft.weights;
       const recMax = at(T.row_max, h, i), recExp = vec(T.exp_scores, h, i), recSum = at(T.exp_sums, h, i);
       const recW = vec(T.weights, h, i), total = recW.reduce(function (a, v) { return a + v; }, 0);
       const rows = keyRows(i, function (j) {
@@ -934,11 +1153,8 @@
     },
     prediction: function (i, h, box) {
       // Shown: the record's logits and probs; the page recomputes the softmax to check them.
-      const logits = vec(T.logits, i), probs = vec(T.probs, i);
-      const max = logits.reduce(function (a, v) { return Math.max(a, v); }, -Infinity);
-      const exps = logits.map(function (v) { return Math.exp(v - max); });
-      const sum = exps.reduce(function (a, v) { return a + v; }, 0);
-      const got = exps.map(function (v) { return v / sum; });
+      const logits = vec(T.logits, i), probs = vec(T.probs, i), soft = MATH.softmaxRow(logits);
+      const max = soft.max, exps = soft.exps, sum = soft.sum, got = soft.weights;
       const p = predictionTerms(probs), shown = state.allWords ? p.order : p.order.slice(0, WORD_ROWS);
       const guess = el("p", { class: "prediction" }, textEl("span", "After " + quoted(TOKENS[i]) + ", the block predicts "),
         p.top.map(function (w, k) { return el("span", null, el("b", { text: quoted(wordName(w)) }), textEl("span", " " + fmt(probs[w]) + (k < p.top.length - 1 ? ", " : ", …"))); }));
@@ -988,7 +1204,7 @@
       }
       return {
         body: [textEl("p", "One row per token, " + D + " numbers each: the same shape as the block's input. Row " + tokenLabel(i) + " is the selected token's.", "note"),
-               rowTable(field + ", the block's output", field, 0, rows, box)],
+               rowTable((field === "resid_post" ? "y" : field) + ", the block's output", field, 0, rows, box)],
         checks: [[got, want]],
       };
     },
@@ -1206,7 +1422,9 @@
 
   /* ---------- state, hash, rendering ---------- */
 
-  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false, patternNumbers: false, allColumns: false, allWords: false };
+  const state = { token: DATA.initial.token, head: DATA.initial.head, step: DATA.initial.step, theme: DATA.initial.theme, all: false, patternNumbers: false, allColumns: false, allWords: false,
+                  param: "attn.W_Q", paramHead: 0 };
+  if (LIVE) { if (LIVE.state) Object.assign(state, LIVE.state, { token: DATA.initial.token }); LIVE.state = state; }
 
   function readHash() {
     const text = location.hash.replace(/^#/, "");
@@ -1223,7 +1441,7 @@
     });
   }
   function hashText() {
-    return "#token=" + encodeURIComponent(tokenName(state.token)) + "&head=" + state.head + "&step=" + state.step;
+    return "#token=" + encodeURIComponent(tokenName(state.token)) + "&head=" + state.head + "&step=" + state.step + (LIVE ? LIVE.hash() : "");
   }
   function writeHash() {
     const text = hashText();
@@ -1261,12 +1479,12 @@
   const app = document.getElementById("app");
   const themeButton = document.getElementById("theme-toggle");
   themeButton.hidden = false;
-  themeButton.addEventListener("click", function () { state.theme = state.theme === "dark" ? "light" : "dark"; applyTheme(); });
+  on(themeButton, "click", function () { state.theme = state.theme === "dark" ? "light" : "dark"; applyTheme(); });
 
   const tokenBar = el("div", { class: "bar tokens", role: "radiogroup", "aria-label": "Token" }, textEl("span", "Token", "label"));
   const chips = TOKENS.map(function (token, j) {
-    const special = !!SPECIAL[j];
-    const chip = el("button", { type: "button", class: special ? "chip special" : "chip", role: "radio", "data-token": j, "aria-label": "token " + j + ": " + token + (special ? " (special token)" : ""),
+    const special = !!SPECIAL[j], unknown = LIVE && LIVE.ids[j] === 0;
+    const chip = el("button", { type: "button", class: special ? "chip special" : unknown ? "chip unknown" : "chip", role: "radio", "data-token": j, "aria-label": "token " + j + ": " + token + (special ? " (special token)" : unknown ? " (not in the vocabulary: read as " + DATA.workbench.unknown + ")" : ""),
                                 title: special ? "a special token the model's tokenizer adds" : null },
                     textEl("span", String(j), "pos"), textEl("span", token, "word"));
     chip.addEventListener("click", function () { chooseToken(j, false); });
@@ -1275,10 +1493,11 @@
     return chip;
   });
   if (SPECIAL.some(Boolean)) tokenBar.appendChild(textEl("span", "dashed: special tokens the tokenizer adds", "hint"));
+  if (LIVE && LIVE.ids.indexOf(0) >= 0) tokenBar.appendChild(textEl("span", "dotted: not in the vocabulary, read as " + DATA.workbench.unknown, "hint"));
   tokenBar.appendChild(textEl("span", "\u2190 \u2192 keys: previous, next token", "hint"));
   /* ← and → choose the token from anywhere on the page, not only from a chip; controls that use
      the arrows themselves (the heads, the steps, a scrolled table, a text field) keep them. */
-  document.addEventListener("keydown", function (event) {
+  on(document, "keydown", function (event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
     const target = event.target;
@@ -1315,7 +1534,46 @@
   app.appendChild(tokenBar); app.appendChild(headBar);
   const legend = clippedLegend();
   if (legend) app.appendChild(legend);
+  app.appendChild(legends());
+  if (SOURCE.is_model) app.appendChild(textEl("p", "A static page: this model's weights (hundreds of MB) are not in it, so it shows this sentence only; the toy model's page (--model toy) runs its model and takes any sentence and edit.", "note staticnote"));
   app.appendChild(layout);
+  const paramsBox = el("section", { class: "step wb-params", id: "wb-params", "aria-labelledby": "wb-params-title" });
+  if (LIVE) app.appendChild(paramsBox);
+
+  /* The workbench's Parameters table: any of the model's parameter tables (a 3-D one a head at a time); click a
+     number (or Enter on it) to type a new value. */
+  function renderParams() {
+    if (!LIVE) return;
+    paramsBox.textContent = "";
+    const box = { operands: el("p", { class: "operands", hidden: true, "aria-live": "polite" }), copied: el("textarea", { class: "copied", readonly: true, rows: 4, hidden: true, "aria-label": "Copied table" }), copyNote: el("p", { class: "note", "aria-live": "polite" }) };
+    const pick = el("select", { id: "wb-param" });
+    Object.keys(P).forEach(function (name) { pick.appendChild(el("option", { value: name, text: name + " (" + P[name].shape.join(" \u00d7 ") + ")" })); });
+    pick.value = state.param in P ? state.param : "attn.W_Q";
+    pick.addEventListener("change", function () { state.param = pick.value; state.paramHead = 0; renderParams(); document.getElementById("wb-param").focus(); });
+    const t = P[pick.value], name = pick.value, three = t.shape.length === 3;
+    const controls = el("p", { class: "wb-row" }, el("label", { for: "wb-param", class: "label", text: "Parameter" }), pick);
+    let view = t, lead = [];
+    if (three) {
+      const headPick = el("select", { id: "wb-param-head", "aria-label": "Head of " + name });
+      range(t.shape[0]).forEach(function (g) { headPick.appendChild(el("option", { value: g, text: "head " + g })); });
+      headPick.value = String(Math.min(state.paramHead, t.shape[0] - 1));
+      headPick.addEventListener("change", function () { state.paramHead = parseInt(headPick.value, 10); renderParams(); document.getElementById("wb-param-head").focus(); });
+      controls.appendChild(headPick);
+      lead = [parseInt(headPick.value, 10)];
+      view = sub(t, lead[0]);
+    }
+    const rowsOf = view.shape.length === 1 ? 1 : view.shape[0], width = view.shape[view.shape.length - 1];
+    const rowLabel = function (r) { return name === "W_E" ? VOCABULARY[r] : name === "W_pos" ? "position " + r : view.shape.length === 1 ? name : (t.shape.length === 2 && t.shape[0] === H && name.indexOf(".b_") > 0 ? "head " + r : "row " + r); };
+    const columns = name === "W_U" ? VOCABULARY.slice() : cols(width === F ? "f" : "d", width);
+    const rows = range(rowsOf).map(function (r) {
+      return { label: rowLabel(r), values: view.shape.length === 1 ? vec(view) : vec(view, r), param: name, at: view.shape.length === 1 ? lead : lead.concat([r]), family: DATA.param_families[name] };
+    });
+    paramsBox.appendChild(el("h2", { id: "wb-params-title", text: "Parameters: click a number to type a new value" }));
+    paramsBox.appendChild(controls);
+    paramsBox.appendChild(numTable({ caption: name + (three ? " of head " + lead[0] : "") + ", " + view.shape.join(" \u00d7 ") + " (edited cells outlined; their trained value in their title)", columns: columns, rows: rows }, box));
+    paramsBox.appendChild(box.operands); paramsBox.appendChild(box.copied); paramsBox.appendChild(box.copyNote);
+    markScrollers();
+  }
 
   function chooseToken(j, focus) { state.token = j; update(); if (focus) chips[j].focus(); }
   function chooseHead(g, focus) { state.head = g; update(); if (focus) headButtons[g].focus(); }
@@ -1330,7 +1588,7 @@
     section.scrollIntoView({ block: "start", behavior: "instant" });
   }
   /* Presenting: Page Down / Page Up (or n / p) step through the calculation from anywhere but a text field. */
-  document.addEventListener("keydown", function (event) {
+  on(document, "keydown", function (event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     const forward = event.key === "PageDown" || (event.key === "n" && !event.shiftKey);
     const back = event.key === "PageUp" || (event.key === "p" && !event.shiftKey);
@@ -1416,6 +1674,30 @@
     if (hint && hint.classList.contains("scrollhint")) hint.textContent = (left ? "\u2190 " : "") + "scroll sideways for more columns" + (right ? " \u2192" : "");
   }
 
+  /* A colour scale as a bar of its stops between its two ends: the weights' 0 to 1, a signed family's −limit to +limit. */
+  function scaleLegend(family) {
+    const weights = family === S.weights_family, limit = weights ? 1 : DATA.families[family], stops = 9;
+    const bar = el("span", { class: "legendbar", "aria-hidden": "true" });
+    range(stops).forEach(function (k) {
+      const value = weights ? k / (stops - 1) : -limit + 2 * limit * k / (stops - 1);
+      const stop = weights ? weightStop(value) : signedStop(value, limit), swatch = el("span", { class: "swatch" });
+      swatch.style.setProperty("background-color", stop[0]);
+      bar.appendChild(swatch);
+    });
+    return el("p", { class: "legend", "data-family": family }, textEl("span", family + ": ", "label"), textEl("span", weights ? "0" : MINUS + fmt(limit)), bar, textEl("span", weights ? "1" : fmt(limit)));
+  }
+  function legends() { // a switch, not a <details>: the page's <details> each open onto a table of terms
+    const families = Object.keys(DATA.families).filter(function (f) { return f !== S.weights_family; });
+    const list = el("div", { id: "legend-list", hidden: true }, scaleLegend(S.weights_family), families.map(scaleLegend));
+    const button = el("button", { type: "button", class: "copy", "aria-expanded": "false", "aria-controls": "legend-list", text: "show the colour scales" });
+    button.addEventListener("click", function () {
+      list.hidden = !list.hidden;
+      button.setAttribute("aria-expanded", String(!list.hidden));
+      button.textContent = list.hidden ? "show the colour scales" : "hide the colour scales";
+    });
+    return el("div", { class: "legends" }, textEl("span", "Colour scales: one per quantity, the same in every table (" + families.length + " signed and the weights' 0 to 1) ", "note"), button, list);
+  }
+
   function renderPattern() {
     patternBox.textContent = "";
     // Past 16 tokens the pattern is an overview in colour; its numbers are one switch away (colour is never their only carrier).
@@ -1445,6 +1727,7 @@
         const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity;
         const td = el("td", { text: dense ? "" : blocked ? S.blocked_weight_label : fmt(w), title: TOKENS[q] + " → " + TOKENS[j] + ": " + fmt(w) + (blocked ? " (blocked)" : ""), "data-field": dense ? null : "weights", "data-at": dense ? null : [state.head, q, j].join(",") });
         paint(td, w, S.weights_family, blocked);
+        if (LIVE && LIVE.base && !blocked && fmt(at(LIVE.base.weights, state.head, q, j)) !== fmt(w)) { td.classList.add("moved"); td.setAttribute("title", td.getAttribute("title") + " (" + fmt(at(LIVE.base.weights, state.head, q, j)) + " with the trained parameters)"); }
         tr.appendChild(td);
       });
       tr.addEventListener("click", function () { chooseToken(q, false); });
@@ -1453,6 +1736,12 @@
     table.appendChild(body);
     table.style.setProperty("--n", String(N));
     patternBox.appendChild(el("div", { class: "scroll", "data-label": "Attention pattern, head " + state.head }, table));
+    const readout = el("p", { class: "note hoverline", "aria-live": "polite", text: "Point at or focus a cell for its weight." });
+    const point = function (event) { const td = event.target.closest && event.target.closest("td[title]"); if (td) readout.textContent = td.getAttribute("title"); };
+    table.addEventListener("mouseover", point);
+    table.addEventListener("focusin", point);
+    patternBox.appendChild(readout);
+    patternBox.appendChild(scaleLegend(S.weights_family));
     if (dense) patternBox.appendChild(textEl("p", "Hover a cell for its weight, or show the weights as numbers; the selected row's are also in the Softmax step.", "note"));
   }
 
@@ -1461,21 +1750,23 @@
     headButtons.forEach(function (button, g) { button.setAttribute("aria-checked", String(g === state.head)); button.tabIndex = g === state.head ? 0 : -1; });
     renderPattern();
     renderSteps();
+    renderParams();
     writeHash();
   }
 
-  readHash();
+  if (!LIVE || LIVE.firstDraw) readHash();
   applyTheme();
   update();
-  window.addEventListener("hashchange", function () {
+  on(window, "hashchange", function () {
     const before = [state.token, state.head, state.step].join();
     readHash();
     if ([state.token, state.head, state.step].join() !== before) update();
   });
-  window.addEventListener("resize", markScrollers);
-  if (PRINT && PRINT.addEventListener) PRINT.addEventListener("change", applyTheme);
-  window.addEventListener("beforeprint", applyTheme);
-  window.addEventListener("afterprint", applyTheme);
+  on(window, "resize", markScrollers);
+  if (PRINT && PRINT.addEventListener) on(PRINT, "change", applyTheme);
+  on(window, "beforeprint", applyTheme);
+  on(window, "afterprint", applyTheme);
+  if (LIVE) document.body.setAttribute("data-workbench", "");
   document.body.setAttribute("data-ready", "true");
   }
 })();

@@ -1,9 +1,10 @@
 """Assembling the explorer: one self-contained HTML page (script, style and data inline).
 
-The page's code is package data beside this module (``explorer.html``, ``.css``, ``.js``;
-vanilla, no build step). Its Content-Security-Policy (:mod:`blockviz.page_policy`) allows exactly
-its own inline script and style (by hash) and forbids every network request; the record goes in
-as inert JSON.
+The page's code is package data beside this module (``explorer.html``, ``.css``, ``.js``, and
+``forward.js``: the block's arithmetic and the toy model's whole forward pass, put before
+``explorer.js`` in the page's one script; vanilla, no build step). Its Content-Security-Policy
+(:mod:`blockviz.page_policy`) allows exactly its own inline script and style (by hash) and forbids
+every network request; the record goes in as inert JSON.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ def summary_line(rec) -> str:
     for trained weights (a model's layer, blockviz's trained toy model) what they are instead of the seed.
 
     >>> from blockviz import record
-    >>> summary_line(record("the cat sat", "seeded"))[-28:]
-    'd_ff 8, GELU, causal, seed 0'
+    >>> summary_line(record("the cat sat", "seeded"))[-33:]
+    'FFN width 8, GELU, causal, seed 0'
     """
     c, a = rec.config, rec.architecture
     heads = f"{c.n_heads} head{'s' if c.n_heads != 1 else ''}"
@@ -35,7 +36,7 @@ def summary_line(rec) -> str:
         heads += f" sharing {a.n_kv_heads} key/value heads"
     line = (
         f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
-        f"d_model {c.d_model}, {heads}, d_ff {c.d_ff}, {c.activation_name}, {'causal' if a.causal else 'bidirectional'}"
+        f"width {c.d_model}, {heads}, FFN width {c.d_ff}, {c.activation_name}, {'causal' if a.causal else 'bidirectional'}"
     )
     if not a.is_toy:
         parts = [
@@ -55,7 +56,7 @@ def explorer_page(
     """The page for record ``rec``, opening on ``token`` (position), ``head``, ``step`` and ``theme``
     (already checked: see :class:`blockviz.explorer.Explorer`); ``attentions``, ``contrast`` and
     ``contrast_sentence`` for the overview (:func:`blockviz.explorer.overview.overview_payload`)."""
-    script = _asset("explorer.js")
+    script = _asset("forward.js") + "\n" + _asset("explorer.js")  # one script: one hash in the policy
     style = _asset("explorer.css")
     template = _asset("explorer.html")
     parts = {

@@ -72,10 +72,13 @@ def payload(
     it as recorded, in a plain table."""
     fields = rec.fields
     names = [spec.name for spec in fields]
-    big = sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
+    bench = is_workbench(rec)
+    big = (
+        bench or sum(rec.tensors[name].numel() for name in names) > TEXT_LIMIT
+    )  # a workbench page: ≤ 250 KB at 25 tokens
     columns = shown_columns(rec)
     tensors = _tensors(rec, names, big)
-    params, partial = carried_params(rec, columns, big)
+    params, partial = carried_params(rec, columns, big, keep_all=bench)
     model = rec.source.is_model
     return {
         "format": 2,
@@ -108,7 +111,41 @@ def payload(
         "style": style(),
         "overview": overview_payload(rec, attentions, contrast, contrast_sentence),
         "initial": {"token": token, "head": head, "step": step, "theme": theme},
+        "workbench": {"max_tokens": rec.config.max_tokens, "unknown": rec.source.vocabulary[0]} if bench else None,
     }
+
+
+def is_workbench(rec) -> bool:
+    """Whether the page of ``rec`` is a workbench: it carries every parameter of the model and runs
+    its whole forward pass itself (``forward.js``), for any sentence typed and any weight edited.
+    Only blockviz's trained toy models (their vocabulary, embedding table and learned positions in
+    the record: a few thousand parameters). A real model's layer stays a static page (its weights
+    are hundreds of MB); so does the seeded block (its embedding of a word is a BLAKE2 hash seeding
+    torch's normal generator, which the page cannot reproduce without torch's Mersenne Twister and
+    Box–Muller).
+
+    >>> from blockviz import record
+    >>> is_workbench(record("the cat sat")), is_workbench(record("the cat sat", "seeded"))
+    (True, False)
+    """
+    a = rec.architecture
+    blockviz_block = a.pre_norm and a.has_centring and a.added_positions and not a.gated and not a.grouped and a.bias
+    return (
+        bool(rec.source.vocabulary)
+        and not rec.source.is_model
+        and a.unembedding
+        and {"W_E", "W_pos", "W_U"} <= set(rec.params)
+        and blockviz_block
+        and _reads_the_embeddings(rec)
+    )
+
+
+def _reads_the_embeddings(rec) -> bool:
+    """Whether the block reads the embeddings themselves (a one-block model, or block 0 of a
+    stack): a later block's input is the block before's output, which the page does not compute."""
+    return all(name in rec.tensors for name in ("embed", "pos_embed", "resid_pre")) and bool(
+        (rec.tensors["embed"] + rec.tensors["pos_embed"]).equal(rec.tensors["resid_pre"])
+    )
 
 
 def _tensors(rec, names: list[str], big: bool) -> dict:
@@ -138,7 +175,7 @@ def shown_columns(rec) -> dict:
     do the FFN's hidden fields, so that the rows of one table line up.
 
     >>> from blockviz import record
-    >>> from blockviz.config import BlockConfig
+    >>> from blockviz.block_config import BlockConfig
     >>> shown = shown_columns(record("the cat sat", config=BlockConfig(d_model=32, n_heads=1)))
     >>> len(shown["resid_pre"]) <= 3 + 2 + 7, shown["resid_pre"][:3], shown["resid_pre"][-2:]
     (True, [0, 1, 2], [30, 31])
@@ -197,8 +234,9 @@ WEIGHT_OUTPUTS = {
 """Each weight matrix and the field its columns make."""
 
 
-def carried_params(rec, columns: dict, big: bool) -> tuple[dict, bool]:
-    """The parameters the page carries, and whether any is cut to the columns shown.
+def carried_params(rec, columns: dict, big: bool, keep_all: bool = False) -> tuple[dict, bool]:
+    """The parameters the page carries, and whether any is cut to the columns shown; with
+    ``keep_all`` (a workbench, :func:`is_workbench`) every one, :data:`SKIPPED_PARAMS` too.
 
     Every parameter is carried whole while they add up to at most :data:`PARAMETER_BUDGET`
     numbers; past it each weight matrix keeps only the columns behind the shown columns of the
@@ -206,7 +244,7 @@ def carried_params(rec, columns: dict, big: bool) -> tuple[dict, bool]:
     query head it serves), as ``{"shape": full shape, "columns": [[columns of head 0], …],
     "parts": [the kept (rows, columns) matrix of head 0, …]}``.
     """
-    kept = {name: value for name, value in rec.params.items() if name not in SKIPPED_PARAMS}
+    kept = {name: value for name, value in rec.params.items() if keep_all or name not in SKIPPED_PARAMS}
     dtype = rec.config.dtype
     if sum(value.numel() for value in kept.values()) <= PARAMETER_BUDGET:
         return {name: _tensor(value, dtype, big) for name, value in kept.items()}, False

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from blockviz.config import Architecture
+from blockviz.architecture import Architecture
 from blockviz.errors import BlockvizError
 
 
@@ -37,10 +37,10 @@ def _norm_formula(centring: bool, output: str, source: str) -> str:
 
 def steps_for(config, source=None) -> tuple[Step, ...]:
     """The explorer's steps for a record of ``config``'s architecture (``source``: where its
-    weights came from, :class:`~blockviz.config.Source`), in data-flow order; what differs
-    between blocks is read from their :class:`~blockviz.config.Architecture`.
+    weights came from, :class:`~blockviz.source.Source`), in data-flow order; what differs
+    between blocks is read from their :class:`~blockviz.architecture.Architecture`.
 
-    >>> from blockviz.config import BlockConfig
+    >>> from blockviz.block_config import BlockConfig
     >>> [s.name for s in steps_for(BlockConfig(d_model=8, norm_placement="post"))][:5]
     ['input', 'qkv', 'scores', 'scale', 'mask']
     >>> [s.name for s in steps_for(BlockConfig(d_model=8, ffn="gated", positional="rotary", bias=False))][11:18]
@@ -55,9 +55,9 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
     steps: list[Step] = []
     if model:
         formula = (
-            f"x = resid_pre = layer {source.layer - 1}'s output"
+            f"x = layer {source.layer - 1}'s output"
             if source.layer
-            else "x = resid_pre: the model's hidden state before this layer"
+            else "x: the model's hidden state before this layer"
         )
         steps.append(Step("input", "The layer's input", formula, "input", {"model": True, "rotary": rotary}))
     elif rotary:
@@ -71,7 +71,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
             )
         )
     else:
-        steps.append(Step("input", "Embedding + position", "x = embed + pos_embed", "input", {}))
+        steps.append(Step("input", "Embedding + position", "x = embed + position", "input", {}))
     if not post:
         steps.append(
             Step(
@@ -107,7 +107,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
     q, k = ("q_rot", "k_rot") if rotary else ("q", "k")
     steps += [
         Step("scores", "Dot products", f"score_j = {q} · {k}_j = Σ {q}_c {k}_jc", "scores", {"rotary": rotary}),
-        Step("scale", "Scale by √d_head", "scaled_j = score_j / √d_head", "scale"),
+        Step("scale", "Scale by √(head width)", "scaled_j = score_j / √(each head's width)", "scale"),
         Step("mask", "Mask", "masked_j = scaled_j + M_j   (M_j = 0 allowed, −∞ blocked)", "mask"),
         Step("softmax", "Softmax", "w_j = exp(masked_j − max) / Σ exp(masked − max)", "softmax"),
         Step("mix", "Weighted sum of values", "head_out = Σ_j w_j v_j", "mix"),
@@ -168,7 +168,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
                     "bias": "ffn.b_gate" if bias else None,
                     "output": "ffn_gate",
                     "role": "ffn",
-                    "what": "widened from d_model to d_ff: the gate",
+                    "what": "widened from the width to the FFN's hidden width: the gate",
                 },
             ),
             Step(
@@ -189,7 +189,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
                     "bias": "ffn.b_up" if bias else None,
                     "output": "ffn_up",
                     "role": "ffn",
-                    "what": "widened from d_model to d_ff: the values the gate scales",
+                    "what": "widened from the width to the FFN's hidden width: the values the gate scales",
                 },
             ),
             Step(
@@ -213,7 +213,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
                     "bias": "ffn.b_in" if bias else None,
                     "output": "ffn_pre",
                     "role": "ffn",
-                    "what": "widened from d_model to d_ff",
+                    "what": "widened from the width to the FFN's hidden width",
                 },
             ),
             Step(
@@ -236,7 +236,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
                 "bias": "ffn.b_out" if bias else None,
                 "output": "ffn_out",
                 "role": "ffn",
-                "what": "narrowed back from d_ff to d_model",
+                "what": "narrowed back from the FFN's hidden width to the width",
             },
         )
     )
@@ -245,14 +245,14 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
             Step(
                 "add2",
                 "Second residual add",
-                "resid_post = resid_mid_norm + ffn_out",
+                "sum = resid_mid_norm + ffn_out",
                 "residual",
                 {"a": "resid_mid_norm", "b": "ffn_out", "out": "resid_post", "role": "ffn"},
             ),
             Step(
                 "ln2",
                 f"{kind} 2 (after the add)",
-                _norm_formula(arch.has_centring, "resid_post_norm", "resid_post"),
+                _norm_formula(arch.has_centring, "resid_post_norm", "sum"),
                 "norm",
                 {"n": 2, "source": "resid_post", "output": "resid_post_norm", "rms": rms},
             ),
@@ -269,7 +269,7 @@ def steps_for(config, source=None) -> tuple[Step, ...]:
             Step(
                 "add2",
                 "Second residual add",
-                "resid_post = resid_mid + ffn_out",
+                "y = resid_mid + ffn_out",
                 "residual",
                 {"a": "resid_mid", "b": "ffn_out", "out": "resid_post", "role": "ffn"},
             ),
@@ -295,7 +295,7 @@ def _prediction_steps() -> list[Step]:
         Step(
             "ln_f",
             "Final LayerNorm",
-            "ln_f = γ_f ⊙ (resid_post − mean) / √(var + ε) + β_f",
+            "ln_f = γ_f ⊙ (y − mean) / √(var + ε) + β_f",
             "norm",
             {"n": "f", "name": "ln_f", "source": "resid_post", "output": "ln_f", "rms": False},
         ),
@@ -315,7 +315,7 @@ def _prediction_steps() -> list[Step]:
 
 
 def _toy_steps() -> tuple[Step, ...]:
-    from blockviz.config import BlockConfig
+    from blockviz.block_config import BlockConfig
 
     return steps_for(BlockConfig())
 

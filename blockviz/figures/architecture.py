@@ -166,7 +166,7 @@ def flow_boxes(rec, theme):
     rows = f"{n} × {c.d_model}"
     norm = norm_name(rec)
     rotary = c.positional == "rotary"
-    heads = [f"{c.n_heads} heads × d_head {c.d_head}"] + (
+    heads = [f"{c.n_heads} heads × width {c.d_head}"] + (
         [f"sharing {c.kv_heads} key/value heads"] if c.kv_heads != c.n_heads else []
     )
     mask = "causal mask" if c.causal else "no mask (bidirectional)"

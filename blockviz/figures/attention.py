@@ -81,7 +81,7 @@ def scores(request: FigureRequest) -> Figure:
                     ),
                     operator(page, divide, math=True, scale=0.8),
                     fitted_piece(
-                        _square(rec, scaled[head], f"q\u00b7k / \u221ad_k, head {head}"),
+                        _square(rec, scaled[head], f"q\u00b7k / \u221a{rec.config.d_head}, head {head}"),
                         scaled_scale,
                         request.theme,
                         page,
@@ -97,7 +97,7 @@ def scores(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"d_k = d_head = {rec.config.d_head}: dividing by \u221ad_k keeps the scores' spread near 1 (Vaswani et al. 2017, \u00a73.2.1)",
+            f"each head's width is {rec.config.d_head}: dividing by its root keeps the scores' spread near 1 (Vaswani et al. 2017, \u00a73.2.1)",
         )
     )
     return build_figure(lines, page)[0]
@@ -337,7 +337,7 @@ def multi_head(request: FigureRequest) -> Figure:
         ""
         if small
         else (
-            f"; W_O is d_model × d_model = {c.d_model} × {c.d_model}: its rows shown are concat's columns, its columns the output's "
+            f"; W_O is {c.d_model} × {c.d_model}, the width × the width: its rows shown are concat's columns, its columns the output's "
             f"({c.d_model - len(concat_columns.shown)} rows and {c.d_model - len(out_columns.shown)} columns hidden, "
             f"{ROW_GAP} and {GAP})"
         )
@@ -347,7 +347,7 @@ def multi_head(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"z_h = weights_h \u00b7 V_h is n × d_head = {rec.n} × {c.d_head}; concat is n × d_model = {rec.n} × {c.d_model}: "
+            f"z_h = weights_h \u00b7 V_h is {rec.n} × {c.d_head}, tokens × each head's width; concat is {rec.n} × {c.d_model}, tokens × the width: "
             f"head h's z is its columns h\u00b7{c.d_head} \u2026 h\u00b7{c.d_head} + {c.d_head - 1}{rest}; "
             "--all-heads draws every head's weights",
         )

@@ -64,13 +64,16 @@ class RowsPanel:
     """What the panel shows: ``keys`` (aligned words, length k), ``first`` and ``second`` the
     head's weights rows (length k, 0 where a sentence lacks the word), ``caption`` the line above;
     ``blocked`` (length k, or ``None``): the words the causal mask hides from the query in both
-    sentences, drawn in the blocked style and reading "0", as in the weights figure."""
+    sentences, drawn in the blocked style and reading "0", as in the weights figure; ``absent``
+    (``(2, k)``, or ``None``): row 0 the words the first sentence lacks, row 1 those the second
+    lacks — their cells in that sentence's row are left blank, not written 0.00."""
 
     keys: list[str]
     first: np.ndarray
     second: np.ndarray
     caption: str
     blocked: np.ndarray | None = None
+    absent: np.ndarray | None = None
 
     def under(self, page: Page, theme: Theme):
         """The lines and colour scales for ``draw_heads_figure(..., under=panel.under)``."""
@@ -96,11 +99,15 @@ class RowsPanel:
         weights = weights_scale()
         values = np.vstack([self.first, self.second, change]).astype(float)
         blocked = np.tile(self.blocked if self.blocked is not None else np.zeros(k, dtype=bool), (3, 1))
+        blank = np.zeros((3, k), dtype=bool)
+        if self.absent is not None:
+            blank[:2] = np.asarray(self.absent, dtype=bool) & ~blocked[:2]
 
         def draw(ax: Axes):
             ax.set_label(KEY)
             hidden = np.full(k, -np.inf)
-            draw_heatmap(ax, np.vstack([self.first, self.second, hidden]), weights, theme, min(cell, height), blocked)
+            rows = np.where(blank[:2], -np.inf, values[:2])  # a word a sentence lacks: no cell there
+            draw_heatmap(ax, np.vstack([rows, hidden]), weights, theme, min(cell, height), blocked)
             draw_heatmap(ax, np.vstack([hidden, hidden, change]), signed, theme, min(cell, height), blocked)
             draw_blocked(ax, blocked, theme)
             ax.set_axis_off()
@@ -108,6 +115,8 @@ class RowsPanel:
             drawn = []
             if number_pt >= MIN_PT:
                 for (row, col), value in np.ndenumerate(values):
+                    if blank[row, col]:
+                        continue
                     colour = (
                         theme.blocked
                         if blocked[row, col]
@@ -153,5 +162,5 @@ class RowsPanel:
             right=0.05,
             top=top,
             bottom=0.04,
-            numbers=values.size if number_pt >= MIN_PT else 0,
+            numbers=int((~blank).sum()) if number_pt >= MIN_PT else 0,
         )

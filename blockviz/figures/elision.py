@@ -128,14 +128,18 @@ class FittedSpec(MatrixSpec):
         return self.numbers_width[decimals]
 
 
+AXIS_WORDS = {"d_model": "residual-stream", "d_head": "head", "d_ff": "hidden-layer"}
+"""How a hidden-columns note names each axis (its code name → words a reader reads)."""
+
+
 def hidden_note(columns: list[tuple[Columns, str]]) -> str | None:
-    """One line on what is hidden: "380 of 384 d_model columns, 1532 of 1536 d_ff columns hidden
+    """One line on what is hidden: "380 of 384 residual-stream columns, 1532 of 1536 hidden-layer columns hidden
     (⋯); shown: the first and last and the 2 of largest |value|" — ``None`` when nothing is."""
     parts: list[str] = []
     shown: list[str] = []
     for chosen, what in columns:
         if chosen.hidden:
-            part = f"{chosen.hidden} of {chosen.total} {what} columns"
+            part = f"{chosen.hidden} of {chosen.total} {AXIS_WORDS.get(what, what)} columns"
             if part not in parts:
                 parts.append(part)
             rule = f"the first and last {chosen.edges}" if chosen.edges > 1 else "the first and last"

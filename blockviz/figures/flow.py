@@ -46,7 +46,7 @@ def block_flow(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"shapes as rows × columns for this sentence: n = {n} tokens, d_model = {c.d_model}, d_ff = {c.d_ff}; every step keeps one row per token",
+            f"shapes as rows × columns for this sentence: {n} tokens, the width {c.d_model}, the hidden layer's width {c.d_ff}; every step keeps one row per token",
         )
     )
     return build_figure(lines, page)[0]

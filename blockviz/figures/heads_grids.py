@@ -28,10 +28,8 @@ def heads_grid(ranking, note: str | None = None):
 
 def comparison_grid(comparison, note: str | None = None):
     """The grid of a :class:`~blockviz.heads.HeadComparison` (how far each head's attention
-    moves, :func:`~blockviz.models.comparison.moved_grid`) and the panel of the most moved
-    head's rows to go under it (:func:`~blockviz.models.comparison.rows_panel`)."""
-    from blockviz.models.comparison import moved_grid, rows_panel
-
+    moves, :func:`moved_grid`) and the panel of the most moved head's rows to go under it
+    (:func:`rows_panel`)."""
     seeing = comparison.seeing
     notes = grid_notes(comparison.what, note, "", [seeing] if seeing else [])[1:]
     grid = moved_grid(
@@ -46,7 +44,12 @@ def comparison_grid(comparison, note: str | None = None):
         seeing,
     )
     panel = rows_panel(
-        comparison.shifts[0], comparison.labels, comparison.query_name, comparison.layers, comparison.unseen
+        comparison.shifts[0],
+        comparison.labels,
+        comparison.query_name,
+        comparison.layers,
+        comparison.unseen,
+        comparison.pairs,
     )
     return grid, panel
 
@@ -121,3 +124,58 @@ def _keys_grid(ranking, note):
         head_label=_head_label(ranking),
         layers=tuple(ranking.layers),
     )
+
+
+def moved_grid(shifts, labels, query: str, layers, n_heads: int, kv_heads: int, title_end: str, notes, note):
+    """The layer × head figure of the movement (:class:`~blockviz.figures.heads_figure.HeadsGrid`
+    on its own "share moved" scale), the most moved head framed unless ``note`` (the query cannot
+    see the difference) says why nothing is ranked; its first note says what a cell is and the
+    framed head's largest moves, then ``notes``. ``title_end``: " of MiniLM" or "" after "every head"."""
+    import numpy as np
+
+    from blockviz.figures.compare_figure import moved_scale
+    from blockviz.figures.heads_figure import HeadsGrid
+
+    values = np.zeros((len(layers), n_heads))
+    for shift in shifts:
+        values[shift.layer, shift.head] = shift.moved
+    best = shifts[0]
+    q = display_token(query)
+    first = (
+        f"Each cell: how much of the head's weight from \u201c{q}\u201d moves between the sentences "
+        f"(½ Σ |change| over the keys). Framed: the most, layer {layers[best.layer]} head {best.head}"
+    )
+    moves = [f"{display_token(labels[i])} {best.row_a[i]:.2f}→{best.row_b[i]:.2f}" for i in best.lost + best.gained]
+    if moves:
+        first += f" ({', '.join(moves)})"
+    return HeadsGrid(
+        values,
+        f"How far attention from \u201c{q}\u201d moves between the two sentences, every head{title_end}",
+        best=None if note else (best.layer, best.head),
+        notes=(first + ".", *notes),
+        head_label="query head" if kv_heads < n_heads else "head",
+        layers=tuple(layers),
+        scale=moved_scale(values),
+    )
+
+
+def rows_panel(shift, labels, query: str, layers, unseen=None, pairs=None):
+    """The most moved head's two rows and their change, for under the grid
+    (:class:`~blockviz.figures.compare_figure.RowsPanel`); ``unseen``: the words the causal
+    mask hides from the query in both sentences (:func:`~blockviz.models.evidence.unseen_words`);
+    ``pairs``: the aligned words (:func:`~blockviz.models.evidence.align_words`), ``None`` on the
+    side that lacks one — its cell there is left blank."""
+    import numpy as np
+
+    from blockviz.figures.compare_figure import RowsPanel
+
+    caption = (
+        f"Layer {layers[shift.layer]} head {shift.head}: its weights from \u201c{display_token(query)}\u201d "
+        "in the first sentence, in the second, and the change (second − first), one column per word "
+        "(a word's pieces added; \u201ca→b\u201d: the word that differs)."
+    )
+    if pairs is not None and any(a is None or b is None for a, b in pairs):
+        caption = caption[:-2] + "; a blank: the sentence lacks the word)."
+    blocked = np.array(unseen, dtype=bool) if unseen is not None else None
+    absent = np.array([[a is None for a, _ in pairs], [b is None for _, b in pairs]]) if pairs is not None else None
+    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption, blocked, absent)

@@ -101,25 +101,25 @@ def draw_extend_arrows(ax: Axes, scale: ColourScale) -> list[Polygon]:
     return arrows
 
 
-FAMILY_LABELS = {
-    "residual": "residual stream",
-    "qkv": "query, key, value",
-    "scores": "scores",
-    "ffn_hidden": "FFN hidden layer",
-}
-"""How a colour bar names the colour-scale families of :mod:`blockviz.record_fields`."""
-
-
 def record_scale(rec, name: str, label: str | None = None) -> ColourScale:
     """The one colour scale of quantity ``name`` (a record field or a parameter, e.g.
     ``"attn.W_O"``) in ``rec``: :meth:`BlockRecord.scale_limit`, the call the scenes make too,
     so a value has the same colour in every panel, figure and video. Labelled ``label``, by
-    default the quantity's colour-scale family (:data:`FAMILY_LABELS`; a parameter: its own name),
+    default the quantity's colour-scale family's ``label`` in
+    :data:`blockviz.record_fields.SCALE_FAMILIES` (a parameter: its own name),
     with :data:`CLIPPED_NOTE` when an outlier clips the scale."""
     family = scale_family(name)
     limit = rec.scale_of(name)
-    label = FAMILY_LABELS.get(family, family) if label is None else label
+    label = family_label(family) if label is None else label
     return signed_scale(limit.limit, label + CLIPPED_NOTE if limit.clipped else label, limit.clipped)
+
+
+def family_label(family: str) -> str:
+    """How a figure's colour bar names colour-scale ``family``
+    (:data:`blockviz.record_fields.SCALE_FAMILIES`; a family not there, e.g. a parameter's own: its name)."""
+    from blockviz.record_fields import SCALE_FAMILIES
+
+    return SCALE_FAMILIES[family].label if family in SCALE_FAMILIES else family
 
 
 def scale_family(name: str) -> str:
@@ -133,7 +133,9 @@ def scale_family(name: str) -> str:
 def weights_scale() -> ColourScale:
     """The weights map on the fixed range 0–1, by √weight (:func:`blockviz.style.weights_norm`),
     its colour bar labelled "weight (√ scale)"."""
-    return ColourScale(colormaps[WEIGHTS_CMAP], weights_norm(), f"weight ({WEIGHTS_SCALE_NAME})", WEIGHT_TICKS)
+    return ColourScale(
+        colormaps[WEIGHTS_CMAP], weights_norm(), f"{family_label('weights')} ({WEIGHTS_SCALE_NAME})", WEIGHT_TICKS
+    )
 
 
 def draw_heatmap(

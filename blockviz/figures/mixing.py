@@ -120,7 +120,7 @@ def value_mixing(request: FigureRequest) -> Figure:
         note(
             page,
             f"z = head_outputs[{head}, {query}], the sum of the weighted values of {len(allowed)} allowed key{'s' if len(allowed) > 1 else ''} "
-            f"(weights summing to 1){others}; {decimals_note}; d_head = {rec.config.d_head}",
+            f"(weights summing to 1){others}; {decimals_note}; each head's width, {rec.config.d_head} numbers",
         )
     )
     return build_figure(lines, page)[0]

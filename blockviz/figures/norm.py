@@ -156,7 +156,7 @@ def layer_norm(request: FigureRequest) -> Figure:
     what = (
         "RMSNorm divides each row by its root mean square: no mean is subtracted, no β; ms = mean(x\u00b2)"
         if rms
-        else "the variance divides by d_model (as torch.nn.LayerNorm)"
+        else "the variance divides by the width (as torch.nn.LayerNorm)"
     )
     placement = (
         "post-norm: each sum (the titles name them) is normalised"
@@ -166,7 +166,7 @@ def layer_norm(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"{placement}; {what}; d_model = {d}; \u03b5 = {rec.config.ln_eps:g}; work lines carry one more decimal than the grids",
+            f"{placement}; {what}; the width, {d} numbers; \u03b5 = {rec.config.ln_eps:g}; work lines carry one more decimal than the grids",
         )
     )
     return build_figure(lines, page)[0]

@@ -70,7 +70,7 @@ def prediction(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"probs[{guess.row}] of the record; others: the {guess.hidden} other words' probabilities summed; "
+            f"the record's probabilities for the next token after token {guess.row}; others: the {guess.hidden} other words' probabilities summed; "
             f"each number is rounded on its own (\u2248 where they then do not add up); {source_line(rec)}",
         )
     )

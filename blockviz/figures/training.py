@@ -17,7 +17,8 @@ from blockviz.toy.learning import KEY, QUERY, learning_of
 
 def training(request: FigureRequest) -> Figure:
     """Figure: the loss (next-token cross-entropy, as training recorded it) and the best head's
-    "it" → "chicken" weight in the lesson sentence, at each checkpoint, labelled with its step;
+    "it" → "chicken" weight in the lesson sentence, at each checkpoint, labelled with its step,
+    the title saying whether the head formed (:attr:`~blockviz.toy.learning.Learning.formed`);
     from the checkpoints of the model folder the record came from. Checkpoints stand evenly
     spaced (their steps are not)."""
     rec, page = request.record, request.page
@@ -27,7 +28,8 @@ def training(request: FigureRequest) -> Figure:
         page,
         titled(
             "training",
-            f"head {learning.head}'s weight {QUERY!r} \u2192 {KEY!r} went from "
+            f"head {learning.head} {'formed' if learning.formed else 'did not form'}: "
+            f"its weight {QUERY!r} \u2192 {KEY!r} went from "
             f"{format_number(learning.weights[0])} at step {learning.steps[0]} to {last} at step {learning.steps[-1]}",
         ),
     )

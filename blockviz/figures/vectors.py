@@ -74,7 +74,7 @@ def token_grid(request: FigureRequest) -> Figure:
             field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual"),
         ]
         formula = formulas.TOKEN_GRID if added else r"$x = \mathrm{embedding}$ (rotary positions turn q and k instead)"
-    lines = heading(page, titled("token-grid", "one row of d_model numbers per token"), formula)
+    lines = heading(page, titled("token-grid", "one row of numbers per token, as wide as the residual stream"), formula)
     lines += numbers_flow(pieces, rec.n, page)
     lines.append(colorbar_line([record_scale(rec, name) for name in names], page))
     lines += hidden_notes(page, [(columns, "d_model")])
@@ -97,7 +97,7 @@ def token_grid(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"n × d_model = {rec.n} × {rec.config.d_model}"
+            f"{rec.n} tokens × a width of {rec.config.d_model} numbers"
             + (f"; {source_line(rec)}" if rec.source.is_model and not model else ""),
         )
     )
@@ -179,7 +179,7 @@ def queries_keys_values(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"n × d_head = {rec.n} × {c.d_head} each; d_head = d_model / n_heads = {c.d_model} / {c.n_heads}; {source_line(rec)}",
+            f"{rec.n} × {c.d_head} each: {rec.n} tokens × each head's width, {c.d_head} numbers = the width / the heads = {c.d_model} / {c.n_heads}; {source_line(rec)}",
         )
     )
     return build_figure(lines, page)[0]
@@ -253,7 +253,13 @@ def ffn(request: FigureRequest) -> Figure:
         if c.ffn == "gated"
         else ""
     )
-    lines.append(note(page, f"{shapes}  (n × d_model \u2192 n × d_ff \u2192 n × d_model){gate}", math=bool(gate)))
+    lines.append(
+        note(
+            page,
+            f"{shapes}  (tokens × the width \u2192 tokens × the FFN's hidden width \u2192 tokens × the width){gate}",
+            math=bool(gate),
+        )
+    )
     return build_figure(lines, page)[0]
 
 
@@ -317,7 +323,7 @@ def residual_stream(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"{what}; {adds_up}; every field is n × d_model = {rec.n} × {d} (this is row {i}); {source_line(rec)}",
+            f"{what}; {adds_up}; every field is {rec.n} × {d}, tokens × the width (this is row {i}); {source_line(rec)}",
             math=post,
         )
     )

@@ -1,12 +1,10 @@
 """Two sentences' attention from one query, as ``blockviz compare`` and a course's contrast pairs
-report it: the names of the aligned keys and of the query, the JSON of ``compare --json``, and the
-layer × head grid of how far each head's attention moves (½ Σ |change| over the keys,
-:func:`blockviz.models.evidence.head_shifts`) with the most moved head's rows under it.
+report it: the names of the aligned keys and of the query and the JSON of ``compare --json``
+(the figure of how far each head's attention moves is drawn by
+:func:`blockviz.figures.heads_grids.moved_grid`).
 """
 
 from __future__ import annotations
-
-from blockviz.tokens import display_token
 
 
 def query_name(token_a: str, token_b: str) -> str:
@@ -49,53 +47,3 @@ def comparison_json(tokens_a, tokens_b, query_a: int, query_b: int, labels, shif
             for shift in shifts
         ],
     }
-
-
-def moved_grid(shifts, labels, query: str, layers, n_heads: int, kv_heads: int, title_end: str, notes, note):
-    """The layer × head figure of the movement (:class:`~blockviz.figures.heads_figure.HeadsGrid`
-    on its own "share moved" scale), the most moved head framed unless ``note`` (the query cannot
-    see the difference) says why nothing is ranked; its first note says what a cell is and the
-    framed head's largest moves, then ``notes``. ``title_end``: " of MiniLM" or "" after "every head"."""
-    import numpy as np
-
-    from blockviz.figures.compare_figure import moved_scale
-    from blockviz.figures.heads_figure import HeadsGrid
-
-    values = np.zeros((len(layers), n_heads))
-    for shift in shifts:
-        values[shift.layer, shift.head] = shift.moved
-    best = shifts[0]
-    q = display_token(query)
-    first = (
-        f"Each cell: how much of the head's weight from \u201c{q}\u201d moves between the sentences "
-        f"(½ Σ |change| over the keys). Framed: the most, layer {layers[best.layer]} head {best.head}"
-    )
-    moves = [f"{display_token(labels[i])} {best.row_a[i]:.2f}→{best.row_b[i]:.2f}" for i in best.lost + best.gained]
-    if moves:
-        first += f" ({', '.join(moves)})"
-    return HeadsGrid(
-        values,
-        f"How far attention from \u201c{q}\u201d moves between the two sentences, every head{title_end}",
-        best=None if note else (best.layer, best.head),
-        notes=(first + ".", *notes),
-        head_label="query head" if kv_heads < n_heads else "head",
-        layers=tuple(layers),
-        scale=moved_scale(values),
-    )
-
-
-def rows_panel(shift, labels, query: str, layers, unseen=None):
-    """The most moved head's two rows and their change, for under the grid
-    (:class:`~blockviz.figures.compare_figure.RowsPanel`); ``unseen``: the words the causal
-    mask hides from the query in both sentences (:func:`~blockviz.models.evidence.unseen_words`)."""
-    import numpy as np
-
-    from blockviz.figures.compare_figure import RowsPanel
-
-    caption = (
-        f"Layer {layers[shift.layer]} head {shift.head}: its weights from \u201c{display_token(query)}\u201d "
-        "in the first sentence, in the second, and the change (second − first), one column per word "
-        "(a word's pieces added; \u201ca→b\u201d: the word that differs)."
-    )
-    blocked = np.array(unseen, dtype=bool) if unseen is not None else None
-    return RowsPanel(list(labels), np.array(shift.row_a), np.array(shift.row_b), caption, blocked)

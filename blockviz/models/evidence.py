@@ -356,13 +356,28 @@ def answering_head(
 # --- two sentences -------------------------------------------------------------------------
 
 
-def first_difference(tokens_a: Sequence[str], tokens_b: Sequence[str]) -> int | None:
+def first_difference(tokens_a: Sequence[str], tokens_b: Sequence[str], inputs_a=None, inputs_b=None) -> int | None:
     """The first token position where the sentences differ (the common prefix's length), ``None``
-    when the tokens are the same."""
+    when the tokens are the same. With ``inputs_a`` and ``inputs_b`` (what the model reads at
+    each position: ids, or rows ``(n, d)``; :attr:`~blockviz.models.recording.ModelAttentions.inputs`)
+    those are compared instead: "The" and "the" are the same input to a model that ignores case.
+
+    >>> first_difference(["The", "cat"], ["the", "cat"]), first_difference(["The", "cat"], ["the", "cat"], [1, 2], [1, 2])
+    (0, None)
+    """
+    if inputs_a is not None and inputs_b is not None:
+        tokens_a, tokens_b = _positions(inputs_a), _positions(inputs_b)
     for position, (a, b) in enumerate(zip(tokens_a, tokens_b)):
         if a != b:
             return position
     return None if len(tokens_a) == len(tokens_b) else min(len(tokens_a), len(tokens_b))
+
+
+def _positions(inputs) -> list:
+    """Each position's input as a comparable value: an id, or a row's numbers as a tuple."""
+    if isinstance(inputs, torch.Tensor):
+        return [tuple(row.tolist()) if row.dim() else row.item() for row in inputs]
+    return list(inputs)
 
 
 def query_sees_difference(query_a: int, query_b: int, difference: int | None, causal: bool) -> bool:

@@ -1,5 +1,5 @@
 """The supported model families, each mapped by name from the config's ``model_type``: how its
-config becomes a :class:`~blockviz.config.BlockConfig`, where its layers and embeddings are, and
+config becomes a :class:`~blockviz.block_config.BlockConfig`, where its layers and embeddings are, and
 how one layer's weights become blockviz's parameters (``x @ W``, heads split out).
 
 GPT-2 (Radford et al. 2019; ``transformers`` ``GPT2Model``): pre-norm LayerNorm, learned
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from blockviz.config import SIZE_LIMITS, BlockConfig
+from blockviz.block_config import SIZE_LIMITS, BlockConfig
 from blockviz.errors import BlockvizError
 
 ACTIVATIONS = {
@@ -29,7 +29,7 @@ ACTIVATIONS = {
     "silu": "silu",
     "swish": "silu",
 }
-"""``transformers``' activation names → blockviz's (:data:`blockviz.config.ACTIVATIONS`)."""
+"""``transformers``' activation names → blockviz's (:data:`blockviz.block_config.ACTIVATIONS`)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,9 @@ class Family:
     token_table: Callable  # (model) -> (vocab, d_model) embedding table
     position_table: Callable | None  # (model) -> (positions, d_model), None for rotary
     n_positions: Callable  # (hf_config) -> int
+    final_norm: Callable | None = (
+        None  # (model) -> the norm before the unembedding; None: an encoder, no next-token prediction
+    )
 
 
 def _heads(weight: torch.Tensor, heads: int) -> torch.Tensor:
@@ -145,6 +148,7 @@ GPT2 = Family(
     lambda model: model.wte.weight,
     lambda model: model.wpe.weight,
     lambda hf: hf.n_positions,
+    lambda model: model.ln_f,
 )
 
 
@@ -285,6 +289,7 @@ LLAMA = Family(
     lambda model: model.embed_tokens.weight,
     None,
     lambda hf: hf.max_position_embeddings,
+    lambda model: model.norm,
 )
 
 

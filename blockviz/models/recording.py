@@ -1,4 +1,4 @@
-"""Recording one layer of a trained model, and every layer's attention weights.
+"""Recording one layer of a trained model, or several in one pass, and every layer's attention weights.
 
 The layer's real input (the model's hidden state before it, captured by a forward hook on the
 layer, with Llama's rotary cos/sin) goes through :class:`blockviz.block.Block` holding the
@@ -17,12 +17,13 @@ import torch
 
 from blockviz.block import Block
 from blockviz.block_record import BlockRecord
-from blockviz.config import Source
 from blockviz.errors import BlockvizError
 from blockviz.models.loading import LoadedModel, load_model
 from blockviz.models.resolve import resolve_model
 from blockviz.models.tokens import model_tokens
+from blockviz.read_only import ReadOnlyTensors
 from blockviz.record_fields import fields_for
+from blockviz.source import Source
 
 TOLERANCE = {"float32": 1e-4, "float64": 1e-6}
 """Largest difference, relative to the tensor's largest magnitude (at least 1), allowed between
@@ -57,57 +58,12 @@ class LayerCapture:
 
 def capture_layer(loaded: LoadedModel, ids: list[int], layer: int) -> LayerCapture:
     """Run the model on token ``ids`` up to and including ``layer`` and return what that layer
-    received and produced (forward hooks on the layer and its self-attention).
+    received and produced (forward hooks on the layer and its self-attention): :func:`capture_layers`
+    of that one layer.
 
-    Raises :class:`BlockvizError` for a layer out of range.
+    Raises :class:`BlockvizError` for a layer out of range, or a model that returns no attention weights.
     """
-    loaded.check_layer(layer)
-    module = loaded.family.layers(loaded.model)[layer]
-    attention = loaded.family.attention(module)
-    seen: dict[str, object] = {}
-
-    def before(_module, args, kwargs):
-        seen["input"] = args[0] if args else kwargs["hidden_states"]
-        seen["rotary"] = kwargs.get("position_embeddings")
-
-    def after_attention(_module, _args, output):
-        seen["weights"] = output[1]
-
-    def after(_module, _args, output):
-        seen["output"] = output[0] if isinstance(output, tuple) else output
-        raise _Stop
-
-    def after_previous(_module, _args, output):
-        seen["previous"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
-
-    handles = [
-        module.register_forward_pre_hook(before, with_kwargs=True),
-        attention.register_forward_hook(after_attention),
-        module.register_forward_hook(after),
-    ]
-    if layer > 0:
-        handles.append(loaded.family.layers(loaded.model)[layer - 1].register_forward_hook(after_previous))
-    try:
-        with torch.no_grad():
-            loaded.model(input_ids=torch.tensor([ids]), use_cache=False, output_attentions=True)
-    except _Stop:
-        pass
-    finally:
-        for handle in handles:
-            handle.remove()
-    if seen.get("weights") is None:
-        raise BlockvizError(
-            f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'"
-        )
-    rotary = seen.get("rotary")
-    previous = seen["previous"][0] if "previous" in seen else None
-    return LayerCapture(
-        seen["input"][0],
-        seen["output"][0],
-        seen["weights"][0],
-        (rotary[0][0], rotary[1][0]) if rotary is not None else None,
-        previous,
-    )
+    return capture_layers(loaded, ids, range(layer, layer + 1))[0]
 
 
 def record_layer(
@@ -136,7 +92,7 @@ def record_layer(
     one layer (0), float32: :func:`blockviz.toy.recording.record_toy`.
     """
     if resolve_model(model).toy:
-        return _record_toy(sentence, model, layer, dtype)
+        return record_toy_layer(sentence, model, layer, dtype)
     loaded = load_model(model, trust_pickle=trust_pickle, dtype=dtype)
     loaded.check_layer(layer)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
@@ -183,6 +139,202 @@ def record_layer(
     )
 
 
+def capture_layers(loaded: LoadedModel, ids: list[int], layers: range) -> list[LayerCapture]:
+    """Run the model on token ``ids`` once, up to and including the last of ``layers``, and
+    return what each of ``layers`` received and produced (forward hooks on each layer and its
+    self-attention; the first's
+    ``previous`` is layer − 1's output when it has one, the others' the layer before's output).
+
+    Raises :class:`BlockvizError` for a layer out of range, or a model that returns no attention weights.
+    """
+    for layer in (layers[0], layers[-1]):
+        loaded.check_layer(layer)
+    modules = loaded.family.layers(loaded.model)
+    seen: dict[int, dict[str, object]] = {layer: {} for layer in layers}
+    handles = []
+
+    def watch(layer: int) -> None:
+        def before(_module, args, kwargs):
+            seen[layer]["input"] = args[0] if args else kwargs["hidden_states"]
+            seen[layer]["rotary"] = kwargs.get("position_embeddings")
+
+        def after_attention(_module, _args, output):
+            seen[layer]["weights"] = output[1]
+
+        def after(_module, _args, output):
+            seen[layer]["output"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
+            if layer == layers[-1]:
+                raise _Stop
+
+        handles.append(modules[layer].register_forward_pre_hook(before, with_kwargs=True))
+        handles.append(loaded.family.attention(modules[layer]).register_forward_hook(after_attention))
+        handles.append(modules[layer].register_forward_hook(after))
+
+    def after_previous(_module, _args, output):
+        seen[layers[0]]["previous"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
+
+    for layer in layers:
+        watch(layer)
+    if layers[0] > 0:
+        handles.append(modules[layers[0] - 1].register_forward_hook(after_previous))
+    try:
+        with torch.no_grad():
+            loaded.model(input_ids=torch.tensor([ids]), use_cache=False, output_attentions=True)
+    except _Stop:
+        pass
+    finally:
+        for handle in handles:
+            handle.remove()
+    captures = []
+    for index, layer in enumerate(layers):
+        found = seen[layer]
+        if found.get("weights") is None:
+            raise BlockvizError(
+                f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'"
+            )
+        rotary = found.get("rotary")
+        previous = found["previous"][0] if "previous" in found else None
+        if index > 0:
+            previous = seen[layers[index - 1]]["output"][0]
+        captures.append(
+            LayerCapture(
+                found["input"][0],
+                found["output"][0],
+                found["weights"][0],
+                (rotary[0][0], rotary[1][0]) if rotary is not None else None,
+                previous,
+            )
+        )
+    return captures
+
+
+def record_layers(
+    sentence: str,
+    model: str | Path = "minilm",
+    layers="all",
+    *,
+    trust_pickle: bool = False,
+    dtype: str = "float32",
+) -> BlockRecord:
+    """Record every layer of ``layers`` (``"all"``, a range ``"A-B"`` or a ``range``:
+    :mod:`blockviz.layer_choice`) of a trained model on ``sentence``, in one forward pass: a
+    record of several blocks (:mod:`blockviz.block_record`), one view per layer, as
+    :func:`record_layer` records each — but for the residual stream, which is one sequence:
+    the first layer reads the model's own hidden state, each next one blockviz's output of the
+    one before (so block k + 1's ``resid_pre`` is block k's ``resid_post`` exactly), and each
+    layer's output and attention weights are checked against the model's own
+    (:data:`TOLERANCE`). Only the first view has ``prev_output`` (layer − 1's output, when it
+    has one): the others' is the previous view's ``resid_post``.
+
+    Raises
+    ------
+    BlockvizError
+        As :func:`record_layer`; for a layer choice the model lacks; for blockviz's toy
+        model (``toy`` or a folder ``blockviz train`` wrote), whose record holds every block already.
+    """
+    from blockviz.layer_choice import chosen_layers
+
+    if resolve_model(model).toy:
+        raise BlockvizError(
+            f"--layer {layers} goes with a trained model's layers: the toy model's record holds every block already (--block K shows one)"
+        )
+    loaded = load_model(model, trust_pickle=trust_pickle, dtype=dtype)
+    chosen = layers if isinstance(layers, range) else chosen_layers(layers, loaded.n_layers, loaded.location.name)
+    config = loaded.family.config(loaded.model.config, loaded.dtype)
+    tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
+    captures = capture_layers(loaded, tokens.ids, chosen)
+    ids = torch.tensor(tokens.ids)
+    shared: dict[str, torch.Tensor] = {"embed": loaded.family.token_table(loaded.model)[ids].detach().clone()}
+    shared_params: dict[str, torch.Tensor] = {}
+    if loaded.family.position_table is not None:
+        table = loaded.family.position_table(loaded.model).detach()
+        shared["pos_embed"] = table[: len(ids)].clone()
+        shared_params["W_pos"] = table[: config.max_tokens].clone()
+    stream = captures[0].resid_pre.detach().clone()
+    views = []
+    for index, (layer, capture) in enumerate(zip(chosen, captures)):
+        params = {**loaded.family.params(loaded.family.layers(loaded.model)[layer], config), **shared_params}
+        cache = dict(shared)
+        block = Block(config, seeded=False)
+        block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)
+        with torch.no_grad():
+            output = block(stream, cache, capture.rotary)
+        _agree(output, capture.output, "the layer's output", loaded, layer)
+        _agree(cache["weights"], capture.weights, "the attention weights", loaded, layer)
+        optional = ()
+        if index == 0 and capture.previous is not None:
+            cache["prev_output"] = capture.previous.to(capture.resid_pre.dtype)
+            optional = ("prev_output",)
+        names = [spec.name for spec in fields_for(config, model=True, optional=optional)]
+        source = Source(
+            "model",
+            model=str(model),
+            family=loaded.family.name,
+            layer=layer,
+            n_layers=loaded.n_layers,
+            dtype=loaded.dtype,
+            note=loaded.note,
+        )
+        views.append(
+            BlockRecord(
+                sentence=sentence,
+                tokens=tokens.tokens,
+                config=config,
+                tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
+                params=ReadOnlyTensors.adopting(params),  # the family's own copies: not copied again
+                source=source,
+                special=tuple(tokens.special),
+            )
+        )
+        output = views[-1].architecture.block_output
+        stream = views[-1].tensors.stored()[output]  # the next block reads this very tensor
+    return BlockRecord.stacked(views, _lens(loaded, views))
+
+
+def _lens(loaded: LoadedModel, views: list[BlockRecord]):
+    """The logit lens of a decoder's recorded layers (:func:`blockviz.logit_lens.of_model`):
+    each block's output through the model's own final norm and unembedding; ``None`` for an
+    encoder, or a model whose unembedding blockviz does not find."""
+    from blockviz.logit_lens import of_model
+
+    unembedding = _unembedding(loaded)
+    if unembedding is None:
+        return None
+    final_norm = loaded.family.final_norm(loaded.model)
+    outputs = [view.tensors.stored()[view.architecture.block_output] for view in views]
+    return of_model(outputs, final_norm, unembedding, lambda index: _readable(loaded.tokenizer.decode([index])))
+
+
+def _unembedding(loaded: LoadedModel) -> torch.Tensor | None:
+    """The model's unembedding W_U ``(d_model, n_vocab)``: the token embedding table's transpose
+    when the config ties them (GPT-2, SmolLM2), else ``lm_head.weight`` from the folder's
+    safetensors files (the base model ``transformers`` loads has no lm_head); ``None`` for an
+    encoder or when there is none."""
+    if loaded.family.final_norm is None:
+        return None
+    if getattr(loaded.model.config, "tie_word_embeddings", False):
+        return loaded.family.token_table(loaded.model).detach().T
+    folder = loaded.location.folder
+    if folder is None:
+        return None
+    from safetensors import safe_open
+
+    for path in sorted(Path(folder).glob("*.safetensors")):
+        with safe_open(str(path), framework="pt") as handle:
+            if "lm_head.weight" in handle.keys():
+                return handle.get_tensor("lm_head.weight").to(loaded.model.dtype).T
+    return None
+
+
+_SHOWN_WHITESPACE = {" ": "␣", "\n": "⏎", "\r": "⏎", "\t": "⇥"}
+
+
+def _readable(text: str) -> str:
+    """A decoded token as the record's tokens show one: its text without the space before it,
+    or, for white space only, ␣ ⏎ ⇥ (:mod:`blockviz.models.tokens`)."""
+    return text.strip() or "".join(_SHOWN_WHITESPACE.get(char, char) for char in text) or "∅"
+
+
 def _agree(ours: torch.Tensor, theirs: torch.Tensor, what: str, loaded: LoadedModel, layer: int) -> None:
     difference = float((ours - theirs.to(ours.dtype)).abs().max())
     scale = max(1.0, float(theirs.abs().max()))
@@ -201,7 +353,11 @@ class ModelAttentions:
     the word of each token (:class:`~blockviz.models.tokens.ModelTokens`; ``None``: each token a
     word of its own, as blockviz's own tokens are); ``causal`` whether a causal mask hides later
     keys (a decoder), ``None`` when not known; ``kv_heads`` the number of key/value heads (fewer
-    than the query heads under grouped-query attention; ``None`` when not known)."""
+    than the query heads under grouped-query attention; ``None`` when not known); ``inputs`` what
+    the attention reads at each position — the tokenizer's ids, or a record's block input
+    ``resid_pre`` ``(n, d_model)`` — so that two sentences whose tokens differ only where the
+    model reads the same (the toy's vocabulary ignores case) are known to be the same input
+    (``None``: not known, the tokens are compared)."""
 
     tokens: list[str]
     weights: torch.Tensor
@@ -211,6 +367,7 @@ class ModelAttentions:
     words: list[int | None] | None = None
     causal: bool | None = None
     kv_heads: int | None = None
+    inputs: torch.Tensor | list[int] | None = None
 
 
 def block_attentions(rec) -> ModelAttentions:
@@ -225,6 +382,7 @@ def block_attentions(rec) -> ModelAttentions:
         list(rec.special),
         causal=rec.config.causal,
         kv_heads=rec.config.kv_heads,
+        inputs=rec.tensors.get("resid_pre"),
     )
 
 
@@ -235,7 +393,7 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
     Raises :class:`BlockvizError` as :func:`record_layer`.
     """
     if resolve_model(model).toy:
-        return block_attentions(_record_toy(sentence, model, 0, "float32"))
+        return block_attentions(record_toy_layer(sentence, model, 0, "float32"))
     loaded = load_model(model, trust_pickle=trust_pickle)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
     tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
@@ -255,15 +413,24 @@ def model_attentions(sentence: str, model: str | Path = "minilm", *, trust_pickl
         tokens.words,
         config.causal,
         config.kv_heads,
+        list(tokens.ids),
     )
 
 
-def _record_toy(sentence: str, model: str | Path, layer: int | None, dtype: str) -> BlockRecord:
-    """The toy model's record (:func:`blockviz.toy.recording.record_toy`): one layer, float32."""
+def record_toy_layer(sentence: str, model: str | Path, layer: int | None, dtype: str, params=None) -> BlockRecord:
+    """The toy model's record (:func:`blockviz.toy.recording.record_toy`, with ``params`` if
+    given), asked for as a trained model's layer is: ``layer`` None or 0, ``dtype`` float32.
+
+    Raises
+    ------
+    BlockvizError
+        For another layer or dtype (one line naming what the toy model is), or as
+        :func:`~blockviz.toy.recording.record_toy`.
+    """
     from blockviz.toy.recording import record_toy
 
     if layer not in (None, 0):
         raise BlockvizError(f"layer {layer!r} is out of range: {model} is one block, layer 0")
     if dtype != "float32":
         raise BlockvizError(f"{model} is trained in float32: record it without --dtype {dtype}")
-    return record_toy(sentence, model)
+    return record_toy(sentence, model, params=params)

@@ -4,5 +4,5 @@
 as words: "q dot k over the square root of d k"); :mod:`~blockviz.narration.voice` speaks them
 with a Piper voice, the packaged CC0 US-English voice by default. A scene given a
 :class:`~blockviz.narration.voice.Voice` (``render --narrate``) speaks each caption as it
-appears and holds each step until its speech has ended (:meth:`blockviz.scenes.base.RecordScene.say`).
+appears and holds each step until its speech has ended (:func:`blockviz.scenes.captions.say`).
 """

@@ -5,6 +5,12 @@
 * :mod:`~blockviz.scenes.layout` — fitting mobjects into the frame;
 * :mod:`~blockviz.scenes.look` — Manim sizes and the theme's colours (from :mod:`blockviz.style`);
 * :mod:`~blockviz.scenes.base` — :class:`~blockviz.scenes.base.RecordScene`, the base of every scene;
+* :mod:`~blockviz.scenes.shown` — what a scene shows of its record (focus, head, token names,
+  colour scales), plain data without Manim; :mod:`~blockviz.scenes.token_axis` — the token
+  axis's names and slots;
+* :mod:`~blockviz.scenes.choreography` — functions returning the animations scenes are made of;
+* :mod:`~blockviz.scenes.captions` — captions, their ``.srt`` log and their speech;
+* :mod:`~blockviz.scenes.engine` — the overrides of Manim's engine that make renders fast;
 * :mod:`~blockviz.scenes.catalog` — every renderable scene by name, in teaching order, found in
   the scene modules;
 * one module per scene (``softmax.py`` …), stating its ``NAME``, ``ORDER``, ``DESCRIPTION``,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, Circle, RoundedRectangle, VGroup, VMobject
 
-from blockviz.scenes.base import RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
+from blockviz.scenes.choreography import carry, ghost_of
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, SUM_COLUMNS
@@ -125,7 +126,7 @@ class BlockFlow(RecordScene):
             self.step(
                 *arriving,
                 Reveal(rest),
-                self.carry([carried.labels[0, j] for j in first.shown_columns()], labels),
+                carry(self, [carried.labels[0, j] for j in first.shown_columns()], labels),
                 caption=terms_caption,
             )
             self.remove(*labels)

@@ -18,6 +18,11 @@ imported), and one that states ``NAME`` is a scene. It states, as module-level l
   :data:`blockviz.scenes.wording.PHRASES` (``{norm}``), filled in from the record
   (:meth:`SceneEntry.title_for`, :meth:`SceneEntry.caption_for`);
 * ``LECTURE_ONLY`` (optional, ``False``) — left out of ``--scene all`` (the title card);
+* ``TOKEN_AXIS`` (optional, ``False``) — the scene draws the sentence's tokens (a grid's token
+  axis, the title card's chips): the focus and the key followed are always labelled in full;
+* ``SHOWS_ONE_HEAD`` (optional, ``False``) — its pictures are one head's, so its first caption
+  says why ``--head auto`` chose that head; its class states
+  ``shows_one_head = SHOWS_ONE_HEAD`` (:attr:`~blockviz.scenes.base.RecordScene.shows_one_head`);
 * ``NEEDS`` (optional) — what the scene needs beyond a block, named as in
   :data:`blockviz.record_needs.NEEDS` (``"unembedding"``: the prediction; ``"training"``: a model
   folder ``blockviz train`` wrote); ``--scene all`` and the lecture leave it out of a record
@@ -46,7 +51,8 @@ from blockviz.scenes.wording import FACTS, PHRASES, Wording, placeholders
 PACKAGE = "blockviz.scenes"
 FOLDER = Path(__file__).resolve().parent
 REQUIRED = ("NAME", "ORDER", "DESCRIPTION", "CHAPTER", "CAPTION")
-"""What every scene module states; the variants (``ENCODER_CAPTION``…), ``LECTURE_ONLY`` and ``NEEDS`` are optional."""
+"""What every scene module states; the variants (``ENCODER_CAPTION``…), ``LECTURE_ONLY``, ``NEEDS``,
+``TOKEN_AXIS`` and ``SHOWS_ONE_HEAD`` are optional."""
 VARIANTS = tuple(f"{fact}_{kind}" for fact in FACTS for kind in ("CHAPTER", "CAPTION"))
 """The optional variants of ``CHAPTER`` and ``CAPTION``, one of each per fact of the architecture."""
 TYPES = {
@@ -58,6 +64,8 @@ TYPES = {
     **dict.fromkeys(VARIANTS, str),
     "LECTURE_ONLY": bool,
     "NEEDS": str,
+    "TOKEN_AXIS": bool,
+    "SHOWS_ONE_HEAD": bool,
 }
 BASE = "RecordScene"
 VALID_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -73,9 +81,10 @@ class SceneEntry:
     CLI's), where its class lives (``module``, ``class_name``), its teaching ``order``, its
     ``description`` (``--list``), ``title`` (its lecture chapter) and ``caption`` (the lecture's
     ``.srt``) as written for blockviz's toy block, their ``variants`` for other architectures
-    (``(name, text)``: ``("ENCODER_CAPTION", …)``), whether it is ``lecture_only`` and what it
-    ``needs`` beyond a block (:data:`blockviz.record_needs.NEEDS`). A record's own title and
-    caption: :meth:`title_for`, :meth:`caption_for`."""
+    (``(name, text)``: ``("ENCODER_CAPTION", …)``), whether it is ``lecture_only``, what it
+    ``needs`` beyond a block (:data:`blockviz.record_needs.NEEDS`), whether it draws a
+    ``token_axis`` and whether it ``shows_one_head``. A record's own title and caption:
+    :meth:`title_for`, :meth:`caption_for`."""
 
     name: str
     module: str  # e.g. "blockviz.scenes.softmax"
@@ -87,6 +96,8 @@ class SceneEntry:
     variants: tuple[tuple[str, str], ...] = ()
     lecture_only: bool = False
     needs: str | None = None
+    token_axis: bool = False
+    shows_one_head: bool = False
 
     @property
     def encoder_caption(self) -> str | None:
@@ -176,6 +187,8 @@ def scene_entry(path: Path) -> SceneEntry | None:
         variants=tuple((key, stated[key]) for key in VARIANTS if key in stated),
         lecture_only=stated.get("LECTURE_ONLY", False),
         needs=stated.get("NEEDS"),
+        token_axis=stated.get("TOKEN_AXIS", False),
+        shows_one_head=stated.get("SHOWS_ONE_HEAD", False),
     )
 
 

@@ -9,13 +9,17 @@ from manim import DOWN, RIGHT, UP, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import plus_before, remainder, sum_decimals
+from blockviz.scenes.choreography import cascade_parts, lagged
 from blockviz.scenes.fades import FadeIn, FadeOut
-from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import text
+from blockviz.scenes.token_axis import visible_slots
 
 NAME = "causal-vs-bidirectional"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 85
 """After softmax (80): its weights are taught before a decoder's and an encoder's are compared."""
 DESCRIPTION = "decoder vs encoder: masks and weights with and without the causal mask"
@@ -36,7 +40,7 @@ class CausalVsBidirectional(RecordScene):
     Where keys are left out, each row's hidden keys' weight arrives beside it ("+ 0.62" in an
     "8 more" column), so every row shown adds up to 1."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         title = self.show_title(f"Causal vs bidirectional attention (head {self.h})")  # the chapter's name
@@ -53,7 +57,7 @@ class CausalVsBidirectional(RecordScene):
             self.to_weights(grids[1], encoder),
         )
         self.step(
-            *self.lagged(decoder_rows + encoder_rows),  # the left grid's rows, then the right's
+            *lagged(decoder_rows + encoder_rows),  # the left grid's rows, then the right's
             *decoder_shares,
             *encoder_shares,
             caption=self.weights_caption(),
@@ -197,7 +201,7 @@ class CausalVsBidirectional(RecordScene):
                 fill=fills[i, j],
                 source=(variant(rec), "weights", h, i, j),
             )
-        return self.cascade_parts(grid, fills, labels), self.hidden_weights(grid, rec, labels)
+        return cascade_parts(self, grid, fills, labels), self.hidden_weights(grid, rec, labels)
 
     def hidden_weights(self, grid: NumberGrid, rec, labels: dict) -> list:
         """Each shown row's hidden keys' weight (1 less its shown weights, from the record), as

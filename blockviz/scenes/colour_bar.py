@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from manim import DOWN, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
 
 from blockviz import style
-from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, parameter_scale
+from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, SCALE_FAMILIES, parameter_scale
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
@@ -58,20 +58,6 @@ TOP_MARGIN = 0.12
 TITLE_GAP = 0.35
 """The least room between the title and the bars."""
 
-FAMILY_WORDS = {
-    "residual": "residual stream",
-    "qkv": "q, k, v",
-    "scores": "scores",
-    "ffn_hidden": "FFN hidden",
-    "rotary": "cos, sin",
-    "logits": "logits",
-    "variance": "variance",
-    "exp_sums": "sums of exp",
-    "exp_scores": "exp(scores)",
-    PARAMETER_SCALE: "parameters",
-    NORM_PARAMETER_SCALE: "\u03b3, \u03b2",
-}
-"""What a bar calls a colour-scale family (:attr:`blockviz.record_fields.RecordField.scale`)."""
 QUANTITY_WORDS = {"concat": "heads side by side", "projection_products": "products"}
 """What a bar names a quantity that has no typeset name (:mod:`blockviz.symbols`)."""
 HEAD_FIELDS = ("head_outputs", "weighted_values")
@@ -80,7 +66,13 @@ GAMMA_WORDS = "\u03b3"
 """The norms' parameters' bar of a record whose norms have no shift β (RMSNorm's)."""
 SHARED_WORDS = "activations"
 """The name of one scale that several activation families share in one equation (the FFN's)."""
-WEIGHTS_WORDS = f"weights ({style.WEIGHTS_SCALE_NAME})"
+WEIGHTS_WORDS = f"{SCALE_FAMILIES['weights'].bar} ({style.WEIGHTS_SCALE_NAME})"
+
+
+def family_words(family: str) -> str:
+    """What a bar calls colour-scale ``family``: its ``bar`` name in
+    :data:`blockviz.record_fields.SCALE_FAMILIES` (a family not there: its own name)."""
+    return SCALE_FAMILIES[family].bar if family in SCALE_FAMILIES else family
 
 
 @dataclass(frozen=True)
@@ -109,7 +101,7 @@ class ShownScale:
         families = [family for family in self.families if family != PARAMETER_SCALE] or list(self.families)
         if not families:
             return SHARED_WORDS
-        named = FAMILY_WORDS.get(families[0], families[0]) if len(families) == 1 else SHARED_WORDS
+        named = family_words(families[0]) if len(families) == 1 else SHARED_WORDS
         if families == [NORM_PARAMETER_SCALE] and not self.beta:
             named = GAMMA_WORDS
         return named
@@ -440,5 +432,5 @@ __all__ = [
     "scales_of",
     "bars_of",
     "grids_in",
-    "FAMILY_WORDS",
+    "family_words",
 ]

@@ -7,6 +7,7 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, VGroup
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, joined, later_term, products_hold, remainder, rest_term, sum_decimals
+from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, products_then_sum, recolour
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
@@ -15,12 +16,12 @@ from blockviz.scenes.text import font_size_of, formula, number, text
 from blockviz.scenes.wide import largest_entries, slots_of
 
 NAME = "dot-products"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 50
 DESCRIPTION = "query · key: element-wise products, their sum in the score cell, then ÷ √d_k"
 CHAPTER = "Dot products"
-CAPTION = (
-    "Each query meets each key: their element-wise products add up to one score, and every score is divided by √d_k."
-)
+CAPTION = "Each query meets each key: their element-wise products add up to one score, and every score is divided by the square root of the head's width."
 
 MINUS = "\u2212"
 DIMENSION_SLOTS = 4
@@ -43,7 +44,7 @@ class DotProducts(RecordScene):
     """Scores ``(n, n)`` of head h: cell (i, j) is query i · key j, the sum of element-wise
     products; then every cell is divided by √d_k (Vaswani et al. 2017, Eq. 1)."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         title = self.show_title(f"Dot products: query · key (head {self.h})")
@@ -302,21 +303,24 @@ class DotProducts(RecordScene):
         moved = {id(target) for _, target in pairs}
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
         self.play(key_light.over(keys.column(j)), run_time=0.5)
-        arriving = self.carry(
-            [source for source, _ in pairs], [target for _, target in pairs]
+        arriving = carry(
+            self, [source for source, _ in pairs], [target for _, target in pairs]
         )  # on chips: readable on the way
         self.step(
-            self.one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
+            one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
             caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…",
         )
-        self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one score")
+        self.step(products_then_sum(lines[1]), caption="…the products, added up: one score")
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
-        recolour = self.recolour(scores, {(i, j): fill})
+        recolouring = recolour(self, scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
-        self.adopt(scores, [cell_label])
+        adopt(self, scores, [cell_label])
         self.step(
-            *recolour, self.carry([total], [cell_label]), caption="the score lands in its cell", hold=self.hold * 0.6
+            *recolouring,
+            carry(self, [total], [cell_label]),
+            caption="the score lands in its cell",
+            hold=self.hold * 0.6,
         )
         self.remove(*qs, *ks)
         lines[0].add(*qs, *ks)
@@ -329,7 +333,7 @@ class DotProducts(RecordScene):
             return []
         fills = {key: scores.color_of(scores.values[key[0]][key[1]]) for key in keys}
         labels = {key: scores.number_at(*key, fill=fill) for key, fill in fills.items()}
-        return self.cascade(scores, fills, labels)
+        return cascade(self, scores, fills, labels)
 
     def rest_caption(self) -> str:
         if self.record.config.causal:
@@ -350,11 +354,11 @@ class DotProducts(RecordScene):
             for (i, j) in scores.labels
         }
         self.step(
-            self.one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
-            caption=f"then every score is divided by √{d_head}, so scores stay moderate as d_k grows",
+            one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
+            caption=f"then every score is divided by √{d_head}, so wide heads' scores stay moderate",
         )
         self.step(
-            *self.cascade(scores, fills, scaled),
+            *cascade(self, scores, fills, scaled),
             caption=f"the scaled scores: each one ÷ √{d_head}",
             run_time=1.4,
         )

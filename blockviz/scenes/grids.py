@@ -1,6 +1,5 @@
 """Grids of numbers from the record, and the one highlight that moves over them.
 
-* :func:`visible_slots` — which rows/columns of a long axis to draw, with ``None`` for ⋯.
 * :class:`NumberGrid` — a grid of coloured number cells with row and column headers, elided
   beyond :data:`blockviz.scenes.look.MAX_SLOTS` around a focus row/column; every label is a
   :func:`blockviz.scenes.text.number` with the source of its value in the record.
@@ -25,6 +24,7 @@ from blockviz.scenes.layout import fit_width
 from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
 from blockviz.scenes.shown_scales import shared_limit
 from blockviz.scenes.text import number, shortened, text
+from blockviz.scenes.token_axis import KeptName, visible_slots
 
 ELLIPSIS_ACROSS = "\u22ef"  # ⋯ stands for elided columns
 ELLIPSIS_DOWN = "\u22ee"  # ⋮ stands for elided rows
@@ -37,19 +37,12 @@ ELLIPSIS_MARGIN = 0.05
 ROW_HEADER_WIDTH = 1.7
 """The widest a row header may be (longer names are cut with "…")."""
 HEADER_GAP = 0.08
-"""The least room between a kept header (:class:`KeptName`) and its neighbours' along an axis."""
+"""The least room between a kept header (:class:`~blockviz.scenes.token_axis.KeptName`) and its neighbours' along an axis."""
 CLIPPED_EDGE = 3.0
 """Stroke width of the edge marking a cell whose value lies beyond its grid's scale."""
 CHIP_PADDING = 0.05
 CHIP_FILL = 0.1
 """Opacity of a quoted token's chip: faint enough that the query's blue keeps 4.5:1 on it (4.59:1 on the dark page)."""
-
-
-class KeptName(str):
-    """A header never cut with "…": the focus token's and its top keys' names
-    (:attr:`blockviz.scenes.base.RecordScene.token_names`). A kept column header takes its whole
-    width, its neighbours on the axis are shortened further to make room, and cells widen only
-    when two kept names side by side need it."""
 
 
 def header_widths(
@@ -90,55 +83,8 @@ def kept_pitch(natural: Sequence[float], kept: Sequence[bool], gap: float = HEAD
 
 
 def is_quoted(name: str) -> bool:
-    """Whether a header is a quoted token (:func:`~blockviz.scenes.text.token_face`: “.”), drawn on a chip."""
+    """Whether a header is a quoted token (:func:`~blockviz.scenes.token_axis.token_face`: “.”), drawn on a chip."""
     return len(name) >= 3 and name[0] == "\u201c" and name[-1] == "\u201d"
-
-
-def visible_slots(n: int, focus: int, limit: int = MAX_SLOTS, keep: Sequence[int] = ()) -> list[int | None]:
-    """The positions of an axis of length ``n`` to draw: at most ``limit`` slots, ``None`` = ⋯.
-
-    All positions if ``n <= limit``; otherwise ``focus``, the first position and the positions
-    of ``keep`` (in their order, e.g. the keys the focus attends to most) are never left out,
-    then ``focus``'s neighbours fill the slots left, nearest first; ⋯ stands wherever positions
-    are left out (a gap of one position is drawn instead: it costs the same slot).
-    ``visible_slots(13, 6)`` → ``[0, None, 4, 5, 6, 7, 8, None]``;
-    ``visible_slots(13, 7, keep=[1, 5])`` → ``[0, 1, None, 5, 6, 7, 8, None]``.
-    """
-    if n <= limit:
-        return list(range(n))
-    focus = min(max(focus, 0), n - 1)
-    chosen: set[int] = set()
-    for position in dict.fromkeys([focus, 0, *(p for p in keep if 0 <= p < n)]):
-        if len(slots_between(n, chosen | {position})) <= limit:
-            chosen = _filled(n, chosen | {position})
-    for distance in range(1, n):
-        for position in (focus - distance, focus + distance):
-            if 0 <= position < n and position not in chosen and len(slots_between(n, chosen | {position})) <= limit:
-                chosen = _filled(n, chosen | {position})
-    return slots_between(n, chosen)
-
-
-def _filled(n: int, chosen: set[int]) -> set[int]:
-    """``chosen`` with every gap of a single position filled (it takes the ⋯'s slot)."""
-    ordered = sorted(chosen)
-    singles = {low + 1 for low, high in zip(ordered, ordered[1:]) if high - low == 2}
-    if ordered and ordered[-1] == n - 2:
-        singles.add(n - 1)
-    return chosen | singles
-
-
-def slots_between(n: int, chosen: set[int]) -> list[int | None]:
-    """Grid slots for the positions ``chosen`` of ``n``: ``None`` (⋯) for every run skipped, at the end too."""
-    slots: list[int | None] = []
-    previous = -1
-    for position in sorted(chosen):
-        if position > previous + 1:
-            slots.append(None)
-        slots.append(position)
-        previous = position
-    if previous < n - 1:
-        slots.append(None)
-    return slots
 
 
 def cell_width_for(values, decimals: int = 2, font_size: float = NUMBER_SIZE) -> float:
@@ -201,7 +147,7 @@ class NumberGrid(VGroup):
     fit_numbers
         Widen the cells to hold the longest number (``False`` for a pattern drawn without numbers).
     row_slots, column_slots
-        The slots to draw (:func:`visible_slots`' form), instead of eliding around the focus:
+        The slots to draw (:func:`~blockviz.scenes.token_axis.visible_slots`' form), instead of eliding around the focus:
         token axes pass the scene's choice (the focus, its top keys, the first token).
 
     Headers of one axis share one size: a name too long for its place is cut with "…"
@@ -311,6 +257,12 @@ class NumberGrid(VGroup):
         return [sum(sizes[:k]) + sizes[k] / 2 for k in range(len(sizes))]
 
     def _build_cells(self, filled: bool) -> None:
+        blank = Rectangle(  # copied: a copy costs a tenth of a new one
+            width=self.cell_width,
+            height=self.cell_height,
+            stroke_color=self.look.cell_edge,
+            stroke_width=self.look.cell_edge_width,
+        )
         for r, i in enumerate(self.row_slots):
             for c, j in enumerate(self.column_slots):
                 if i is None or j is None:
@@ -321,12 +273,7 @@ class NumberGrid(VGroup):
                         text(mark, self.font_size, self.look.muted).move_to(self._slot_center(r, c))
                     )
                     continue
-                cell = Rectangle(
-                    width=self.cell_width,
-                    height=self.cell_height,
-                    stroke_color=self.look.cell_edge,
-                    stroke_width=self.look.cell_edge_width,
-                )
+                cell = blank.copy()
                 cell.set_fill(
                     self.color_of(self.values[i][j], self.is_blocked(i, j)) if filled else self.look.background,
                     opacity=1,
@@ -359,7 +306,7 @@ class NumberGrid(VGroup):
         return self.color_rule == "signed" and math.isfinite(value) and abs(value) > self.color_limit
 
     def _kept_cell_width(self, column_names, size: float) -> float:
-        """The cell width at which kept column headers (:class:`KeptName`) side by side all fit
+        """The cell width at which kept column headers (:class:`~blockviz.scenes.token_axis.KeptName`) side by side all fit
         (:func:`kept_pitch`; 0 when none are neighbours)."""
         slots = [j for j in self.column_slots if j is not None]
         runs = [(a, b) for a, b in zip(self.column_slots, self.column_slots[1:]) if a is not None and b is not None]
@@ -571,8 +518,6 @@ __all__ = [
     "NumberGrid",
     "Highlight",
     "HighlightJump",
-    "visible_slots",
-    "KeptName",
     "header_widths",
     "kept_pitch",
     "as_rows",

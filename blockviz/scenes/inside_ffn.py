@@ -7,7 +7,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, Indicate, Line, VGroup
 
 from blockviz.record_fields import BY_NAME, axis_labels
-from blockviz.scenes.base import RecordScene, second_half
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import (
     activation_curve,
     activation_formula,
@@ -15,6 +15,7 @@ from blockviz.scenes.block_helpers import (
     shape_text,
     shown_value,
 )
+from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, recolour, second_half
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_of, row_height
@@ -25,16 +26,17 @@ from blockviz.scenes.text import formula, text, typeset
 from blockviz.scenes.wide import edges_and_largest, slots_of
 
 NAME = "ffn"
+TOKEN_AXIS = True
 ORDER = 120
 DESCRIPTION = "one row through the FFN: widen to d_ff, the activation curve, narrow back (gated: SiLU(gate) ⊙ up)"
 CHAPTER = "Inside the FFN"
 CAPTION = (
-    "The FFN widens one token's row to d_ff numbers, bends each through its activation, {activation}, and narrows it back; "
+    "The FFN widens one token's row to its hidden width, bends each through its activation, {activation}, and narrows it back; "
     "every row goes through the same function without reading any other row."
 )
 GATED_CHAPTER = "Inside the gated FFN ({glu})"
 GATED_CAPTION = (
-    "The gated FFN ({glu}) widens one token's row twice to d_ff numbers, a gate through {activation} and an up "
+    "The gated FFN ({glu}) widens one token's row twice to its hidden width, a gate through {activation} and an up "
     "projection, multiplies the two entry by entry and narrows the product back; every row goes through the same "
     "function without reading any other row."
 )
@@ -52,7 +54,7 @@ ACTIVATION_SAYS = {
     "gelu_tanh": "negative values squashed towards 0, positive ones kept",  # GPT-2's GELU, its tanh form
     "silu": "negative values squashed towards 0, positive ones kept",
 }
-"""What the activation does, after its name (:attr:`blockviz.config.BlockConfig.activation_name`)."""
+"""What the activation does, after its name (:attr:`blockviz.block_config.BlockConfig.activation_name`)."""
 
 
 def product_decimals(products, total_decimals: int = 2, most: int = 4) -> int:
@@ -115,10 +117,10 @@ class InsideFFN(RecordScene):
         its number — set in the grid, still to be shown)."""
         fill = post.color_of(post.values[0][j])
         label = post.number_at(0, j, fill=fill)
-        recolour = self.recolour(post, {(0, j): fill})
+        recolouring = recolour(self, post, {(0, j): fill})
         post.set_label(0, j, label)
-        self.adopt(post, [label])
-        return recolour, label
+        adopt(self, post, [label])
+        return recolouring, label
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -199,26 +201,26 @@ class InsideFFN(RecordScene):
         self.step(
             Reveal(rows["ln2"]),
             FadeIn(VGroup(*frames.values(), *ops, plot.frame)),
-            caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers",
+            caption=f"the normalized row of “{self.token_name(f)}”: the width, {d} numbers",
         )
         for name, frame in frames.items():  # the empty rows as whole grids from now on: their numbers go into them
             self.remove(frame)
             self.add(rows[name])
-        self.step(*self.fill(rows["ffn_pre"]), caption=f"the wide layer: {d} → d_ff = {d_ff} numbers")
+        self.step(*self.fill(rows["ffn_pre"]), caption=f"the wide layer: {d} → {d_ff} numbers, the FFN's hidden width")
         self.step(
             FadeIn(plot.curve),
             caption=f"the activation, {rec.config.activation_name}: {ACTIVATION_SAYS[rec.config.activation]}",
         )
         self.step(FadeIn(plot.dots), caption=dots_caption("row", d_ff, len(rows["ffn_pre"].shown_columns())))
         self.trace_entries(rows["ffn_pre"], rows["ffn_post"], plot.dots)
-        self.step(*self.fill(rows["ffn_out"]), caption=f"the narrow layer: back to d_model = {d}")
+        self.step(*self.fill(rows["ffn_out"]), caption=f"the narrow layer: back to the width, {d} numbers")
 
     def fill(self, grid: NumberGrid) -> list:
         """Animations colouring a row's cells and writing its numbers (the grid was drawn empty)."""
         keys = [(0, j) for j in grid.shown_columns()]
         fills = {key: grid.color_of(grid.values[0][key[1]]) for key in keys}
         labels = {key: grid.number_at(*key, fill=fills[key]) for key in keys}
-        return self.cascade(grid, fills, labels)
+        return cascade(self, grid, fills, labels)
 
     def trace_entries(self, pre: NumberGrid, post: NumberGrid, dots: VGroup) -> None:
         """Light each shown entry of ffn_pre (gated: ffn_gate), its dot on the curve, then its
@@ -243,7 +245,7 @@ class InsideFFN(RecordScene):
                 ),
                 Indicate(dots[j], scale_factor=1.8),
                 *recolour,
-                self.carry([height], [label]),
+                carry(self, [height], [label]),
                 run_time=self.entry_time,
             )
         self.play(*(FadeOut(light) for light in lights), run_time=0.3)
@@ -408,13 +410,14 @@ class InsideFFN(RecordScene):
         self.step(
             Reveal(grids[field]),
             FadeIn(VGroup(*frames.values(), *ops, rows["signs"], rows["rule"], rows["up_from"], plot.frame)),
-            caption=f"the normalized row of “{self.token_name(f)}”: d_model = {d} numbers",
+            caption=f"the normalized row of “{self.token_name(f)}”: the width, {d} numbers",
         )
         for key, frame in frames.items():
             self.remove(frame)
             self.add(grids[key])
         self.step(
-            *self.fill(grids["ffn_gate"]), caption=f"the gate: its weights widen the row, {d} → d_ff = {d_ff} numbers"
+            *self.fill(grids["ffn_gate"]),
+            caption=f"the gate: its weights widen the row, {d} → {d_ff} numbers, the FFN's hidden width",
         )
         self.step(FadeIn(plot.curve), caption=f"the gate goes through {name}: {ACTIVATION_SAYS[rec.config.activation]}")
         self.step(FadeIn(plot.dots), caption=dots_caption("gate", d_ff, len(grids["ffn_gate"].shown_columns())))
@@ -426,7 +429,7 @@ class InsideFFN(RecordScene):
         self.multiply_entries(grids["ffn_gate_act"], grids["ffn_up"], grids["ffn_post"])
         self.step(
             *self.fill(grids["ffn_out"]),
-            caption=f"the output weights narrow all {d_ff} entries back to d_model = {d}",
+            caption=f"the output weights narrow all {d_ff} entries back to the width, {d} numbers",
         )
 
     def multiply_entries(self, gate: NumberGrid, up: NumberGrid, post: NumberGrid) -> None:
@@ -487,7 +490,7 @@ class InsideFFN(RecordScene):
         box.set_y(before.cell_group.get_y())
         self.place(layout, title, grow=1.6)
         self.step(
-            self.one_after_another(Conceal(VGroup(*rows.values(), *ops, plot)), Reveal(layout)),
+            one_after_another(Conceal(VGroup(*rows.values(), *ops, plot)), Reveal(layout)),
             caption="the same function on every row",
             run_time=2.5 * self.step_time,  # two cascades in turn: ≤ 5 % of the pixels a frame
         )

@@ -6,8 +6,9 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene, second_half
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import adds_up_as_written, parameter_grid, shown_value
+from blockviz.scenes.choreography import carry, gather, lagged, recolour, second_half
 from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid
 from blockviz.scenes.layout import column_width
@@ -87,7 +88,7 @@ class LayerNormRow(RecordScene):
         ]  # the statistics' slots; their numbers arrive later
         self.step(
             FadeIn(VGroup(*frames, *names[1:], *side["note"], *marks)),
-            caption=f"the row of “{self.token_name(f)}” {io['enters']}: d_model = {self.record.config.d_model} numbers",
+            caption=f"the row of “{self.token_name(f)}” {io['enters']}: the width, {self.record.config.d_model} numbers",
         )
         for row, frame in zip(rows[1:], frames):
             self.remove(frame)
@@ -102,24 +103,24 @@ class LayerNormRow(RecordScene):
         x, centred, norm, gamma, beta, out = rows
         self.step(
             FadeIn(light, rate_func=after_the_carry),
-            self.gather(self.labels(x), side["mean"][1]),
+            gather(self, self.labels(x), side["mean"][1]),
             caption="its mean, μ",
         )
         self.step(
             self.around(light, centred),
-            self.carry(self.labels(x), self.labels(centred)),
-            *self.recolour(centred, centred.fills),
+            carry(self, self.labels(x), self.labels(centred)),
+            *recolour(self, centred, centred.fills),
             caption="subtract μ from every entry: the row centred on 0",
         )
         self.step(
             self.around(light, centred),
-            self.gather(self.labels(centred), side["variance"][1]),
+            gather(self, self.labels(centred), side["variance"][1]),
             caption="its variance σ²: the mean of the squared centred entries",
         )
         self.step(
             self.around(light, norm),
-            self.carry(self.labels(centred), self.labels(norm)),
-            *self.recolour(norm, norm.fills),
+            carry(self, self.labels(centred), self.labels(norm)),
+            *recolour(self, norm, norm.fills),
             FadeIn(side["epsilon"]),
             caption="divide by √(σ² + ε), ε a tiny number so nothing divides by 0: mean 0, variance 1",
         )
@@ -130,8 +131,8 @@ class LayerNormRow(RecordScene):
         )
         self.step(
             self.around(light, out),
-            self.carry(self.labels(norm), self.labels(out)),
-            *self.recolour(out, out.fills),
+            carry(self, self.labels(norm), self.labels(out)),
+            *recolour(self, out, out.fills),
             caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}",
             run_time=self.step_time * 2,  # the numbers fly past γ and β: slower, fewer pixels per frame
         )
@@ -141,13 +142,13 @@ class LayerNormRow(RecordScene):
         x, norm, gamma, out = rows
         self.step(
             FadeIn(light, rate_func=after_the_carry),
-            self.gather(self.labels(x), side["mean_sq"]),
+            gather(self, self.labels(x), side["mean_sq"]),
             caption="the mean of its squares, mean(x²): no mean is subtracted",
         )
         self.step(
             self.around(light, norm),
-            self.carry(self.labels(x), self.labels(norm)),
-            *self.recolour(norm, norm.fills),
+            carry(self, self.labels(x), self.labels(norm)),
+            *recolour(self, norm, norm.fills),
             FadeIn(side["epsilon"]),
             caption="divide every entry by √(mean(x²) + ε), the row's root mean square: its mean square becomes 1",
         )
@@ -158,8 +159,8 @@ class LayerNormRow(RecordScene):
         )
         self.step(
             self.around(light, out),
-            self.carry(self.labels(norm), self.labels(out)),
-            *self.recolour(out, out.fills),
+            carry(self, self.labels(norm), self.labels(out)),
+            *recolour(self, out, out.fills),
             caption=f"× γ, entry by entry: RMSNorm's output, {io['feeds']}",
             run_time=self.step_time * 2,  # the numbers fly past γ: slower, fewer pixels per frame
         )
@@ -175,9 +176,9 @@ class LayerNormRow(RecordScene):
         return [  # cell after cell (a cascade), each coloured then numbered
             animation
             for row in rows
-            for animation in self.lagged(
+            for animation in lagged(
                 [
-                    self.recolour(row, {(0, j): row.fills[0, j]}) + [FadeIn(row.labels[0, j], rate_func=second_half)]
+                    recolour(self, row, {(0, j): row.fills[0, j]}) + [FadeIn(row.labels[0, j], rate_func=second_half)]
                     for j in row.shown_columns()
                 ]
             )

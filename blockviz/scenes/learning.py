@@ -14,14 +14,17 @@ from manim import DOWN, LEFT, RIGHT, UP, VGroup
 
 from blockviz.errors import BlockvizError
 from blockviz.record_needs import training_missing
-from blockviz.scenes.base import RECORD_ENVIRONMENT_VARIABLE, RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, remainder, rounding_note, sum_decimals
+from blockviz.scenes.choreography import ghost_of, lagged
 from blockviz.scenes.fades import FadeIn, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import HEADER_SIZE, NUMBER_SIZE, WORK_SIZE
-from blockviz.scenes.text import number, shortened, text, token_face
-from blockviz.style import role_color
+from blockviz.scenes.shown import RECORD_ENVIRONMENT_VARIABLE
+from blockviz.scenes.text import number, shortened, text
+from blockviz.scenes.token_axis import token_face, visible_slots
+from blockviz.style import format_number, role_color
 from blockviz.toy import learning as checkpoints
 
 NAME = "learning"
@@ -50,9 +53,8 @@ class Learning(RecordScene):
     def construct(self) -> None:
         learning = self.learning
         head, word = learning.head, self.word
-        title = self.show_title(
-            f"A head forming in training: head {head}, “{word(learning.query)}” → “{word(learning.key)}”"
-        )
+        forming = "A head forming in training" if learning.formed else "A head in training"
+        title = self.show_title(f"{forming}: head {head}, “{word(learning.query)}” → “{word(learning.key)}”")
         grid, rows, result = self.build(title)
         self.grid = grid  # tests read its rows' step headers
         self.add(ghost_of(grid.cell_group, opacity=DIM).set_fill(opacity=0))
@@ -71,7 +73,7 @@ class Learning(RecordScene):
     def arrival(self, row: list[VGroup]) -> list:
         """A checkpoint's row arriving cell after cell (each cell with its number), then its
         sum and loss: a cascade, so no frame brings the whole row's colour at once."""
-        return self.lagged([[Reveal(part)] for part in row])
+        return lagged([[Reveal(part)] for part in row])
 
     # -- the numbers ----------------------------------------------------------------------------
     @property
@@ -265,8 +267,16 @@ class Learning(RecordScene):
         return f"step {learning.steps[k]}: {loss}{share} on “{self.word(top)}”"
 
     def last_caption(self) -> str:
+        """Whether the head formed, by the checkpoints' rule (:attr:`Learning.formed`): "head 0
+        formed: …" only then, else "head 1 did not form: its weight on “chicken” went from 0.08 to
+        0.05 by step 500"."""
         learning = self.learning
         first, last = learning.weights[0], learning.weights[-1]
+        if not learning.formed:
+            return (
+                f"head {learning.head} did not form: its weight on “{self.word(learning.key)}” went from "
+                f"{format_number(first, self.decimals)} to {format_number(last, self.decimals)} by step {learning.steps[-1]}"
+            )
         change = "rose" if last > first else "fell" if last < first else "stayed"
         held = (
             "most of the row" if last > 0.5 else "the largest share" if self.largest(-1) == learning.key else "a share"

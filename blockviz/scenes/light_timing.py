@@ -1,6 +1,6 @@
 """When a highlight is drawn around numbers that are carried across its edge.
 
-:meth:`blockviz.scenes.base.RecordScene.carry` and ``gather`` run in thirds of their play: the
+:func:`blockviz.scenes.choreography.carry` and ``gather`` run in thirds of their play: the
 copies move (on their chips), leave, then the targets arrive. A highlight framing the row they
 leave, or the row they land in, would have its edge cross them on the way; so it is gone before
 they move and back once they have landed:

@@ -7,6 +7,7 @@ import math
 from manim import DOWN, RIGHT, UP, AnimationGroup, TransformFromCopy, VGroup
 
 from blockviz.scenes.base import RecordScene
+from blockviz.scenes.choreography import adopt, lagged, one_after_another, recolour
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, row_height
@@ -14,6 +15,8 @@ from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE
 from blockviz.scenes.text import text
 
 NAME = "mask"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 60
 DESCRIPTION = "the causal mask M: later positions become −∞"
 CHAPTER = "The causal mask"
@@ -33,7 +36,7 @@ class Mask(RecordScene):
     grid is renamed "masked scores" when M is added, and the "+" before M leaves (M stays beside
     them, named in "masked scores = scaled scores + M")."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         rec = self.record
@@ -119,8 +122,8 @@ class Mask(RecordScene):
             self.remove(new)
             scores.header_group.add(new)
 
-        self._after_play.append(settle)
-        return [self.one_after_another(FadeOut(old), FadeIn(new))]
+        self.after_play.append(settle)
+        return [one_after_another(FadeOut(old), FadeIn(new))]
 
     def focus_caption(self) -> str:
         i = self.focus
@@ -145,17 +148,17 @@ class Mask(RecordScene):
             scores.label_group.remove(old)
             self.add(old)
             leaving.append(FadeOut(old))
-            self._after_play.append(lambda old=old: self.remove(old))
+            self.after_play.append(lambda old=old: self.remove(old))
             arrivals.append(TransformFromCopy(mask.labels[key], new))
-        self.adopt(scores, list(blocked.values()))
+        adopt(self, scores, list(blocked.values()))
         if not blocked:
             return []
         rows = sorted({i for i, _ in blocked})
-        return self.lagged(  # row after row (a cascade)
+        return lagged(  # row after row (a cascade)
             [
-                self.recolour(scores, {key: self.look.blocked for key in blocked if key[0] == i})
+                recolour(self, scores, {key: self.look.blocked for key in blocked if key[0] == i})
                 + [
-                    self.one_after_another(
+                    one_after_another(
                         AnimationGroup(*(fade for key, fade in zip(blocked, leaving) if key[0] == i)),
                         AnimationGroup(*(move for key, move in zip(blocked, arrivals) if key[0] == i)),
                     )

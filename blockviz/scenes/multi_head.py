@@ -7,10 +7,11 @@ import math
 from manim import DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Line, RoundedRectangle, VGroup, linear
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene, second_half
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_grid, shape_text, sum_decimals
+from blockviz.scenes.choreography import carry, lagged, one_after_another, recolour, second_half
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
 from blockviz.scenes.light_timing import after_the_caption
 from blockviz.scenes.look import (
@@ -23,9 +24,11 @@ from blockviz.scenes.look import (
 )
 from blockviz.scenes.symbols import parameter_symbol, symbol
 from blockviz.scenes.text import font_size_of, number, shortened, text, typeset
+from blockviz.scenes.token_axis import visible_slots
 from blockviz.style import text_color_on
 
 NAME = "multi-head"
+TOKEN_AXIS = True
 ORDER = 100
 DESCRIPTION = "heads side by side with their own weights; outputs concatenated, times W_O = attn_out"
 CHAPTER = "Multi-head attention"
@@ -228,8 +231,8 @@ class MultiHead(RecordScene):
         else:
             said = f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”"
         # the ⋯ under the chip leave before it comes and return after it has gone: never a mark on it
-        self.step(self.one_after_another(FadeOut(covered), Reveal(callout)), caption=said)
-        self.step(self.one_after_another(Conceal(callout), FadeIn(covered)), run_time=0.6, hold=0)
+        self.step(one_after_another(FadeOut(covered), Reveal(callout)), caption=said)
+        self.step(one_after_another(Conceal(callout), FadeIn(covered)), run_time=0.6, hold=0)
 
     def show_heads(self, heads: dict) -> None:
         rec, f = self.record, self.focus
@@ -256,12 +259,12 @@ class MultiHead(RecordScene):
             output.remove(labels)
             self.add(output)
             output.pending = labels
-        recolour = [animation for output in outputs for animation in self.recolour(output, output.fills)]
+        recolouring = [animation for output in outputs for animation in recolour(self, output, output.fills)]
         self.step(
             *(FadeIn(light) for light in heads["lights"].values()),
-            *recolour,
+            *recolouring,
             *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
-            caption=f"row “{self.token_name(f)}”: each head mixes {self.wording.head_values} by its weights, d_head = {rec.config.d_head} numbers",
+            caption=f"row “{self.token_name(f)}”: each head mixes {self.wording.head_values} by its weights, each head's width, {rec.config.d_head} numbers",
         )
 
     # -- concatenation and W_O ------------------------------------------------------------------
@@ -463,9 +466,8 @@ class MultiHead(RecordScene):
         return self.h * self.record.config.d_head + max(limit - 3, 0) // 2
 
     def concat_slots(self, limit: int) -> list[int | None]:
-        """The concatenation's positions (W_O's rows) drawn in ``limit`` slots: the rows that add
-        most to the focus row's output, most first (:func:`contributing_rows`)."""
-        return contributing_rows(self.record.projection_products(self.focus), limit)
+        """The concatenation's positions (W_O's rows) drawn in ``limit`` slots: :meth:`concat_focus`'s."""
+        return visible_slots(self.record.config.d_model, self.concat_focus(limit), limit)
 
     def head_segments(self, concat: NumberGrid, d_head: int) -> VGroup:
         """A bracket and a "head h" label over each head's columns of the concatenation."""
@@ -489,7 +491,7 @@ class MultiHead(RecordScene):
     def one_cell_after_another(self, fade, cells: list[VGroup], rate_func) -> AnimationGroup:
         """``fade`` (:class:`Reveal` or :class:`Conceal`) of each of ``cells`` in turn, the whole
         cascade timed by ``rate_func`` within the play."""
-        group = AnimationGroup(*self.lagged([[fade(cell)] for cell in cells]), rate_func=rate_func)
+        group = AnimationGroup(*lagged([[fade(cell)] for cell in cells]), rate_func=rate_func)
         group.cascade = True  # a grid's cells coming or going, as in a cascade
         return group
 
@@ -525,8 +527,8 @@ class MultiHead(RecordScene):
             VGroup(result.cell_group, result.header_group, result.ellipsis_group),
         )
         self.remove(*heads["outputs"].values(), *(output.pending for output in heads["outputs"].values()))
-        moves = self.carry(
-            [source for source, _ in pairs], [target for _, target in pairs]
+        moves = carry(
+            self, [source for source, _ in pairs], [target for _, target in pairs]
         )  # the same numbers, moving: no digit changes
         # the patterns leave before the sheet arrives in their place (no number on a half-gone cell);
         # W_O's rows are wide: its cells arrive one after another (each with its number)
@@ -541,11 +543,11 @@ class MultiHead(RecordScene):
         for animation in arrivals:
             animation.run_time = span
         self.step(
-            self.one_after_another(
+            one_after_another(
                 Conceal(VGroup(*heads["patterns"].values(), *heads["lights"].values()), run_time=span),
                 AnimationGroup(moves, *arrivals),
             ),
-            caption=f"concatenate: the heads' outputs side by side, d_model = {rec.config.d_model} numbers",
+            caption=f"concatenate: the heads' outputs side by side, the width, {rec.config.d_model} numbers",
             run_time=3 * self.step_time,  # two cascades in turn: ≤ 5 % of the pixels a frame
         )
         self.remove(*cells)
@@ -559,13 +561,14 @@ class MultiHead(RecordScene):
         parts = projection.parts
         concat, column, weights, terms = parts["concat"], parts["column"], parts["weights"], parts["terms"]
         rows = column.shown_rows()
-        carried = self.carry(
+        carried = carry(
+            self,
             [concat.labels[0, i] for i in rows if (0, i) in concat.labels],
             [column.labels[i, 0] for i in rows if (0, i) in concat.labels],
         )
         self.step(
             carried,
-            *self.recolour(column, column.fills),
+            *recolour(self, column, column.fills),
             caption=f"its entries stand beside the rows of the output weights ({shape_text(d_model, d_model)})…",
         )
         self.remove(*column.labels.values(), VGroup(column.cell_group, column.header_group, column.ellipsis_group))
@@ -618,7 +621,7 @@ class MultiHead(RecordScene):
         light = Highlight(look, result.cell_group)
         labels = [result.labels[0, j] for j in result.shown_columns()]
         self.step(
-            *self.recolour(result, result.fills),
+            *recolour(self, result, result.fills),
             FadeIn(VGroup(*labels), rate_func=second_half),
             FadeIn(light),
             caption=f"added down each column{' with the output bias' if self.has_bias else ''}: attention's output for “{self.token_name(f)}”",
@@ -637,23 +640,3 @@ def cells_of(grid: NumberGrid) -> list[VGroup]:
         for i in grid.shown_rows()
         for j in grid.shown_columns()
     ]
-
-
-def contributing_rows(products, limit: int) -> list[int | None]:
-    """The rows of W_O to draw in ``limit`` slots (``None`` = ⋮) for one query's projection
-    ``products`` ``(d_model, d_model)`` (entry (i, j) = concat_i · W_O[i, j]): every row when all
-    fit; else the ``limit − 1`` rows with the largest Σ_j |term|, most first, then a ⋮ for the rest.
-    A row that adds nothing is never drawn then.
-
-    >>> import torch
-    >>> contributing_rows(torch.tensor([[0.0, 0.0], [1.0, -2.0], [0.1, 0.0], [3.0, 0.0]]), 3)
-    [1, 3, None]
-    >>> contributing_rows(torch.eye(3), 3)
-    [0, 1, 2]
-    """
-    n = products.shape[0]
-    if n <= limit:
-        return list(range(n))
-    weight = products.abs().sum(dim=1).tolist()
-    ranked = [i for i in sorted(range(n), key=lambda i: (-weight[i], i)) if weight[i] > 0]
-    return [*ranked[: limit - 1], None]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, VGroup
 
-from blockviz.scenes.base import ghost_of
 from blockviz.scenes.block_helpers import ColumnSum, row_grid, shape_text
+from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, cell_width_for
 from blockviz.scenes.look import HEADER_SIZE, SUM_COLUMNS

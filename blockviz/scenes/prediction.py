@@ -13,15 +13,18 @@ from blockviz.errors import BlockvizError
 from blockviz.prediction import OTHERS, prediction_of
 from blockviz.record_fields import axis_labels
 from blockviz.record_needs import unembedding_missing
-from blockviz.scenes.base import DEFAULT_SENTENCE, RECORD_ENVIRONMENT_VARIABLE, RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import sum_decimals
+from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, is_quoted
 from blockviz.scenes.layout import column_width, fit_width, frame_text_width
 from blockviz.scenes.light_timing import caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.shown import DEFAULT_SENTENCE, RECORD_ENVIRONMENT_VARIABLE
 from blockviz.scenes.symbols import parameter_symbol, symbol
-from blockviz.scenes.text import font_size_of, number, shortened, text, token_face, typeset
+from blockviz.scenes.text import font_size_of, number, shortened, text, typeset
+from blockviz.scenes.token_axis import token_face
 from blockviz.style import format_number
 
 NAME = "prediction"
@@ -58,9 +61,9 @@ class Prediction(RecordScene):
     @property
     def record(self):
         if self._record is None and not _saved_record_named():
-            from blockviz.toy.recording import record_toy
+            from blockviz.recording import record
 
-            self._record = record_toy(DEFAULT_SENTENCE)
+            self._record = record(DEFAULT_SENTENCE)  # the trained toy model
         return super().record
 
     def construct(self) -> None:

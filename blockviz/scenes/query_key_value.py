@@ -8,7 +8,7 @@ import math
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, Line, TransformFromCopy, VGroup, config
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene, ghost_of, second_half
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import (
     TIMES,
     exact,
@@ -19,17 +19,32 @@ from blockviz.scenes.block_helpers import (
     rest_term,
     sum_decimals,
 )
+from blockviz.scenes.choreography import (
+    adopt,
+    carry,
+    cascade,
+    ghost_of,
+    one_after_another,
+    products_then_sum,
+    recolour,
+    second_half,
+    send,
+    travelling,
+)
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, visible_slots
+from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
 from blockviz.scenes.light_timing import after_the_caption, after_the_carry, out_before_the_move
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN, WORK_SIZE
 from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_shown, worked_pair
 from blockviz.scenes.symbols import indexed
 from blockviz.scenes.text import formula, number, text, typeset
+from blockviz.scenes.token_axis import visible_slots
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
 NAME = "qkv"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 40
 DESCRIPTION = "each row projected into a query, a key and a value for one head, one query entry worked by hand (rotary: q and k turned by their position)"
 CHAPTER = "Query, key, value"
@@ -147,7 +162,7 @@ class QueryKeyValue(RecordScene):
     (Su et al. 2021, Eq. 34) the focus's query and its top key are then turned pair by pair
     (``query_rot``, ``key_rot``; :mod:`blockviz.scenes.rotary`)."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         rec, h, f = self.record, self.h, self.focus
@@ -178,7 +193,7 @@ class QueryKeyValue(RecordScene):
         if rest:
             self.step(
                 *(animation for role in ROLES for animation in self.fill(grids[role], rest)),
-                caption=f"every row the same way: d_model = {rec.config.d_model} numbers in, d_head = {rec.config.d_head} out, three times",
+                caption=f"every row the same way, three times: the width's {rec.config.d_model} numbers in, a head's {rec.config.d_head} out",
             )
         if rec.architecture.rotary:
             self.rotate(title)
@@ -306,8 +321,8 @@ class QueryKeyValue(RecordScene):
 
     def matrices_caption(self) -> str:
         rec = self.record
-        shape = f"d_model × d_head = {rec.config.d_model} × {rec.config.d_head}"
-        return f"head {self.h}'s learned query, key and value weights: {shape} each"
+        shape = f"{rec.config.d_model} × {rec.config.d_head} each, width × head width"
+        return f"head {self.h}'s learned query, key and value weights: {shape}"
 
     @staticmethod
     def name_under(grid: NumberGrid, name: str, color: str, note: str = "") -> None:
@@ -321,7 +336,7 @@ class QueryKeyValue(RecordScene):
         columns = grid.shown_columns() if columns is None else columns
         keys = [(i, c) for i in rows for c in columns]
         fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
-        return self.cascade(grid, fills, {key: grid.number_at(*key, fill=fills[key]) for key in keys})
+        return cascade(self, grid, fills, {key: grid.number_at(*key, fill=fills[key]) for key in keys})
 
     def work_lines(self, source: NumberGrid, c: int) -> VGroup:
         """``q₂ of “it” = x₀ × W₀₂ + … + b₂`` over ``= p₀ + … + b₂ = q₂``: entry ``c`` of the
@@ -429,20 +444,20 @@ class QueryKeyValue(RecordScene):
         sources = [source.labels[f, m] for m in source.shown_columns()]
         self.step(
             FadeIn(rest_of_first),
-            self.carry(sources, lines.xs),
+            carry(self, sources, lines.xs),
             FadeOut(light, rate_func=out_before_the_move),
             caption=f"query entry {c}, the largest in size: the row times weight column {c}"
             + (", plus the bias…" if "attn.b_Q" in self.record.params else "…"),
         )  # one line: the work lines sit above the caption
-        self.step(self.products_then_sum(lines[1]), caption="…the products, added up: one number of the query")
+        self.step(products_then_sum(lines[1]), caption="…the products, added up: one number of the query")
         fill = grid.color_of(grid.values[f][c])
         cell_label = grid.number_at(f, c, fill=fill)
-        recolour = self.recolour(grid, {(f, c): fill})
+        recolouring = recolour(self, grid, {(f, c): fill})
         grid.set_label(f, c, cell_label)
-        self.adopt(grid, [cell_label])
+        adopt(self, grid, [cell_label])
         self.step(
-            *recolour,
-            self.carry([lines.total], [cell_label]),
+            *recolouring,
+            carry(self, [lines.total], [cell_label]),
             caption="it lands in the query's cell",
             hold=self.hold * 0.6,
         )
@@ -473,12 +488,12 @@ class QueryKeyValue(RecordScene):
     def absorb(self, sources, target):
         """One animation: copies of ``sources`` on their chips move as one row onto ``target``,
         shrinking to its height, and leave (the row becomes the formula's x)."""
-        copies = [self.travelling(label) for label in sources]
+        copies = [travelling(label, self.look) for label in sources]
         self.add(*copies)
-        self._after_play.append(lambda: self.remove(*copies))
+        self.after_play.append(lambda: self.remove(*copies))
         row = VGroup(*copies)
         move = row.animate.scale(min(1.0, target.height * 1.6 / row.height)).move_to(target)
-        return self.one_after_another(move, AnimationGroup(*(Conceal(copy) for copy in copies)))
+        return one_after_another(move, AnimationGroup(*(Conceal(copy) for copy in copies)))
 
     # -- rotary positions --------------------------------------------------------------------
     def rotate(self, title) -> None:
@@ -511,9 +526,7 @@ class QueryKeyValue(RecordScene):
         ghost, work_ghost = ghost_of(note, dial[0], opacity=0.15), ghost_of(*work.symbolic, opacity=0.15)
         leaving = [Conceal(m) for m in self.mobjects if m is not title and m is not self.caption]
         self.step(
-            self.one_after_another(
-                AnimationGroup(*leaving), AnimationGroup(Reveal(top), FadeIn(ghost), FadeIn(work_ghost))
-            ),
+            one_after_another(AnimationGroup(*leaving), AnimationGroup(Reveal(top), FadeIn(ghost), FadeIn(work_ghost))),
             caption=f"rotary positions: no position was added to x; instead the query and key are turned by their position ({f} for “{self.token_name(f)}”)",
         )
         half = query.half
@@ -546,7 +559,7 @@ class QueryKeyValue(RecordScene):
         self.step(
             FadeIn(VGroup(*work.symbolic)),
             FadeIn(signs),
-            self.carry(factors, work.factors),
+            carry(self, factors, work.factors),
             FadeOut(light, rate_func=out_before_the_move),
             caption="each entry of q′ mixes the pair's two entries by the angle's cos and sin: a rotation (RoFormer, Eq. 34)",
         )
@@ -590,7 +603,7 @@ class QueryKeyValue(RecordScene):
         centre_on(layout, VGroup(layout[0][1], key))  # the panels in the middle, not a long key name
         factor = layout[0].width / scale_before
         self.step(
-            self.one_after_another(Conceal(side), top.animate.scale(factor).move_to(layout[0]), Reveal(bottom)),
+            one_after_another(Conceal(side), top.animate.scale(factor).move_to(layout[0]), Reveal(bottom)),
             caption=f"the key of “{self.token_name(j)}”, one “{self.token_name(f)}” attends to most, turns by its own position, {j}",
         )
         self.step(
@@ -602,7 +615,7 @@ class QueryKeyValue(RecordScene):
         """The worked results slide into their cells of ``grid``, which take their numbers;
         ``light``, out of their way while they travel, frames the pair again once they land."""
         self.play(
-            self.send(list(results), [grid.cells[0, j] for j in columns]),
+            send(self, list(results), [grid.cells[0, j] for j in columns]),
             FadeIn(light, rate_func=after_the_carry),
             run_time=self.step_time * 0.8,
         )

@@ -5,8 +5,9 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, RoundedRectangle, VGroup
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene, ghost_of
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import ROUNDING_NOTE, ColumnSum, shape_text, sum_decimals
+from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width

@@ -8,6 +8,7 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import adds_to, exact, plus_before, remainder, sum_decimals
+from blockviz.scenes.choreography import carry, cascade, one_after_another, recolour, replace_labels, travelling
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height
@@ -15,6 +16,8 @@ from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.text import number, text
 
 NAME = "softmax"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 80
 DESCRIPTION = "row by row: subtract the row's max, exponentiate, add up, divide by the sum; rows sum to 1"
 CHAPTER = "Softmax"
@@ -41,7 +44,7 @@ class Softmax(RecordScene):
     scores, their exps and sum, the weights. Where keys are left out, they are one "+ N hidden" term
     (the record's total less the shown terms, in its own column). Every number is the record's."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         title = self.show_title(f"Softmax, row by row (head {self.h})")
@@ -265,22 +268,24 @@ class Softmax(RecordScene):
         self.play(highlight.over(grid.row(i)), run_time=0.4)
         self.step(
             FadeIn(work.query),
-            *self.recolour(score, score.fill),
-            self.carry([grid.labels[i, j] for j in self.slots_shown], [score.labels[0, j] for j in self.slots_shown]),
+            *recolour(self, score, score.fill),
+            carry(self, [grid.labels[i, j] for j in self.slots_shown], [score.labels[0, j] for j in self.slots_shown]),
             caption=f"query “{self.token_name(i)}”: its scores against each key",
         )
         self.add(score)
         self.step(FadeIn(work.m), caption="the row's largest score, m")
         self.step(
-            self.carry([score.labels[0, j] for j in self.slots_shown], [exps.labels[0, j] for j in self.slots_shown]),
-            *self.recolour(exps, exps.fill),
+            carry(self, [score.labels[0, j] for j in self.slots_shown], [exps.labels[0, j] for j in self.slots_shown]),
+            *recolour(self, exps, exps.fill),
             caption=f"subtract m, then exponentiate: every exp is ≤ 1{self.wording.exp_of_blocked}",
         )
         self.add(exps)
         self.step(FadeIn(work.side["exps"]), caption="add them up" + (" (the hidden keys too)" if self.hidden else ""))
         self.step(
-            self.carry([exps.labels[0, j] for j in self.slots_shown], [weights.labels[0, j] for j in self.slots_shown]),
-            *self.recolour(weights, weights.fill),
+            carry(
+                self, [exps.labels[0, j] for j in self.slots_shown], [weights.labels[0, j] for j in self.slots_shown]
+            ),
+            *recolour(self, weights, weights.fill),
             FadeIn(work.side["weights"]),
             caption="divide each by the sum: the weights, which add up to 1",
         )
@@ -325,19 +330,19 @@ class Softmax(RecordScene):
             self.shown_sum(row_labels, one)
             animations.append(FadeIn(VGroup(*side)))
         changes = (
-            self.cascade(grid, fills, labels)
+            cascade(self, grid, fills, labels)
             if lift is None
-            else self.recolour(grid, fills) + self.replace_labels(grid, labels)  # timed with the rising row
+            else recolour(self, grid, fills) + replace_labels(self, grid, labels)  # timed with the rising row
         )
         if lift is not None:  # the worked weights rise into the row they replace, arriving as the old scores leave
             rising = [
-                self.travelling(lift.labels[0, j]) for j in grid.shown_columns()
+                travelling(lift.labels[0, j], self.look) for j in grid.shown_columns()
             ]  # on their chips, then gone (number first)
             self.add(*rising)
-            self._after_play.append(lambda: self.remove(*rising))
+            self.after_play.append(lambda: self.remove(*rising))
             moves = [copy.animate.move_to(grid.cells[rows[0], j]) for copy, j in zip(rising, grid.shown_columns())]
             changes.append(
-                self.one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in rising)))
+                one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in rising)))
             )
         return changes + animations
 

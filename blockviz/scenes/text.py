@@ -10,7 +10,6 @@
   superscripts drawn, from each glyph's size in the SVG (:func:`glyph_scales`);
 * :func:`slim` — drop what a built SVG mobject only needed while being parsed;
 * :func:`shortened` — a text cut with "…" to fit a width (texts of one axis keep one size);
-* :func:`token_face` — a token as grids and captions draw it: punctuation in quotes (“.”);
 * :func:`font_size_of` — the size a text or formula is drawn at now, after any scaling.
 
 Building a ``Text`` costs ~10–20 ms, so each distinct one is built once and copied. Manim's text
@@ -37,7 +36,6 @@ from blockviz import style
 from blockviz.files import atomic_path
 from blockviz.scenes.look import FONT, HEADER_SIZE, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.scenes.pango_svg import glyph_points
-from blockviz.tokens import display_token, without_glyph
 
 _DIGITS = "0123456789"
 
@@ -113,22 +111,17 @@ def text_cache_path(shown: str, font_size: float, weight: str, layout: tuple) ->
     """Where the outlines of ``shown`` are kept: named by everything that changes them (string,
     size, weight, font, layout, Manim's and ManimPango's versions, the recipe). Plain arrays
     (``.npz`` read without pickles), so a file planted there can at worst be refused."""
-    from importlib import metadata
-
-    key = repr(
-        (
-            shown,
-            float(font_size),
-            weight,
-            FONT,
-            layout,
-            metadata.version("manim"),
-            metadata.version("manimpango"),
-            TEXT_RECIPE,
-        )
-    )
+    key = repr((shown, float(font_size), weight, FONT, layout, *_text_library_versions(), TEXT_RECIPE))
     digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     return Path(tempfile.gettempdir()) / "blockviz-text" / f"{digest}.npz"
+
+
+@functools.cache
+def _text_library_versions() -> tuple[str, str]:
+    """Manim's and ManimPango's versions, read once a process (each read scans the installed packages)."""
+    from importlib import metadata
+
+    return metadata.version("manim"), metadata.version("manimpango")
 
 
 def _build_text(shown: str, font_size: float, weight: str, layout: tuple) -> Text:
@@ -269,14 +262,6 @@ def shortened(
 ELLIPSIS = "\u2026"
 
 
-def token_face(token: str) -> str:
-    """A token as drawn in grids, chips and captions: :func:`blockviz.tokens.display_token`, and a
-    token with no letter, digit or symbol glyph of its own — punctuation, spaces, joiners, such
-    as "." — in quotes (“.”), so it is never a lone dot."""
-    shown = display_token(token)
-    return f"\u201c{shown}\u201d" if without_glyph(shown) else shown
-
-
 def font_size_of(mobject) -> float:
     """The font size ``mobject`` (a :func:`text`, :func:`number` or :func:`formula`) is drawn at
     now: the size it was built at times how much it has been scaled since."""
@@ -317,7 +302,9 @@ def number(
 
 
 @functools.lru_cache(maxsize=256)
-def _digit_glyphs(font_size: float, color: str, layout: tuple) -> tuple[list, list[tuple[float, float]]]:
+def _digit_glyphs(
+    font_size: float, color: str, layout: tuple
+) -> tuple[list, list[tuple[float, float]], list[tuple[float, float]]]:
     # The font's digits share one advance width (tabular figures), so a digit's place in a
     # number is the place of a "0" there, corrected by how the two glyphs sit in their boxes.
     row = _text_prototype(_DIGITS, font_size, color, "NORMAL", layout).submobjects
@@ -328,7 +315,16 @@ def _digit_glyphs(font_size: float, color: str, layout: tuple) -> tuple[list, li
         (glyph.get_left()[0] - (zero_left + index * advance), glyph.get_bottom()[1] - zero_bottom)
         for index, glyph in enumerate(row)
     ]
-    return row, offsets
+    return row, offsets, [_left_and_bottom(glyph) for glyph in row]
+
+
+def _left_and_bottom(glyph: Mobject) -> tuple[float, float]:
+    """``(glyph.get_left()[0], glyph.get_bottom()[1])``, the same numbers from one walk over its
+    outline's anchors instead of two."""
+    anchors = glyph.get_points_defining_boundary()
+    if len(anchors) == 0:  # as get_critical_point: a shape without points is at the origin
+        return 0.0, 0.0
+    return glyph.get_extremum_along_dim(anchors, dim=0, key=-1), glyph.get_extremum_along_dim(anchors, dim=1, key=-1)
 
 
 def numeral(shown: str, font_size: float = NUMBER_SIZE, color: str = "#ffffff") -> Text:
@@ -341,19 +337,19 @@ def numeral(shown: str, font_size: float = NUMBER_SIZE, color: str = "#ffffff") 
     label = _text_prototype(template, font_size, color, "NORMAL", layout).copy()
     if len(label.submobjects) != len(characters) or template == shown:
         return text(shown, font_size, color)
-    glyphs, offsets = _digit_glyphs(font_size, color, layout)
+    glyphs, offsets, corners = _digit_glyphs(font_size, color, layout)
     for glyph, char in zip(label.submobjects, characters):
         if char in _DIGITS and char != "0":
             digit = int(char)
-            source = glyphs[digit]
+            left, bottom = _left_and_bottom(glyph)
             shift = np.array(
                 [
-                    glyph.get_left()[0] + offsets[digit][0] - source.get_left()[0],
-                    glyph.get_bottom()[1] + offsets[digit][1] - source.get_bottom()[1],
+                    left + offsets[digit][0] - corners[digit][0],
+                    bottom + offsets[digit][1] - corners[digit][1],
                     0.0,
                 ]
             )
-            glyph.set_points(source.points + shift)
+            glyph.set_points(glyphs[digit].points + shift)
     label.text = label.original_text = shown
     label.shown = shown
     return label
@@ -549,7 +545,6 @@ __all__ = [
     "layout_key",
     "formula_cache_path",
     "shortened",
-    "token_face",
     "font_size_of",
     "ELLIPSIS",
     "typeset",

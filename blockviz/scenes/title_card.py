@@ -20,10 +20,12 @@ from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn
 from blockviz.scenes.layout import fit_width, frame_text_width, wrapped
 from blockviz.scenes.look import FRAME_MARGIN, Look
-from blockviz.scenes.text import text, token_face
+from blockviz.scenes.text import text
+from blockviz.scenes.token_axis import token_face
 from blockviz.tokens import display_token
 
 NAME = "title"
+TOKEN_AXIS = True
 ORDER = 0
 LECTURE_ONLY = True
 DESCRIPTION = "the lecture's title card: the sentence, its tokens and the block's sizes"
@@ -49,6 +51,17 @@ TOKEN_GAP = 0.14
 TOKEN_ROW_GAP = 0.18
 TOKEN_PADDING = 0.14
 BAND_GAP = 0.4
+
+
+SIZE_WORDS = {
+    "d_model": "width",
+    "n_heads": "heads",
+    "d_head": "head width",
+    "d_ff": "FFN width",
+    "activation": "activation",
+    "attention": "attention",
+}
+"""The words the card writes under each of the config's sizes (its code name → what a viewer reads)."""
 
 
 class TokenChips(VGroup):
@@ -156,7 +169,7 @@ class TitleCardLayout(VGroup):
         token_word = "token" if record.n == 1 else "tokens"
         self.grid_note = fit_width(
             text(
-                f"{record.n} {token_word} → a grid of {record.n} × {cfg.d_model} numbers: one row of d_model numbers per token",
+                f"{record.n} {token_word} → a grid of {record.n} × {cfg.d_model} numbers: one row of {cfg.d_model} numbers (the width) per token",
                 NOTE_FONT_SIZE,
                 look.muted,
             ),
@@ -172,7 +185,7 @@ class TitleCardLayout(VGroup):
             "attention": attention,
         }
         self.sizes = {name: on_baseline(shown, SIZE_VALUE_FONT_SIZE, look.text) for name, shown in shown_sizes.items()}
-        self.size_names = {name: on_baseline(name, SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
+        self.size_names = {name: on_baseline(SIZE_WORDS[name], SIZE_NAME_FONT_SIZE, look.muted) for name in shown_sizes}
         self.size_cards = fit_width(_size_cards(list(self.sizes.values()), list(self.size_names.values())), width)
         self.mask_note = fit_width(text(_mask_sentence(cfg.causal), NOTE_FONT_SIZE, look.muted), width)
         self.weights_note = fit_width(_weights_lines(cfg.seed, look, record.source), width)
@@ -244,12 +257,12 @@ def _mask_sentence(causal: bool) -> str:
 
 def weights_sentence(seed: int, source=None) -> tuple[str, str]:
     """What the weights are, in two lines, from ``source`` (the record's
-    :class:`~blockviz.config.Source`): a trained model's layer says whose weights; weights from
+    :class:`~blockviz.source.Source`): a trained model's layer says whose weights; weights from
     a file or given in Python say so; blockviz's trained toy model says so and what it is (its
     card's line, "trained: one block, N parameters, on M generated sentences, loss X"); the
     seeded block (or no source) says they are random.
 
-    >>> from blockviz.config import Source
+    >>> from blockviz.source import Source
     >>> weights_sentence(0, Source("trained", model="toy", note="trained: one block, 1,234 parameters"))
     ("trained weights: blockviz's toy model", 'trained: one block, 1,234 parameters')
     """
@@ -290,7 +303,7 @@ class TitleCard(RecordScene):
     it), the class attribute ``record`` (a :class:`~blockviz.block_record.BlockRecord`, for a
     two-line subclass), else :class:`~blockviz.scenes.base.RecordScene`'s default (``$BLOCKVIZ_RECORD``
     or ``blockviz.record("the cat sat")``). ``token``, ``head`` and ``to`` are used only to say
-    why ``head="auto"`` chose the head the lecture shows (:meth:`~blockviz.scenes.base.RecordScene.head_sentence`).
+    why ``head="auto"`` chose the head the lecture shows (:meth:`~blockviz.scenes.shown.Shown.head_sentence`).
     Pacing in seconds: ``intro_time``, ``tokens_time``, ``sizes_time``, ``hold_time``.
     """
 

@@ -19,6 +19,7 @@ from manim import DOWN, RIGHT, UP, Arrow, DashedVMobject, RoundedRectangle, VGro
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import ROUNDING_NOTE, adds_up_as_written
+from blockviz.scenes.choreography import cascade, fly, one_after_another, send
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height, wrapped
@@ -29,12 +30,13 @@ from blockviz.scenes.wide import edges_and_largest, hidden_note, slots_of
 from blockviz.tokens import display_token
 
 NAME = "tokens"
+TOKEN_AXIS = True
 ORDER = 20
 DESCRIPTION = "tokens become rows: embedding + position = the n × d_model input grid (a model's layer: its real input)"
 CHAPTER = "Tokens to grid"
-CAPTION = "Each token becomes one row of numbers: its embedding plus its position's {positions}, giving the n × d_model grid that enters the block."
+CAPTION = "Each token becomes one row of numbers: its embedding plus its position's {positions}, giving the grid that enters the block: one row per token, as wide as the residual stream."
 LATER_LAYER_CAPTION = (
-    "Each token has one row of numbers: layer {layer}'s input is layer {previous_layer}'s output, the n × d_model "
+    "Each token has one row of numbers: layer {layer}'s input is layer {previous_layer}'s output, the "
     "grid the layers before made from the tokens."
 )
 ROTARY_CAPTION = (
@@ -153,7 +155,7 @@ class TokensToGrid(RecordScene):
             else ""
         )
         self.step(
-            self.one_after_another(FadeOut(sentence), FadeIn(chips)),
+            one_after_another(FadeOut(sentence), FadeIn(chips)),
             caption=f"the sentence splits into {rec.n} {tokens}{drawn}{extra}",
         )
         row_headers = {id(member) for header in first.row_headers.values() for member in header.get_family()}
@@ -163,13 +165,13 @@ class TokensToGrid(RecordScene):
             for header in grid.header_group
             if id(header) not in row_headers and header is not grid.names
         ]
-        arrivals = [self.fly(chips.labels[i], first.row_headers[i]) for i in first.shown_rows()]
+        arrivals = [fly(self, chips.labels[i], first.row_headers[i]) for i in first.shown_rows()]
         self.step(*arrivals, FadeOut(chips), FadeIn(VGroup(*others)), caption="one row per token")
         self.remove(*(mobject for mobject in self.mobjects if mobject is not title and mobject is not self.caption))
         self.add(grids)
         self.play(self.refit(grids, title, bottom_space=self.bottom_space, grow=1.3), run_time=self.step_time * 0.6)
         says = {
-            "embed": f"each token's embedding: d_model = {rec.config.d_model} numbers",
+            "embed": f"each token's embedding: the width, {rec.config.d_model} numbers",
             "pos_embed": f"plus its position's {self.wording.positions}",
         }
         if rec.source.is_model:
@@ -351,7 +353,7 @@ class TokensToGrid(RecordScene):
         keys = [(i, j) for i in rows for j in grid.shown_columns()]
         fills = {key: grid.color_of(grid.values[key[0]][key[1]]) for key in keys}
         labels = {key: grid.number_at(*key, fill=fills[key]) for key in keys}
-        return self.cascade(grid, fills, labels)
+        return cascade(self, grid, fills, labels)
 
     def add_row(self, terms: list[NumberGrid], resid: NumberGrid, i: int, story: InputStory) -> None:
         """Row ``i``: its entries of the ``terms`` slide into x's row, where x's entries arrive
@@ -366,7 +368,7 @@ class TokensToGrid(RecordScene):
         sources = [grid.labels[i, j] for grid in terms for j in columns]
         targets = [resid.cells[i, j] for _ in terms for j in columns]
         self.play(
-            self.send(sources, targets),
+            send(self, sources, targets),
             *(FadeOut(light, rate_func=out_before_the_move) for light in lights),
             run_time=self.step_time,
         )

@@ -5,8 +5,9 @@ from __future__ import annotations
 from manim import DOWN, RIGHT, UP, Line, VGroup
 
 from blockviz.record_fields import axis_labels
-from blockviz.scenes.base import RecordScene, second_half
+from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, products_hold, remainder, sum_decimals
+from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, recolour, second_half
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
@@ -15,6 +16,8 @@ from blockviz.scenes.text import number, text
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
 NAME = "value-mixing"
+TOKEN_AXIS = True
+SHOWS_ONE_HEAD = True
 ORDER = 90
 DESCRIPTION = "weights scale the value rows; the scaled rows add up to the output row"
 CHAPTER = "Value mixing"
@@ -34,7 +37,7 @@ class ValueMixing(RecordScene):
     sign between weights and products is "=", or "≈" when a shown weight × shown value does not
     round to the shown product (:func:`~blockviz.scenes.block_helpers.products_hold`)."""
 
-    shows_one_head = True  # its first caption says why --head auto chose the head
+    shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
     def construct(self) -> None:
         rec = self.record
@@ -258,7 +261,7 @@ class ValueMixing(RecordScene):
         factors = [weights.labels[j, 0] for j in self.rows_shown for _ in products.shown_columns()]
         self.step(
             FadeIn(frame),
-            self.carry(sources, targets),
+            carry(self, sources, targets),
             *self.equals_sign("=" if products_hold(factors, sources, targets) else "≈"),
             caption="each value row times its weight",
         )
@@ -271,13 +274,13 @@ class ValueMixing(RecordScene):
         light = Highlight(look, output.row(i))
         fills = {(i, c): output.color_of(output.values[i][c]) for c in output.shown_columns()}
         labels = {(i, c): output.number_at(i, c, fill=fills[i, c]) for c in output.shown_columns()}
-        landing = self.recolour(output, fills)
+        landing = recolour(self, output, fills)
         for (row, c), label in labels.items():
             output.set_label(row, c, label)
-        self.adopt(output, list(labels.values()))
+        adopt(self, output, list(labels.values()))
         self.step(
             *landing,
-            self.carry([sums.totals[c] for c in output.shown_columns()], list(labels.values())),
+            carry(self, [sums.totals[c] for c in output.shown_columns()], list(labels.values())),
             FadeIn(light, rate_func=second_half),  # after the sums fly in
             caption=f"= the output row of “{self.token_name(i)}”",
         )
@@ -292,8 +295,8 @@ class ValueMixing(RecordScene):
         new = text(sign, TITLE_SIZE, self.look.text)
         new.scale(old.width / text(old.shown, TITLE_SIZE, self.look.text).width).move_to(old)  # the layout's scale
         self.equals = new
-        self._after_play.append(lambda: self.remove(old))
-        return [self.one_after_another(FadeOut(old), FadeIn(new))]
+        self.after_play.append(lambda: self.remove(old))
+        return [one_after_another(FadeOut(old), FadeIn(new))]
 
     def fill(self, output: NumberGrid, rows: list[int]) -> list:
         keys = [(i, c) for i in rows for c in output.shown_columns()]
@@ -301,4 +304,4 @@ class ValueMixing(RecordScene):
             return []
         fills = {key: output.color_of(output.values[key[0]][key[1]]) for key in keys}
         labels = {key: output.number_at(*key, fill=fill) for key, fill in fills.items()}
-        return self.cascade(output, fills, labels)
+        return cascade(self, output, fills, labels)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from blockviz.scenes.grids import slots_between
+from blockviz.scenes.token_axis import slots_between
 
 
 def largest_entries(values: Sequence[float], count: int, first: int = 1) -> list[int]:

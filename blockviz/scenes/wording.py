@@ -1,7 +1,7 @@
 """How captions and chapter titles name the block's steps, read from the record's architecture:
 the one place that says where another architecture's wording differs from blockviz's toy block.
 
-The toy block is one architecture among several (:class:`blockviz.config.Architecture`): a
+The toy block is one architecture among several (:class:`blockviz.architecture.Architecture`): a
 decoder (causal mask), pre-norm LayerNorm, sinusoidal positions added to the input, a plain
 FFN. A caption written for it would name steps BERT or Llama lack ("blocked keys get exactly 0"
 on an encoder, "subtracts its mean" on RMSNorm), so scene modules say what differs in two ways,
@@ -20,7 +20,7 @@ Scenes word their own captions from the same value (``scene.wording``): ``wordin
 ``wording.positions``… A name outside :data:`PHRASES` in a module's literal is refused when the
 catalogue reads it.
 
->>> from blockviz.config import Architecture
+>>> from blockviz.architecture import Architecture
 >>> llama = Wording(Architecture(norm="rmsnorm", positions="rotary", ffn="gated", causal=True), "SiLU")
 >>> llama.facts, llama.fill("{norm}, then the {glu} FFN")
 (('RMSNORM', 'ROTARY', 'GATED'), 'RMSNorm, then the SwiGLU FFN')
@@ -33,7 +33,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from blockviz.config import Architecture
+from blockviz.architecture import Architecture
 
 FACTS = {
     "ENCODER": "no causal mask: every position may use every position (BERT, MiniLM)",
@@ -72,7 +72,7 @@ GLU_NAMES = {"SiLU": "SwiGLU", "GELU": "GeGLU", "GELU (tanh)": "GeGLU", "ReLU": 
 @dataclass(frozen=True)
 class Wording:
     """The words for one record's block: its ``architecture``, its ``activation`` as written on
-    screen (``"GELU"``, ``"SiLU"``: :attr:`blockviz.config.BlockConfig.activation_name`) and, for
+    screen (``"GELU"``, ``"SiLU"``: :attr:`blockviz.block_config.BlockConfig.activation_name`) and, for
     a trained model's layer, which ``layer`` (0-based; 0 for a seeded block)."""
 
     architecture: Architecture

@@ -4,13 +4,17 @@ Files (every one but :data:`TIMING` the same bytes for the same options, on ever
 with AVX2 when torch is pinned, :mod:`blockviz.numerics`; else on one machine):
 
 - ``model.safetensors`` — the parameters, under the names a record's ``params`` uses: the
-  block's (``ln1.weight`` … ``ffn.b_out``), ``W_E`` ``(n_vocab, d_model)``, ``W_pos``
+  block's (``ln1.weight`` … ``ffn.b_out``; a model of several blocks, block K's as
+  ``blocks.K.ln1.weight`` …), ``W_E`` ``(n_vocab, d_model)``, ``W_pos``
   ``(max_tokens, d_model)``, ``ln_f.weight``, ``ln_f.bias``, ``W_U`` ``(d_model, n_vocab)``;
 - ``vocabulary.json`` — the words in id order, the unknown token first;
 - ``card.json`` — the model card: what it is in one line (``about``), the config, sizes,
-  steps, seed, the corpus recipe and grammar, the final loss, held-out accuracy, lesson figures;
+  steps, seed, the corpus recipe and grammar, the final loss, held-out accuracy, lesson figures
+  (a copy model's: ``task`` ``"copy"``, ``blocks``, the sequences' recipe and the copy measures,
+  :mod:`blockviz.toy.induction`; a card without ``blocks`` is of one block);
 - ``checkpoints.safetensors`` — the attention weights ``(n_heads, n, n)`` of each lesson
-  sentence at a few steps of training (``step<S>.<lesson>``), the steps and losses in its metadata;
+  sentence at a few steps of training (``step<S>.<lesson>``; a copy model's lessons are the copy
+  lesson's weights in each block, ``copy_block<K>``), the steps and losses in its metadata;
 - ``timing.json`` — seconds of wall-clock and CPU time the training took (differs every run).
 
 The folder is written whole into a temporary folder beside it and renamed into place, so an
@@ -29,13 +33,13 @@ from pathlib import Path
 
 import torch
 
-from blockviz.config import BlockConfig
+from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError, quoted
 from blockviz.files import temporary_folder, writable_folder, writing
 from blockviz.ownership import refuse_foreign, remember
-from blockviz.params import parameter_shapes
-from blockviz.toy import CARD, CHECKPOINTS
-from blockviz.toy.model import ToyModel
+from blockviz.source import CHECKPOINTS
+from blockviz.toy import CARD
+from blockviz.toy.model import ToyModel, file_shapes
 from blockviz.toy.vocabulary import Vocabulary
 
 FORMAT = "blockviz-toy/1"
@@ -44,6 +48,8 @@ VOCABULARY = "vocabulary.json"
 TIMING = "timing.json"
 REPRODUCIBLE_FILES = (WEIGHTS, VOCABULARY, CARD, CHECKPOINTS)
 """The files retraining with the same options writes byte for byte (on any x86-64 CPU with AVX2, pinned)."""
+MAX_BLOCKS = 8
+"""Most blocks a toy model folder may have (``blockviz train --blocks``)."""
 CONFIG_KEYS = ("d_model", "n_heads", "d_ff", "activation", "ln_eps", "seed", "max_tokens", "vocab_size")
 
 
@@ -59,6 +65,10 @@ class ToyFolder:
     @property
     def config(self) -> BlockConfig:
         return self.model.config
+
+    @property
+    def n_blocks(self) -> int:
+        return self.model.n_blocks
 
 
 def _json(path: Path, what: str):
@@ -118,9 +128,10 @@ def _load(folder: Path, stamps) -> ToyFolder:
             f"the toy model in {str(folder)!r} has {vocabulary.size} words in {VOCABULARY} but its card says {config.vocab_size}: "
             "write the folder again with blockviz train -o DIR"
         )
+    n_blocks = _blocks(card, folder)
     tensors = _tensors(folder / WEIGHTS)
     where = f"the toy model {str(folder / WEIGHTS)!r}"
-    shapes = parameter_shapes(config)
+    shapes = file_shapes(config, n_blocks)
     extra = sorted(set(tensors) - set(shapes))
     if extra:
         raise BlockvizError(
@@ -139,9 +150,20 @@ def _load(folder: Path, stamps) -> ToyFolder:
             raise BlockvizError(
                 f"table {name!r} in {where} is not finite float32 numbers: write the folder again with blockviz train -o DIR"
             )
-    model = ToyModel(config, seeded=False)
+    model = ToyModel(config, seeded=False, n_blocks=n_blocks)
     model.load_parameters(tensors)
     return ToyFolder(model.eval(), vocabulary, card, folder)
+
+
+def _blocks(card: dict, folder: Path) -> int:
+    """The number of blocks the card gives (``blocks``; a card without it is the one-block toy's)."""
+    blocks = card.get("blocks", 1)
+    if type(blocks) is not int or not 1 <= blocks <= MAX_BLOCKS:
+        raise BlockvizError(
+            f"the card {str(folder / CARD)!r} gives {blocks!r} blocks, not a whole number from 1 to {MAX_BLOCKS}: "
+            "write the folder again with blockviz train -o DIR"
+        )
+    return blocks
 
 
 def _config(card: dict, folder: Path) -> BlockConfig:

@@ -35,6 +35,23 @@ class Learning:
     words: list[str]
     rows: list[list[float]]
 
+    @property
+    def formed(self) -> bool:
+        """Whether the checkpoints show the head forming (the one rule the learning scene and the
+        training figure both say): its last weight on ``key`` is at least
+        :data:`~blockviz.models.evidence.LEARNED_MARGIN` above its first and is the largest of its
+        last row. A model whose weight fell (0.084 → 0.053) did not form the head.
+
+        >>> Learning([0, 9], [None, 1.0], "", 0, 1, 0, [0.5, 0.9], ["a", "b"], [[0.5, 0.5], [0.9, 0.1]]).formed
+        True
+        >>> Learning([0, 9], [None, 1.0], "", 0, 1, 0, [0.5, 0.55], ["a", "b"], [[0.5, 0.5], [0.55, 0.45]]).formed
+        False
+        """
+        from blockviz.models.evidence import LEARNED_MARGIN
+
+        last = self.rows[-1]
+        return self.weights[-1] - self.weights[0] >= LEARNED_MARGIN and max(last) == last[self.key]
+
 
 def learning_of(folder: str | Path) -> Learning:
     """The :class:`Learning` of the toy model in ``folder``, every number read from its

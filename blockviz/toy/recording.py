@@ -1,4 +1,6 @@
-"""Recording a sentence through a trained toy model: the block's record plus the prediction.
+"""Recording a sentence through a trained toy model: the block's record plus the prediction
+(a toy model of several blocks, such as ``--model copy``: a stack, one view per block,
+:meth:`blockviz.block_record.BlockRecord.stacked`).
 
 The record is blockviz's own block (:func:`blockviz.record_fields.fields_for`) with the toy
 model's numbers: ``embed`` the rows of its learned ``W_E`` for the sentence's tokens (looked up
@@ -13,18 +15,22 @@ process's torch is pinned too, as in the ``blockviz`` program.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
 
 from blockviz.block_record import BlockRecord
-from blockviz.config import Source
 from blockviz.errors import BlockvizError, quoted
 from blockviz.numerics import pinned
+from blockviz.params import check_parameters, parameter_shapes
 from blockviz.record_fields import fields_for
+from blockviz.source import Source
+from blockviz.tensorfile import read_tensors
 from blockviz.tokens import tokenize
 from blockviz.toy import toy_folder
 from blockviz.toy.folder import ToyFolder, load_toy
+from blockviz.toy.model import STACK_SHARED, ToyModel
 
 
 class UnknownWordsWarning(UserWarning):
@@ -56,9 +62,17 @@ def toy_tokens(sentence: str, max_tokens: int) -> list[str]:
         ) from None
 
 
-def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
+def record_toy(
+    sentence: str, model: str | Path = "toy", params: str | Path | Mapping[str, torch.Tensor] | None = None
+) -> BlockRecord:
     """Run ``sentence`` through the toy model ``model`` (``"toy"`` or a folder ``blockviz
     train`` wrote) and record every intermediate tensor and the prediction.
+
+    ``params``: the model's parameters to use instead of its trained ones — a ``.safetensors``
+    or ``.json`` file of named tensors (the explorer's "download these parameters", or a saved
+    toy record), or named tensors (a record's ``params``); every parameter of the model
+    (:func:`~blockviz.params.parameter_shapes`, ``W_E`` … ``W_U``) of its shape, finite; other
+    names are ignored. Its vocabulary and positions stay the model's.
 
     Shapes as every record, plus ``logits`` and ``probs`` ``(n, n_vocab)``: row i scores the
     token after token i. Warns once (:class:`UnknownWordsWarning`) naming the words outside the
@@ -68,7 +82,9 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
     ------
     BlockvizError
         As :func:`~blockviz.toy.folder.load_toy`; for an empty sentence, one longer than the
-        model's positions, or one made only of words outside its vocabulary.
+        model's positions, or one made only of words outside its vocabulary; for ``params`` as
+        :func:`~blockviz.params.check_parameters` (a missing, misshapen or non-finite parameter)
+        or a file that cannot be read.
     """
     loaded = load_toy(toy_folder(model))
     config = loaded.config
@@ -89,19 +105,76 @@ def record_toy(sentence: str, model: str | Path = "toy") -> BlockRecord:
             ),
             stacklevel=2,
         )
+    note = describe(loaded) if params is None else f"{describe(loaded)}; parameters from {_where(params)}"
+    source = Source("trained", model=str(model), path=str(loaded.folder), note=note, vocabulary=loaded.vocabulary.words)
+    names = [spec.name for spec in fields_for(config)]
+    if loaded.n_blocks > 1:
+        if params is not None:
+            raise BlockvizError(
+                f"--params gives the parameters of a one-block toy model; {str(model)!r} has {loaded.n_blocks} blocks: "
+                "leave --params out"
+            )
+        return _record_stack(loaded, sentence, tokens, ids, source, names)
+    network = loaded.model if params is None else _with_params(config, params)
     cache: dict[str, torch.Tensor] = {}
     with torch.no_grad(), pinned():
-        loaded.model(torch.tensor(ids), cache)
-    params = {name: tensor.detach().clone() for name, tensor in loaded.model.parameters_by_name().items()}
-    source = Source(
-        "trained", model=str(model), path=str(loaded.folder), note=describe(loaded), vocabulary=loaded.vocabulary.words
-    )
-    names = [spec.name for spec in fields_for(config)]
+        network(torch.tensor(ids), cache)
+    used = {name: tensor.detach().clone() for name, tensor in network.parameters_by_name().items()}
     return BlockRecord(
         sentence=sentence,
         tokens=tokens,
         config=config,
         tensors={name: cache[name] for name in names},
-        params=params,
+        params=used,
         source=source,
     )
+
+
+def _record_stack(
+    loaded: ToyFolder, sentence: str, tokens: list[str], ids: list[int], source: Source, names: list[str]
+) -> BlockRecord:
+    """The record of a toy model of several blocks: one view per block, each its block's fields
+    and parameters, the embeddings, and its output through the final LayerNorm and W_U (the
+    last block's is the model's prediction, the earlier ones' the logit lens)."""
+    model = loaded.model
+    cache: dict[str, torch.Tensor] = {}
+    block_caches = [{} for _ in range(model.n_blocks)]
+    with torch.no_grad(), pinned():
+        model(torch.tensor(ids), cache, block_caches)
+        for block_cache in block_caches:
+            model.unembed(block_cache["resid_post"], block_cache)
+    every = {name: tensor.detach().clone() for name, tensor in model.parameters_by_name().items()}
+    shared = {name: every[name] for name in STACK_SHARED}
+    views = []
+    for index, block_cache in enumerate(block_caches):
+        prefix = f"blocks.{index}."
+        own = {name.removeprefix(prefix): tensor for name, tensor in every.items() if name.startswith(prefix)}
+        tensors = {**block_cache, "embed": cache["embed"], "pos_embed": cache["pos_embed"]}
+        views.append(
+            BlockRecord(
+                sentence=sentence,
+                tokens=tokens,
+                config=loaded.config,
+                tensors={name: tensors[name] for name in names},
+                params={**own, **shared},
+                source=source,
+            )
+        )
+    return BlockRecord.stacked(views)
+
+
+def _where(params) -> str:
+    return "the given tensors" if isinstance(params, Mapping) else repr(str(params))
+
+
+def _with_params(config, params) -> ToyModel:
+    """A toy model of ``config`` holding ``params`` (a file or named tensors), checked."""
+    if isinstance(params, Mapping):
+        tensors, where = dict(params), "the given parameters"
+    else:
+        tensors, where = read_tensors(params)[0], f"parameters file {str(params)!r}"
+    check_parameters(tensors, config, where, extra_allowed=True)
+    network = ToyModel(config, seeded=False)
+    with torch.no_grad():
+        network.load_parameters({name: tensors[name].to(torch.float32) for name in parameter_shapes(config)})
+    return network

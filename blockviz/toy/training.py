@@ -10,26 +10,34 @@ Hutter 2019) with a linear warm-up and a cosine decay of the learning rate.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import torch
 from torch.nn import functional as F
 
 from blockviz.errors import BlockvizError
 from blockviz.numerics import is_pinned, pinned
+from blockviz.toy.copying import CopySequence, copy_sequence
 from blockviz.toy.corpus import LESSON_SENTENCES, training_sentences, vocabulary_words
 from blockviz.toy.model import ToyModel
-from blockviz.toy.options import TrainOptions
+from blockviz.toy.options import TASKS, TrainOptions
 from blockviz.toy.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from blockviz.toy.induction import CopyMeasures
 
 
 @dataclass
 class Trained:
     """A finished run: the ``model``, its ``vocabulary``, the ``corpus`` sentences, the
     final ``loss`` (mean of the last 100 steps), the ``checkpoints``: step → (loss, the
-    attention weights of each lesson sentence, ``(n_heads, n, n)``), and whether torch was
-    ``pinned`` (:func:`blockviz.numerics.is_pinned`: the same bytes on every x86-64 CPU with AVX2)."""
+    attention weights of each lesson sentence, ``(n_heads, n, n)``), whether torch was
+    ``pinned`` (:func:`blockviz.numerics.is_pinned`: the same bytes on every x86-64 CPU with AVX2),
+    and for the copy task the ``measures`` at each checkpoint step (``corpus_size``: the
+    sequences seen)."""
 
     model: ToyModel
     vocabulary: Vocabulary
@@ -38,6 +46,7 @@ class Trained:
     loss: float
     checkpoints: dict[int, tuple[float, dict[str, torch.Tensor]]]
     pinned: bool
+    measures: dict[int, CopyMeasures] = field(default_factory=dict)
 
 
 def padded(encoded: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -95,23 +104,40 @@ def starting_weights(model: ToyModel, options: TrainOptions) -> None:
     with torch.no_grad():
         model.W_pos.mul_(options.position_init)
         if options.attention_init is not None:
-            start = torch.empty_like(model.block.attn.W_Q).normal_(
-                0.0, options.attention_init, generator=torch.Generator().manual_seed(options.seed + 3)
-            )
-            for kind in "QKV":
-                getattr(model.block.attn, f"W_{kind}").copy_(start)
+            generator = torch.Generator().manual_seed(options.seed + 3)
+            for block in model.stack:
+                start = torch.empty_like(block.attn.W_Q).normal_(0.0, options.attention_init, generator=generator)
+                for kind in "QKV":
+                    getattr(block.attn, f"W_{kind}").copy_(start)
+
+
+def check_options(options: TrainOptions) -> None:
+    """Raise :class:`BlockvizError` for steps < 1, an unknown task, or blocks < 1 (the lessons
+    task: exactly one block, the shipped toy's)."""
+    if isinstance(options.steps, bool) or not isinstance(options.steps, int) or options.steps < 1:
+        raise BlockvizError(f"steps must be a whole number ≥ 1, got {options.steps!r}")
+    if options.task not in TASKS:
+        raise BlockvizError(f"unknown task {options.task!r}: choose one of {', '.join(TASKS)}")
+    if isinstance(options.blocks, bool) or not isinstance(options.blocks, int) or options.blocks < 1:
+        raise BlockvizError(f"a model has 1 block or more, got {options.blocks!r}: choose --blocks 1 or more")
+    if options.task == "lessons" and options.blocks != 1:
+        raise BlockvizError("the lessons task trains one block: use --task copy for a stack of blocks")
 
 
 def train(options: TrainOptions, on_step: Callable[[int, float], None] | None = None) -> Trained:
     """Train the toy model with ``options``; ``on_step(step, loss)`` after each step (1-based).
 
+    ``options.task`` ``"copy"`` trains on the copy task instead (:func:`train_copy`).
+
     Raises
     ------
     BlockvizError
-        For sizes that do not divide (d_model by n_heads) or are out of range, or steps < 1.
+        For sizes that do not divide (d_model by n_heads) or are out of range, steps < 1, or a
+        task or number of blocks the toy does not have.
     """
-    if isinstance(options.steps, bool) or not isinstance(options.steps, int) or options.steps < 1:
-        raise BlockvizError(f"steps must be a whole number ≥ 1, got {options.steps!r}")
+    check_options(options)
+    if options.task == "copy":
+        return train_copy(options, on_step)
     vocabulary = Vocabulary(vocabulary_words())
     corpus = training_sentences(options.corpus)
     encoded = [vocabulary.encode(sentence) for sentence in corpus]
@@ -135,12 +161,67 @@ def train(options: TrainOptions, on_step: Callable[[int, float], None] | None = 
             logits = model(ids[:, :-1])
             targets = ids[:, 1:].masked_fill(torch.arange(ids.shape[1] - 1)[None] >= (lengths - 1)[:, None], -100)
             loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
-            losses.append(float(loss.detach()))
+            losses.append(_descend(optimiser, loss))
             if on_step is not None:
                 on_step(step + 1, losses[-1])
         final = sum(losses[-100:]) / len(losses[-100:])
         checkpoints[options.steps] = (final, lesson_weights(model, vocabulary))
     return Trained(model, vocabulary, options, len(corpus), final, checkpoints, is_pinned())
+
+
+def copy_batch(
+    sequences: list[CopySequence], vocabulary: Vocabulary
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """A batch of copy sequences as ``ids`` ``(batch, length)`` and the rows the loss is on:
+    ``(sequence, query)`` index pairs, each ``(pairs,)`` (every :attr:`CopySequence.predicted` query)."""
+    ids = torch.tensor([vocabulary.encode(" ".join(sequence.words)) for sequence in sequences])
+    pairs = [(index, query) for index, sequence in enumerate(sequences) for query, _ in sequence.predicted]
+    rows = torch.tensor(pairs)
+    return ids, rows[:, 0], rows[:, 1]
+
+
+def train_copy(options: TrainOptions, on_step: Callable[[int, float], None] | None = None) -> Trained:
+    """Train ``options.blocks`` blocks on the copy task (:mod:`blockviz.toy.copying`): each step
+    a batch of fresh seeded sequences, cross-entropy on the repeat's predictable tokens only.
+    The checkpoints hold, per step, the copy lesson's attention weights of each block
+    (``copy_block<K>``, ``(n_heads, n, n)``) and the copy measures (:func:`copy_measures`)."""
+    from blockviz.toy.induction import copy_lesson_weights, copy_measures
+
+    vocabulary = Vocabulary(vocabulary_words())
+    words = vocabulary.words[1:]
+    config = options.config(options.copy.length, vocabulary.size)
+    chooser = random.Random(f"copy training {options.copy.seed} {options.seed}")
+    with pinned():
+        torch.manual_seed(options.seed)
+        model = ToyModel(config, n_blocks=options.blocks)
+        starting_weights(model, options)
+        optimiser = torch.optim.AdamW(
+            model.parameters(), lr=options.learning_rate, weight_decay=options.weight_decay, foreach=True
+        )
+        checkpoints, measures = {}, {}
+        losses: list[float] = []
+        for step in range(options.steps):
+            if step in options.checkpoints:
+                checkpoints[step] = (losses[-1] if losses else math.nan, copy_lesson_weights(model, vocabulary))
+                measures[step] = copy_measures(model, vocabulary, options.copy)
+            for group in optimiser.param_groups:
+                group["lr"] = learning_rate(step, options)
+            sequences = [copy_sequence(chooser, words, options.copy) for _ in range(options.batch)]
+            ids, batch_rows, query_rows = copy_batch(sequences, vocabulary)
+            logits = model(ids)
+            loss = F.cross_entropy(logits[batch_rows, query_rows], ids[batch_rows, query_rows + 1])
+            losses.append(_descend(optimiser, loss))
+            if on_step is not None:
+                on_step(step + 1, losses[-1])
+        final = sum(losses[-100:]) / len(losses[-100:])
+        checkpoints[options.steps] = (final, copy_lesson_weights(model, vocabulary))
+        measures[options.steps] = copy_measures(model, vocabulary, options.copy)
+    return Trained(model, vocabulary, options, options.steps * options.batch, final, checkpoints, is_pinned(), measures)
+
+
+def _descend(optimiser: torch.optim.Optimizer, loss: torch.Tensor) -> float:
+    """One step of gradient descent on ``loss`` (a scalar); its value, for the loss curve."""
+    optimiser.zero_grad(set_to_none=True)
+    loss.backward()
+    optimiser.step()
+    return float(loss.detach())

@@ -39,7 +39,7 @@ ARCHITECTURES = {
     "an unembedding (the trained toy model, `--model toy`)": {"positional": "learned", "vocab_size": 70},
 }
 """The architectures the ``architecture-fields`` table compares with blockviz's own block: each
-is that block with one :class:`~blockviz.config.BlockConfig` choice changed (the trained toy
+is that block with one :class:`~blockviz.block_config.BlockConfig` choice changed (the trained toy
 model's learned positions add no field; its vocabulary adds the prediction)."""
 
 
@@ -79,7 +79,7 @@ def figures_table() -> str:
 
 def toy_fields() -> tuple:
     """The fields of a record of blockviz's own block, in data-flow order."""
-    from blockviz.config import BlockConfig
+    from blockviz.block_config import BlockConfig
     from blockviz.record_fields import fields_for
 
     return fields_for(BlockConfig())
@@ -90,7 +90,7 @@ def fields_table() -> str:
 
 
 def architecture_fields_table() -> str:
-    from blockviz.config import BlockConfig
+    from blockviz.block_config import BlockConfig
     from blockviz.record_fields import fields_for
 
     toy = [spec.name for spec in toy_fields()]

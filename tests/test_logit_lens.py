@@ -1,0 +1,104 @@
+"""The logit lens: each block's prediction through the final norm and unembedding, recorded."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+from support_stack import toy_stack
+
+from blockviz import BlockRecord, BlockvizError
+from blockviz.cli import main
+from blockviz.logit_lens import missing_lens
+from blockviz.prediction import lens_rows, prediction_of
+
+
+@pytest.fixture(scope="module")
+def stack():
+    return toy_stack(n_blocks=3)
+
+
+def test_the_last_blocks_lens_is_the_records_own_prediction(stack):
+    for row in range(stack.n):
+        rows = lens_rows(stack, row)
+        assert len(rows) == 3
+        own = prediction_of(stack, row)  # the record's probs
+        assert rows[-1].words == own.words and np.array_equal(rows[-1].probabilities, own.probabilities)
+        assert rows[0].words == prediction_of(stack.block(0), row).words
+        for guess in rows:
+            assert guess.probabilities.sum() + guess.others == pytest.approx(1, abs=1e-5)
+
+
+def test_a_one_block_toy_records_lens_is_its_prediction(stack):
+    one = stack.block(0)
+    assert [guess.words for guess in lens_rows(one, 2)] == [prediction_of(one, 2).words]
+
+
+@pytest.fixture(scope="module")
+def gpt2(tmp_path_factory):
+    pytest.importorskip("transformers")
+    from models_support import SENTENCE, gpt2_folder
+
+    from blockviz.recording import record
+
+    folder = gpt2_folder(tmp_path_factory.mktemp("gpt2"))
+    return folder, record(SENTENCE, str(folder), "all")
+
+
+def test_a_decoders_lens_is_its_hidden_states_through_ln_f_and_the_tied_unembedding(gpt2):
+    from models_support import SENTENCE
+    from transformers import AutoTokenizer, GPT2LMHeadModel
+
+    folder, rec = gpt2
+    model = GPT2LMHeadModel.from_pretrained(folder).eval()  # lm_head tied to wte
+    ids = AutoTokenizer.from_pretrained(folder)(SENTENCE, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        outputs = model(input_ids=ids, output_hidden_states=True)
+        after_block_0 = model.lm_head(model.transformer.ln_f(outputs.hidden_states[1]))[0].softmax(-1)
+    expected = [after_block_0, outputs.logits[0].softmax(-1)]  # the last hidden state has ln_f already
+    assert rec.lens.n_blocks == 2
+    for block, probabilities in enumerate(expected):
+        top = torch.topk(probabilities, 5, dim=-1)
+        for row in range(rec.n):
+            guess = lens_rows(rec, row)[block]
+            assert np.allclose(guess.probabilities, top.values[row].numpy(), atol=1e-5)
+            assert guess.others == pytest.approx(float(1 - top.values[row].sum()), abs=1e-5)
+
+
+def test_the_lens_is_saved_and_a_tampered_one_refused(gpt2, tmp_path):
+    _, rec = gpt2
+    path = tmp_path / "g.json"
+    rec.save(path)
+    loaded = BlockRecord.load(path)
+    assert loaded.lens == rec.lens
+    document = json.loads(path.read_text())
+    document["logit_lens"]["probs"][1][0][0] += 0.1
+    path.write_text(json.dumps(document))
+    with pytest.raises(BlockvizError, match="logit lens"):
+        BlockRecord.load(path)
+
+
+def test_record_prints_the_lens_table(gpt2):
+    folder, rec = gpt2
+    from models_support import SENTENCE
+
+    result = CliRunner().invoke(main, ["record", SENTENCE, "--model", str(folder), "--layer", "all", "--decimals", "3"])
+    assert result.exit_code == 0, result.output
+    table = result.output[result.output.index("logit lens") :].splitlines()
+    last = lens_rows(rec, rec.n - 1)[1]
+    assert table[3].split()[:3] == ["1", "(layer", "1)"]
+    assert f"{last.probabilities[0]:.3f}" in table[3] and table[3].rstrip().endswith("1.000")
+
+
+def test_an_encoder_says_why_it_has_none(tmp_path):
+    pytest.importorskip("transformers")
+    from models_support import SENTENCE, bert_folder
+
+    from blockviz.recording import record
+
+    rec = record(SENTENCE, str(bert_folder(tmp_path / "bert")), "all")
+    assert rec.lens is None and lens_rows(rec, 0) is None
+    assert "is an encoder (bidirectional, no unembedding): it predicts no next token" in missing_lens(rec)

@@ -1,0 +1,101 @@
+"""``--layer all`` and ranges: every chosen layer of a trained model in one record of several blocks,
+equal to the model's own hidden states (``output_hidden_states``)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from click.testing import CliRunner
+from models_support import packaged_model_installed
+
+pytest.importorskip("transformers")
+
+from blockviz import BlockRecord, BlockvizError  # noqa: E402
+from blockviz.cli import main  # noqa: E402
+from blockviz.recording import record  # noqa: E402
+
+CHICKEN = "The chicken didn't cross the road because it was too tired."
+
+
+@pytest.fixture(scope="module")
+def minilm_stack():
+    if not packaged_model_installed("minilm"):
+        pytest.fail("the packaged model minilm is not installed: make setup installs it")
+    return record(CHICKEN, "minilm", "all")
+
+
+@pytest.fixture(scope="module")
+def hidden_states():
+    from blockviz.models.loading import load_model
+    from blockviz.models.tokens import model_tokens
+
+    loaded = load_model("minilm")
+    ids = model_tokens(loaded.tokenizer, CHICKEN, 512, "minilm").ids
+    with torch.no_grad():
+        return loaded.model(input_ids=torch.tensor([ids]), output_hidden_states=True).hidden_states
+
+
+def test_every_layer_equals_the_models_hidden_states(minilm_stack, hidden_states):
+    assert len(minilm_stack.blocks) == 6 == len(hidden_states) - 1
+    for layer, view in enumerate(minilm_stack.blocks):
+        assert view.source.layer == layer
+        output = view.tensors[view.architecture.block_output]  # BERT is post-norm: resid_post_norm
+        assert torch.allclose(view.resid_pre, hidden_states[layer][0], atol=1e-4, rtol=0)
+        assert torch.allclose(output, hidden_states[layer + 1][0], atol=1e-4, rtol=0)
+
+
+def test_the_stack_passes_its_output_on_exactly_and_loads_back(minilm_stack, tmp_path):
+    for before, after in zip(minilm_stack.blocks, minilm_stack.blocks[1:]):
+        assert torch.equal(after.resid_pre, before.resid_post_norm)
+    minilm_stack.save(tmp_path / "m.safetensors")
+    loaded = BlockRecord.load(tmp_path / "m.safetensors")
+    assert [view.source.layer for view in loaded.blocks] == list(range(6))
+    assert torch.equal(loaded.block(3).weights, minilm_stack.block(3).weights)
+
+
+def test_a_range_records_those_layers_the_first_with_the_models_previous_output(minilm_stack):
+    part = record(CHICKEN, "minilm", "2-3")
+    assert [view.source.layer for view in part.blocks] == [2, 3]
+    alone = record(CHICKEN, "minilm", 2)
+    assert torch.equal(part.block(0).resid_pre, alone.resid_pre)  # the model's own hidden state 2
+    assert torch.equal(part.block(0).weights, alone.weights)
+    assert torch.allclose(part.block(0).prev_output, minilm_stack.block(1).resid_post_norm, atol=1e-4, rtol=0)
+    assert "prev_output" not in part.block(1).tensors  # its input is block 0's output, in the record
+
+
+def test_a_range_past_the_last_layer_is_refused():
+    with pytest.raises(BlockvizError, match="^layer 6 is out of range: .* has layers 0 to 5$"):
+        record(CHICKEN, "minilm", "4-6")
+
+
+def test_record_prints_the_chosen_block_of_every_layer(minilm_stack, tmp_path):
+    saved = tmp_path / "m.safetensors"
+    result = CliRunner().invoke(
+        main, ["record", CHICKEN, "--model", "minilm", "--layer", "all", "--block", "2", "--save", str(saved)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "block 2 of a stack of 6 (0–5" in result.output
+    assert "minilm (bert), layer 2 of 0–5" in result.output
+    assert len(BlockRecord.load(saved).blocks) == 6
+
+
+@pytest.mark.parametrize(
+    ("layer", "message"),
+    [
+        (
+            "all",
+            "Invalid value for --layer: all goes with a trained model's layers: the toy model's record holds every block already",
+        ),
+        ("0-1", "Invalid value for --layer: 0-1 goes with a trained model's layers"),
+        ("3-1", "the range '3-1' ends before it starts"),
+        ("x", "'x' is not a layer: give a layer from 0 (3), a range (0-3) or all"),
+    ],
+)
+def test_several_layers_of_the_toy_model_or_a_bad_range_are_one_line(tmp_path, layer, message):
+    saved = tmp_path / "r.json"
+    result = CliRunner().invoke(
+        main, ["record", "the cat sat", "--model", "toy", "--layer", layer, "--save", str(saved)]
+    )
+    assert result.exit_code == 2
+    assert message in result.output and len(result.output.strip().splitlines()) <= 3
+    assert not saved.exists()
