@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from manim import DOWN, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
+from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
 
 from blockviz import style
 from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, SCALE_FAMILIES, parameter_scale
@@ -47,18 +47,22 @@ NARROW_STRIP_WIDTH = 0.8
 STRIP_HEIGHT = 0.15
 STRIP_CELLS = 40
 """The strip is drawn as this many small rectangles, each the map's colour at its middle."""
-ROW_GAP = 0.05
+ROW_GAP = 0.07
 """Between two bars one under another."""
 BARS_PER_COLUMN = 2
 """The most bars one under another (the title's band holds two); more stand in columns."""
 COLUMN_GAP = 0.3
 """Between two columns of bars."""
+ROW_SPACING = 0.4
+"""Between two bars side by side in the row under the title."""
+BAND_GAP = 0.08
+"""Between the title and the row of bars under it, and between that row and the picture (5 px at 480p)."""
 TOP_MARGIN = 0.12
 """From the frame's top edge to a bar's name (the title's band: the title is kept clear of the bars)."""
 TITLE_GAP = 0.35
 """The least room between the title and the bars."""
 
-QUANTITY_WORDS = {"concat": "heads side by side", "projection_products": "products"}
+QUANTITY_WORDS = {"concat": "concat", "projection_products": "products"}
 """What a bar names a quantity that has no typeset name (:mod:`blockviz.symbols`)."""
 HEAD_FIELDS = ("head_outputs", "weighted_values")
 """Quantities of one head: a bar names them by the head (“head 1”)."""
@@ -367,12 +371,7 @@ class ColourBars:
         self.group = None
         changes = []
         if scales:
-            if len(scales) == 1:
-                self.group = VGroup(ColourBar(scales[0], scene.look))
-            else:
-                width = STRIP_WIDTH if len(scales) <= BARS_PER_COLUMN else NARROW_STRIP_WIDTH
-                self.group = stacked([ColourBar(scale, scene.look, True, width) for scale in scales])
-            self.group.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+            self.group = arranged_bars(scales, scene.look, scene.title_mobject)
             self.group.colour_bars = True
             changes.append(FadeIn(self.group))
             if scene.title_mobject is not None:
@@ -380,6 +379,38 @@ class ColourBars:
         if leaving is not None:  # the old bars go before the new come: no number over a fading strip
             changes[:1] = [LaggedStart(FadeOut(leaving), *changes[:1], lag_ratio=1.0)]
         return changes
+
+
+def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -> VGroup:
+    """The bars of ``scales`` placed in the top right corner, the title (``title``, at the top
+    left) kept at its size: beside the title if they fit there (one bar: its name above it; more:
+    :func:`stacked`); else in a row under the title, right-aligned, in the band :func:`layout_top`
+    keeps clear of the picture, the first bars beside the title when the row would not fit the
+    frame; else beside the title as they are (the title then shrinks: :func:`keep_clear`)."""
+    if len(scales) == 1:
+        group = VGroup(ColourBar(scales[0], look))
+    else:
+        width = STRIP_WIDTH if len(scales) <= BARS_PER_COLUMN else NARROW_STRIP_WIDTH
+        group = stacked([ColourBar(scale, look, True, width) for scale in scales])
+    group.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+    if title is None:
+        return group
+    room_left = title.get_left()[0] + natural_width(title) + TITLE_GAP
+    if room_left <= group.get_left()[0]:
+        return group
+    bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    frame_right = config.frame_width / 2 - FRAME_MARGIN
+    for k in range(len(bars)):
+        beside, under = VGroup(*bars[:k]), VGroup(*bars[k:])
+        for row in (beside, under):
+            if row.submobjects:
+                row.arrange(RIGHT, buff=ROW_SPACING).to_edge(RIGHT, buff=FRAME_MARGIN)
+        if (not k or beside.get_left()[0] >= room_left) and under.get_left()[0] >= -frame_right:
+            if k:
+                beside.align_to(title, UP)
+            under.align_to(title, DOWN).shift(DOWN * (BAND_GAP + under.height))
+            return VGroup(*bars)
+    return group
 
 
 def in_kept_order(scales: list[ShownScale], shown: list[ShownScale]) -> list[ShownScale]:
@@ -391,25 +422,42 @@ def in_kept_order(scales: list[ShownScale], shown: list[ShownScale]) -> list[Sho
 
 def keep_clear(title: Mobject, bars: Mobject) -> list:
     """Keep ``title`` (at the top left, :meth:`RecordScene.show_title`; or wherever a scene put
-    it) left of ``bars``, shrinking it if even flush with the frame's left margin it would reach
-    them; an animation if it changes, else none."""
-    room_right = bars.get_left()[0] - TITLE_GAP
-    if title.get_right()[0] <= room_right:
+    it) left of ``bars`` standing beside it, shrinking it if even flush with the frame's left
+    margin it would reach them, and back to its own size (:func:`natural_width`) when they leave
+    it room or stand under it; an animation if it changes, else none."""
+    natural = natural_width(title)
+    beside = bars.get_top()[1] > title.get_bottom()[1]
+    room_right = bars.get_left()[0] - TITLE_GAP if beside else config.frame_width / 2 - FRAME_MARGIN
+    if title.get_right()[0] <= room_right and abs(title.width - natural) < 1e-6:
         return []
     left_edge = -config.frame_width / 2 + FRAME_MARGIN
-    target = title.copy()
-    if target.width > room_right - left_edge:
-        target.scale_to_fit_width(room_right - left_edge)
-    target.align_to(title, UP).set_x(
-        max(min(title.get_x(), room_right - target.width / 2), left_edge + target.width / 2)
-    )
+    target = title.copy().scale_to_fit_width(min(natural, room_right - left_edge))
+    target.align_to(title, UP).align_to(title, LEFT)
+    if target.get_right()[0] > room_right:
+        target.shift(RIGHT * max(room_right - target.get_right()[0], left_edge - target.get_left()[0]))
     return [title.animate.become(target)]
 
 
+def natural_width(title: Mobject) -> float:
+    """The width ``title`` had when the bars first met it: its own size, which they never take from it
+    for good (noted on it as ``natural_width``)."""
+    if getattr(title, "natural_width", None) is None:
+        title.natural_width = title.width
+    return title.natural_width
+
+
 def layout_top(title: Mobject) -> float:
-    """The highest a scene's picture may reach under ``title``: 0.25 below it, and below the band
-    of two rows of bars in the top right however small the bars have made the title."""
-    return min(title.get_bottom()[1] - 0.25, config.frame_height / 2 - bars_band() - 0.1)
+    """The highest a scene's picture may reach under ``title``: below the row of bars that may
+    stand under it (:func:`arranged_bars`), and below the band of two rows of bars in the top
+    right however small the bars have made the title."""
+    under = 2 * BAND_GAP + bar_row_height()
+    return min(title.get_bottom()[1] - max(0.25, under), config.frame_height / 2 - bars_band() - 0.1)
+
+
+@functools.cache
+def bar_row_height() -> float:
+    """The height of one bar drawn on one line."""
+    return ColourBar(ShownScale("signed", 1.0, ("residual",)), look("dark"), one_line=True).height
 
 
 @functools.cache

@@ -345,7 +345,7 @@ class DotProducts(RecordScene):
         d_head = rec.config.d_head
         work = formula(f"$q \\cdot k \\,/\\, \\sqrt{{d_k}},\\quad d_k = {d_head}$", look.text, 36)
         self.settle(work.scale(min(1.0, self.work_box.height * 1.3 / work.height)))
-        # Raw and scaled scores share one colour scale, so the cells pale as their numbers shrink.
+        scores.take_values(rec.scaled_scores[h], ("scaled_scores", h))  # a scale the scaled scores fill
         fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}
         scaled = {
             (i, j): scores.number_at(

@@ -300,6 +300,15 @@ class NumberGrid(VGroup):
         self.scale_clipped = scale.largest > limit
         return limit
 
+    def take_values(self, values, source) -> None:
+        """Show ``values`` (the grid's shape; e.g. the scaled scores where the scores were) from now
+        on, their labels' sources ``source``, coloured on the scale chosen from them as a new
+        grid's would be (:meth:`_shown_scale`): cells recoloured with :meth:`color_of` after this
+        call take it, and so does the colour bar."""
+        self.values = as_rows(values)
+        self.source = source
+        self.color_limit = self._shown_scale()
+
     def is_clipped(self, i: int, j: int) -> bool:
         """Whether cell ``(i, j)`` holds a value beyond this grid's signed scale (drawn at its end colour, edged)."""
         value = self.values[i][j]
