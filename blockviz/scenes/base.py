@@ -17,7 +17,7 @@ from manim import (
 from manim.animation.animation import prepare_animation
 
 from blockviz.scenes import captions
-from blockviz.scenes.colour_bar import ColourBars, layout_top
+from blockviz.scenes.colour_bar import ColourBars, grids_in, layout_top, reserve_band, scales_of
 from blockviz.scenes.engine import EngineScene
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width
 from blockviz.scenes.look import FRAME_MARGIN, HOLD, TITLE_SIZE, look
@@ -102,6 +102,7 @@ class RecordScene(Shown, EngineScene):
         ``bottom_space`` (the caption's band, and any work line; at least
         :func:`~blockviz.scenes.captions.head_caption_band`), centred there."""
         bottom = -config.frame_height / 2 + max(bottom_space, captions.head_caption_band(self))
+        reserve_band(title, scales_of(self.record, grids_in([layout])), self.look)
         return fit_between(layout, layout_top(title), bottom, grow)
 
     def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):

@@ -396,19 +396,16 @@ def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -
     if title is None:
         return group
     room_left = title.get_left()[0] + natural_width(title) + TITLE_GAP
-    if room_left <= group.get_left()[0]:
+    if room_left <= group.get_left()[0] or not getattr(title, "band_under", False):
         return group
     bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
-    frame_right = config.frame_width / 2 - FRAME_MARGIN
     for k in range(len(bars)):
-        beside, under = VGroup(*bars[:k]), VGroup(*bars[k:])
-        for row in (beside, under):
-            if row.submobjects:
-                row.arrange(RIGHT, buff=ROW_SPACING).to_edge(RIGHT, buff=FRAME_MARGIN)
-        if (not k or beside.get_left()[0] >= room_left) and under.get_left()[0] >= -frame_right:
-            if k:
-                beside.align_to(title, UP)
-            under.align_to(title, DOWN).shift(DOWN * (BAND_GAP + under.height))
+        beside, under = stacked(bars[:k]), VGroup(*bars[k:]).arrange(RIGHT, buff=ROW_SPACING)
+        under.to_edge(RIGHT, buff=FRAME_MARGIN)
+        under.shift(UP * (natural_bottom(title) - BAND_GAP - under.get_top()[1]))
+        if k:
+            beside.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+        if (not k or beside.get_left()[0] >= room_left) and under.width <= config.frame_width - 2 * FRAME_MARGIN:
             return VGroup(*bars)
     return group
 
@@ -426,8 +423,8 @@ def keep_clear(title: Mobject, bars: Mobject) -> list:
     margin it would reach them, and back to its own size (:func:`natural_width`) when they leave
     it room or stand under it; an animation if it changes, else none."""
     natural = natural_width(title)
-    beside = bars.get_top()[1] > title.get_bottom()[1]
-    room_right = bars.get_left()[0] - TITLE_GAP if beside else config.frame_width / 2 - FRAME_MARGIN
+    beside = [bar for bar in bars.submobjects if bar.get_top()[1] > natural_bottom(title)]
+    room_right = min(bar.get_left()[0] for bar in beside) - TITLE_GAP if beside else config.frame_width / 2
     if title.get_right()[0] <= room_right and abs(title.width - natural) < 1e-6:
         return []
     left_edge = -config.frame_width / 2 + FRAME_MARGIN
@@ -436,6 +433,11 @@ def keep_clear(title: Mobject, bars: Mobject) -> list:
     if target.get_right()[0] > room_right:
         target.shift(RIGHT * max(room_right - target.get_right()[0], left_edge - target.get_left()[0]))
     return [title.animate.become(target)]
+
+
+def natural_bottom(title: Mobject) -> float:
+    """Where the bottom of ``title`` is at its own size (:func:`natural_width`), its top kept."""
+    return title.get_top()[1] - title.height * natural_width(title) / title.width
 
 
 def natural_width(title: Mobject) -> float:
@@ -448,10 +450,22 @@ def natural_width(title: Mobject) -> float:
 
 def layout_top(title: Mobject) -> float:
     """The highest a scene's picture may reach under ``title``: below the row of bars that may
-    stand under it (:func:`arranged_bars`), and below the band of two rows of bars in the top
+    stand under it, if :func:`reserve_band` noted one (:func:`arranged_bars`), and below the band of two rows of bars in the top
     right however small the bars have made the title."""
-    under = 2 * BAND_GAP + bar_row_height()
-    return min(title.get_bottom()[1] - max(0.25, under), config.frame_height / 2 - bars_band() - 0.1)
+    under = 2 * BAND_GAP + bar_row_height() if getattr(title, "band_under", False) else 0.25
+    return min(natural_bottom(title) - max(0.25, under), config.frame_height / 2 - bars_band() - 0.1)
+
+
+def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
+    """Note on ``title`` (``band_under``) that the picture keeps clear of a row of bars under it
+    (:func:`layout_top`) when the bars of ``scales`` — every scale the picture may show at once —
+    would not fit beside the title at its size; once noted, kept (a refit keeps the same room)."""
+    if not scales or getattr(title, "band_under", False):
+        return
+    bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    group = stacked(bars) if len(bars) > 1 else VGroup(ColourBar(scales[0], look))
+    room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
+    title.band_under = group.width > room
 
 
 @functools.cache
@@ -481,4 +495,5 @@ __all__ = [
     "bars_of",
     "grids_in",
     "family_words",
+    "reserve_band",
 ]
