@@ -17,10 +17,10 @@ from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import sum_decimals
 from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, is_quoted
+from blockviz.scenes.grids import Highlight, NumberGrid, is_quoted
 from blockviz.scenes.layout import fit_width, frame_text_width
 from blockviz.scenes.light_timing import caption_in, caption_out
-from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, CELL_WIDTH, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.shown import DEFAULT_SENTENCE, RECORD_ENVIRONMENT_VARIABLE
 from blockviz.scenes.text import font_size_of, number, text
 from blockviz.scenes.token_axis import token_face
@@ -110,38 +110,35 @@ class Prediction(RecordScene):
         vocabulary = rec.source.vocabulary or axis_labels("n_vocab", rec.tokens, n_vocab)
         order = [vocabulary.index(word) for word in guess.words]
         self.decimals = sum_decimals([([*guess.probabilities, guess.others], guess.total)])
-        width = max(
-            cell_width_for(rec.resid_post[f][None, :]),
-            cell_width_for(rec.ln_f[f][None, :]),
-        )
 
-        def row(field: str, name: str, values, columns=None) -> NumberGrid:
+        def column(field: str, name: str, values, rows=None) -> NumberGrid:
             return NumberGrid(
-                values[None, :],
+                values[:, None],
+                rows,
                 [name],
-                columns,
                 look,
                 colors="none",
-                source=lambda _, j: (field, f, j),
+                source=lambda i, _: (field, f, i),
                 row_header_color=look.text,
-                cell_width=width,
-                cell_height=ROW_HEIGHT,
+                cell_width=max(CELL_WIDTH, text(name, HEADER_SIZE).width + 0.1),
             )
 
-        features = axis_labels("d_model", rec.tokens, d)
-        output = row("resid_post", "output", rec.resid_post[f], features)
-        normed = row("ln_f", "normalised", rec.ln_f[f])  # words: a formula's subscript would fall under 11 px
+        output = column("resid_post", "output", rec.resid_post[f], axis_labels("d_model", rec.tokens, d))
+        normed = column("ln_f", "normalised", rec.ln_f[f])
         mean = number(rec.ln_f_mean[f].item(), HEADER_SIZE, look.muted, source=("ln_f_mean", f))
         variance = number(rec.ln_f_var[f].item(), HEADER_SIZE, look.muted, source=("ln_f_var", f))
-        norm_step = self.step_label(["final LayerNorm: mean", mean, ", variance", variance])
-        unembed_step = self.step_label([f"× the unembedding ({d} × {n_vocab}): a logit per word, then softmax"])
+        norm_step = self.step_label([["final LayerNorm"], ["mean", mean], ["variance", variance]])
+        unembed_step = self.step_label([["× the unembedding"], [f"{d} × {n_vocab}: a logit"], ["per word; softmax"]])
         table = self.ranked_words(order)
-        path = VGroup(output, norm_step, normed, unembed_step).arrange(DOWN, buff=0.2)
-        left = output.cell_group.get_left()[0]
-        normed.shift(RIGHT * (left - normed.cell_group.get_left()[0]))
-        for label in (norm_step, unembed_step):
-            label.align_to(output.cell_group, LEFT).shift(RIGHT * 0.15)
-        table.next_to(path, RIGHT, buff=0.35)
+        VGroup(output, norm_step, normed, unembed_step, table).arrange(RIGHT, buff=0.3)
+        for part in (normed, table):
+            part.shift(
+                UP * (output.cell_group.get_top()[1] - self.logits.cell_group.get_top()[1] if part is table else 0)
+            )
+            if part is normed:
+                part.shift(UP * (output.cell_group.get_top()[1] - normed.cell_group.get_top()[1]))
+        for step in (norm_step, unembed_step):
+            step.set_y(output.cell_group.get_y())
         parts = {
             "output": output,
             "norm": VGroup(norm_step, normed),
@@ -214,17 +211,23 @@ class Prediction(RecordScene):
             decimals=self.decimals,
         )
 
-    def step_label(self, pieces: list) -> VGroup:
-        """A short arrow down, then ``pieces`` (strings and number labels) as one line: the step
-        from the row above to the row below."""
+    def step_label(self, lines: list[list]) -> VGroup:
+        """An arrow to the right over ``lines`` (each a list of strings and number labels, one
+        line of words): the step from the part on the left to the part on the right."""
         look = self.look
+        written = VGroup(
+            *(
+                words_line(
+                    [text(piece, HEADER_SIZE, look.muted) if isinstance(piece, str) else piece for piece in line],
+                    HEADER_SIZE,
+                )
+                for line in lines
+            )
+        ).arrange(DOWN, buff=0.1)
         arrow = Arrow(
-            UP * 0.18, DOWN * 0.18, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.5
+            LEFT * 0.4, RIGHT * 0.4, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.3
         )
-        line = words_line(
-            [text(piece, HEADER_SIZE, look.muted) if isinstance(piece, str) else piece for piece in pieces], HEADER_SIZE
-        )
-        return VGroup(arrow, line).arrange(RIGHT, buff=0.15)
+        return VGroup(arrow, written).arrange(DOWN, buff=0.12)
 
     # -- the last caption, with the record's numbers ----------------------------------------------
     def predicted_caption(self, token: str) -> str:
