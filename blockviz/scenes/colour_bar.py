@@ -55,8 +55,8 @@ COLUMN_GAP = 0.3
 """Between two columns of bars."""
 ROW_SPACING = 0.4
 """Between two bars side by side in the row under the title."""
-BAND_GAP = 0.08
-"""Between the title and the row of bars under it, and between that row and the picture (5 px at 480p)."""
+BAND_GAP = 0.07
+"""Between the title and the row of bars under it, and between that row and the picture (4.2 px at 480p)."""
 TOP_MARGIN = 0.12
 """From the frame's top edge to a bar's name (the title's band: the title is kept clear of the bars)."""
 TITLE_GAP = 0.35
