@@ -6,14 +6,12 @@ import math
 
 from manim import DOWN, RIGHT, UP, AnimationGroup, TransformFromCopy, VGroup
 
-from blockviz.scale_limits import shown_limit
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.choreography import adopt, lagged, one_after_another, recolour
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, row_height
 from blockviz.scenes.look import CAPTION_SIZE, TITLE_SIZE
-from blockviz.scenes.shown_scales import shared_limit
 from blockviz.scenes.text import text
 
 NAME = "mask"
@@ -62,14 +60,6 @@ class Mask(RecordScene):
         # M is in the scores now: its "+" leaves, so the masked scores do not read as "+ M" once more
         self.step(*(FadeOut(light) for light in lights), FadeOut(plus), caption=self.rows_caption())
 
-    def unmasked_scale(self, slots) -> float:
-        """The scaled scores' colour scale chosen from the shown cells the mask lets through (the
-        cells it blocks are drawn as blocked once it is added: their values never colour the scale)."""
-        rec, h = self.record, self.h
-        shown = [i for i in slots if i is not None]
-        values = [rec.scaled_scores[h, i, j].item() for i in shown for j in shown if rec.mask[i, j] == 0]
-        return shared_limit(("scaled_scores", h), shown_limit(values))
-
     def build(self, title):
         rec, h, look = self.record, self.h, self.look
         slots = self.token_slots()
@@ -80,7 +70,6 @@ class Mask(RecordScene):
             self.token_names,
             look,
             source=("scaled_scores", h),
-            color_limit=self.unmasked_scale(slots),
             **common,
         )
         self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.body(), DOWN, buff=0.2)
