@@ -214,3 +214,31 @@ def test_a_scenes_bar_and_a_figures_bar_name_a_family_from_the_one_table():
     assert record_scale(rec, "ffn_pre").label.removesuffix(" (clipped)") == "FFN hidden layer"
     assert ShownScale("weights", 1.0).words == "weights (\u221a scale)"
     assert weights_scale().label == "weight (\u221a scale)"
+
+
+LABEL_GAP_PX = 4
+"""The least room between two labels (issue 36: "'it'" stood 2 px above "+ 10 more")."""
+
+
+def box_gap_px(one, other) -> float:
+    """Pixels at 854 × 480 between the bounding boxes of ``one`` and ``other`` (0 when they touch or overlap)."""
+    dx = max(other.get_left()[0] - one.get_right()[0], one.get_left()[0] - other.get_right()[0], 0.0)
+    dy = max(other.get_bottom()[1] - one.get_top()[1], one.get_bottom()[1] - other.get_top()[1], 0.0)
+    return max(dx, dy) * 480 / 8
+
+
+@pytest.mark.parametrize("scene_name", ["multi-head", "block-flow", "ffn", "dot-products"])
+def test_bars_keep_the_title_at_its_size_and_4_px_from_it_and_each_other(scene_name):
+    """After every play the title is its own size (bars that do not fit beside it stand in a row
+    under it) and every two of title and bars are at least 4 px apart, measured on their boxes."""
+    (entry,) = lookup([scene_name])
+
+    def watch(scene):
+        title, bars = scene.title_mobject, bars_of(scene)
+        boxes = [title, *bars] if title in scene.mobjects else bars
+        gaps = [box_gap_px(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1 :]]
+        return (title.width / title.natural_width if hasattr(title, "natural_width") else 1.0), min(gaps, default=99)
+
+    _, seen = play_by_play(entry.scene_class(), named_record("toy"), watch)
+    assert all(size == pytest.approx(1.0) for size, _ in seen), [size for size, _ in seen]
+    assert min(gap for _, gap in seen) >= LABEL_GAP_PX, seen
