@@ -305,7 +305,7 @@ def test_dot_products_score_rows_stand_level_with_their_query_rows(chicken_recor
         for grid in scene.mobjects
         if isinstance(grid, NumberGrid) and isinstance(grid.source, tuple)
     }
-    query, scores = grids["query"], grids["scores"]
+    query, scores = grids["query"], grids["scaled_scores"]  # the scores grid, its numbers scaled by the end
     assert 8 in scores.shown_rows() and scores.shown_rows() == query.shown_rows()
     for i in query.shown_rows():
         for j in scores.shown_columns():
