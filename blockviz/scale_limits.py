@@ -73,3 +73,61 @@ def _as_array(values) -> np.ndarray:
         return values
     values = values.detach().cpu()
     return values.float().numpy() if str(values.dtype) == "torch.bfloat16" else values.numpy()
+
+
+CLIPPED_SHARE = 0.05
+"""The most of a grid's shown cells a scale chosen from them (:func:`shown_limit`) may clip."""
+NICE_STEPS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+"""The mantissas a scale chosen from shown values ends at (:func:`nice_limit`): no step is more
+than 4/3 of the one before, so the value rounded up reaches at least 75 % of its scale."""
+
+
+def nice_limit(value: float) -> float:
+    """The smallest of :data:`NICE_STEPS` × 10^k at or above ``value`` (> 0): a colour bar's end
+    a viewer reads at a glance, and one several grids of like size share.
+
+    >>> nice_limit(0.93), nice_limit(5.89), nice_limit(21.18), nice_limit(3.0)
+    (1.0, 6.0, 25.0, 3.0)
+    """
+    exponent = np.floor(np.log10(value))
+    mantissa = value / 10.0**exponent
+    step = next(step for step in NICE_STEPS if step >= mantissa * (1 - 1e-9))
+    return float(round(step * 10.0**exponent, 12))
+
+
+@dataclass(frozen=True)
+class ShownLimit:
+    """The colour scale of one drawn grid: half-width ``limit``, the ``largest`` shown |value| and
+    the |value| ``end`` the scale was rounded up from; ``clipped`` when some shown values lie beyond ``limit``."""
+
+    limit: float
+    largest: float
+    end: float
+
+    @property
+    def clipped(self) -> bool:
+        """Whether some shown values lie beyond the scale (drawn at its end colours)."""
+        return self.largest > self.limit
+
+
+def shown_limit(values: Iterable[float]) -> ShownLimit:
+    """The colour scale of a grid chosen from what it shows: ``values``, the numbers of its drawn,
+    unblocked cells (−∞ and NaN ignored). The largest |value| rounded up (:func:`nice_limit`),
+    unless it is more than :data:`OUTLIER_FACTOR` times the |value| that clips
+    :data:`CLIPPED_SHARE` of the cells (the ``⌊0.05·n⌋``-th largest): then that |value| rounded
+    up, so one outlier does not make every other cell pale and at most 5 % of the cells are
+    clipped. The largest shown value reaches at least 75 % of the scale. A grid of zeros (or of
+    no finite value) gets the scale 1 (``end`` 0): any scale draws zeros white.
+
+    >>> shown_limit([0.93, -0.2, float("-inf")])
+    ShownLimit(limit=1.0, largest=0.93, end=0.93)
+    >>> scale = shown_limit([0.5] * 39 + [-40.0])
+    >>> scale.limit, scale.clipped
+    (0.5, True)
+    """
+    ranked = sorted((abs(value) for value in values if np.isfinite(value)), reverse=True)
+    if not ranked or ranked[0] <= ZERO_LIMIT:
+        return ShownLimit(1.0, ranked[0] if ranked else 0.0, 0.0)
+    largest, kept = ranked[0], ranked[int(CLIPPED_SHARE * len(ranked))]
+    end = kept if kept > ZERO_LIMIT and largest > OUTLIER_FACTOR * kept else largest
+    return ShownLimit(nice_limit(end), largest, end)

@@ -79,9 +79,9 @@ def test_the_shown_words_and_probabilities_are_the_records_five_largest():
     for value, index in zip(top.values, top.indices):
         assert probs[TOO, int(index)].shown == format_number(float(value), decimals)
     vocabulary = rec.source.vocabulary
-    headers = [scene.logits.column_headers[k].shown for k in range(5)]
+    headers = [scene.logits.row_headers[k].shown for k in range(5)]
     assert headers == [token_face(vocabulary[int(index)]) for index in top.indices]
-    drawn = [scene.probs.labels[0, k] for k in range(5)]  # in the grid's order: largest first
+    drawn = [scene.probs.labels[k, 0] for k in range(5)]  # one under another: largest first
     assert [label.source for label in drawn] == [("probs", TOO, int(index)) for index in top.indices]
 
 

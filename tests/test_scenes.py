@@ -306,7 +306,7 @@ def test_dot_products_score_rows_stand_level_with_their_query_rows(chicken_recor
         for grid in scene.mobjects
         if isinstance(grid, NumberGrid) and isinstance(grid.source, tuple)
     }
-    query, scores = grids["query"], grids["scores"]
+    query, scores = grids["query"], grids["scaled_scores"]  # the scores grid, its numbers scaled by the end
     assert 8 in scores.shown_rows() and scores.shown_rows() == query.shown_rows()
     for i in query.shown_rows():
         for j in scores.shown_columns():
@@ -692,17 +692,15 @@ def test_a_sum_of_one_beside_weights_that_make_0_99_says_approximately():
         assert beside == (not adds_to(parts, 1.0)), [part.shown for part in parts]
 
 
-def test_one_quantity_has_one_colour_scale_in_every_scene():
+def test_a_grid_is_coloured_on_a_scale_chosen_from_what_it_shows():
     dot_products, _ = built("dot-products", "default")
-    mixing, _ = built("value-mixing", "default")
-    rec = named_record("default")
-    grids = [m for scene in (dot_products, mixing) for m in scene.mobjects if isinstance(m, NumberGrid)]
-    # every grid of a record field is drawn on that field's family scale
-    assert {grid.color_limit for grid in grids if grid.color_rule == "signed"} <= {
-        rec.scale_limit(name) for name in rec.tensors
-    }
-    with pytest.raises(ValueError, match="colour scale"):
-        NumberGrid(np.zeros((2, 2)), None, None, look("dark"), source=("scores", 0))
+    grids = [m for m in dot_products.mobjects if isinstance(m, NumberGrid) and m.color_rule == "signed"]
+    assert grids
+    for grid in grids:  # its largest shown |value| fills 60 % of the scale at least, none beyond
+        shown = [abs(grid.values[i][j]) for i, j in grid.cells if not grid.is_blocked(i, j)]
+        assert 0.6 * grid.color_limit <= max(shown) <= grid.color_limit
+    lone = NumberGrid(np.array([[0.2, -2.4], [1.0, 0.0]]), None, None, look("dark"), source=("scores", 0))
+    assert lone.color_limit == 2.5  # outside a scene: its own scale, 2.4 rounded up
 
 
 # -- text, grids, formulas ------------------------------------------------------------------------------

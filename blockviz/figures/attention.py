@@ -26,7 +26,7 @@ from blockviz.figures.elision import (
     fitted_piece,
     numbers_flow,
 )
-from blockviz.figures.heatmap import record_scale, weights_scale
+from blockviz.figures.heatmap import record_scale, shown_scale, weights_scale
 from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.page import DEFAULT_WIDTH
 from blockviz.figures.panels import MatrixSpec, matrix_piece
@@ -59,7 +59,9 @@ def scores(request: FigureRequest) -> Figure:
     on the scores' one colour scale."""
     rec, page = request.record, request.page
     raw, scaled = as_array(rec.scores), as_array(rec.scaled_scores)
-    raw_scale, scaled_scale = record_scale(rec, "scores"), record_scale(rec, "scaled_scores")
+    heads, open_cells = list(request.heads), as_array(rec.mask) == 0
+    raw_scale = shown_scale("scores", raw[heads])
+    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, open_cells])  # the cells the mask lets through
     divide = rf"$\div\sqrt{{{rec.config.d_head}}}$"
     lines = heading(
         page,
@@ -110,9 +112,9 @@ def mask(request: FigureRequest) -> Figure:
     rec, page = request.record, request.page
     scaled, masked, m = as_array(rec.scaled_scores), as_array(rec.masked_scores), as_array(rec.mask)
     blocked = np.isneginf(m)
-    scaled_scale, masked_scale, mask_scale = (
-        record_scale(rec, name) for name in ("scaled_scores", "masked_scores", "mask")
-    )
+    heads = list(request.heads)
+    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, ~blocked])  # the blocked cells are drawn as blocked
+    masked_scale, mask_scale = scaled_scale, record_scale(rec, "mask")
     if rec.config.causal:
         lines = heading(page, titled("mask", f"blocked keys become {NEG_INF_LABEL}"), formulas.MASKED_SCORES)
         mask_title = "mask M"
@@ -154,7 +156,7 @@ def mask(request: FigureRequest) -> Figure:
                 share="scores",
             )
         )
-    lines.append(colorbar_line([scaled_scale, masked_scale], page))
+    lines.append(colorbar_line([scaled_scale], page))  # one scale: the masked scores are the scaled ones M lets through
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_SCORE_TEXT, filled=True)
     elif rec.config.causal:

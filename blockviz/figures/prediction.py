@@ -3,25 +3,66 @@ probabilities, the largest ones by word and the rest as one "+ others" term."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 from matplotlib.figure import Figure
 
-from blockviz.figures.heatmap import weights_scale
 from blockviz.figures.labels import token_label, token_named
-from blockviz.figures.layout import Flow, build_figure
-from blockviz.figures.panels import MatrixSpec, matrix_piece
-from blockviz.figures.parts import colorbar_line, heading, note, source_line, titled, work_line
+from blockviz.figures.layout import Flow, Slot, build_figure, fixed_piece, text_slot
+from blockviz.figures.parts import heading, note, source_line, titled, work_line
 from blockviz.figures.request import FigureRequest
 from blockviz.prediction import OTHERS, prediction_of
-from blockviz.style import WEIGHTS_SCALE_NAME, format_number
+from blockviz.style import format_number
+
+BAR_WIDTH_IN = 2.4
+"""The length of a probability's bar at probability 1 (inches)."""
+ROW_IN = 0.22
+"""From one word's bar to the next (inches)."""
 
 
-def probability_scale():
-    """The weights' colour scale (0–1 by √, :func:`~blockviz.figures.heatmap.weights_scale`),
-    its colour bar labelled "probability": both are shares of 1."""
-    return replace(weights_scale(), label=f"probability ({WEIGHTS_SCALE_NAME})")
+def probability_bars(words: list[str], values: list[float], theme, page, decimals: int) -> Slot:
+    """The words one under another, each with a horizontal bar as long as its probability and the
+    probability written after it (as Transformer Explainer draws them): the Axes is labelled
+    ``"prediction"``, the words ``"prediction:col"``, the numbers ``"prediction:cell"``. No colour
+    scale: a bar's length is its number."""
+    word_width = max(text_slot(word, page.tick).width for word in words)
+    number_width = text_slot(format_number(1.0, decimals), page.number).width
+
+    def draw(ax):
+        ax.set_label("prediction")
+        figure = ax.figure
+        ax.barh(range(len(values)), values, height=0.62, color=theme.query)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(len(values) - 0.5, -0.5)
+        ax.axis("off")
+        for k, (word, value) in enumerate(zip(words, values)):
+            colour = theme.muted_text if word == OTHERS else theme.text
+            figure.text(
+                -0.03,
+                k,
+                word,
+                transform=ax.transData,
+                ha="right",
+                va="center",
+                fontsize=page.tick,
+                color=colour,
+                label="prediction:col",
+            )
+            figure.text(
+                value + 0.02,
+                k,
+                format_number(value, decimals),
+                transform=ax.transData,
+                ha="left",
+                va="center",
+                fontsize=page.number,
+                color=theme.text,
+                label="prediction:cell",
+            )
+
+    room = page.content_width - word_width - number_width - 0.1
+    return Slot(
+        min(BAR_WIDTH_IN, room), ROW_IN * len(values), draw, key="prediction", left=word_width, right=number_width
+    )
 
 
 TITLE_WORDS = 3
@@ -32,11 +73,11 @@ def prediction(request: FigureRequest) -> Figure:
     """Figure: after the query token (``--token``, default the last word), the next-token
     probabilities ``probs[i]`` ``(n_vocab,)`` = softmax of the logits ``ln_f · W_U`` — the
     :data:`blockviz.prediction.TOP_WORDS` largest by word, then "+ others" (the remaining words' probabilities
-    summed), on the weights' 0–1 colour scale, and the written sum of the shown terms ("≈" when
+    summed), as horizontal bars of their length (:func:`probability_bars`), and the written sum of the shown terms ("≈" when
     the rounded terms do not add up to the rounded total exactly)."""
     rec, page, decimals = request.record, request.page, request.decimals
     guess = prediction_of(rec, request.query)
-    token, named_token = token_label(rec.tokens[guess.row], 24), token_named(rec.tokens[guess.row])
+    named_token = token_named(rec.tokens[guess.row])
     likeliest = [
         (word, shown)
         for word, value in zip(guess.words, guess.probabilities)
@@ -48,16 +89,9 @@ def prediction(request: FigureRequest) -> Figure:
         titled("prediction", f"after {named_token}, the block predicts {named}, \u2026"),
         r"$p = \mathrm{softmax}(\mathrm{LN}_f(y)\, W_U)$",
     )
-    values = np.append(guess.probabilities, guess.others)[None, :]
-    columns = [token_label(word) for word in guess.words] + [OTHERS]
-    spec = MatrixSpec(
-        values,
-        [token],
-        columns,
-        title=f"next-token probabilities after {named_token} (position {guess.row})",
-        xlabel="next word",
-    )
-    lines.append(Flow([matrix_piece(spec, probability_scale(), request.theme, page, "prediction", decimals)], rows=1))
+    values = [float(value) for value in np.append(guess.probabilities, guess.others)]
+    words = [token_label(word) for word in guess.words] + [OTHERS]
+    lines.append(Flow([fixed_piece(probability_bars(words, values, request.theme, page, decimals))], rows=1))
     terms = guess.terms(decimals)
     lines.append(
         work_line(
@@ -66,7 +100,6 @@ def prediction(request: FigureRequest) -> Figure:
             [" + ".join(terms), f"{guess.sign(decimals)} {format_number(guess.total, decimals)}"],
         )
     )
-    lines.append(colorbar_line([probability_scale()], page))
     lines.append(
         note(
             page,

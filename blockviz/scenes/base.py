@@ -17,11 +17,12 @@ from manim import (
 from manim.animation.animation import prepare_animation
 
 from blockviz.scenes import captions
-from blockviz.scenes.colour_bar import ColourBars
+from blockviz.scenes.colour_bar import ColourBars, grids_in, layout_top, reserve_band, scales_of
 from blockviz.scenes.engine import EngineScene
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width
 from blockviz.scenes.look import FRAME_MARGIN, HOLD, TITLE_SIZE, look
 from blockviz.scenes.shown import Shown
+from blockviz.scenes.shown_scales import scene_scales
 from blockviz.scenes.text import text
 
 
@@ -85,6 +86,7 @@ class RecordScene(Shown, EngineScene):
 
     def setup(self) -> None:
         self.camera.background_color = self.look.background
+        scene_scales()  # the grids of this scene share their colour scales (blockviz.scenes.shown_scales)
 
     def show_title(self, shown: str) -> Text:
         """Put ``shown`` at the top left of the frame (at once: titles are not animated), where
@@ -100,13 +102,14 @@ class RecordScene(Shown, EngineScene):
         ``bottom_space`` (the caption's band, and any work line; at least
         :func:`~blockviz.scenes.captions.head_caption_band`), centred there."""
         bottom = -config.frame_height / 2 + max(bottom_space, captions.head_caption_band(self))
-        return fit_between(layout, title.get_bottom()[1] - 0.25, bottom, grow)
+        reserve_band(title, scales_of(self.record, grids_in([layout])), self.look)
+        return fit_between(layout, layout_top(title), bottom, grow)
 
     def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):
         """An animation growing ``layout`` into the space :meth:`place` would give it now (after
         a secondary part has left): the main object takes the frame."""
         bottom = -config.frame_height / 2 + max(bottom_space, captions.head_caption_band(self))
-        scale, centre = fitting(layout, title.get_bottom()[1] - 0.25, bottom, grow)
+        scale, centre = fitting(layout, layout_top(title), bottom, grow)
         return layout.animate.scale(scale).move_to(centre)
 
     def tear_down(self) -> None:

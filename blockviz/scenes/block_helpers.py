@@ -72,8 +72,8 @@ def row_grid(
     empty: bool = False,
     color_limit: float | None = None,
 ) -> NumberGrid:
-    """Row ``i`` of the record's ``(n, d)`` field ``field`` as a 1 × d grid headed ``name``, on the
-    field's colour scale (or ``color_limit``, a scale one equation shares), its columns named by
+    """Row ``i`` of the record's ``(n, d)`` field ``field`` as a 1 × d grid headed ``name``, on a
+    scale chosen from its shown cells (or ``color_limit``, a scale one equation shares), its columns named by
     :func:`~blockviz.record_fields.axis_labels`.
 
     Label ``(0, j)`` has ``.source = (field, i, j)``; columns beyond ``max_columns`` are elided
@@ -88,7 +88,7 @@ def row_grid(
         columns,
         look,
         source=lambda _, j: (field, i, j),
-        color_limit=rec.scale_limit(field) if color_limit is None else color_limit,
+        color_limit=color_limit,
         column_focus=column_focus,
         max_columns=max_columns,
         row_header_color=header_color,
@@ -100,7 +100,7 @@ def row_grid(
 
 def parameter_grid(rec, name: str, look: Look, values=None, index=None, **grid_options) -> NumberGrid:
     """The parameter ``rec.params[name]`` (or ``values``, a view of it such as ``b[None, :]``) as a
-    grid on the parameter's own colour scale; label ``(i, j)`` has ``.source = ("params", name,
+    grid on a colour scale chosen from its shown cells; label ``(i, j)`` has ``.source = ("params", name,
     *index(i, j))`` (default ``index(i, j) = (i, j)``)."""
     index = index or (lambda i, j: (i, j))
     values = rec.params[name] if values is None else values
@@ -108,7 +108,6 @@ def parameter_grid(rec, name: str, look: Look, values=None, index=None, **grid_o
         values,
         look=look,
         source=lambda i, j: ("params", name, *index(i, j)),
-        color_limit=rec.scale_limit(name),
         **grid_options,
     )
 

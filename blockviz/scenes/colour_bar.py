@@ -23,32 +23,49 @@ A bar's end numbers are :func:`~blockviz.scenes.text.number` labels whose ``.sou
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from manim import DOWN, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
+from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
 
 from blockviz import style
 from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, SCALE_FAMILIES, parameter_scale
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
-from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look
+from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look, look
 from blockviz.scenes.text import number, text
+from blockviz.symbols import bare, symbol
 
 BAR_SIZE = MIN_FONT_SIZE + 1
 """Font size of a bar's name and numbers: the smallest legible (11 px at 480p) and a little more."""
 STRIP_WIDTH = 1.3
+NARROW_STRIP_WIDTH = 0.8
+"""A strip's width when the bars stand in more than one column."""
 STRIP_HEIGHT = 0.15
 STRIP_CELLS = 40
 """The strip is drawn as this many small rectangles, each the map's colour at its middle."""
-ROW_GAP = 0.05
+ROW_GAP = 0.07
 """Between two bars one under another."""
+BARS_PER_COLUMN = 2
+"""The most bars one under another (the title's band holds two); more stand in columns."""
+COLUMN_GAP = 0.3
+"""Between two columns of bars."""
+ROW_SPACING = 0.4
+"""Between two bars side by side in the row under the title."""
+BAND_GAP = 0.07
+"""Between the title and the row of bars under it, and between that row and the picture (4.2 px at 480p)."""
 TOP_MARGIN = 0.12
 """From the frame's top edge to a bar's name (the title's band: the title is kept clear of the bars)."""
 TITLE_GAP = 0.35
 """The least room between the title and the bars."""
 
+QUANTITY_WORDS = {"concat": "concat", "projection_products": "products"}
+"""What a bar names a quantity that has no typeset name (:mod:`blockviz.symbols`)."""
+HEAD_FIELDS = ("head_outputs", "weighted_values")
+"""Quantities of one head: a bar names them by the head (“head 1”)."""
 GAMMA_WORDS = "\u03b3"
 """The norms' parameters' bar of a record whose norms have no shift β (RMSNorm's)."""
 SHARED_WORDS = "activations"
@@ -77,16 +94,29 @@ class ShownScale:
     field: str = ""
     clipped: bool = False
     beta: bool = True
+    quantities: tuple[str, ...] = ()
+    named_quantities: bool = False
 
     @property
-    def words(self) -> str:
-        """The bar's name."""
+    def family_words(self) -> str:
+        """What the bar calls its families (“residual stream”, “activations” for several)."""
         if self.rule == "weights":
             return WEIGHTS_WORDS
         families = [family for family in self.families if family != PARAMETER_SCALE] or list(self.families)
+        if not families:
+            return SHARED_WORDS
         named = family_words(families[0]) if len(families) == 1 else SHARED_WORDS
         if families == [NORM_PARAMETER_SCALE] and not self.beta:
             named = GAMMA_WORDS
+        return named
+
+    @property
+    def words(self) -> str:
+        """The bar's name: its families, its quantities when another bar on screen is of the same
+        family (``named_quantities``), and “(clipped)” when some shown cells lie beyond it."""
+        named = self.family_words
+        if self.named_quantities:
+            named = ", ".join(self.quantities)
         return named + (" (clipped)" if self.clipped else "")
 
 
@@ -161,40 +191,79 @@ def grids_in(mobjects: Iterable[Mobject], page: str | None = None) -> list[Numbe
 
 
 def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
-    """The scales ``grids`` are coloured on, one per distinct (rule, limit), in the order met."""
-    fields = family_fields(record)
-    limits = {family: record.scale_of(field) for family, field in fields.items()}
-    found: dict[tuple[str, float], list[str]] = {}
+    """The scales ``grids`` are coloured on, one per distinct (rule, limit), in the order met.
+    A signed scale is chosen from the grids' shown cells (:func:`~blockviz.scale_limits.shown_limit`),
+    so its ends are :data:`~blockviz.scale_limits.NICE_STEPS` values, numbered as constants; when two scales on screen
+    are of one family, each bar names its quantities too (“residual stream: x”)."""
+    found: dict[tuple[str, float], dict] = {}
     for grid in grids:
         rule = grid_rule(grid)
         if rule is None:
             continue
         key = (rule, 1.0 if rule == "weights" else float(grid.color_limit))
-        families = found.setdefault(key, [])
+        seen = found.setdefault(key, {"families": [], "quantities": [], "clipped": False})
         family = grid_family(record, grid)
-        if family is not None and family not in families:
-            families.append(family)
-    scales = []
-    for (rule, limit), families in found.items():
-        if rule == "weights":
-            scales.append(ShownScale(rule, 1.0, tuple(families)))
-            continue
-        holders = [family for family in families if limits.get(family) and limits[family].limit == limit]
-        holders += [family for family, scale in limits.items() if scale.limit == limit and family not in holders]
-        holder = holders[0] if holders else None
-        if not families and holder is not None:
-            families = [holder]
-        scales.append(
-            ShownScale(
-                rule,
-                limit,
-                tuple(families),
-                fields[holder] if holder else "",
-                bool(holder and limits[holder].clipped),
-                "ln1.bias" in record.params,
-            )
+        if family is not None and family not in seen["families"]:
+            seen["families"].append(family)
+        quantity = grid_quantity(record, grid)
+        if quantity and quantity not in seen["quantities"]:
+            seen["quantities"].append(quantity)
+        seen["clipped"] |= getattr(grid, "scale_clipped", False)
+    scales = [
+        ShownScale(
+            rule,
+            limit,
+            tuple(seen["families"]),
+            clipped=seen["clipped"],
+            beta="ln1.bias" in record.params,
+            quantities=tuple(seen["quantities"]),
         )
-    return scales
+        for (rule, limit), seen in found.items()
+    ]
+    named = [scale.family_words for scale in scales]
+    return [
+        replace(scale, named_quantities=named.count(scale.family_words) > 1 and bool(scale.quantities))
+        for scale in scales
+    ]
+
+
+def grid_quantity(record, grid: NumberGrid) -> str:
+    """What ``grid`` shows, as a bar names it beside another bar of its family: the plain text of
+    its field's or parameter's typeset name (“x”, “attn(x)”, “W_O”), or "" when it has none."""
+    source = grid.source
+    if callable(source):
+        first = next(iter(grid.cells), None)
+        source = source(*first) if first is not None else None
+    if not source:
+        return ""
+    name = source[1] if source[0] in ("params", "decoder", "encoder") and len(source) > 1 else source[0]
+    if name in HEAD_FIELDS and len(source) > 1:
+        return f"head {source[1]}"
+    if name in QUANTITY_WORDS:
+        return QUANTITY_WORDS[name]
+    if name.endswith(("_centred", "_norm")):  # a norm's inner steps: x − μ, then divided by σ
+        return "centred" if name.endswith("_centred") else "normalised"
+    try:
+        return plain(symbol(name, record))
+    except (KeyError, ValueError):
+        return ""
+
+
+def plain(typeset: str) -> str:
+    """A one-formula mathtext name as plain text for a bar: ``$\\mathrm{LN}_1(x)$`` → “LN₁(x)”.
+
+    >>> plain(r"$\\mathrm{attn}(x)$"), plain(r"$W_O$"), plain(r"$\\gamma$")
+    ('attn(x)', 'W_O', 'γ')
+    """
+    shown = re.sub(r"\\mathrm\{(\w+)\}", r"\1", bare(typeset))
+    shown = re.sub(
+        r"_\{?(\d)\}?",
+        lambda match: "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"[int(match[1])],
+        shown,
+    )
+    for command, letter in (("\\gamma", "\u03b3"), ("\\beta", "\u03b2"), ("\\odot", "\u2299")):
+        shown = shown.replace(command, letter)
+    return shown.replace("{", "").replace("}", "").replace(" ", "")
 
 
 def scales_shown(scene, animations: Iterable = ()) -> list[ShownScale]:
@@ -218,10 +287,10 @@ class ColourBar(VGroup):
     one line, as bars stacked one under another are drawn. ``.scale_shown`` is the scale,
     ``.name`` its name, ``.numbers`` the two end labels, ``.strip`` the coloured cells (left to right)."""
 
-    def __init__(self, scale: ShownScale, look: Look, one_line: bool = False) -> None:
+    def __init__(self, scale: ShownScale, look: Look, one_line: bool = False, strip_width: float = STRIP_WIDTH) -> None:
         super().__init__()
         self.scale_shown = scale
-        step = STRIP_WIDTH / STRIP_CELLS
+        step = strip_width / STRIP_CELLS
         middles = [(k + 0.5) / STRIP_CELLS for k in range(STRIP_CELLS)]
         if scale.rule == "weights":  # even steps of the √ normalisation: the strip as the cells see it
             colours = [style.weight_color(share**2) for share in middles]
@@ -229,14 +298,15 @@ class ColourBar(VGroup):
             high = number(1, BAR_SIZE, look.text, decimals=0, source=("constant", 1))
         else:
             colours = [style.signed_color((2 * share - 1) * scale.limit, scale.limit) for share in middles]
-            low = number(-scale.limit, BAR_SIZE, look.text, source=("scale_limit", scale.field, -1))
-            high = number(scale.limit, BAR_SIZE, look.text, source=("scale_limit", scale.field))
+            places = end_decimals(scale.limit)
+            low = number(-scale.limit, BAR_SIZE, look.text, places, source=("constant", -scale.limit))
+            high = number(scale.limit, BAR_SIZE, look.text, places, source=("constant", scale.limit))
         cell = Rectangle(width=step, height=STRIP_HEIGHT, stroke_width=0)  # copied: a copy costs a third of a new one
         self.strip = VGroup(*(cell.copy().set_fill(style.hex_color(colour), 1) for colour in colours)).arrange(
             RIGHT, buff=0
         )
         edge = Rectangle(
-            width=STRIP_WIDTH, height=STRIP_HEIGHT, stroke_color=look.cell_edge, stroke_width=look.cell_edge_width
+            width=strip_width, height=STRIP_HEIGHT, stroke_color=look.cell_edge, stroke_width=look.cell_edge_width
         ).move_to(self.strip)
         self.name = text(scale.words, BAR_SIZE, look.muted)
         self.numbers = (low, high)
@@ -250,14 +320,33 @@ class ColourBar(VGroup):
             self.arrange(DOWN, buff=0.08)
 
 
+def end_decimals(limit: float) -> int:
+    """The decimals that write a scale's end exactly (at least 2, at most 6): 0.0025 → 4.
+
+    >>> end_decimals(12.5), end_decimals(0.0025)
+    (2, 4)
+    """
+    places = 2
+    while places < 6 and abs(round(limit, places) - limit) > 1e-12:
+        places += 1
+    return places
+
+
 def stacked(bars: list[ColourBar]) -> VGroup:
     """One-line bars one under another, their strips in one column (names right-aligned before
-    them): two or more bars take less width so."""
-    group = VGroup(*bars).arrange(DOWN, buff=ROW_GAP)
-    strip_left = max(bar.strip.get_left()[0] - bar.get_left()[0] for bar in bars)
-    for bar in bars:
-        bar.shift(RIGHT * (strip_left - (bar.strip.get_left()[0] - bar.get_left()[0])))
-    return group
+    them): two or more bars take less width so. More than :data:`BARS_PER_COLUMN` bars fill
+    columns side by side, right to left, so the bars never reach down into the picture."""
+    columns = [bars[k : k + BARS_PER_COLUMN] for k in range(0, len(bars), BARS_PER_COLUMN)]
+    groups = []
+    for column in columns:
+        group = VGroup(*column).arrange(DOWN, buff=ROW_GAP)
+        strip_left = max(bar.strip.get_left()[0] - bar.get_left()[0] for bar in column)
+        for bar in column:
+            bar.shift(RIGHT * (strip_left - (bar.strip.get_left()[0] - bar.get_left()[0])))
+        groups.append(group)
+    if len(groups) > 1:
+        VGroup(*reversed(groups)).arrange(RIGHT, buff=COLUMN_GAP, aligned_edge=UP)
+    return VGroup(*bars)
 
 
 class ColourBars:
@@ -282,11 +371,7 @@ class ColourBars:
         self.group = None
         changes = []
         if scales:
-            if len(scales) == 1:
-                self.group = VGroup(ColourBar(scales[0], scene.look))
-            else:
-                self.group = stacked([ColourBar(scale, scene.look, one_line=True) for scale in scales])
-            self.group.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+            self.group = arranged_bars(scales, scene.look, scene.title_mobject)
             self.group.colour_bars = True
             changes.append(FadeIn(self.group))
             if scene.title_mobject is not None:
@@ -294,6 +379,35 @@ class ColourBars:
         if leaving is not None:  # the old bars go before the new come: no number over a fading strip
             changes[:1] = [LaggedStart(FadeOut(leaving), *changes[:1], lag_ratio=1.0)]
         return changes
+
+
+def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -> VGroup:
+    """The bars of ``scales`` placed in the top right corner, the title (``title``, at the top
+    left) kept at its size: beside the title if they fit there (one bar: its name above it; more:
+    :func:`stacked`); else in a row under the title, right-aligned, in the band :func:`layout_top`
+    keeps clear of the picture, the first bars beside the title when the row would not fit the
+    frame; else beside the title as they are (the title then shrinks: :func:`keep_clear`)."""
+    if len(scales) == 1:
+        group = VGroup(ColourBar(scales[0], look))
+    else:
+        width = STRIP_WIDTH if len(scales) <= BARS_PER_COLUMN else NARROW_STRIP_WIDTH
+        group = stacked([ColourBar(scale, look, True, width) for scale in scales])
+    group.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+    if title is None:
+        return group
+    room_left = title.get_left()[0] + natural_width(title) + TITLE_GAP
+    if room_left <= group.get_left()[0] or not getattr(title, "band_under", False):
+        return group
+    bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    for k in range(len(bars)):
+        beside, under = stacked(bars[:k]), VGroup(*bars[k:]).arrange(RIGHT, buff=ROW_SPACING)
+        under.to_edge(RIGHT, buff=FRAME_MARGIN)
+        under.shift(UP * (natural_bottom(title) - BAND_GAP - under.get_top()[1]))
+        if k:
+            beside.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+        if (not k or beside.get_left()[0] >= room_left) and under.width <= config.frame_width - 2 * FRAME_MARGIN:
+            return VGroup(*bars)
+    return group
 
 
 def in_kept_order(scales: list[ShownScale], shown: list[ShownScale]) -> list[ShownScale]:
@@ -305,19 +419,66 @@ def in_kept_order(scales: list[ShownScale], shown: list[ShownScale]) -> list[Sho
 
 def keep_clear(title: Mobject, bars: Mobject) -> list:
     """Keep ``title`` (at the top left, :meth:`RecordScene.show_title`; or wherever a scene put
-    it) left of ``bars``, shrinking it if even flush with the frame's left margin it would reach
-    them; an animation if it changes, else none."""
-    room_right = bars.get_left()[0] - TITLE_GAP
-    if title.get_right()[0] <= room_right:
+    it) left of ``bars`` standing beside it, shrinking it if even flush with the frame's left
+    margin it would reach them, and back to its own size (:func:`natural_width`) when they leave
+    it room or stand under it; an animation if it changes, else none."""
+    natural = natural_width(title)
+    beside = [bar for bar in bars.submobjects if bar.get_top()[1] > natural_bottom(title)]
+    room_right = min(bar.get_left()[0] for bar in beside) - TITLE_GAP if beside else config.frame_width / 2
+    if title.get_right()[0] <= room_right and abs(title.width - natural) < 1e-6:
         return []
     left_edge = -config.frame_width / 2 + FRAME_MARGIN
-    target = title.copy()
-    if target.width > room_right - left_edge:
-        target.scale_to_fit_width(room_right - left_edge)
-    target.align_to(title, UP).set_x(
-        max(min(title.get_x(), room_right - target.width / 2), left_edge + target.width / 2)
-    )
+    target = title.copy().scale_to_fit_width(min(natural, room_right - left_edge))
+    target.align_to(title, UP).align_to(title, LEFT)
+    if target.get_right()[0] > room_right:
+        target.shift(RIGHT * max(room_right - target.get_right()[0], left_edge - target.get_left()[0]))
     return [title.animate.become(target)]
+
+
+def natural_bottom(title: Mobject) -> float:
+    """Where the bottom of ``title`` is at its own size (:func:`natural_width`), its top kept."""
+    return title.get_top()[1] - title.height * natural_width(title) / title.width
+
+
+def natural_width(title: Mobject) -> float:
+    """The width ``title`` had when the bars first met it: its own size, which they never take from it
+    for good (noted on it as ``natural_width``)."""
+    if getattr(title, "natural_width", None) is None:
+        title.natural_width = title.width
+    return title.natural_width
+
+
+def layout_top(title: Mobject) -> float:
+    """The highest a scene's picture may reach under ``title``: below the row of bars that may
+    stand under it, if :func:`reserve_band` noted one (:func:`arranged_bars`), and below the band of two rows of bars in the top
+    right however small the bars have made the title."""
+    under = 2 * BAND_GAP + bar_row_height() if getattr(title, "band_under", False) else 0.25
+    return min(natural_bottom(title) - max(0.25, under), config.frame_height / 2 - bars_band() - 0.1)
+
+
+def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
+    """Note on ``title`` (``band_under``) that the picture keeps clear of a row of bars under it
+    (:func:`layout_top`) when the bars of ``scales`` — every scale the picture may show at once —
+    would not fit beside the title at its size; once noted, kept (a refit keeps the same room)."""
+    if not scales or getattr(title, "band_under", False):
+        return
+    bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    group = stacked(bars) if len(bars) > 1 else VGroup(ColourBar(scales[0], look))
+    room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
+    title.band_under = group.width > room
+
+
+@functools.cache
+def bar_row_height() -> float:
+    """The height of one bar drawn on one line."""
+    return ColourBar(ShownScale("signed", 1.0, ("residual",)), look("dark"), one_line=True).height
+
+
+@functools.cache
+def bars_band() -> float:
+    """The height from the frame's top that :data:`BARS_PER_COLUMN` rows of bars take."""
+    one = ColourBar(ShownScale("signed", 1.0, ("residual",)), look("dark"), one_line=True)
+    return TOP_MARGIN + BARS_PER_COLUMN * one.height + (BARS_PER_COLUMN - 1) * ROW_GAP
 
 
 def bars_of(scene) -> list[ColourBar]:
@@ -334,4 +495,5 @@ __all__ = [
     "bars_of",
     "grids_in",
     "family_words",
+    "reserve_band",
 ]

@@ -128,7 +128,6 @@ class DotProducts(RecordScene):
             None,
             look,
             source=(q_field, h),
-            color_limit=self.limit(q_field),
             row_slots=slots,
             column_slots=dims,
             row_header_color=look.query,
@@ -141,7 +140,6 @@ class DotProducts(RecordScene):
             self.token_names,
             look,
             source=lambda c, j: (k_field, h, j, c),
-            color_limit=self.limit(k_field),
             column_slots=slots,
             row_slots=dims,
             column_header_color=look.key,
@@ -158,7 +156,6 @@ class DotProducts(RecordScene):
             None,
             look,
             source=("scores", h),
-            color_limit=self.limit("scores"),
             row_slots=slots,
             column_slots=slots,
             show_numbers=False,
@@ -348,7 +345,7 @@ class DotProducts(RecordScene):
         d_head = rec.config.d_head
         work = formula(f"$q \\cdot k \\,/\\, \\sqrt{{d_k}},\\quad d_k = {d_head}$", look.text, 36)
         self.settle(work.scale(min(1.0, self.work_box.height * 1.3 / work.height)))
-        # Raw and scaled scores share one colour scale, so the cells pale as their numbers shrink.
+        scores.take_values(rec.scaled_scores[h], ("scaled_scores", h))  # a scale the scaled scores fill
         fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}
         scaled = {
             (i, j): scores.number_at(

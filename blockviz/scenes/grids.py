@@ -19,8 +19,10 @@ from collections.abc import Sequence
 from manim import DOWN, RIGHT, Animation, Mobject, Rectangle, RoundedRectangle, Text, VGroup
 
 from blockviz import style
+from blockviz.scale_limits import shown_limit
 from blockviz.scenes.layout import fit_width
 from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
+from blockviz.scenes.shown_scales import shared_limit
 from blockviz.scenes.text import number, shortened, text
 from blockviz.scenes.token_axis import KeptName, visible_slots
 
@@ -36,6 +38,8 @@ ROW_HEADER_WIDTH = 1.7
 """The widest a row header may be (longer names are cut with "…")."""
 HEADER_GAP = 0.08
 """The least room between a kept header (:class:`~blockviz.scenes.token_axis.KeptName`) and its neighbours' along an axis."""
+CLIPPED_EDGE = 3.0
+"""Stroke width of the edge marking a cell whose value lies beyond its grid's scale."""
 CHIP_PADDING = 0.05
 CHIP_FILL = 0.1
 """Opacity of a quoted token's chip: faint enough that the query's blue keeps 4.5:1 on it (4.59:1 on the dark page)."""
@@ -127,8 +131,10 @@ class NumberGrid(VGroup):
         ``"signed"`` (diverging map scaled to ``color_limit``), ``"weights"`` (0–1 map) or
         ``"none"`` (plain cells).
     color_limit
-        Half-width of the signed colour scale; required for ``"signed"``. Pass the record's
-        ``rec.scale_limit(field)`` so one quantity has one scale in every scene.
+        Half-width of the signed colour scale, for a scale several grids of one equation share;
+        by default chosen from the cells the grid draws (:func:`~blockviz.scale_limits.shown_limit`:
+        their largest |value|, blocked cells left out, robust to one outlier), so the largest
+        shown value always reaches the scale's end. Cells beyond it are edged (clipped).
     source
         ``(tensor name, *leading index)`` recorded on each label, e.g. ``("scores", head)``;
         label ``(i, j)`` gets ``source + (i, j)``. Or a function ``(i, j) → (name, *index)``
@@ -195,13 +201,14 @@ class NumberGrid(VGroup):
         if fit_numbers:  # never a number shrunk to fit its cell
             cell_width = max(cell_width, cell_width_for(self.values, decimals, font_size))
         self.cell_width = cell_width
-        if colors == "signed" and color_limit is None:
-            raise ValueError("a signed grid needs its colour scale: color_limit=record.scale_limit(field)")
-        self.color_limit = color_limit
         self.row_slots = list(row_slots) if row_slots is not None else visible_slots(n_rows, row_focus, max_rows)
         self.column_slots = (
             list(column_slots) if column_slots is not None else visible_slots(n_columns, column_focus, max_columns)
         )
+        self.scale_clipped = False
+        if colors == "signed" and color_limit is None:
+            color_limit = self._shown_scale()
+        self.color_limit = color_limit
         if column_names is not None:  # two kept names side by side: the cells widen until neither is cut
             self.cell_width = max(self.cell_width, self._kept_cell_width(column_names, header_size))
         self.cells: dict[tuple[int, int], Rectangle] = {}
@@ -271,10 +278,41 @@ class NumberGrid(VGroup):
                     self.color_of(self.values[i][j], self.is_blocked(i, j)) if filled else self.look.background,
                     opacity=1,
                 )
+                if filled and self.is_clipped(i, j) and not self.is_blocked(i, j):
+                    cell.set_stroke(
+                        self.look.text, width=CLIPPED_EDGE
+                    )  # beyond the scale: its colour is the scale's end
                 cell.move_to(self._slot_center(r, c))
                 cell.grid_of = weakref.ref(self)  # whose scale its colour is on (blockviz.scenes.colour_bar)
                 self.cells[i, j] = cell
                 self.cell_group.add(cell)
+
+    def _shown_scale(self) -> float:
+        """The colour scale chosen from the cells this grid draws, their blocked cells left out
+        (:func:`~blockviz.scale_limits.shown_limit`), or one the scene already gave its family
+        (:mod:`blockviz.scenes.shown_scales`); notes whether it clips some (:attr:`scale_clipped`)."""
+        keys = [(i, j) for i in self.shown_rows() for j in self.shown_columns() if not self.is_blocked(i, j)]
+        scale = shown_limit([self.values[i][j] for i, j in keys])
+        source = None
+        if keys and self.source is not None:
+            source = self.source(*keys[0]) if callable(self.source) else self.source
+        limit = shared_limit(source, scale)
+        self.scale_clipped = scale.largest > limit
+        return limit
+
+    def take_values(self, values, source) -> None:
+        """Show ``values`` (the grid's shape; e.g. the scaled scores where the scores were) from now
+        on, their labels' sources ``source``, coloured on the scale chosen from them as a new
+        grid's would be (:meth:`_shown_scale`): cells recoloured with :meth:`color_of` after this
+        call take it, and so does the colour bar."""
+        self.values = as_rows(values)
+        self.source = source
+        self.color_limit = self._shown_scale()
+
+    def is_clipped(self, i: int, j: int) -> bool:
+        """Whether cell ``(i, j)`` holds a value beyond this grid's signed scale (drawn at its end colour, edged)."""
+        value = self.values[i][j]
+        return self.color_rule == "signed" and math.isfinite(value) and abs(value) > self.color_limit
 
     def _kept_cell_width(self, column_names, size: float) -> float:
         """The cell width at which kept column headers (:class:`~blockviz.scenes.token_axis.KeptName`) side by side all fit

@@ -122,14 +122,6 @@ class InsideFFN(RecordScene):
         adopt(self, post, [label])
         return recolouring, label
 
-    def limit(self, name: str) -> float:
-        """One colour scale for every activation the FFN's equation shows — its input, the d_ff
-        rows, its output: the wider of the record's scales of the residual stream and the FFN's
-        hidden rows, so no entry is paler than a smaller one (a −0.88 of ffn_pre on the hidden
-        rows' scale was darker than a −1.27 of ln2 on the residual stream's)."""
-        rec = self.record
-        return max(rec.scale_limit(ffn_input(rec)), rec.scale_limit("ffn_post"))
-
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.products: list[tuple] = []  # (factor, factor, product) labels shown: a gated FFN's gate_act ⊙ up = post
@@ -158,7 +150,7 @@ class InsideFFN(RecordScene):
         rec, look, f = self.record, self.look, self.focus
         d, d_ff = rec.config.d_model, rec.config.d_ff
         token = self.token_name(f)
-        row = lambda *args, **options: row_grid(*args, color_limit=self.limit("ffn_post"), **options)  # noqa: E731
+        row = row_grid
         hidden = {"header_color": look.ffn, "max_columns": ROW_SLOTS, "empty": True}  # the d_ff-wide rows
         rows = {
             "ln2": row(rec, ffn_input(rec), f, f"{symbol(ffn_input(rec), rec)} “{token}”", look, max_columns=ROW_SLOTS),
@@ -396,7 +388,6 @@ class InsideFFN(RecordScene):
             labels,
             self.look,
             source=lambda _, j: (field, f, j),
-            color_limit=self.limit(field),
             column_slots=slots_of(shown, d),
             row_header_color=color,
             cell_width=width,
@@ -473,12 +464,9 @@ class InsideFFN(RecordScene):
             columns,
             look,
             source=(field,),
-            color_limit=self.limit(field),
             **common,
         )
-        after = NumberGrid(
-            rec.ffn_out, None, columns, look, source=("ffn_out",), color_limit=self.limit("ffn_out"), **common
-        )
+        after = NumberGrid(rec.ffn_out, None, columns, look, source=("ffn_out",), **common)
         arrow = Arrow(
             LEFT * 0.6, RIGHT * 0.6, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.25
         )

@@ -134,7 +134,7 @@ class LayerNormRow(RecordScene):
             carry(self, self.labels(norm), self.labels(out)),
             *recolour(self, out, out.fills),
             caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}",
-            run_time=self.step_time * 2,  # the numbers fly past γ and β: slower, fewer pixels per frame
+            run_time=self.step_time * 2.5,  # the numbers fly past γ and β: slower, fewer pixels per frame
         )
         self.step(caption=io["second"])
 
@@ -209,7 +209,6 @@ class LayerNormRow(RecordScene):
                 features if headers else None,
                 look,
                 source=lambda _, j: (field, f, j),
-                color_limit=self.limit(field),
                 **common,
             )
             return grid if headers else self.blank(grid)

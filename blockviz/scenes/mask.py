@@ -70,7 +70,6 @@ class Mask(RecordScene):
             self.token_names,
             look,
             source=("scaled_scores", h),
-            color_limit=self.limit("scaled_scores"),
             **common,
         )
         self.scores_name = text(SCALED_LABEL, CAPTION_SIZE - 4, look.muted).next_to(scores.body(), DOWN, buff=0.2)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, Mobject, Text, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, Mobject, Rectangle, Text, VGroup
 
 from blockviz.errors import BlockvizError
 from blockviz.prediction import OTHERS, prediction_of
@@ -17,13 +17,12 @@ from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import sum_decimals
 from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
-from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for, is_quoted
-from blockviz.scenes.layout import column_width, fit_width, frame_text_width
+from blockviz.scenes.grids import Highlight, NumberGrid, is_quoted
+from blockviz.scenes.layout import fit_width, frame_text_width
 from blockviz.scenes.light_timing import caption_in, caption_out
-from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, CELL_WIDTH, FRAME_MARGIN, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.shown import DEFAULT_SENTENCE, RECORD_ENVIRONMENT_VARIABLE
-from blockviz.scenes.symbols import parameter_symbol, symbol
-from blockviz.scenes.text import font_size_of, number, shortened, text, typeset
+from blockviz.scenes.text import font_size_of, number, text
 from blockviz.scenes.token_axis import token_face
 from blockviz.style import format_number
 
@@ -44,6 +43,8 @@ most these, the most probable always, the others only where their probability re
 DIM = 0.15
 """Opacity of the stand-in of what is still to come (the whole path is in view from the start)."""
 ROW_HEIGHT = CELL_HEIGHT * 1.25
+BAR_LENGTH = 1.2
+"""The length of a probability's bar at probability 1 (scene units, before the picture is fitted)."""
 
 
 class Prediction(RecordScene):
@@ -88,7 +89,7 @@ class Prediction(RecordScene):
         )
         self.step(
             Reveal(parts["probs"]),
-            caption=f"softmax makes them probabilities that add up to 1: the {self.guess.hidden} other words as one term",
+            caption=f"softmax makes them probabilities that add up to 1, drawn as bars: the {self.guess.hidden} other words as one term",
         )
         light = Highlight(self.look, self.probs.cells[0, 0])
         self.step(FadeIn(light), caption=self.predicted_caption(token))
@@ -99,119 +100,134 @@ class Prediction(RecordScene):
 
     # -- layout -----------------------------------------------------------------------------------
     def build(self, title) -> dict[str, VGroup]:
-        """The four rows, one under the other with the step between each two named, placed in
-        the frame (not shown): ``output``, ``norm`` (the LayerNorm step and ``ln_f``),
-        ``logits`` (the W_U step, the words and their logits) and ``probs`` (softmax, the
-        probabilities and their sum)."""
+        """The path, one part under the other with the step between each two named, placed in the
+        frame (not shown): ``output`` (plain numbers), ``norm`` (the LayerNorm step and ``ln_f``),
+        ``logits`` (the W_U step, the words one under another and their logits, the one grid on a
+        colour scale) and ``probs`` (softmax, each word's probability as a number and a horizontal
+        bar of that length, "+ others" and their sum), as Transformer Explainer draws them."""
         rec, look, f, guess = self.record, self.look, self.focus, self.guess
         d, n_vocab = rec.config.d_model, rec.logits.shape[-1]
         vocabulary = rec.source.vocabulary or axis_labels("n_vocab", rec.tokens, n_vocab)
         order = [vocabulary.index(word) for word in guess.words]
         self.decimals = sum_decimals([([*guess.probabilities, guess.others], guess.total)])
-        width = max(
-            column_width(min(d, 8), width=8.0, most=1.4),
-            text(OTHERS, HEADER_SIZE).width / 0.9,
-            cell_width_for(rec.resid_post[f][None, :]),
-            cell_width_for(rec.ln_f[f][None, :]),
-            cell_width_for(rec.logits[f][order][None, :]),
-        )
 
-        def row(field: str, name: str, values, index, columns=None) -> NumberGrid:
+        def column(field: str, name: str, values, rows=None) -> NumberGrid:
             return NumberGrid(
-                values[None, :],
+                values[:, None],
+                rows,
                 [name],
-                columns,
                 look,
-                source=lambda _, j: (field, f, index(j)),
-                color_limit=self.limit(field),
+                colors="none",
+                source=lambda i, _: (field, f, i),
                 row_header_color=look.text,
-                cell_width=width,
-                cell_height=ROW_HEIGHT,
+                cell_width=max(CELL_WIDTH, text(name, HEADER_SIZE).width + 0.1),
             )
 
-        features = axis_labels("d_model", rec.tokens, d)
-        output = row("resid_post", "output", rec.resid_post[f], int, features)
-        normed = row("ln_f", symbol("ln_f", rec), rec.ln_f[f], int)
-        logits = row("logits", "logits", rec.logits[f][order], order.__getitem__, [token_face(w) for w in guess.words])
-        probs = self.probability_row(order, width)
-        self.logits, self.probs = logits, probs
-
+        output = column("resid_post", "output", rec.resid_post[f], axis_labels("d_model", rec.tokens, d))
+        normed = column("ln_f", "normalised", rec.ln_f[f])
         mean = number(rec.ln_f_mean[f].item(), HEADER_SIZE, look.muted, source=("ln_f_mean", f))
         variance = number(rec.ln_f_var[f].item(), HEADER_SIZE, look.muted, source=("ln_f_var", f))
-        norm_step = self.step_label(["final LayerNorm: mean", mean, ", variance", variance, ", then × γ + β"])
-        unembed_step = self.step_label(
-            [
-                typeset(f"$\\times\\, {parameter_symbol('unembed.W_U')[1:]}", HEADER_SIZE, look.muted),
-                f"({d} × {n_vocab}): one logit per word, the {len(order)} largest shown",
-            ]
-        )
-        softmax_step = self.step_label([f"softmax over all {n_vocab} logits: the next word's probabilities"])
-
-        # The "+ others" column: its name over the logits' ⋯, its sum under it; then "= 1" (Σ).
-        others_x = probs.cells[0, len(order)].get_x()
-        others_header = shortened(OTHERS, width * 0.96, HEADER_SIZE, look.muted)
-        others_header.move_to([others_x, logits.column_headers[0].get_y(), 0])
-        dots = text("\u22ef", NUMBER_SIZE, look.muted).move_to([others_x, logits.cells[0, 0].get_y(), 0])
-        total = number(1.0, NUMBER_SIZE, look.text, self.decimals, source=("constant", 1.0))
-        sign = text(guess.sign(self.decimals), NUMBER_SIZE, look.text)
-        written = VGroup(sign, total).arrange(RIGHT, buff=0.14)
-        self.sign = sign
-        labels = [probs.labels[0, j] for j in probs.shown_columns()]
-        self.shown_sum(labels, total)
-
-        stack = [output, norm_step, normed, unembed_step, VGroup(logits, others_header, dots), softmax_step, probs]
-        VGroup(*stack).arrange(DOWN, buff=0.2)
-        left = output.cell_group.get_left()[0]
-        for part in (normed, logits, probs):
-            shift = RIGHT * (left - part.cell_group.get_left()[0])
-            part.shift(shift)
-            if part is logits:
-                others_header.shift(shift)
-                dots.shift(shift)
-        for label in (norm_step, unembed_step, softmax_step):
-            label.align_to(output.cell_group, LEFT).shift(RIGHT * 0.15)
-        written.next_to(probs.cell_group, RIGHT, buff=0.2)
+        norm_step = self.step_label([["final LayerNorm"], ["mean", mean], ["variance", variance]])
+        unembed_step = self.step_label([["× the unembedding"], [f"{d} × {n_vocab}: a logit"], ["per word; softmax"]])
+        table = self.ranked_words(order)
+        VGroup(output, norm_step, normed, unembed_step, table).arrange(RIGHT, buff=0.3)
+        for part in (normed, table):
+            part.shift(
+                UP * (output.cell_group.get_top()[1] - self.logits.cell_group.get_top()[1] if part is table else 0)
+            )
+            if part is normed:
+                part.shift(UP * (output.cell_group.get_top()[1] - normed.cell_group.get_top()[1]))
+        for step in (norm_step, unembed_step):
+            step.set_y(output.cell_group.get_y())
         parts = {
             "output": output,
             "norm": VGroup(norm_step, normed),
-            "logits": VGroup(unembed_step, logits, others_header, dots),
-            "probs": VGroup(softmax_step, probs, written),
+            "logits": VGroup(unembed_step, self.logits),
+            "probs": VGroup(*(part for part in table if part is not self.logits)),
         }
         self.place(VGroup(*parts.values()), title, bottom_space=1.35, grow=1.6)
         return parts
 
-    def probability_row(self, order: list[int], width: float) -> NumberGrid:
-        """The focus row's probabilities of the drawn words, and "+ others": the record's other
-        words' probabilities as one term (its source: 1 less the drawn ones, as softmax makes a
-        row sum to 1), at the decimals at which the drawn terms add up to 1 within a unit."""
+    def ranked_words(self, order: list[int]) -> VGroup:
+        """The most probable words one under another (``order``: their vocabulary indices, most
+        probable first): each word, its logit (coloured on the logits' scale), its probability and
+        a bar whose length is that probability (:data:`BAR_LENGTH` for 1); then "+ others" (the
+        record's other words as one term) and the sum "= 1.00" under the probabilities. Sets
+        :attr:`logits` and :attr:`probs`."""
+        look, f, guess = self.look, self.focus, self.guess
+        words = [token_face(word) for word in guess.words]
+        logits = NumberGrid(
+            self.record.logits[f][order][:, None],
+            words,
+            ["logit"],
+            look,
+            source=lambda i, _: ("logits", f, order[i]),
+            row_header_color=look.text,
+            row_slots=list(range(len(order))),
+            cell_height=ROW_HEIGHT,
+        )
+        probs = self.probability_column(order)
+        heading = text("probability", HEADER_SIZE, look.text)
+        probs.next_to(logits.cell_group, RIGHT, buff=0.25).align_to(logits.cell_group, UP)
+        probs.shift(UP * (logits.cell_group.get_top()[1] - probs.cell_group.get_top()[1]))
+        others_name = text(OTHERS, HEADER_SIZE, look.muted)
+        others_name.next_to(logits.cell_group, DOWN, buff=0).set_y(probs.cells[len(order), 0].get_y())
+        others_name.align_to(VGroup(*logits.row_headers.values()), RIGHT)
+        dots = text("\u22ef", NUMBER_SIZE, look.muted).move_to([logits.cell_group.get_x(), others_name.get_y(), 0])
+        heading.next_to(probs.cell_group, UP, buff=0).align_to(probs.cell_group, LEFT)
+        heading.set_y(logits.column_headers[0].get_y())
+        bars = VGroup()
+        for k, value in enumerate([*guess.probabilities, guess.others]):
+            cell = probs.cells[k, 0]
+            bar = Rectangle(width=max(float(value), 1e-3) * BAR_LENGTH, height=ROW_HEIGHT * 0.6, stroke_width=0)
+            bar.set_fill(look.query, opacity=1).next_to(cell, RIGHT, buff=0.15)
+            bars.add(bar)
+        total = number(1.0, NUMBER_SIZE, look.text, self.decimals, source=("constant", 1.0))
+        sign = text(guess.sign(self.decimals), NUMBER_SIZE, look.text)
+        written = VGroup(sign, total).arrange(RIGHT, buff=0.14)
+        written.next_to(probs.cell_group, DOWN, buff=0.12).align_to(probs.cell_group, RIGHT)
+        self.sign = sign
+        self.shown_sum([probs.labels[k, 0] for k in range(len(order) + 1)], total)
+        self.logits, self.probs = logits, probs
+        return VGroup(logits, others_name, dots, heading, probs, bars, written)
+
+    def probability_column(self, order: list[int]) -> NumberGrid:
+        """The focus row's probabilities of the drawn words, one under another, and "+ others": the
+        record's other words' probabilities as one term (its source: 1 less the drawn ones, as
+        softmax makes a row sum to 1), at the decimals at which the drawn terms add up to 1 within a unit."""
         guess, f = self.guess, self.focus
         sources = [("probs", f, index) for index in order]
         values = [*guess.probabilities, guess.others]
         others = ("remainder", ("constant", 1.0), *sources)
         return NumberGrid(
-            [values],
-            ["probability"],
+            [[value] for value in values],
+            None,
             None,
             self.look,
-            colors="weights",
-            source=lambda _, j: sources[j] if j < len(sources) else others,
-            row_header_color=self.look.text,
-            cell_width=width,
+            colors="none",
+            source=lambda i, _: sources[i] if i < len(sources) else others,
+            row_slots=list(range(len(values))),
             cell_height=ROW_HEIGHT,
             decimals=self.decimals,
         )
 
-    def step_label(self, pieces: list) -> VGroup:
-        """A short arrow down, then ``pieces`` (strings and number labels) as one line: the step
-        from the row above to the row below."""
+    def step_label(self, lines: list[list]) -> VGroup:
+        """An arrow to the right over ``lines`` (each a list of strings and number labels, one
+        line of words): the step from the part on the left to the part on the right."""
         look = self.look
+        written = VGroup(
+            *(
+                words_line(
+                    [text(piece, HEADER_SIZE, look.muted) if isinstance(piece, str) else piece for piece in line],
+                    HEADER_SIZE,
+                )
+                for line in lines
+            )
+        ).arrange(DOWN, buff=0.1)
         arrow = Arrow(
-            UP * 0.18, DOWN * 0.18, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.5
+            LEFT * 0.4, RIGHT * 0.4, buff=0, color=look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.3
         )
-        line = words_line(
-            [text(piece, HEADER_SIZE, look.muted) if isinstance(piece, str) else piece for piece in pieces], HEADER_SIZE
-        )
-        return VGroup(arrow, line).arrange(RIGHT, buff=0.15)
+        return VGroup(arrow, written).arrange(DOWN, buff=0.12)
 
     # -- the last caption, with the record's numbers ----------------------------------------------
     def predicted_caption(self, token: str) -> str:

@@ -212,7 +212,6 @@ class QueryKeyValue(RecordScene):
             axis_labels("d_model", rec.tokens, rec.config.d_model),
             look,
             source=(field,),
-            color_limit=self.limit(field),
             row_slots=slots,
             column_slots=columns,
             cell_height=height,
@@ -237,7 +236,6 @@ class QueryKeyValue(RecordScene):
                 names,
                 look,
                 source=(role, h),
-                color_limit=self.limit(role),
                 row_slots=slots,
                 column_slots=head_slots,
                 column_header_color=color,
@@ -294,7 +292,6 @@ class QueryKeyValue(RecordScene):
                 axis_labels("d_head", rec.tokens, rec.config.d_head),
                 look,
                 source=("params", parameter, head),
-                color_limit=self.limit(parameter),
                 row_slots=rows,
                 column_slots=grid.column_slots,
                 cell_width=grid.cell_width,  # wider if its numbers need it

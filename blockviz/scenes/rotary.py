@@ -95,7 +95,6 @@ class RotationPanel(VGroup):
             names if headers else None,
             source=lambda _, j: (role, head, i, j),
             cell_width=cell_width,
-            color_limit=rec.scale_limit(role),
             column_header_color=color,
             row_header_color=color,
             **common,
@@ -109,7 +108,6 @@ class RotationPanel(VGroup):
             column_slots=columns,
             row_slots=[0, 1],
             source=lambda r, j: ("rope_cos" if r == 0 else "rope_sin", i, j),
-            color_limit=rec.scale_limit("rope_cos"),
             cell_width=self.before.cell_width,
         )
         self.after = NumberGrid(
@@ -117,7 +115,6 @@ class RotationPanel(VGroup):
             [letter + PRIME],
             None,
             source=lambda _, j: (f"{role}_rot", head, i, j),
-            color_limit=rec.scale_limit(role),
             row_header_color=color,
             show_numbers=False,
             filled=False,

@@ -116,7 +116,6 @@ class Softmax(RecordScene):
             self.token_names,
             look,
             source=("masked_scores", h),
-            color_limit=self.limit("masked_scores"),
             row_slots=slots,
             column_slots=slots,
             cell_width=widest,
@@ -164,7 +163,6 @@ class Softmax(RecordScene):
             None,
             look,
             source=lambda _, j: ("masked_scores", h, i, j),
-            color_limit=self.limit("masked_scores"),
             **common,
         )
         exps = NumberGrid(

@@ -252,7 +252,6 @@ class TokensToGrid(RecordScene):
                 self.token_names if k == 0 else None,
                 labels,
                 source=(field,),
-                color_limit=self.limit(field),
                 **common,
             )
             for k, field in enumerate(fields)

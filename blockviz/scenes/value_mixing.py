@@ -89,7 +89,6 @@ class ValueMixing(RecordScene):
             columns,
             look,
             source=("value", h),
-            color_limit=self.limit("value"),
             column_header_color=look.value,
             **common,
         )
@@ -100,7 +99,6 @@ class ValueMixing(RecordScene):
             columns,
             look,
             source=("head_outputs", h),
-            color_limit=self.limit("head_outputs"),
             show_numbers=False,
             filled=False,
             column_header_color=look.output,
@@ -180,7 +178,6 @@ class ValueMixing(RecordScene):
             self.look,
             blocked=blocked,
             source=lambda j, c: ("weighted_values", h, i, j, c),
-            color_limit=self.limit("value"),
             row_slots=self.values_slots(),
             column_slots=self.column_slots(),
             decimals=self.decimals.get(i, 2),
