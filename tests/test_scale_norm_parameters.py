@@ -10,6 +10,7 @@ import pytest
 from support import named_record, play_by_play
 
 from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, parameter_scale
+from blockviz.scale_limits import nice_limit, shown_limit
 from blockviz.scenes.catalog import lookup
 from blockviz.scenes.colour_bar import bars_of
 from blockviz.style import format_number
@@ -99,15 +100,23 @@ def bars_seen(rec) -> dict[str, list[str]]:
     return {bar.scale_shown.words: [label.shown for label in bar.numbers] for bar in bars_of(scene)}
 
 
-def test_the_layer_norm_scene_shows_gamma_and_beta_on_their_own_bar():
+def test_the_layer_norm_scene_shows_gamma_and_beta_on_their_own_bars():
+    """Each on a scale chosen from its own shown numbers (issue 36), not the weights' scale."""
     rec = named_record("toy")
-    limit = by_hand(split(rec)[0])
-    assert bars_seen(rec)["\u03b3, \u03b2"] == [format_number(-limit), format_number(limit)] == ["\u22123.32", "3.32"]
+    bars = bars_seen(rec)
+    for words, name in (("\u03b3", "ln1.weight"), ("\u03b2", "ln1.bias")):
+        limit = shown_limit(rec.params[name].flatten().tolist()).limit
+        assert bars[words] == [format_number(-limit), format_number(limit)], words
+    assert bars["\u03b3"] == ["\u22121.25", "1.25"]  # its largest, 1.108, rounded up to a step of the bar
+    assert "parameters" not in bars
 
 
 def test_an_rms_norms_bar_says_gamma(tiny_records):
     rec = tiny_records["llama"]
-    limit = by_hand(split(rec)[0])
     bars = bars_seen(rec)
-    assert bars["\u03b3"] == [format_number(-limit), format_number(limit)]
-    assert "\u03b3, \u03b2" not in bars and "parameters" not in bars
+    end = float(bars["\u03b3"][1])
+    assert bars["\u03b3"][0] == format_number(-end)
+    assert (
+        nice_limit(end) == end <= shown_limit(rec.params["ln1.weight"].flatten().tolist()).limit
+    )  # the shown columns' scale
+    assert "\u03b2" not in bars and "\u03b3, \u03b2" not in bars and "parameters" not in bars
