@@ -113,6 +113,8 @@ def brings_a_grid(animations) -> bool:
             return True
         for leaf in leaves(animation):
             mobject = getattr(leaf, "mobject", None)
+            if getattr(leaf, "grids", None):  # a Reveal of some of a grid's parts
+                return True
             if type(leaf).__name__ in ARRIVING and mobject is not None:
                 family = mobject.get_family()
                 if any(hasattr(member, "arrival_parts") or getattr(member, "recolouring", False) for member in family):
