@@ -43,9 +43,13 @@ class ValueMixing(RecordScene):
         rec = self.record
         title = self.show_title(f"Mixing the values (head {self.h})")
         values, output, signs = self.build(title)
-        self.add(values, output, signs)
         self.equals = signs[1]
-        self.step(caption="the value rows, one per key, and the output grid to fill")
+        self.step(
+            Reveal(VGroup(values, output)),  # cell after cell: the caption alone was a still play (issue 36)
+            FadeIn(signs),
+            caption="the value rows, one per key, and the output grid to fill",
+            run_time=2 * self.step_time,
+        )
         shown = None
         for i in self.detailed_rows(values.shown_rows()):
             shown = self.mix_row(i, values, output, shown)
