@@ -306,9 +306,11 @@ class Softmax(RecordScene):
                     FadeIn(work.side["weights"]),
                 ),
             ),
-            caption="add them up"
-            + (" (the hidden keys too)" if self.hidden else "")
-            + ", then divide each by the sum: the weights, which add up to 1",
+            caption=(
+                "add them up, hidden keys too; ÷ the sum: the weights, which add up to 1"
+                if self.hidden
+                else "add them up, then divide each by the sum: the weights, which add up to 1"
+            ),  # one line: a second would reach the work rows
             run_time=2 * self.step_time,
         )
         self.add(weights)
