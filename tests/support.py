@@ -563,3 +563,17 @@ def write_bad_files(folder, rec) -> dict:
         with open(files[kind][0], "wb") as handle:
             handle.truncate(200 * 2**20)  # sparse: refused by its size, before it is read
     return files
+
+
+def captions_held_to_read(scene) -> list[str]:
+    """The captions of a built scene that are not up as long as they take to read before the
+    next one (or the scene's end) replaces them: each is in by ``CAPTION_IN`` of its play, then
+    stays :func:`~blockviz.scenes.captions.reading_time` at least (its words at three a second)."""
+    from blockviz.scenes.captions import SHORTEST_HOLD, reading_time
+
+    times = [time for time, _ in scene.captions] + [scene.renderer.time]
+    return [
+        f"{shown!r}: {later - earlier:.2f} s"
+        for (earlier, shown), later in zip(scene.captions, times[1:])
+        if later - earlier < max(reading_time(shown), SHORTEST_HOLD) - 1e-6
+    ]

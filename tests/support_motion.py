@@ -265,3 +265,53 @@ def largest_changes(frames: list[tuple[int, np.ndarray]]) -> dict[int, float]:
         if play == next_play:
             largest[play] = max(largest.get(play, 0.0), changed_share(one, other))
     return largest
+
+
+# -- motion per play, as shared/measure/motion.py measures a video ----------------------------------
+SEEN_LEVEL = 40
+"""A pixel counts as changed by a play when a channel moves by more than this (of 255), as
+``shared/measure/motion.py`` counts it."""
+CAPTION_TOP = 0.89
+"""The caption band is the frame's bottom 0.11: what changes there is not counted."""
+LEAST_MOTION = 0.005
+"""The least share of the picture above the caption band a play changes (issue 36)."""
+
+
+def frames_by_run(scene_class, rec, size: dict = TINY, **options) -> list[tuple[int, np.ndarray]]:
+    """Every frame the scene draws at ``size``, with the number (1-based) of its *run*: plays that
+    follow one another with no hold between are one run, as a video shows them (a hold is one
+    long frame there); frames of holds are left out."""
+    frames: list[tuple[int, np.ndarray]] = []
+    state = {"run": 0, "holding": True, "play_holds": True}
+
+    class Counted(scene_class):
+        def play(self, *animations, **kwargs):
+            from manim import Wait
+            from manim.animation.animation import prepare_animation
+
+            holds = all(isinstance(prepare_animation(animation), Wait) for animation in animations)
+            if not holds and state["holding"]:
+                state["run"] += 1
+            state["holding"] = state["play_holds"] = holds
+            super().play(*animations, **kwargs)
+
+    def keep(pixels, repeat):
+        if not state["play_holds"]:
+            frames.append((state["run"], np.array(pixels)))
+
+    with writing_frames(keep, **size):
+        Counted(record=rec, **options).render()
+    return frames
+
+
+def motion_by_run(frames: list[tuple[int, np.ndarray]]) -> dict[int, float]:
+    """run → the share of the picture above the caption band that differs between the frame
+    before the run (its own first, for the first run) and its last frame (``motion.py``'s
+    "picture changed")."""
+    top = int(frames[0][1].shape[0] * CAPTION_TOP)
+    before, last = {}, {}
+    previous = frames[0][1]
+    for run, pixels in frames:
+        before.setdefault(run, previous)
+        last[run] = previous = pixels
+    return {run: changed_share(before[run][:top], last[run][:top], SEEN_LEVEL) for run in last}

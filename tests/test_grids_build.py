@@ -1,15 +1,18 @@
-"""Grids that build (issue 24): a grid arrives row after row, as 3Blue1Brown's ``LaggedStart``
-cascades, never in one frame; W_Q, W_K and W_V stand as matrices in the q/k/v scene; a parameter's
+"""Grids that build (issues 24, 36): a grid arrives cell after cell, as 3Blue1Brown's
+``LaggedStart`` cascades, never in one frame; every play moves the picture; W_Q, W_K and W_V stand as matrices in the q/k/v scene; a parameter's
 numbers leave only after the caption that names them; a label in flight stays one word."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
-from manim import Rectangle, TransformFromCopy, VGroup
+from manim import Rectangle, TransformFromCopy, VGroup, Wait
 from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import linear
 from support import built, named_record
 from support_motion import (
+    LEAST_MOTION,
     TINY,
     built_in_motion,
     changed_share,
@@ -17,10 +20,11 @@ from support_motion import (
     frames_by_play,
     garbles,
     largest_changes,
+    motion_by_run,
 )
 
 from blockviz.scenes.animation_tree import leaves
-from blockviz.scenes.catalog import lookup
+from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.fades import Conceal, Reveal, cascade_windows, lagged_windows, within
 from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import look
@@ -50,9 +54,10 @@ def small_grid(rows: int = 3) -> NumberGrid:
     )
 
 
-def test_a_grid_arrives_row_after_row_in_a_reveal():
-    """Three rows with lag ratio 0.5 take 0–½, ¼–¾ and ½–1 of the fade; in each row the cells
-    come in its first half, the numbers in its second."""
+def test_a_grid_arrives_cell_after_cell_in_a_reveal():
+    """Three rows of two cells with lag ratio 0.5: six parts of 2/7 of the fade each, starting
+    1/7 apart — cell (i, 0) is part 2i, in 2i/7 – (2i + 2)/7; in each part the cell comes in its
+    first half, the number in its second (issue 36: a whole row at once was up to 9 % of a frame)."""
     grid = small_grid()
     reveal = Reveal(grid, rate_func=linear)
     reveal.begin()
@@ -64,32 +69,36 @@ def test_a_grid_arrives_row_after_row_in_a_reveal():
             for i in range(3)
         ]
 
-    # at 0.125: row 0 a quarter through its stretch (its cells half in); at 0.375: row 0 three
-    # quarters (its numbers half in), row 1 a quarter; at 0.875: row 2 three quarters
-    assert shown(0.125) == [(0.5, 0.0), (0.0, 0.0), (0.0, 0.0)]
-    assert shown(0.375) == [(1.0, 0.5), (0.5, 0.0), (0.0, 0.0)]
-    assert shown(0.875) == [(1.0, 1.0), (1.0, 1.0), (1.0, 0.5)]
+    # at 1/14: cell (0, 0) a quarter through its part (half in); at 5/14: part 0 done, cell (1, 0)
+    # a quarter through; at 9/14: cell (2, 0) a quarter through
+    assert shown(1 / 14) == [(0.5, 0.0), (0.0, 0.0), (0.0, 0.0)]
+    assert shown(5 / 14) == [(1.0, 1.0), (0.5, 0.0), (0.0, 0.0)]
+    assert shown(9 / 14) == [(1.0, 1.0), (1.0, 1.0), (0.5, 0.0)]
 
 
-def test_a_grid_leaves_row_after_row_in_a_conceal_and_one_row_goes_cell_by_cell():
+def test_a_grid_leaves_cell_after_cell_in_a_conceal_and_one_row_goes_cell_by_cell():
     grid = small_grid()
     conceal = Conceal(grid, rate_func=linear)
     conceal.begin()
-    conceal.interpolate(0.375)  # row 0 three quarters through (numbers gone, cells half), row 1 a quarter
-    assert [round(grid.cells[i, 1].get_fill_opacity(), 3) for i in range(3)] == [0.5, 1.0, 1.0]
+    # at ½ (7/14): cell (0, 1), part 1 of 1/7 – 3/7, is gone; cell (1, 1), part 3 of 3/7 – 5/7,
+    # a quarter through (its number half out); cell (2, 1), part 5, not begun
+    conceal.interpolate(0.5)
+    assert [round(grid.cells[i, 1].get_fill_opacity(), 3) for i in range(3)] == [0.0, 1.0, 1.0]
     assert [round(drawn_opacity(grid.labels[i, 1]), 3) for i in range(3)] == [0.0, 0.5, 1.0]
     row = small_grid(rows=1)
-    assert [len(part) for part in row.arrival_parts()] == [3, 3]  # each column: its cell, its number, its header
+    # each column: its cell, its number, its header; the row's header with the first
+    assert [len(part) for part in row.arrival_parts()] == [4, 3]
     windows = cascade_windows(row)
     assert windows[id(row.cells[0, 0])] == pytest.approx((0.0, 2 / 3))
     assert windows[id(row.cells[0, 1])] == pytest.approx((1 / 3, 1.0))
 
 
 def test_two_grids_in_one_reveal_arrive_one_after_the_other():
+    """Two grids of 2 × 2: eight parts of 2/9 of the fade, 1/9 apart, the first grid's four first."""
     one, other = small_grid(2), small_grid(2)
     windows = cascade_windows(VGroup(one, other))
     assert [windows[id(grid.cells[i, 0])] for grid in (one, other) for i in range(2)] == [
-        pytest.approx(window) for window in [(0.0, 0.4), (0.2, 0.6), (0.4, 0.8), (0.6, 1.0)]
+        pytest.approx(window) for window in [(0.0, 2 / 9), (2 / 9, 4 / 9), (4 / 9, 6 / 9), (6 / 9, 8 / 9)]
     ]
 
 
@@ -104,6 +113,8 @@ def brings_a_grid(animations) -> bool:
             return True
         for leaf in leaves(animation):
             mobject = getattr(leaf, "mobject", None)
+            if getattr(leaf, "grids", None):  # a Reveal of some of a grid's parts
+                return True
             if type(leaf).__name__ in ARRIVING and mobject is not None:
                 family = mobject.get_family()
                 if any(hasattr(member, "arrival_parts") or getattr(member, "recolouring", False) for member in family):
@@ -111,43 +122,76 @@ def brings_a_grid(animations) -> bool:
     return False
 
 
-GRID_SCENES = (
-    "tokens",
-    "layer-norm",
-    "qkv",
-    "dot-products",
-    "mask",
-    "softmax",
-    "causal-vs-bidirectional",
-    "value-mixing",
-    "prediction",
-    "recap",
-    "learning",
-    "ffn",
-    "multi-head",
-)
-"""The scenes whose grids arrive (cells coloured and numbered) checked frame by frame."""
+LECTURE_RECORDS = {"the cat sat": "cat", "13 tokens, focus it": "toy"}
+"""The toy model's records (by their names in ``lecture_record``) of the default lecture ("the cat sat") and the chicken lecture (``--token it``)."""
 
 
-@pytest.mark.render
-@pytest.mark.parametrize("scene_name", GRID_SCENES)
-def test_a_grids_arrival_never_changes_more_than_5_percent_of_the_frame(scene_name):
-    """Frames drawn at 160 × 90 and 15 fps (-ql's rate: the fewest frames, the largest steps):
-    between two frames of a play that brings grid cells in, at most 5 % of the pixels change
-    (were 6–15 %: every row's colour but the worked one arrived in one frame)."""
+@functools.cache
+def lecture_record(name: str):
+    if name == "cat":
+        from blockviz.toy.recording import record_toy
+
+        return record_toy("the cat sat")
+    return named_record(name)
+
+
+@functools.cache
+def measured(scene_name: str, record_name: str) -> tuple[dict[int, float], dict[int, float], set[int]]:
+    """Scene ``scene_name`` drawn at 160 × 90 and 15 fps (-ql's rate: the fewest frames, the
+    largest steps) on the lecture record ``record_name``: (run → share of the picture it changes,
+    as ``shared/measure/motion.py``; play → largest change between two of its frames; the plays
+    that bring grid cells in)."""
     (entry,) = lookup([scene_name])
-    arrivals, plays = set(), [0]
+    arrivals, plays, run, runs = set(), [0], [0], {}
+    holding = [True]
 
     class Watched(entry.scene_class()):
         def play(self, *animations, **kwargs):
             plays[0] += 1  # counted as frames_by_play counts them
-            if brings_a_grid([prepare_animation(animation) for animation in animations]):
+            prepared = [prepare_animation(animation) for animation in animations]
+            if brings_a_grid(prepared):
                 arrivals.add(plays[0])
+            holds = all(isinstance(animation, Wait) for animation in prepared)
+            if not holds:
+                run[0] += holding[0]  # a play after a hold starts a run
+                runs[plays[0]] = run[0]
+            holding[0] = holds
             super().play(*animations, **kwargs)
 
-    frames = frames_by_play(Watched, named_record("toy"), token="it")
-    assert arrivals, "no play brings a grid in"
-    changes = largest_changes(frames)
+    chosen = {"token": "it", "head": "auto"} if record_name == "toy" else {}  # as the lectures' commands choose
+    frames = frames_by_play(Watched, lecture_record(record_name), **chosen)
+    by_run = [(runs[play], pixels) for play, pixels in frames if play in runs]
+    return motion_by_run(by_run), largest_changes(frames), arrivals
+
+
+LECTURE_SCENES = [entry.name for entry in entries()]
+NOT_YET = {
+    ("qkv", "toy"): "“the row of ‘it’”: a highlight on one row of 13, 0.48 % of the picture",
+    ("dot-products", "toy"): "the other queries' scores, in an elided grid: 0.47 %",
+    ("multi-head", "cat"): "the callout of head 0's largest weight: 0.40 %",
+    ("prediction", "cat"): "the prediction's last two steps (0.34–0.42 %): its bars are being redrawn (issue 36)",
+    ("prediction", "toy"): "the prediction's last two steps (0.34–0.42 %): its bars are being redrawn (issue 36)",
+}
+"""Cases still with a play under 0.5 % (strict: one that passes must leave this list)."""
+MOTION_CASES = [
+    pytest.param(scene, record, marks=pytest.mark.xfail(reason=NOT_YET[scene, record], strict=True))
+    if (scene, record) in NOT_YET
+    else (scene, record)
+    for scene in LECTURE_SCENES
+    for record in LECTURE_RECORDS.values()
+]
+
+
+@pytest.mark.render
+@pytest.mark.parametrize(("scene_name", "record_name"), MOTION_CASES)
+def test_every_play_moves_the_picture_and_a_grid_arrives_cell_by_cell(scene_name, record_name):
+    """Issue 36: every run of plays (plays with no hold between, as a video shows them) changes
+    at least 0.5 % of the picture above the caption band (were 20 of 117 runs of the default
+    lecture: a caption changed and little else); and between two frames of a play that brings
+    grid cells in, at most 5 % of the pixels change (were 6–15 %: a grid's colour arrived in one
+    frame)."""
+    motion, changes, arrivals = measured(scene_name, record_name)
+    assert {run: round(share, 4) for run, share in motion.items() if share < LEAST_MOTION} == {}
     assert {play: round(share, 3) for play, share in changes.items() if play in arrivals and share > MOST_CHANGED} == {}
 
 

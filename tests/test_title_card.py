@@ -149,6 +149,22 @@ def test_tokens_stay_legible(card):
         assert left < label_left and label_right < right and bottom < label_bottom and label_top < top
 
 
+def test_the_tokens_fill_at_least_60_percent_of_their_band(card):
+    """Issue 36: "the cat sat"'s three chips were 1.9 % of the frame, far under their band (the
+    card's text width × the tokens' band height); now they fill 60 % of its width or height."""
+    from blockviz.scenes.layout import fit_width, frame_text_width
+    from blockviz.scenes.text import text
+    from blockviz.scenes.title_card import LONG_TOKEN_BAND, TITLE, TITLE_FONT_SIZE, TOKEN_BAND
+
+    _, layout = card
+    as_built = fit_width(text(TITLE, TITLE_FONT_SIZE, bold=True), frame_text_width())
+    shrink = layout.title.height / as_built.height  # the card shrinks as a whole when it is too tall
+    band_height = TOKEN_BAND if len(layout.sentence) else LONG_TOKEN_BAND
+    width_share = layout.tokens.width / (frame_text_width() * shrink)
+    height_share = layout.tokens.height / (band_height * shrink)
+    assert max(width_share, height_share) >= 0.6, (round(width_share, 2), round(height_share, 2))
+
+
 @pytest.mark.render
 def test_a_small_render_first_does_not_shrink_the_card_built_after_it(tmp_path):
     """Texts are laid out for the frame's pixel width (a long note wraps on a 160-pixel canvas,

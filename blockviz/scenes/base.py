@@ -44,8 +44,9 @@ class RecordScene(Shown, EngineScene):
     step_time
         Run time (s) of one animation step.
     hold
-        Seconds the picture holds still after a step (:data:`~blockviz.scenes.look.HOLD`):
-        frozen frames, cheap to render.
+        Seconds the picture holds still after a step without a caption
+        (:data:`~blockviz.scenes.look.HOLD`; a step with one holds as long as it takes to read,
+        :func:`~blockviz.scenes.captions.reading_hold`): frozen frames, cheap to render.
     shows_one_head
         Whether the scene's pictures are one head's (its title names it): the first caption of
         such a scene says why that head was chosen when ``head="auto"`` chose it. A scene module
@@ -124,7 +125,9 @@ class RecordScene(Shown, EngineScene):
     def step(
         self, *animations, caption: str | None = None, run_time: float | None = None, hold: float | None = None
     ) -> None:
-        """One step: ``animations`` and its ``caption`` together, then the picture holds still.
+        """One step: ``animations`` and its ``caption`` together, then the picture holds still:
+        ``hold`` seconds, and at least as long as the caption takes to read
+        (:func:`~blockviz.scenes.captions.reading_hold`); :attr:`hold` for a step without one.
         A scene that :attr:`shows_one_head` chosen by ``head="auto"`` says why first: its first
         step's animations come with :meth:`~blockviz.scenes.shown.Shown.head_sentence`, then its own caption follows."""
         if caption is not None and self.shows_one_head and not self.head_said:
@@ -135,6 +138,8 @@ class RecordScene(Shown, EngineScene):
                 animations = ()
         said = self.say(caption) if caption is not None else []
         run_time = self.step_time if run_time is None else run_time
+        if caption is not None:  # never shorter than the caption takes to read
+            hold = max(captions.reading_hold(caption, run_time), 0.0 if hold is None else hold)
         if animations or said:
             self.play(*animations, *said, run_time=run_time)
         else:  # a caption-only step without burned captions: the same time, still

@@ -13,13 +13,33 @@ from manim import DOWN, UP, config
 
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.layout import frame_text_width, wrapped
-from blockviz.scenes.light_timing import caption_in, caption_out
+from blockviz.scenes.light_timing import CAPTION_IN, caption_in, caption_out
 from blockviz.scenes.look import CAPTION_SIZE, FRAME_MARGIN
 
 SPEECH_PAUSE = 0.5
 """Seconds of silence after a caption's speech before the next caption (narrated scenes)."""
 CAPTION_GAP = 0.25
 """Between a caption's top and the lowest part of the layout above it."""
+WORDS_PER_SECOND = 3.0
+"""How fast a viewer reads a caption: 180 words a minute, the pace subtitling guides allow adults."""
+READING_START = 0.6
+"""Seconds a viewer takes to find a new caption before reading it."""
+SHORTEST_HOLD = 1.0
+"""The least a step holds still after its play, however short its caption."""
+
+
+def reading_time(shown: str) -> float:
+    """Seconds to read caption ``shown``: :data:`READING_START` plus its words (numbers and
+    symbols count as words) at :data:`WORDS_PER_SECOND`."""
+    return READING_START + len(shown.split()) / WORDS_PER_SECOND
+
+
+def reading_hold(shown: str, run_time: float) -> float:
+    """The hold after a step of ``run_time`` seconds whose caption is ``shown``: its caption, in
+    by :data:`~blockviz.scenes.light_timing.CAPTION_IN` of the play, stays up for its
+    :func:`reading_time` — at least :data:`SHORTEST_HOLD` (issue 36: every step held 2.5 s,
+    "its mean, μ" as long as a sentence of twenty words)."""
+    return max(SHORTEST_HOLD, reading_time(shown) - (1 - CAPTION_IN) * run_time)
 
 
 def head_caption_band(scene) -> float:

@@ -10,7 +10,7 @@ from manim import DOWN, RIGHT, UP, VGroup
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import plus_before, remainder, sum_decimals
 from blockviz.scenes.choreography import cascade_parts, lagged
-from blockviz.scenes.fades import FadeIn, FadeOut
+from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, HEADER_SIZE, MAX_SLOTS, MIN_FONT_SIZE, NUMBER_SIZE
@@ -50,8 +50,11 @@ class CausalVsBidirectional(RecordScene):
         ] = []  # each shown weights row's labels, with its hidden keys' share: they add up to 1
         self.shares: dict[tuple[int, int], VGroup] = {}  # (grid, row): "+ 0.62", the hidden keys' share
         grids = self.build(title, decoder, encoder)
-        self.add(grids)
-        self.step(caption="left, a decoder's causal mask; right, an encoder's: no mask at all")
+        self.step(
+            Reveal(grids),  # cell after cell: the caption alone was a still play (issue 36)
+            caption="left, a decoder's causal mask; right, an encoder's: no mask at all",
+            run_time=2 * self.step_time,
+        )
         (decoder_rows, decoder_shares), (encoder_rows, encoder_shares) = (
             self.to_weights(grids[0], decoder),
             self.to_weights(grids[1], encoder),

@@ -6,11 +6,11 @@ it would spend half the fade on a see-through cell over the page, below 4.5:1 co
 * :class:`Reveal` — a ``FadeIn`` in two halves: the shapes first (cells, chips, rules), then the
   texts on them. A grid in it (anything with ``arrival_parts()``, as
   :class:`~blockviz.scenes.grids.NumberGrid`; or named in ``grids=`` when only some of its
-  groups are revealed) arrives row after row, each row in two halves.
+  groups are revealed) arrives cell after cell, each cell in two halves.
 * :class:`Conceal` — a ``FadeOut`` in two halves: the texts first, then the shapes under them;
-  a grid in it leaves row after row.
+  a grid in it leaves cell after cell.
 * :func:`lagged_windows`, :func:`within` — the stretches of a play that the parts of a cascade
-  take (rows of a grid arriving one after another, as Manim's ``LaggedStart``), and a rate
+  take (cells of a grid arriving one after another, as Manim's ``LaggedStart``), and a rate
   function run inside one of them.
 * :class:`FadeIn`, :class:`FadeOut` — Manim's, drawn the same, without copies: Manim's fade
   copies its mobject twice when it begins (to fade from and to) and interpolates every point of
@@ -130,8 +130,8 @@ def within(rate_func, start: float, end: float):
 
 def cascade_windows(*mobjects) -> dict[int, tuple[float, float]]:
     """The stretch of a fade (:func:`lagged_windows`) each part of every grid in the ``mobjects``'
-    families takes, by id of every member of the part: the grids' ``arrival_parts()`` (rows, or
-    the cells of a single row) one after another, grid after grid. Members of no part are not
+    families takes, by id of every member of the part: the grids' ``arrival_parts()`` (cell after
+    cell) one after another, grid after grid. Members of no part are not
     in it (they take the whole fade)."""
     grids = [member for mobject in mobjects for member in mobject.get_family() if hasattr(member, "arrival_parts")]
     parts = [part for grid in dict.fromkeys(grids) for part in grid.arrival_parts()]

@@ -9,7 +9,7 @@ from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import adds_up_as_written, parameter_grid, shown_value
 from blockviz.scenes.choreography import carry, gather, lagged, recolour, second_half
-from blockviz.scenes.fades import FadeIn
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, HighlightJump, NumberGrid
 from blockviz.scenes.layout import column_width
 from blockviz.scenes.light_timing import after_the_carry, aside_while_carried
@@ -113,7 +113,7 @@ class LayerNormRow(RecordScene):
             caption="subtract μ from every entry: the row centred on 0",
         )
         self.step(
-            self.around(light, centred),
+            HighlightJump(light, side["variance"], rate_func=aside_while_carried),  # onto what is found
             gather(self, self.labels(centred), side["variance"][1]),
             caption="its variance σ²: the mean of the squared centred entries",
         )
@@ -136,7 +136,7 @@ class LayerNormRow(RecordScene):
             caption=f"× γ + β, entry by entry: LayerNorm's output, {io['feeds']}",
             run_time=self.step_time * 2.5,  # the numbers fly past γ and β: slower, fewer pixels per frame
         )
-        self.step(caption=io["second"])
+        self.step(FadeOut(light), caption=io["second"])  # the worked row done
 
     def rms_steps(self, rows, side, light, io) -> None:
         x, norm, gamma, out = rows
@@ -164,7 +164,7 @@ class LayerNormRow(RecordScene):
             caption=f"× γ, entry by entry: RMSNorm's output, {io['feeds']}",
             run_time=self.step_time * 2,  # the numbers fly past γ: slower, fewer pixels per frame
         )
-        self.step(caption=io["second"].replace("LayerNorm", "RMSNorm"))
+        self.step(FadeOut(light), caption=io["second"].replace("LayerNorm", "RMSNorm"))
 
     @staticmethod
     def around(light: Highlight, row: NumberGrid) -> HighlightJump:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from manim import DOWN, LEFT, RIGHT, UP, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Create, Dot, Line, VGroup
 
 from blockviz.errors import BlockvizError
 from blockviz.record_needs import training_missing
@@ -41,6 +41,8 @@ MAX_KEYS = 10
 """The most keys drawn of the lesson row (⋯ and one "+ rest" term for the others)."""
 DIM = 0.25
 """Opacity of the empty cells standing in for the checkpoints still to come."""
+CURVE_WIDTH = 0.9
+"""The width of the loss curve beside the loss column (scene units, before the layout is fitted)."""
 
 
 class Learning(RecordScene):
@@ -60,20 +62,23 @@ class Learning(RecordScene):
         self.add(ghost_of(grid.cell_group, opacity=DIM).set_fill(opacity=0))
         self.add(grid.header_group, grid.ellipsis_group, self.note, self.side_headers)
         self.step(
-            *self.arrival(rows[0]),
+            *self.arrival(rows[0], 0),
             *([Reveal(self.rounding)] if len(self.rounding) else []),
             caption=self.first_caption(),
         )
         highlight = Highlight(self.look, grid.row(0))
         self.play(FadeIn(highlight), run_time=0.4)
         for k in range(1, len(learning.steps)):
-            self.step(*self.arrival(rows[k]), highlight.over(grid.row(k)), caption=self.checkpoint_caption(k))
+            self.step(*self.arrival(rows[k], k), highlight.over(grid.row(k)), caption=self.checkpoint_caption(k))
         self.step(highlight.over(grid.column(self.key_column)), Reveal(result), caption=self.last_caption())
 
-    def arrival(self, row: list[VGroup]) -> list:
-        """A checkpoint's row arriving cell after cell (each cell with its number), then its
-        sum and loss: a cascade, so no frame brings the whole row's colour at once."""
-        return lagged([[Reveal(part)] for part in row])
+    def arrival(self, row: list[VGroup], k: int) -> list:
+        """Checkpoint ``k``'s row arriving cell after cell (each cell with its number), then its
+        sum and loss, then the loss curve drawn on to its point: a cascade, so no frame brings the
+        whole row's colour at once."""
+        segment, dot = self.curve_pieces[k]
+        drawing = ([Create(segment)] if segment is not None else []) + ([FadeIn(dot)] if dot is not None else [])
+        return lagged([[Reveal(part)] for part in row] + ([drawing] if drawing else []))
 
     # -- the numbers ----------------------------------------------------------------------------
     @property
@@ -149,6 +154,7 @@ class Learning(RecordScene):
             [VGroup(grid.cells[k, j], grid.labels[k, j]) for j in grid.shown_columns()] + [sides[k]]
             for k in range(len(learning.steps))
         ]
+        curve = self.loss_curve(grid, VGroup(side_headers, *sides))
         self.note = self.lesson_note().next_to(VGroup(grid, side_headers), UP, buff=0.3)
         self.note.align_to(grid.cell_group, LEFT)
         self.rounding = rounding_note(self.sums, look)  # "≈: each number is rounded on its own", if a row needs it
@@ -159,7 +165,10 @@ class Learning(RecordScene):
         result = self.result_line().next_to(below, DOWN, buff=0.3).align_to(grid.cell_group, LEFT)
         self.side_headers = side_headers
         self.place(
-            VGroup(self.note, grid, side_headers, *sides, self.rounding, result), title, bottom_space=1.25, grow=1.6
+            VGroup(self.note, grid, side_headers, *sides, curve, self.rounding, result),
+            title,
+            bottom_space=1.25,
+            grow=1.6,
         )  # room for a caption on two lines
         return grid, rows, result
 
@@ -214,6 +223,35 @@ class Learning(RecordScene):
             side.add(shown_loss.move_to([loss_x, y, 0]))
             sides.append(side)
         return headers, sides
+
+    def loss_curve(self, grid: NumberGrid, columns: VGroup) -> VGroup:
+        """Right of the loss column, the training loss as a curve read downwards: one point a
+        checkpoint at its row's height, further right for a larger loss (the smallest and largest
+        shown loss at the column's edges), a line from each point to the next. Sets
+        ``curve_pieces[k]``: (the line into point k or ``None``, point k or ``None`` where no loss
+        was recorded)."""
+        learning, look = self.learning, self.look
+        shown = [loss for loss in learning.losses if loss is not None]
+        left = columns.get_right()[0] + 0.25
+        low, high = (min(shown), max(shown)) if shown else (0.0, 1.0)
+        span = high - low or 1.0
+        points: list = []
+        for k, loss in enumerate(learning.losses):
+            y = grid.cells[k, grid.shown_columns()[0]].get_y()
+            points.append(None if loss is None else [left + CURVE_WIDTH * (loss - low) / span, y, 0])
+        self.curve_pieces = []
+        drawn = VGroup()
+        last = None
+        for point in points:
+            if point is None:
+                self.curve_pieces.append((None, None))
+                continue
+            dot = Dot(point, radius=0.06, color=look.highlight)
+            segment = Line(last, point, color=look.highlight, stroke_width=3) if last is not None else None
+            self.curve_pieces.append((segment, dot))
+            drawn.add(*([segment] if segment is not None else []), dot)
+            last = point
+        return drawn
 
     def lesson_note(self):
         """Where the numbers come from: the lesson sentence during training — this record's

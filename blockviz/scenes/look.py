@@ -34,7 +34,8 @@ MAX_SLOTS = 8
 """At most this many rows (or columns) of a grid are drawn; beyond it, ⋯ stands for the rest."""
 
 HOLD = 2.5
-"""Seconds the picture holds still after each step (frozen frames: they cost almost nothing)."""
+"""Seconds the picture holds still after a step without a caption (a step with one holds as long as it
+takes to read: :func:`blockviz.scenes.captions.reading_hold`); frozen frames cost almost nothing."""
 
 FRAME_MARGIN = 0.25
 

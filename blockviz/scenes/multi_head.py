@@ -13,7 +13,7 @@ from blockviz.scenes.choreography import carry, lagged, one_after_another, recol
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
-from blockviz.scenes.light_timing import after_the_caption
+from blockviz.scenes.light_timing import after_the_caption, out_before_the_move
 from blockviz.scenes.look import (
     CAPTION_SIZE,
     HEADER_SIZE,
@@ -582,13 +582,16 @@ class MultiHead(RecordScene):
             .scale(weights.scale_now)
             .move_to(parts["name"], aligned_edge=LEFT)
         )
+        first = rows[0]
+        pair = Highlight(look, VGroup(column.cells[first, 0], weights.row(first)))  # one entry and its row
         self.step(
-            caption="…and each entry times its row of the output weights"
+            FadeIn(pair), caption="…and each entry times its row of the output weights"
         )  # W_O's numbers stay while the caption names them
         # the "×" leaves with W_O: the products beside the column are not to be multiplied by it again
         # both grids' rows are wide: they go and come cell after cell (≤ 5 % of the pixels a frame)
         products = cells_of(terms)
         self.step(
+            FadeOut(pair, rate_func=out_before_the_move),
             Conceal(VGroup(weights.ellipsis_group, parts["name"], parts["times"]), rate_func=after_the_caption),
             self.one_cell_after_another(Conceal, cells_of(weights), after_the_caption),
             Reveal(VGroup(terms.ellipsis_group, products_name), rate_func=second_half),
@@ -606,9 +609,13 @@ class MultiHead(RecordScene):
             if self.has_bias:
                 shown.append(parts["bias"].labels[0, j])
             self.shown_sum(shown, parts["result"].labels[0, j])
+        light = None
         if len(parts["hidden"]):
+            light = Highlight(look, parts["hidden"])  # framing the new terms, then the sum they go into
             self.step(
-                FadeIn(parts["hidden"]), caption="the rows of the output weights left out, as one term per column"
+                FadeIn(parts["hidden"]),
+                FadeIn(light, rate_func=second_half),
+                caption="the rows of the output weights left out, as one term per column",
             )
         if not all(exact(parts_, total) for parts_, total in self.sums[-len(parts["result"].shown_columns()) :]):
             sign = parts["result"].row_headers[0]
@@ -618,12 +625,16 @@ class MultiHead(RecordScene):
             parts["result"].header_group.remove(sign)
             parts["result"].header_group.add(approx.move_to(sign, aligned_edge=RIGHT))
         result = parts["result"]
-        light = Highlight(look, result.cell_group)
+        if light is None:
+            light = Highlight(look, result.cell_group)
+            arrives = FadeIn(light)
+        else:
+            arrives = light.over(result.cell_group)
         labels = [result.labels[0, j] for j in result.shown_columns()]
         self.step(
             *recolour(self, result, result.fills),
             FadeIn(VGroup(*labels), rate_func=second_half),
-            FadeIn(light),
+            arrives,
             caption=f"added down each column{' with the output bias' if self.has_bias else ''}: attention's output for “{self.token_name(f)}”",
         )
         self.step(

@@ -175,6 +175,7 @@ class QueryKeyValue(RecordScene):
             Conceal(matrices, rate_func=after_the_caption),  # its numbers stay while the caption names them
             Reveal(VGroup(*grids.values()), rate_func=second_half),
             caption=attention_input(rec)[2],
+            run_time=3 * self.step_time,  # three grids, cell by cell, in the second half: ≤ 5 % a frame
         )
         light = Highlight(self.look, source.row(f))
         says = {

@@ -273,21 +273,43 @@ class Softmax(RecordScene):
             caption=f"query “{self.token_name(i)}”: its scores against each key",
         )
         self.add(score)
-        self.step(FadeIn(work.m), caption="the row's largest score, m")
+        # m alone, or the sum alone, changed under 0.5 % of the picture (issue 36): each comes
+        # first in the play that uses it
         self.step(
-            carry(self, [score.labels[0, j] for j in self.slots_shown], [exps.labels[0, j] for j in self.slots_shown]),
-            *recolour(self, exps, exps.fill),
-            caption=f"subtract m, then exponentiate: every exp is ≤ 1{self.wording.exp_of_blocked}",
+            one_after_another(
+                FadeIn(work.m),
+                AnimationGroup(
+                    carry(
+                        self,
+                        [score.labels[0, j] for j in self.slots_shown],
+                        [exps.labels[0, j] for j in self.slots_shown],
+                    ),
+                    *recolour(self, exps, exps.fill),
+                ),
+            ),
+            caption=f"the row's largest score, m; subtract m, then exponentiate: every exp is ≤ 1{self.wording.exp_of_blocked}",
+            run_time=2 * self.step_time,
         )
         self.add(exps)
-        self.step(FadeIn(work.side["exps"]), caption="add them up" + (" (the hidden keys too)" if self.hidden else ""))
         self.step(
-            carry(
-                self, [exps.labels[0, j] for j in self.slots_shown], [weights.labels[0, j] for j in self.slots_shown]
+            one_after_another(
+                FadeIn(work.side["exps"]),
+                AnimationGroup(
+                    carry(
+                        self,
+                        [exps.labels[0, j] for j in self.slots_shown],
+                        [weights.labels[0, j] for j in self.slots_shown],
+                    ),
+                    *recolour(self, weights, weights.fill),
+                    FadeIn(work.side["weights"]),
+                ),
             ),
-            *recolour(self, weights, weights.fill),
-            FadeIn(work.side["weights"]),
-            caption="divide each by the sum: the weights, which add up to 1",
+            caption=(
+                "add them up, hidden keys too; ÷ the sum: the weights, which add up to 1"
+                if self.hidden
+                else "add them up, then divide each by the sum: the weights, which add up to 1"
+            ),  # one line: a second would reach the work rows
+            run_time=2 * self.step_time,
         )
         self.add(weights)
         self.step(*self.convert_rows(grid, [i], lift=weights), caption="the weights take the place of the row's scores")

@@ -54,6 +54,9 @@ TOKEN_GAP = 0.14
 TOKEN_ROW_GAP = 0.18
 TOKEN_PADDING = 0.14
 BAND_GAP = 0.4
+TOKEN_FILL = 0.65
+"""The share of the card's width a sentence's tokens fill when they fit on one line at a larger size
+(three tokens at the default size were 1.9 % of the frame: issue 36)."""
 
 
 SIZE_WORDS = {
@@ -73,7 +76,8 @@ class TokenChips(VGroup):
     ``labels[i]`` is the ``Text`` of token ``i`` (in ``.shown``, as drawn by
     :func:`blockviz.tokens.display_token`), ``boxes[i]`` its box.
     Labels sit on one baseline, so "." stays low and "'" high. The group is scaled to the largest
-    size, at most ``max_scale``, at which the wrapped rows fit.
+    size, at most ``max_scale`` (or the size at which one line fills :data:`TOKEN_FILL` of
+    ``width``, if larger), at which the wrapped rows fit.
     """
 
     def __init__(self, tokens: list[str], look: Look, width: float, height: float, max_scale: float = 1.5) -> None:
@@ -98,6 +102,8 @@ class TokenChips(VGroup):
             self.boxes.append(box)
         self.chips = [VGroup(box, label) for box, label in zip(self.boxes, self.labels)]
         widths = [chip.width for chip in self.chips]
+        one_line = sum(widths) + TOKEN_GAP * (len(widths) - 1)
+        max_scale = max(max_scale, TOKEN_FILL * width / one_line)  # a short sentence's chips fill their band too
         scale = _fitting_scale(widths, box_height, width, height, max_scale)
         rows = _wrap(widths, width / scale)
         lines = VGroup(*(VGroup(*self.chips[start:stop]).arrange(buff=TOKEN_GAP) for start, stop in rows))

@@ -122,6 +122,10 @@ def is_special(rec, i: int) -> bool:
     return bool(flags) and bool(flags[i])
 
 
+STRIP_GROWTH = 1.8
+"""How much the sentence and its token chips may grow over the grids' row (at most its width)."""
+
+
 class TokensToGrid(RecordScene):
     """The sentence splits into tokens; each token becomes one row of the ``(n, d_model)`` grid
     that enters the block (``resid_pre``): embedding + position for blockviz's own block, or the
@@ -207,6 +211,7 @@ class TokensToGrid(RecordScene):
         chips = self.chips(slots)
         sentence = wrapped(display_token(rec.sentence), WORK_SIZE, look.text, max(row.width, 6.0), max_lines=4)
         strip = VGroup(sentence, chips.move_to(sentence))  # the sentence, then its tokens, in one place
+        strip.scale(min(STRIP_GROWTH, row.width / strip.width))  # the scene's first idea, large enough to read
         layout = VGroup(strip, row).arrange(DOWN, buff=0.45)
         self.place(layout, title, bottom_space=self.bottom_space, grow=1.6)
         return sentence, chips, row

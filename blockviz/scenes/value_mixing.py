@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, Line, VGroup
+from manim import DOWN, RIGHT, UP, AnimationGroup, Line, VGroup
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, products_hold, remainder, sum_decimals
-from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, recolour, second_half
+from blockviz.scenes.choreography import adopt, carry, cascade, gather, one_after_another, recolour, second_half
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import row_height
@@ -44,9 +44,13 @@ class ValueMixing(RecordScene):
         rec = self.record
         title = self.show_title(f"Mixing the values (head {self.h})")
         values, output, signs = self.build(title)
-        self.add(values, output, signs)
         self.equals = signs[1]
-        self.step(caption="the value rows, one per key, and the output grid to fill")
+        self.step(
+            Reveal(VGroup(values, output)),  # cell after cell: the caption alone was a still play (issue 36)
+            FadeIn(signs),
+            caption="the value rows, one per key, and the output grid to fill",
+            run_time=2 * self.step_time,
+        )
         shown = None
         for i in self.detailed_rows(values.shown_rows()):
             shown = self.mix_row(i, values, output, shown)
@@ -268,10 +272,6 @@ class ValueMixing(RecordScene):
         )
         self.remove(frame, *targets)
         self.add(products)
-        self.step(
-            FadeIn(sums),
-            caption="add the scaled rows down each column" + (" (the hidden rows as one term)" if self.hidden else ""),
-        )
         light = Highlight(look, output.row(i))
         fills = {(i, c): output.color_of(output.values[i][c]) for c in output.shown_columns()}
         labels = {(i, c): output.number_at(i, c, fill=fills[i, c]) for c in output.shown_columns()}
@@ -279,13 +279,32 @@ class ValueMixing(RecordScene):
         for (row, c), label in labels.items():
             output.set_label(row, c, label)
         adopt(self, output, list(labels.values()))
+        adding = "add the scaled rows down each column" + (" (the hidden rows as one term)" if self.hidden else "")
         self.step(
-            *landing,
-            carry(self, [sums.totals[c] for c in output.shown_columns()], list(labels.values())),
-            FadeIn(light, rate_func=second_half),  # after the sums fly in
-            caption=f"= the output row of “{self.token_name(i)}”",
+            one_after_another(
+                AnimationGroup(FadeIn(VGroup(*self.under_the_sum(sums))), *self.slide_into_sums(products, sums)),
+                AnimationGroup(
+                    *landing,
+                    carry(self, [sums.totals[c] for c in output.shown_columns()], list(labels.values())),
+                    FadeIn(light, rate_func=second_half),  # after the sums fly in
+                ),
+            ),
+            caption=f"{adding}: the output row of “{self.token_name(i)}”",
+            run_time=3 * self.step_time,
         )
         return VGroup(weights, products, sums, light)
+
+    def slide_into_sums(self, products: NumberGrid, sums: VGroup) -> list:
+        """Each column's scaled rows sliding down together into its Σ (as vectors are added:
+        the terms travel to where their sum appears), then the sum arriving."""
+        return [gather(self, parts, sums.totals[c]) for c, (parts, _) in zip(products.shown_columns(), sums.sums)]
+
+    def under_the_sum(self, sums: VGroup) -> list:
+        """The parts of :meth:`sum_rows` other than the totals: the hidden rows' terms, the
+        names ("+ N more", "Σ =") and the rule."""
+        rows, names, rule = sums
+        totals = {id(total) for total in sums.totals.values()}
+        return [member for member in rows if id(member) not in totals] + [names, rule]
 
     def equals_sign(self, sign: str) -> list:
         """Animations putting ``sign`` ("=", or "≈" when a shown weight × value is not its shown

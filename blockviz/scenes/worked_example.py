@@ -6,6 +6,7 @@ from manim import DOWN, LEFT, RIGHT, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.fades import FadeIn
+from blockviz.scenes.grids import Highlight
 from blockviz.scenes.look import WORK_SIZE
 from blockviz.scenes.text import formula, number, text
 from blockviz.worked_example import worked_example
@@ -55,8 +56,10 @@ class WorkedExample(RecordScene):
             FadeIn(VGroup(*(line[0] for line in lines))),
             caption="softmax and mixing on numbers small enough to check by hand",
         )
-        for line, caption in zip(lines, CAPTIONS):
-            self.step(FadeIn(VGroup(*line[1:])), caption=caption)
+        highlight = Highlight(self.look, lines[0], buff=0.1)
+        for k, (line, caption) in enumerate(zip(lines, CAPTIONS)):
+            follow = FadeIn(highlight) if k == 0 else highlight.over(line)  # the line being worked
+            self.step(FadeIn(VGroup(*line[1:])), follow, caption=caption)
 
     def value(self, field: str, *index, color: str | None = None, decimals: int = 2):
         """The example's ``field[index]`` as a number label."""
