@@ -568,7 +568,7 @@ def write_bad_files(folder, rec) -> dict:
 def captions_held_to_read(scene) -> list[str]:
     """The captions of a built scene that are not up as long as they take to read before the
     next one (or the scene's end) replaces them: each is in by ``CAPTION_IN`` of its play, then
-    stays :func:`~blockviz.scenes.captions.reading_time` at least (its words at three a second)."""
+    stays :func:`~blockviz.scenes.captions.reading_time` at least (its words at four a second)."""
     from blockviz.scenes.captions import SHORTEST_HOLD, reading_time
 
     times = [time for time, _ in scene.captions] + [scene.renderer.time]

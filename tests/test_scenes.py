@@ -144,7 +144,7 @@ def test_the_recaps_preview_is_outlines_without_text(theme):
 @pytest.mark.parametrize("scene_name", [entry.name for entry in ENTRIES])
 def test_each_caption_stays_while_its_step_holds(scene_name):
     """A caption appears with its step and stays at least as long as it takes to read (its words at
-    three a second after 0.6 s; a hold of at least 1 s) before the next."""
+    four a second after 0.6 s; a hold of at least 1 s) before the next."""
     scene, _ = built(scene_name, thirteen_tokens(scene_name))
     assert captions_held_to_read(scene) == []
 
