@@ -88,7 +88,11 @@ FIGURES = (
         "Scores",
         "query–key dot products per head, then divided by √d_k (rows = queries, columns = keys)",
         "attention:scores",
-        fields=("scores", "scaled_scores"),
+        fields=(
+            "scores",
+            "scaled_scores",
+            "mask",
+        ),  # the scaled scores' colour scale from the cells the mask lets through
     ),
     FigureSpec(
         "mask",

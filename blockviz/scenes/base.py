@@ -102,9 +102,15 @@ class RecordScene(Shown, EngineScene):
         """Fit ``layout`` (growing it at most ``grow`` ×) between the title and the bottom
         ``bottom_space`` (the caption's band, and any work line; at least
         :func:`~blockviz.scenes.captions.head_caption_band`), centred there."""
+        top, bottom = self.band(layout, title, bottom_space)
+        return fit_between(layout, top, bottom, grow)
+
+    def band(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9) -> tuple[float, float]:
+        """The heights ``(top, bottom)`` between which :meth:`place` fits ``layout``: under the
+        title (and the row of colour bars its grids may need) and above ``bottom_space``."""
         bottom = -config.frame_height / 2 + max(bottom_space, captions.head_caption_band(self))
         reserve_band(title, scales_of(self.record, grids_in([layout])), self.look)
-        return fit_between(layout, layout_top(title), bottom, grow)
+        return layout_top(title), bottom
 
     def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):
         """An animation growing ``layout`` into the space :meth:`place` would give it now (after

@@ -22,7 +22,7 @@ from blockviz.scenes.block_helpers import ROUNDING_NOTE, adds_up_as_written
 from blockviz.scenes.choreography import cascade, fly, one_after_another, send
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import ELLIPSIS_ACROSS, Highlight, NumberGrid, cell_width_for
-from blockviz.scenes.layout import column_width, row_height, wrapped
+from blockviz.scenes.layout import column_width, fitting, row_height, wrapped
 from blockviz.scenes.light_timing import out_before_the_move
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, TITLE_SIZE, WORK_SIZE
 from blockviz.scenes.text import text
@@ -125,6 +125,12 @@ def is_special(rec, i: int) -> bool:
 STRIP_GROWTH = 1.8
 """How much the sentence and its token chips may grow over the grids' row (at most its width)."""
 
+LAYOUT_GAP = 0.45
+"""The gap between the sentence (or its chips) and the grids' row."""
+
+PLACE_GROWTH = 1.6
+"""How much the sentence and row together may grow to fill the frame."""
+
 
 class TokensToGrid(RecordScene):
     """The sentence splits into tokens; each token becomes one row of the ``(n, d_model)`` grid
@@ -211,10 +217,20 @@ class TokensToGrid(RecordScene):
         chips = self.chips(slots)
         sentence = wrapped(display_token(rec.sentence), WORK_SIZE, look.text, max(row.width, 6.0), max_lines=4)
         strip = VGroup(sentence, chips.move_to(sentence))  # the sentence, then its tokens, in one place
-        strip.scale(min(STRIP_GROWTH, row.width / strip.width))  # the scene's first idea, large enough to read
-        layout = VGroup(strip, row).arrange(DOWN, buff=0.45)
-        self.place(layout, title, bottom_space=self.bottom_space, grow=1.6)
+        strip.scale(self.strip_growth(strip, row, title))  # the scene's first idea, large enough to read
+        layout = VGroup(strip, row).arrange(DOWN, buff=LAYOUT_GAP)
+        self.place(layout, title, bottom_space=self.bottom_space, grow=PLACE_GROWTH)
         return sentence, chips, row
+
+    def strip_growth(self, strip: VGroup, row: VGroup, title) -> float:
+        """How much the sentence ``strip`` grows over ``row``: up to :data:`STRIP_GROWTH`, no
+        wider than the row, and only into height the row leaves free (the row is drawn as large
+        as without the strip grown: its numbers and notes keep their size)."""
+        top, bottom = self.band(row, title, self.bottom_space)
+        ungrown = VGroup(strip.copy(), row.copy()).arrange(DOWN, buff=LAYOUT_GAP)
+        scale, _ = fitting(ungrown, top, bottom, PLACE_GROWTH)
+        free = (top - bottom) / scale - LAYOUT_GAP - row.height
+        return max(1.0, min(STRIP_GROWTH, row.width / strip.width, free / strip.height))
 
     @property
     def bottom_space(self) -> float:
