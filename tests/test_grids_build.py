@@ -188,6 +188,7 @@ NOT_YET = {
     ("multi-head", "cat"): "the callout of head 0's largest weight: 0.40 %",
     ("prediction", "cat"): "the prediction's last two steps (0.34–0.42 %): its bars are being redrawn (issue 36)",
     ("prediction", "toy"): "the prediction's last two steps (0.34–0.42 %): its bars are being redrawn (issue 36)",
+    ("tokens", "cat"): "the third run (0.21 %): the sentence strip grows only into the height the grid row leaves free",
 }
 """Cases still with a play under 0.5 % (strict: one that passes must leave this list)."""
 MOTION_CASES = [
