@@ -520,8 +520,19 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     group = stacked(bars) if len(bars) > 1 else VGroup(ColourBar(scales[0], look))
     room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
     title.band_under = group.width > room
-    if title.band_under:  # as many rows as the bars take side by side (more than one: the title would shrink)
-        title.band_rows = len(rows_under(bars))
+    if title.band_under:  # as few rows as the bars take, the first beside the title if they fit there
+        title.band_rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room)
+
+
+def rows_needed(bars: list[ColourBar], room_left: float) -> int:
+    """The fewest rows under the title that hold ``bars`` (:func:`rows_under`), the first of them
+    :func:`stacked` beside the title when they stand right of ``room_left`` (as :func:`arranged_bars` places them)."""
+    fewest = len(rows_under(bars))
+    for k in range(1, len(bars)):
+        beside = stacked(bars[:k]).to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+        if beside.get_left()[0] >= room_left:
+            fewest = min(fewest, len(rows_under(bars[k:])))
+    return fewest
 
 
 @functools.cache
