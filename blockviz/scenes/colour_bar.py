@@ -121,8 +121,17 @@ class ShownScale:
         family (``named_quantities``), and “(clipped)” when some shown cells lie beyond it."""
         named = self.family_words
         if self.named_quantities:
-            named = ", ".join(self.quantities)
+            named = joined(self.quantities)
         return named + (" (clipped)" if self.clipped else "")
+
+
+def joined(quantities: tuple[str, ...]) -> str:
+    """Quantities as one bar names them: “x, h”; weights (or biases) once for all:
+    (“key weights”, “value weights”) → “key, value weights”."""
+    for kind in (" weights", " bias"):
+        if len(quantities) > 1 and all(quantity.endswith(kind) for quantity in quantities):
+            return ", ".join(quantity.removesuffix(kind) for quantity in quantities) + kind
+    return ", ".join(quantities)
 
 
 def family_fields(record) -> dict[str, str]:
