@@ -64,6 +64,11 @@ TITLE_GAP = 0.35
 
 QUANTITY_WORDS = {"concat": "concat", "projection_products": "products"}
 """What a bar names a quantity that has no typeset name (:mod:`blockviz.symbols`)."""
+NORM_INPUTS = {"ln1": "x", "ln2": "h", "ln_f": "final"}
+"""The norms' outputs, whose typeset names have a subscript (LN₁(x)): a bar writes their norm's
+name and input instead (“LayerNorm(h)”; the last norm: “final LayerNorm”)."""
+PARAMETER_WORDS = {"Q": "query", "K": "key", "V": "value", "O": "output", "U": "unembedding"}
+"""A weight's or bias's subscript as a bar words it (“W_K” → “key weights”); others as written (“gate weights”)."""
 HEAD_FIELDS = ("head_outputs", "weighted_values")
 """Quantities of one head: a bar names them by the head (“head 1”)."""
 GAMMA_WORDS = "\u03b3"
@@ -116,8 +121,17 @@ class ShownScale:
         family (``named_quantities``), and “(clipped)” when some shown cells lie beyond it."""
         named = self.family_words
         if self.named_quantities:
-            named = ", ".join(self.quantities)
+            named = joined(self.quantities)
         return named + (" (clipped)" if self.clipped else "")
+
+
+def joined(quantities: tuple[str, ...]) -> str:
+    """Quantities as one bar names them: “x, h”; weights (or biases) once for all:
+    (“key weights”, “value weights”) → “key, value weights”."""
+    for kind in (" weights", " bias"):
+        if len(quantities) > 1 and all(quantity.endswith(kind) for quantity in quantities):
+            return ", ".join(quantity.removesuffix(kind) for quantity in quantities) + kind
+    return ", ".join(quantities)
 
 
 def family_fields(record) -> dict[str, str]:
@@ -229,7 +243,8 @@ def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
 
 def grid_quantity(record, grid: NumberGrid) -> str:
     """What ``grid`` shows, as a bar names it beside another bar of its family: the plain text of
-    its field's or parameter's typeset name (“x”, “attn(x)”, “W_O”), or "" when it has none."""
+    its field's or parameter's typeset name (“x”, “attn(x)”), in words when that name has a
+    sub- or superscript (“output weights”, “LayerNorm(h)”), or "" when it has none."""
     source = grid.source
     if callable(source):
         first = next(iter(grid.cells), None)
@@ -243,10 +258,30 @@ def grid_quantity(record, grid: NumberGrid) -> str:
         return QUANTITY_WORDS[name]
     if name.endswith(("_centred", "_norm")):  # a norm's inner steps: x − μ, then divided by σ
         return "centred" if name.endswith("_centred") else "normalised"
+    if name in NORM_INPUTS:
+        norm = record.architecture.norm_name
+        return f"final {norm}" if name == "ln_f" else f"{norm}({NORM_INPUTS[name]})"
     try:
-        return plain(symbol(name, record))
-    except (KeyError, ValueError):
+        typeset = symbol(name, record)
+    except KeyError:
         return ""
+    if "_" in typeset or "^" in typeset:  # a script: drawn as text it would be a code name or under 11 px
+        return parameter_words(name)
+    return plain(typeset)
+
+
+def parameter_words(name: str) -> str:
+    """A weight or bias in words, as a bar names it: ``attn.W_K`` → “key weights”, ``ffn.b_in``
+    → “in bias”; "" for any other name.
+
+    >>> parameter_words("attn.W_K"), parameter_words("attn.b_O"), parameter_words("ffn.W_gate")
+    ('key weights', 'output bias', 'gate weights')
+    """
+    match = re.fullmatch(r"(?:\w+\.)?([Wb])_(\w+)", name)
+    if match is None:
+        return ""
+    letter, index = match.groups()
+    return f"{PARAMETER_WORDS.get(index, index)} {'weights' if letter == 'W' else 'bias'}"
 
 
 def plain(typeset: str) -> str:
@@ -384,9 +419,10 @@ class ColourBars:
 def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -> VGroup:
     """The bars of ``scales`` placed in the top right corner, the title (``title``, at the top
     left) kept at its size: beside the title if they fit there (one bar: its name above it; more:
-    :func:`stacked`); else in a row under the title, right-aligned, in the band :func:`layout_top`
-    keeps clear of the picture, the first bars beside the title when the row would not fit the
-    frame; else beside the title as they are (the title then shrinks: :func:`keep_clear`)."""
+    :func:`stacked`); else in rows under the title (:func:`rows_under`, as few as hold them, at
+    most those :func:`reserve_band` noted), right-aligned, in the band :func:`layout_top` keeps
+    clear of the picture, the first bars beside the title when that saves a row; else beside the
+    title as they are (the title then shrinks: :func:`keep_clear`)."""
     if len(scales) == 1:
         group = VGroup(ColourBar(scales[0], look))
     else:
@@ -399,15 +435,40 @@ def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -
     if room_left <= group.get_left()[0] or not getattr(title, "band_under", False):
         return group
     bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
-    for k in range(len(bars)):
-        beside, under = stacked(bars[:k]), VGroup(*bars[k:]).arrange(RIGHT, buff=ROW_SPACING)
-        under.to_edge(RIGHT, buff=FRAME_MARGIN)
-        under.shift(UP * (natural_bottom(title) - BAND_GAP - under.get_top()[1]))
-        if k:
-            beside.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
-        if (not k or beside.get_left()[0] >= room_left) and under.width <= config.frame_width - 2 * FRAME_MARGIN:
-            return VGroup(*bars)
+    for rows in range(1, band_rows(title) + 1):  # the fewest rows under the title that hold the bars
+        for k in range(len(bars)):
+            beside, under = stacked(bars[:k]), rows_under(bars[k:])
+            if len(under) > rows:
+                continue
+            top = natural_bottom(title) - BAND_GAP
+            for row in under:
+                row.to_edge(RIGHT, buff=FRAME_MARGIN).shift(UP * (top - row.get_top()[1]))
+                top = row.get_bottom()[1] - ROW_GAP
+            if k:
+                beside.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+            if not k or beside.get_left()[0] >= room_left:
+                return VGroup(*bars)
     return group
+
+
+def rows_under(bars: list[ColourBar]) -> list[VGroup]:
+    """``bars`` in rows side by side, in order, each row as many as fit the frame's width
+    between its margins (a row of one bar however wide)."""
+    rows: list[list[ColourBar]] = []
+    width = config.frame_width - 2 * FRAME_MARGIN
+    for bar in bars:
+        if rows and sum(b.width for b in rows[-1]) + len(rows[-1]) * ROW_SPACING + bar.width <= width:
+            rows[-1].append(bar)
+        else:
+            rows.append([bar])
+    return [VGroup(*row).arrange(RIGHT, buff=ROW_SPACING) for row in rows]
+
+
+def band_rows(title: Mobject) -> int:
+    """How many rows of bars the band under ``title`` holds (:func:`reserve_band`; 0: none)."""
+    if not getattr(title, "band_under", False):
+        return 0
+    return getattr(title, "band_rows", 1)
 
 
 def in_kept_order(scales: list[ShownScale], shown: list[ShownScale]) -> list[ShownScale]:
@@ -452,20 +513,35 @@ def layout_top(title: Mobject) -> float:
     """The highest a scene's picture may reach under ``title``: below the row of bars that may
     stand under it, if :func:`reserve_band` noted one (:func:`arranged_bars`), and below the band of two rows of bars in the top
     right however small the bars have made the title."""
-    under = 2 * BAND_GAP + bar_row_height() if getattr(title, "band_under", False) else 0.25
+    rows = band_rows(title)
+    under = 2 * BAND_GAP + rows * bar_row_height() + (rows - 1) * ROW_GAP if rows else 0.25
     return min(natural_bottom(title) - max(0.25, under), config.frame_height / 2 - bars_band() - 0.1)
 
 
 def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
-    """Note on ``title`` (``band_under``) that the picture keeps clear of a row of bars under it
+    """Note on ``title`` (``band_under``) that the picture keeps clear of rows of bars under it
     (:func:`layout_top`) when the bars of ``scales`` — every scale the picture may show at once —
-    would not fit beside the title at its size; once noted, kept (a refit keeps the same room)."""
+    would not fit beside the title at its size: as many rows (``band_rows``) as they take side by
+    side in the frame's width; once noted, kept (a refit keeps the same room)."""
     if not scales or getattr(title, "band_under", False):
         return
     bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
     group = stacked(bars) if len(bars) > 1 else VGroup(ColourBar(scales[0], look))
     room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
     title.band_under = group.width > room
+    if title.band_under:  # as few rows as the bars take, the first beside the title if they fit there
+        title.band_rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room)
+
+
+def rows_needed(bars: list[ColourBar], room_left: float) -> int:
+    """The fewest rows under the title that hold ``bars`` (:func:`rows_under`), the first of them
+    :func:`stacked` beside the title when they stand right of ``room_left`` (as :func:`arranged_bars` places them)."""
+    fewest = len(rows_under(bars))
+    for k in range(1, len(bars)):
+        beside = stacked(bars[:k]).to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+        if beside.get_left()[0] >= room_left:
+            fewest = min(fewest, len(rows_under(bars[k:])))
+    return fewest
 
 
 @functools.cache

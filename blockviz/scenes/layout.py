@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from manim import DOWN, LEFT, Mobject, VGroup, config
+from manim import DOWN, LEFT, UP, Mobject, VGroup, config
 
 from blockviz.scenes.look import FRAME_MARGIN
 
@@ -36,6 +36,19 @@ def fitting(
     """The scale and centre :func:`fit_between` would give ``mobject`` (without moving it)."""
     scale = min((config.frame_width - 2 * margin) / mobject.width, (top - bottom) / mobject.height, grow)
     return scale, [0, (top + bottom) / 2, 0]
+
+
+def legible_note(note: Mobject) -> Mobject:
+    """Grow ``note`` (a footnote under a picture that :func:`fit_between` shrank), about its
+    top left corner, until its smallest text is :data:`~blockviz.scenes.look.MIN_FONT_SIZE`
+    (11 px at 854 × 480); a note already that large stays as it is."""
+    from blockviz.scenes.look import MIN_FONT_SIZE
+
+    smallest = smallest_font_size(note)
+    if smallest < MIN_FONT_SIZE * 1.01:
+        corner = note.get_corner(UP + LEFT)
+        note.scale(MIN_FONT_SIZE * 1.01 / smallest, about_point=corner)
+    return note
 
 
 def column_of(mobjects: Iterable[Mobject], buff: float = 0.15) -> VGroup:
@@ -130,4 +143,5 @@ __all__ = [
     "row_height",
     "column_width",
     "smallest_font_size",
+    "legible_note",
 ]

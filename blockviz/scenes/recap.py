@@ -10,7 +10,7 @@ from blockviz.scenes.block_helpers import ROUNDING_NOTE, ColumnSum, shape_text, 
 from blockviz.scenes.choreography import ghost_of
 from blockviz.scenes.fades import FadeIn, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
-from blockviz.scenes.layout import column_width
+from blockviz.scenes.layout import column_width, legible_note
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, HEADER_SIZE, NOTE_SIZE
 from blockviz.scenes.text import text
 from blockviz.scenes.wide import edges_and_largest, slots_of
@@ -299,6 +299,7 @@ class Recap(RecordScene):
         if lines:
             note.next_to(out.cell_group, DOWN, buff=0.3).align_to(out.header_group, LEFT)
         self.place(VGroup(*parts, *shapes, onward, note), title, bottom_space=1.35, grow=1.5)
+        legible_note(note)
         return (first, second), norms, out, shapes, onward, note
 
     def norm_step(self) -> VGroup:
