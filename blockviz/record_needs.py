@@ -10,6 +10,12 @@ from __future__ import annotations
 from blockviz.source import CHECKPOINTS
 
 
+def block_count(rec) -> int:
+    """How many blocks ``rec`` holds: a record's ``blocks``, or a kept record's header's
+    ``n_blocks`` (:class:`blockviz.record_format.RecordHeader`, what ``slides`` reads)."""
+    return rec.n_blocks if hasattr(rec, "n_blocks") else len(rec.blocks)
+
+
 def unembedding_missing(rec) -> str | None:
     """Why ``rec`` has no next-token prediction — its block has no unembedding
     (``rec.architecture.unembedding``: only a trained toy model's has) — or ``None``."""
@@ -37,7 +43,7 @@ def training_missing(rec) -> str | None:
 
 def stack_missing(rec) -> str | None:
     """Why ``rec`` has no blocks to compare or compose — it holds one block — or ``None``."""
-    if len(rec.blocks) > 1:
+    if block_count(rec) > 1:
         return None
     return (
         "the record holds one block, so no block reads another's output: record a stack (--model copy, or --layer all)"
@@ -73,7 +79,11 @@ def key_sources_missing(rec) -> str | None:
     reason = stack_missing(rec)
     if reason:
         return reason
-    if "scores_from_heads" not in rec.tensors:
+    if hasattr(rec, "tensors"):
+        recorded = "scores_from_heads" in rec.tensors
+    else:  # a kept record's header (slides): a toy model's stack always records the split
+        recorded = rec.source.is_toy
+    if not recorded:
         return (
             f"the record does not split its last block's scores by where the keys came from ({rec.source.describe()}): "
             "try --model copy"

@@ -12,7 +12,7 @@ import re
 import pytest
 import torch
 from click.testing import CliRunner
-from support import build, check_scene, parse, shown_decimals, sum_misses
+from support import build, check_scene, named_record, parse, shown_decimals, sum_misses
 from support_motion import build_in_motion
 
 from blockviz.cli import main
@@ -224,3 +224,18 @@ def test_each_keeps_its_bars_in_motion(name):
     _, inspector = build_in_motion(SCENES[name], copy_record(), token="cat#2")
     assert inspector.plays >= 3
     assert inspector.problems == []
+
+
+@pytest.mark.parametrize("name", ["copy", "toy"])
+def test_a_kept_records_header_chooses_the_scenes_its_record_does(name, tmp_path):
+    """``slides`` reads only a kept record's header (no torch): the scenes it lists from the
+    header are the scenes the record itself can show (a header has no tensors, only ``n_blocks``)."""
+    from blockviz.record_format import read_record_header
+    from blockviz.scenes.catalog import entries, for_record
+
+    rec = named_record(name)
+    rec.save(tmp_path / "r.safetensors")
+    header = read_record_header(tmp_path / "r.safetensors")
+    shown = [entry.name for entry in for_record(entries(), rec)]
+    assert [entry.name for entry in for_record(entries(), header)] == shown
+    assert ("induction" in shown) == (name == "copy")
