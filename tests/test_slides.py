@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import zipfile
 
 import av
@@ -237,6 +238,16 @@ def test_bad_reveal_folder_and_output_through_a_file_are_one_line_errors(deck, t
 # -- the reveal.js deck in Chromium ----------------------------------------------------------------
 
 
+def eventually(target, expression: str, seconds: float, arg=None) -> None:
+    """Wait until ``expression`` is truthy in ``target`` (a page or frame), polling with
+    ``evaluate``: Playwright's ``wait_for_function`` evaluates a string with ``eval`` when its
+    first try fails, which the deck's policy (no 'unsafe-eval') refuses."""
+    deadline = time.monotonic() + seconds
+    while not target.evaluate(expression, arg):
+        assert time.monotonic() < deadline, f"not true within {seconds} s: {expression}"
+        time.sleep(0.05)
+
+
 @pytest.mark.render
 def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes_under_the_pages_policy(deck):
     if reveal.find_reveal() is None:
@@ -269,15 +280,16 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes_under_the_pa
                 ),
             )
             page.goto(page_path.resolve().as_uri())
-            page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=10000)
+            eventually(page, "window.Reveal && Reveal.isReady()", 10)
             assert page.evaluate("Reveal.getTotalSlides()") == len(captions)
             assert page.evaluate("Reveal.getSlideNotes()").startswith(f"<p>{captions[0]}</p><p>Why: ")
             page.keyboard.press("ArrowRight")
-            page.wait_for_function("Reveal.getSlidePastCount() === 1", timeout=5000)
+            eventually(page, "Reveal.getSlidePastCount() === 1", 5)
             assert page.evaluate("Reveal.getSlideNotes()").startswith(f"<p>{captions[1]}</p><p>Why: ")
-            page.wait_for_function(  # its clip loads from disk and plays (Chromium decodes it)
+            eventually(  # its clip loads from disk and plays (Chromium decodes it)
+                page,
                 "(() => { const v = Reveal.getCurrentSlide().querySelector('video'); return v.readyState >= 2 && !v.error; })()",
-                timeout=5000,
+                5,
             )
             sources = page.evaluate(
                 "Array.from(document.querySelectorAll('.slides video'), v => v.getAttribute('src') || v.getAttribute('data-src'))"
@@ -288,15 +300,16 @@ def test_the_reveal_deck_runs_offline_one_slide_per_step_with_notes_under_the_pa
             with page.expect_popup() as opened:  # S: the speaker view, in a window that keeps the deck's policy
                 page.keyboard.press("s")
             speaker = opened.value
-            speaker.wait_for_function(
-                "text => (document.querySelector('.speaker-controls-notes') || {}).textContent.includes(text)",
-                arg=captions[1],
-                timeout=10000,
+            eventually(
+                speaker,
+                "text => ((document.querySelector('.speaker-controls-notes') || {}).textContent || '').includes(text)",
+                10,
+                captions[1],
             )
             assert len(speaker.frames) == 3  # the current and the next slide, each the deck in a frame
             speaker.set_viewport_size({"width": 1280, "height": 720})
             (upcoming,) = [frame for frame in speaker.frames if "controls=false" in frame.url]
-            upcoming.wait_for_function("window.Reveal && Reveal.isReady()", timeout=10000)
+            eventually(upcoming, "window.Reveal && Reveal.isReady()", 10)
             speaker.wait_for_timeout(500)  # the frame lays its deck out again at the new size
             frame_box = speaker.eval_on_selector("#upcoming-slide iframe", "e => e.getBoundingClientRect().toJSON()")
             picture = upcoming.evaluate(

@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 from blockviz.figures.layout import Slot, build_figure
 from blockviz.figures.parts import heading, note, titled
 from blockviz.figures.request import FigureRequest
+from blockviz.figures.training import label_steps_panel
 from blockviz.style import format_number
 from blockviz.toy.copy_curves import CopyCurve, copy_curve, one_block_curve
 
@@ -108,31 +109,7 @@ def _panel(width: float, height: float, page, theme, key: str, curves, what: str
         last = max(curve.steps[-1] for curve, _ in curves)
         ax.set_xlim(-0.03 * last, last * 1.03)
         ax.tick_params(labelsize=page.bar_tick)
-        ax.annotate(
-            "training step",
-            (0.5, 0.0),
-            xycoords="axes fraction",
-            textcoords="offset points",
-            xytext=(0, -(9.0 + page.bar_tick)),
-            ha="center",
-            va="top",
-            fontsize=page.axis,
-            label=f"{key}:xlabel",
-        )
-        ax.annotate(
-            title,
-            (0.5, 1.0),
-            xycoords="axes fraction",
-            textcoords="offset points",
-            xytext=(0, 6),
-            ha="center",
-            va="bottom",
-            fontsize=page.title,
-            color=theme.text,
-            label=f"{key}:title",
-        )
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
+        label_steps_panel(ax, page, key, title, theme.text)
         ax.set_label(key)
         return ax
 

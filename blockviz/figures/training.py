@@ -127,35 +127,42 @@ def _panel(
         if limits is not None:
             ax.set_yticks(np.linspace(low, high, 6))
         ax.set_label(key)
-        # placed as texts, not by the Axis at draw time, so that where they stand is known before drawing
-        ax.annotate(
-            "training step",
-            (0.5, 0.0),
-            xycoords="axes fraction",
-            textcoords="offset points",
-            xytext=(0, -(TICK_ROOM_PT + page.bar_tick)),
-            ha="center",
-            va="top",
-            fontsize=page.axis,
-            label=f"{key}:xlabel",
-        )
-        ax.annotate(
-            title,
-            (0.5, 1.0),
-            xycoords="axes fraction",
-            textcoords="offset points",
-            xytext=(0, 6),
-            ha="center",
-            va="bottom",
-            fontsize=page.title,
-            color=colour,
-            label=f"{key}:title",
-        )
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
+        label_steps_panel(ax, page, key, title, colour)
         return ax
 
     return Slot(width, height, draw, key=key, left=PANEL_LEFT, right=PANEL_RIGHT, top=PANEL_TOP, bottom=PANEL_BOTTOM)
+
+
+def label_steps_panel(ax: Axes, page, key: str, title: str, colour: str) -> None:
+    """Label a panel whose x axis is the training step: "training step" under its ticks and
+    ``title`` over it in ``colour``, both placed as texts (labelled ``{key}:xlabel`` and
+    ``{key}:title``), not by the Axis at draw time, so that where they stand is known before
+    drawing; the top and right spines hidden."""
+    ax.annotate(
+        "training step",
+        (0.5, 0.0),
+        xycoords="axes fraction",
+        textcoords="offset points",
+        xytext=(0, -(TICK_ROOM_PT + page.bar_tick)),
+        ha="center",
+        va="top",
+        fontsize=page.axis,
+        label=f"{key}:xlabel",
+    )
+    ax.annotate(
+        title,
+        (0.5, 1.0),
+        xycoords="axes fraction",
+        textcoords="offset points",
+        xytext=(0, 6),
+        ha="center",
+        va="bottom",
+        fontsize=page.title,
+        color=colour,
+        label=f"{key}:title",
+    )
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
 
 
 def _under_its_neighbours(values: list[float], index: int) -> bool:
