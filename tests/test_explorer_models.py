@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("transformers")
 from models_support import BUILDERS, SENTENCE, packaged_model_installed  # noqa: E402
+from support_browser import eventually
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
@@ -132,8 +133,9 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
             page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
-            page.wait_for_function(
-                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'"
+            eventually(
+                page,
+                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'",
             )
             checks = _checks(page)
             assert len(checks) == len(ORDER[family]) and _all_checked(checks, given), (family, token, head, checks)
@@ -155,7 +157,7 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
         assert page.text_content("#step-input .formula") == f"x = layer {layer - 1}'s output"
     if family == "llama":  # grouped-query attention: head 3 reads key/value head 1, which heads 2 and 3 share
         page.evaluate("location.hash = '#token=0&head=3&step=qkv'")
-        page.wait_for_function("document.querySelector('.head[aria-checked=true]').dataset.head === '3'")
+        eventually(page, "document.querySelector('.head[aria-checked=true]').dataset.head === '3'")
         assert "Query head 3 uses key/value head 1" in page.text_content("#step-qkv .kvnote")
         assert "b_Q" not in page.text_content("#step-qkv")  # Llama has no biases
         assert "RMSNorm" in page.text_content("#step-ln1") and "mean =" not in page.text_content("#step-ln1")
@@ -181,7 +183,7 @@ def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks
     page = opened.page
     for head in range(rec.config.n_heads):
         page.evaluate(f"location.hash = '#token=it&head={head}&step=gate'")
-        page.wait_for_function(f"document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
+        eventually(page, f"document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
         assert _all_checked(_checks(page), True), _checks(page)
         cells = page.evaluate(SHOWN)
         assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == []
@@ -266,8 +268,9 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     for width in (800, 1400):
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_function(
-            "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))"
+        eventually(
+            page,
+            "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))",
         )
         measured = page.evaluate(OVERFLOW)
         assert measured["page"] <= width and [o for o in measured["out"] if not o["clipped"]] == [], (

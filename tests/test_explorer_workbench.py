@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 from click.testing import CliRunner
+from support_browser import eventually
 from support_explorer import Opened, expected_text
 
 from blockviz.cli import main
@@ -213,8 +214,8 @@ def test_typing_a_sentence_and_editing_a_cell_recompute_every_step_as_the_cli_do
     opened = Opened(browser, path)
     page = opened.page
     page.fill("#wb-sentence", "the dog sat on the zorblax")
-    page.wait_for_function(
-        "() => document.querySelector('.bar.tokens').innerText.includes('zorblax')"
+    eventually(
+        page, "() => document.querySelector('.bar.tokens').innerText.includes('zorblax')"
     )  # drawn on the next frame
     assert page.inner_text(".bar.tokens").count("zorblax") == 1
     assert "“zorblax” is not in the toy model's vocabulary: read as <unk>" in page.inner_text("#wb-note")
@@ -273,10 +274,10 @@ def test_mask_off_hostile_text_and_the_position_limit(browser, trained, tmp_path
     opened = Opened(browser, path)
     page = opened.page
     page.check("#wb-mask")
-    page.wait_for_function("() => location.hash.includes('mask=off')")
+    eventually(page, "() => location.hash.includes('mask=off')")
     assert page.evaluate("() => document.querySelectorAll('.pattern td.blockedcell').length") == 0
     page.fill("#wb-sentence", 'the cat <img src=x onerror=alert(1)> "</script>')
-    page.wait_for_function("() => document.querySelector('.bar.tokens').innerText.includes('onerror')")
+    eventually(page, "() => document.querySelector('.bar.tokens').innerText.includes('onerror')")
     assert page.evaluate("() => document.querySelectorAll('script').length") == 2  # the data and the page's own script
     assert page.evaluate("() => document.querySelectorAll('img').length") == 0
     assert "img" in page.inner_text(".bar.tokens")
