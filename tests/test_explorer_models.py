@@ -9,6 +9,8 @@ MiniLM (and SmolLM2, once) make pages of at most 3 MB whose wide rows are elided
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 pytest.importorskip("transformers")
@@ -19,6 +21,7 @@ from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
 from blockviz.explorer import payload as payload_module  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
+from blockviz.recording import record  # noqa: E402
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 GIVEN = "ⓘ the layer's input as the model computed it"
@@ -202,6 +205,79 @@ def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks
     assert header == [f"f{c}" for c in range(24)]
     assert _all_checked(_checks(page), True)  # the carried columns are still the ones checked
     opened.close()
+
+
+DERIVED = {
+    "gpt2": {"scaled_scores", "masked_scores", "concat", "resid_mid", "resid_post", "ln1_centred", "ln2_centred"},
+    "bert": {"scaled_scores", "concat", "resid_mid", "resid_post", "ln1_centred", "ln2_centred"},
+    "llama": {"scaled_scores", "masked_scores", "concat", "resid_mid", "resid_post"},
+}
+"""The tensors a packed page derives (blockviz.explorer.derived) for each family: BERT's masked
+scores are its scaled scores ("same"), Llama's RMSNorm has no centred rows."""
+
+
+@pytest.mark.parametrize("family", ["gpt2", "bert", "llama"])
+def test_a_packed_page_derives_its_sums_and_centred_rows_exactly_and_shows_the_records_numbers(
+    browser, folders, tmp_path, monkeypatch, family
+):
+    monkeypatch.setattr(payload_module, "TEXT_LIMIT", 0)  # packed, as a large model's page
+    rec = record_layer(SENTENCE, model=folders[family], layer=1)
+    tensors = payload_module.payload(rec, 0, 0, "input", "light")["tensors"]
+    derived = {name: entry["derived"] for name, entry in tensors.items() if "derived" in entry}
+    assert set(derived) == DERIVED[family]
+    values = {name: tensor.numpy() for name, tensor in rec.tensors.items()}
+    for name, how in derived.items():  # an independent reference: torch's float32 arithmetic on the operands
+        a, *rest = (rec.tensors[operand] for operand in how["of"])
+        expected = {
+            "add": lambda: a + rest[0],
+            "centre": lambda: a - rest[0][..., None],
+            "divide": lambda: a / math.sqrt(rec.config.d_head),
+            "concat": lambda: a.transpose(0, 1).reshape(rec.n, -1),
+        }[how["op"]]()
+        assert expected.numpy().tobytes() == values[name].tobytes(), name
+    path = tmp_path / f"{family}.html"
+    Explorer(rec, token=0, step="input").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    page.check("#all-steps")
+    for head in range(rec.config.n_heads):
+        for token in range(rec.n):
+            page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
+            eventually(
+                page,
+                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'",
+            )
+            cells = page.evaluate(SHOWN)
+            assert {f for f, _, _, _ in cells} >= set(derived)
+            assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == [], (family, token, head)
+            assert _all_checked(_checks(page), True)
+    opened.close()
+
+
+def test_a_model_layers_page_and_the_seeded_blocks_say_in_one_line_why_they_are_static(browser, folders, tmp_path):
+    pages = {
+        "model": record_layer(SENTENCE, model=folders["gpt2"], layer=0),
+        "seeded": record("the cat sat", "seeded"),
+        "toy": record("the cat sat"),
+    }
+    notes = {}
+    for name, rec in pages.items():
+        path = tmp_path / f"{name}.html"
+        Explorer(rec).save(path)
+        opened = Opened(browser, path)
+        notes[name] = opened.page.evaluate("Array.from(document.querySelectorAll('.staticnote'), p => p.textContent)")
+        assert opened.page.locator("#wb-sentence").count() == (name == "toy")
+        opened.close()
+    assert notes["model"] == [
+        "A static page: this model's weights (hundreds of MB) are not in it, so it shows this sentence only; "
+        "the toy model's page (--model toy) runs its model and takes any sentence and edit."
+    ]
+    assert notes["seeded"] == [
+        "A static page: the seeded block embeds a word with torch's random generator seeded by a hash of the word, "
+        "which the page cannot reproduce, so it shows this sentence only; the toy model's page (--model toy) runs its "
+        "model and takes any sentence and edit."
+    ]
+    assert notes["toy"] == []
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
