@@ -356,6 +356,25 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     opened.close()
 
 
+def test_minilms_page_with_every_layers_weights_and_a_contrast_stays_under_1_5_mb(minilm):
+    from blockviz.models.recording import model_attentions
+
+    rec, _ = minilm  # 16 tokens: the largest case benchmarks/explorer.py measures (1.72 MB before derived tensors)
+    attentions = model_attentions(CHICKEN, model="minilm")
+    contrast_sentence = CHICKEN.replace("tired", "wide")
+    contrast = model_attentions(contrast_sentence, model="minilm")
+    page = Explorer(
+        rec,
+        token="it",
+        head=1,
+        step="overview",
+        attentions=attentions,
+        contrast=contrast,
+        contrast_sentence=contrast_sentence,
+    )
+    assert len(page.html().encode()) <= 1_500_000
+
+
 def test_explore_command_writes_the_minilm_page(minilm, tmp_path):
     from click.testing import CliRunner
 

@@ -202,7 +202,11 @@
         bench.edits[name].forEach(function (edit) {
           const index = edit.slice(0, -1), trained = model.params[name].data[index.reduce(function (f, k, d) { return f * model.params[name].shape[d] + k; }, 0)];
           const reset = node("button", { type: "button", class: "copy", text: "reset", "aria-label": "reset " + cellName(name, index) });
-          reset.addEventListener("click", function () { setEdit(name, index, null); draw(); resetAll.focus(); });
+          reset.addEventListener("click", function () { // the focus moves on to the next reset, or the sentence when none is left
+            setEdit(name, index, null);
+            draw();
+            (editList.querySelector("button") || input).focus();
+          });
           editList.appendChild(node("li", null, node("span", { text: cellName(name, index) + " = " + edit[edit.length - 1] + " (trained " + parseFloat(trained.toPrecision(7)) + ") " }), reset));
         });
       });
