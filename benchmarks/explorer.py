@@ -6,8 +6,8 @@ For two sentences — 13 MiniLM tokens ("The chicken crossed the road because it
 [CLS] and [SEP] included) and the chicken sentence (16) — it writes the page of layer 3 with the
 overview of all 6 layers × 12 heads (``model_attentions``, the model loaded once), then the same
 with a ``--contrast`` sentence, and prints each page's size and what in it is largest (the
-record's tensors, the carried weight columns, the overview). Issue 21's target: ≤ 1.5 MB at 13
-tokens.
+record's tensors, the carried weight columns, the overview). Issue 35's target: every one of
+the four ≤ 1.5 MB.
 
 Then it opens each page ROUNDS times (default 5) in Debian's Chromium (Playwright, a fresh
 browser context each time, the page from disk) and prints the median and fastest time from the
@@ -67,8 +67,9 @@ def write_pages(folder: Path) -> dict[str, Path]:
                 key: len(json.dumps(parts[key], separators=(",", ":"))) for key in ("tensors", "params", "overview")
             }
             print(
-                f"{n} tokens, {name}: {path.stat().st_size / 1e6:.2f} MB "
-                f"(tensors {sizes['tensors'] / 1e6:.2f} MB, weight columns {sizes['params'] / 1e6:.2f} MB, "
+                f"{n} tokens, {name}: {path.stat().st_size / 1e6:.3f} MB "
+                f"({'within' if path.stat().st_size <= 1_500_000 else 'OVER'} 1.5 MB; "
+                f"tensors {sizes['tensors'] / 1e6:.2f} MB, weight columns {sizes['params'] / 1e6:.2f} MB, "
                 f"overview {sizes['overview'] / 1e6:.3f} MB); recorded + attentions {made:.1f} s, page written {written:.2f} s"
             )
             pages[f"{n}-{name}"] = path
@@ -88,7 +89,10 @@ def time_to_interactive(pages: dict[str, Path], rounds: int) -> None:
                 page.add_init_script(READY)
                 page.goto(path.resolve().as_uri())
                 page.wait_for_selector("body[data-ready]")
-                page.wait_for_function("window.__ready !== undefined")
+                while (
+                    page.evaluate("window.__ready") is None
+                ):  # polled: wait_for_function may eval, which the policy refuses
+                    time.sleep(0.01)
                 times.append(page.evaluate("window.__ready") / 1000)
                 context.close()
             print(

@@ -1,9 +1,7 @@
 """``--block K``: the block of a record of several blocks that record, render, figures and explore show."""
 
-import base64
 import json
 import re
-import zlib
 
 import numpy as np
 import pytest
@@ -11,6 +9,7 @@ from click.testing import CliRunner
 from support_stack import toy_stack
 
 from blockviz.cli import main
+from blockviz.explorer.packing import unpacked
 
 
 def run(*args):
@@ -70,14 +69,11 @@ def test_a_block_of_a_saved_stack_is_its_view(stack_file):
 
 
 def _values(entry: dict) -> list:
-    """A tensor of the page's data: its numbers as written, or unpacked (explorer.packing's byte
-    planes, raw deflate, base64)."""
+    """A tensor of the page's data: its numbers as written, or unpacked (explorer.packing)."""
     if "data" in entry:
         return entry["data"]
-    planes = zlib.decompress(base64.b64decode(entry["z"]), -15)
     size = entry["size"]
-    raw = np.frombuffer(planes, np.uint8).reshape(size, -1).T.tobytes()
-    return np.frombuffer(raw, "<f4" if size == 4 else "<f8").tolist()
+    return np.frombuffer(unpacked(entry["z"], size), "<f4" if size == 4 else "<f8").tolist()
 
 
 def _data_block(page: str) -> dict:

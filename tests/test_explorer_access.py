@@ -3,6 +3,7 @@ phone, in Debian's Chromium: Tab reaches every control and shows where it is; ev
 name; axe-core finds no violation; at 390 px wide nothing overflows the window."""
 
 import pytest
+from support_browser import eventually
 from support_explorer import AXE, OVERFLOW, Opened
 
 from blockviz.explorer import Explorer
@@ -82,8 +83,9 @@ def test_a_phone_390_px_wide_scrolls_no_page_sideways(browser, pages, name, tmp_
     opened = Opened(browser, pages[name])
     page = opened.page
     page.set_viewport_size({"width": 390, "height": 844})
-    page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))"
+    eventually(
+        page,
+        "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))",
     )
     measured = page.evaluate(OVERFLOW)
     assert measured["width"] == 390 and measured["page"] <= 390, measured["page"]

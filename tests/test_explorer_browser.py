@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from support_browser import eventually
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text
 
 from blockviz.block_record import record
@@ -46,8 +47,9 @@ def test_every_view_shows_the_records_numbers_and_every_check(opened, chicken):
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
             page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
-            page.wait_for_function(
-                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'"
+            eventually(
+                page,
+                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'",
             )
             cells = page.evaluate(SHOWN)
             wrong = [(f or p, at, text) for f, p, at, text in cells if text != expected_text(rec, f, p, at)]
@@ -148,8 +150,8 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     page = opened()
     page.check("#all-steps")
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-    page.wait_for_function(
-        "() => document.querySelectorAll('details table').length === document.querySelectorAll('details').length"
+    eventually(
+        page, "() => document.querySelectorAll('details table').length === document.querySelectorAll('details').length"
     )
     cells = page.evaluate(CELLS)
     families = {spec.name: spec.scale for spec in FIELDS}
@@ -201,11 +203,11 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     # On paper: the light theme's colours (dark text on the white page), every step.
     page.uncheck("#all-steps")
     page.emulate_media(media="print")
-    page.wait_for_function(f"() => {role} === '{LIGHT.query}'")
+    eventually(page, f"() => {role} === '{LIGHT.query}'")
     assert page.evaluate("getComputedStyle(document.querySelector('th.rowhead')).color") == rgb(LIGHT.text)
     assert page.locator(".step:visible").count() == len(STEP_NAMES) + 1 and not page.is_visible(".stepnav")
     page.emulate_media(media="screen")
-    page.wait_for_function(f"() => {role} === '{DARK.query}'")
+    eventually(page, f"() => {role} === '{DARK.query}'")
 
 
 MOVED = ("embed", "ln1_mean", "query", "mask", "row_max", "weights")
@@ -274,8 +276,9 @@ def test_every_table_fits_or_scrolls_in_its_own_box_at_every_width(browser, tmp_
         page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         for width in (800, 1000, 1100, 1400):
             page.set_viewport_size({"width": width, "height": 900})
-            page.wait_for_function(
-                "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))"
+            eventually(
+                page,
+                "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))",
             )
             measured = page.evaluate(OVERFLOW)
             assert measured["width"] == width and measured["page"] <= width, (name, width)

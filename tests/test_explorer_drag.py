@@ -5,6 +5,7 @@ CLI says and keeps its numbers)."""
 
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from support_explorer import Opened, expected_text
@@ -92,3 +93,33 @@ def test_a_value_past_float32_and_one_that_overflows_are_refused_as_the_cli_refu
     assert note == f"attn.W_Q[0, 0, 1] = 3e+38 refused: {cli} — nothing recomputed."
     assert page.evaluate(IN_VIEW) == before  # no NaN drawn: the numbers stay the trained ones
     assert page.get_attribute(CELL, "class") == "num draggable"
+
+
+def _nudged(value: float, up: bool, shift: bool) -> float:
+    """The page's Alt+↑ / Alt+↓: value ± 0.01 (Shift: ± 0.1), to 7 significant digits (toPrecision(7))."""
+    return float(f"{value + (1 if up else -1) * 0.01 * (10 if shift else 1):.7g}")
+
+
+def test_alt_arrows_on_a_focused_cell_do_what_a_drag_does_from_the_keyboard(page, trained):
+    start = float(trained.params["attn.W_Q"][0, 0, 1])
+    page.focus(CELL)
+    assert page.get_attribute(CELL, "aria-keyshortcuts") == "Alt+ArrowUp Alt+ArrowDown"
+    value = start
+    for key, up, shift in (("Alt+ArrowUp", True, False), ("Alt+Shift+ArrowDown", False, True)):
+        value = _nudged(float(np.float32(value)), up, shift)  # the page holds each value as float32
+        page.keyboard.press(key)
+        rec = _with(trained, value)
+        assert page.inner_text(CELL) == expected_text(rec, "", "attn.W_Q", "0,0,1")
+        shown = page.evaluate(IN_VIEW)
+        assert len(shown) > 36
+        for field, at, text in shown:
+            assert text == expected_text(rec, field, "", at), (key, field, at)
+        assert page.evaluate("[document.activeElement.dataset.param, document.activeElement.dataset.at]") == [
+            "attn.W_Q",
+            "0,0,1",
+        ]  # the focus stays on the cell: the next press nudges it again
+        assert f"attn.W_Q[0, 0, 1] = {value} (trained " in page.inner_text(".wb-edits")
+    assert abs(value - (start + 0.01 - 0.1)) < 1e-6
+    assert page.evaluate("() => document.querySelectorAll('.pattern td.moved').length") > 0
+    page.keyboard.press("ArrowDown")  # without Alt the arrows still move the focus
+    assert page.evaluate("document.activeElement.dataset.at") == "0,1,1"

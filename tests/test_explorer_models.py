@@ -9,15 +9,19 @@ MiniLM (and SmolLM2, once) make pages of at most 3 MB whose wide rows are elided
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 pytest.importorskip("transformers")
 from models_support import BUILDERS, SENTENCE, packaged_model_installed  # noqa: E402
+from support_browser import eventually
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
 from blockviz.explorer import payload as payload_module  # noqa: E402
 from blockviz.models import record_layer  # noqa: E402
+from blockviz.recording import record  # noqa: E402
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
 GIVEN = "ⓘ the layer's input as the model computed it"
@@ -132,8 +136,9 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
             page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
-            page.wait_for_function(
-                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'"
+            eventually(
+                page,
+                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'",
             )
             checks = _checks(page)
             assert len(checks) == len(ORDER[family]) and _all_checked(checks, given), (family, token, head, checks)
@@ -155,7 +160,7 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
         assert page.text_content("#step-input .formula") == f"x = layer {layer - 1}'s output"
     if family == "llama":  # grouped-query attention: head 3 reads key/value head 1, which heads 2 and 3 share
         page.evaluate("location.hash = '#token=0&head=3&step=qkv'")
-        page.wait_for_function("document.querySelector('.head[aria-checked=true]').dataset.head === '3'")
+        eventually(page, "document.querySelector('.head[aria-checked=true]').dataset.head === '3'")
         assert "Query head 3 uses key/value head 1" in page.text_content("#step-qkv .kvnote")
         assert "b_Q" not in page.text_content("#step-qkv")  # Llama has no biases
         assert "RMSNorm" in page.text_content("#step-ln1") and "mean =" not in page.text_content("#step-ln1")
@@ -181,7 +186,7 @@ def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks
     page = opened.page
     for head in range(rec.config.n_heads):
         page.evaluate(f"location.hash = '#token=it&head={head}&step=gate'")
-        page.wait_for_function(f"document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
+        eventually(page, f"document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'")
         assert _all_checked(_checks(page), True), _checks(page)
         cells = page.evaluate(SHOWN)
         assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == []
@@ -200,6 +205,79 @@ def test_wide_rows_elide_and_a_page_cut_to_the_shown_weight_columns_still_checks
     assert header == [f"f{c}" for c in range(24)]
     assert _all_checked(_checks(page), True)  # the carried columns are still the ones checked
     opened.close()
+
+
+DERIVED = {
+    "gpt2": {"scaled_scores", "masked_scores", "concat", "resid_mid", "resid_post", "ln1_centred", "ln2_centred"},
+    "bert": {"scaled_scores", "concat", "resid_mid", "resid_post", "ln1_centred", "ln2_centred"},
+    "llama": {"scaled_scores", "masked_scores", "concat", "resid_mid", "resid_post"},
+}
+"""The tensors a packed page derives (blockviz.explorer.derived) for each family: BERT's masked
+scores are its scaled scores ("same"), Llama's RMSNorm has no centred rows."""
+
+
+@pytest.mark.parametrize("family", ["gpt2", "bert", "llama"])
+def test_a_packed_page_derives_its_sums_and_centred_rows_exactly_and_shows_the_records_numbers(
+    browser, folders, tmp_path, monkeypatch, family
+):
+    monkeypatch.setattr(payload_module, "TEXT_LIMIT", 0)  # packed, as a large model's page
+    rec = record_layer(SENTENCE, model=folders[family], layer=1)
+    tensors = payload_module.payload(rec, 0, 0, "input", "light")["tensors"]
+    derived = {name: entry["derived"] for name, entry in tensors.items() if "derived" in entry}
+    assert set(derived) == DERIVED[family]
+    values = {name: tensor.numpy() for name, tensor in rec.tensors.items()}
+    for name, how in derived.items():  # an independent reference: torch's float32 arithmetic on the operands
+        a, *rest = (rec.tensors[operand] for operand in how["of"])
+        expected = {
+            "add": lambda: a + rest[0],
+            "centre": lambda: a - rest[0][..., None],
+            "divide": lambda: a / math.sqrt(rec.config.d_head),
+            "concat": lambda: a.transpose(0, 1).reshape(rec.n, -1),
+        }[how["op"]]()
+        assert expected.numpy().tobytes() == values[name].tobytes(), name
+    path = tmp_path / f"{family}.html"
+    Explorer(rec, token=0, step="input").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    page.check("#all-steps")
+    for head in range(rec.config.n_heads):
+        for token in range(rec.n):
+            page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
+            eventually(
+                page,
+                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'",
+            )
+            cells = page.evaluate(SHOWN)
+            assert {f for f, _, _, _ in cells} >= set(derived)
+            assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == [], (family, token, head)
+            assert _all_checked(_checks(page), True)
+    opened.close()
+
+
+def test_a_model_layers_page_and_the_seeded_blocks_say_in_one_line_why_they_are_static(browser, folders, tmp_path):
+    pages = {
+        "model": record_layer(SENTENCE, model=folders["gpt2"], layer=0),
+        "seeded": record("the cat sat", "seeded"),
+        "toy": record("the cat sat"),
+    }
+    notes = {}
+    for name, rec in pages.items():
+        path = tmp_path / f"{name}.html"
+        Explorer(rec).save(path)
+        opened = Opened(browser, path)
+        notes[name] = opened.page.evaluate("Array.from(document.querySelectorAll('.staticnote'), p => p.textContent)")
+        assert opened.page.locator("#wb-sentence").count() == (name == "toy")
+        opened.close()
+    assert notes["model"] == [
+        "A static page: this model's weights (hundreds of MB) are not in it, so it shows this sentence only; "
+        "the toy model's page (--model toy) runs its model and takes any sentence and edit."
+    ]
+    assert notes["seeded"] == [
+        "A static page: the seeded block embeds a word with torch's random generator seeded by a hash of the word, "
+        "which the page cannot reproduce, so it shows this sentence only; the toy model's page (--model toy) runs its "
+        "model and takes any sentence and edit."
+    ]
+    assert notes["toy"] == []
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -266,8 +344,9 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     for width in (800, 1400):
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_function(
-            "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))"
+        eventually(
+            page,
+            "() => Array.from(document.querySelectorAll('.scroll')).every(b => (b.scrollWidth > b.clientWidth + 1) === (b.getAttribute('role') === 'region'))",
         )
         measured = page.evaluate(OVERFLOW)
         assert measured["page"] <= width and [o for o in measured["out"] if not o["clipped"]] == [], (
@@ -275,6 +354,25 @@ def test_minilm_layer_3_head_1_page(browser, minilm):
             measured["out"][:3],
         )
     opened.close()
+
+
+def test_minilms_page_with_every_layers_weights_and_a_contrast_stays_under_1_5_mb(minilm):
+    from blockviz.models.recording import model_attentions
+
+    rec, _ = minilm  # 16 tokens: the largest case benchmarks/explorer.py measures (1.72 MB before derived tensors)
+    attentions = model_attentions(CHICKEN, model="minilm")
+    contrast_sentence = CHICKEN.replace("tired", "wide")
+    contrast = model_attentions(contrast_sentence, model="minilm")
+    page = Explorer(
+        rec,
+        token="it",
+        head=1,
+        step="overview",
+        attentions=attentions,
+        contrast=contrast,
+        contrast_sentence=contrast_sentence,
+    )
+    assert len(page.html().encode()) <= 1_500_000
 
 
 def test_explore_command_writes_the_minilm_page(minilm, tmp_path):

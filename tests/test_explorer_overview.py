@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("transformers")
 from click.testing import CliRunner  # noqa: E402
 from models_support import SENTENCE, bert_folder  # noqa: E402
+from support_browser import eventually
 from support_explorer import AXE, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.block_record import record  # noqa: E402
@@ -96,7 +97,7 @@ def test_every_head_of_every_layer_shows_its_numbers_and_the_recorded_ones_open_
             assert f"contrast, it → {contrast.tokens[int(contrast.weights[layer, head, theirs].argmax())]}" in label
     for head in range(n_heads):  # one click: the recorded layer's head, step by step
         page.evaluate("location.hash = '#token=it&head=0&step=overview'")
-        page.wait_for_function("document.querySelector('#step-overview').hidden === false")
+        eventually(page, "document.querySelector('#step-overview').hidden === false")
         page.click(f".ovcell[data-layer='1'][data-head='{head}']")
         assert page.get_attribute(f".head[data-head='{head}']", "aria-checked") == "true"
         assert page.evaluate("location.hash") == f"#token=it&head={head}&step=softmax"
@@ -107,7 +108,7 @@ def test_every_head_of_every_layer_shows_its_numbers_and_the_recorded_ones_open_
         assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == []
         assert page.locator("#step-softmax .check").text_content().startswith("✓")
     page.evaluate("location.hash = '#token=it&head=0&step=overview'")  # a cell of another layer stays on the overview
-    page.wait_for_function("document.querySelector('#step-overview').hidden === false")
+    eventually(page, "document.querySelector('#step-overview').hidden === false")
     page.click(".ovcell[data-layer='0'][data-head='1']")
     assert page.evaluate("location.hash").endswith("step=overview")
     assert "blockviz explore … --layer 0" in page.text_content(".readout")
@@ -185,8 +186,8 @@ def test_at_390_px_no_table_hides_columns_without_a_cue(browser, bert, tmp_path)
         page.set_viewport_size({"width": 390, "height": 844})
         page.check("#all-steps")
         page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-        page.wait_for_function(
-            "document.querySelectorAll('details table').length === document.querySelectorAll('details').length"
+        eventually(
+            page, "document.querySelectorAll('details table').length === document.querySelectorAll('details').length"
         )
         page.evaluate("window.dispatchEvent(new Event('resize'))")
         cues = page.evaluate(CUES)
@@ -215,7 +216,7 @@ def test_approximately_equal_exactly_where_the_shown_numbers_need_rounding(brows
     for token in (1, 8, 12):
         for head in range(rec.config.n_heads):
             page.evaluate(f"location.hash = '#token={token}&head={head}&step=softmax'")
-            page.wait_for_function(f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}'")
+            eventually(page, f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}'")
             for cell in page.locator("#step-softmax td[data-field='exp_scores']").all():
                 cell.click()
                 line = page.locator("#step-softmax .operands").text_content().split(" = ", 1)[1]

@@ -4,18 +4,18 @@ what the page carries for them, and in Debian's Chromium (Playwright; never `pla
 the prediction it shows, the sum of its terms, and its own checks — which fail on a record whose
 numbers do not follow from each other."""
 
-import base64
-import zlib
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from support_browser import eventually
 from support_explorer import AXE, SHOWN, Opened, expected_text
 
 from blockviz.block_config import BlockConfig
 from blockviz.block_record import record
 from blockviz.errors import BlockvizError
 from blockviz.explorer import STEP_NAMES, Explorer, explore, steps_for
+from blockviz.explorer.packing import unpacked
 from blockviz.explorer.payload import payload
 from blockviz.prediction import prediction_of
 from blockviz.selection import select_token
@@ -61,9 +61,8 @@ def test_the_prediction_steps_follow_the_blocks_output_only_with_an_unembedding(
 
 
 def _read(stored) -> np.ndarray:
-    if "z" in stored:  # packed (blockviz.explorer.packing): raw deflate of the bytes regrouped by place
-        planes = np.frombuffer(zlib.decompress(base64.b64decode(stored["z"]), -15), np.uint8)
-        values = planes.reshape(stored["size"], -1).T.copy().view("<f4" if stored["size"] == 4 else "<f8")
+    if "z" in stored:  # packed (blockviz.explorer.packing)
+        values = np.frombuffer(unpacked(stored["z"], stored["size"]), "<f4" if stored["size"] == 4 else "<f8")
         return values.astype(np.float32).reshape(stored["shape"])
     return np.array(stored["data"], dtype=np.float64).astype(np.float32).reshape(stored["shape"])
 
@@ -139,7 +138,7 @@ def test_every_token_every_step_is_checked_and_shows_the_records_numbers(browser
     page = opened.page
     for token in range(toy.n):
         page.evaluate(f"location.hash = '#token={token}&head=0&step=logits'")
-        page.wait_for_function(f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}'")
+        eventually(page, f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}'")
         checks = page.evaluate(CHECKS)
         assert [name for name, _ in checks] == [*STEP_NAMES, *PREDICTION_STEPS]
         assert all(text.startswith("✓ matches the record (max |Δ| ") for _, text in checks), (token, checks)

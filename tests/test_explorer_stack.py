@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
+from support_browser import eventually
 from support_explorer import Opened
 
 from blockviz.block import Block, Prediction
@@ -217,8 +218,8 @@ def test_the_page_shows_each_block_the_stream_across_blocks_and_an_overview_of_e
     for k, view in enumerate(copy_record.blocks):  # block 0's output, then block 1's: the record's numbers
         assert shown[2 + 2 * k] == [format_number(float(v)) for v in view.resid_post[7]], k
     p.click('.ovcell[data-layer="0"][data-head="1"]')  # another block's cell: that block's page, that head
-    p.wait_for_function(
-        "() => document.querySelector('.bar.blocks [data-block=\"0\"]').getAttribute('aria-checked') === 'true'"
+    eventually(
+        p, "() => document.querySelector('.bar.blocks [data-block=\"0\"]').getAttribute('aria-checked') === 'true'"
     )
     assert "block=0" in p.evaluate("location.hash") and "head=1" in p.evaluate("location.hash")
     weights = p.evaluate(

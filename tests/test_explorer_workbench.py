@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 import torch
 from click.testing import CliRunner
+from support_browser import eventually
 from support_explorer import Opened, expected_text
 
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.explorer import Explorer
-from blockviz.explorer.payload import is_workbench
+from blockviz.explorer.payload import is_workbench, payload
 from blockviz.recording import record
 from blockviz.style import format_number
 from blockviz.toy.recording import toy_tokens
@@ -213,8 +214,8 @@ def test_typing_a_sentence_and_editing_a_cell_recompute_every_step_as_the_cli_do
     opened = Opened(browser, path)
     page = opened.page
     page.fill("#wb-sentence", "the dog sat on the zorblax")
-    page.wait_for_function(
-        "() => document.querySelector('.bar.tokens').innerText.includes('zorblax')"
+    eventually(
+        page, "() => document.querySelector('.bar.tokens').innerText.includes('zorblax')"
     )  # drawn on the next frame
     assert page.inner_text(".bar.tokens").count("zorblax") == 1
     assert "“zorblax” is not in the toy model's vocabulary: read as <unk>" in page.inner_text("#wb-note")
@@ -273,10 +274,10 @@ def test_mask_off_hostile_text_and_the_position_limit(browser, trained, tmp_path
     opened = Opened(browser, path)
     page = opened.page
     page.check("#wb-mask")
-    page.wait_for_function("() => location.hash.includes('mask=off')")
+    eventually(page, "() => location.hash.includes('mask=off')")
     assert page.evaluate("() => document.querySelectorAll('.pattern td.blockedcell').length") == 0
     page.fill("#wb-sentence", 'the cat <img src=x onerror=alert(1)> "</script>')
-    page.wait_for_function("() => document.querySelector('.bar.tokens').innerText.includes('onerror')")
+    eventually(page, "() => document.querySelector('.bar.tokens').innerText.includes('onerror')")
     assert page.evaluate("() => document.querySelectorAll('script').length") == 2  # the data and the page's own script
     assert page.evaluate("() => document.querySelectorAll('img').length") == 0
     assert "img" in page.inner_text(".bar.tokens")
@@ -319,3 +320,41 @@ def test_the_toy_models_page_stays_small_and_a_real_model_stays_static(trained, 
     assert path.stat().st_size <= 250_000
     text = path.read_text()
     assert "default-src 'none'" in text and "'unsafe-inline'" not in text
+
+
+def test_completion_a_legend_for_every_scale_the_hover_readout_and_resetting_one_edit(browser, trained, tmp_path):
+    path = tmp_path / "toy.html"
+    Explorer(trained, token="sat").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    page.fill("#wb-sentence", "the ch")
+    options = page.evaluate("Array.from(document.querySelectorAll('#wb-words option'), o => o.value)")
+    assert "the chicken" in options and all(option.startswith("the ch") for option in options)
+    families = payload(trained, 2, 0, "input", "light")["families"]
+    legends = dict(
+        page.evaluate(
+            "Array.from(document.querySelectorAll('#legend-list .legend'), p => [p.dataset.family, p.textContent])"
+        )
+    )
+    assert set(legends) == set(families)  # one legend a colour scale, the weights' 0 to 1 among them
+    for family, limit in families.items():
+        if family != "weights":
+            assert legends[family].endswith(format_number(limit)), (family, legends[family])
+    page.fill("#wb-sentence", "the cat sat")
+    eventually(page, "() => document.querySelectorAll('.pattern td[data-field=\"weights\"]').length === 9")
+    page.hover('.pattern td[data-at="0,2,1"]')
+    rec = record("the cat sat")
+    assert page.inner_text(".pattern .hoverline") == f"sat → cat: {format_number(float(rec.weights[0, 2, 1]))}"
+    cell = '#wb-params [data-param="attn.W_Q"][data-at="0,0,1"]'
+    page.click(cell)
+    page.fill("#wb-params input.celledit", "2.5")
+    page.keyboard.press("Enter")
+    assert page.locator("td.edited").count() > 0 and "edits=" in page.evaluate("location.hash")
+    page.click('button[aria-label="reset attn.W_Q[0, 0, 1]"]')
+    assert page.locator("td.edited").count() == 0 and page.locator(".wb-edits li").count() == 0
+    assert "edits=" not in page.evaluate("location.hash")
+    assert page.evaluate("document.activeElement.id") == "wb-sentence"  # not lost: "reset all" is disabled now
+    assert [text for _, text in _shown_weights(page)] == [
+        expected_text(rec, "weights", "", at) for at, _ in _shown_weights(page)
+    ]
+    opened.close()

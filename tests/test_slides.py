@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 import zipfile
 
 import av
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from PIL import Image
+from support_browser import eventually
 
 from blockviz.cli import main
 from blockviz.errors import BlockvizError
@@ -236,16 +236,6 @@ def test_bad_reveal_folder_and_output_through_a_file_are_one_line_errors(deck, t
 
 
 # -- the reveal.js deck in Chromium ----------------------------------------------------------------
-
-
-def eventually(target, expression: str, seconds: float, arg=None) -> None:
-    """Wait until ``expression`` is truthy in ``target`` (a page or frame), polling with
-    ``evaluate``: Playwright's ``wait_for_function`` evaluates a string with ``eval`` when its
-    first try fails, which the deck's policy (no 'unsafe-eval') refuses."""
-    deadline = time.monotonic() + seconds
-    while not target.evaluate(expression, arg):
-        assert time.monotonic() < deadline, f"not true within {seconds} s: {expression}"
-        time.sleep(0.05)
 
 
 @pytest.mark.render

@@ -6,7 +6,8 @@
   "use strict";
 
   /* A large record's numbers come packed (blockviz.explorer.packing.packed): each tensor's bytes regrouped by
-     place, raw-deflated, base64. They are unpacked first (DecompressionStream), then the page is built. */
+     place, raw-deflated, base85 (RFC 1924's alphabet, four characters swapped: packing.JSON_SAFE). They are
+     unpacked first (DecompressionStream), then the page is built. */
   const PAGE_DATA = JSON.parse(document.getElementById("record-data").textContent);
   const PACKED = [];
   (function find(node) {
@@ -14,10 +15,21 @@
     if (typeof node.z === "string") { PACKED.push(node); return; }
     Object.keys(node).forEach(function (key) { find(node[key]); });
   })(PAGE_DATA);
+  const BASE85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%,()*+-;.=:?@^_'{|}~";
+  const DIGIT = new Uint8Array(128);
+  for (let k = 0; k < BASE85.length; k++) DIGIT[BASE85.charCodeAt(k)] = k;
+  function fromBase85(text) { // 5 characters → 4 bytes, big-endian; a last group of m characters → m − 1 bytes
+    const rest = text.length % 5, bytes = new Uint8Array(Math.floor(text.length / 5) * 4 + (rest ? rest - 1 : 0));
+    let o = 0;
+    for (let g = 0; g < text.length; g += 5) {
+      let v = 0;
+      for (let k = g; k < g + 5; k++) v = v * 85 + (k < text.length ? DIGIT[text.charCodeAt(k)] : 84);
+      for (let b = 3; b >= 0 && o < bytes.length; b--) bytes[o++] = Math.floor(v / Math.pow(256, b)) % 256;
+    }
+    return bytes;
+  }
   function unpack(t) {
-    const text = atob(t.z), bytes = new Uint8Array(text.length);
-    for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    const stream = new Blob([fromBase85(t.z)]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
     return new Response(stream).arrayBuffer().then(function (buffer) {
       const planes = new Uint8Array(buffer), size = t.size, count = planes.length / size;
       const out = new Uint8Array(planes.length);
@@ -170,7 +182,7 @@
       node("p", { class: "wb-row" }, node("label", { for: "wb-sentence", text: "Sentence", class: "label" }), input, words,
         node("label", { for: "wb-mask", class: "wb-mask" }, mask, node("span", { text: " mask off (every token sees every token)" })), resetAll, download),
       node("p", { class: "note", text: "The page runs the toy model itself (its " + Object.keys(model.params).length + " parameter tables are in it): type a sentence of its " + vocabulary.length +
-        " words (others are read as " + DATA.workbench.unknown + "), or click a number of γ, β, a bias or the Parameters table below to type a new value (or drag it sideways: every number follows); every step is computed again." +
+        " words (others are read as " + DATA.workbench.unknown + "), or click a number of γ, β, a bias or the Parameters table below to type a new value (or drag it sideways, or focus it and press Alt+\u2191 / Alt+\u2193: every number follows); every step is computed again." +
         (stacked ? " It has " + model.blocks + " blocks: the residual stream leaving one is the input of the next; choose the block whose steps are shown." : "") }),
       blockBar, note, editList);
     const app = document.getElementById("app");
@@ -190,7 +202,11 @@
         bench.edits[name].forEach(function (edit) {
           const index = edit.slice(0, -1), trained = model.params[name].data[index.reduce(function (f, k, d) { return f * model.params[name].shape[d] + k; }, 0)];
           const reset = node("button", { type: "button", class: "copy", text: "reset", "aria-label": "reset " + cellName(name, index) });
-          reset.addEventListener("click", function () { setEdit(name, index, null); draw(); resetAll.focus(); });
+          reset.addEventListener("click", function () { // the focus moves on to the next reset, or the sentence when none is left
+            setEdit(name, index, null);
+            draw();
+            (editList.querySelector("button") || input).focus();
+          });
           editList.appendChild(node("li", null, node("span", { text: cellName(name, index) + " = " + edit[edit.length - 1] + " (trained " + parseFloat(trained.toPrecision(7)) + ") " }), reset));
         });
       });
@@ -360,7 +376,24 @@
   const T = {}, P = {}, CUT = {};
   if (LIVE) Object.assign(P, LIVE.P);
   if (LIVE && LIVE.T) Object.assign(T, LIVE.T);
-  else Object.keys(DATA.tensors).forEach(function (name) { const t = DATA.tensors[name]; T[name] = t.same ? T[t.same] : load(t); }); // "same": equal to an earlier one
+  else Object.keys(DATA.tensors).forEach(function (name) { // "same": equal to an earlier one; "derived": computed from earlier ones
+    const t = DATA.tensors[name];
+    T[name] = t.same ? T[t.same] : t.derived ? derive(t.shape, t.derived) : load(t);
+  });
+  /* blockviz.explorer.derived: float64 arithmetic rounded once to the record's dtype, bit for bit the
+     recorded numbers (the page is written only with derivations that give them). */
+  function derive(shape, how) {
+    const a = T[how.of[0]], b = how.of.length > 1 ? T[how.of[1]] : null, round = F32 ? Math.fround : function (v) { return v; };
+    const out = new Float64Array(a.data.length), last = a.shape[a.shape.length - 1];
+    if (how.op === "add") for (let k = 0; k < out.length; k++) out[k] = round(a.data[k] + b.data[k % b.data.length]);
+    else if (how.op === "centre") for (let k = 0; k < out.length; k++) out[k] = round(a.data[k] - b.data[Math.floor(k / last)]);
+    else if (how.op === "divide") { const root = round(Math.sqrt(E)); for (let k = 0; k < out.length; k++) out[k] = round(a.data[k] / root); }
+    else if (how.op === "concat") {
+      const heads = a.shape[0], n = a.shape[1], d = a.shape[2];
+      for (let h = 0; h < heads; h++) for (let t = 0; t < n; t++) for (let j = 0; j < d; j++) out[t * heads * d + h * d + j] = a.data[(h * n + t) * d + j];
+    }
+    return { shape: shape, data: out, offset: 0 };
+  }
   if (!LIVE) Object.keys(DATA.params).forEach(function (name) {
     const p = DATA.params[name];
     if (p.parts) CUT[name] = { shape: p.shape, columns: p.columns, parts: p.parts.map(load) }; // only the columns behind the shown ones
@@ -616,10 +649,19 @@
   }
 
   /* Drag a parameter's cell sideways (mouse, pen or finger) to change its value: DRAG_STEP a pixel (Shift: a tenth),
-     every number in view following while it moves; a press that does not move is a click (type a value). */
+     every number in view following while it moves; a press that does not move is a click (type a value). From the
+     keyboard, Alt+↑ / Alt+↓ on the focused cell add / take DRAG_STEP (Shift: ×10), each press an edit. */
   const DRAG_STEP = 0.01, DRAG_START = 3;
   function dragCell(td, cell) {
     td.classList.add("draggable");
+    td.setAttribute("aria-keyshortcuts", "Alt+ArrowUp Alt+ArrowDown");
+    td.addEventListener("keydown", function (event) {
+      if (!event.altKey || (event.key !== "ArrowUp" && event.key !== "ArrowDown") || td.querySelector("input")) return;
+      event.preventDefault();
+      event.stopPropagation();
+      const step = (event.key === "ArrowUp" ? 1 : -1) * DRAG_STEP * (event.shiftKey ? 10 : 1);
+      LIVE.edit(cell.param, cell.at, parseFloat((cell.value + step).toPrecision(7)));
+    });
     td.addEventListener("pointerdown", function (event) {
       if (event.button !== 0 || td.querySelector("input")) return;
       const x0 = event.clientX, start = cell.value, id = event.pointerId;
@@ -1675,7 +1717,9 @@
     if (legend) app.appendChild(legend);
     app.appendChild(legends());
   }
-  if (SOURCE.is_model && !QUICK) app.appendChild(textEl("p", "A static page: this model's weights (hundreds of MB) are not in it, so it shows this sentence only; the toy model's page (--model toy) runs its model and takes any sentence and edit.", "note staticnote"));
+  const STATIC_WHY = SOURCE.is_model ? "this model's weights (hundreds of MB) are not in it" : // blockviz.explorer.payload.is_workbench
+    SOURCE.kind === "seeded" ? "the seeded block embeds a word with torch's random generator seeded by a hash of the word, which the page cannot reproduce" : null;
+  if (STATIC_WHY && !QUICK) app.appendChild(textEl("p", "A static page: " + STATIC_WHY + ", so it shows this sentence only; the toy model's page (--model toy) runs its model and takes any sentence and edit.", "note staticnote"));
   if (!QUICK) app.appendChild(layout);
   const stackBox = el("section", { class: "step stackview", id: "stack-view", "aria-labelledby": "stack-title" });
   if (STACK && !QUICK) app.insertBefore(stackBox, layout);
@@ -1710,7 +1754,7 @@
     const rows = range(rowsOf).map(function (r) {
       return { label: rowLabel(r), values: view.shape.length === 1 ? vec(view) : vec(view, r), param: name, at: view.shape.length === 1 ? lead : lead.concat([r]), family: DATA.param_families[name] };
     });
-    paramsBox.appendChild(el("h2", { id: "wb-params-title", text: "Parameters: click a number to type a new value, or drag it sideways" }));
+    paramsBox.appendChild(el("h2", { id: "wb-params-title", text: "Parameters: click a number to type a new value, drag it sideways, or Alt+\u2191 / Alt+\u2193 on it" }));
     paramsBox.appendChild(controls);
     paramsBox.appendChild(numTable({ caption: name + (three ? " of head " + lead[0] : "") + ", " + view.shape.join(" \u00d7 ") + " (edited cells outlined; their trained value in their title)", columns: columns, rows: rows }, box));
     paramsBox.appendChild(box.operands); paramsBox.appendChild(box.copied); paramsBox.appendChild(box.copyNote);

@@ -6,7 +6,7 @@ Float32 records store each number as the shortest text that reads back as the sa
 Float64 records store the shortest float64 text. −∞ (a blocked cell) is ``null``.
 
 A large record (a trained model's layer: d_model 384–576, d_ff 1536) stores its numbers as
-their little-endian float32 (or float64) bytes instead, regrouped by place, deflated and base64
+their little-endian float32 (or float64) bytes instead, regrouped by place, deflated and base85
 (:func:`~blockviz.explorer.packing.packed`) — exact and under half the size of the text — and
 shows wide rows elided: the first and last columns and the largest-magnitude ones
 (:func:`shown_columns`). Its weight matrices are too large for a page (MiniLM's layer holds
@@ -21,6 +21,7 @@ import json
 import numpy as np
 import torch
 
+from blockviz.explorer.derived import derivation
 from blockviz.explorer.overview import overview_payload
 from blockviz.explorer.packing import packed
 from blockviz.explorer.steps import steps_for
@@ -55,7 +56,7 @@ SKIPPED_PARAMS = ("W_pos", "W_E")
 the position and embedding tables it used (a trained toy model's ``W_E`` is n_vocab × d_model; its
 unembedding ``W_U`` is carried, the logits step recomputes from it)."""
 TEXT_LIMIT = 50_000
-"""Records with more numbers than this are stored as base64 bytes rather than text."""
+"""Records with more numbers than this are stored as packed bytes rather than text."""
 PARAMETER_BUDGET = 200_000
 """Parameters a page carries whole; above it (a trained model's layer) only the weight columns
 behind the shown columns are carried."""
@@ -209,20 +210,40 @@ def _reads_the_embeddings(rec) -> bool:
 def _tensors(rec, names: list[str], big: bool) -> dict:
     """The record's tensors for the page; in a large page a tensor equal to one before it is
     written once, ``{"shape", "same": that one's name}`` (a model's ``prev_output`` is its
-    ``resid_pre``; an encoder's masked scores are its scaled scores)."""
+    ``resid_pre``; an encoder's masked scores are its scaled scores), and one the page derives
+    exactly from those before it is not carried: ``{"shape", "derived": {"op", "of"}}``
+    (:mod:`blockviz.explorer.derived`)."""
+    dtype = rec.config.dtype
     out: dict = {}
+    values: dict[str, np.ndarray] = {}
     for name in names:
         tensor = rec.tensors[name]
+        if not big:
+            out[name] = _tensor(tensor, dtype)
+            continue
+        value = _values(tensor, dtype)
         twin = next(
             (
                 earlier
-                for earlier in out
-                if big and rec.tensors[earlier].shape == tensor.shape and torch.equal(rec.tensors[earlier], tensor)
+                for earlier in values
+                if values[earlier].shape == value.shape and torch.equal(rec.tensors[earlier], tensor)
             ),
             None,
         )
-        out[name] = {"shape": list(tensor.shape), "same": twin} if twin else _tensor(tensor, rec.config.dtype, big)
+        derived = None if twin else derivation(name, value, values, dtype, rec.config.d_head)
+        if twin:
+            out[name] = {"shape": list(tensor.shape), "same": twin}
+        elif derived:
+            out[name] = {"shape": list(tensor.shape), "derived": derived}
+        else:
+            out[name] = _tensor(tensor, dtype, big)
+        values[name] = value
     return out
+
+
+def _values(tensor, dtype: str) -> np.ndarray:
+    """``tensor``'s numbers as the page holds them: float32 or float64, −∞ included."""
+    return tensor.detach().cpu().numpy().astype(np.float32 if dtype == "float32" else np.float64)
 
 
 def shown_columns(rec) -> dict:
@@ -388,7 +409,7 @@ def style() -> dict:
 
 def _tensor(tensor, dtype: str, big: bool = False) -> dict:
     array = tensor.detach().cpu().numpy()
-    flat = np.ascontiguousarray(array.astype(np.float32 if dtype == "float32" else np.float64).reshape(-1))
+    flat = np.ascontiguousarray(_values(tensor, dtype).reshape(-1))
     if big:  # exact, −∞ included, in little-endian bytes, packed
         return {
             "shape": list(array.shape),
