@@ -33,18 +33,17 @@ def answering_head_of_arrays(weights: np.ndarray, query: int, key: int | None, c
 
     Raises :class:`BlockvizError` for a key the query cannot see or no other query sees.
     """
-    from blockviz.models.evidence_types import AnsweringHead
+    from blockviz.models.evidence_types import AnsweringHead, best_margin
 
     n = weights.shape[-1]
     if key is not None and causal and key > query:
         raise BlockvizError(f"key position {key} comes after query position {query}: a causal model hides it")
     allowed = [key] if key is not None else [j for j in range(n) if not (causal and j > query)]
-    best = None
-    for head in range(weights.shape[0]):
-        for j in allowed:
-            above = float(weights[head, query, j] - baseline_of(weights, head, query, j, causal))
-            if not math.isnan(above) and (best is None or above > best[0]):
-                best = (above, head, j)
+    best = best_margin(
+        (float(weights[head, query, j] - baseline_of(weights, head, query, j, causal)), head, j)
+        for head in range(weights.shape[0])
+        for j in allowed
+    )
     if best is None:
         raise BlockvizError(f"no other query sees key {key}: there is no baseline to stand above")
     above, head, j = best
@@ -59,19 +58,11 @@ def largest_weight_of(weights, head: int, query: int, special: Sequence[bool], c
         from blockviz.models.evidence import largest_weight
 
         return largest_weight(weights[None], 0, head, query, special, causal)
-    from blockviz.models.evidence_types import LEARNED_MARGIN, PARKS_AT, LargestWeight
+    from blockviz.models.evidence_types import LargestWeight, reading_of
 
     row = weights[head, query]
     key = int(row.argmax())
     weight = float(row[key])
     baseline = float(baseline_of(weights, head, query, key, causal))
-    sink = sorted({0} | {j for j, flag in enumerate(special) if flag})
-    if causal and query == 0:
-        reading = "horizon"
-    elif (key == 0 or special[key]) and float(weights[head, query, sink].sum()) >= PARKS_AT:
-        reading = "sink"
-    elif not math.isnan(baseline) and weight - baseline >= LEARNED_MARGIN:
-        reading = "above"
-    else:
-        reading = "ordinary"
-    return LargestWeight(key, weight, baseline, reading)
+    sink = float(row[sorted({0} | {j for j, flag in enumerate(special) if flag})].sum())
+    return LargestWeight(key, weight, baseline, reading_of(query, key, weight, baseline, special[key], sink, causal))

@@ -12,7 +12,8 @@ import torch
 from support import build
 
 from blockviz.block_record import record as record_seeded
-from blockviz.models.evidence import LEARNED_MARGIN, PARKS_AT, largest_weight
+from blockviz.models.evidence import largest_weight
+from blockviz.models.evidence_types import LEARNED_MARGIN, PARKS_AT
 from blockviz.recording import record
 from blockviz.scenes.softmax import Softmax, largest_weight_caption
 

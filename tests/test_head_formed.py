@@ -13,7 +13,7 @@ from support import build
 
 from blockviz.cli import main
 from blockviz.figures import FigureRequest, draw_figure
-from blockviz.models.evidence import LEARNED_MARGIN
+from blockviz.models.evidence_types import LEARNED_MARGIN
 from blockviz.scenes.learning import Learning
 from blockviz.style import format_number
 from blockviz.toy import PACKAGED

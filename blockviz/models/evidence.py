@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import torch
 
 from blockviz.errors import BlockvizError
-from blockviz.models.evidence_types import LEARNED_MARGIN, PARKS_AT, AnsweringHead, LargestWeight
+from blockviz.models.evidence_types import PARKS_AT, AnsweringHead, LargestWeight, best_margin, reading_of
 from blockviz.models.heads import check_attentions
 
 RANKINGS = ("weight", "contrast", "above-baseline")
@@ -168,15 +168,8 @@ def largest_weight(
     weight = float(row[key])
     words = Words.of_tokens([""] * weights.shape[-1])
     baseline = float(baselines(weights, query, words, causal)[layer, head, key])
-    if causal and query == 0:
-        reading = "horizon"
-    elif (key == 0 or special[key]) and float(sink_share(weights, query, special)[layer, head]) >= PARKS_AT:
-        reading = "sink"
-    elif not math.isnan(baseline) and weight - baseline >= LEARNED_MARGIN:
-        reading = "above"
-    else:
-        reading = "ordinary"
-    return LargestWeight(key, weight, baseline, reading)
+    sink = float(sink_share(weights, query, special)[layer, head])
+    return LargestWeight(key, weight, baseline, reading_of(query, key, weight, baseline, special[key], sink, causal))
 
 
 def infer_causal(weights: torch.Tensor) -> bool:
@@ -301,13 +294,12 @@ def answering_head(
         allowed = [key]
     else:
         allowed = [j for j in range(n) if not (causal and j > query)]
-    best = None
-    for layer in range(margin.shape[0]):
-        for head in range(margin.shape[1]):
-            for j in allowed:
-                value = float(margin[layer, head, j])
-                if not math.isnan(value) and (best is None or value > best[0]):
-                    best = (value, layer, head, j)
+    best = best_margin(
+        (float(margin[layer, head, j]), layer, head, j)
+        for layer in range(margin.shape[0])
+        for head in range(margin.shape[1])
+        for j in allowed
+    )
     if best is None:
         raise BlockvizError(f"no other query sees key {key}: there is no baseline to stand above")
     above, layer, head, j = best

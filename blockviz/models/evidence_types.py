@@ -3,6 +3,7 @@ types and thresholds, importable without torch (:mod:`blockviz.array_evidence` m
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 PARKS_AT = 0.5
@@ -29,6 +30,39 @@ class LargestWeight:
     weight: float
     baseline: float
     reading: str
+
+
+def reading_of(
+    query: int, key: int, weight: float, baseline: float, key_is_special: bool, sink: float, causal: bool
+) -> str:
+    """The :class:`LargestWeight` reading of a row's largest ``weight`` on ``key``: its
+    ``baseline`` (NaN: no other query sees the key), whether the key is a special token, and the
+    row's ``sink`` share (the weight on the first and special tokens together).
+
+    >>> reading_of(0, 0, 1.0, math.nan, False, 1.0, causal=True)
+    'horizon'
+    >>> reading_of(2, 0, 0.8, 0.9, False, 0.8, causal=True)
+    'sink'
+    >>> reading_of(1, 1, 0.7, 0.2, False, 0.3, causal=True)
+    'above'
+    """
+    if causal and query == 0:
+        return "horizon"
+    if (key == 0 or key_is_special) and sink >= PARKS_AT:
+        return "sink"
+    if not math.isnan(baseline) and weight - baseline >= LEARNED_MARGIN:
+        return "above"
+    return "ordinary"
+
+
+def best_margin(candidates):
+    """The first of the largest ``(margin, …)`` tuples of ``candidates``, NaN margins left out
+    (ties keep the candidates' order); ``None`` when none has a margin."""
+    best = None
+    for candidate in candidates:
+        if not math.isnan(candidate[0]) and (best is None or candidate[0] > best[0]):
+            best = candidate
+    return best
 
 
 @dataclass(frozen=True)

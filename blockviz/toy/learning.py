@@ -47,7 +47,7 @@ class Learning:
         >>> Learning([0, 9], [None, 1.0], "", 0, 1, 0, [0.5, 0.55], ["a", "b"], [[0.5, 0.5], [0.55, 0.45]]).formed
         False
         """
-        from blockviz.models.evidence import LEARNED_MARGIN
+        from blockviz.models.evidence_types import LEARNED_MARGIN
 
         last = self.rows[-1]
         return self.weights[-1] - self.weights[0] >= LEARNED_MARGIN and max(last) == last[self.key]
