@@ -68,6 +68,17 @@ class ReadOnlyTensors(Mapping):
         mapping._tensors = stored
         return mapping
 
+    @classmethod
+    def sharing(cls, tensors: dict[str, torch.Tensor]) -> ReadOnlyTensors:
+        """The mapping of ``tensors`` kept as they are, views included: only for tensors nobody
+        changes while the mapping lives (a loaded model's weights, which blockviz never
+        trains): a record of a model's 30 layers then holds no second copy of their 405 MB."""
+        mapping = cls.__new__(cls)
+        mapping._tensors = {
+            name: tensor.detach() if isinstance(tensor, torch.Tensor) else tensor for name, tensor in tensors.items()
+        }
+        return mapping
+
     def reordered(self, names: Iterable[str]) -> ReadOnlyTensors:
         """The same tensors (not copied again) with ``names`` first, in that order (those it
         holds), then the others in their order.

@@ -59,10 +59,10 @@ def test_a_decoders_lens_is_its_hidden_states_through_ln_f_and_the_tied_unembedd
         outputs = model(input_ids=ids, output_hidden_states=True)
         after_block_0 = model.lm_head(model.transformer.ln_f(outputs.hidden_states[1]))[0].softmax(-1)
     expected = [after_block_0, outputs.logits[0].softmax(-1)]  # the last hidden state has ln_f already
-    assert rec.lens.n_blocks == 2
+    assert rec.lens.n_blocks == 2 and len(rec.lens.rows) == 2
     for block, probabilities in enumerate(expected):
         top = torch.topk(probabilities, 5, dim=-1)
-        for row in range(rec.n):
+        for row in rec.lens.rows:
             guess = lens_rows(rec, row)[block]
             assert np.allclose(guess.probabilities, top.values[row].numpy(), atol=1e-5)
             assert guess.others == pytest.approx(float(1 - top.values[row].sum()), abs=1e-5)
@@ -102,3 +102,24 @@ def test_an_encoder_says_why_it_has_none(tmp_path):
     rec = record(SENTENCE, str(bert_folder(tmp_path / "bert")), "all")
     assert rec.lens is None and lens_rows(rec, 0) is None
     assert "is an encoder (bidirectional, no unembedding): it predicts no next token" in missing_lens(rec)
+
+
+def test_the_lens_holds_the_default_focus_and_the_last_token_or_the_rows_asked_for(gpt2):
+    from models_support import SENTENCE
+
+    from blockviz.recording import record
+    from blockviz.selection import default_token
+
+    folder, rec = gpt2
+    assert rec.lens.rows == (default_token(list(rec.tokens), rec.special), rec.n - 1)
+    first = record(SENTENCE, str(folder), "all", lens_rows=[0])
+    assert first.lens.rows == (0,) and lens_rows(first, 1) is None
+    assert [guess.words for guess in lens_rows(first, 0)] == [list(words[0]) for words in first.lens.words]
+    every = record(SENTENCE, str(folder), "all", lens_rows=range(rec.n))
+    for row in rec.lens.rows:  # a row's prediction does not depend on which other rows are computed
+        assert [guess.words for guess in lens_rows(every, row)] == [guess.words for guess in lens_rows(rec, row)]
+    assert missing_lens(first, 1).startswith(
+        f"no logit lens after token {first.tokens[1]!r} (1): the record holds it after"
+    )
+    with pytest.raises(BlockvizError, match="must be token positions 0 to"):
+        record(SENTENCE, str(folder), "all", lens_rows=[rec.n])
