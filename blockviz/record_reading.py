@@ -205,15 +205,11 @@ class RecordReading:
         cls, header: RecordHeader, source: Source, tensors: dict, params: dict | None = None
     ) -> RecordReading:
         """The one-block record of ``header`` from ``tensors`` (its activations and parameters),
-        adopted; ``params``: its parameters taken from elsewhere (a packaged model's, kept as
-        they are: :mod:`blockviz.models.weights`), ``tensors`` then its activations."""
+        adopted; ``params``: its parameters taken from elsewhere (a packaged model's, already
+        read-only: :mod:`blockviz.models.weights`), ``tensors`` then its activations."""
         config = header.config
         names = [spec.name for spec in fields_for(config, model=source.is_model, optional=optional_fields(tensors))]
         activations = {name: tensors.pop(name) for name in names if name in tensors}
-        if params is not None:
-            from blockviz.read_only import ReadOnlyTensors  # torch: a record that names its package loads with it
-
-            params = ReadOnlyTensors.sharing(params)
         if params is not None and tensors:
             raise BlockvizError(
                 f"the record names the package its parameters come from but holds {sorted(tensors)[0]!r} too: save it again"

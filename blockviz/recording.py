@@ -61,9 +61,10 @@ def record(
     trust_pickle, dtype
         For a trained model's folder: read pickled weights; the float type (default ``"float32"``).
     lens_rows
-        With several layers of a decoder: the token positions (0-based) whose prediction after
-        each block the record's logit lens holds (default: the default focus token and the last;
-        each row costs a product with the whole unembedding per block).
+        With several layers of a decoder: the tokens (0-based positions, or words as ``--token``
+        names them) whose prediction after each block the record's logit lens holds (default:
+        the default focus token, the last word; each row costs a product with the whole
+        unembedding per block).
 
     Returns
     -------

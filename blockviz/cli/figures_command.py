@@ -188,7 +188,7 @@ def figures(
             click.echo(f"{spec.name:<{width}}  {spec.description}")
         return
     record_options = pop_record_options(options)
-    whole = build_record(**record_options)
+    whole = build_record(**record_options, lens_token=token)  # a model's layers: the lens after --token
     from blockviz.figures.request import FigureRequest
     from blockviz.style import theme as theme_named
 

@@ -71,8 +71,10 @@ def record(
 
     With --layer all (or a range A-B) every chosen layer is recorded in one pass, a stack of
     blocks: the tables show block --block K (default the last), --save keeps every block, and
-    the logit lens follows — the last token's next-token prediction after each block, through
-    the model's final norm and W_U (an encoder has none, and says so).
+    the logit lens follows — the last word's next-token prediction after each block, through
+    the model's final norm and W_U (an encoder has none, and says so). A packaged model's
+    layers are saved without their parameters: the file names the package and its version,
+    and loading it takes them from there again.
 
     Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
@@ -89,6 +91,7 @@ def record(
     """
     from blockviz.files import writable_file
     from blockviz.ownership import refuse_foreign, remember
+    from blockviz.selection import default_token
     from blockviz.tensorfile import check_format
     from blockviz.text_table import field_tables, lens_table, prediction_table, print_tables
 
@@ -135,7 +138,7 @@ def record(
     if rec.architecture.unembedding:
         print_tables([*prediction_table(rec, decimals), ""])
     if len(whole.blocks) > 1 or whole.lens is not None or whole.source.is_model:
-        print_tables([*lens_table(whole, whole.n - 1, decimals), ""])
+        print_tables([*lens_table(whole, default_token(list(whole.tokens), whole.special), decimals), ""])
     if save is not None:
         click.echo(f"saved {save}")
 

@@ -20,7 +20,7 @@ from blockviz.block import Block
 from blockviz.block_record import BlockRecord
 from blockviz.errors import BlockvizError
 from blockviz.models.families import copied
-from blockviz.models.loading import LoadedModel, load_model
+from blockviz.models.loading import LoadedModel, finite_weights, load_model
 from blockviz.models.resolve import resolve_model
 from blockviz.models.tokens import model_tokens
 from blockviz.read_only import ReadOnlyTensors
@@ -224,7 +224,7 @@ def record_layers(
     *,
     trust_pickle: bool = False,
     dtype: str = "float32",
-    lens_rows: Sequence[int] | None = None,
+    lens_rows: Sequence[int | str] | None = None,
 ) -> BlockRecord:
     """Record every layer of ``layers`` (``"all"``, a range ``"A-B"`` or a ``range``:
     :mod:`blockviz.layer_choice`) of a trained model on ``sentence``, in one forward pass: a
@@ -239,8 +239,10 @@ def record_layers(
     :meth:`~blockviz.read_only.ReadOnlyTensors.sharing`).
 
     A decoder's record holds its logit lens (:class:`~blockviz.logit_lens.LogitLens`) for the
-    token positions ``lens_rows`` (default: the focus token a command chooses when none is
-    named, :func:`blockviz.selection.default_token`, and the last token).
+    tokens ``lens_rows`` (0-based positions, or words as ``--token`` names them:
+    :func:`blockviz.selection.select_token`; default: the focus token a command chooses when
+    none is named, :func:`blockviz.selection.default_token`): each row costs a product with the
+    whole unembedding per block, the largest part of the record's time when every row is asked for.
 
     Raises
     ------
@@ -267,6 +269,7 @@ def record_layers(
         shared["pos_embed"] = table[: len(ids)].clone()
         shared_params["W_pos"] = table[: config.max_tokens]
     modules = loaded.family.layers(loaded.model)
+    finite = finite_weights(loaded)
     views: list[BlockRecord] = []
 
     def recompute(layer: int, capture: LayerCapture) -> None:
@@ -302,7 +305,7 @@ def record_layers(
                 tokens=tokens.tokens,
                 config=config,
                 tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
-                params=ReadOnlyTensors.sharing(params),  # the model's own tensors: never copied
+                params=ReadOnlyTensors.sharing(params, finite=finite),  # the model's own tensors: never copied
                 source=source,
                 special=tuple(tokens.special),
             )
@@ -313,16 +316,19 @@ def record_layers(
     return BlockRecord.stacked(views, _lens(loaded, views, rows))
 
 
-def _lens_rows(rows: Sequence[int] | None, tokens) -> tuple[int, ...]:
-    """The token positions the logit lens is computed for: ``rows``, or the default focus token and the last."""
-    from blockviz.selection import default_token
+def _lens_rows(rows: Sequence[int | str] | None, tokens) -> tuple[int, ...]:
+    """The token positions the logit lens is computed for: those ``rows`` name, or the default focus token's.
 
-    n = len(tokens.tokens)
+    Raises :class:`BlockvizError` for a row that is no token (as ``--token`` says it).
+    """
+    from blockviz.selection import default_token, select_token
+
+    words = list(tokens.tokens)
     if rows is None:
-        rows = (default_token(list(tokens.tokens), tokens.special), n - 1)
-    chosen = tuple(sorted(set(int(row) for row in rows)))
-    if not chosen or chosen[0] < 0 or chosen[-1] >= n:
-        raise BlockvizError(f"the logit lens's rows {list(rows)} must be token positions 0 to {n - 1}")
+        return (default_token(words, tokens.special),)
+    chosen = tuple(sorted({select_token(words, row, tokens.special) for row in rows}))
+    if not chosen:
+        raise BlockvizError("lens_rows names no token: give at least one (a position from 0, or a word)")
     return chosen
 
 

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from importlib import metadata
 
-import torch
-
 from blockviz.errors import BlockvizError
 from blockviz.models.resolve import PACKAGED, PackagedModel
+from blockviz.read_only import ReadOnlyTensors
 
 
 def _packaged(model: str | None) -> PackagedModel | None:
@@ -45,11 +44,12 @@ def weights_reference(rec) -> dict | None:
     return {"package": entry.package.replace("_", "-"), "version": version}
 
 
-def reloaded_parameters(header, where: str) -> list[dict[str, torch.Tensor]]:
+def reloaded_parameters(header, where: str) -> list[ReadOnlyTensors]:
     """Each block's parameters of the record file ``where`` whose header (a
     :class:`~blockviz.record_format.RecordHeader`) names its weights (:func:`weights_reference`):
     the layers its source names, from the packaged model loaded again — views of the model's own
-    tensors, block 0 first, each with what the stack has once (``W_pos``).
+    tensors (:meth:`~blockviz.read_only.ReadOnlyTensors.sharing`), block 0 first, each with what
+    the stack has once (``W_pos``).
 
     Raises
     ------
@@ -58,7 +58,7 @@ def reloaded_parameters(header, where: str) -> list[dict[str, torch.Tensor]]:
         line) or of another version than the file's, or a model whose layers or config are not
         the record's.
     """
-    from blockviz.models.loading import load_model
+    from blockviz.models.loading import finite_weights, load_model
 
     reference, source = header.weights, header.source
     entry = _packaged(source.model) if source.is_model else None
@@ -85,4 +85,8 @@ def reloaded_parameters(header, where: str) -> list[dict[str, torch.Tensor]]:
     shared = {}
     if loaded.family.position_table is not None:
         shared["W_pos"] = loaded.family.position_table(loaded.model).detach()[: config.max_tokens]
-    return [{**loaded.family.params(modules[layer], config), **shared} for layer in range(first, source.layer + 1)]
+    finite = finite_weights(loaded)
+    return [
+        ReadOnlyTensors.sharing({**loaded.family.params(modules[layer], config), **shared}, finite=finite)
+        for layer in range(first, source.layer + 1)
+    ]
