@@ -107,6 +107,8 @@ def test_several_layers_of_the_toy_model_or_a_bad_range_are_one_line(tmp_path, l
 def test_a_packaged_models_layers_are_saved_without_their_parameters_and_load_back(minilm_stack, tmp_path):
     from safetensors import safe_open
 
+    from blockviz.figures.request import FigureRequest
+    from blockviz.figures.writing import draw_figure
     from blockviz.models.loading import load_model
 
     saved = tmp_path / "m.safetensors"
@@ -127,6 +129,7 @@ def test_a_packaged_models_layers_are_saved_without_their_parameters_and_load_ba
         assert ours.source == theirs.source and list(ours.params) == list(theirs.params)
         assert all(torch.equal(ours.params[name], theirs.params[name]) for name in ours.params)
         assert all(torch.equal(ours.tensors[name], theirs.tensors[name]) for name in ours.tensors)
+    draw_figure("stack-weights", FigureRequest(loaded))  # the figures read a reloaded stack
 
 
 def test_a_file_naming_another_version_of_the_package_is_refused(minilm_stack, tmp_path):
@@ -145,10 +148,33 @@ def test_a_file_naming_another_version_of_the_package_is_refused(minilm_stack, t
 
 
 def test_one_layer_of_a_packaged_model_keeps_its_parameters(tmp_path):
+    from safetensors import safe_open
+
     saved = tmp_path / "one.safetensors"
-    record(CHICKEN, "minilm", 3).save(saved)
+    one = record(CHICKEN, "minilm", 3)
+    one.save(saved)
+    with safe_open(str(saved), framework="pt") as handle:
+        assert "weights" not in handle.metadata()
+        assert torch.equal(handle.get_tensor("attn.W_Q"), one.params["attn.W_Q"])  # in the file itself
+
+
+@pytest.mark.parametrize("suffix", [".safetensors", ".json"])
+def test_a_model_folders_layers_keep_their_views_parameters_in_the_file(tmp_path, suffix):
+    from models_support import SENTENCE, llama_folder
+    from safetensors import safe_open
+
+    folder = llama_folder(tmp_path / "llama")
+    stack = record(SENTENCE, str(folder), "all")
+    assert not stack.block(0).params.stored()["attn.W_Q"].is_contiguous()  # a view of the model's q_proj
+    saved = tmp_path / f"stack{suffix}"
+    stack.save(saved)
+    if suffix == ".safetensors":
+        with safe_open(str(saved), framework="pt") as handle:
+            assert "weights" not in handle.metadata() and "blocks.0.attn.W_Q" in handle.keys()
     loaded = BlockRecord.load(saved)
-    assert loaded.params.stored()["attn.W_Q"].is_contiguous()  # read from the file, not from the package
+    for ours, theirs in zip(loaded.blocks, stack.blocks):
+        assert all(torch.equal(ours.params[name], theirs.params[name]) for name in theirs.params)
+        assert all(torch.equal(ours.tensors[name], theirs.tensors[name]) for name in theirs.tensors)
 
 
 @pytest.mark.slow  # loads SmolLM2 (538 MB; converted from its GGUF file the first time, 20–75 s)

@@ -271,6 +271,7 @@ def record_layers(
     modules = loaded.family.layers(loaded.model)
     finite = finite_weights(loaded)
     views: list[BlockRecord] = []
+    block = Block(config, seeded=False)  # each layer's parameters assigned in turn
 
     def recompute(layer: int, capture: LayerCapture) -> None:
         if views:
@@ -279,7 +280,6 @@ def record_layers(
             stream = capture.resid_pre.detach().clone()
         params = {**loaded.family.params(modules[layer], config), **shared_params}
         cache = dict(shared)
-        block = Block(config, seeded=False)
         block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)
         with torch.no_grad():
             output = block(stream, cache, capture.rotary)  # the next block reads this very tensor
