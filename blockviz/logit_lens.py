@@ -152,7 +152,7 @@ def missing_lens(rec, row: int | None = None) -> str:
         held = " and ".join(f"{rec.tokens[index]!r} ({index})" for index in rec.lens.holds(rec.n))
         return (
             f"no logit lens after token {rec.tokens[row]!r} ({row}): the record holds it after {held}: "
-            f"choose one of those with --token, or record again with blockviz.record(…, lens_rows=[{row}])"
+            f"choose one of those with --token, or record the layers again with --token {row} (in Python lens_rows=[{row}])"
         )
     if rec.source.is_model and not rec.config.causal:
         return f"no logit lens: {rec.source.model} is an encoder (bidirectional, no unembedding): it predicts no next token"

@@ -152,3 +152,18 @@ def test_the_lens_scene_of_a_models_layers_is_refused_with_what_holds_the_lens(g
     assert result.exit_code == 2
     assert "holds each block's top words only: draw them with blockviz figures … --figure logit-lens" in result.output
     assert "no unembedding" not in result.output and not (tmp_path / "out").exists()
+
+
+def test_record_prints_the_lens_after_the_token_asked_for_and_refuses_one_the_sentence_lacks(gpt2, tmp_path):
+    from models_support import SENTENCE
+
+    folder, rec = gpt2
+    args = ["record", SENTENCE, "--model", str(folder), "--layer", "all", "--decimals", "3"]
+    result = CliRunner().invoke(main, [*args, "--token", "cat"])
+    assert result.exit_code == 0, result.output
+    table = result.output[result.output.index("logit lens") :].splitlines()
+    after_cat = lens_rows(record_of(SENTENCE, str(folder), "all", lens_rows=["cat"]), rec.tokens.index("cat"))
+    assert f"{after_cat[1].probabilities[0]:.3f}" in table[3] and "cat" in table[0]
+    saved = tmp_path / "r.safetensors"
+    result = CliRunner().invoke(main, [*args, "--token", "zebra", "--save", str(saved)])
+    assert result.exit_code != 0 and "zebra" in result.output and not saved.exists()
