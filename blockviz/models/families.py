@@ -42,9 +42,7 @@ class Family:
     config: Callable  # (hf_config, dtype, max_tokens) -> BlockConfig
     layers: Callable  # (model) -> list of layer modules
     attention: Callable  # (layer module) -> its self-attention module (returns (output, weights))
-    params: (
-        Callable  # (layer module, BlockConfig) -> dict of blockviz parameters, views of the model's (copied: copies)
-    )
+    params: Callable  # (layer module, BlockConfig) -> blockviz's parameters, views of the model's (see copied)
     token_table: Callable  # (model) -> (vocab, d_model) embedding table
     position_table: Callable | None  # (model) -> (positions, d_model), None for rotary
     n_positions: Callable  # (hf_config) -> int
