@@ -17,7 +17,8 @@ cache (the first load does it, 20–75 s), each round loads the cached safetenso
 and MiniLM's folder the same way as an anchor of similar size (its weights 90 MB, SmolLM2's
 540 MB as float32). It prints the fastest cached load, its ratio to the 2 s target and to MiniLM's.
 
-Then SmolLM2's 30 layers in one record (``--layer all``, :func:`every_layer`): its time against the
+Then SmolLM2's 30 layers in one record (``--layer all``, :func:`every_layer`; alone:
+`.venv/bin/python benchmarks/models.py every_layer`): its time and peak memory against the
 model's forward pass with ``output_attentions``, its size in memory and on disk.
 """
 
@@ -95,9 +96,10 @@ def cached_load(rounds: int = 5) -> None:
 def every_layer(rounds: int = 3) -> None:
     """SmolLM2, all 30 layers on the 13-token sentence (issue 34): ``record(…, layer="all")``
     (one forward pass with hooks, every layer again through blockviz's Block, checks, the
-    record of 30 blocks) against the model's own forward pass with ``output_attentions`` and
-    ``output_hidden_states``, alternating, fastest of ``rounds``; then the record's size in
-    memory (its tensors and parameters) and as a saved .safetensors file, and its load time."""
+    record of 30 blocks, the logit lens of the focus token) against the model's own forward pass
+    with ``output_attentions`` and ``output_hidden_states``, alternating, fastest of ``rounds``;
+    each one's peak memory in a fresh process of its own (:func:`memory_peak`); then the
+    record's size in memory and as a saved .safetensors file, and its load time."""
     import os
     import tempfile
 
@@ -113,18 +115,18 @@ def every_layer(rounds: int = 3) -> None:
         with torch.no_grad():
             return loaded.model(input_ids=ids, use_cache=False, output_attentions=True, output_hidden_states=True)
 
-    kept = {}
-
     def recording():
-        kept["rec"] = record(SENTENCE, "smollm2", "all")
+        return record(SENTENCE, "smollm2", "all")
 
     forward(), recording()  # warm-up
     model_seconds, record_seconds = [], []
     for _ in range(rounds):
         model_seconds.append(best(forward, 1))
         record_seconds.append(best(recording, 1))
-    rec = kept["rec"]
-    outputs = forward()
+    blocks_seconds, lens_seconds = parts_of_a_record(loaded, rounds)
+    model_peak, model_above = memory_peak("forward")
+    record_peak, record_above = memory_peak("record")
+    rec, outputs = recording(), forward()
     model_bytes = sum(t.nbytes for t in (*outputs.attentions, *outputs.hidden_states))
     activations = sum(t.nbytes for view in rec.blocks for t in view.activations().values())
     parameters = sum(t.nbytes for view in rec.blocks for t in view.params.values())
@@ -134,14 +136,99 @@ def every_layer(rounds: int = 3) -> None:
         size = os.path.getsize(path)
         load_seconds = best(lambda: BlockRecord.load(path), 1)
     print(
-        f"smollm2 all {len(rec.blocks)} layers, {rec.n} tokens: record {min(record_seconds):.2f} s, model forward with "
-        f"attentions and hidden states {min(model_seconds) * 1000:.0f} ms, ratio {min(record_seconds) / min(model_seconds):.1f}; "
-        f"activations {activations / 2**20:.1f} MB (the model's attentions and hidden states {model_bytes / 2**20:.1f} MB), "
-        f"parameters {parameters / 2**20:.0f} MB; saved {size / 2**20:.0f} MB, loaded in {load_seconds:.2f} s"
+        f"smollm2 all {len(rec.blocks)} layers, {rec.n} tokens (load average {os.getloadavg()[0]:.1f}): "
+        f"record {min(record_seconds):.3f} s, model forward with attentions and hidden states "
+        f"{min(model_seconds):.3f} s, ratio {min(record_seconds) / min(model_seconds):.2f} (target ≤ 2; of it blockviz's "
+        f"blocks alone {blocks_seconds / min(model_seconds):.2f}, the logit lens {lens_seconds / min(model_seconds):.2f}); "
+        f"peak memory {record_peak / 2**10:.0f} MB against {model_peak / 2**10:.0f} MB, ratio "
+        f"{record_peak / model_peak:.2f} (above the loaded model: {record_above / 2**10:.1f} MB against "
+        f"{model_above / 2**10:.1f} MB); activations {activations / 2**20:.1f} MB (the model's attentions and "
+        f"hidden states {model_bytes / 2**20:.1f} MB), parameters {parameters / 2**20:.0f} MB (views of the "
+        f"model's own); saved {size / 2**20:.1f} MB, loaded in {load_seconds:.2f} s"
     )
 
 
+def parts_of_a_record(loaded, rounds: int) -> tuple[float, float]:
+    """Two parts of :func:`every_layer`'s record timed alone, fastest of ``rounds``: blockviz's
+    Block run on each of the 30 layers (the model's own parameters, the record's rotary angles),
+    and the logit lens of the focus token (each block's output through the final norm and the
+    49,152-token unembedding)."""
+    from blockviz.block import Block
+    from blockviz.models.recording import _lens, _lens_rows
+    from blockviz.models.tokens import model_tokens
+    from blockviz.recording import record
+
+    rec = record(SENTENCE, "smollm2", "all")
+    family, config = loaded.family, rec.config
+    modules = family.layers(loaded.model)
+    block = Block(config, seeded=False)
+    rotary = (rec.tensors["rope_cos"], rec.tensors["rope_sin"])
+
+    def blocks():
+        stream = rec.block(0).tensors["resid_pre"]
+        for module in modules:
+            params = family.params(module, config)
+            block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)
+            with torch.no_grad():
+                stream = block(stream, {}, rotary)
+
+    tokens = model_tokens(loaded.tokenizer, SENTENCE, config.max_tokens, "smollm2")
+    rows = _lens_rows(None, tokens)
+    return best(blocks, rounds), best(lambda: _lens(loaded, list(rec.blocks), rows), rounds)
+
+
+def memory_peak(run: str) -> tuple[int, int]:
+    """The peak memory of a fresh process that loads SmolLM2 and then runs ``run`` once
+    (``"forward"``: the model's forward pass with ``output_attentions``; ``"record"``: its 30
+    layers recorded), in kB: ``VmHWM`` of ``/proc/self/status`` (Linux), and how far it rose above
+    the memory before the run (reset there by writing 5 to ``/proc/self/clear_refs``), after the
+    same run on two tokens (which pages the weights in and imports what the run needs)."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, __file__, "peak", run], check=True, capture_output=True, text=True)
+    peak, above = done.stdout.split()[-2:]
+    return int(peak), int(above)
+
+
+def _peak_of(run: str) -> None:
+    """Print this process's peak and its rise above the loaded model while doing ``run`` (:func:`memory_peak`)."""
+    torch.set_num_threads(1)
+    from blockviz.models import load_model
+    from blockviz.recording import record
+
+    loaded = load_model("smollm2")
+
+    def once(sentence: str):
+        if run == "record":
+            return record(sentence, "smollm2", "all")
+        ids = torch.tensor([loaded.tokenizer(sentence)["input_ids"]])
+        with torch.no_grad():
+            return loaded.model(input_ids=ids, use_cache=False, output_attentions=True, output_hidden_states=True)
+
+    once("The cat")  # the weights paged in, the modules imported: the peak is the sentence's own
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")
+    before = _status_kb("VmRSS")
+    kept = once(SENTENCE)
+    peak = _status_kb("VmHWM")
+    del kept
+    print(peak, peak - before)
+
+
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
-    cached_load()
-    every_layer()
+    if sys.argv[1:] == ["every_layer"]:
+        every_layer()
+    elif sys.argv[1:2] == ["peak"]:
+        _peak_of(sys.argv[2])
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+        cached_load()
+        every_layer()

@@ -148,9 +148,14 @@ class BlockRecord(RecordReading):
         object.__setattr__(self, "stack", tuple(self.stack))
         if self.stack:
             check_stack(self)
-        if self.lens is not None and (self.lens.n_blocks != len(self.blocks) or len(self.lens.words[0]) != self.n):
+        if self.lens is not None and (
+            self.lens.n_blocks != len(self.blocks)
+            or (self.lens.rows is None and len(self.lens.words[0]) != self.n)
+            or any(row >= self.n for row in self.lens.holds(self.n))
+        ):
             raise BlockvizError(
-                f"the record's logit lens has {self.lens.n_blocks} blocks of {len(self.lens.words[0])} rows: it must have one per block, one row per token"
+                f"the record's logit lens has {self.lens.n_blocks} blocks of {len(self.lens.words[0])} rows: it must have one per block, "
+                f"rows of its {self.n} tokens"
             )
 
     @classmethod
@@ -236,9 +241,16 @@ class BlockRecord(RecordReading):
         """
         source = None if self.source == Source() else self.source
         special = list(self.special) if self.source.is_model or any(self.special) else None
-        tensors = _stack_tensors(self.blocks) if self.stack else {**self.activations(), **self.params}
+        weights = _weights_reference(self)
+        tensors = (
+            _stack_tensors(self.blocks, with_params=weights is None)
+            if self.stack
+            else {**self.activations(), **self.params}
+        )
         lens = None if self.lens is None else self.lens.to_dict()
-        write_record(path, self.sentence, self.tokens, self.config, tensors, source, special, len(self.blocks), lens)
+        write_record(
+            path, self.sentence, self.tokens, self.config, tensors, source, special, len(self.blocks), lens, weights
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> BlockRecord:
@@ -256,24 +268,44 @@ class BlockRecord(RecordReading):
             message names the field and by how much).
         """
         header, tensors = read_record_file(path)
+        params = None
+        if header.weights is not None:
+            from blockviz.models.weights import reloaded_parameters
+
+            params = reloaded_parameters(header, repr(str(path)))
         try:
-            loaded = cls._of_file(header, tensors)
+            loaded = cls._of_file(header, tensors, params)
             check_claims(loaded)
             return loaded
         except BlockvizError as error:
             raise BlockvizError(f"{str(path)!r} is not a valid record: {error}") from None
 
 
-def _stack_tensors(blocks: tuple[BlockRecord, ...]) -> dict[str, torch.Tensor]:
+def _weights_reference(rec: BlockRecord) -> dict | None:
+    """The package a record of several layers of a packaged model takes its parameters from
+    (:func:`blockviz.models.weights.weights_reference`); ``None`` for any other record, or
+    without the model support."""
+    if not (rec.stack and rec.source.is_model):
+        return None
+    try:
+        from blockviz.models.weights import weights_reference
+    except ImportError:
+        return None
+    return weights_reference(rec)
+
+
+def _stack_tensors(blocks: tuple[BlockRecord, ...], with_params: bool = True) -> dict[str, torch.Tensor]:
     """A record of several blocks as the named tensors of its file: what the stack has once (and
-    the model's prediction) under their names, each block's own under ``blocks.K.name``."""
+    the model's prediction) under their names, each block's own under ``blocks.K.name``;
+    without the parameters unless ``with_params``."""
     last = blocks[-1]
     shared = {
         name: tensor for name, tensor in last.activations().items() if name in STACK_FIELDS or name in PREDICTION_FIELDS
     }
-    shared.update((name, tensor) for name, tensor in last.params.items() if name in STACK_PARAMETERS)
+    if with_params:
+        shared.update((name, tensor) for name, tensor in last.params.items() if name in STACK_PARAMETERS)
     for index, view in enumerate(blocks):
-        for name, tensor in [*view.activations().items(), *view.params.items()]:
+        for name, tensor in [*view.activations().items(), *(view.params.items() if with_params else ())]:
             kept_once = name in STACK_FIELDS or name in STACK_PARAMETERS or (view is last and name in PREDICTION_FIELDS)
             if not kept_once:
                 shared[f"{BLOCK_PREFIX}{index}.{name}"] = tensor

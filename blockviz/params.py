@@ -33,10 +33,12 @@ def check_parameters(
     dtypes=FILE_DTYPES,
     extra_allowed: bool = False,
     shapes: Mapping[str, tuple[int, ...]] | None = None,
+    finite_known: bool = False,
 ) -> None:
     """Raise :class:`BlockvizError` unless ``params`` holds every parameter of ``config`` (or of
     ``shapes``, a model's names and shapes, e.g. a stack's :func:`blockviz.toy.model.file_shapes`),
-    each a tensor of one of ``dtypes``, of its shape and finite; names beyond those only if ``extra_allowed``."""
+    each a tensor of one of ``dtypes``, of its shape and finite (not read again when
+    ``finite_known``: a loaded model's weights, checked once); names beyond those only if ``extra_allowed``."""
     shapes = parameter_shapes(config) if shapes is None else shapes
     if not extra_allowed:
         extra = sorted(set(params) - set(shapes))
@@ -45,7 +47,7 @@ def check_parameters(
                 f"{where} has an unknown parameter {extra[0]!r}: the block's parameters are {', '.join(shapes)}"
             )
     for name, shape in shapes.items():
-        _check_parameter(name, params.get(name), shape, where, dtypes)
+        _check_parameter(name, params.get(name), shape, where, dtypes, finite_known)
 
 
 def load_params(source: str | Path | Mapping[str, torch.Tensor], block, config: BlockConfig) -> torch.Tensor | None:
@@ -73,7 +75,7 @@ def load_params(source: str | Path | Mapping[str, torch.Tensor], block, config: 
     return tensors["W_pos"].to(dtype) if config.architecture.learned_positions else None
 
 
-def _check_parameter(name: str, tensor, shape: tuple[int, ...], where: str, dtypes) -> None:
+def _check_parameter(name: str, tensor, shape: tuple[int, ...], where: str, dtypes, finite_known: bool = False) -> None:
     if tensor is None:
         raise BlockvizError(f"{where} has no parameter {name!r}: add it with shape {list(shape)}")
     if not isinstance(tensor, torch.Tensor):
@@ -87,7 +89,7 @@ def _check_parameter(name: str, tensor, shape: tuple[int, ...], where: str, dtyp
         raise BlockvizError(
             f"parameter {name!r} in {where} has shape {list(tensor.shape)}, expected {list(shape)}: match the config's sizes"
         )
-    if not is_finite(tensor):
+    if not finite_known and not is_finite(tensor):
         raise BlockvizError(f"parameter {name!r} in {where} holds NaN or ∞: every weight must be a finite number")
 
 

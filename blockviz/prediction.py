@@ -67,18 +67,19 @@ def lens_rows(rec, row: int) -> list[Prediction] | None:
     model's own prediction): a toy model's from each block's recorded ``probs``, a trained
     decoder's from its recorded logit lens (``rec.lens``, :class:`blockviz.logit_lens.LogitLens`;
     ``hidden`` −1: the number of other words is not recorded); ``None`` when the record has none
-    (:func:`blockviz.logit_lens.missing_lens` says why)."""
+    for that row (:func:`blockviz.logit_lens.missing_lens` says why)."""
     if rec.architecture.unembedding:
         return [prediction_of(view, row) for view in rec.blocks]
-    if rec.lens is None:
+    index = None if rec.lens is None else rec.lens.index_of(row)
+    if index is None:
         return None
     predictions = []
     for block in range(rec.lens.n_blocks):
-        probabilities = np.asarray(rec.lens.probs[block][row])
-        others = rec.lens.others[block][row]
+        probabilities = np.asarray(rec.lens.probs[block][index])
+        others = rec.lens.others[block][index]
         predictions.append(
             Prediction(
-                row, list(rec.lens.words[block][row]), probabilities, others, -1, float(probabilities.sum()) + others
+                row, list(rec.lens.words[block][index]), probabilities, others, -1, float(probabilities.sum()) + others
             )
         )
     return predictions

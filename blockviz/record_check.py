@@ -14,7 +14,7 @@ import torch
 from blockviz.attention import causal_mask, open_mask
 from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
-from blockviz.params import check_parameters
+from blockviz.params import check_parameters, is_finite
 from blockviz.record_fields import RecordField, fields_for
 from blockviz.tokens import dtype_of
 
@@ -42,6 +42,7 @@ def check_record(
     if len(tokens) > config.max_tokens:
         raise BlockvizError(f"the record has {len(tokens)} tokens, more than max_tokens {config.max_tokens}")
     fields = fields_for(config) if fields is None else fields
+    finite_known = bool(getattr(params, "known_finite", False))
     tensors, params = _stored(tensors), _stored(params)
     names = [spec.name for spec in fields]
     extra = sorted(set(tensors) - set(names))
@@ -55,7 +56,7 @@ def check_record(
         _check_tensor(spec.name, tensor, dtype, spec.sizes(len(tokens), config), allow_neg_inf=spec.neg_inf)
     _check_mask(tensors["mask"], tensors["masked_scores"], config)
     _check_weights(tensors["weights"], tensors["mask"])
-    check_parameters(params, config, "the record", dtypes=(dtype,))
+    check_parameters(params, config, "the record", dtypes=(dtype,), finite_known=finite_known)
 
 
 def _check_tensor(name: str, tensor, dtype: torch.dtype, shape: tuple[int, ...], allow_neg_inf: bool) -> None:
@@ -69,8 +70,11 @@ def _check_tensor(name: str, tensor, dtype: torch.dtype, shape: tuple[int, ...],
         raise BlockvizError(
             f"field {name!r} has shape {list(tensor.shape)}, expected {list(shape)} for these tokens and this config"
         )
-    allowed = torch.isfinite(tensor) | (torch.isneginf(tensor) if allow_neg_inf else False)
-    if not bool(allowed.all()):
+    if not allow_neg_inf:
+        finite = is_finite(tensor)
+    else:
+        finite = bool((torch.isfinite(tensor) | torch.isneginf(tensor)).all())
+    if not finite:
         kinds = "NaN or +∞" if allow_neg_inf else "NaN or ±∞"
         raise BlockvizError(
             f"field {name!r} holds {kinds}: a value overflowed or the record was edited; every value must be a finite number"

@@ -46,12 +46,15 @@ def write_record(
     special: list[bool] | None = None,
     n_blocks: int = 1,
     lens: dict | None = None,
+    weights: dict | None = None,
 ) -> None:
     """Write a record's header (with ``source`` and ``special``, one flag per token: the model's
     special tokens, when given) and ``tensors`` (activations and parameters) to ``path``, atomically.
     A record of ``n_blocks`` > 1 blocks is written as :data:`STACK_FORMAT`, its header saying how
     many; ``tensors`` then names each block's own as ``blocks.K.name``. ``lens``: a trained
     model's logit lens (:meth:`blockviz.logit_lens.LogitLens.to_dict`), in the header as ``logit_lens``.
+    ``weights``: the package the parameters come from, when ``tensors`` holds none
+    (:func:`blockviz.models.weights.weights_reference`), in the header as ``weights``.
 
     Raises :class:`BlockvizError` for a suffix other than .safetensors/.json or an unwritable folder.
     """
@@ -65,6 +68,8 @@ def write_record(
         header["n_blocks"] = n_blocks
     if lens is not None:
         header["logit_lens"] = lens
+    if weights is not None:
+        header["weights"] = weights
     if source is not None:
         header["source"] = source.to_dict()
     if special is not None:
@@ -135,7 +140,9 @@ class RecordHeader:
             without torch (:func:`read_record_header`): enough to choose a token, a numbered head and the
             scenes and words for the record (``architecture``, as :attr:`BlockRecord.architecture`), and
         how many blocks it holds (``n_blocks``; its config is every block's), and a trained model's
-    logit lens as it is written (``lens``, :meth:`blockviz.logit_lens.LogitLens.to_dict`), unchecked."""
+    logit lens as it is written (``lens``, :meth:`blockviz.logit_lens.LogitLens.to_dict`), unchecked,
+    and the package its parameters come from when the file holds none (``weights``,
+    :mod:`blockviz.models.weights`)."""
 
     sentence: str
     tokens: tuple[str, ...]
@@ -144,6 +151,7 @@ class RecordHeader:
     special: tuple[bool, ...]
     n_blocks: int = 1
     lens: dict | None = None
+    weights: dict | None = None
 
     @property
     def architecture(self) -> Architecture:
@@ -177,8 +185,28 @@ def _told(header: dict, where: str) -> RecordHeader:
         raise BlockvizError(f"{where} is not a valid record: {error}") from None
     special = _special(header, tokens, source, where)
     return RecordHeader(
-        sentence, tuple(tokens), config, source, tuple(special), _n_blocks(header, where), header.get("logit_lens")
+        sentence,
+        tuple(tokens),
+        config,
+        source,
+        tuple(special),
+        _n_blocks(header, where),
+        header.get("logit_lens"),
+        _weights(header, where),
     )
+
+
+def _weights(header: dict, where: str) -> dict | None:
+    weights = header.get("weights")
+    if weights is None:
+        return None
+    if (
+        not isinstance(weights, dict)
+        or set(weights) != {"package", "version"}
+        or not all(isinstance(value, str) for value in weights.values())
+    ):
+        raise BlockvizError(f"{where} is not a valid record: its weights must name a package and its version")
+    return weights
 
 
 def _n_blocks(header: dict, where: str) -> int:

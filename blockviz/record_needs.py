@@ -54,11 +54,9 @@ def lens_missing(rec) -> str | None:
     """Why ``rec`` has no prediction after each block — a toy model of one block (its prediction
     figure shows it), or :func:`blockviz.logit_lens.missing_lens`: an encoder, a seeded block, one
     layer of a model — or ``None``."""
-    from blockviz.prediction import lens_rows
-
     if rec.architecture.unembedding and len(rec.blocks) == 1:
         return "the record holds one block: its prediction after that block is the prediction figure"
-    if rec.n and lens_rows(rec, 0) is not None:
+    if rec.architecture.unembedding or rec.lens is not None:
         return None
     from blockviz.logit_lens import missing_lens
 
@@ -66,10 +64,22 @@ def lens_missing(rec) -> str | None:
 
 
 def lens_scene_missing(rec) -> str | None:
-    """Why the ``logit-lens`` scene cannot show ``rec`` — one block (:func:`stack_missing`), or
-    no unembedding in its blocks (a trained model's lens is drawn by the figure, not a scene) —
-    or ``None``."""
-    return stack_missing(rec) or unembedding_missing(rec)
+    """Why the ``logit-lens`` scene cannot show ``rec`` — one block (:func:`stack_missing`), a
+    trained model's stack (its record holds each block's top words only: the figure draws
+    them), or no unembedding in its blocks — or ``None``."""
+    reason = stack_missing(rec)
+    if reason:
+        return reason
+    if not rec.architecture.unembedding and getattr(rec, "lens", None) is not None:
+        return (
+            f"the logit-lens scene shows a toy model's blocks, each with every word's probability; {rec.source.model}'s record "
+            "holds each block's top words only: draw them with blockviz figures … --figure logit-lens"
+        )
+    if not rec.architecture.unembedding and rec.source.is_model:
+        from blockviz.logit_lens import missing_lens
+
+        return missing_lens(rec)
+    return unembedding_missing(rec)
 
 
 def key_sources_missing(rec) -> str | None:

@@ -201,24 +201,34 @@ class RecordReading:
         return self.tensors["concat"][query][:, None] * self.params["attn.W_O"]
 
     @classmethod
-    def _from_tensors(cls, header: RecordHeader, source: Source, tensors: dict) -> RecordReading:
-        """The one-block record of ``header`` from ``tensors`` (its activations and parameters), adopted."""
+    def _from_tensors(
+        cls, header: RecordHeader, source: Source, tensors: dict, params: dict | None = None
+    ) -> RecordReading:
+        """The one-block record of ``header`` from ``tensors`` (its activations and parameters),
+        adopted; ``params``: its parameters taken from elsewhere (a packaged model's, already
+        read-only: :mod:`blockviz.models.weights`), ``tensors`` then its activations."""
         config = header.config
         names = [spec.name for spec in fields_for(config, model=source.is_model, optional=optional_fields(tensors))]
         activations = {name: tensors.pop(name) for name in names if name in tensors}
+        if params is not None and tensors:
+            raise BlockvizError(
+                f"the record names the package its parameters come from but holds {sorted(tensors)[0]!r} too: save it again"
+            )
         return cls(
             sentence=header.sentence,
             tokens=header.tokens,
             config=config,
             tensors=cls._adopted(activations),
-            params=cls._adopted(tensors),
+            params=cls._adopted(tensors) if params is None else params,
             source=source,
             special=header.special,
         )
 
     @classmethod
-    def _of_file(cls, header: RecordHeader, tensors: dict) -> RecordReading:
-        """The record a file of ``header`` and ``tensors`` holds, unchecked beyond its layout.
+    def _of_file(cls, header: RecordHeader, tensors: dict, params: list[dict] | None = None) -> RecordReading:
+        """The record a file of ``header`` and ``tensors`` holds, unchecked beyond its layout;
+        ``params``: each block's parameters, when the file names the package they come from
+        (:mod:`blockviz.models.weights`).
 
         Raises :class:`BlockvizError` for tensors that do not fit the header's blocks, or a
         malformed logit lens.
@@ -226,7 +236,7 @@ class RecordReading:
         lens = None if header.lens is None else LogitLens.from_dict(header.lens)
         if header.n_blocks == 1:
             return cls.stacked([cls._from_tensors(header, header.source, tensors)], lens)
-        return cls.stacked(stack_views(cls, header, tensors), lens)
+        return cls.stacked(stack_views(cls, header, tensors, params), lens)
 
     @classmethod
     def _adopted(cls, tensors: dict) -> Mapping:
@@ -239,8 +249,9 @@ def optional_fields(tensors: Mapping) -> tuple[str, ...]:
     return tuple(name for name in OPTIONAL_FIELDS if name in tensors)
 
 
-def stack_views(cls, header: RecordHeader, tensors: dict) -> list[RecordReading]:
-    """Every block's view of a record file of several blocks (what :meth:`BlockRecord.save <blockviz.block_record.BlockRecord.save>` wrote, read back).
+def stack_views(cls, header: RecordHeader, tensors: dict, params: list[dict] | None = None) -> list[RecordReading]:
+    """Every block's view of a record file of several blocks (what :meth:`BlockRecord.save <blockviz.block_record.BlockRecord.save>` wrote, read back);
+    ``params``: each block's parameters, when the file holds none (:mod:`blockviz.models.weights`).
 
     Raises :class:`BlockvizError` for blocks other than the header's ``n_blocks``.
     """
@@ -270,7 +281,9 @@ def stack_views(cls, header: RecordHeader, tensors: dict) -> list[RecordReading]
             if source.layer < count - 1:
                 raise BlockvizError(f"the record's source says layer {source.layer}, but it holds {count} layers")
             source = replace(source, layer=source.layer - (count - 1 - index))
-        views.append(cls._from_tensors(header, source, {**taken, **block_tensors}))
+        views.append(
+            cls._from_tensors(header, source, {**taken, **block_tensors}, None if params is None else params[index])
+        )
     unused = sorted(name for name in shared if name not in STACK_FIELDS + STACK_PARAMETERS + PREDICTION_FIELDS)
     if unused:
         raise BlockvizError(f"the record has an unknown field {unused[0]!r} outside its blocks")

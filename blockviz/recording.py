@@ -31,6 +31,7 @@ def record(
     params: str | Path | Mapping | None = None,
     trust_pickle: bool = False,
     dtype: str | None = None,
+    lens_rows=None,
     **sizes,
 ):
     """Run ``sentence`` through one block and record every intermediate tensor.
@@ -59,6 +60,11 @@ def record(
         downloaded parameters, or a saved toy record (:func:`blockviz.toy.recording.record_toy`).
     trust_pickle, dtype
         For a trained model's folder: read pickled weights; the float type (default ``"float32"``).
+    lens_rows
+        With several layers of a decoder: the tokens (0-based positions, or words as ``--token``
+        names them) whose prediction after each block the record's logit lens holds (default:
+        the default focus token, the last word; each row costs a product with the whole
+        unembedding per block).
 
     Returns
     -------
@@ -97,7 +103,18 @@ def record(
         raise BlockvizError(f"model {chosen!r} needs layer=L: the layer to record, from 0")
     layer = None if layer is None else parse_layers(layer)
     if is_several(layer):
-        return record_layers(sentence, model=chosen, layers=layer, trust_pickle=trust_pickle, dtype=dtype or "float32")
+        return record_layers(
+            sentence,
+            model=chosen,
+            layers=layer,
+            trust_pickle=trust_pickle,
+            dtype=dtype or "float32",
+            lens_rows=lens_rows,
+        )
+    if lens_rows is not None:
+        raise BlockvizError(
+            "lens_rows goes with several layers (layer='all' or a range 'A-B'): one layer has no logit lens"
+        )
     return record_layer(sentence, model=chosen, layer=layer or 0, trust_pickle=trust_pickle, dtype=dtype or "float32")
 
 

@@ -91,8 +91,13 @@ class Source:
         path = Path(self.path) / CHECKPOINTS
         return path if path.is_file() else None
 
-    def describe(self) -> str:
-        """One line for titles and terminal output."""
+    def describe(self, first_layer: int | None = None) -> str:
+        """One line for titles and terminal output; ``first_layer``: a model's record of several
+        layers, ``first_layer`` to ``layer``, names them all.
+
+        >>> Source("model", model="smollm2", family="llama", layer=29, n_layers=30, dtype="float32").describe(0)
+        'smollm2 (llama), layers 0–29 of 0–29, float32'
+        """
         if self.kind == "seeded":
             return "seeded random weights"
         if self.kind in ("file", "given"):
@@ -101,7 +106,8 @@ class Source:
             return self.note or f"trained: {self.model}"
         last = f" of 0–{self.n_layers - 1}" if self.n_layers else ""
         note = f"; {self.note}" if self.note else ""
-        return f"{self.model} ({self.family}), layer {self.layer}{last}, {self.dtype}{note}"
+        layers = f"layer {self.layer}" if first_layer in (None, self.layer) else f"layers {first_layer}–{self.layer}"
+        return f"{self.model} ({self.family}), {layers}{last}, {self.dtype}{note}"
 
     def to_dict(self) -> dict:
         """The non-empty fields as a JSON-ready dict."""

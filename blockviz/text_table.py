@@ -164,7 +164,7 @@ def lens_table(rec, row: int, decimals: int = 2) -> list[Table | Text]:
 
     rows = lens_rows(rec, row)
     if rows is None:
-        return [Text(missing_lens(rec))]
+        return [Text(missing_lens(rec, row))]
     table = Table(box=None, padding=(0, 0, 0, 2), show_edge=False)
     table.add_column("after block", no_wrap=True)
     for rank in range(1, TOP_WORDS + 1):

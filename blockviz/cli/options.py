@@ -246,12 +246,15 @@ def build_record(
     model=None,
     layer=None,
     trust_pickle=False,
+    lens_token=None,
 ):
     """The record the options ask for; :class:`BlockvizError` becomes a one-line click error.
 
     With ``model`` (``--model``), layer ``layer`` of that trained model
     (:func:`blockviz.models.record_layer`); the options of the seeded block must then be left
     at their defaults. A command outside :data:`MODEL_COMMANDS` refuses a model's record.
+    ``lens_token``: the token (as ``--token`` names it) whose logit lens a record of several
+    layers of a model holds (default its default focus token).
     """
     from blockviz.block_record import BlockRecord
     from blockviz.recording import record
@@ -288,7 +291,7 @@ def build_record(
                 positions = load_toy(toy_folder(model)).config.max_tokens
                 with usage_error_for(SENTENCE_HINT):
                     toy_tokens(sentence, positions)
-            return _record_model(sentence, model, layer, trust_pickle, dtype, params)
+            return _record_model(sentence, model, layer, trust_pickle, dtype, params, lens_token)
         with usage_error_for():
             config = BlockConfig(
                 d_model=d_model,
@@ -386,15 +389,19 @@ def load_model_support(model) -> None:
         )
 
 
-def _record_model(sentence, model, layer, trust_pickle, dtype, params=None):
+def _record_model(sentence, model, layer, trust_pickle, dtype, params=None, lens_token=None):
+    from blockviz.layer_choice import is_several, parse_layers
     from blockviz.recording import record
 
     load_model_support(model)
     from blockviz.toy.recording import UnknownWordsWarning
 
+    lens = {}
+    if lens_token is not None and layer is not None and is_several(parse_layers(layer)):
+        lens["lens_rows"] = [lens_token]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UnknownWordsWarning)
-        rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype, params=params)
+        rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype, params=params, **lens)
     for warning in caught:
         if issubclass(warning.category, UnknownWordsWarning):  # the toy model's words outside its vocabulary: one line
             click.echo(f"warning: {warning.message}", err=True)

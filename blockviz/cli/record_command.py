@@ -13,6 +13,7 @@ from blockviz.cli.options import (
     pop_record_options,
     record_options,
     reporting_errors,
+    usage_error_for,
 )
 from blockviz.cli.records import command_record
 from blockviz.cli.sentence import SentenceCommand
@@ -43,6 +44,12 @@ MODEL_COLUMNS = 16
     help="Print only head N of the per-head tensors (from 0). Default: every head.",
 )
 @click.option(
+    "--token",
+    default=None,
+    metavar="WORD|WORD#K|POSITION",
+    help="The token whose logit lens is printed (a model's --layer all or range records it for this token only): a word (its first occurrence), WORD#K (its k-th, from 1) or a 0-based position. Default: the last word token, not punctuation.",
+)
+@click.option(
     "--all-columns",
     is_flag=True,
     help="Print every column, even of a model's wide tensors (slow: d_model 384 prints megabytes).",
@@ -60,6 +67,7 @@ def record(
     all_columns: bool,
     save: Path | None,
     block: int | None,
+    token: str | None,
     **options,
 ) -> None:
     """Run SENTENCE through one block and print every intermediate tensor.
@@ -71,8 +79,10 @@ def record(
 
     With --layer all (or a range A-B) every chosen layer is recorded in one pass, a stack of
     blocks: the tables show block --block K (default the last), --save keeps every block, and
-    the logit lens follows — the last token's next-token prediction after each block, through
-    the model's final norm and W_U (an encoder has none, and says so).
+    the logit lens follows — the next-token prediction after each block of the last word (or
+    --token), through the model's final norm and W_U (an encoder has none, and says so). A packaged model's
+    layers are saved without their parameters: the file names the package and its version,
+    and loading it takes them from there again.
 
     Rows are tokens (queries); in n × n tensors columns are keys; feature columns are
     d0, d1, … (d_model or d_head) and f0, f1, … (d_ff). A sentence that begins with "-" goes
@@ -89,6 +99,7 @@ def record(
     """
     from blockviz.files import writable_file
     from blockviz.ownership import refuse_foreign, remember
+    from blockviz.selection import select_token
     from blockviz.tensorfile import check_format
     from blockviz.text_table import field_tables, lens_table, prediction_table, print_tables
 
@@ -97,8 +108,11 @@ def record(
             check_format(save)
             writable_file(save)
             refuse_foreign([save])
-    whole = command_record(pop_record_options(options))
+    inputs = pop_record_options(options)
+    whole = command_record(inputs if token is None else {**inputs, "lens_token": token})
     rec = focused(whole, block)
+    with usage_error_for("--token"):  # before --save: a token the sentence lacks writes nothing
+        lens_row = select_token(list(whole.tokens), token, whole.special)
     if head is not None:
         chosen_token_and_head(rec, None, head)
     if save is not None:  # before the tables: a reader that leaves the pipe early still gets the file
@@ -135,7 +149,7 @@ def record(
     if rec.architecture.unembedding:
         print_tables([*prediction_table(rec, decimals), ""])
     if len(whole.blocks) > 1 or whole.lens is not None or whole.source.is_model:
-        print_tables([*lens_table(whole, whole.n - 1, decimals), ""])
+        print_tables([*lens_table(whole, lens_row, decimals), ""])
     if save is not None:
         click.echo(f"saved {save}")
 

@@ -189,9 +189,10 @@ def hidden_notes(page: Page, columns: list[tuple[Columns, str]]) -> list[TextLin
 
 
 def source_line(rec) -> str:
-    """Where the record's block comes from: "layer 3 of minilm …", or "pre-norm LayerNorm block, seeded random weights"."""
+    """Where the record's block comes from: "minilm (bert), layer 3 of 0–5 …" (a record of
+    several layers: "layers 0–5 of 0–5"), or "pre-norm LayerNorm block, seeded random weights"."""
     return (
-        rec.source.describe()
+        rec.source.describe(rec.blocks[0].source.layer)
         if rec.source.is_model
         else f"{rec.architecture.norm_placement}-norm {norm_name(rec)} block, {rec.source.describe()}"
     )

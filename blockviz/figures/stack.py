@@ -14,12 +14,14 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
 from blockviz.composition import KINDS, folds_norm, random_composition, record_composition
+from blockviz.errors import BlockvizError
 from blockviz.figures.heatmap import ColourScale, weights_scale
 from blockviz.figures.labels import token_label, token_named
 from blockviz.figures.layout import Flow, TextLine, build_figure
 from blockviz.figures.panels import MatrixSpec, matrix_piece
 from blockviz.figures.parts import as_array, colorbar_line, heading, legend_lines, note, rows_of, source_line, titled
 from blockviz.figures.request import FigureRequest
+from blockviz.logit_lens import missing_lens
 from blockviz.prediction import OTHERS, lens_rows
 from blockviz.style import WEIGHTS_CMAP, format_number
 
@@ -220,6 +222,8 @@ def logit_lens(request: FigureRequest) -> Figure:
     whole, page, decimals = request.whole, request.page, request.decimals
     row = request.query
     predictions = lens_rows(whole, row)
+    if predictions is None:
+        raise BlockvizError(missing_lens(whole, row))
     token = token_named(whole.tokens[row])
     final = predictions[-1]
     lines = heading(

@@ -42,7 +42,7 @@ class Family:
     config: Callable  # (hf_config, dtype, max_tokens) -> BlockConfig
     layers: Callable  # (model) -> list of layer modules
     attention: Callable  # (layer module) -> its self-attention module (returns (output, weights))
-    params: Callable  # (layer module, BlockConfig) -> dict of blockviz parameters
+    params: Callable  # (layer module, BlockConfig) -> blockviz's parameters, views of the model's (see copied)
     token_table: Callable  # (model) -> (vocab, d_model) embedding table
     position_table: Callable | None  # (model) -> (positions, d_model), None for rotary
     n_positions: Callable  # (hf_config) -> int
@@ -61,11 +61,16 @@ def _bias_heads(bias: torch.Tensor, heads: int) -> torch.Tensor:
     return bias.reshape(heads, -1)
 
 
-def _clone(tensor: torch.Tensor) -> torch.Tensor:
-    """A contiguous copy that shares no memory with the model, made with one copy: a rearranged
-    (non-contiguous) view is copied by ``contiguous``, anything else cloned."""
-    tensor = tensor.detach()
-    return tensor.clone() if tensor.is_contiguous() else tensor.contiguous()
+def _views(params: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``params`` detached from autograd: views of the model's own tensors, nothing copied."""
+    return {name: tensor.detach() for name, tensor in params.items()}
+
+
+def copied(params: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Contiguous copies of a family's parameter views (:attr:`Family.params`) that share no
+    memory with the model, each made with one copy: a rearranged (non-contiguous) view is copied
+    by ``contiguous``, anything else cloned."""
+    return {name: tensor.clone() if tensor.is_contiguous() else tensor.contiguous() for name, tensor in params.items()}
 
 
 def _activation(hf_config, key: str, family: str) -> str:
@@ -135,7 +140,7 @@ def _gpt2_params(layer, config: BlockConfig) -> dict[str, torch.Tensor]:
             "ffn.b_out": layer.mlp.c_proj.bias,
         }
     )
-    return {name: _clone(tensor) for name, tensor in params.items()}
+    return _views(params)
 
 
 GPT2 = Family(
@@ -201,7 +206,7 @@ def _bert_params(layer, config: BlockConfig) -> dict[str, torch.Tensor]:
             "ln2.bias": layer.output.LayerNorm.bias,
         }
     )
-    return {name: _clone(tensor) for name, tensor in params.items()}
+    return _views(params)
 
 
 BERT = Family(
@@ -276,7 +281,7 @@ def _llama_params(layer, config: BlockConfig) -> dict[str, torch.Tensor]:
     )
     if bias:
         params.update({"ffn.b_gate": mlp.gate_proj.bias, "ffn.b_up": mlp.up_proj.bias, "ffn.b_out": mlp.down_proj.bias})
-    return {name: _clone(tensor) for name, tensor in params.items()}
+    return _views(params)
 
 
 LLAMA = Family(

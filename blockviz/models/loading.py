@@ -63,6 +63,28 @@ class LoadedModel:
         return layer
 
 
+def finite_weights(loaded: LoadedModel) -> bool:
+    """``True`` once every weight of ``loaded`` is known finite: read once per loaded model (its
+    weights never change), so that each record of its layers need not read them again
+    (:meth:`blockviz.read_only.ReadOnlyTensors.sharing`).
+
+    Raises :class:`BlockvizError` naming the first weight that holds NaN or ∞.
+    """
+    return _finite_weights(loaded)
+
+
+@lru_cache(maxsize=2)
+def _finite_weights(loaded: LoadedModel) -> bool:
+    from blockviz.params import is_finite
+
+    for name, parameter in loaded.model.named_parameters():
+        if not is_finite(parameter.detach()):
+            raise BlockvizError(
+                f"{loaded.location.name!r}'s weight {name} holds NaN or ∞: its files are damaged; install or download it again"
+            )
+    return True
+
+
 def require(module: str, pip: str) -> None:
     """Raise :class:`BlockvizError` naming ``pip`` unless ``module`` is installed (found without importing it)."""
     if importlib.util.find_spec(module) is None:

@@ -10,6 +10,7 @@ The forward pass stops after the recorded layer.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,8 @@ import torch
 from blockviz.block import Block
 from blockviz.block_record import BlockRecord
 from blockviz.errors import BlockvizError
-from blockviz.models.loading import LoadedModel, load_model
+from blockviz.models.families import copied
+from blockviz.models.loading import LoadedModel, finite_weights, load_model
 from blockviz.models.resolve import resolve_model
 from blockviz.models.tokens import model_tokens
 from blockviz.read_only import ReadOnlyTensors
@@ -98,7 +100,7 @@ def record_layer(
     config = loaded.family.config(loaded.model.config, loaded.dtype)
     tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
     capture = capture_layer(loaded, tokens.ids, layer)
-    params = loaded.family.params(loaded.family.layers(loaded.model)[layer], config)
+    params = copied(loaded.family.params(loaded.family.layers(loaded.model)[layer], config))
     ids = torch.tensor(tokens.ids)
     cache: dict[str, torch.Tensor] = {"embed": loaded.family.token_table(loaded.model)[ids].detach().clone()}
     if loaded.family.position_table is not None:
@@ -139,11 +141,15 @@ def record_layer(
     )
 
 
-def capture_layers(loaded: LoadedModel, ids: list[int], layers: range) -> list[LayerCapture]:
+def capture_layers(
+    loaded: LoadedModel, ids: list[int], layers: range, on_layer: Callable[[int, LayerCapture], None] | None = None
+) -> list[LayerCapture]:
     """Run the model on token ``ids`` once, up to and including the last of ``layers``, and
     return what each of ``layers`` received and produced (forward hooks on each layer and its
     self-attention; the first's
     ``previous`` is layer − 1's output when it has one, the others' the layer before's output).
+    ``on_layer(layer, capture)``, if given, is called as soon as each layer has run, inside the
+    model's forward pass (its weights still in the processor's cache); what it raises stops the pass.
 
     Raises :class:`BlockvizError` for a layer out of range, or a model that returns no attention weights.
     """
@@ -151,6 +157,7 @@ def capture_layers(loaded: LoadedModel, ids: list[int], layers: range) -> list[L
         loaded.check_layer(layer)
     modules = loaded.family.layers(loaded.model)
     seen: dict[int, dict[str, object]] = {layer: {} for layer in layers}
+    captures: list[LayerCapture] = []
     handles = []
 
     def watch(layer: int) -> None:
@@ -163,6 +170,9 @@ def capture_layers(loaded: LoadedModel, ids: list[int], layers: range) -> list[L
 
         def after(_module, _args, output):
             seen[layer]["output"] = (output[0] if isinstance(output, tuple) else output).detach().clone()
+            captures.append(_captured(loaded, layer, seen[layer], captures[-1].output if captures else None))
+            if on_layer is not None:
+                on_layer(layer, captures[-1])
             if layer == layers[-1]:
                 raise _Stop
 
@@ -185,27 +195,26 @@ def capture_layers(loaded: LoadedModel, ids: list[int], layers: range) -> list[L
     finally:
         for handle in handles:
             handle.remove()
-    captures = []
-    for index, layer in enumerate(layers):
-        found = seen[layer]
-        if found.get("weights") is None:
-            raise BlockvizError(
-                f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'"
-            )
-        rotary = found.get("rotary")
-        previous = found["previous"][0] if "previous" in found else None
-        if index > 0:
-            previous = seen[layers[index - 1]]["output"][0]
-        captures.append(
-            LayerCapture(
-                found["input"][0],
-                found["output"][0],
-                found["weights"][0],
-                (rotary[0][0], rotary[1][0]) if rotary is not None else None,
-                previous,
-            )
-        )
     return captures
+
+
+def _captured(loaded: LoadedModel, layer: int, found: dict, previous: torch.Tensor | None) -> LayerCapture:
+    """The :class:`LayerCapture` of what the hooks saw at ``layer``; ``previous`` the output of
+    the layer before when it was captured too (else layer − 1's, if a hook saw it)."""
+    if found.get("weights") is None:
+        raise BlockvizError(
+            f"{loaded.location.name!r} returned no attention weights at layer {layer}: load it with attn_implementation='eager'"
+        )
+    rotary = found.get("rotary")
+    if previous is None and "previous" in found:
+        previous = found["previous"][0]
+    return LayerCapture(
+        found["input"][0],
+        found["output"][0],
+        found["weights"][0],
+        (rotary[0][0], rotary[1][0]) if rotary is not None else None,
+        previous,
+    )
 
 
 def record_layers(
@@ -215,6 +224,7 @@ def record_layers(
     *,
     trust_pickle: bool = False,
     dtype: str = "float32",
+    lens_rows: Sequence[int | str] | None = None,
 ) -> BlockRecord:
     """Record every layer of ``layers`` (``"all"``, a range ``"A-B"`` or a ``range``:
     :mod:`blockviz.layer_choice`) of a trained model on ``sentence``, in one forward pass: a
@@ -223,14 +233,23 @@ def record_layers(
     the first layer reads the model's own hidden state, each next one blockviz's output of the
     one before (so block k + 1's ``resid_pre`` is block k's ``resid_post`` exactly), and each
     layer's output and attention weights are checked against the model's own
-    (:data:`TOLERANCE`). Only the first view has ``prev_output`` (layer − 1's output, when it
-    has one): the others' is the previous view's ``resid_post``.
+    (:data:`TOLERANCE`), each layer recomputed right after the model ran it. Only the first view
+    has ``prev_output`` (layer − 1's output, when it has one): the others' is the previous view's
+    ``resid_post``. The views' parameters are the loaded model's own tensors (views, not copies:
+    :meth:`~blockviz.read_only.ReadOnlyTensors.sharing`).
+
+    A decoder's record holds its logit lens (:class:`~blockviz.logit_lens.LogitLens`) for the
+    tokens ``lens_rows`` (0-based positions, or words as ``--token`` names them:
+    :func:`blockviz.selection.select_token`; default: the focus token a command chooses when
+    none is named, :func:`blockviz.selection.default_token`): each row costs a product with the
+    whole unembedding per block, the largest part of the record's time when every row is asked for.
 
     Raises
     ------
     BlockvizError
         As :func:`record_layer`; for a layer choice the model lacks; for blockviz's toy
-        model (``toy`` or a folder ``blockviz train`` wrote), whose record holds every block already.
+        model (``toy`` or a folder ``blockviz train`` wrote), whose record holds every block
+        already; for a lens row that is not a token position.
     """
     from blockviz.layer_choice import chosen_layers
 
@@ -242,27 +261,32 @@ def record_layers(
     chosen = layers if isinstance(layers, range) else chosen_layers(layers, loaded.n_layers, loaded.location.name)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
     tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
-    captures = capture_layers(loaded, tokens.ids, chosen)
     ids = torch.tensor(tokens.ids)
     shared: dict[str, torch.Tensor] = {"embed": loaded.family.token_table(loaded.model)[ids].detach().clone()}
     shared_params: dict[str, torch.Tensor] = {}
     if loaded.family.position_table is not None:
         table = loaded.family.position_table(loaded.model).detach()
         shared["pos_embed"] = table[: len(ids)].clone()
-        shared_params["W_pos"] = table[: config.max_tokens].clone()
-    stream = captures[0].resid_pre.detach().clone()
-    views = []
-    for index, (layer, capture) in enumerate(zip(chosen, captures)):
-        params = {**loaded.family.params(loaded.family.layers(loaded.model)[layer], config), **shared_params}
+        shared_params["W_pos"] = table[: config.max_tokens]
+    modules = loaded.family.layers(loaded.model)
+    finite = finite_weights(loaded)
+    views: list[BlockRecord] = []
+    block = Block(config, seeded=False)  # each layer's parameters assigned in turn
+
+    def recompute(layer: int, capture: LayerCapture) -> None:
+        if views:
+            stream = views[-1].tensors.stored()[views[-1].architecture.block_output]
+        else:
+            stream = capture.resid_pre.detach().clone()
+        params = {**loaded.family.params(modules[layer], config), **shared_params}
         cache = dict(shared)
-        block = Block(config, seeded=False)
         block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)
         with torch.no_grad():
-            output = block(stream, cache, capture.rotary)
+            output = block(stream, cache, capture.rotary)  # the next block reads this very tensor
         _agree(output, capture.output, "the layer's output", loaded, layer)
         _agree(cache["weights"], capture.weights, "the attention weights", loaded, layer)
         optional = ()
-        if index == 0 and capture.previous is not None:
+        if not views and capture.previous is not None:
             cache["prev_output"] = capture.previous.to(capture.resid_pre.dtype)
             optional = ("prev_output",)
         names = [spec.name for spec in fields_for(config, model=True, optional=optional)]
@@ -281,28 +305,48 @@ def record_layers(
                 tokens=tokens.tokens,
                 config=config,
                 tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
-                params=ReadOnlyTensors.adopting(params),  # the family's own copies: not copied again
+                params=ReadOnlyTensors.sharing(params, finite=finite),  # the model's own tensors: never copied
                 source=source,
                 special=tuple(tokens.special),
             )
         )
-        output = views[-1].architecture.block_output
-        stream = views[-1].tensors.stored()[output]  # the next block reads this very tensor
-    return BlockRecord.stacked(views, _lens(loaded, views))
+
+    capture_layers(loaded, tokens.ids, chosen, recompute)
+    rows = _lens_rows(lens_rows, tokens)
+    return BlockRecord.stacked(views, _lens(loaded, views, rows))
 
 
-def _lens(loaded: LoadedModel, views: list[BlockRecord]):
-    """The logit lens of a decoder's recorded layers (:func:`blockviz.logit_lens.of_model`):
-    each block's output through the model's own final norm and unembedding; ``None`` for an
-    encoder, or a model whose unembedding blockviz does not find."""
+def _lens_rows(rows: Sequence[int | str] | None, tokens) -> tuple[int, ...]:
+    """The token positions the logit lens is computed for: those ``rows`` name, or the default focus token's.
+
+    Raises :class:`BlockvizError` for a row that is no token (as ``--token`` says it).
+    """
+    from blockviz.selection import default_token, select_token
+
+    words = list(tokens.tokens)
+    if rows is None:
+        return (default_token(words, tokens.special),)
+    chosen = tuple(sorted({select_token(words, row, tokens.special) for row in rows}))
+    if not chosen:
+        raise BlockvizError("lens_rows names no token: give at least one (a position from 0, or a word)")
+    return chosen
+
+
+def _lens(loaded: LoadedModel, views: list[BlockRecord], rows: tuple[int, ...]):
+    """The logit lens of a decoder's recorded layers at token positions ``rows``
+    (:func:`blockviz.logit_lens.of_model`): each block's output rows through the model's own
+    final norm and unembedding; ``None`` for an encoder, or a model whose unembedding blockviz
+    does not find."""
     from blockviz.logit_lens import of_model
 
     unembedding = _unembedding(loaded)
     if unembedding is None:
         return None
     final_norm = loaded.family.final_norm(loaded.model)
-    outputs = [view.tensors.stored()[view.architecture.block_output] for view in views]
-    return of_model(outputs, final_norm, unembedding, lambda index: _readable(loaded.tokenizer.decode([index])))
+    outputs = [view.tensors.stored()[view.architecture.block_output][list(rows)] for view in views]
+    return of_model(
+        outputs, final_norm, unembedding, lambda index: _readable(loaded.tokenizer.decode([index])), rows=rows
+    )
 
 
 def _unembedding(loaded: LoadedModel) -> torch.Tensor | None:
