@@ -177,7 +177,7 @@ class QueryKeyValue(RecordScene):
             caption=attention_input(rec)[2],
             run_time=3 * self.step_time,  # three grids, cell by cell, in the second half: ≤ 5 % a frame
         )
-        light = Highlight(self.look, source.row(f))
+        light = Highlight(self.look, VGroup(source.row_headers[f], source.row(f)))  # the token's name and its numbers
         says = {
             "query": f"the query: what “{self.token_name(f)}” is looking for",
             "key": "the key: what it offers to be found by",
