@@ -65,8 +65,15 @@ def test_multi_head_shows_every_head_concat_and_the_focus_rows_projection(record
     assert {i for i, _ in attn_out} == {f} and len(attn_out) == drawn(d_model)
     assert {(i, j) for i, j in sourced_by(inspector, "concat") if i == f} >= {(f, j) for _, j in attn_out}
     parameters = set(sourced_by(inspector, "params"))
-    assert ("attn.b_O", 0) in parameters and ("attn.W_O", 0, 0) in parameters
     w_o = [p for p in parameters if p[0] == "attn.W_O"]
+    shown_columns = sorted({j for _, j in attn_out})
+    products = rec.projection_products(f)
+    contribution = [sum(abs(float(products[i, j])) for j in shown_columns) for i in range(d_model)]
+    shown_rows = {p[1] for p in w_o}
+    assert ("attn.b_O", 0) in parameters and (shown_rows == set(range(d_model)) or max(contribution) > 0)
+    assert min(contribution[i] for i in shown_rows) >= max(
+        [contribution[k] for k in range(d_model) if k not in shown_rows], default=0.0
+    )  # W_O's rows that add the most to the shown sums, not the first in index order
     rows = len({p[1] for p in w_o})  # as many as stay legible: 8 (6 of a wider d_model) down to MIN_ROWS
     assert min(MIN_ROWS, d_model) <= rows <= drawn(d_model, 8 if d_model <= 8 else 6)
     assert len(w_o) == rows * drawn(d_model)

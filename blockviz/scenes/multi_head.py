@@ -25,6 +25,7 @@ from blockviz.scenes.look import (
 from blockviz.scenes.symbols import parameter_symbol, symbol
 from blockviz.scenes.text import font_size_of, number, shortened, text, typeset
 from blockviz.scenes.token_axis import visible_slots
+from blockviz.scenes.wide import rows_that_matter
 from blockviz.style import text_color_on
 
 NAME = "multi-head"
@@ -296,10 +297,10 @@ class MultiHead(RecordScene):
         rec, look, f = self.record, self.look, self.focus
         d_model, d_head = rec.config.d_model, rec.config.d_head
         features = axis_labels("d_model", rec.tokens, d_model)
-        rows = self.concat_slots(row_limit)
-        shown_rows = [i for i in rows if i is not None]
         products = rec.projection_products(f)
         columns = visible_slots(d_model, 0, MAX_SLOTS)
+        rows = self.projection_rows(products, [j for j in columns if j is not None], row_limit)
+        shown_rows = [i for i in rows if i is not None]
         self.hidden = len(shown_rows) < d_model
         self.has_bias = "attn.b_O" in rec.params  # a model without biases (Llama): attn_out = concat @ W_O
         sums = []
@@ -474,9 +475,13 @@ class MultiHead(RecordScene):
         somewhere to go (head 0's own come first anyway)."""
         return self.h * self.record.config.d_head + max(limit - 3, 0) // 2
 
-    def concat_slots(self, limit: int) -> list[int | None]:
-        """The concatenation's positions (W_O's rows) drawn in ``limit`` slots: :meth:`concat_focus`'s."""
-        return visible_slots(self.record.config.d_model, self.concat_focus(limit), limit)
+    @staticmethod
+    def projection_rows(products, columns: list[int], limit: int) -> list[int | None]:
+        """W_O's rows drawn in ``limit`` slots: those whose products ``(d_model, d_model)`` add the
+        most to the shown ``columns``' sums (Σ_j |concat_i · W_O[i, j]|), the rest one ⋯
+        (:func:`~blockviz.scenes.wide.rows_that_matter`)."""
+        contributions = [sum(abs(float(products[i, j])) for j in columns) for i in range(len(products))]
+        return rows_that_matter(contributions, limit)
 
     def head_segments(self, concat: NumberGrid, d_head: int) -> VGroup:
         """A bracket and a "head h" label over each head's columns of the concatenation."""
@@ -570,13 +575,11 @@ class MultiHead(RecordScene):
         parts = projection.parts
         concat, column, weights, terms = parts["concat"], parts["column"], parts["weights"], parts["terms"]
         rows = column.shown_rows()
-        carried = carry(
-            self,
-            [concat.labels[0, i] for i in rows if (0, i) in concat.labels],
-            [column.labels[i, 0] for i in rows if (0, i) in concat.labels],
-        )
+        seen = [i for i in rows if (0, i) in concat.labels]
+        unseen = [column.labels[i, 0] for i in rows if i not in seen]  # under concat's ⋯
         self.step(
-            carried,
+            *([carry(self, [concat.labels[0, i] for i in seen], [column.labels[i, 0] for i in seen])] if seen else []),
+            *([FadeIn(VGroup(*unseen), rate_func=second_half)] if unseen else []),
             *recolour(self, column, column.fills),
             caption=f"its entries stand beside the rows of the output weights ({shape_text(d_model, d_model)})…",
         )

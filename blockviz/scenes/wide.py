@@ -38,6 +38,24 @@ def edges_and_largest(rows: Sequence[Sequence[float]], count: int) -> list[int]:
     return sorted(edges | set(ranked[: max(0, count - 2)]))
 
 
+def rows_that_matter(contributions: Sequence[float], limit: int) -> list[int | None]:
+    """Grid slots for the rows of a matrix product that decide its sums: the ``limit - 1`` rows
+    of largest ``contributions`` (each row's Σ|term|), in index order, then one ⋯ for all the
+    rest (which a scene adds up as one term); every row when there are no more than ``limit``.
+    The row names (``d17``) say which rows they are, so the ⋯ is not repeated between them.
+
+    >>> rows_that_matter([0.0, 5.0, 0.1, 3.0, 0.0, 4.0], 4)
+    [1, 3, 5, None]
+    >>> rows_that_matter([1.0, 2.0], 4)
+    [0, 1]
+    """
+    n = len(contributions)
+    if n <= limit:
+        return list(range(n))
+    ranked = sorted(range(n), key=lambda i: (-abs(float(contributions[i])), i))
+    return [*sorted(ranked[: limit - 1]), None]
+
+
 def slots_of(indices: Sequence[int], n: int) -> list[int | None]:
     """Grid slots drawing ``indices`` of ``n`` entries: ``None`` (⋯) wherever entries are skipped,
     at the end too."""
@@ -49,4 +67,4 @@ def hidden_note(shown: int, total: int, what: str = "entries") -> str:
     return f"{total - shown} of {total} {what} hidden" if shown < total else ""
 
 
-__all__ = ["largest_entries", "edges_and_largest", "slots_of", "hidden_note"]
+__all__ = ["largest_entries", "edges_and_largest", "rows_that_matter", "slots_of", "hidden_note"]
