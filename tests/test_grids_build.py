@@ -179,17 +179,7 @@ def measured(scene_name: str, record_name: str) -> tuple[dict[int, float], dict[
     return motion_by_run(by_run), largest_changes(frames), arrivals
 
 
-NOT_YET = {
-    ("qkv", "toy"): "“the row of ‘it’”: a highlight on one row of 13, 0.48 % of the picture",
-    ("qkv", "cat"): "“the row of ‘sat’”: a highlight on one row of 3, 0.45 % of the picture",
-    ("previous-token", "copy"): "the callout of “cat”'s 0.83 on “dog” (0.46 %), then the weighted values' sum (0.42 %)",
-    ("induction", "copy"): "the callout of the largest part of the score, 17.18 from block 0's head 0: 0.41 %",
-    ("logit-lens", "copy"): "the closing caption, “box” to “river”: 0.02 % (only the caption moves)",
-    ("multi-head", "cat"): "the callout of head 0's largest weight: 0.40 %",
-    ("prediction", "cat"): "the prediction's last two steps (0.34–0.42 %): its bars are being redrawn (issue 36)",
-    ("prediction", "toy"): "the prediction's last two steps (0.34–0.42 %): its bars are being redrawn (issue 36)",
-    ("tokens", "cat"): "the third run (0.21 %): the sentence strip grows only into the height the grid row leaves free",
-}
+NOT_YET: dict[tuple[str, str], str] = {}
 """Cases still with a play under 0.5 % (strict: one that passes must leave this list)."""
 MOTION_CASES = [
     pytest.param(scene, record, marks=pytest.mark.xfail(reason=NOT_YET[scene, record], strict=True))

@@ -71,8 +71,8 @@ class Induction(CopyModelRecord, RecordScene):
         self.step(
             Reveal(split), caption=f"the score of “{word}” with “{after}”, split by where “{after}”'s row came from"
         )
-        self.step(FadeOut(light), caption=self.largest_caption())
-        self.step(Reveal(guess), caption=self.predicted_caption())
+        self.step(light.over(self.largest_part()), caption=self.largest_caption())
+        self.step(FadeOut(light), Reveal(guess), caption=self.predicted_caption())
 
     def no_repeat(self) -> None:
         """A sentence without a repeated word: the last block's head 0's weights, and why there is nothing to copy."""
@@ -146,6 +146,7 @@ class Induction(CopyModelRecord, RecordScene):
         columns = [
             VGroup(term, text(name, NOTE_SIZE, look.muted)).arrange(DOWN, buff=0.1) for name, term in self.split_terms
         ]
+        self.split_columns = columns
         pair = f"“{self.token_name(q)}” · “{self.token_name(k)}”"
         pieces = [VGroup(written, text(pair, NOTE_SIZE, look.muted)).arrange(DOWN, buff=0.1)]
         pieces.append(text("=" if exact(terms, written) else "≈", WORK_SIZE, look.text))
@@ -187,6 +188,12 @@ class Induction(CopyModelRecord, RecordScene):
             f"why “{self.token_name(k)}”: in block {before}, head {g} put {weight} of its weight "
             f"on the word before it, “{self.token_name(k - 1)}”"
         )
+
+    def largest_part(self) -> VGroup:
+        """The largest shown part of the score, its number over its name: the one
+        :meth:`largest_caption` names."""
+        terms = [term.value for _, term in self.split_terms]
+        return self.split_columns[terms.index(max(terms))]
 
     def largest_caption(self) -> str:
         """Which shown part of the score is the largest."""

@@ -10,8 +10,8 @@ from blockviz.prediction import OTHERS, prediction_of
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import sum_decimals
 from blockviz.scenes.choreography import ghost_of
-from blockviz.scenes.fades import Reveal
-from blockviz.scenes.grids import NumberGrid
+from blockviz.scenes.fades import FadeIn, Reveal
+from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import column_width
 from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
 from blockviz.scenes.stack_story import CopyModelRecord, block_name, in_block
@@ -52,7 +52,12 @@ class LogitLens(CopyModelRecord, RecordScene):
         last = len(rec.blocks) - 1
         for k, row in enumerate(rows):
             self.step(Reveal(row), caption=self.block_caption(k, last))
-        self.step(caption=self.change_caption(last))
+        self.step(*(FadeIn(light) for light in self.top_lights()), caption=self.change_caption(last))
+
+    def top_lights(self) -> list[Highlight]:
+        """A highlight over each block's most probable word (its name and its cell): the words
+        the closing caption compares."""
+        return [Highlight(self.look, VGroup(grid.column_headers[0], grid.cells[0, 0])) for grid in self.grids]
 
     def build(self, title) -> list[VGroup]:
         """One row per block: its name, the five words' probabilities and the others', "= 1"; placed (not shown)."""

@@ -231,9 +231,18 @@ class MultiHead(RecordScene):
             said = f"head {h}, row “{query}”: {weight} on “{name}”"
         else:
             said = f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”"
-        # the ⋯ under the chip leave before it comes and return after it has gone: never a mark on it
-        self.step(one_after_another(FadeOut(covered), Reveal(callout)), caption=said)
-        self.step(one_after_another(Conceal(callout), FadeIn(covered)), run_time=0.6, hold=0)
+        # the other heads' rows step back while the caption speaks of head h's alone; the ⋯ under
+        # the chip leave before it comes and return after it has gone: never a mark on it
+        others = [light for other, light in heads["lights"].items() if other != h]
+        self.step(
+            *(FadeOut(light) for light in others), one_after_another(FadeOut(covered), Reveal(callout)), caption=said
+        )
+        self.step(
+            one_after_another(Conceal(callout), FadeIn(covered)),
+            *(FadeIn(light) for light in others),
+            run_time=0.6,
+            hold=0,
+        )
 
     def show_heads(self, heads: dict) -> None:
         rec, f = self.record, self.focus

@@ -93,8 +93,8 @@ class Prediction(RecordScene):
         )
         light = Highlight(self.look, self.probs.cells[0, 0])
         self.step(FadeIn(light), caption=self.predicted_caption(token))
-        self.step(
-            FadeOut(light),
+        self.step(  # from the most probable word's probability to the words the sentence may go on with
+            light.over(VGroup(*self.logits.row_headers.values())),
             caption="the sentence goes on with one of these words, and the block runs again, one word longer",
         )
 

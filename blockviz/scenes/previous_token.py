@@ -68,12 +68,30 @@ class PreviousToken(CopyModelRecord, RecordScene):
         row = self.row
         cell = Highlight(self.look, grid.cells[row, row - 1])
         weight = self.quote(view.weights[g, row, row - 1].item(), in_block(0, "weights", g, row, row - 1))
-        self.step(
+        value, output = self.pair_rows(rows[0])
+        self.step(  # the weight, and the value it takes
             FadeIn(cell),
+            Reveal(value),
             caption=f"“{self.token_name(row)}” puts {weight} of its weight on “{self.token_name(row - 1)}”",
         )
-        self.step(Reveal(rows[0]), caption=self.output_caption(view, row))
-        self.step(FadeOut(cell), caption=self.closing_caption(view))
+        self.step(Reveal(output), caption=self.output_caption(view, row))
+        self.step(  # from the one row worked back to every row
+            FadeOut(cell),
+            *(FadeIn(light) for light in lights),
+            caption=self.closing_caption(view),
+        )
+
+    @staticmethod
+    def pair_rows(pair: NumberGrid) -> tuple[VGroup, VGroup]:
+        """The value row (its cells, numbers, name and the column headers) and the head output
+        row (its cells, numbers and name) of the pair built by :meth:`build`, to show one after the other."""
+        *headers, value_name, output_name = pair.header_group
+
+        def row(r: int, *names) -> VGroup:
+            columns = pair.shown_columns()
+            return VGroup(*(pair.cells[r, j] for j in columns), *(pair.labels[r, j] for j in columns), *names)
+
+        return row(0, value_name, *headers, pair.ellipsis_group), row(1, output_name)
 
     @property
     def row(self) -> int:

@@ -177,14 +177,15 @@ class QueryKeyValue(RecordScene):
             caption=attention_input(rec)[2],
             run_time=3 * self.step_time,  # three grids, cell by cell, in the second half: ≤ 5 % a frame
         )
-        light = Highlight(self.look, source.row(f))
+        light = Highlight(self.look, VGroup(source.row_headers[f], source.row(f)))  # the token's name and its numbers
         says = {
             "query": f"the query: what “{self.token_name(f)}” is looking for",
             "key": "the key: what it offers to be found by",
             "value": "the value: what it hands on when attended to",
         }
-        self.step(FadeIn(light), caption=f"the row of “{self.token_name(f)}”")
-        self.work_query_entry(source, grids["query"], light, says["query"])
+        ahead = [Highlight(self.look, grids[role].row(f)) for role in ROLES]  # the rows it becomes, still empty
+        self.step(FadeIn(light), *(FadeIn(row) for row in ahead), caption=f"the row of “{self.token_name(f)}”")
+        self.work_query_entry(source, grids["query"], light, says["query"], ahead)
         for role in ROLES[1:]:
             self.project_row(source, equations[role], grids[role], f, says[role], light)
         self.play(FadeOut(light), run_time=0.3)
@@ -433,10 +434,13 @@ class QueryKeyValue(RecordScene):
         parts += [text("=" if exact(terms, total) else "≈", WORK_SIZE, look.muted), total]
         return VGroup(*parts).arrange(RIGHT, buff=0.12)
 
-    def work_query_entry(self, source: NumberGrid, grid: NumberGrid, light: Highlight, caption: str) -> None:
+    def work_query_entry(
+        self, source: NumberGrid, grid: NumberGrid, light: Highlight, caption: str, ahead: list[Highlight]
+    ) -> None:
         """One entry of the focus's query by hand: its row's numbers come down into the work
-        line beside column c of W_Q, the products appear and add up (with b_Q), the sum lands
-        in the query's cell; then the rest of the row arrives."""
+        line beside column c of W_Q (``light``, on the row, and ``ahead``, on the rows of the
+        query, key and value it becomes, step aside), the products appear and add up (with b_Q),
+        the sum lands in the query's cell; then the rest of the row arrives."""
         f = self.focus
         c = self.entry
         lines = self.work_lines(source, c)
@@ -446,7 +450,7 @@ class QueryKeyValue(RecordScene):
         self.step(
             FadeIn(rest_of_first),
             carry(self, sources, lines.xs),
-            FadeOut(light, rate_func=out_before_the_move),
+            *(FadeOut(lit, rate_func=out_before_the_move) for lit in (light, *ahead)),
             caption=f"query entry {c}, the largest in size: the row times weight column {c}"
             + (", plus the bias…" if "attn.b_Q" in self.record.params else "…"),
         )  # one line: the work lines sit above the caption

@@ -131,6 +131,13 @@ LAYOUT_GAP = 0.45
 PLACE_GROWTH = 1.6
 """How much the sentence and row together may grow to fill the frame."""
 
+CHIP_GAP = 0.16
+"""The gap between two token chips as they are built (side by side, about the sentence's width)."""
+CHIP_HEIGHT = 0.5
+"""A token chip's height as built."""
+SPLIT_GAP = 0.6
+"""The gap between two token chips once the sentence has split into them (the frame's units)."""
+
 
 class TokensToGrid(RecordScene):
     """The sentence splits into tokens; each token becomes one row of the ``(n, d_model)`` grid
@@ -220,6 +227,7 @@ class TokensToGrid(RecordScene):
         strip.scale(self.strip_growth(strip, row, title))  # the scene's first idea, large enough to read
         layout = VGroup(strip, row).arrange(DOWN, buff=LAYOUT_GAP)
         self.place(layout, title, bottom_space=self.bottom_space, grow=PLACE_GROWTH)
+        self.spread(chips, row.width)
         return sentence, chips, row
 
     def strip_growth(self, strip: VGroup, row: VGroup, title) -> float:
@@ -349,7 +357,7 @@ class TokensToGrid(RecordScene):
             box = RoundedRectangle(
                 corner_radius=0.06,
                 width=label.width + 0.24,
-                height=0.5,
+                height=CHIP_HEIGHT,
                 stroke_color=look.grid,
                 stroke_width=1.5,
                 fill_color=look.grid,
@@ -364,9 +372,22 @@ class TokensToGrid(RecordScene):
             else:
                 parts.append(VGroup(box, label.move_to(box)))
             labels[i] = label
-        chips = VGroup(*parts).arrange(RIGHT, buff=0.16)
+        chips = VGroup(*parts).arrange(RIGHT, buff=CHIP_GAP)
         chips.labels = labels
         return chips
+
+    @staticmethod
+    def spread(chips: VGroup, width: float) -> None:
+        """Set the placed ``chips`` :data:`SPLIT_GAP` apart about their centre, as far as the
+        line stays ``width`` wide, and half a chip lower, towards the grids they become: the
+        sentence is seen to come apart into them (the sentence and the layout keep the size the
+        chips side by side gave them)."""
+        height = max(part.height for part in chips)
+        centre = chips.get_center() + DOWN * height / 2
+        if len(chips) > 1:
+            room = (width - sum(part.width for part in chips)) / (len(chips) - 1)
+            chips.arrange(RIGHT, buff=max(CHIP_GAP * height / CHIP_HEIGHT, min(SPLIT_GAP, room)))
+        chips.move_to(centre)
 
     def fill_cells(self, grid: NumberGrid, rows: list[int] | None = None) -> list:
         """Animations colouring the cells of ``rows`` (every drawn row by default) and writing their numbers."""
