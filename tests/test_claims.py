@@ -100,3 +100,18 @@ def test_random_weights_are_never_said_to_mean_anything(records):
 def test_the_first_causal_row_made_no_choice():
     assert "no choice" in largest_weight_caption("the", "the", "horizon", trained=True)
     assert math.isnan(largest_weight(torch.eye(3)[None, None], 0, 0, 2, [False] * 3, True).baseline)
+
+
+def test_multi_head_names_a_parked_largest_weight_an_attention_sink(records):
+    from blockviz.scenes.multi_head import MultiHead
+
+    rec = records["toy cat"]
+    reading = largest_weight(rec.weights[None], 0, 0, 2, rec.special, True)
+    scene, _ = build(MultiHead, rec, head=0)
+    said = " | ".join(caption for _, caption in scene.captions)
+    named = (
+        f"head 0, row “sat”: its largest weight, {rec.weights[0, 2, reading.key]:.2f}, on “{rec.tokens[reading.key]}”"
+    )
+    assert named in said
+    assert (reading.reading == "sink") == ("an attention sink" in said.split(named)[1].split(" | ")[0])
+    assert reading.reading == "sink"  # "the cat sat": head 0's 'sat' parks on 'the' (0.9x), the case this guards

@@ -171,6 +171,17 @@ class MultiHead(RecordScene):
         )
         return None if key is None else (self.h, key)
 
+    def sink_note(self, h: int, key: int) -> str:
+        """``", the first token: an attention sink"`` when head ``h``'s largest weight from the
+        focus parks on ``key`` (:func:`blockviz.array_evidence.largest_weight_of`), else ``""``."""
+        from blockviz.array_evidence import largest_weight_of
+
+        rec = self.record
+        largest = largest_weight_of(rec.weights, h, self.focus, rec.special, rec.config.causal)
+        if largest.reading != "sink" or largest.key != key:
+            return ""
+        return f", {'the first token' if key == 0 else 'a special token'}: an attention sink"
+
     @staticmethod
     def within_row(chip, pattern: NumberGrid, f: int, gap: float = 0.03) -> float:
         """How far to move ``chip`` (centred on a cell of row ``f``) sideways so it stays within the row."""
@@ -230,7 +241,7 @@ class MultiHead(RecordScene):
         elif choice.key is not None:
             said = f"head {h}, row “{query}”: {weight} on “{name}”"
         else:
-            said = f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”"
+            said = f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”{self.sink_note(h, key)}"
         # the other heads' rows step back while the caption speaks of head h's alone; the ⋯ under
         # the chip leave before it comes and return after it has gone: never a mark on it
         others = [light for other, light in heads["lights"].items() if other != h]
