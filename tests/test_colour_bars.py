@@ -6,15 +6,26 @@ on the light page a 0.00 cell keeps a visible edge."""
 from __future__ import annotations
 
 import pytest
-from manim import config
+from manim import LEFT, UP, config
 from matplotlib.colors import to_rgb
 from support import build, drawn, named_record, play_by_play, record_value, shows
 
 from blockviz import style
 from blockviz.scale_limits import nice_limit
 from blockviz.scenes.catalog import entries, lookup
-from blockviz.scenes.colour_bar import ColourBar, bars_of, end_decimals, natural_bottom
-from blockviz.scenes.look import contrast, look
+from blockviz.scenes.colour_bar import (
+    ColourBar,
+    ShownScale,
+    band_rows,
+    bar_row_height,
+    bars_of,
+    end_decimals,
+    layout_top,
+    natural_bottom,
+    reserve_band,
+)
+from blockviz.scenes.look import FRAME_MARGIN, TITLE_SIZE, contrast, look
+from blockviz.scenes.text import text
 from blockviz.style import format_number
 
 RECORD = "default"
@@ -280,3 +291,24 @@ def test_the_picture_stays_4_px_under_the_bars_standing_under_the_title(scene_na
     gaps = [gap for gap in seen if gap is not None]
     assert gaps, "no bar stands under the title"
     assert min(gaps) >= LABEL_GAP_PX, [round(gap, 1) for gap in gaps]
+
+
+def test_a_later_pictures_bars_grow_the_band_under_the_title_and_it_never_shrinks():
+    """One bar fits beside a long title (no band); three take one row under it; six, 3–4.3
+    units wide each, two rows (13.7 units between the margins hold no four of them); three again
+    keep the two rows (a refit keeps its room), and the picture's top drops with each row."""
+    title = (
+        text("Multi-head attention: 2 heads side by side", TITLE_SIZE, "#ffffff", bold=True)
+        .to_edge(UP, buff=FRAME_MARGIN)
+        .to_edge(LEFT, buff=FRAME_MARGIN)
+    )
+    dark = look("dark")
+    families = ["residual", "qkv", "scores", "ffn_hidden", "parameters", "norm_parameters"]
+    scales = [ShownScale("signed", float(k + 1), (family,)) for k, family in enumerate(families)]
+    tops = []
+    for shown, rows in ((1, 0), (3, 1), (6, 2), (3, 2)):
+        reserve_band(title, scales[:shown], dark)
+        assert band_rows(title) == rows
+        tops.append(layout_top(title))
+    assert tops[0] > tops[1] > tops[2] == tops[3]
+    assert tops[1] - tops[2] >= bar_row_height()  # a row's room, at least one bar's height
