@@ -6,14 +6,26 @@ on the light page a 0.00 cell keeps a visible edge."""
 from __future__ import annotations
 
 import pytest
+from manim import LEFT, UP, config
 from matplotlib.colors import to_rgb
-from support import build, named_record, play_by_play, record_value, shows
+from support import build, drawn, named_record, play_by_play, record_value, shows
 
 from blockviz import style
 from blockviz.scale_limits import nice_limit
 from blockviz.scenes.catalog import entries, lookup
-from blockviz.scenes.colour_bar import ColourBar, bars_of, end_decimals
-from blockviz.scenes.look import contrast, look
+from blockviz.scenes.colour_bar import (
+    ColourBar,
+    ShownScale,
+    band_rows,
+    bar_row_height,
+    bars_of,
+    end_decimals,
+    layout_top,
+    natural_bottom,
+    reserve_band,
+)
+from blockviz.scenes.look import FRAME_MARGIN, TITLE_SIZE, contrast, look
+from blockviz.scenes.text import text
 from blockviz.style import format_number
 
 RECORD = "default"
@@ -242,3 +254,61 @@ def test_bars_keep_the_title_at_its_size_and_4_px_from_it_and_each_other(scene_n
     _, seen = play_by_play(entry.scene_class(), named_record("toy"), watch)
     assert all(size == pytest.approx(1.0) for size, _ in seen), [size for size, _ in seen]
     assert min(gap for _, gap in seen) >= LABEL_GAP_PX, seen
+
+
+def picture_top(scene) -> float:
+    """The highest point drawn but the title, the caption and the colour bars."""
+    furniture = {
+        id(member)
+        for mobject in (scene.title_mobject, scene.caption, scene.colour_bars.group)
+        if mobject is not None
+        for member in mobject.get_family()
+    }
+    tops = [
+        member.get_top()[1]
+        for mobject in scene.mobjects
+        for member in mobject.get_family()
+        if id(member) not in furniture and drawn(member) and not getattr(member, "ghost", False)
+    ]
+    return max(tops, default=-config.frame_height / 2)
+
+
+@pytest.mark.parametrize("scene_name", ["value-mixing", "multi-head", "block-flow", "ffn", "recap", "learning"])
+def test_the_picture_stays_4_px_under_the_bars_standing_under_the_title(scene_name):
+    """Bars standing in rows under the title end at least 4 px above the picture under them, a
+    name that reaches a bracket's depth ("attn(x)", "(√ scale)") included: the room kept for
+    them is as tall as the bars drawn in it."""
+    (entry,) = lookup([scene_name])
+
+    def watch(scene):
+        title = scene.title_mobject
+        under = [bar for bar in bars_of(scene) if bar.get_top()[1] < natural_bottom(title)]
+        if not under:
+            return None
+        return (min(bar.get_bottom()[1] for bar in under) - picture_top(scene)) * 480 / config.frame_height
+
+    _, seen = play_by_play(entry.scene_class(), named_record("toy"), watch)
+    gaps = [gap for gap in seen if gap is not None]
+    assert gaps, "no bar stands under the title"
+    assert min(gaps) >= LABEL_GAP_PX, [round(gap, 1) for gap in gaps]
+
+
+def test_a_later_pictures_bars_grow_the_band_under_the_title_and_it_never_shrinks():
+    """One bar fits beside a long title (no band); three take one row under it; six, 3–4.3
+    units wide each, two rows (13.7 units between the margins hold no four of them); three again
+    keep the two rows (a refit keeps its room), and the picture's top drops with each row."""
+    title = (
+        text("Multi-head attention: 2 heads side by side", TITLE_SIZE, "#ffffff", bold=True)
+        .to_edge(UP, buff=FRAME_MARGIN)
+        .to_edge(LEFT, buff=FRAME_MARGIN)
+    )
+    dark = look("dark")
+    families = ["residual", "qkv", "scores", "ffn_hidden", "parameters", "norm_parameters"]
+    scales = [ShownScale("signed", float(k + 1), (family,)) for k, family in enumerate(families)]
+    tops = []
+    for shown, rows in ((1, 0), (3, 1), (6, 2), (3, 2)):
+        reserve_band(title, scales[:shown], dark)
+        assert band_rows(title) == rows
+        tops.append(layout_top(title))
+    assert tops[0] > tops[1] > tops[2] == tops[3]
+    assert tops[1] - tops[2] >= bar_row_height()  # a row's room, at least one bar's height

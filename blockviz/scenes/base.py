@@ -6,6 +6,8 @@ fast in :mod:`~blockviz.scenes.engine`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from manim import (
     LEFT,
     UP,
@@ -98,18 +100,37 @@ class RecordScene(Shown, EngineScene):
         self.title_mobject = title
         return title
 
-    def place(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5) -> Mobject:
+    def place(
+        self,
+        layout: Mobject,
+        title: Mobject,
+        bottom_space: float = 0.9,
+        grow: float = 1.5,
+        *,
+        joining: Iterable[Mobject] = (),
+        said: Iterable[str] = (),
+    ) -> Mobject:
         """Fit ``layout`` (growing it at most ``grow`` ×) between the title and the bottom
         ``bottom_space`` (the caption's band, and any work line; at least
-        :func:`~blockviz.scenes.captions.head_caption_band`), centred there."""
-        top, bottom = self.band(layout, title, bottom_space)
+        :func:`~blockviz.scenes.captions.head_caption_band`), centred there. ``joining``: what
+        will join the picture later (its grids' colour bars get room under the title too);
+        ``said``: the captions shown while it is up: a layout that would reach the tallest of
+        them (two lines) is fitted above it instead."""
+        top, bottom = self.band(layout, title, bottom_space, joining)
+        scale, centre = fitting(layout, top, bottom, grow)
+        clear = -config.frame_height / 2 + captions.caption_band(self, said)
+        if centre[1] - scale * layout.height / 2 < clear:
+            bottom = clear
         return fit_between(layout, top, bottom, grow)
 
-    def band(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9) -> tuple[float, float]:
+    def band(
+        self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, joining: Iterable[Mobject] = ()
+    ) -> tuple[float, float]:
         """The heights ``(top, bottom)`` between which :meth:`place` fits ``layout``: under the
-        title (and the row of colour bars its grids may need) and above ``bottom_space``."""
+        title (and the rows of colour bars its grids, and those ``joining`` it, may need) and
+        above ``bottom_space``."""
         bottom = -config.frame_height / 2 + max(bottom_space, captions.head_caption_band(self))
-        reserve_band(title, scales_of(self.record, grids_in([layout])), self.look)
+        reserve_band(title, scales_of(self.record, grids_in([layout, *joining])), self.look)
         return layout_top(title), bottom
 
     def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):

@@ -9,6 +9,8 @@ appears), ``burned_captions``, ``voice`` (a :class:`blockviz.narration.voice.Voi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from manim import DOWN, UP, config
 
 from blockviz.scenes.fades import FadeIn, FadeOut
@@ -50,9 +52,17 @@ def head_caption_band(scene) -> float:
     the shown head (:meth:`~blockviz.scenes.shown.Shown.head_sentence`; often two lines) with a
     gap above it, if this scene will say it; else 0 (scene units)."""
     shown = scene.head_sentence(noted=False) if scene.shows_one_head and not scene.head_said else None
-    if shown is None or not scene.burned_captions:
+    return caption_band(scene, [] if shown is None else [shown])
+
+
+def caption_band(scene, said: Iterable[str]) -> float:
+    """The height, from the frame's bottom, of the tallest of captions ``said`` as :func:`say`
+    draws them (one line, or two when one is too long) with a gap above it; 0 for none, or
+    without burned captions (scene units)."""
+    if not scene.burned_captions:
         return 0.0
-    return wrapped(shown, CAPTION_SIZE, scene.look.text, frame_text_width()).height + FRAME_MARGIN + CAPTION_GAP
+    heights = [wrapped(shown, CAPTION_SIZE, scene.look.text, frame_text_width()).height for shown in said]
+    return max(heights) + FRAME_MARGIN + CAPTION_GAP if heights else 0.0
 
 
 def say(scene, shown: str) -> list:

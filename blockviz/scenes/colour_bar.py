@@ -434,21 +434,28 @@ def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -
     room_left = title.get_left()[0] + natural_width(title) + TITLE_GAP
     if room_left <= group.get_left()[0] or not getattr(title, "band_under", False):
         return group
-    bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
-    for rows in range(1, band_rows(title) + 1):  # the fewest rows under the title that hold the bars
-        for k in range(len(bars)):
-            beside, under = stacked(bars[:k]), rows_under(bars[k:])
-            if len(under) > rows:
-                continue
-            top = natural_bottom(title) - BAND_GAP
-            for row in under:
-                row.to_edge(RIGHT, buff=FRAME_MARGIN).shift(UP * (top - row.get_top()[1]))
-                top = row.get_bottom()[1] - ROW_GAP
-            if k:
-                beside.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
-            if not k or beside.get_left()[0] >= room_left:
-                return VGroup(*bars)
+    kept = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    for bars in (kept, narrowest_first(kept)):  # as shown; else as reserve_band counted the rows
+        for rows in range(1, band_rows(title) + 1):  # the fewest rows under the title that hold the bars
+            for k in range(len(bars)):
+                beside, under = stacked(bars[:k]), rows_under(bars[k:])
+                if len(under) > rows:
+                    continue
+                top = natural_bottom(title) - BAND_GAP
+                for row in under:
+                    row.to_edge(RIGHT, buff=FRAME_MARGIN).shift(UP * (top - row.get_top()[1]))
+                    top = row.get_bottom()[1] - ROW_GAP
+                if k:
+                    beside.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+                if not k or beside.get_left()[0] >= room_left:
+                    return VGroup(*bars)
     return group
+
+
+def narrowest_first(bars: list[ColourBar]) -> list[ColourBar]:
+    """``bars`` narrowest first: the order in which :func:`reserve_band` counts the rows they
+    take (the narrowest stand beside the title), whatever order a scene shows them in."""
+    return sorted(bars, key=lambda bar: bar.width)
 
 
 def rows_under(bars: list[ColourBar]) -> list[VGroup]:
@@ -514,7 +521,8 @@ def layout_top(title: Mobject) -> float:
     stand under it, if :func:`reserve_band` noted one (:func:`arranged_bars`), and below the band of two rows of bars in the top
     right however small the bars have made the title."""
     rows = band_rows(title)
-    under = 2 * BAND_GAP + rows * bar_row_height() + (rows - 1) * ROW_GAP if rows else 0.25
+    row_height = max(bar_row_height(), getattr(title, "band_row_height", 0.0))  # a name with a bracket is taller
+    under = 2 * BAND_GAP + rows * row_height + (rows - 1) * ROW_GAP if rows else 0.25
     return min(natural_bottom(title) - max(0.25, under), config.frame_height / 2 - bars_band() - 0.1)
 
 
@@ -522,20 +530,27 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     """Note on ``title`` (``band_under``) that the picture keeps clear of rows of bars under it
     (:func:`layout_top`) when the bars of ``scales`` — every scale the picture may show at once —
     would not fit beside the title at its size: as many rows (``band_rows``) as they take side by
-    side in the frame's width; once noted, kept (a refit keeps the same room)."""
-    if not scales or getattr(title, "band_under", False):
+    side in the frame's width; once noted, kept, and grown (never shrunk) when a later picture's
+    bars take more rows (a refit keeps the same room; a later picture's five bars never stand
+    beside the title, shrinking it, for want of a second row)."""
+    if not scales:
         return
     bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
     group = stacked(bars) if len(bars) > 1 else VGroup(ColourBar(scales[0], look))
     room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
-    title.band_under = group.width > room
-    if title.band_under:  # as few rows as the bars take, the first beside the title if they fit there
-        title.band_rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room)
+    if group.width <= room:
+        return
+    rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room)  # the first beside the title if they fit
+    title.band_rows = max(rows, band_rows(title))
+    title.band_row_height = max(getattr(title, "band_row_height", 0.0), *(bar.height for bar in bars))
+    title.band_under = True
 
 
 def rows_needed(bars: list[ColourBar], room_left: float) -> int:
-    """The fewest rows under the title that hold ``bars`` (:func:`rows_under`), the first of them
-    :func:`stacked` beside the title when they stand right of ``room_left`` (as :func:`arranged_bars` places them)."""
+    """The fewest rows under the title that hold ``bars`` (:func:`rows_under`), narrowest first
+    (:func:`narrowest_first`), the first of them :func:`stacked` beside the title when they stand
+    right of ``room_left`` (as :func:`arranged_bars` places them)."""
+    bars = narrowest_first(bars)
     fewest = len(rows_under(bars))
     for k in range(1, len(bars)):
         beside = stacked(bars[:k]).to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
@@ -546,7 +561,8 @@ def rows_needed(bars: list[ColourBar], room_left: float) -> int:
 
 @functools.cache
 def bar_row_height() -> float:
-    """The height of one bar drawn on one line."""
+    """The height of one bar drawn on one line, its name reaching from a bracket's top to its
+    bottom (“SiLU(g)⊙u”, “… (clipped)”: the tallest a name is)."""
     return ColourBar(ShownScale("signed", 1.0, ("residual",)), look("dark"), one_line=True).height
 
 

@@ -45,6 +45,10 @@ EVERY_ROW_SLOTS = 4
 """Columns drawn of the ln2 and ffn_out grids when every row is shown."""
 ROW_SLOTS = 7
 """Columns drawn of each row (beside the activation's curve)."""
+OP_ARROW = 0.44
+"""The height of the arrow of an operation between two rows (× W_in, the activation, × W_out)."""
+GATED_OP_ARROW = 0.32
+"""The gated FFN's: its worksheet has three more rows (gate, up, their product) in the same height."""
 GATED_ENTRIES = 4
 """Entries drawn of each row of a gated FFN wider than that: the first, the last and the largest, ⋯ between."""
 
@@ -183,9 +187,15 @@ class InsideFFN(RecordScene):
         self.plot = plot
         return rows, ops, plot
 
-    def op(self, shown: str) -> VGroup:
+    def op(self, shown: str, length: float = OP_ARROW) -> VGroup:
+        """An operation between two rows: a down arrow ``length`` tall, ``shown`` beside it."""
         arrow = Arrow(
-            UP * 0.22, DOWN * 0.22, buff=0, color=self.look.muted, stroke_width=3, max_tip_length_to_length_ratio=0.4
+            UP * length / 2,
+            DOWN * length / 2,
+            buff=0,
+            color=self.look.muted,
+            stroke_width=3,
+            max_tip_length_to_length_ratio=0.4,
         )
         return VGroup(arrow, typeset(shown, HEADER_SIZE, self.look.muted)).arrange(RIGHT, buff=0.15)
 
@@ -296,9 +306,9 @@ class InsideFFN(RecordScene):
         }
         bias = rec.architecture.bias
         ops = [
-            self.op(f"{times_weights('gate', bias)}   ({shape_text(d, d_ff)}: widen)"),
-            self.op(f"{rec.config.activation_name}, entry by entry"),
-            self.op(f"{times_weights('out', bias)}   ({shape_text(d_ff, d)}: narrow)"),
+            self.op(f"{times_weights('gate', bias)}   ({shape_text(d, d_ff)}: widen)", GATED_OP_ARROW),
+            self.op(f"{rec.config.activation_name}, entry by entry", GATED_OP_ARROW),
+            self.op(f"{times_weights('out', bias)}   ({shape_text(d_ff, d)}: narrow)", GATED_OP_ARROW),
         ]
         grids = list(rows.values())
         product = VGroup(*grids[2:5])  # gate_act ⊙ up = post, written column over column

@@ -64,9 +64,10 @@ class MultiHead(RecordScene):
 
     def construct(self) -> None:
         title = self.show_title(self.title_text())
-        heads = self.build_heads(title)
-        self.show_heads(heads)
-        self.name_the_cell(heads)
+        said = self.heads_said()
+        heads = self.build_heads(title, said)
+        self.show_heads(heads, said)
+        self.name_the_cell(heads, said["named"])
         projection = self.legible_projection(title)
         self.concatenate(heads, projection)
         self.project(projection)
@@ -85,7 +86,23 @@ class MultiHead(RecordScene):
         return f"Multi-head attention: {n_heads} heads side by side"
 
     # -- the heads ------------------------------------------------------------------------------
-    def build_heads(self, title) -> dict:
+    def heads_said(self) -> dict[str, str | None]:
+        """The captions said while the heads are drawn: ``"read"`` (the heads read the rows),
+        ``"mix"`` (each head mixes the values) and ``"named"`` (the named cell's weight; ``None``
+        without one)."""
+        rec = self.record
+        n_heads = rec.config.n_heads
+        return {
+            "read": (
+                f"{n_heads} heads read the same {rec.n} rows, each through {self.wording.head_keys} to its own attention weights"
+                if n_heads > 1
+                else f"one head reads the {rec.n} rows through its query and key weights"
+            ),
+            "mix": f"row “{self.token_name(self.focus)}”: each head mixes {self.wording.head_values} by its weights, each head's width, {rec.config.d_head} numbers",
+            "named": self.named_cell_said(),
+        }
+
+    def build_heads(self, title, said: dict[str, str | None]) -> dict:
         rec, look, f = self.record, self.look, self.focus
         slots = self.token_slots(heads=self.heads_shown())  # each head's strongest key, not only the shown head's
         blocked = rec.mask == -math.inf
@@ -140,7 +157,7 @@ class MultiHead(RecordScene):
             columns.append(VGroup(pattern, output))
             patterns[h], outputs[h] = pattern, output
         layout = VGroup(*columns).arrange(RIGHT, buff=0.55, aligned_edge=UP)
-        self.place(layout, title, grow=2.2)
+        self.place(layout, title, grow=2.2, said=[shown for shown in said.values() if shown])
         for h, pattern in patterns.items():
             lights[h] = Highlight(look, pattern.row(f), buff=0.03)
         return {"layout": layout, "patterns": patterns, "outputs": outputs, "lights": lights}
@@ -202,14 +219,33 @@ class MultiHead(RecordScene):
             and chip.get_bottom()[1] < mark.get_top()[1]
         ]
 
-    def name_the_cell(self, heads: dict) -> None:
+    def named_cell_said(self) -> str | None:
+        """The caption saying whose weight the named cell (:meth:`named_cell`) is; ``None`` without one."""
+        named = self.named_cell()
+        if named is None:
+            return None
+        h, key = named
+        f, choice = self.focus, self.head_choice
+        weight = self.quote(self.record.weights[h, f, key].item(), ("weights", h, f, key))
+        query, name = self.token_name(f), self.token_name(key)
+        if choice.auto:
+            baseline = self.quote(choice.baseline, ("baseline", h, f, key))
+            return (
+                f"head {h}, row “{query}”: {weight} on “{name}”, where the other rows{' that see it' if self.record.config.causal else ''} put {baseline} on average: "
+                f"the head chosen for “{query}”"
+            )
+        if choice.key is not None:
+            return f"head {h}, row “{query}”: {weight} on “{name}”"
+        return f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”{self.sink_note(h, key)}"
+
+    def name_the_cell(self, heads: dict, said: str | None) -> None:
         """The named cell's number on a chip over the cell (a pattern's cells are too small to
-        hold one), and a caption saying whose weight it is."""
+        hold one), and ``said`` (:meth:`named_cell_said`), whose weight it is."""
         named = self.named_cell()
         if named is None:
             return
         h, key = named
-        f, look, choice = self.focus, self.look, self.head_choice
+        f, look = self.focus, self.look
         pattern = heads["patterns"][h]
         cell = pattern.cells[f, key]
         fill = cell.get_fill_color().to_hex()
@@ -230,18 +266,6 @@ class MultiHead(RecordScene):
         covered = VGroup(*self.covered_marks(chip, pattern))
         label.move_to(chip)
         callout = VGroup(chip, label)
-        weight = self.quote(self.record.weights[h, f, key].item(), ("weights", h, f, key))
-        query, name = self.token_name(f), self.token_name(key)
-        if choice.auto:
-            baseline = self.quote(choice.baseline, ("baseline", h, f, key))
-            said = (
-                f"head {h}, row “{query}”: {weight} on “{name}”, where the other rows{' that see it' if self.record.config.causal else ''} put {baseline} on average: "
-                f"the head chosen for “{query}”"
-            )
-        elif choice.key is not None:
-            said = f"head {h}, row “{query}”: {weight} on “{name}”"
-        else:
-            said = f"head {h}, row “{query}”: its largest weight, {weight}, on “{name}”{self.sink_note(h, key)}"
         # the other heads' rows step back while the caption speaks of head h's alone; the ⋯ under
         # the chip leave before it comes and return after it has gone: never a mark on it
         others = [light for other, light in heads["lights"].items() if other != h]
@@ -255,14 +279,7 @@ class MultiHead(RecordScene):
             hold=0,
         )
 
-    def show_heads(self, heads: dict) -> None:
-        rec, f = self.record, self.focus
-        n_heads = rec.config.n_heads
-        said = (
-            f"{n_heads} heads read the same {rec.n} rows, each through {self.wording.head_keys} to its own attention weights"
-            if n_heads > 1
-            else f"one head reads the {rec.n} rows through its query and key weights"
-        )
+    def show_heads(self, heads: dict, said: dict[str, str | None]) -> None:
         frames = [
             VGroup(output.cell_group, output.header_group, output.ellipsis_group)
             for output in heads["outputs"].values()
@@ -271,7 +288,7 @@ class MultiHead(RecordScene):
         # row after row, head after head: never every head's colour in one frame
         self.step(
             Reveal(VGroup(*heads["patterns"].values(), *frames), grids=outputs),
-            caption=said,
+            caption=said["read"],
             run_time=1.75 * self.step_time,  # with the caption and the first colour bar: ≤ 5 % of the pixels a frame
         )
         self.remove(*frames)
@@ -285,7 +302,7 @@ class MultiHead(RecordScene):
             *(FadeIn(light) for light in heads["lights"].values()),
             *recolouring,
             *(FadeIn(output.pending, rate_func=second_half) for output in outputs),
-            caption=f"row “{self.token_name(f)}”: each head mixes {self.wording.head_values} by its weights, each head's width, {rec.config.d_head} numbers",
+            caption=said["mix"],
         )
 
     # -- concatenation and W_O ------------------------------------------------------------------
@@ -459,7 +476,7 @@ class MultiHead(RecordScene):
             stroke_width=2,
         )
         layout = VGroup(concat, column, times, weights, name, bias, rule, result, hidden_row)
-        self.place(layout, title, grow=1.6)
+        self.place(layout, title, grow=1.6, joining=[terms])  # the products take W_O's place: their bar too
         terms.scale(weights.scale_now / terms.scale_now)
         terms.shift(
             weights.cell_group.get_center() - terms.cell_group.get_center()

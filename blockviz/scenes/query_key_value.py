@@ -31,14 +31,15 @@ from blockviz.scenes.choreography import (
     send,
     travelling,
 )
+from blockviz.scenes.colour_bar import grids_in, reserve_band, scales_of
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
-from blockviz.scenes.layout import fit_width, frame_text_width, row_height
+from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
 from blockviz.scenes.light_timing import after_the_caption, after_the_carry, out_before_the_move
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN, WORK_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, FRAME_MARGIN, MIN_FONT_SIZE, WORK_SIZE
 from blockviz.scenes.rotary import RotationPanel, angle_note, pair_dial, pairs_shown, worked_pair
 from blockviz.scenes.symbols import indexed
-from blockviz.scenes.text import formula, number, text, typeset
+from blockviz.scenes.text import font_size_of, formula, number, text, typeset
 from blockviz.scenes.token_axis import visible_slots
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
@@ -76,6 +77,11 @@ ROTARY_BOTTOM = 1.25
 """Height kept at the bottom for a caption of two lines (the rotary shots, a model's layer)."""
 WORK_BAND = 0.95
 """Height kept above the caption for the two lines that work one entry of the query by hand."""
+ROWS_HEIGHT = 3.9
+"""The height the grids' rows share (compact: the work lines take a band under the grids)."""
+COMPACT_HEIGHTS = (0.42, 0.38)
+"""Cell heights tried in turn when at their usual height a number or header would be under
+11 px at 480p (a model's layer: its caption of two lines and the work band leave less height)."""
 
 
 def attention_input(rec) -> tuple[str, str, str]:
@@ -153,6 +159,12 @@ def centre_on(layout, part, margin: float = FRAME_MARGIN) -> None:
     layout.shift(RIGHT * shift)
 
 
+def smallest_number(grid: NumberGrid) -> float:
+    """The smallest font size of the numbers ``grid`` writes in its shown cells (each fitted to
+    its cell's width, measured as drawn): a grid whose numbers arrive later is measured before."""
+    return min(font_size_of(grid.number_at(i, j)) for i in grid.shown_rows() for j in grid.shown_columns())
+
+
 class QueryKeyValue(RecordScene):
     """Each row x of ``ln1`` ``(n, d_model)`` becomes a query, a key and a value ``(n, d_head)``
     for head h: q = x W_Q + b_Q, k = x W_K + b_K, v = x W_V + b_V. One entry of the focus's
@@ -201,9 +213,34 @@ class QueryKeyValue(RecordScene):
             self.rotate(title)
 
     def build(self, title):
-        rec, h, f, look = self.record, self.h, self.focus, self.look
+        """The input grid and the query, key and value grids beside it, placed at the tallest
+        cells (:data:`ROWS_HEIGHT`, then :data:`COMPACT_HEIGHTS`) at which every text stays ≥ 11 px
+        at 480p; the work band's rule under them; the weight matrices to show first."""
+        rec, look = self.record, self.look
         slots = self.token_slots()
-        height = row_height(len(slots), height=3.9)  # compact rows: the work lines take a band under the grids
+        usual = row_height(len(slots), height=ROWS_HEIGHT)
+        best = None
+        for height in [usual, *(height for height in COMPACT_HEIGHTS if height < usual)]:
+            built = self.build_with(title, slots, height)
+            smallest = min(smallest_font_size(built[3]), *(smallest_number(grid) for grid in built[2].values()))
+            if best is None or smallest > best[0]:
+                best = (smallest, built)
+            if smallest >= MIN_FONT_SIZE * 1.01:
+                break
+        source, equations, grids, layout, note = best[1]  # the most legible, if none is
+        caption_band = ROTARY_BOTTOM if note or rec.source.is_model else 0.9  # a model's captions: two lines
+        self.work_bottom = -config.frame_height / 2 + caption_band + 0.1
+        # The working's place: a faint rule under it, there from the start (the lines come and go above it).
+        self.work_rule = Line(
+            LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5
+        ).set_y(self.work_bottom - 0.09)
+        self.add(*equations.values(), self.work_rule)
+        self.matrices = self.weight_matrices(source, grids)
+        return source, equations, grids
+
+    def build_with(self, title, slots: list[int | None], height: float):
+        """The grids with cells ``height`` tall, placed: ``(source, equations, grids, layout, note)``."""
+        rec, h, f, look = self.record, self.h, self.focus, self.look
         field, name, _ = attention_input(rec)
         values = rec.tensors[field]
         self.entry = query_entry(rec.query[h, f].tolist())
@@ -264,15 +301,10 @@ class QueryKeyValue(RecordScene):
             UP * (source.cell_group.get_top()[1] - grids["query"].cell_group.get_top()[1])
         )  # rows level with the input's
         caption_band = ROTARY_BOTTOM if note or rec.source.is_model else 0.9  # a model's captions: two lines
+        shown_first = VGroup(source, self.weight_matrices(source, grids))  # the picture before the grids fill
+        reserve_band(title, scales_of(rec, grids_in([shown_first])), look)  # its colour bars' room under the title
         self.place(layout, title, bottom_space=caption_band + WORK_BAND, grow=1.4)
-        self.work_bottom = -config.frame_height / 2 + caption_band + 0.1
-        # The working's place: a faint rule under it, there from the start (the lines come and go above it).
-        self.work_rule = Line(
-            LEFT * frame_text_width() / 2, RIGHT * frame_text_width() / 2, color=look.grid, stroke_width=1.5
-        ).set_y(self.work_bottom - 0.09)
-        self.add(*equations.values(), self.work_rule)
-        self.matrices = self.weight_matrices(source, grids)
-        return source, equations, grids
+        return source, equations, grids, layout, note
 
     def weight_matrices(self, source: NumberGrid, grids: dict) -> VGroup:
         """Head h's W_Q, W_K and W_V ``(d_model, d_head)`` from the record's parameters, each

@@ -11,7 +11,7 @@ from blockviz.scenes.block_helpers import exact, products_hold, remainder, sum_d
 from blockviz.scenes.choreography import adopt, carry, cascade, gather, one_after_another, recolour, second_half
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
-from blockviz.scenes.layout import row_height
+from blockviz.scenes.layout import frame_text_width, row_height
 from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import number, text
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
@@ -28,6 +28,20 @@ CAPTION = (
 
 HEAD_SLOTS = 3
 """Columns drawn of each d_head-wide grid (three side by side)."""
+
+
+SPREAD_MOST = 0.3
+"""The most each gap between the grids of the row grows when the row is narrower than the frame."""
+
+
+def spread(row: VGroup) -> None:
+    """Widen the gaps between the parts of ``row`` (placed, its height bound by the frame: many
+    tokens), by at most :data:`SPREAD_MOST` each, towards the frame's text width, about its
+    centre: the grids take the width the height left them (a row as wide as the frame stays)."""
+    gaps = len(row.submobjects) - 1
+    extra = min(max(frame_text_width() - row.width, 0.0) / max(gaps, 1), SPREAD_MOST)
+    for k, part in enumerate(row.submobjects):
+        part.shift(RIGHT * (k - gaps / 2) * extra)
 
 
 class ValueMixing(RecordScene):
@@ -128,6 +142,7 @@ class ValueMixing(RecordScene):
         output.shift(RIGHT * 0.4)
         sums_stand_in = self.sum_rows(self.focus, self.products_slot)
         self.place(VGroup(layout, sums_stand_in), title, bottom_space=1.1, grow=1.6)  # Σ clear of the caption
+        spread(layout)
         for sign in (times, equals):
             sign.set_y(values.cell_group.get_y())
         return values, output, VGroup(times, equals)
