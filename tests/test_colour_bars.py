@@ -12,7 +12,7 @@ from support import build, named_record, play_by_play, record_value, shows
 from blockviz import style
 from blockviz.scale_limits import nice_limit
 from blockviz.scenes.catalog import entries, lookup
-from blockviz.scenes.colour_bar import ColourBar, bars_of, end_decimals
+from blockviz.scenes.colour_bar import ColourBar, ShownScale, bars_of, colour_bar, end_decimals
 from blockviz.scenes.look import contrast, look
 from blockviz.style import format_number
 
@@ -242,3 +242,29 @@ def test_bars_keep_the_title_at_its_size_and_4_px_from_it_and_each_other(scene_n
     _, seen = play_by_play(entry.scene_class(), named_record("toy"), watch)
     assert all(size == pytest.approx(1.0) for size, _ in seen), [size for size, _ in seen]
     assert min(gap for _, gap in seen) >= LABEL_GAP_PX, seen
+
+
+def drawn_parts(bar) -> list[tuple]:
+    """Each drawn member of ``bar``: its kind, its text, its points and its fill and stroke colours."""
+    return [
+        (
+            type(member).__name__,
+            getattr(member, "shown", ""),
+            member.points.tolist(),
+            member.get_fill_rgbas().tolist(),
+            member.get_stroke_rgbas().tolist(),
+        )
+        for member in bar.get_family()
+        if member.has_points()
+    ]
+
+
+def test_a_bar_copied_from_the_first_one_built_is_drawn_as_a_new_one_and_is_its_own():
+    scale, dark = ShownScale("signed", 2.5, ("residual",)), look("dark")
+    new = ColourBar(scale, dark, True, 1.2)
+    first, second = colour_bar(scale, dark, True, 1.2), colour_bar(scale, dark, True, 1.2)
+    assert drawn_parts(first) == drawn_parts(new) and len(drawn_parts(new)) > 30  # 32 strip cells, its edge, texts
+    assert [label.shown for label in first.numbers] == ["−2.50", "2.50"] and first.numbers[0] in first.get_family()
+    first.shift([1, 0, 0])  # a copy moved leaves the next one where it was built
+    assert drawn_parts(second) == drawn_parts(new) == drawn_parts(colour_bar(scale, dark, True, 1.2))
+    assert drawn_parts(colour_bar(scale, look("light"), True, 1.2)) != drawn_parts(new)  # another page: its own bar

@@ -36,7 +36,7 @@ from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look, look
-from blockviz.scenes.text import number, text
+from blockviz.scenes.text import layout_key, number, text
 from blockviz.symbols import bare, symbol
 
 BAR_SIZE = MIN_FONT_SIZE + 1
@@ -355,6 +355,20 @@ class ColourBar(VGroup):
             self.arrange(DOWN, buff=0.08)
 
 
+def colour_bar(scale: ShownScale, look: Look, one_line: bool = False, strip_width: float = STRIP_WIDTH) -> ColourBar:
+    """A new :class:`ColourBar` (the arguments are its own), copied from the first one built
+    with them in this process: a scene builds the same bars again and again (to reserve their
+    band, at every change of the scales shown), and a copy costs a fraction of a new one."""
+    return _first_bar(scale, look, one_line, strip_width, layout_key()).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _first_bar(scale: ShownScale, look: Look, one_line: bool, strip_width: float, layout: tuple) -> ColourBar:
+    """The bar copied by :func:`colour_bar` (never drawn itself), its texts laid out for ``layout``
+    (:func:`~blockviz.scenes.text.layout_key`)."""
+    return ColourBar(scale, look, one_line, strip_width)
+
+
 def end_decimals(limit: float) -> int:
     """The decimals that write a scale's end exactly (at least 2, at most 6): 0.0025 → 4.
 
@@ -424,17 +438,17 @@ def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -
     clear of the picture, the first bars beside the title when that saves a row; else beside the
     title as they are (the title then shrinks: :func:`keep_clear`)."""
     if len(scales) == 1:
-        group = VGroup(ColourBar(scales[0], look))
+        group = VGroup(colour_bar(scales[0], look))
     else:
         width = STRIP_WIDTH if len(scales) <= BARS_PER_COLUMN else NARROW_STRIP_WIDTH
-        group = stacked([ColourBar(scale, look, True, width) for scale in scales])
+        group = stacked([colour_bar(scale, look, True, width) for scale in scales])
     group.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
     if title is None:
         return group
     room_left = title.get_left()[0] + natural_width(title) + TITLE_GAP
     if room_left <= group.get_left()[0] or not getattr(title, "band_under", False):
         return group
-    bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    bars = [colour_bar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
     for rows in range(1, band_rows(title) + 1):  # the fewest rows under the title that hold the bars
         for k in range(len(bars)):
             beside, under = stacked(bars[:k]), rows_under(bars[k:])
@@ -525,8 +539,8 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     side in the frame's width; once noted, kept (a refit keeps the same room)."""
     if not scales or getattr(title, "band_under", False):
         return
-    bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
-    group = stacked(bars) if len(bars) > 1 else VGroup(ColourBar(scales[0], look))
+    bars = [colour_bar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    group = stacked(bars) if len(bars) > 1 else VGroup(colour_bar(scales[0], look))
     room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
     title.band_under = group.width > room
     if title.band_under:  # as few rows as the bars take, the first beside the title if they fit there

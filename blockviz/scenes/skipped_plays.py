@@ -28,8 +28,7 @@ def settle(scene, animations: list, **play_options) -> None:
             leaf.remover = True
     every = [leaf for animation in compiled for leaf in leaves(animation)]
     played = [leaf for leaf in every if not isinstance(leaf, (FadeIn, FadeOut))]
-    for leaf in every:
-        leaf._setup_scene(scene)
+    _introduce(scene, every)
     for leaf in played:
         leaf.begin()
     for leaf in played:
@@ -37,6 +36,25 @@ def settle(scene, animations: list, **play_options) -> None:
     for leaf in every:
         _clean_up(leaf, scene)
     _advance_clock(scene.renderer, scene.get_run_time(compiled))
+
+
+def _introduce(scene, animations: list) -> None:
+    """Add the mobjects of the introducers among ``animations`` that are not on the scene yet,
+    as each one's ``_setup_scene`` does in turn — with the scene's family listed once and one
+    add for them all (Manim lists it for each, and restructures the scene's list at each add:
+    the same list, in the same order, when no mobject stays in front)."""
+    if scene.foreground_mobjects:  # an add puts them back in front each time: added in turn
+        for animation in animations:
+            animation._setup_scene(scene)
+        return
+    on_scene = {id(member) for member in scene.get_mobject_family_members()}
+    new = []
+    for animation in animations:
+        if animation.is_introducer() and id(animation.mobject) not in on_scene:
+            new.append(animation.mobject)
+            on_scene.update(id(member) for member in animation.mobject.get_family())
+    if new:
+        scene.add(*new)
 
 
 def _clean_up(animation, scene) -> None:
