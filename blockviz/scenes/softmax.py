@@ -57,7 +57,9 @@ class Softmax(RecordScene):
         highlight = Highlight(self.look, grid.row(self.focus))
         self.add(highlight)
         for i in worked:
-            previous = self.work_row(i, grid, highlight, previous)
+            # a still shows no frame of the empty worksheet: the focus row is worked on it, not on a new one
+            ready = sheet if i == worked[0] and self.settles() else None
+            previous = self.work_row(i, grid, highlight, previous, ready)
         self.play(FadeOut(highlight), run_time=0.3)
         rest = [i for i in grid.shown_rows() if i not in worked]
         if rest:
@@ -257,8 +259,10 @@ class Softmax(RecordScene):
         return work
 
     # -- steps ----------------------------------------------------------------------------------
-    def work_row(self, i, grid, highlight, previous):
-        work = self.work_rows(i, grid)
+    def work_row(self, i, grid, highlight, previous, work=None):
+        """Work query ``i``'s row step by step under the grid, on ``work`` (its
+        :meth:`work_rows`, else new ones) in place of ``previous``; return them."""
+        work = work or self.work_rows(i, grid)
         score, exps, weights = work.rows
         for terms, total in work.sums:
             self.shown_sum(terms, total)

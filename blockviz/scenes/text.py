@@ -31,9 +31,11 @@ from pathlib import Path
 
 import numpy as np
 from manim import RIGHT, UP, Mobject, SVGMobject, Text, VGroup, config
+from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 
 from blockviz import style
 from blockviz.files import atomic_path
+from blockviz.scenes.copies import CopiedFast
 from blockviz.scenes.look import FONT, HEADER_SIZE, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.scenes.pango_svg import glyph_points
 
@@ -130,7 +132,7 @@ def _build_text(shown: str, font_size: float, weight: str, layout: tuple) -> Tex
     return slim(built)
 
 
-class PangoText(Text):
+class PangoText(CopiedFast, Text):
     """Manim's ``Text``, its Pango SVG read by :func:`~blockviz.scenes.pango_svg.glyph_points`
     (the same points, without svgelements) when it can, else by Manim."""
 
@@ -150,12 +152,16 @@ class PangoText(Text):
         return self
 
 
+class Glyph(CopiedFast, VMobjectFromSVGPath):
+    """One glyph's outline in a :class:`PangoText`: Manim's shape of an SVG path, copied fast."""
+
+
 @functools.cache
 def _glyph_style():
     """A glyph shape styled as Manim styles each glyph of Pango's SVG (white fill, no stroke),
     made by Manim's own functions from a one-triangle SVG of the same structure."""
     import svgelements
-    from manim.mobject.svg.svg_mobject import SVGMobject, VMobjectFromSVGPath
+    from manim.mobject.svg.svg_mobject import SVGMobject
 
     svg = svgelements.SVG.parse(
         io.StringIO(
@@ -164,7 +170,7 @@ def _glyph_style():
         )
     )
     shape = next(element for element in svg.elements() if isinstance(element, svgelements.Path))
-    glyph = VMobjectFromSVGPath(shape)
+    glyph = Glyph(shape)
     SVGMobject.apply_style_to_mobject(glyph, shape)
     glyph.path_obj = None
     return glyph
