@@ -101,12 +101,14 @@ def main() -> None:
     floor = median_runs([timed([sys.executable, "-c", FLOOR]) for _ in range(arguments.rounds)])
     print(f"start-up floor (import torch, Manim, the CLI): {floor[0]:.2f} s wall, {floor[1]:.2f} CPU s")
     print(
-        f"{'scene':<14}{'cache':<6}{'png wall':>10}{'mp4 wall':>10}{'ratio':>8}{'png CPU':>9}{'mp4 CPU':>9}{'ratio':>8}"
+        f"{'scene':<24}{'cache':<6}{'png wall':>10}{'mp4 wall':>10}{'ratio':>8}{'png CPU':>9}{'mp4 CPU':>9}{'ratio':>8}"
     )
     with tempfile.TemporaryDirectory() as warm:
         scenes = every_scene(arguments, warm) if arguments.scenes == "all" else arguments.scenes.split(",")
         for scene in scenes:
-            for file_format in ("png", "mp4"):  # untimed: text outlines made, the warm cache filled
+            for file_format in (
+                ("png", "mp4") if arguments.scenes != "all" else ()
+            ):  # untimed: text outlines made, the warm cache filled
                 render(arguments, scene, file_format, warm)
             for label, cache in (("cold", None), ("warm", warm)):
                 if label not in arguments.caches.split(","):
@@ -117,7 +119,7 @@ def main() -> None:
                         runs[file_format].append(render(arguments, scene, file_format, cache))
                 png, mp4 = median_runs(runs["png"]), median_runs(runs["mp4"])
                 print(
-                    f"{scene:<14}{label:<6}{png[0]:>9.2f}s{mp4[0]:>9.2f}s{mp4[0] / png[0]:>7.2f}×{png[1]:>8.2f}s{mp4[1]:>8.2f}s{mp4[1] / png[1]:>7.2f}×",
+                    f"{scene:<24}{label:<6}{png[0]:>9.2f}s{mp4[0]:>9.2f}s{mp4[0] / png[0]:>7.2f}×{png[1]:>8.2f}s{mp4[1]:>8.2f}s{mp4[1] / png[1]:>7.2f}×",
                     flush=True,
                 )
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
