@@ -33,6 +33,7 @@ from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMob
 from blockviz import style
 from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, SCALE_FAMILIES, parameter_scale
 from blockviz.scenes.animation_tree import leaves
+from blockviz.scenes.copies import CopiedFast, copy_of
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look, look
@@ -315,7 +316,7 @@ def scales_shown(scene, animations: Iterable = ()) -> list[ShownScale]:
     return scales_of(scene.record, grids)
 
 
-class ColourBar(VGroup):
+class ColourBar(CopiedFast, VGroup):
     """The bar of one :class:`ShownScale`: its name, the low end's number, the map's colours in a
     strip (outlined in the cell edge's colour, so its white middle reads as part of it on a white
     page) and the high end's number — the name above the rest, or (``one_line``) before it on
@@ -337,7 +338,7 @@ class ColourBar(VGroup):
             low = number(-scale.limit, BAR_SIZE, look.text, places, source=("constant", -scale.limit))
             high = number(scale.limit, BAR_SIZE, look.text, places, source=("constant", scale.limit))
         cell = Rectangle(width=step, height=STRIP_HEIGHT, stroke_width=0)  # copied: a copy costs a third of a new one
-        self.strip = VGroup(*(cell.copy().set_fill(style.hex_color(colour), 1) for colour in colours)).arrange(
+        self.strip = VGroup(*(copy_of(cell).set_fill(style.hex_color(colour), 1) for colour in colours)).arrange(
             RIGHT, buff=0
         )
         edge = Rectangle(

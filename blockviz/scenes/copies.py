@@ -4,8 +4,8 @@
 goes through ``deepcopy``, which rebuilds even what never changes once made — a colour, a file
 path, an empty dict. Texts are copied thousands of times in a scene (each number is a copy of a
 cached one, each animation copies what it moves): a third of building a still. A class that
-takes :class:`CopiedFast` first among its bases is copied by :func:`copied`, which gives the
-same copy (``tests/test_copies.py`` compares every attribute).
+takes :class:`CopiedFast` first among its bases is copied by :func:`copied` (and its submobjects
+with it), which gives the same copy (``tests/test_copies.py`` compares every attribute).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import enum
 import pathlib
 
 import numpy as np
-from manim import ManimColor
+from manim import ManimColor, Mobject
 
 SHARED = frozenset(
     {
@@ -42,7 +42,8 @@ def copied(mobject, memo: dict):
     """``copy.deepcopy(mobject, memo)`` as Manim's ``Mobject.__deepcopy__`` makes it: a new object
     of its class with every attribute deep-copied and ``original_id`` naming the original.
     What :data:`SHARED` holds (and enumeration members) is shared; a numeric array is copied
-    (memory order kept); an empty list or dict is a new empty one; anything else goes through
+    (memory order kept); an empty list or dict is a new empty one; a list of mobjects Manim copies
+    plainly (submobjects) is copied here, member by member; anything else goes through
     ``deepcopy``. Objects met twice are copied once (``memo``), as ``deepcopy`` copies them."""
     result = mobject.__class__.__new__(mobject.__class__)
     memo[id(mobject)] = result
@@ -57,6 +58,9 @@ def copied(mobject, memo: dict):
                 made = value.copy(order="K")
             elif (kind is list or kind is dict) and not value:
                 made = kind()
+            elif kind is list and all(_copied_alike(part) for part in value):  # submobjects, glyphs
+                made = memo[id(value)] = []
+                made.extend(_copy(part, memo) for part in value)
             else:
                 made = copy.deepcopy(value, memo)
             memo[id(value)] = made
@@ -65,8 +69,23 @@ def copied(mobject, memo: dict):
     return result
 
 
+def _copied_alike(part) -> bool:
+    """Whether ``deepcopy`` copies ``part`` as Manim's ``Mobject.__deepcopy__`` (or :func:`copied`) does."""
+    return getattr(type(part), "__deepcopy__", None) in (Mobject.__deepcopy__, CopiedFast.__deepcopy__)
+
+
+def _copy(part, memo: dict):
+    made = memo.get(id(part))
+    return copied(part, memo) if made is None else made
+
+
 class CopiedFast:
     """A mixin, first among a mobject class's bases: its copies are made by :func:`copied`."""
 
     def __deepcopy__(self, memo: dict):
         return copied(self, memo)
+
+
+def copy_of(mobject):
+    """``mobject.copy()`` (Manim's: ``copy.deepcopy``) made by :func:`copied`, whatever its class."""
+    return copied(mobject, {})

@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 from manim import RIGHT, UP, Mobject, SVGMobject, Text, VGroup, config
-from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 
 from blockviz import style
 from blockviz.files import atomic_path
@@ -152,16 +151,12 @@ class PangoText(CopiedFast, Text):
         return self
 
 
-class Glyph(CopiedFast, VMobjectFromSVGPath):
-    """One glyph's outline in a :class:`PangoText`: Manim's shape of an SVG path, copied fast."""
-
-
 @functools.cache
 def _glyph_style():
     """A glyph shape styled as Manim styles each glyph of Pango's SVG (white fill, no stroke),
     made by Manim's own functions from a one-triangle SVG of the same structure."""
     import svgelements
-    from manim.mobject.svg.svg_mobject import SVGMobject
+    from manim.mobject.svg.svg_mobject import SVGMobject, VMobjectFromSVGPath
 
     svg = svgelements.SVG.parse(
         io.StringIO(
@@ -170,7 +165,7 @@ def _glyph_style():
         )
     )
     shape = next(element for element in svg.elements() if isinstance(element, svgelements.Path))
-    glyph = Glyph(shape)
+    glyph = VMobjectFromSVGPath(shape)
     SVGMobject.apply_style_to_mobject(glyph, shape)
     glyph.path_obj = None
     return glyph
