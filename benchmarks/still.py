@@ -1,6 +1,9 @@
 """Is a still ≥ 5× faster than the video of the same scene? Issue 25's bar, measured as a user runs it.
 
-Run:  .venv/bin/python benchmarks/still.py [--scenes softmax,qkv] [-q m] [--rounds 3] [--sentence S] [--token it] [--program PATH]
+Run:  .venv/bin/python benchmarks/still.py [--scenes softmax,qkv|all] [--caches cold,warm] [-q m] [--rounds 3] [--sentence S] [--token it] [--program PATH]
+
+Every scene once, warm only (does each meet the bar?): ``--scenes all --caches warm --rounds 1``;
+``all`` is the scenes ``render --scene all`` makes of the sentence.
 
 For each scene: `blockviz render SENTENCE --scene NAME --token it -q m --format png`, and the same
 with `--format mp4`, each from a fresh process into a fresh folder (no render reused), wall clock,
@@ -23,11 +26,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from figures import timed  # benchmarks/figures.py: wall-clock and CPU seconds of a command
+
+from blockviz.scenes.catalog import entries
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCKVIZ = str(ROOT / ".venv/bin/blockviz")
@@ -64,9 +70,25 @@ def render(arguments, scene: str, file_format: str, cache: str | None) -> tuple[
         )
 
 
+def every_scene(arguments, cache: str) -> list[str]:
+    """The scenes ``render SENTENCE --scene all`` makes (as PNGs, untimed: their text outlines
+    made and ``cache`` filled on the way)."""
+    with tempfile.TemporaryDirectory() as out:
+        os.environ["BLOCKVIZ_CACHE_DIR"] = cache
+        subprocess.run(
+            [arguments.program, "render", arguments.sentence, "--scene", "all", "--token", arguments.token]
+            + ["-q", arguments.quality, "--format", "png", "-j", "1", "-o", out],
+            check=True,
+            capture_output=True,
+        )
+        made = {path.stem for path in Path(out).glob("*.png")}
+    return [entry.name for entry in entries() if entry.name in made]  # in the catalogue's order
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenes", default="softmax,qkv")
+    parser.add_argument("--scenes", default="softmax,qkv", help="scene names, or all")
+    parser.add_argument("--caches", default="cold,warm", help="cold, warm or both")
     parser.add_argument("-q", "--quality", default="m", choices=["l", "m", "h", "k"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sentence", default=SENTENCE)
@@ -79,20 +101,25 @@ def main() -> None:
     floor = median_runs([timed([sys.executable, "-c", FLOOR]) for _ in range(arguments.rounds)])
     print(f"start-up floor (import torch, Manim, the CLI): {floor[0]:.2f} s wall, {floor[1]:.2f} CPU s")
     print(
-        f"{'scene':<14}{'cache':<6}{'png wall':>10}{'mp4 wall':>10}{'ratio':>8}{'png CPU':>9}{'mp4 CPU':>9}{'ratio':>8}"
+        f"{'scene':<24}{'cache':<6}{'png wall':>10}{'mp4 wall':>10}{'ratio':>8}{'png CPU':>9}{'mp4 CPU':>9}{'ratio':>8}"
     )
     with tempfile.TemporaryDirectory() as warm:
-        for scene in arguments.scenes.split(","):
-            for file_format in ("png", "mp4"):  # untimed: text outlines made, the warm cache filled
+        scenes = every_scene(arguments, warm) if arguments.scenes == "all" else arguments.scenes.split(",")
+        for scene in scenes:
+            for file_format in (
+                ("png", "mp4") if arguments.scenes != "all" else ()
+            ):  # untimed: text outlines made, the warm cache filled
                 render(arguments, scene, file_format, warm)
             for label, cache in (("cold", None), ("warm", warm)):
+                if label not in arguments.caches.split(","):
+                    continue
                 runs = {"png": [], "mp4": []}
                 for _ in range(arguments.rounds):
                     for file_format in runs:
                         runs[file_format].append(render(arguments, scene, file_format, cache))
                 png, mp4 = median_runs(runs["png"]), median_runs(runs["mp4"])
                 print(
-                    f"{scene:<14}{label:<6}{png[0]:>9.2f}s{mp4[0]:>9.2f}s{mp4[0] / png[0]:>7.2f}×{png[1]:>8.2f}s{mp4[1]:>8.2f}s{mp4[1] / png[1]:>7.2f}×",
+                    f"{scene:<24}{label:<6}{png[0]:>9.2f}s{mp4[0]:>9.2f}s{mp4[0] / png[0]:>7.2f}×{png[1]:>8.2f}s{mp4[1]:>8.2f}s{mp4[1] / png[1]:>7.2f}×",
                     flush=True,
                 )
     print(f"load average at the end {os.getloadavg()[0]:.1f}")

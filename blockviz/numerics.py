@@ -54,15 +54,17 @@ def pinned() -> Iterator[None]:
 
     threads, strict, onednn = (
         torch.get_num_threads(),
-        torch.are_deterministic_algorithms_enabled(),
+        torch.get_deterministic_debug_mode(),
         torch.backends.mkldnn.enabled,
     )
     torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
+    # torch.use_deterministic_algorithms(True) sets the same flag, but first imports
+    # torch._inductor for its compiler's setting (no compiling here): 1 CPU s of every record made
+    torch.set_deterministic_debug_mode("error")
     torch.backends.mkldnn.enabled = False
     try:
         yield
     finally:
         torch.set_num_threads(threads)
-        torch.use_deterministic_algorithms(strict)
+        torch.set_deterministic_debug_mode(strict)
         torch.backends.mkldnn.enabled = onednn

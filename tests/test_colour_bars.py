@@ -19,6 +19,7 @@ from blockviz.scenes.colour_bar import (
     band_rows,
     bar_row_height,
     bars_of,
+    colour_bar,
     end_decimals,
     layout_top,
     natural_bottom,
@@ -312,3 +313,29 @@ def test_a_later_pictures_bars_grow_the_band_under_the_title_and_it_never_shrink
         tops.append(layout_top(title))
     assert tops[0] > tops[1] > tops[2] == tops[3]
     assert tops[1] - tops[2] >= bar_row_height()  # a row's room, at least one bar's height
+
+
+def drawn_parts(bar) -> list[tuple]:
+    """Each drawn member of ``bar``: its kind, its text, its points and its fill and stroke colours."""
+    return [
+        (
+            type(member).__name__,
+            getattr(member, "shown", ""),
+            member.points.tolist(),
+            member.get_fill_rgbas().tolist(),
+            member.get_stroke_rgbas().tolist(),
+        )
+        for member in bar.get_family()
+        if member.has_points()
+    ]
+
+
+def test_a_bar_copied_from_the_first_one_built_is_drawn_as_a_new_one_and_is_its_own():
+    scale, dark = ShownScale("signed", 2.5, ("residual",)), look("dark")
+    new = ColourBar(scale, dark, True, 1.2)
+    first, second = colour_bar(scale, dark, True, 1.2), colour_bar(scale, dark, True, 1.2)
+    assert drawn_parts(first) == drawn_parts(new) and len(drawn_parts(new)) > 30  # 32 strip cells, its edge, texts
+    assert [label.shown for label in first.numbers] == ["−2.50", "2.50"] and first.numbers[0] in first.get_family()
+    first.shift([1, 0, 0])  # a copy moved leaves the next one where it was built
+    assert drawn_parts(second) == drawn_parts(new) == drawn_parts(colour_bar(scale, dark, True, 1.2))
+    assert drawn_parts(colour_bar(scale, look("light"), True, 1.2)) != drawn_parts(new)  # another page: its own bar

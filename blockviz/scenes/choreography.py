@@ -13,7 +13,7 @@ one another: the old leave, then the new arrive.
 
 from __future__ import annotations
 
-from manim import AnimationGroup, LaggedStart, Mobject, RoundedRectangle, SVGMobject, Text, VGroup
+from manim import AnimationGroup, LaggedStart, Mobject, RoundedRectangle, SVGMobject, Text, VGroup, Wait
 from manim.utils.rate_functions import linear, smooth
 
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, lagged_windows, within
@@ -160,12 +160,21 @@ def send(scene, sources, targets):
 
 def _ride(scene, sources, targets) -> tuple[AnimationGroup, AnimationGroup]:
     """Copies of ``sources`` on their chips, in the scene until the play ends: (their moves
-    onto ``targets``, their leaving)."""
+    onto ``targets``, their leaving). Where no frame of the play is drawn (a still:
+    ``scene.settles()``), no copy is made: only the seconds their moves and leaving take."""
+    if scene.settles():
+        return _unseen(sources), _unseen(sources)
     copies = [travelling(source, scene.look) for source in sources]
     scene.add(*copies)
     scene.after_play.append(lambda: scene.remove(*copies))
     moves = [copy.animate.move_to(target) for copy, target in zip(copies, targets)]
     return AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in copies))
+
+
+def _unseen(sources) -> AnimationGroup:
+    """The time, and nothing else, of a group of one animation of a copy of each of ``sources``
+    (each lasts Manim's default second)."""
+    return AnimationGroup(*([Wait()] if len(sources) else []))
 
 
 def travelling(source: Mobject, look: Look) -> Mobject:

@@ -33,10 +33,11 @@ from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMob
 from blockviz import style
 from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, SCALE_FAMILIES, parameter_scale
 from blockviz.scenes.animation_tree import leaves
+from blockviz.scenes.copies import CopiedFast, copy_of
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look, look
-from blockviz.scenes.text import number, text
+from blockviz.scenes.text import layout_key, number, text
 from blockviz.symbols import bare, symbol
 
 BAR_SIZE = MIN_FONT_SIZE + 1
@@ -315,7 +316,7 @@ def scales_shown(scene, animations: Iterable = ()) -> list[ShownScale]:
     return scales_of(scene.record, grids)
 
 
-class ColourBar(VGroup):
+class ColourBar(CopiedFast, VGroup):
     """The bar of one :class:`ShownScale`: its name, the low end's number, the map's colours in a
     strip (outlined in the cell edge's colour, so its white middle reads as part of it on a white
     page) and the high end's number — the name above the rest, or (``one_line``) before it on
@@ -337,7 +338,7 @@ class ColourBar(VGroup):
             low = number(-scale.limit, BAR_SIZE, look.text, places, source=("constant", -scale.limit))
             high = number(scale.limit, BAR_SIZE, look.text, places, source=("constant", scale.limit))
         cell = Rectangle(width=step, height=STRIP_HEIGHT, stroke_width=0)  # copied: a copy costs a third of a new one
-        self.strip = VGroup(*(cell.copy().set_fill(style.hex_color(colour), 1) for colour in colours)).arrange(
+        self.strip = VGroup(*(copy_of(cell).set_fill(style.hex_color(colour), 1) for colour in colours)).arrange(
             RIGHT, buff=0
         )
         edge = Rectangle(
@@ -353,6 +354,20 @@ class ColourBar(VGroup):
             self.arrange(RIGHT, buff=0.15)
         else:
             self.arrange(DOWN, buff=0.08)
+
+
+def colour_bar(scale: ShownScale, look: Look, one_line: bool = False, strip_width: float = STRIP_WIDTH) -> ColourBar:
+    """A new :class:`ColourBar` (the arguments are its own), copied from the first one built
+    with them in this process: a scene builds the same bars again and again (to reserve their
+    band, at every change of the scales shown), and a copy costs a fraction of a new one."""
+    return _first_bar(scale, look, one_line, strip_width, layout_key()).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _first_bar(scale: ShownScale, look: Look, one_line: bool, strip_width: float, layout: tuple) -> ColourBar:
+    """The bar copied by :func:`colour_bar` (never drawn itself), its texts laid out for ``layout``
+    (:func:`~blockviz.scenes.text.layout_key`)."""
+    return ColourBar(scale, look, one_line, strip_width)
 
 
 def end_decimals(limit: float) -> int:
@@ -424,17 +439,17 @@ def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -
     clear of the picture, the first bars beside the title when that saves a row; else beside the
     title as they are (the title then shrinks: :func:`keep_clear`)."""
     if len(scales) == 1:
-        group = VGroup(ColourBar(scales[0], look))
+        group = VGroup(colour_bar(scales[0], look))
     else:
         width = STRIP_WIDTH if len(scales) <= BARS_PER_COLUMN else NARROW_STRIP_WIDTH
-        group = stacked([ColourBar(scale, look, True, width) for scale in scales])
+        group = stacked([colour_bar(scale, look, True, width) for scale in scales])
     group.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
     if title is None:
         return group
     room_left = title.get_left()[0] + natural_width(title) + TITLE_GAP
     if room_left <= group.get_left()[0] or not getattr(title, "band_under", False):
         return group
-    kept = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    kept = [colour_bar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
     for bars in (kept, narrowest_first(kept)):  # as shown; else as reserve_band counted the rows
         for rows in range(1, band_rows(title) + 1):  # the fewest rows under the title that hold the bars
             for k in range(len(bars)):
@@ -535,8 +550,8 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     beside the title, shrinking it, for want of a second row)."""
     if not scales:
         return
-    bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
-    group = stacked(bars) if len(bars) > 1 else VGroup(ColourBar(scales[0], look))
+    bars = [colour_bar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    group = stacked(bars) if len(bars) > 1 else VGroup(colour_bar(scales[0], look))
     room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
     if group.width <= room:
         return

@@ -53,7 +53,7 @@ class EngineScene(Scene):
         prepared = [prepare_animation(animation) for animation in animations]
         still = all(isinstance(animation, Wait) for animation in prepared)
         self._bring_to_front(prepared)
-        if self._skipping() and self.settles_skipped_plays:
+        if self.settles():
             skipped_plays.settle(self, prepared, **kwargs)
         elif self._skipping():
             with _no_drawing(self.renderer):
@@ -89,6 +89,12 @@ class EngineScene(Scene):
         if self._updaters_in_play is False:
             return
         super().update_mobjects(dt)
+
+    def settles(self) -> bool:
+        """Whether this scene's plays go straight to their end (:attr:`settles_skipped_plays`, no
+        frame written): what would only show between its frames (numbers travelling on chips)
+        need not be made."""
+        return self.settles_skipped_plays and self._skipping()
 
     def _skipping(self) -> bool:
         """Whether no frame of the plays is written: a still (``--format png``: Manim draws the

@@ -20,6 +20,7 @@ from manim import DOWN, RIGHT, Animation, Mobject, Rectangle, RoundedRectangle, 
 
 from blockviz import style
 from blockviz.scale_limits import shown_limit
+from blockviz.scenes.copies import copy_of
 from blockviz.scenes.layout import fit_width
 from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
 from blockviz.scenes.shown_scales import shared_limit
@@ -273,7 +274,7 @@ class NumberGrid(VGroup):
                         text(mark, self.font_size, self.look.muted).move_to(self._slot_center(r, c))
                     )
                     continue
-                cell = blank.copy()
+                cell = copy_of(blank)
                 cell.set_fill(
                     self.color_of(self.values[i][j], self.is_blocked(i, j)) if filled else self.look.background,
                     opacity=1,

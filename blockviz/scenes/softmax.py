@@ -8,8 +8,8 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, VGroup
 
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import adds_to, exact, plus_before, remainder, sum_decimals
-from blockviz.scenes.choreography import carry, cascade, one_after_another, recolour, replace_labels, travelling
-from blockviz.scenes.fades import Conceal, FadeIn, FadeOut
+from blockviz.scenes.choreography import carry, cascade, one_after_another, recolour, replace_labels, send
+from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height
 from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
@@ -57,7 +57,9 @@ class Softmax(RecordScene):
         highlight = Highlight(self.look, grid.row(self.focus))
         self.add(highlight)
         for i in worked:
-            previous = self.work_row(i, grid, highlight, previous)
+            # a still shows no frame of the empty worksheet: the focus row is worked on it, not on a new one
+            ready = sheet if i == worked[0] and self.settles() else None
+            previous = self.work_row(i, grid, highlight, previous, ready)
         self.play(FadeOut(highlight), run_time=0.3)
         rest = [i for i in grid.shown_rows() if i not in worked]
         if rest:
@@ -257,8 +259,10 @@ class Softmax(RecordScene):
         return work
 
     # -- steps ----------------------------------------------------------------------------------
-    def work_row(self, i, grid, highlight, previous):
-        work = self.work_rows(i, grid)
+    def work_row(self, i, grid, highlight, previous, work=None):
+        """Work query ``i``'s row step by step under the grid, on ``work`` (its
+        :meth:`work_rows`, else new ones) in place of ``previous``; return them."""
+        work = work or self.work_rows(i, grid)
         score, exps, weights = work.rows
         for terms, total in work.sums:
             self.shown_sum(terms, total)
@@ -357,15 +361,8 @@ class Softmax(RecordScene):
             else recolour(self, grid, fills) + replace_labels(self, grid, labels)  # timed with the rising row
         )
         if lift is not None:  # the worked weights rise into the row they replace, arriving as the old scores leave
-            rising = [
-                travelling(lift.labels[0, j], self.look) for j in grid.shown_columns()
-            ]  # on their chips, then gone (number first)
-            self.add(*rising)
-            self.after_play.append(lambda: self.remove(*rising))
-            moves = [copy.animate.move_to(grid.cells[rows[0], j]) for copy, j in zip(rising, grid.shown_columns())]
-            changes.append(
-                one_after_another(AnimationGroup(*moves), AnimationGroup(*(Conceal(copy) for copy in rising)))
-            )
+            columns = grid.shown_columns()  # on their chips, then gone (number first)
+            changes.append(send(self, [lift.labels[0, j] for j in columns], [grid.cells[rows[0], j] for j in columns]))
         return changes + animations
 
 

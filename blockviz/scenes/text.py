@@ -34,6 +34,7 @@ from manim import RIGHT, UP, Mobject, SVGMobject, Text, VGroup, config
 
 from blockviz import style
 from blockviz.files import atomic_path
+from blockviz.scenes.copies import CopiedFast
 from blockviz.scenes.look import FONT, HEADER_SIZE, MIN_FONT_SIZE, NUMBER_SIZE
 from blockviz.scenes.pango_svg import glyph_points
 
@@ -130,7 +131,7 @@ def _build_text(shown: str, font_size: float, weight: str, layout: tuple) -> Tex
     return slim(built)
 
 
-class PangoText(Text):
+class PangoText(CopiedFast, Text):
     """Manim's ``Text``, its Pango SVG read by :func:`~blockviz.scenes.pango_svg.glyph_points`
     (the same points, without svgelements) when it can, else by Manim."""
 
