@@ -60,8 +60,9 @@ def scores(request: FigureRequest) -> Figure:
     rec, page = request.record, request.page
     raw, scaled = as_array(rec.scores), as_array(rec.scaled_scores)
     heads, open_cells = list(request.heads), as_array(rec.mask) == 0
-    raw_scale = shown_scale("scores", raw[heads])
-    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, open_cells])  # the cells the mask lets through
+    raw_scale = shown_scale("scores", raw[heads], rec=rec)
+    # the cells the mask lets through
+    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, open_cells], rec=rec)
     divide = rf"$\div\sqrt{{{rec.config.d_head}}}$"
     lines = heading(
         page,
@@ -113,7 +114,8 @@ def mask(request: FigureRequest) -> Figure:
     scaled, masked, m = as_array(rec.scaled_scores), as_array(rec.masked_scores), as_array(rec.mask)
     blocked = np.isneginf(m)
     heads = list(request.heads)
-    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, ~blocked])  # the blocked cells are drawn as blocked
+    # the blocked cells are drawn as blocked
+    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, ~blocked], rec=rec)
     masked_scale, mask_scale = scaled_scale, record_scale(rec, "mask")
     if rec.config.causal:
         lines = heading(page, titled("mask", f"blocked keys become {NEG_INF_LABEL}"), formulas.MASKED_SCORES)
