@@ -513,17 +513,22 @@ def layout_top(title: Mobject) -> float:
     """The highest a scene's picture may reach under ``title``: below the row of bars that may
     stand under it, if :func:`reserve_band` noted one (:func:`arranged_bars`), and below the band of two rows of bars in the top
     right however small the bars have made the title."""
-    rows = band_rows(title)
-    under = 2 * BAND_GAP + rows * bar_row_height() + (rows - 1) * ROW_GAP if rows else 0.25
-    return min(natural_bottom(title) - max(0.25, under), config.frame_height / 2 - bars_band() - 0.1)
+    rows, height = band_rows(title), getattr(title, "bar_height", bar_row_height())
+    under = 2 * BAND_GAP + rows * height + (rows - 1) * ROW_GAP if rows else 0.25
+    return min(natural_bottom(title) - max(0.25, under), config.frame_height / 2 - bars_band(height) - 0.1)
 
 
 def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     """Note on ``title`` (``band_under``) that the picture keeps clear of rows of bars under it
     (:func:`layout_top`) when the bars of ``scales`` — every scale the picture may show at once —
     would not fit beside the title at its size: as many rows (``band_rows``) as they take side by
-    side in the frame's width; once noted, kept (a refit keeps the same room)."""
-    if not scales or getattr(title, "band_under", False):
+    side in the frame's width; once noted, kept (a refit keeps the same room). Notes too the
+    height of the tallest of these bars on one line (``bar_height``, the most met so far): a name
+    with "√" or a letter under the line ("query") takes more room than "residual stream"."""
+    if not scales:
+        return
+    note_bar_height(title, scales)
+    if getattr(title, "band_under", False):
         return
     bars = [ColourBar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
     group = stacked(bars) if len(bars) > 1 else VGroup(ColourBar(scales[0], look))
@@ -531,6 +536,13 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     title.band_under = group.width > room
     if title.band_under:  # as few rows as the bars take, the first beside the title if they fit there
         title.band_rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room)
+
+
+def note_bar_height(title: Mobject, scales: Iterable[ShownScale]) -> None:
+    """Note on ``title`` (``bar_height``, the most met so far) the height of the tallest bar of
+    ``scales`` on one line, for :func:`layout_top`; a scene whose later grids bring bars the
+    picture's grids do not (the q/k/v scene's weights) notes them before it places the picture."""
+    title.bar_height = max([getattr(title, "bar_height", bar_row_height())] + [one_line_height(s) for s in scales])
 
 
 def rows_needed(bars: list[ColourBar], room_left: float) -> int:
@@ -546,15 +558,21 @@ def rows_needed(bars: list[ColourBar], room_left: float) -> int:
 
 @functools.cache
 def bar_row_height() -> float:
-    """The height of one bar drawn on one line."""
-    return ColourBar(ShownScale("signed", 1.0, ("residual",)), look("dark"), one_line=True).height
+    """The height of one bar drawn on one line, its name without letters that reach under the line."""
+    return one_line_height(ShownScale("signed", 1.0, ("residual",)))
 
 
 @functools.cache
-def bars_band() -> float:
-    """The height from the frame's top that :data:`BARS_PER_COLUMN` rows of bars take."""
-    one = ColourBar(ShownScale("signed", 1.0, ("residual",)), look("dark"), one_line=True)
-    return TOP_MARGIN + BARS_PER_COLUMN * one.height + (BARS_PER_COLUMN - 1) * ROW_GAP
+def one_line_height(scale: ShownScale) -> float:
+    """The height of ``scale``'s bar drawn on one line (its name's glyphs decide it)."""
+    return ColourBar(scale, look("dark"), one_line=True).height
+
+
+def bars_band(height: float | None = None) -> float:
+    """The height from the frame's top that :data:`BARS_PER_COLUMN` rows of bars ``height`` tall
+    (by default :func:`bar_row_height`) take."""
+    height = bar_row_height() if height is None else height
+    return TOP_MARGIN + BARS_PER_COLUMN * height + (BARS_PER_COLUMN - 1) * ROW_GAP
 
 
 def bars_of(scene) -> list[ColourBar]:

@@ -139,7 +139,7 @@ class MultiHead(RecordScene):
             columns.append(VGroup(pattern, output))
             patterns[h], outputs[h] = pattern, output
         layout = VGroup(*columns).arrange(RIGHT, buff=0.55, aligned_edge=UP)
-        self.place(layout, title, grow=2.2)
+        self.place(layout, title, bottom_space=1.1, grow=2.2)  # over a two-line caption ("4 heads read …")
         for h, pattern in patterns.items():
             lights[h] = Highlight(look, pattern.row(f), buff=0.03)
         return {"layout": layout, "patterns": patterns, "outputs": outputs, "lights": lights}
