@@ -26,6 +26,8 @@ from blockviz.slides.steps import steps_of
 
 PLAIN_SUBSCRIPT = re.compile(r"\b[A-Za-z]+_\{?[A-Za-z0-9]+")
 """A subscript written as plain text (``W_OV``, ``y_k``): a figure footnote typesets it ($W_{OV}$) or says it in words."""
+INDEXED_FIELD = re.compile(r"\b[a-z]+(?:_[a-z]+)+\[")
+"""A record field indexed as code (``head_outputs[0, 2]``): a figure's footnote says it in words."""
 CODE_NAME = re.compile(r"\b(?:d_model|d_head|d_ff|d_k|resid_pre|resid_post|pos_embed)\b|\bprobs\[\d+\]")
 STACK_FIGURES = "stack-weights,composition,induction,logit-lens,copy-training"
 SENTENCES = {"the cat sat": (DEFAULT_SENTENCE, None), "chicken": (THIRTEEN_TOKENS, "it")}
@@ -112,7 +114,7 @@ def test_no_figure_names_code(sentence, tmp_path):
         texts = ["".join(element.itertext()) for element in root.iter("{http://www.w3.org/2000/svg}text")]
         said[f"{sentence}: figure {svg.name}"] = "\n".join(texts)
     assert len(said) >= 10 and all("\n" in text for text in said.values())
-    found = code_names(said)
+    found = code_names(said) + [(where, name) for where, text in said.items() for name in INDEXED_FIELD.findall(text)]
     assert found == [], f"code names on screen: {found}"
 
 
@@ -135,6 +137,8 @@ def test_the_check_finds_a_plain_subscript_and_passes_a_typeset_one():
         "y_k",
     ]
     assert PLAIN_SUBSCRIPT.findall("what each writes (WOV = WV WO); the query (Q); block 1's head") == []
+    assert INDEXED_FIELD.findall("z = head_outputs[0, 2], the sum") == ["head_outputs["]
+    assert INDEXED_FIELD.findall("z, head 0's output for token 2, is the sum [of 3 keys]") == []
 
 
 def test_a_stacks_figures_name_no_code_and_typeset_their_subscripts(tmp_path):

@@ -341,7 +341,7 @@ def multi_head(request: FigureRequest) -> Figure:
         ""
         if small
         else (
-            f"; W_O is {c.d_model} × {c.d_model}, the width × the width: its rows shown are concat's columns, its columns the output's "
+            f"; the output weights are {c.d_model} × {c.d_model}, the width × the width: their rows shown are concat's columns, their columns the output's "
             f"({c.d_model - len(concat_columns.shown)} rows and {c.d_model - len(out_columns.shown)} columns hidden, "
             f"{ROW_GAP} and {GAP})"
         )
@@ -351,7 +351,7 @@ def multi_head(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"z_h = weights_h \u00b7 V_h is {rec.n} × {c.d_head}, tokens × each head's width; concat is {rec.n} × {c.d_model}, tokens × the width: "
+            f"each head's z (its weights times its values) is {rec.n} × {c.d_head}, tokens × each head's width; concat is {rec.n} × {c.d_model}, tokens × the width: "
             f"head h's z is its columns h\u00b7{c.d_head} \u2026 h\u00b7{c.d_head} + {c.d_head - 1}{rest}; "
             "--all-heads draws every head's weights",
         )
