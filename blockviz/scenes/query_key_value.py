@@ -31,7 +31,6 @@ from blockviz.scenes.choreography import (
     send,
     travelling,
 )
-from blockviz.scenes.colour_bar import ShownScale, note_bar_height
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height
@@ -68,8 +67,6 @@ HEAD_SLOTS = 3
 first and the largest entry of the focus's query, the same columns in all three grids."""
 ROLES = ("query", "key", "value")
 MINUS = "\u2212"
-WEIGHTS_BAR = ShownScale("signed", 1.0, ("qkv",))
-"""A bar as tall as the weights' ("query, key weights": letters above and under the line)."""
 X_GLYPH = 2
 """The x of "q = x W_Q + b_Q" among the formula's glyphs (q, =, x, …)."""
 NAME_SIZE = CAPTION_SIZE - 4
@@ -266,7 +263,6 @@ class QueryKeyValue(RecordScene):
             UP * (source.cell_group.get_top()[1] - grids["query"].cell_group.get_top()[1])
         )  # rows level with the input's
         caption_band = ROTARY_BOTTOM if note or rec.source.is_model else 0.9  # a model's captions: two lines
-        note_bar_height(title, [WEIGHTS_BAR])  # the weights' bars come later
         self.place(layout, title, bottom_space=caption_band + WORK_BAND, grow=1.4)
         self.work_bottom = -config.frame_height / 2 + caption_band + 0.1
         # The working's place: a faint rule under it, there from the start (the lines come and go above it).
