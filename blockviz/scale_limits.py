@@ -110,7 +110,7 @@ class ShownLimit:
         return self.largest > self.limit
 
 
-def shown_limit(values: Iterable[float]) -> ShownLimit:
+def shown_limit(values: Iterable[float], family: ScaleLimit | float | None = None) -> ShownLimit:
     """The colour scale of a grid chosen from what it shows: ``values``, the numbers of its drawn,
     unblocked cells (−∞ and NaN ignored). The largest |value| rounded up (:func:`nice_limit`),
     unless it is more than :data:`OUTLIER_FACTOR` times the |value| that clips
@@ -119,15 +119,33 @@ def shown_limit(values: Iterable[float]) -> ShownLimit:
     clipped. The largest shown value reaches at least 75 % of the scale. A grid of zeros (or of
     no finite value) gets the scale 1 (``end`` 0): any scale draws zeros white.
 
+    ``family`` is the scale of the values' whole colour-scale family (``record.scale_of(name)``,
+    :func:`robust_limit`). When it is clipped, a value more than :data:`OUTLIER_FACTOR` times its
+    ``limit`` is an outlier of the family, as :func:`robust_limit` calls its largest one, and is
+    clipped in every grid that shows it: it is left out of ``end`` (drawn at the scale's end
+    colour, its real number written) and the scale is chosen from the other values; a grid
+    showing only outliers gets the family's limit. (Values just beyond a family's percentile, a
+    trained model's large but common ones, are no outliers: a grid of them is read on its own
+    scale.) A plain number is the limit of an unclipped family: no value is left out.
+
     >>> shown_limit([0.93, -0.2, float("-inf")])
     ShownLimit(limit=1.0, largest=0.93, end=0.93)
     >>> scale = shown_limit([0.5] * 39 + [-40.0])
     >>> scale.limit, scale.clipped
     (0.5, True)
+    >>> shown_limit([22543.0, 3.1, -1.2, 0.4], family=ScaleLimit(12.0, 22543.0))
+    ShownLimit(limit=4.0, largest=22543.0, end=3.1)
     """
     ranked = sorted((abs(value) for value in values if np.isfinite(value)), reverse=True)
     if not ranked or ranked[0] <= ZERO_LIMIT:
         return ShownLimit(1.0, ranked[0] if ranked else 0.0, 0.0)
-    largest, kept = ranked[0], ranked[int(CLIPPED_SHARE * len(ranked))]
-    end = kept if kept > ZERO_LIMIT and largest > OUTLIER_FACTOR * kept else largest
+    largest = ranked[0]
+    if isinstance(family, ScaleLimit) and family.clipped:
+        ranked = [value for value in ranked if value <= OUTLIER_FACTOR * family.limit]
+        if not ranked:
+            return ShownLimit(family.limit, largest, family.limit)
+        if ranked[0] <= ZERO_LIMIT:
+            return ShownLimit(1.0, largest, 0.0)
+    kept = ranked[int(CLIPPED_SHARE * len(ranked))]
+    end = kept if kept > ZERO_LIMIT and ranked[0] > OUTLIER_FACTOR * kept else ranked[0]
     return ShownLimit(nice_limit(end), largest, end)

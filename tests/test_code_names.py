@@ -2,7 +2,8 @@
 ``resid_pre``, ``resid_post``, ``pos_embed`` or ``probs[10]`` in what a viewer reads — every
 caption and title of every catalogued scene on "the cat sat" and on the chicken sentence (focus
 "it"), the slide notes built from them, the explorer page's visible text and step formulas, and
-the text of every figure (``blockviz figures``, SVG). Scenes are built without rendering
+the text of every figure (``blockviz figures``, SVG), and a stack's figures (``--model copy``)
+with no subscript written as plain text either. Scenes are built without rendering
 (:func:`support.build`). Each failure names the place and the code name."""
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from blockviz.scenes.catalog import entries
 from blockviz.scenes.wording import Wording
 from blockviz.slides.steps import steps_of
 
+PLAIN_SUBSCRIPT = re.compile(r"\b[A-Za-z]+_\{?[A-Za-z0-9]+")
+"""A subscript written as plain text (``W_OV``, ``y_k``): a figure footnote typesets it ($W_{OV}$) or says it in words."""
+INDEXED_FIELD = re.compile(r"\b[a-z]+(?:_[a-z]+)+\[")
+"""A record field indexed as code (``head_outputs[0, 2]``): a figure's footnote says it in words."""
 CODE_NAME = re.compile(r"\b(?:d_model|d_head|d_ff|d_k|resid_pre|resid_post|pos_embed)\b|\bprobs\[\d+\]")
+STACK_FIGURES = "stack-weights,composition,induction,logit-lens,copy-training"
 SENTENCES = {"the cat sat": (DEFAULT_SENTENCE, None), "chicken": (THIRTEEN_TOKENS, "it")}
 
 
@@ -108,5 +114,50 @@ def test_no_figure_names_code(sentence, tmp_path):
         texts = ["".join(element.itertext()) for element in root.iter("{http://www.w3.org/2000/svg}text")]
         said[f"{sentence}: figure {svg.name}"] = "\n".join(texts)
     assert len(said) >= 10 and all("\n" in text for text in said.values())
-    found = code_names(said)
+    found = code_names(said) + [(where, name) for where, text in said.items() for name in INDEXED_FIELD.findall(text)]
+    assert found == [], f"code names on screen: {found}"
+
+
+def svg_texts(folder) -> dict[str, str]:
+    """Figure file name → its SVG's text elements, one a line."""
+    said = {}
+    for svg in sorted(folder.glob("*.svg")):
+        root = ET.parse(svg).getroot()
+        said[svg.name] = "\n".join(
+            "".join(element.itertext()) for element in root.iter("{http://www.w3.org/2000/svg}text")
+        )
+    return said
+
+
+def test_the_check_finds_a_plain_subscript_and_passes_a_typeset_one():
+    assert PLAIN_SUBSCRIPT.findall("what each writes (W_OV = W_V W_O); (y_k: block k's output)") == [
+        "W_OV",
+        "W_V",
+        "W_O",
+        "y_k",
+    ]
+    assert PLAIN_SUBSCRIPT.findall("what each writes (WOV = WV WO); the query (Q); block 1's head") == []
+    assert INDEXED_FIELD.findall("z = head_outputs[0, 2], the sum") == ["head_outputs["]
+    assert INDEXED_FIELD.findall("z, head 0's output for token 2, is the sum [of 3 keys]") == []
+
+
+def test_a_stacks_figures_name_no_code_and_typeset_their_subscripts(tmp_path):
+    """The composition figure's footnote (and the logit lens's) once wrote W_OV, W_Q … and y_k as
+    plain text; now in words, the symbols typeset in the heading's formulas (mathtext, which an
+    SVG draws as paths: not in its text)."""
+    arguments = [
+        "figures",
+        "lamp cake river tall dog lamp cake river",
+        "--model",
+        "copy",
+        "--figure",
+        STACK_FIGURES,
+        "--format",
+        "svg",
+    ]
+    result = CliRunner().invoke(main, [*arguments, "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    said = svg_texts(tmp_path)
+    assert len(said) == 5 and "standard normal" in said["composition.svg"]
+    found = code_names(said) + [(where, name) for where, text in said.items() for name in PLAIN_SUBSCRIPT.findall(text)]
     assert found == [], f"code names on screen: {found}"

@@ -384,7 +384,8 @@ def test_multi_head_draws_w_o_elided_at_concats_and_attn_outs_columns(minilm):
                 checked += 1
     assert checked >= 9
     assert any(
-        "W_O is 384 \u00d7 384, the width \u00d7 the width" in text for text in texts[""] + texts.get("_nolegend_", [])
+        "the output weights are 384 \u00d7 384, the width \u00d7 the width" in text
+        for text in texts[""] + texts.get("_nolegend_", [])
     )
 
 

@@ -156,6 +156,22 @@ def test_the_composition_figure_writes_the_scores_of_the_library(copy_record):
     assert heading.startswith("Composition: block 0 head 0 \u2192 block 1 head") and "K-composition" in heading
 
 
+def test_the_composition_title_names_the_pair_furthest_above_its_own_random_score(copy_record):
+    """The baseline is cell by cell (the same pair's score with random weights), not the panel's
+    mean: the title names the cell of largest trained − random over Q, K and V, and both its numbers."""
+    trained, baseline = record_composition(copy_record, 1), random_composition(copy_record, 1)
+    above = {kind: np.array(trained.scores[kind]) - np.array(baseline.scores[kind]) for kind in "QKV"}
+    kind = max(above, key=lambda k: above[k].max())
+    h1, h2 = np.unravel_index(np.argmax(above[kind]), above[kind].shape)
+    heading = texts_by_label(draw_figure("composition", FigureRequest(copy_record, width=6.5)))["heading"]
+    assert heading.startswith(
+        f"Composition: block 0 head {h1} \u2192 block 1 head {h2}: {kind}-composition "
+        f"{format_number(trained.scores[kind][h1][h2])}, the furthest above the same pair's score with random "
+        f"weights ({format_number(baseline.scores[kind][h1][h2])})"
+    ), heading
+    assert "mean" not in heading
+
+
 def test_the_induction_figure_writes_each_heads_mean_weight_on_the_repeats(copy_record):
     """ "lamp cake river tall dog lamp cake river": the repeated words at 5, 6, 7 look for the words
     after their first occurrences, 1, 2, 3; each cell is the mean of those three weights."""

@@ -111,35 +111,41 @@ def test_signed_colours_are_symmetric_and_white_at_zero():
     assert LIGHT.name == "light" and DARK.name == "dark"
 
 
-def test_a_clipped_scale_gives_one_number_one_colour_in_scene_and_figure(chicken_record):
-    """An outlier (SmolLM2's 22,543 on its first token) clips the residual stream's scale: the
-    scene's cell and the figure's cell of one number have one colour — the scale's end colour
-    for the outlier — the scene still writes the real number, and the figure's colour bar has
+def test_an_outlier_of_its_family_is_clipped_in_scene_and_figure(chicken_record):
+    """An outlier (SmolLM2's 22,543 on its first token) clips the residual stream's record scale,
+    so every grid that shows it clips it: the scene's 1 × d row grid (whose few shown cells alone
+    could not clip it under the 5 % rule) draws it in its scale's end colour as the figure does,
+    writes the real number, and its bar says "clipped"; the row's other cells are on the grid's
+    own shown scale, which their largest fills to ≥ 60 %. The figure's colour bar has
     matplotlib's extend arrows and says "clipped"."""
     from matplotlib.colors import to_hex
     from support import with_outlier
 
     from blockviz.figures import FigureRequest, draw_figure
     from blockviz.scenes.block_helpers import row_grid
+    from blockviz.scenes.colour_bar import scales_of
     from blockviz.scenes.look import look
 
     rec = with_outlier(chicken_record, 22543.0)
     limit = rec.scale_limit("resid_pre")
     assert rec.scale_of("resid_pre").clipped and limit < 100
     grid = row_grid(rec, "resid_pre", 0, "resid_pre", look("dark"))
+    shown = grid.color_limit
     figure = draw_figure("token-grid", FigureRequest(rec, width=None))
     (mesh,) = [ax for ax in figure.axes if ax.get_label() == "resid_pre"][0].collections[:1]
     cells = np.ma.getdata(mesh.get_array()).reshape(rec.n, -1)
-    figure_colour = {float(value): to_hex(mesh.cmap(mesh.norm(value))) for value in cells[0]}
+    assert cells[0, 0] == 22543.0
+    assert to_hex(mesh.cmap(mesh.norm(22543.0))) == to_hex(style.signed_color(limit, limit))  # the end colour
+    assert grid.cells[0, 0].get_fill_color().to_hex().lower() == to_hex(style.signed_color(shown, shown))
+    assert grid.is_clipped(0, 0) and grid.labels[0, 0].original_text.replace(",", "").startswith("22543")
+    others = [float(rec.resid_pre[0, j]) for (_i, j) in grid.cells if j != 0]
+    assert max(abs(value) for value in others) >= 0.6 * shown
     for (_i, j), cell in grid.cells.items():
-        value = float(rec.resid_pre[0, j])
-        assert cell.get_fill_color().to_hex().lower() == to_hex(style.signed_color(value, limit)), j
-        if value in figure_colour:
-            assert figure_colour[value] == cell.get_fill_color().to_hex().lower(), j
-    assert cells[0, 0] == 22543.0 and figure_colour[22543.0] == to_hex(
-        style.signed_color(limit, limit)
-    )  # the end colour
-    assert grid.labels[0, 0].original_text.replace(",", "").startswith("22543")
+        if j != 0:
+            value = float(rec.resid_pre[0, j])
+            assert cell.get_fill_color().to_hex().lower() == to_hex(style.signed_color(value, shown)), j
+    (scene_bar,) = scales_of(rec, [grid])
+    assert scene_bar.clipped and scene_bar.words.endswith("(clipped)")
     (bar,) = [ax for ax in figure.axes if ax.get_label() == "colorbar"]
     assert [text.get_text() for text in bar.texts if text.get_label() == "title"] == ["residual stream (clipped)"]
     arrows = [patch for patch in bar.patches if patch.get_label() == "extend"]

@@ -60,8 +60,9 @@ def scores(request: FigureRequest) -> Figure:
     rec, page = request.record, request.page
     raw, scaled = as_array(rec.scores), as_array(rec.scaled_scores)
     heads, open_cells = list(request.heads), as_array(rec.mask) == 0
-    raw_scale = shown_scale("scores", raw[heads])
-    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, open_cells])  # the cells the mask lets through
+    raw_scale = shown_scale("scores", raw[heads], rec=rec)
+    # the cells the mask lets through
+    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, open_cells], rec=rec)
     divide = rf"$\div\sqrt{{{rec.config.d_head}}}$"
     lines = heading(
         page,
@@ -113,7 +114,8 @@ def mask(request: FigureRequest) -> Figure:
     scaled, masked, m = as_array(rec.scaled_scores), as_array(rec.masked_scores), as_array(rec.mask)
     blocked = np.isneginf(m)
     heads = list(request.heads)
-    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, ~blocked])  # the blocked cells are drawn as blocked
+    # the blocked cells are drawn as blocked
+    scaled_scale = shown_scale("scaled_scores", scaled[heads][:, ~blocked], rec=rec)
     masked_scale, mask_scale = scaled_scale, record_scale(rec, "mask")
     if rec.config.causal:
         lines = heading(page, titled("mask", f"blocked keys become {NEG_INF_LABEL}"), formulas.MASKED_SCORES)
@@ -339,7 +341,7 @@ def multi_head(request: FigureRequest) -> Figure:
         ""
         if small
         else (
-            f"; W_O is {c.d_model} × {c.d_model}, the width × the width: its rows shown are concat's columns, its columns the output's "
+            f"; the output weights are {c.d_model} × {c.d_model}, the width × the width: their rows shown are concat's columns, their columns the output's "
             f"({c.d_model - len(concat_columns.shown)} rows and {c.d_model - len(out_columns.shown)} columns hidden, "
             f"{ROW_GAP} and {GAP})"
         )
@@ -349,7 +351,7 @@ def multi_head(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"z_h = weights_h \u00b7 V_h is {rec.n} × {c.d_head}, tokens × each head's width; concat is {rec.n} × {c.d_model}, tokens × the width: "
+            f"each head's z (its weights times its values) is {rec.n} × {c.d_head}, tokens × each head's width; concat is {rec.n} × {c.d_model}, tokens × the width: "
             f"head h's z is its columns h\u00b7{c.d_head} \u2026 h\u00b7{c.d_head} + {c.d_head - 1}{rest}; "
             "--all-heads draws every head's weights",
         )

@@ -114,14 +114,16 @@ def record_scale(rec, name: str, label: str | None = None) -> ColourScale:
     return signed_scale(limit.limit, label + CLIPPED_NOTE if limit.clipped else label, limit.clipped)
 
 
-def shown_scale(name: str, values, label: str | None = None) -> ColourScale:
+def shown_scale(name: str, values, label: str | None = None, rec=None) -> ColourScale:
     """The colour scale of quantity ``name`` chosen from the ``values`` a figure draws (any shape;
     −∞ and NaN left out): :func:`blockviz.scale_limits.shown_limit`, the rule the scenes' grids
     follow (the largest |value|, robust to one outlier, rounded up to a value a bar reads at a
-    glance). Labelled as :func:`record_scale` labels it."""
+    glance; a value ``rec``'s scale of the family clips is clipped here too). Labelled as
+    :func:`record_scale` labels it."""
     from blockviz.scale_limits import shown_limit
 
-    scale = shown_limit(np.asarray(values, dtype=float).ravel().tolist())
+    family = rec.scale_of(name) if rec is not None else None
+    scale = shown_limit(np.asarray(values, dtype=float).ravel().tolist(), family)
     label = family_label(scale_family(name)) if label is None else label
     return signed_scale(scale.limit, label + CLIPPED_NOTE if scale.clipped else label, scale.clipped)
 

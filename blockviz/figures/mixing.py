@@ -119,7 +119,7 @@ def value_mixing(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"z = head_outputs[{head}, {query}], the sum of the weighted values of {len(allowed)} allowed key{'s' if len(allowed) > 1 else ''} "
+            f"z, head {head}'s output for token {query}, is the sum of the weighted values of {len(allowed)} allowed key{'s' if len(allowed) > 1 else ''} "
             f"(weights summing to 1){others}; {decimals_note}; each head's width, {rec.config.d_head} numbers",
         )
     )

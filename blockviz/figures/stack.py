@@ -90,7 +90,8 @@ def composition(request: FigureRequest) -> Figure:
     kin (:mod:`blockviz.composition`, Elhage et al. 2021) of every head of the block before
     (rows) with every head of the reading block (columns; :func:`reader_block`), from the
     record's parameters; beside each, the same scores for random weights of the same shapes
-    (seeded): what heads that do not compose score."""
+    (seeded): what heads that do not compose score. The title names the pair whose score stands
+    furthest above the same pair's score with the random weights (cell by cell, not a mean)."""
     whole, page, decimals = request.whole, request.page, request.decimals
     reader = reader_block(request)
     trained, baseline = record_composition(whole, reader), random_composition(whole, reader)
@@ -111,15 +112,16 @@ def composition(request: FigureRequest) -> Figure:
         page,
         titled(
             "composition",
-            f"block {writer} head {h1} \u2192 block {reader} head {h2} stands furthest above random, by {best_kind}-composition "
-            f"({format_number(trained.scores[best_kind][h1][h2], decimals)} vs "
-            f"{format_number(baseline.scores[best_kind][h1][h2], decimals)})",
+            f"block {writer} head {h1} \u2192 block {reader} head {h2}: {best_kind}-composition "
+            f"{format_number(trained.scores[best_kind][h1][h2], decimals)}, the furthest above the same pair's "
+            f"score with random weights ({format_number(baseline.scores[best_kind][h1][h2], decimals)})",
         ),
         (
             r"$\mathrm{score} = \|AB\|_F \,/\, (\|A\|_F\, \|B\|_F)$",
             r"$Q:\ AB = W_{OV}^{1} W_{QK}^{2}$",
             r"$K:\ AB = W_{QK}^{2} W_{OV}^{1\top}$",
             r"$V:\ AB = W_{OV}^{1} W_{OV}^{2}$",
+            r"$W_{OV} = W_V W_O$",
         ),
     )
     heads = range(whole.config.n_heads)
@@ -148,9 +150,10 @@ def composition(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"rows: block {writer}'s heads, what each writes (W_OV = W_V W_O); columns: block {reader}'s heads, reading it "
-            f"through the query (Q), key (K) or value (V); {_folded(whole)}, biases left out; random: standard "
-            f"normal W_Q, W_K, W_V, W_O of the same shapes, seed 0; {source_line(whole)}",
+            f"rows: block {writer}'s heads, what each writes (its value weights times its output weights); columns: "
+            f"block {reader}'s heads, reading it through the query (Q), key (K) or value (V); {_folded(whole)}, biases "
+            f"left out; random: standard normal query, key, value and output weights of the same shapes, seed 0; "
+            f"{source_line(whole)}",
         )
     )
     return build_figure(lines, page)[0]
@@ -159,7 +162,7 @@ def composition(request: FigureRequest) -> Figure:
 def _folded(whole) -> str:
     """What the composition note says of the LayerNorm before attention."""
     if folds_norm(whole.block(0)):
-        return "the LayerNorm's \u03b3 before attention folded into W_Q, W_K, W_V"
+        return "the LayerNorm's \u03b3 before attention folded into the query, key and value weights"
     return "post-norm: attention reads the residual stream as it is"
 
 
@@ -234,7 +237,7 @@ def logit_lens(request: FigureRequest) -> Figure:
             f"{format_number(float(predictions[0].probabilities[0]), decimals)}; "
             f"block {len(predictions) - 1} predicts {final.words[0]!r} {format_number(float(final.probabilities[0]), decimals)}",
         ),
-        r"$p_k = \mathrm{softmax}(\mathrm{LN}_f(y_k)\, W_U)$",
+        (r"$p_k = \mathrm{softmax}(\mathrm{LN}_f(y_k)\, W_U)$", r"$y_k$: block $k$'s output"),
     )
     scale = replace(weights_scale(), label="probability (\u221a scale)")
     for block, guess in enumerate(predictions):
@@ -250,7 +253,7 @@ def logit_lens(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"the record's next-token probabilities after token {row} ({token}), block by block (y_k: block k's output); "
+            f"the record's next-token probabilities after token {row} ({token}), block by block; "
             f"others: every other word's summed; {source_line(whole)}",
         )
     )

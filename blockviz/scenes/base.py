@@ -89,7 +89,8 @@ class RecordScene(Shown, EngineScene):
 
     def setup(self) -> None:
         self.camera.background_color = self.look.background
-        scene_scales()  # the grids of this scene share their colour scales (blockviz.scenes.shown_scales)
+        # the grids of this scene share their colour scales (blockviz.scenes.shown_scales)
+        scene_scales(lambda: self.record)
 
     def show_title(self, shown: str) -> Text:
         """Put ``shown`` at the top left of the frame (at once: titles are not animated), where

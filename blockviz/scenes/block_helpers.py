@@ -95,6 +95,7 @@ def row_grid(
         cell_width=cell_width,
         filled=not empty,
         show_numbers=not empty,
+        record=rec,
     )
 
 
@@ -108,6 +109,7 @@ def parameter_grid(rec, name: str, look: Look, values=None, index=None, **grid_o
         values,
         look=look,
         source=lambda i, j: ("params", name, *index(i, j)),
+        record=rec,
         **grid_options,
     )
 

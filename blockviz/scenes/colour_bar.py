@@ -536,9 +536,9 @@ def layout_top(title: Mobject) -> float:
     stand under it, if :func:`reserve_band` noted one (:func:`arranged_bars`), and below the band of two rows of bars in the top
     right however small the bars have made the title."""
     rows = band_rows(title)
-    row_height = max(bar_row_height(), getattr(title, "band_row_height", 0.0))  # a name with a bracket is taller
-    under = 2 * BAND_GAP + rows * row_height + (rows - 1) * ROW_GAP if rows else 0.25
-    return min(natural_bottom(title) - max(0.25, under), config.frame_height / 2 - bars_band() - 0.1)
+    height = getattr(title, "bar_height", bar_row_height())  # a name with "√" or a bracket is taller
+    under = 2 * BAND_GAP + rows * height + (rows - 1) * ROW_GAP if rows else 0.25
+    return min(natural_bottom(title) - max(0.25, under), config.frame_height / 2 - bars_band(height) - 0.1)
 
 
 def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
@@ -547,9 +547,12 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     would not fit beside the title at its size: as many rows (``band_rows``) as they take side by
     side in the frame's width; once noted, kept, and grown (never shrunk) when a later picture's
     bars take more rows (a refit keeps the same room; a later picture's five bars never stand
-    beside the title, shrinking it, for want of a second row)."""
+    beside the title, shrinking it, for want of a second row). Notes too the height of the
+    tallest of these bars on one line (``bar_height``, the most met so far): a name with "√" or a
+    letter under the line ("query") takes more room than "residual stream"."""
     if not scales:
         return
+    note_bar_height(title, scales)
     bars = [colour_bar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
     group = stacked(bars) if len(bars) > 1 else VGroup(colour_bar(scales[0], look))
     room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
@@ -557,8 +560,14 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
         return
     rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room)  # the first beside the title if they fit
     title.band_rows = max(rows, band_rows(title))
-    title.band_row_height = max(getattr(title, "band_row_height", 0.0), *(bar.height for bar in bars))
     title.band_under = True
+
+
+def note_bar_height(title: Mobject, scales: Iterable[ShownScale]) -> None:
+    """Note on ``title`` (``bar_height``, the most met so far) the height of the tallest bar of
+    ``scales`` on one line, for :func:`layout_top`; a scene whose later grids bring bars the
+    picture's grids do not (the q/k/v scene's weights) notes them before it places the picture."""
+    title.bar_height = max([getattr(title, "bar_height", bar_row_height())] + [one_line_height(s) for s in scales])
 
 
 def rows_needed(bars: list[ColourBar], room_left: float) -> int:
@@ -576,16 +585,21 @@ def rows_needed(bars: list[ColourBar], room_left: float) -> int:
 
 @functools.cache
 def bar_row_height() -> float:
-    """The height of one bar drawn on one line, its name reaching from a bracket's top to its
-    bottom (“SiLU(g)⊙u”, “… (clipped)”: the tallest a name is)."""
-    return ColourBar(ShownScale("signed", 1.0, ("residual",)), look("dark"), one_line=True).height
+    """The height of one bar drawn on one line, its name without letters that reach under the line."""
+    return one_line_height(ShownScale("signed", 1.0, ("residual",)))
 
 
 @functools.cache
-def bars_band() -> float:
-    """The height from the frame's top that :data:`BARS_PER_COLUMN` rows of bars take."""
-    one = ColourBar(ShownScale("signed", 1.0, ("residual",)), look("dark"), one_line=True)
-    return TOP_MARGIN + BARS_PER_COLUMN * one.height + (BARS_PER_COLUMN - 1) * ROW_GAP
+def one_line_height(scale: ShownScale) -> float:
+    """The height of ``scale``'s bar drawn on one line (its name's glyphs decide it)."""
+    return ColourBar(scale, look("dark"), one_line=True).height
+
+
+def bars_band(height: float | None = None) -> float:
+    """The height from the frame's top that :data:`BARS_PER_COLUMN` rows of bars ``height`` tall
+    (by default :func:`bar_row_height`) take."""
+    height = bar_row_height() if height is None else height
+    return TOP_MARGIN + BARS_PER_COLUMN * height + (BARS_PER_COLUMN - 1) * ROW_GAP
 
 
 def bars_of(scene) -> list[ColourBar]:

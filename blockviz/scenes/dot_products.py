@@ -7,11 +7,12 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, VGroup
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, joined, later_term, products_hold, remainder, rest_term, sum_decimals
+from blockviz.scenes.captions import head_caption_band
 from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, products_then_sum, recolour
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
-from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, LINE_GAP, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
 from blockviz.scenes.text import font_size_of, formula, number, text
 from blockviz.scenes.wide import largest_entries, slots_of
 
@@ -33,6 +34,8 @@ WORKED_KEYS = 2
 """Keys of a worked row shown product by product; the row's other keys then fill at once."""
 WORK_SPACE = 1.9
 """Height kept at the bottom of the frame for the caption and the two work lines."""
+WORK_BOTTOM = FRAME_MARGIN + 0.75
+"""The working's place under the grids: its bottom this far above the frame's (over a one-line caption)."""
 COMPACT_HEIGHTS = (0.42, 0.38)
 """Shorter cells the grids take, in turn, before fewer token slots, to keep their text ≥ 11 px."""
 MIN_SLOTS = 5
@@ -168,7 +171,7 @@ class DotProducts(RecordScene):
         )  # row i level with query i, whatever ⋮ rows follow
         keys.next_to(scores, UP, buff=0.2)
         keys.shift(RIGHT * (scores.cell_group.get_left()[0] - keys.cell_group.get_left()[0]))
-        grids = VGroup(query, keys, scores)
+        grids = self.grids = VGroup(query, keys, scores)
         worked = [
             self.work_lines(i, j, note=False)[0]
             for i in self.detailed_rows(query.shown_rows())
@@ -180,15 +183,21 @@ class DotProducts(RecordScene):
         if grids.width + sample.width + 0.6 < frame_text_width() * 1.15:  # few tokens: the working beside the grids
             self.place(VGroup(grids, self.work_box).arrange(RIGHT, buff=0.6), title, grow=1.6)
         else:
-            self.place(grids, title, bottom_space=WORK_SPACE, grow=1.5)
-            fit_width(self.work_box, frame_text_width()).to_edge(DOWN, buff=FRAME_MARGIN + 0.75).set_x(0)
+            under = max(WORK_BOTTOM, head_caption_band(self))  # over a two-line caption on why this head
+            self.place(grids, title, bottom_space=WORK_SPACE + under - WORK_BOTTOM, grow=1.5)
+            fit_width(self.work_box, frame_text_width()).to_edge(DOWN, buff=under).set_x(0)
         return query, keys, scores
 
     def settle(self, formula_mobject):
-        """Centre a formula on the working's place, never lower than its bottom (the rule under it)."""
+        """Centre a formula on the working's place, never lower than its bottom (the rule under it)
+        and, when the working stands under the grids, :data:`LINE_GAP` clear of their labels."""
         formula_mobject.move_to(self.work_box)
         if formula_mobject.get_bottom()[1] < self.work_box.get_bottom()[1]:
             formula_mobject.align_to(self.work_box, DOWN)
+        ceiling = self.grids.get_bottom()[1] - LINE_GAP
+        if self.work_box.get_top()[1] <= self.grids.get_bottom()[1] and formula_mobject.get_top()[1] > ceiling:
+            bottom = formula_mobject.get_bottom()[1]
+            formula_mobject.scale((ceiling - bottom) / formula_mobject.height, about_edge=DOWN)
         return formula_mobject
 
     def opening_caption(self) -> str:

@@ -23,7 +23,7 @@ from blockviz.scale_limits import shown_limit
 from blockviz.scenes.copies import copy_of
 from blockviz.scenes.layout import fit_width
 from blockviz.scenes.look import CELL_HEIGHT, CELL_WIDTH, HEADER_SIZE, MAX_SLOTS, NUMBER_SIZE, Look
-from blockviz.scenes.shown_scales import shared_limit
+from blockviz.scenes.shown_scales import family_scale, shared_limit
 from blockviz.scenes.text import number, shortened, text
 from blockviz.scenes.token_axis import KeptName, visible_slots
 
@@ -135,7 +135,12 @@ class NumberGrid(VGroup):
         Half-width of the signed colour scale, for a scale several grids of one equation share;
         by default chosen from the cells the grid draws (:func:`~blockviz.scale_limits.shown_limit`:
         their largest |value|, blocked cells left out, robust to one outlier), so the largest
-        shown value always reaches the scale's end. Cells beyond it are edged (clipped).
+        shown value always reaches the scale's end. Cells beyond it are edged (clipped), and so
+        is a value the record's scale of its family marks as an outlier
+        (:func:`~blockviz.scenes.shown_scales.family_scale`), in every grid that shows it.
+    record
+        The record the ``source`` names, whose family scales say which values are outliers; by
+        default the record of the scene being built (none outside a scene).
     source
         ``(tensor name, *leading index)`` recorded on each label, e.g. ``("scores", head)``;
         label ``(i, j)`` gets ``source + (i, j)``. Or a function ``(i, j) → (name, *index)``
@@ -183,9 +188,11 @@ class NumberGrid(VGroup):
         decimals: int = 2,
         blocked=None,
         fit_numbers: bool = True,
+        record=None,
     ) -> None:
         super().__init__()
         self.values = as_rows(values)
+        self.record = record
         self.blocked = (
             [[bool(flag) for flag in row] for row in (blocked.tolist() if hasattr(blocked, "tolist") else blocked)]
             if blocked is not None
@@ -291,12 +298,13 @@ class NumberGrid(VGroup):
     def _shown_scale(self) -> float:
         """The colour scale chosen from the cells this grid draws, their blocked cells left out
         (:func:`~blockviz.scale_limits.shown_limit`), or one the scene already gave its family
-        (:mod:`blockviz.scenes.shown_scales`); notes whether it clips some (:attr:`scale_clipped`)."""
+        (:mod:`blockviz.scenes.shown_scales`); notes whether it clips some (:attr:`scale_clipped`).
+        Values the record's scale of their family clips are clipped here too (:func:`family_scale`)."""
         keys = [(i, j) for i in self.shown_rows() for j in self.shown_columns() if not self.is_blocked(i, j)]
-        scale = shown_limit([self.values[i][j] for i, j in keys])
         source = None
         if keys and self.source is not None:
             source = self.source(*keys[0]) if callable(self.source) else self.source
+        scale = shown_limit([self.values[i][j] for i, j in keys], family_scale(source, self.record))
         limit = shared_limit(source, scale)
         self.scale_clipped = scale.largest > limit
         return limit

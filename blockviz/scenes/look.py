@@ -28,6 +28,12 @@ ASCENDER = 0.01075
 MIN_FONT_SIZE = MIN_TEXT_PIXELS / 60 / ASCENDER
 """The smallest font size a text may have once placed: 11 px at 480 px per 8 frame units (≈ 17.1)."""
 
+MIN_LABEL_GAP_PIXELS = 4
+"""No two labels stacked one above the other stand closer than this at 854 × 480 (issue 36)."""
+LINE_GAP = 0.1
+"""The room left between two stacked labels, in frame units as built: 6 px at 854 × 480, still
+:data:`MIN_LABEL_GAP_PIXELS` when a layout shrinks it to two thirds."""
+
 CELL_WIDTH = 0.92
 CELL_HEIGHT = 0.46
 MAX_SLOTS = 8

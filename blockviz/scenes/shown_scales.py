@@ -5,26 +5,31 @@ their largest |value| (robust to one outlier) rounded up to a value a bar reads 
 keeps one :class:`ScalePool` (:func:`scene_scales` starts it): a new grid of a colour-scale family
 takes a scale the scene already gave that family when its own largest value reaches at least
 :data:`SHARED_SATURATION` of it and none beyond (x and h on one bar), else a scale of its own
-(attn(x), far smaller, gets its own bar rather than being pale on x's).
+(attn(x), far smaller, gets its own bar rather than being pale on x's). A value its family's
+record scale marks as an outlier (:func:`family_scale`) is clipped in every grid that shows it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 
 from blockviz.record_fields import BY_NAME, parameter_scale
-from blockviz.scale_limits import ShownLimit
+from blockviz.scale_limits import ScaleLimit, ShownLimit
 
 SHARED_SATURATION = 0.6
 """The least share of a shared scale a grid's largest shown |value| must reach to take it."""
 
 
 class ScalePool:
-    """The signed scales one scene has given, by colour-scale family, in the order given."""
+    """The signed scales one scene has given, by colour-scale family, in the order given;
+    ``record`` (a function returning it, called when a grid first needs it) is the scene's record,
+    whose family scales say which values are outliers (:func:`family_scale`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, record: Callable[[], object] | None = None) -> None:
         self.limits: dict[str, list[float]] = {}
         self.quantities: dict[str, float] = {}
+        self.record = record
 
     def limit_for(self, family: str | None, scale: ShownLimit, quantity: str | None = None) -> float:
         """The half-width a grid of ``family`` whose own scale is ``scale`` is coloured on: the
@@ -55,12 +60,29 @@ class ScalePool:
 _POOL: ContextVar[ScalePool | None] = ContextVar("blockviz_scale_pool", default=None)
 
 
-def scene_scales() -> ScalePool:
-    """Start the scale pool of the scene being built (a scene calls it in ``setup``); grids built
-    from now on share its scales."""
-    pool = ScalePool()
+def scene_scales(record: Callable[[], object] | None = None) -> ScalePool:
+    """Start the scale pool of the scene being built (a scene calls it in ``setup``, ``record``
+    returning the scene's record); grids built from now on share its scales."""
+    pool = ScalePool(record)
     _POOL.set(pool)
     return pool
+
+
+def family_scale(source, record=None) -> ScaleLimit | None:
+    """The record scale (:meth:`~blockviz.record_reading.RecordReading.scale_of`) of the quantity a
+    label source names, in ``record`` or else the record of the scene being built; ``None`` when
+    there is no record, or the source names no field or parameter of it (a counterpart's
+    ``("decoder", …)`` included: its scale is another record's)."""
+    if record is None:
+        pool = _POOL.get()
+        record = pool.record() if pool is not None and pool.record is not None else None
+    if record is None or not source or source[0] in ("decoder", "encoder"):
+        return None
+    name = source[1] if source[0] == "params" and len(source) > 1 else source[0]
+    try:
+        return record.scale_of(name)
+    except KeyError:
+        return None
 
 
 def shared_limit(source, scale: ShownLimit) -> float:
@@ -106,4 +128,4 @@ def source_family(source) -> str | None:
     return spec.scale if spec is not None else None
 
 
-__all__ = ["ScalePool", "scene_scales", "shared_limit", "source_family", "SHARED_SATURATION"]
+__all__ = ["ScalePool", "scene_scales", "shared_limit", "family_scale", "source_family", "SHARED_SATURATION"]

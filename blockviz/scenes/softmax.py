@@ -12,7 +12,7 @@ from blockviz.scenes.choreography import carry, cascade, one_after_another, reco
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import column_width, row_height
-from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, NUMBER_SIZE
+from blockviz.scenes.look import CELL_HEIGHT, HEADER_SIZE, LINE_GAP, NUMBER_SIZE
 from blockviz.scenes.text import number, text
 
 NAME = "softmax"
@@ -129,7 +129,7 @@ class Softmax(RecordScene):
             count = rec.n - len(self.slots_shown)  # the keys left out, said: "+ 40 hidden", their term under it
             side.add(
                 VGroup(text(f"+ {count}", HEADER_SIZE, look.muted), text("hidden", HEADER_SIZE, look.muted)).arrange(
-                    DOWN, buff=0.06
+                    DOWN, buff=LINE_GAP
                 )
             )
         side.add(text("Σ", HEADER_SIZE + 2, look.text))

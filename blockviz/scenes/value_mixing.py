@@ -12,7 +12,7 @@ from blockviz.scenes.choreography import adopt, carry, cascade, gather, one_afte
 from blockviz.scenes.fades import FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
 from blockviz.scenes.layout import frame_text_width, row_height
-from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, NOTE_SIZE, NUMBER_SIZE, TITLE_SIZE
+from blockviz.scenes.look import CAPTION_SIZE, CELL_WIDTH, LINE_GAP, NOTE_SIZE, NUMBER_SIZE, TITLE_SIZE
 from blockviz.scenes.text import number, text
 from blockviz.scenes.wide import hidden_note, largest_entries, slots_of
 
@@ -166,7 +166,8 @@ class ValueMixing(RecordScene):
             text("of", CAPTION_SIZE - 4, self.look.muted),
             text(f"“{self.token_name(i)}”", CAPTION_SIZE - 4, self.look.query),
         ).arrange(DOWN, buff=0.08)
-        grid.header_group.add(name.next_to(grid.body(), DOWN, buff=0.2))
+        grid.name = name.next_to(grid.body(), DOWN, buff=0.2)
+        grid.header_group.add(grid.name)
         return grid
 
     def column_slots(self) -> list[int | None]:
@@ -215,6 +216,8 @@ class ValueMixing(RecordScene):
         size = NUMBER_SIZE
         pitch = products.cell_height * scale
         top = products.name.get_bottom()[1] - 0.15 * scale
+        if self.hidden:  # "+ N more" stands left of the products, under the weights' name: clear of it
+            top = min(top, self.weights_slot.name.get_bottom()[1] - LINE_GAP * scale)
         rows, sums, totals = VGroup(), [], {}
         weighted = rec.weighted_values(h, i)
         y_hidden = top - pitch / 2
