@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, VGroup
+from manim.utils.rate_functions import linear, smooth
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, joined, later_term, products_hold, remainder, rest_term, sum_decimals
 from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, products_then_sum, recolour
-from blockviz.scenes.fades import FadeIn, FadeOut
+from blockviz.scenes.fades import FadeIn, FadeOut, within
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
@@ -35,6 +36,12 @@ WORK_SPACE = 1.9
 """Height kept at the bottom of the frame for the caption and the two work lines."""
 COMPACT_HEIGHTS = (0.42, 0.38)
 """Shorter cells the grids take, in turn, before fewer token slots, to keep their text ≥ 11 px."""
+LIGHT_LEAVES = (0.0, 0.15)
+"""The stretch (shares of the play) in which the light on a score leaves the total, before the
+score flies to its cell in the rest of the play."""
+LIGHT_COMES = (0.5, 0.8)
+"""The stretch in which the light comes on around the score's cell: after the score's chip has
+landed (the first third of its flight), before the play ends."""
 MIN_SLOTS = 5
 """The fewest token slots the grids give way to so their text stays legible (the focus, the
 first token and the top keys, with ⋯)."""
@@ -66,7 +73,7 @@ class DotProducts(RecordScene):
             Highlight(self.look, query.row(self.focus)),
             Highlight(self.look, keys.column(self.focus), color=self.look.key),
         )
-        work = general
+        work, score_light = general, None
         for i in self.detailed_rows(query.shown_rows()):
             allowed = self.allowed_keys(i, scores)
             if row_light not in self.mobjects:
@@ -75,14 +82,15 @@ class DotProducts(RecordScene):
             if key_light not in self.mobjects:
                 self.add(key_light)
             for j in allowed[:WORKED_KEYS]:
-                work = self.show_product(i, j, query, keys, scores, key_light, work)
+                work, score_light = self.show_product(i, j, query, keys, scores, key_light, work, score_light)
             if allowed[WORKED_KEYS:]:
                 self.step(
                     FadeOut(key_light),
+                    *self.put_out(score_light),
                     *self.fill(scores, [(i, j) for j in allowed[WORKED_KEYS:]]),
                     caption=f"the same for the other keys “{self.token_name(i)}” may use",
                 )
-        leftover = [FadeOut(light) for light in (key_light, row_light) if light in self.mobjects]
+        leftover = [fade for light in (key_light, row_light, score_light) for fade in self.put_out(light)]
         self.step(
             *leftover,
             *self.fill(scores, [key for key in scores.cells if key not in scores.labels]),
@@ -291,9 +299,11 @@ class DotProducts(RecordScene):
             lines.move_to(self.work_box, aligned_edge=LEFT)
         return lines, qs, ks, total
 
-    def show_product(self, i, j, query, keys, scores, key_light, previous):
+    def show_product(self, i, j, query, keys, scores, key_light, previous, previous_light):
         """The query row meets the key column: their entries come down into the work line, the
-        products appear, and their sum lands in the score cell."""
+        products appear, and their sum — lit as the one score they make — lands in the score
+        cell, and the light goes with it. Returns the work lines and the light on the cell (the previous
+        light goes as the key light moves on)."""
         rec, h = self.record, self.h
         lines, qs, ks, total = self.work_lines(i, j)
         dims = list(enumerate(self.dims_shown()))  # (place in the work line, entry of d_head)
@@ -302,7 +312,7 @@ class DotProducts(RecordScene):
         ]
         moved = {id(target) for _, target in pairs}
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
-        self.play(key_light.over(keys.column(j)), run_time=0.5)
+        self.play(key_light.over(keys.column(j)), *self.put_out(previous_light), run_time=0.5)
         arriving = carry(
             self, [source for source, _ in pairs], [target for _, target in pairs]
         )  # on chips: readable on the way
@@ -310,22 +320,33 @@ class DotProducts(RecordScene):
             one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
             caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…",
         )
-        self.step(products_then_sum(lines[1]), caption="…the products, added up: one score")
+        total_light = Highlight(self.look, total)
+        self.step(products_then_sum(lines[1], total_light), caption="…the products, added up: one score")
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
         recolouring = recolour(self, scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
         adopt(self, scores, [cell_label])
-        self.step(
-            *recolouring,
-            carry(self, [total], [cell_label]),
+        # on the cell's edge, clear of its neighbours' numbers
+        cell_light = Highlight(self.look, scores.cells[i, j], buff=0)
+        landing = [*recolouring, carry(self, [total], [cell_label])]
+        for animation in landing:
+            animation.run_time = 1  # each spans the landing's stretch, as a play's animations span the play
+        self.step(  # the light leaves the total before the score does, and is on its cell once it has landed
+            FadeOut(total_light, rate_func=within(smooth, *LIGHT_LEAVES)),
+            AnimationGroup(*landing, rate_func=within(linear, LIGHT_LEAVES[1], 1.0)),
+            FadeIn(cell_light, rate_func=within(smooth, *LIGHT_COMES)),
             caption="the score lands in its cell",
             hold=self.hold * 0.6,
         )
         self.remove(*qs, *ks)
         lines[0].add(*qs, *ks)
         self.add(lines)
-        return lines
+        return lines, cell_light
+
+    def put_out(self, light) -> list:
+        """The fade of ``light`` if it is on the page."""
+        return [FadeOut(light)] if light is not None and light in self.mobjects else []
 
     def fill(self, scores: NumberGrid, keys: list) -> list:
         keys = [key for key in keys if key not in scores.labels]
