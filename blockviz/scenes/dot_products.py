@@ -36,12 +36,9 @@ WORK_SPACE = 1.9
 """Height kept at the bottom of the frame for the caption and the two work lines."""
 COMPACT_HEIGHTS = (0.42, 0.38)
 """Shorter cells the grids take, in turn, before fewer token slots, to keep their text ≥ 11 px."""
-LIGHT_LEAVES = (0.0, 0.15)
-"""The stretch (shares of the play) in which the light on a score leaves the total, before the
-score flies to its cell in the rest of the play."""
-LIGHT_COMES = (0.5, 0.8)
-"""The stretch in which the light comes on around the score's cell: after the score's chip has
-landed (the first third of its flight), before the play ends."""
+LIGHT_LEAVES = 0.15
+"""The share of the play in which the light on a summed score leaves it, before the score flies
+to its cell in the rest of the play."""
 MIN_SLOTS = 5
 """The fewest token slots the grids give way to so their text stays legible (the focus, the
 first token and the top keys, with ⋯)."""
@@ -73,7 +70,7 @@ class DotProducts(RecordScene):
             Highlight(self.look, query.row(self.focus)),
             Highlight(self.look, keys.column(self.focus), color=self.look.key),
         )
-        work, score_light = general, None
+        work = general
         for i in self.detailed_rows(query.shown_rows()):
             allowed = self.allowed_keys(i, scores)
             if row_light not in self.mobjects:
@@ -82,15 +79,14 @@ class DotProducts(RecordScene):
             if key_light not in self.mobjects:
                 self.add(key_light)
             for j in allowed[:WORKED_KEYS]:
-                work, score_light = self.show_product(i, j, query, keys, scores, key_light, work, score_light)
+                work = self.show_product(i, j, query, keys, scores, key_light, work)
             if allowed[WORKED_KEYS:]:
                 self.step(
                     FadeOut(key_light),
-                    *self.put_out(score_light),
                     *self.fill(scores, [(i, j) for j in allowed[WORKED_KEYS:]]),
                     caption=f"the same for the other keys “{self.token_name(i)}” may use",
                 )
-        leftover = [fade for light in (key_light, row_light, score_light) for fade in self.put_out(light)]
+        leftover = [FadeOut(light) for light in (key_light, row_light) if light in self.mobjects]
         self.step(
             *leftover,
             *self.fill(scores, [key for key in scores.cells if key not in scores.labels]),
@@ -299,11 +295,10 @@ class DotProducts(RecordScene):
             lines.move_to(self.work_box, aligned_edge=LEFT)
         return lines, qs, ks, total
 
-    def show_product(self, i, j, query, keys, scores, key_light, previous, previous_light):
+    def show_product(self, i, j, query, keys, scores, key_light, previous):
         """The query row meets the key column: their entries come down into the work line, the
         products appear, and their sum — lit as the one score they make — lands in the score
-        cell, and the light goes with it. Returns the work lines and the light on the cell (the previous
-        light goes as the key light moves on)."""
+        cell."""
         rec, h = self.record, self.h
         lines, qs, ks, total = self.work_lines(i, j)
         dims = list(enumerate(self.dims_shown()))  # (place in the work line, entry of d_head)
@@ -312,7 +307,7 @@ class DotProducts(RecordScene):
         ]
         moved = {id(target) for _, target in pairs}
         rest_of_first = VGroup(*(part for part in lines[0] if id(part) not in moved))
-        self.play(key_light.over(keys.column(j)), *self.put_out(previous_light), run_time=0.5)
+        self.play(key_light.over(keys.column(j)), run_time=0.5)
         arriving = carry(
             self, [source for source, _ in pairs], [target for _, target in pairs]
         )  # on chips: readable on the way
@@ -327,26 +322,19 @@ class DotProducts(RecordScene):
         recolouring = recolour(self, scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
         adopt(self, scores, [cell_label])
-        # on the cell's edge, clear of its neighbours' numbers
-        cell_light = Highlight(self.look, scores.cells[i, j], buff=0)
         landing = [*recolouring, carry(self, [total], [cell_label])]
         for animation in landing:
             animation.run_time = 1  # each spans the landing's stretch, as a play's animations span the play
-        self.step(  # the light leaves the total before the score does, and is on its cell once it has landed
-            FadeOut(total_light, rate_func=within(smooth, *LIGHT_LEAVES)),
-            AnimationGroup(*landing, rate_func=within(linear, LIGHT_LEAVES[1], 1.0)),
-            FadeIn(cell_light, rate_func=within(smooth, *LIGHT_COMES)),
+        self.step(  # the light leaves the total before the score flies (its edge would cut the chip)
+            FadeOut(total_light, rate_func=within(smooth, 0.0, LIGHT_LEAVES)),
+            AnimationGroup(*landing, rate_func=within(linear, LIGHT_LEAVES, 1.0)),
             caption="the score lands in its cell",
             hold=self.hold * 0.6,
         )
         self.remove(*qs, *ks)
         lines[0].add(*qs, *ks)
         self.add(lines)
-        return lines, cell_light
-
-    def put_out(self, light) -> list:
-        """The fade of ``light`` if it is on the page."""
-        return [FadeOut(light)] if light is not None and light in self.mobjects else []
+        return lines
 
     def fill(self, scores: NumberGrid, keys: list) -> list:
         keys = [key for key in keys if key not in scores.labels]
