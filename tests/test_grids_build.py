@@ -11,7 +11,7 @@ from manim import Rectangle, TransformFromCopy, VGroup, Wait
 from manim.animation.animation import prepare_animation
 from manim.utils.rate_functions import linear
 from models_support import packaged_model_installed
-from support import THIRTEEN_TOKENS, built, named_record
+from support import THIRTEEN_TOKENS, box, built, named_record, play_by_play
 from support_motion import (
     LEAST_MOTION,
     TINY,
@@ -270,3 +270,36 @@ def test_a_flying_token_label_lands_glyph_on_glyph():
     landed = move.mobject
     assert landed[0].get_center() == pytest.approx(target[0].get_center())
     assert landed.height / source.height == pytest.approx(24 / 30, rel=0.02)
+
+
+def test_an_encoders_mask_lights_every_score_and_changes_none():
+    """An encoder's M is all 0: adding it was 0.31 % of the picture on MiniLM (only the grid's
+    name changed). The lights on the focus row widen to the whole of both grids, ⋮ and ⋯ too —
+    M adds 0 to every score — while every score keeps the number it had."""
+    from blockviz.scenes.grids import Highlight, NumberGrid
+    from blockviz.scenes.mask import Mask
+
+    encoder = lecture_record("cat").counterpart(causal=False)
+
+    def seen(scene):
+        grids = {grid.source[0]: grid for grid in scene.mobjects if isinstance(grid, NumberGrid)}
+        lights = [
+            member
+            for member in scene.get_mobject_family_members()
+            if isinstance(member, Highlight) and member.get_stroke_opacity() > 0.01
+        ]
+        framed = sorted(
+            (name for name, grid in grids.items() for light in lights if covers(light, grid.body())),
+        )
+        scores = {key: label.shown for key, label in grids["scaled_scores"].labels.items()}
+        return scene.caption.shown, framed, len(lights), scores
+
+    def covers(light, part) -> bool:
+        return box(light) == pytest.approx(box(part) + [-light.buff, -light.buff, light.buff, light.buff], abs=0.01)
+
+    _, steps = play_by_play(Mask, encoder, seen)
+    (focus,) = [step for step in steps if step[0].startswith("“sat” may use")]
+    (added,) = [step for step in steps if step[0].startswith("M adds 0 everywhere")]
+    assert focus[1:3] == ([], 2)  # on the focus row of each grid, not yet the whole
+    assert added[1:3] == (["mask", "scaled_scores"], 2)
+    assert added[3] == focus[3] and len(added[3]) == encoder.n**2

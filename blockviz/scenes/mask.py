@@ -34,7 +34,8 @@ class Mask(RecordScene):
     above it: a position can use itself and earlier positions, never later ones. A bidirectional
     record's M is all 0: the captions say what the record's mask blocks, if anything; the scores
     grid is renamed "masked scores" when M is added, and the "+" before M leaves (M stays beside
-    them, named in "masked scores = scaled scores + M")."""
+    them, named in "masked scores = scaled scores + M"); with nothing blocked, the lights on the
+    focus row widen to the whole of both grids as M is added."""
 
     shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
