@@ -30,10 +30,10 @@ def one_after_another(*animations):
     return LaggedStart(*animations, lag_ratio=1.0)
 
 
-def products_then_sum(line: VGroup):
+def products_then_sum(line: VGroup, *with_total: Mobject):
     """A work line's second line arriving in two beats: its terms, then "= total" (its last
-    two parts)."""
-    return one_after_another(FadeIn(VGroup(*line[:-2])), FadeIn(VGroup(*line[-2:])))
+    two parts) with ``with_total`` (a light on the total)."""
+    return one_after_another(FadeIn(VGroup(*line[:-2])), FadeIn(VGroup(*line[-2:], *with_total)))
 
 
 def replace_labels(scene, grid: NumberGrid, new_labels: dict) -> list:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, Line, Rectangle, VGroup
+from manim.utils.rate_functions import linear, smooth
 
 from blockviz.record_fields import axis_labels
 from blockviz.scenes.base import RecordScene
 from blockviz.scenes.block_helpers import exact, joined, later_term, products_hold, remainder, rest_term, sum_decimals
 from blockviz.scenes.captions import head_caption_band
 from blockviz.scenes.choreography import adopt, carry, cascade, one_after_another, products_then_sum, recolour
-from blockviz.scenes.fades import FadeIn, FadeOut
+from blockviz.scenes.fades import FadeIn, FadeOut, within
 from blockviz.scenes.grids import Highlight, NumberGrid
 from blockviz.scenes.layout import fit_width, frame_text_width, row_height, smallest_font_size
 from blockviz.scenes.look import CAPTION_SIZE, CELL_HEIGHT, FRAME_MARGIN, LINE_GAP, MAX_SLOTS, MIN_FONT_SIZE, WORK_SIZE
@@ -38,6 +39,9 @@ WORK_BOTTOM = FRAME_MARGIN + 0.75
 """The working's place under the grids: its bottom this far above the frame's (over a one-line caption)."""
 COMPACT_HEIGHTS = (0.42, 0.38)
 """Shorter cells the grids take, in turn, before fewer token slots, to keep their text ≥ 11 px."""
+LIGHT_LEAVES = 0.15
+"""The share of the play in which the light on a summed score leaves it, before the score flies
+to its cell in the rest of the play."""
 MIN_SLOTS = 5
 """The fewest token slots the grids give way to so their text stays legible (the focus, the
 first token and the top keys, with ⋯)."""
@@ -302,7 +306,8 @@ class DotProducts(RecordScene):
 
     def show_product(self, i, j, query, keys, scores, key_light, previous):
         """The query row meets the key column: their entries come down into the work line, the
-        products appear, and their sum lands in the score cell."""
+        products appear, and their sum — lit as the one score they make — lands in the score
+        cell."""
         rec, h = self.record, self.h
         lines, qs, ks, total = self.work_lines(i, j)
         dims = list(enumerate(self.dims_shown()))  # (place in the work line, entry of d_head)
@@ -319,15 +324,19 @@ class DotProducts(RecordScene):
             one_after_another(FadeOut(previous), AnimationGroup(FadeIn(rest_of_first), arriving)),
             caption=f"“{self.token_name(i)}” meets “{self.token_name(j)}”: entry by entry…",
         )
-        self.step(products_then_sum(lines[1]), caption="…the products, added up: one score")
+        total_light = Highlight(self.look, total)
+        self.step(products_then_sum(lines[1], total_light), caption="…the products, added up: one score")
         fill = scores.color_of(rec.scores[h, i, j].item())
         cell_label = scores.number_at(i, j, fill=fill)
         recolouring = recolour(self, scores, {(i, j): fill})
         scores.set_label(i, j, cell_label)
         adopt(self, scores, [cell_label])
-        self.step(
-            *recolouring,
-            carry(self, [total], [cell_label]),
+        landing = [*recolouring, carry(self, [total], [cell_label])]
+        for animation in landing:
+            animation.run_time = 1  # each spans the landing's stretch, as a play's animations span the play
+        self.step(  # the light leaves the total before the score flies (its edge would cut the chip)
+            FadeOut(total_light, rate_func=within(smooth, 0.0, LIGHT_LEAVES)),
+            AnimationGroup(*landing, rate_func=within(linear, LIGHT_LEAVES, 1.0)),
             caption="the score lands in its cell",
             hold=self.hold * 0.6,
         )

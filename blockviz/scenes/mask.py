@@ -34,7 +34,8 @@ class Mask(RecordScene):
     above it: a position can use itself and earlier positions, never later ones. A bidirectional
     record's M is all 0: the captions say what the record's mask blocks, if anything; the scores
     grid is renamed "masked scores" when M is added, and the "+" before M leaves (M stays beside
-    them, named in "masked scores = scaled scores + M")."""
+    them, named in "masked scores = scaled scores + M"); with nothing blocked, the lights on the
+    focus row widen to the whole of both grids as M is added."""
 
     shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
 
@@ -56,7 +57,8 @@ class Mask(RecordScene):
             Highlight(self.look, grid.row(self.focus)) for grid in (scores, mask)
         ]  # one per grid: no box crosses the +
         self.step(*(FadeIn(light) for light in lights), caption=self.focus_caption())
-        self.step(*self.apply_mask(scores, mask), *self.relabel(scores), caption=self.applied_caption(), run_time=1.4)
+        applied = self.apply_mask(scores, mask) or self.everywhere(lights, (scores, mask))
+        self.step(*applied, *self.relabel(scores), caption=self.applied_caption(), run_time=1.4)
         # M is in the scores now: its "+" leaves, so the masked scores do not read as "+ M" once more
         self.step(*(FadeOut(light) for light in lights), FadeOut(plus), caption=self.rows_caption())
 
@@ -106,6 +108,11 @@ class Mask(RecordScene):
         if all(count == n for count in counts):
             return f"every row may use all {n} keys" if n > 1 else "the one query may use its one key"
         return "row by row, the keys each query may use"
+
+    def everywhere(self, lights: list, grids: tuple) -> list:
+        """When M blocks nothing: each grid's light widens from the focus row to all of it, ⋮ and ⋯ too —
+        M adds 0 to every score, and every score stays as it was."""
+        return [light.over(grid.body()) for light, grid in zip(lights, grids)]
 
     def relabel(self, scores: NumberGrid) -> list:
         """Animations renaming the scores grid "masked scores = scaled scores + M" under its cells."""
