@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from support_browser import eventually
+from support_browser import eventually, show_token_and_head
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text
 
 from blockviz.block_record import record
@@ -46,11 +46,7 @@ def test_every_view_shows_the_records_numbers_and_every_check(opened, chicken):
     seen_fields = set()
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
-            page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
-            eventually(
-                page,
-                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'",
-            )
+            show_token_and_head(page, token, head)
             cells = page.evaluate(SHOWN)
             wrong = [(f or p, at, text) for f, p, at, text in cells if text != expected_text(rec, f, p, at)]
             assert wrong == [], (token, head, wrong[:5])

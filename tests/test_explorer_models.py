@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("transformers")
 from models_support import BUILDERS, SENTENCE, packaged_model_installed  # noqa: E402
-from support_browser import eventually
+from support_browser import eventually, show_token_and_head
 from support_explorer import AXE, OVERFLOW, SHOWN, Opened, expected_text  # noqa: E402
 
 from blockviz.explorer import Explorer, steps_for  # noqa: E402
@@ -135,11 +135,7 @@ def test_every_step_of_a_tiny_model_is_checked_and_shows_the_records_numbers(bro
     seen = set()
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
-            page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
-            eventually(
-                page,
-                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'",
-            )
+            show_token_and_head(page, token, head)
             checks = _checks(page)
             assert len(checks) == len(ORDER[family]) and _all_checked(checks, given), (family, token, head, checks)
             cells = page.evaluate(SHOWN)
@@ -242,11 +238,7 @@ def test_a_packed_page_derives_its_sums_and_centred_rows_exactly_and_shows_the_r
     page.check("#all-steps")
     for head in range(rec.config.n_heads):
         for token in range(rec.n):
-            page.evaluate(f"location.hash = '#token={token}&head={head}&step=input'")
-            eventually(
-                page,
-                f"document.querySelector('.chip[aria-checked=true]').dataset.token === '{token}' && document.querySelector('.head[aria-checked=true]').dataset.head === '{head}'",
-            )
+            show_token_and_head(page, token, head)
             cells = page.evaluate(SHOWN)
             assert {f for f, _, _, _ in cells} >= set(derived)
             assert [c for c in cells if c[3] != expected_text(rec, *c[:3])] == [], (family, token, head)

@@ -67,13 +67,7 @@ def cases(lecture: str) -> list[tuple[str, str]]:
     return [(lecture, entry.name) for entry in for_record(entries(), lecture_record(lecture))]
 
 
-TOY_NOT_YET = {
-    (
-        "the cat sat",
-        "qkv",
-    ): "the weights' bars (“query, key weights”, letters under the line) come after the picture is "
-    "placed, 1.3 px over the equations; reserving their height before shrinks BERT's q/k/v numbers under 11 px",
-}
+TOY_NOT_YET: dict[tuple[str, str], str] = {}
 """Scenes of the toy lectures whose labels still crowd, and where (strict: each fails until fixed)."""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -139,8 +140,14 @@ def test_figures_draw_the_lens_after_the_token_asked_for(gpt2, tmp_path):
     assert result.exit_code == 0, result.output
     svg = next(tmp_path.glob("*logit-lens*.svg")).read_text()
     after_cat = lens_rows(record_of(SENTENCE, str(folder), "all", lens_rows=["cat"]), rec.tokens.index("cat"))
-    assert f"{after_cat[0].probabilities[0]:.2f}" in svg and "layers 0–1 of 0–1" in svg  # the footer names both layers
-    assert "layers 0–1 of 0–1" in next(tmp_path.glob("*stack-weights*.svg")).read_text()
+    assert f"{after_cat[0].probabilities[0]:.2f}" in svg
+    for name in ("logit-lens", "stack-weights"):  # the footer names both layers (wrapped where the folder's path ends)
+        assert "layers 0–1 of 0–1" in svg_words(next(tmp_path.glob(f"*{name}*.svg")))
+
+
+def svg_words(path) -> str:
+    """The text of an SVG whose text matplotlib kept as text, its lines joined by spaces."""
+    return " ".join(re.findall(r"<text[^>]*>([^<]*)", path.read_text()))
 
 
 def test_the_lens_scene_of_a_models_layers_is_refused_with_what_holds_the_lens(gpt2, tmp_path):
