@@ -37,6 +37,7 @@ from blockviz.scenes.copies import CopiedFast, copy_of
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look, look
+from blockviz.scenes.shown_scales import source_family
 from blockviz.scenes.text import layout_key, number, text
 from blockviz.symbols import bare, symbol
 
@@ -148,25 +149,18 @@ def family_fields(record) -> dict[str, str]:
     return fields
 
 
-def grid_family(record, grid: NumberGrid) -> str | None:
+def grid_family(grid: NumberGrid) -> str | None:
     """The colour-scale family of the quantity ``grid`` draws, read from its labels' source
-    (``None`` when the source is no field or parameter, e.g. a record method's products); a
-    parameter's is :func:`~blockviz.record_fields.parameter_scale` of its name."""
+    (:func:`~blockviz.scenes.shown_scales.source_family`; ``None`` when the source is no field or
+    parameter, e.g. a record method's products); a parameter's is
+    :func:`~blockviz.record_fields.parameter_scale` of its name."""
     source = grid.source
     if callable(source):
         first = next(iter(grid.cells), None)
         source = source(*first) if first is not None else None
-    if not source:
-        return None
-    name = source[0]
-    if name in ("decoder", "encoder") and len(source) > 1:
-        name = source[1]
-    if name == "params" and len(source) > 1:
-        return parameter_scale(source[1])
-    if name in ("params", PARAMETER_SCALE, NORM_PARAMETER_SCALE):
-        return parameter_scale(name)
-    scales = {spec.name: spec.scale for spec in record.fields}
-    return scales.get(name)
+    if source and (source[0] in (PARAMETER_SCALE, NORM_PARAMETER_SCALE) or tuple(source) == ("params",)):
+        return parameter_scale(source[0])
+    return source_family(source)
 
 
 def grid_rule(grid: NumberGrid) -> str | None:
@@ -217,7 +211,7 @@ def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
             continue
         key = (rule, 1.0 if rule == "weights" else float(grid.color_limit))
         seen = found.setdefault(key, {"families": [], "quantities": [], "clipped": False})
-        family = grid_family(record, grid)
+        family = grid_family(grid)
         if family is not None and family not in seen["families"]:
             seen["families"].append(family)
         quantity = grid_quantity(record, grid)
