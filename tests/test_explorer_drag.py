@@ -51,12 +51,7 @@ def test_dragging_a_cell_updates_every_number_in_view_while_the_pointer_moves(pa
     for dx in (-40, -120):  # two values, the pointer still down
         page.mouse.move(x + dx, y, steps=4)
         value = float(f"{start + dx * 0.01:.3f}")  # DRAG_STEP a pixel, 3 decimals
-        rec = _with(trained, value)
-        assert page.inner_text(CELL) == expected_text(rec, "", "attn.W_Q", "0,0,1")
-        shown = page.evaluate(IN_VIEW)
-        assert len(shown) > 36
-        for field, at, text in shown:
-            assert text == expected_text(rec, field, "", at), (dx, field, at)
+        shown = assert_view_shows(page, _with(trained, value), dx)
         seen.append([text for _, _, text in shown])
     assert seen[0] != seen[1]  # the numbers moved with the pointer
     assert page.evaluate("location.hash").find("edits=") < 0  # the link is written when the drag ends
@@ -108,12 +103,7 @@ def test_alt_arrows_on_a_focused_cell_do_what_a_drag_does_from_the_keyboard(page
     for key, up, shift in (("Alt+ArrowUp", True, False), ("Alt+Shift+ArrowDown", False, True)):
         value = _nudged(float(np.float32(value)), up, shift)  # the page holds each value as float32
         page.keyboard.press(key)
-        rec = _with(trained, value)
-        assert page.inner_text(CELL) == expected_text(rec, "", "attn.W_Q", "0,0,1")
-        shown = page.evaluate(IN_VIEW)
-        assert len(shown) > 36
-        for field, at, text in shown:
-            assert text == expected_text(rec, field, "", at), (key, field, at)
+        assert_view_shows(page, _with(trained, value), key)
         assert page.evaluate("[document.activeElement.dataset.param, document.activeElement.dataset.at]") == [
             "attn.W_Q",
             "0,0,1",
@@ -123,3 +113,14 @@ def test_alt_arrows_on_a_focused_cell_do_what_a_drag_does_from_the_keyboard(page
     assert page.evaluate("() => document.querySelectorAll('.pattern td.moved').length") > 0
     page.keyboard.press("ArrowDown")  # without Alt the arrows still move the focus
     assert page.evaluate("document.activeElement.dataset.at") == "0,1,1"
+
+
+def assert_view_shows(page, rec, step) -> list:
+    """Assert the edited cell and every number in view (more than 36) read as ``rec``'s, the record
+    the CLI makes with that edit; ``step`` names the move or key in a failure. Returns what is shown."""
+    assert page.inner_text(CELL) == expected_text(rec, "", "attn.W_Q", "0,0,1")
+    shown = page.evaluate(IN_VIEW)
+    assert len(shown) > 36
+    for field, at, text in shown:
+        assert text == expected_text(rec, field, "", at), (step, field, at)
+    return shown

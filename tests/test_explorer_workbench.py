@@ -209,9 +209,7 @@ def _shown_weights(page):
 
 
 def test_typing_a_sentence_and_editing_a_cell_recompute_every_step_as_the_cli_does(browser, trained, tmp_path):
-    path = tmp_path / "toy.html"
-    Explorer(trained, token="sat").save(path)
-    opened = Opened(browser, path)
+    path, opened = open_toy_page(browser, trained, tmp_path)
     page = opened.page
     page.fill("#wb-sentence", "the dog sat on the zorblax")
     eventually(
@@ -323,9 +321,7 @@ def test_the_toy_models_page_stays_small_and_a_real_model_stays_static(trained, 
 
 
 def test_completion_a_legend_for_every_scale_the_hover_readout_and_resetting_one_edit(browser, trained, tmp_path):
-    path = tmp_path / "toy.html"
-    Explorer(trained, token="sat").save(path)
-    opened = Opened(browser, path)
+    path, opened = open_toy_page(browser, trained, tmp_path)
     page = opened.page
     page.fill("#wb-sentence", "the ch")
     options = page.evaluate("Array.from(document.querySelectorAll('#wb-words option'), o => o.value)")
@@ -358,3 +354,11 @@ def test_completion_a_legend_for_every_scale_the_hover_readout_and_resetting_one
         expected_text(rec, "weights", "", at) for at, _ in _shown_weights(page)
     ]
     opened.close()
+
+
+def open_toy_page(browser, trained, tmp_path):
+    """The trained toy's workbench page on "sat", written under ``tmp_path`` and opened in
+    Chromium: ``(path, opened)`` (close ``opened`` at the end)."""
+    path = tmp_path / "toy.html"
+    Explorer(trained, token="sat").save(path)
+    return path, Opened(browser, path)
