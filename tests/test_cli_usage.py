@@ -90,6 +90,16 @@ MISTAKES = {
         "Error: --layer 5 goes with a trained model's layers, not --model seeded: drop it",
         "blockviz record --help",
     ),
+    "a token not in the sentence, for a model's layers' logit lens (figures)": (
+        ["figures", "the cat sat", "--model", "minilm", "--layer", "all", "--token", "dog"],
+        "--token: token 'dog' is not in the sentence",
+        "blockviz figures --help",
+    ),
+    "a token not in the sentence, for a model's layers' logit lens (record)": (
+        ["record", "the cat sat", "--model", "minilm", "--layer", "all", "--token", "dog"],
+        "--token: token 'dog' is not in the sentence",
+        "blockviz record --help",
+    ),
     "a 5,000-character token, quoted shortened": (
         ["render", "the cat sat", "--token", "z" * 5000],
         f"--token: token '{'z' * 59}\u2026' is not in the sentence",

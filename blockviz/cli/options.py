@@ -394,6 +394,7 @@ def _record_model(sentence, model, layer, trust_pickle, dtype, params=None, lens
     from blockviz.recording import record
 
     load_model_support(model)
+    from blockviz.models.recording import UnknownLensRow
     from blockviz.toy.recording import UnknownWordsWarning
 
     lens = {}
@@ -401,7 +402,10 @@ def _record_model(sentence, model, layer, trust_pickle, dtype, params=None, lens
         lens["lens_rows"] = [lens_token]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UnknownWordsWarning)
-        rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype, params=params, **lens)
+        try:
+            rec = record(sentence, model, layer, trust_pickle=trust_pickle, dtype=dtype, params=params, **lens)
+        except UnknownLensRow as error:  # the token the lens is asked for: a usage error, as everywhere --token is
+            raise click.BadParameter(str(error), param_hint="--token") from None
     for warning in caught:
         if issubclass(warning.category, UnknownWordsWarning):  # the toy model's words outside its vocabulary: one line
             click.echo(f"warning: {warning.message}", err=True)

@@ -39,6 +39,11 @@ class NoAttentionWeights(BlockvizError):
     to the commands that rank heads, exit 2."""
 
 
+class UnknownLensRow(BlockvizError):
+    """A logit-lens row (``lens_rows``, the CLI's ``--token``) that is no token of the sentence:
+    bad input on that option, exit 2."""
+
+
 class _Stop(Exception):
     """Raised by the hook after the recorded layer: the rest of the model is not run."""
 
@@ -249,7 +254,7 @@ def record_layers(
     BlockvizError
         As :func:`record_layer`; for a layer choice the model lacks; for blockviz's toy
         model (``toy`` or a folder ``blockviz train`` wrote), whose record holds every block
-        already; for a lens row that is not a token position.
+        already; :class:`UnknownLensRow` for a lens row that is not a token position.
     """
     from blockviz.layer_choice import chosen_layers
 
@@ -311,22 +316,25 @@ def record_layers(
             )
         )
 
+    rows = _lens_rows(lens_rows, tokens)  # before the forward pass: a row that is no token costs no layer
     capture_layers(loaded, tokens.ids, chosen, recompute)
-    rows = _lens_rows(lens_rows, tokens)
     return BlockRecord.stacked(views, _lens(loaded, views, rows))
 
 
 def _lens_rows(rows: Sequence[int | str] | None, tokens) -> tuple[int, ...]:
     """The token positions the logit lens is computed for: those ``rows`` name, or the default focus token's.
 
-    Raises :class:`BlockvizError` for a row that is no token (as ``--token`` says it).
+    Raises :class:`UnknownLensRow` for a row that is no token (as ``--token`` says it).
     """
     from blockviz.selection import default_token, select_token
 
     words = list(tokens.tokens)
     if rows is None:
         return (default_token(words, tokens.special),)
-    chosen = tuple(sorted({select_token(words, row, tokens.special) for row in rows}))
+    try:
+        chosen = tuple(sorted({select_token(words, row, tokens.special) for row in rows}))
+    except BlockvizError as error:
+        raise UnknownLensRow(str(error)) from None
     if not chosen:
         raise BlockvizError("lens_rows names no token: give at least one (a position from 0, or a word)")
     return chosen
