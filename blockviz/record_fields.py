@@ -629,6 +629,11 @@ SCALE_FAMILIES: dict[str, ScaleFamily] = {
 :data:`NORM_PARAMETER_SCALE`) → its names on the colour bars: the one table both the scenes' and
 the figures' bars read. The weights' bars add the map's √ (:data:`blockviz.style.WEIGHTS_SCALE_NAME`)."""
 
+OWN_BAR_NAMES: dict[str, ScaleFamily] = {"probs": ScaleFamily("probability", "probability")}
+"""Fields a colour bar names by their own quantity, not by their family: the next-token
+probabilities are coloured on the attention weights' 0–1 map (family ``"weights"``, one map for
+every probability) but are no attention weights."""
+
 NORM_PREFIXES = ("ln1", "ln2", "ln_f")
 """The parameter names of the norms begin with these (``ln1.weight`` = γ₁, ``ln1.bias`` = β₁)."""
 

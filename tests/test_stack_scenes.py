@@ -149,6 +149,15 @@ def test_the_logit_lens_shows_each_blocks_five_largest_adding_up_to_one():
         assert len(parts) == 6 and parse(total.shown) == 1 and sum_misses(parts, total) <= 1
 
 
+def test_the_logit_lens_bar_names_probabilities_not_attention_weights():
+    """The lens's grids hold next-token probabilities (``probs``): on the weights' 0–1 map, named
+    as the logit-lens figure names them, never "weights"."""
+    from blockviz.scenes.colour_bar import bars_of
+
+    scene, _ = built("logit-lens")
+    assert [bar.name.shown for bar in bars_of(scene)] == ["probability (\u221a scale)"]
+
+
 def test_no_scene_says_a_code_name():
     for name in SCENES:
         for token in ("cat#2", None):

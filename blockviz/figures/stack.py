@@ -23,7 +23,8 @@ from blockviz.figures.parts import as_array, colorbar_line, heading, legend_line
 from blockviz.figures.request import FigureRequest
 from blockviz.logit_lens import missing_lens
 from blockviz.prediction import OTHERS, lens_rows
-from blockviz.style import WEIGHTS_CMAP, format_number
+from blockviz.record_fields import OWN_BAR_NAMES
+from blockviz.style import WEIGHTS_CMAP, WEIGHTS_SCALE_NAME, format_number
 
 BLOCKED_TEXT = "blocked by the mask (weight 0)"
 
@@ -239,7 +240,7 @@ def logit_lens(request: FigureRequest) -> Figure:
         ),
         (r"$p_k = \mathrm{softmax}(\mathrm{LN}_f(y_k)\, W_U)$", r"$y_k$: block $k$'s output"),
     )
-    scale = replace(weights_scale(), label="probability (\u221a scale)")
+    scale = replace(weights_scale(), label=f"{OWN_BAR_NAMES['probs'].label} ({WEIGHTS_SCALE_NAME})")
     for block, guess in enumerate(predictions):
         values = np.append(guess.probabilities, guess.others)[None, :]
         spec = MatrixSpec(

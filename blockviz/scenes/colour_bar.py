@@ -31,7 +31,14 @@ from dataclasses import dataclass, replace
 from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Mobject, Rectangle, SVGMobject, Text, VGroup, config
 
 from blockviz import style
-from blockviz.record_fields import NORM_PARAMETER_SCALE, PARAMETER_SCALE, SCALE_FAMILIES, parameter_scale
+from blockviz.record_fields import (
+    BY_NAME,
+    NORM_PARAMETER_SCALE,
+    OWN_BAR_NAMES,
+    PARAMETER_SCALE,
+    SCALE_FAMILIES,
+    parameter_scale,
+)
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.copies import CopiedFast, copy_of
 from blockviz.scenes.fades import FadeIn, FadeOut
@@ -78,6 +85,9 @@ GAMMA_WORDS = "\u03b3"
 SHARED_WORDS = "activations"
 """The name of one scale that several activation families share in one equation (the FFN's)."""
 WEIGHTS_WORDS = f"{SCALE_FAMILIES['weights'].bar} ({style.WEIGHTS_SCALE_NAME})"
+OTHER_RECORDS = {"block": 2, "decoder": 1, "encoder": 1}
+"""Sources that name another record's number, by how many items come before its field: a block's
+view's ``("block", k, field, …)``, a counterpart's ``("decoder", field, …)``."""
 
 
 def family_words(family: str) -> str:
@@ -93,7 +103,9 @@ class ShownScale:
     of the grids drawn on it, in the order met; ``field`` a field (or ``"parameters"``,
     ``"norm_parameters"``) whose record scale is ``limit``, named by the bar's numbers;
     ``clipped`` when values lie beyond it; ``beta`` whether the record's norms have a shift β
-    (RMSNorm's have none: their bar says "γ")."""
+    (RMSNorm's have none: their bar says "γ"); ``fields`` the record fields its grids show, by
+    which a weights-map bar of only one of :data:`~blockviz.record_fields.OWN_BAR_NAMES` is named
+    (“probability (√ scale)”)."""
 
     rule: str
     limit: float
@@ -103,11 +115,14 @@ class ShownScale:
     beta: bool = True
     quantities: tuple[str, ...] = ()
     named_quantities: bool = False
+    fields: tuple[str, ...] = ()
 
     @property
     def family_words(self) -> str:
         """What the bar calls its families (“residual stream”, “activations” for several)."""
         if self.rule == "weights":
+            if len(set(self.fields)) == 1 and self.fields[0] in OWN_BAR_NAMES:
+                return f"{OWN_BAR_NAMES[self.fields[0]].bar} ({style.WEIGHTS_SCALE_NAME})"
             return WEIGHTS_WORDS
         families = [family for family in self.families if family != PARAMETER_SCALE] or list(self.families)
         if not families:
@@ -154,10 +169,7 @@ def grid_family(grid: NumberGrid) -> str | None:
     (:func:`~blockviz.scenes.shown_scales.source_family`; ``None`` when the source is no field or
     parameter, e.g. a record method's products); a parameter's is
     :func:`~blockviz.record_fields.parameter_scale` of its name."""
-    source = grid.source
-    if callable(source):
-        first = next(iter(grid.cells), None)
-        source = source(*first) if first is not None else None
+    source = grid_source(grid)
     if source and (source[0] in (PARAMETER_SCALE, NORM_PARAMETER_SCALE) or tuple(source) == ("params",)):
         return parameter_scale(source[0])
     return source_family(source)
@@ -210,13 +222,14 @@ def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
         if rule is None:
             continue
         key = (rule, 1.0 if rule == "weights" else float(grid.color_limit))
-        seen = found.setdefault(key, {"families": [], "quantities": [], "clipped": False})
+        seen = found.setdefault(key, {"families": [], "quantities": [], "fields": [], "clipped": False})
         family = grid_family(grid)
         if family is not None and family not in seen["families"]:
             seen["families"].append(family)
         quantity = grid_quantity(record, grid)
         if quantity and quantity not in seen["quantities"]:
             seen["quantities"].append(quantity)
+        seen["fields"].append(grid_field(grid))
         seen["clipped"] |= getattr(grid, "scale_clipped", False)
     scales = [
         ShownScale(
@@ -226,6 +239,7 @@ def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
             clipped=seen["clipped"],
             beta="ln1.bias" in record.params,
             quantities=tuple(seen["quantities"]),
+            fields=tuple(seen["fields"]),
         )
         for (rule, limit), seen in found.items()
     ]
@@ -236,14 +250,31 @@ def scales_of(record, grids: Iterable[NumberGrid]) -> list[ShownScale]:
     ]
 
 
-def grid_quantity(record, grid: NumberGrid) -> str:
-    """What ``grid`` shows, as a bar names it beside another bar of its family: the plain text of
-    its field's or parameter's typeset name (“x”, “attn(x)”), in words when that name has a
-    sub- or superscript (“output weights”, “LayerNorm(h)”), or "" when it has none."""
+def grid_source(grid: NumberGrid) -> tuple | None:
+    """The source of ``grid``'s labels (its first cell's, when each cell has its own)."""
     source = grid.source
     if callable(source):
         first = next(iter(grid.cells), None)
         source = source(*first) if first is not None else None
+    return source
+
+
+def grid_field(grid: NumberGrid) -> str | None:
+    """The record field ``grid`` draws, a block's view's or a counterpart's too (``("block", 1,
+    "probs", 4, 7)`` → ``"probs"``); ``None`` when its source names none (a parameter, a product)."""
+    source = grid_source(grid)
+    if source and source[0] in OTHER_RECORDS:
+        source = source[OTHER_RECORDS[source[0]] :]
+    if not source:
+        return None
+    return source[0] if isinstance(source[0], str) and source[0] in BY_NAME else None
+
+
+def grid_quantity(record, grid: NumberGrid) -> str:
+    """What ``grid`` shows, as a bar names it beside another bar of its family: the plain text of
+    its field's or parameter's typeset name (“x”, “attn(x)”), in words when that name has a
+    sub- or superscript (“output weights”, “LayerNorm(h)”), or "" when it has none."""
+    source = grid_source(grid)
     if not source:
         return ""
     name = source[1] if source[0] in ("params", "decoder", "encoder") and len(source) > 1 else source[0]
