@@ -163,6 +163,29 @@ def test_on_one_scale_a_larger_value_is_never_paler(scene_name, record_name):
     assert [found for found in seen if found] == []
 
 
+def test_a_quantity_drawn_twice_has_one_scale_and_one_bar():
+    """The multi-head scene of a d_model wider than its slots draws the focus row's concatenation
+    twice (a row, and a column beside W_O's rows, each showing some of its entries): one
+    quantity, one scale, one bar (they were 2.5 and 4.0, two bars both named "concat")."""
+    from blockviz.scenes.colour_bar import grid_source
+    from blockviz.scenes.shown_scales import source_quantity
+
+    (entry,) = lookup(["multi-head"])
+
+    def watch(scene):
+        limits = {}
+        for grid, _ in drawn_cells(scene):
+            if grid.color_rule == "signed":
+                limits.setdefault(source_quantity(grid_source(grid)), set()).add(grid.color_limit)
+        return limits, [bar.scale_shown.words for bar in bars_of(scene)]
+
+    _, seen = play_by_play(entry.scene_class(), named_record("64 tokens, d_model 16, d_ff 64, relu"), watch)
+    assert any("concat" in limits for limits, _ in seen)
+    for play, (limits, names) in enumerate(seen, start=1):
+        assert all(len(shown) == 1 for shown in limits.values()), f"play {play}: {limits}"
+        assert len(names) == len(set(names)), f"play {play}: {names}"
+
+
 def test_a_zero_cell_keeps_a_visible_edge_on_the_light_page():
     light = look("light")
     assert contrast(light.cell_edge, light.background) >= 3.0  # WCAG 2.1's 3:1 for graphics

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 
 from blockviz.record_fields import BY_NAME, parameter_scale
-from blockviz.scale_limits import ScaleLimit, ShownLimit
+from blockviz.scale_limits import ScaleLimit, ShownLimit, shown_limit
 
 SHARED_SATURATION = 0.6
 """The least share of a shared scale a grid's largest shown |value| must reach to take it."""
@@ -94,6 +94,17 @@ def shared_limit(source, scale: ShownLimit) -> float:
     return pool.limit_for(source_family(source), scale, source_quantity(source))
 
 
+def one_scale(source, values) -> tuple[float, bool]:
+    """The one colour scale of several grids that show one quantity (the same row drawn twice),
+    chosen from ``values``, their shown cells' numbers together, as one grid's would be
+    (:func:`~blockviz.scale_limits.shown_limit`, then :func:`shared_limit`; the labels' sources
+    like ``source``): ``(limit, clipped)``, to pass as each grid's ``color_limit`` so that one
+    number has one colour."""
+    scale = shown_limit(values, family_scale(source))
+    limit = shared_limit(source, scale)
+    return limit, scale.largest > limit
+
+
 def source_quantity(source) -> str | None:
     """The quantity a label source names, one head's apart: ``("scores", 1, 2, 0)`` → ``"scores 1"``.
 
@@ -128,4 +139,12 @@ def source_family(source) -> str | None:
     return spec.scale if spec is not None else None
 
 
-__all__ = ["ScalePool", "scene_scales", "shared_limit", "family_scale", "source_family", "SHARED_SATURATION"]
+__all__ = [
+    "ScalePool",
+    "scene_scales",
+    "shared_limit",
+    "one_scale",
+    "family_scale",
+    "source_family",
+    "SHARED_SATURATION",
+]
