@@ -132,6 +132,27 @@ def test_a_packaged_models_layers_are_saved_without_their_parameters_and_load_ba
     draw_figure("stack-weights", FigureRequest(loaded))  # the figures read a reloaded stack
 
 
+def test_a_packaged_models_layers_with_changed_parameters_keep_them_in_the_file(minilm_stack, tmp_path):
+    """Parameters changed in Python are no longer the package's: the file holds them (no
+    package reference) and loads back with them. W_pos's row 500 is one the sentence's 16 tokens
+    never read, so the activations stay what those parameters make."""
+    from dataclasses import replace
+
+    from safetensors import safe_open
+
+    edited = minilm_stack.block(0).params["W_pos"]
+    edited[500] += 1.0
+    views = [replace(view, params={**view.params, "W_pos": edited}) for view in minilm_stack.blocks]
+    changed = BlockRecord.stacked(views, minilm_stack.lens)
+    saved = tmp_path / "changed.safetensors"
+    changed.save(saved)
+    with safe_open(str(saved), framework="pt") as handle:
+        assert "weights" not in handle.metadata() and "blocks.0.attn.W_Q" in handle.keys()
+    loaded = BlockRecord.load(saved)
+    assert torch.equal(loaded.block(2).params["W_pos"], edited)
+    assert not torch.equal(loaded.block(2).params["W_pos"], minilm_stack.block(2).params["W_pos"])
+
+
 def test_a_file_naming_another_version_of_the_package_is_refused(minilm_stack, tmp_path):
     from blockviz.tensorfile import read_tensors, write_tensors
 

