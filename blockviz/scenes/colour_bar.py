@@ -481,15 +481,27 @@ def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -
                 beside, under = stacked(bars[:k]), rows_under(bars[k:])
                 if len(under) > rows:
                     continue
-                top = natural_bottom(title) - BAND_GAP
+                if k:
+                    beside.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
+                    if beside.get_left()[0] < room_left:
+                        continue
+                top = band_top(title, beside if k else None)
                 for row in under:
                     row.to_edge(RIGHT, buff=FRAME_MARGIN).shift(UP * (top - row.get_top()[1]))
                     top = row.get_bottom()[1] - ROW_GAP
-                if k:
-                    beside.to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
-                if not k or beside.get_left()[0] >= room_left:
+                if not under or under[-1].get_bottom()[1] - BAND_GAP >= layout_top(title) - 1e-9:
                     return VGroup(*bars)
     return group
+
+
+def band_top(title: Mobject, beside: Mobject | None = None) -> float:
+    """The top of the rows of bars under ``title``: :data:`BAND_GAP` under the title at its own
+    size, or under the bars ``beside`` it when they reach lower (they stand right-aligned above
+    the rows)."""
+    bottom = natural_bottom(title)
+    if beside is not None:
+        bottom = min(bottom, beside.get_bottom()[1])
+    return bottom - BAND_GAP
 
 
 def narrowest_first(bars: list[ColourBar]) -> list[ColourBar]:
@@ -583,7 +595,7 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
     if group.width <= room:
         return
-    rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room)  # the first beside the title if they fit
+    rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room, natural_bottom(title))
     title.band_rows = max(rows, band_rows(title))
     title.band_under = True
 
@@ -595,15 +607,17 @@ def note_bar_height(title: Mobject, scales: Iterable[ShownScale]) -> None:
     title.bar_height = max([getattr(title, "bar_height", bar_row_height())] + [one_line_height(s) for s in scales])
 
 
-def rows_needed(bars: list[ColourBar], room_left: float) -> int:
+def rows_needed(bars: list[ColourBar], room_left: float, title_bottom: float | None = None) -> int:
     """The fewest rows under the title that hold ``bars`` (:func:`rows_under`), narrowest first
     (:func:`narrowest_first`), the first of them :func:`stacked` beside the title when they stand
-    right of ``room_left`` (as :func:`arranged_bars` places them)."""
+    right of ``room_left`` and, the title's bottom at its own size being ``title_bottom``, end no
+    lower than it (else the rows under would start lower than the band the picture keeps clear:
+    :func:`band_top`)."""
     bars = narrowest_first(bars)
     fewest = len(rows_under(bars))
     for k in range(1, len(bars)):
         beside = stacked(bars[:k]).to_edge(UP, buff=TOP_MARGIN).to_edge(RIGHT, buff=FRAME_MARGIN)
-        if beside.get_left()[0] >= room_left:
+        if beside.get_left()[0] >= room_left and (title_bottom is None or beside.get_bottom()[1] >= title_bottom):
             fewest = min(fewest, len(rows_under(bars[k:])))
     return fewest
 
