@@ -312,6 +312,19 @@ def test_dot_products_score_rows_stand_level_with_their_query_rows(chicken_recor
             assert scores.cells[i, j].get_y() == pytest.approx(query.cells[i, 0].get_y(), abs=1e-3), (i, j)
 
 
+def test_dot_products_keep_the_query_grids_trailing_ellipsis_clear_of_the_scores():
+    """A head 32 wide draws d_head as "0 ⋯ 17 ⋯": the trailing ⋯ right of the query's cells stands
+    clear of the first score column (it reached 0.06 units onto it)."""
+    from blockviz.scenes.dot_products import DotProducts
+
+    scene, _ = build(DotProducts, record("the cat sat on the mat", BlockConfig(d_model=64, n_heads=2, d_ff=128)))
+    query, _, scores = scene.grids
+    assert query.column_slots[-1] is None  # the trailing ⋯ this checks
+    trailing = max(mark.get_right()[0] for mark in query.ellipsis_group)
+    assert trailing > query.cell_group.get_right()[0]
+    assert scores.cell_group.get_left()[0] - trailing >= 0.1
+
+
 def test_dot_products_say_approximately_where_rounded_factors_miss_a_product():
     """ "q0 × k0 + q1 × k1" over "= p0 + p1": "=" only when every written product is the product
     of its written factors (2.46 × 0.36 is 0.89, so a written 0.87 gets "≈")."""

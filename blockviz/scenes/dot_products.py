@@ -169,7 +169,7 @@ class DotProducts(RecordScene):
             filled=False,
             cell_height=height,
         )
-        scores.next_to(query.cell_group, RIGHT, buff=0.3)
+        scores.next_to(query.body(), RIGHT, buff=0.3)  # clear of a trailing ⋯ of d_head too
         scores.shift(
             UP * (query.cell_group.get_top()[1] - scores.cell_group.get_top()[1])
         )  # row i level with query i, whatever ⋮ rows follow
