@@ -461,8 +461,9 @@ def arranged_bars(scales: list[ShownScale], look: Look, title: Mobject | None) -
     left) kept at its size: beside the title if they fit there (one bar: its name above it; more:
     :func:`stacked`); else in rows under the title (:func:`rows_under`, as few as hold them, at
     most those :func:`reserve_band` noted), right-aligned, in the band :func:`layout_top` keeps
-    clear of the picture, the first bars beside the title when that saves a row; else beside the
-    title as they are (the title then shrinks: :func:`keep_clear`)."""
+    clear of the picture, the first bars beside the title when that saves a row (the rows then
+    start under those: :func:`band_top`); else beside the title as they are (the title then
+    shrinks: :func:`keep_clear`)."""
     if len(scales) == 1:
         group = VGroup(colour_bar(scales[0], look))
     else:
