@@ -29,6 +29,8 @@ import time
 
 import torch
 
+from blockviz.models.recording import TOLERANCE
+
 SENTENCE = "The chicken didn't cross the road because it was too tired."
 
 
@@ -127,6 +129,7 @@ def every_layer(rounds: int = 3) -> None:
     model_peak, model_above = memory_peak("forward")
     record_peak, record_above = memory_peak("record")
     rec, outputs = recording(), forward()
+    gap = largest_gap(rec, outputs.hidden_states, loaded.family.final_norm(loaded.model))
     model_bytes = sum(t.nbytes for t in (*outputs.attentions, *outputs.hidden_states))
     activations = sum(t.nbytes for view in rec.blocks for t in view.activations().values())
     parameters = sum(t.nbytes for view in rec.blocks for t in view.params.values())
@@ -144,8 +147,25 @@ def every_layer(rounds: int = 3) -> None:
         f"{record_peak / model_peak:.2f} (above the loaded model: {record_above / 2**10:.1f} MB against "
         f"{model_above / 2**10:.1f} MB); activations {activations / 2**20:.1f} MB (the model's attentions and "
         f"hidden states {model_bytes / 2**20:.1f} MB), parameters {parameters / 2**20:.0f} MB (views of the "
-        f"model's own); saved {size / 2**20:.1f} MB, loaded in {load_seconds:.2f} s"
+        f"model's own); saved {size / 2**20:.1f} MB, loaded in {load_seconds:.2f} s; largest difference from the "
+        f"model's hidden states {gap:.2g} of the largest magnitude (TOLERANCE {TOLERANCE['float32']:g})"
     )
+
+
+def largest_gap(rec, hidden_states, final_norm) -> float:
+    """The largest difference between a layer's output in ``rec`` and the model's own hidden
+    state after that layer, relative to the hidden state's largest magnitude (at least 1), as
+    :data:`blockviz.models.recording.TOLERANCE` measures it; the last hidden state of a Llama
+    model is after its final norm, so the last layer's output goes through ``final_norm`` first."""
+    gaps = []
+    for view in rec.blocks:
+        after = view.source.layer + 1
+        ours, theirs = view.tensors[view.architecture.block_output], hidden_states[after][0]
+        if after == len(hidden_states) - 1:
+            with torch.no_grad():
+                ours = final_norm(ours[None])[0]
+        gaps.append(float((ours - theirs).abs().max()) / max(1.0, float(theirs.abs().max())))
+    return max(gaps)
 
 
 def parts_of_a_record(loaded, rounds: int) -> tuple[float, float]:

@@ -52,20 +52,19 @@ class ReadOnlyTensors(Mapping):
         seen: set[int] = set()
         stored = {}
         for name, tensor in tensors.items():
-            pointer = (
-                tensor.untyped_storage().data_ptr() if isinstance(tensor, torch.Tensor) and tensor.numel() else None
-            )
+            if not isinstance(tensor, torch.Tensor):
+                stored[name] = tensor
+                continue
+            storage = tensor.untyped_storage()
+            pointer = storage.data_ptr() if tensor.numel() else None
             if pointer is not None and (
-                pointer in seen
-                or not tensor.is_contiguous()
-                or tensor.storage_offset()
-                or tensor.untyped_storage().nbytes() != tensor.nbytes
-            ):
+                pointer in seen or storage.nbytes() != tensor.nbytes or not tensor.is_contiguous()
+            ):  # the whole of its own storage, or copied
                 tensor = tensor.detach().clone(memory_format=torch.contiguous_format)
                 pointer = tensor.untyped_storage().data_ptr()
             if pointer is not None:
                 seen.add(pointer)
-            stored[name] = tensor.detach() if isinstance(tensor, torch.Tensor) else tensor
+            stored[name] = tensor.detach()
         mapping._tensors = stored
         mapping._finite = False
         return mapping
