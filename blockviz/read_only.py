@@ -64,7 +64,7 @@ class ReadOnlyTensors(Mapping):
                 pointer = tensor.untyped_storage().data_ptr()
             if pointer is not None:
                 seen.add(pointer)
-            stored[name] = tensor.detach()
+            stored[name] = _detached(tensor)
         mapping._tensors = stored
         mapping._finite = False
         return mapping
@@ -78,7 +78,7 @@ class ReadOnlyTensors(Mapping):
         when it was loaded), so a record's checks need not read them again (:attr:`known_finite`)."""
         mapping = cls.__new__(cls)
         mapping._tensors = {
-            name: tensor.detach() if isinstance(tensor, torch.Tensor) else tensor for name, tensor in tensors.items()
+            name: _detached(tensor) if isinstance(tensor, torch.Tensor) else tensor for name, tensor in tensors.items()
         }
         mapping._finite = finite
         return mapping
@@ -134,3 +134,8 @@ class ReadOnlyTensors(Mapping):
     def __setstate__(self, state) -> None:
         self._tensors = state
         self._finite = False
+
+
+def _detached(tensor: torch.Tensor) -> torch.Tensor:
+    """``tensor`` outside autograd: itself when it needs no gradient (no new tensor object to make)."""
+    return tensor.detach() if tensor.requires_grad else tensor
