@@ -313,12 +313,14 @@ class _LayerRecorder:
         return self.views[-1].tensors.stored()[self.config.architecture.block_output]
 
     def _record(self, layer: int, stream: torch.Tensor, rotary, previous: torch.Tensor | None) -> dict:
+        """Append ``layer``'s view, blockviz's Block with the layer's weights on ``stream``
+        ``(n, d_model)``, ``previous`` its ``prev_output`` when given; return the Block's cache."""
         config = self.config
         params = {**self.loaded.family.params(self.modules[layer], config), **self.shared_params}
         cache = dict(self.shared)
         self.block.load_state_dict({name: params[name] for name in self.block.state_dict()}, assign=True)
         with torch.no_grad():
-            self.block(stream, cache, rotary)  # the next block reads this very tensor
+            self.block(stream, cache, rotary)
         optional = ()
         if previous is not None:
             cache["prev_output"] = previous.to(stream.dtype)
