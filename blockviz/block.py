@@ -37,7 +37,7 @@ ATTENTION_INIT_STD = 0.5
 
 def remember(cache: Cache, name: str, tensor: torch.Tensor) -> torch.Tensor:
     """Store a copy of ``tensor`` in ``cache`` under ``name`` (no two entries share memory) and return it."""
-    cache[name] = tensor.detach().clone()
+    cache[name] = (tensor.detach() if tensor.requires_grad else tensor).clone()
     return tensor
 
 

@@ -133,7 +133,8 @@ class BlockRecord(RecordReading):
             given = getattr(self, name)
             if not isinstance(given, ReadOnlyTensors):
                 object.__setattr__(self, name, ReadOnlyTensors(given) if isinstance(given, Mapping) else given)
-        check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
+        if not self.stack:  # a stack's are its last block's, checked when it was built: check_stack makes sure below
+            check_record(self.tokens, self.config, self.tensors, self.params, self.fields)
         # one order however the record was made (computed, read back): it is the order it is saved and listed in
         object.__setattr__(self, "params", self.params.reordered(parameter_shapes(self.config)))
         words = self.source.vocabulary

@@ -138,7 +138,7 @@ def of_model(outputs, final_norm, unembedding, decode, rows: tuple[int, ...] | N
         # one product for every block and row: (blocks · n, d_model) @ (d_model, n_vocab)
         probabilities = torch.softmax(normed.reshape(blocks * n, width) @ unembedding, dim=-1)
         top = torch.topk(probabilities, TOP_WORDS, dim=-1)
-        rest = (probabilities.double().sum(-1) - top.values.double().sum(-1)).clamp(min=0)
+        rest = (probabilities.sum(-1, dtype=torch.float64) - top.values.sum(-1, dtype=torch.float64)).clamp(min=0)
     indices = top.indices.reshape(blocks, n, TOP_WORDS).tolist()
     words = [[[decode(index) for index in row] for row in block] for block in indices]
     probs = top.values.reshape(blocks, n, TOP_WORDS).tolist()

@@ -3,6 +3,7 @@ and the seeded learned positions."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -101,4 +102,4 @@ def is_finite(tensor: torch.Tensor) -> bool:
     >>> is_finite(torch.tensor([1.0, 3e38, 3e38])), is_finite(torch.tensor([1.0, float("nan")]))
     (True, False)
     """
-    return bool(torch.isfinite(tensor.sum())) or bool(torch.isfinite(tensor).all())
+    return math.isfinite(float(tensor.sum())) or bool(torch.isfinite(tensor).all())

@@ -52,20 +52,19 @@ class ReadOnlyTensors(Mapping):
         seen: set[int] = set()
         stored = {}
         for name, tensor in tensors.items():
-            pointer = (
-                tensor.untyped_storage().data_ptr() if isinstance(tensor, torch.Tensor) and tensor.numel() else None
-            )
+            if not isinstance(tensor, torch.Tensor):
+                stored[name] = tensor
+                continue
+            storage = tensor.untyped_storage()
+            pointer = storage.data_ptr() if tensor.numel() else None
             if pointer is not None and (
-                pointer in seen
-                or not tensor.is_contiguous()
-                or tensor.storage_offset()
-                or tensor.untyped_storage().nbytes() != tensor.nbytes
-            ):
+                pointer in seen or storage.nbytes() != tensor.nbytes or not tensor.is_contiguous()
+            ):  # the whole of its own storage, or copied
                 tensor = tensor.detach().clone(memory_format=torch.contiguous_format)
                 pointer = tensor.untyped_storage().data_ptr()
             if pointer is not None:
                 seen.add(pointer)
-            stored[name] = tensor.detach() if isinstance(tensor, torch.Tensor) else tensor
+            stored[name] = _detached(tensor)
         mapping._tensors = stored
         mapping._finite = False
         return mapping
@@ -79,7 +78,7 @@ class ReadOnlyTensors(Mapping):
         when it was loaded), so a record's checks need not read them again (:attr:`known_finite`)."""
         mapping = cls.__new__(cls)
         mapping._tensors = {
-            name: tensor.detach() if isinstance(tensor, torch.Tensor) else tensor for name, tensor in tensors.items()
+            name: _detached(tensor) if isinstance(tensor, torch.Tensor) else tensor for name, tensor in tensors.items()
         }
         mapping._finite = finite
         return mapping
@@ -135,3 +134,8 @@ class ReadOnlyTensors(Mapping):
     def __setstate__(self, state) -> None:
         self._tensors = state
         self._finite = False
+
+
+def _detached(tensor: torch.Tensor) -> torch.Tensor:
+    """``tensor`` outside autograd: itself when it needs no gradient (no new tensor object to make)."""
+    return tensor.detach() if tensor.requires_grad else tensor

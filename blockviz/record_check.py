@@ -15,7 +15,7 @@ from blockviz.attention import causal_mask, open_mask
 from blockviz.block_config import BlockConfig
 from blockviz.errors import BlockvizError
 from blockviz.params import check_parameters, is_finite
-from blockviz.record_fields import RecordField, fields_for
+from blockviz.record_fields import RecordField, dimension_sizes, fields_for
 from blockviz.tokens import dtype_of
 
 
@@ -49,13 +49,14 @@ def check_record(
     if extra:
         raise BlockvizError(f"the record has an unknown field {extra[0]!r}: known fields are {', '.join(names)}")
     dtype = dtype_of(config)
+    dimensions = dimension_sizes(len(tokens), config)
     for spec in fields:
         tensor = tensors.get(spec.name)
         if tensor is None:
             raise BlockvizError(f"the record lacks field {spec.name!r}: record it again with this version of blockviz")
-        _check_tensor(spec.name, tensor, dtype, spec.sizes(len(tokens), config), allow_neg_inf=spec.neg_inf)
+        _check_tensor(spec.name, tensor, dtype, spec.sizes(len(tokens), config, dimensions), allow_neg_inf=spec.neg_inf)
     _check_mask(tensors["mask"], tensors["masked_scores"], config)
-    _check_weights(tensors["weights"], tensors["mask"])
+    _check_weights(tensors["weights"], config)
     check_parameters(params, config, "the record", dtypes=(dtype,), finite_known=finite_known)
 
 
@@ -70,15 +71,18 @@ def _check_tensor(name: str, tensor, dtype: torch.dtype, shape: tuple[int, ...],
         raise BlockvizError(
             f"field {name!r} has shape {list(tensor.shape)}, expected {list(shape)} for these tokens and this config"
         )
-    if not allow_neg_inf:
-        finite = is_finite(tensor)
-    else:
-        finite = bool((torch.isfinite(tensor) | torch.isneginf(tensor)).all())
+    finite = _finite_or_blocked(tensor) if allow_neg_inf else is_finite(tensor)
     if not finite:
         kinds = "NaN or +∞" if allow_neg_inf else "NaN or ±∞"
         raise BlockvizError(
             f"field {name!r} holds {kinds}: a value overflowed or the record was edited; every value must be a finite number"
         )
+
+
+def _finite_or_blocked(tensor: torch.Tensor) -> bool:
+    """No NaN and no +∞ (−∞ marks a blocked cell): the largest entry is neither, ``max`` giving NaN when any entry is."""
+    largest = float(tensor.max()) if tensor.numel() else 0.0
+    return not math.isnan(largest) and largest != math.inf
 
 
 def check_stack(rec) -> None:
@@ -100,13 +104,14 @@ def check_stack(rec) -> None:
     if len(views) < 2 or any(view.stack for view in views):
         raise BlockvizError("a record's stack holds two blocks or more, each of one block")
     last = views[-1]
+    model = _without_layer(rec.source)
     for index, view in enumerate(views):
         same = (
             view.sentence == rec.sentence
             and view.tokens == rec.tokens
             and view.special == rec.special
             and view.config == rec.config
-            and _without_layer(view.source) == _without_layer(rec.source)
+            and _without_layer(view.source) == model
         )
         if not same:
             raise BlockvizError(
@@ -119,12 +124,12 @@ def check_stack(rec) -> None:
             )
     for name in ("tensors", "params"):
         theirs, ours = _stored(getattr(last, name)), _stored(getattr(rec, name))
-        if list(theirs) != list(ours) or any(not torch.equal(theirs[key], ours[key]) for key in ours):
+        if list(theirs) != list(ours) or any(not _same(theirs[key], ours[key]) for key in ours):
             raise BlockvizError(f"the record's {name} are not its last block's: a stack reads as its last block")
     for index, view in enumerate(views[:-1]):
         for name in (*STACK_FIELDS, *STACK_PARAMETERS):
             mine, lasts = _shared_tensor(view, name), _shared_tensor(last, name)
-            if (mine is None) != (lasts is None) or (mine is not None and not torch.equal(mine, lasts)):
+            if (mine is None) != (lasts is None) or (mine is not None and not _same(mine, lasts)):
                 raise BlockvizError(f"block {index}'s {name!r} is not the stack's: a stack holds it once")
     output = rec.architecture.block_output
     for index in range(len(views) - 1):
@@ -140,10 +145,17 @@ def check_stack(rec) -> None:
             )
 
 
-def _without_layer(source) -> dict:
-    from dataclasses import asdict
+def _without_layer(source) -> tuple:
+    """What a source says but for its layer: the same for every view of a model's stack."""
+    from dataclasses import fields
 
-    return {**asdict(source), "layer": None}
+    return tuple(getattr(source, field.name) for field in fields(source) if field.name != "layer")
+
+
+def _same(one: torch.Tensor, other: torch.Tensor) -> bool:
+    """Equal tensors (``torch.equal``); the very same tensor (a view's, handed on) at once: a record's tensors are
+    finite, checked when it was built, so a tensor equals itself."""
+    return one is other or torch.equal(one, other)
 
 
 def _shared_tensor(view, name: str) -> torch.Tensor | None:
@@ -158,14 +170,19 @@ WEIGHT_SUM_TOLERANCE = 1e-4
 """How far a row of weights may sum from 1 (float32 rounding of up to 512 terms stays far below)."""
 
 
-def _check_weights(weights: torch.Tensor, mask: torch.Tensor) -> None:
-    if not bool(((weights >= 0) & (weights <= 1)).all()) or bool((weights[:, torch.isneginf(mask)] != 0).any()):
+def _check_weights(weights: torch.Tensor, config: BlockConfig) -> None:
+    """Weights in [0, 1], exactly 0 where the mask (checked to be the config's: causal, −∞ above
+    the diagonal, or open) blocks a key, each row summing to 1 within :data:`WEIGHT_SUM_TOLERANCE`."""
+    low, high = torch.aminmax(weights)
+    blocked = bool(torch.triu(weights, diagonal=1).any()) if config.causal else False
+    if not (0 <= float(low) and float(high) <= 1) or blocked:
         raise BlockvizError(
             "field 'weights' is not a softmax: weights lie in [0, 1] and are exactly 0 where the mask blocks a key"
         )
-    sums = weights.double().sum(-1)
-    worst = sums.flatten()[(sums - 1).abs().argmax()].item()
-    if abs(worst - 1) > WEIGHT_SUM_TOLERANCE:
+    sums = weights.sum(-1, dtype=torch.float64)
+    gaps = (sums - 1).abs()
+    if float(gaps.max()) > WEIGHT_SUM_TOLERANCE:
+        worst = sums.flatten()[gaps.argmax()].item()
         raise BlockvizError(
             f"field 'weights' is not a softmax: a row sums to {worst:.6g}, not 1 (the record was edited)"
         )

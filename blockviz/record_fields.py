@@ -29,6 +29,18 @@ from blockviz.architecture import Architecture, supported_architectures
 from blockviz.block_config import BlockConfig
 
 
+def dimension_sizes(n: int, config: BlockConfig) -> dict[str, int]:
+    """The size of each dimension a field's shape names, for ``n`` tokens and ``config``."""
+    return {
+        "n": n,
+        "n_heads": config.n_heads,
+        "d_model": config.d_model,
+        "d_head": config.d_head,
+        "d_ff": config.d_ff,
+        "n_vocab": config.vocab_size,
+    }
+
+
 @dataclass(frozen=True)
 class RecordField:
     """One recorded activation, as one architecture's record holds it.
@@ -50,17 +62,11 @@ class RecordField:
     neg_inf: bool = False
     explorer_step: str = ""
 
-    def sizes(self, n: int, config: BlockConfig) -> tuple[int, ...]:
-        """The shape in numbers for ``n`` tokens and ``config``."""
-        sizes = {
-            "n": n,
-            "n_heads": config.n_heads,
-            "d_model": config.d_model,
-            "d_head": config.d_head,
-            "d_ff": config.d_ff,
-            "n_vocab": config.vocab_size,
-        }
-        return tuple(sizes[dimension] for dimension in self.shape)
+    def sizes(self, n: int, config: BlockConfig, dimensions: dict[str, int] | None = None) -> tuple[int, ...]:
+        """The shape in numbers for ``n`` tokens and ``config`` (``dimensions``: their
+        :func:`dimension_sizes`, when the caller has them for many fields)."""
+        dimensions = dimension_sizes(n, config) if dimensions is None else dimensions
+        return tuple(dimensions[dimension] for dimension in self.shape)
 
     @property
     def shape_text(self) -> str:

@@ -32,6 +32,7 @@ def record(
     trust_pickle: bool = False,
     dtype: str | None = None,
     lens_rows=None,
+    check_every_layer: bool = False,
     **sizes,
 ):
     """Run ``sentence`` through one block and record every intermediate tensor.
@@ -48,7 +49,7 @@ def record(
     layer
         The layer of a trained model to record, from 0 (needed for a model; the toy model and the
         seeded block have one, ``0`` or ``None``); ``"all"`` or a range ``"0-3"`` (both ends
-        included): those layers in one pass, a record of several blocks
+        included): those layers, a record of several blocks
         (:func:`blockviz.models.recording.record_layers`; ``rec.blocks``, ``rec.block(k)``).
     config, sizes
         The seeded block's :class:`~blockviz.block_config.BlockConfig`, or its fields by name
@@ -65,6 +66,10 @@ def record(
         names them) whose prediction after each block the record's logit lens holds (default:
         the default focus token, the last word; each row costs a product with the whole
         unembedding per block).
+    check_every_layer
+        With several layers: run the model through the last of them and check every layer
+        against the model's own output (default: only the first; the others are blockviz's
+        block with the layer's weights, chained: :func:`blockviz.models.recording.record_layers`).
 
     Returns
     -------
@@ -110,6 +115,7 @@ def record(
             trust_pickle=trust_pickle,
             dtype=dtype or "float32",
             lens_rows=lens_rows,
+            check_every_layer=check_every_layer,
         )
     if lens_rows is not None:
         raise BlockvizError(

@@ -122,7 +122,22 @@ SAFETENSORS_RECORDS = {
         lambda rec: {"resid_post": torch.full_like(rec.resid_post, math.inf)},
         "resid_post",
     ),
+    "NaN in one unblocked cell of the masked scores (−∞ allowed there)": (
+        lambda rec: {"masked_scores": cell(rec.masked_scores, (0, 1, 0), math.nan)},
+        "field 'masked_scores' holds NaN or +∞",
+    ),
+    "+inf in one cell of the masked scores": (
+        lambda rec: {"masked_scores": cell(rec.masked_scores, (1, 2, 1), math.inf)},
+        "field 'masked_scores' holds NaN or +∞",
+    ),
 }
+
+
+def cell(tensor: torch.Tensor, where: tuple[int, ...], value: float) -> torch.Tensor:
+    """``tensor`` with one entry set to ``value``."""
+    changed = tensor.clone()
+    changed[where] = value
+    return changed
 
 
 @pytest.mark.parametrize("command", ["figures", "render", "explore"])

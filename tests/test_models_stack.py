@@ -47,6 +47,48 @@ def test_every_layer_equals_the_models_hidden_states(minilm_stack, hidden_states
         assert torch.allclose(output, hidden_states[layer + 1][0], atol=1e-4, rtol=0)
 
 
+@pytest.fixture
+def minilm_layers():
+    from blockviz.models.loading import load_model
+
+    return load_model("minilm").model.encoder.layer
+
+
+def relu_instead_of_gelu(layer, monkeypatch) -> None:
+    """The loaded model's ``layer`` computes its FFN with ReLU, not BERT's GELU (a variant blockviz
+    does not compute), until the test ends (its submodule swapped in place: ``setattr`` would not
+    be undone on a module)."""
+    monkeypatch.setitem(layer.intermediate._modules, "intermediate_act_fn", torch.nn.ReLU())
+
+
+def test_a_variant_blockviz_does_not_compute_is_refused_at_the_first_layer(minilm_stack, minilm_layers, monkeypatch):
+    relu_instead_of_gelu(minilm_layers[2], monkeypatch)
+    with pytest.raises(
+        BlockvizError, match=r"^blockviz's recomputation of layer 2 of 'minilm' differs from the model's own"
+    ):
+        record(CHICKEN, "minilm", "2-5")
+    later = record(CHICKEN, "minilm", "0-3")  # layer 2 is not the first: blockviz's own block, the model not run there
+    assert all(
+        torch.equal(later.block(3).tensors[name], minilm_stack.block(3).tensors[name])
+        for name in later.block(3).tensors
+    )
+
+
+def test_checking_every_layer_refuses_a_later_layer_that_differs_and_changes_nothing_else(
+    minilm_stack, minilm_layers, monkeypatch
+):
+    checked = record(CHICKEN, "minilm", "all", check_every_layer=True)
+    for ours, theirs in zip(checked.blocks, minilm_stack.blocks, strict=True):
+        assert all(torch.equal(ours.tensors[name], theirs.tensors[name]) for name in theirs.tensors)
+    relu_instead_of_gelu(minilm_layers[4], monkeypatch)
+    with pytest.raises(
+        BlockvizError, match=r"^blockviz's recomputation of layer 4 of 'minilm' differs from the model's own"
+    ):
+        record(CHICKEN, "minilm", "all", check_every_layer=True)
+    unchecked = record(CHICKEN, "minilm", "all").block(4)  # by default only layer 0 is checked: blockviz's own GELU
+    assert torch.equal(unchecked.ffn_post, minilm_stack.block(4).ffn_post)
+
+
 def test_the_stack_passes_its_output_on_exactly_and_loads_back(minilm_stack, tmp_path):
     for before, after in zip(minilm_stack.blocks, minilm_stack.blocks[1:]):
         assert torch.equal(after.resid_pre, before.resid_post_norm)

@@ -124,7 +124,8 @@ def record_options(allow_record_file: bool = False):
                 default=None,
                 metavar="L|A-B|all",
                 help="The model's layer to record, from 0 (with --model); all, or a range A-B (both included): "
-                "those layers in one pass, a stack of blocks (--block K chooses the one shown, default the last).",
+                "those layers as a stack of blocks, the first checked against the model's own output (--block K chooses the one "
+                "shown, default the last).",
             ),
             click.option(
                 "--trust-pickle",

@@ -230,18 +230,25 @@ def record_layers(
     trust_pickle: bool = False,
     dtype: str = "float32",
     lens_rows: Sequence[int | str] | None = None,
+    check_every_layer: bool = False,
 ) -> BlockRecord:
     """Record every layer of ``layers`` (``"all"``, a range ``"A-B"`` or a ``range``:
-    :mod:`blockviz.layer_choice`) of a trained model on ``sentence``, in one forward pass: a
-    record of several blocks (:mod:`blockviz.block_record`), one view per layer, as
-    :func:`record_layer` records each — but for the residual stream, which is one sequence:
-    the first layer reads the model's own hidden state, each next one blockviz's output of the
-    one before (so block k + 1's ``resid_pre`` is block k's ``resid_post`` exactly), and each
-    layer's output and attention weights are checked against the model's own
-    (:data:`TOLERANCE`), each layer recomputed right after the model ran it. Only the first view
-    has ``prev_output`` (layer − 1's output, when it has one): the others' is the previous view's
-    ``resid_post``. The views' parameters are the loaded model's own tensors (views, not copies:
+    :mod:`blockviz.layer_choice`) of a trained model on ``sentence``: a record of several blocks
+    (:mod:`blockviz.block_record`), one view per layer, as :func:`record_layer` records each —
+    but for the residual stream, which is one sequence: the first layer reads the model's own
+    hidden state, each next one blockviz's output of the one before (so block k + 1's
+    ``resid_pre`` is block k's ``resid_post`` exactly). Only the first view has ``prev_output``
+    (layer − 1's output, when it has one): the others' is the previous view's ``resid_post``.
+    The views' parameters are the loaded model's own tensors (views, not copies:
     :meth:`~blockviz.read_only.ReadOnlyTensors.sharing`).
+
+    The model itself runs only up to the first chosen layer, whose output and attention weights
+    are checked against blockviz's (:data:`TOLERANCE`): that check shows blockviz computes this
+    family and variant; the other layers are blockviz's :class:`~blockviz.block.Block` with each
+    layer's own weights, chained (Llama's rotary cos/sin are the first layer's: the model passes
+    every layer the same). ``check_every_layer``: the model runs up to the last chosen layer and
+    every layer is checked as the first is (the time of one more forward pass: for a model whose
+    layers might not all be one variant).
 
     A decoder's record holds its logit lens (:class:`~blockviz.logit_lens.LogitLens`) for the
     tokens ``lens_rows`` (0-based positions, or words as ``--token`` names them:
@@ -252,9 +259,10 @@ def record_layers(
     Raises
     ------
     BlockvizError
-        As :func:`record_layer`; for a layer choice the model lacks; for blockviz's toy
-        model (``toy`` or a folder ``blockviz train`` wrote), whose record holds every block
-        already; :class:`UnknownLensRow` for a lens row that is not a token position.
+        As :func:`record_layer` (the first layer, or with ``check_every_layer`` any layer,
+        differing from the model's own output); for a layer choice the model lacks; for
+        blockviz's toy model (``toy`` or a folder ``blockviz train`` wrote), whose record holds
+        every block already; :class:`UnknownLensRow` for a lens row that is not a token position.
     """
     from blockviz.layer_choice import chosen_layers
 
@@ -266,59 +274,84 @@ def record_layers(
     chosen = layers if isinstance(layers, range) else chosen_layers(layers, loaded.n_layers, loaded.location.name)
     config = loaded.family.config(loaded.model.config, loaded.dtype)
     tokens = model_tokens(loaded.tokenizer, sentence, config.max_tokens, repr(loaded.location.name))
-    ids = torch.tensor(tokens.ids)
-    shared: dict[str, torch.Tensor] = {"embed": loaded.family.token_table(loaded.model)[ids].detach().clone()}
-    shared_params: dict[str, torch.Tensor] = {}
-    if loaded.family.position_table is not None:
-        table = loaded.family.position_table(loaded.model).detach()
-        shared["pos_embed"] = table[: len(ids)].clone()
-        shared_params["W_pos"] = table[: config.max_tokens]
-    modules = loaded.family.layers(loaded.model)
-    finite = finite_weights(loaded)
-    views: list[BlockRecord] = []
-    block = Block(config, seeded=False)  # each layer's parameters assigned in turn
+    rows = _lens_rows(lens_rows, tokens)  # before the forward pass: a row that is no token costs no layer
+    recorder = _LayerRecorder(loaded, config, str(model), sentence, tokens)
+    checked = chosen if check_every_layer else chosen[:1]
+    captures = capture_layers(loaded, tokens.ids, checked, recorder.checked)
+    for layer in chosen[len(checked) :]:
+        recorder.chained(layer, captures[0].rotary)
+    return BlockRecord.stacked(recorder.views, _lens(loaded, recorder.views, rows))
 
-    def recompute(layer: int, capture: LayerCapture) -> None:
-        if views:
-            stream = views[-1].tensors.stored()[views[-1].architecture.block_output]
-        else:
-            stream = capture.resid_pre.detach().clone()
-        params = {**loaded.family.params(modules[layer], config), **shared_params}
-        cache = dict(shared)
-        block.load_state_dict({name: params[name] for name in block.state_dict()}, assign=True)
+
+class _LayerRecorder:
+    """The views of :func:`record_layers`, one layer at a time, each reading the one before's output."""
+
+    def __init__(self, loaded: LoadedModel, config, model: str, sentence: str, tokens) -> None:
+        self.loaded, self.config, self.model, self.sentence, self.tokens = loaded, config, model, sentence, tokens
+        ids = torch.tensor(tokens.ids)
+        self.shared: dict[str, torch.Tensor] = {"embed": loaded.family.token_table(loaded.model)[ids].detach().clone()}
+        self.shared_params: dict[str, torch.Tensor] = {}
+        if loaded.family.position_table is not None:
+            table = loaded.family.position_table(loaded.model).detach()
+            self.shared["pos_embed"] = table[: len(ids)].clone()
+            self.shared_params["W_pos"] = table[: config.max_tokens]
+        self.modules = loaded.family.layers(loaded.model)
+        self.finite = finite_weights(loaded)
+        self.block = Block(config, seeded=False)  # each layer's parameters assigned in turn
+        self.views: list[BlockRecord] = []
+
+    def checked(self, layer: int, capture: LayerCapture) -> None:
+        """Record ``layer`` right after the model ran it (its weights still in the processor's
+        cache) and check its output and attention weights against the model's own ``capture``."""
+        stream = self._stream() if self.views else capture.resid_pre.detach().clone()
+        previous = capture.previous if not self.views else None
+        cache = self._record(layer, stream, capture.rotary, previous)
+        _agree(cache[self.config.architecture.block_output], capture.output, "the layer's output", self.loaded, layer)
+        _agree(cache["weights"], capture.weights, "the attention weights", self.loaded, layer)
+
+    def chained(self, layer: int, rotary: tuple[torch.Tensor, torch.Tensor] | None) -> None:
+        """Record ``layer`` on the previous view's output, without the model."""
+        self._record(layer, self._stream(), rotary, None)
+
+    def _stream(self) -> torch.Tensor:
+        """The last view's output tensor itself: the next block's ``resid_pre``."""
+        return self.views[-1].tensors.stored()[self.config.architecture.block_output]
+
+    def _record(self, layer: int, stream: torch.Tensor, rotary, previous: torch.Tensor | None) -> dict:
+        """Append ``layer``'s view, blockviz's Block with the layer's weights on ``stream``
+        ``(n, d_model)``, ``previous`` its ``prev_output`` when given; return the Block's cache."""
+        config = self.config
+        params = {**self.loaded.family.params(self.modules[layer], config), **self.shared_params}
+        cache = dict(self.shared)
+        self.block.load_state_dict({name: params[name] for name in self.block.state_dict()}, assign=True)
         with torch.no_grad():
-            output = block(stream, cache, capture.rotary)  # the next block reads this very tensor
-        _agree(output, capture.output, "the layer's output", loaded, layer)
-        _agree(cache["weights"], capture.weights, "the attention weights", loaded, layer)
+            self.block(stream, cache, rotary)
         optional = ()
-        if not views and capture.previous is not None:
-            cache["prev_output"] = capture.previous.to(capture.resid_pre.dtype)
+        if previous is not None:
+            cache["prev_output"] = previous.to(stream.dtype)
             optional = ("prev_output",)
         names = [spec.name for spec in fields_for(config, model=True, optional=optional)]
         source = Source(
             "model",
-            model=str(model),
-            family=loaded.family.name,
+            model=self.model,
+            family=self.loaded.family.name,
             layer=layer,
-            n_layers=loaded.n_layers,
-            dtype=loaded.dtype,
-            note=loaded.note,
+            n_layers=self.loaded.n_layers,
+            dtype=self.loaded.dtype,
+            note=self.loaded.note,
         )
-        views.append(
+        self.views.append(
             BlockRecord(
-                sentence=sentence,
-                tokens=tokens.tokens,
+                sentence=self.sentence,
+                tokens=self.tokens.tokens,
                 config=config,
                 tensors=ReadOnlyTensors.adopting({name: cache[name] for name in names}),
-                params=ReadOnlyTensors.sharing(params, finite=finite),  # the model's own tensors: never copied
+                params=ReadOnlyTensors.sharing(params, finite=self.finite),  # the model's own tensors: never copied
                 source=source,
-                special=tuple(tokens.special),
+                special=tuple(self.tokens.special),
             )
         )
-
-    rows = _lens_rows(lens_rows, tokens)  # before the forward pass: a row that is no token costs no layer
-    capture_layers(loaded, tokens.ids, chosen, recompute)
-    return BlockRecord.stacked(views, _lens(loaded, views, rows))
+        return cache
 
 
 def _lens_rows(rows: Sequence[int | str] | None, tokens) -> tuple[int, ...]:
