@@ -1,0 +1,77 @@
+"""Importing Manim without networkx, which a scene never uses.
+
+``import manim`` imports networkx for its ``Graph`` mobject: 0.1–0.2 of the 1.6 CPU seconds a
+still takes (``python -X importtime``), and no scene draws a graph. :func:`import_manim` puts a
+stand-in in ``sys.modules`` while Manim imports: what Manim reads from it then
+(``nx.layout.circular_layout``) is imported when first called, and what is read from it later
+comes from the real module, so a ``Graph`` is drawn as before. The stand-in leaves
+``sys.modules`` when Manim's import ends: a later ``import networkx`` gets the real module.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+import types
+
+
+class _DeferredModule(types.ModuleType):
+    """Stands in ``sys.modules`` for a module while Manim imports.
+
+    What Manim reads from it then (``nx.layout.circular_layout``) is a :class:`_Deferred`; what
+    is read from it later is the real module's.
+    """
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):  # __path__, __file__ …: the import system's questions
+            raise AttributeError(name)
+        if sys.modules.get(self.__name__) is self:  # Manim is importing
+            return _Deferred(self.__name__, (name,))
+        return getattr(importlib.import_module(self.__name__), name)
+
+
+class _Deferred:
+    """An attribute path in a module not imported yet (``networkx``, ``layout.circular_layout``):
+    calling it imports the module and calls the real attribute."""
+
+    def __init__(self, module: str, path: tuple[str, ...]):
+        self._module, self._path = module, path
+
+    def _real(self):
+        return functools.reduce(getattr, self._path, importlib.import_module(self._module))
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Deferred(self._module, (*self._path, name))
+
+    def __call__(self, *args, **kwargs):
+        return self._real()(*args, **kwargs)
+
+
+DEFERRED = ("networkx",)
+"""What Manim imports for mobjects no scene draws: networkx, for ``Graph``. (Not Pygments and
+BeautifulSoup, for ``Code``: ``manim.mobject.text.code_mobject`` checks ``isinstance(…, Tag)``,
+which a stand-in cannot answer; not SciPy's ``Rotation``: every still flips a text it builds.)"""
+
+
+def import_manim() -> types.ModuleType:
+    """Import Manim (once per process) without importing the modules of :data:`DEFERRED`.
+
+    Returns
+    -------
+    types.ModuleType
+        The ``manim`` package, the same as ``import manim`` gives.
+    """
+    if "manim" in sys.modules:
+        return sys.modules["manim"]
+    stand_ins = {name: _DeferredModule(name) for name in DEFERRED if name not in sys.modules}
+    sys.modules.update(stand_ins)
+    try:
+        import manim
+    finally:
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+    return manim
