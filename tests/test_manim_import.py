@@ -1,5 +1,6 @@
-"""Manim imported by blockviz.render.manim_import leaves networkx unimported, and a Graph (and a
-Code beside it) comes out as from a plain ``import manim``."""
+"""Manim imported by blockviz.render.manim_import leaves networkx and IPython unimported (a later
+import gets the real modules), and a Graph (and a Code beside it) comes out as from a plain
+``import manim``."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import json
 import subprocess
 import sys
 
-from blockviz.render.manim_import import DEFERRED
+from blockviz.render.manim_import import ABSENT, DEFERRED
 
 BUILD = """
 import hashlib, json, sys
 {imports}
-skipped = sorted(name for name in {deferred!r} if name in sys.modules)
-import networkx, networkx.algorithms
-real = [getattr(module, "__file__", None) is not None for module in (networkx, networkx.algorithms)]
+skipped = sorted(name for name in {kept_out!r} if name in sys.modules)
+import IPython, networkx, networkx.algorithms
+real = [getattr(module, "__file__", None) is not None for module in (networkx, networkx.algorithms, IPython)]
 graph = manim.Graph([1, 2, 3], [(1, 2), (2, 3)], layout="circular")
 code = manim.Code(code_string="x = 1", language="python")
 points = [member.points.tobytes() for mobject in (graph, code) for member in mobject.get_family()]
@@ -26,7 +27,7 @@ def built(imports: str) -> tuple[list[str], list[bool], str]:
     """In a fresh interpreter: the deferred modules imported with Manim, whether a later import
     gets real modules, and a hash of a Graph's and a Code's points."""
     run = subprocess.run(
-        [sys.executable, "-c", BUILD.format(imports=imports, deferred=DEFERRED)],
+        [sys.executable, "-c", BUILD.format(imports=imports, kept_out=DEFERRED + ABSENT)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -41,6 +42,6 @@ def test_manim_imports_without_the_deferred_modules_and_builds_the_same_mobjects
     )
     plain_first, plain_real, plain_points = built("import manim")
     assert deferred_first == []  # none of them imported with Manim
-    assert plain_first == sorted(DEFERRED)  # a plain import would have imported every one
-    assert deferred_real == plain_real == [True, True]  # the stand-ins left sys.modules
+    assert plain_first == sorted(DEFERRED + ABSENT)  # a plain import would have imported every one
+    assert deferred_real == plain_real == [True, True, True]  # the stand-ins left sys.modules
     assert deferred_points == plain_points

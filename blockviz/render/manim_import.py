@@ -1,11 +1,13 @@
-"""Importing Manim without networkx, which a scene never uses.
+"""Importing Manim without networkx and IPython, which a render never uses.
 
-``import manim`` imports networkx for its ``Graph`` mobject: 0.1–0.2 of the 1.6 CPU seconds a
-still takes (``python -X importtime``), and no scene draws a graph. :func:`import_manim` puts a
-stand-in in ``sys.modules`` while Manim imports: what Manim reads from it then
-(``nx.layout.circular_layout``) is imported when first called, and what is read from it later
-comes from the real module, so a ``Graph`` is drawn as before. The stand-in leaves
-``sys.modules`` when Manim's import ends: a later ``import networkx`` gets the real module.
+``import manim`` imports networkx, for its ``Graph`` mobject, and IPython, for its notebook magic:
+0.15–0.25 of the 1.6 CPU seconds a still takes (``python -X importtime``). :func:`import_manim`
+keeps both out while Manim imports. networkx has a stand-in in ``sys.modules``: what Manim reads
+from it then (``nx.layout.circular_layout``) is imported when first called, and what is read from
+it later comes from the real module, so a ``Graph`` is drawn as before. IPython is marked absent:
+Manim imports it only if it can, to register its magic inside a running IPython, which has
+imported it already. Both marks leave ``sys.modules`` when Manim's import ends: a later ``import
+networkx`` or ``import IPython`` gets the real module.
 """
 
 from __future__ import annotations
@@ -56,8 +58,14 @@ BeautifulSoup, for ``Code``: ``manim.mobject.text.code_mobject`` checks ``isinst
 which a stand-in cannot answer; not SciPy's ``Rotation``: every still flips a text it builds.)"""
 
 
+ABSENT = ("IPython",)
+"""What Manim imports only if it can, and a render never needs: IPython, for Manim's notebook
+magic (``%%manim``), registered only inside a running IPython, which has imported it already."""
+
+
 def import_manim() -> types.ModuleType:
-    """Import Manim (once per process) without importing the modules of :data:`DEFERRED`.
+    """Import Manim (once per process) without importing the modules of :data:`DEFERRED` and
+    :data:`ABSENT` (each left alone if imported already).
 
     Returns
     -------
@@ -67,11 +75,12 @@ def import_manim() -> types.ModuleType:
     if "manim" in sys.modules:
         return sys.modules["manim"]
     stand_ins = {name: _DeferredModule(name) for name in DEFERRED if name not in sys.modules}
+    stand_ins |= {name: None for name in ABSENT if name not in sys.modules}  # None: its import raises ImportError
     sys.modules.update(stand_ins)
     try:
         import manim
     finally:
         for name, module in stand_ins.items():
-            if sys.modules.get(name) is module:
+            if name in sys.modules and sys.modules[name] is module:
                 del sys.modules[name]
     return manim
