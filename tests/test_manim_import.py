@@ -14,11 +14,12 @@ BUILD = """
 import hashlib, json, sys
 {imports}
 skipped = sorted(name for name in {kept_out!r} if name in sys.modules)
-import IPython, networkx, networkx.algorithms
+import bs4, IPython, networkx, networkx.algorithms
 real = [getattr(module, "__file__", None) is not None for module in (networkx, networkx.algorithms, IPython)]
 graph = manim.Graph([1, 2, 3], [(1, 2), (2, 3)], layout="circular")
 code = manim.Code(code_string="x = 1", language="python")
 points = [member.points.tobytes() for mobject in (graph, code) for member in mobject.get_family()]
+points.append(str(bs4.BeautifulSoup("<p class='a'>x</p>", "html.parser").select("p.a")).encode())  # soupsieve's
 print(json.dumps([skipped, real, hashlib.sha256(b"".join(points)).hexdigest()]))
 """
 

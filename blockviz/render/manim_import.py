@@ -1,13 +1,14 @@
-"""Importing Manim without networkx and IPython, which a render never uses.
+"""Importing Manim without networkx, soupsieve and IPython, which a render never uses.
 
-``import manim`` imports networkx, for its ``Graph`` mobject, and IPython, for its notebook magic:
-0.15–0.25 of the 1.6 CPU seconds a still takes (``python -X importtime``). :func:`import_manim`
-keeps both out while Manim imports. networkx has a stand-in in ``sys.modules``: what Manim reads
-from it then (``nx.layout.circular_layout``) is imported when first called, and what is read from
-it later comes from the real module, so a ``Graph`` is drawn as before. IPython is marked absent:
-Manim imports it only if it can, to register its magic inside a running IPython, which has
-imported it already. Both marks leave ``sys.modules`` when Manim's import ends: a later ``import
-networkx`` or ``import IPython`` gets the real module.
+``import manim`` imports networkx, for its ``Graph`` mobject, soupsieve (through BeautifulSoup)
+and IPython, for its notebook magic: about 0.2 of the 1.6 CPU seconds a still takes (``python -X
+importtime``). :func:`import_manim` keeps them out while Manim imports. networkx and soupsieve
+have stand-ins in ``sys.modules``: what is read from one while Manim imports
+(``nx.layout.circular_layout``) is imported when first called, and what is read later comes from
+the real module, so a ``Graph`` is drawn as before. IPython is marked absent: Manim imports it
+only if it can, to register its magic inside a running IPython, which has imported it already.
+The marks leave ``sys.modules`` when Manim's import ends: a later ``import networkx`` gets the
+real module.
 """
 
 from __future__ import annotations
@@ -52,10 +53,12 @@ class _Deferred:
         return self._real()(*args, **kwargs)
 
 
-DEFERRED = ("networkx",)
-"""What Manim imports for mobjects no scene draws: networkx, for ``Graph``. (Not Pygments and
-BeautifulSoup, for ``Code``: ``manim.mobject.text.code_mobject`` checks ``isinstance(…, Tag)``,
-which a stand-in cannot answer; not SciPy's ``Rotation``: every still flips a text it builds.)"""
+DEFERRED = ("networkx", "soupsieve")
+"""What Manim imports for what no scene uses: networkx, for the ``Graph`` mobject; soupsieve,
+which BeautifulSoup imports for CSS selectors (Manim's ``Code`` parses Pygments' HTML with it, but
+selects nothing). (Not BeautifulSoup and Pygments themselves: ``manim.mobject.text.code_mobject``
+checks ``isinstance(…, Tag)`` on a name it imported, which a stand-in cannot answer; not SciPy's
+``Rotation``: every scene rotates, a text's outline when it is built, a line when it is placed.)"""
 
 
 ABSENT = ("IPython",)
