@@ -151,8 +151,8 @@ def render(
     refuse_foreign([job.output for job in planned] + (lecture_plan.files() if lecture_plan is not None else []))
     pending = [job for job in planned if force or not job.is_fresh()]
     if pending:
-        if options.format == "png" and source.made_to_keep():  # made by another process, read back here
-            made_beside(source.make, lambda: _import_scenes(pending))
+        if options.format == "png" and source.made_to_keep():  # made and kept by another process, read back here
+            made_beside(source.make, lambda: _import_scenes(pending))  # if it failed, made() makes it again
         rec = made()
         source.check(rec)
         render_jobs(rec, pending, options, processes=processes, progress=progress)

@@ -164,7 +164,7 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     """
     from blockviz.render.manim_import import import_manim
 
-    tempconfig = import_manim().tempconfig
+    tempconfig = import_manim().tempconfig  # first: the modules below import Manim
     from blockviz.render.encoding import renderer
     from blockviz.scenes.catalog import lookup
 
