@@ -23,6 +23,7 @@ from blockviz.scenes.colour_bar import (
     end_decimals,
     layout_top,
     natural_bottom,
+    one_line_height,
     reserve_band,
 )
 from blockviz.scenes.look import FRAME_MARGIN, TITLE_SIZE, contrast, look
@@ -362,3 +363,16 @@ def test_a_bar_copied_from_the_first_one_built_is_drawn_as_a_new_one_and_is_its_
     first.shift([1, 0, 0])  # a copy moved leaves the next one where it was built
     assert drawn_parts(second) == drawn_parts(new) == drawn_parts(colour_bar(scale, dark, True, 1.2))
     assert drawn_parts(colour_bar(scale, look("light"), True, 1.2)) != drawn_parts(new)  # another page: its own bar
+
+
+@pytest.mark.parametrize(
+    "scale",
+    [
+        ShownScale("signed", 1.0, ("residual",)),
+        ShownScale("weights", 1.0, ("weights",)),
+        ShownScale("signed", 0.25, ("qkv", "scores")),
+    ],
+)
+def test_a_bars_one_line_height_is_that_of_its_bar_at_the_usual_width(scale):
+    # measured on the narrow bar (built anyway to reserve the band): the strip's width moves nothing up or down
+    assert one_line_height(scale) == ColourBar(scale, look("dark"), one_line=True).height

@@ -29,6 +29,16 @@ def command_record(record_inputs: dict, arrays: bool = False):
     return cached_record(record_inputs, lambda: build_record(**record_inputs), arrays)
 
 
+def record_to_keep(record_inputs: dict) -> bool:
+    """Whether :func:`command_record` would make the record ``record_inputs`` ask for now and
+    keep it, so that it reads it back next time (records reused, this one keyable and not kept)."""
+    if not _Reuse.records:
+        return False
+    from blockviz.record_cache import cached_header, record_key
+
+    return record_key(record_inputs) is not None and cached_header(record_inputs) is None
+
+
 def command_record_header(record_inputs: dict):
     """What the record ``record_inputs`` ask for says of itself (its tokens, config and source:
     :class:`~blockviz.record_format.RecordHeader`), read without torch from the record the

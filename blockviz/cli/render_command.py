@@ -19,7 +19,7 @@ from blockviz.cli.options import (
     resolved_head,
     usage_error_for,
 )
-from blockviz.cli.records import command_record
+from blockviz.cli.records import command_record, record_to_keep
 from blockviz.cli.scene_options import (
     check_narration,
     frame_options,
@@ -242,6 +242,10 @@ class OptionsRecord(RecordSource):
 
     def sentence(self) -> str:
         return output_sentence(self.inputs)
+
+    def made_to_keep(self) -> bool:
+        """Whether making the record keeps it in the record cache (it is not kept yet)."""
+        return record_to_keep({name: value for name, value in self.inputs.items() if name != "block"})
 
 
 @contextlib.contextmanager

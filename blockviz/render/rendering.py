@@ -55,6 +55,11 @@ class RecordSource:
             raise BlockvizError("give either a sentence or a record file, not both and not neither")
         return record_file_sentence(record_file) if record_file is not None else sentence
 
+    def made_to_keep(self) -> bool:
+        """Whether :attr:`make` would make the record now and keep it where a later ``make``
+        reads it back without torch (:mod:`blockviz.record_cache`); here never."""
+        return False
+
 
 @dataclass(frozen=True)
 class Rendered:
@@ -129,6 +134,7 @@ def render(
         file in the way that blockviz did not write, and as
         :func:`~blockviz.render.run.render_jobs` and :func:`~blockviz.render.run.join_lecture`.
     """
+    from blockviz.render.record_beside import made_beside
     from blockviz.scenes.catalog import entries, for_record, lookup
 
     options = options or RenderOptions()
@@ -145,6 +151,8 @@ def render(
     refuse_foreign([job.output for job in planned] + (lecture_plan.files() if lecture_plan is not None else []))
     pending = [job for job in planned if force or not job.is_fresh()]
     if pending:
+        if options.format == "png" and source.made_to_keep():  # made and kept by another process, read back here
+            made_beside(source.make, lambda: _import_scenes(pending))  # if it failed, made() makes it again
         rec = made()
         source.check(rec)
         render_jobs(rec, pending, options, processes=processes, progress=progress)
@@ -160,6 +168,16 @@ def render(
     for path in lecture_plan.files():
         _tell(on_file, path, not joined)
     return Rendered(planned, pending, lecture_plan.files(), joined)
+
+
+def _import_scenes(jobs: list[RenderJob]) -> None:
+    """Import Manim and the modules of the scenes ``jobs`` render, as rendering them would."""
+    from blockviz.render.manim_import import import_manim
+    from blockviz.scenes.catalog import lookup
+
+    import_manim()
+    for entry in lookup([job.scene for job in jobs]):
+        entry.scene_class()
 
 
 def _source(record) -> RecordSource:

@@ -162,8 +162,9 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     Raises :class:`BlockvizError` naming ``job.output`` if the media folder cannot be made or
     a write fails while rendering (a full disk, a read-only file system).
     """
-    from manim import tempconfig
+    from blockviz.render.manim_import import import_manim
 
+    tempconfig = import_manim().tempconfig  # first: the modules below import Manim
     from blockviz.render.encoding import renderer
     from blockviz.scenes.catalog import lookup
 

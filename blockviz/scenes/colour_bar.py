@@ -631,8 +631,9 @@ def bar_row_height() -> float:
 
 @functools.cache
 def one_line_height(scale: ShownScale) -> float:
-    """The height of ``scale``'s bar drawn on one line (its name's glyphs decide it)."""
-    return ColourBar(scale, look("dark"), one_line=True).height
+    """The height of ``scale``'s bar drawn on one line (its name's glyphs decide it, not its
+    strip's width: measured on the narrow bar :func:`reserve_band` builds anyway)."""
+    return _first_bar(scale, look("dark"), True, NARROW_STRIP_WIDTH, layout_key()).height
 
 
 def bars_band(height: float | None = None) -> float:
