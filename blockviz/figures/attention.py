@@ -474,7 +474,7 @@ def _square(rec, values, title: str, blocked=None, filled: bool = True) -> Matri
     hand-checkable arithmetic) in cells up to a table's shape; a trained model's layer (16+
     tokens, scores to ±60) keeps square-ish cells with every row named, colour alone when its
     numbers would need strips."""
-    labels = rows_of(rec.tokens)
+    labels = rows_of(rec)
     return MatrixSpec(
         values,
         labels,
