@@ -27,6 +27,7 @@ from blockviz.figures.elision import (
     numbers_flow,
 )
 from blockviz.figures.heatmap import record_scale, shown_scale, weights_scale
+from blockviz.figures.labels import token_named
 from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.page import DEFAULT_WIDTH
 from blockviz.figures.panels import MatrixSpec, matrix_piece
@@ -413,10 +414,34 @@ def causal_vs_bidirectional(request: FigureRequest) -> Figure:
         note(
             page,
             "without the mask every token can also attend to the tokens after it"
-            + ("" if trained else ", so every row's weights spread further"),
+            + ("" if trained else unmasked_rows_phrase(rec, open_weights, request.heads)),
         )
     )
     return build_figure(lines, page)[0]
+
+
+def rows_reaching_later(open_weights: np.ndarray, heads: list[int]) -> list[int]:
+    """The queries whose unmasked weights ``(n_heads, n, n)`` put weight above 0 on a key after
+    them in one of ``heads``: the rows the mask changes (``Σ_{j > i} weights[h, i, j] > 0``).
+    The last token has no key after it: its row is the same either way."""
+    n = open_weights.shape[-1]
+    later = np.triu(np.ones((n, n), dtype=bool), k=1)
+    reaching = (np.where(later, open_weights[list(heads)], 0.0) > 0).any(axis=(0, 2))
+    return [int(i) for i in np.flatnonzero(reaching)]
+
+
+def unmasked_rows_phrase(rec, open_weights: np.ndarray, heads: list[int]) -> str:
+    """The end of the note on the unmasked panel: which rows the numbers show spreading to later
+    keys (:func:`rows_reaching_later`), the last token's named as the same either way; ``""``
+    when none does."""
+    rows = rows_reaching_later(open_weights, heads)
+    if not rows:
+        return ""
+    if rows == list(range(rec.n - 1)):
+        last = token_named(rec.tokens[-1])
+        return f", so every row but the last spreads its weights further ({last} sees every key either way)"
+    named = ", ".join(token_named(rec.tokens[i]) for i in rows)
+    return f", so the rows of {named} spread their weights further"
 
 
 HYPOTHETICAL = "hypothetical"
