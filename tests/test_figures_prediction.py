@@ -173,3 +173,11 @@ def test_figures_writes_both_for_the_toy_model_and_refuses_them_by_name_for_the_
 @pytest.mark.parametrize("name", ["prediction", "training"])
 def test_legible_on_every_page(chicken, name, width):
     assert_legible(draw_figure(name, FigureRequest(chicken, width=width)), width)
+
+
+def test_the_others_term_counts_the_vocabulary_as_words_and_unk(chicken):
+    figure = draw_figure("prediction", FigureRequest(chicken, token="too"))
+    said = " ".join(text.get_text().replace("\n", " ") for text in figure.texts)  # a note wraps
+    words = len(chicken.source.vocabulary) - 1  # the vocabulary's first entry is <unk>, not a word
+    assert "<unk>" not in prediction_of(chicken, chicken.tokens.index("too")).words
+    assert f"others: the {words - 5} other words and <unk>, their probabilities summed" in said
