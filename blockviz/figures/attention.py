@@ -213,14 +213,16 @@ def multi_head(request: FigureRequest) -> Figure:
     c = rec.config
     heads = request.heads
     blocked = np.isneginf(as_array(rec.mask))
-    shown = (
-        "every head"
+    together = (
+        "side by side"
         if len(heads) == c.n_heads
-        else (f"head {heads[0]}" if len(heads) == 1 else f"heads {', '.join(map(str, heads))}")
+        else f"(head {heads[0]} shown)"
+        if len(heads) == 1
+        else f"(heads {', '.join(map(str, heads))} shown)"
     )
     lines = heading(
         page,
-        titled("multi-head", f"{c.n_heads} heads side by side ({shown} shown), then one output projection"),
+        titled("multi-head", f"{c.n_heads} heads {together}, then one output projection"),
         arch.multi_head_formula(rec),
     )
     weights_flow = _weights_flow(request, as_array(rec.weights), blocked, "weights")
