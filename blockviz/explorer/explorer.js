@@ -228,6 +228,7 @@
         " not in the toy model's vocabulary: read as " + DATA.workbench.unknown + " (marked with a dotted border)." : "";
       const data = liveData(got, base, false);
       main(data);
+      showSentence(bench.sentence, got.tokens.length);
       bench.view = data.live.state;
       listEdits();
       markBlocks();
@@ -236,6 +237,11 @@
         if (target) target.focus();
       }
       return true;
+    }
+    /* The header and the window's title name the sentence shown (blockviz.explorer.summary.summary_opening). */
+    function showSentence(sentence, n) {
+      document.getElementById("summary").textContent = "blockviz explorer \u2014 \u201c" + sentence + "\u201d: " + n + " token" + (n !== 1 ? "s" : "") + ", " + DATA.workbench.summary_details;
+      document.title = "blockviz explorer \u2014 " + sentence;
     }
     /* The page's data for main: the computed numbers got (and base, the trained parameters', when edited) of the shown block. */
     function liveData(got, base, quick) {
