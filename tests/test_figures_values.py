@@ -662,3 +662,10 @@ def test_causal_vs_bidirectional_claims_a_wider_spread_only_for_rows_the_mask_ch
     said = " ".join(text.get_text() for text in figure.texts)
     assert "every row's weights spread further" not in said
     assert "every row but the last spreads its weights further ('sat' sees every key either way)" in said
+
+
+def test_a_turned_key_axis_keeps_a_quoted_dot_level(rec):
+    figure = draw_figure("weights", FigureRequest(rec))  # the page's width: 13 keys, their labels turned
+    rotations = {text.get_text(): text.get_rotation() for text in figure.texts if text.get_label() == "weights[0]:col"}
+    assert rotations["because"] == 90  # the axis is turned
+    assert rotations["\u201c.\u201d"] == 0  # “.” on its side reads as stray marks

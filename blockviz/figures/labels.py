@@ -52,6 +52,14 @@ def token_named(token: str, max_chars: int = 24) -> str:
     return label if without_glyph(display_token(token)) else repr(label)
 
 
+def level_label(label: str, cell: float, size_pt: float) -> bool:
+    """Whether a column label stays level on an axis whose labels are turned: a quoted token
+    with no glyph of its own (:func:`token_label`'s “.”, “,”), whose quotes and dot turned on
+    their side read as stray marks, when it fits the ``cell`` (inches) level at ``size_pt``."""
+    quoted = len(label) > 2 and label[0] == "\u201c" and label[-1] == "\u201d"
+    return quoted and without_glyph(label[1:-1]) and text_size_in(label, size_pt)[0] <= 0.9 * cell
+
+
 def token_labels(tokens: list[str]) -> list[str]:
     """Tick labels for tokens (:func:`token_label` of each)."""
     return [token_label(token) for token in tokens]
