@@ -51,13 +51,15 @@ def answering_head_of_arrays(weights: np.ndarray, query: int, key: int | None, c
     return AnsweringHead(0, head, j, weight, weight - above, above)
 
 
-def largest_weight_of(weights, head: int, query: int, special: Sequence[bool], causal: bool):
+def largest_weight_of(
+    weights, head: int, query: int, special: Sequence[bool], causal: bool, unknown: Sequence[bool] | None = None
+):
     """:func:`blockviz.models.evidence.largest_weight` of one block's ``weights`` ``(n_heads, n, n)``
-    (a torch tensor goes to it; numpy arrays are read here, without torch)."""
+    (a torch tensor goes to it; numpy arrays are read here, without torch); ``unknown`` as there."""
     if not isinstance(weights, np.ndarray):
         from blockviz.models.evidence import largest_weight
 
-        return largest_weight(weights[None], 0, head, query, special, causal)
+        return largest_weight(weights[None], 0, head, query, special, causal, unknown)
     from blockviz.models.evidence_types import LargestWeight, reading_of
 
     row = weights[head, query]
@@ -65,4 +67,7 @@ def largest_weight_of(weights, head: int, query: int, special: Sequence[bool], c
     weight = float(row[key])
     baseline = float(baseline_of(weights, head, query, key, causal))
     sink = float(row[sorted({0} | {j for j, flag in enumerate(special) if flag})].sum())
-    return LargestWeight(key, weight, baseline, reading_of(query, key, weight, baseline, special[key], sink, causal))
+    either_unknown = bool(unknown) and (unknown[query] or unknown[key])
+    return LargestWeight(
+        key, weight, baseline, reading_of(query, key, weight, baseline, special[key], sink, causal, either_unknown)
+    )

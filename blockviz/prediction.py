@@ -38,6 +38,28 @@ class Prediction:
         return "=" if abs(written - float(format_number(self.total, decimals))) < 0.5 * 10**-decimals else "\u2248"
 
 
+def vocabulary_phrase(vocabulary: tuple[str, ...]) -> str:
+    """A toy model's vocabulary counted as a reader counts it: its words, then its unknown token
+    (``vocabulary[0]``), which every word outside them is read as.
+
+    >>> vocabulary_phrase(("<unk>", "the", "cat", "sat"))
+    '3 words and <unk>'
+    """
+    return f"{len(vocabulary) - 1} words and {vocabulary[0]}"
+
+
+def others_phrase(guess: Prediction, vocabulary: tuple[str, ...] | None) -> str:
+    """What the "+ others" term of ``guess`` sums: "the 64 other words and <unk>" when the unknown
+    token (``vocabulary[0]``) is among them, else "the 65 other words".
+
+    >>> others_phrase(Prediction(0, ["the"], np.array([0.9]), 0.1, 3, 1.0), ("<unk>", "the", "cat", "sat"))
+    'the 2 other words and <unk>'
+    """
+    if vocabulary and vocabulary[0] not in guess.words:
+        return f"the {guess.hidden - 1} other words and {vocabulary[0]}"
+    return f"the {guess.hidden} other words"
+
+
 def prediction_of(rec, row: int, top: int = TOP_WORDS) -> Prediction:
     """The ``top`` largest of ``rec.probs[row]`` ``(n_vocab,)`` by word (``rec.source.vocabulary``,
     ties by word id) and the sum of the others, every number read from the record.

@@ -1,17 +1,15 @@
 """The typeset name of every record field and parameter a scene or figure labels: one mapping, mathtext.
 
 Scenes and figures label a grid by what it *is* in the block's equations, not by the record's code name:
-the block's input is :math:`x`, attention's output :math:`\\mathrm{attn}(x)`, LayerNorm's scale
-:math:`\\gamma`. The names follow the pre-norm block as nanoGPT writes it (``x = x +
+the block's input is :math:`x`, attention's output :math:`\\mathrm{attn}(\\mathrm{LN}_1(x))`, LayerNorm's
+scale :math:`\\gamma`. The names follow the pre-norm block as nanoGPT writes it (``x = x +
 attn(ln_1(x))``, then ``x = x + mlp(ln_2(x))``), with one letter per point of the residual stream:
 
-* pre-norm (GPT-2, Llama): :math:`x` → :math:`h = x + \\mathrm{attn}(x)` → :math:`y = h + \\mathrm{FFN}(h)`,
-  attention reading :math:`\\mathrm{LN}_1(x)`, the FFN :math:`\\mathrm{LN}_2(h)`;
+* pre-norm (GPT-2, Llama): :math:`x` → :math:`h = x + \\mathrm{attn}(\\mathrm{LN}_1(x))` →
+  :math:`y = h + \\mathrm{FFN}(\\mathrm{LN}_2(h))`: each sub-layer's output is named by what it
+  reads, so a label matches the formula it sits under;
 * post-norm (BERT; Vaswani et al. 2017, §3.1): :math:`x + \\mathrm{attn}(x)`, normalised into
   :math:`h`, then :math:`h + \\mathrm{FFN}(h)`, normalised into the layer's output :math:`y`.
-
-(:math:`\\mathrm{attn}(x)` and :math:`\\mathrm{FFN}(h)` name the sub-layers' outputs; the norm
-before each is part of the sub-layer, as in the figures of Xiong et al. 2020.)
 
 :func:`symbol` gives the mathtext of a field or parameter; :data:`FIELD_SYMBOLS`,
 :data:`POST_NORM_SYMBOLS` and :func:`parameter_symbol` are the tables. A field without an entry
@@ -31,19 +29,21 @@ FIELD_SYMBOLS = {
     "query": r"$q$",
     "key": r"$k$",
     "value": r"$v$",
-    "attn_out": r"$\mathrm{attn}(x)$",
+    "attn_out": r"$\mathrm{attn}(\mathrm{LN}_1(x))$",
     "resid_mid": r"$h$",
     "ln2": r"$\mathrm{LN}_2(h)$",
     "ffn_pre": r"$u$",
     "ffn_gate": r"$g$",
     "ffn_up": r"$u$",
-    "ffn_out": r"$\mathrm{FFN}(h)$",
+    "ffn_out": r"$\mathrm{FFN}(\mathrm{LN}_2(h))$",
     "resid_post": r"$y$",
     "ln_f": r"$\mathrm{LN}_f(y)$",
 }
 """Mathtext of each field a scene labels, in a pre-norm block (see the module docstring)."""
 
 POST_NORM_SYMBOLS = {
+    "attn_out": r"$\mathrm{attn}(x)$",
+    "ffn_out": r"$\mathrm{FFN}(h)$",
     "resid_mid": r"$x + \mathrm{attn}(x)$",
     "resid_mid_norm": r"$h$",
     "resid_post": r"$h + \mathrm{FFN}(h)$",

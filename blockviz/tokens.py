@@ -53,6 +53,27 @@ def tokenize(sentence: str, max_tokens: int = 64) -> list[str]:
     return tokens
 
 
+def unknown_tokens(tokens: list[str], vocabulary: tuple[str, ...] | None) -> list[bool]:
+    """Which ``tokens`` a toy model read as its unknown token: those its ``vocabulary``
+    (``rec.source.vocabulary``: its words in id order, the unknown token first) lacks, looked up
+    in lower case as the model reads them. All ``False`` without a vocabulary (the seeded block,
+    a model with its own tokenizer).
+
+    >>> unknown_tokens(["The", "zebra", "sat"], ("<unk>", "the", "sat"))
+    [False, True, False]
+    """
+    if not vocabulary:
+        return [False] * len(tokens)
+    known = set(vocabulary[1:])
+    return [token.lower() not in known for token in tokens]
+
+
+def marked_unknown(label: str, vocabulary: tuple[str, ...]) -> str:
+    """A token's drawn ``label`` marked as read as the unknown token ``vocabulary[0]``:
+    ``"zebra (<unk>)"``, so a picture never names a word the model did not see."""
+    return f"{label} ({vocabulary[0]})"
+
+
 def token_embedding(token: str, config: BlockConfig) -> torch.Tensor:
     """The embedding of one token, shape ``(d_model,)``.
 

@@ -115,3 +115,26 @@ def test_multi_head_names_a_parked_largest_weight_an_attention_sink(records):
     assert named in said
     assert (reading.reading == "sink") == ("an attention sink" in said.split(named)[1].split(" | ")[0])
     assert reading.reading == "sink"  # "the cat sat": head 0's 'sat' parks on 'the' (0.9x), the case this guards
+
+
+def test_a_weight_on_a_word_read_as_unk_is_never_said_learned():
+    rec = record("the zebra sat")  # "zebra" is not in the toy's vocabulary: the model read <unk>
+    unknown = [False, True, False]
+    reading = largest_weight(rec.weights[None], 0, 0, 2, rec.special, True, unknown)
+    assert rec.tokens[reading.key] == "zebra"
+    assert reading_by_hand(rec.weights, 0, 2, rec.special, True) == "above"  # the case this guards
+    assert reading.reading == "unknown"
+    said = softmax_captions(rec, head=0)
+    assert "learned in training" not in said
+    assert "“sat” weighs “zebra (<unk>)” most, but <unk> stands for every word outside the vocabulary" in said
+
+
+def test_a_word_read_as_unk_is_labelled_so_in_scenes_and_figures():
+    from blockviz.figures.parts import columns_of, rows_of
+
+    rec = record("the zebra sat")
+    scene, _ = build(Softmax, rec, head=0)
+    assert scene.token_names == ["the", "zebra (<unk>)", "sat"]
+    assert rows_of(rec) == columns_of(rec, "weights") == ["the", "zebra (<unk>)", "sat"]
+    known = record("the cat sat")
+    assert rows_of(known) == list(known.tokens)  # known words unmarked

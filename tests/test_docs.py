@@ -169,3 +169,16 @@ def test_every_command_line_a_page_shows_is_accepted(page, tmp_path, monkeypatch
             pytest.fail(f"{page.name}: {line}: {error.format_message()}")
         except click.exceptions.Exit as done:  # an eager option such as --list did its work
             assert done.exit_code == 0, line
+
+
+def test_the_toy_vocabulary_is_counted_as_the_model_holds_it():
+    from blockviz.toy import toy_folder
+    from blockviz.toy.folder import load_toy
+
+    entries = len(load_toy(toy_folder("toy")).vocabulary.words)  # its words and its unknown token, <unk>
+    model_help = next(param.help for param in main.commands["record"].params if param.name == "model")
+    pages = {name: (ROOT / name).read_text() for name in ("README.md", "docs/index.md", "docs/models.md")}
+    for name, text in {**pages, "--model's help": model_help}.items():
+        counted = re.findall(r"(\d+) words and `?<unk>", text)
+        assert counted and {int(n) for n in counted} == {entries - 1}, (name, counted)
+        assert not re.search(rf"\b{entries}[- ]words?\b", text), name  # <unk> counted as a word

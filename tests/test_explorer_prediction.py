@@ -115,10 +115,12 @@ def test_the_next_word_is_the_records_top_5_and_others_whose_terms_add_up(browse
     terms, total = guess.terms(2), format_number(guess.total, 2)
     assert guess.sign(2) == sign  # both cases: the rounded terms add up exactly, and they do not
     named = ", ".join(f"{word!r} {term}" for word, term in zip(guess.words, terms))
+    assert "<unk>" not in guess.words
+    hidden_words = len(toy.source.vocabulary) - 1 - len(guess.words)  # the vocabulary's words less the shown
     assert shown["sentence"] == f"After {toy.tokens[position]!r}, the block predicts {named}, \u2026"
     assert shown["rows"] == [
         *([word, term] for word, term in zip(guess.words, terms)),
-        [f"+ others ({guess.hidden} words)", terms[-1]],
+        [f"+ others ({hidden_words} words and <unk>)", terms[-1]],
         [f"{sign} total", total],
     ]
     assert shown["sum"].startswith(f"{' + '.join(terms)} {sign} {total}")

@@ -362,3 +362,22 @@ def open_toy_page(browser, trained, tmp_path):
     path = tmp_path / "toy.html"
     Explorer(trained, token="sat").save(path)
     return path, Opened(browser, path)
+
+
+def test_the_header_follows_the_sentence_typed_and_the_box_shows_it_whole(browser, trained, tmp_path):
+    from blockviz.explorer.summary import summary_line
+
+    _, opened = open_toy_page(browser, trained, tmp_path)
+    page = opened.page
+    assert page.inner_text("#summary") == summary_line(trained)
+    typed = "The dog didn't cross the street because it was too scared."
+    page.fill("#wb-sentence", typed)
+    eventually(page, "() => document.querySelector('.bar.tokens').innerText.includes('scared')")
+    assert page.inner_text("#summary") == summary_line(record(typed))  # the CLI's header for that sentence
+    assert "13 tokens" in page.inner_text("#summary")
+    assert page.title() == f"blockviz explorer — {typed}"
+    box = page.evaluate(
+        "(() => { const b = document.getElementById('wb-sentence'); return [b.scrollWidth, b.clientWidth]; })()"
+    )
+    assert box[0] <= box[1], box  # the whole sentence in view, none of it scrolled out of the box
+    opened.close()

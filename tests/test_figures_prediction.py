@@ -173,3 +173,25 @@ def test_figures_writes_both_for_the_toy_model_and_refuses_them_by_name_for_the_
 @pytest.mark.parametrize("name", ["prediction", "training"])
 def test_legible_on_every_page(chicken, name, width):
     assert_legible(draw_figure(name, FigureRequest(chicken, width=width)), width)
+
+
+def test_the_others_term_counts_the_vocabulary_as_words_and_unk(chicken):
+    figure = draw_figure("prediction", FigureRequest(chicken, token="too"))
+    said = " ".join(text.get_text().replace("\n", " ") for text in figure.texts)  # a note wraps
+    words = len(chicken.source.vocabulary) - 1  # the vocabulary's first entry is <unk>, not a word
+    assert "<unk>" not in prediction_of(chicken, chicken.tokens.index("too")).words
+    assert f"others: the {words - 5} other words and <unk>, their probabilities summed" in said
+
+
+def test_the_toy_shows_every_head_by_default_as_the_help_says(chicken):
+    from blockviz.cli.figures_command import figures
+
+    head_help = next(param.help for param in figures.params if param.name == "head")
+    assert "Default: every head of blockviz's blocks (seeded, toy, copy)" in head_help
+    assert FigureRequest(chicken).heads == list(range(chicken.config.n_heads)) == [0, 1]
+    weights = draw_figure("weights", FigureRequest(chicken))
+    assert {text.get_text() for text in weights.texts} >= {"weights, head 0", "weights, head 1"}
+    heading = texts_by_label(draw_figure("multi-head", FigureRequest(chicken)))["heading"]
+    assert heading.startswith("Multi-head attention: 2 heads side by side, then one output projection")
+    one = texts_by_label(draw_figure("multi-head", FigureRequest(chicken, head=1)))["heading"]
+    assert one.startswith("Multi-head attention: 2 heads (head 1 shown), then one output projection")

@@ -652,3 +652,20 @@ def test_residual_stream_writes_approximately_where_the_rounded_column_does_not_
         "e": np.array([0.3101]),
     }
     assert [label for _, label in approximate_sums(steps, rows, 2)] == ["a", "+ b", "= c", "+ d", "≈ e"]
+
+
+def test_causal_vs_bidirectional_claims_a_wider_spread_only_for_rows_the_mask_changes(short):
+    figure = drawn(short, "causal-vs-bidirectional")
+    open_record = record("the cat sat", BlockConfig(causal=False))
+    changed = [i for i in range(3) if not torch.equal(open_record.weights[:, i], short.weights[:, i])]
+    assert changed == [0, 1]  # "sat", the last token, sees every key with the mask or without it
+    said = " ".join(text.get_text() for text in figure.texts)
+    assert "every row's weights spread further" not in said
+    assert "every row but the last spreads its weights further ('sat' sees every key either way)" in said
+
+
+def test_a_turned_key_axis_keeps_a_quoted_dot_level(rec):
+    figure = draw_figure("weights", FigureRequest(rec))  # the page's width: 13 keys, their labels turned
+    rotations = {text.get_text(): text.get_rotation() for text in figure.texts if text.get_label() == "weights[0]:col"}
+    assert rotations["because"] == 90  # the axis is turned
+    assert rotations["\u201c.\u201d"] == 0  # “.” on its side reads as stray marks

@@ -168,3 +168,18 @@ def test_a_record_without_training_leaves_the_scene_out_or_is_refused_by_name():
         catalog.for_record([entry], seeded, asked=["learning"])
     with pytest.raises(BlockvizError, match=r"^the learning scene cannot be drawn: .*try --model toy$"):
         build(Learning, seeded)  # built by hand all the same: one line, no traceback from deep inside
+
+
+def test_the_loss_curve_has_an_axis_from_its_smallest_to_its_largest_loss():
+    scene, _ = built_scene()
+    recorded = [(loss, k) for k, loss in enumerate(learning().losses) if loss is not None]
+    (low, lowest), (high, highest) = min(recorded), max(recorded)
+    arrow, first, last, _ = scene.loss_axis
+    assert (first.shown, last.shown) == (format_number(low), format_number(high))
+    assert first.source == ("learning", "losses", lowest) and last.source == ("learning", "losses", highest)
+    start, end = arrow.get_start()[0], arrow.get_end()[0]
+    assert first.get_x() == pytest.approx(start) and last.get_x() == pytest.approx(end)  # under its ends
+    assert start < end  # the smaller loss left, the arrow towards the larger
+    assert scene.curve_pieces[lowest][1].get_x() == pytest.approx(start, abs=1e-6)  # its dot at the axis's ends
+    assert scene.curve_pieces[highest][1].get_x() == pytest.approx(end, abs=1e-6)
+    assert "step \u2193" in {label.shown for label in visible_texts(scene)}

@@ -175,3 +175,10 @@ def test_a_record_without_an_unembedding_is_refused_in_one_line():
     )
     assert result.exit_code != 0 and "scene 'prediction' cannot be drawn" in result.output
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_the_others_caption_counts_the_vocabulary_as_words_and_unk():
+    scene, _ = built_on()
+    said = " | ".join(caption for _, caption in scene.captions)
+    words = len(toy().source.vocabulary) - 1  # the vocabulary's first entry is <unk>, not a word
+    assert f"the {words - 5} other words and <unk> as one term" in said

@@ -44,7 +44,8 @@ def script_pixels(size: float, pixel_height: int) -> float:
 # -- the mapping -----------------------------------------------------------------------------------
 def test_fields_and_parameters_have_their_papers_symbols():
     assert symbol("resid_pre") == "$x$"
-    assert symbol("attn_out") == r"$\mathrm{attn}(x)$"
+    assert symbol("attn_out") == r"$\mathrm{attn}(\mathrm{LN}_1(x))$"  # under h = x + attn(LN₁(x))
+    assert symbol("ffn_out") == r"$\mathrm{FFN}(\mathrm{LN}_2(h))$"  # under y = h + FFN(LN₂(h))
     assert symbol("ln2") == r"$\mathrm{LN}_2(h)$"
     assert symbol("ffn_pre") == "$u$"
     assert symbol("ln1.weight") == symbol("ln2.weight") == r"$\gamma$"
@@ -79,6 +80,7 @@ def test_post_norm_and_gated_blocks_name_their_own_steps(families):
     bert, llama = families["bert"], families["llama"]
     assert symbol("resid_mid", bert) == r"$x + \mathrm{attn}(x)$" and symbol("resid_mid_norm", bert) == "$h$"
     assert symbol("resid_post_norm", bert) == "$y$"
+    assert symbol("attn_out", bert) == r"$\mathrm{attn}(x)$" and symbol("ffn_out", bert) == r"$\mathrm{FFN}(h)$"
     name = llama.config.activation_name
     assert symbol("ffn_post", llama) == rf"$\mathrm{{{name}}}(g) \odot u$"
     assert symbol("ffn_gate_act", llama) == rf"$\mathrm{{{name}}}(g)$"
@@ -219,3 +221,15 @@ def test_the_checks_catch_what_they_look_for():
     reader.smallest = (14.0, "$q_0$")  # a header's subscript at 0.7 of 20: 9 px at 480p
     with pytest.raises(AssertionError, match="9.0 px"):
         check(reader)
+
+
+def test_each_sublayers_label_is_the_term_its_formula_adds():
+    from blockviz.figures.architecture import ffn_formula, residual_formula
+    from blockviz.symbols import bare
+
+    rec = named_record("default")  # pre-norm: h = x + attn(LN₁(x)), y = h + FFN(LN₂(h))
+    formulas = " ".join(residual_formula(rec))
+    for name in ("attn_out", "ffn_out"):
+        assert f"+ {bare(symbol(name, rec))}" in formulas
+    assert ffn_formula(rec).startswith(f"${bare(symbol('ffn_out', rec))} = ")
+    assert f"({bare(symbol('ln2', rec))}\\, W_{{in}}" in ffn_formula(rec)  # it reads LN₂(h), not x

@@ -139,7 +139,7 @@ class Width(click.ParamType):
     type=HeadNumberOrAuto(),
     default=None,
     help="Show only head N (from 0) in per-head figures, and mix with it in value-mixing; auto: the head with the largest weight "
-    "above its baseline from --token (to --to if given). Default: every head of blockviz's own block; auto for a trained model's "
+    "above its baseline from --token (to --to if given). Default: every head of blockviz's blocks (seeded, toy, copy); auto for a trained model's "
     "layer with --token WORD, else its head 0 (--all-heads for every head); value-mixing uses head 0.",
 )
 @click.option("--to", default=None, metavar="WORD|WORD#K|POSITION", help=TO_HELP)

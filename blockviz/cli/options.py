@@ -111,7 +111,7 @@ def record_options(allow_record_file: bool = False):
                 default=None,
                 metavar="NAME|PATH",
                 help="The block to record. toy (the default): blockviz's trained one-block model (d_model 8, 2 heads, "
-                "a 70-word vocabulary, up to 25 tokens; other words read as <unk>); copy: its two-block model that copies a "
+                "69 words and <unk>, up to 25 tokens; other words read as <unk>); copy: its two-block model that copies a "
                 "repeated phrase (the same words, up to 24 tokens); or a folder blockviz train wrote. "
                 "seeded: blockviz's block with seeded random weights, any words, sized by --d-model, --heads, --d-ff … "
                 "(giving any of those, or --params, chooses it). minilm (BERT encoder), smollm2 (Llama decoder), "

@@ -228,6 +228,7 @@
         " not in the toy model's vocabulary: read as " + DATA.workbench.unknown + " (marked with a dotted border)." : "";
       const data = liveData(got, base, false);
       main(data);
+      showSentence(bench.sentence, got.tokens.length);
       bench.view = data.live.state;
       listEdits();
       markBlocks();
@@ -236,6 +237,11 @@
         if (target) target.focus();
       }
       return true;
+    }
+    /* The header and the window's title name the sentence shown (blockviz.explorer.summary.summary_opening). */
+    function showSentence(sentence, n) {
+      document.getElementById("summary").textContent = "blockviz explorer \u2014 \u201c" + sentence + "\u201d: " + n + " token" + (n !== 1 ? "s" : "") + ", " + DATA.workbench.summary_details;
+      document.title = "blockviz explorer \u2014 " + sentence;
     }
     /* The page's data for main: the computed numbers got (and base, the trained parameters', when edited) of the shown block. */
     function liveData(got, base, quick) {
@@ -1042,6 +1048,10 @@
   const TOP_WORDS = 5; // blockviz.prediction.TOP_WORDS: the words the prediction names; the others are one term
   const OTHERS = "+ others"; // blockviz.prediction.OTHERS
   const WORD_ROWS = 10; // a table of one row per vocabulary word shows the largest this many (a switch shows all)
+  function wordsCounted(ids) { // "69 words and <unk>": a toy model's unknown token (id 0) is not counted as a word (blockviz.prediction.vocabulary_phrase)
+    const unknown = VOCABULARY.length > 0 && ids.indexOf(0) >= 0; // a toy vocabulary starts with its unknown token
+    return (ids.length - (unknown ? 1 : 0)) + " words" + (unknown ? " and " + VOCABULARY[0] : "");
+  }
   function wordName(w) { return VOCABULARY[w] !== undefined ? VOCABULARY[w] : String(w); }
   function quoted(text) { return text.indexOf("'") >= 0 && text.indexOf('"') < 0 ? '"' + text + '"' : "'" + text + "'"; } // as Python's repr
   function ranked(values) { // word ids, largest value first, ties by id (blockviz.prediction.prediction_of)
@@ -1049,8 +1059,8 @@
   }
   function wordsSwitch(shown) {
     if (V <= WORD_ROWS) return null;
-    const note = state.allWords ? "all " + V + " words" : "the " + shown + " largest of " + V + " words";
-    const button = el("button", { type: "button", class: "copy words-toggle", text: state.allWords ? "show the " + WORD_ROWS + " largest" : "show all " + V + " words", "aria-pressed": String(state.allWords) });
+    const note = state.allWords ? "all " + wordsCounted(range(V)) : "the " + shown + " largest of " + wordsCounted(range(V));
+    const button = el("button", { type: "button", class: "copy words-toggle", text: state.allWords ? "show the " + WORD_ROWS + " largest" : "show all " + wordsCounted(range(V)), "aria-pressed": String(state.allWords) });
     button.addEventListener("click", function () {
       const step = button.closest(".step").getAttribute("data-step");
       state.allWords = !state.allWords;
@@ -1326,12 +1336,12 @@
       const guess = el("p", { class: "prediction" }, textEl("span", "After " + quoted(TOKENS[i]) + ", the block predicts "),
         p.top.map(function (w, k) { return el("span", null, el("b", { text: quoted(wordName(w)) }), textEl("span", " " + fmt(probs[w]) + (k < p.top.length - 1 ? ", " : ", …"))); }));
       const wordRows = p.top.map(function (w) { return { label: wordName(w), cells: [{ value: probs[w], field: "probs", at: [i, w] }] }; });
-      wordRows.push({ label: OTHERS + " (" + p.rest.length + " words)", cells: [{ value: p.others, family: S.weights_family,
-        operands: function () { return "the other " + p.rest.length + " words: " + sumText(p.rest.map(function (w) { return probs[w]; })) + eq(sumShown(p.rest.map(function (w) { return probs[w]; })), p.others) + fmt(p.others); } }] });
+      wordRows.push({ label: OTHERS + " (" + wordsCounted(p.rest) + ")", cells: [{ value: p.others, family: S.weights_family,
+        operands: function () { return "the other " + wordsCounted(p.rest) + ": " + sumText(p.rest.map(function (w) { return probs[w]; })) + eq(sumShown(p.rest.map(function (w) { return probs[w]; })), p.others) + fmt(p.others); } }] });
       wordRows.push({ label: p.sign + " total", result: true, cells: [{ value: p.total, family: S.weights_family,
-        operands: function () { return sumText(probs) + eq(sumShown(probs), p.total) + fmt(p.total) + "  (all " + V + " words)"; } }] });
+        operands: function () { return sumText(probs) + eq(sumShown(probs), p.total) + fmt(p.total) + "  (all " + wordsCounted(range(V)) + ")"; } }] });
       const terms = numTable({
-        caption: "the next word after token " + tokenLabel(i) + ": the " + TOP_WORDS + " most probable words, then the other " + p.rest.length + " summed",
+        caption: "the next word after token " + tokenLabel(i) + ": the " + TOP_WORDS + " most probable words, then the other " + wordsCounted(p.rest) + " summed",
         columns: ["p"], rows: wordRows,
       }, box);
       const written = el("p", { class: "sumline" }, textEl("span", p.values.map(fmt).join(" + ") + " " + p.sign + " " + fmt(p.total)),

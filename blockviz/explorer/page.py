@@ -14,6 +14,7 @@ import re
 from importlib import resources
 
 from blockviz.explorer.payload import payload, script_json
+from blockviz.explorer.summary import summary_line
 from blockviz.page_policy import content_security_policy
 from blockviz.tokens import display_token
 
@@ -44,34 +45,6 @@ def compact_script(text: str) -> str:
         if stripped and not stripped.startswith("//"):
             out.append(stripped)
     return "\n".join(out) + "\n"
-
-
-def summary_line(rec) -> str:
-    """One line on the record, readable before (or without) any script: sentence, tokens, sizes;
-    for trained weights (a model's layer, blockviz's trained toy model) what they are instead of the seed.
-
-    >>> from blockviz import record
-    >>> summary_line(record("the cat sat", "seeded"))[-33:]
-    'FFN width 8, GELU, causal, seed 0'
-    """
-    c, a = rec.config, rec.architecture
-    heads = f"{c.n_heads} head{'s' if c.n_heads != 1 else ''}"
-    if a.grouped:
-        heads += f" sharing {a.n_kv_heads} key/value heads"
-    line = (
-        f"blockviz explorer — “{display_token(rec.sentence)}”: {rec.n} token{'s' if rec.n != 1 else ''}, "
-        f"width {c.d_model}, {heads}, FFN width {c.d_ff}, {c.activation_name}, {'causal' if a.causal else 'bidirectional'}"
-    )
-    if not a.is_toy:
-        parts = [
-            f"{a.norm_placement}-norm {a.norm_name}",
-            "rotary positions" if a.rotary else "positions added",
-            "gated FFN" if a.gated else "plain FFN",
-        ] + ([] if a.bias else ["no biases"])
-        line += ", " + ", ".join(parts)
-    if rec.source.is_trained:
-        return f"{line} — {rec.source.describe()}"
-    return f"{line}, seed {c.seed}"
 
 
 def explorer_page(

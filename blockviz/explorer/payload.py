@@ -25,6 +25,7 @@ from blockviz.explorer.derived import derivation
 from blockviz.explorer.overview import overview_payload
 from blockviz.explorer.packing import packed
 from blockviz.explorer.steps import steps_for
+from blockviz.explorer.summary import summary_details
 from blockviz.key_sources import SOURCE_FIELDS
 from blockviz.record_fields import (
     NORM_PARAMETER_SCALE,
@@ -146,11 +147,13 @@ def payload(
 
 
 def _workbench(stack, block: int) -> dict:
-    """What a workbench page needs beyond the record: its position limit, the unknown word, and for
+    """What a workbench page needs beyond the record: its position limit, the unknown word, the
+    header's words on the block (:func:`~blockviz.explorer.summary.summary_details`), and for
     a stack its blocks, the one shown, and the fields the record of a stack holds once."""
     return {
         "max_tokens": stack.config.max_tokens,
         "unknown": stack.source.vocabulary[0],
+        "summary_details": summary_details(stack.block(block)),  # the header after the sentence's words
         "n_blocks": len(stack.blocks),
         "block": block,
         "stack_fields": list(STACK_FIELDS),

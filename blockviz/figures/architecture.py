@@ -128,16 +128,18 @@ def norm_formula(rec, bias: bool):
 
 
 def ffn_formula(rec):
-    """The FFN's formula as mathtext: plain act(x W_in + b_in) W_out + b_out (Vaswani et al. 2017,
-    eq. 2) or gated (act(x W_gate) ⊙ x W_up) W_out (Shazeer 2020, "GLU Variants Improve
-    Transformer", eq. 6; SwiGLU when act is SiLU)."""
+    """The FFN's formula as mathtext on the row it reads (pre-norm LN₂(h), post-norm h; named as
+    :func:`blockviz.symbols.symbol` names the fields): plain act(z W_in + b_in) W_out + b_out
+    (Vaswani et al. 2017, eq. 2) or gated (act(z W_gate) ⊙ z W_up) W_out (Shazeer 2020, "GLU
+    Variants Improve Transformer", eq. 6; SwiGLU when act is SiLU)."""
     act = r"\mathrm{" + activation_name(rec) + "}"
+    z, out = bare(symbol(ffn_input(rec), rec)), bare(symbol("ffn_out", rec))
     bias = rec.architecture.bias
     if rec.architecture.gated:
         b = (r" + b_{gate}", r" + b_{up}", r" + b_{out}") if bias else ("", "", "")
-        return rf"$\mathrm{{FFN}}(x) = \left({act}(x W_{{gate}}{b[0]}) \odot (x W_{{up}}{b[1]})\right) W_{{out}}{b[2]}$"
+        return rf"${out} = \left({act}({z}\, W_{{gate}}{b[0]}) \odot ({z}\, W_{{up}}{b[1]})\right) W_{{out}}{b[2]}$"
     b = (r" + b_{in}", r" + b_{out}") if bias else ("", "")
-    return rf"$\mathrm{{FFN}}(x) = {act}(x W_{{in}}{b[0]})\, W_{{out}}{b[1]}$"
+    return rf"${out} = {act}({z}\, W_{{in}}{b[0]})\, W_{{out}}{b[1]}$"
 
 
 ROTARY_FORMULA = r"$q_{rot} = q \odot \cos\theta_i + \mathrm{rotate\_half}(q) \odot \sin\theta_i$"

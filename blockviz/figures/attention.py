@@ -27,6 +27,7 @@ from blockviz.figures.elision import (
     numbers_flow,
 )
 from blockviz.figures.heatmap import record_scale, shown_scale, weights_scale
+from blockviz.figures.labels import token_named
 from blockviz.figures.layout import Flow, build_figure
 from blockviz.figures.page import DEFAULT_WIDTH
 from blockviz.figures.panels import MatrixSpec, matrix_piece
@@ -212,14 +213,16 @@ def multi_head(request: FigureRequest) -> Figure:
     c = rec.config
     heads = request.heads
     blocked = np.isneginf(as_array(rec.mask))
-    shown = (
-        "every head"
+    together = (
+        "side by side"
         if len(heads) == c.n_heads
-        else (f"head {heads[0]}" if len(heads) == 1 else f"heads {', '.join(map(str, heads))}")
+        else f"(head {heads[0]} shown)"
+        if len(heads) == 1
+        else f"(heads {', '.join(map(str, heads))} shown)"
     )
     lines = heading(
         page,
-        titled("multi-head", f"{c.n_heads} heads side by side ({shown} shown), then one output projection"),
+        titled("multi-head", f"{c.n_heads} heads {together}, then one output projection"),
         arch.multi_head_formula(rec),
     )
     weights_flow = _weights_flow(request, as_array(rec.weights), blocked, "weights")
@@ -413,10 +416,34 @@ def causal_vs_bidirectional(request: FigureRequest) -> Figure:
         note(
             page,
             "without the mask every token can also attend to the tokens after it"
-            + ("" if trained else ", so every row's weights spread further"),
+            + ("" if trained else unmasked_rows_phrase(rec, open_weights, request.heads)),
         )
     )
     return build_figure(lines, page)[0]
+
+
+def rows_reaching_later(open_weights: np.ndarray, heads: list[int]) -> list[int]:
+    """The queries whose unmasked weights ``(n_heads, n, n)`` put weight above 0 on a key after
+    them in one of ``heads``: the rows the mask changes (``Σ_{j > i} weights[h, i, j] > 0``).
+    The last token has no key after it: its row is the same either way."""
+    n = open_weights.shape[-1]
+    later = np.triu(np.ones((n, n), dtype=bool), k=1)
+    reaching = (np.where(later, open_weights[list(heads)], 0.0) > 0).any(axis=(0, 2))
+    return [int(i) for i in np.flatnonzero(reaching)]
+
+
+def unmasked_rows_phrase(rec, open_weights: np.ndarray, heads: list[int]) -> str:
+    """The end of the note on the unmasked panel: which rows the numbers show spreading to later
+    keys (:func:`rows_reaching_later`), the last token's named as the same either way; ``""``
+    when none does."""
+    rows = rows_reaching_later(open_weights, heads)
+    if not rows:
+        return ""
+    if rows == list(range(rec.n - 1)):
+        last = token_named(rec.tokens[-1])
+        return f", so every row but the last spreads its weights further ({last} sees every key either way)"
+    named = ", ".join(token_named(rec.tokens[i]) for i in rows)
+    return f", so the rows of {named} spread their weights further"
 
 
 HYPOTHETICAL = "hypothetical"
@@ -474,7 +501,7 @@ def _square(rec, values, title: str, blocked=None, filled: bool = True) -> Matri
     hand-checkable arithmetic) in cells up to a table's shape; a trained model's layer (16+
     tokens, scores to ±60) keeps square-ish cells with every row named, colour alone when its
     numbers would need strips."""
-    labels = rows_of(rec.tokens)
+    labels = rows_of(rec)
     return MatrixSpec(
         values,
         labels,

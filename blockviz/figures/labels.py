@@ -11,7 +11,7 @@ from matplotlib.textpath import TextToPath
 
 from blockviz.figures.context import font_families
 from blockviz.figures.page import MIN_PT
-from blockviz.tokens import display_token, without_glyph
+from blockviz.tokens import display_token, marked_unknown, unknown_tokens, without_glyph
 
 MAX_LABEL_CHARS = 12
 """Longest token label; longer tokens are cut to this many characters, ending in "…"."""
@@ -52,9 +52,27 @@ def token_named(token: str, max_chars: int = 24) -> str:
     return label if without_glyph(display_token(token)) else repr(label)
 
 
+def level_label(label: str, cell: float, size_pt: float) -> bool:
+    """Whether a column label stays level on an axis whose labels are turned: a quoted token
+    with no glyph of its own (:func:`token_label`'s “.”, “,”), whose quotes and dot turned on
+    their side read as stray marks, when it fits the ``cell`` (inches) level at ``size_pt``."""
+    quoted = len(label) > 2 and label[0] == "\u201c" and label[-1] == "\u201d"
+    return quoted and without_glyph(label[1:-1]) and text_size_in(label, size_pt)[0] <= 0.9 * cell
+
+
 def token_labels(tokens: list[str]) -> list[str]:
     """Tick labels for tokens (:func:`token_label` of each)."""
     return [token_label(token) for token in tokens]
+
+
+def record_token_labels(rec) -> list[str]:
+    """Tick labels for a record's tokens (:func:`token_label` of each), a word a toy model read
+    as its unknown token marked so, "zebra (<unk>)" (:func:`blockviz.tokens.marked_unknown`)."""
+    vocabulary = rec.source.vocabulary
+    return [
+        marked_unknown(label, vocabulary) if unknown else label
+        for label, unknown in zip(token_labels(list(rec.tokens)), unknown_tokens(list(rec.tokens), vocabulary))
+    ]
 
 
 def text_size_in(

@@ -13,7 +13,7 @@ from blockviz.figures import formulas
 from blockviz.figures.context import font_families
 from blockviz.figures.elision import GAP, LARGEST_COLUMNS, Columns, choose_columns, hidden_note
 from blockviz.figures.heatmap import record_scale, signed_scale, weights_scale
-from blockviz.figures.labels import POINTS_PER_INCH, text_size_in, token_label, token_named
+from blockviz.figures.labels import POINTS_PER_INCH, text_size_in, token_named
 from blockviz.figures.layout import Flow, Piece, Slot, TextLine, build_figure, fixed_piece
 from blockviz.figures.page import MIN_PT
 from blockviz.figures.panels import MatrixSpec, matrix_piece
@@ -61,7 +61,8 @@ def value_mixing(request: FigureRequest) -> Figure:
         allowed if len(allowed) <= MAX_TERMS + 1 else sorted(sorted(allowed, key=lambda j: -row_weights[j])[:MAX_TERMS])
     )
     hidden = [j for j in allowed if j not in written]
-    terms = [MixingTerm(token_label(rec.tokens[j]), row_weights[j], values[j], products[j], j) for j in written]
+    labels = rows_of(rec)
+    terms = [MixingTerm(labels[j], row_weights[j], values[j], products[j], j) for j in written]
     hidden_sum = products[hidden].sum(axis=0) if hidden else None
     columns, equation = _fitting_equation(
         page, values, terms, len(hidden), hidden_sum, mixture, request.decimals, request.theme
@@ -75,7 +76,7 @@ def value_mixing(request: FigureRequest) -> Figure:
         matrix_piece(
             MatrixSpec(
                 row_weights[:, None],
-                rows_of(rec.tokens),
+                labels,
                 ["w"],
                 title="weight",
                 ylabel="key",

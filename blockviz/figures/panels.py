@@ -14,7 +14,15 @@ from matplotlib.text import Text
 from matplotlib.transforms import ScaledTranslation, blended_transform_factory
 
 from blockviz.figures.heatmap import ColourScale, annotate_heatmap, draw_blocked, draw_extend_arrows, draw_heatmap
-from blockviz.figures.labels import LINE_SPACING, POINTS_PER_INCH, TICK_SHARE, text_size_in, tick_size, widest_in
+from blockviz.figures.labels import (
+    LINE_SPACING,
+    POINTS_PER_INCH,
+    TICK_SHARE,
+    level_label,
+    text_size_in,
+    tick_size,
+    widest_in,
+)
 from blockviz.figures.layout import Piece, Slot, cell_size, fixed_piece
 from blockviz.figures.page import MIN_PT, Page
 from blockviz.style import Theme, format_number
@@ -186,7 +194,7 @@ def matrix_slot(
                 transform=columns + below,
                 ha="center",
                 va="top",
-                rotation=90 if rotate else 0,
+                rotation=90 if rotate and not level_label(label, cell, ticks_pt) else 0,
                 fontsize=ticks_pt,
                 color=theme.text,
                 parse_math=False,

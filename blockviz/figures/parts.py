@@ -19,7 +19,7 @@ from blockviz.figures.elision import (
     hidden_note,
 )
 from blockviz.figures.heatmap import ColourScale, blocked_patch_style, record_scale
-from blockviz.figures.labels import token_labels
+from blockviz.figures.labels import record_token_labels
 from blockviz.figures.layout import Flow, Piece, Slot, TextLine, fixed_piece, operator_piece, paragraph_row, text_slot
 from blockviz.figures.page import Page
 from blockviz.figures.panels import colorbar_pieces, readable_cell
@@ -97,9 +97,9 @@ BLOCKED_WEIGHT_TEXT = f"0: blocked by the mask (M = {NEG_INF_LABEL}), weight exa
 """The legend of the weights' blocked cells (``legend_lines(…, filled=False)``)."""
 
 
-def rows_of(tokens: list[str]) -> list[str]:
-    """Row labels for token rows."""
-    return token_labels(tokens)
+def rows_of(rec) -> list[str]:
+    """Row labels for a record's token rows (:func:`~blockviz.figures.labels.record_token_labels`)."""
+    return record_token_labels(rec)
 
 
 def columns_of(rec, name: str) -> list[str]:
@@ -107,7 +107,7 @@ def columns_of(rec, name: str) -> list[str]:
     ``d0…`` for d_model and d_head, ``f0…`` for d_ff, the tokens for key positions."""
     dimension = field(name).shape[-1]
     return (
-        token_labels(rec.tokens)
+        record_token_labels(rec)
         if dimension == "n"
         else feature_labels(dimension, field(name).sizes(rec.n, rec.config)[-1])
     )
@@ -146,7 +146,7 @@ def field_panel(
     return elided_piece(
         values,
         columns,
-        rows_of(rec.tokens) if rows else None,
+        rows_of(rec) if rows else None,
         columns_of(rec, name),
         scale or record_scale(rec, name),
         request.theme,

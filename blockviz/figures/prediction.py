@@ -10,7 +10,7 @@ from blockviz.figures.labels import token_label, token_named
 from blockviz.figures.layout import Flow, Slot, build_figure, fixed_piece, text_slot
 from blockviz.figures.parts import heading, note, source_line, titled, work_line
 from blockviz.figures.request import FigureRequest
-from blockviz.prediction import OTHERS, prediction_of
+from blockviz.prediction import OTHERS, others_phrase, prediction_of
 from blockviz.style import format_number
 
 BAR_WIDTH_IN = 2.4
@@ -103,7 +103,7 @@ def prediction(request: FigureRequest) -> Figure:
     lines.append(
         note(
             page,
-            f"the record's probabilities for the next token after token {guess.row}; others: the {guess.hidden} other words' probabilities summed; "
+            f"the record's probabilities for the next token after token {guess.row}; others: {others_phrase(guess, rec.source.vocabulary)}, their probabilities summed; "
             f"each number is rounded on its own (\u2248 where they then do not add up); {source_line(rec)}",
         )
     )

@@ -19,9 +19,9 @@ class FigureRequest:
     :func:`blockviz.selection.select_token` takes it (a word, ``word#k`` or a 0-based position;
     ``None``: the last word token, not punctuation) and kept as its position; ``head`` limits per-head figures to one
     head (``None``: every head; value mixing uses head 0); ``width`` is the page width in
-    inches the figures are laid out for (``None``: each at its natural size). A record of
-    another block than blockviz's own (a trained model's layer) shows one head by default
-    (``head``, else head 0); ``all_heads`` shows every head. ``stack``: the record of several blocks
+    inches the figures are laid out for (``None``: each at its natural size). A trained model's
+    layer shows one head by default (``head``, else head 0); blockviz's own blocks (seeded, or its
+    trained toys) every head; ``all_heads`` shows every head. ``stack``: the record of several blocks
     ``record`` is one block of (``--block K``; ``None``: ``record`` is the whole record), which the
     figures of every block read (:attr:`whole`).
 
@@ -58,10 +58,8 @@ class FigureRequest:
         """The heads per-head figures show."""
         if self.all_heads:
             return list(range(self.record.config.n_heads))
-        if self.head is None:
-            from blockviz.figures.architecture import is_general
-
-            return [0] if is_general(self.record) else list(range(self.record.config.n_heads))
+        if self.head is None:  # a trained model's layer: one head; blockviz's blocks, seeded or its toys: every head
+            return [0] if self.record.source.is_model else list(range(self.record.config.n_heads))
         return [self.head]
 
     @property

@@ -39,7 +39,7 @@ def stack_weights(request: FigureRequest) -> Figure:
         page,
         titled("stack-weights", f"{len(views)} blocks \u00d7 {whole.config.n_heads} heads, block 0 at the top"),
     )
-    labels = rows_of(whole.tokens)
+    labels = rows_of(whole)
     blocked = np.isneginf(as_array(whole.mask))
     for index, view in enumerate(views):
         weights = as_array(view.weights)

@@ -145,10 +145,17 @@ def sink_share(weights: torch.Tensor, query: int, special: Sequence[bool]) -> to
 
 
 def largest_weight(
-    weights: torch.Tensor, layer: int, head: int, query: int, special: Sequence[bool], causal: bool
+    weights: torch.Tensor,
+    layer: int,
+    head: int,
+    query: int,
+    special: Sequence[bool],
+    causal: bool,
+    unknown: Sequence[bool] | None = None,
 ) -> LargestWeight:
     """The reading of head ``head``'s (of ``layer``) largest weight from ``query``, by the tests
-    ``heads`` applies: the causal horizon, the sink share, the baseline.
+    ``heads`` applies: the causal horizon, the sink share, the baseline; ``unknown[j]``: token j
+    was read as a toy model's unknown token (:func:`blockviz.tokens.unknown_tokens`).
 
     >>> w = torch.tensor([[[[1.0, 0.0, 0.0], [0.9, 0.1, 0.0], [0.8, 0.1, 0.1]]]])
     >>> [largest_weight(w, 0, 0, q, [False] * 3, causal=True).reading for q in range(3)]
@@ -169,7 +176,10 @@ def largest_weight(
     words = Words.of_tokens([""] * weights.shape[-1])
     baseline = float(baselines(weights, query, words, causal)[layer, head, key])
     sink = float(sink_share(weights, query, special)[layer, head])
-    return LargestWeight(key, weight, baseline, reading_of(query, key, weight, baseline, special[key], sink, causal))
+    either_unknown = bool(unknown) and (unknown[query] or unknown[key])
+    return LargestWeight(
+        key, weight, baseline, reading_of(query, key, weight, baseline, special[key], sink, causal, either_unknown)
+    )
 
 
 def infer_causal(weights: torch.Tensor) -> bool:

@@ -23,6 +23,8 @@ class LargestWeight:
     * ``"sink"`` — the key is the first or a special token and the head parks there
       (:func:`blockviz.models.evidence.sink_share` ≥ :data:`PARKS_AT`): an attention sink, not a meaning;
     * ``"above"`` — at least :data:`LEARNED_MARGIN` above the baseline: a link of this row's own;
+    * ``"unknown"`` — above the baseline, but the query or the key is a word outside a toy
+      model's vocabulary, read as its unknown token: a link of that token, not of the word;
     * ``"ordinary"`` — the other queries put about as much there (or none sees the key).
     """
 
@@ -33,11 +35,19 @@ class LargestWeight:
 
 
 def reading_of(
-    query: int, key: int, weight: float, baseline: float, key_is_special: bool, sink: float, causal: bool
+    query: int,
+    key: int,
+    weight: float,
+    baseline: float,
+    key_is_special: bool,
+    sink: float,
+    causal: bool,
+    unknown: bool = False,
 ) -> str:
     """The :class:`LargestWeight` reading of a row's largest ``weight`` on ``key``: its
-    ``baseline`` (NaN: no other query sees the key), whether the key is a special token, and the
-    row's ``sink`` share (the weight on the first and special tokens together).
+    ``baseline`` (NaN: no other query sees the key), whether the key is a special token, the
+    row's ``sink`` share (the weight on the first and special tokens together), and whether the
+    query or the key was read as the unknown token (``unknown``).
 
     >>> reading_of(0, 0, 1.0, math.nan, False, 1.0, causal=True)
     'horizon'
@@ -45,13 +55,15 @@ def reading_of(
     'sink'
     >>> reading_of(1, 1, 0.7, 0.2, False, 0.3, causal=True)
     'above'
+    >>> reading_of(1, 1, 0.7, 0.2, False, 0.3, causal=True, unknown=True)
+    'unknown'
     """
     if causal and query == 0:
         return "horizon"
     if (key == 0 or key_is_special) and sink >= PARKS_AT:
         return "sink"
     if not math.isnan(baseline) and weight - baseline >= LEARNED_MARGIN:
-        return "above"
+        return "unknown" if unknown else "above"
     return "ordinary"
 
 

@@ -165,7 +165,7 @@ class BlockFlow(RecordScene):
         )
         sums = self.build_sums()
         rows = VGroup(
-            *(VGroup(half, column_sum).arrange(RIGHT, buff=0.9) for half, column_sum in zip((first, second), sums))
+            *(VGroup(half, column_sum).arrange(RIGHT, buff=0.6) for half, column_sum in zip((first, second), sums))
         )
         rows.arrange(DOWN, buff=0.5, aligned_edge=LEFT)
         first.shift(

@@ -78,6 +78,9 @@ NORM_INPUTS = {"ln1": "x", "ln2": "h", "ln_f": "final"}
 name and input instead (“LayerNorm(h)”; the last norm: “final LayerNorm”)."""
 PARAMETER_WORDS = {"Q": "query", "K": "key", "V": "value", "O": "output", "U": "unembedding"}
 """A weight's or bias's subscript as a bar words it (“W_K” → “key weights”); others as written (“gate weights”)."""
+SUBLAYER_OUTPUTS = {"attn_out": "attn out", "ffn_out": "FFN out"}
+"""The sub-layers' outputs, whose typeset names in a pre-norm block hold their norm's subscript
+(attn(LN₁(x))): a bar names them in words, as short as the bars beside them."""
 HEAD_FIELDS = ("head_outputs", "weighted_values")
 """Quantities of one head: a bar names them by the head (“head 1”)."""
 GAMMA_WORDS = "\u03b3"
@@ -272,8 +275,8 @@ def grid_field(grid: NumberGrid) -> str | None:
 
 def grid_quantity(record, grid: NumberGrid) -> str:
     """What ``grid`` shows, as a bar names it beside another bar of its family: the plain text of
-    its field's or parameter's typeset name (“x”, “attn(x)”), in words when that name has a
-    sub- or superscript (“output weights”, “LayerNorm(h)”), or "" when it has none."""
+    its field's or parameter's typeset name (“x”, “h”), in words when that name has a sub- or
+    superscript (“output weights”, “LayerNorm(h)”, “attn out”), or "" when it has none."""
     source = grid_source(grid)
     if not source:
         return ""
@@ -287,6 +290,8 @@ def grid_quantity(record, grid: NumberGrid) -> str:
     if name in NORM_INPUTS:
         norm = record.architecture.norm_name
         return f"final {norm}" if name == "ln_f" else f"{norm}({NORM_INPUTS[name]})"
+    if name in SUBLAYER_OUTPUTS and record.architecture.pre_norm:
+        return SUBLAYER_OUTPUTS[name]
     try:
         typeset = symbol(name, record)
     except KeyError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from manim import DOWN, LEFT, RIGHT, UP, Create, Dot, Line, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, Create, Dot, Line, VGroup
 
 from blockviz.errors import BlockvizError
 from blockviz.record_needs import training_missing
@@ -41,7 +41,7 @@ MAX_KEYS = 10
 """The most keys drawn of the lesson row (⋯ and one "+ rest" term for the others)."""
 DIM = 0.25
 """Opacity of the empty cells standing in for the checkpoints still to come."""
-CURVE_WIDTH = 0.9
+CURVE_WIDTH = 0.7
 """The width of the loss curve beside the loss column (scene units, before the layout is fitted)."""
 
 
@@ -60,7 +60,7 @@ class Learning(RecordScene):
         grid, rows, result = self.build(title)
         self.grid = grid  # tests read its rows' step headers
         self.add(ghost_of(grid.cell_group, opacity=DIM).set_fill(opacity=0))
-        self.add(grid.header_group, grid.ellipsis_group, self.note, self.side_headers)
+        self.add(grid.header_group, grid.ellipsis_group, self.note, self.side_headers, self.loss_axis)
         self.step(
             *self.arrival(rows[0], 0),
             *([Reveal(self.rounding)] if len(self.rounding) else []),
@@ -155,17 +155,18 @@ class Learning(RecordScene):
             for k in range(len(learning.steps))
         ]
         curve = self.loss_curve(grid, VGroup(side_headers, *sides))
+        self.loss_axis = self.axis_of_curve(grid)  # shown from the start, with the columns' headers
         self.note = self.lesson_note().next_to(VGroup(grid, side_headers), UP, buff=0.3)
         self.note.align_to(grid.cell_group, LEFT)
         self.rounding = rounding_note(self.sums, look)  # "≈: each number is rounded on its own", if a row needs it
-        below = VGroup(grid, *sides)
+        below = VGroup(grid, *sides, self.loss_axis)  # the rounding note under the curve's axis too
         if len(self.rounding):
             self.rounding.next_to(below, DOWN, buff=0.25).align_to(side_headers, RIGHT)
             below = VGroup(below, self.rounding)
         result = self.result_line().next_to(below, DOWN, buff=0.3).align_to(grid.cell_group, LEFT)
         self.side_headers = side_headers
         self.place(
-            VGroup(self.note, grid, side_headers, *sides, curve, self.rounding, result),
+            VGroup(self.note, grid, side_headers, *sides, curve, self.loss_axis, self.rounding, result),
             title,
             bottom_space=1.25,
             grow=1.6,
@@ -233,6 +234,7 @@ class Learning(RecordScene):
         learning, look = self.learning, self.look
         shown = [loss for loss in learning.losses if loss is not None]
         left = columns.get_right()[0] + 0.25
+        self.curve_left = left
         low, high = (min(shown), max(shown)) if shown else (0.0, 1.0)
         span = high - low or 1.0
         points: list = []
@@ -252,6 +254,33 @@ class Learning(RecordScene):
             drawn.add(*([segment] if segment is not None else []), dot)
             last = point
         return drawn
+
+    def axis_of_curve(self, grid: NumberGrid) -> VGroup:
+        """The loss curve's axes: "step ↓" over it, on the headers' line (the steps run down the
+        rows), and under it a line as wide as the curve, its arrow towards the larger loss, the
+        smallest and the largest loss shown under its ends. Empty when no loss was recorded."""
+        learning, look = self.learning, self.look
+        recorded = [(loss, k) for k, loss in enumerate(learning.losses) if loss is not None]
+        if not recorded:
+            return VGroup()
+        (low, lowest), (high, highest) = min(recorded), max(recorded)
+        left, right = self.curve_left, self.curve_left + CURVE_WIDTH
+        header_y = grid.column_headers[grid.shown_columns()[0]].get_y()
+        bottom = grid.cells[len(learning.steps) - 1, grid.shown_columns()[0]].get_bottom()[1] - 0.1
+        line = Arrow(
+            [left, bottom, 0],
+            [right, bottom, 0],
+            buff=0,
+            color=look.muted,
+            stroke_width=2,
+            max_tip_length_to_length_ratio=0.15,
+        )
+        first = number(low, HEADER_SIZE, look.muted, source=("learning", "losses", lowest))
+        last = number(high, HEADER_SIZE, look.muted, source=("learning", "losses", highest))
+        first.move_to([left, bottom - 0.08, 0], aligned_edge=UP)
+        last.move_to([right, bottom - 0.08, 0], aligned_edge=UP)
+        steps = text("step \u2193", HEADER_SIZE, look.muted).move_to([(left + right) / 2, header_y, 0])
+        return VGroup(line, first, last, steps)
 
     def lesson_note(self):
         """Where the numbers come from: the lesson sentence during training — this record's

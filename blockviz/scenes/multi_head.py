@@ -309,14 +309,17 @@ class MultiHead(RecordScene):
     # -- concatenation and W_O ------------------------------------------------------------------
     def legible_projection(self, title) -> VGroup:
         """:meth:`build_projection` with the most rows of W_O (8, or 6 of a wider d_model, down to
-        :data:`MIN_ROWS`) at which its text stays ≥ 11 px at 480p, the products' numbers too
-        (measured on "−1.47", whose flat-topped digits are the shortest)."""
+        :data:`MIN_ROWS`, the hidden rows' term a slot of its own) at which its text stays ≥ 11 px
+        at 480p, the products' numbers too (measured on "−1.47", whose flat-topped digits are the shortest)."""
         limit = MAX_SLOTS if self.record.config.d_model <= MAX_SLOTS else 6
         while True:
             projection = self.build_projection(title, limit)
             terms = projection.parts["terms"]
             flattest = font_size_of(number(-1.47, NUMBER_SIZE, source=("probe",))) * terms.scale_now
-            if limit <= MIN_ROWS or min(smallest_font_size(VGroup(projection, terms)), flattest) >= MIN_FONT_SIZE:
+            if (
+                limit <= min(MIN_ROWS + 1, self.record.config.d_model)
+                or min(smallest_font_size(VGroup(projection, terms)), flattest) >= MIN_FONT_SIZE
+            ):
                 return projection
             limit -= 1
 
@@ -435,7 +438,7 @@ class MultiHead(RecordScene):
         )
         result = NumberGrid(
             rec.attn_out[f][None, :],
-            [f"$= {symbol('attn_out')[1:]}"],
+            [f"$= {symbol('attn_out', self.record)[1:]}"],
             None,
             look,
             source=lambda _, j: ("attn_out", f, j),
@@ -666,8 +669,8 @@ class MultiHead(RecordScene):
             )
         if not all(exact(parts_, total) for parts_, total in self.sums[-len(parts["result"].shown_columns()) :]):
             sign = parts["result"].row_headers[0]
-            approx = typeset(f"$\\approx {symbol('attn_out')[1:]}", HEADER_SIZE, look.output).scale(
-                sign.height / typeset(f"$= {symbol('attn_out')[1:]}", HEADER_SIZE).height
+            approx = typeset(f"$\\approx {symbol('attn_out', self.record)[1:]}", HEADER_SIZE, look.output).scale(
+                sign.height / typeset(f"$= {symbol('attn_out', self.record)[1:]}", HEADER_SIZE).height
             )
             parts["result"].header_group.remove(sign)
             parts["result"].header_group.add(approx.move_to(sign, aligned_edge=RIGHT))

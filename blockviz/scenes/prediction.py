@@ -10,7 +10,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, Mobject, Rectangle, Text, VGroup
 
 from blockviz.errors import BlockvizError
-from blockviz.prediction import OTHERS, prediction_of
+from blockviz.prediction import OTHERS, others_phrase, prediction_of
 from blockviz.record_fields import axis_labels
 from blockviz.record_needs import unembedding_missing
 from blockviz.scenes.base import RecordScene
@@ -89,7 +89,7 @@ class Prediction(RecordScene):
         )
         self.step(
             Reveal(parts["probs"]),
-            caption=f"softmax makes them probabilities that add up to 1, drawn as bars: the {self.guess.hidden} other words as one term",
+            caption=f"softmax makes them probabilities that add up to 1, drawn as bars: {others_phrase(self.guess, self.record.source.vocabulary)} as one term",
         )
         light = Highlight(self.look, self.probs.cells[0, 0])
         self.step(FadeIn(light), caption=self.predicted_caption(token))

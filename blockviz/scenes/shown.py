@@ -17,7 +17,7 @@ from blockviz.scenes.token_axis import KeptName, token_face, visible_slots
 from blockviz.scenes.wording import Wording
 from blockviz.selection import select_token
 from blockviz.style import format_number
-from blockviz.tokens import display_token
+from blockviz.tokens import display_token, marked_unknown, unknown_tokens
 
 DEFAULT_SENTENCE = "the cat sat"
 RECORD_ENVIRONMENT_VARIABLE = "BLOCKVIZ_RECORD"
@@ -93,12 +93,21 @@ class Shown:
     def token_names(self) -> list[str]:
         """The record's tokens as grid headers draw them (:func:`~blockviz.scenes.token_axis.token_face`:
         punctuation quoted, “.”); the focus and its :meth:`kept_keys` as
-        :class:`~blockviz.scenes.token_axis.KeptName`, which headers never cut."""
+        :class:`~blockviz.scenes.token_axis.KeptName`, which headers never cut. A word a toy
+        model read as its unknown token is marked so, "zebra (<unk>)"
+        (:func:`blockviz.tokens.marked_unknown`)."""
         kept = {self.focus, *self.kept_keys()}
-        return [
-            KeptName(token_face(token)) if i in kept else token_face(token)
-            for i, token in enumerate(self.record.tokens)
+        faces = [
+            marked_unknown(token_face(token), self.record.source.vocabulary) if unknown else token_face(token)
+            for token, unknown in zip(self.record.tokens, self.unknown_tokens)
         ]
+        return [KeptName(face) if i in kept else face for i, face in enumerate(faces)]
+
+    @property
+    def unknown_tokens(self) -> list[bool]:
+        """Which of the record's tokens a toy model read as its unknown token
+        (:func:`blockviz.tokens.unknown_tokens`)."""
+        return unknown_tokens(list(self.record.tokens), self.record.source.vocabulary)
 
     def kept_keys(self) -> list[int]:
         """The keys an elided token axis always draws and labels in full, most important first:

@@ -76,13 +76,15 @@ class Softmax(RecordScene):
         from blockviz.array_evidence import largest_weight_of
 
         rec, f, h = self.record, self.focus, self.h
-        largest = largest_weight_of(rec.weights, h, f, rec.special, rec.config.causal)
+        largest = largest_weight_of(rec.weights, h, f, rec.special, rec.config.causal, self.unknown_tokens)
         if largest.key not in grid.shown_columns() or not grid.has_row(f):
             return
         query, name = self.token_name(f), self.token_name(largest.key)
         self.step(
             FadeIn(Highlight(self.look, grid.cells[f, largest.key])),
-            caption=largest_weight_caption(query, name, largest.reading, rec.source.is_trained, largest.key == 0),
+            caption=largest_weight_caption(
+                query, name, largest.reading, rec.source.is_trained, largest.key == 0, rec.source.vocabulary
+            ),
         )
 
     # -- layout ---------------------------------------------------------------------------------
@@ -366,13 +368,18 @@ class Softmax(RecordScene):
         return changes + animations
 
 
-def largest_weight_caption(query: str, key: str, reading: str, trained: bool, first: bool = True) -> str:
+def largest_weight_caption(
+    query: str, key: str, reading: str, trained: bool, first: bool = True, vocabulary: tuple[str, ...] | None = None
+) -> str:
     """The caption on a row's largest weight, claiming only what its ``reading`` shows
     (:class:`blockviz.models.evidence.LargestWeight`); ``first``: the key is the first token (else
-    a special one). One line at 480p for words up to the length of "chicken".
+    a special one); ``vocabulary`` a toy model's words, its unknown token first. One line at 480p
+    for words up to the length of "chicken".
 
     >>> largest_weight_caption("sat", "the", "sink", trained=True)
     '“sat” weighs “the” most, the first token: an attention sink, not a meaning'
+    >>> largest_weight_caption("sat", "zebra (<unk>)", "unknown", True, False, ("<unk>", "sat"))
+    '“sat” weighs “zebra (<unk>)” most, but <unk> stands for every word outside the vocabulary: not a meaning'
     """
     if reading == "horizon":
         return f"“{query}” is the first token: it sees only itself, so its weight is no choice"
@@ -381,6 +388,11 @@ def largest_weight_caption(query: str, key: str, reading: str, trained: bool, fi
     if reading == "sink":
         where = "the first token" if first else "a special token"
         return f"“{query}” weighs “{key}” most, {where}: an attention sink, not a meaning"
+    if reading == "unknown":
+        unknown = vocabulary[0] if vocabulary else "the unknown token"
+        return (
+            f"“{query}” weighs “{key}” most, but {unknown} stands for every word outside the vocabulary: not a meaning"
+        )
     if reading == "above":
         return f"learned in training: “{query}” weighs “{key}” most, well above the other rows"
     return f"“{query}” weighs “{key}” most, as the other rows do: not a link of its own"
