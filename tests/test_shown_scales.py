@@ -7,6 +7,7 @@ its scale with at most 5 % of its shown cells clipped — read off the grids the
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 from support import play_by_play
@@ -123,3 +124,20 @@ def test_a_scene_shares_a_scale_only_with_a_grid_that_fills_it():
     like = pool.limit_for("residual", shown_limit([1.3]), "ln1_centred")  # 65 % of 2: shares x's
     small = pool.limit_for("residual", shown_limit([0.4]), "attn_out")  # 20 % of 2: its own
     assert (x, like, small) == (2.0, 2.0, 0.4)
+
+
+def test_a_plan_gives_grids_shown_together_the_scale_of_all_their_cells():
+    pool = ScalePool()
+    x = pool.request("residual", [1.9, -0.3], None)
+    attn = pool.request("residual", [0.4], None)
+    ffn = pool.request("residual", [5.9], None)  # on screen with attn(x) only: linked to x through it
+    alone = pool.request("residual", [0.7], None)  # never on screen with another residual grid
+    scores = pool.request("scores", [6.47], None)  # another family shares nothing
+    again = pool.request("scores", [1.71], None)
+    twice = pool.request("scores", [1.71], None)  # the same numbers again: the same colours
+    pool.observe([SimpleNamespace(scale_request=n) for n in (x, attn, scores, again)])
+    pool.observe([SimpleNamespace(scale_request=n) for n in (attn, ffn)])
+    plan = pool.plan()
+    assert plan[pool.requests[x].key] == plan[pool.requests[ffn].key] == 6.0  # 5.9 rounded up
+    assert plan[pool.requests[alone].key] == 0.8 and plan[pool.requests[scores].key] == 8.0
+    assert pool.requests[again].key == pool.requests[twice].key and plan[pool.requests[twice].key] == 8.0
