@@ -122,7 +122,7 @@ def test_a_deep_link_opens_its_view(opened, chicken):
 
 CELLS = """() => Array.from(document.querySelectorAll('.steps td.num, .pattern td[data-field]'), cell => ({
   field: cell.dataset.field || '', param: cell.dataset.param || '', at: cell.dataset.at || '', family: cell.dataset.family || '',
-  blocked: cell.classList.contains('blockedcell'), colour: getComputedStyle(cell).backgroundColor,
+  blocked: cell.classList.contains('blockedcell'), plain: cell.classList.contains('plain'), colour: getComputedStyle(cell).backgroundColor,
   table: cell.closest('table').getAttribute('aria-labelledby') || 'pattern', row: cell.parentElement.querySelector('th').textContent}))"""
 STOPS = np.linspace(0.0, 1.0, 65)
 
@@ -151,7 +151,10 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     )
     cells = page.evaluate(CELLS)
     families = {spec.name: spec.scale for spec in FIELDS}
-    assert all(cell["family"] or cell["blocked"] for cell in cells)  # every number is on a family's scale
+    sums = [cell for cell in cells if cell["row"] == "Σ over the keys"]
+    assert sums and all(cell["plain"] and not cell["family"] for cell in sums)  # a sum is uncoloured
+    cells = [cell for cell in cells if not cell["plain"]]
+    assert all(cell["family"] or cell["blocked"] for cell in cells)  # every other number is on a family's scale
     colours, tables = {}, {}
     for cell in cells:
         if cell["field"] and not cell["blocked"]:
@@ -182,7 +185,7 @@ def test_one_number_has_one_colour_the_records_scale_of_its_family(opened, chick
     assert (
         derived["concat · W_O"] == derived["ffn_post · W_out"] == "residual" and derived["ln2 · W_in"] == "ffn_hidden"
     )
-    assert derived["Σ over the keys"] == "weights" and derived["√(var + ε), ε = 0.00001"] == "variance"
+    assert derived["√(var + ε), ε = 0.00001"] == "variance"
     assert {cell["param"]: cell["family"] for cell in cells if cell["param"]} == {
         name: "norm_parameters" if name.startswith("ln") else "parameters"
         for name in {cell["param"] for cell in cells if cell["param"]}

@@ -25,6 +25,7 @@ from blockviz.block_record import record
 from blockviz.figures import FigureRequest, draw_figure
 from blockviz.figures.formulas import mixture_equation, product_terms, vector_text
 from blockviz.record_fields import axis_labels
+from blockviz.scale_limits import nice_limit
 from blockviz.style import (
     BLOCKED_WEIGHT_LABEL,
     DARK,
@@ -373,7 +374,30 @@ def signed_panels(figure) -> list:
     ]
 
 
-@pytest.mark.parametrize("name", [name for name in BLOCK_FIGURES if name != "worked-example"])
+DRAWN_SCALE_FIGURES = ("token-grid", "layer-norm", "residual-stream")
+"""Figures whose residual stream (and the norms' γ, β) is coloured on one scale chosen from the
+cells they draw (:func:`blockviz.figures.heatmap.drawn_scale`), as a scene's frame is."""
+
+
+@pytest.mark.parametrize("name", DRAWN_SCALE_FIGURES)
+def test_a_figure_colours_each_family_on_one_scale_its_cells_fill(chicken_record, name):
+    # the rows a residual addition adds share one scale; its largest drawn |value| reaches 60 %
+    # of it (the user's token-grid was almost white on the record's ±10.41) and none is clipped
+    by_kind: dict[str, list] = {}
+    for ax in signed_panels(drawn(chicken_record, name)):
+        kind = "norm_parameters" if ax.get_label().endswith(("_gamma", "_beta")) else "residual"
+        by_kind.setdefault(kind, []).append(ax)
+    assert "residual" in by_kind
+    for kind, axes in by_kind.items():
+        (limit,) = {ax.collections[0].norm.vmax for ax in axes}
+        cells = np.concatenate([np.ma.compressed(ax.collections[0].get_array()) for ax in axes])
+        largest = np.abs(cells[np.isfinite(cells)]).max()
+        assert nice_limit(limit) == limit and 0.6 * limit <= largest <= limit, (kind, limit, largest)
+
+
+@pytest.mark.parametrize(
+    "name", [name for name in BLOCK_FIGURES if name not in ("worked-example", *DRAWN_SCALE_FIGURES)]
+)
 def test_every_signed_panel_uses_its_quantitys_one_scale(chicken_record, name):
     rec = chicken_record
     limits = {rec.scale_limit(quantity) for quantity in [*rec.tensors, *rec.params]}
@@ -409,8 +433,6 @@ PANEL_QUANTITIES = {
     "key[1]": "key",
     "value[0]": "value",
     "mixing_values": "value",
-    "embed": "embed",
-    "resid_pre": "resid_pre",
     "attn_out": "attn_out",
     "ffn_pre": "ffn_pre",
     "ffn_post": "ffn_post",
@@ -426,6 +448,8 @@ def test_a_quantity_has_one_colour_scale_in_every_figure(chicken_record):
     rec = chicken_record
     found = {}
     for name in BLOCK_FIGURES:
+        if name in DRAWN_SCALE_FIGURES:  # one scale chosen from their own cells
+            continue
         for ax in signed_panels(drawn(rec, name)):
             if ax.get_label() in PANEL_QUANTITIES:
                 found.setdefault(ax.get_label(), set()).add(ax.collections[0].norm.vmax)
@@ -553,10 +577,8 @@ def test_a_value_has_the_colour_the_style_gives_it_as_in_the_videos(rec):
     mesh = panel(figure, "weights[1]").collections[0]
     values = np.ma.getdata(mesh.get_array()).ravel()
     assert np.allclose(mesh.cmap(mesh.norm(values)), [weight_color(value) for value in values])
-    same = rec.attn_out[0, 0].item()
-    assert np.allclose(
-        panel(drawn(rec, "residual-stream"), "attn_out").collections[0].norm(same), mesh_norm(figure, "attn_out")(same)
-    )
+    flow = drawn(rec, "residual-stream")  # the rows added together are read on one scale
+    assert panel(flow, "attn_out").collections[0].norm.vmax == panel(flow, "resid_pre").collections[0].norm.vmax
 
 
 def mesh_norm(figure, label):

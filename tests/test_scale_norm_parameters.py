@@ -100,15 +100,15 @@ def bars_seen(rec) -> dict[str, list[str]]:
     return {bar.scale_shown.words: [label.shown for label in bar.numbers] for bar in bars_of(scene)}
 
 
-def test_the_layer_norm_scene_shows_gamma_and_beta_on_their_own_bars():
-    """Each on a scale chosen from its own shown numbers (issue 36), not the weights' scale."""
+def test_the_layer_norm_scene_shows_gamma_and_beta_on_their_own_bar():
+    """γ and β, one family shown together, on one scale chosen from their shown numbers (issue 36:
+    not the weights' scale; one scale per family in a frame)."""
     rec = named_record("toy")
     bars = bars_seen(rec)
-    for words, name in (("\u03b3", "ln1.weight"), ("\u03b2", "ln1.bias")):
-        limit = shown_limit(rec.params[name].flatten().tolist()).limit
-        assert bars[words] == [format_number(-limit), format_number(limit)], words
-    assert bars["\u03b3"] == ["\u22121.25", "1.25"]  # its largest, 1.108, rounded up to a step of the bar
-    assert "parameters" not in bars
+    limit = shown_limit([*rec.params["ln1.weight"].tolist(), *rec.params["ln1.bias"].tolist()]).limit
+    assert bars["\u03b3, \u03b2"] == [format_number(-limit), format_number(limit)]
+    assert bars["\u03b3, \u03b2"] == ["\u22121.25", "1.25"]  # γ's largest, 1.108, rounded up to a step of the bar
+    assert "parameters" not in bars and "\u03b3" not in bars and "\u03b2" not in bars
 
 
 def test_an_rms_norms_bar_says_gamma(tiny_records):

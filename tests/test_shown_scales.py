@@ -1,19 +1,21 @@
-"""Colour scales a class can read (issue 36): in every scene of the default lecture ("the cat
-sat"), the chicken lecture (--token it) and MiniLM layer 3 (--head auto), after every play, each
-signed grid's largest shown |value| reaches at least 60 % of its scale and at most 5 % of its
-shown cells are clipped — read off the grids the scene draws (no render)."""
+"""Colour scales a class can read (issue 36) and one scale per quantity in a frame: in every scene
+of the default lecture ("the cat sat"), the chicken lecture (--token it) and MiniLM layer 3 (--head
+auto), after every play, the signed grids of one colour-scale family are on one scale, no two bars
+of one name have different ends, and each family's largest shown |value| reaches at least 60 % of
+its scale with at most 5 % of its shown cells clipped — read off the grids the scene draws (no render)."""
 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 from support import play_by_play
 
 from blockviz.recording import record
 from blockviz.scale_limits import nice_limit, shown_limit
-from blockviz.scenes.catalog import entries
-from blockviz.scenes.colour_bar import grids_in
+from blockviz.scenes.catalog import entries, lookup
+from blockviz.scenes.colour_bar import grid_family, grids_in, scales_shown
 from blockviz.scenes.shown_scales import ScalePool
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
@@ -24,30 +26,60 @@ LECTURES = {
 }
 
 
-def unreadable_grids(scene) -> list[str]:
-    """Each signed grid drawn now whose largest shown |value| (blocked cells left out) is under 60 %
-    of its scale, or that clips more than 5 % of its shown cells."""
-    found = []
+def shown_values(grid) -> list[float]:
+    """The |values| of ``grid``'s drawn cells, blocked cells and −∞ left out."""
+    return [
+        abs(grid.values[i][j]) for i, j in grid.cells if not grid.is_blocked(i, j) and math.isfinite(grid.values[i][j])
+    ]
+
+
+def frame_scales(scene) -> tuple[list[str], dict[tuple[str, float], float]]:
+    """What breaks "one quantity, one scale" in the frame drawn now (a colour-scale family whose
+    signed grids are on two scales; two bars of one name with different ends; a scale that clips
+    more than 5 % of its family's shown cells), and each (family, scale) → the largest |value| its
+    grids show in the frame."""
+    found, largest = [], {}
+    by_family: dict[str, list] = {}
     for grid in grids_in(scene.mobjects, scene.look.background):
-        if grid.color_rule != "signed":
+        if grid.color_rule == "signed":
+            by_family.setdefault(grid_family(grid), []).append(grid)
+    for family, grids in by_family.items():
+        limits = sorted({float(grid.color_limit) for grid in grids})
+        if len(limits) > 1:
+            found.append(f"{family} on {len(limits)} scales {limits}")
             continue
-        shown = [
-            abs(grid.values[i][j])
-            for i, j in grid.cells
-            if not grid.is_blocked(i, j) and math.isfinite(grid.values[i][j])
-        ]
-        if not shown or max(shown) == 0:  # zeros are white on any scale
-            continue
-        saturation = max(shown) / grid.color_limit
-        clipped = sum(value > grid.color_limit for value in shown) / len(shown)
-        if saturation < 0.6 or clipped > 0.05:
-            source = grid.source(*next(iter(grid.cells))) if callable(grid.source) else grid.source
-            found.append(f"{source[:2]}: largest {saturation:.0%} of its scale, {clipped:.0%} clipped")
-    return found
+        shown = [value for grid in grids for value in shown_values(grid)]
+        largest[family, limits[0]] = max(shown, default=0.0)
+        clipped = sum(value > limits[0] for value in shown) / max(len(shown), 1)
+        if clipped > 0.05:
+            found.append(f"{family}: {clipped:.0%} clipped")
+    bars: dict[str, set[float]] = {}
+    for scale in scales_shown(scene):
+        bars.setdefault(scale.words, set()).add(scale.limit)
+    found += [f"two bars named {words!r}: {sorted(ends)}" for words, ends in bars.items() if len(ends) > 1]
+    return found, largest
+
+
+def unreadable_scales(seen) -> list[str]:
+    """The problems of a scene's frames (:func:`frame_scales` after each play), and each scale
+    whose family's largest shown |value| reaches under 60 % of it in every frame that shows it
+    (zeros are white on any scale): a grid on screen with larger ones at some moment keeps their
+    scale all its time on screen, so it is the scale's fullest frame that must fill it."""
+    problems = [f"play {play}: {found}" for play, (found, _) in enumerate(seen, 1) if found]
+    fullest: dict[tuple[str, float], float] = {}
+    for _, largest in seen:
+        for key, value in largest.items():
+            fullest[key] = max(fullest.get(key, 0.0), value)
+    problems += [
+        f"{family} ±{limit}: at most {value / limit:.0%} of it shown"
+        for (family, limit), value in fullest.items()
+        if 0 < value < 0.6 * limit
+    ]
+    return problems
 
 
 @pytest.mark.parametrize("lecture", LECTURES)
-def test_every_grid_of_the_lecture_fills_its_colour_scale(lecture):
+def test_every_frame_of_the_lecture_colours_each_quantity_on_one_scale_it_fills(lecture):
     make, options = LECTURES[lecture]
     try:
         rec = make()
@@ -57,9 +89,23 @@ def test_every_grid_of_the_lecture_fills_its_colour_scale(lecture):
     for entry in entries():
         if entry.needs is not None and entry.missing_for(rec) is not None:
             continue
-        _, seen = play_by_play(entry.scene_class(), rec, unreadable_grids, **options)
-        problems += [f"{entry.name} play {play}: {found}" for play, found in enumerate(seen, 1) if found]
+        _, seen = play_by_play(entry.scene_class(), rec, frame_scales, **options)
+        problems += [f"{entry.name} {found}" for found in unreadable_scales(seen)]
     assert problems == []
+
+
+def test_the_sweep_finds_two_scales_of_one_quantity_in_a_frame():
+    # the recap as built before scenes planned their scales: x, attn(x) and FFN(h) on ±3, ±1.5, ±6
+    unplanned = type("Unplanned", (lookup(["recap"])[0].scene_class(),), {"plans_scales": False})
+    _, seen = play_by_play(unplanned, record("the cat sat"), frame_scales)
+    assert "play 3: ['residual on 3 scales [1.5, 3.0, 6.0]']" in unreadable_scales(seen)
+
+
+def test_the_recap_adds_its_rows_on_one_scale():
+    # x + attn(x) + FFN(h) = y for "sat": −2.94 (x, d3) is darker than −1.05 (attn(x), d0)
+    scene, _ = play_by_play(lookup(["recap"])[0].scene_class(), record("the cat sat"), lambda scene: None)
+    grids = [grid for grid in grids_in(scene.mobjects) if grid_family(grid) == "residual"]
+    assert len(grids) >= 4 and {grid.color_limit for grid in grids} == {6.0}
 
 
 def test_a_scale_is_chosen_from_what_is_shown_robust_to_one_outlier():
@@ -78,3 +124,20 @@ def test_a_scene_shares_a_scale_only_with_a_grid_that_fills_it():
     like = pool.limit_for("residual", shown_limit([1.3]), "ln1_centred")  # 65 % of 2: shares x's
     small = pool.limit_for("residual", shown_limit([0.4]), "attn_out")  # 20 % of 2: its own
     assert (x, like, small) == (2.0, 2.0, 0.4)
+
+
+def test_a_plan_gives_grids_shown_together_the_scale_of_all_their_cells():
+    pool = ScalePool()
+    x = pool.request("residual", [1.9, -0.3], None)
+    attn = pool.request("residual", [0.4], None)
+    ffn = pool.request("residual", [5.9], None)  # on screen with attn(x) only: linked to x through it
+    alone = pool.request("residual", [0.7], None)  # never on screen with another residual grid
+    scores = pool.request("scores", [6.47], None)  # another family shares nothing
+    again = pool.request("scores", [1.71], None)
+    twice = pool.request("scores", [1.71], None)  # the same numbers again: the same colours
+    pool.observe([SimpleNamespace(scale_request=n) for n in (x, attn, scores, again)])
+    pool.observe([SimpleNamespace(scale_request=n) for n in (attn, ffn)])
+    plan = pool.plan()
+    assert plan[pool.requests[x].key] == plan[pool.requests[ffn].key] == 6.0  # 5.9 rounded up
+    assert plan[pool.requests[alone].key] == 0.8 and plan[pool.requests[scores].key] == 8.0
+    assert pool.requests[again].key == pool.requests[twice].key and plan[pool.requests[twice].key] == 8.0

@@ -518,7 +518,8 @@
 
   /* Every number is coloured on the one scale of its quantity's family (blockviz.record_fields;
      BlockRecord.scale_limit, the scale of the figures and scenes): a field's own family, a parameter
-     its own (DATA.param_families: the norms' γ and β theirs, every other parameter the parameters'), a derived number (a term, a product) the family of what it adds up to. */
+     its own (DATA.param_families: the norms' γ and β theirs, every other parameter the parameters'), a derived number (a term, a product) the family of what it adds up to.
+     A softmax's Σ row (row.sums) is left uncoloured: a sum is not the quantity of its column. */
   function signedStop(value, limit) {
     const t = Math.min(1, Math.max(0, (value + limit) / (2 * limit)));
     return S.signed[Math.round(t * (S.signed.length - 1))];
@@ -733,7 +734,7 @@
           if (LIVE && cell.param && cell.at && !td.querySelector("input")) { editCell(td, cell, box); return; }
           showOperands(box, name + " = " + (cell.operands ? cell.operands() : td.textContent + (cell.field ? "  (" + cell.field + " in the record)" : cell.param ? "  (" + cell.param + ")" : "")));
         });
-        paint(td, cell.value, cellFamily(cell), cell.blocked);
+        if (row.sums) td.classList.add("plain"); else paint(td, cell.value, cellFamily(cell), cell.blocked); // a sum is not its column's quantity: uncoloured
         if (LIVE) markCell(td, cell);
         td.tabIndex = -1;
         td.addEventListener("keydown", function (event) { cellKeys(event, tds, r, c); });
@@ -1230,7 +1231,7 @@
                 { value: recExp[j], field: "exp_scores", at: [h, i, j], blocked: blocked[j], text: blocked[j] ? S.blocked_weight_label : undefined, operands: function () { return "exp(" + fmt(m[j]) + " − " + fmt(recMax) + ")" + eq(sv(m[j]) - sv(recMax), m[j] - recMax) + "exp(" + fmt(m[j] - recMax) + ")" + eq(Math.exp(sv(m[j] - recMax)), recExp[j]) + fmt(recExp[j]); } },
                 { value: recW[j], field: "weights", at: [h, i, j], blocked: blocked[j], text: blocked[j] ? S.blocked_weight_label : undefined, operands: function () { return fmt(recExp[j]) + " / " + fmt(recSum) + eq(sv(recExp[j]) / sv(recSum), recW[j]) + fmt(recW[j]); } }];
       });
-      rows.push({ label: "Σ over the keys", result: true, cells: [null, null,
+      rows.push({ label: "Σ over the keys", result: true, sums: true, cells: [null, null,
         { value: recSum, field: "exp_sums", at: [h, i], operands: function () { return sumText(recExp) + eq(sumShown(recExp), recSum) + fmt(recSum) + "  (exp_sums in the record)"; } },
         { value: total, family: S.weights_family, operands: function () { return sumText(recW) + eq(sumShown(recW), total) + fmt(total); } }] });
       return {
@@ -1353,7 +1354,7 @@
           { value: exps[w], family: "exp_scores" in DATA.families ? "exp_scores" : S.weights_family, operands: function () { return "exp(" + fmt(logits[w] - max) + ")" + eq(Math.exp(sv(logits[w] - max)), exps[w]) + fmt(exps[w]); } },
           { value: probs[w], field: "probs", at: [i, w], operands: function () { return fmt(exps[w]) + " / " + fmt(sum) + eq(sv(exps[w]) / sv(sum), got[w]) + fmt(got[w]); } }] };
       });
-      rows.push({ label: "Σ (all " + V + ")", result: true, cells: [null, null,
+      rows.push({ label: "Σ (all " + V + ")", result: true, sums: true, cells: [null, null,
         { value: sum, family: "exp_sums" in DATA.families ? "exp_sums" : S.weights_family, operands: function () { return sumText(exps) + eq(sumShown(exps), sum) + fmt(sum); } },
         { value: p.total, family: S.weights_family, operands: function () { return sumText(probs) + eq(sumShown(probs), p.total) + fmt(p.total); } }] });
       const softmax = numTable({

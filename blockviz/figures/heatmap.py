@@ -128,6 +128,15 @@ def shown_scale(name: str, values, label: str | None = None, rec=None) -> Colour
     return signed_scale(scale.limit, label + CLIPPED_NOTE if scale.clipped else label, scale.clipped)
 
 
+def drawn_scale(rec, name: str, rows, columns, label: str | None = None) -> ColourScale:
+    """The one colour scale of quantity ``name``'s family in a figure: :func:`shown_scale` of
+    every cell the figure draws on it, ``rows`` (arrays whose last axis is the features) at the
+    shown ``columns`` (original indices), so that one quantity has one bar per figure and the
+    figure reads as the scenes' frames do (:mod:`blockviz.scenes.shown_scales`)."""
+    picked = [np.asarray(values, dtype=float)[..., list(columns)].ravel() for values in rows]
+    return shown_scale(name, np.concatenate(picked), label, rec)
+
+
 def family_label(family: str) -> str:
     """How a figure's colour bar names colour-scale ``family``
     (:data:`blockviz.record_fields.SCALE_FAMILIES`; a family not there, e.g. a parameter's own: its name)."""

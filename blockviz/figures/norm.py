@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from blockviz.figures import architecture as arch
 from blockviz.figures import formulas
 from blockviz.figures.elision import Columns, elided_piece
-from blockviz.figures.heatmap import record_scale
+from blockviz.figures.heatmap import drawn_scale
 from blockviz.figures.labels import text_size_in, token_named
 from blockviz.figures.layout import TEXT_PAD_IN, TEXT_SLACK, Flow, TextLine, build_figure
 from blockviz.figures.parts import (
@@ -47,8 +47,16 @@ def layer_norm(request: FigureRequest) -> Figure:
     i = request.query
     rms = not rec.architecture.has_centring
     kind = arch.norm_name(rec)
-    residual = record_scale(rec, "resid_pre")
-    parameters = record_scale(rec, "ln1.weight", label="\u03b3, \u03b2" if "ln1.bias" in rec.params else "\u03b3")
+    residual = drawn_scale(rec, "resid_pre", *_residual_rows(rec, i))
+    drawn_norms = [f"{norm.prefix}.{kind}" for norm in arch.norms(rec) for kind in ("weight", "bias")]
+    norm_parameters = [rec.params[name] for name in drawn_norms if name in rec.params]
+    parameters = drawn_scale(
+        rec,
+        "ln1.weight",
+        norm_parameters,
+        tuple(range(rec.config.d_model)),
+        label="\u03b3, \u03b2" if "ln1.bias" in rec.params else "\u03b3",
+    )
     d = rec.config.d_model
     labels = feature_labels("d_model", d)
     bias = "ln1.bias" in rec.params
@@ -170,6 +178,18 @@ def layer_norm(request: FigureRequest) -> Figure:
         )
     )
     return build_figure(lines, page)[0]
+
+
+def _residual_rows(rec, i: int) -> tuple[list, tuple[int, ...]]:
+    """The rows :func:`layer_norm` draws on the residual scale (each norm's input, centred,
+    normalised and output rows of token ``i``) and the columns to read them at: all of them (each
+    norm shows its own few)."""
+    rows = []
+    for norm in arch.norms(rec):
+        names = [norm.source, f"{norm.prefix}_norm", norm.output]
+        names += [f"{norm.prefix}_centred"] if rec.architecture.has_centring else []
+        rows += [as_array(rec.tensors[name])[i] for name in names]
+    return rows, tuple(range(rec.config.d_model))
 
 
 def _norm_title(page, full: str, short: str) -> str:

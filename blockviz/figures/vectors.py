@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from blockviz.figures import architecture as arch
 from blockviz.figures import formulas
 from blockviz.figures.elision import Columns, choose_columns, elided_piece, numbers_flow
-from blockviz.figures.heatmap import record_scale
+from blockviz.figures.heatmap import drawn_scale, record_scale
 from blockviz.figures.labels import text_size_in, token_named
 from blockviz.figures.layout import build_figure
 from blockviz.figures.parts import (
@@ -53,9 +53,10 @@ def token_grid(request: FigureRequest) -> Figure:
     }
     # a model's layer input is its hidden state; only layer 0 of GPT-2 (wte + wpe) and Llama (the token embedding) is the embeddings' sum itself
     model = rec.source.is_model and not (rec.source.layer == 0 and rec.source.family in ("gpt2", "llama"))
-    pieces = [field_panel(request, "embed", columns, titles["embed"])]
+    scale = drawn_scale(rec, "resid_pre", [rec.tensors[name] for name in names], columns.shown)
+    pieces = [field_panel(request, "embed", columns, titles["embed"], scale=scale)]
     if added:
-        pieces += [operator(page, "+"), field_panel(request, "pos_embed", columns, titles["pos_embed"])]
+        pieces += [operator(page, "+"), field_panel(request, "pos_embed", columns, titles["pos_embed"], scale=scale)]
     if model:
         layer = rec.source.layer
         through = (
@@ -65,18 +66,18 @@ def token_grid(request: FigureRequest) -> Figure:
         )
         pieces += [
             operator(page, through, scale=0.6),
-            field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual"),
+            field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual", scale=scale),
         ]
         formula = r"$x = h_{" + str(rec.source.layer) + r"}$: the model's hidden state entering this layer"
     else:
         pieces += [
             operator(page, "="),
-            field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual"),
+            field_panel(request, "resid_pre", columns, titles["resid_pre"], role="residual", scale=scale),
         ]
         formula = formulas.TOKEN_GRID if added else r"$x = \mathrm{embedding}$ (rotary positions turn q and k instead)"
     lines = heading(page, titled("token-grid", "one row of numbers per token, as wide as the residual stream"), formula)
     lines += numbers_flow(pieces, rec.n, page)
-    lines.append(colorbar_line([record_scale(rec, name) for name in names], page))
+    lines.append(colorbar_line([scale], page))
     lines += hidden_notes(page, [(columns, "d_model")])
     if model:
         lines.append(
@@ -291,7 +292,7 @@ def residual_stream(request: FigureRequest) -> Figure:
         titled("residual-stream", f"each sublayer adds to it; token {token_named(rec.tokens[i])} (position {i})"),
         arch.residual_formula(rec),
     )
-    scale = record_scale(rec, "resid_pre")
+    scale = drawn_scale(rec, "resid_pre", list(rows.values()), columns.shown)
     for index, (name, label) in enumerate(steps):
         piece = elided_piece(
             rows[name][None, :],

@@ -15,11 +15,12 @@ from manim import (
     Text,
     Wait,
     config,
+    tempconfig,
 )
 from manim.animation.animation import prepare_animation
 
 from blockviz.scenes import captions
-from blockviz.scenes.colour_bar import ColourBars, grids_in, layout_top, reserve_band, scales_of
+from blockviz.scenes.colour_bar import ColourBars, grids_during, grids_in, layout_top, reserve_band, scales_of
 from blockviz.scenes.engine import EngineScene
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width
 from blockviz.scenes.look import FRAME_MARGIN, HOLD, TITLE_SIZE, look
@@ -73,6 +74,8 @@ class RecordScene(Shown, EngineScene):
         **kwargs,
     ) -> None:
         Shown.__init__(self, record, token, head, to, detail)
+        self.options = {"token": token, "head": head, "theme": theme, "pace": pace, "detail": detail, "to": to}
+        self.options["burned_captions"] = burned_captions
         self.head_said = False  # whether the first caption said why the head was chosen (or had nothing to say)
         self.voice = voice  # a blockviz.narration.voice.Voice: each caption spoken (render --narrate)
         self.speech_ends = 0.0  # scene time at which the last caption's speech (and its pause) ends
@@ -87,10 +90,24 @@ class RecordScene(Shown, EngineScene):
         self.colour_bars = ColourBars()
         EngineScene.__init__(self, **kwargs)
 
+    plans_scales = True
+    """Whether :meth:`setup` first builds the scene dry to plan its colour scales (the dry build does not)."""
+
     def setup(self) -> None:
         self.camera.background_color = self.look.background
         # the grids of this scene share their colour scales (blockviz.scenes.shown_scales)
-        scene_scales(lambda: self.record)
+        self.scale_pool = scene_scales(lambda: self.record, self.planned_scales() if self.plans_scales else None)
+
+    def planned_scales(self) -> dict[tuple, float]:
+        """The scale of each grid this scene will draw, one per quantity on screen at once: from
+        a first build of the scene, dry (nothing drawn, no speech), that notes which grids are on
+        screen together (:meth:`~blockviz.scenes.shown_scales.ScalePool.plan`)."""
+        with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
+            planner = type(self)(record=self.record, skip_animations=True, **self.options)
+            planner.plans_scales = False
+            planner.play_listeners.clear()
+            planner.render()
+        return planner.scale_pool.plan()
 
     def show_title(self, shown: str) -> Text:
         """Put ``shown`` at the top left of the frame (at once: titles are not animated), where
@@ -186,6 +203,7 @@ class RecordScene(Shown, EngineScene):
         prepared = [prepare_animation(animation) for animation in animations]
         still = all(isinstance(animation, Wait) for animation in prepared)
         if not still:
+            self.scale_pool.observe(grids_during(self, prepared))
             prepared += self.colour_bars.follow(self, prepared)
         if "run_time" in kwargs:
             kwargs["run_time"] *= 1.0 if still else self.pace

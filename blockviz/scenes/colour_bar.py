@@ -332,6 +332,18 @@ def plain(typeset: str) -> str:
     return shown.replace("{", "").replace("}", "").replace(" ", "")
 
 
+def grids_during(scene, animations: Iterable = ()) -> list[NumberGrid]:
+    """The grids ``scene`` draws coloured while ``animations`` play: those in the scene and those
+    the animations bring (those they take away included: they are on screen until they are gone)."""
+    brought = [
+        leaf.mobject
+        for animation in animations
+        for leaf in leaves(animation)
+        if getattr(leaf, "mobject", None) is not None
+    ]
+    return grids_in([*scene.mobjects, *brought], scene.look.background)
+
+
 def scales_shown(scene, animations: Iterable = ()) -> list[ShownScale]:
     """The scales of the grids ``scene`` draws coloured once ``animations`` (about to play) have
     run: those in the scene and those the animations bring, less those they take away."""

@@ -214,6 +214,7 @@ class NumberGrid(VGroup):
             list(column_slots) if column_slots is not None else visible_slots(n_columns, column_focus, max_columns)
         )
         self.scale_clipped = False
+        self.scale_request: int | None = None
         if colors == "signed" and color_limit is None:
             color_limit = self._shown_scale()
         self.color_limit = color_limit
@@ -298,14 +299,17 @@ class NumberGrid(VGroup):
     def _shown_scale(self) -> float:
         """The colour scale chosen from the cells this grid draws, their blocked cells left out
         (:func:`~blockviz.scale_limits.shown_limit`), or one the scene already gave its family
-        (:mod:`blockviz.scenes.shown_scales`); notes whether it clips some (:attr:`scale_clipped`).
+        (:mod:`blockviz.scenes.shown_scales`); notes whether it clips some (:attr:`scale_clipped`)
+        and the number of its ask to the scene's pool (``scale_request``).
         Values the record's scale of their family clips are clipped here too (:func:`family_scale`)."""
         keys = [(i, j) for i in self.shown_rows() for j in self.shown_columns() if not self.is_blocked(i, j)]
         source = None
         if keys and self.source is not None:
             source = self.source(*keys[0]) if callable(self.source) else self.source
-        scale = shown_limit([self.values[i][j] for i, j in keys], family_scale(source, self.record))
-        limit = shared_limit(source, scale)
+        values = [self.values[i][j] for i, j in keys]
+        outliers = family_scale(source, self.record)
+        scale = shown_limit(values, outliers)
+        limit, self.scale_request = shared_limit(source, values, outliers, scale)
         self.scale_clipped = scale.largest > limit
         return limit
 

@@ -1,18 +1,26 @@
-"""The colour scales of one scene's grids: each chosen from what its grid shows, shared where it can be.
+"""The colour scales of one scene's grids: one scale per quantity at any moment, chosen from what is shown.
 
 A signed grid's scale is chosen from its drawn cells (:func:`blockviz.scale_limits.shown_limit`):
 their largest |value| (robust to one outlier) rounded up to a value a bar reads at a glance. A scene
 keeps one :class:`ScalePool` (:func:`scene_scales` starts it): a new grid of a colour-scale family
 takes a scale the scene already gave that family when its own largest value reaches at least
-:data:`SHARED_SATURATION` of it and none beyond (x and h on one bar), else a scale of its own
-(attn(x), far smaller, gets its own bar rather than being pale on x's). A value its family's
-record scale marks as an outlier (:func:`family_scale`) is clipped in every grid that shows it.
+:data:`SHARED_SATURATION` of it and none beyond (x and h on one bar), else a scale of its own.
+A value its family's record scale marks as an outlier (:func:`family_scale`) is clipped in every
+grid that shows it.
+
+Within one frame a family has one scale and one bar (the rows a residual addition adds are read
+on one scale; a number shown twice is one colour). So a scene is built twice: a first, dry build
+notes every scale a grid asks for (:meth:`ScalePool.limit_for`) and which grids are on screen
+together during each play (:meth:`ScalePool.observe`); the grids of one family ever on screen
+together are one group, coloured on the scale chosen from all their shown cells
+(:meth:`ScalePool.plan`), which the real build then gives them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from blockviz.record_fields import BY_NAME, parameter_scale
 from blockviz.scale_limits import ScaleLimit, ShownLimit, shown_limit
@@ -21,15 +29,85 @@ SHARED_SATURATION = 0.6
 """The least share of a shared scale a grid's largest shown |value| must reach to take it."""
 
 
+@dataclass(frozen=True)
+class ScaleRequest:
+    """One grid's ask for a scale: its colour-scale ``family``, the ``values`` of its drawn,
+    unblocked cells and the record scale of their family (``family_scale``, outliers' judge)."""
+
+    family: str | None
+    values: tuple[float, ...]
+    family_scale: ScaleLimit | float | None
+
+    @property
+    def key(self) -> tuple:
+        """What a plan knows the request by in another build of the scene: its family and values."""
+        return (self.family, self.values)
+
+
 class ScalePool:
     """The signed scales one scene has given, by colour-scale family, in the order given;
     ``record`` (a function returning it, called when a grid first needs it) is the scene's record,
-    whose family scales say which values are outliers (:func:`family_scale`)."""
+    whose family scales say which values are outliers (:func:`family_scale`). ``planned`` (from a
+    first build's :meth:`plan`): the scale of each request, by its family and values."""
 
-    def __init__(self, record: Callable[[], object] | None = None) -> None:
+    def __init__(self, record: Callable[[], object] | None = None, planned: dict[tuple, float] | None = None) -> None:
         self.limits: dict[str, list[float]] = {}
         self.quantities: dict[str, float] = {}
         self.record = record
+        self.planned = planned
+        self.requests: list[ScaleRequest] = []
+        self.together: list[set[int]] = []
+
+    def request(self, family: str | None, values: Iterable[float], family_scale: ScaleLimit | float | None) -> int:
+        """Note a grid's ask (:class:`ScaleRequest`); returns its number, which the grid keeps
+        (``scale_request``) so that :meth:`observe` knows it on screen."""
+        self.requests.append(ScaleRequest(family, tuple(values), family_scale))
+        return len(self.requests) - 1
+
+    def planned_limit(self, number: int) -> float | None:
+        """The scale the plan gives request ``number`` (``None`` without a plan, or not in it)."""
+        return None if self.planned is None else self.planned.get(self.requests[number].key)
+
+    def observe(self, grids: Iterable) -> None:
+        """Note that ``grids`` are on screen together (during one play)."""
+        self.together.append({grid.scale_request for grid in grids if getattr(grid, "scale_request", None) is not None})
+
+    def plan(self) -> dict[tuple, float]:
+        """The scale of each request, by its family and values: requests of one family on screen
+        together (:meth:`observe`, linked through any chain of such frames), or of one family and
+        the same values (a number shown twice is one colour), form a group, coloured on the scale
+        chosen from all its values (:func:`~blockviz.scale_limits.shown_limit`); groups share
+        scales across time as single grids do (:meth:`limit_for`)."""
+        group = list(range(len(self.requests)))
+
+        def root(number: int) -> int:
+            while group[number] != number:
+                group[number] = group[group[number]]
+                number = group[number]
+            return number
+
+        def join(numbers: Iterable[int]) -> None:
+            first: dict[str, int] = {}
+            for number in sorted(numbers):
+                family = self.requests[number].family
+                if family is not None:
+                    group[root(number)] = root(first.setdefault(family, number))
+
+        same: dict[tuple, list[int]] = {}
+        for number, ask in enumerate(self.requests):
+            same.setdefault(ask.key, []).append(number)
+        for numbers in [*self.together, *same.values()]:
+            join(numbers)
+        members: dict[int, list[int]] = {}
+        for number in range(len(self.requests)):
+            members.setdefault(root(number), []).append(number)
+        pool = ScalePool()
+        limits: dict[int, float] = {}
+        for leader in sorted(members):
+            asks = [self.requests[number] for number in members[leader]]
+            values = [value for ask in asks for value in ask.values]
+            limits[leader] = pool.limit_for(asks[0].family, shown_limit(values, asks[0].family_scale))
+        return {ask.key: limits[root(number)] for number, ask in enumerate(self.requests)}
 
     def limit_for(self, family: str | None, scale: ShownLimit, quantity: str | None = None) -> float:
         """The half-width a grid of ``family`` whose own scale is ``scale`` is coloured on: the
@@ -60,12 +138,18 @@ class ScalePool:
 _POOL: ContextVar[ScalePool | None] = ContextVar("blockviz_scale_pool", default=None)
 
 
-def scene_scales(record: Callable[[], object] | None = None) -> ScalePool:
+def scene_scales(record: Callable[[], object] | None = None, planned: dict[tuple, float] | None = None) -> ScalePool:
     """Start the scale pool of the scene being built (a scene calls it in ``setup``, ``record``
-    returning the scene's record); grids built from now on share its scales."""
-    pool = ScalePool(record)
+    returning the scene's record, ``planned`` the scales a first build planned,
+    :meth:`ScalePool.plan`); grids built from now on share its scales."""
+    pool = ScalePool(record, planned)
     _POOL.set(pool)
     return pool
+
+
+def current_pool() -> ScalePool | None:
+    """The scale pool of the scene being built, ``None`` outside a scene."""
+    return _POOL.get()
 
 
 def family_scale(source, record=None) -> ScaleLimit | None:
@@ -85,13 +169,22 @@ def family_scale(source, record=None) -> ScaleLimit | None:
         return None
 
 
-def shared_limit(source, scale: ShownLimit) -> float:
-    """The half-width of a new grid whose labels' sources are like ``source`` and whose own scale
-    is ``scale``, in the scene being built (:meth:`ScalePool.limit_for`; outside a scene, ``scale.limit``)."""
+def shared_limit(
+    source, values: list[float], outliers: ScaleLimit | None, scale: ShownLimit
+) -> tuple[float, int | None]:
+    """The half-width of a new grid whose labels' sources are like ``source``, that shows
+    ``values`` (``outliers``: their family's record scale, :func:`family_scale`) and whose own
+    scale is ``scale``, in the scene being built, and the number of its
+    request (:meth:`ScalePool.request`): the plan's scale if the scene has one, else
+    :meth:`ScalePool.limit_for`'s. Outside a scene, ``(scale.limit, None)``."""
     pool = _POOL.get()
     if pool is None:
-        return scale.limit
-    return pool.limit_for(source_family(source), scale, source_quantity(source))
+        return scale.limit, None
+    family = source_family(source)
+    number = pool.request(family, values, outliers)
+    limit = pool.limit_for(family, scale, source_quantity(source))
+    planned = pool.planned_limit(number)
+    return (limit if planned is None else planned), number
 
 
 def one_scale(source, values) -> tuple[float, bool]:
@@ -100,8 +193,9 @@ def one_scale(source, values) -> tuple[float, bool]:
     (:func:`~blockviz.scale_limits.shown_limit`, then :func:`shared_limit`; the labels' sources
     like ``source``): ``(limit, clipped)``, to pass as each grid's ``color_limit`` so that one
     number has one colour."""
-    scale = shown_limit(values, family_scale(source))
-    limit = shared_limit(source, scale)
+    outliers = family_scale(source)
+    scale = shown_limit(values, outliers)
+    limit, _ = shared_limit(source, values, outliers, scale)
     return limit, scale.largest > limit
 
 
@@ -141,7 +235,9 @@ def source_family(source) -> str | None:
 
 __all__ = [
     "ScalePool",
+    "ScaleRequest",
     "scene_scales",
+    "current_pool",
     "shared_limit",
     "one_scale",
     "family_scale",
