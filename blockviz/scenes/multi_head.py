@@ -22,7 +22,6 @@ from blockviz.scenes.look import (
     NUMBER_SIZE,
     TITLE_SIZE,
 )
-from blockviz.scenes.shown_scales import one_scale
 from blockviz.scenes.symbols import parameter_symbol, symbol
 from blockviz.scenes.text import font_size_of, number, shortened, text, typeset
 from blockviz.scenes.token_axis import visible_slots
@@ -353,9 +352,6 @@ class MultiHead(RecordScene):
             cell_width_for(products, decimals),
             cell_width_for(rec.params["attn.W_O"]),
         )
-        entries = visible_slots(d_model, self.concat_focus(MAX_SLOTS), MAX_SLOTS)  # the row's, as row_grid chooses them
-        drawn = sorted({i for i in [*entries, *shown_rows] if i is not None})
-        limit, clipped = one_scale(("concat", f, 0), [rec.concat[f, i].item() for i in drawn])  # the row and the column
         concat = row_grid(
             rec,
             "concat",
@@ -365,7 +361,6 @@ class MultiHead(RecordScene):
             header_color=look.output,
             cell_width=width,
             column_focus=self.concat_focus(MAX_SLOTS),
-            color_limit=limit,
         )
         concat.segments = self.head_segments(concat, d_head)
         concat.add(concat.segments)
@@ -379,9 +374,7 @@ class MultiHead(RecordScene):
             row_header_color=look.output,
             filled=False,
             show_numbers=False,
-            color_limit=limit,
         )
-        concat.scale_clipped = column.scale_clipped = clipped
         column.fills = {(i, 0): column.color_of(column.values[i][0]) for i in column.shown_rows()}
         for i in column.shown_rows():  # written when the concatenation's entries arrive, in their cells' colours
             label = column.number_at(i, 0, fill=column.fills[i, 0])

@@ -187,18 +187,6 @@ def shared_limit(
     return (limit if planned is None else planned), number
 
 
-def one_scale(source, values) -> tuple[float, bool]:
-    """The one colour scale of several grids that show one quantity (the same row drawn twice),
-    chosen from ``values``, their shown cells' numbers together, as one grid's would be
-    (:func:`~blockviz.scale_limits.shown_limit`, then :func:`shared_limit`; the labels' sources
-    like ``source``): ``(limit, clipped)``, to pass as each grid's ``color_limit`` so that one
-    number has one colour."""
-    outliers = family_scale(source)
-    scale = shown_limit(values, outliers)
-    limit, _ = shared_limit(source, values, outliers, scale)
-    return limit, scale.largest > limit
-
-
 def source_quantity(source) -> str | None:
     """The quantity a label source names, one head's apart: ``("scores", 1, 2, 0)`` → ``"scores 1"``.
 
@@ -239,7 +227,6 @@ __all__ = [
     "scene_scales",
     "current_pool",
     "shared_limit",
-    "one_scale",
     "family_scale",
     "source_family",
     "SHARED_SATURATION",
