@@ -184,6 +184,9 @@ SCENE_BUILDS = {
 }
 """Files reading the session's scene builds (``support.built``, ``support_motion.built_in_motion``):
 one worker runs them all, so each (scene, record) is built once a kind, not once a worker."""
+SPLIT_BY_PARAMETER = {"tests/test_toy_reproducible.py"}
+"""Files whose tests of each parameter (``test_x[avx2]``) are a unit of their own: a module fixture
+per parameter, so the two workers can each take some (three trainings of a CPU capability each)."""
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
@@ -203,12 +206,22 @@ def pytest_xdist_make_scheduler(config, log):
     class LongestFirst(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = super()._split_scope(nodeid)
+            if path in SPLIT_BY_PARAMETER and nodeid.endswith("]"):
+                return path + "[" + nodeid.rsplit("[", 1)[1]
             return "scene builds" if path in SCENE_BUILDS else path
 
         def _seconds(self, unit: str) -> float:
-            if unit not in unit_seconds:
-                tests = collections.Counter(nodeid.split("::")[0] for nodeid in self.workqueue[unit])
-                unit_seconds[unit] = sum(seconds.get(path, SECONDS_PER_TEST * count) for path, count in tests.items())
+            """The unit's share of its files' seconds (a file split by parameter: its tests' share)."""
+            if not unit_seconds:
+                file_tests = collections.Counter(
+                    nodeid.split("::")[0] for nodeids in self.workqueue.values() for nodeid in nodeids
+                )
+                for each, nodeids in self.workqueue.items():
+                    tests = collections.Counter(nodeid.split("::")[0] for nodeid in nodeids)
+                    unit_seconds[each] = sum(
+                        seconds[path] * count / file_tests[path] if path in seconds else SECONDS_PER_TEST * count
+                        for path, count in tests.items()
+                    )
             return unit_seconds[unit]
 
         def _assign_work_unit(self, node) -> None:
