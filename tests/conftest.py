@@ -168,12 +168,13 @@ def pytest_collection_modifyitems(config, items):
 
 # -- the two workers (make test: pytest -n 2 --dist loadfile) -------------------------------------
 DURATIONS = Path(__file__).with_name("durations.json")
-"""Each test file's seconds (setup, call and teardown of its tests, summed, as ``pytest
---store-durations`` writes them after a run; or its CPU seconds run alone): the workers are
-handed the longest files first. Only the order matters, so a file's share of the whole."""
-SECONDS_PER_TEST = 0.5
-"""A file missing from :data:`DURATIONS` is taken to need this per test (the suite's mean:
-1,608 worker-seconds for 3,020 tests in CI)."""
+"""Each test file's seconds, or each parameter's of a file split by it (:func:`timed_unit`): setup,
+call and teardown of its tests, summed, as ``pytest --store-durations`` writes them after a run
+(or its CPU seconds run alone). The workers are handed the longest units first. Only the order
+matters, so a unit's share of the whole."""
+SECONDS_PER_TEST = 2.4
+"""A file missing from :data:`DURATIONS` is taken to need this per test (the mean of the run that
+wrote it: 8,154 worker-seconds for 3,370 tests, at a load of 6 to 16 on two cores)."""
 SCENE_BUILDS = {
     "tests/test_scenes.py",
     "tests/test_scenes_motion.py",
@@ -184,6 +185,19 @@ SCENE_BUILDS = {
 }
 """Files reading the session's scene builds (``support.built``, ``support_motion.built_in_motion``):
 one worker runs them all, so each (scene, record) is built once a kind, not once a worker."""
+SPLIT_BY_PARAMETER = {"tests/test_toy_reproducible.py", "tests/test_shown_scales.py"}
+"""Files whose tests of each parameter (``test_x[avx2]``) are a unit of their own, so the two
+workers can each take some: three trainings of a CPU capability each (a module fixture per
+parameter), a lecture's play-by-play sweep (no module fixture)."""
+
+
+def timed_unit(nodeid: str) -> str:
+    """The test's file, or for a file of :data:`SPLIT_BY_PARAMETER` its file and parameter
+    (``tests/test_toy_reproducible.py[avx2]``): a unit of the scheduler and a key of :data:`DURATIONS`."""
+    path = nodeid.split("::")[0]
+    if path in SPLIT_BY_PARAMETER and nodeid.endswith("]"):
+        return path + "[" + nodeid.rsplit("[", 1)[1]
+    return path
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
@@ -202,13 +216,12 @@ def pytest_xdist_make_scheduler(config, log):
 
     class LongestFirst(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = super()._split_scope(nodeid)
-            return "scene builds" if path in SCENE_BUILDS else path
+            return "scene builds" if nodeid.split("::")[0] in SCENE_BUILDS else timed_unit(nodeid)
 
         def _seconds(self, unit: str) -> float:
             if unit not in unit_seconds:
-                tests = collections.Counter(nodeid.split("::")[0] for nodeid in self.workqueue[unit])
-                unit_seconds[unit] = sum(seconds.get(path, SECONDS_PER_TEST * count) for path, count in tests.items())
+                tests = collections.Counter(timed_unit(nodeid) for nodeid in self.workqueue[unit])
+                unit_seconds[unit] = sum(seconds.get(key, SECONDS_PER_TEST * count) for key, count in tests.items())
             return unit_seconds[unit]
 
         def _assign_work_unit(self, node) -> None:
@@ -226,8 +239,8 @@ class DurationStore:
         self.seconds = {}
 
     def pytest_runtest_logreport(self, report):
-        path = report.nodeid.split("::")[0]
-        self.seconds[path] = self.seconds.get(path, 0.0) + report.duration
+        unit = timed_unit(report.nodeid)
+        self.seconds[unit] = self.seconds.get(unit, 0.0) + report.duration
 
     def pytest_sessionfinish(self, session):
         import json
@@ -235,7 +248,7 @@ class DurationStore:
         if hasattr(session.config, "workerinput"):
             return
         kept = json.loads(DURATIONS.read_text(encoding="utf-8")) if DURATIONS.exists() else {}
-        kept.update({path: round(seconds, 1) for path, seconds in self.seconds.items()})
+        kept.update({unit: round(seconds, 1) for unit, seconds in self.seconds.items()})
         DURATIONS.write_text(json.dumps(dict(sorted(kept.items())), indent=1) + "\n", encoding="utf-8")
 
 

@@ -1,6 +1,7 @@
 """The package installs from a wheel, not only in editable mode: build it, install it into a fresh
 virtual environment and run the command from there (issue "Foundation", packaging)."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -53,9 +54,17 @@ def test_the_wheel_runs_from_a_fresh_virtual_environment(wheel, tmp_path):
     Path(purelib, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
 
+    # Without this run's PYTHONPATH (a worktree's tests run with it): blockviz from the wheel only.
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
     def run(*args):
         return subprocess.run(
-            [str(venv / "bin" / "blockviz"), *args], capture_output=True, text=True, cwd=tmp_path, timeout=300
+            [str(venv / "bin" / "blockviz"), *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
+            env=environment,
         )
 
     where = subprocess.run(
@@ -68,6 +77,7 @@ def test_the_wheel_runs_from_a_fresh_virtual_environment(wheel, tmp_path):
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env=environment,
     ).stdout.split()
     assert all(path.startswith(purelib) for path in where), where
     version = run("--version")
