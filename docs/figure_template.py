@@ -39,7 +39,7 @@ def weight_rows(request: FigureRequest) -> Figure:
     weights = as_array(rec.tensors["weights"])[head]
     blocked = as_array(rec.tensors["mask"]) == float("-inf")
     lines = heading(page, titled("weight-rows", f"head {head}, every row adds up to 1"), r"$\sum_j w_{ij} = 1$")
-    tokens = rows_of(rec.tokens)
+    tokens = rows_of(rec)
     spec = MatrixSpec(
         weights, tokens, tokens, title=f"weights, head {head}", xlabel="key", blocked=blocked, blocked_filled=False
     )

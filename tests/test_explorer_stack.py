@@ -264,7 +264,7 @@ def test_explore_block_k_opens_the_copy_models_page_on_that_block(tmp_path):
         )
         assert result.exit_code == 0, result.output
         text = out.read_text()
-        pages[block] = text[text.index('"workbench":') :][:200]
+        pages[block] = text[text.index('"workbench":') :][:2000]
     assert '"n_blocks":2,"block":0' in pages["0"] and '"n_blocks":2,"block":1' in pages["1"]
     result = CliRunner().invoke(
         main, ["explore", "the cat", "--model", "copy", "--block", "2", "-o", str(tmp_path / "no.html")]

@@ -23,7 +23,10 @@ weights = np.zeros((2, 4, 4))
 weights[0, 2] = [0.5, 0.1, 0.4, 0.0]  # "sat" in head 0: "the" most, then itself, then "cat"
 weights[1, 2] = [0.0, 0.0, 1.0, 0.0]  # "sat" in head 1: only itself
 config = SimpleNamespace(n_heads=2, causal=True)
-rec = SimpleNamespace(tokens=["the", "cat", "sat", "."], special=[False] * 4, weights=weights, n=4, config=config)
+source = SimpleNamespace(vocabulary=None)  # the seeded block's: no vocabulary, no unknown token
+rec = SimpleNamespace(
+    tokens=["the", "cat", "sat", "."], special=[False] * 4, weights=weights, n=4, config=config, source=source
+)
 """
 
 

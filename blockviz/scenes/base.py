@@ -96,9 +96,9 @@ class RecordScene(Shown, EngineScene):
     def setup(self) -> None:
         self.camera.background_color = self.look.background
         # the grids of this scene share their colour scales (blockviz.scenes.shown_scales)
-        self.scale_pool = scene_scales(lambda: self.record, self.planned_scales() if self.plans_scales else None)
+        self.scale_pool = scene_scales(lambda: self.record, self._planned_scales() if self.plans_scales else None)
 
-    def planned_scales(self) -> dict[tuple, float]:
+    def _planned_scales(self) -> dict[tuple, float]:
         """The scale of each grid this scene will draw, one per quantity on screen at once: from
         a first build of the scene, dry (nothing drawn, no speech), that notes which grids are on
         screen together (:meth:`~blockviz.scenes.shown_scales.ScalePool.plan`)."""

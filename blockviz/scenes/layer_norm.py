@@ -57,7 +57,7 @@ def norm_io(rec) -> dict[str, str]:
         "out": "ln1",
         "enters": "as it enters the block",
         "feeds": "the input to attention",
-        "second": "LayerNorm 2 does the same to each row of h = x + attn(LN₁(x)), before the FFN",
+        "second": "LayerNorm 2 does the same to each row of h (after attention), before the FFN",
     }
 
 
