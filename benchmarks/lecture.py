@@ -109,6 +109,7 @@ def lecture_timings(
     from blockviz.cli.options import build_record
     from blockviz.render.plan import RenderOptions, plan_lecture
     from blockviz.render.run import join_lecture, render_jobs
+    from blockviz.scenes.catalog import entries, for_record
     from blockviz.scenes.wording import Wording
 
     print(
@@ -119,7 +120,8 @@ def lecture_timings(
     record_inputs = cli_record_inputs(sentence)
     rec = build_record(**record_inputs)
     options = RenderOptions(quality=quality, narrate=narrate)
-    lecture = plan_lecture(record_inputs, options, out)
+    scenes = [entry.name for entry in for_record(entries(), rec)]  # as `render --lecture` chooses them
+    lecture = plan_lecture(record_inputs, options, out, scenes)
     if parts:
         lecture = dataclasses.replace(lecture, jobs=[job for job in lecture.jobs if job.scene in parts])
     rendered = render_jobs(rec, lecture.jobs, options, processes=jobs)
