@@ -242,6 +242,13 @@ def changed_share(one: np.ndarray, other: np.ndarray, level: int = CHANGE_LEVEL)
     return float((difference > level).mean())
 
 
+def planning(scene) -> bool:
+    """Whether ``scene`` is the dry build that plans a scene's colour scales
+    (``RecordScene._planned_scales`` builds the scene's class once more, ``plans_scales`` off):
+    its plays draw no frame of the video, so they are not counted."""
+    return not getattr(scene, "plans_scales", True)
+
+
 def frames_by_play(scene_class, rec, **options) -> list[tuple[int, np.ndarray]]:
     """Every frame the scene draws at :data:`TINY` size, with the number (1-based) of the play that
     drew it (0: before the first), repeats written once: what the video writer is handed."""
@@ -250,7 +257,7 @@ def frames_by_play(scene_class, rec, **options) -> list[tuple[int, np.ndarray]]:
 
     class Counted(scene_class):
         def play(self, *animations, **kwargs):
-            plays[0] += 1
+            plays[0] += not planning(self)
             super().play(*animations, **kwargs)
 
     with writing_frames(lambda pixels, repeat: frames.append((plays[0], np.array(pixels))), **TINY):
@@ -289,6 +296,8 @@ def frames_by_run(scene_class, rec, size: dict = TINY, **options) -> list[tuple[
             from manim import Wait
             from manim.animation.animation import prepare_animation
 
+            if planning(self):
+                return super().play(*animations, **kwargs)
             holds = all(isinstance(prepare_animation(animation), Wait) for animation in animations)
             if not holds and state["holding"]:
                 state["run"] += 1

@@ -22,12 +22,7 @@ from blockviz.scenes.catalog import entries, lookup  # noqa: E402
 
 SCENES = [entry.name for entry in entries() if not entry.lecture_only and not entry.needs]
 """A model's layer has no unembedding and no training checkpoints: scenes that need them leave it out."""
-NOT_YET = {
-    (
-        "bert",
-        "multi-head",
-    ): "W_O's shots fill 0.59 of the frame (0.6 asked) since concat shares the residual stream's planned scale",
-}
+NOT_YET: dict[tuple[str, str], str] = {}
 """Cases not legible yet (strict: one that passes must leave this list)."""
 CASES = [
     pytest.param(family, name, marks=pytest.mark.xfail(reason=NOT_YET[family, name], strict=True))

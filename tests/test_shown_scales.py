@@ -15,7 +15,7 @@ from support import play_by_play
 from blockviz.recording import record
 from blockviz.scale_limits import nice_limit, shown_limit
 from blockviz.scenes.catalog import entries, lookup
-from blockviz.scenes.colour_bar import grid_family, grids_in, scales_shown
+from blockviz.scenes.colour_bar import grid_family, grid_source, grids_in, scales_shown
 from blockviz.scenes.shown_scales import ScalePool
 
 CHICKEN = "The chicken didn't cross the road because it was too tired."
@@ -78,6 +78,39 @@ def unreadable_scales(seen) -> list[str]:
     return problems
 
 
+def linked_groups(pool: ScalePool) -> list[set[int]]:
+    """The requests a plan colours on one scale, found another way than :meth:`ScalePool.plan`'s
+    disjoint sets: each frame's (and each "same numbers") requests of one family are a link, and
+    groups that meet a link are merged until no link joins two groups; in the order of their first request."""
+    same: dict[tuple, set[int]] = {}
+    for number, ask in enumerate(pool.requests):
+        same.setdefault(ask.key, set()).add(number)
+    links = []
+    for numbers in [*pool.together, *same.values()]:
+        by_family: dict[str, set[int]] = {}
+        for number in numbers:
+            if pool.requests[number].family is not None:
+                by_family.setdefault(pool.requests[number].family, set()).add(number)
+        links += by_family.values()
+    groups = [{number} for number in range(len(pool.requests))]
+    for link in links:
+        met = [group for group in groups if group & link]
+        groups = [group for group in groups if not group & link] + [set().union(*met)]
+    return sorted(groups, key=min)
+
+
+def reference_plan(pool: ScalePool) -> dict[tuple, float]:
+    """The plan of ``pool``'s requests from :func:`linked_groups`: each group's scale chosen from
+    all its values, groups sharing scales as single grids do (:meth:`ScalePool.limit_for`)."""
+    shared, plan = ScalePool(), {}
+    for group in linked_groups(pool):
+        asks = [pool.requests[number] for number in sorted(group)]
+        values = [value for ask in asks for value in ask.values]
+        limit = shared.limit_for(asks[0].family, shown_limit(values, asks[0].family_scale))
+        plan.update(dict.fromkeys([ask.key for ask in asks], limit))
+    return plan
+
+
 @pytest.mark.parametrize("lecture", LECTURES)
 def test_every_frame_of_the_lecture_colours_each_quantity_on_one_scale_it_fills(lecture):
     make, options = LECTURES[lecture]
@@ -89,8 +122,10 @@ def test_every_frame_of_the_lecture_colours_each_quantity_on_one_scale_it_fills(
     for entry in entries():
         if entry.needs is not None and entry.missing_for(rec) is not None:
             continue
-        _, seen = play_by_play(entry.scene_class(), rec, frame_scales, **options)
+        scene, seen = play_by_play(entry.scene_class(), rec, frame_scales, **options)
         problems += [f"{entry.name} {found}" for found in unreadable_scales(seen)]
+        if scene.scale_pool.plan() != reference_plan(scene.scale_pool):  # the scene's grids, planned
+            problems.append(f"{entry.name}: its plan groups its grids otherwise than linked_groups")
     assert problems == []
 
 
@@ -141,3 +176,40 @@ def test_a_plan_gives_grids_shown_together_the_scale_of_all_their_cells():
     assert plan[pool.requests[x].key] == plan[pool.requests[ffn].key] == 6.0  # 5.9 rounded up
     assert plan[pool.requests[alone].key] == 0.8 and plan[pool.requests[scores].key] == 8.0
     assert pool.requests[again].key == pool.requests[twice].key and plan[pool.requests[twice].key] == 8.0
+
+
+def multi_head_frames(scene) -> tuple[dict[str, set[float]], set[tuple[str, float]]]:
+    """The scales multi-head's grids of the heads' outputs, concat, its products with W_O and
+    attn_out are on in the frame drawn now, by their source, and the bars on screen (name, end)."""
+    limits: dict[str, set[float]] = {
+        name: set() for name in ("head_outputs", "concat", "projection_products", "attn_out")
+    }
+    for grid in grids_in(scene.mobjects, scene.look.background):
+        name = (grid_source(grid) or ("",))[0]
+        if name in limits and grid.color_rule == "signed":
+            limits[name].add(float(grid.color_limit))
+    return limits, {(scale.words, scale.limit) for scale in scales_shown(scene)}
+
+
+@pytest.mark.parametrize("lecture", ["the cat sat", "minilm"])
+def test_multi_heads_products_share_their_sums_scale_and_bar(lecture):
+    # attn_out = Σ_i concat_i · W_O[i] + b_O: the terms and the row they add up to on one scale, one bar
+    make, options = LECTURES[lecture]
+    try:
+        rec = make()
+    except Exception as error:  # noqa: BLE001 - the packaged MiniLM is an optional extra
+        pytest.skip(f"{lecture} cannot be recorded here ({error})")
+    scene, seen = play_by_play(lookup(["multi-head"])[0].scene_class(), rec, multi_head_frames, **options)
+    summed = [(limits, bars) for limits, bars in seen if limits["projection_products"] and limits["attn_out"]]
+    concatenated = [(limits, bars) for limits, bars in seen if limits["concat"]]
+    assert summed and concatenated
+    for limits, bars in summed:
+        assert len(limits["projection_products"] | limits["attn_out"]) == 1
+        assert ("residual stream", limits["attn_out"].pop()) in bars
+    for limits, bars in concatenated:  # the heads' outputs side by side: their family, not the residual stream's
+        assert len(limits["concat"] | limits["head_outputs"]) == 1
+        assert ("heads' outputs", limits["concat"].pop()) in bars
+    sums = [(parts, total) for parts, total in scene.sums if total.source[0] == "attn_out"]
+    assert sums and all(
+        sum(part.value for part in parts) == pytest.approx(total.value, abs=1e-5) for parts, total in sums
+    )

@@ -1,14 +1,19 @@
 """Colour bars: the scales a scene's grids are coloured on, with their numbers, in a corner.
 
 Every grid colours its cells on one scale (:class:`~blockviz.scenes.grids.NumberGrid`'s rule):
-signed values on the diverging map over ``[-limit, limit]`` with ``limit`` the record's scale
-of the quantity's family (:meth:`~blockviz.block_record.BlockRecord.scale_limit`), attention
-weights on the fixed 0–1 map by √weight. A colour is a number only if the viewer can read it
-back, so a scene that colours a grid shows, for each scale on screen, a small bar: its name
-(the family: "residual stream", "q, k, v", "parameters", the norms' "γ, β"… or "activations" for
-one scale shared by several families in one equation), the map's colours sampled from
-matplotlib (:mod:`blockviz.style`, never a map of our own) and the scale's ends, the record's
-numbers.
+signed values on the diverging map over ``[-limit, limit]``, attention weights on the fixed 0–1
+map by √weight. A signed grid's ``limit`` is chosen from what the scene shows
+(:mod:`~blockviz.scenes.shown_scales`): the largest |value| of its drawn cells rounded up to a
+value a bar reads at a glance (:func:`~blockviz.scale_limits.shown_limit`), one scale for the
+grids of one colour-scale family on screen together, planned by a first, dry build of the scene
+(:meth:`~blockviz.scenes.shown_scales.ScalePool.plan`); the record's family scale
+(:meth:`~blockviz.block_record.BlockRecord.scale_of`) only says which values are outliers. A
+colour is a number only if the viewer can read it back, so a scene that colours a grid shows, for
+each scale on screen, a small bar: its name (the family: "residual stream", "q, k, v",
+"heads' outputs", "parameters", the norms' "γ, β"… or "activations" for one scale shared by
+several families in one equation; a record method's terms are named as their sum's family,
+:data:`~blockviz.scenes.shown_scales.DERIVED_TERMS`), the map's colours sampled from matplotlib
+(:mod:`blockviz.style`, never a map of our own) and the scale's ends.
 
 * :func:`scales_shown` — the scales of the grids a scene draws after a play.
 * :class:`ColourBar` — one scale's bar.
@@ -17,8 +22,9 @@ numbers.
   (faded) with the play that changes the scales on screen.
 
 A bar's end numbers are :func:`~blockviz.scenes.text.number` labels whose ``.source`` is
-``("scale_limit", field)`` (``record.scale_limit(field)``) or ``("scale_limit", field, -1)``
-(its negative); a weights bar's ends are ``("constant", 0)`` and ``("constant", 1)``.
+``("constant", -limit)`` and ``("constant", limit)``: a shown scale's ends are round values
+(:data:`~blockviz.scale_limits.NICE_STEPS`), no number of the record; a weights bar's ends are
+``("constant", 0)`` and ``("constant", 1)``.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from blockviz.scenes.copies import CopiedFast, copy_of
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look, look
-from blockviz.scenes.shown_scales import source_family
+from blockviz.scenes.shown_scales import SCENE_FAMILY_NAMES, source_family
 from blockviz.scenes.text import layout_key, number, text
 from blockviz.symbols import bare, symbol
 
@@ -95,8 +101,10 @@ view's ``("block", k, field, …)``, a counterpart's ``("decoder", field, …)``
 
 def family_words(family: str) -> str:
     """What a bar calls colour-scale ``family``: its ``bar`` name in
-    :data:`blockviz.record_fields.SCALE_FAMILIES` (a family not there: its own name)."""
-    return SCALE_FAMILIES[family].bar if family in SCALE_FAMILIES else family
+    :data:`blockviz.record_fields.SCALE_FAMILIES` or, a family of the scenes' own,
+    :data:`~blockviz.scenes.shown_scales.SCENE_FAMILY_NAMES` (a family in neither: its own name)."""
+    names = SCALE_FAMILIES.get(family) or SCENE_FAMILY_NAMES.get(family)
+    return family if names is None else names.bar
 
 
 @dataclass(frozen=True)

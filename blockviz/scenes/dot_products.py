@@ -363,6 +363,11 @@ class DotProducts(RecordScene):
         d_head = rec.config.d_head
         work = formula(f"$q \\cdot k \\,/\\, \\sqrt{{d_k}},\\quad d_k = {d_head}$", look.text, 36)
         self.settle(work.scale(min(1.0, self.work_box.height * 1.3 / work.height)))
+        self.step(
+            one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
+            caption=f"then every score is divided by √{d_head}, so wide heads' scores stay moderate",
+        )
+        # the scaled scores' scale (and its bar) comes with them, not while the scores are still shown
         scores.take_values(rec.scaled_scores[h], ("scaled_scores", h))  # a scale the scaled scores fill
         fills = {(i, j): scores.color_of(rec.scaled_scores[h, i, j].item()) for (i, j) in scores.labels}
         scaled = {
@@ -371,10 +376,6 @@ class DotProducts(RecordScene):
             )
             for (i, j) in scores.labels
         }
-        self.step(
-            one_after_another(FadeOut(work_lines), FadeIn(work)) if work_lines is not None else FadeIn(work),
-            caption=f"then every score is divided by √{d_head}, so wide heads' scores stay moderate",
-        )
         self.step(
             *cascade(self, scores, fills, scaled),
             caption=f"the scaled scores: each one ÷ √{d_head}",

@@ -22,11 +22,25 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from blockviz.record_fields import BY_NAME, parameter_scale
+from blockviz.record_fields import BY_NAME, ScaleFamily, parameter_scale
 from blockviz.scale_limits import ScaleLimit, ShownLimit, shown_limit
 
 SHARED_SATURATION = 0.6
 """The least share of a shared scale a grid's largest shown |value| must reach to take it."""
+
+DERIVED_TERMS = {"projection_products": "attn_out", "weighted_values": "head_outputs", "qk_products": "scores"}
+"""Terms a scene shows that are no record field but a record method's products, each → the field
+that is their sum (``attn_out = Σ_i concat_i · W_O[i] + b_O``, ``head_outputs = Σ_j w_j · value_j``,
+``scores = Σ_c q_c · k_c``): rows that are added and their sum are read on one scale, so the terms
+are of their sum's colour-scale family."""
+
+HEADS_OUTPUTS = "head_outputs"
+SCENE_FAMILIES: dict[str, str] = {"head_outputs": HEADS_OUTPUTS, "concat": HEADS_OUTPUTS}
+"""Fields a scene colours in a family of their own, not their record family: the heads' outputs,
+and the same numbers side by side (``concat``), are no residual stream (the record scales them
+with it, :data:`~blockviz.record_fields.SCALE_FAMILIES`)."""
+SCENE_FAMILY_NAMES: dict[str, ScaleFamily] = {HEADS_OUTPUTS: ScaleFamily("heads' outputs", "heads' outputs")}
+"""The names of :data:`SCENE_FAMILIES`' families on a scene's colour bar."""
 
 
 @dataclass(frozen=True)
@@ -78,36 +92,27 @@ class ScalePool:
         the same values (a number shown twice is one colour), form a group, coloured on the scale
         chosen from all its values (:func:`~blockviz.scale_limits.shown_limit`); groups share
         scales across time as single grids do (:meth:`limit_for`)."""
-        group = list(range(len(self.requests)))
+        from scipy.cluster.hierarchy import DisjointSet  # scipy comes with Manim; imported when a plan is made
 
-        def root(number: int) -> int:
-            while group[number] != number:
-                group[number] = group[group[number]]
-                number = group[number]
-            return number
-
-        def join(numbers: Iterable[int]) -> None:
-            first: dict[str, int] = {}
-            for number in sorted(numbers):
-                family = self.requests[number].family
-                if family is not None:
-                    group[root(number)] = root(first.setdefault(family, number))
-
+        groups = DisjointSet(range(len(self.requests)))
         same: dict[tuple, list[int]] = {}
         for number, ask in enumerate(self.requests):
             same.setdefault(ask.key, []).append(number)
         for numbers in [*self.together, *same.values()]:
-            join(numbers)
-        members: dict[int, list[int]] = {}
-        for number in range(len(self.requests)):
-            members.setdefault(root(number), []).append(number)
+            first: dict[str, int] = {}
+            for number in sorted(numbers):
+                family = self.requests[number].family
+                if family is not None:
+                    groups.merge(first.setdefault(family, number), number)
         pool = ScalePool()
         limits: dict[int, float] = {}
-        for leader in sorted(members):
-            asks = [self.requests[number] for number in members[leader]]
+        for members in sorted(groups.subsets(), key=min):  # in the order of their first requests
+            asks = [self.requests[number] for number in sorted(members)]
             values = [value for ask in asks for value in ask.values]
-            limits[leader] = pool.limit_for(asks[0].family, shown_limit(values, asks[0].family_scale))
-        return {ask.key: limits[root(number)] for number, ask in enumerate(self.requests)}
+            limits.update(
+                dict.fromkeys(members, pool.limit_for(asks[0].family, shown_limit(values, asks[0].family_scale)))
+            )
+        return {ask.key: limits[number] for number, ask in enumerate(self.requests)}
 
     def limit_for(self, family: str | None, scale: ShownLimit, quantity: str | None = None) -> float:
         """The half-width a grid of ``family`` whose own scale is ``scale`` is coloured on: the
@@ -162,7 +167,7 @@ def family_scale(source, record=None) -> ScaleLimit | None:
         record = pool.record() if pool is not None and pool.record is not None else None
     if record is None or not source or source[0] in ("decoder", "encoder"):
         return None
-    name = source[1] if source[0] == "params" and len(source) > 1 else source[0]
+    name = source[1] if source[0] == "params" and len(source) > 1 else DERIVED_TERMS.get(source[0], source[0])
     try:
         return record.scale_of(name)
     except KeyError:
@@ -188,35 +193,66 @@ def shared_limit(
 
 
 def source_quantity(source) -> str | None:
-    """The quantity a label source names, one head's apart: ``("scores", 1, 2, 0)`` → ``"scores 1"``.
+    """The quantity a label source names, one head's apart: ``("scores", 1, 2, 0)`` → ``"scores 1"``;
+    a record method's terms (:data:`DERIVED_TERMS`) by the method, one head's (and query's) apart
+    when its sum is one head's.
 
     >>> source_quantity(("params", "attn.W_O", 3, 4)), source_quantity(("head_outputs", 1, 2, 0))
     ('attn.W_O', 'head_outputs 1')
+    >>> source_quantity(("projection_products", 2, 0, 1)), source_quantity(("weighted_values", 1, 2, 0, 3))
+    ('projection_products', 'weighted_values 1 2')
+    >>> source_quantity(("block", 1, "resid_pre", 2, 0))
+    'block 1 resid_pre'
     """
     family = source_family(source)
     if family is None:
         return None
+    if in_its_block(source) != tuple(source):  # block k's quantity, not another block's
+        return f"block {source[1]} {source_quantity(in_its_block(source))}"
     if source[0] == "params":
         return source[1]
+    if source[0] in DERIVED_TERMS:  # (method, head, query, …) of one head's sum, else (method, query, …)
+        heads = BY_NAME[DERIVED_TERMS[source[0]]].shape[0] == "n_heads"
+        return f"{source[0]} {source[1]} {source[2]}" if heads else source[0]
     name = source[1] if source[0] in ("decoder", "encoder") else source[0]
     spec = BY_NAME[name]
     return f"{name} {source[1 if source[0] == name else 2]}" if spec.shape[0] == "n_heads" else name
 
 
+def in_its_block(source) -> tuple:
+    """A label source as its block's view names it: a record of several blocks' ``("block", k,
+    field, …)`` → ``(field, …)`` (:func:`~blockviz.scenes.stack_story.in_block`); any other as it is.
+
+    >>> in_its_block(("block", 1, "resid_pre", 2, 0)), in_its_block(("resid_pre", 2, 0))
+    (('resid_pre', 2, 0), ('resid_pre', 2, 0))
+    """
+    return tuple(source[2:]) if source and source[0] == "block" and len(source) > 2 else tuple(source)
+
+
 def source_family(source) -> str | None:
     """The colour-scale family of the quantity a label source names (``("resid_pre", 2, 0)`` →
-    ``"residual"``, ``("params", "attn.W_O", 0, 1)`` → ``"parameters"``), ``None`` when it names none.
+    ``"residual"``, ``("params", "attn.W_O", 0, 1)`` → ``"parameters"``; a record method's terms:
+    their sum's, :data:`DERIVED_TERMS`; the heads' outputs: :data:`SCENE_FAMILIES`), ``None`` when
+    it names none.
 
     >>> source_family(("resid_pre", 2, 0)), source_family(("params", "ln1.weight", 3)), source_family(("x",))
     ('residual', 'norm_parameters', None)
+    >>> source_family(("projection_products", 2, 0, 1)), source_family(("concat", 2, 5))
+    ('residual', 'head_outputs')
+    >>> source_family(("block", 1, "resid_pre", 2, 0))  # a block's view's: its field's
+    'residual'
     """
     if not source:
         return None
+    source = in_its_block(source)
     name = source[0]
     if name in ("decoder", "encoder") and len(source) > 1:
         name = source[1]
     if name == "params" and len(source) > 1:
         return parameter_scale(source[1])
+    name = DERIVED_TERMS.get(name, name)
+    if name in SCENE_FAMILIES:
+        return SCENE_FAMILIES[name]
     spec = BY_NAME.get(name)
     return spec.scale if spec is not None else None
 
@@ -229,5 +265,8 @@ __all__ = [
     "shared_limit",
     "family_scale",
     "source_family",
+    "source_quantity",
     "SHARED_SATURATION",
+    "DERIVED_TERMS",
+    "SCENE_FAMILIES",
 ]

@@ -88,7 +88,6 @@ class Stack(CopyModelRecord, RecordScene):
                 features,
                 look,
                 source=lambda i, j, k=k, field=field: in_block(k, field, i, j),
-                color_limit=self.limit("resid_pre"),
                 row_slots=slots,
                 column_slots=columns,
                 cell_height=row_height(len(slots) + 1, height=4.4, most=1.4),
