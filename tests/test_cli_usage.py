@@ -24,6 +24,16 @@ MISTAKES = {
     "unknown command": (["bogus"], "No such command 'bogus'", "blockviz --help"),
     "unknown scene": (["render", "the cat sat", "--scene", "nope"], "unknown scene 'nope'", "blockviz render --list"),
     "an empty sentence": (["render", "   "], "the sentence is empty", "blockviz render --help"),
+    "a sentence of no word the toy model knows (record)": (
+        ["record", "zzz qqq"],
+        "Invalid value for SENTENCE: no word of the sentence is in the toy model's vocabulary ('zzz', 'qqq')",
+        "blockviz record --help",
+    ),
+    "a sentence of no word the toy model knows (render)": (
+        ["render", "zzz qqq"],
+        "Invalid value for SENTENCE: no word of the sentence is in the toy model's vocabulary",
+        "blockviz render --help",
+    ),
     "sizes that do not fit": (
         ["record", "the cat sat", "--d-model", "5"],
         "not divisible by n_heads 2",
