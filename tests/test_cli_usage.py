@@ -8,7 +8,16 @@ from blockviz.cli import main
 
 MISTAKES = {
     "missing option": (["heads", "the cat sat"], "Missing option '--from'", "blockviz heads --help"),
-    "bad choice": (["figures", "the cat sat", "--figure", "nope"], "'nope' is not one of", "blockviz figures --help"),
+    "unknown figure": (
+        ["figures", "the cat sat", "--figure", "nope"],
+        "unknown figure 'nope'",
+        "blockviz figures --help",
+    ),
+    "a figure's name mistyped": (
+        ["figures", "the cat sat", "--figure", "logit-lenz"],
+        "unknown figure 'logit-lenz': did you mean 'logit-lens'?",
+        "blockviz figures --help",
+    ),
     "unknown option": (["figures", "the cat sat", "--bogus"], "no such option '--bogus'", "blockviz figures --help"),
     "no sentence": (["render"], "give a sentence", "blockviz render --help"),
     "a model without its layer": (

@@ -20,7 +20,7 @@ from blockviz.cli.options import (
     resolved_head,
 )
 from blockviz.cli.sentence import SentenceCommand
-from blockviz.errors import BlockvizError
+from blockviz.errors import BlockvizError, did_you_mean
 from blockviz.figures.cores import cores_free, snapshot
 from blockviz.figures.page import DEFAULT_WIDTH, WIDTH_LIMITS
 from blockviz.figures.registry import DEFAULT_DPI, FIGURE_NAMES, FIGURES, FORMATS
@@ -55,7 +55,9 @@ def _figure_names(ctx, param, value) -> tuple[str, ...]:
     names = tuple(name.strip() for given in value for name in given.split(","))
     for name in names:
         if name not in FIGURE_NAMES:
-            raise click.BadParameter(f"{name!r} is not one of {', '.join(map(repr, FIGURE_NAMES))}")
+            raise click.BadParameter(
+                f"unknown figure {name!r}: {did_you_mean(name, FIGURE_NAMES)}choose from {', '.join(FIGURE_NAMES)} (each described by --list)"
+            )
     return names
 
 
