@@ -19,6 +19,7 @@ from blockviz.cli.options import (
     reporting_errors,
     resolved_head,
 )
+from blockviz.cli.output_folder import OutputFolder
 from blockviz.cli.sentence import SentenceCommand
 from blockviz.errors import BlockvizError, did_you_mean
 from blockviz.figures.cores import cores_free, snapshot
@@ -90,7 +91,7 @@ class Width(click.ParamType):
     "-o",
     "--output",
     "folder",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputFolder(),
     default=None,
     metavar="DIR",
     help="The folder the files go into: DIR/<figure>.<format>.  [default: renders/<sentence-slug>/figures]",
