@@ -394,6 +394,31 @@ def test_a_notebook_run_by_nbclient_shows_a_working_explorer(browser, tmp_path):
     opened.close()
 
 
+def test_the_colour_scales_are_named_as_the_scenes_bars_name_them(opened):
+    """The legends name each scale by its quantity, with the scenes' colour-bar names
+    (``record_fields.SCALE_FAMILIES``), never by a family's key ("residual", "qkv", "ffn_hidden")."""
+    page = opened()
+    page.click("text=show the colour scales")
+    labels = page.locator("#legend-list .legend .label").all_text_contents()
+    assert labels == [
+        f"{name}: "
+        for name in (
+            "weights (\u221a scale)",
+            "residual stream",
+            "variance",
+            "q, k, v",
+            "scores",
+            "mask",
+            "exp(scores)",
+            "sums of exp",
+            "FFN hidden",
+            "parameters",
+            "\u03b3, \u03b2",
+        )
+    ]
+    assert page.locator(".pattern .legend .label").all_text_contents() == ["weights (\u221a scale): "]
+
+
 def test_an_outlier_clips_its_scale_and_the_legend_says_so(opened, chicken, tmp_path):
     """SmolLM2's first token reaches 22,543 in the residual stream: the page colours that family
     on its clipped scale (the figures' and scenes'), marks the cells beyond it, writes their real
@@ -406,7 +431,7 @@ def test_an_outlier_clips_its_scale_and_the_legend_says_so(opened, chicken, tmp_
     Explorer(rec, token=0, step="input").save(path)
     page = opened(path)
     legend = page.locator(".clipnote").text_content()
-    assert f"residual ±{format_number(limit)}" in legend and "22543.00" in legend
+    assert f"residual stream ±{format_number(limit)}" in legend and "22543.00" in legend
     cells = page.evaluate(
         CELLS.replace(
             "family: cell.dataset.family || '',",
