@@ -344,6 +344,37 @@ def test_64_tokens_load_and_respond(browser, tmp_path):
     opened.close()
 
 
+SMALLEST_TEXT = """() => Array.from(document.querySelectorAll('body *')).filter(e => !(e instanceof SVGElement)
+  && e.getClientRects().length && Array.from(e.childNodes).some(n => n.nodeType === 3 && n.textContent.trim()))
+  .map(e => [parseFloat(getComputedStyle(e).fontSize), e.tagName + ' ' + e.textContent.trim().slice(0, 20)])
+  .sort((a, b) => a[0] - b[0]).slice(0, 3)"""
+"""The three smallest texts on the page (SVG left out): font size in CSS px, and what they say."""
+
+LEAST_TEXT_PX = 12
+"""No text of the page is smaller: the chips' positions, the copy buttons (0.75rem)."""
+
+
+@pytest.mark.parametrize("tokens", [13, 64])
+def test_no_text_is_under_12_px_the_dense_patterns_row_labels_neither(browser, tmp_path, chicken, tokens):
+    """The attention pattern was the page's smallest text (0.7rem, 11.2 px: ~9 px in the README's
+    preview), its dense rows' labels 7 px at 64 tokens; now no text is under 12 px, and in a dense
+    pattern whose rows are narrower every other row is labelled, the selected one always."""
+    rec = chicken[0] if tokens == 13 else record(" ".join(f"w{k}" for k in range(tokens)))
+    path = tmp_path / "page.html"
+    Explorer(rec, token=5, step="overview").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    smallest = page.evaluate(SMALLEST_TEXT)
+    assert smallest[0][0] >= LEAST_TEXT_PX, smallest
+    labels = page.evaluate(
+        "Array.from(document.querySelectorAll('.pattern tbody th'), th => [th.textContent, th.getBoundingClientRect().top])"
+    )
+    shown = [(text, top) for text, top in labels if text]
+    assert "5" in [text for text, _ in shown] if tokens == 64 else len(shown) == tokens
+    assert all(lower - upper >= LEAST_TEXT_PX for (_, upper), (_, lower) in zip(shown, shown[1:])), shown
+    opened.close()
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_finds_no_accessibility_violations(browser, tmp_path, theme):
     # The page's Content-Security-Policy forbids any script but its own; the check's context

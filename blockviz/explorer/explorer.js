@@ -1986,6 +1986,14 @@
       for (let j = 0; j < tds.length; j++) patternCell(tds[j], q, j, dense);
     });
   }
+  /* A dense pattern's cells share 36rem, each 0.5rem to 0.9rem (0.8rem at 45 tokens, 0.56rem at 64). A row's
+     label needs 0.75rem (12 px): in narrower rows every k-th row is labelled, and the selected one (its neighbours not). */
+  const DENSE_ROOM = 36, DENSE_CELL = [0.5, 0.9], LABEL_REM = 0.75;
+  function denseCell(n) { return Math.min(DENSE_CELL[1], Math.max(DENSE_CELL[0], DENSE_ROOM / n)); }
+  function denseLabel(q, n) {
+    const every = Math.ceil(LABEL_REM / denseCell(n) - 1e-9), distance = Math.abs(q - state.token);
+    return distance === 0 || (q % every === 0 && distance >= every) ? String(q) : "";
+  }
   function renderPattern() {
     patternBox.textContent = "";
     // Past 16 tokens the pattern is an overview in colour; its numbers are one switch away (colour is never their only carrier).
@@ -2003,13 +2011,14 @@
       patternBox.appendChild(el("p", { class: "note" }, el("label", { for: "pattern-numbers" }, numbers, textEl("span", " show the weights as numbers (the table then scrolls)"))));
     }
     const table = el("table", { class: dense ? "grid dense" : "grid", "aria-label": "Attention weights of head " + state.head + ": rows are queries, columns keys" });
+    if (dense) table.style.setProperty("--cell", denseCell(N) + "rem");
     const head = el("tr", null, el("td", { class: "corner" }));
     range(N).forEach(function (j) { head.appendChild(el("th", { scope: "col", text: dense ? "" : TOKENS[j], title: tokenLabel(j) })); });
     table.appendChild(el("thead", null, head));
     const body = el("tbody");
     range(N).forEach(function (q) {
       const tr = el("tr", { class: q === state.token ? "selected" : null, "data-query": q });
-      const th = el("th", { scope: "row", text: dense ? String(q) : TOKENS[q], title: tokenLabel(q) });
+      const th = el("th", { scope: "row", text: dense ? denseLabel(q, N) : TOKENS[q], title: tokenLabel(q) });
       tr.appendChild(th);
       range(N).forEach(function (j) {
         const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity;
@@ -2021,7 +2030,6 @@
       body.appendChild(tr);
     });
     table.appendChild(body);
-    table.style.setProperty("--n", String(N));
     patternBox.appendChild(el("div", { class: "scroll", "data-label": "Attention pattern, head " + state.head }, table));
     const readout = el("p", { class: "note hoverline", "aria-live": "polite", text: "Point at or focus a cell for its weight." });
     const point = function (event) { const td = event.target.closest && event.target.closest("td[title]"); if (td) readout.textContent = td.getAttribute("title"); };
