@@ -30,6 +30,22 @@ def quoted(text: str, most: int = QUOTED_MOST) -> str:
     return repr(text if len(text) <= most else text[: most - 1] + "\u2026")
 
 
+def did_you_mean(name: str, choices) -> str:
+    """``"did you mean 'x'? "`` for the choice closest to a mistyped ``name``
+    (:func:`difflib.get_close_matches`), or ``""`` when none is close; a message puts it before
+    its list of choices.
+
+    >>> did_you_mean("weigths", ("mask", "weights"))
+    "did you mean 'weights'? "
+    >>> did_you_mean("zzz", ("mask", "weights"))
+    ''
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
 def from_fields(cls, data, what: str):
     """``cls(**data)`` for a dict of ``cls``'s field names; anything else raises :class:`BlockvizError`
     naming ``what`` (``"config"``, ``"source"``)."""

@@ -640,6 +640,23 @@ OWN_BAR_NAMES: dict[str, ScaleFamily] = {"probs": ScaleFamily("probability", "pr
 probabilities are coloured on the attention weights' 0–1 map (family ``"weights"``, one map for
 every probability) but are no attention weights."""
 
+GAMMA_BAR_NAME = "\u03b3"
+"""The bar name of the norms' parameters in a record whose norms have no shift β (RMSNorm's)."""
+
+
+def bar_name(family: str, beta: bool = True) -> str:
+    """What a colour bar (a scene's, the explorer's legend) calls colour-scale ``family``: its
+    ``bar`` name in :data:`SCALE_FAMILIES` (a family not there: its own name); the norms'
+    parameters of a record without a shift β (``beta`` false): :data:`GAMMA_BAR_NAME`.
+
+    >>> bar_name("residual"), bar_name(NORM_PARAMETER_SCALE), bar_name(NORM_PARAMETER_SCALE, beta=False)
+    ('residual stream', 'γ, β', 'γ')
+    """
+    if family == NORM_PARAMETER_SCALE and not beta:
+        return GAMMA_BAR_NAME
+    return SCALE_FAMILIES[family].bar if family in SCALE_FAMILIES else family
+
+
 NORM_PREFIXES = ("ln1", "ln2", "ln_f")
 """The parameter names of the norms begin with these (``ln1.weight`` = γ₁, ``ln1.bias`` = β₁)."""
 

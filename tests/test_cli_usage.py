@@ -8,7 +8,16 @@ from blockviz.cli import main
 
 MISTAKES = {
     "missing option": (["heads", "the cat sat"], "Missing option '--from'", "blockviz heads --help"),
-    "bad choice": (["figures", "the cat sat", "--figure", "nope"], "'nope' is not one of", "blockviz figures --help"),
+    "unknown figure": (
+        ["figures", "the cat sat", "--figure", "nope"],
+        "unknown figure 'nope'",
+        "blockviz figures --help",
+    ),
+    "a figure's name mistyped": (
+        ["figures", "the cat sat", "--figure", "logit-lenz"],
+        "unknown figure 'logit-lenz': did you mean 'logit-lens'?",
+        "blockviz figures --help",
+    ),
     "unknown option": (["figures", "the cat sat", "--bogus"], "no such option '--bogus'", "blockviz figures --help"),
     "no sentence": (["render"], "give a sentence", "blockviz render --help"),
     "a model without its layer": (
@@ -24,6 +33,16 @@ MISTAKES = {
     "unknown command": (["bogus"], "No such command 'bogus'", "blockviz --help"),
     "unknown scene": (["render", "the cat sat", "--scene", "nope"], "unknown scene 'nope'", "blockviz render --list"),
     "an empty sentence": (["render", "   "], "the sentence is empty", "blockviz render --help"),
+    "a sentence of no word the toy model knows (record)": (
+        ["record", "zzz qqq"],
+        "Invalid value for SENTENCE: no word of the sentence is in the toy model's vocabulary ('zzz', 'qqq')",
+        "blockviz record --help",
+    ),
+    "a sentence of no word the toy model knows (render)": (
+        ["render", "zzz qqq"],
+        "Invalid value for SENTENCE: no word of the sentence is in the toy model's vocabulary",
+        "blockviz render --help",
+    ),
     "sizes that do not fit": (
         ["record", "the cat sat", "--d-model", "5"],
         "not divisible by n_heads 2",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from manim import LEFT, UP, config
 from matplotlib.colors import to_rgb
-from support import build, drawn, named_record, play_by_play, record_value, shows
+from support import STACK_RECORDS, build, drawn, named_record, play_by_play, record_value, shows
 
 from blockviz import style
 from blockviz.scale_limits import nice_limit
@@ -376,3 +376,16 @@ def test_a_bar_copied_from_the_first_one_built_is_drawn_as_a_new_one_and_is_its_
 def test_a_bars_one_line_height_is_that_of_its_bar_at_the_usual_width(scale):
     # measured on the narrow bar (built anyway to reserve the band): the strip's width moves nothing up or down
     assert one_line_height(scale) == ColourBar(scale, look("dark"), one_line=True).height
+
+
+def test_a_block_views_grids_are_named_by_their_quantity_not_activations():
+    """The stack scene draws block 0's and block 1's views of the residual stream (sources
+    ``("block", k, "resid_pre", …)``): its bar names that family, "residual stream", as a grid of
+    the record's own would be named — not "activations", the name of a scale shared by several."""
+    (entry,) = lookup(["stack"])
+    _, seen = play_by_play(
+        entry.scene_class(),
+        named_record(next(iter(STACK_RECORDS))),
+        lambda s: [b.scale_shown.words for b in bars_of(s)],
+    )
+    assert {name for names in seen for name in names} == {"residual stream"}

@@ -182,3 +182,18 @@ def test_the_toy_vocabulary_is_counted_as_the_model_holds_it():
         counted = re.findall(r"(\d+) words and `?<unk>", text)
         assert counted and {int(n) for n in counted} == {entries - 1}, (name, counted)
         assert not re.search(rf"\b{entries}[- ]words?\b", text), name  # <unk> counted as a word
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors MkDocs gives the page's headings (Python-Markdown's ``toc.slugify``)."""
+    slugify = pytest.importorskip("markdown.extensions.toc").slugify
+    headings = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    return {slugify(heading, "-") for heading in headings}
+
+
+@pytest.mark.parametrize("feature", ["`--model copy`", "logit lens"])
+def test_the_readme_names_the_copy_model_and_the_logit_lens_linking_their_sections(feature):
+    lines = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if feature in line]
+    links = re.findall(r"\]\((docs/[^)#]+)#([^)]+)\)", " ".join(lines))
+    assert links, feature
+    assert all(anchor in _anchors(ROOT / page) for page, anchor in links), links

@@ -344,6 +344,37 @@ def test_64_tokens_load_and_respond(browser, tmp_path):
     opened.close()
 
 
+SMALLEST_TEXT = """() => Array.from(document.querySelectorAll('body *')).filter(e => !(e instanceof SVGElement)
+  && e.getClientRects().length && Array.from(e.childNodes).some(n => n.nodeType === 3 && n.textContent.trim()))
+  .map(e => [parseFloat(getComputedStyle(e).fontSize), e.tagName + ' ' + e.textContent.trim().slice(0, 20)])
+  .sort((a, b) => a[0] - b[0]).slice(0, 3)"""
+"""The three smallest texts on the page (SVG left out): font size in CSS px, and what they say."""
+
+LEAST_TEXT_PX = 12
+"""No text of the page is smaller: the chips' positions, the copy buttons (0.75rem)."""
+
+
+@pytest.mark.parametrize("tokens", [13, 64])
+def test_no_text_is_under_12_px_the_dense_patterns_row_labels_neither(browser, tmp_path, chicken, tokens):
+    """The attention pattern was the page's smallest text (0.7rem, 11.2 px: ~9 px in the README's
+    preview), its dense rows' labels 7 px at 64 tokens; now no text is under 12 px, and in a dense
+    pattern whose rows are narrower every other row is labelled, the selected one always."""
+    rec = chicken[0] if tokens == 13 else record(" ".join(f"w{k}" for k in range(tokens)))
+    path = tmp_path / "page.html"
+    Explorer(rec, token=5, step="overview").save(path)
+    opened = Opened(browser, path)
+    page = opened.page
+    smallest = page.evaluate(SMALLEST_TEXT)
+    assert smallest[0][0] >= LEAST_TEXT_PX, smallest
+    labels = page.evaluate(
+        "Array.from(document.querySelectorAll('.pattern tbody th'), th => [th.textContent, th.getBoundingClientRect().top])"
+    )
+    shown = [(text, top) for text, top in labels if text]
+    assert "5" in [text for text, _ in shown] if tokens == 64 else len(shown) == tokens
+    assert all(lower - upper >= LEAST_TEXT_PX for (_, upper), (_, lower) in zip(shown, shown[1:])), shown
+    opened.close()
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_finds_no_accessibility_violations(browser, tmp_path, theme):
     # The page's Content-Security-Policy forbids any script but its own; the check's context
@@ -394,6 +425,31 @@ def test_a_notebook_run_by_nbclient_shows_a_working_explorer(browser, tmp_path):
     opened.close()
 
 
+def test_the_colour_scales_are_named_as_the_scenes_bars_name_them(opened):
+    """The legends name each scale by its quantity, with the scenes' colour-bar names
+    (``record_fields.SCALE_FAMILIES``), never by a family's key ("residual", "qkv", "ffn_hidden")."""
+    page = opened()
+    page.click("text=show the colour scales")
+    labels = page.locator("#legend-list .legend .label").all_text_contents()
+    assert labels == [
+        f"{name}: "
+        for name in (
+            "weights (\u221a scale)",
+            "residual stream",
+            "variance",
+            "q, k, v",
+            "scores",
+            "mask",
+            "exp(scores)",
+            "sums of exp",
+            "FFN hidden",
+            "parameters",
+            "\u03b3, \u03b2",
+        )
+    ]
+    assert page.locator(".pattern .legend .label").all_text_contents() == ["weights (\u221a scale): "]
+
+
 def test_an_outlier_clips_its_scale_and_the_legend_says_so(opened, chicken, tmp_path):
     """SmolLM2's first token reaches 22,543 in the residual stream: the page colours that family
     on its clipped scale (the figures' and scenes'), marks the cells beyond it, writes their real
@@ -406,7 +462,7 @@ def test_an_outlier_clips_its_scale_and_the_legend_says_so(opened, chicken, tmp_
     Explorer(rec, token=0, step="input").save(path)
     page = opened(path)
     legend = page.locator(".clipnote").text_content()
-    assert f"residual ±{format_number(limit)}" in legend and "22543.00" in legend
+    assert f"residual stream ±{format_number(limit)}" in legend and "22543.00" in legend
     cells = page.evaluate(
         CELLS.replace(
             "family: cell.dataset.family || '',",

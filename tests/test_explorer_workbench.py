@@ -333,6 +333,13 @@ def test_completion_a_legend_for_every_scale_the_hover_readout_and_resetting_one
         )
     )
     assert set(legends) == set(families)  # one legend a colour scale, the weights' 0 to 1 among them
+    zero_to_one = page.evaluate(
+        "Array.from(document.querySelectorAll('#legend-list .legend[data-family=\"weights\"] .label'), p => p.textContent)"
+    )
+    assert zero_to_one == [
+        "weights (\u221a scale): ",
+        "probability (\u221a scale): ",
+    ]  # the next-token probabilities' own
     for family, limit in families.items():
         if family != "weights":
             assert legends[family].endswith(format_number(limit)), (family, legends[family])

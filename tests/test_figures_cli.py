@@ -122,7 +122,8 @@ def test_reads_a_saved_record(tmp_path):
     [
         (["--format", "png,jpg"], 2, "unknown format 'jpg': choose from png, svg, pdf"),
         (["--format", ","], 2, "give at least one format"),
-        (["--figure", "heatmap"], 2, "'heatmap' is not one of"),
+        (["--figure", "heatmap"], 2, "unknown figure 'heatmap': choose from token-grid, layer-norm,"),
+        (["--figure", "mask,weigths"], 2, "unknown figure 'weigths': did you mean 'weights'? choose from token-grid,"),
         (
             ["--token", "dog"],
             2,

@@ -183,3 +183,12 @@ def test_the_loss_curve_has_an_axis_from_its_smallest_to_its_largest_loss():
     assert scene.curve_pieces[lowest][1].get_x() == pytest.approx(start, abs=1e-6)  # its dot at the axis's ends
     assert scene.curve_pieces[highest][1].get_x() == pytest.approx(end, abs=1e-6)
     assert "step \u2193" in {label.shown for label in visible_texts(scene)}
+
+
+def test_the_loss_axis_end_numbers_stand_apart_as_two_ends():
+    """ "0.52" and "0.94" under the axis's ends stood 6 px apart at 480p, read as one run of text:
+    the curve is widened so that they stand at least 12 px (a number's height) apart."""
+    scene, _ = built_scene()
+    _, first, last, _ = scene.loss_axis
+    gap_px = (last.get_left()[0] - first.get_right()[0]) * 480 / 8
+    assert gap_px >= 12, gap_px

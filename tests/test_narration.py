@@ -148,9 +148,9 @@ def test_narration_mistakes_are_one_line(arguments, code, message, tmp_path):
 
 def test_a_mistake_in_the_sentence_comes_alone_without_the_voices_warning_before_it(tmp_path):
     result = CliRunner().invoke(main, ["render", "zebras 猫", "--narrate", "--scene", "mask", "-o", str(tmp_path)])
-    assert result.exit_code == 1 and result.output.splitlines() == [
-        "Error: no word of the sentence is in the toy model's vocabulary ('zebras', '猫'): "
-        'try "The chicken didn\'t cross the road because it was too tired.", or --model seeded for any words'
+    assert result.exit_code == 2 and result.output.splitlines() == [
+        "Error: Invalid value for SENTENCE: no word of the sentence is in the toy model's vocabulary ('zebras', '猫'): "
+        'try "The chicken didn\'t cross the road because it was too tired.", or --model seeded for any words (see main render --help)'
     ]
 
 

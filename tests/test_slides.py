@@ -426,7 +426,7 @@ def test_slides_warn_once_of_characters_no_font_can_draw_and_not_before_a_mistak
         "in the scenes; the numbers are unaffected (install a font with these characters to see them)"
     ]
     mistake = CliRunner().invoke(main, ["slides", f"zebras {unassigned}", "--narrate", "-o", str(tmp_path)])
-    assert mistake.exit_code == 1 and mistake.output.splitlines() == [
-        f"Error: no word of the sentence is in the toy model's vocabulary ('zebras', {unassigned!r}): "
-        'try "The chicken didn\'t cross the road because it was too tired.", or --model seeded for any words'
+    assert mistake.exit_code == 2 and mistake.output.splitlines() == [
+        f"Error: Invalid value for SENTENCE: no word of the sentence is in the toy model's vocabulary ('zebras', {unassigned!r}): "
+        'try "The chicken didn\'t cross the road because it was too tired.", or --model seeded for any words (see main slides --help)'
     ]  # alone: no warning of the voice's or the fonts' before it

@@ -114,7 +114,7 @@ def test_an_unknown_word_of_5000_characters_is_quoted_shortened():
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert warnings == [f"warning: {shown} is not in the toy model's vocabulary: read as the unknown token <unk>"]
-    result = _one_line_error(["record", word, "--model", "toy"], expect=f"vocabulary ({shown})")
+    result = _one_line_error(["record", word, "--model", "toy"], codes=(2,), expect=f"vocabulary ({shown})")
     assert word not in result.output
 
 
@@ -122,6 +122,7 @@ def test_a_sentence_only_of_unknown_words(tmp_path):
     saved = tmp_path / "rec.safetensors"
     _one_line_error(
         ["record", "zebras yodel", "--model", "toy", "--save", str(saved)],
+        codes=(2,),
         expect="no word of the sentence is in the toy model's vocabulary",
     )
     assert not saved.exists()

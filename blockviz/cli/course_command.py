@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from blockviz.cli.options import reporting_errors
+from blockviz.cli.output_folder import OutputFolder
 
 
 class CourseFileError(click.ClickException):
@@ -42,7 +43,7 @@ class CourseFileError(click.ClickException):
 @click.option(
     "-o",
     "--output",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputFolder(),
     default=None,
     metavar="DIR",
     help="The folder everything goes into, instead of the course file's output.",

@@ -19,8 +19,9 @@ from blockviz.cli.options import (
     reporting_errors,
     resolved_head,
 )
+from blockviz.cli.output_folder import OutputFolder
 from blockviz.cli.sentence import SentenceCommand
-from blockviz.errors import BlockvizError
+from blockviz.errors import BlockvizError, did_you_mean
 from blockviz.figures.cores import cores_free, snapshot
 from blockviz.figures.page import DEFAULT_WIDTH, WIDTH_LIMITS
 from blockviz.figures.registry import DEFAULT_DPI, FIGURE_NAMES, FIGURES, FORMATS
@@ -55,7 +56,9 @@ def _figure_names(ctx, param, value) -> tuple[str, ...]:
     names = tuple(name.strip() for given in value for name in given.split(","))
     for name in names:
         if name not in FIGURE_NAMES:
-            raise click.BadParameter(f"{name!r} is not one of {', '.join(map(repr, FIGURE_NAMES))}")
+            raise click.BadParameter(
+                f"unknown figure {name!r}: {did_you_mean(name, FIGURE_NAMES)}choose from {', '.join(FIGURE_NAMES)} (each described by --list)"
+            )
     return names
 
 
@@ -88,7 +91,7 @@ class Width(click.ParamType):
     "-o",
     "--output",
     "folder",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputFolder(),
     default=None,
     metavar="DIR",
     help="The folder the files go into: DIR/<figure>.<format>.  [default: renders/<sentence-slug>/figures]",

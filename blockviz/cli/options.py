@@ -287,11 +287,11 @@ def build_record(
                         param_hint="--layer",
                     )
                 from blockviz.toy.folder import load_toy
-                from blockviz.toy.recording import toy_tokens
+                from blockviz.toy.recording import readable_ids, toy_tokens
 
-                positions = load_toy(toy_folder(model)).config.max_tokens
+                loaded = load_toy(toy_folder(model))
                 with usage_error_for(SENTENCE_HINT):
-                    toy_tokens(sentence, positions)
+                    readable_ids(loaded, toy_tokens(sentence, loaded.config.max_tokens))
             return _record_model(sentence, model, layer, trust_pickle, dtype, params, lens_token)
         with usage_error_for():
             config = BlockConfig(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from pathlib import Path
 
 import click
 
@@ -19,6 +18,7 @@ from blockviz.cli.options import (
     resolved_head,
     usage_error_for,
 )
+from blockviz.cli.output_folder import OutputFolder
 from blockviz.cli.records import command_record, record_to_keep
 from blockviz.cli.scene_options import (
     check_narration,
@@ -63,7 +63,7 @@ def _list_scenes(ctx, param, value):
 @click.option(
     "-o",
     "--output",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputFolder(),
     default=None,
     metavar="DIR",
     help="Folder the files are written into: DIR/<scene>.<format>, DIR/lecture.mp4. [default: renders/<sentence-slug>/]",

@@ -3,8 +3,6 @@ manim-slides), cut from their renders."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from blockviz.cli.options import (
@@ -15,6 +13,7 @@ from blockviz.cli.options import (
     resolved_head,
     usage_error_for,
 )
+from blockviz.cli.output_folder import OutputFolder
 from blockviz.cli.records import command_record, command_record_header
 from blockviz.cli.scene_options import (
     check_narration,
@@ -45,7 +44,7 @@ DECK_FOLDER = "slides"
 @click.option(
     "-o",
     "--output",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputFolder(),
     default=None,
     metavar="DIR",
     help="Folder of the deck and the scenes' renders. [default: renders/<sentence-slug>/slides/]",

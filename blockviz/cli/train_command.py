@@ -8,6 +8,7 @@ import click
 
 from blockviz.block_config import MAX_SEED
 from blockviz.cli.options import reporting_errors
+from blockviz.cli.output_folder import OutputFolder
 from blockviz.toy.options import COPY_DEFAULTS, TASKS, TrainOptions
 
 TRAIN_LIMITS = {"d_model": 64, "n_heads": 16, "d_ff": 256, "steps": 100_000, "blocks": 8}
@@ -79,7 +80,7 @@ def _defaults(name: str) -> str:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(path_type=Path),
+    type=OutputFolder(),
     required=True,
     metavar="DIR",
     help="The model folder to write: new, empty, or one blockviz train wrote, which is replaced (a folder holding any file blockviz did not write is refused).",

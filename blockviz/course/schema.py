@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from blockviz.errors import BlockvizError, quoted
+from blockviz.errors import BlockvizError, did_you_mean, quoted
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -195,13 +195,9 @@ class _Where:
 
 
 def _known(table: dict, keys: tuple[str, ...], place: _Place) -> None:
-    import difflib
-
     for key in table:
         if key not in keys:
-            close = difflib.get_close_matches(key, keys, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise place.error(repr(key), f"is not a key here: {hint}choose from {', '.join(keys)}")
+            raise place.error(repr(key), f"is not a key here: {did_you_mean(key, keys)}choose from {', '.join(keys)}")
 
 
 def _lesson(table: dict, defaults: LessonSettings, place: _Place) -> Lesson:

@@ -539,16 +539,18 @@
     cell.style.setProperty("color", stop[1]);
     if (family in CLIPPED && Math.abs(value) > DATA.families[family]) {
       cell.classList.add("clipped");
-      cell.setAttribute("title", "beyond the " + family + " colour scale (±" + fmt(DATA.families[family]) + "): drawn in its end colour");
+      cell.setAttribute("title", "beyond the " + scaleName(family) + " colour scale (±" + fmt(DATA.families[family]) + "): drawn in its end colour");
     }
   }
   /* An outlier (a trained model's massive activation: SmolLM2's 22,543) clips its family's scale
      (BlockRecord.scale_of): the cells beyond it have the scale's end colour and a dotted outline. */
   const CLIPPED = DATA.clipped || {};
+  /* What a legend calls a family's colour scale: the scenes' colour-bar name ("residual stream", "weights (√ scale)"). */
+  function scaleName(family) { return DATA.scale_names.families[family]; }
   function clippedLegend() {
     const families = Object.keys(CLIPPED);
     if (!families.length) return null;
-    const parts = families.map(function (family) { return family + " ±" + fmt(DATA.families[family]) + " (its largest |value|: " + fmt(CLIPPED[family]) + ")"; });
+    const parts = families.map(function (family) { return scaleName(family) + " ±" + fmt(DATA.families[family]) + " (its largest |value|: " + fmt(CLIPPED[family]) + ")"; });
     return el("p", { class: "note clipnote" }, textEl("span", "clipped", "clipsample"),
               textEl("span", " Colour scales clipped at an outlier: " + parts.join("; ") + ". A cell beyond its scale has the scale's end colour and a dotted outline; its number is the real one."));
   }
@@ -1938,8 +1940,9 @@
     if (hint && hint.classList.contains("scrollhint")) hint.textContent = (left ? "\u2190 " : "") + "scroll sideways for more columns" + (right ? " \u2192" : "");
   }
 
-  /* A colour scale as a bar of its stops between its two ends: the weights' 0 to 1, a signed family's −limit to +limit. */
-  function scaleLegend(family) {
+  /* A colour scale as a bar of its stops between its two ends: the weights' 0 to 1, a signed family's −limit to +limit;
+     named as its family's scale, or as the quantity (name) drawn on it. */
+  function scaleLegend(family, name) {
     const weights = family === S.weights_family, limit = weights ? 1 : DATA.families[family], stops = 9;
     const bar = el("span", { class: "legendbar", "aria-hidden": "true" });
     range(stops).forEach(function (k) {
@@ -1948,18 +1951,19 @@
       swatch.style.setProperty("background-color", stop[0]);
       bar.appendChild(swatch);
     });
-    return el("p", { class: "legend", "data-family": family }, textEl("span", family + ": ", "label"), textEl("span", weights ? "0" : MINUS + fmt(limit)), bar, textEl("span", weights ? "1" : fmt(limit)));
+    return el("p", { class: "legend", "data-family": family }, textEl("span", (name || scaleName(family)) + ": ", "label"), textEl("span", weights ? "0" : MINUS + fmt(limit)), bar, textEl("span", weights ? "1" : fmt(limit)));
   }
   function legends() { // a switch, not a <details>: the page's <details> each open onto a table of terms
     const families = Object.keys(DATA.families).filter(function (f) { return f !== S.weights_family; });
-    const list = el("div", { id: "legend-list", hidden: true }, scaleLegend(S.weights_family), families.map(scaleLegend));
+    const own = Object.keys(DATA.scale_names.fields).map(function (field) { return scaleLegend(familyOf(field), DATA.scale_names.fields[field]); });
+    const list = el("div", { id: "legend-list", hidden: true }, scaleLegend(S.weights_family), own, families.map(function (family) { return scaleLegend(family); }));
     const button = el("button", { type: "button", class: "copy", "aria-expanded": "false", "aria-controls": "legend-list", text: "show the colour scales" });
     button.addEventListener("click", function () {
       list.hidden = !list.hidden;
       button.setAttribute("aria-expanded", String(!list.hidden));
       button.textContent = list.hidden ? "show the colour scales" : "hide the colour scales";
     });
-    return el("div", { class: "legends" }, textEl("span", "Colour scales: one per quantity, the same in every table (" + families.length + " signed and the weights' 0 to 1) ", "note"), button, list);
+    return el("div", { class: "legends" }, textEl("span", "Colour scales: one per quantity, the same in every table (" + families.length + " signed, " + (1 + own.length) + " from 0 to 1) ", "note"), button, list);
   }
 
   /* A cell of the pattern: its weight's text, colour, title and mark (moved from the trained parameters' weight). */
@@ -1982,6 +1986,14 @@
       for (let j = 0; j < tds.length; j++) patternCell(tds[j], q, j, dense);
     });
   }
+  /* A dense pattern's cells share 36rem, each 0.5rem to 0.9rem (0.8rem at 45 tokens, 0.56rem at 64). A row's
+     label needs 0.75rem (12 px): in narrower rows every k-th row is labelled, and the selected one (its neighbours not). */
+  const DENSE_ROOM = 36, DENSE_CELL = [0.5, 0.9], LABEL_REM = 0.75;
+  function denseCell(n) { return Math.min(DENSE_CELL[1], Math.max(DENSE_CELL[0], DENSE_ROOM / n)); }
+  function denseLabel(q, n) {
+    const every = Math.ceil(LABEL_REM / denseCell(n) - 1e-9), distance = Math.abs(q - state.token);
+    return distance === 0 || (q % every === 0 && distance >= every) ? String(q) : "";
+  }
   function renderPattern() {
     patternBox.textContent = "";
     // Past 16 tokens the pattern is an overview in colour; its numbers are one switch away (colour is never their only carrier).
@@ -1999,13 +2011,14 @@
       patternBox.appendChild(el("p", { class: "note" }, el("label", { for: "pattern-numbers" }, numbers, textEl("span", " show the weights as numbers (the table then scrolls)"))));
     }
     const table = el("table", { class: dense ? "grid dense" : "grid", "aria-label": "Attention weights of head " + state.head + ": rows are queries, columns keys" });
+    if (dense) table.style.setProperty("--cell", denseCell(N) + "rem");
     const head = el("tr", null, el("td", { class: "corner" }));
     range(N).forEach(function (j) { head.appendChild(el("th", { scope: "col", text: dense ? "" : TOKENS[j], title: tokenLabel(j) })); });
     table.appendChild(el("thead", null, head));
     const body = el("tbody");
     range(N).forEach(function (q) {
       const tr = el("tr", { class: q === state.token ? "selected" : null, "data-query": q });
-      const th = el("th", { scope: "row", text: dense ? String(q) : TOKENS[q], title: tokenLabel(q) });
+      const th = el("th", { scope: "row", text: dense ? denseLabel(q, N) : TOKENS[q], title: tokenLabel(q) });
       tr.appendChild(th);
       range(N).forEach(function (j) {
         const w = at(T.weights, state.head, q, j), blocked = at(T.mask, q, j) === -Infinity;
@@ -2017,7 +2030,6 @@
       body.appendChild(tr);
     });
     table.appendChild(body);
-    table.style.setProperty("--n", String(N));
     patternBox.appendChild(el("div", { class: "scroll", "data-label": "Attention pattern, head " + state.head }, table));
     const readout = el("p", { class: "note hoverline", "aria-live": "polite", text: "Point at or focus a cell for its weight." });
     const point = function (event) { const td = event.target.closest && event.target.closest("td[title]"); if (td) readout.textContent = td.getAttribute("title"); };

@@ -29,10 +29,12 @@ from blockviz.explorer.summary import summary_details
 from blockviz.key_sources import SOURCE_FIELDS
 from blockviz.record_fields import (
     NORM_PARAMETER_SCALE,
+    OWN_BAR_NAMES,
     PARAMETER_SCALE,
     PREDICTION_FIELDS,
     STACK_FIELDS,
     STACK_PARAMETERS,
+    bar_name,
     parameter_scale,
 )
 from blockviz.style import (
@@ -40,6 +42,7 @@ from blockviz.style import (
     DARK,
     LIGHT,
     MINUS,
+    WEIGHTS_SCALE_NAME,
     hex_color,
     signed_color,
     text_color_on,
@@ -133,6 +136,7 @@ def payload(
         },
         "families": families(rec),
         "clipped": clipped_families(rec),
+        "scale_names": scale_names(rec),
         "tensors": tensors,
         "params": params,
         "param_families": {name: parameter_scale(name) for name in rec.params},
@@ -374,6 +378,23 @@ def families(rec) -> dict:
     for family in (PARAMETER_SCALE, NORM_PARAMETER_SCALE):
         limits[family] = rec.scale_limit(family)
     return limits
+
+
+def scale_names(rec) -> dict:
+    """What the page's legends call each colour scale, as the scenes' colour bars do
+    (:func:`~blockviz.record_fields.bar_name`): ``families`` by family (``"residual"`` →
+    ``"residual stream"``; the weights' ``"weights (√ scale)"``), and ``fields`` the fields of
+    ``rec`` named by their own quantity on the weights' map
+    (:data:`~blockviz.record_fields.OWN_BAR_NAMES`: ``"probs"`` → ``"probability (√ scale)"``)."""
+    beta = "ln1.bias" in rec.params
+    names = {family: bar_name(family, beta) for family in families(rec)}
+    names[WEIGHTS_FAMILY] = f"{bar_name(WEIGHTS_FAMILY)} ({WEIGHTS_SCALE_NAME})"
+    own = {
+        spec.name: f"{OWN_BAR_NAMES[spec.name].bar} ({WEIGHTS_SCALE_NAME})"
+        for spec in rec.fields
+        if spec.name in OWN_BAR_NAMES
+    }
+    return {"families": names, "fields": own}
 
 
 def clipped_families(rec) -> dict:

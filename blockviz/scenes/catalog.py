@@ -40,14 +40,13 @@ the repository (for ``manim -ql``); the scene tests then find it, build it and c
 from __future__ import annotations
 
 import ast
-import difflib
 import functools
 import importlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from blockviz.errors import BlockvizError
+from blockviz.errors import BlockvizError, did_you_mean
 from blockviz.scenes.wording import FACTS, PHRASES, Wording, placeholders
 
 PACKAGE = "blockviz.scenes"
@@ -249,10 +248,8 @@ def lookup(names_asked: list[str] | tuple[str, ...]) -> list[SceneEntry]:
         elif name in by_name:
             chosen.add(name)
         else:
-            close = difflib.get_close_matches(name, [*by_name, "all"], n=1)
-            guess = f"did you mean {close[0]!r}? " if close else ""
             raise BlockvizError(
-                f"unknown scene {name!r}: {guess}choose from {', '.join(by_name)} or all (see blockviz render --list)"
+                f"unknown scene {name!r}: {did_you_mean(name, [*by_name, 'all'])}choose from {', '.join(by_name)} or all (see blockviz render --list)"
             )
     return [entry for entry in entries() if entry.name in chosen]
 

@@ -43,6 +43,7 @@ from blockviz.record_fields import (
     OWN_BAR_NAMES,
     PARAMETER_SCALE,
     SCALE_FAMILIES,
+    bar_name,
     parameter_scale,
 )
 from blockviz.scenes.animation_tree import leaves
@@ -89,8 +90,6 @@ SUBLAYER_OUTPUTS = {"attn_out": "attn out", "ffn_out": "FFN out"}
 (attn(LN₁(x))): a bar names them in words, as short as the bars beside them."""
 HEAD_FIELDS = ("head_outputs", "weighted_values")
 """Quantities of one head: a bar names them by the head (“head 1”)."""
-GAMMA_WORDS = "\u03b3"
-"""The norms' parameters' bar of a record whose norms have no shift β (RMSNorm's)."""
 SHARED_WORDS = "activations"
 """The name of one scale that several activation families share in one equation (the FFN's)."""
 WEIGHTS_WORDS = f"{SCALE_FAMILIES['weights'].bar} ({style.WEIGHTS_SCALE_NAME})"
@@ -100,11 +99,10 @@ view's ``("block", k, field, …)``, a counterpart's ``("decoder", field, …)``
 
 
 def family_words(family: str) -> str:
-    """What a bar calls colour-scale ``family``: its ``bar`` name in
-    :data:`blockviz.record_fields.SCALE_FAMILIES` or, a family of the scenes' own,
-    :data:`~blockviz.scenes.shown_scales.SCENE_FAMILY_NAMES` (a family in neither: its own name)."""
-    names = SCALE_FAMILIES.get(family) or SCENE_FAMILY_NAMES.get(family)
-    return family if names is None else names.bar
+    """What a bar calls colour-scale ``family``: :func:`blockviz.record_fields.bar_name` or, a
+    family of the scenes' own, :data:`~blockviz.scenes.shown_scales.SCENE_FAMILY_NAMES`."""
+    own = SCENE_FAMILY_NAMES.get(family)
+    return bar_name(family) if own is None else own.bar
 
 
 @dataclass(frozen=True)
@@ -138,10 +136,7 @@ class ShownScale:
         families = [family for family in self.families if family != PARAMETER_SCALE] or list(self.families)
         if not families:
             return SHARED_WORDS
-        named = family_words(families[0]) if len(families) == 1 else SHARED_WORDS
-        if families == [NORM_PARAMETER_SCALE] and not self.beta:
-            named = GAMMA_WORDS
-        return named
+        return bar_name(families[0], self.beta) if len(families) == 1 else SHARED_WORDS
 
     @property
     def words(self) -> str:
@@ -179,8 +174,8 @@ def grid_family(grid: NumberGrid) -> str | None:
     """The colour-scale family of the quantity ``grid`` draws, read from its labels' source
     (:func:`~blockviz.scenes.shown_scales.source_family`; ``None`` when the source is no field or
     parameter, e.g. a record method's products); a parameter's is
-    :func:`~blockviz.record_fields.parameter_scale` of its name."""
-    source = grid_source(grid)
+    :func:`~blockviz.record_fields.parameter_scale` of its name; a block's view's as its field's."""
+    source = own_source(grid_source(grid))
     if source and (source[0] in (PARAMETER_SCALE, NORM_PARAMETER_SCALE) or tuple(source) == ("params",)):
         return parameter_scale(source[0])
     return source_family(source)
@@ -270,12 +265,22 @@ def grid_source(grid: NumberGrid) -> tuple | None:
     return source
 
 
+def own_source(source: tuple | None) -> tuple | None:
+    """A label source without the other record it names (:data:`OTHER_RECORDS`): ``("block", 1,
+    "probs", 4, 7)`` → ``("probs", 4, 7)``; any other source as it is.
+
+    >>> own_source(("block", 1, "resid_pre", 0, 2)), own_source(("resid_pre", 0, 2))
+    (('resid_pre', 0, 2), ('resid_pre', 0, 2))
+    """
+    if source and source[0] in OTHER_RECORDS:
+        return tuple(source[OTHER_RECORDS[source[0]] :])
+    return source
+
+
 def grid_field(grid: NumberGrid) -> str | None:
     """The record field ``grid`` draws, a block's view's or a counterpart's too (``("block", 1,
     "probs", 4, 7)`` → ``"probs"``); ``None`` when its source names none (a parameter, a product)."""
-    source = grid_source(grid)
-    if source and source[0] in OTHER_RECORDS:
-        source = source[OTHER_RECORDS[source[0]] :]
+    source = own_source(grid_source(grid))
     if not source:
         return None
     return source[0] if isinstance(source[0], str) and source[0] in BY_NAME else None

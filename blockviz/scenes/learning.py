@@ -43,6 +43,13 @@ DIM = 0.25
 """Opacity of the empty cells standing in for the checkpoints still to come."""
 CURVE_WIDTH = 0.7
 """The width of the loss curve beside the loss column (scene units, before the layout is fitted)."""
+AXIS_END_GAP = 0.25
+"""The least room between the loss axis's two end numbers (before the fit; 13 px at 480p): the
+curve is widened for it, so "0.52" and "0.94" read as the axis's two ends, not one run of text."""
+CURVE_GAP = 0.25
+"""Between the loss column and the curve."""
+COLUMN_GAP = 0.3
+"""Between the Σ column and the loss column."""
 
 
 class Learning(RecordScene):
@@ -131,6 +138,7 @@ class Learning(RecordScene):
         self.hidden = len([j for j in slots if j is not None]) < seen
         self.decimals = sum_decimals([(row[:seen], 1.0) for row in learning.rows], most=3)
         names = [token_face(word) for word in learning.words[:seen]]
+        self.loss_ends = self.axis_ends()
         grid = NumberGrid(
             [row[:seen] for row in learning.rows],
             [str(step) for step in learning.steps],  # under a "step" header
@@ -200,7 +208,7 @@ class Learning(RecordScene):
         number_width = number(1.0, NUMBER_SIZE, decimals=self.decimals, source=("width",)).width
         mark_width = text("≈", NUMBER_SIZE).width + 0.14
         sum_x = x + 0.25 + mark_width + number_width / 2
-        loss_x = sum_x + number_width / 2 + 0.45 + number_width / 2
+        loss_x = sum_x + number_width / 2 + COLUMN_GAP + number_width / 2
         headers.add(text("Σ", HEADER_SIZE + 2, look.text).move_to([sum_x, header_y, 0]))
         headers.add(text("loss", HEADER_SIZE, look.muted).move_to([loss_x, header_y, 0]))
         sides = []
@@ -233,14 +241,14 @@ class Learning(RecordScene):
         was recorded)."""
         learning, look = self.learning, self.look
         shown = [loss for loss in learning.losses if loss is not None]
-        left = columns.get_right()[0] + 0.25
-        self.curve_left = left
+        left = columns.get_right()[0] + CURVE_GAP
+        self.curve_left, self.curve_width = left, self.width_for_ends()
         low, high = (min(shown), max(shown)) if shown else (0.0, 1.0)
         span = high - low or 1.0
         points: list = []
         for k, loss in enumerate(learning.losses):
             y = grid.cells[k, grid.shown_columns()[0]].get_y()
-            points.append(None if loss is None else [left + CURVE_WIDTH * (loss - low) / span, y, 0])
+            points.append(None if loss is None else [left + self.curve_width * (loss - low) / span, y, 0])
         self.curve_pieces = []
         drawn = VGroup()
         last = None
@@ -255,16 +263,33 @@ class Learning(RecordScene):
             last = point
         return drawn
 
+    def axis_ends(self) -> tuple | None:
+        """The smallest and the largest loss recorded, as the axis writes them under its ends (not
+        placed); ``None`` when no loss was recorded."""
+        recorded = [(loss, k) for k, loss in enumerate(self.learning.losses) if loss is not None]
+        if not recorded:
+            return None
+        return tuple(
+            number(loss, HEADER_SIZE, self.look.muted, source=("learning", "losses", k))
+            for loss, k in (min(recorded), max(recorded))
+        )
+
+    def width_for_ends(self) -> float:
+        """The curve's width: :data:`CURVE_WIDTH`, or wider so that the axis's end numbers, centred
+        under its ends, stand :data:`AXIS_END_GAP` apart."""
+        if self.loss_ends is None:
+            return CURVE_WIDTH
+        first, last = self.loss_ends
+        return max(CURVE_WIDTH, (first.width + last.width) / 2 + AXIS_END_GAP)
+
     def axis_of_curve(self, grid: NumberGrid) -> VGroup:
         """The loss curve's axes: "step ↓" over it, on the headers' line (the steps run down the
         rows), and under it a line as wide as the curve, its arrow towards the larger loss, the
         smallest and the largest loss shown under its ends. Empty when no loss was recorded."""
         learning, look = self.learning, self.look
-        recorded = [(loss, k) for k, loss in enumerate(learning.losses) if loss is not None]
-        if not recorded:
+        if self.loss_ends is None:
             return VGroup()
-        (low, lowest), (high, highest) = min(recorded), max(recorded)
-        left, right = self.curve_left, self.curve_left + CURVE_WIDTH
+        left, right = self.curve_left, self.curve_left + self.curve_width
         header_y = grid.column_headers[grid.shown_columns()[0]].get_y()
         bottom = grid.cells[len(learning.steps) - 1, grid.shown_columns()[0]].get_bottom()[1] - 0.1
         line = Arrow(
@@ -275,8 +300,7 @@ class Learning(RecordScene):
             stroke_width=2,
             max_tip_length_to_length_ratio=0.15,
         )
-        first = number(low, HEADER_SIZE, look.muted, source=("learning", "losses", lowest))
-        last = number(high, HEADER_SIZE, look.muted, source=("learning", "losses", highest))
+        first, last = self.loss_ends
         first.move_to([left, bottom - 0.08, 0], aligned_edge=UP)
         last.move_to([right, bottom - 0.08, 0], aligned_edge=UP)
         steps = text("step \u2193", HEADER_SIZE, look.muted).move_to([(left + right) / 2, header_y, 0])

@@ -63,6 +63,24 @@ def toy_tokens(sentence: str, max_tokens: int) -> list[str]:
         ) from None
 
 
+def readable_ids(loaded: ToyFolder, tokens: list[str]) -> tuple[list[int], list[str]]:
+    """The vocabulary ids of ``tokens`` and the unknown ones (:meth:`~blockviz.toy.vocabulary.Vocabulary.ids`).
+
+    Raises
+    ------
+    BlockvizError
+        When no token is in the vocabulary: the model could read nothing of the sentence.
+    """
+    ids, unknown = loaded.vocabulary.ids(tokens)
+    if len(unknown) == len(set(tokens)) and all(id_ == 0 for id_ in ids):
+        raise BlockvizError(
+            f"no word of the sentence is in the toy model's vocabulary ({', '.join(quoted(word) for word in unknown[:5])}"
+            f'{" …" if len(unknown) > 5 else ""}): try "The chicken didn\'t cross the road because it was too tired.", '
+            "or --model seeded for any words"
+        )
+    return ids, unknown
+
+
 def record_toy(
     sentence: str, model: str | Path = "toy", params: str | Path | Mapping[str, torch.Tensor] | None = None
 ) -> BlockRecord:
@@ -91,13 +109,7 @@ def record_toy(
     loaded = load_toy(toy_folder(model))
     config = loaded.config
     tokens = toy_tokens(sentence, config.max_tokens)
-    ids, unknown = loaded.vocabulary.ids(tokens)
-    if len(unknown) == len({token for token in tokens}) and all(id_ == 0 for id_ in ids):
-        raise BlockvizError(
-            f"no word of the sentence is in the toy model's vocabulary ({', '.join(quoted(word) for word in unknown[:5])}"
-            f'{" …" if len(unknown) > 5 else ""}): try "The chicken didn\'t cross the road because it was too tired.", '
-            "or --model seeded for any words"
-        )
+    ids, unknown = readable_ids(loaded, tokens)
     if unknown:
         shown = ", ".join(quoted(word) for word in unknown)
         warnings.warn(
