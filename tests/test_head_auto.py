@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 from models_support import packaged_model_installed
-from support import build, check_scene, visible_texts
+from support import build, check_scene, visible_texts, watching
 
 from blockviz import BlockConfig, BlockvizError
 from blockviz.block_record import record
@@ -107,7 +107,7 @@ def seen_on_screen(scene_class, rec, **options):
     """Every text shown after any play of the scene: (its text, the whole name a header stands for)."""
     seen = []
 
-    class Watched(scene_class):
+    class Watched(watching(scene_class)):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             self.play_listeners.append(
