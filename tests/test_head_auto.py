@@ -234,13 +234,14 @@ def caption_crossings(scene) -> list[str]:
     if caption is None or caption not in scene.mobjects:
         return []
     inside = {id(member) for member in caption.get_family()}
+    texts = {id(label) for label in visible_texts(scene)}
     left, bottom = caption.get_corner([-1, -1, 0])[:2]
     right, top = caption.get_corner([1, 1, 0])[:2]
     crossed = []
     for mobject in scene.mobjects:
         for member in mobject.get_family():
             is_cell = getattr(member, "grid_of", None) is not None and not getattr(member, "ghost", False)
-            if id(member) in inside or not (is_cell or member in visible_texts(scene)):
+            if id(member) in inside or not (is_cell or id(member) in texts):
                 continue
             if is_cell and member.get_fill_opacity() < 0.01 and member.get_stroke_opacity() < 0.01:
                 continue
