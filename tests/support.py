@@ -452,16 +452,42 @@ def check_scene(scene, inspector, rec, framed: bool = True) -> None:
         assert min(inspector.shares) >= FRAME_SHARE, [round(share, 2) for share in inspector.shares]
 
 
+DRY = {"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}
+"""Manim's settings of a build that writes nothing."""
+
+
 def build(scene_class, rec, **options):
     """Run the scene's ``construct`` with animations skipped and no file written; returns the
     scene and its :class:`Inspector`. Built at the configured frame size (1920 × 1080 in tests,
     laid out as at -ql: Pango wraps lines only on canvases far narrower than 854 pixels)."""
     inspector = Inspector()
-    with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
+    return build_watched(scene_class, rec, inspector, **options), inspector
+
+
+def build_watched(scene_class, rec, listener, **options):
+    """:func:`build` with ``listener(scene)`` called after every play instead of an
+    :class:`Inspector`; returns the scene."""
+    with tempconfig(DRY):
         scene = scene_class(record=rec, skip_animations=True, **options)
-        scene.play_listeners.append(inspector)
+        scene.play_listeners.append(listener)
         scene.render()
-    return scene, inspector
+    return scene
+
+
+def watching(scene_class):
+    """A base for a test's subclass of ``scene_class`` that watches its build (samples its plays,
+    counts them): it plans its colour scales as the scene it watches does — the dry build of the
+    nearest class in its ancestry that has its own ``construct`` — so the watching is not run in
+    that planning build (whose plays the build repeats, never drawn), and a plan kept for that
+    scene, record and options serves the watched build too."""
+    drawn = next(cls for cls in scene_class.__mro__ if "construct" in vars(cls))
+
+    class Watching(scene_class):
+        def _planned_scales(self):
+            with tempconfig(DRY):
+                return drawn(record=self.record, skip_animations=True, **self.options)._planned_scales()
+
+    return Watching
 
 
 @functools.cache
@@ -515,7 +541,7 @@ def play_by_play(scene_class, rec, watch, **options):
     scene and the list of what ``watch`` returned."""
     seen = []
 
-    class Watched(scene_class):
+    class Watched(watching(scene_class)):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             self.play_listeners.append(lambda scene: seen.append(watch(scene)))

@@ -11,7 +11,16 @@ import numpy as np
 from manim import SVGMobject, Text
 from manim.animation.fading import _Fade
 from manim.animation.transform import Transform
-from support import box, build, centre, highlight_crossings, named_record, visible_texts, writing_frames
+from support import (
+    box,
+    build_watched,
+    centre,
+    highlight_crossings,
+    named_record,
+    visible_texts,
+    watching,
+    writing_frames,
+)
 
 from blockviz.scenes.animation_tree import leaves
 from blockviz.scenes.catalog import lookup
@@ -179,10 +188,11 @@ def leaving_while_named(scene, at_start: dict) -> list[str]:
 
 
 def build_in_motion(scene_class, rec, **options):
-    """Build the scene (``support.build``), sampling every play at :data:`ALPHAS` before it ends."""
+    """Build the scene (``support.build``, without its end-of-play :class:`~support.Inspector`),
+    sampling every play at :data:`ALPHAS` before it ends."""
     inspector = MotionInspector()
 
-    class Sampled(scene_class):
+    class Sampled(watching(scene_class)):
         settles_skipped_plays = False  # through Manim's play, which interpolates
 
         def play_internal(self, skip_rendering: bool = False) -> None:
@@ -193,8 +203,7 @@ def build_in_motion(scene_class, rec, **options):
                 inspector(self, alpha)
             super().play_internal(skip_rendering)
 
-    scene, _ = build(Sampled, rec, **options)
-    return scene, inspector
+    return build_watched(Sampled, rec, lambda scene: None, **options), inspector
 
 
 @functools.cache
@@ -255,7 +264,7 @@ def frames_by_play(scene_class, rec, **options) -> list[tuple[int, np.ndarray]]:
     frames: list[tuple[int, np.ndarray]] = []
     plays = [0]
 
-    class Counted(scene_class):
+    class Counted(watching(scene_class)):
         def play(self, *animations, **kwargs):
             plays[0] += not planning(self)
             super().play(*animations, **kwargs)
@@ -291,7 +300,7 @@ def frames_by_run(scene_class, rec, size: dict = TINY, **options) -> list[tuple[
     frames: list[tuple[int, np.ndarray]] = []
     state = {"run": 0, "holding": True, "play_holds": True}
 
-    class Counted(scene_class):
+    class Counted(watching(scene_class)):
         def play(self, *animations, **kwargs):
             from manim import Wait
             from manim.animation.animation import prepare_animation

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 from models_support import packaged_model_installed
-from support import build, check_scene, visible_texts
+from support import build, check_scene, visible_texts, watching
 
 from blockviz import BlockConfig, BlockvizError
 from blockviz.block_record import record
@@ -107,7 +107,7 @@ def seen_on_screen(scene_class, rec, **options):
     """Every text shown after any play of the scene: (its text, the whole name a header stands for)."""
     seen = []
 
-    class Watched(scene_class):
+    class Watched(watching(scene_class)):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             self.play_listeners.append(
@@ -234,13 +234,14 @@ def caption_crossings(scene) -> list[str]:
     if caption is None or caption not in scene.mobjects:
         return []
     inside = {id(member) for member in caption.get_family()}
+    texts = {id(label) for label in visible_texts(scene)}
     left, bottom = caption.get_corner([-1, -1, 0])[:2]
     right, top = caption.get_corner([1, 1, 0])[:2]
     crossed = []
     for mobject in scene.mobjects:
         for member in mobject.get_family():
             is_cell = getattr(member, "grid_of", None) is not None and not getattr(member, "ghost", False)
-            if id(member) in inside or not (is_cell or member in visible_texts(scene)):
+            if id(member) in inside or not (is_cell or id(member) in texts):
                 continue
             if is_cell and member.get_fill_opacity() < 0.01 and member.get_stroke_opacity() < 0.01:
                 continue
