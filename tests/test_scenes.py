@@ -8,6 +8,7 @@ import dataclasses
 import math
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -813,6 +814,29 @@ def test_a_formula_built_again_is_a_fresh_parse_of_its_svg_and_its_own_object():
         assert np.array_equal(copied.points, fresh.points)
         assert np.array_equal(copied.fill_rgbas, fresh.fill_rgbas)
     assert [glyph.glyph_scale for glyph in again.submobjects] == [glyph.glyph_scale for glyph in first.submobjects]
+
+
+def test_a_formula_is_parsed_from_a_private_copy_not_in_the_shared_cache_folder(monkeypatch):
+    """Manim's SVGMobject writes ``<name>_.svg`` beside the file it parses and removes it: in the
+    cache folder every process shares, two renders parsing one formula at once removed each other's."""
+    from manim import SVGMobject
+
+    import blockviz.scenes.text as scene_text
+
+    parsed_in = []
+    generate = SVGMobject.generate_mobject
+
+    def noting(self):
+        parsed_in.append(Path(self.get_file_path()).parent)
+        return generate(self)
+
+    monkeypatch.setattr(SVGMobject, "generate_mobject", noting)
+    scene_text._parsed_formula.cache_clear()
+    mathtext = r"$\sqrt{d_k} + 7$"
+    formula(mathtext, "#123456", 20)
+    shared = formula_cache_path(mathtext, "#123456").parent
+    assert parsed_in and shared not in parsed_in
+    assert not list(shared.glob("*_.svg"))
 
 
 def test_the_formula_cache_is_named_by_everything_that_changes_the_svg(monkeypatch):

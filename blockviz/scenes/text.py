@@ -408,7 +408,16 @@ def _parsed_formula(path: str) -> tuple[SVGMobject, list[float], list]:
     # with each glyph's size in it, read from the SVG: sub- and superscripts (and a fraction's
     # parts) are drawn at 0.7 of the formula's size, scripts of scripts at 0.49.
     drawn = Path(path).read_text(encoding="utf-8")
-    return slim(SVGMobject(path, height=None, stroke_width=0)), glyph_scales(drawn), glyph_heights(drawn)
+    return slim(_parsed_privately(path)), glyph_scales(drawn), glyph_heights(drawn)
+
+
+def _parsed_privately(path: str) -> SVGMobject:
+    # Manim writes ``<name>_.svg`` beside the file it parses and removes it: parsed in the shared
+    # cache folder, two processes drawing one formula at once (``render -j 2``) remove each other's.
+    with tempfile.TemporaryDirectory(prefix="blockviz-formula-") as private:
+        copy = Path(private) / Path(path).name
+        copy.write_bytes(Path(path).read_bytes())
+        return SVGMobject(str(copy), height=None, stroke_width=0)
 
 
 _DRAWN = re.compile(r"<use\b[^>]*>|<path\b[^>]*>|<rect\b[^>]*>")
