@@ -452,14 +452,15 @@ def check_scene(scene, inspector, rec, framed: bool = True) -> None:
         assert min(inspector.shares) >= FRAME_SHARE, [round(share, 2) for share in inspector.shares]
 
 
-def build(scene_class, rec, **options):
+def build(scene_class, rec, listeners=(), **options):
     """Run the scene's ``construct`` with animations skipped and no file written; returns the
-    scene and its :class:`Inspector`. Built at the configured frame size (1920 × 1080 in tests,
-    laid out as at -ql: Pango wraps lines only on canvases far narrower than 854 pixels)."""
+    scene and its :class:`Inspector` (called after every play, after ``listeners``). Built at the
+    configured frame size (1920 × 1080 in tests, laid out as at -ql: Pango wraps lines only on
+    canvases far narrower than 854 pixels)."""
     inspector = Inspector()
     with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
         scene = scene_class(record=rec, skip_animations=True, **options)
-        scene.play_listeners.append(inspector)
+        scene.play_listeners.extend([*listeners, inspector])
         scene.render()
     return scene, inspector
 
@@ -512,15 +513,10 @@ def writing_frames(on_frame, pixel_width: int = 160, pixel_height: int = 90, fra
 
 def play_by_play(scene_class, rec, watch, **options):
     """Build the scene (see :func:`build`) calling ``watch(scene)`` after every play; returns the
-    scene and the list of what ``watch`` returned."""
+    scene and the list of what ``watch`` returned. The scene is of ``scene_class`` itself, so a
+    plan of its colour scales kept from another build serves it (:mod:`blockviz.scenes.kept_plans`)."""
     seen = []
-
-    class Watched(scene_class):
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.play_listeners.append(lambda scene: seen.append(watch(scene)))
-
-    scene, inspector = build(Watched, rec, **options)
+    scene, inspector = build(scene_class, rec, listeners=[lambda scene: seen.append(watch(scene))], **options)
     assert inspector.problems == []
     return scene, seen
 
