@@ -456,20 +456,21 @@ DRY = {"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}
 """Manim's settings of a build that writes nothing."""
 
 
-def build(scene_class, rec, **options):
+def build(scene_class, rec, listeners=(), **options):
     """Run the scene's ``construct`` with animations skipped and no file written; returns the
-    scene and its :class:`Inspector`. Built at the configured frame size (1920 × 1080 in tests,
-    laid out as at -ql: Pango wraps lines only on canvases far narrower than 854 pixels)."""
+    scene and its :class:`Inspector` (called after every play, after ``listeners``). Built at the
+    configured frame size (1920 × 1080 in tests, laid out as at -ql: Pango wraps lines only on
+    canvases far narrower than 854 pixels)."""
     inspector = Inspector()
-    return build_watched(scene_class, rec, inspector, **options), inspector
+    return build_watched(scene_class, rec, *listeners, inspector, **options), inspector
 
 
-def build_watched(scene_class, rec, listener, **options):
-    """:func:`build` with ``listener(scene)`` called after every play instead of an
-    :class:`Inspector`; returns the scene."""
+def build_watched(scene_class, rec, *listeners, **options):
+    """:func:`build` with each of ``listeners`` (``listener(scene)``) called after every play, in
+    order, instead of an :class:`Inspector`; returns the scene."""
     with tempconfig(DRY):
         scene = scene_class(record=rec, skip_animations=True, **options)
-        scene.play_listeners.append(listener)
+        scene.play_listeners.extend(listeners)
         scene.render()
     return scene
 
@@ -538,15 +539,10 @@ def writing_frames(on_frame, pixel_width: int = 160, pixel_height: int = 90, fra
 
 def play_by_play(scene_class, rec, watch, **options):
     """Build the scene (see :func:`build`) calling ``watch(scene)`` after every play; returns the
-    scene and the list of what ``watch`` returned."""
+    scene and the list of what ``watch`` returned. The scene is of ``scene_class`` itself, so a
+    plan of its colour scales kept from another build serves it (:mod:`blockviz.scenes.kept_plans`)."""
     seen = []
-
-    class Watched(watching(scene_class)):
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.play_listeners.append(lambda scene: seen.append(watch(scene)))
-
-    scene, inspector = build(Watched, rec, **options)
+    scene, inspector = build(scene_class, rec, listeners=[lambda scene: seen.append(watch(scene))], **options)
     assert inspector.problems == []
     return scene, seen
 
