@@ -11,8 +11,10 @@ the median of ``--rounds`` runs; png and mp4 runs alternate, so both meet the sa
 runs twice:
 
 * cold: an empty record cache (``BLOCKVIZ_CACHE_DIR`` a new folder each run), so the run makes
-  its record;
-* warm: the record cache holds the record (a run made it before), so the run reads it back.
+  its record and plans its colour scales (a dry build of the scene);
+* warm: the record cache holds the record and the scene's colour-scale plan (a run made them
+  before, :mod:`blockviz.scenes.kept_plans`), so the run reads them back and builds the scene
+  once, not twice.
 
 The ratio is mp4 over png (the bar: at least 5). Beside it the CPU seconds (the process and its
 threads and workers) and, first, the floor every run pays: a process that only imports torch,

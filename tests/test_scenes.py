@@ -794,6 +794,27 @@ def test_formulas_are_mathtext_svg_not_latex():
     assert 0.2 < equation.height < 1.5
 
 
+def test_a_formula_built_again_is_a_fresh_parse_of_its_svg_and_its_own_object():
+    """Its SVG is parsed once (blockviz.scenes.text._parsed_formula) and copied: the same points
+    and colours as a parse of the file, and a change to one formula leaves the next as it was."""
+    from manim import SVGMobject
+
+    from blockviz.scenes.text import MATHTEXT_POINTS, slim
+
+    mathtext, size = r"$\frac{q \cdot k}{\sqrt{d_k}}$", 17.5
+    first = formula(mathtext, "#abcdef", size)
+    first.shift(np.array([1.0, 2.0, 0.0])).set_fill("#000000")
+    again = formula(mathtext, "#abcdef", size)
+    parsed = SVGMobject(str(formula_cache_path(mathtext, "#abcdef")), height=None, stroke_width=0)
+    parsed.scale(size / MATHTEXT_POINTS * 0.0145).set_fill("#abcdef", opacity=1)
+    pairs = list(zip(again.get_family(), slim(parsed).get_family(), strict=True))
+    assert len(pairs) >= 6
+    for copied, fresh in pairs:
+        assert np.array_equal(copied.points, fresh.points)
+        assert np.array_equal(copied.fill_rgbas, fresh.fill_rgbas)
+    assert [glyph.glyph_scale for glyph in again.submobjects] == [glyph.glyph_scale for glyph in first.submobjects]
+
+
 def test_the_formula_cache_is_named_by_everything_that_changes_the_svg(monkeypatch):
     import matplotlib
 

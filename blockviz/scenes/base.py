@@ -22,11 +22,12 @@ from manim.animation.animation import prepare_animation
 from blockviz.scenes import captions
 from blockviz.scenes.colour_bar import ColourBars, grids_during, grids_in, layout_top, reserve_band, scales_of
 from blockviz.scenes.engine import EngineScene
+from blockviz.scenes.kept_plans import kept_plan
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width
 from blockviz.scenes.look import FRAME_MARGIN, HOLD, TITLE_SIZE, look
 from blockviz.scenes.shown import Shown
 from blockviz.scenes.shown_scales import scene_scales
-from blockviz.scenes.text import text
+from blockviz.scenes.text import layout_key, text
 
 
 class RecordScene(Shown, EngineScene):
@@ -99,9 +100,14 @@ class RecordScene(Shown, EngineScene):
         self.scale_pool = scene_scales(lambda: self.record, self._planned_scales() if self.plans_scales else None)
 
     def _planned_scales(self) -> dict[tuple, float]:
-        """The scale of each grid this scene will draw, one per quantity on screen at once: from
-        a first build of the scene, dry (nothing drawn, no speech), that notes which grids are on
-        screen together (:meth:`~blockviz.scenes.shown_scales.ScalePool.plan`)."""
+        """The scale of each grid this scene will draw, one per quantity on screen at once: the
+        plan kept for this record, scene and options (:func:`~blockviz.scenes.kept_plans.kept_plan`),
+        else :meth:`_dry_plan`'s."""
+        return kept_plan(type(self), self.record, self.options, layout_key(), self._dry_plan)
+
+    def _dry_plan(self) -> dict[tuple, float]:
+        """The plan of a first build of the scene, dry (nothing drawn, no speech), that notes
+        which grids are on screen together (:meth:`~blockviz.scenes.shown_scales.ScalePool.plan`)."""
         with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
             planner = type(self)(record=self.record, skip_animations=True, **self.options)
             planner.plans_scales = False

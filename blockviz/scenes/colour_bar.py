@@ -402,7 +402,7 @@ def colour_bar(scale: ShownScale, look: Look, one_line: bool = False, strip_widt
     """A new :class:`ColourBar` (the arguments are its own), copied from the first one built
     with them in this process: a scene builds the same bars again and again (to reserve their
     band, at every change of the scales shown), and a copy costs a fraction of a new one."""
-    return _first_bar(scale, look, one_line, strip_width, layout_key()).copy()
+    return copy_of(_first_bar(scale, look, one_line, strip_width, layout_key()))
 
 
 @functools.lru_cache(maxsize=64)
