@@ -153,6 +153,44 @@ def browser():
         launched.close()
 
 
+@pytest.fixture(scope="session")
+def model_layers(tmp_path_factory):
+    """family → (its tiny random model's folder, layer 1's record of ``models_support.SENTENCE``):
+    GPT-2, BERT and Llama (``models_support.tiny_model_records``), made once a session."""
+    pytest.importorskip("transformers")
+    from models_support import tiny_model_records
+
+    made = tiny_model_records(tmp_path_factory.mktemp("models"), layers=(1,))
+    return {family: (folder, records[1]) for family, (folder, records) in made.items()}
+
+
+@pytest.fixture(scope="session")
+def layer_builds(model_layers):
+    """``layer_builds(family, scene_name)``: ``(scene, support.Inspector, support_typeset.Reader)``
+    of the catalogued scene built on :func:`model_layers`' record of ``family``, once a session:
+    ``test_scenes_models.py`` and ``test_typeset_names.py`` read the same builds (one worker
+    runs both: :data:`SHARED_BUILDS`)."""
+    import functools
+
+    from support import Inspector, build_watched
+    from support_typeset import Reader
+
+    from blockviz.scenes.catalog import lookup
+
+    @functools.cache
+    def built(family: str, scene_name: str):
+        (entry,) = lookup([scene_name])
+        inspector, reader = Inspector(), Reader()
+
+        def listener(scene) -> None:
+            inspector(scene)
+            reader(scene)
+
+        return build_watched(entry.scene_class(), model_layers[family][1], listener), inspector, reader
+
+    return built
+
+
 SLOW_FIXTURES = {
     "browser": "drives Debian's Chromium",
     "site": "builds this manual with MkDocs",
@@ -175,16 +213,21 @@ matters, so a unit's share of the whole."""
 SECONDS_PER_TEST = 2.4
 """A file missing from :data:`DURATIONS` is taken to need this per test (the mean of the run that
 wrote it: 8,154 worker-seconds for 3,370 tests, at a load of 6 to 16 on two cores)."""
-SCENE_BUILDS = {
-    "tests/test_scenes.py",
-    "tests/test_scenes_motion.py",
-    "tests/test_skipped_plays.py",
-    "tests/test_block_scenes.py",
-    "tests/test_grids_build.py",
-    "tests/test_burned_captions.py",
+SHARED_BUILDS = {
+    "scene builds": {
+        "tests/test_scenes.py",
+        "tests/test_scenes_motion.py",
+        "tests/test_skipped_plays.py",
+        "tests/test_block_scenes.py",
+        "tests/test_grids_build.py",
+        "tests/test_burned_captions.py",
+    },
+    "model layer builds": {"tests/test_scenes_models.py", "tests/test_typeset_names.py"},
 }
-"""Files reading the session's scene builds (``support.built``, ``support_motion.built_in_motion``):
-one worker runs them all, so each (scene, record) is built once a kind, not once a worker."""
+"""Files reading the same session builds, by unit: the scene builds (``support.built``,
+``support_motion.built_in_motion``) and the tiny models' layer scenes (:func:`layer_builds`).
+One worker runs a unit's files, so each build is made once a kind, not once a worker."""
+SHARED_UNIT = {path: unit for unit, paths in SHARED_BUILDS.items() for path in paths}
 SPLIT_BY_PARAMETER = {"tests/test_toy_reproducible.py", "tests/test_shown_scales.py"}
 """Files whose tests of each parameter (``test_x[avx2]``) are a unit of their own, so the two
 workers can each take some: three trainings of a CPU capability each (a module fixture per
@@ -202,8 +245,8 @@ def timed_unit(nodeid: str) -> str:
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadfile``, with the :data:`SCENE_BUILDS` files one unit and the longest unit
-    handed out first (the longest-processing-time rule: the last file to finish is a short one)."""
+    """``--dist loadfile``, with the files of each :data:`SHARED_BUILDS` unit one unit and the
+    longest unit handed out first (the longest-processing-time rule: the last file to finish is a short one)."""
     if config.getvalue("dist") != "loadfile":
         return None
     import collections
@@ -216,7 +259,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     class LongestFirst(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "scene builds" if nodeid.split("::")[0] in SCENE_BUILDS else timed_unit(nodeid)
+            return SHARED_UNIT.get(nodeid.split("::")[0]) or timed_unit(nodeid)
 
         def _seconds(self, unit: str) -> float:
             if unit not in unit_seconds:

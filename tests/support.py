@@ -479,8 +479,9 @@ def watching(scene_class):
     """A base for a test's subclass of ``scene_class`` that watches its build (samples its plays,
     counts them): it plans its colour scales as the scene it watches does — the dry build of the
     nearest class in its ancestry that has its own ``construct`` — so the watching is not run in
-    that planning build (whose plays the build repeats, never drawn), and a plan kept for that
-    scene, record and options serves the watched build too."""
+    that planning build (whose plays the build repeats, never drawn), and the plan
+    :mod:`blockviz.scenes.kept_plans` keeps for that scene, record and options serves the watched
+    build too (a class defined in a test is never kept: each would build dry again)."""
     drawn = next(cls for cls in scene_class.__mro__ if "construct" in vars(cls))
 
     class Watching(scene_class):

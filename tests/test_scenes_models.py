@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 pytest.importorskip("transformers")
 
-from models_support import BUILDERS, SENTENCE, tiny_model_records  # noqa: E402
+from models_support import BUILDERS, SENTENCE  # noqa: E402
 from support import build, check_scene  # noqa: E402
 
 from blockviz import BlockConfig  # noqa: E402
@@ -33,31 +33,21 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    """family → (its folder, layer 1's record)."""
-    return {
-        family: (folder, records[1])
-        for family, (folder, records) in tiny_model_records(tmp_path_factory.mktemp("models"), layers=(1,)).items()
-    }
-
-
 @pytest.mark.parametrize(
     ("family", "scene_name"),
     CASES,
     ids=[f"{f}/{s}" for f, s in [(family, name) for family in BUILDERS for name in SCENES]],
 )
-def test_every_scene_that_can_draw_the_layer_shows_its_numbers_legibly(models, family, scene_name):
-    _, rec = models[family]
-    (entry,) = lookup([scene_name])
-    scene, inspector = build(entry.scene_class(), rec)
+def test_every_scene_that_can_draw_the_layer_shows_its_numbers_legibly(model_layers, layer_builds, family, scene_name):
+    _, rec = model_layers[family]
+    scene, inspector, _ = layer_builds(family, scene_name)
     check_scene(scene, inspector, rec)
 
 
-def test_a_rotary_layers_dot_products_multiply_the_rotated_query_and_key(models):
+def test_a_rotary_layers_dot_products_multiply_the_rotated_query_and_key(model_layers):
     from blockviz.scenes.dot_products import DotProducts
 
-    _, rec = models["llama"]
+    _, rec = model_layers["llama"]
     scene, inspector = build(DotProducts, rec)
     fields = {label.source[0] for label in inspector.numbers.values()}
     assert {"query_rot", "key_rot"} <= fields and not {"query", "key"} & fields
@@ -139,10 +129,10 @@ def test_a_tiny_render_of_the_packaged_minilm(tmp_path):
         assert (stream.codec_context.width, stream.codec_context.height) == (160, 90)
 
 
-def test_the_title_card_says_whose_trained_weights_the_layer_has(models):
+def test_the_title_card_says_whose_trained_weights_the_layer_has(model_layers):
     from blockviz.scenes.title_card import weights_sentence
 
-    for family, (_, rec) in models.items():
+    for family, (_, rec) in model_layers.items():
         first, second = weights_sentence(rec.config.seed, rec.source)
         assert first.startswith("trained weights: ") and f"({family}), layer 1 of 0–1" in first, first
         assert "random" not in first + second

@@ -7,38 +7,16 @@ seeded block, the trained toy model and a tiny GPT-2, BERT and Llama layer."""
 from __future__ import annotations
 
 import functools
-import re
 
 import pytest
-from manim import Text, config, tempconfig
-from support import RECORDS, named_record, shows, visible_texts
+from manim import Text, tempconfig
+from support import DRY, RECORDS, named_record, shows
+from support_typeset import SMALLEST, UNICODE_SUBSCRIPTS, Reader, check, code_names_in, script_pixels
 
 from blockviz.scenes.catalog import entries
-from blockviz.scenes.look import ASCENDER, MIN_FONT_SIZE
+from blockviz.scenes.look import MIN_FONT_SIZE
 from blockviz.scenes.symbols import indexed, parameter_symbol, symbol
 from blockviz.scenes.text import SCRIPT_MARGIN, baseline, formula, glyph_scales, script_sizes, typeset
-
-CODE_NAME = re.compile(
-    r"[A-Za-z0-9]_[A-Za-z]"  # an underscore between letters: resid_pre, W_V, b_O, ln_f
-    r"|\.(weight|bias)\b|\bresid_|attn_out|\bffn_|\bln[12f]\b|_norm\b"
-)
-STANDARD_TERMS = re.compile(r"\b(d_model|d_head|d_ff|d_k|n_heads|n_kv_heads|n_vocab)\b")
-"""The field's names of a block's sizes (``HELPERS.md``: "use the field's standard terms"),
-written as the papers' d_model: allowed in words."""
-UNICODE_SUBSCRIPTS = re.compile("[\u2080-\u209c]")
-"""Subscript characters (₀…₉, ₐ…ₜ): DejaVu draws them at ~0.6 of the text, under 11 px."""
-SMALLEST = {480: 11.0, 720: 16.0}
-"""The smallest sub- or superscript, ascender to baseline, in pixels at each frame height."""
-
-
-def code_names_in(shown: str) -> list[str]:
-    """The code names written in ``shown`` (the standard size terms left out)."""
-    return [match.group(0) for match in CODE_NAME.finditer(STANDARD_TERMS.sub("", shown))]
-
-
-def script_pixels(size: float, pixel_height: int) -> float:
-    """A glyph of font ``size`` in pixels (ascender to baseline) on a frame ``pixel_height`` tall."""
-    return size * ASCENDER * pixel_height / config.frame_height
 
 
 # -- the mapping -----------------------------------------------------------------------------------
@@ -67,13 +45,9 @@ def test_the_architecture_chooses_the_names():
 
 
 @pytest.fixture(scope="module")
-def families(tmp_path_factory):
+def families(model_layers):
     """family → layer 1's record of a tiny random model of that family."""
-    pytest.importorskip("transformers")
-    from models_support import tiny_model_records
-
-    made = tiny_model_records(tmp_path_factory.mktemp("models"), layers=(1,))
-    return {family: records[1] for family, (_, records) in made.items()}
+    return {family: rec for family, (_, rec) in model_layers.items()}
 
 
 def test_post_norm_and_gated_blocks_name_their_own_steps(families):
@@ -132,30 +106,9 @@ def test_words_beside_a_formula_stand_on_its_baseline():
 
 
 # -- every scene ---------------------------------------------------------------------------------
-class Reader:
-    """Called after every play: keeps the code names and subscript characters seen in texts and
-    the smallest sub- or superscript drawn (its font size and formula)."""
-
-    def __init__(self) -> None:
-        self.code_names: set[str] = set()
-        self.smallest: tuple[float, str] = (float("inf"), "")
-
-    def __call__(self, scene) -> None:
-        for shown in visible_texts(scene):
-            if isinstance(shown, Text):
-                words = getattr(shown, "shown", "")
-                if code_names_in(words) or UNICODE_SUBSCRIPTS.search(words):
-                    self.code_names.add(words)
-            if hasattr(shown, "full_size"):  # a formula: each glyph's size was read from its SVG
-                assert all(hasattr(glyph, "glyph_scale") for glyph in shown.submobjects), shown.shown
-            for size in script_sizes(shown):
-                if size < self.smallest[0]:
-                    self.smallest = (size, shown.shown)
-
-
 def read(entry, rec) -> Reader:
     reader = Reader()
-    with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
+    with tempconfig(DRY):
         scene = entry.scene_class()(record=rec, skip_animations=True)
         scene.play_listeners.append(reader)
         scene.render()
@@ -166,13 +119,6 @@ def read(entry, rec) -> Reader:
 def read_named(scene_name: str, record_name: str) -> Reader:
     (entry,) = [entry for entry in entries() if entry.name == scene_name]
     return read(entry, named_record(record_name))
-
-
-def check(reader: Reader) -> None:
-    assert reader.code_names == set(), "code names on screen"
-    size, shown = reader.smallest
-    for height, smallest in SMALLEST.items():
-        assert script_pixels(size, height) >= smallest - 0.05, f"{shown}: a script {script_pixels(size, height):.1f} px"
 
 
 RECORD_NAMES = ["default", "toy"]
@@ -189,13 +135,10 @@ MODEL_SCENES = [entry.name for entry in entries() if not entry.lecture_only and 
 
 
 @pytest.mark.parametrize("family", ["gpt2", "bert", "llama"])
-def test_no_scene_shows_a_code_name_on_a_models_layer(families, family):
-    from blockviz.scenes.catalog import lookup
-
+def test_no_scene_shows_a_code_name_on_a_models_layer(layer_builds, family):
     problems = {}
     for name in MODEL_SCENES:
-        (entry,) = lookup([name])
-        reader = read(entry, families[family])
+        _, _, reader = layer_builds(family, name)
         try:
             check(reader)
         except AssertionError as failure:
