@@ -98,11 +98,12 @@ OTHER_RECORDS = {"block": 2, "decoder": 1, "encoder": 1}
 view's ``("block", k, field, …)``, a counterpart's ``("decoder", field, …)``."""
 
 
-def family_words(family: str) -> str:
-    """What a bar calls colour-scale ``family``: :func:`blockviz.record_fields.bar_name` or, a
-    family of the scenes' own, :data:`~blockviz.scenes.shown_scales.SCENE_FAMILY_NAMES`."""
+def family_words(family: str, beta: bool = True) -> str:
+    """What a bar calls colour-scale ``family``: :func:`blockviz.record_fields.bar_name` (``beta``:
+    whether the norms have a shift β) or, a family of the scenes' own,
+    :data:`~blockviz.scenes.shown_scales.SCENE_FAMILY_NAMES`."""
     own = SCENE_FAMILY_NAMES.get(family)
-    return bar_name(family) if own is None else own.bar
+    return bar_name(family, beta) if own is None else own.bar
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ class ShownScale:
         families = [family for family in self.families if family != PARAMETER_SCALE] or list(self.families)
         if not families:
             return SHARED_WORDS
-        return bar_name(families[0], self.beta) if len(families) == 1 else SHARED_WORDS
+        return family_words(families[0], self.beta) if len(families) == 1 else SHARED_WORDS
 
     @property
     def words(self) -> str:

@@ -330,6 +330,10 @@ class TitleCard(RecordScene):
         if record is not None:
             self.record = record
 
+    def setup(self) -> None:
+        self.record = self.shown_record()  # before the colour scales are planned for it
+        super().setup()
+
     def construct(self) -> None:
         card = self.layout()
         self.reveal_title(card)
