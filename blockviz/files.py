@@ -169,6 +169,19 @@ def _remove(path: Path) -> None:
             os.unlink(path)
 
 
+def prune_least_recent(folder: Path, pattern: str, keep: int) -> None:
+    """Remove the files of ``folder`` matching ``pattern`` beyond the ``keep`` most recently used
+    (by modification time: a cache marks a file used with :func:`os.utime`); a file another
+    process removes meanwhile is passed over."""
+    kept = []
+    for path in folder.glob(pattern):
+        with contextlib.suppress(OSError):
+            kept.append((path.stat().st_mtime_ns, path))
+    for _, path in sorted(kept, reverse=True)[keep:]:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
 def writable_folder(folder: str | os.PathLike) -> Path:
     """``folder``, created with its parents if missing, once it is known to be writable.
 

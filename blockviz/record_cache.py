@@ -33,6 +33,7 @@ from importlib import metadata
 from pathlib import Path
 
 from blockviz.errors import BlockvizError
+from blockviz.files import prune_least_recent
 
 MAX_RECORDS = 256
 """Records kept at most (a record of the seeded block is a few kilobytes)."""
@@ -199,13 +200,7 @@ def _keep(record, path: Path) -> None:
 
 def _prune(folder: Path) -> None:
     """Remove the least recently used records beyond :data:`MAX_RECORDS`."""
-    kept = []
-    for path in folder.glob("*.safetensors"):
-        with contextlib.suppress(OSError):  # removed meanwhile by another process
-            kept.append((path.stat().st_mtime_ns, path))
-    for _, path in sorted(kept, reverse=True)[MAX_RECORDS:]:
-        with contextlib.suppress(OSError):  # removed meanwhile by another process
-            path.unlink()
+    prune_least_recent(folder, "*.safetensors", MAX_RECORDS)
 
 
 def _plain(value):

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from blockviz.errors import BlockvizError
-from blockviz.files import atomic_path
+from blockviz.files import atomic_path, prune_least_recent
 from blockviz.record_digest import record_digest
 
 MEMO_SIZE = 64
@@ -147,10 +147,4 @@ def _write(path: Path, plan: Plan) -> None:
 
 def _prune(folder: Path) -> None:
     """Remove the least recently used plans beyond :data:`MAX_PLANS`."""
-    kept = []
-    for path in folder.glob("*.json"):
-        with contextlib.suppress(OSError):  # removed meanwhile by another process
-            kept.append((path.stat().st_mtime_ns, path))
-    for _, path in sorted(kept, reverse=True)[MAX_PLANS:]:
-        with contextlib.suppress(OSError):  # removed meanwhile by another process
-            path.unlink()
+    prune_least_recent(folder, "*.json", MAX_PLANS)
