@@ -111,13 +111,19 @@ def reference_plan(pool: ScalePool) -> dict[tuple, float]:
     return plan
 
 
-@pytest.mark.parametrize("lecture", LECTURES)
-def test_every_frame_of_the_lecture_colours_each_quantity_on_one_scale_it_fills(lecture):
+def lecture_record(lecture: str):
+    """The record of ``lecture`` (:data:`LECTURES`) and its scenes' options; the test is skipped
+    where it cannot be recorded (the packaged MiniLM is an optional extra)."""
     make, options = LECTURES[lecture]
     try:
-        rec = make()
+        return make(), options
     except Exception as error:  # noqa: BLE001 - the packaged MiniLM is an optional extra
         pytest.skip(f"{lecture} cannot be recorded here ({error})")
+
+
+@pytest.mark.parametrize("lecture", LECTURES)
+def test_every_frame_of_the_lecture_colours_each_quantity_on_one_scale_it_fills(lecture):
+    rec, options = lecture_record(lecture)
     problems = []
     for entry in entries():
         if entry.needs is not None and entry.missing_for(rec) is not None:
@@ -194,11 +200,7 @@ def multi_head_frames(scene) -> tuple[dict[str, set[float]], set[tuple[str, floa
 @pytest.mark.parametrize("lecture", ["the cat sat", "minilm"])
 def test_multi_heads_products_share_their_sums_scale_and_bar(lecture):
     # attn_out = Σ_i concat_i · W_O[i] + b_O: the terms and the row they add up to on one scale, one bar
-    make, options = LECTURES[lecture]
-    try:
-        rec = make()
-    except Exception as error:  # noqa: BLE001 - the packaged MiniLM is an optional extra
-        pytest.skip(f"{lecture} cannot be recorded here ({error})")
+    rec, options = lecture_record(lecture)
     scene, seen = play_by_play(lookup(["multi-head"])[0].scene_class(), rec, multi_head_frames, **options)
     summed = [(limits, bars) for limits, bars in seen if limits["projection_products"] and limits["attn_out"]]
     concatenated = [(limits, bars) for limits, bars in seen if limits["concat"]]
