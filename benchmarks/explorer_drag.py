@@ -30,6 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from private_cache import use_private_cache  # benchmarks/private_cache.py
+
 CHROMIUM = os.environ.get("BLOCKVIZ_CHROMIUM", "/usr/bin/chromium")
 FRAME_MS = 16.0
 PAGES = {
@@ -71,6 +73,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main(moves: int = 40) -> None:
+    use_private_cache()
     import torch
 
     torch.set_num_threads(1)

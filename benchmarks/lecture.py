@@ -3,8 +3,8 @@
 Run:  .venv/bin/python benchmarks/lecture.py [-q l h] [--sentence "the cat sat"] [--jobs N] [--parts A,B] [--rounds N]
       [--encode-only PATH] [--again] [--warm-text] [--scene NAME | --narrate]
 
-For each quality, in a fresh folder and with a fresh text-outline cache (``--warm-text`` keeps
-the one on disk): renders the title card and every scene as mp4 (timing each
+For each quality, in a fresh folder, with a fresh text-outline cache (``--warm-text`` keeps
+the one on disk) and an empty record cache (no record, no colour-scale plan kept): renders the title card and every scene as mp4 (timing each
 scene), joins them into the lecture (timed), and reports the lecture's total time beside the sum
 of its scenes' render times. Then, in the same run, the floors, on the lecture's frames at its
 frame rate — every timestamp's picture, as a player shows it (a held picture is one encoded frame
@@ -58,6 +58,8 @@ ENCODE_ONLY = next(
 )
 """x264 alone on frames already in yuv420p: the shared measuring tool, in ``shared/measure/`` beside
 the checkout or a folder above it."""
+
+from private_cache import use_private_cache  # noqa: E402  benchmarks/private_cache.py
 
 from blockviz.processes import cores_available  # noqa: E402  (after the path above)
 
@@ -342,6 +344,7 @@ def encode_floor(video: Path, out: Path, from_rgba: bool = True) -> tuple[int, f
 
 
 def main() -> None:
+    use_private_cache()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "-q", "--quality", nargs="+", default=["l", "h"], choices=["l", "m", "h", "k"], help="qualities to time"
@@ -420,7 +423,7 @@ def lecture_rounds(arguments, quality: str) -> None:
     """The lecture from nothing against the floors, ``--rounds`` times; the median ratios."""
     rounds = []
     for _ in range(arguments.rounds):
-        with tempfile.TemporaryDirectory() as out, fresh_caches(out, arguments.warm_text):
+        with tempfile.TemporaryDirectory() as out, fresh_caches(out, arguments.warm_text, records=True):
             timings = lecture_timings(
                 arguments.sentence, quality, arguments.jobs, out, arguments.parts, arguments.encode_only
             )

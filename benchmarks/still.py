@@ -34,6 +34,7 @@ import tempfile
 from pathlib import Path
 
 from figures import timed  # benchmarks/figures.py: wall-clock and CPU seconds of a command
+from private_cache import use_private_cache  # benchmarks/private_cache.py
 
 from blockviz.scenes.catalog import entries
 
@@ -88,6 +89,7 @@ def every_scene(arguments, cache: str) -> list[str]:
 
 
 def main() -> None:
+    use_private_cache()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", default="softmax,qkv", help="scene names, or all")
     parser.add_argument("--caches", default="cold,warm", help="cold, warm or both")

@@ -5,7 +5,6 @@ browser serves the whole module.
 """
 
 import re
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -323,13 +322,11 @@ def test_64_tokens_load_and_respond(browser, tmp_path):
     rec = record(" ".join(f"w{k}" for k in range(64)))
     path = tmp_path / "long.html"
     Explorer(rec).save(path)
-    start = time.perf_counter()
     opened = Opened(browser, path)
     page = opened.page
     page.click(".chip[data-token='10']")
     page.keyboard.press("ArrowRight")
     assert page.get_attribute(".chip[data-token='11']", "aria-checked") == "true"
-    assert time.perf_counter() - start < 10
     assert len(page.locator(".step .check.ok").all()) == len(STEP_NAMES)
     assert page.locator(".pattern td[data-field]").count() == 0  # an overview in colour: 64 × 64 cells without text
     page.check("#pattern-numbers")  # its numbers, one switch away
