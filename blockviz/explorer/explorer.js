@@ -1944,6 +1944,7 @@
      named as its family's scale, or as the quantity (name) drawn on it. */
   function scaleLegend(family, name) {
     const weights = family === S.weights_family, limit = weights ? 1 : DATA.families[family], stops = 9;
+    if (!weights && limit <= S.zero_limit) return zeroLegend(family, name);
     const bar = el("span", { class: "legendbar", "aria-hidden": "true" });
     range(stops).forEach(function (k) {
       const value = weights ? k / (stops - 1) : -limit + 2 * limit * k / (stops - 1);
@@ -1952,6 +1953,16 @@
       bar.appendChild(swatch);
     });
     return el("p", { class: "legend", "data-family": family }, textEl("span", (name || scaleName(family)) + ": ", "label"), textEl("span", weights ? "0" : MINUS + fmt(limit)), bar, textEl("span", weights ? "1" : fmt(limit)));
+  }
+  /* A family that is 0 wherever it is finite (the mask): no scale to read, its values as the tables draw them —
+     0 white and, where the mask blocks a key, −∞ in the blocked cells' colour. */
+  function zeroLegend(family, name) {
+    const white = el("span", { class: "swatch" }), blocked = el("span", { class: "swatch blockedcell" });
+    white.style.setProperty("background-color", signedStop(0, 1)[0]);
+    const blocks = family === familyOf("mask") && C.causal;
+    return el("p", { class: "legend", "data-family": family }, textEl("span", (name || scaleName(family)) + ": ", "label"),
+      el("span", { class: "legendbar", "aria-hidden": "true" }, white), textEl("span", blocks ? " 0 for a key seen, " : " 0 everywhere"),
+      blocks ? el("span", { class: "legendbar", "aria-hidden": "true" }, blocked) : null, blocks ? textEl("span", " " + MINUS + "\u221e for a key blocked") : null);
   }
   function legends() { // a switch, not a <details>: the page's <details> each open onto a table of terms
     const families = Object.keys(DATA.families).filter(function (f) { return f !== S.weights_family; });

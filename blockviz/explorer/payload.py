@@ -37,6 +37,7 @@ from blockviz.record_fields import (
     bar_name,
     parameter_scale,
 )
+from blockviz.scale_limits import ZERO_LIMIT
 from blockviz.style import (
     BLOCKED_WEIGHT_LABEL,
     DARK,
@@ -428,6 +429,7 @@ def style() -> dict:
         "decimals": DECIMALS,
         "minus": MINUS,
         "blocked_weight_label": BLOCKED_WEIGHT_LABEL,
+        "zero_limit": ZERO_LIMIT,
     }
 
 

@@ -16,6 +16,7 @@ from matplotlib.colors import Colormap, Normalize
 from matplotlib.patches import Polygon, Rectangle
 from matplotlib.text import Text
 
+from blockviz.scale_limits import ZERO_LIMIT
 from blockviz.style import (
     BLOCKED_WEIGHT_LABEL,
     NEG_INF_LABEL,
@@ -30,8 +31,6 @@ from blockviz.style import (
 
 WEIGHT_TICKS = (0.0, 0.05, 0.2, 0.5, 1.0)
 """Where the weights' colour bar is labelled (on its √ scale the small weights get room)."""
-ZERO_LIMIT = 1e-9
-"""The smallest half-width :meth:`BlockRecord.scale_limit` gives: the scale of all zeros."""
 
 
 @dataclass(frozen=True)
