@@ -372,6 +372,19 @@ def test_no_text_is_under_12_px_the_dense_patterns_row_labels_neither(browser, t
     opened.close()
 
 
+def test_the_activation_curves_labels_are_12_px_too(browser, tmp_path, chicken):
+    """The activation step's curve (an SVG, left out of the page-wide measure above) labels its
+    axes at 12 px, not the 11 it had."""
+    path = tmp_path / "page.html"
+    Explorer(chicken[0], token=5, step="activation").save(path)
+    opened = Opened(browser, path)
+    sizes = opened.page.evaluate(
+        "Array.from(document.querySelectorAll('.curve text'), t => parseFloat(getComputedStyle(t).fontSize))"
+    )
+    assert len(sizes) == 2 and min(sizes) >= LEAST_TEXT_PX, sizes
+    opened.close()
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_finds_no_accessibility_violations(browser, tmp_path, theme):
     # The page's Content-Security-Policy forbids any script but its own; the check's context
