@@ -391,8 +391,8 @@ DECLARATION: tuple[Declaration, ...] = (
         "weights",
         explorer_step="softmax",
     ),
-    Declaration("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "residual", explorer_step="mix"),
-    Declaration("concat", ("n", "d_model"), "the heads' outputs side by side", "residual", explorer_step="concat"),
+    Declaration("head_outputs", ("n_heads", "n", "d_head"), "weights @ value", "head_outputs", explorer_step="mix"),
+    Declaration("concat", ("n", "d_model"), "the heads' outputs side by side", "head_outputs", explorer_step="concat"),
     Declaration(
         "attn_out",
         ("n", "d_model"),
@@ -626,6 +626,7 @@ SCALE_FAMILIES: dict[str, ScaleFamily] = {
     "exp_scores": ScaleFamily("exp(scores)", "exp_scores"),
     "exp_sums": ScaleFamily("sums of exp", "exp_sums"),
     "weights": ScaleFamily("weights", "weight"),
+    "head_outputs": ScaleFamily("heads' outputs", "heads' outputs"),
     "ffn_hidden": ScaleFamily("FFN hidden", "FFN hidden layer"),
     "logits": ScaleFamily("logits", "logits"),
     PARAMETER_SCALE: ScaleFamily("parameters", "parameters"),

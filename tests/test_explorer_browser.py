@@ -452,6 +452,7 @@ def test_the_colour_scales_are_named_as_the_scenes_bars_name_them(opened):
             "mask",
             "exp(scores)",
             "sums of exp",
+            "heads' outputs",
             "FFN hidden",
             "parameters",
             "\u03b3, \u03b2",

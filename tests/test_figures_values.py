@@ -498,9 +498,9 @@ def test_colour_bars_name_their_quantity_and_skip_a_quantity_of_zeros(short):
     assert not short.params["attn.b_O"].any()  # biases start at 0
     figure = drawn(short, "multi-head")
     bars = colour_bars(figure)
-    assert bar_labels(figure) == ["weight (\u221a scale)", "residual stream", "W_O, b_O"]
+    assert bar_labels(figure) == ["weight (\u221a scale)", "heads' outputs", "residual stream", "W_O, b_O"]
     assert [bar_ticks(ax)[-1] for ax in bars[1:]] == [
-        format_number(short.scale_limit(name)) for name in ("head_outputs", "attn.W_O")
+        format_number(short.scale_limit(name)) for name in ("head_outputs", "attn_out", "attn.W_O")
     ]
     assert bar_labels(drawn(short, "ffn")) == ["residual stream", "FFN hidden layer"]
     assert bar_labels(drawn(short, "residual-stream")) == ["residual stream"]

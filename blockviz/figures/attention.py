@@ -336,7 +336,7 @@ def multi_head(request: FigureRequest) -> Figure:
         lines.append(Flow(pieces, rows=max(rec.n, c.d_model)))
     else:
         lines += numbers_flow(pieces, rec.n, page)
-    lines.append(colorbar_line([weights_scale(), output_scale, w_o_scale], page))
+    lines.append(colorbar_line([weights_scale(), output_scale, record_scale(rec, "attn_out"), w_o_scale], page))
     if blocked.any():
         lines += legend_lines(page, request.theme, BLOCKED_WEIGHT_TEXT, filled=False)
     lines += hidden_notes(page, noted + [(concat_columns, "d_model")])

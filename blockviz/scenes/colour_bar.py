@@ -51,7 +51,7 @@ from blockviz.scenes.copies import CopiedFast, copy_of
 from blockviz.scenes.fades import FadeIn, FadeOut
 from blockviz.scenes.grids import NumberGrid
 from blockviz.scenes.look import FRAME_MARGIN, MIN_FONT_SIZE, Look, look
-from blockviz.scenes.shown_scales import SCENE_FAMILY_NAMES, source_family
+from blockviz.scenes.shown_scales import source_family
 from blockviz.scenes.text import layout_key, number, text
 from blockviz.symbols import bare, symbol
 
@@ -98,14 +98,6 @@ OTHER_RECORDS = {"block": 2, "decoder": 1, "encoder": 1}
 view's ``("block", k, field, …)``, a counterpart's ``("decoder", field, …)``."""
 
 
-def family_words(family: str, beta: bool = True) -> str:
-    """What a bar calls colour-scale ``family``: :func:`blockviz.record_fields.bar_name` (``beta``:
-    whether the norms have a shift β) or, a family of the scenes' own,
-    :data:`~blockviz.scenes.shown_scales.SCENE_FAMILY_NAMES`."""
-    own = SCENE_FAMILY_NAMES.get(family)
-    return bar_name(family, beta) if own is None else own.bar
-
-
 @dataclass(frozen=True)
 class ShownScale:
     """One colour scale on screen: ``rule`` ``"signed"`` (``[-limit, limit]`` on the diverging
@@ -137,7 +129,7 @@ class ShownScale:
         families = [family for family in self.families if family != PARAMETER_SCALE] or list(self.families)
         if not families:
             return SHARED_WORDS
-        return family_words(families[0], self.beta) if len(families) == 1 else SHARED_WORDS
+        return bar_name(families[0], self.beta) if len(families) == 1 else SHARED_WORDS
 
     @property
     def words(self) -> str:
@@ -687,6 +679,5 @@ __all__ = [
     "scales_of",
     "bars_of",
     "grids_in",
-    "family_words",
     "reserve_band",
 ]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from blockviz.record_fields import BY_NAME, ScaleFamily, parameter_scale
+from blockviz.record_fields import BY_NAME, parameter_scale
 from blockviz.scale_limits import ScaleLimit, ShownLimit, shown_limit
 
 SHARED_SATURATION = 0.6
@@ -33,14 +33,6 @@ DERIVED_TERMS = {"projection_products": "attn_out", "weighted_values": "head_out
 that is their sum (``attn_out = Σ_i concat_i · W_O[i] + b_O``, ``head_outputs = Σ_j w_j · value_j``,
 ``scores = Σ_c q_c · k_c``): rows that are added and their sum are read on one scale, so the terms
 are of their sum's colour-scale family."""
-
-HEADS_OUTPUTS = "head_outputs"
-SCENE_FAMILIES: dict[str, str] = {"head_outputs": HEADS_OUTPUTS, "concat": HEADS_OUTPUTS}
-"""Fields a scene colours in a family of their own, not their record family: the heads' outputs,
-and the same numbers side by side (``concat``), are no residual stream (the record scales them
-with it, :data:`~blockviz.record_fields.SCALE_FAMILIES`)."""
-SCENE_FAMILY_NAMES: dict[str, ScaleFamily] = {HEADS_OUTPUTS: ScaleFamily("heads' outputs", "heads' outputs")}
-"""The names of :data:`SCENE_FAMILIES`' families on a scene's colour bar."""
 
 
 @dataclass(frozen=True)
@@ -232,8 +224,7 @@ def in_its_block(source) -> tuple:
 def source_family(source) -> str | None:
     """The colour-scale family of the quantity a label source names (``("resid_pre", 2, 0)`` →
     ``"residual"``, ``("params", "attn.W_O", 0, 1)`` → ``"parameters"``; a record method's terms:
-    their sum's, :data:`DERIVED_TERMS`; the heads' outputs: :data:`SCENE_FAMILIES`), ``None`` when
-    it names none.
+    their sum's, :data:`DERIVED_TERMS`), ``None`` when it names none.
 
     >>> source_family(("resid_pre", 2, 0)), source_family(("params", "ln1.weight", 3)), source_family(("x",))
     ('residual', 'norm_parameters', None)
@@ -251,8 +242,6 @@ def source_family(source) -> str | None:
     if name == "params" and len(source) > 1:
         return parameter_scale(source[1])
     name = DERIVED_TERMS.get(name, name)
-    if name in SCENE_FAMILIES:
-        return SCENE_FAMILIES[name]
     spec = BY_NAME.get(name)
     return spec.scale if spec is not None else None
 
@@ -268,5 +257,4 @@ __all__ = [
     "source_quantity",
     "SHARED_SATURATION",
     "DERIVED_TERMS",
-    "SCENE_FAMILIES",
 ]
