@@ -1,20 +1,27 @@
-"""Importing Manim without networkx, soupsieve and IPython, which a render never uses.
+"""Importing Manim without networkx, soupsieve, IPython and most of ``scipy.spatial``, which a render never uses.
 
 ``import manim`` imports networkx, for its ``Graph`` mobject, soupsieve (through BeautifulSoup)
 and IPython, for its notebook magic: about 0.2 of the 1.6 CPU seconds a still takes (``python -X
-importtime``). :func:`import_manim` keeps them out while Manim imports. networkx and soupsieve
+importtime``); and ``scipy.spatial``, for ``Rotation`` alone, whose package imports k-d trees,
+Delaunay and distances (SciPy's sparse matrices, linear algebra and special functions): about 0.2
+more. :func:`import_manim` keeps them out while Manim imports. networkx and soupsieve
 have stand-ins in ``sys.modules``: what is read from one while Manim imports
 (``nx.layout.circular_layout``) is imported when first called, and what is read later comes from
 the real module, so a ``Graph`` is drawn as before. IPython is marked absent: Manim imports it
 only if it can, to register its magic inside a running IPython, which has imported it already.
+``Rotation`` is read from the module that defines it, ``scipy.spatial.transform._rotation``, its
+packages standing bare in ``sys.modules`` (their folders, not their ``__init__``).
 The marks leave ``sys.modules`` when Manim's import ends: a later ``import networkx`` gets the
-real module.
+real module, and a later ``import scipy.spatial`` runs the packages' ``__init__``, whose
+``Rotation`` is the class Manim holds.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import importlib.machinery
+import importlib.util
 import sys
 import types
 
@@ -66,9 +73,58 @@ ABSENT = ("IPython",)
 magic (``%%manim``), registered only inside a running IPython, which has imported it already."""
 
 
+DEFINED_IN = {"scipy.spatial.transform.Rotation": "scipy.spatial.transform._rotation"}
+"""What Manim imports from a package whose ``__init__`` imports far more, and the module that
+defines it: SciPy's ``Rotation``, which ``manim.utils.space_ops.rotation_matrix`` uses (every scene
+rotates), from a package that imports k-d trees, Delaunay and distances (``scipy.spatial``) and
+rotation splines (``scipy.spatial.transform``, SciPy's linear algebra)."""
+
+
+class _BarePackage(types.ModuleType):
+    """A package in ``sys.modules`` whose ``__init__`` has not run: its submodules import from its
+    folder, and a name of :data:`DEFINED_IN` is read from the module that defines it."""
+
+    def __getattr__(self, name: str):
+        module = DEFINED_IN.get(f"{self.__name__}.{name}")
+        if module is None:
+            raise AttributeError(name)
+        return getattr(importlib.import_module(module), name)
+
+
+def _bare_packages() -> dict[str, types.ModuleType]:
+    """Put in ``sys.modules`` a :class:`_BarePackage` for each package between the top-level one
+    and a module of :data:`DEFINED_IN` that is not imported yet; return them (none, if a module of
+    :data:`DEFINED_IN` is not where it is expected: then Manim imports the packages whole)."""
+    bare: dict[str, types.ModuleType] = {}
+    for module in DEFINED_IN.values():
+        top, *inner = module.split(".")
+        for depth in range(1, len(inner)):
+            name = ".".join([top, *inner[:depth]])
+            if name in sys.modules:
+                continue
+            spec = importlib.util.find_spec(name)  # imports the packages above, bare or whole
+            if spec is None or spec.submodule_search_locations is None:
+                break
+            bare[name] = sys.modules[name] = _BarePackage(name)
+            bare[name].__path__ = list(spec.submodule_search_locations)
+        parent = sys.modules.get(module.rpartition(".")[0])
+        if importlib.machinery.PathFinder.find_spec(module, getattr(parent, "__path__", None)) is None:
+            _remove(bare)
+            return {}
+    return bare
+
+
+def _remove(stand_ins: dict[str, types.ModuleType | None]) -> None:
+    """Take ``stand_ins`` out of ``sys.modules`` (each only if it is still there)."""
+    for name, module in stand_ins.items():
+        if name in sys.modules and sys.modules[name] is module:
+            del sys.modules[name]
+
+
 def import_manim() -> types.ModuleType:
     """Import Manim (once per process) without importing the modules of :data:`DEFERRED` and
-    :data:`ABSENT` (each left alone if imported already).
+    :data:`ABSENT` nor the packages above those of :data:`DEFINED_IN` (each left alone if
+    imported already).
 
     Returns
     -------
@@ -81,9 +137,8 @@ def import_manim() -> types.ModuleType:
     stand_ins |= {name: None for name in ABSENT if name not in sys.modules}  # None: its import raises ImportError
     sys.modules.update(stand_ins)
     try:
+        stand_ins |= _bare_packages()
         import manim
     finally:
-        for name, module in stand_ins.items():
-            if name in sys.modules and sys.modules[name] is module:
-                del sys.modules[name]
+        _remove(stand_ins)
     return manim
