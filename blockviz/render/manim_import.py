@@ -1,19 +1,19 @@
-"""Importing Manim without networkx, soupsieve, IPython and most of ``scipy.spatial``, which a render never uses.
+"""Importing Manim without what a still never uses: networkx, soupsieve, IPython, PyAV, and most of ``scipy.spatial``.
 
-``import manim`` imports networkx, for its ``Graph`` mobject, soupsieve (through BeautifulSoup)
-and IPython, for its notebook magic: about 0.2 of the 1.6 CPU seconds a still takes (``python -X
-importtime``); and ``scipy.spatial``, for ``Rotation`` alone, whose package imports k-d trees,
-Delaunay and distances (SciPy's sparse matrices, linear algebra and special functions): about 0.2
-more. :func:`import_manim` keeps them out while Manim imports. networkx and soupsieve
-have stand-ins in ``sys.modules``: what is read from one while Manim imports
+``import manim`` imports networkx, for its ``Graph`` mobject, soupsieve (through BeautifulSoup),
+IPython, for its notebook magic, PyAV, for videos, and ``scipy.spatial``, for ``Rotation`` alone,
+whose package imports k-d trees, Delaunay and distances (SciPy's sparse matrices, linear algebra
+and special functions): about 0.45 of the 1.8 CPU seconds a still takes (``python -X
+importtime``). :func:`import_manim` keeps them out while Manim imports. networkx, soupsieve and
+PyAV have stand-ins in ``sys.modules``: what is read from one while Manim imports
 (``nx.layout.circular_layout``) is imported when first called, and what is read later comes from
-the real module, so a ``Graph`` is drawn as before. IPython is marked absent: Manim imports it
-only if it can, to register its magic inside a running IPython, which has imported it already.
-``Rotation`` is read from the module that defines it, ``scipy.spatial.transform._rotation``, its
-packages standing bare in ``sys.modules`` (their folders, not their ``__init__``).
-The marks leave ``sys.modules`` when Manim's import ends: a later ``import networkx`` gets the
-real module, and a later ``import scipy.spatial`` runs the packages' ``__init__``, whose
-``Rotation`` is the class Manim holds.
+the real module, so a ``Graph`` is drawn and a video written as before. IPython is marked absent:
+Manim imports it only if it can, to register its magic inside a running IPython, which has
+imported it already. ``Rotation`` is read from the module that defines it,
+``scipy.spatial.transform._rotation``, its packages standing bare in ``sys.modules`` (their
+folders, without their ``__init__``). The marks leave ``sys.modules`` when Manim's import ends: a
+later ``import networkx`` gets the real module, and a later ``import scipy.spatial`` runs the
+packages' ``__init__``, whose ``Rotation`` is the class Manim holds.
 """
 
 from __future__ import annotations
@@ -60,12 +60,14 @@ class _Deferred:
         return self._real()(*args, **kwargs)
 
 
-DEFERRED = ("networkx", "soupsieve")
-"""What Manim imports for what no scene uses: networkx, for the ``Graph`` mobject; soupsieve,
-which BeautifulSoup imports for CSS selectors (Manim's ``Code`` parses Pygments' HTML with it, but
-selects nothing). (Not BeautifulSoup and Pygments themselves: ``manim.mobject.text.code_mobject``
-checks ``isinstance(…, Tag)`` on a name it imported, which a stand-in cannot answer; not SciPy's
-``Rotation``: every scene rotates, a text's outline when it is built, a line when it is placed.)"""
+DEFERRED = ("networkx", "soupsieve", "av")
+"""What Manim imports for what no scene uses, or no still: networkx, for the ``Graph`` mobject;
+soupsieve, which BeautifulSoup imports for CSS selectors (Manim's ``Code`` parses Pygments' HTML
+with it, but selects nothing); PyAV (``av``), which Manim calls only to write or read a video
+(``av.open``), never for a PNG. (Not BeautifulSoup and Pygments themselves:
+``manim.mobject.text.code_mobject`` checks ``isinstance(…, Tag)`` on a name it imported, which a
+stand-in cannot answer; not SciPy's ``Rotation``, which every scene uses: a text's outline is
+rotated when it is built, a line when it is placed — see :data:`DEFINED_IN`.)"""
 
 
 ABSENT = ("IPython",)
