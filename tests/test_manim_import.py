@@ -1,5 +1,5 @@
-"""Manim imported by blockviz.render.manim_import leaves networkx, IPython, PyAV and SciPy's
-``scipy.spatial`` package unimported (a later import gets the real modules), and a Graph, a Code
+"""Manim imported by blockviz.render.manim_import leaves networkx, IPython, PyAV, numpy's f2py and
+testing and SciPy's ``scipy.spatial`` package unimported (a later import gets the real modules), and a Graph, a Code
 and a rotation come out as from a plain ``import manim``."""
 
 from __future__ import annotations
@@ -19,13 +19,15 @@ BUILD = """
 import hashlib, json, sys
 {imports}
 skipped = sorted(name for name in {kept_out!r} if name in sys.modules)
-import av, bs4, IPython, networkx, networkx.algorithms, scipy.spatial
-import manim.scene.scene_file_writer
+import av, bs4, IPython, networkx, networkx.algorithms, numpy.f2py, numpy.testing, scipy.spatial
+import manim.scene.scene_file_writer, scipy._lib.array_api_compat.numpy as array_api_numpy
 real = [
     getattr(module, "__file__", None) is not None
-    for module in (networkx, networkx.algorithms, IPython, av, scipy.spatial, scipy.spatial.transform)
+    for module in (networkx, networkx.algorithms, IPython, av, numpy.f2py, numpy.testing)
+    + (scipy.spatial, scipy.spatial.transform)
 ]
 real.append(manim.scene.scene_file_writer.av.open is av.open)  # Manim's name for PyAV reads the real one
+real.append(array_api_numpy.testing.assert_allclose is numpy.testing.assert_allclose)  # so does SciPy's copy of numpy
 real.append(scipy.spatial.transform.Rotation is manim.utils.space_ops.Rotation)  # one class, not two
 real.append(hasattr(scipy.spatial, "KDTree") and hasattr(scipy.spatial.transform, "RotationSpline"))
 graph = manim.Graph([1, 2, 3], [(1, 2), (2, 3)], layout="circular")
@@ -72,7 +74,7 @@ def test_manim_imports_without_the_kept_out_modules_and_builds_the_same_mobjects
     plain_first, plain_real, plain_points, plain_rotation = built("import manim")
     assert deferred_first == []  # none of them imported with Manim
     assert plain_first == sorted(DEFERRED + ABSENT + BARE)  # a plain import would have imported every one
-    assert deferred_real == plain_real == [True] * 9  # the stand-ins left sys.modules
+    assert deferred_real == plain_real == [True] * 12  # the stand-ins left sys.modules
     assert deferred_points == plain_points
     assert deferred_rotation == plain_rotation
     np.testing.assert_allclose(deferred_rotation, rodrigues(ANGLE, AXIS), atol=1e-12)

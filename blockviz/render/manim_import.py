@@ -60,11 +60,14 @@ class _Deferred:
         return self._real()(*args, **kwargs)
 
 
-DEFERRED = ("networkx", "soupsieve", "av")
+DEFERRED = ("networkx", "soupsieve", "av", "numpy.f2py", "numpy.testing")
 """What Manim imports for what no scene uses, or no still: networkx, for the ``Graph`` mobject;
 soupsieve, which BeautifulSoup imports for CSS selectors (Manim's ``Code`` parses Pygments' HTML
 with it, but selects nothing); PyAV (``av``), which Manim calls only to write or read a video
-(``av.open``), never for a PNG. (Not BeautifulSoup and Pygments themselves:
+(``av.open``), never for a PNG; numpy's Fortran wrapper generator and test helpers, which numpy
+imports when first read and SciPy's array-API copy of numpy (imported with ``Rotation``) reads
+with every other name of numpy. A submodule's stand-in is also its package's attribute, as an
+import would make it. (Not BeautifulSoup and Pygments themselves:
 ``manim.mobject.text.code_mobject`` checks ``isinstance(…, Tag)`` on a name it imported, which a
 stand-in cannot answer; not SciPy's ``Rotation``, which every scene uses: a text's outline is
 rotated when it is built, a line when it is placed — see :data:`DEFINED_IN`.)"""
@@ -117,10 +120,14 @@ def _bare_packages() -> dict[str, types.ModuleType]:
 
 
 def _remove(stand_ins: dict[str, types.ModuleType | None]) -> None:
-    """Take ``stand_ins`` out of ``sys.modules`` (each only if it is still there)."""
+    """Take ``stand_ins`` out of ``sys.modules`` and off their packages (each only if it is
+    still there)."""
     for name, module in stand_ins.items():
         if name in sys.modules and sys.modules[name] is module:
             del sys.modules[name]
+        package, _, attribute = name.rpartition(".")
+        if module is not None and package in sys.modules and vars(sys.modules[package]).get(attribute) is module:
+            delattr(sys.modules[package], attribute)
 
 
 def import_manim() -> types.ModuleType:
@@ -135,12 +142,24 @@ def import_manim() -> types.ModuleType:
     """
     if "manim" in sys.modules:
         return sys.modules["manim"]
+    for package in {name.rpartition(".")[0] for name in DEFERRED} - {""}:
+        importlib.import_module(package)  # numpy, for its submodules' stand-ins: Manim imports it anyway
     stand_ins = {name: _DeferredModule(name) for name in DEFERRED if name not in sys.modules}
     stand_ins |= {name: None for name in ABSENT if name not in sys.modules}  # None: its import raises ImportError
     sys.modules.update(stand_ins)
+    _attach(stand_ins)
     try:
         stand_ins |= _bare_packages()
         import manim
     finally:
         _remove(stand_ins)
     return manim
+
+
+def _attach(stand_ins: dict[str, types.ModuleType | None]) -> None:
+    """Make each stand-in of a submodule its package's attribute, as an import would (numpy
+    imports its submodules when first read, ``numpy.testing``: it would import the real one)."""
+    for name, module in stand_ins.items():
+        package, _, attribute = name.rpartition(".")
+        if package and module is not None:
+            setattr(sys.modules[package], attribute, module)
