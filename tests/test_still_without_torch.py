@@ -1,5 +1,6 @@
-"""A still from a kept record needs no torch (blockviz.record_arrays): the record read back as
-numpy arrays holds the same numbers, chooses the same head, and draws the same PNG."""
+"""A still from a kept record needs no torch (blockviz.record_arrays) nor PyAV
+(blockviz.render.manim_import): the record read back as numpy arrays holds the same numbers,
+chooses the same head, and draws the same PNG."""
 
 from __future__ import annotations
 
@@ -34,17 +35,17 @@ TOY = {
     "model": "toy",
 }
 """The record options as ``blockviz render SENTENCE`` passes them: the packaged toy model's record."""
-WITHOUT_TORCH = """
+WITHOUT_TORCH_NOR_PYAV = """
 import sys
 
 
-class NoTorch:  # the program with `import torch` failing: ImportError names torch
+class NoTorchNorPyAV:  # the program with `import torch` and `import av` failing: ImportError names them
     def find_spec(self, name, path=None, target=None):
-        if name == "torch" or name.startswith("torch."):
+        if name.partition(".")[0] in ("torch", "av"):
             raise ImportError(f"{name} imported")
 
 
-sys.meta_path.insert(0, NoTorch())
+sys.meta_path.insert(0, NoTorchNorPyAV())
 sys.argv = ["blockviz", *sys.argv[1:]]
 from blockviz.cli.program import main
 
@@ -126,7 +127,7 @@ def test_the_head_and_the_largest_weight_are_chosen_as_with_torch(sentence):
 
 
 @pytest.mark.render
-def test_a_still_from_a_kept_record_imports_no_torch_and_is_the_same_png(tmp_path):
+def test_a_still_from_a_kept_record_imports_no_torch_nor_pyav_and_is_the_same_png(tmp_path):
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 
     def program(code: str, folder: str) -> subprocess.CompletedProcess:
@@ -140,8 +141,8 @@ def test_a_still_from_a_kept_record_imports_no_torch_and_is_the_same_png(tmp_pat
 
     made = program("from blockviz.cli.program import main; main()", "made")  # keeps the record
     assert made.returncode == 0, made.stderr[-2000:]
-    read = program(WITHOUT_TORCH, "read")
-    assert read.returncode == 0, read.stderr[-2000:]  # it would fail on an `import torch`
+    read = program(WITHOUT_TORCH_NOR_PYAV, "read")
+    assert read.returncode == 0, read.stderr[-2000:]  # it would fail on an `import torch` or `import av`
     fresh = CliRunner().invoke(main, [*STILL, "-o", str(tmp_path / "fresh")])  # the record made, with torch
     assert fresh.exit_code == 0, fresh.output
     png = (tmp_path / "fresh" / "softmax.png").read_bytes()

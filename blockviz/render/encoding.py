@@ -32,15 +32,16 @@ import math
 import os
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import av
 import numpy as np
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene.scene_file_writer import SceneFileWriter
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-from blockviz.render.conversion import ChangedRows
+if TYPE_CHECKING:
+    import av  # imported where a video is written: a still needs no PyAV (blockviz.render.manim_import)
 
 X264_PARAMS = {"x264-params": "stitchable=1:cpu-independent=1"}
 """x264's options for every segment. ``stitchable``: headers that do not depend on the segment's
@@ -86,6 +87,8 @@ def video_frame(pixels) -> av.VideoFrame:
     Manim's file writer owns every array it is handed, and the encoder converts it to its pixel
     format before the array could change. ``VideoFrame.from_ndarray`` copies it twice, holding
     the interpreter's lock, while the next frame is drawn."""
+    import av
+
     return av.VideoFrame.from_numpy_buffer(pixels, format="rgba")
 
 
@@ -99,6 +102,8 @@ class HoldEncoder(VideoSegmentEncoder):
     """
 
     def __init__(self, *, target, spec) -> None:
+        from blockviz.render.conversion import ChangedRows
+
         super().__init__(target=target, spec=spec)
         self._durations: dict[int, int] = {}  # pts → frames, of frames not yet out of the encoder
         self._rows = ChangedRows() if spec.pixel_format == "yuv420p" else None
@@ -215,6 +220,7 @@ class HoldFileWriter(SceneFileWriter):
         """
         if create_gif:
             return super().combine_files(input_files, output_file, create_gif, includes_sound)
+        import av
         from manim import __version__
 
         from blockviz.lecture.join import join_videos
@@ -234,6 +240,7 @@ def add_sound(movie: Path, sound) -> None:
     defaults, 48 kHz stereo: for the voice's 22,050 Hz mono, four times the samples to encode
     (and the sound resampled) for the same speech.
     """
+    import av
     from manim import __version__
 
     layout = "mono" if sound.channels == 1 else "stereo"
