@@ -633,9 +633,10 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
 @functools.lru_cache(maxsize=256)
 def rows_of_bars(scales: tuple[ShownScale, ...], look: Look, room: float, title_bottom: float, layout: tuple) -> int:
     """The rows under the title the bars of ``scales`` take (:func:`rows_needed`), 0 when they fit
-    the ``room`` beside it, for a title whose bottom at its own size is ``title_bottom``, in the
-    frame and with the texts of ``layout`` (:func:`~blockviz.scenes.text.layout_key`): kept, as a scene reserves the band of the same
-    bars again and again (each layout it tries, and its dry build's, :mod:`~blockviz.scenes.shown_scales`)."""
+    the ``room`` (scene units) beside it, for a title whose bottom at its own size is
+    ``title_bottom``, in the frame and with the texts of ``layout``
+    (:func:`~blockviz.scenes.text.layout_key`). Kept: a scene reserves the band of the same bars
+    again and again (for each layout it tries, in its dry build too, :mod:`~blockviz.scenes.shown_scales`)."""
     bars = [colour_bar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
     group = stacked(bars) if len(bars) > 1 else VGroup(colour_bar(scales[0], look))
     if group.width <= room:
