@@ -14,6 +14,7 @@ from blockviz import style
 from blockviz.scale_limits import nice_limit
 from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.colour_bar import (
+    TITLE_GAP,
     ColourBar,
     ShownScale,
     band_rows,
@@ -25,9 +26,10 @@ from blockviz.scenes.colour_bar import (
     natural_bottom,
     one_line_height,
     reserve_band,
+    rows_of_bars,
 )
 from blockviz.scenes.look import FRAME_MARGIN, TITLE_SIZE, contrast, look
-from blockviz.scenes.text import text
+from blockviz.scenes.text import layout_key, text
 from blockviz.style import format_number
 
 RECORD = "default"
@@ -337,6 +339,21 @@ def test_a_later_pictures_bars_grow_the_band_under_the_title_and_it_never_shrink
         tops.append(layout_top(title))
     assert tops[0] > tops[1] > tops[2] == tops[3]
     assert tops[1] - tops[2] >= bar_row_height()  # a row's room, at least one bar's height
+
+
+def test_the_rows_a_band_takes_are_kept_per_title_room_and_are_those_of_bars_built_anew():
+    # reserve_band works the rows out once per process (the dry build and each layout a scene tries reserve the same band)
+    dark = look("dark")
+    scales = (ShownScale("signed", 1.0, ("residual",)), ShownScale("signed", 8.0, ("scores",)))
+    rows = []
+    for words in ("Softmax", "Multi-head attention: 2 heads side by side, each with its own weights"):
+        title = text(words, TITLE_SIZE, "#ffffff", bold=True)
+        title.to_edge(UP, buff=FRAME_MARGIN).to_edge(LEFT, buff=FRAME_MARGIN)
+        reserve_band(title, list(scales), dark)
+        room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + title.width + TITLE_GAP)
+        anew = rows_of_bars.__wrapped__(scales, dark, room, natural_bottom(title), layout_key())
+        rows.append((band_rows(title), anew))
+    assert rows == [(0, 0), (1, 1)]  # beside a short title; a row under a long one, kept or built anew
 
 
 def drawn_parts(bar) -> list[tuple]:

@@ -10,10 +10,12 @@ import math
 from types import SimpleNamespace
 
 import pytest
-from support import play_by_play
+from manim import tempconfig
+from support import DRY, play_by_play
 
 from blockviz.recording import record
 from blockviz.scale_limits import nice_limit, shown_limit
+from blockviz.scenes import colour_bar
 from blockviz.scenes.catalog import entries, lookup
 from blockviz.scenes.colour_bar import grid_family, grid_source, grids_in, scales_shown
 from blockviz.scenes.shown_scales import ScalePool
@@ -133,6 +135,42 @@ def test_every_frame_of_the_lecture_colours_each_quantity_on_one_scale_it_fills(
         if scene.scale_pool.plan() != reference_plan(scene.scale_pool):  # the scene's grids, planned
             problems.append(f"{entry.name}: its plan groups its grids otherwise than linked_groups")
     assert problems == []
+
+
+def full_dry_plan(scene_class, rec, options: dict, monkeypatch) -> dict[tuple, float]:
+    """The plan of a dry build as the scenes made it before the dry build was made cheap: the
+    colour bars brought in step with every play and each band of bars reserved by building them
+    (:func:`~blockviz.scenes.colour_bar.rows_of_bars` not kept)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(colour_bar, "rows_of_bars", colour_bar.rows_of_bars.__wrapped__)
+        with tempconfig(DRY):
+            planner = scene_class(record=rec, skip_animations=True, **options)
+            planner.plans_scales = False
+            planner.render()
+    return planner.scale_pool.plan()
+
+
+def hex_plan(plan: dict[tuple, float]) -> list:
+    """``plan``'s requests in order, every float as its hexadecimal form: equal only if equal bit for bit."""
+    return [(family, [value.hex() for value in values], limit.hex()) for (family, values), limit in plan.items()]
+
+
+@pytest.mark.parametrize("lecture", LECTURES)
+def test_the_cheap_dry_build_plans_every_scene_as_the_full_one_did(lecture, monkeypatch):
+    # the dry build draws no colour bars and keeps the bands it reserved: the plan is the same bits
+    rec, options = lecture_record(lecture)
+    differ, planned = [], []
+    for entry in entries():
+        if entry.needs is not None and entry.missing_for(rec) is not None:
+            continue
+        scene_class = entry.scene_class()
+        with tempconfig(DRY):
+            cheap = scene_class(record=rec, skip_animations=True, **options)._dry_plan()
+        if hex_plan(cheap) != hex_plan(full_dry_plan(scene_class, rec, options, monkeypatch)):
+            differ.append(entry.name)
+        planned += [entry.name] if cheap else []
+    assert differ == []
+    assert {"multi-head", "softmax", "dot-products", "value-mixing", "ffn"} <= set(planned)
 
 
 def test_the_sweep_finds_two_scales_of_one_quantity_in_a_frame():

@@ -93,6 +93,9 @@ class RecordScene(Shown, EngineScene):
 
     plans_scales = True
     """Whether :meth:`setup` first builds the scene dry to plan its colour scales (the dry build does not)."""
+    draws_colour_bars = True
+    """Whether :meth:`play` brings the colour bars in step with each play (the dry build does not:
+    its plan depends on the grids' requests and what is on screen together, not on the bars)."""
 
     def setup(self) -> None:
         self.camera.background_color = self.look.background
@@ -111,6 +114,7 @@ class RecordScene(Shown, EngineScene):
         with tempconfig({"dry_run": True, "verbosity": "WARNING", "progress_bar": "none"}):
             planner = type(self)(record=self.record, skip_animations=True, **self.options)
             planner.plans_scales = False
+            planner.draws_colour_bars = False
             planner.play_listeners.clear()
             planner.render()
         return planner.scale_pool.plan()
@@ -210,7 +214,8 @@ class RecordScene(Shown, EngineScene):
         still = all(isinstance(animation, Wait) for animation in prepared)
         if not still:
             self.scale_pool.observe(grids_during(self, prepared))
-            prepared += self.colour_bars.follow(self, prepared)
+            if self.draws_colour_bars:
+                prepared += self.colour_bars.follow(self, prepared)
         if "run_time" in kwargs:
             kwargs["run_time"] *= 1.0 if still else self.pace
         elif not still:

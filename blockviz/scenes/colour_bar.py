@@ -614,14 +614,26 @@ def reserve_band(title: Mobject, scales: list[ShownScale], look: Look) -> None:
     if not scales:
         return
     note_bar_height(title, scales)
-    bars = [colour_bar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
-    group = stacked(bars) if len(bars) > 1 else VGroup(colour_bar(scales[0], look))
     room = config.frame_width / 2 - FRAME_MARGIN - (title.get_left()[0] + natural_width(title) + TITLE_GAP)
-    if group.width <= room:
+    rows = rows_of_bars(tuple(scales), look, room, natural_bottom(title), layout_key())
+    if rows == 0:
         return
-    rows = rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room, natural_bottom(title))
     title.band_rows = max(rows, band_rows(title))
     title.band_under = True
+
+
+@functools.lru_cache(maxsize=256)
+def rows_of_bars(scales: tuple[ShownScale, ...], look: Look, room: float, title_bottom: float, layout: tuple) -> int:
+    """The rows under the title the bars of ``scales`` take (:func:`rows_needed`), 0 when they fit
+    the ``room`` (scene units) beside it, for a title whose bottom at its own size is
+    ``title_bottom``, in the frame and with the texts of ``layout``
+    (:func:`~blockviz.scenes.text.layout_key`). Kept: a scene reserves the band of the same bars
+    again and again (for each layout it tries, in its dry build too, :mod:`~blockviz.scenes.shown_scales`)."""
+    bars = [colour_bar(scale, look, True, NARROW_STRIP_WIDTH) for scale in scales]
+    group = stacked(bars) if len(bars) > 1 else VGroup(colour_bar(scales[0], look))
+    if group.width <= room:
+        return 0
+    return rows_needed(bars, config.frame_width / 2 - FRAME_MARGIN - room, title_bottom)
 
 
 def note_bar_height(title: Mobject, scales: Iterable[ShownScale]) -> None:
