@@ -1,19 +1,21 @@
-"""Importing Manim without what a still never uses: networkx, soupsieve, IPython, PyAV, and most of ``scipy.spatial``.
+"""Importing Manim without what a still never uses: networkx, soupsieve, IPython, PyAV, numpy's
+``f2py`` and ``testing``, and most of ``scipy.spatial``.
 
 ``import manim`` imports networkx, for its ``Graph`` mobject, soupsieve (through BeautifulSoup),
-IPython, for its notebook magic, PyAV, for videos, and ``scipy.spatial``, for ``Rotation`` alone,
-whose package imports k-d trees, Delaunay and distances (SciPy's sparse matrices, linear algebra
-and special functions): about 0.45 of the 1.8 CPU seconds a still takes (``python -X
-importtime``). :func:`import_manim` keeps them out while Manim imports. networkx, soupsieve and
-PyAV have stand-ins in ``sys.modules``: what is read from one while Manim imports
-(``nx.layout.circular_layout``) is imported when first called, and what is read later comes from
-the real module, so a ``Graph`` is drawn and a video written as before. IPython is marked absent:
-Manim imports it only if it can, to register its magic inside a running IPython, which has
-imported it already. ``Rotation`` is read from the module that defines it,
-``scipy.spatial.transform._rotation``, its packages standing bare in ``sys.modules`` (their
-folders, without their ``__init__``). The marks leave ``sys.modules`` when Manim's import ends: a
-later ``import networkx`` gets the real module, and a later ``import scipy.spatial`` runs the
-packages' ``__init__``, whose ``Rotation`` is the class Manim holds.
+IPython, for its notebook magic, PyAV, for videos, numpy's ``f2py`` and ``testing``, which SciPy's
+array-API copy of numpy reads, and ``scipy.spatial``, for ``Rotation`` alone, whose package
+imports k-d trees, Delaunay and distances (SciPy's sparse matrices, linear algebra and special
+functions). :func:`import_manim` keeps them out while Manim imports: Manim's import over numpy
+takes 0.44 CPU s rather than 0.95, of the 1.2 a still takes (``python -X importtime``,
+``benchmarks/still.py``). The modules of :data:`DEFERRED` have stand-ins in ``sys.modules``: what
+is read from one while Manim imports (``nx.layout.circular_layout``) is imported when first
+called, and what is read later comes from the real module, so a ``Graph`` is drawn and a video
+written as before. IPython is marked absent: Manim imports it only if it can, to register its
+magic inside a running IPython, which has imported it already. ``Rotation`` is read from the
+module that defines it, ``scipy.spatial.transform._rotation``, its packages standing bare in
+``sys.modules`` (their folders, without their ``__init__``). The marks leave ``sys.modules`` when
+Manim's import ends: a later ``import networkx`` gets the real module, and a later ``import
+scipy.spatial`` runs the packages' ``__init__``, whose ``Rotation`` is the class Manim holds.
 """
 
 from __future__ import annotations
@@ -109,7 +111,8 @@ def _bare_packages() -> dict[str, types.ModuleType]:
                 continue
             spec = importlib.util.find_spec(name)  # imports the packages above, bare or whole
             if spec is None or spec.submodule_search_locations is None:
-                break
+                _remove(bare)
+                return {}
             bare[name] = sys.modules[name] = _BarePackage(name)
             bare[name].__path__ = list(spec.submodule_search_locations)
         parent = sys.modules.get(module.rpartition(".")[0])
