@@ -458,9 +458,9 @@ def test_worked_example_reads_the_worked_example(cat_record):
         (
             None,
             0,
-            "“sat” is the last token and sees every token either way, so row “the”: a decoder uses only itself; an encoder also uses the 2 later ones",
+            "“sat” is the last token and sees every token either way, so row “the”: with the mask it uses only itself; without it also the 2 later ones",
         ),
-        ("cat", 1, "“cat”: a decoder uses itself and 1 earlier token; an encoder also uses the one after it"),
+        ("cat", 1, "“cat”: with the mask it uses itself and 1 earlier token; without it also the one after it"),
     ],
 )
 def test_causal_vs_bidirectional_works_a_row_where_the_two_differ(cat_record, token, row, said):

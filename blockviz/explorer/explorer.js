@@ -1122,7 +1122,10 @@
                    " this one-layer record does not hold, so it is not recomputed; the record was checked against the model's own output of layer " + SOURCE.layer + " when it was made)" };
       }
       rows.push({ label: hasPos ? "x" : "x = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + eq(sv(e[c]) + sv(p[c]), sum[c]) + fmt(sum[c]); } : null });
-      return { body: [rowTable("token " + tokenLabel(i) + (hasPos ? ": its embedding plus its position's encoding" : ": its embedding (rotary positions act on q and k)"), "resid_pre", 0, rows, box)], checks: [[sum, x]] };
+      const rounded = hasPos && range(D).some(function (c) { return eq(sv(e[c]) + sv(p[c]), sum[c]) !== " = "; });
+      const body = [rowTable("token " + tokenLabel(i) + (hasPos ? ": its embedding plus its position's encoding" : ": its embedding (rotary positions act on q and k)"), "resid_pre", 0, rows, box)];
+      if (rounded) body.push(textEl("p", "x is the sum of the unrounded rows: in a column the two rows as written may add up to 0.01 more or less (hover a cell of x: \u2248).", "note"));
+      return { body: body, checks: [[sum, x]] };
     },
     norm: function (i, h, box, args) { return normStep(i, box, args); },
     qkv: function (i, h, box, args) {
@@ -1208,7 +1211,9 @@
     },
     mask: function (i, h, box) {
       const s = vec(T.scaled_scores, h, i), m = vec(T.mask, i), got = add(s, m);
-      const note = C.causal ? "Causal mask: a token sees itself and the tokens before it; later keys (\u2715) get −∞." : "Bidirectional: every key is allowed (the mask is all 0).";
+      const note = !C.causal ? "Bidirectional: every key is allowed (the mask is all 0)."
+        : "Causal mask: a token sees itself and the tokens before it; later keys (\u2715) get −∞." +
+          (blockedKeys(i).some(Boolean) ? "" : " This token, the last, sees every key: choose an earlier token to see a key blocked.");
       return {
         body: [textEl("p", note, "note"), numTable({
           caption: "head " + h + ", query " + tokenLabel(i) + ": one row per key", columns: ["scaled", "+ M", "= masked"], resultColumn: 2,

@@ -52,7 +52,7 @@ class CausalVsBidirectional(RecordScene):
         grids = self.build(title, decoder, encoder)
         self.step(
             Reveal(grids),  # cell after cell: the caption alone was a still play (issue 36)
-            caption="left, a decoder's causal mask; right, an encoder's: no mask at all",
+            caption=self.panels_caption(),
             run_time=2 * self.step_time,
         )
         (decoder_rows, decoder_shares), (encoder_rows, encoder_shares) = (
@@ -73,8 +73,19 @@ class CausalVsBidirectional(RecordScene):
         self.step(*(FadeIn(light) for light in lights), caption=self.compared_caption(i))
         self.step(
             *(FadeOut(light) for light in lights),
-            caption="every decoder row stops at the diagonal; an encoder row spans the sentence",
+            caption="with the mask every row stops at the diagonal; without it a row spans the sentence",
         )
+
+    def panel_name(self, causal: bool) -> str:
+        """A grid's heading: its mask, and whether the block was trained so or is run so with the
+        same weights (the counterpart is no other model: a causal block without its mask is no encoder)."""
+        mask = "causal mask" if causal else "no mask"
+        return f"{mask} ({'as trained' if causal == self.record.config.causal else 'same weights'})"
+
+    def panels_caption(self) -> str:
+        if self.record.config.causal:
+            return "left, the causal mask this block was trained with; right, the same weights with no mask"
+        return "left, the same weights under a causal mask; right, no mask, as this encoder was trained"
 
     def weights_caption(self) -> str:
         if not self.hidden_columns:
@@ -97,7 +108,7 @@ class CausalVsBidirectional(RecordScene):
             else f"“{token}”: "
         )
         earlier = "only itself" if i == 0 else f"itself and {i} earlier token{'s' if i > 1 else ''}"
-        return f"{why}a decoder uses {earlier}; an encoder also uses " + (
+        return f"{why}with the mask it uses {earlier}; without it also " + (
             f"the {later} later ones" if later > 1 else "the one after it"
         )
 
@@ -146,8 +157,8 @@ class CausalVsBidirectional(RecordScene):
         grids, units = [], []
         self.hidden_columns = []
         for rec, name, row_names in (
-            (decoder, "decoder: causal mask", self.token_names),
-            (encoder, "encoder: no mask", None),
+            (decoder, self.panel_name(causal=True), self.token_names),
+            (encoder, self.panel_name(causal=False), None),
         ):
             weights = rec.weights[self.h]
             blocked = rec.mask == -math.inf

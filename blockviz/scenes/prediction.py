@@ -124,10 +124,12 @@ class Prediction(RecordScene):
             )
 
         output = column("resid_post", "output", rec.resid_post[f], axis_labels("d_model", rec.tokens, d))
-        normed = column("ln_f", "normalised", rec.ln_f[f])
+        normed = column("ln_f", "LN(y)", rec.ln_f[f])  # γ and β applied: the LayerNorm's output, not only normalised
         mean = number(rec.ln_f_mean[f].item(), HEADER_SIZE, look.muted, source=("ln_f_mean", f))
         variance = number(rec.ln_f_var[f].item(), HEADER_SIZE, look.muted, source=("ln_f_var", f))
-        norm_step = self.step_label([["final LayerNorm"], ["mean", mean], ["variance", variance]])
+        norm_step = self.step_label(
+            [["final LayerNorm"], ["mean", mean], ["variance", variance], [self.affine_words()]]
+        )
         unembed_step = self.step_label([["× the unembedding"], [f"{d} × {n_vocab}: a logit"], ["per word; softmax"]])
         table = self.ranked_words(order)
         VGroup(output, norm_step, normed, unembed_step, table).arrange(RIGHT, buff=0.3)
@@ -147,6 +149,10 @@ class Prediction(RecordScene):
         }
         self.place(VGroup(*parts.values()), title, bottom_space=1.35, grow=1.6)
         return parts
+
+    def affine_words(self) -> str:
+        """The final norm's last step in words: × γ, and + β where the record's norm has a shift."""
+        return "then × γ, + β" if "ln_f.bias" in self.record.params else "then × γ"
 
     def ranked_words(self, order: list[int]) -> VGroup:
         """The most probable words one under another (``order``: their vocabulary indices, most
