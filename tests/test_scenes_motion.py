@@ -60,10 +60,18 @@ RMSNorm, gated FFN) and BERT (post-norm)."""
 
 
 @pytest.fixture(scope="module")
-def model_records(model_layers):
-    """family → layer 1's record of a tiny random model of it: conftest's :func:`model_layers`,
-    made once a session (``test_scenes_models.py`` reads them too: one SHARED_BUILDS unit)."""
-    return {family: model_layers[family][1] for family in ("llama", "bert")}
+def model_records(tmp_path_factory):
+    """family → layer 1's record of a tiny random model of it (``models_support``)."""
+    pytest.importorskip("transformers")
+    from models_support import BUILDERS, SENTENCE
+
+    from blockviz.models import record_layer
+
+    root = tmp_path_factory.mktemp("models")
+    return {
+        family: record_layer(SENTENCE, model=str(BUILDERS[family](root / family)), layer=1)
+        for family in ("llama", "bert")
+    }
 
 
 ARCHITECTURE_CASES = [
