@@ -169,7 +169,7 @@ def layer_builds(model_layers):
     """``layer_builds(family, scene_name)``: ``(scene, support.Inspector, support_typeset.Reader)``
     of the catalogued scene built on :func:`model_layers`' record of ``family``, once a session:
     ``test_scenes_models.py`` and ``test_typeset_names.py`` read the same builds (one worker
-    runs both, with the other scene builds: :data:`SHARED_BUILDS`)."""
+    runs both: :data:`SHARED_BUILDS`)."""
     import functools
 
     from support import Inspector, build_watched
@@ -221,15 +221,13 @@ SHARED_BUILDS = {
         "tests/test_block_scenes.py",
         "tests/test_grids_build.py",
         "tests/test_burned_captions.py",
-        "tests/test_typeset_names.py",
-        "tests/test_scenes_models.py",
     },
+    "model layer builds": {"tests/test_scenes_models.py", "tests/test_typeset_names.py"},
     "minilm lecture builds": {"tests/test_head_auto.py", "tests/test_label_gaps.py"},
 }
 """Files reading the same session builds, by unit: the scene builds (``support.built``,
-``support.built_and_read``, ``support_motion.built_in_motion``) with the tiny models' layer
-scenes (:func:`layer_builds`: ``test_typeset_names.py`` reads both kinds), and MiniLM layer 3's
-lecture (``support_minilm.lecture_plays``).
+``support_motion.built_in_motion``), the tiny models' layer scenes (:func:`layer_builds`) and
+MiniLM layer 3's lecture (``support_minilm.lecture_plays``).
 One worker runs a unit's files, so each build is made once a kind, not once a worker."""
 SHARED_UNIT = {path: unit for unit, paths in SHARED_BUILDS.items() for path in paths}
 SPLIT_BY_PARAMETER = {"tests/test_toy_reproducible.py", "tests/test_shown_scales.py"}

@@ -532,25 +532,14 @@ def watching(scene_class):
     return Watching
 
 
+@functools.cache
 def built(scene_name: str, record_name: str, theme: str = "dark"):
     """``(scene, inspector)`` of catalogued scene ``scene_name`` on record ``record_name`` of
     :data:`RECORDS`, in ``theme`` ("dark", the videos' default, or "light"), built once per session."""
-    scene, inspector, _ = built_and_read(scene_name, record_name, theme)
-    return scene, inspector
-
-
-@functools.cache
-def built_and_read(scene_name: str, record_name: str, theme: str = "dark"):
-    """:func:`built`'s build with its ``support_typeset.Reader`` too (the code names and
-    scripts seen after every play): ``(scene, inspector, reader)``, once per session."""
-    from support_typeset import Reader
-
     from blockviz.scenes.catalog import lookup
 
     (entry,) = lookup([scene_name])
-    reader = Reader()
-    scene, inspector = build(entry.scene_class(), named_record(record_name), listeners=[reader], theme=theme)
-    return scene, inspector, reader
+    return build(entry.scene_class(), named_record(record_name), theme=theme)
 
 
 def frame_hashes(scene_class, rec) -> list[tuple[str, int]]:

@@ -6,9 +6,11 @@ seeded block, the trained toy model and a tiny GPT-2, BERT and Llama layer."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
-from manim import Text
-from support import RECORDS, built_and_read, named_record, shows
+from manim import Text, tempconfig
+from support import DRY, RECORDS, named_record, shows
 from support_typeset import SMALLEST, UNICODE_SUBSCRIPTS, Reader, check, code_names_in, script_pixels
 
 from blockviz.scenes.catalog import entries
@@ -104,6 +106,21 @@ def test_words_beside_a_formula_stand_on_its_baseline():
 
 
 # -- every scene ---------------------------------------------------------------------------------
+def read(entry, rec) -> Reader:
+    reader = Reader()
+    with tempconfig(DRY):
+        scene = entry.scene_class()(record=rec, skip_animations=True)
+        scene.play_listeners.append(reader)
+        scene.render()
+    return reader
+
+
+@functools.cache
+def read_named(scene_name: str, record_name: str) -> Reader:
+    (entry,) = [entry for entry in entries() if entry.name == scene_name]
+    return read(entry, named_record(record_name))
+
+
 RECORD_NAMES = ["default", "toy"]
 CASES = [(entry.name, name) for name in RECORD_NAMES for entry in entries() if shows(entry, name)]
 assert set(RECORD_NAMES) <= set(RECORDS)
@@ -111,8 +128,7 @@ assert set(RECORD_NAMES) <= set(RECORDS)
 
 @pytest.mark.parametrize(("scene_name", "record_name"), CASES, ids=[f"{s}/{r}" for s, r in CASES])
 def test_no_scene_shows_a_code_name_and_every_script_is_legible(scene_name, record_name):
-    _, _, reader = built_and_read(scene_name, record_name)  # test_scenes.py's build of it
-    check(reader)
+    check(read_named(scene_name, record_name))
 
 
 MODEL_SCENES = [entry.name for entry in entries() if not entry.lecture_only and not entry.needs]
