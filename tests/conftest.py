@@ -226,11 +226,9 @@ SHARED_BUILDS = {
         "tests/test_burned_captions.py",
     },
     "model layer builds": {"tests/test_scenes_models.py", "tests/test_typeset_names.py"},
-    "minilm lecture builds": {"tests/test_head_auto.py", "tests/test_label_gaps.py"},
 }
 """Files reading the same session builds, by unit: the scene builds (``support.built``,
-``support_motion.built_in_motion``), the tiny models' layer scenes (:func:`layer_builds`) and
-MiniLM layer 3's lecture (``support_minilm.lecture_plays``).
+``support_motion.built_in_motion``) and the tiny models' layer scenes (:func:`layer_builds`).
 One worker runs a unit's files, so each build is made once a kind, not once a worker."""
 SHARED_UNIT = {path: unit for unit, paths in SHARED_BUILDS.items() for path in paths}
 SPLIT_BY_PARAMETER = {"tests/test_toy_reproducible.py", "tests/test_shown_scales.py"}

@@ -20,7 +20,6 @@ from manim.scene.scene_file_writer import SceneFileWriter
 
 from blockviz import BlockConfig
 from blockviz.block_record import BlockRecord, record
-from blockviz.scenes.look import MIN_LABEL_GAP_PIXELS
 from blockviz.worked_example import worked_example
 
 TOY = "toy"
@@ -376,45 +375,6 @@ def plus_minus(texts: list[Text]) -> list[str]:
             for plus in pluses
         )
     ]
-
-
-PIXELS_PER_UNIT = 480 / 8
-"""Pixels per frame unit at 854 × 480."""
-
-
-def close_stacked_pairs(texts, least_pixels: float = MIN_LABEL_GAP_PIXELS) -> list[tuple[float, str, str]]:
-    """``(gap in pixels, upper or left text, the other)`` for every two ``texts`` that share
-    some width, do not overlap, and stand fewer than ``least_pixels`` apart, one above the other."""
-    if len(texts) < 2:
-        return []
-    boxes = boxes_of(texts)
-    shared_width = np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])
-    gap = np.maximum(boxes[:, None, 1] - boxes[None, :, 3], boxes[None, :, 1] - boxes[:, None, 3]) * PIXELS_PER_UNIT
-    close = np.triu((shared_width > 0) & (gap >= 0) & (gap < least_pixels), k=1)
-    return [(round(float(gap[i, j]), 1), texts[i].shown, texts[j].shown) for i, j in zip(*np.nonzero(close))]
-
-
-def caption_crossings(scene) -> list[str]:
-    """What the caption's box overlaps now: texts and grid cells of the scene (none may)."""
-    caption = getattr(scene, "caption", None)
-    if caption is None or caption not in scene.mobjects:
-        return []
-    inside = {id(member) for member in caption.get_family()}
-    texts = {id(label) for label in visible_texts(scene)}
-    left, bottom = caption.get_corner([-1, -1, 0])[:2]
-    right, top = caption.get_corner([1, 1, 0])[:2]
-    crossed = []
-    for mobject in scene.mobjects:
-        for member in mobject.get_family():
-            is_cell = getattr(member, "grid_of", None) is not None and not getattr(member, "ghost", False)
-            if id(member) in inside or not (is_cell or id(member) in texts):
-                continue
-            if is_cell and member.get_fill_opacity() < 0.01 and member.get_stroke_opacity() < 0.01:
-                continue
-            (m_left, m_bottom), (m_right, m_top) = member.get_corner([-1, -1, 0])[:2], member.get_corner([1, 1, 0])[:2]
-            if m_left < right - 0.01 and m_right > left + 0.01 and m_bottom < top - 0.01 and m_top > bottom + 0.01:
-                crossed.append(getattr(member, "shown", type(member).__name__))
-    return crossed
 
 
 class Inspector:

@@ -9,7 +9,6 @@ import pytest
 from click.testing import CliRunner
 from models_support import packaged_model_installed
 from support import build, check_scene, visible_texts, watching
-from support_minilm import lecture_plays, minilm_layer_3
 
 from blockviz import BlockConfig, BlockvizError
 from blockviz.block_record import record
@@ -31,7 +30,9 @@ def minilm():
     pytest.importorskip("transformers")
     if not packaged_model_installed("minilm"):
         pytest.fail("the packaged model minilm is not installed: make setup installs it")
-    return minilm_layer_3()  # the record test_label_gaps.py reads too
+    from blockviz.models import record_layer
+
+    return record_layer(CHICKEN, model="minilm", layer=3)
 
 
 def by_hand_baseline(rec, head: int, query: int, key: int) -> float:
@@ -218,8 +219,7 @@ def test_the_concatenation_shows_the_chosen_heads_columns(minilm):
     drawn, beside column 0; W_O's rows are those that add most to attention's output."""
     from blockviz.scenes.multi_head import MultiHead
 
-    scene, inspector, _ = lecture_plays("multi-head")  # build(MultiHead, minilm, token="it", head=AUTO)
-    assert isinstance(scene, MultiHead) and scene.record is minilm
+    scene, inspector = build(MultiHead, minilm, token="it", head=AUTO)
     it = minilm.tokens.index("it")
     concat_columns = {label.source[2] for label in inspector.numbers.values() if label.source[:2] == ("concat", it)}
     assert {0, 32, 33, 34} <= concat_columns
@@ -228,11 +228,37 @@ def test_the_concatenation_shows_the_chosen_heads_columns(minilm):
     assert not w_o_rows <= set(range(len(w_o_rows)))  # chosen by what they add, not the first in index order
 
 
+def caption_crossings(scene) -> list[str]:
+    """What the caption's box overlaps now: texts and grid cells of the scene (none may)."""
+    caption = getattr(scene, "caption", None)
+    if caption is None or caption not in scene.mobjects:
+        return []
+    inside = {id(member) for member in caption.get_family()}
+    texts = {id(label) for label in visible_texts(scene)}
+    left, bottom = caption.get_corner([-1, -1, 0])[:2]
+    right, top = caption.get_corner([1, 1, 0])[:2]
+    crossed = []
+    for mobject in scene.mobjects:
+        for member in mobject.get_family():
+            is_cell = getattr(member, "grid_of", None) is not None and not getattr(member, "ghost", False)
+            if id(member) in inside or not (is_cell or id(member) in texts):
+                continue
+            if is_cell and member.get_fill_opacity() < 0.01 and member.get_stroke_opacity() < 0.01:
+                continue
+            (m_left, m_bottom), (m_right, m_top) = member.get_corner([-1, -1, 0])[:2], member.get_corner([1, 1, 0])[:2]
+            if m_left < right - 0.01 and m_right > left + 0.01 and m_bottom < top - 0.01 and m_top > bottom + 0.01:
+                crossed.append(getattr(member, "shown", type(member).__name__))
+    return crossed
+
+
 @pytest.mark.parametrize("scene_name", ONE_HEAD)
 def test_the_caption_that_says_why_the_head_was_chosen_covers_nothing(minilm, scene_name):
     """Two lines long, it has room kept for it under the layout (it covered softmax's "÷ sum" row)."""
-    scene, inspector, seen = lecture_plays(scene_name)  # built on minilm with --token it --head auto
-    assert inspector.problems == []
+    from support import play_by_play
+
+    from blockviz.scenes.catalog import lookup
+
+    (entry,) = lookup([scene_name])
+    scene, seen = play_by_play(entry.scene_class(), minilm, caption_crossings, token="it", head=AUTO)
     assert scene.captions[0][1].startswith("head 1 of layer 3: the head that puts most weight")
-    crossings = [play["caption crossings"] for play in seen]
-    assert [(play, crossed) for play, crossed in enumerate(crossings, start=1) if crossed] == []
+    assert [(play, crossed) for play, crossed in enumerate(seen, start=1) if crossed] == []
