@@ -208,11 +208,14 @@ def pytest_collection_modifyitems(config, items):
 DURATIONS = Path(__file__).with_name("durations.json")
 """Each test file's seconds, or each parameter's of a file split by it (:func:`timed_unit`): setup,
 call and teardown of its tests, summed, as ``pytest --store-durations`` writes them after a run
-(or its CPU seconds run alone). The workers are handed the longest units first. Only the order
-matters, so a unit's share of the whole."""
-SECONDS_PER_TEST = 2.4
+(or its CPU seconds run alone: ``benchmarks/test_files.py --store``). The workers are handed the
+longest units first. Only the order matters, so a unit's share of the whole. Now: the 18 heaviest
+files' CPU seconds each alone (2026-12-07; a file of a :data:`SHARED_BUILDS` unit alone pays for
+builds the unit shares), the others a whole run's worker-seconds at a load of 6 to 16 × 0.197,
+the median ratio of the two on 8 files measured both ways."""
+SECONDS_PER_TEST = 0.5
 """A file missing from :data:`DURATIONS` is taken to need this per test (the mean of the run that
-wrote it: 8,154 worker-seconds for 3,370 tests, at a load of 6 to 16 on two cores)."""
+wrote most of it, 8,154 worker-seconds for 3,370 tests, × 0.197 as its entries)."""
 SHARED_BUILDS = {
     "scene builds": {
         "tests/test_scenes.py",

@@ -5,6 +5,8 @@ on the light page a 0.00 cell keeps a visible edge."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from manim import LEFT, UP, config
 from matplotlib.colors import to_rgb
@@ -71,56 +73,19 @@ def bars_on_screen(scene) -> list[tuple[str, float, list[str]]]:
     ]
 
 
-@pytest.mark.parametrize("scene_name", SCENES)
-def test_every_scene_that_colours_a_grid_has_a_bar_numbered_with_its_scale(scene_name):
-    (entry,) = lookup([scene_name])
-    rec = named_record(RECORD)
-
-    def watch(scene):
-        return scales_on_screen(scene), bars_on_screen(scene)
-
-    _, seen = play_by_play(entry.scene_class(), rec, watch)
-    for play, (scales, bars) in enumerate(seen, start=1):
-        assert {(rule, limit) for rule, limit, _ in bars} == scales, f"play {play}"
-        for rule, limit, numbers in bars:
-            places = end_decimals(limit)
-            expected = (
-                ["0", "1"] if rule == "weights" else [format_number(-limit, places), format_number(limit, places)]
-            )
-            assert numbers == expected, f"play {play}: {numbers}"
-            if rule == "signed":  # a scale a viewer reads at a glance: 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k
-                assert nice_limit(limit) == pytest.approx(limit, rel=1e-9)
+def title_corner(scene) -> tuple[float, float] | None:
+    """The title's left edge and top, while it is on screen."""
+    title = scene.title_mobject
+    return None if title is None or title not in scene.mobjects else (title.get_left()[0], title.get_top()[1])
 
 
-def test_the_bars_numbers_are_the_scales_of_the_grids_on_screen():
-    """LayerNorm on the seeded block: γ = 1 and β = 0 are drawn on a scale ending at 1; each bar's
-    end is the largest shown |value| of its grids rounded up (each reaches 60 % of it at least)."""
-    rec = named_record(RECORD)
-
-    def watch(scene):
-        return [
-            (grid.color_limit, max(abs(grid.values[i][j]) for i, j in grid.cells))
-            for grid in {id(grid): grid for grid, _ in drawn_cells(scene)}.values()
-            if grid.color_rule == "signed"
-        ]
-
-    scene, seen = play_by_play(lookup(["layer-norm"])[0].scene_class(), rec, watch)
-    bars = {bar.scale_shown.words: bar for bar in bars_of(scene)}
-    assert "\u03b3, \u03b2" in bars
-    assert [label.value for label in bars["\u03b3, \u03b2"].numbers] == [-1.0, 1.0]
-    for limit, largest in (pair for play in seen for pair in play if pair[1] > 0):  # zeros: white on any scale
-        assert 0.6 * limit <= largest <= limit  # its own scale (75 %) or one shared with a like grid (60 %)
-
-
-@pytest.mark.parametrize("scene_name", ["layer-norm", "softmax"])
-def test_every_bar_number_is_the_record_value_its_source_names(scene_name):
-    rec = named_record(RECORD)
-    _, inspector = build(lookup([scene_name])[0].scene_class(), rec, theme="light")
-    assert inspector.problems == []
-    assert len(inspector.bar_numbers) >= 4
-    for label in inspector.bar_numbers.values():
-        assert label.shown == format_number(record_value(rec, label.source), label.decimals), label.source
-    assert all(label.source[0] != "scale_limit" for label in inspector.numbers.values())
+def signed_limits_and_largest(scene) -> list[tuple[float, float]]:
+    """``(scale limit, largest shown |value|)`` of every signed grid with a cell drawn coloured now."""
+    return [
+        (grid.color_limit, max(abs(grid.values[i][j]) for i, j in grid.cells))
+        for grid in {id(grid): grid for grid, _ in drawn_cells(scene)}.values()
+        if grid.color_rule == "signed"
+    ]
 
 
 def paleness(colour: str) -> float:
@@ -155,15 +120,132 @@ def pale_inversions(scene) -> list[str]:
     return found
 
 
+LABEL_GAP_PX = 4
+"""The least room between two labels (issue 36: "'it'" stood 2 px above "+ 10 more")."""
+
+
+def box_gap_px(one, other) -> float:
+    """Pixels at 854 × 480 between the bounding boxes of ``one`` and ``other`` (0 when they touch or overlap)."""
+    dx = max(other.get_left()[0] - one.get_right()[0], one.get_left()[0] - other.get_right()[0], 0.0)
+    dy = max(other.get_bottom()[1] - one.get_top()[1], one.get_bottom()[1] - other.get_top()[1], 0.0)
+    return max(dx, dy) * 480 / 8
+
+
+def title_size_and_least_gap(scene) -> tuple[float, float]:
+    """The title's width over its natural width, and the fewest pixels between two of title and bars."""
+    title, bars = scene.title_mobject, bars_of(scene)
+    boxes = [title, *bars] if title in scene.mobjects else bars
+    gaps = [box_gap_px(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1 :]]
+    return (title.width / title.natural_width if hasattr(title, "natural_width") else 1.0), min(gaps, default=99)
+
+
+def picture_top(scene) -> float:
+    """The highest point drawn but the title, the caption and the colour bars."""
+    furniture = {
+        id(member)
+        for mobject in (scene.title_mobject, scene.caption, scene.colour_bars.group)
+        if mobject is not None
+        for member in mobject.get_family()
+    }
+    tops = [
+        member.get_top()[1]
+        for mobject in scene.mobjects
+        for member in mobject.get_family()
+        if id(member) not in furniture and drawn(member) and not getattr(member, "ghost", False)
+    ]
+    return max(tops, default=-config.frame_height / 2)
+
+
+def gap_under_bars(scene) -> float | None:
+    """Pixels at 854 × 480 from the lowest bar standing under the title down to the picture, if one does."""
+    title = scene.title_mobject
+    under = [bar for bar in bars_of(scene) if bar.get_top()[1] < natural_bottom(title)]
+    if not under:
+        return None
+    return (min(bar.get_bottom()[1] for bar in under) - picture_top(scene)) * 480 / config.frame_height
+
+
+WATCHES = {
+    RECORD: {
+        "scales": scales_on_screen,
+        "bars": bars_on_screen,
+        "title corner": title_corner,
+        "signed limits": signed_limits_and_largest,
+        "pale": pale_inversions,
+    },
+    "toy": {
+        "pale": pale_inversions,
+        "title size, least gap": title_size_and_least_gap,
+        "gap under bars": gap_under_bars,
+    },
+}
+"""Record → what the tests watch after every play of a scene built on it: name → ``watch(scene)``."""
+
+
+@functools.cache
+def watched(scene_name: str, record_name: str) -> tuple:
+    """``(scene, [{watch name: what it saw}, … one a play])``: the scene built on the record once
+    a module with every watch of :data:`WATCHES`, for all the tests that read its plays."""
+    (entry,) = lookup([scene_name])
+    watches = WATCHES[record_name]
+    return play_by_play(
+        entry.scene_class(),
+        named_record(record_name),
+        lambda scene: {name: see(scene) for name, see in watches.items()},
+    )
+
+
+def seen(scene_name: str, record_name: str, watch: str) -> list:
+    """What the watch ``watch`` of :data:`WATCHES` saw after each play of the scene on the record."""
+    return [play[watch] for play in watched(scene_name, record_name)[1]]
+
+
+@pytest.mark.parametrize("scene_name", SCENES)
+def test_every_scene_that_colours_a_grid_has_a_bar_numbered_with_its_scale(scene_name):
+    for play, (scales, bars) in enumerate(
+        zip(seen(scene_name, RECORD, "scales"), seen(scene_name, RECORD, "bars")), start=1
+    ):
+        assert {(rule, limit) for rule, limit, _ in bars} == scales, f"play {play}"
+        for rule, limit, numbers in bars:
+            places = end_decimals(limit)
+            expected = (
+                ["0", "1"] if rule == "weights" else [format_number(-limit, places), format_number(limit, places)]
+            )
+            assert numbers == expected, f"play {play}: {numbers}"
+            if rule == "signed":  # a scale a viewer reads at a glance: 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k
+                assert nice_limit(limit) == pytest.approx(limit, rel=1e-9)
+
+
+def test_the_bars_numbers_are_the_scales_of_the_grids_on_screen():
+    """LayerNorm on the seeded block: γ = 1 and β = 0 are drawn on a scale ending at 1; each bar's
+    end is the largest shown |value| of its grids rounded up (each reaches 60 % of it at least)."""
+    scene, _ = watched("layer-norm", RECORD)
+    bars = {bar.scale_shown.words: bar for bar in bars_of(scene)}
+    assert "\u03b3, \u03b2" in bars
+    assert [label.value for label in bars["\u03b3, \u03b2"].numbers] == [-1.0, 1.0]
+    limits = seen("layer-norm", RECORD, "signed limits")
+    for limit, largest in (pair for play in limits for pair in play if pair[1] > 0):  # zeros: white on any scale
+        assert 0.6 * limit <= largest <= limit  # its own scale (75 %) or one shared with a like grid (60 %)
+
+
+@pytest.mark.parametrize("scene_name", ["layer-norm", "softmax"])
+def test_every_bar_number_is_the_record_value_its_source_names(scene_name):
+    rec = named_record(RECORD)
+    _, inspector = build(lookup([scene_name])[0].scene_class(), rec, theme="light")
+    assert inspector.problems == []
+    assert len(inspector.bar_numbers) >= 4
+    for label in inspector.bar_numbers.values():
+        assert label.shown == format_number(record_value(rec, label.source), label.decimals), label.source
+    assert all(label.source[0] != "scale_limit" for label in inspector.numbers.values())
+
+
 @pytest.mark.parametrize("scene_name", ["layer-norm", "ffn"])
 @pytest.mark.parametrize("record_name", ["default", "toy"])
 def test_on_one_scale_a_larger_value_is_never_paler(scene_name, record_name):
     """LayerNorm's and the FFN's rows each on a scale chosen from what they show (issue 36: x and
     attn(x) are not pale on one wide scale): after every play, no drawn cell is paler than one on
     the same scale with a smaller |value|."""
-    (entry,) = lookup([scene_name])
-    _, seen = play_by_play(entry.scene_class(), named_record(record_name), pale_inversions)
-    assert [found for found in seen if found] == []
+    assert [found for found in seen(scene_name, record_name, "pale") if found] == []
 
 
 def test_a_quantity_drawn_twice_has_one_scale_and_one_bar():
@@ -196,8 +278,7 @@ def test_a_zero_cell_keeps_a_visible_edge_on_the_light_page():
 
 
 def test_a_bar_samples_the_matplotlib_map_from_its_low_to_its_high_end():
-    rec = named_record(RECORD)
-    scene, _ = play_by_play(lookup(["ffn"])[0].scene_class(), rec, lambda scene: None)
+    scene, _ = watched("ffn", RECORD)
     bar = bars_of(scene)[0]
     assert isinstance(bar, ColourBar)
     fills = [cell.get_fill_color().to_hex().lower() for cell in bar.strip]
@@ -210,31 +291,15 @@ def test_a_bar_samples_the_matplotlib_map_from_its_low_to_its_high_end():
 def test_the_title_stays_at_the_top_left_as_bars_come_and_go(scene_name):
     """The title starts at the top left, clear of the bars' corner: no bar ever makes it jump
     (it may shrink, its left edge and top staying put)."""
-    from manim import config
-
-    from blockviz.scenes.look import FRAME_MARGIN
-
-    (entry,) = lookup([scene_name])
-
-    def watch(scene):
-        title = scene.title_mobject
-        return None if title is None or title not in scene.mobjects else (title.get_left()[0], title.get_top()[1])
-
-    _, seen = play_by_play(entry.scene_class(), named_record(RECORD), watch)
-    corners = [corner for corner in seen if corner is not None]
+    corners = [corner for corner in seen(scene_name, RECORD, "title corner") if corner is not None]
     left, top = -config.frame_width / 2 + FRAME_MARGIN, config.frame_height / 2 - FRAME_MARGIN
     assert all(corner == pytest.approx((left, top), abs=1e-3) for corner in corners), corners
 
 
 @pytest.mark.parametrize("scene_name", SCENES)
 def test_bars_that_stay_on_screen_keep_their_places(scene_name):
-    (entry,) = lookup([scene_name])
-
-    def watch(scene):
-        return [(rule, limit) for rule, limit, _ in bars_on_screen(scene)]
-
-    _, seen = play_by_play(entry.scene_class(), named_record(RECORD), watch)
-    for play, (before, after) in enumerate(zip(seen, seen[1:]), start=2):
+    shown = [[(rule, limit) for rule, limit, _ in bars] for bars in seen(scene_name, RECORD, "bars")]
+    for play, (before, after) in enumerate(zip(shown, shown[1:]), start=2):
         staying = [bar for bar in before if bar in after]
         assert [bar for bar in after if bar in staying] == staying, f"play {play}: {before} → {after}"
 
@@ -255,49 +320,13 @@ def test_a_scenes_bar_and_a_figures_bar_name_a_family_from_the_one_table():
     assert weights_scale().label == "weight (\u221a scale)"
 
 
-LABEL_GAP_PX = 4
-"""The least room between two labels (issue 36: "'it'" stood 2 px above "+ 10 more")."""
-
-
-def box_gap_px(one, other) -> float:
-    """Pixels at 854 × 480 between the bounding boxes of ``one`` and ``other`` (0 when they touch or overlap)."""
-    dx = max(other.get_left()[0] - one.get_right()[0], one.get_left()[0] - other.get_right()[0], 0.0)
-    dy = max(other.get_bottom()[1] - one.get_top()[1], one.get_bottom()[1] - other.get_top()[1], 0.0)
-    return max(dx, dy) * 480 / 8
-
-
 @pytest.mark.parametrize("scene_name", ["multi-head", "block-flow", "ffn", "dot-products"])
 def test_bars_keep_the_title_at_its_size_and_4_px_from_it_and_each_other(scene_name):
     """After every play the title is its own size (bars that do not fit beside it stand in a row
     under it) and every two of title and bars are at least 4 px apart, measured on their boxes."""
-    (entry,) = lookup([scene_name])
-
-    def watch(scene):
-        title, bars = scene.title_mobject, bars_of(scene)
-        boxes = [title, *bars] if title in scene.mobjects else bars
-        gaps = [box_gap_px(a, b) for k, a in enumerate(boxes) for b in boxes[k + 1 :]]
-        return (title.width / title.natural_width if hasattr(title, "natural_width") else 1.0), min(gaps, default=99)
-
-    _, seen = play_by_play(entry.scene_class(), named_record("toy"), watch)
-    assert all(size == pytest.approx(1.0) for size, _ in seen), [size for size, _ in seen]
-    assert min(gap for _, gap in seen) >= LABEL_GAP_PX, seen
-
-
-def picture_top(scene) -> float:
-    """The highest point drawn but the title, the caption and the colour bars."""
-    furniture = {
-        id(member)
-        for mobject in (scene.title_mobject, scene.caption, scene.colour_bars.group)
-        if mobject is not None
-        for member in mobject.get_family()
-    }
-    tops = [
-        member.get_top()[1]
-        for mobject in scene.mobjects
-        for member in mobject.get_family()
-        if id(member) not in furniture and drawn(member) and not getattr(member, "ghost", False)
-    ]
-    return max(tops, default=-config.frame_height / 2)
+    sizes_and_gaps = seen(scene_name, "toy", "title size, least gap")
+    assert all(size == pytest.approx(1.0) for size, _ in sizes_and_gaps), [size for size, _ in sizes_and_gaps]
+    assert min(gap for _, gap in sizes_and_gaps) >= LABEL_GAP_PX, sizes_and_gaps
 
 
 @pytest.mark.parametrize("scene_name", ["multi-head", "ffn", "learning"])  # value-mixing's bars fit beside its title
@@ -305,17 +334,7 @@ def test_the_picture_stays_4_px_under_the_bars_standing_under_the_title(scene_na
     """Bars standing in rows under the title end at least 4 px above the picture under them, a
     name that reaches a bracket's depth ("attn(x)", "(√ scale)") included: the room kept for
     them is as tall as the bars drawn in it."""
-    (entry,) = lookup([scene_name])
-
-    def watch(scene):
-        title = scene.title_mobject
-        under = [bar for bar in bars_of(scene) if bar.get_top()[1] < natural_bottom(title)]
-        if not under:
-            return None
-        return (min(bar.get_bottom()[1] for bar in under) - picture_top(scene)) * 480 / config.frame_height
-
-    _, seen = play_by_play(entry.scene_class(), named_record("toy"), watch)
-    gaps = [gap for gap in seen if gap is not None]
+    gaps = [gap for gap in seen(scene_name, "toy", "gap under bars") if gap is not None]
     assert gaps, "no bar stands under the title"
     assert min(gaps) >= LABEL_GAP_PX, [round(gap, 1) for gap in gaps]
 

@@ -5,6 +5,7 @@ worked example) show what they say. Also the text and grid modules the scenes us
 test_scenes_catalog.py)."""
 
 import dataclasses
+import functools
 import math
 import re
 from fractions import Fraction
@@ -530,9 +531,10 @@ def test_multi_head_leaves_no_times_before_the_products_of_w_o(cat_record):
     assert any(seen) and not seen[-1]
 
 
-def test_multi_head_shows_the_key_each_head_attends_to_most():
-    """Elided to 8 token slots, the heads' shared columns keep each head's strongest key for the
-    focus ("it" attends 0.77 to "'t" in head 2 of the wide block), not only the shown head's."""
+@functools.cache
+def wide_multi_head():
+    """``(record, scene, [the weights grids' shown columns after each play])``: multi-head on the
+    13 tokens through a block of d_model 16 and 4 heads, focus "it", built once for the two tests that read it."""
     from blockviz.scenes.multi_head import MultiHead
 
     rec = record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64))
@@ -544,7 +546,13 @@ def test_multi_head_shows_the_key_each_head_attends_to_most():
             if isinstance(grid, NumberGrid) and grid.color_rule == "weights"
         ]
 
-    scene, seen = play_by_play(MultiHead, rec, patterns, token="it")
+    return (rec, *play_by_play(MultiHead, rec, patterns, token="it"))
+
+
+def test_multi_head_shows_the_key_each_head_attends_to_most():
+    """Elided to 8 token slots, the heads' shared columns keep each head's strongest key for the
+    focus ("it" attends 0.77 to "'t" in head 2 of the wide block), not only the shown head's."""
+    rec, scene, seen = wide_multi_head()
     columns = next(shown for shown in seen if len(shown) == 4)
     for h in range(4):
         strongest = int(rec.weights[h, scene.focus].argmax())
@@ -566,9 +574,7 @@ def test_causal_vs_bidirectional_shows_the_keys_the_encoder_row_uses_most():
 def test_multi_head_products_stand_column_over_column_with_b_o():
     """With d_model 16 (W_O's columns elided, a ⋯ column at the end), each product of concat ×
     W_O stands over its column of b_O (and of attn_out, aligned with it), not shifted by the ⋯ column."""
-    from blockviz.scenes.multi_head import MultiHead
-
-    scene, _ = build(MultiHead, record(THIRTEEN_TOKENS, BlockConfig(d_model=16, n_heads=4, d_ff=64)), token="it")
+    _, scene, _ = wide_multi_head()
     grids = {}
     for grid in (m for m in scene.get_mobject_family_members() if isinstance(m, NumberGrid) and callable(m.source)):
         grids[grid.source(0, 0)[0]] = grid

@@ -7,6 +7,8 @@ tiny real render of the packaged MiniLM."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from click.testing import CliRunner
 
@@ -44,11 +46,12 @@ def test_every_scene_that_can_draw_the_layer_shows_its_numbers_legibly(model_lay
     check_scene(scene, inspector, rec)
 
 
-def test_a_rotary_layers_dot_products_multiply_the_rotated_query_and_key(model_layers):
+def test_a_rotary_layers_dot_products_multiply_the_rotated_query_and_key(model_layers, layer_builds):
     from blockviz.scenes.dot_products import DotProducts
 
     _, rec = model_layers["llama"]
-    scene, inspector = build(DotProducts, rec)
+    scene, inspector, _ = layer_builds("llama", "dot-products")  # the build the sweep above checks
+    assert isinstance(scene, DotProducts)
     fields = {label.source[0] for label in inspector.numbers.values()}
     assert {"query_rot", "key_rot"} <= fields and not {"query", "key"} & fields
     assert scene.captions[0][1].startswith("the rotated query and key")
@@ -59,11 +62,17 @@ WIDE = BlockConfig(d_model=64, n_heads=2, d_ff=16)
 """A seeded block with a trained model's head width, d_head 32."""
 
 
-@pytest.mark.parametrize("scene_name", ["dot-products", "softmax", "value-mixing", "multi-head"])
-def test_wide_heads_are_elided_legibly_and_their_sums_keep_the_hidden_terms(scene_name):
+@functools.cache
+def wide_build(scene_name: str):
+    """``(record, scene, inspector)``: the catalogued scene built on :data:`WIDE`'s record, focus "it", once a module."""
     rec = record(SENTENCE, WIDE)
     (entry,) = lookup([scene_name])
-    scene, inspector = build(entry.scene_class(), rec, token="it")
+    return (rec, *build(entry.scene_class(), rec, token="it"))
+
+
+@pytest.mark.parametrize("scene_name", ["dot-products", "softmax", "value-mixing", "multi-head"])
+def test_wide_heads_are_elided_legibly_and_their_sums_keep_the_hidden_terms(scene_name):
+    rec, scene, inspector = wide_build(scene_name)
     check_scene(scene, inspector, rec)
 
 
@@ -71,8 +80,8 @@ def test_dot_products_write_out_the_first_and_the_largest_products():
     from blockviz.scenes.dot_products import WIDE_DIMENSIONS, DotProducts
     from blockviz.scenes.wide import largest_entries
 
-    rec = record(SENTENCE, WIDE)
-    scene, inspector = build(DotProducts, rec, token="it")
+    rec, scene, _ = wide_build("dot-products")
+    assert isinstance(scene, DotProducts)
     f = scene.focus
     top = scene.top_keys_of(f)[0]
     products = rec.qk_products(0, f)[top].abs()
