@@ -280,7 +280,12 @@ def _raise_again(previous_hook):
         if not isinstance(unraisable.exc_value, Interrupted):
             previous_hook(unraisable)
         elif _Signals.raising:
-            _signal_main_thread_soon(unraisable.exc_value.signum)
+            while True:  # a signal raised while the hook starts the sender (a busy machine): start another
+                try:
+                    _signal_main_thread_soon(unraisable.exc_value.signum)
+                    return
+                except Interrupted:
+                    continue
 
     return hook
 
@@ -295,9 +300,13 @@ def _signal_main_thread_soon(signum: int) -> None:
     where Python would run the handler at once (``signal.raise_signal``, ``os.kill`` and even
     ``_thread.interrupt_main`` check for signals on return) and its exception be swallowed again."""
 
+    started = threading.Event()
+
     def send() -> None:
+        started.wait()  # not while the main thread still waits in Thread.start
         time.sleep(REDELIVERY_SECONDS)
         if _Signals.raising:
             signal.pthread_kill(threading.main_thread().ident, signum)
 
     threading.Thread(target=send, name="blockviz-signal-again", daemon=True).start()
+    started.set()

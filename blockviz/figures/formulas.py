@@ -11,7 +11,7 @@ the mask M added before the softmax."""
 SCORES = r"this step: $S = QK^{\top}$, then $S / \sqrt{d_k}$"
 MASKED_SCORES = (r"$S / \sqrt{d_k} + M$", r"$M_{ij} = 0$ if $j \leq i$, $-\infty$ if $j > i$")
 OPEN_MASK = (r"$S / \sqrt{d_k} + M$", r"$M = 0$ everywhere: nothing blocked")
-WEIGHTS = (r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$", "each row sums to 1")
+WEIGHTS = (r"$W = \mathrm{softmax}\left(\frac{QK^{\top}}{\sqrt{d_k}} + M\right)$", "each row sums to 1 before rounding")
 MIXING = r"$z_i = \sum_j w_{ij}\, v_j$"
 MULTI_HEAD = r"$\mathrm{MultiHead}(X) = \mathrm{Concat}(z_1, \ldots, z_h)\, W^O + b^O$"
 TOKEN_GRID = r"$x = \mathrm{embedding} + \mathrm{position}$"

@@ -168,6 +168,11 @@ def render_one(record, job: RenderJob, options: RenderOptions, on_play=None) -> 
     from blockviz.render.encoding import renderer
     from blockviz.scenes.catalog import lookup
 
+    if options.format != "png":
+        # PyAV now, before anything is made: Manim's encoder would import it mid-render, where a
+        # signal during the import met Manim's half-made encoder (a traceback, not the one line)
+        import av  # noqa: F401
+
     started = time.perf_counter()
     entry = lookup([job.scene])[0]
     scene_class = entry.scene_class()
