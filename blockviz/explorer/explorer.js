@@ -1124,7 +1124,7 @@
       rows.push({ label: hasPos ? "x" : "x = embed", values: x, field: "resid_pre", at: [i], role: "residual", result: true, operands: hasPos ? function (c) { return fmt(e[c]) + " + " + fmt(p[c]) + eq(sv(e[c]) + sv(p[c]), sum[c]) + fmt(sum[c]); } : null });
       const rounded = hasPos && range(D).some(function (c) { return eq(sv(e[c]) + sv(p[c]), sum[c]) !== " = "; });
       const body = [rowTable("token " + tokenLabel(i) + (hasPos ? ": its embedding plus its position's encoding" : ": its embedding (rotary positions act on q and k)"), "resid_pre", 0, rows, box)];
-      if (rounded) body.push(textEl("p", "x is the sum of the unrounded rows: in a column the two rows as written may add up to 0.01 more or less (hover a cell of x: \u2248).", "note"));
+      if (rounded) body.push(textEl("p", "x is the sum of the unrounded rows: in a column the two rows as written may add up to 0.01 more or less (click a cell of x for its sum, with \u2248).", "note"));
       return { body: body, checks: [[sum, x]] };
     },
     norm: function (i, h, box, args) { return normStep(i, box, args); },
