@@ -22,9 +22,9 @@ TOKEN_AXIS = True
 SHOWS_ONE_HEAD = True
 ORDER = 85
 """After softmax (80): its weights are taught before a decoder's and an encoder's are compared."""
-DESCRIPTION = "decoder vs encoder: masks and weights with and without the causal mask"
+DESCRIPTION = "one block with and without the causal mask: its masks and weights side by side"
 CHAPTER = "Causal vs bidirectional"
-CAPTION = "The same sentence with and without the causal mask: a decoder's token reads only earlier tokens, an encoder's may use later ones too."
+CAPTION = "The same sentence through the same weights with and without the causal mask: with it a token reads only itself and earlier tokens; without it, later ones too."
 
 MIN_SLOTS = 5
 """The fewest token slots tried before the grids' text would go under 11 px at 480p."""
@@ -83,6 +83,8 @@ class CausalVsBidirectional(RecordScene):
         return f"{mask} ({'as trained' if causal == self.record.config.causal else 'same weights'})"
 
     def panels_caption(self) -> str:
+        """The first caption: which panel has the mask the block was trained with (a causal
+        record's left one, a bidirectional record's right one)."""
         if self.record.config.causal:
             return "left, the causal mask this block was trained with; right, the same weights with no mask"
         return "left, the same weights under a causal mask; right, no mask, as this encoder was trained"
