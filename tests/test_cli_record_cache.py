@@ -265,3 +265,23 @@ def test_a_kept_records_header_says_what_the_record_says_and_is_read_without_tor
         timeout=60,
     )
     assert read.stdout.split() == [str(len(kept.tokens)), "False"], read.stderr[-1000:]  # read, and torch not imported
+
+
+def test_words_outside_the_vocabulary_are_told_once_whether_the_record_is_made_or_kept(cache_folder, tmp_path):
+    program = Path(sys.executable).with_name("blockviz")
+    warning = "warning: 'teacher' is not in the toy model's vocabulary: read as the unknown token <unk>"
+
+    def run(*arguments: str) -> str:
+        done = subprocess.run(
+            [str(program), *arguments], capture_output=True, text=True, env=os.environ, timeout=300, check=True
+        )
+        return done.stderr
+
+    made, kept = (run("record", "the teacher sat") for _ in range(2))
+    assert made.count(warning) == kept.count(warning) == 1
+    # a still made from nothing: its record is made in a second process, which tells; read back here, it is not told twice
+    for name in ("made", "kept"):
+        printed = run(
+            "render", "the teacher sat", "--scene", "mask", "--format", "png", "-q", "l", "-o", str(tmp_path / name)
+        )
+        assert printed.count(warning) == 1, printed

@@ -103,7 +103,8 @@ class Width(click.ParamType):
     callback=_figure_names,
     metavar="NAME[,NAME…]",
     help="Draw only these figures: names separated by commas or the option repeated (see --list); one that cannot be drawn "
-    f"from the record is an error (unasked, it is skipped with a note). Default: all {len(FIGURES)}.",
+    f"from the record is an error. Default: each of the {len(FIGURES)} that fits the record's kind of block (a stack's "
+    "figures only for a record of several blocks), one that fits but cannot be drawn skipped with a note.",
 )
 @click.option(
     "--format",

@@ -10,6 +10,8 @@ from blockviz.cli.options import build_record
 
 class _Reuse:
     records = False
+    made_now: set = set()  # keys of records this process makes (or has made beside it): their maker warns
+    warned: set = set()  # keys of kept records whose unknown words this process has told
 
 
 def reuse_records() -> None:
@@ -24,9 +26,18 @@ def command_record(record_inputs: dict, arrays: bool = False):
     only reads the record)."""
     if not _Reuse.records:
         return build_record(**record_inputs)
-    from blockviz.record_cache import cached_record
+    from blockviz.record_cache import cached_record, record_key
 
-    return cached_record(record_inputs, lambda: build_record(**record_inputs), arrays)
+    built = []
+
+    def build():
+        built.append(True)
+        return build_record(**record_inputs)
+
+    rec = cached_record(record_inputs, build, arrays)
+    if not built:
+        _tell_unknown_words(record_key(record_inputs), rec.tokens, rec.source.vocabulary)
+    return rec
 
 
 def record_to_keep(record_inputs: dict) -> bool:
@@ -36,7 +47,11 @@ def record_to_keep(record_inputs: dict) -> bool:
         return False
     from blockviz.record_cache import cached_header, record_key
 
-    return record_key(record_inputs) is not None and cached_header(record_inputs) is None
+    key = record_key(record_inputs)
+    to_keep = key is not None and cached_header(record_inputs) is None
+    if to_keep:
+        _Reuse.made_now.add(key)
+    return to_keep
 
 
 def command_record_header(record_inputs: dict):
@@ -45,6 +60,28 @@ def command_record_header(record_inputs: dict):
     program kept; ``None`` when it kept none (then :func:`command_record`)."""
     if not _Reuse.records:
         return None
-    from blockviz.record_cache import cached_header
+    from blockviz.record_cache import cached_header, record_key
 
-    return cached_header(record_inputs)
+    header = cached_header(record_inputs)
+    if header is not None:
+        _tell_unknown_words(record_key(record_inputs), header.tokens, header.source.vocabulary)
+    return header
+
+
+def _tell_unknown_words(key: str | None, tokens, vocabulary) -> None:
+    """The warning a toy model's record prints when it is made — the words it read as its unknown
+    token — printed for a kept record too, once a process (not for one made now: its maker told)."""
+    if key in _Reuse.made_now or key in _Reuse.warned:
+        return
+    _Reuse.warned.add(key)
+    from blockviz.tokens import unknown_tokens
+
+    unknown = list(
+        dict.fromkeys(token for token, flag in zip(tokens, unknown_tokens(list(tokens), vocabulary)) if flag)
+    )
+    if unknown:
+        import click
+
+        from blockviz.toy.vocabulary import unknown_words_message
+
+        click.echo(f"warning: {unknown_words_message(unknown, vocabulary[0])}", err=True)

@@ -100,7 +100,7 @@ def train(d_model, n_heads, d_ff, steps, task, blocks, seed, output: Path) -> No
     final loss and the lesson figures.
 
     With --task copy the model learns to copy: two blocks by default (d_model 16, 2 heads),
-    where a head of block 1 looks at the previous word and a head of block 2 at the word after
+    where a head of block 0 looks at the previous word and a head of block 1 at the word after
     the current word's earlier occurrence (an induction head); --blocks 1 trains the one-block
     contrast. The shipped --model copy is this task's defaults; its card.json gives the copy
     measures (docs/models.md).

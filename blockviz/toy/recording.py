@@ -32,6 +32,7 @@ from blockviz.tokens import tokenize
 from blockviz.toy import toy_folder
 from blockviz.toy.folder import ToyFolder, load_toy
 from blockviz.toy.model import STACK_SHARED, ToyModel, file_shapes
+from blockviz.toy.vocabulary import unknown_words_message
 
 
 class UnknownWordsWarning(UserWarning):
@@ -111,14 +112,7 @@ def record_toy(
     tokens = toy_tokens(sentence, config.max_tokens)
     ids, unknown = readable_ids(loaded, tokens)
     if unknown:
-        shown = ", ".join(quoted(word) for word in unknown)
-        warnings.warn(
-            UnknownWordsWarning(
-                f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the toy model's vocabulary: "
-                f"read as the unknown token {loaded.vocabulary.words[0]}"
-            ),
-            stacklevel=2,
-        )
+        warnings.warn(UnknownWordsWarning(unknown_words_message(unknown, loaded.vocabulary.words[0])), stacklevel=2)
     note = describe(loaded) if params is None else f"{describe(loaded)}; parameters from {_where(params)}"
     source = Source("trained", model=str(model), path=str(loaded.folder), note=note, vocabulary=loaded.vocabulary.words)
     names = [spec.name for spec in fields_for(config)]

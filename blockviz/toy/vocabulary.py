@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from blockviz.errors import BlockvizError
+from blockviz.errors import BlockvizError, quoted
 from blockviz.toy.corpus import UNKNOWN
 
 
@@ -63,3 +63,17 @@ class Vocabulary:
     @cached_property
     def _index(self) -> dict[str, int]:
         return {word: position for position, word in enumerate(self.words)}
+
+
+def unknown_words_message(unknown: list[str], unknown_token: str) -> str:
+    """The warning for ``unknown``, the words of a sentence outside a toy model's vocabulary (each
+    once, as typed), read as ``unknown_token``.
+
+    >>> unknown_words_message(["zebra"], "<unk>")
+    "'zebra' is not in the toy model's vocabulary: read as the unknown token <unk>"
+    """
+    shown = ", ".join(quoted(word) for word in unknown)
+    return (
+        f"{shown} {'is' if len(unknown) == 1 else 'are'} not in the toy model's vocabulary: "
+        f"read as the unknown token {unknown_token}"
+    )
