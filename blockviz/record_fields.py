@@ -610,21 +610,24 @@ and 0, they would all sit at the clipped end of a trained model's small weight m
 class ScaleFamily:
     """How the colour bars name one colour-scale family: ``bar`` in a scene's corner
     (:mod:`blockviz.scenes.colour_bar`: short, a video frame's top right has little room) and
-    ``label`` under a figure's panels (:func:`blockviz.figures.heatmap.record_scale`)."""
+    ``label`` under a figure's panels (:func:`blockviz.figures.heatmap.record_scale`);
+    ``never_negative`` for a quantity that cannot be below 0 (a variance, an exp and its sums):
+    its legend runs from 0, not from −limit."""
 
     bar: str
     label: str
+    never_negative: bool = False
 
 
 SCALE_FAMILIES: dict[str, ScaleFamily] = {
     "residual": ScaleFamily("residual stream", "residual stream"),
-    "variance": ScaleFamily("variance", "variance"),
+    "variance": ScaleFamily("variance", "variance", never_negative=True),
     "qkv": ScaleFamily("q, k, v", "query, key, value"),
     "rotary": ScaleFamily("cos, sin", "rotary"),
     "scores": ScaleFamily("scores", "scores"),
     "mask": ScaleFamily("mask", "mask"),
-    "exp_scores": ScaleFamily("exp(scores)", "exp_scores"),
-    "exp_sums": ScaleFamily("sums of exp", "exp_sums"),
+    "exp_scores": ScaleFamily("exp(scores)", "exp_scores", never_negative=True),
+    "exp_sums": ScaleFamily("sums of exp", "exp_sums", never_negative=True),
     "weights": ScaleFamily("weights", "weight"),
     "head_outputs": ScaleFamily("heads' outputs", "heads' outputs"),
     "ffn_hidden": ScaleFamily("FFN hidden", "FFN hidden layer"),

@@ -343,8 +343,13 @@ def test_completion_a_legend_for_every_scale_the_hover_readout_and_resetting_one
     for family, limit in families.items():
         if family == "mask":  # 0 or −∞ (the toy is causal): no scale to read, its two values as the tables draw them
             assert legends[family] == "mask:  0 for a key seen,  \u2212\u221e for a key blocked"
+        elif family in ("variance", "exp_scores", "exp_sums"):  # never negative: from 0, not from −limit
+            assert legends[family].endswith(f": 0{format_number(limit)}"), (family, legends[family])
         elif family != "weights":
-            assert legends[family].endswith(format_number(limit)), (family, legends[family])
+            assert legends[family].endswith(f"\u2212{format_number(limit)}{format_number(limit)}"), (
+                family,
+                legends[family],
+            )
     page.fill("#wb-sentence", "the cat sat")
     eventually(page, "() => document.querySelectorAll('.pattern td[data-field=\"weights\"]').length === 9")
     page.hover('.pattern td[data-at="0,2,1"]')

@@ -1945,19 +1945,21 @@
     if (hint && hint.classList.contains("scrollhint")) hint.textContent = (left ? "\u2190 " : "") + "scroll sideways for more columns" + (right ? " \u2192" : "");
   }
 
-  /* A colour scale as a bar of its stops between its two ends: the weights' 0 to 1, a signed family's −limit to +limit;
+  /* A colour scale as a bar of its stops between its two ends: the weights' 0 to 1, a signed family's −limit to +limit
+     (one that cannot be negative, S.never_negative: 0 to +limit, the signed map's half its cells use);
      named as its family's scale, or as the quantity (name) drawn on it. */
   function scaleLegend(family, name) {
     const weights = family === S.weights_family, limit = weights ? 1 : DATA.families[family], stops = 9;
     if (!weights && limit <= S.zero_limit) return zeroLegend(family, name);
+    const low = weights || S.never_negative.indexOf(family) >= 0 ? 0 : -limit;
     const bar = el("span", { class: "legendbar", "aria-hidden": "true" });
     range(stops).forEach(function (k) {
-      const value = weights ? k / (stops - 1) : -limit + 2 * limit * k / (stops - 1);
+      const value = low + (limit - low) * k / (stops - 1);
       const stop = weights ? weightStop(value) : signedStop(value, limit), swatch = el("span", { class: "swatch" });
       swatch.style.setProperty("background-color", stop[0]);
       bar.appendChild(swatch);
     });
-    return el("p", { class: "legend", "data-family": family }, textEl("span", (name || scaleName(family)) + ": ", "label"), textEl("span", weights ? "0" : MINUS + fmt(limit)), bar, textEl("span", weights ? "1" : fmt(limit)));
+    return el("p", { class: "legend", "data-family": family }, textEl("span", (name || scaleName(family)) + ": ", "label"), textEl("span", low === 0 ? "0" : MINUS + fmt(limit)), bar, textEl("span", weights ? "1" : fmt(limit)));
   }
   /* A family that is 0 wherever it is finite (the mask): no scale to read, its values as the tables draw them —
      0 white and, where the mask blocks a key, −∞ in the blocked cells' colour. */

@@ -32,6 +32,7 @@ from blockviz.record_fields import (
     OWN_BAR_NAMES,
     PARAMETER_SCALE,
     PREDICTION_FIELDS,
+    SCALE_FAMILIES,
     STACK_FIELDS,
     STACK_PARAMETERS,
     bar_name,
@@ -430,6 +431,7 @@ def style() -> dict:
         "minus": MINUS,
         "blocked_weight_label": BLOCKED_WEIGHT_LABEL,
         "zero_limit": ZERO_LIMIT,
+        "never_negative": sorted(name for name, family in SCALE_FAMILIES.items() if family.never_negative),
     }
 
 
