@@ -155,7 +155,10 @@ def test_the_notes_say_why_and_read_out_the_records_weights(deck, tmp_path):
     slides = list(Presentation(str(folder / "slides.pptx")).slides)
     notes = [slide.notes_slide.notes_text_frame.text.split("\n") for slide in slides]
     scenes = [name for name in SCENES for _ in logged[name]["captions"]]
-    assert [said[1:] for said in notes] == [[whys[name], read_out] for name in scenes]
+    shows_weights = {"softmax"}  # the mask scene shows no weights: its notes read none out
+    assert [said[1:] for said in notes] == [
+        [whys[name], read_out] if name in shows_weights else [whys[name]] for name in scenes
+    ]
     assert sum(weights) == pytest.approx(1.0) and weights[largest[0]] > weights[largest[-1]]
 
 

@@ -41,6 +41,7 @@ class CausalVsBidirectional(RecordScene):
     "8 more" column), so every row shown adds up to 1."""
 
     shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
+    shows_weights = True  # its slides' notes read out the focus row's largest weights
 
     def construct(self) -> None:
         title = self.show_title(f"Causal vs bidirectional attention (head {self.h})")  # the chapter's name

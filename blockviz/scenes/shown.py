@@ -160,10 +160,11 @@ class Shown:
 
     def numbers_to_read(self) -> str:
         """The numbers a presenter reads out beside this scene's captions (its slides' notes),
-        read from the record: for a scene that :attr:`shows_one_head`, the weights the focus puts
-        on the keys it attends to most in the shown head, largest first, e.g. "head 0: “sat” puts
-        0.93 on “the”, 0.05 on “cat”, 0.02 on “sat”"; "" for other scenes."""
-        if not getattr(self, "shows_one_head", False):
+        read from the record: for a scene that shows one head's weights (``shows_weights``), the
+        weights the focus puts on the keys it attends to most in that head, largest first, e.g.
+        "head 0: “sat” puts 0.93 on “the”, 0.05 on “cat”, 0.02 on “sat”"; "" for other scenes (the
+        mask's and the scores' show no weights)."""
+        if not getattr(self, "shows_weights", False):
             return ""
         f = self.focus
         weights = self.record.weights[self.h, f]

@@ -45,6 +45,7 @@ class Softmax(RecordScene):
     (the record's total less the shown terms, in its own column). Every number is the record's."""
 
     shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
+    shows_weights = True  # its slides' notes read out the focus row's largest weights
 
     def construct(self) -> None:
         title = self.show_title(f"Softmax, row by row (head {self.h})")

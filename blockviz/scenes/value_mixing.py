@@ -53,6 +53,7 @@ class ValueMixing(RecordScene):
     round to the shown product (:func:`~blockviz.scenes.block_helpers.products_hold`)."""
 
     shows_one_head = SHOWS_ONE_HEAD  # its first caption says why --head auto chose the head
+    shows_weights = True  # its slides' notes read out the focus row's largest weights
 
     def construct(self) -> None:
         rec = self.record
