@@ -8,8 +8,8 @@ reads the kept record back as numpy arrays, as a still from a kept record does: 
 the same PNG (``tests/test_still_without_torch.py``). With a core free the two run at once; on a
 busy machine they take turns, as they did in one process. That process imports torch without
 ``torch.export`` and the ``Meta`` device's kernels (:func:`~blockviz.render.torch_import.import_torch`:
-0.9–1.0 CPU s rather than 2): it only makes a record the cache keeps, of blockviz's own block,
-and exits.
+1.36 CPU s rather than 1.67 at load 16): it only makes a record the cache keeps, of blockviz's own
+block, and exits.
 
 If that process fails, the record is made here, so an error is reported as before, once; what it
 printed (a warning) is printed here when it succeeds. It ignores Ctrl-C (the terminal's SIGINT
