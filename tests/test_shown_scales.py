@@ -253,3 +253,24 @@ def test_multi_heads_products_share_their_sums_scale_and_bar(lecture):
     assert sums and all(
         sum(part.value for part in parts) == pytest.approx(total.value, abs=1e-5) for parts, total in sums
     )
+
+
+def test_disjoint_set_is_scipy_s_published_one_read_without_scipy_spatial():
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from blockviz.scenes.shown_scales import disjoint_set; groups = disjoint_set(range(4));"
+            "groups.merge(0, 2); groups.merge(3, 2); spatial = 'scipy.spatial' in sys.modules;"
+            "from scipy.cluster.hierarchy import DisjointSet;"
+            "print(spatial, type(groups) is DisjointSet, sorted(map(sorted, groups.subsets())))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["False", "True", "[[0,", "2,", "3],", "[1]]"]

@@ -6,7 +6,10 @@ block, 0.06) and then imports Manim and its scene (about 0.8): neither needs the
 (:mod:`blockviz.record_cache`), while this one imports Manim and the scene modules; this one then
 reads the kept record back as numpy arrays, as a still from a kept record does: the same numbers,
 the same PNG (``tests/test_still_without_torch.py``). With a core free the two run at once; on a
-busy machine they take turns, as they did in one process.
+busy machine they take turns, as they did in one process. That process imports torch without
+``torch.export`` and the ``Meta`` device's kernels (:func:`~blockviz.render.torch_import.import_torch`:
+1.36 CPU s rather than 1.67 at load 16): it only makes a record the cache keeps, of blockviz's own
+block, and exits.
 
 If that process fails, the record is made here, so an error is reported as before, once; what it
 printed (a warning) is printed here when it succeeds. It ignores Ctrl-C (the terminal's SIGINT
@@ -59,11 +62,13 @@ def _make(make: Callable[[], object], printed: int) -> None:
     """In the forked process: ``make()``, its stderr into the file ``printed``; exit 0 if it
     returned, 1 if it raised (quietly: this process makes the record again and reports why)."""
     from blockviz.processes import start_worker
+    from blockviz.render.torch_import import import_torch
 
     start_worker()
     os.dup2(printed, 2)
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     try:
+        import_torch()  # before ``make`` imports it whole
         make()
     except BaseException:  # noqa: BLE001 — reported by this process's own attempt
         code = 1

@@ -84,9 +84,7 @@ class ScalePool:
         the same values (a number shown twice is one colour), form a group, coloured on the scale
         chosen from all its values (:func:`~blockviz.scale_limits.shown_limit`); groups share
         scales across time as single grids do (:meth:`limit_for`)."""
-        from scipy.cluster.hierarchy import DisjointSet  # scipy comes with Manim; imported when a plan is made
-
-        groups = DisjointSet(range(len(self.requests)))
+        groups = disjoint_set(range(len(self.requests)))
         same: dict[tuple, list[int]] = {}
         for number, ask in enumerate(self.requests):
             same.setdefault(ask.key, []).append(number)
@@ -133,6 +131,17 @@ class ScalePool:
 
 
 _POOL: ContextVar[ScalePool | None] = ContextVar("blockviz_scale_pool", default=None)
+
+
+def disjoint_set(members: Iterable[int]):
+    """SciPy's ``DisjointSet`` of ``members`` (each its own subset), read from the module that
+    defines it: ``scipy.cluster.hierarchy``, which publishes it, also imports ``scipy.spatial``
+    (0.2 CPU s), which a still's Manim leaves out (:mod:`blockviz.render.manim_import`)."""
+    try:
+        from scipy._lib._disjoint_set import DisjointSet  # scipy comes with Manim
+    except ImportError:  # another SciPy's layout
+        from scipy.cluster.hierarchy import DisjointSet
+    return DisjointSet(members)
 
 
 def scene_scales(record: Callable[[], object] | None = None, planned: dict[tuple, float] | None = None) -> ScalePool:
