@@ -118,10 +118,12 @@ class RecordScene(Shown, EngineScene):
             planner.draws_colour_bars = False
             planner.play_listeners.clear()
             planner.render()
-        return {
-            **planner.scale_pool.plan(),
-            **{choice_key(name): value for name, value in planner.layout_choices.items()},
-        }
+        return planner.made_plan()
+
+    def made_plan(self) -> dict[tuple, float]:
+        """The plan this build made: its grids' scales (:meth:`~blockviz.scenes.shown_scales.ScalePool.plan`)
+        and the layout choices it noted (:meth:`note_choice`)."""
+        return {**self.scale_pool.plan(), **{choice_key(name): value for name, value in self.layout_choices.items()}}
 
     def note_choice(self, name: str, value: float) -> None:
         """Note a layout choice ``name`` this build made by trying layouts (a dry build's is kept in
