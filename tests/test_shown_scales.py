@@ -147,7 +147,7 @@ def full_dry_plan(scene_class, rec, options: dict, monkeypatch) -> dict[tuple, f
             planner = scene_class(record=rec, skip_animations=True, **options)
             planner.plans_scales = False
             planner.render()
-    return planner.scale_pool.plan()
+    return planner.made_plan()  # its layout choices too (the multi-head scene's rows of W_O)
 
 
 def hex_plan(plan: dict[tuple, float]) -> list:

@@ -22,7 +22,7 @@ from manim.animation.animation import prepare_animation
 from blockviz.scenes import captions
 from blockviz.scenes.colour_bar import ColourBars, grids_during, grids_in, layout_top, reserve_band, scales_of
 from blockviz.scenes.engine import EngineScene
-from blockviz.scenes.kept_plans import kept_plan
+from blockviz.scenes.kept_plans import choice_key, kept_plan
 from blockviz.scenes.layout import fit_between, fit_width, fitting, frame_text_width
 from blockviz.scenes.look import FRAME_MARGIN, HOLD, TITLE_SIZE, look
 from blockviz.scenes.shown import Shown
@@ -89,6 +89,7 @@ class RecordScene(Shown, EngineScene):
         self.captions: list[tuple[float, str]] = []  # (scene time, caption) as each appears: one cue each
         self.sums: list[tuple[list[Text], Text]] = []
         self.colour_bars = ColourBars()
+        self.layout_choices: dict[str, float] = {}  # noted by a dry build, kept in its plan (note_choice)
         EngineScene.__init__(self, **kwargs)
 
     plans_scales = True
@@ -117,7 +118,23 @@ class RecordScene(Shown, EngineScene):
             planner.draws_colour_bars = False
             planner.play_listeners.clear()
             planner.render()
-        return planner.scale_pool.plan()
+        return planner.made_plan()
+
+    def made_plan(self) -> dict[tuple, float]:
+        """The plan this build made: its grids' scales (:meth:`~blockviz.scenes.shown_scales.ScalePool.plan`)
+        and the layout choices it noted (:meth:`note_choice`)."""
+        return {**self.scale_pool.plan(), **{choice_key(name): value for name, value in self.layout_choices.items()}}
+
+    def note_choice(self, name: str, value: float) -> None:
+        """Note a layout choice ``name`` this build made by trying layouts (a dry build's is kept in
+        its plan, :func:`~blockviz.scenes.kept_plans.choice_key`, for the real build: :meth:`planned_choice`)."""
+        self.layout_choices[name] = float(value)
+
+    def planned_choice(self, name: str) -> float | None:
+        """The layout choice ``name`` the dry build noted (:meth:`note_choice`), kept in this
+        build's plan; ``None`` in a dry build, or when the plan has none."""
+        planned = self.scale_pool.planned
+        return None if planned is None else planned.get(choice_key(name))
 
     def show_title(self, shown: str) -> Text:
         """Put ``shown`` at the top left of the frame (at once: titles are not animated), where
@@ -157,9 +174,14 @@ class RecordScene(Shown, EngineScene):
         """The heights ``(top, bottom)`` between which :meth:`place` fits ``layout``: under the
         title (and the rows of colour bars its grids, and those ``joining`` it, may need) and
         above ``bottom_space``."""
-        bottom = -config.frame_height / 2 + max(bottom_space, captions.head_caption_band(self))
         reserve_band(title, scales_of(self.record, grids_in([layout, *joining])), self.look)
-        return layout_top(title), bottom
+        return self.free_band(title, bottom_space)
+
+    def free_band(self, title: Mobject, bottom_space: float = 0.9) -> tuple[float, float]:
+        """The heights ``(top, bottom)`` of the band under ``title`` as it is now (the rows of
+        bars noted so far kept clear) and above ``bottom_space``: :meth:`band` without noting a
+        layout's bars. A later :meth:`place` fits its layout in this band or a narrower one."""
+        return layout_top(title), -config.frame_height / 2 + max(bottom_space, captions.head_caption_band(self))
 
     def refit(self, layout: Mobject, title: Mobject, bottom_space: float = 0.9, grow: float = 1.5):
         """An animation growing ``layout`` into the space :meth:`place` would give it now (after

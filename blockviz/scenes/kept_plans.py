@@ -16,8 +16,10 @@ same of all these a plan is kept:
   cannot be read back is planned again and replaced; a folder that cannot be written only means
   nothing is kept. A scene class defined inside a function (a test's) is kept in this process only.
 
-A plan maps each grid's request, ``(family, values)``, to its half-width; the file stores every
-float as its hexadecimal form (:meth:`float.hex`), so a plan read back is the same bits.
+A plan maps each grid's request, ``(family, values)``, to its half-width, and each layout
+choice the dry build made (:func:`choice_key`: a number the real build need not search for again)
+to its value; the file stores every float as its hexadecimal form (:meth:`float.hex`), so a plan
+read back is the same bits.
 """
 
 from __future__ import annotations
@@ -77,6 +79,16 @@ def kept_plan(scene_class: type, record, options: dict, layout: tuple, plan: Cal
 def forget_plans() -> None:
     """Forget the plans kept in this process (the files stay)."""
     _memo.clear()
+
+
+def choice_key(name: str) -> tuple[str, tuple]:
+    """The key under which a plan keeps the layout choice ``name`` (e.g. how many rows of W_O the
+    multi-head scene draws): a family no grid's request has, and no values.
+
+    >>> choice_key("multi-head rows")
+    ('layout choice: multi-head rows', ())
+    """
+    return (f"layout choice: {name}", ())
 
 
 def plan_to_json(plan: Plan) -> list:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 from manim import DOWN, LEFT, PI, RIGHT, UP, AnimationGroup, Line, RoundedRectangle, VGroup, linear
 
@@ -12,7 +13,7 @@ from blockviz.scenes.block_helpers import exact, parameter_grid, remainder, row_
 from blockviz.scenes.choreography import carry, lagged, one_after_another, recolour, second_half
 from blockviz.scenes.fades import Conceal, FadeIn, FadeOut, Reveal
 from blockviz.scenes.grids import Highlight, NumberGrid, cell_width_for
-from blockviz.scenes.layout import column_width, fit_width, smallest_font_size
+from blockviz.scenes.layout import column_width, fit_width, fitting, smallest_font_size
 from blockviz.scenes.light_timing import after_the_caption, out_before_the_move
 from blockviz.scenes.look import (
     CAPTION_SIZE,
@@ -50,6 +51,17 @@ KEY_LABEL_LENGTH = 1.4
 """The longest a key label over a head's columns may be (turned upright; a kept name is never cut)."""
 MIN_ROWS = 4
 """The fewest rows of W_O the projection gives way to so its text stays legible (the rest: one term)."""
+PROJECTION_GROW = 1.6
+"""The most :meth:`~blockviz.scenes.base.RecordScene.place` grows the projection."""
+ROWS_CHOICE = "multi-head W_O rows"
+"""The layout choice (:meth:`~blockviz.scenes.base.RecordScene.note_choice`): the rows of W_O
+:meth:`MultiHead.legible_projection` keeps."""
+ROOM_CHOICE = "multi-head room for more W_O rows"
+"""The layout choice: the least room in which a projection of more rows would be legible
+(:meth:`MultiHead.room_for_more_rows`)."""
+ROOM_MARGIN = 1e-6
+"""How far (a share) under that room the real build's must be to take the dry build's choice:
+more than the rounding of the sizes it is worked out from."""
 
 
 class MultiHead(RecordScene):
@@ -309,18 +321,48 @@ class MultiHead(RecordScene):
     def legible_projection(self, title) -> VGroup:
         """:meth:`build_projection` with the most rows of W_O (8, or 6 of a wider d_model, down to
         :data:`MIN_ROWS`, the hidden rows' term a slot of its own) at which its text stays ≥ 11 px
-        at 480p, the products' numbers too (measured on "−1.47", whose flat-topped digits are the shortest)."""
+        at 480p, the products' numbers too (measured on "−1.47", whose flat-topped digits are the shortest).
+
+        The dry build tries each number of rows, most first, and notes the one it keeps and the
+        least room in which a layout of more rows could have been legible
+        (:meth:`room_for_more_rows`). The real build starts its search at the kept number when its
+        own room is less than that (no layout of more rows can be legible in it: :func:`fitting`
+        gives a layout no more than the room allows); else it searches as the dry build did."""
         limit = MAX_SLOTS if self.record.config.d_model <= MAX_SLOTS else 6
+        kept, room = self.planned_choice(ROWS_CHOICE), self.planned_choice(ROOM_CHOICE)
+        top, bottom = self.free_band(title)
+        if kept is not None and room is not None and top - bottom < room * (1 - ROOM_MARGIN):
+            limit = int(kept)
+        tried = []
         while True:
             projection = self.build_projection(title, limit)
-            terms = projection.parts["terms"]
-            flattest = font_size_of(number(-1.47, NUMBER_SIZE, source=("probe",))) * terms.scale_now
-            if (
-                limit <= min(MIN_ROWS + 1, self.record.config.d_model)
-                or min(smallest_font_size(VGroup(projection, terms)), flattest) >= MIN_FONT_SIZE
-            ):
+            smallest = self.smallest_projection_text(projection)
+            if limit <= min(MIN_ROWS + 1, self.record.config.d_model) or smallest >= MIN_FONT_SIZE:
+                self.note_choice(ROWS_CHOICE, limit)
+                self.note_choice(ROOM_CHOICE, min(map(self.room_for_more_rows, tried), default=math.inf))
                 return projection
+            tried.append((projection, smallest))
             limit -= 1
+
+    @staticmethod
+    def smallest_projection_text(projection: VGroup) -> float:
+        """The smallest font size of ``projection``'s text as placed, its products' numbers'
+        included (measured on "−1.47", whose flat-topped digits are the shortest)."""
+        terms = projection.parts["terms"]
+        flattest = font_size_of(number(-1.47, NUMBER_SIZE, source=("probe",))) * terms.scale_now
+        return min(smallest_font_size(VGroup(projection, terms)), flattest)
+
+    @staticmethod
+    def room_for_more_rows(tried: tuple[VGroup, float]) -> float:
+        """The least height of band (scene units) in which the placed ``projection`` of ``tried``
+        — ``(projection, its smallest font size)`` — would have text of at least
+        :data:`MIN_FONT_SIZE`: infinity if even the frame's width (or the growth :meth:`place`
+        allows) keeps it smaller. Its text scales with it (the whole layout scales as one)."""
+        projection, smallest = tried
+        width, height = projection.natural_size
+        per_scale = smallest * height / projection.height  # its smallest font size at its built size
+        widest, _ = fitting(SimpleNamespace(width=width, height=height), math.inf, 0.0, PROJECTION_GROW)
+        return math.inf if per_scale * widest < MIN_FONT_SIZE else MIN_FONT_SIZE * height / per_scale
 
     def build_projection(self, title, row_limit: int = MAX_SLOTS) -> VGroup:
         """The focus row's concatenation over W_O's rows (as a column beside them; at most
@@ -479,12 +521,14 @@ class MultiHead(RecordScene):
             stroke_width=2,
         )
         layout = VGroup(concat, column, times, weights, name, bias, rule, result, hidden_row)
-        self.place(layout, title, grow=1.6, joining=[terms])  # the products take W_O's place: their bar too
+        natural_size = (layout.width, layout.height)
+        self.place(layout, title, grow=PROJECTION_GROW, joining=[terms])  # the products take W_O's place: their bar too
         terms.scale(weights.scale_now / terms.scale_now)
         terms.shift(
             weights.cell_group.get_center() - terms.cell_group.get_center()
         )  # cell over cell where W_O is (its ⋯ column aside)
         projection = VGroup(concat, column, times, weights, name, bias, rule, result, hidden_row)
+        projection.natural_size = natural_size  # (width, height) before place: its size at scale 1
         projection.parts = dict(
             concat=concat,
             column=column,
