@@ -93,15 +93,17 @@ class RecordScene(Shown, EngineScene):
         EngineScene.__init__(self, **kwargs)
 
     plans_scales = True
-    """Whether :meth:`setup` first builds the scene dry to plan its colour scales (the dry build does not)."""
+    """Whether the scene builds itself dry to plan its colour scales, when its first grid asks for
+    one (:attr:`~blockviz.scenes.shown_scales.ScalePool.planned`; the dry build does not)."""
     draws_colour_bars = True
     """Whether :meth:`play` brings the colour bars in step with each play (the dry build does not:
     its plan depends on the grids' requests and what is on screen together, not on the bars)."""
 
     def setup(self) -> None:
         self.camera.background_color = self.look.background
-        # the grids of this scene share their colour scales (blockviz.scenes.shown_scales)
-        self.scale_pool = scene_scales(lambda: self.record, self._planned_scales() if self.plans_scales else None)
+        # the grids of this scene share their colour scales (blockviz.scenes.shown_scales), as
+        # planned when the first asks: a scene whose grids ask for none never builds dry
+        self.scale_pool = scene_scales(lambda: self.record, self._planned_scales if self.plans_scales else None)
 
     def _planned_scales(self) -> dict[tuple, float]:
         """The scale of each grid this scene will draw, one per quantity on screen at once: the

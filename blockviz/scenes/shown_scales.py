@@ -13,13 +13,14 @@ on one scale; a number shown twice is one colour). So a scene is built twice: a 
 notes every scale a grid asks for (:meth:`ScalePool.limit_for`) and which grids are on screen
 together during each play (:meth:`ScalePool.observe`); the grids of one family ever on screen
 together are one group, coloured on the scale chosen from all their shown cells
-(:meth:`ScalePool.plan`), which the real build then gives them.
+(:meth:`ScalePool.plan`), which the real build then gives them. The dry build runs when the
+real build's first grid asks for a scale: a scene whose grids ask for none is built once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 from dataclasses import dataclass
 
 from blockviz.record_fields import BY_NAME, parameter_scale
@@ -54,15 +55,30 @@ class ScalePool:
     """The signed scales one scene has given, by colour-scale family, in the order given;
     ``record`` (a function returning it, called when a grid first needs it) is the scene's record,
     whose family scales say which values are outliers (:func:`family_scale`). ``planned`` (from a
-    first build's :meth:`plan`): the scale of each request, by its family and values."""
+    first build's :meth:`plan`): the scale of each request, by its family and values, or a
+    function making it (the scene's dry build), called when :attr:`planned` is first read (the
+    first grid's ask): a scene whose grids ask for no scale never builds dry."""
 
-    def __init__(self, record: Callable[[], object] | None = None, planned: dict[tuple, float] | None = None) -> None:
+    def __init__(
+        self,
+        record: Callable[[], object] | None = None,
+        planned: dict[tuple, float] | Callable[[], dict[tuple, float]] | None = None,
+    ) -> None:
         self.limits: dict[str, list[float]] = {}
         self.quantities: dict[str, float] = {}
         self.record = record
-        self.planned = planned
+        self._planned = planned
         self.requests: list[ScaleRequest] = []
         self.together: list[set[int]] = []
+
+    @property
+    def planned(self) -> dict[tuple, float] | None:
+        """The scale of each request, by its family and values (``None`` without a plan); a plan
+        given as a function is made now, the first time it is read, in a copy of this context (the
+        dry build's own pool is never the one grids built from now on ask)."""
+        if callable(self._planned):
+            self._planned = copy_context().run(self._planned)
+        return self._planned
 
     def request(self, family: str | None, values: Iterable[float], family_scale: ScaleLimit | float | None) -> int:
         """Note a grid's ask (:class:`ScaleRequest`); returns its number, which the grid keeps
@@ -133,6 +149,7 @@ class ScalePool:
 _POOL: ContextVar[ScalePool | None] = ContextVar("blockviz_scale_pool", default=None)
 
 
+<<<<<<< HEAD
 def disjoint_set(members: Iterable[int]):
     """SciPy's ``DisjointSet`` of ``members`` (each its own subset), read from the module that
     defines it: ``scipy.cluster.hierarchy``, which publishes it, also imports ``scipy.spatial``
@@ -145,9 +162,16 @@ def disjoint_set(members: Iterable[int]):
 
 
 def scene_scales(record: Callable[[], object] | None = None, planned: dict[tuple, float] | None = None) -> ScalePool:
+=======
+def scene_scales(
+    record: Callable[[], object] | None = None,
+    planned: dict[tuple, float] | Callable[[], dict[tuple, float]] | None = None,
+) -> ScalePool:
+>>>>>>> dryplan2
     """Start the scale pool of the scene being built (a scene calls it in ``setup``, ``record``
     returning the scene's record, ``planned`` the scales a first build planned,
-    :meth:`ScalePool.plan`); grids built from now on share its scales."""
+    :meth:`ScalePool.plan`, or the function that plans them when a grid first asks);
+    grids built from now on share its scales."""
     pool = ScalePool(record, planned)
     _POOL.set(pool)
     return pool

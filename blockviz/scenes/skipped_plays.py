@@ -45,7 +45,10 @@ def _add_missing(scene, mobjects: list) -> None:
     Manim's ``Scene.add`` would one at a time — with the scene's family listed once and one add
     for them all (Manim lists it and restructures the scene's list at each add). The same list,
     in the same order, unless a mobject stays in front or one added holds one added before it
-    (Manim's later add takes the earlier out of the list): then added one at a time."""
+    (Manim's later add takes the earlier out of the list): then added one at a time. With none to
+    add, the scene's family is not listed."""
+    if all(mobject is None for mobject in mobjects):
+        return
     on_scene = {id(member) for member in scene.get_mobject_family_members()}
     missing: list = []
     for mobject in mobjects:
