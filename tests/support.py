@@ -15,7 +15,7 @@ import tempfile
 from unittest import mock
 
 import numpy as np
-from manim import SVGMobject, Text, config, tempconfig
+from manim import SVGMobject, Text, VMobject, config, tempconfig
 from manim.scene.scene_file_writer import SceneFileWriter
 
 from blockviz import BlockConfig
@@ -242,11 +242,32 @@ def is_number_label(label) -> bool:
     return getattr(label, "decimals", None) is not None
 
 
+def boundary_points(mobject) -> np.ndarray:
+    """``(n, 3)``: the points Manim's ``get_points_defining_boundary`` gives (each curve's start
+    and end anchor, of every member of the family), taken as two slices of each member's points
+    instead of point by point (Manim's walk was a sixth of a scene's checks in motion)."""
+    family = mobject.get_family() if mobject.submobjects else [mobject]
+    if not all(isinstance(member, VMobject) for member in family):
+        return mobject.get_points_defining_boundary()
+    parts = []
+    for member in family:
+        points, per_curve = member.points, member.n_points_per_cubic_curve
+        if len(points) == 1:
+            parts.append(points)
+            continue
+        starts, ends = points[::per_curve], points[per_curve - 1 :: per_curve]
+        if len(starts) != len(ends):
+            return mobject.get_points_defining_boundary()  # a curve cut short: Manim's own says so
+        parts.extend((starts, ends))
+    return np.concatenate(parts) if parts else np.zeros((0, 3))
+
+
 def box(mobject) -> np.ndarray:
     """``(4,)``: left, bottom, right, top of ``mobject`` as Manim's ``get_left()[0]``,
     ``get_bottom()[1]``, ``get_right()[0]``, ``get_top()[1]`` give them (the extremes of its
-    boundary points; zeros without points), its boundary walked once instead of four times."""
-    points = mobject.get_points_defining_boundary()
+    boundary points, :func:`boundary_points`; zeros without points), its boundary walked once
+    instead of four times."""
+    points = boundary_points(mobject)
     if len(points) == 0:
         return np.zeros(4)
     low, high = points.min(axis=0), points.max(axis=0)
@@ -291,13 +312,13 @@ def outside_frame(texts: list[Text]) -> list[str]:
 DECIMAL = re.compile(r"\d\.\d")
 
 
-def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02) -> list[str]:
-    """Texts a highlight's edge runs through: a box may hold a text or leave it outside, never cut it."""
+def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02, members=None) -> list[str]:
+    """Texts a highlight's edge runs through: a box may hold a text or leave it outside, never cut it.
+    ``members``: the scene's ``get_mobject_family_members()`` if the caller has them already."""
     from blockviz.scenes.grids import Highlight
 
-    lights = [
-        m for m in scene.get_mobject_family_members() if isinstance(m, Highlight) and m.get_stroke_opacity() > 0.01
-    ]
+    members = scene.get_mobject_family_members() if members is None else members
+    lights = [m for m in members if isinstance(m, Highlight) and m.get_stroke_opacity() > 0.01]
     if not lights or not texts:
         return []
     boxes = boxes_of(texts)
