@@ -340,22 +340,24 @@ def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02, membe
     return found
 
 
-def low_contrast(scene, texts: list[Text]) -> list[str]:
+def low_contrast(scene, texts: list[Text], members=None) -> list[str]:
     """Texts drawn in a colour under 4.5:1 against what is behind their centre: the last opaque
-    shape drawn before them there (a cell, a chip), else the page."""
+    shape drawn before them there (a cell, a chip), else the page. ``members``: the scene's
+    ``get_mobject_family_members()`` if the caller has them already."""
     from blockviz.scenes.look import MIN_CONTRAST, contrast
 
-    members = scene.get_mobject_family_members()
+    members = scene.get_mobject_family_members() if members is None else members
     order = {id(member): k for k, member in enumerate(members)}
     shapes = [
-        (order[id(m)], *box(m), m.get_fill_color().to_hex())
-        for m in members
-        if not isinstance(m, (Text, SVGMobject))
+        (k, m)
+        for k, m in enumerate(members)
+        if type(m).__name__ in ("Rectangle", "RoundedRectangle", "Square")
         and len(m.points)
         and m.get_fill_opacity() > 0.5
         and not getattr(m, "ghost", False)
-        and type(m).__name__ in ("Rectangle", "RoundedRectangle", "Square")
     ]
+    drawn_at = np.array([k for k, _ in shapes], dtype=int)
+    left, bottom, right, top = np.array([box(m) for _, m in shapes]).reshape(-1, 4).T
     page = (
         scene.camera.background_color.to_hex()
         if hasattr(scene.camera.background_color, "to_hex")
@@ -367,8 +369,8 @@ def low_contrast(scene, texts: list[Text]) -> list[str]:
             continue
         x, y = centre(box(label))
         k = order.get(id(label), len(order))
-        behind = [shape for shape in shapes if shape[0] < k and shape[1] < x < shape[3] and shape[2] < y < shape[4]]
-        backdrop = max(behind)[5] if behind else page
+        behind = np.nonzero((drawn_at < k) & (left < x) & (x < right) & (bottom < y) & (y < top))[0]
+        backdrop = shapes[behind[-1]][1].get_fill_color().to_hex() if len(behind) else page  # the last drawn
         ratio = contrast(label.get_fill_color().to_hex(), backdrop)
         if ratio < MIN_CONTRAST - 0.05:
             found.append(f"{label.shown!r} {ratio:.2f}:1 on {backdrop}")
@@ -423,9 +425,10 @@ class Inspector:
             self.problems.append(f"play {self.plays}: labels overlap {pair}")
         for shown in outside_frame(texts):
             self.problems.append(f"play {self.plays}: label {shown!r} leaves the frame")
-        for shown in highlight_crossings(scene, texts):
+        members = scene.get_mobject_family_members()
+        for shown in highlight_crossings(scene, texts, members=members):
             self.problems.append(f"play {self.plays}: a highlight's edge crosses {shown!r}")
-        for shown in low_contrast(scene, texts):
+        for shown in low_contrast(scene, texts, members):
             self.problems.append(f"play {self.plays}: {shown} (under 4.5:1)")
         for shown in plus_minus(texts):
             self.problems.append(f"play {self.plays}: {shown!r} written where a sum says “− 0.02”")
