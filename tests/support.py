@@ -15,7 +15,7 @@ import tempfile
 from unittest import mock
 
 import numpy as np
-from manim import SVGMobject, Text, config, tempconfig
+from manim import SVGMobject, Text, VMobject, config, tempconfig
 from manim.scene.scene_file_writer import SceneFileWriter
 
 from blockviz import BlockConfig
@@ -242,11 +242,32 @@ def is_number_label(label) -> bool:
     return getattr(label, "decimals", None) is not None
 
 
+def boundary_points(mobject) -> np.ndarray:
+    """``(n, 3)``: the points Manim's ``get_points_defining_boundary`` gives (each curve's start
+    and end anchor, of every member of the family), taken as two slices of each member's points
+    instead of point by point (Manim's walk was a sixth of a scene's checks in motion)."""
+    family = mobject.get_family() if mobject.submobjects else [mobject]
+    if not all(isinstance(member, VMobject) for member in family):
+        return mobject.get_points_defining_boundary()
+    parts = []
+    for member in family:
+        points, per_curve = member.points, member.n_points_per_cubic_curve
+        if len(points) == 1:
+            parts.append(points)
+            continue
+        starts, ends = points[::per_curve], points[per_curve - 1 :: per_curve]
+        if len(starts) != len(ends):
+            return mobject.get_points_defining_boundary()  # a curve cut short: Manim's own says so
+        parts.extend((starts, ends))
+    return np.concatenate(parts) if parts else np.zeros((0, 3))
+
+
 def box(mobject) -> np.ndarray:
     """``(4,)``: left, bottom, right, top of ``mobject`` as Manim's ``get_left()[0]``,
     ``get_bottom()[1]``, ``get_right()[0]``, ``get_top()[1]`` give them (the extremes of its
-    boundary points; zeros without points), its boundary walked once instead of four times."""
-    points = mobject.get_points_defining_boundary()
+    boundary points, :func:`boundary_points`; zeros without points), its boundary walked once
+    instead of four times."""
+    points = boundary_points(mobject)
     if len(points) == 0:
         return np.zeros(4)
     low, high = points.min(axis=0), points.max(axis=0)
@@ -291,13 +312,13 @@ def outside_frame(texts: list[Text]) -> list[str]:
 DECIMAL = re.compile(r"\d\.\d")
 
 
-def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02) -> list[str]:
-    """Texts a highlight's edge runs through: a box may hold a text or leave it outside, never cut it."""
+def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02, members=None) -> list[str]:
+    """Texts a highlight's edge runs through: a box may hold a text or leave it outside, never cut it.
+    ``members``: the scene's ``get_mobject_family_members()`` if the caller has them already."""
     from blockviz.scenes.grids import Highlight
 
-    lights = [
-        m for m in scene.get_mobject_family_members() if isinstance(m, Highlight) and m.get_stroke_opacity() > 0.01
-    ]
+    members = scene.get_mobject_family_members() if members is None else members
+    lights = [m for m in members if isinstance(m, Highlight) and m.get_stroke_opacity() > 0.01]
     if not lights or not texts:
         return []
     boxes = boxes_of(texts)
@@ -319,22 +340,24 @@ def highlight_crossings(scene, texts: list[Text], tolerance: float = 0.02) -> li
     return found
 
 
-def low_contrast(scene, texts: list[Text]) -> list[str]:
+def low_contrast(scene, texts: list[Text], members=None) -> list[str]:
     """Texts drawn in a colour under 4.5:1 against what is behind their centre: the last opaque
-    shape drawn before them there (a cell, a chip), else the page."""
+    shape drawn before them there (a cell, a chip), else the page. ``members``: the scene's
+    ``get_mobject_family_members()`` if the caller has them already."""
     from blockviz.scenes.look import MIN_CONTRAST, contrast
 
-    members = scene.get_mobject_family_members()
+    members = scene.get_mobject_family_members() if members is None else members
     order = {id(member): k for k, member in enumerate(members)}
     shapes = [
-        (order[id(m)], *box(m), m.get_fill_color().to_hex())
-        for m in members
-        if not isinstance(m, (Text, SVGMobject))
+        (k, m)
+        for k, m in enumerate(members)
+        if type(m).__name__ in ("Rectangle", "RoundedRectangle", "Square")
         and len(m.points)
         and m.get_fill_opacity() > 0.5
         and not getattr(m, "ghost", False)
-        and type(m).__name__ in ("Rectangle", "RoundedRectangle", "Square")
     ]
+    drawn_at = np.array([k for k, _ in shapes], dtype=int)
+    left, bottom, right, top = np.array([box(m) for _, m in shapes]).reshape(-1, 4).T
     page = (
         scene.camera.background_color.to_hex()
         if hasattr(scene.camera.background_color, "to_hex")
@@ -346,8 +369,8 @@ def low_contrast(scene, texts: list[Text]) -> list[str]:
             continue
         x, y = centre(box(label))
         k = order.get(id(label), len(order))
-        behind = [shape for shape in shapes if shape[0] < k and shape[1] < x < shape[3] and shape[2] < y < shape[4]]
-        backdrop = max(behind)[5] if behind else page
+        behind = np.nonzero((drawn_at < k) & (left < x) & (x < right) & (bottom < y) & (y < top))[0]
+        backdrop = shapes[behind[-1]][1].get_fill_color().to_hex() if len(behind) else page  # the last drawn
         ratio = contrast(label.get_fill_color().to_hex(), backdrop)
         if ratio < MIN_CONTRAST - 0.05:
             found.append(f"{label.shown!r} {ratio:.2f}:1 on {backdrop}")
@@ -402,9 +425,10 @@ class Inspector:
             self.problems.append(f"play {self.plays}: labels overlap {pair}")
         for shown in outside_frame(texts):
             self.problems.append(f"play {self.plays}: label {shown!r} leaves the frame")
-        for shown in highlight_crossings(scene, texts):
+        members = scene.get_mobject_family_members()
+        for shown in highlight_crossings(scene, texts, members=members):
             self.problems.append(f"play {self.plays}: a highlight's edge crosses {shown!r}")
-        for shown in low_contrast(scene, texts):
+        for shown in low_contrast(scene, texts, members):
             self.problems.append(f"play {self.plays}: {shown} (under 4.5:1)")
         for shown in plus_minus(texts):
             self.problems.append(f"play {self.plays}: {shown!r} written where a sum says “− 0.02”")

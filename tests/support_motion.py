@@ -32,15 +32,13 @@ BACKDROPS = ("Rectangle", "RoundedRectangle", "Square")
 """The shapes that make what is behind a text: cells, chips, panels."""
 
 
-def composited(scene, point, before: int, order: dict, shapes: list) -> str:
+def composited(scene, point, before: int, shapes: Backdrops) -> str:
     """The colour drawn at ``point`` (x, y) under the member drawn ``before``-th: the page, then
     every backdrop shape drawn earlier there, each blended in at its present fill opacity."""
     page = scene.camera.background_color
     color = np.array(page.to_rgb() if hasattr(page, "to_rgb") else _rgb(str(page)))
-    x, y = point
-    for k, left, bottom, right, top, rgb, opacity in shapes:
-        if k < before and left < x < right and bottom < y < top:
-            color = color * (1 - opacity) + rgb * opacity
+    for k in np.nonzero(shapes.under(point) & (shapes.order < before))[0]:  # in drawing order
+        color = color * (1 - shapes.opacity[k]) + shapes.rgb[k] * shapes.opacity[k]
     return "#" + "".join(f"{round(channel * 255):02x}" for channel in np.clip(color, 0, 1))
 
 
@@ -49,25 +47,42 @@ def _rgb(hex_color: str) -> list[float]:
     return [int(hex_color[k : k + 2], 16) / 255 for k in (0, 2, 4)]
 
 
-def low_contrast_in_motion(scene, texts: list) -> list[str]:
+class Backdrops:
+    """The shapes that make what is behind a text now (:data:`BACKDROPS` with some fill), in
+    drawing order, as arrays: ``order`` (n,) their places among the scene's family members,
+    ``boxes`` (n, 4) left, bottom, right, top, ``rgb`` (n, 3), ``opacity`` (n,)."""
+
+    def __init__(self, members: list) -> None:
+        shapes = [
+            (k, m)
+            for k, m in enumerate(members)
+            if type(m).__name__ in BACKDROPS and len(m.points) and m.get_fill_opacity() > 0.01
+        ]
+        self.order = np.array([k for k, _ in shapes], dtype=int)
+        self.boxes = np.array([box(m) for _, m in shapes]).reshape(-1, 4)
+        self.rgb = np.array([m.get_fill_color().to_rgb() for _, m in shapes]).reshape(-1, 3)
+        self.opacity = np.array([m.get_fill_opacity() for _, m in shapes])
+
+    def under(self, point) -> np.ndarray:
+        """``(n,)``: whether each shape's box holds ``point`` (x, y), edges excluded."""
+        x, y = point
+        left, bottom, right, top = self.boxes.T
+        return (left < x) & (x < right) & (bottom < y) & (y < top)
+
+
+def low_contrast_in_motion(scene, texts: list, members=None) -> list[str]:
     """Texts (drawn at any opacity, not covered by an opaque shape drawn later) whose colour has
-    under 4.5:1 against the colour composited behind their centre at this moment."""
-    members = scene.get_mobject_family_members()
+    under 4.5:1 against the colour composited behind their centre at this moment. ``members``:
+    the scene's ``get_mobject_family_members()`` if the caller has them already."""
+    members = scene.get_mobject_family_members() if members is None else members
     order = {id(member): k for k, member in enumerate(members)}
-    shapes = [
-        (order[id(m)], *box(m), np.array(m.get_fill_color().to_rgb()), m.get_fill_opacity())
-        for m in members
-        if type(m).__name__ in BACKDROPS and len(m.points) and m.get_fill_opacity() > 0.01
-    ]
+    shapes = Backdrops(members)
     found = []
     for label in texts:
-        at, (x, y) = order.get(id(label), len(order)), centre(box(label))
-        if any(
-            k > at and opacity > 0.99 and left < x < right and bottom < y < top
-            for k, left, bottom, right, top, _, opacity in shapes
-        ):
+        at, point = order.get(id(label), len(order)), centre(box(label))
+        if np.any(shapes.under(point) & (shapes.order > at) & (shapes.opacity > 0.99)):
             continue  # covered: a chip travelling over it hides it
-        backdrop = composited(scene, (x, y), at, order, shapes)
+        backdrop = composited(scene, point, at, shapes)
         ratio = contrast(label.get_fill_color().to_hex(), backdrop)
         if ratio < MIN_CONTRAST - 0.05:
             found.append(f"{label.shown!r} {ratio:.2f}:1 on {backdrop}")
@@ -142,13 +157,13 @@ class MotionInspector:
             self.problems.append(f"play {self.plays}: a text garbles in flight {garble}")
 
     def __call__(self, scene, alpha: float) -> None:
-        texts = texts_drawn(scene)
+        texts, members = texts_drawn(scene), scene.get_mobject_family_members()
         where = f"play {self.plays} at {alpha:.2f}"
-        for shown in low_contrast_in_motion(scene, texts):
+        for shown in low_contrast_in_motion(scene, texts, members):
             self.problems.append(f"{where}: {shown}")
-        for shown in highlight_crossings(scene, texts):
+        for shown in highlight_crossings(scene, texts, members=members):
             self.problems.append(f"{where}: a highlight's edge crosses {shown!r}")
-        for shown in leaving_while_named(scene, self.parameter_opacities):
+        for shown in leaving_while_named(scene, self.parameter_opacities, members):
             self.problems.append(f"{where}: {shown}")
 
 
@@ -159,30 +174,34 @@ def parameter_name(label) -> str | None:
     return source[1].split(".")[-1] if isinstance(source, tuple) and source[0] == "params" else None
 
 
-def parameter_numbers(scene) -> list:
-    """The number labels in the scene that show a parameter's entry."""
-    return [member for member in scene.get_mobject_family_members() if parameter_name(member) is not None]
+def parameter_numbers(scene, members=None) -> list:
+    """The number labels in the scene (among ``members``, its family members if given) that show a parameter's entry."""
+    members = scene.get_mobject_family_members() if members is None else members
+    return [member for member in members if parameter_name(member) is not None]
 
 
-def named_in_captions(scene) -> list[str]:
-    """The parameters (their names as captions write them, "W_O") that a caption drawn now names."""
+def named_in_captions(scene, numbers=None) -> list[str]:
+    """The parameters (their names as captions write them, "W_O") that a caption drawn now names
+    (of ``numbers``, the scene's :func:`parameter_numbers` if given)."""
     captions = [
         mobject.shown
         for mobject in scene.mobjects
         if getattr(mobject, "is_caption", False) and drawn_opacity(mobject) > 0.01
     ]
-    names = {parameter_name(member) for member in parameter_numbers(scene)}
+    numbers = parameter_numbers(scene) if numbers is None else numbers
+    names = {parameter_name(member) for member in numbers}
     return [name for name in names if any(name in caption for caption in captions)]
 
 
-def leaving_while_named(scene, at_start: dict) -> list[str]:
+def leaving_while_named(scene, at_start: dict, members=None) -> list[str]:
     """Parameter numbers drawn less than at the start of the play (``at_start``: id → drawn
     opacity) while a caption that names their parameter is drawn: numbers leave only after the
-    caption that names them."""
-    named = set(named_in_captions(scene))
+    caption that names them. ``members``: the scene's family members if the caller has them."""
+    numbers = parameter_numbers(scene, members)
+    named = set(named_in_captions(scene, numbers))
     return [
         f"{member.shown!r} of {parameter_name(member)} leaves while a caption names it"
-        for member in parameter_numbers(scene)
+        for member in numbers
         if parameter_name(member) in named and drawn_opacity(member) < at_start.get(id(member), 0.0) - 0.01
     ]
 
