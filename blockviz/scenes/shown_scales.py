@@ -149,7 +149,6 @@ class ScalePool:
 _POOL: ContextVar[ScalePool | None] = ContextVar("blockviz_scale_pool", default=None)
 
 
-<<<<<<< HEAD
 def disjoint_set(members: Iterable[int]):
     """SciPy's ``DisjointSet`` of ``members`` (each its own subset), read from the module that
     defines it: ``scipy.cluster.hierarchy``, which publishes it, also imports ``scipy.spatial``
@@ -161,13 +160,10 @@ def disjoint_set(members: Iterable[int]):
     return DisjointSet(members)
 
 
-def scene_scales(record: Callable[[], object] | None = None, planned: dict[tuple, float] | None = None) -> ScalePool:
-=======
 def scene_scales(
     record: Callable[[], object] | None = None,
     planned: dict[tuple, float] | Callable[[], dict[tuple, float]] | None = None,
 ) -> ScalePool:
->>>>>>> dryplan2
     """Start the scale pool of the scene being built (a scene calls it in ``setup``, ``record``
     returning the scene's record, ``planned`` the scales a first build planned,
     :meth:`ScalePool.plan`, or the function that plans them when a grid first asks);
