@@ -275,7 +275,7 @@ def test_softmax_shows_the_records_steps(cat_record):
             "0" if cat_record.mask[i, j] == -math.inf else format_number(cat_record.weights[h, i, j].item())
         )
     said = " | ".join(caption for caption in scene_captions("softmax", cat_record))
-    assert "subtract m, then exponentiate: every exp is ≤ 1, and exp(−∞) = 0" in said
+    assert "m, the row's largest score; exp(s − m): every exp is ≤ 1, and exp(−∞) = 0" in said  # one line
     assert "query “sat”: its scores against each key" in said  # the worked row names its query
     shown = {t.shown for t in visible_texts(built("softmax", "default")[0])}
     assert "query “sat”" in shown

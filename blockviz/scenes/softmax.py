@@ -105,9 +105,7 @@ class Softmax(RecordScene):
         return f"query “{self.token_name(i)}”: its scores against each key"
 
     def exp_caption(self) -> str:
-        return (
-            f"the row's largest score, m; subtract m, then exponentiate: every exp is ≤ 1{self.wording.exp_of_blocked}"
-        )
+        return f"m, the row's largest score; exp(s − m): every exp is ≤ 1{self.wording.exp_of_blocked}"
 
     def sum_caption(self) -> str:
         if self.hidden:
