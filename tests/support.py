@@ -400,6 +400,45 @@ def plus_minus(texts: list[Text]) -> list[str]:
     ]
 
 
+def under_caption(scene, tolerance: float = 0.01) -> list[str]:
+    """What is drawn (texts, cells, rules; not ghosts) where a line of the caption is: a caption
+    has the bottom of the frame to itself, on two lines too."""
+    caption = scene.caption
+    if caption is None or not getattr(scene, "burned_captions", True):
+        return []
+    lines = [boxes_of([line])[0] for line in caption.get_family() if isinstance(line, Text) and drawn_text(line)]
+    if not lines:
+        return []
+    own = {id(member) for member in caption.get_family()}
+    found = []
+    for mobject in scene.mobjects:
+        for member in mobject.get_family():
+            if id(member) in own or getattr(member, "ghost", False) or not drawn(member) or member.submobjects:
+                continue
+            left, bottom, right, top = box(member)
+            for x0, y0, x1, y1 in lines:
+                if (
+                    left < x1 - tolerance
+                    and x0 + tolerance < right
+                    and bottom < y1 - tolerance
+                    and y0 + tolerance < top
+                ):
+                    found.append(getattr(member, "shown", None) or owner_name(mobject, member))
+                    break
+    return list(dict.fromkeys(found))
+
+
+def drawn_text(label) -> bool:
+    """Whether text ``label`` is drawn now (not faded out)."""
+    return label.get_fill_opacity() > 0.01 and len(label.get_family()) > 1
+
+
+def owner_name(mobject, member) -> str:
+    """A name for shape ``member`` of ``mobject`` in a problem: its type, and the texts it is drawn with."""
+    texts = [t.shown for t in mobject.get_family() if hasattr(t, "shown")][:2]
+    return f"a {type(member).__name__} of {type(mobject).__name__} {texts}"
+
+
 class Inspector:
     """Called after every play: notes overlapping or off-frame text, highlight edges through
     text, text under 4.5:1 against what is behind it, a "+" before a negative number, decimals
@@ -423,6 +462,8 @@ class Inspector:
                 self.smallest = (pixels, label.shown)
         for pair in overlapping_pairs(texts):
             self.problems.append(f"play {self.plays}: labels overlap {pair}")
+        for shown in under_caption(scene):
+            self.problems.append(f"play {self.plays}: the caption is drawn over {shown!r}")
         for shown in outside_frame(texts):
             self.problems.append(f"play {self.plays}: label {shown!r} leaves the frame")
         members = scene.get_mobject_family_members()

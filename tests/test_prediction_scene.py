@@ -20,6 +20,7 @@ from blockviz.cli import main
 from blockviz.errors import BlockvizError
 from blockviz.scenes.catalog import entries, for_record, lookup
 from blockviz.scenes.prediction import Prediction
+from blockviz.scenes.text import font_size_of
 from blockviz.scenes.token_axis import token_face
 from blockviz.style import format_number
 from blockviz.toy.recording import record_toy
@@ -182,3 +183,25 @@ def test_the_others_caption_counts_the_vocabulary_as_words_and_unk():
     said = " | ".join(caption for _, caption in scene.captions)
     words = len(toy().source.vocabulary) - 1  # the vocabulary's first entry is <unk>, not a word
     assert f"the {words - 5} other words and <unk> as one term" in said
+
+
+def glyph_of(piece, char: str):
+    """The glyph drawing the first ``char`` of text ``piece`` (one glyph per character but spaces)."""
+    characters = [c for c in piece.shown if not c.isspace()]
+    assert len(characters) == len(piece.submobjects)
+    return piece.submobjects[characters.index(char)]
+
+
+def test_a_quoted_word_in_the_last_caption_is_drawn_at_the_captions_size_on_its_baseline():
+    """After "sat" the toy model predicts “.” and “on”: the quoted “on” is drawn as large as the
+    caption's words and on their baseline (its quotation marks sit high: a median over all its
+    glyphs' bottoms put it 0.08 units, 5 px at 480p, under the line)."""
+    scene, _ = built_on("the cat sat", None)
+    (phrases,) = scene.numbered_captions.values()
+    texts = [member for phrase in phrases for member in phrase.get_family() if hasattr(member, "shown")]
+    words = next(piece for piece in texts if piece.shown.startswith("after"))
+    quoted_on = next(piece for piece in texts if piece.shown == "\u201con\u201d")
+    assert font_size_of(quoted_on) == pytest.approx(font_size_of(words))
+    o_in_block, o_in_on = glyph_of(words, "o"), glyph_of(quoted_on, "o")
+    assert o_in_on.height == pytest.approx(o_in_block.height, rel=0.01)
+    assert o_in_on.get_bottom()[1] == pytest.approx(o_in_block.get_bottom()[1], abs=0.005)

@@ -275,10 +275,37 @@ def test_softmax_shows_the_records_steps(cat_record):
             "0" if cat_record.mask[i, j] == -math.inf else format_number(cat_record.weights[h, i, j].item())
         )
     said = " | ".join(caption for caption in scene_captions("softmax", cat_record))
-    assert "subtract m, then exponentiate: every exp is ≤ 1, and exp(−∞) = 0" in said
+    assert "m, the row's largest score; exp(s − m): every exp is ≤ 1, and exp(−∞) = 0" in said  # one line
     assert "query “sat”: its scores against each key" in said  # the worked row names its query
     shown = {t.shown for t in visible_texts(built("softmax", "default")[0])}
     assert "query “sat”" in shown
+
+
+UNKNOWN_WORDS = "the student read the book because she was curious"
+"""A toy record with words outside the toy vocabulary: "she" (the focus, its whole name "she (<unk>)"
+1.74 units wide at 20 pt) beside "because" and "was"."""
+
+
+def test_softmax_keeps_a_header_over_every_shown_column_of_a_word_read_as_unknown():
+    """Every key column drawn has a header drawn over its own cells (none given way to a kept
+    name): “she (<unk>)” made “because” and “was” vanish and sat across two columns; its column
+    now reads "she", its row header the whole name."""
+    from blockviz.scenes.softmax import Softmax
+    from blockviz.toy.recording import record_toy
+
+    with pytest.warns(UserWarning, match="not in the toy model's vocabulary"):
+        rec = record_toy(UNKNOWN_WORDS)
+    scene, inspector = build(Softmax, rec, token="she")
+    assert inspector.problems == []
+    grid = next(m for m in scene.mobjects if isinstance(m, NumberGrid))
+    she = rec.tokens.index("she")
+    assert grid.row_headers[she].shown == "she (<unk>)" and grid.column_headers[she].shown == "she"
+    row = grid.shown_rows()[-1]
+    for j in grid.shown_columns():
+        header, cell = grid.column_headers[j], grid.cells[row, j]
+        assert header.get_fill_opacity() > 0.5 and re.search(r"\w", header.shown), (j, header.shown)
+        assert cell.get_left()[0] - 1e-6 <= header.get_left()[0], (j, header.shown)
+        assert header.get_right()[0] <= cell.get_right()[0] + 1e-6, (j, header.shown)
 
 
 def scene_captions(name: str, rec) -> list[str]:

@@ -41,6 +41,8 @@ HEADER_GAP = 0.08
 """The least room between a kept header (:class:`~blockviz.scenes.token_axis.KeptName`) and its neighbours' along an axis."""
 CLIPPED_EDGE = 3.0
 """Stroke width of the edge marking a cell whose value lies beyond its grid's scale."""
+HEADER_ROOM = 0.96
+"""The share of a cell's width a column header may take (a kept one more, beside room left for its neighbours)."""
 CHIP_PADDING = 0.05
 CHIP_FILL = 0.1
 """Opacity of a quoted token's chip: faint enough that the query's blue keeps 4.5:1 on it (4.59:1 on the dark page)."""
@@ -219,6 +221,7 @@ class NumberGrid(VGroup):
             color_limit = self._shown_scale()
         self.color_limit = color_limit
         if column_names is not None:  # two kept names side by side: the cells widen until neither is cut
+            column_names = self._column_forms(column_names, header_size)
             self.cell_width = max(self.cell_width, self._kept_cell_width(column_names, header_size))
         self.cells: dict[tuple[int, int], Rectangle] = {}
         self.labels: dict[tuple[int, int], Text] = {}
@@ -327,6 +330,18 @@ class NumberGrid(VGroup):
         value = self.values[i][j]
         return self.color_rule == "signed" and math.isfinite(value) and abs(value) > self.color_limit
 
+    def _column_forms(self, column_names: Sequence[str], size: float) -> list[str]:
+        """``column_names`` as the column headers draw them: a kept name wider than its column
+        (:data:`HEADER_ROOM` of a cell) by its short form (:attr:`~blockviz.scenes.token_axis.KeptName.short`,
+        kept too), so its neighbours keep their headers."""
+        room = self.cell_width * HEADER_ROOM
+        return [
+            KeptName(name.short)
+            if isinstance(name, KeptName) and name.short != name and self._header_width(name, size) > room
+            else name
+            for name in column_names
+        ]
+
     def _kept_cell_width(self, column_names, size: float) -> float:
         """The cell width at which kept column headers (:class:`~blockviz.scenes.token_axis.KeptName`) side by side all fit
         (:func:`kept_pitch`; 0 when none are neighbours)."""
@@ -369,7 +384,7 @@ class NumberGrid(VGroup):
                 [self._slot_center(0, c)[0] for c in range(len(names))],
                 [self._header_width(name, size) for name in names],
                 kept,
-                self.cell_width * 0.96,
+                self.cell_width * HEADER_ROOM,
             )
             for c, j in enumerate(self.column_slots):
                 header = self._header(

@@ -302,18 +302,32 @@ def words_line(pieces: list[Mobject], font_size: float) -> VGroup:
     return line
 
 
+QUOTATION_MARKS = frozenset("\u201c\u201d\u2018\u2019\"'")
+"""Marks drawn high above the baseline: a word's baseline is read from its other glyphs."""
+
+
 def baseline(piece: Mobject) -> float:
-    """The height of ``piece``'s baseline: the median bottom of its glyphs (most sit on it), or
-    for punctuation alone (“,”, “…”), where it sits after an "a"; a line of pieces: its first piece's."""
+    """The height of ``piece``'s baseline: the median bottom of its glyphs (most sit on it), its
+    quotation marks left out (a quoted “on” has as many high marks as letters), or for
+    punctuation alone (“,”, “…”), where it sits after an "a"; a line of pieces: its first piece's."""
     if isinstance(piece, Text) and piece.submobjects:
         if any(char.isalnum() for char in piece.shown):
-            return float(np.median([glyph.get_bottom()[1] for glyph in piece.submobjects]))
+            return float(np.median([glyph.get_bottom()[1] for glyph in letters_of(piece)]))
         beside = text("a" + piece.shown, font_size_of(piece))
         a, mark = beside.submobjects[0], beside.submobjects[1]
         return piece.submobjects[0].get_bottom()[1] - (mark.get_bottom()[1] - a.get_bottom()[1])
     if isinstance(piece, VGroup) and piece.submobjects:
         return baseline(piece.submobjects[0])
     return piece.get_bottom()[1]
+
+
+def letters_of(piece: Text) -> list[Mobject]:
+    """The glyphs of ``piece`` but its quotation marks (:data:`QUOTATION_MARKS`), when each
+    character has a glyph of its own; else every glyph (a ligature joins two characters' glyphs)."""
+    characters = [char for char in piece.shown if not char.isspace()]
+    if len(characters) != len(piece.submobjects):
+        return list(piece.submobjects)
+    return [glyph for char, glyph in zip(characters, piece.submobjects) if char not in QUOTATION_MARKS]
 
 
 def lines_of(phrases: list[Mobject], font_size: float, width: float) -> VGroup:

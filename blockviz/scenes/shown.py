@@ -95,13 +95,15 @@ class Shown:
         punctuation quoted, “.”); the focus and its :meth:`kept_keys` as
         :class:`~blockviz.scenes.token_axis.KeptName`, which headers never cut. A word a toy
         model read as its unknown token is marked so, "zebra (<unk>)"
-        (:func:`blockviz.tokens.marked_unknown`)."""
+        (:func:`blockviz.tokens.marked_unknown`); a kept one's column header draws "zebra" where
+        the whole name is wider than its column (:attr:`~blockviz.scenes.token_axis.KeptName.short`)."""
         kept = {self.focus, *self.kept_keys()}
-        faces = [
-            marked_unknown(token_face(token), self.record.source.vocabulary) if unknown else token_face(token)
-            for token, unknown in zip(self.record.tokens, self.unknown_tokens)
+        faces = [token_face(token) for token in self.record.tokens]
+        names = [
+            marked_unknown(face, self.record.source.vocabulary) if unknown else face
+            for face, unknown in zip(faces, self.unknown_tokens)
         ]
-        return [KeptName(face) if i in kept else face for i, face in enumerate(faces)]
+        return [KeptName(name, short=face) if i in kept else name for i, (name, face) in enumerate(zip(names, faces))]
 
     @property
     def unknown_tokens(self) -> list[bool]:

@@ -32,6 +32,7 @@ ENCODER_CAPTION = (
 
 WORK_ROWS = ("score", "exp(s − m)", "÷ sum")
 """The worked query's rows under the grid, column under column with its keys."""
+REPLACED_CAPTION = "the weights take the place of the row's scores"
 
 
 class Softmax(RecordScene):
@@ -54,7 +55,7 @@ class Softmax(RecordScene):
         worked = self.detailed_rows(grid.shown_rows())
         sheet = self.work_rows(worked[0], grid)  # the empty worksheet under the grid, from the start
         previous = VGroup(*(VGroup(row.cell_group, row.header_group) for row in sheet.rows), sheet.rule)
-        self.step(FadeIn(previous), caption=f"{self.wording.softmax_input}: one row per query")
+        self.step(FadeIn(previous), caption=self.input_caption())
         highlight = Highlight(self.look, grid.row(self.focus))
         self.add(highlight)
         for i in worked:
@@ -64,28 +65,70 @@ class Softmax(RecordScene):
         self.play(FadeOut(highlight), run_time=0.3)
         rest = [i for i in grid.shown_rows() if i not in worked]
         if rest:
-            self.step(
-                *self.convert_rows(grid, rest),
-                caption=f"every other row the same way: each sums to 1, {self.wording.blocked_keys}",
-            )
+            self.step(*self.convert_rows(grid, rest), caption=self.rest_caption())
         self.show_largest_weight(grid)
 
     def show_largest_weight(self, grid) -> None:
         """Frame the focus row's largest weight and say only what the numbers show
         (:func:`blockviz.models.evidence.largest_weight`: the causal horizon, an attention sink,
         the baseline of the other rows); chance for the seeded block."""
+        largest = self.largest_weight(grid)
+        if largest is not None:
+            self.step(
+                FadeIn(Highlight(self.look, grid.cells[self.focus, largest.key])), caption=self.largest_caption(grid)
+            )
+
+    def largest_weight(self, grid):
+        """The focus row's largest weight (:func:`blockviz.array_evidence.largest_weight_of`), or
+        ``None`` when ``grid`` does not draw its cell."""
         from blockviz.array_evidence import largest_weight_of
 
-        rec, f, h = self.record, self.focus, self.h
-        largest = largest_weight_of(rec.weights, h, f, rec.special, rec.config.causal, self.unknown_tokens)
-        if largest.key not in grid.shown_columns() or not grid.has_row(f):
-            return
-        query, name = self.token_name(f), self.token_name(largest.key)
-        self.step(
-            FadeIn(Highlight(self.look, grid.cells[f, largest.key])),
-            caption=largest_weight_caption(
-                query, name, largest.reading, rec.source.is_trained, largest.key == 0, rec.source.vocabulary
-            ),
+        rec, f = self.record, self.focus
+        largest = largest_weight_of(rec.weights, self.h, f, rec.special, rec.config.causal, self.unknown_tokens)
+        return largest if largest.key in grid.shown_columns() and grid.has_row(f) else None
+
+    # -- captions -------------------------------------------------------------------------------
+    def said_over_sheet(self, grid) -> list[str]:
+        """Every caption shown while the grid and its worksheet are up (all of this scene's but
+        why ``--head auto`` chose the head): :meth:`place` fits them above the tallest."""
+        worked = self.detailed_rows(grid.shown_rows())
+        said = [self.input_caption(), *(self.query_caption(i) for i in worked)]
+        said += [self.exp_caption(), self.sum_caption(), REPLACED_CAPTION]
+        if any(i not in worked for i in grid.shown_rows()):
+            said.append(self.rest_caption())
+        largest = self.largest_caption(grid)
+        return said + ([largest] if largest is not None else [])
+
+    def input_caption(self) -> str:
+        return f"{self.wording.softmax_input}: one row per query"
+
+    def query_caption(self, i: int) -> str:
+        return f"query “{self.token_name(i)}”: its scores against each key"
+
+    def exp_caption(self) -> str:
+        return f"m, the row's largest score; exp(s − m): every exp is ≤ 1{self.wording.exp_of_blocked}"
+
+    def sum_caption(self) -> str:
+        if self.hidden:
+            return "add them up, hidden keys too; ÷ the sum: the weights, which add up to 1"
+        return "add them up, then divide each by the sum: the weights, which add up to 1"
+
+    def rest_caption(self) -> str:
+        return f"every other row the same way: each sums to 1, {self.wording.blocked_keys}"
+
+    def largest_caption(self, grid) -> str | None:
+        """What the focus row's largest weight shows (:func:`largest_weight_caption`), ``None`` when not drawn."""
+        largest = self.largest_weight(grid)
+        if largest is None:
+            return None
+        rec = self.record
+        return largest_weight_caption(
+            self.token_name(self.focus),
+            self.token_name(largest.key),
+            largest.reading,
+            rec.source.is_trained,
+            largest.key == 0,
+            rec.source.vocabulary,
         )
 
     # -- layout ---------------------------------------------------------------------------------
@@ -142,7 +185,7 @@ class Softmax(RecordScene):
         grid.header_group.add(side)
         self.side = side
         stand_in = self.work_rows(self.focus, grid)
-        self.place(VGroup(grid, stand_in), title, grow=1.8)
+        self.place(VGroup(grid, stand_in), title, grow=1.8, said=self.said_over_sheet(grid))
         return grid
 
     def work_rows(self, i: int, grid: NumberGrid) -> VGroup:
@@ -277,7 +320,7 @@ class Softmax(RecordScene):
             FadeIn(work.query),
             *recolour(self, score, score.fill),
             carry(self, [grid.labels[i, j] for j in self.slots_shown], [score.labels[0, j] for j in self.slots_shown]),
-            caption=f"query “{self.token_name(i)}”: its scores against each key",
+            caption=self.query_caption(i),
         )
         self.add(score)
         # m alone, or the sum alone, changed under 0.5 % of the picture (issue 36): each comes
@@ -294,7 +337,7 @@ class Softmax(RecordScene):
                     *recolour(self, exps, exps.fill),
                 ),
             ),
-            caption=f"the row's largest score, m; subtract m, then exponentiate: every exp is ≤ 1{self.wording.exp_of_blocked}",
+            caption=self.exp_caption(),
             run_time=2 * self.step_time,
         )
         self.add(exps)
@@ -311,15 +354,11 @@ class Softmax(RecordScene):
                     FadeIn(work.side["weights"]),
                 ),
             ),
-            caption=(
-                "add them up, hidden keys too; ÷ the sum: the weights, which add up to 1"
-                if self.hidden
-                else "add them up, then divide each by the sum: the weights, which add up to 1"
-            ),  # one line: a second would reach the work rows
+            caption=self.sum_caption(),
             run_time=2 * self.step_time,
         )
         self.add(weights)
-        self.step(*self.convert_rows(grid, [i], lift=weights), caption="the weights take the place of the row's scores")
+        self.step(*self.convert_rows(grid, [i], lift=weights), caption=REPLACED_CAPTION)
         self.remove(score, exps, weights)
         work.add(score, exps, weights)
         self.add(work)

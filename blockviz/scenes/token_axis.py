@@ -27,7 +27,18 @@ class KeptName(str):
     """A header never cut with "…": the focus token's and its top keys' names
     (:attr:`blockviz.scenes.shown.Shown.token_names`). A kept column header takes its whole
     width, its neighbours on the axis are shortened further to make room, and cells widen only
-    when two kept names side by side need it."""
+    when two kept names side by side need it.
+
+    ``short`` is what a column header draws instead when the whole name is wider than its
+    column: a word read as the unknown token without its mark ("she" for "she (<unk>)", which
+    the row header and the captions still write whole), so no neighbour gives way to it."""
+
+    short: str
+
+    def __new__(cls, shown: str, short: str | None = None) -> KeptName:
+        name = super().__new__(cls, shown)
+        name.short = str(shown) if short is None else short
+        return name
 
 
 def visible_slots(n: int, focus: int, limit: int = MAX_SLOTS, keep: Sequence[int] = ()) -> list[int | None]:
