@@ -100,7 +100,9 @@ def test_help_names_the_selector_and_the_output_folder():
     assert "--token WORD|WORD#K|POSITION" in result.output
     assert "DIR/<figure>.<format>" in " ".join(result.output.split())
     assert "renders/<sentence-slug>/figures" in result.output
-    assert f"Default: all {len(FIGURES)}." in " ".join(result.output.split())
+    assert f"Default: each of the {len(FIGURES)} that fits the record's kind of block" in " ".join(
+        result.output.split()
+    )
 
 
 def test_the_commands_themes_and_formats_are_the_librarys():

@@ -370,7 +370,7 @@ class InsideFFN(RecordScene):
         plot.axes, plot.curve, plot.dots, plot.frame = axes, curve, dots, VGroup(axes, labels, equation, note)
         side = VGroup(plot, note).arrange(DOWN, buff=0.5, aligned_edge=LEFT) if lines else plot
         layout = VGroup(stack, side).arrange(RIGHT, buff=0.6)
-        self.place(layout, title, grow=1.2)
+        self.place(layout, title, grow=1.2, said=self.gated_captions(len(shared)).values())
         plot.add(note)  # leaves with the plot
         self.plot = plot
         rows["signs"], rows["rule"], rows["up_from"] = signs, rule, up_from
@@ -407,11 +407,24 @@ class InsideFFN(RecordScene):
             fit_numbers=False,
         )  # ``width`` holds every shown number
 
-    def work_gated_row(self, rows, ops, plot) -> None:
-        rec, f = self.record, self.focus
+    def gated_captions(self, shown: int) -> dict[str, str]:
+        """The gated FFN's captions, by step (``shown``: how many of the d_ff entries the rows write
+        out), so that :meth:`~blockviz.scenes.base.RecordScene.place` keeps the rows clear of the tallest."""
+        rec = self.record
         d, d_ff, name = rec.config.d_model, rec.config.d_ff, rec.config.activation_name
-        field = ffn_input(rec)
+        return {
+            "input": f"the normalized row of “{self.token_name(self.focus)}”: the width, {d} numbers",
+            "gate": f"the gate: its weights widen the row, {d} → {d_ff} numbers, the FFN's hidden width",
+            "curve": f"the gate goes through {name}: {ACTIVATION_SAYS[rec.config.activation]}",
+            "dots": dots_caption("gate", d_ff, shown),
+            "up": f"a second wide layer, up: the same row times its own weights, {d_ff} numbers too",
+            "out": f"the output weights narrow all {d_ff} entries back to the width, {d} numbers",
+        }
+
+    def work_gated_row(self, rows, ops, plot) -> None:
+        field = ffn_input(self.record)
         grids = {key: grid for key, grid in rows.items() if isinstance(grid, NumberGrid)}
+        said = self.gated_captions(len(grids["ffn_gate"].shown_columns()))
         frames = {
             key: VGroup(grid.cell_group, grid.header_group, grid.ellipsis_group)
             for key, grid in grids.items()
@@ -420,27 +433,18 @@ class InsideFFN(RecordScene):
         self.step(
             Reveal(grids[field]),
             FadeIn(VGroup(*frames.values(), *ops, rows["signs"], rows["rule"], rows["up_from"], plot.frame)),
-            caption=f"the normalized row of “{self.token_name(f)}”: the width, {d} numbers",
+            caption=said["input"],
         )
         for key, frame in frames.items():
             self.remove(frame)
             self.add(grids[key])
-        self.step(
-            *self.fill(grids["ffn_gate"]),
-            caption=f"the gate: its weights widen the row, {d} → {d_ff} numbers, the FFN's hidden width",
-        )
-        self.step(FadeIn(plot.curve), caption=f"the gate goes through {name}: {ACTIVATION_SAYS[rec.config.activation]}")
-        self.step(FadeIn(plot.dots), caption=dots_caption("gate", d_ff, len(grids["ffn_gate"].shown_columns())))
+        self.step(*self.fill(grids["ffn_gate"]), caption=said["gate"])
+        self.step(FadeIn(plot.curve), caption=said["curve"])
+        self.step(FadeIn(plot.dots), caption=said["dots"])
         self.trace_entries(grids["ffn_gate"], grids["ffn_gate_act"], plot.dots)
-        self.step(
-            *self.fill(grids["ffn_up"]),
-            caption=f"a second wide layer, up: the same row times its own weights, {d_ff} numbers too",
-        )
+        self.step(*self.fill(grids["ffn_up"]), caption=said["up"])
         self.multiply_entries(grids["ffn_gate_act"], grids["ffn_up"], grids["ffn_post"])
-        self.step(
-            *self.fill(grids["ffn_out"]),
-            caption=f"the output weights narrow all {d_ff} entries back to the width, {d} numbers",
-        )
+        self.step(*self.fill(grids["ffn_out"]), caption=said["out"])
 
     def multiply_entries(self, gate: NumberGrid, up: NumberGrid, post: NumberGrid) -> None:
         """Light each shown column of ``gate`` ⊙ ``up`` and write its product in ``post``;
